@@ -1,0 +1,190 @@
+"""Hub settings from ``data/hub.toml``, and the one place the run's ``as_of`` is resolved.
+
+``load_settings`` collects every problem in the file (unknown tables and keys, wrong types,
+unknown sources) and raises one ConfigError listing them all, each with its TOML key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from .errors import ConfigError, Problem
+from .sources.registry import known_sources
+from .timeutil import UTC, parse_ts
+
+HUB_FILE = "data/hub.toml"
+HORIZONS = (7, 30, 90, 180, 365, 1095, 1825, 3650)
+
+
+@dataclass(frozen=True)
+class RoundSettings:
+    first_due: datetime
+    cadence_days: int = 14
+    open_days_before_due: int = 10
+    market_questions: int = 50
+    dataset_questions: int = 25
+    horizons: tuple[int, ...] = HORIZONS
+
+
+@dataclass(frozen=True)
+class ScoringSettings:
+    methodology_version: str = "1"
+    impute_value: float = 0.5
+    max_imputed_share: float = 0.05
+    min_resolved: int = 20
+    min_age_days: int = 50
+
+
+@dataclass(frozen=True)
+class SourceSettings:
+    name: str
+    enabled: bool
+    options: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Settings:
+    root: Path
+    title: str
+    repo_url: str
+    rounds: RoundSettings
+    scoring: ScoringSettings
+    http: Mapping[str, Any]
+    sources: tuple[SourceSettings, ...] = field(default_factory=tuple)
+
+    @property
+    def enabled_sources(self) -> tuple[SourceSettings, ...]:
+        return tuple(s for s in self.sources if s.enabled)
+
+
+# table -> {key: (type, default)}; a default of None means required.
+_SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
+    "hub": {"title": (str, "Prescient"), "repo_url": (str, "")},
+    "rounds": {
+        "first_due": (str, None),
+        "cadence_days": (int, 14),
+        "open_days_before_due": (int, 10),
+        "market_questions": (int, 50),
+        "dataset_questions": (int, 25),
+        "horizons": (list, list(HORIZONS)),
+    },
+    "scoring": {
+        "methodology_version": (str, "1"),
+        "impute_value": ((int, float), 0.5),
+        "max_imputed_share": ((int, float), 0.05),
+        "min_resolved": (int, 20),
+        "min_age_days": (int, 50),
+    },
+}
+
+
+def load_settings(root: Path) -> Settings:
+    path = root / HUB_FILE
+    if not path.is_file():
+        raise ConfigError(f"{path}: not found. Is --hub pointing at a Prescient hub?")
+    raw = _parse_toml(path)
+    problems: list[Problem] = []
+    tables = {name: _table(raw, name, spec, path, problems) for name, spec in _SCHEMA.items()}
+    sources = _sources(raw.get("sources", {}), path, problems)
+    for extra in sorted(set(raw) - set(_SCHEMA) - {"sources", "http"}):
+        problems.append(_problem(path, extra, "unknown-table", f"unknown table [{extra}]"))
+    first_due = _first_due(tables["rounds"].get("first_due"), path, problems)
+    if problems:
+        raise ConfigError(f"{path}: {len(problems)} problem(s) in the hub configuration", problems)
+    rounds = dict(tables["rounds"], first_due=first_due)
+    rounds["horizons"] = tuple(rounds["horizons"])
+    return Settings(
+        root=root,
+        title=tables["hub"]["title"],
+        repo_url=tables["hub"]["repo_url"],
+        rounds=RoundSettings(**rounds),
+        scoring=ScoringSettings(**tables["scoring"]),
+        http=MappingProxyType(dict(raw.get("http", {}))),
+        sources=sources,
+    )
+
+
+def _parse_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except tomllib.TOMLDecodeError as exc:
+        problem = Problem(str(path), _toml_line(exc), None, "toml-syntax", str(exc))
+        raise ConfigError(f"{path}: not valid TOML", [problem]) from None
+
+
+def _toml_line(exc: tomllib.TOMLDecodeError) -> int | None:
+    text = str(exc)
+    if "(at line " in text:
+        return int(text.split("(at line ")[1].split(",")[0])
+    return None
+
+
+def _problem(path: Path, key: str, code: str, message: str) -> Problem:
+    return Problem(str(path), None, key, code, message)
+
+
+def _table(raw: Mapping, name: str, spec: Mapping, path: Path, problems: list[Problem]) -> dict:
+    given = raw.get(name, {})
+    out: dict[str, Any] = {}
+    for key in sorted(set(given) - set(spec)):
+        problems.append(_problem(path, f"{name}.{key}", "unknown-key", f"unknown key {name}.{key}"))
+    for key, (kind, default) in spec.items():
+        if key not in given:
+            if default is None:
+                problems.append(_problem(path, f"{name}.{key}", "missing-key", f"{name}.{key} is required"))
+            out[key] = default
+        elif not isinstance(given[key], kind) or isinstance(given[key], bool):
+            problems.append(_problem(path, f"{name}.{key}", "wrong-type", f"{name}.{key} = {given[key]!r} has the wrong type"))
+            out[key] = default
+        else:
+            out[key] = given[key]
+    return out
+
+
+def _sources(raw: Any, path: Path, problems: list[Problem]) -> tuple[SourceSettings, ...]:
+    known = known_sources()
+    out = []
+    for name in sorted(raw):
+        options = raw[name]
+        if name not in known:
+            problems.append(_problem(path, f"sources.{name}", "unknown-source",
+                                     f"unknown source {name!r}; known sources: {', '.join(known)}"))
+        elif not isinstance(options, dict) or not isinstance(options.get("enabled", True), bool):
+            problems.append(_problem(path, f"sources.{name}", "wrong-type",
+                                     f"[sources.{name}] must be a table with a boolean 'enabled'"))
+        else:
+            opts = {k: v for k, v in options.items() if k != "enabled"}
+            out.append(SourceSettings(name, options.get("enabled", True), MappingProxyType(opts)))
+    return tuple(out)
+
+
+def _first_due(value: str | None, path: Path, problems: list[Problem]) -> datetime:
+    try:
+        return parse_ts(value) if value else datetime(1970, 1, 4, tzinfo=UTC)
+    except ValueError as exc:
+        problems.append(_problem(path, "rounds.first_due", "bad-timestamp", str(exc)))
+        return datetime(1970, 1, 4, tzinfo=UTC)
+
+
+def resolve_as_of(cli_value: str | None, env: Mapping[str, str] | None = None) -> datetime:
+    """The run's "now": ``--as-of``, else ``SOURCE_DATE_EPOCH``, else the UTC clock. Called once."""
+    env = os.environ if env is None else env
+    if cli_value:
+        try:
+            return parse_ts(cli_value)
+        except ValueError as exc:
+            raise ConfigError(f"--as-of {cli_value!r}: {exc}") from None
+    if env.get("SOURCE_DATE_EPOCH"):
+        try:
+            return datetime.fromtimestamp(int(env["SOURCE_DATE_EPOCH"]), tz=UTC)
+        except ValueError:
+            raise ConfigError(f"SOURCE_DATE_EPOCH={env['SOURCE_DATE_EPOCH']!r} is not an integer") from None
+    return datetime.now(tz=UTC).replace(microsecond=0)

@@ -1,0 +1,77 @@
+"""Model metadata: ``data/models/<team>.<model>.yml``, loaded safely and checked field by field."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import yaml
+
+from .errors import Problem, SchemaError
+
+MODEL_ID = re.compile(r"^[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9._-]*$")
+KINDS = ("llm", "human", "team", "baseline", "synthetic")
+FIELDS = {
+    "name": "Display name.",
+    "organization": "Who built or runs the forecaster.",
+    "kind": "One of " + ", ".join(KINDS) + ".",
+    "knowledge_cutoff": "Training-data cutoff (YYYY-MM-DD), if known.",
+    "release_date": "Release date (YYYY-MM-DD), if known.",
+    "method": "How forecasts are made (prompt, tools, whether the crowd value was seen).",
+    "saw_crowd": "true when the forecaster saw the market value; such models are left off the baseline board.",
+    "maintainers": "GitHub logins allowed to submit for this model.",
+}
+
+
+@dataclass(frozen=True)
+class ModelMeta:
+    id: str
+    name: str
+    organization: str
+    kind: str
+    knowledge_cutoff: str = ""
+    release_date: str = ""
+    method: str = ""
+    saw_crowd: bool = False
+    maintainers: tuple[str, ...] = ()
+
+    def to_yaml(self) -> bytes:
+        body = {k: v for k, v in asdict(self).items() if k != "id"}
+        body["maintainers"] = list(self.maintainers)
+        return yaml.safe_dump(body, sort_keys=False, allow_unicode=True).encode("utf-8")
+
+
+def load_model(path: Path, label: str | None = None) -> ModelMeta:
+    label = label or str(path)
+    model_id = path.name.removesuffix(".yml")
+    try:
+        body = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise SchemaError(f"{label}: not valid YAML", [Problem(label, None, None, "bad-yaml", str(exc).splitlines()[0])]) from None
+    problems = check_model(model_id, body, label)
+    if problems:
+        raise SchemaError(f"{label}: invalid model metadata", problems)
+    return ModelMeta(id=model_id, **{k: _normalise(k, body.get(k)) for k in FIELDS if k in body})
+
+
+def check_model(model_id: str, body: object, label: str) -> list[Problem]:
+    if not MODEL_ID.match(model_id):
+        return [Problem(label, None, None, "bad-model-id", f"{model_id!r} is not <team>.<model> in lower-case letters, digits and dashes")]
+    if not isinstance(body, dict):
+        return [Problem(label, None, None, "bad-yaml", "the file must hold a mapping of fields")]
+    problems = [Problem(label, None, k, "unknown-field", f"unknown field {k!r}") for k in body if k not in FIELDS]
+    problems += [Problem(label, None, k, "missing-field", f"{k!r} is required") for k in ("name", "organization", "kind") if not body.get(k)]
+    if body.get("kind") and body["kind"] not in KINDS:
+        problems.append(Problem(label, None, "kind", "bad-value", f"kind {body['kind']!r} is not one of {', '.join(KINDS)}"))
+    if not isinstance(body.get("maintainers", []), list):
+        problems.append(Problem(label, None, "maintainers", "bad-value", "maintainers must be a list of GitHub logins"))
+    return problems
+
+
+def _normalise(key: str, value: object) -> object:
+    if key == "maintainers":
+        return tuple(str(v) for v in value or ())
+    if key == "saw_crowd":
+        return bool(value)
+    return "" if value is None else str(value)

@@ -1,0 +1,201 @@
+"""The shell around the pure stages: ``nightly`` and ``fetch``.
+
+A nightly run has two phases, each of which gathers everything before it writes:
+1. fetch: every enabled source is asked in turn, each in isolation; the rows that are new are
+   appended to the question bank and the observation ledger at once, so a later failure can never
+   lose what was fetched;
+2. derive: rounds whose publication time has come are frozen, the hub's own forecasters write
+   their files, every round is scored, and the leaderboard history gains tonight's rows.
+Run twice with the same ``as_of`` and nothing changes; a later ``as_of`` only appends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pandas as pd
+
+from . import ingest, rounds
+from .config import Settings, load_settings
+from .errors import PartialFailure, Problem
+from .forecasters.baselines import BASELINES
+from .leaderboard.board import history_rows, mean_brier_board
+from .models import ModelMeta
+from .resolution import known_by, ledger_view, market_states, resolve_round
+from .schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, SCORES
+from .scoring.brier import resolved_units, score_round
+from .sources.base import MARKET, FetchContext, FetchResult
+from .sources.registry import build_source, source_class
+from .store import ledger, readers
+from .store.csvio import write_bytes_atomic, write_table
+from .store.layout import Layout
+from .timeutil import days, format_date, format_ts
+
+ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
+BOARD = "tournament"
+
+
+@dataclass
+class SourceReport:
+    name: str
+    new_questions: int = 0
+    new_observations: int = 0
+    resolved: int = 0
+    voided: int = 0
+    failures: list[str] = field(default_factory=list)
+    skipped: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class NightlyReport:
+    as_of: datetime
+    sources: list[SourceReport] = field(default_factory=list)
+    rounds_opened: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+
+    @property
+    def failed_sources(self) -> list[SourceReport]:
+        return [s for s in self.sources if s.error or s.failures]
+
+
+def nightly(root: Path, as_of: datetime, *, only: str | None = None, fetch_only: bool = False,
+            extra: ExtraForecasters | None = None, extra_models: dict[str, ModelMeta] | None = None,
+            env: dict[str, str] | None = None) -> NightlyReport:
+    """One nightly run over the hub at ``root``. Raises PartialFailure after writing if a source failed."""
+    settings, layout = load_settings(root), Layout(root)
+    report = NightlyReport(as_of)
+    bank, obs = fetch_stage(settings, layout, as_of, report, only, dict(os.environ) if env is None else env)
+    if not fetch_only:
+        derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models or {})
+    if report.failed_sources:
+        names = ", ".join(s.name for s in report.failed_sources)
+        raise PartialFailure(f"wrote everything that succeeded; these sources failed: {names}", report_problems(report))
+    return report
+
+
+def report_problems(report: NightlyReport) -> list[Problem]:
+    return [Problem(f"source {s.name}", None, None, "source-failed", s.error or "; ".join(s.failures[:5]))
+            for s in report.failed_sources]
+
+
+# -- phase 1: fetch -------------------------------------------------------------------------------
+
+def fetch_stage(settings: Settings, layout: Layout, as_of: datetime, report: NightlyReport,
+                only: str | None, env: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    bank, obs = readers.load_bank(layout), readers.load_observations(layout)
+    wanted = [s for s in settings.enabled_sources if only in (None, s.name)]
+    with _client_if_needed(settings, wanted) as client:
+        for src in wanted:
+            source_report = SourceReport(src.name)
+            report.sources.append(source_report)
+            result = _fetch_one(src, client, as_of, bank, obs, env, source_report)
+            if result is not None:
+                bank, obs = _ingest(layout, as_of, bank, obs, result, source_report, report)
+    return bank, obs
+
+
+@contextlib.contextmanager
+def _client_if_needed(settings: Settings, wanted) -> Iterator:
+    if not any(source_class(s.name).needs_http for s in wanted):
+        yield None
+        return
+    from .sources.http import open_client
+
+    with open_client(settings.http) as client:
+        yield client
+
+
+def _fetch_one(src, client, as_of, bank, obs, env, source_report: SourceReport) -> FetchResult | None:
+    ids = bank.loc[bank["source"] == src.name, "id"].unique()
+    states = market_states(known_by(obs[obs["question_id"].isin(ids)], format_ts(as_of)))
+    closed = set(states.index[states["status"].isin(["resolved", "void"])])
+    ctx = FetchContext(as_of=as_of, options=src.options, tracked=frozenset(set(ids) - closed), client=client, env=env)
+    try:
+        result = build_source(src.name, src.options).fetch(ctx)
+    except Exception as exc:  # isolation: one broken source must not stop the others
+        source_report.error = f"{type(exc).__name__}: {exc}"
+        return None
+    source_report.skipped = result.skipped
+    source_report.failures = [str(f) for f in result.failures]
+    return result
+
+
+def _ingest(layout, as_of, bank, obs, result: FetchResult, sr: SourceReport, report: NightlyReport):
+    new_q = ingest.new_questions(bank, ingest.question_frame(result.questions, as_of))
+    kinds = dict(zip(pd.concat([bank["id"], new_q["id"]]), pd.concat([bank["kind"], new_q["kind"]])))
+    new_o = ingest.new_observations(obs, ingest.observation_frame(result.observations, as_of), kinds)
+    if len(new_q):
+        ledger.append(layout.questions(result.source), new_q, QUESTIONS, layout.relative(layout.questions(result.source)))
+        report.written.append(layout.relative(layout.questions(result.source)))
+    if len(new_o):
+        path = layout.observations(result.source, as_of)
+        ledger.append(path, new_o, OBSERVATIONS, layout.relative(path))
+        report.written.append(layout.relative(path))
+    sr.new_questions, sr.new_observations = len(new_q), len(new_o)
+    sr.resolved = int((new_o["status"] == "resolved").sum())
+    sr.voided = int((new_o["status"] == "void").sum())
+    return pd.concat([bank, new_q], ignore_index=True), pd.concat([obs, new_o], ignore_index=True)
+
+
+# -- phase 2: derive ------------------------------------------------------------------------------
+
+def derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models) -> None:
+    existing = {p.name for p in layout.round_dirs()}
+    for due in rounds.rounds_to_open(settings.rounds, as_of, existing):
+        freeze = due - days(settings.rounds.open_days_before_due)
+        questions = rounds.sample_round(bank, obs, due, freeze, settings.rounds, as_of)
+        _publish_round(layout, due, questions, bank, report)
+        _write_forecasts(layout, due, questions, extra, report)
+    _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
+    scores = _score_all(settings, layout, obs, as_of, report)
+    _append_history(settings, layout, scores, as_of, report)
+
+
+def _publish_round(layout: Layout, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report) -> None:
+    write_table(layout.round_questions(due), questions, ROUND_QUESTIONS)
+    write_bytes_atomic(layout.round_json(due), rounds.forecastbench_json(questions, bank))
+    report.rounds_opened.append(format_date(due))
+    report.written += [layout.relative(layout.round_questions(due)), layout.relative(layout.round_json(due))]
+
+
+def _write_forecasts(layout, due, questions, extra: ExtraForecasters | None, report) -> None:
+    frames = {m: forecaster(questions) for m, (_, forecaster) in BASELINES.items()}
+    frames.update(extra(questions) if extra else {})
+    for model, frame in sorted(frames.items()):
+        path = layout.forecast(due, model)
+        if not path.exists():
+            write_table(path, frame, FORECASTS)
+            report.written.append(layout.relative(path))
+
+
+def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
+    for model, meta in sorted(models.items()):
+        if write_bytes_atomic(layout.model_meta(model), meta.to_yaml()):
+            report.written.append(layout.relative(layout.model_meta(model)))
+
+
+def _score_all(settings, layout, obs, as_of, report) -> pd.DataFrame:
+    frames, view = [], ledger_view(obs, format_ts(as_of))
+    for due in readers.round_dues(layout):
+        questions = readers.load_round(layout, due)
+        units = resolved_units(questions, resolve_round(questions, view))
+        scores = score_round(format_date(due), units, readers.load_forecasts(layout, due), settings.scoring.impute_value)
+        if write_table(layout.scores(due), scores, SCORES):
+            report.written.append(layout.relative(layout.scores(due)))
+        frames.append(scores)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
+
+
+def _append_history(settings, layout, scores, as_of, report) -> None:
+    models = readers.load_models(layout)
+    first_due = scores.groupby("model")["round"].min().map(lambda d: f"{d}T00:00:00Z").to_dict() if len(scores) else {}
+    board = mean_brier_board(scores, models, first_due, as_of, settings.scoring)
+    rows = history_rows(board, as_of, BOARD, settings.scoring.methodology_version)
+    if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history))):
+        report.written.append(layout.relative(layout.history))

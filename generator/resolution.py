@@ -1,0 +1,116 @@
+"""What the ledgers say at a given time: market states, series values, and round outcomes. Pure.
+
+Only rows recorded at or before ``as_of`` count, so any past state can be reproduced. Within
+those, the latest row by (observed_at, recorded_at) is the current one: corrections win.
+
+Rules (ForecastBench's):
+- a market resolves 1 or 0; void markets are dropped; a market that resolved at or before the
+  round's due time is void for that round;
+- a dataset question × resolution date resolves 1 when the series value on the resolution date
+  (the latest value dated on or before it) is higher than its value on the due date, once a value
+  dated on or after the resolution date has been recorded; no due-date value means void.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .sources.base import MARKET
+
+
+def known_by(obs: pd.DataFrame, as_of: str) -> pd.DataFrame:
+    """Rows recorded at or before ``as_of``, ordered so that the last row per key is current."""
+    seen = obs[obs["recorded_at"] <= as_of]
+    return seen.sort_values(["question_id", "observed_at", "recorded_at"], kind="mergesort")
+
+
+def market_states(obs: pd.DataFrame) -> pd.DataFrame:
+    """The latest row per question of an ordered frame from ``known_by``, indexed by question_id."""
+    return obs.drop_duplicates("question_id", keep="last").set_index("question_id")
+
+
+def values_at(obs: pd.DataFrame, question_ids: pd.Series, when: str) -> pd.Series:
+    """Per question id: the latest value observed at or before ``when`` (NaN when none)."""
+    before = obs[obs["observed_at"] <= when].drop_duplicates("question_id", keep="last")
+    lookup = before.set_index("question_id")["value"]
+    return question_ids.map(lookup).astype(float)
+
+
+@dataclass(frozen=True)
+class Series:
+    dates: np.ndarray  # observed_at strings, ascending, one per date (latest revision)
+    values: np.ndarray
+
+    def at(self, when: str) -> float:
+        i = int(np.searchsorted(self.dates, when, side="right")) - 1
+        return float(self.values[i]) if i >= 0 else float("nan")
+
+    @property
+    def last(self) -> str:
+        return str(self.dates[-1])
+
+
+def series_table(obs: pd.DataFrame) -> dict[str, Series]:
+    latest = obs.drop_duplicates(["question_id", "observed_at"], keep="last")
+    return {qid: Series(g["observed_at"].to_numpy(dtype=str), g["value"].to_numpy(dtype=float))
+            for qid, g in latest.groupby("question_id", sort=True)}
+
+
+@dataclass(frozen=True)
+class LedgerView:
+    """Everything the ledgers said at ``as_of``, computed once and shared by every round."""
+
+    as_of: str
+    states: pd.DataFrame
+    series: dict[str, Series]
+
+
+def ledger_view(obs: pd.DataFrame, as_of: str) -> LedgerView:
+    known = known_by(obs, as_of)
+    return LedgerView(as_of, market_states(known), series_table(known))
+
+
+def resolve_round(questions: pd.DataFrame, view: LedgerView) -> pd.DataFrame:
+    """One row per round question: status (resolved, void, open), outcome and resolved_at."""
+    markets = questions["kind"] == MARKET
+    parts = [p for p in (_resolve_markets(questions[markets], view.states),
+                         _resolve_series(questions[~markets], view.series, view.as_of)) if len(p)]
+    return pd.concat(parts, ignore_index=True) if parts else _empty()
+
+
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame(columns=["question_id", "resolution_date", "status", "outcome", "resolved_at"])
+
+
+def _resolve_markets(questions: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for q in questions.itertuples(index=False):
+        state = states.loc[q.question_id] if q.question_id in states.index else None
+        status, outcome, resolved_at = "open", np.nan, ""
+        if state is not None and state["status"] in ("resolved", "void"):
+            status, resolved_at = state["status"], state["observed_at"]
+            outcome = state["outcome"] if status == "resolved" else np.nan
+            if resolved_at <= q.due:
+                status, outcome = "void", np.nan
+        rows.append((q.question_id, q.resolution_date, status, outcome, resolved_at))
+    return pd.DataFrame(rows, columns=_empty().columns)
+
+
+def _resolve_series(questions: pd.DataFrame, table: dict[str, Series], as_of: str) -> pd.DataFrame:
+    rows = []
+    for q in questions.itertuples(index=False):
+        when = f"{q.resolution_date}T00:00:00Z"
+        series = table.get(q.question_id)
+        status, outcome, resolved_at = "open", np.nan, ""
+        if when <= q.due:
+            status = "void"
+        elif series is not None and when <= as_of and series.last >= when:
+            start, end = series.at(q.due), series.at(when)
+            status = "void" if np.isnan(start) else "resolved"
+            outcome = np.nan if np.isnan(start) else float(end > start)
+            resolved_at = when
+        rows.append((q.question_id, q.resolution_date, status, outcome, resolved_at))
+    return pd.DataFrame(rows, columns=_empty().columns)

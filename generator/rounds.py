@@ -1,0 +1,112 @@
+"""Round schedule and question-set sampling. Pure: frames in, frames out.
+
+A round is due at ``first_due + k × cadence_days`` (00:00 UTC). Its question set is frozen and
+published ``open_days_before_due`` days earlier, from what the ledgers knew then.
+Sampling is stratified: questions are shuffled within each (source, category) stratum with a
+generator seeded by the due date, then taken from the strata in turn, so every stratum is
+represented before any is represented twice.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from itertools import chain, zip_longest
+
+import numpy as np
+import pandas as pd
+
+from .config import RoundSettings
+from .resolution import known_by, market_states, values_at
+from .schemas import ROUND_QUESTIONS
+from .sources.base import DATASET, MARKET
+from .timeutil import days, format_date, format_ts
+
+
+def due_dates(rounds: RoundSettings, until: datetime) -> list[datetime]:
+    out, due = [], rounds.first_due
+    while due <= until:
+        out.append(due)
+        due += days(rounds.cadence_days)
+    return out
+
+
+def rounds_to_open(rounds: RoundSettings, as_of: datetime, existing: set[str]) -> list[datetime]:
+    """Rounds whose publication time has come, that are not due yet and not written yet."""
+    window = days(rounds.open_days_before_due)
+    return [due for due in due_dates(rounds, as_of + window)
+            if due - window <= as_of < due and format_date(due) not in existing]
+
+
+def latest_questions(bank: pd.DataFrame) -> pd.DataFrame:
+    return bank.sort_values("recorded_at", kind="mergesort").drop_duplicates("id", keep="last")
+
+
+def sample_round(bank: pd.DataFrame, obs: pd.DataFrame, due: datetime, freeze: datetime,
+                 rounds: RoundSettings, recorded_by: datetime) -> pd.DataFrame:
+    """The frozen question set of the round due at ``due`` (see the module docstring)."""
+    known = known_by(obs, format_ts(recorded_by))
+    eligible = _eligible(latest_questions(bank), known, due, freeze)
+    seed = int(due.strftime("%Y%m%d"))
+    markets = _stratified(eligible[eligible["kind"] == MARKET], rounds.market_questions, seed)
+    series = _stratified(eligible[eligible["kind"] == DATASET], rounds.dataset_questions, seed + 1)
+    frame = pd.concat([_market_rows(markets), _series_rows(series, due, rounds.horizons)], ignore_index=True)
+    frame["due"], frame["freeze_time"] = format_ts(due), format_ts(freeze)
+    frame["freeze_value"] = values_at(known, frame["question_id"], format_ts(freeze))
+    return frame[list(ROUND_QUESTIONS.names)].sort_values(list(ROUND_QUESTIONS.sort)).reset_index(drop=True)
+
+
+def _eligible(latest: pd.DataFrame, known: pd.DataFrame, due: datetime, freeze: datetime) -> pd.DataFrame:
+    frozen = known[known["observed_at"] <= format_ts(freeze)]
+    states = market_states(frozen)
+    is_open = latest["id"].map(states["status"]).eq("open")
+    closes_later = latest["close_time"] > format_ts(due + days(1))
+    has_values = latest["id"].isin(frozen["question_id"])
+    market_ok = (latest["kind"] == MARKET) & is_open & closes_later
+    return latest[market_ok | ((latest["kind"] == DATASET) & has_values)]
+
+
+def _stratified(frame: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    groups = [g.sort_values("id").iloc[rng.permutation(len(g))]
+              for _, g in frame.groupby(["source", "category"], sort=True)]
+    rows = [r for r in chain.from_iterable(zip_longest(*(g.itertuples(index=False) for g in groups))) if r]
+    return pd.DataFrame(rows[:n], columns=frame.columns)
+
+
+def _market_rows(markets: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({
+        "question_id": markets["id"], "resolution_date": "", "source": markets["source"],
+        "kind": MARKET, "category": markets["category"], "text": markets["text"], "url": markets["url"],
+    })
+
+
+def _series_rows(series: pd.DataFrame, due: datetime, horizons: tuple[int, ...]) -> pd.DataFrame:
+    rows = [{"question_id": s.id, "resolution_date": format_date(due + days(h)), "source": s.source,
+             "kind": DATASET, "category": s.category, "text": s.text, "url": s.url}
+            for s in series.itertuples(index=False) for h in horizons]
+    return pd.DataFrame(rows, columns=["question_id", "resolution_date", "source", "kind", "category", "text", "url"])
+
+
+def forecastbench_json(round_questions: pd.DataFrame, bank: pd.DataFrame) -> bytes:
+    """The round in ForecastBench question-set format (every value a string)."""
+    latest = latest_questions(bank).set_index("id")
+    due = round_questions["due"].iloc[0] if len(round_questions) else ""
+    items = [_fb_item(qid, group, latest.loc[qid]) for qid, group in round_questions.groupby("question_id", sort=True)]
+    body = {"forecast_due_date": due[:10], "question_set": f"{due[:10]}-prescient.json", "questions": items}
+    return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _fb_item(qid: str, rows: pd.DataFrame, q: pd.Series) -> dict:
+    first = rows.iloc[0]
+    value = first["freeze_value"]
+    return {
+        "id": qid.split(":", 1)[1], "source": first["source"], "question": q["text"],
+        "resolution_criteria": q["resolution_criteria"], "background": q["background"], "url": q["url"],
+        "freeze_datetime": first["freeze_time"], "freeze_datetime_value": "" if pd.isna(value) else f"{value:g}",
+        "freeze_datetime_value_explanation": "market probability" if first["kind"] == MARKET else "series value",
+        "source_intro": "", "market_info_open_datetime": q["open_time"] or "N/A",
+        "market_info_close_datetime": q["close_time"] or "N/A",
+        "market_info_resolution_criteria": q["resolution_criteria"] if first["kind"] == MARKET else "N/A",
+        "resolution_dates": sorted(rows["resolution_date"]) if first["kind"] == DATASET else "N/A",
+    }

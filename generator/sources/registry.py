@@ -1,0 +1,35 @@
+"""Which source names exist, and how to build each one. Config validation checks names here.
+
+Modules are imported lazily, so a hub that only uses ``sim`` never imports a live adapter.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Mapping
+
+from .base import Source
+
+# name -> "module:Class"; the class is built as Class(options) with the [sources.<name>] table.
+FACTORIES: dict[str, str] = {
+    "sim": "generator.sources.sim:SimSource",
+    "manifold": "generator.sources.manifold:ManifoldSource",
+    "polymarket": "generator.sources.polymarket:PolymarketSource",
+    "kalshi": "generator.sources.kalshi:KalshiSource",
+    "metaculus": "generator.sources.metaculus:MetaculusSource",
+    "fred": "generator.sources.fred:FredSource",
+    "dbnomics": "generator.sources.dbnomics:DbnomicsSource",
+}
+
+
+def known_sources() -> tuple[str, ...]:
+    return tuple(sorted(FACTORIES))
+
+
+def source_class(name: str) -> type:
+    module_name, _, class_name = FACTORIES[name].partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def build_source(name: str, options: Mapping[str, Any]) -> Source:
+    return source_class(name)(options)

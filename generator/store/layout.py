@@ -1,0 +1,72 @@
+"""Every path under a hub's ``data/`` folder, in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from ..timeutil import format_date
+
+
+@dataclass(frozen=True)
+class Layout:
+    root: Path
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def hub_toml(self) -> Path:
+        return self.data / "hub.toml"
+
+    def questions(self, source: str) -> Path:
+        return self.data / "questions" / f"{source}.csv"
+
+    def question_files(self) -> list[Path]:
+        return sorted((self.data / "questions").glob("*.csv"))
+
+    def observations(self, source: str, recorded_at: datetime) -> Path:
+        return self.data / "observations" / source / f"{recorded_at:%Y-%m}.csv"
+
+    def observation_files(self, source: str | None = None) -> list[Path]:
+        pattern = f"{source}/*.csv" if source else "*/*.csv"
+        return sorted((self.data / "observations").glob(pattern))
+
+    def round_dir(self, due: datetime) -> Path:
+        return self.data / "rounds" / format_date(due)
+
+    def round_questions(self, due: datetime) -> Path:
+        return self.round_dir(due) / "questions.csv"
+
+    def round_json(self, due: datetime) -> Path:
+        return self.round_dir(due) / "questions.json"
+
+    def round_dirs(self) -> list[Path]:
+        return sorted(p for p in (self.data / "rounds").glob("*") if (p / "questions.csv").is_file())
+
+    def forecast(self, due: datetime, model: str) -> Path:
+        return self.data / "forecasts" / format_date(due) / f"{model}.csv"
+
+    def forecast_files(self, due: datetime) -> list[Path]:
+        return sorted((self.data / "forecasts" / format_date(due)).glob("*.csv"))
+
+    def model_meta(self, model: str) -> Path:
+        return self.data / "models" / f"{model}.yml"
+
+    def model_files(self) -> list[Path]:
+        return sorted((self.data / "models").glob("*.yml"))
+
+    def scores(self, due: datetime) -> Path:
+        return self.data / "scores" / f"{format_date(due)}.csv"
+
+    @property
+    def history(self) -> Path:
+        return self.data / "leaderboard" / "history.csv"
+
+    def relative(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)

@@ -1,0 +1,78 @@
+"""The append-only ledger: new rows are added, existing rows are never changed.
+
+``merge`` is pure and idempotent: merging the same rows twice equals merging them once. A new row
+whose key already exists with different values is a conflict, reported with the existing row's
+position, and nothing is written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import LedgerError, Problem
+from ..schemas import Table
+from .csvio import as_text, empty_frame, read_table, to_csv_bytes, write_bytes_atomic, write_table
+
+
+def merge(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return (all rows, the rows actually added). Raise LedgerError on a key conflict."""
+    key = list(table.key)
+    new_text = as_text(new, table).reset_index(drop=True).drop_duplicates()
+    overlap = existing.reset_index(drop=True).reset_index(names="_pos").merge(new_text[key].drop_duplicates(), on=key)
+    old_text = as_text(overlap, table).set_index(overlap["_pos"].to_numpy())
+    problems = _self_conflicts(new_text, key, label)
+    joined = new_text.merge(old_text.reset_index(names="_row"), on=key, how="left", suffixes=("", "_old"))
+    clash = joined["_row"].notna()
+    for _, row in joined[clash].iterrows():
+        changed = [c for c in table.names if c not in key and row[c] != row[f"{c}_old"]]
+        if changed:
+            problems.append(_conflict(label, int(row["_row"]) + 2, changed, row, key))
+    if problems:
+        raise LedgerError(f"{label}: refusing to rewrite history ({len(problems)} conflicting row(s))", problems)
+    added = new.reset_index(drop=True).loc[new_text.index[~clash.to_numpy()]]
+    return pd.concat([existing, added], ignore_index=True), added.reset_index(drop=True)
+
+
+def _self_conflicts(new_text: pd.DataFrame, key: list[str], label: str) -> list[Problem]:
+    dup = new_text.duplicated(key, keep=False)
+    return [Problem(label, None, ",".join(key), "ledger-conflict",
+                    "the new rows hold two different versions of key " + _key_words(new_text.loc[i], key))
+            for i in new_text.index[dup]][:1]
+
+
+def _conflict(label: str, row: int, changed: list[str], values: pd.Series, key: list[str]) -> Problem:
+    detail = "; ".join(f"{c}: {values[c + '_old']!r} → {values[c]!r}" for c in changed)
+    return Problem(label, row, changed[0], "ledger-conflict",
+                   f"key {_key_words(values, key)} already recorded with other values ({detail})")
+
+
+def _key_words(values: pd.Series, key: list[str]) -> str:
+    return "(" + ", ".join(f"{k}={values[k]!r}" for k in key) + ")"
+
+
+def append(path: Path, new: pd.DataFrame, table: Table, label: str) -> pd.DataFrame:
+    """Append ``new`` to the ledger file at ``path``; return the rows added (possibly none).
+
+    When every added row sorts after the file's last row (the usual case: the sort key starts with
+    the recording time) the file's bytes are kept and the new rows' bytes follow them; otherwise the
+    whole file is rewritten in canonical order. Either way the write is atomic.
+    """
+    existing = read_table(path, table, label) if path.is_file() else empty_frame(table)
+    merged, added = merge(existing, new, table, label)
+    if len(added) and _sorts_after(existing, added, table):
+        body = to_csv_bytes(added, table).split(b"\n", 1)[1]
+        write_bytes_atomic(path, path.read_bytes() + body)
+    elif len(added):
+        write_table(path, merged, table)
+    return added
+
+
+def _sorts_after(existing: pd.DataFrame, added: pd.DataFrame, table: Table) -> bool:
+    if existing.empty:
+        return False
+    sort = list(table.sort)
+    last = tuple(as_text(existing, table).sort_values(sort, kind="mergesort").iloc[-1][sort])
+    first = tuple(as_text(added, table).sort_values(sort, kind="mergesort").iloc[0][sort])
+    return all(table.column(c).type in ("str", "ts", "date", "enum") for c in sort) and first > last
