@@ -11,13 +11,13 @@ Run twice with the same ``as_of`` and nothing changes; a later ``as_of`` only ap
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
+import httpx
 import pandas as pd
 
 from . import ingest, rounds
@@ -29,8 +29,8 @@ from .models import ModelMeta
 from .resolution import known_by, ledger_view, market_states, resolve_round
 from .schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, SCORES
 from .scoring.brier import resolved_units, score_round
-from .sources.base import MARKET, FetchContext, FetchResult
-from .sources.registry import build_source, source_class
+from .sources.base import FetchContext, FetchResult
+from .sources.registry import build_source
 from .store import ledger, readers
 from .store.csvio import write_bytes_atomic, write_table
 from .store.layout import Layout
@@ -66,16 +66,22 @@ class NightlyReport:
 
 def nightly(root: Path, as_of: datetime, *, only: str | None = None, fetch_only: bool = False,
             extra: ExtraForecasters | None = None, extra_models: dict[str, ModelMeta] | None = None,
-            env: dict[str, str] | None = None) -> NightlyReport:
-    """One nightly run over the hub at ``root``. Raises PartialFailure after writing if a source failed."""
+            env: dict[str, str] | None = None, client: httpx.Client | None = None) -> NightlyReport:
+    """One nightly run over the hub at ``root``. Raises PartialFailure after writing if a source failed.
+
+    ``client`` replaces the sources' own HTTP clients (tests pass one over a mock transport).
+    """
     settings, layout = load_settings(root), Layout(root)
     report = NightlyReport(as_of)
-    bank, obs = fetch_stage(settings, layout, as_of, report, only, dict(os.environ) if env is None else env)
+    env = dict(os.environ) if env is None else env
+    bank, obs = fetch_stage(settings, layout, as_of, report, only, env, client)
     if not fetch_only:
         derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models or {})
     if report.failed_sources:
         names = ", ".join(s.name for s in report.failed_sources)
-        raise PartialFailure(f"wrote everything that succeeded; these sources failed: {names}", report_problems(report))
+        error = PartialFailure(f"wrote everything that succeeded; these sources failed: {names}", report_problems(report))
+        error.report = report
+        raise error
     return report
 
 
@@ -87,37 +93,26 @@ def report_problems(report: NightlyReport) -> list[Problem]:
 # -- phase 1: fetch -------------------------------------------------------------------------------
 
 def fetch_stage(settings: Settings, layout: Layout, as_of: datetime, report: NightlyReport,
-                only: str | None, env: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+                only: str | None, env: dict[str, str], client: httpx.Client | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     bank, obs = readers.load_bank(layout), readers.load_observations(layout)
-    wanted = [s for s in settings.enabled_sources if only in (None, s.name)]
-    with _client_if_needed(settings, wanted) as client:
-        for src in wanted:
-            source_report = SourceReport(src.name)
-            report.sources.append(source_report)
-            result = _fetch_one(src, client, as_of, bank, obs, env, source_report)
-            if result is not None:
-                bank, obs = _ingest(layout, as_of, bank, obs, result, source_report, report)
+    for src in (s for s in settings.enabled_sources if only in (None, s.name)):
+        source_report = SourceReport(src.name)
+        report.sources.append(source_report)
+        options = {**settings.http, **src.options}  # [http] defaults, then the source's own table
+        result = _fetch_one(src.name, options, as_of, bank, obs, env, client, source_report)
+        if result is not None:
+            bank, obs = _ingest(layout, as_of, bank, obs, result, source_report, report)
     return bank, obs
 
 
-@contextlib.contextmanager
-def _client_if_needed(settings: Settings, wanted) -> Iterator:
-    if not any(source_class(s.name).needs_http for s in wanted):
-        yield None
-        return
-    from .sources.http import open_client
-
-    with open_client(settings.http) as client:
-        yield client
-
-
-def _fetch_one(src, client, as_of, bank, obs, env, source_report: SourceReport) -> FetchResult | None:
-    ids = bank.loc[bank["source"] == src.name, "id"].unique()
+def _fetch_one(name, options, as_of, bank, obs, env, client, source_report: SourceReport) -> FetchResult | None:
+    """Ask one source. Live sources open their own client through ``sources.http.open_client``."""
+    ids = bank.loc[bank["source"] == name, "id"].unique()
     states = market_states(known_by(obs[obs["question_id"].isin(ids)], format_ts(as_of)))
     closed = set(states.index[states["status"].isin(["resolved", "void"])])
-    ctx = FetchContext(as_of=as_of, options=src.options, tracked=frozenset(set(ids) - closed), client=client, env=env)
+    ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed), client=client, env=env)
     try:
-        result = build_source(src.name, src.options).fetch(ctx)
+        result = build_source(name, options).fetch(ctx)
     except Exception as exc:  # isolation: one broken source must not stop the others
         source_report.error = f"{type(exc).__name__}: {exc}"
         return None
