@@ -80,7 +80,7 @@ def nightly(root: Path, as_of: datetime, *, only: str | None = None, fetch_only:
     if report.failed_sources:
         names = ", ".join(s.name for s in report.failed_sources)
         error = PartialFailure(f"wrote everything that succeeded; these sources failed: {names}", report_problems(report))
-        error.report = report
+        error.nightly_report = report
         raise error
     return report
 

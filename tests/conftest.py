@@ -1,0 +1,71 @@
+"""Shared fixtures: small hubs on the offline sim world, and a helper to run the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator.timeutil import parse_ts
+
+SMALL_HUB = """\
+[hub]
+title = "Test hub"
+
+[rounds]
+first_due = "2026-01-25T00:00:00Z"
+cadence_days = 14
+open_days_before_due = 10
+market_questions = 12
+dataset_questions = 4
+horizons = [7, 30]
+
+[scoring]
+min_resolved = 5
+min_age_days = 20
+
+[sources.sim]
+enabled = true
+seed = 3
+start = "2026-01-04T00:00:00Z"
+markets = 60
+series = 6
+span_days = 120
+"""
+
+
+def write_hub(root: Path, text: str = SMALL_HUB) -> Path:
+    (root / "data").mkdir(parents=True, exist_ok=True)
+    (root / "data" / "hub.toml").write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def sim_hub(tmp_path: Path) -> Path:
+    """An empty hub with only the sim source enabled."""
+    return write_hub(tmp_path / "hub")
+
+
+def ts(text: str):
+    return parse_ts(text)
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m generator`` as a user would; never raises."""
+    return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=600)
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under root/data, as bytes: to prove a run changed nothing."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "data").rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def demo_hub(tmp_path_factory) -> Path:
+    """The demo exactly as `prescient demo` makes it (the default season), built once per session."""
+    from generator.demo import run_demo
+
+    return run_demo(tmp_path_factory.mktemp("demo") / "demo").root

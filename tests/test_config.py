@@ -1,0 +1,55 @@
+"""hub.toml: every problem reported with its key; as_of resolved once, in a documented order."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from generator.config import load_settings, resolve_as_of
+from generator.errors import ConfigError
+
+from conftest import SMALL_HUB, write_hub
+
+
+def test_the_repository_hub_loads_with_sim_disabled_and_live_sources_listed():
+    from pathlib import Path
+
+    settings = load_settings(Path(__file__).resolve().parents[1])
+    enabled = {s.name for s in settings.enabled_sources}
+    assert "sim" not in enabled
+    assert {"manifold", "polymarket", "kalshi", "metaculus", "fred", "dbnomics"} <= enabled
+    assert settings.rounds.first_due.weekday() == 6  # a Sunday, as ForecastBench
+    assert settings.rounds.cadence_days == 14
+
+
+def test_malformed_toml_names_the_file_and_line(tmp_path):
+    root = write_hub(tmp_path, SMALL_HUB.replace('title = "Test hub"', 'title = "Test hub'))
+    with pytest.raises(ConfigError) as info:
+        load_settings(root)
+    problem = info.value.problems[0]
+    assert problem.code == "toml-syntax" and problem.row == 2 and problem.file.endswith("data/hub.toml")
+
+
+def test_unknown_source_wrong_types_and_unknown_keys_are_all_reported(tmp_path):
+    text = SMALL_HUB.replace("cadence_days = 14", 'cadence_days = "two weeks"\ncolour = "blue"')
+    root = write_hub(tmp_path, text + "\n[sources.yahoo]\nenabled = true\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(root)
+    found = {(p.code, p.column) for p in info.value.problems}
+    assert found == {("wrong-type", "rounds.cadence_days"), ("unknown-key", "rounds.colour"),
+                     ("unknown-source", "sources.yahoo")}
+    assert "known sources:" in next(p.message for p in info.value.problems if p.code == "unknown-source")
+
+
+def test_missing_hub_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        load_settings(tmp_path)
+
+
+def test_as_of_comes_from_the_option_then_source_date_epoch_then_the_clock():
+    assert resolve_as_of("2026-03-01T12:00:00Z", {"SOURCE_DATE_EPOCH": "0"}) == datetime(2026, 3, 1, 12, tzinfo=timezone.utc)
+    assert resolve_as_of(None, {"SOURCE_DATE_EPOCH": "86400"}) == datetime(1970, 1, 2, tzinfo=timezone.utc)
+    assert resolve_as_of(None, {}).tzinfo is not None
+    with pytest.raises(ConfigError):
+        resolve_as_of("2026-03-01T12:00:00", {})  # no time zone: refused, never guessed

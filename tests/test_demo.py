@@ -1,0 +1,58 @@
+"""The demo: a whole season on the offline world, whose leaderboard recovers the known order."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from generator.build import build_site
+from generator.demo import SEASON_END
+from generator.forecasters.synthetic import ORDER
+from generator.pipeline import nightly
+from generator.forecasters.synthetic import synthetic_forecasts, synthetic_models
+from generator.sources.sim import world_from_options
+
+from conftest import run_cli, tree_bytes
+
+
+def test_leaderboard_ranks_the_synthetic_forecasters_in_their_known_order(demo_hub: Path):
+    history = pd.read_csv(demo_hub / "data/leaderboard/history.csv", dtype={"model": str})
+    final = history[history["as_of"] == history["as_of"].max()].sort_values("rank")
+    assert tuple(final["model"]) == ORDER
+    assert final["provisional"].eq(0).all()
+    assert final["n"].min() >= 400
+
+
+def test_cli_leaderboard_agrees_with_the_published_history(demo_hub: Path):
+    result = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", SEASON_END.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                     "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert tuple(row["model"] for row in json.loads(result.stdout)) == ORDER
+
+
+def test_rerunning_the_last_night_and_rebuilding_changes_no_byte(demo_hub: Path):
+    before = tree_bytes(demo_hub)
+    site_before = {p: p.read_bytes() for p in (demo_hub / "site_src/docs/generated").rglob("*") if p.is_file()}
+    world = world_from_options({"seed": 7, "start": "2026-01-04T00:00:00Z", "markets": 260, "series": 12, "span_days": 200})
+    nightly(demo_hub, SEASON_END, extra=lambda q: synthetic_forecasts(world, q), extra_models=synthetic_models(), env={})
+    assert tree_bytes(demo_hub) == before
+    assert build_site(demo_hub, SEASON_END, run_mkdocs=False) == []
+    assert {p: p.read_bytes() for p in (demo_hub / "site_src/docs/generated").rglob("*") if p.is_file()} == site_before
+
+
+def test_the_site_is_built_with_a_chart_and_one_local_plotly(demo_hub: Path):
+    site = demo_hub / "site_src/site"
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert 'class="prescient-table"' in home
+    figures = re.findall(r'class="prescient-chart" data-figure="([^"]+)"', home)
+    assert len(figures) >= 2
+    assert home.count("plotly.min.js") == 1 and "cdn" not in home.lower()
+    assert (site / "generated/assets/plotly.min.js").stat().st_size > 1_000_000
+    for page in ("methodology/index.html", "submit/index.html", "data/index.html",
+                 "generated/models/demo.calibrated/index.html", "generated/rounds/index.html"):
+        assert (site / page).is_file(), page
+    data_page = (site / "data/index.html").read_text(encoding="utf-8")
+    assert "payload_sha256" in data_page and "recorded_at" in data_page  # dictionary from schemas.py

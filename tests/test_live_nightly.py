@@ -1,0 +1,68 @@
+"""A nightly run over live sources, served recorded payloads through a mock transport: the pipeline
+cannot tell them from the network, quiet nights add nothing, and a resolution is a new row."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pandas as pd
+
+from generator.pipeline import nightly
+from generator.timeutil import parse_ts
+
+from conftest import tree_bytes, write_hub
+
+DATA = Path(__file__).parent / "data" / "api" / "manifold"
+HUB = """\
+[rounds]
+first_due = "2026-08-16T00:00:00Z"
+market_questions = 3
+dataset_questions = 0
+
+[sources.manifold]
+enabled = true
+min_bettors = 5
+min_liquidity = 100
+rate_per_second = 0
+retries = 0
+"""
+
+
+def transport(resolved: bool) -> httpx.Client:
+    search = json.loads((DATA / "search_markets_binary_open_2026-08.json").read_text())
+    target = search[0]["id"]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/search-markets"):
+            offset = int(request.url.params.get("offset", "0"))
+            items = [m for m in search if not (resolved and m["id"] == target)] if offset == 0 else []
+            return httpx.Response(200, json=items)
+        if request.url.path.endswith(f"/market/{target}"):
+            item = dict(search[0], isResolved=True, resolution="YES", resolutionTime=1786000000000)
+            return httpx.Response(200, json=item)
+        return httpx.Response(404, json={"message": "not found"})
+
+    return httpx.Client(transport=httpx.MockTransport(handler))
+
+
+def test_live_source_nightly_is_idempotent_and_records_a_resolution_as_a_new_row(tmp_path: Path):
+    root = write_hub(tmp_path / "hub", HUB)
+    first = nightly(root, parse_ts("2026-08-05T12:00:00Z"), client=transport(False), env={})
+    assert first.sources[0].new_questions == 3 and first.sources[0].new_observations == 3
+    assert first.rounds_opened == []  # the round due 2026-08-16 opens on 2026-08-06
+    before = tree_bytes(root)
+    nightly(root, parse_ts("2026-08-05T12:00:00Z"), client=transport(False), env={})
+    assert tree_bytes(root) == before
+
+    quiet = nightly(root, parse_ts("2026-08-06T12:00:00Z"), client=transport(False), env={})
+    assert quiet.sources[0].new_observations == 0  # unchanged values are not appended again
+    assert quiet.rounds_opened == ["2026-08-16"]
+
+    later = nightly(root, parse_ts("2026-08-07T12:00:00Z"), client=transport(True), env={})
+    assert later.sources[0].resolved == 1
+    obs = pd.read_csv(next((root / "data/observations/manifold").glob("*.csv")), keep_default_na=False)
+    assert len(obs) == 4 and obs["status"].tolist().count("resolved") == 1
+    assert all(len(h) == 64 for h in obs["payload_sha256"])
+    assert tree_bytes(root)["data/observations/manifold/2026-08.csv"].startswith(before["data/observations/manifold/2026-08.csv"])
