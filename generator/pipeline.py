@@ -37,6 +37,7 @@ from .store.layout import Layout
 from .timeutil import days, format_date, format_ts
 
 ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
+ProgressFactory = Callable[[str], Callable[[int], None]]
 BOARD = "tournament"
 
 
@@ -66,15 +67,17 @@ class NightlyReport:
 
 def nightly(root: Path, as_of: datetime, *, only: str | None = None, fetch_only: bool = False,
             extra: ExtraForecasters | None = None, extra_models: dict[str, ModelMeta] | None = None,
-            env: dict[str, str] | None = None, client: httpx.Client | None = None) -> NightlyReport:
+            env: dict[str, str] | None = None, client: httpx.Client | None = None,
+            progress: ProgressFactory | None = None) -> NightlyReport:
     """One nightly run over the hub at ``root``. Raises PartialFailure after writing if a source failed.
 
-    ``client`` replaces the sources' own HTTP clients (tests pass one over a mock transport).
+    ``client`` replaces the sources' own HTTP clients (tests pass one over a mock transport);
+    ``progress(source)`` returns a callback told of each finished request of that source.
     """
     settings, layout = load_settings(root), Layout(root)
     report = NightlyReport(as_of)
     env = dict(os.environ) if env is None else env
-    bank, obs = fetch_stage(settings, layout, as_of, report, only, env, client)
+    bank, obs = fetch_stage(settings, layout, as_of, report, only, env, client, progress)
     if not fetch_only:
         derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models or {})
     if report.failed_sources:
@@ -93,24 +96,27 @@ def report_problems(report: NightlyReport) -> list[Problem]:
 # -- phase 1: fetch -------------------------------------------------------------------------------
 
 def fetch_stage(settings: Settings, layout: Layout, as_of: datetime, report: NightlyReport,
-                only: str | None, env: dict[str, str], client: httpx.Client | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                only: str | None, env: dict[str, str], client: httpx.Client | None = None,
+                progress: ProgressFactory | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     bank, obs = readers.load_bank(layout), readers.load_observations(layout)
     for src in (s for s in settings.enabled_sources if only in (None, s.name)):
         source_report = SourceReport(src.name)
         report.sources.append(source_report)
         options = {**settings.http, **src.options}  # [http] defaults, then the source's own table
-        result = _fetch_one(src.name, options, as_of, bank, obs, env, client, source_report)
+        ticker = progress(src.name) if progress else None
+        result = _fetch_one(src.name, options, as_of, bank, obs, env, client, ticker, source_report)
         if result is not None:
             bank, obs = _ingest(layout, as_of, bank, obs, result, source_report, report)
     return bank, obs
 
 
-def _fetch_one(name, options, as_of, bank, obs, env, client, source_report: SourceReport) -> FetchResult | None:
+def _fetch_one(name, options, as_of, bank, obs, env, client, ticker, source_report: SourceReport) -> FetchResult | None:
     """Ask one source. Live sources open their own client through ``sources.http.open_client``."""
     ids = bank.loc[bank["source"] == name, "id"].unique()
     states = market_states(known_by(obs[obs["question_id"].isin(ids)], format_ts(as_of)))
     closed = set(states.index[states["status"].isin(["resolved", "void"])])
-    ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed), client=client, env=env)
+    ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed),
+                       client=client, env=env, progress=ticker)
     try:
         result = build_source(name, options).fetch(ctx)
     except Exception as exc:  # isolation: one broken source must not stop the others

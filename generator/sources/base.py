@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 import httpx
 
@@ -84,6 +84,7 @@ class FetchContext:
     tracked: frozenset[str] = frozenset()
     client: httpx.Client | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    progress: Callable[[int], None] | None = None  # told of each finished request (for a progress bar)
 
 
 class Source(Protocol):

@@ -194,13 +194,18 @@ class Http:
     sleep: Callable[[float], None] = time.sleep
     rng: Callable[[], float] = random.random
     limiter: RateLimiter = field(default_factory=lambda: RateLimiter(None))
+    progress: Callable[[int], None] | None = None
 
     def get(self, url: str, params: Mapping[str, Any] | None = None) -> tuple[Any, bytes]:
-        return get_json(
-            self.client, url, params=params, headers=self.headers, retries=self.retries,
-            backoff=self.backoff, max_wait=self.max_wait, sleep=self.sleep, rng=self.rng,
-            throttle=self.limiter.wait,
-        )  # fmt: skip
+        try:
+            return get_json(
+                self.client, url, params=params, headers=self.headers, retries=self.retries,
+                backoff=self.backoff, max_wait=self.max_wait, sleep=self.sleep, rng=self.rng,
+                throttle=self.limiter.wait,
+            )  # fmt: skip
+        finally:
+            if self.progress is not None:
+                self.progress(1)
 
     def many(self, fetch_one: Callable[[T], R], keys: Sequence[T]) -> list[R | SourceError]:
         return fetch_many(fetch_one, keys, concurrency=self.concurrency)
@@ -213,6 +218,7 @@ def http_for(
     sleep: Callable[[float], None] = time.sleep,
     headers: Mapping[str, str] | None = None,
     defaults: Mapping[str, Any] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> Http:
     """Build an ``Http`` from a source's options, falling back to that source's ``defaults``."""
     opts = {**(defaults or {}), **options}
@@ -221,5 +227,5 @@ def http_for(
         client=client, headers=dict(headers or {}), retries=int(opts.get("retries", 3)),
         backoff=float(opts.get("backoff", 0.5)), max_wait=float(opts.get("max_wait", 60.0)),
         concurrency=int(opts.get("concurrency", 4)), sleep=sleep,
-        limiter=RateLimiter(float(rate) if rate else None, sleep=sleep),
+        limiter=RateLimiter(float(rate) if rate else None, sleep=sleep), progress=progress,
     )  # fmt: skip
