@@ -66,3 +66,52 @@ def test_live_source_nightly_is_idempotent_and_records_a_resolution_as_a_new_row
     assert len(obs) == 4 and obs["status"].tolist().count("resolved") == 1
     assert all(len(h) == 64 for h in obs["payload_sha256"])
     assert tree_bytes(root)["data/observations/manifold/2026-08.csv"].startswith(before["data/observations/manifold/2026-08.csv"])
+
+
+FAULTY_HUB = HUB + """
+[sources.dbnomics]
+enabled = true
+series = ["ECB/EXR/D.USD.EUR.SP00.A"]
+retries = 1
+backoff = 0
+"""
+
+
+def faulty_transport(search_status: int = 200, broken_item: bool = False) -> httpx.Client:
+    """Manifold answers (one item malformed if asked); DBnomics is down for the whole run."""
+    search = json.loads((DATA / "search_markets_binary_open_2026-08.json").read_text())
+    if broken_item:
+        search = [dict(search[0], probability="not a number")] + search[1:]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if "db.nomics" in request.url.host:
+            return httpx.Response(503, text="maintenance")
+        if request.url.path.endswith("/search-markets"):
+            offset = int(request.url.params.get("offset", "0"))
+            return httpx.Response(search_status, json=search if offset == 0 else [])
+        return httpx.Response(404, json={"message": "not found"})
+
+    return httpx.Client(transport=httpx.MockTransport(handler))
+
+
+def test_an_outage_and_a_malformed_item_lose_nothing_else(tmp_path: Path):
+    import pytest
+
+    from generator.errors import PartialFailure
+
+    root = write_hub(tmp_path / "hub", FAULTY_HUB)
+    with pytest.raises(PartialFailure) as info:
+        nightly(root, parse_ts("2026-08-05T12:00:00Z"), client=faulty_transport(broken_item=True), env={})
+    by_name = {s.name: s for s in info.value.nightly_report.sources}
+    assert by_name["dbnomics"].error and "503" in by_name["dbnomics"].error
+    assert by_name["manifold"].new_observations == 2
+    assert [f.split(":")[0] for f in by_name["manifold"].failures] == ["manifold market lqtROphAhp"]
+    obs = pd.read_csv(root / "data/observations/manifold/2026-08.csv", keep_default_na=False)
+    assert sorted(obs["question_id"]) == ["manifold:2IyO0gUAUd", "manifold:udAUupudlE"]
+    assert not (root / "data/observations/dbnomics").exists()
+    assert not (root / "data/questions/dbnomics.csv").exists()
+
+    with pytest.raises(PartialFailure):  # the next night the broken item is fine: it is added, nothing else
+        nightly(root, parse_ts("2026-08-06T12:00:00Z"), client=faulty_transport(), env={})
+    obs = pd.read_csv(root / "data/observations/manifold/2026-08.csv", keep_default_na=False)
+    assert len(obs) == 3 and obs["question_id"].nunique() == 3
