@@ -34,8 +34,7 @@ class BuildError(PrescientError):
 def gather(root: Path, as_of: datetime) -> SiteData:
     settings, layout = load_settings(root), Layout(root)
     scores, models = readers.load_scores(layout), readers.load_models(layout)
-    first_due = scores.groupby("model")["round"].min().map(lambda d: f"{d}T00:00:00Z").to_dict() if len(scores) else {}
-    board = mean_brier_board(scores, models, first_due, as_of, settings.scoring)
+    board = mean_brier_board(scores, models, as_of, settings.scoring)
     history = readers.load_history(layout)
     return SiteData(
         title=settings.title, as_of=as_of, methodology_version=settings.scoring.methodology_version,

@@ -194,9 +194,7 @@ def _score_all(settings, layout, obs, as_of, report) -> pd.DataFrame:
 
 
 def _append_history(settings, layout, scores, as_of, report) -> None:
-    models = readers.load_models(layout)
-    first_due = scores.groupby("model")["round"].min().map(lambda d: f"{d}T00:00:00Z").to_dict() if len(scores) else {}
-    board = mean_brier_board(scores, models, first_due, as_of, settings.scoring)
+    board = mean_brier_board(scores, readers.load_models(layout), as_of, settings.scoring)
     rows = history_rows(board, as_of, BOARD, settings.scoring.methodology_version)
     if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history))):
         report.written.append(layout.relative(layout.history))

@@ -22,8 +22,15 @@ COLUMNS = ["rank", "model", "name", "organization", "kind", "n", "n_dataset", "n
            "brier", "brier_dataset", "brier_market", "imputed_share", "provisional"]
 
 
-def mean_brier_board(scores: pd.DataFrame, models: dict[str, ModelMeta], first_due: dict[str, str],
-                     as_of: datetime, scoring: ScoringSettings) -> pd.DataFrame:
+def first_rounds(scores: pd.DataFrame) -> dict[str, str]:
+    """Each model's earliest scored round, as a due timestamp (for the stability rule)."""
+    if scores.empty:
+        return {}
+    return scores.groupby("model")["round"].min().map(lambda d: f"{d}T00:00:00Z").to_dict()
+
+
+def mean_brier_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
+                     scoring: ScoringSettings) -> pd.DataFrame:
     if scores.empty:
         return pd.DataFrame(columns=COLUMNS)
     by_type = scores.pivot_table(index="model", columns="kind", values="brier", aggfunc=["mean", "count"])
@@ -35,6 +42,7 @@ def mean_brier_board(scores: pd.DataFrame, models: dict[str, ModelMeta], first_d
     board["n"] = board["n_dataset"] + board["n_market"]
     board["brier"] = board[["brier_dataset", "brier_market"]].mean(axis=1, skipna=True)
     board["imputed_share"] = scores.groupby("model")["imputed"].mean()
+    first_due = first_rounds(scores)
     old_enough = board.index.map(lambda m: first_due.get(m, "9999") <= format_ts(as_of - days(scoring.min_age_days)))
     board["provisional"] = ((board["n"] < scoring.min_resolved) | ~np.asarray(old_enough, dtype=bool)).astype("int64")
     return _finish(board.reset_index(), models)
