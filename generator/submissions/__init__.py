@@ -1,0 +1,22 @@
+"""Submission validation: small checks that yield coded Problems, and the report they make.
+
+``validate_files`` checks files in a working tree, ``validate_pr`` the files a pull request
+changed (read through git plumbing, never executed); ``render`` prints a Report as text, Markdown
+or JSON. Every code is registered, with its meaning, in ``codes.CODES``.
+"""
+
+from __future__ import annotations
+
+from ..errors import PrescientError
+from .codes import CODES, problem
+from .report import FORMATS, Report, render
+from .validate import validate_files, validate_pr
+
+
+class SubmissionInvalid(PrescientError):
+    """A submission has at least one error-severity problem."""
+
+    exit_code = 9
+
+
+__all__ = ["CODES", "FORMATS", "Report", "SubmissionInvalid", "problem", "render", "validate_files", "validate_pr"]

@@ -1,0 +1,84 @@
+"""The registry of validation codes: each stable kebab-case code, its severity and one sentence.
+
+Every problem the submission checks report is made through ``problem()``, so a code that is not
+registered here cannot be reported. The Submit page's table of codes is checked against this
+registry by a test (tests/test_validate_docs.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import Problem
+
+ERROR, WARNING = "error", "warning"
+
+
+@dataclass(frozen=True)
+class Code:
+    severity: str
+    meaning: str
+
+
+CODES: dict[str, Code] = {
+    # where the file is and what it is called
+    "unsafe-path": Code(ERROR, "The path is absolute, contains `..`, a backslash or a control character."),
+    "outside-submission-area": Code(ERROR, "A submission may only change files under `data/forecasts/` and `data/models/`."),
+    "bad-round-folder": Code(ERROR, "A forecast file must sit in `data/forecasts/<due date as YYYY-MM-DD>/`."),
+    "bad-file-name": Code(ERROR, "The file name is not `<team>.<model>` in lower-case letters, digits and dashes."),
+    "bad-extension": Code(ERROR, "Forecast files end in `.csv` or `.json`, model metadata files in `.yml`."),
+    "not-a-regular-file": Code(ERROR, "The path is a symbolic link, a submodule or a folder, not a plain file."),
+    "file-not-found": Code(ERROR, "The file to validate does not exist."),
+    "duplicate-submission": Code(ERROR, "The model has both a `.csv` and a `.json` file for the same round; keep one."),
+    # the round
+    "unknown-round": Code(ERROR, "No round with this due date has been published in `data/rounds/`."),
+    "round-closed": Code(ERROR, "The round's due time (UTC) had passed at the time the submission was checked."),
+    "past-round-changed": Code(ERROR, "A forecast file of a round whose due time has passed was edited, renamed or deleted."),
+    # bytes, encoding and syntax
+    "file-too-large": Code(ERROR, "The file is larger than the size cap."),
+    "empty-file": Code(ERROR, "The file is empty or has no header row."),
+    "not-utf8": Code(ERROR, "The file is not valid UTF-8 text."),
+    "utf8-bom": Code(ERROR, "The file starts with a byte-order mark; save it as UTF-8 without BOM."),
+    "crlf-line-endings": Code(ERROR, "The CSV uses Windows (CRLF) line endings; save it with LF (`\\n`) line endings."),
+    "bad-csv": Code(ERROR, "The CSV cannot be parsed (for example an unclosed quote or a NUL byte)."),
+    "wrong-field-count": Code(ERROR, "A CSV row has more or fewer fields than the header."),
+    "bad-json": Code(ERROR, "The JSON cannot be parsed or is not a ForecastBench forecast set."),
+    "missing-field": Code(ERROR, "A required field is missing (JSON forecast item or model metadata)."),
+    "question-set-mismatch": Code(WARNING, "The JSON's `question_set` does not name this round's question set."),
+    # columns and values
+    "missing-column": Code(ERROR, "A required column is missing from the header."),
+    "unknown-column": Code(ERROR, "The header has a column that the forecast file format does not define."),
+    "duplicate-column": Code(ERROR, "The header names the same column twice."),
+    "empty-value": Code(ERROR, "A required cell is empty."),
+    "probability-not-a-number": Code(ERROR, "The probability is not a plain decimal number (use a dot: `0.5`, not `0,5`)."),
+    "probability-not-finite": Code(ERROR, "The probability is NaN or infinite."),
+    "probability-out-of-range": Code(ERROR, "The probability is below 0 or above 1."),
+    "bad-date": Code(ERROR, "The resolution date is not a real date written as YYYY-MM-DD."),
+    # the rows against the round's question set
+    "unknown-question": Code(ERROR, "The question id is not in the round's question set."),
+    "missing-resolution-date": Code(ERROR, "A dataset question needs one row per resolution date, and this row has none."),
+    "unknown-resolution-date": Code(ERROR, "The resolution date is not one of this question's resolution dates in the round."),
+    "market-resolution-date": Code(ERROR, "Market questions take no resolution date; leave the cell empty."),
+    "duplicate-forecast": Code(ERROR, "The same question and resolution date appear in more than one row."),
+    "no-forecasts": Code(ERROR, "The file has a header but no forecast rows."),
+    "low-coverage": Code(WARNING, "The file covers less than 95% of the round; missing forecasts are scored as 0.5."),
+    # model metadata and who may submit
+    "missing-model-metadata": Code(ERROR, "There is no `data/models/<team>.<model>.yml` for this model."),
+    "bad-yaml": Code(ERROR, "The model metadata is not valid YAML or not a mapping of fields."),
+    "bad-model-id": Code(ERROR, "The model id in the metadata file name is not `<team>.<model>`."),
+    "unknown-field": Code(ERROR, "The model metadata has a field that is not defined."),
+    "bad-value": Code(ERROR, "A model metadata field has a value that is not allowed."),
+    "metadata-deleted": Code(ERROR, "Model metadata may not be deleted or renamed by a submission."),
+    "new-model": Code(WARNING, "The pull request registers a new model; a hub maintainer reviews it before merging."),
+    "not-a-maintainer": Code(ERROR, "The pull request's author is not in the model's `maintainers` list."),
+    "multiple-models": Code(ERROR, "A pull request may change the files of one model only."),
+}
+
+
+def problem(code: str, file: str, row: int | None, column: str | None, message: str) -> Problem:
+    """A Problem whose severity comes from the registry (an unregistered code raises KeyError)."""
+    return Problem(file, row, column, code, message, CODES[code].severity)
+
+
+def explain(code: str) -> str:
+    return CODES[code].meaning if code in CODES else ""

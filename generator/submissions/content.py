@@ -1,0 +1,179 @@
+"""Checks of a parsed forecast file against its round's question set. Each check is a small pure
+function that returns the problems it finds; ``check_content`` runs them all (collect-all).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+
+import pandas as pd
+
+from ..errors import Problem, SchemaError
+from ..schemas import FORECASTS, ROUND_QUESTIONS
+from ..sources.base import MARKET
+from ..store.csvio import check_frame
+from .codes import problem
+from .parse import Parsed, Row
+
+COVERAGE_WARN = 0.95
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_NOT_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+REQUIRED = FORECASTS.names  # every column, as the nightly reader requires (reasoning cells may be empty)
+
+
+@dataclass(frozen=True)
+class RoundSet:
+    """What the checks need from a round: its deadline and the forecastable units."""
+
+    due: str
+    due_ts: str
+    kinds: dict[str, str]
+    dates: dict[str, frozenset[str]]
+
+    @property
+    def units(self) -> frozenset[tuple[str, str]]:
+        return frozenset((q, d) for q, kind in self.kinds.items()
+                         for d in (self.dates.get(q, frozenset()) if kind != MARKET else ("",)))
+
+
+def round_set(data: bytes, due: str, label: str) -> RoundSet:
+    """A published round's questions.csv → RoundSet. A broken round file is the hub's fault: SchemaError."""
+    try:
+        frame = pd.read_csv(io.StringIO(data.decode("utf-8")), dtype=str, keep_default_na=False, na_filter=False)
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise SchemaError(f"{label}: the round's question set cannot be read: {exc}") from None
+    problems = [p for p in check_frame(frame, ROUND_QUESTIONS, label) if p.severity == "error"]
+    if problems:
+        raise SchemaError(f"{label}: the round's question set does not match its schema", problems)
+    kinds = dict(zip(frame["question_id"], frame["kind"]))
+    dates = frame[frame["resolution_date"] != ""].groupby("question_id")["resolution_date"].agg(frozenset).to_dict()
+    due_ts = frame["due"].iloc[0] if len(frame) else f"{due}T00:00:00Z"
+    return RoundSet(due, due_ts, kinds, dates)
+
+
+def check_content(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
+    """Every problem of the rows; checks that need the round are skipped when it is unknown."""
+    problems = check_columns(parsed)
+    if any(p.code == "missing-column" for p in problems):
+        return problems
+    problems += check_probabilities(parsed) + check_dates(parsed) + check_duplicates(parsed)
+    problems += check_question_ids(parsed, rnd) + check_coverage(parsed, rnd)
+    return problems
+
+
+def check_columns(parsed: Parsed) -> list[Problem]:
+    columns, label = parsed.columns, parsed.label
+    out = [problem("missing-column", label, 1, name, f"required column {name!r} is missing; the header must be "
+                   + ",".join(FORECASTS.names)) for name in REQUIRED if name not in columns]
+    out += [problem("unknown-column", label, 1, name, f"column {name!r} is not one of " + ", ".join(FORECASTS.names))
+            for name in columns if name not in FORECASTS.names]
+    out += [problem("duplicate-column", label, 1, name, f"column {name!r} appears {n} times in the header")
+            for name, n in sorted(Counter(columns).items()) if n > 1]
+    return out
+
+
+def probability_problem(text: str) -> tuple[str, str] | None:
+    """(code, message) for a probability cell that is not a finite number in [0, 1]."""
+    value = text.strip()
+    if not value:
+        return "empty-value", "the probability is empty"
+    if value.lower() in _NOT_FINITE:
+        return "probability-not-finite", f"{text!r} is not a finite number; give a probability from 0 to 1"
+    if not _NUMBER.match(value):
+        hint = " (use a dot as the decimal separator)" if re.fullmatch(r"[+-]?\d*,\d+", value) else ""
+        return "probability-not-a-number", f"{text!r} is not a number{hint}"
+    number = float(value)
+    if not math.isfinite(number):
+        return "probability-not-finite", f"{text!r} is too large to be a probability"
+    if not 0.0 <= number <= 1.0:
+        return "probability-out-of-range", f"{text!r} is outside [0, 1]"
+    return None
+
+
+def check_probabilities(parsed: Parsed) -> list[Problem]:
+    col = parsed.col("probability")
+    found = ((row, probability_problem(row.cells.get("probability", ""))) for row in parsed.rows)
+    return [problem(code, parsed.label, row.number, col, message) for row, hit in found if hit for code, message in [hit]]
+
+
+def _bad_date(text: str) -> bool:
+    if not _DATE.match(text):
+        return True
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return True
+    return False
+
+
+def check_dates(parsed: Parsed) -> list[Problem]:
+    col = parsed.col("resolution_date")
+    return [problem("bad-date", parsed.label, row.number, col, f"{row.cells['resolution_date']!r} is not a date written as YYYY-MM-DD")
+            for row in parsed.rows if row.cells.get("resolution_date") and _bad_date(row.cells["resolution_date"])]
+
+
+def _key(row: Row) -> tuple[str, str]:
+    return row.cells.get("question_id", ""), row.cells.get("resolution_date", "")
+
+
+def check_duplicates(parsed: Parsed) -> list[Problem]:
+    first: dict[tuple[str, str], int] = {}
+    out = []
+    for row in parsed.rows:
+        key = _key(row)
+        if key in first and key[0]:
+            out.append(problem("duplicate-forecast", parsed.label, row.number, parsed.col("question_id"),
+                               f"question {key[0]!r}" + (f" for {key[1]}" if key[1] else "") + f" was already forecast in row {first[key]}"))
+        first.setdefault(key, row.number)
+    return out
+
+
+def check_question_ids(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
+    out = []
+    for row in parsed.rows:
+        qid, rdate = _key(row)
+        if not qid.strip():
+            out.append(problem("empty-value", parsed.label, row.number, parsed.col("question_id"), "the question id is empty"))
+        elif rnd is not None:
+            out += _against_round(parsed, row, qid, rdate, rnd)
+    return out
+
+
+def _against_round(parsed: Parsed, row: Row, qid: str, rdate: str, rnd: RoundSet) -> list[Problem]:
+    label, number, col = parsed.label, row.number, parsed.col("resolution_date")
+    if qid not in rnd.kinds:
+        return [problem("unknown-question", label, number, parsed.col("question_id"),
+                        f"{qid!r} is not in the question set of round {rnd.due}")]
+    if rnd.kinds[qid] == MARKET:
+        return [problem("market-resolution-date", label, number, col,
+                        f"{qid!r} is a market question; leave resolution_date empty")] if rdate else []
+    allowed = sorted(rnd.dates.get(qid, ()))
+    if not rdate:
+        return [problem("missing-resolution-date", label, number, col,
+                        f"{qid!r} is a dataset question; give one row for each of {', '.join(allowed)}")]
+    if rdate not in allowed and not _bad_date(rdate):
+        return [problem("unknown-resolution-date", label, number, col,
+                        f"{rdate} is not a resolution date of {qid!r}; its dates are {', '.join(allowed)}")]
+    return []
+
+
+def check_coverage(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
+    if not parsed.records:
+        return [problem("no-forecasts", parsed.label, None, None, "the file has no forecast rows")]
+    units = rnd.units if rnd is not None else frozenset()
+    if not units:
+        return []
+    covered = units & {_key(r) for r in parsed.rows if probability_problem(r.cells.get("probability", "")) is None}
+    share = len(covered) / len(units)
+    if share >= COVERAGE_WARN:
+        return []
+    return [problem("low-coverage", parsed.label, None, None,
+                    f"the file forecasts {len(covered)} of the round's {len(units)} questions × resolution dates "
+                    f"({share:.1%}); the rest are scored as 0.5, and a file with more than "
+                    f"{1 - COVERAGE_WARN:.0%} imputed is left off the ranking")]

@@ -1,0 +1,182 @@
+"""Bytes of a forecast file → rows of text cells, with every encoding and syntax problem.
+
+Two formats carry the same content: a CSV with the FORECASTS columns, and a ForecastBench
+forecast-set JSON (``{organization, model, model_organization, question_set, forecasts: [...]}``)
+whose items ``{id, source, forecast, resolution_date, reasoning}`` become rows with
+``question_id = <source>:<id>``. Rows are numbered like a spreadsheet for CSV (header = row 1)
+and from 1 along ``forecasts`` for JSON. Nothing here raises on bad input.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field
+
+from ..errors import Problem
+from ..schemas import FORECASTS
+from .codes import problem
+
+MAX_FORECAST_BYTES = 10 * 1024 * 1024
+BOM = b"\xef\xbb\xbf"
+# JSON field that carries each FORECASTS column, for locating problems in the submitter's terms.
+JSON_FIELDS = {"question_id": "id", "resolution_date": "resolution_date", "probability": "forecast", "reasoning": "reasoning"}
+
+
+@dataclass(frozen=True)
+class Row:
+    number: int
+    cells: dict[str, str]
+
+
+@dataclass
+class Parsed:
+    label: str
+    fmt: str
+    columns: tuple[str, ...] = ()
+    rows: list[Row] = field(default_factory=list)
+    question_set: str | None = None
+    records: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    def col(self, name: str) -> str:
+        """The column name as the submitter wrote it (the JSON field for JSON files)."""
+        return JSON_FIELDS.get(name, name) if self.fmt == "json" else name
+
+
+def parse_forecast(data: bytes, label: str, fmt: str) -> Parsed:
+    parsed = Parsed(label, fmt)
+    text = _decode(data, label, parsed.problems)
+    if text is None:
+        return parsed
+    if fmt == "json":
+        _parse_json(text, parsed)
+    else:
+        _parse_csv(text, parsed)
+    return parsed
+
+
+def _decode(data: bytes, label: str, problems: list[Problem]) -> str | None:
+    if len(data) > MAX_FORECAST_BYTES:
+        problems.append(problem("file-too-large", label, None, None,
+                                f"the file has {len(data):,} bytes; the cap is {MAX_FORECAST_BYTES:,}"))
+        return None
+    if data.startswith(BOM):
+        problems.append(problem("utf8-bom", label, 1, None, "the file starts with a UTF-8 byte-order mark; save it without BOM"))
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(problem("not-utf8", label, data[:exc.start].count(b"\n") + 1, None,
+                                f"byte 0x{data[exc.start]:02x} at offset {exc.start} is not UTF-8; save the file as UTF-8"))
+        return None
+    if not text.strip():
+        problems.append(problem("empty-file", label, 1, None, "the file is empty"))
+        return None
+    return text
+
+
+def _parse_csv(text: str, parsed: Parsed) -> None:
+    if "\r" in text:
+        parsed.problems.append(problem("crlf-line-endings", parsed.label, text[:text.index("\r")].count("\n") + 1, None,
+                                       "the file has carriage returns (Windows line endings); save it with LF line endings"))
+        return
+    if "\x00" in text:
+        parsed.problems.append(problem("bad-csv", parsed.label, text[:text.index("\x00")].count("\n") + 1, None,
+                                       "the file contains a NUL byte; is it a spreadsheet saved in a binary format?"))
+        return
+    records = _records(text, parsed)
+    if records is None:
+        return
+    header = tuple(records[0][1])
+    parsed.columns = header
+    parsed.records = len(records) - 1
+    for number, values in records[1:]:
+        if len(values) != len(header):
+            parsed.problems.append(problem("wrong-field-count", parsed.label, number, None,
+                                           f"the row has {len(values)} field(s) but the header has {len(header)}"))
+        else:
+            parsed.rows.append(Row(number, dict(zip(header, values))))
+
+
+def _records(text: str, parsed: Parsed) -> list[tuple[int, list[str]]] | None:
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    records: list[tuple[int, list[str]]] = []
+    try:
+        for values in reader:
+            if values:
+                records.append((len(records) + 1, values))
+    except csv.Error as exc:
+        parsed.problems.append(problem("bad-csv", parsed.label, len(records) + 1, None, f"cannot parse the CSV: {exc}"))
+        return None
+    return records
+
+
+def _parse_json(text: str, parsed: Parsed) -> None:
+    try:
+        body = json.loads(text, parse_constant=_keep_constant)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        line = getattr(exc, "lineno", None)
+        parsed.problems.append(problem("bad-json", parsed.label, line, None, f"not valid JSON: {getattr(exc, 'msg', exc)}"))
+        return
+    items = _forecast_items(body, parsed)
+    if items is None:
+        return
+    parsed.columns = FORECASTS.names
+    qs = body.get("question_set")
+    parsed.question_set = qs if isinstance(qs, str) else None
+    parsed.records = len(items)
+    for number, item in enumerate(items, start=1):
+        row = _json_row(item, number, parsed)
+        if row is not None:
+            parsed.rows.append(row)
+
+
+def _keep_constant(name: str) -> float:
+    return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]
+
+
+def _forecast_items(body: object, parsed: Parsed) -> list | None:
+    if not isinstance(body, dict):
+        parsed.problems.append(problem("bad-json", parsed.label, None, None, "a forecast set must be a JSON object"))
+        return None
+    if "forecasts" not in body:
+        parsed.problems.append(problem("missing-field", parsed.label, None, "forecasts", "the forecast set has no 'forecasts' list"))
+        return None
+    if not isinstance(body["forecasts"], list):
+        parsed.problems.append(problem("bad-json", parsed.label, None, "forecasts", "'forecasts' must be a list"))
+        return None
+    return body["forecasts"]
+
+
+def _json_row(item: object, number: int, parsed: Parsed) -> Row | None:
+    if not isinstance(item, dict):
+        parsed.problems.append(problem("bad-json", parsed.label, number, None, "each forecast must be a JSON object"))
+        return None
+    missing = [k for k in ("id", "source", "forecast") if k not in item]
+    for key in missing:
+        parsed.problems.append(problem("missing-field", parsed.label, number, key, f"the forecast has no {key!r}"))
+    if missing:
+        return None
+    qid = _scalar(item["id"])
+    source = _scalar(item["source"])
+    if qid and source and not qid.startswith(source + ":"):
+        qid = f"{source}:{qid}"
+    cells = {"question_id": qid, "resolution_date": _scalar(item.get("resolution_date")),
+             "probability": _scalar(item["forecast"]), "reasoning": _scalar(item.get("reasoning"))}
+    return Row(number, cells)
+
+
+def _scalar(value: object) -> str:
+    """JSON value → cell text. Numbers keep their value; anything non-scalar becomes unparseable text."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (int, str)):
+        return str(value)
+    return json.dumps(value)[:60]

@@ -1,0 +1,117 @@
+"""Path and name rules: what a changed path is (a forecast file, model metadata, or neither).
+
+Pure string checks on the path relative to the hub root, written with ``/``. Nothing here touches
+the disk, so a hostile path (``../``, absolute, a backslash) is judged, never opened.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from ..errors import Problem
+from ..models import MODEL_ID
+from .codes import problem
+
+FORECAST, MODEL, OTHER = "forecast", "model", "other"
+FORECAST_FORMATS = ("csv", "json")
+_DUE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+@dataclass(frozen=True)
+class Target:
+    """A classified path. ``model`` and ``due`` are set only when the path is well-formed."""
+
+    path: str
+    kind: str
+    model: str | None = None
+    due: str | None = None
+    fmt: str | None = None
+
+
+def classify(path: str) -> tuple[Target, list[Problem]]:
+    unsafe = _unsafe(path)
+    if unsafe:
+        return Target(path, OTHER), [problem("unsafe-path", path, None, None, unsafe)]
+    parts = path.split("/")
+    if parts[:2] == ["data", "forecasts"]:
+        return _forecast(path, parts)
+    if parts[:2] == ["data", "models"]:
+        return _model(path, parts)
+    return Target(path, OTHER), [problem("outside-submission-area", path, None, None,
+                                         "only files under data/forecasts/ and data/models/ may be changed by a submission")]
+
+
+def _unsafe(path: str) -> str:
+    if not path:
+        return "the path is empty"
+    if path.startswith("/") or _WINDOWS_DRIVE.match(path):
+        return "the path is absolute; give it relative to the repository root"
+    if "\\" in path:
+        return "the path contains a backslash; use / between folders"
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
+        return "the path contains a control character"
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        return "the path contains an empty, '.' or '..' component"
+    return ""
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    stem, dot, ext = name.rpartition(".")
+    return (stem, ext) if dot else (name, "")
+
+
+def _forecast(path: str, parts: list[str]) -> tuple[Target, list[Problem]]:
+    if len(parts) != 4:
+        return Target(path, FORECAST), [problem("bad-round-folder", path, None, None,
+                                                "forecast files sit directly in data/forecasts/<due date>/, e.g. "
+                                                "data/forecasts/2026-01-25/acme.gpt-x.csv")]
+    due, (stem, ext) = parts[2], _split_name(parts[3])
+    problems = []
+    if not _is_date(due):
+        problems.append(problem("bad-round-folder", path, None, None, f"folder {due!r} is not a due date written as YYYY-MM-DD"))
+    if ext not in FORECAST_FORMATS:
+        problems.append(problem("bad-extension", path, None, None, f"forecast files end in .csv or .json, not {'.' + ext if ext else 'nothing'}"))
+    if not MODEL_ID.match(stem):
+        problems.append(problem("bad-file-name", path, None, None,
+                                f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)"))
+    ok = not problems
+    return Target(path, FORECAST, stem if ok else None, due if ok else None, ext if ok else None), problems
+
+
+def _model(path: str, parts: list[str]) -> tuple[Target, list[Problem]]:
+    stem, ext = _split_name(parts[-1])
+    problems = []
+    if len(parts) != 3:
+        problems.append(problem("outside-submission-area", path, None, None, "model metadata sits directly in data/models/"))
+    elif ext != "yml":
+        problems.append(problem("bad-extension", path, None, None, "model metadata files end in .yml"))
+    elif not MODEL_ID.match(stem):
+        problems.append(problem("bad-file-name", path, None, None,
+                                f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)"))
+    ok = not problems
+    return Target(path, MODEL, stem if ok else None, None, "yml" if ok else None), problems
+
+
+def _is_date(text: str) -> bool:
+    if not _DUE.match(text):
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def forecast_path(due: str, model: str, fmt: str) -> str:
+    return f"data/forecasts/{due}/{model}.{fmt}"
+
+
+def model_path(model: str) -> str:
+    return f"data/models/{model}.yml"
+
+
+def round_path(due: str) -> str:
+    return f"data/rounds/{due}/questions.csv"

@@ -1,0 +1,97 @@
+"""Checks of who may change what, and when: the round's deadline, model metadata, maintainers,
+one model per pull request, and the immutability of past rounds. Pure: values in, problems out.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import yaml
+
+from ..errors import Problem
+from ..models import check_model
+from ..timeutil import format_ts, parse_ts
+from .codes import problem
+from .content import RoundSet
+from .paths import Target
+
+MAX_METADATA_BYTES = 64 * 1024
+
+
+def describe_delta(due: datetime, at: datetime) -> str:
+    seconds = int(abs((due - at).total_seconds()))
+    d, h, m = seconds // 86400, seconds % 86400 // 3600, seconds % 3600 // 60
+    return f"{d}d {h}h {m}m"
+
+
+def round_note(rnd: RoundSet, at: datetime) -> str:
+    due = parse_ts(rnd.due_ts)
+    state = (f"open, {describe_delta(due, at)} left" if at < due
+             else f"closed {describe_delta(due, at)} ago")
+    return f"round {rnd.due} is due {rnd.due_ts} (UTC); at {format_ts(at)} it is {state}"
+
+
+def check_timing(target: Target, status: str, rnd: RoundSet | None, at: datetime) -> list[Problem]:
+    """A = new file, M = replaced, D = deleted. New files need an open round; past rounds are frozen."""
+    if rnd is None:
+        return [] if status == "D" else [problem("unknown-round", target.path, None, None,
+                                                 f"no round is due on {target.due}: data/rounds/{target.due}/questions.csv does not exist")]
+    if at < parse_ts(rnd.due_ts):
+        return []
+    when = f"the round was due {rnd.due_ts} (UTC) and this was checked at {format_ts(at)}, {describe_delta(parse_ts(rnd.due_ts), at)} later"
+    if status == "A":
+        return [problem("round-closed", target.path, None, None, f"too late: {when}")]
+    verb = {"M": "edited", "D": "deleted", "R": "renamed"}.get(status, "changed")
+    return [problem("past-round-changed", target.path, None, None, f"a forecast file of a past round cannot be {verb}: {when}")]
+
+
+def check_metadata(model: str, path: str, data: bytes | None) -> tuple[tuple[str, ...] | None, list[Problem]]:
+    """(maintainers, problems) of ``data/models/<model>.yml``; maintainers is None when unusable."""
+    if data is None:
+        return None, [problem("missing-model-metadata", path, None, None,
+                              f"add {path} (see the Submit page) in this pull request or an earlier one")]
+    if len(data) > MAX_METADATA_BYTES:
+        return None, [problem("file-too-large", path, None, None, f"the file has {len(data):,} bytes; the cap is {MAX_METADATA_BYTES:,}")]
+    try:
+        body = yaml.safe_load(data.decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return None, [problem("bad-yaml", path, None, None, f"not valid YAML: {first}")]
+    problems = [problem(p.code, p.file, p.row, p.column, p.message) for p in check_model(model, body, path)]
+    if problems:
+        return None, problems
+    return maintainers_of(body), []
+
+
+def maintainers_of(body: object) -> tuple[str, ...]:
+    values = body.get("maintainers") if isinstance(body, dict) else None
+    return tuple(str(v) for v in values) if isinstance(values, list) else ()
+
+
+def check_author(model: str, path: str, maintainers: tuple[str, ...], author: str) -> list[Problem]:
+    if author.lower() in {m.lower() for m in maintainers}:
+        return []
+    listed = ", ".join(maintainers) if maintainers else "nobody"
+    return [problem("not-a-maintainer", path, None, "maintainers",
+                    f"@{author} may not submit for {model}: its maintainers are {listed}. "
+                    "A current maintainer can add you to the maintainers list in a separate pull request")]
+
+
+def check_one_model(targets: list[Target]) -> list[Problem]:
+    models = sorted({t.model for t in targets if t.model})
+    if len(models) <= 1:
+        return []
+    first = min(t.path for t in targets if t.model)
+    return [problem("multiple-models", first, None, None,
+                    f"this pull request changes files of {len(models)} models ({', '.join(models)}); "
+                    "open one pull request per model")]
+
+
+def check_metadata_change(target: Target, status: str) -> list[Problem]:
+    if status in ("D", "R"):
+        return [problem("metadata-deleted", target.path, None, None,
+                        "model metadata cannot be deleted or renamed: past forecasts refer to it")]
+    if status == "A":
+        return [problem("new-model", target.path, None, None,
+                        f"this registers the new model {target.model}; a hub maintainer reviews it before merging")]
+    return []

@@ -1,0 +1,189 @@
+"""Run every check over a set of changed files and gather one Report.
+
+Two entry points share the same per-file checks:
+- ``validate_files``: files in a working tree (what a forecaster runs before opening a PR);
+- ``validate_pr``: the files a pull request changed between ``base`` and ``head``, read from git.
+  Rounds and existing metadata (who may submit) are read at ``base``; the submitted files at
+  ``head``. ``at`` is the time the PR is judged at (the workflow passes the PR's update time, so a
+  re-run gives the same verdict).
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+import yaml
+
+from ..errors import Problem
+from ..timeutil import format_ts
+from . import gitdiff, paths, policy
+from .codes import problem
+from .content import RoundSet, check_content, round_set
+from .parse import MAX_FORECAST_BYTES, parse_forecast
+from .report import Report
+
+
+class Tree(Protocol):
+    def entry(self, path: str) -> tuple[str, int] | None: ...
+    def read(self, path: str) -> bytes: ...
+
+
+class DiskTree:
+    """Files in a working tree, addressed by their path relative to ``root``."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def entry(self, path: str) -> tuple[str, int] | None:
+        full = self.root / path
+        if full.is_symlink():
+            return "link", 0
+        if full.is_file():
+            return "file", full.stat().st_size
+        return ("dir", 0) if full.exists() else None
+
+    def read(self, path: str) -> bytes:
+        return (self.root / path).read_bytes()
+
+
+def _read(tree: Tree, path: str) -> bytes | None:
+    entry = tree.entry(path)
+    return tree.read(path) if entry and entry[0] == "file" else None
+
+
+class _Run:
+    """The state of one validation: the trees, the time, and the rounds read so far."""
+
+    def __init__(self, head: Tree, base: Tree, at: datetime):
+        self.head, self.base, self.at = head, base, at
+        self.rounds: dict[str, RoundSet | None] = {}
+        self.problems: list[Problem] = []
+        self.notes: set[str] = set()
+
+    def round(self, due: str) -> RoundSet | None:
+        if due not in self.rounds:
+            data = _read(self.base, paths.round_path(due))
+            self.rounds[due] = round_set(data, due, paths.round_path(due)) if data is not None else None
+            if self.rounds[due] is not None:
+                self.notes.add(policy.round_note(self.rounds[due], self.at))
+        return self.rounds[due]
+
+    def forecast(self, target: paths.Target, status: str) -> None:
+        rnd = self.round(target.due)
+        self.problems.extend(policy.check_timing(target, status, rnd, self.at))
+        if status != "D":
+            self.problems.extend(self._forecast_file(target, rnd))
+
+    def _forecast_file(self, target: paths.Target, rnd: RoundSet | None) -> list[Problem]:
+        entry = self.head.entry(target.path)
+        if entry is None:
+            return [problem("file-not-found", target.path, None, None, "the file does not exist")]
+        if entry[0] != "file":
+            return [problem("not-a-regular-file", target.path, None, None, f"the path is a {entry[0]}, not a plain file")]
+        if entry[1] > MAX_FORECAST_BYTES:
+            return [problem("file-too-large", target.path, None, None, f"the file has {entry[1]:,} bytes; the cap is {MAX_FORECAST_BYTES:,}")]
+        parsed = parse_forecast(self.head.read(target.path), target.path, target.fmt)
+        found = parsed.problems + (check_content(parsed, rnd) if parsed.columns else [])
+        return found + _question_set(parsed, target) + self._twin(target)
+
+    def _twin(self, target: paths.Target) -> list[Problem]:
+        other = "json" if target.fmt == "csv" else "csv"
+        if self.head.entry(paths.forecast_path(target.due, target.model, other)) is None:
+            return []
+        return [problem("duplicate-submission", target.path, None, None,
+                        f"{target.model} also has a .{other} file for round {target.due}; keep only one")]
+
+    def metadata(self, model: str) -> tuple[str, ...] | None:
+        path = paths.model_path(model)
+        maintainers, found = policy.check_metadata(model, path, _read(self.head, path))
+        self.problems.extend(found)
+        return maintainers
+
+
+def _question_set(parsed, target: paths.Target) -> list[Problem]:
+    if parsed.fmt != "json" or parsed.question_set is None or parsed.question_set.startswith(target.due):
+        return []
+    return [problem("question-set-mismatch", target.path, None, "question_set",
+                    f"question_set is {parsed.question_set!r}, but the file is in round {target.due}")]
+
+
+def _classify_all(run: _Run, rel_paths: list[str]) -> list[paths.Target]:
+    targets = []
+    for rel in rel_paths:
+        target, found = paths.classify(rel)
+        run.problems.extend(found)
+        targets.append(target)
+    return targets
+
+
+def _report(run: _Run, files: list[str]) -> Report:
+    return Report(format_ts(run.at), tuple(files), tuple(run.problems), tuple(run.notes))
+
+
+def validate_files(root: Path, files: list[Path], at: datetime) -> Report:
+    """Check files of the working tree at ``root`` as if they were being submitted at ``at``."""
+    tree = DiskTree(root)
+    run = _Run(tree, tree, at)
+    rel_paths = [_relative(root, f) for f in files]
+    outside = [p for p in rel_paths if Path(p).is_absolute()]
+    run.problems.extend(problem("outside-submission-area", p, None, None, f"the file is not inside the hub at {root}")
+                        for p in outside)
+    targets = _classify_all(run, [p for p in rel_paths if p not in outside])
+    for target in targets:
+        if target.kind == paths.FORECAST and target.model:
+            run.forecast(target, "A")
+    for model in sorted({t.model for t in targets if t.model}):
+        run.metadata(model)
+    return _report(run, rel_paths)
+
+
+def _relative(root: Path, file: Path) -> str:
+    full = Path(os.path.abspath(file))
+    try:
+        return full.relative_to(Path(os.path.abspath(root))).as_posix()
+    except ValueError:
+        return str(file)
+
+
+def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime) -> Report:
+    """Check the changes of a pull request from ``base`` to ``head`` pushed by ``author``."""
+    base_sha, head_sha = gitdiff.resolve_commit(repo, base), gitdiff.resolve_commit(repo, head)
+    head_tree, base_tree = gitdiff.GitTree(repo, head_sha), gitdiff.GitTree(repo, base_sha)
+    run = _Run(head_tree, base_tree, at)
+    changes = gitdiff.changed_files(repo, base_sha, head_sha)
+    steps = [(c.status if c.status != "R" else "A", c.path) for c in changes]
+    steps += [("R", c.old_path) for c in changes if c.status == "R" and c.old_path]
+    targets = _classify_all(run, [p for _, p in steps])
+    for (status, _), target in zip(steps, targets):
+        _pr_target(run, target, status)
+    run.problems.extend(policy.check_one_model(targets))
+    for model in sorted({t.model for t in targets if t.model}):
+        _pr_author(run, model, author)
+    return _report(run, [p for _, p in steps])
+
+
+def _pr_target(run: _Run, target: paths.Target, status: str) -> None:
+    if target.kind == paths.FORECAST and target.model:
+        run.forecast(target, status)
+    elif target.kind == paths.MODEL and target.model:
+        run.problems.extend(policy.check_metadata_change(target, status))
+
+
+def _pr_author(run: _Run, model: str, author: str) -> None:
+    """Who may submit is decided by the metadata at base; a new model's by its metadata at head."""
+    path = paths.model_path(model)
+    current = run.metadata(model)
+    base_data = _read(run.base, path)
+    maintainers = policy.maintainers_of(_safe_yaml(base_data)) if base_data is not None else current
+    if maintainers is not None:
+        run.problems.extend(policy.check_author(model, path, maintainers, author))
+
+
+def _safe_yaml(data: bytes) -> object:
+    try:
+        return yaml.safe_load(data.decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return None

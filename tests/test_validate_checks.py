@@ -1,0 +1,286 @@
+"""Each submission check on its own: the exact code, row and column it reports."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.submissions import CODES
+from generator.submissions.content import (
+    RoundSet,
+    check_content,
+    probability_problem,
+    round_set,
+)
+from generator.submissions.parse import MAX_FORECAST_BYTES, parse_forecast
+from generator.submissions.paths import classify
+from generator.submissions.policy import (
+    check_author,
+    check_metadata,
+    check_one_model,
+    check_timing,
+)
+
+FILE = "data/forecasts/2026-01-25/acme.gpt-x.csv"
+HEADER = "question_id,resolution_date,probability,reasoning\n"
+ROUND = RoundSet(
+    due="2026-01-25", due_ts="2026-01-25T00:00:00Z",
+    kinds={"manifold:m1": "binary", "manifold:m2": "binary", "fred:GDP": "dataset"},
+    dates={"fred:GDP": frozenset({"2026-02-01", "2026-02-24"})},
+)
+FULL = "manifold:m1,,0.7,\nmanifold:m2,,0.2,\nfred:GDP,2026-02-01,0.5,\nfred:GDP,2026-02-24,0.55,\n"
+
+
+def found(body: str | bytes, fmt: str = "csv", rnd: RoundSet | None = ROUND) -> list[tuple[str, int | None, str | None]]:
+    """(code, row, column) of every problem; the tiny round makes any bad row a coverage warning, left out here."""
+    data = body.encode("utf-8") if isinstance(body, str) else body
+    parsed = parse_forecast(data, FILE, fmt)
+    problems = parsed.problems + (check_content(parsed, rnd) if parsed.columns else [])
+    return sorted((p.code, p.row, p.column) for p in problems if p.code != "low-coverage")
+
+
+def codes(body, fmt="csv") -> set[str]:
+    return {c for c, _, _ in found(body, fmt)}
+
+
+def test_a_complete_file_has_no_problem():
+    assert found(HEADER + FULL) == []
+
+
+def test_every_reported_code_is_registered():
+    assert all(code == code.lower() and " " not in code for code in CODES)
+
+
+@pytest.mark.parametrize("path, code", [
+    ("/etc/passwd", "unsafe-path"),
+    ("C:/x/data/forecasts/2026-01-25/acme.x.csv", "unsafe-path"),
+    ("data/forecasts/../models/acme.x.yml", "unsafe-path"),
+    ("data/forecasts/2026-01-25/./acme.x.csv", "unsafe-path"),
+    ("data\\forecasts\\2026-01-25\\acme.x.csv", "unsafe-path"),
+    ("data/forecasts/2026-01-25/acme.x\n.csv", "unsafe-path"),
+    ("generator/cli.py", "outside-submission-area"),
+    ("data/rounds/2026-01-25/questions.csv", "outside-submission-area"),
+    ("data/forecasts/2026-01-25/acme.x.txt", "bad-extension"),
+    ("data/forecasts/2026-01-25/acme.x.CSV", "bad-extension"),
+    ("data/forecasts/2026-01-25/ACME.x.csv", "bad-file-name"),
+    ("data/forecasts/2026-01-25/acme.csv", "bad-file-name"),
+    ("data/forecasts/2026-13-01/acme.x.csv", "bad-round-folder"),
+    ("data/forecasts/latest/acme.x.csv", "bad-round-folder"),
+    ("data/forecasts/acme.x.csv", "bad-round-folder"),
+    ("data/models/acme.x.yaml", "bad-extension"),
+    ("data/models/Acme.yml", "bad-file-name"),
+])
+def test_path_rules(path, code):
+    target, problems = classify(path)
+    assert [p.code for p in problems][:1] == [code]
+    assert target.model is None
+
+
+def test_good_paths_are_classified():
+    forecast, none = classify("data/forecasts/2026-01-25/acme.gpt-4.1.json")
+    assert none == [] and (forecast.kind, forecast.model, forecast.due, forecast.fmt) == ("forecast", "acme.gpt-4.1", "2026-01-25", "json")
+    model, none = classify("data/models/acme.gpt-x.yml")
+    assert none == [] and (model.kind, model.model) == ("model", "acme.gpt-x")
+
+
+def test_encoding_problems_stop_parsing_with_their_code():
+    assert found(b"\xef\xbb\xbf" + (HEADER + FULL).encode()) == [("utf8-bom", 1, None)]
+    assert found((HEADER + "manifold:m1,,0.7,caf").encode() + b"\xe9\n") == [("not-utf8", 2, None)]
+    assert found((HEADER + FULL).replace("\n", "\r\n")) == [("crlf-line-endings", 1, None)]
+    assert found("") == [("empty-file", 1, None)]
+    assert found(" \n\n") == [("empty-file", 1, None)]
+    assert found(HEADER + 'manifold:m1,,"0.7,\n') == [("bad-csv", 2, None)]
+    assert found(HEADER + "manifold:m1,,0.7\x00,\n") == [("bad-csv", 2, None)]
+
+
+def test_size_cap():
+    big = HEADER.encode() + b"x" * (MAX_FORECAST_BYTES + 1)
+    assert found(big) == [("file-too-large", None, None)]
+
+
+def test_header_problems():
+    assert found("question_id,probability,reasoning\nmanifold:m1,0.7,\n") == [("missing-column", 1, "resolution_date")]
+    assert ("unknown-column", 1, "confidence") in found(HEADER.strip() + ",confidence\n" + "manifold:m1,,0.7,,x\n")
+    assert ("duplicate-column", 1, "reasoning") in found(HEADER.strip() + ",reasoning\nmanifold:m1,,0.7,,\n")
+
+
+def test_wrong_field_count_is_per_row_and_the_rest_is_still_checked():
+    problems = found(HEADER + "manifold:m1,,0.7\nmanifold:m2,,1.5,\n")
+    assert ("wrong-field-count", 2, None) in problems
+    assert ("probability-out-of-range", 3, "probability") in problems
+
+
+@pytest.mark.parametrize("cell, code", [
+    ("0,5", "probability-not-a-number"), ("abc", "probability-not-a-number"), ("1_0", "probability-not-a-number"),
+    ("0x1", "probability-not-a-number"), ("NaN", "probability-not-finite"), ("inf", "probability-not-finite"),
+    ("-Infinity", "probability-not-finite"), ("1e999", "probability-not-finite"), ("1.0001", "probability-out-of-range"),
+    ("-0.1", "probability-out-of-range"), ("", "empty-value"),
+])
+def test_bad_probabilities(cell, code):
+    body = HEADER + FULL.replace("manifold:m2,,0.2,", f'manifold:m2,,"{cell}",')
+    assert found(body) == [(code, 3, "probability")]
+
+
+@pytest.mark.parametrize("cell", ["0", "1", "0.5", ".5", "1.", "5e-1", " 0.25", "+0.3"])
+def test_good_probabilities(cell):
+    assert probability_problem(cell) is None
+
+
+def test_comma_hint_in_message():
+    assert "decimal separator" in probability_problem("0,5")[1]
+
+
+def test_ids_and_resolution_dates_against_the_round():
+    body = HEADER + FULL + "manifold:zzz,,0.5,\nmanifold:m1,2026-02-01,0.5,\nfred:GDP,,0.5,\nfred:GDP,2026-03-01,0.5,\nfred:GDP,2026-02-30,0.5,\n,,0.5,\n"
+    assert found(body) == [
+        ("bad-date", 10, "resolution_date"),
+        ("empty-value", 11, "question_id"),
+        ("market-resolution-date", 7, "resolution_date"),
+        ("missing-resolution-date", 8, "resolution_date"),
+        ("unknown-question", 6, "question_id"),
+        ("unknown-resolution-date", 9, "resolution_date"),
+    ]
+
+
+def test_duplicates_point_at_the_second_row():
+    assert found(HEADER + FULL + "fred:GDP,2026-02-01,0.9,\n") == [("duplicate-forecast", 6, "question_id")]
+
+
+def test_coverage_warning_below_95_percent():
+    problems = parse_and_check(HEADER + "manifold:m1,,0.7,\nmanifold:m2,,0.2,\nfred:GDP,2026-02-01,0.5,\n")
+    assert [(p.code, p.severity) for p in problems] == [("low-coverage", "warning")]
+    assert "3 of the round's 4" in problems[0].message
+
+
+def test_header_only_file_has_no_forecasts():
+    assert ("no-forecasts", None, None) in found(HEADER)
+
+
+def parse_and_check(body: str):
+    parsed = parse_forecast(body.encode(), FILE, "csv")
+    return parsed.problems + check_content(parsed, ROUND)
+
+
+def fb(forecasts, **extra) -> str:
+    body = {"organization": "Acme", "model": "GPT-X", "model_organization": "Acme",
+            "question_set": "2026-01-25-prescient.json", "forecasts": forecasts, **extra}
+    return json.dumps(body)
+
+
+FB_FULL = [
+    {"id": "m1", "source": "manifold", "forecast": 0.7, "resolution_date": None, "reasoning": "r"},
+    {"id": "m2", "source": "manifold", "forecast": 0.2, "resolution_date": None, "reasoning": None},
+    {"id": "GDP", "source": "fred", "forecast": 0.5, "resolution_date": "2026-02-01", "reasoning": ""},
+    {"id": "GDP", "source": "fred", "forecast": 1, "resolution_date": "2026-02-24"},
+]
+
+
+def test_forecastbench_json_is_accepted():
+    assert found(fb(FB_FULL), "json") == []
+
+
+def test_forecastbench_json_problems_use_its_field_names_and_item_numbers():
+    items = [dict(FB_FULL[0], forecast=1.5), dict(FB_FULL[1], forecast="0,5"), {"id": "GDP", "source": "fred"},
+             dict(FB_FULL[3], id="nope"), "x", dict(FB_FULL[0], forecast=True)]
+    assert found(fb(items), "json") == [
+        ("bad-json", 5, None), ("duplicate-forecast", 6, "id"), ("missing-field", 3, "forecast"),
+        ("probability-not-a-number", 2, "forecast"), ("probability-not-a-number", 6, "forecast"),
+        ("probability-out-of-range", 1, "forecast"), ("unknown-question", 4, "id"),
+    ]
+
+
+def test_forecastbench_json_nan_and_structure():
+    assert found(fb([dict(FB_FULL[0], forecast=float("nan"))] + FB_FULL[1:]), "json") == [("probability-not-finite", 1, "forecast")]
+    assert found("[1, 2]", "json") == [("bad-json", None, None)]
+    assert found('{"forecasts": {}}', "json") == [("bad-json", None, "forecasts")]
+    assert found('{"model": "x"}', "json") == [("missing-field", None, "forecasts")]
+    assert found('{"forecasts": [', "json") == [("bad-json", 1, None)]
+
+
+AT_OPEN = datetime(2026, 1, 20, tzinfo=timezone.utc)
+AT_DUE = datetime(2026, 1, 25, tzinfo=timezone.utc)
+
+
+def test_timing_is_judged_against_the_due_timestamp_in_utc():
+    target, _ = classify(FILE)
+    assert check_timing(target, "A", ROUND, AT_OPEN) == []
+    assert check_timing(target, "M", ROUND, AT_OPEN) == []
+    assert [p.code for p in check_timing(target, "A", ROUND, AT_DUE)] == ["round-closed"]
+    assert [p.code for p in check_timing(target, "M", ROUND, AT_DUE)] == ["past-round-changed"]
+    assert [p.code for p in check_timing(target, "D", ROUND, AT_DUE)] == ["past-round-changed"]
+    assert [p.code for p in check_timing(target, "A", None, AT_OPEN)] == ["unknown-round"]
+
+
+META = b"name: GPT-X\norganization: Acme\nkind: llm\nmaintainers: [alice, Bob]\n"
+
+
+def test_metadata_checks():
+    path = "data/models/acme.gpt-x.yml"
+    assert check_metadata("acme.gpt-x", path, META) == (("alice", "Bob"), [])
+    assert [p.code for p in check_metadata("acme.gpt-x", path, None)[1]] == ["missing-model-metadata"]
+    assert [p.code for p in check_metadata("acme.gpt-x", path, b"name: [unclosed\n")[1]] == ["bad-yaml"]
+    assert [p.code for p in check_metadata("acme.gpt-x", path, b"!!python/object:os.system x\n")[1]] == ["bad-yaml"]
+    assert [p.code for p in check_metadata("acme.gpt-x", path, b"- a\n")[1]] == ["bad-yaml"]
+    bad = b"name: X\nkind: robot\ncolour: red\n"
+    assert sorted((p.code, p.column) for p in check_metadata("acme.gpt-x", path, bad)[1]) == [
+        ("bad-value", "kind"), ("missing-field", "organization"), ("unknown-field", "colour")]
+    assert [p.code for p in check_metadata("acme.gpt-x", path, b"x" * 70000)[1]] == ["file-too-large"]
+
+
+def test_author_must_be_a_maintainer_case_insensitively():
+    path = "data/models/acme.gpt-x.yml"
+    assert check_author("acme.gpt-x", path, ("alice", "Bob"), "bob") == []
+    (p,) = check_author("acme.gpt-x", path, ("alice",), "mallory")
+    assert (p.code, p.column) == ("not-a-maintainer", "maintainers") and "@mallory" in p.message
+
+
+def test_one_model_per_pull_request():
+    targets = [classify(FILE)[0], classify("data/models/acme.gpt-x.yml")[0]]
+    assert check_one_model(targets) == []
+    targets.append(classify("data/forecasts/2026-01-25/other.model.csv")[0])
+    assert [p.code for p in check_one_model(targets)] == ["multiple-models"]
+
+
+def test_round_set_reads_a_published_round(tmp_path):
+    data = (b"question_id,resolution_date,source,kind,category,due,freeze_time,freeze_value,text,url\n"
+            b"fred:GDP,2026-02-01,fred,dataset,econ,2026-01-25T00:00:00Z,2026-01-15T00:00:00Z,1,GDP?,\n"
+            b"manifold:m1,,manifold,binary,pol,2026-01-25T00:00:00Z,2026-01-15T00:00:00Z,0.4,M1?,\n")
+    rnd = round_set(data, "2026-01-25", "data/rounds/2026-01-25/questions.csv")
+    assert rnd.due_ts == "2026-01-25T00:00:00Z"
+    assert rnd.units == {("fred:GDP", "2026-02-01"), ("manifold:m1", "")}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=400), st.sampled_from(["csv", "json"]))
+def test_arbitrary_bytes_never_raise(data, fmt):
+    parsed = parse_forecast(data, FILE, fmt)
+    problems = parsed.problems + (check_content(parsed, ROUND) if parsed.columns else [])
+    assert all(p.code in CODES for p in problems)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.text(max_size=12), min_size=1, max_size=6), max_size=8))
+def test_arbitrary_csv_text_never_raises(rows):
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows([["question_id", "resolution_date", "probability", "reasoning"], *rows])
+    parsed = parse_forecast(buffer.getvalue().encode("utf-8", "surrogatepass"), FILE, "csv")
+    problems = parsed.problems + (check_content(parsed, ROUND) if parsed.columns else [])
+    assert all(p.code in CODES for p in problems)
+
+
+def test_a_file_outside_the_hub(tmp_path):
+    from generator.submissions import validate_files
+
+    hub = tmp_path / "hub"
+    hub.mkdir()
+    stray = tmp_path / "x.csv"
+    stray.write_text(HEADER + FULL)
+    report = validate_files(hub, [stray], AT_OPEN)
+    assert [(p.code, p.file) for p in report.problems] == [("outside-submission-area", str(stray))]

@@ -1,0 +1,186 @@
+"""The GitHub workflows: their shape, offline lint, and the nightly data step run as written."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).parents[1]
+WORKFLOWS = ROOT / ".github" / "workflows"
+NAMES = ("validate.yml", "comment.yml", "nightly.yml", "ci.yml")
+TEMPLATE = ROOT / "generator" / "data_templates" / "demo-hub.toml"
+PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40} # v\d+(\.\d+)*$")
+
+
+def load(name: str) -> dict:
+    return yaml.safe_load((WORKFLOWS / name).read_text(encoding="utf-8"))
+
+
+def triggers(workflow: dict) -> dict:
+    return workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` key as True
+
+
+def steps(workflow: dict) -> list[dict]:
+    return [s for job in workflow["jobs"].values() for s in job["steps"]]
+
+
+def test_all_workflows_exist_and_never_use_pull_request_target():
+    for name in NAMES:
+        assert (WORKFLOWS / name).is_file()
+        assert "pull_request_target" not in triggers(load(name))
+    key = re.compile(r"^\s*-?\s*pull_request_target\s*:?\s*$", re.MULTILINE)
+    assert not any(key.search(p.read_text()) for p in WORKFLOWS.glob("*.yml"))
+
+
+def test_every_action_is_pinned_to_a_full_commit_sha_with_its_version():
+    for path in WORKFLOWS.glob("*.yml"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "uses:" in line:
+                ref = line.split("uses:", 1)[1].strip()
+                assert PINNED.match(ref), f"{path.name}: {ref}"
+
+
+def test_validate_workflow():
+    wf = load("validate.yml")
+    assert triggers(wf)["pull_request"]["paths"] == ["data/forecasts/**", "data/models/**"]
+    assert wf["permissions"] == {"contents": "read"}
+    setup = next(s for s in steps(wf) if "setup-python" in s.get("uses", ""))
+    assert setup["with"]["cache"] == "pip"
+    run = next(s for s in steps(wf) if "prescient validate" in s.get("run", ""))
+    assert run["env"]["AT"] == "${{ github.event.pull_request.updated_at }}"
+    assert run["env"]["AUTHOR"] == "${{ github.event.pull_request.user.login }}"
+    assert "$GITHUB_STEP_SUMMARY" in run["run"] and "--format markdown" in run["run"]
+    install = next(s for s in steps(wf) if "pip install" in s.get("run", ""))
+    assert "BASE_SHA" in install["run"], "the validator must be installed from the base commit, not the PR"
+    assert any("upload-artifact" in s.get("uses", "") for s in steps(wf))
+
+
+def test_comment_workflow_takes_the_pr_number_from_the_event():
+    wf = load("comment.yml")
+    assert triggers(wf)["workflow_run"] == {"workflows": ["validate"], "types": ["completed"]}
+    job = wf["jobs"]["comment"]
+    assert job["permissions"]["pull-requests"] == "write" and "contents" not in job["permissions"]
+    script = next(s for s in job["steps"] if "github-script" in s.get("uses", ""))
+    assert script["env"]["PR_NUMBER"] == "${{ github.event.workflow_run.pull_requests[0].number }}"
+    assert "prescient-validation" in script["with"]["script"]
+    assert not any("checkout" in s.get("uses", "") for s in job["steps"])
+
+
+def test_nightly_workflow_shape():
+    wf = load("nightly.yml")
+    assert set(triggers(wf)) == {"schedule", "workflow_dispatch"}
+    assert wf["concurrency"] == {"group": "nightly", "cancel-in-progress": False}
+    assert wf["jobs"]["nightly"]["permissions"] == {"contents": "write", "pages": "write", "id-token": "write"}
+    data = next(s for s in steps(wf) if s.get("id") == "data")
+    assert set(data["env"]) >= {"METACULUS_TOKEN", "FRED_API_KEY"}
+    uses = [s.get("uses", "") for s in steps(wf)]
+    assert any("upload-pages-artifact" in u for u in uses) and any("deploy-pages" in u for u in uses)
+
+
+def test_ci_workflow_runs_the_ci_script():
+    assert any(s.get("run") == "bash .ci/run" for s in steps(load("ci.yml")))
+
+
+def test_workflows_match_the_github_schema():
+    exe = shutil.which("check-jsonschema")
+    if exe is None:
+        pytest.skip("check-jsonschema is not installed (pip install check-jsonschema)")
+    files = [str(WORKFLOWS / n) for n in NAMES]
+    done = subprocess.run([exe, "--builtin-schema", "vendor.github-workflows", *files], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    form = ROOT / ".github" / "ISSUE_TEMPLATE" / "register-model.yml"
+    done = subprocess.run([exe, "--builtin-schema", "vendor.github-issue-forms", str(form)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_zizmor_reports_no_high_severity_finding():
+    exe = shutil.which("zizmor")
+    if exe is None:
+        pytest.skip("zizmor is not installed (pip install zizmor)")
+    done = subprocess.run([exe, "--offline", "--format", "json", "--min-severity", "high", str(WORKFLOWS)],
+                          capture_output=True, text=True, check=False)
+    findings = json.loads(done.stdout or "[]")
+    assert findings == [], json.dumps(findings, indent=1)[:3000]
+
+
+# -- the nightly data step, run as written ---------------------------------------------------------
+
+def data_script() -> str:
+    return next(s for s in steps(load("nightly.yml")) if s.get("id") == "data")["run"]
+
+
+def sh(cwd: Path, *args: str, env: dict | None = None) -> str:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=True, env=env).stdout.strip()
+
+
+@pytest.fixture()
+def clone(tmp_path) -> tuple[Path, Path, dict]:
+    """A hub pushed to a bare "origin", a fresh clone of it, and the env the step runs with."""
+    env = {"HOME": str(tmp_path), "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "BRANCH": "main",
+           "GIT_CONFIG_NOSYSTEM": "1", "GITHUB_OUTPUT": str(tmp_path / "output")}
+    (tmp_path / "bin").mkdir()
+    wrapper = tmp_path / "bin" / "prescient"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m generator "$@"\n')
+    wrapper.chmod(0o755)
+    origin, seed, work = tmp_path / "origin.git", tmp_path / "seed", tmp_path / "work"
+    sh(tmp_path, "git", "init", "-q", "--bare", "-b", "main", str(origin), env=env)
+    sh(tmp_path, "git", "init", "-q", "-b", "main", str(seed), env=env)
+    (seed / "data").mkdir()
+    shutil.copy(TEMPLATE, seed / "data" / "hub.toml")
+    commit(seed, "a new hub", env)
+    sh(seed, "git", "push", "-q", str(origin), "main", env=env)
+    sh(tmp_path, "git", "clone", "-q", str(origin), str(work), env=env)
+    return origin, work, env
+
+
+def commit(repo: Path, message: str, env: dict) -> None:
+    sh(repo, "git", "add", "-A", env=env)
+    sh(repo, "git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", message, env=env)
+
+
+def run_step(work: Path, env: dict, as_of: datetime) -> subprocess.CompletedProcess:
+    epoch = str(int(as_of.timestamp()))
+    return subprocess.run(["bash", "-c", data_script()], cwd=work, capture_output=True, text=True, check=False,
+                          env={**env, "SOURCE_DATE_EPOCH": epoch}, timeout=300)
+
+
+def origin_log(origin: Path, env: dict) -> list[str]:
+    return sh(origin, "git", "log", "--format=%s", "main", env=env).splitlines()
+
+
+def test_nightly_step_commits_once_and_a_rerun_commits_nothing(clone):
+    origin, work, env = clone
+    as_of = datetime(2026, 1, 16, tzinfo=timezone.utc)
+    first = run_step(work, env, as_of)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert origin_log(origin, env) == ["nightly: data as of 2026-01-16T00:00:00Z", "a new hub"]
+    assert "data/rounds/2026-01-25/questions.csv" in sh(work, "git", "ls-files", env=env).splitlines()
+    second = run_step(work, env, as_of)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "nothing to commit" in second.stdout
+    assert origin_log(origin, env) == ["nightly: data as of 2026-01-16T00:00:00Z", "a new hub"]
+    assert sh(work, "git", "status", "--porcelain", env=env) == ""
+    assert Path(env["GITHUB_OUTPUT"]).read_text().splitlines()[-1] == "status=0"
+
+
+def test_nightly_step_survives_a_push_race(clone, tmp_path):
+    origin, work, env = clone
+    other = tmp_path / "other"
+    sh(tmp_path, "git", "clone", "-q", str(origin), str(other), env=env)
+    (other / "data" / "models").mkdir(parents=True)
+    (other / "data" / "models" / "acme.gpt-x.yml").write_text("name: X\norganization: Acme\nkind: llm\nmaintainers: [alice]\n")
+    commit(other, "merge acme's registration", env)
+    sh(other, "git", "push", "-q", "origin", "main", env=env)
+    done = run_step(work, env, datetime(2026, 1, 16, tzinfo=timezone.utc))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "push raced" in done.stdout
+    assert origin_log(origin, env) == ["nightly: data as of 2026-01-16T00:00:00Z", "merge acme's registration", "a new hub"]
