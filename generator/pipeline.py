@@ -22,7 +22,7 @@ import pandas as pd
 
 from . import ingest, rounds
 from .config import Settings, load_settings
-from .errors import PartialFailure, Problem
+from .errors import PartialFailure, Problem, SchemaError
 from .forecasters.baselines import BASELINES
 from .leaderboard.board import history_rows, mean_brier_board
 from .models import ModelMeta
@@ -31,8 +31,10 @@ from .schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTION
 from .scoring.brier import resolved_units, score_round
 from .sources.base import FetchContext, FetchResult
 from .sources.registry import build_source
+from .submissions.content import check_content, round_set
+from .submissions.parse import parse_forecast
 from .store import ledger, readers
-from .store.csvio import write_bytes_atomic, write_table
+from .store.csvio import to_csv_bytes, write_bytes_atomic, write_table
 from .store.layout import Layout
 from .timeutil import days, format_date, format_ts
 
@@ -166,13 +168,22 @@ def _publish_round(layout: Layout, due: datetime, questions: pd.DataFrame, bank:
 
 
 def _write_forecasts(layout, due, questions, extra: ExtraForecasters | None, report) -> None:
+    """The hub's own forecast files, checked by the same validation code as any pull request."""
     frames = {m: forecaster(questions) for m, (_, forecaster) in BASELINES.items()}
     frames.update(extra(questions) if extra else {})
+    the_round = round_set(to_csv_bytes(questions, ROUND_QUESTIONS), format_date(due), layout.relative(layout.round_questions(due)))
     for model, frame in sorted(frames.items()):
         path = layout.forecast(due, model)
         if not path.exists():
-            write_table(path, frame, FORECASTS)
+            write_bytes_atomic(path, _validated(layout.relative(path), to_csv_bytes(frame, FORECASTS), the_round))
             report.written.append(layout.relative(path))
+
+
+def _validated(label: str, data: bytes, the_round) -> bytes:
+    problems = [p for p in check_content(parse_forecast(data, label, "csv"), the_round) if p.severity == "error"]
+    if problems:
+        raise SchemaError(f"{label}: a hub forecaster's file fails submission validation", problems)
+    return data
 
 
 def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
