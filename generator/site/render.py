@@ -7,12 +7,14 @@ reach) or in JSON front matter, so it is escaped once, correctly, and never inte
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
 
 import jinja2
+import markupsafe
 import pandas as pd
 
 from ..models import FIELDS as MODEL_FIELDS
@@ -51,8 +53,21 @@ def environment() -> jinja2.Environment:
     )
     env.filters["num"] = lambda x, digits=3: "–" if pd.isna(x) else f"{x:.{digits}f}"
     env.filters["safe_url"] = safe_url
-    env.filters["title_json"] = lambda s: json.dumps(str(s), ensure_ascii=True).replace("<", "\\u003c")
+    env.filters["title_json"] = title_json
     return env
+
+
+def title_json(text: str) -> markupsafe.Markup:
+    """A page title as a YAML front-matter scalar (a JSON string, which YAML reads as double-quoted).
+
+    Material puts ``page.meta.title`` into ``<title>`` and the header unescaped (MkDocs' theme
+    environment has no autoescape), so the value is HTML-escaped here, with every non-ASCII
+    character as a character reference: then the JSON holds no surrogate-pair escape, which
+    PyYAML rejects (and MkDocs would silently drop the whole front matter). Marked safe so that
+    the template's autoescape does not turn the quotes into ``&#34;`` (which YAML reads as an anchor).
+    """
+    escaped = html.escape(str(text), quote=True).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    return markupsafe.Markup(json.dumps(escaped))
 
 
 def safe_url(url: str) -> str:
