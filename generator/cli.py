@@ -8,6 +8,8 @@ traceback; exit codes are documented in ``prescient --help``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import os
 import subprocess
@@ -19,7 +21,7 @@ from .errors import PrescientError
 
 EPILOG = """exit codes: 0 ok · 1 error · 2 bad configuration · 3 a file does not match its schema ·
 4 refused to rewrite history · 5 source error · 6 partial failure (some sources failed; the rest
-was written) · 7 another run holds the lock · 8 site build failed"""
+was written) · 7 another run holds the lock · 8 site build failed · 9 a submission has errors"""
 
 
 def _hub(value: str | None) -> Path:
@@ -56,9 +58,10 @@ def cmd_nightly(args: argparse.Namespace) -> int:
 
     as_of = _as_of(args)
     try:
-        report = nightly(_hub(args.hub), as_of)
+        with _requests_progress() as progress:
+            report = nightly(_hub(args.hub), as_of, progress=progress)
     except PrescientError as exc:
-        _print_sources(getattr(exc, "report", None))
+        _print_sources(getattr(exc, "nightly_report", None))
         raise
     _print_sources(report)
     print(f"nightly {as_of:%Y-%m-%dT%H:%M:%SZ}: rounds opened {report.rounds_opened or 'none'}; "
@@ -69,7 +72,8 @@ def cmd_nightly(args: argparse.Namespace) -> int:
 def cmd_fetch(args: argparse.Namespace) -> int:
     from .pipeline import nightly
 
-    report = nightly(_hub(args.hub), _as_of(args), only=args.source, fetch_only=True)
+    with _requests_progress() as progress:
+        report = nightly(_hub(args.hub), _as_of(args), only=args.source, fetch_only=True, progress=progress)
     _print_sources(report)
     return 0
 
@@ -99,7 +103,6 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import functools
     import http.server
 
     site = _hub(args.hub) / "site_src" / "site"
@@ -116,6 +119,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
+    if getattr(args, "replicates", 0) > 0:
+        return cmd_fb_leaderboard(args)
     from .build import gather
 
     board = gather(_hub(args.hub), _as_of(args)).board
@@ -126,6 +131,107 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     else:
         print(board.to_string(index=False))
     return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .submissions import render, validate_files, validate_pr
+    from .timeutil import parse_ts
+
+    pr_mode = bool(args.base or args.head or args.author)
+    if pr_mode and not (args.base and args.head and args.author and args.at):
+        raise PrescientError("a pull request is validated with all of --base, --head, --author and --at")
+    if not pr_mode and not args.files:
+        raise PrescientError("give FILE... to check, or --base/--head/--author/--at for a pull request")
+    try:
+        at = parse_ts(args.at) if args.at else _as_of(args)
+    except ValueError as exc:
+        raise PrescientError(f"--at {args.at!r}: {exc}") from None
+    hub = _hub(args.hub)
+    report = validate_pr(hub, args.base, args.head, args.author, at) if pr_mode else \
+        validate_files(hub, [Path(f) for f in args.files], at)
+    text = render(report, args.format)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    sys.stdout.write(text)
+    return 0 if report.ok else 9
+
+
+def cmd_round(args: argparse.Namespace) -> int:
+    from .rounds_io import open_round
+    from .timeutil import parse_ts
+
+    try:
+        due = parse_ts(args.due)
+    except ValueError as exc:
+        raise PrescientError(f"--due {args.due!r}: {exc}") from None
+    report = open_round(_hub(args.hub), due, _as_of(args))
+    print(f"round {report.rounds_opened[0]} opened; wrote {', '.join(report.written)}")
+    return 0
+
+
+def cmd_import_forecastbench(args: argparse.Namespace) -> int:
+    """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
+    from .config import load_settings
+    from .importers.forecastbench import import_forecastbench
+    from .pipeline import score_rounds
+    from .store import readers
+    from .store.layout import Layout
+
+    hub, as_of = _hub(args.hub), _as_of(args)
+    report = import_forecastbench(hub, Path(args.dir), Path(args.forecasts) if args.forecasts else None, as_of=as_of)
+    for warning in report.warnings[:20]:
+        print(f"warning: {warning}", file=sys.stderr)
+    layout = Layout(hub)
+    scores, written = score_rounds(layout, readers.load_observations(layout), as_of, load_settings(hub).scoring.impute_value)
+    print(f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "
+          f"{report.statements_added} stated resolution(s), {report.forecast_files} forecast file(s) added; "
+          f"{len(scores)} forecast(s) scored, {len(report.written) + len(written)} file(s) written")
+    return 0
+
+
+def cmd_fb_leaderboard(args: argparse.Namespace) -> int:
+    """The ForecastBench-style board: difficulty-adjusted Brier Index with bootstrap statistics."""
+    import numpy as np
+
+    from .config import load_settings
+    from .leaderboard.fb_board import FBOptions, fb_board
+    from .store import readers
+    from .store.layout import Layout
+
+    hub, as_of = _hub(args.hub), _as_of(args)
+    settings, layout = load_settings(hub), Layout(hub)
+    round_filter = {"min_dataset_rows": 225, "min_market_questions": 50} if args.fb_round_filter else {}
+    options = FBOptions(board=args.board, replicates=args.replicates, min_round_age_days=settings.scoring.min_age_days,
+                        max_imputed_share=settings.scoring.max_imputed_share, **round_filter)
+    try:
+        board = fb_board(readers.load_scores(layout), readers.load_models(layout), as_of, np.random.default_rng(args.seed), options)
+    except ValueError as exc:
+        raise PrescientError(f"leaderboard: {exc}") from None
+    if args.format == "csv":
+        board.to_csv(sys.stdout, index=False, lineterminator="\n", float_format="%.6g")
+    elif args.format == "json":
+        print(json.dumps(json.loads(board.to_json(orient="records")), indent=2))
+    else:
+        print(board.drop(columns=["p_value", "in_estimation"]).to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+    return 0
+
+
+def _add_fb_commands(sub, board: argparse.ArgumentParser) -> None:
+    """`prescient import forecastbench` and the FB options of `prescient leaderboard` (issue 5)."""
+    board.add_argument("--board", choices=("tournament", "baseline"), default="tournament",
+                       help="tournament: every forecaster; baseline: those that saw no crowd value")
+    board.add_argument("--replicates", type=int, default=1999, metavar="N",
+                       help="bootstrap replicates for the difficulty-adjusted board (default 1999; 0: the mean-Brier board)")
+    board.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
+    board.add_argument("--fb-round-filter", action="store_true",
+                       help="keep only rounds with >=225 resolved dataset rows and >=50 resolved markets (ForecastBench)")
+    importer = sub.add_parser("import", help="import another benchmark's files into the hub")
+    kinds = importer.add_subparsers(dest="importer", required=True, metavar="FORMAT")
+    fb = kinds.add_parser("forecastbench", help="ForecastBench question, resolution and forecast sets (JSON)")
+    fb.add_argument("dir", help="folder holding datasets/question_sets and datasets/resolution_sets (or datasets/ itself)")
+    fb.add_argument("--forecasts", metavar="DIR", help="folder of FB forecast-set JSON files (any depth)")
+    _add_common(fb)
+    fb.set_defaults(func=cmd_import_forecastbench)
 
 
 def _print_sources(report) -> None:
@@ -166,6 +272,21 @@ class _progress:
             self.bar.stop()
 
 
+@contextlib.contextmanager
+def _requests_progress():
+    """Per-source request counters: a rich bar on a terminal, one plain log line otherwise."""
+    if not sys.stderr.isatty():
+        def plain(source: str):
+            print(f"fetching {source} ...", file=sys.stderr)
+            return lambda n: None
+        yield plain
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}: {task.completed} requests"), transient=False) as bar:
+        yield lambda source: functools.partial(bar.advance, bar.add_task(source, total=None))
+
+
 def _add_common(parser: argparse.ArgumentParser, as_of: bool = True) -> None:
     parser.add_argument("--hub", metavar="DIR", help="the hub (default: the git repository you stand in)")
     if as_of:
@@ -201,7 +322,24 @@ def build_parser() -> argparse.ArgumentParser:
     board = sub.add_parser("leaderboard", help="print the leaderboard")
     _add_common(board)
     board.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    _add_fb_commands(sub, board)
     board.set_defaults(func=cmd_leaderboard)
+    validate = sub.add_parser("validate", help="check forecast files, or a pull request's changes (exit 9 on errors)")
+    _add_common(validate, as_of=False)
+    validate.add_argument("files", nargs="*", metavar="FILE", help="forecast or model files in the hub to check")
+    validate.add_argument("--at", metavar="ISO-TIMESTAMP", help="judge the deadline at this UTC time (default: SOURCE_DATE_EPOCH, else now)")
+    validate.add_argument("--base", metavar="SHA", help="the pull request's base commit")
+    validate.add_argument("--head", metavar="SHA", help="the pull request's head commit")
+    validate.add_argument("--author", metavar="LOGIN", help="the pull request author's GitHub login")
+    validate.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    validate.add_argument("--output", metavar="FILE", help="also write the report to FILE")
+    validate.set_defaults(func=cmd_validate)
+    round_ = sub.add_parser("round", help="manage rounds")
+    round_sub = round_.add_subparsers(dest="round_command", required=True, metavar="ACTION")
+    round_open = round_sub.add_parser("open", help="freeze and publish the round due at --due (refuses an existing round)")
+    _add_common(round_open)
+    round_open.add_argument("--due", required=True, metavar="ISO-TIMESTAMP", help="the round's due time in UTC, e.g. 2026-02-08T00:00:00Z")
+    round_open.set_defaults(func=cmd_round)
     return parser
 
 

@@ -193,15 +193,26 @@ def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
 
 
 def _score_all(settings, layout, obs, as_of, report) -> pd.DataFrame:
-    frames, view = [], ledger_view(obs, format_ts(as_of))
+    scores, written = score_rounds(layout, obs, as_of, settings.scoring.impute_value)
+    report.written += written
+    return scores
+
+
+def score_rounds(layout: Layout, obs: pd.DataFrame, as_of: datetime, impute_value: float) -> tuple[pd.DataFrame, list[str]]:
+    """Score every round with what the ledgers (observations and stated resolutions) said at ``as_of``.
+
+    Returns all scores and the score files whose bytes changed.
+    """
+    frames, written = [], []
+    view = ledger_view(obs, format_ts(as_of), readers.load_resolutions(layout))
     for due in readers.round_dues(layout):
         questions = readers.load_round(layout, due)
         units = resolved_units(questions, resolve_round(questions, view))
-        scores = score_round(format_date(due), units, readers.load_forecasts(layout, due), settings.scoring.impute_value)
+        scores = score_round(format_date(due), units, readers.load_forecasts(layout, due), impute_value)
         if write_table(layout.scores(due), scores, SCORES):
-            report.written.append(layout.relative(layout.scores(due)))
+            written.append(layout.relative(layout.scores(due)))
         frames.append(scores)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
+    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))), written
 
 
 def _append_history(settings, layout, scores, as_of, report) -> None:

@@ -8,12 +8,17 @@ Rules (ForecastBench's):
   round's due time is void for that round;
 - a dataset question × resolution date resolves 1 when the series value on the resolution date
   (the latest value dated on or before it) is higher than its value on the due date, once a value
-  dated on or after the resolution date has been recorded; no due-date value means void.
+  dated on or after the resolution date has been recorded; no due-date value means void;
+- a stated resolution (``schemas.RESOLUTIONS``, e.g. imported from a ForecastBench resolution set)
+  of a unit, recorded at or before ``as_of``, overrides the computed one, whatever its status; the
+  latest recorded statement wins, and one made for the unit's round beats a round-less one recorded
+  at the same time. The void rule still applies: a unit stated resolved at or before the round's
+  due time is void.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -59,18 +64,40 @@ def series_table(obs: pd.DataFrame) -> dict[str, Series]:
             for qid, g in latest.groupby("question_id", sort=True)}
 
 
+_UNIT = ["question_id", "resolution_date"]
+_STATED = ["round", *_UNIT, "recorded_at", "status", "outcome", "resolved_at"]
+
+
+def _no_statements() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=float if c == "outcome" else str) for c in _STATED})
+
+
 @dataclass(frozen=True)
 class LedgerView:
-    """Everything the ledgers said at ``as_of``, computed once and shared by every round."""
+    """Everything the ledgers said at ``as_of``, computed once and shared by every round.
+
+    ``stated``: the latest stated resolution per (round, question_id, resolution_date) known at
+    ``as_of`` (empty when the hub has none).
+    """
 
     as_of: str
     states: pd.DataFrame
     series: dict[str, Series]
+    stated: pd.DataFrame = field(default_factory=_no_statements)
 
 
-def ledger_view(obs: pd.DataFrame, as_of: str) -> LedgerView:
+def ledger_view(obs: pd.DataFrame, as_of: str, stated: pd.DataFrame | None = None) -> LedgerView:
     known = known_by(obs, as_of)
-    return LedgerView(as_of, market_states(known), series_table(known))
+    return LedgerView(as_of, market_states(known), series_table(known), latest_statements(stated, as_of))
+
+
+def latest_statements(stated: pd.DataFrame | None, as_of: str) -> pd.DataFrame:
+    """Per (round, question_id, resolution_date): the latest statement recorded at or before ``as_of``."""
+    if stated is None or stated.empty:
+        return _no_statements()
+    seen = stated.loc[stated["recorded_at"] <= as_of, _STATED]
+    seen = seen.sort_values(["round", *_UNIT, "recorded_at"], kind="mergesort")
+    return seen.drop_duplicates(["round", *_UNIT], keep="last").reset_index(drop=True)
 
 
 def resolve_round(questions: pd.DataFrame, view: LedgerView) -> pd.DataFrame:
@@ -78,7 +105,36 @@ def resolve_round(questions: pd.DataFrame, view: LedgerView) -> pd.DataFrame:
     markets = questions["kind"] == MARKET
     parts = [p for p in (_resolve_markets(questions[markets], view.states),
                          _resolve_series(questions[~markets], view.series, view.as_of)) if len(p)]
-    return pd.concat(parts, ignore_index=True) if parts else _empty()
+    computed = pd.concat(parts, ignore_index=True) if parts else _empty()
+    return apply_statements(questions, computed, view.stated)
+
+
+def apply_statements(questions: pd.DataFrame, computed: pd.DataFrame, stated: pd.DataFrame) -> pd.DataFrame:
+    """``computed`` with every unit that has a stated resolution replaced by that statement."""
+    if stated.empty or computed.empty:
+        return computed
+    units = computed.merge(questions[[*_UNIT, "due"]].drop_duplicates(_UNIT), on=_UNIT, how="left")
+    units["round"] = units["due"].str[:10]
+    pick = _pick_statement(units[["round", *_UNIT]], stated)
+    hit = pick["status"].notna().to_numpy()
+    out = computed.copy()
+    for column in ("status", "outcome", "resolved_at"):
+        out.loc[hit, column] = pick.loc[hit, column].to_numpy()
+    out["outcome"] = out["outcome"].astype(float)
+    out["resolved_at"] = out["resolved_at"].fillna("").astype(str)
+    early = hit & (out["status"] == "resolved").to_numpy() & (out["resolved_at"] <= units["due"]).to_numpy()
+    out.loc[early, ["status", "outcome"]] = ["void", np.nan]
+    return out
+
+
+def _pick_statement(units: pd.DataFrame, stated: pd.DataFrame) -> pd.DataFrame:
+    """Per unit row: the statement for its round, or a round-less one if that was recorded later."""
+    columns = ["recorded_at", "status", "outcome", "resolved_at"]
+    own = units.merge(stated[stated["round"] != ""], on=["round", *_UNIT], how="left")[columns]
+    general = units.merge(stated[stated["round"] == ""].drop(columns="round"), on=_UNIT, how="left")[columns]
+    later = (general["recorded_at"].fillna("") > own["recorded_at"].fillna("")).to_numpy()
+    own.loc[later, columns] = general.loc[later, columns].to_numpy()
+    return own
 
 
 def _empty() -> pd.DataFrame:

@@ -173,4 +173,29 @@ HISTORY = Table(
     mutability="append-only",
 )
 
-ALL_TABLES = (QUESTIONS, OBSERVATIONS, ROUND_QUESTIONS, FORECASTS, SCORES, HISTORY)
+RESOLUTIONS = Table(
+    name="resolutions",
+    path="data/resolutions/<source>.csv",
+    description=(
+        "Stated resolutions: outcomes a source states directly (e.g. a ForecastBench resolution set), "
+        "for questions whose outcome the hub cannot compute from observations. A stated resolution of a "
+        "round's unit, recorded at or before the board's as_of (the latest recorded wins), overrides the "
+        "computed one. Append-only: a correction is a new row with a later recorded_at."
+    ),
+    columns=(
+        _c("round", "date", "The round (due date) the statement is for; empty: every round that asks the question.", nullable=True),
+        _c("question_id", "str", "Question id."),
+        _c("resolution_date", "date", "For dataset questions: the resolution date (horizon) the statement is for. Empty for markets.", nullable=True),
+        _c("recorded_at", "ts", "When the statement became known; boards as of an earlier time ignore it. ForecastBench imports: the resolution date at 00:00 UTC (FB sets carry no timestamp); a later change is recorded at the import's as_of."),
+        _c("status", "enum", "`resolved`, `void` or `open` (stated as not yet resolved).", choices=STATUS),
+        _c("outcome", "float", "1 or 0 when resolved; empty otherwise.", nullable=True),
+        _c("resolved_at", "ts", "When the outcome became known (ForecastBench: the resolution date at 00:00 UTC); empty while open.", nullable=True),
+        _c("value", "float", "The latest market probability for a market stated as open (used by the legacy market_proxy policy).", nullable=True),
+        _c("payload_sha256", "str", "sha256 of the source row the statement was parsed from (canonical JSON).", nullable=True),
+    ),
+    key=("round", "question_id", "resolution_date", "recorded_at"),
+    sort=("recorded_at", "round", "question_id", "resolution_date"),
+    mutability="append-only",
+)
+
+ALL_TABLES = (QUESTIONS, OBSERVATIONS, RESOLUTIONS, ROUND_QUESTIONS, FORECASTS, SCORES, HISTORY)

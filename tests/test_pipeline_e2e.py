@@ -74,3 +74,22 @@ def test_scores_are_derived_and_reproducible(repo: Path):
     (repo / "data/scores/2026-01-25.csv").unlink()
     nightly(repo, parse_ts("2026-03-01T00:00:00Z"))
     assert tree_bytes(repo) == before
+
+
+def test_a_forecastbench_json_submission_is_scored_like_its_csv_twin(repo: Path):
+    import json
+
+    import pandas as pd
+
+    nightly(repo, parse_ts("2026-01-16T00:00:00Z"))
+    questions = pd.read_csv(repo / "data/rounds/2026-01-25/questions.csv", dtype=str, keep_default_na=False)
+    items = [{"id": q.question_id.split(":", 1)[1], "source": q.source, "forecast": 0.5,
+              "resolution_date": q.resolution_date or None, "reasoning": ""} for q in questions.itertuples()]
+    body = {"organization": "Team", "model": "json", "model_organization": "Team", "question_set": "2026-01-25", "forecasts": items}
+    (repo / "data/forecasts/2026-01-25/team.json.json").write_text(json.dumps(body), encoding="utf-8")
+    nightly(repo, parse_ts("2026-03-01T00:00:00Z"))
+    scores = pd.read_csv(repo / "data/scores/2026-01-25.csv", dtype={"resolution_date": str}, keep_default_na=False)
+    mine = scores[scores["model"] == "team.json"].drop(columns="model").reset_index(drop=True)
+    twin = scores[scores["model"] == "prescient.always-0.5"].drop(columns="model").reset_index(drop=True)
+    assert len(mine) > 0 and mine["imputed"].eq(0).all()
+    pd.testing.assert_frame_equal(mine, twin)

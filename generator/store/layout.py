@@ -50,7 +50,9 @@ class Layout:
         return self.data / "forecasts" / format_date(due) / f"{model}.csv"
 
     def forecast_files(self, due: datetime) -> list[Path]:
-        return sorted((self.data / "forecasts" / format_date(due)).glob("*.csv"))
+        """A round's forecast files: CSV, or the same content as a ForecastBench forecast-set JSON."""
+        folder = self.data / "forecasts" / format_date(due)
+        return sorted([*folder.glob("*.csv"), *folder.glob("*.json")])
 
     def model_meta(self, model: str) -> Path:
         return self.data / "models" / f"{model}.yml"

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import Problem, SchemaError
 from ..models import ModelMeta, load_model
-from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, SCORES, Table
+from ..submissions.parse import parse_forecast
+from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS, SCORES, Table
 from ..timeutil import parse_ts
-from .csvio import empty_frame, read_table
+from .csvio import check_frame, coerce, empty_frame, read_table
 from .layout import Layout
 
 
@@ -27,6 +29,16 @@ def load_observations(layout: Layout) -> pd.DataFrame:
     return _read_all(layout, layout.observation_files(), OBSERVATIONS)
 
 
+def resolution_files(layout: Layout) -> list[Path]:
+    """The stated-resolutions ledgers, ``data/resolutions/<source>.csv``."""
+    return sorted((layout.data / "resolutions").glob("*.csv"))
+
+
+def load_resolutions(layout: Layout) -> pd.DataFrame:
+    """Every stated resolution (see ``schemas.RESOLUTIONS``); empty when the hub has none."""
+    return _read_all(layout, resolution_files(layout), RESOLUTIONS)
+
+
 def load_models(layout: Layout) -> dict[str, ModelMeta]:
     return {p.name.removesuffix(".yml"): load_model(p, layout.relative(p)) for p in layout.model_files()}
 
@@ -41,8 +53,29 @@ def load_round(layout: Layout, due: datetime) -> pd.DataFrame:
 
 
 def load_forecasts(layout: Layout, due: datetime) -> dict[str, pd.DataFrame]:
-    return {p.name.removesuffix(".csv"): read_table(p, FORECASTS, layout.relative(p))
-            for p in layout.forecast_files(due)}
+    """Every forecast file of a round, by model. A model with both a CSV and a JSON file is an error."""
+    out: dict[str, pd.DataFrame] = {}
+    for path in layout.forecast_files(due):
+        model = path.stem
+        if model in out:
+            label = layout.relative(path)
+            raise SchemaError(f"{label}: {model} has two forecast files for this round",
+                              [Problem(label, None, None, "duplicate-submission", "keep either the .csv or the .json file")])
+        out[model] = _forecast_frame(layout, path)
+    return out
+
+
+def _forecast_frame(layout: Layout, path: Path) -> pd.DataFrame:
+    label = layout.relative(path)
+    if path.suffix == ".csv":
+        return read_table(path, FORECASTS, label)
+    parsed = parse_forecast(path.read_bytes(), label, "json")  # the validator's own JSON reader
+    errors = [p for p in parsed.problems if p.severity == "error"]
+    raw = pd.DataFrame([row.cells for row in parsed.rows], columns=list(FORECASTS.names), dtype=str)
+    errors += [p for p in check_frame(raw, FORECASTS, label) if p.severity == "error"]
+    if errors:
+        raise SchemaError(f"{label}: does not match the forecasts schema", errors)
+    return coerce(raw, FORECASTS)
 
 
 def load_scores(layout: Layout) -> pd.DataFrame:

@@ -1,0 +1,1 @@
+"""Importers: turn another benchmark's published files into this hub's ledgers."""

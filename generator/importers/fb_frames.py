@@ -1,0 +1,194 @@
+"""Turn parsed ForecastBench rows into this hub's ledger frames. Pure.
+
+- Question bank: ``<source>:<fb id>``, kind ``binary`` for market sources and ``dataset`` for
+  series sources, one version per question set that changed it (recorded at the set's freeze
+  time). Questions known only from a resolution set get a placeholder text that says so.
+- Round (``data/rounds/<due>/questions.csv``): the union of the units of every question set of
+  that due date (dataset questions × resolution dates) and of its resolution set's rows, so a round
+  whose question set is missing upstream is rebuilt from its resolution set.
+- Stated resolutions: one row per resolution-set row, for that round; see ``stated_frame``.
+- Forecasts: one frame per forecast set, restricted to the round's units.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from ..errors import Problem
+from ..models import ModelMeta
+from ..schemas import QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
+from ..sources.base import DATASET, MARKET
+from ..store.csvio import as_text, coerce
+from ..timeutil import format_ts, parse_ts
+from .fb_parse import MARKET_SOURCES, Parsed
+
+_UNIT = ["question_id", "resolution_date"]
+BASELINE_NAMES = ("Always 0", "Always 1", "Always 0.5", "Random Uniform", "Imputed Forecaster", "Naive Forecaster")
+SAW_CROWD_NAMES = ("Imputed Forecaster", "Naive Forecaster")
+
+
+def kind_of(source: str) -> str:
+    return MARKET if source in MARKET_SOURCES else DATASET
+
+
+def midnight(date: str) -> str:
+    return f"{date}T00:00:00Z"
+
+
+def fb_ts(value: str) -> str:
+    """FB's ``2026-06-11T00:00:00+00:00`` as ``2026-06-11T00:00:00Z``; ``N/A`` or junk as ''."""
+    try:
+        return format_ts(parse_ts(value)) if value and value != "N/A" else ""
+    except ValueError:
+        return ""
+
+
+def _typed(rows: list[dict], table) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=list(table.names))
+    return coerce(as_text(frame, table), table)
+
+
+# -- question bank --------------------------------------------------------------------------------
+
+def question_versions(qset: Parsed) -> pd.DataFrame:
+    """One QUESTIONS row per question of a question set, recorded at its freeze time."""
+    rows = [{
+        "id": f"{q['source']}:{q['id']}", "recorded_at": fb_ts(q["freeze_datetime"]) or midnight(qset.due),
+        "source": q["source"], "kind": kind_of(q["source"]), "text": q["question"] or f"ForecastBench question {q['id']}",
+        "background": q["background"], "resolution_criteria": q["resolution_criteria"], "url": q["url"],
+        "category": "", "open_time": fb_ts(q["market_info_open_datetime"]),
+        "close_time": fb_ts(q["market_info_close_datetime"]),
+    } for q in qset.rows]
+    return _typed(rows, QUESTIONS).drop_duplicates("id", keep="first")
+
+
+def placeholder_questions(rset: Parsed, known: set[str]) -> pd.DataFrame:
+    """QUESTIONS rows for ids that no imported question set describes."""
+    seen: dict[str, dict] = {}
+    for r in rset.rows:
+        qid = f"{r['source']}:{r['id']}"
+        if qid not in known and qid not in seen:
+            seen[qid] = {"id": qid, "recorded_at": midnight(rset.due), "source": r["source"], "kind": kind_of(r["source"]),
+                         "text": f"ForecastBench {r['source']} question {r['id']} (its text is not in the imported question sets)"}
+    return _typed(list(seen.values()), QUESTIONS)
+
+
+# -- rounds ---------------------------------------------------------------------------------------
+
+def round_frame(due: str, qsets: list[Parsed], rset: Parsed | None) -> pd.DataFrame:
+    """The round's frozen question set: question-set units ∪ resolution-set units."""
+    rows: dict[tuple[str, str], dict] = {}
+    for qset in qsets:
+        for q in qset.rows:
+            base = _round_row(due, q["source"], q["id"], q["question"], q["url"],
+                              fb_ts(q["freeze_datetime"]) or midnight(due), _float(q["freeze_datetime_value"]))
+            for date in q["resolution_dates"] or [""]:
+                rows.setdefault((base["question_id"], date), {**base, "resolution_date": date})
+    for r in rset.rows if rset else []:
+        date = "" if r["source"] in MARKET_SOURCES else r["resolution_date"]
+        base = _round_row(due, r["source"], r["id"], f"ForecastBench {r['source']} question {r['id']}", "", midnight(due), np.nan)
+        rows.setdefault((base["question_id"], date), {**base, "resolution_date": date})
+    frame = _typed(list(rows.values()), ROUND_QUESTIONS)
+    return frame.sort_values(list(ROUND_QUESTIONS.sort), kind="mergesort").reset_index(drop=True)
+
+
+def _round_row(due, source, fb_id, text, url, freeze, value) -> dict:
+    return {"question_id": f"{source}:{fb_id}", "source": source, "kind": kind_of(source), "category": "",
+            "due": midnight(due), "freeze_time": freeze, "freeze_value": value, "text": text, "url": url}
+
+
+def _float(text: str) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return np.nan
+    return value if np.isfinite(value) else np.nan
+
+
+# -- stated resolutions ---------------------------------------------------------------------------
+
+_CONTENT = ["status", "outcome", "value"]  # resolved_at follows the first recording
+
+
+def stated_frame(rset: Parsed, as_of: str) -> pd.DataFrame:
+    """RESOLUTIONS rows of one resolution set, as FB states them, dated by ``resolution_date``.
+
+    resolved with outcome 0/1 → resolved; resolved with anything else (FB's fractional or annulled
+    markets) → void; not resolved → open, with the market's latest value. FB sets carry no
+    timestamp, so recorded_at (and resolved_at) = the resolution date at 00:00Z, or the import's
+    ``as_of`` when FB dates the row later (the file states it now: a market can be resolved with a
+    later nominal date).
+    """
+    rows = []
+    for r in rset.rows:
+        when = min(midnight(r["resolution_date"]), as_of)
+        status = "open" if not r["resolved"] else "resolved" if r["resolved_to"] in (0.0, 1.0) else "void"
+        rows.append({
+            "round": rset.due, "question_id": f"{r['source']}:{r['id']}",
+            "resolution_date": "" if r["source"] in MARKET_SOURCES else r["resolution_date"],
+            "recorded_at": when, "status": status, "outcome": r["resolved_to"] if status == "resolved" else np.nan,
+            "resolved_at": when if status != "open" else "",
+            "value": r["resolved_to"] if status == "open" and r["source"] in MARKET_SOURCES else np.nan,
+            "payload_sha256": r["sha"],
+        })
+    return _typed(rows, RESOLUTIONS).drop_duplicates(["round", *_UNIT], keep="first")
+
+
+def new_statements(existing: pd.DataFrame, stated: pd.DataFrame, as_of: str) -> pd.DataFrame:
+    """Rows of ``stated`` that change what the ledger says about their unit.
+
+    A unit's first statement keeps its FB date; a later, different one is a correction recorded at
+    ``as_of`` (or its own date if later), so re-importing the same files adds nothing.
+    """
+    keys = ["round", *_UNIT]
+    latest = existing.sort_values([*keys, "recorded_at"], kind="mergesort").drop_duplicates(keys, keep="last")
+    new_text, old_text = as_text(stated, RESOLUTIONS), as_text(latest, RESOLUTIONS)
+    joined = new_text.merge(old_text, on=keys, how="left", suffixes=("", "_old"), indicator=True)
+    known = (joined["_merge"] == "both").to_numpy()
+    same = known & np.all([joined[c].to_numpy() == joined[f"{c}_old"].to_numpy() for c in _CONTENT], axis=0)
+    out = stated.reset_index(drop=True)[~same].copy()
+    later = known[~same]
+    dated = out.loc[later, "recorded_at"].to_numpy(dtype=object)
+    out.loc[later, "recorded_at"] = np.where(dated > as_of, dated, as_of)
+    return out.reset_index(drop=True)
+
+
+# -- forecasts and models -------------------------------------------------------------------------
+
+def slug(text: str, dots: bool) -> str:
+    allowed = r"[^a-z0-9._-]+" if dots else r"[^a-z0-9-]+"
+    return re.sub(r"-{2,}", "-", re.sub(allowed, "-", text.strip().lower())).strip("-._")
+
+
+def model_id(fset: Parsed) -> str:
+    return f"{slug(fset.header['organization'], False)}.{slug(fset.header['model'], True)}"
+
+
+def model_meta(fset: Parsed) -> ModelMeta:
+    """Metadata from a forecast set: FB's comparison models are baselines, the human medians human."""
+    header, name = fset.header, fset.header["model"]
+    kind = "baseline" if name in BASELINE_NAMES else "human" if "median forecast" in name.lower() else "llm"
+    variant = header.get("forecast_variant_key") or ""
+    saw = name in SAW_CROWD_NAMES or "freeze" in variant.lower() or "freeze values" in name.lower()
+    method = "; ".join(x for x in (f"model organization: {header.get('model_organization') or ''}",
+                                   f"variant: {variant}" if variant else "", "imported from a ForecastBench forecast set") if x)
+    return ModelMeta(id=model_id(fset), name=name, organization=header["organization"], kind=kind,
+                     release_date=header.get("model_release_date") or "", method=method, saw_crowd=saw)
+
+
+def forecast_rows(fset: Parsed, units: pd.DataFrame) -> tuple[pd.DataFrame, list[Problem]]:
+    """The forecast set's rows on the round's units (others dropped with one warning)."""
+    frame = pd.DataFrame(fset.rows[0] if fset.rows else {}, columns=[*_UNIT, "probability", "reasoning"])
+    dup = frame.duplicated(_UNIT, keep="first")
+    allowed = set(zip(units["question_id"], units["resolution_date"]))
+    inside = np.fromiter((u in allowed for u in zip(frame["question_id"], frame["resolution_date"])), bool, len(frame))
+    problems = []
+    if dup.any():
+        problems.append(Problem(fset.label, None, "id", "duplicate-forecast", f"{int(dup.sum())} repeated (id, resolution_date) row(s); the first is kept", "warning"))
+    if (~inside).any():
+        problems.append(Problem(fset.label, None, "id", "unknown-question",
+                                f"{int((~inside).sum())} forecast(s) for questions or dates not in round {fset.due} dropped", "warning"))
+    return frame[inside & ~dup.to_numpy()].reset_index(drop=True), problems

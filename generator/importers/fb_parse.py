@@ -1,0 +1,281 @@
+"""Parse ForecastBench JSON files into plain row dicts, collecting every problem. Pure but for reads.
+
+Formats (``shared/forecastbench/README.md``, FB paper appendix B):
+- question set: ``{forecast_due_date, question_set, questions: [{id, source, question, ...,
+  freeze_datetime, freeze_datetime_value, resolution_dates}]}``; ``resolution_dates`` is a list
+  for dataset questions and ``"N/A"`` for markets;
+- resolution set: ``{forecast_due_date, question_set, resolutions: [{id, source, direction,
+  resolution_date, resolved_to, resolved}]}``;
+- forecast set: ``{organization, model, model_organization, question_set, forecasts: [{id,
+  source, forecast, resolution_date, reasoning}]}``.
+
+Every defect becomes a ``Problem`` with a stable code; nothing here raises on bad input.
+Rows whose ``id`` is a list (FB's legacy combination questions) are dropped with one
+``combination-id`` warning per file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import Problem
+
+MARKET_SOURCES = ("infer", "manifold", "metaculus", "polymarket")
+DATASET_SOURCES = ("acled", "dbnomics", "fred", "wikipedia", "yfinance")
+SOURCES = MARKET_SOURCES + DATASET_SOURCES
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_MAX_ROW_PROBLEMS = 20
+
+
+@dataclass
+class Parsed:
+    """What one FB file yielded: its due date, header fields, rows and problems."""
+
+    label: str
+    due: str = ""
+    header: dict = field(default_factory=dict)
+    rows: list[dict] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _problem(label: str, code: str, message: str, row: int | None = None, column: str | None = None,
+             severity: str = "error") -> Problem:
+    return Problem(label, row, column, code, message, severity)
+
+
+def load_json(path: Path, label: str) -> tuple[object, list[Problem]]:
+    """The parsed JSON of ``path``, or None and a ``bad-json`` problem (orjson when installed: faster,
+    same values; the standard library otherwise)."""
+    data = path.read_bytes()
+    try:
+        return _orjson.loads(data), []
+    except (AttributeError, ValueError):  # no orjson, or a file only the standard library accepts (NaN)
+        pass
+    try:
+        return json.loads(data.decode("utf-8")), []
+    except (UnicodeDecodeError, ValueError) as exc:
+        return None, [_problem(label, "bad-json", f"not valid UTF-8 JSON: {exc}")]
+
+
+try:
+    import orjson as _orjson
+except ImportError:  # an optional speed-up
+    _orjson = None
+
+
+def row_sha256(row: dict) -> str:
+    """sha256 of a row's canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _header(body: object, label: str, keys: tuple[str, ...], list_key: str) -> Parsed:
+    out = Parsed(label)
+    if not isinstance(body, dict):
+        out.problems.append(_problem(label, "bad-structure", "the file must hold a JSON object"))
+        return out
+    missing = [k for k in (*keys, list_key) if k not in body]
+    out.problems += [_problem(label, "missing-key", f"required key {k!r} is missing", column=k) for k in missing]
+    if list_key in body and not isinstance(body[list_key], list):
+        out.problems.append(_problem(label, "bad-structure", f"{list_key!r} must be a list", column=list_key))
+    out.header = {k: body.get(k) for k in keys}
+    return out
+
+
+def due_of(parsed: Parsed, value: object, column: str) -> None:
+    """Set ``parsed.due`` from a date or a ``<due>-...json`` question-set name, or add a problem."""
+    text = value[:10] if isinstance(value, str) else ""
+    if _DATE.match(text):
+        parsed.due = text
+    else:
+        parsed.problems.append(_problem(parsed.label, "bad-date", f"{value!r} does not start with a YYYY-MM-DD due date", column=column))
+
+
+def _row_key_problems(parsed: Parsed, i: int, row: object, keys: tuple[str, ...]) -> bool:
+    """Check one row's shape, id and source; return True when the row is usable."""
+    label, where = parsed.label, i + 1
+    if not isinstance(row, dict):
+        parsed.problems.append(_problem(label, "bad-structure", "a row must be a JSON object", row=where))
+        return False
+    missing = [k for k in keys if k not in row]
+    if missing:
+        parsed.problems.append(_problem(label, "missing-key", f"row lacks {', '.join(map(repr, missing))}", row=where, column=missing[0]))
+        return False
+    if isinstance(row["id"], list):
+        return False
+    if not isinstance(row["id"], (str, int)) or str(row["id"]) == "":
+        parsed.problems.append(_problem(label, "bad-id", f"id {row['id']!r} is not a string", row=where, column="id"))
+        return False
+    if row["source"] not in SOURCES:
+        parsed.problems.append(_problem(label, "unknown-source", f"source {row['source']!r} is not one of {', '.join(SOURCES)}", row=where, column="source"))
+        return False
+    return True
+
+
+def _rows(parsed: Parsed, items: object, keys: tuple[str, ...], convert) -> None:
+    """Convert each usable row with ``convert(parsed, where, row) -> dict | None``."""
+    if not isinstance(items, list):
+        return
+    combos = 0
+    for i, row in enumerate(items):
+        if isinstance(row, dict) and isinstance(row.get("id"), list):
+            combos += 1
+        elif _row_key_problems(parsed, i, row, keys):
+            converted = convert(parsed, i + 1, row)
+            if converted is not None:
+                parsed.rows.append(converted)
+    if combos:
+        parsed.problems.append(_problem(parsed.label, "combination-id", f"{combos} row(s) with a list id (combination questions) dropped",
+                                        column="id", severity="warning"))
+    errors = [p for p in parsed.problems if p.severity == "error"]
+    if len(errors) > _MAX_ROW_PROBLEMS:
+        parsed.problems = [p for p in parsed.problems if p.severity != "error"] + errors[:_MAX_ROW_PROBLEMS]
+
+
+def _date_or_problem(parsed: Parsed, where: int, value: object, column: str) -> str | None:
+    if isinstance(value, str) and _DATE.match(value):
+        return value
+    parsed.problems.append(_problem(parsed.label, "bad-date", f"{value!r} is not a YYYY-MM-DD date", row=where, column=column))
+    return None
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+# -- question sets --------------------------------------------------------------------------------
+
+_Q_KEYS = ("id", "source", "question", "resolution_dates")
+
+
+def _question(parsed: Parsed, where: int, row: dict) -> dict | None:
+    dates = row["resolution_dates"]
+    is_market = row["source"] in MARKET_SOURCES
+    if not is_market and not (isinstance(dates, list) and all(isinstance(d, str) and _DATE.match(d) for d in dates)):
+        parsed.problems.append(_problem(parsed.label, "bad-date", "a dataset question's resolution_dates must be a list of YYYY-MM-DD dates",
+                                        row=where, column="resolution_dates"))
+        return None
+    text = {k: (row.get(k) if isinstance(row.get(k), str) else "") for k in (
+        "question", "background", "resolution_criteria", "url", "freeze_datetime", "freeze_datetime_value",
+        "market_info_open_datetime", "market_info_close_datetime")}
+    return {**text, "id": str(row["id"]), "source": row["source"], "resolution_dates": [] if is_market else sorted(set(dates))}
+
+
+def parse_question_set(body: object, label: str) -> Parsed:
+    parsed = _header(body, label, ("forecast_due_date", "question_set"), "questions")
+    if not parsed.problems:
+        due_of(parsed, parsed.header["forecast_due_date"], "forecast_due_date")
+        _rows(parsed, body["questions"], _Q_KEYS, _question)
+    return parsed
+
+
+# -- resolution sets ------------------------------------------------------------------------------
+
+_R_KEYS = ("id", "source", "resolution_date", "resolved_to", "resolved")
+
+
+def _resolution(parsed: Parsed, where: int, row: dict) -> dict | None:
+    date = _date_or_problem(parsed, where, row["resolution_date"], "resolution_date")
+    value = _number(row["resolved_to"])
+    if not isinstance(row["resolved"], bool):
+        parsed.problems.append(_problem(parsed.label, "bad-value", f"resolved {row['resolved']!r} is not true/false", row=where, column="resolved"))
+        return None
+    if row["resolved_to"] is not None and value is None:
+        parsed.problems.append(_problem(parsed.label, "bad-outcome", f"resolved_to {row['resolved_to']!r} is not a number", row=where, column="resolved_to"))
+        return None
+    if date is None:
+        return None
+    return {"id": str(row["id"]), "source": row["source"], "resolution_date": date, "resolved_to": value,
+            "resolved": row["resolved"], "sha": row_sha256(row)}
+
+
+def parse_resolution_set(body: object, label: str) -> Parsed:
+    parsed = _header(body, label, ("forecast_due_date", "question_set"), "resolutions")
+    if not parsed.problems:
+        due_of(parsed, parsed.header["forecast_due_date"], "forecast_due_date")
+        _rows(parsed, body["resolutions"], _R_KEYS, _resolution)
+    return parsed
+
+
+# -- forecast sets --------------------------------------------------------------------------------
+
+_F_KEYS = ("id", "source", "forecast")
+FORECAST_HEADER = ("organization", "model", "model_organization", "question_set")
+OPTIONAL_HEADER = ("model_release_date", "forecast_variant_key", "model_run_key")
+
+
+def _forecast(parsed: Parsed, where: int, row: dict) -> dict | None:
+    if row["forecast"] is None:
+        return None  # FB writes null for "no forecast": imputed at scoring time
+    p = _number(row["forecast"])
+    if p is None or not 0.0 <= p <= 1.0:
+        parsed.problems.append(_problem(parsed.label, "bad-probability", f"forecast {row['forecast']!r} is not a probability in [0, 1]",
+                                        row=where, column="forecast"))
+        return None
+    date = row.get("resolution_date")
+    if row["source"] in MARKET_SOURCES or date is None:
+        date = ""
+    elif _date_or_problem(parsed, where, date, "resolution_date") is None:
+        return None
+    reasoning = row.get("reasoning")
+    return {"question_id": f"{row['source']}:{row['id']}", "resolution_date": date, "probability": p,
+            "reasoning": reasoning if isinstance(reasoning, str) else ""}
+
+
+def parse_forecast_set(body: object, label: str) -> Parsed:
+    """Header and rows of a forecast set; ``rows`` holds one dict of columns (see ``fast_forecasts``)."""
+    parsed = _header(body, label, FORECAST_HEADER, "forecasts")
+    if not parsed.problems:
+        for key in ("organization", "model"):
+            if not isinstance(parsed.header[key], str) or not parsed.header[key].strip():
+                parsed.problems.append(_problem(label, "bad-model", f"{key} must be a non-empty string", column=key))
+        due_of(parsed, parsed.header["question_set"], "question_set")
+        parsed.header.update({k: body.get(k) for k in OPTIONAL_HEADER if isinstance(body.get(k), str)})
+        columns = fast_forecasts(body["forecasts"])
+        if columns is None:  # something is off: take the row-by-row path, which says what
+            _rows(parsed, body["forecasts"], _F_KEYS, _forecast)
+            columns = {k: [r[k] for r in parsed.rows] for k in _F_COLUMNS}
+        parsed.rows = [columns]
+    return parsed
+
+
+_F_COLUMNS = ("question_id", "resolution_date", "probability", "reasoning")
+_NUMBER = (int, float)
+
+
+def fast_forecasts(items: object) -> dict | None:
+    """Columns of a well-formed forecasts list in one pass per column, or None if any row is not.
+
+    Well-formed: every row an object with a string id, a known source, a forecast that is null or
+    a number in [0, 1], and a YYYY-MM-DD (or null) resolution_date. Null forecasts are skipped.
+    """
+    if not isinstance(items, list) or not all(type(r) is dict for r in items):
+        return None
+    try:
+        ids, sources, values = [r["id"] for r in items], [r["source"] for r in items], [r["forecast"] for r in items]
+    except KeyError:
+        return None
+    dates, reasons = [r.get("resolution_date") for r in items], [r.get("reasoning") for r in items]
+    if not (all(type(i) is str and i for i in ids) and set(sources) <= set(SOURCES)
+            and all(v is None or (type(v) in _NUMBER and 0.0 <= v <= 1.0) for v in values)
+            and all(d is None or type(d) is str for d in dates) and all(d is None or _DATE.match(d) for d in set(dates))):
+        return None
+    keep = [i for i, v in enumerate(values) if v is not None]
+    markets = set(MARKET_SOURCES)
+    return {
+        "question_id": [f"{sources[i]}:{ids[i]}" for i in keep],
+        "resolution_date": ["" if sources[i] in markets or dates[i] is None else dates[i] for i in keep],
+        "probability": [float(values[i]) for i in keep],
+        "reasoning": [reasons[i] if type(reasons[i]) is str else "" for i in keep],
+    }

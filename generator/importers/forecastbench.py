@@ -1,0 +1,243 @@
+"""``prescient import forecastbench``: ForecastBench question, resolution and forecast sets → ledgers.
+
+The shell around ``fb_parse`` (files → rows) and ``fb_frames`` (rows → ledger frames). Every input
+file is parsed and checked first; if any has an error, one SchemaError lists every problem and
+nothing is written. Then, in order: the question bank and the stated-resolutions ledger are
+appended (``store.ledger.append``), each round's question set is written once (rounds are frozen),
+the hub's Always 0 / Always 1 / Always 0.5 baselines and every forecast set become forecast files
+(immutable: an existing file is kept), and model metadata is written where absent. Importing the
+same files twice changes no byte.
+
+``as_of`` is the import's "now": rounds frozen after it, forecast sets of rounds not yet due and
+resolutions dated after it are left for a later import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import pandas as pd
+
+from .. import ingest
+from ..errors import Problem, SchemaError
+from ..forecasters.baselines import constant
+from ..models import ModelMeta
+from ..schemas import QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
+from ..store import ledger, readers
+from ..store.csvio import read_table, to_csv_bytes, write_bytes_atomic
+from ..store.layout import Layout
+from ..timeutil import format_ts, parse_ts
+from . import fb_frames as frames
+from . import fb_parse as fbp
+from .fastcsv import forecast_bytes
+
+HUB_BASELINES = {"prescient.always-0": ("Always 0", 0.0), "prescient.always-1": ("Always 1", 1.0),
+                 "prescient.always-0.5": ("Always 0.5", 0.5)}
+
+
+@dataclass
+class ImportReport:
+    as_of: str
+    rounds: list[str] = field(default_factory=list)
+    questions_added: int = 0
+    statements_added: int = 0
+    forecast_files: int = 0
+    models: list[str] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Inputs:
+    qsets: list[fbp.Parsed]
+    rsets: dict[str, fbp.Parsed]
+    fsets: list[fbp.Parsed]
+    problems: list[Problem]
+
+
+def dataset_dirs(root: Path) -> tuple[Path, Path]:
+    """(question_sets, resolution_sets) under ``root`` (``datasets/`` itself or its parent)."""
+    for base in (root / "datasets", root):
+        if (base / "question_sets").is_dir() or (base / "resolution_sets").is_dir():
+            return base / "question_sets", base / "resolution_sets"
+    raise SchemaError(f"{root}: no ForecastBench datasets here", [Problem(
+        str(root), None, None, "not-forecastbench", "expected datasets/question_sets and datasets/resolution_sets (or DIR = datasets/)")])
+
+
+def _parse_all(paths: list[Path], parser, base: Path) -> list[fbp.Parsed]:
+    out = []
+    for path in paths:
+        label = path.relative_to(base).as_posix() if path.is_relative_to(base) else str(path)
+        body, problems = fbp.load_json(path, label)
+        parsed = parser(body, label) if not problems else fbp.Parsed(label, problems=problems)
+        out.append(parsed)
+    return out
+
+
+def read_inputs(datasets_dir: Path, forecasts_dir: Path | None) -> _Inputs:
+    qdir, rdir = dataset_dirs(datasets_dir)
+    qsets = _parse_all(sorted(qdir.glob("*.json")), fbp.parse_question_set, datasets_dir)
+    rlist = _parse_all(sorted(rdir.glob("*_resolution_set.json")), fbp.parse_resolution_set, datasets_dir)
+    fsets = _parse_all(sorted(forecasts_dir.rglob("*.json")), fbp.parse_forecast_set, forecasts_dir) if forecasts_dir else []
+    problems = [p for parsed in (*qsets, *rlist, *fsets) for p in parsed.problems]
+    rsets: dict[str, fbp.Parsed] = {}
+    for r in rlist:
+        named = Path(r.label).name.split("_", 1)[0]
+        if r.due and r.due != named:
+            problems.append(Problem(r.label, None, "forecast_due_date", "due-mismatch", f"the file name says {named}, the file {r.due}"))
+        if r.due in rsets:
+            problems.append(Problem(r.label, None, None, "duplicate-round", f"a second resolution set for {r.due}"))
+        rsets.setdefault(r.due, r)
+    return _Inputs([q for q in qsets if q.due], {d: r for d, r in rsets.items() if d}, fsets, problems)
+
+
+def _round_dues(inputs: _Inputs, as_of: str) -> list[str]:
+    """Due dates whose question set was frozen (or, without one, that fell due) by ``as_of``."""
+    frozen: dict[str, str] = {}
+    for q in inputs.qsets:
+        first = min((frames.fb_ts(r["freeze_datetime"]) or frames.midnight(q.due) for r in q.rows), default=frames.midnight(q.due))
+        frozen[q.due] = min(frozen.get(q.due, first), first)
+    for due in inputs.rsets:
+        frozen.setdefault(due, frames.midnight(due))
+    return sorted(d for d, t in frozen.items() if t <= as_of)
+
+
+def _check_forecasts(inputs: _Inputs, dues: list[str], as_of: str) -> tuple[list[fbp.Parsed], list[Problem]]:
+    problems, seen, keep = [], {}, []
+    for f in inputs.fsets:
+        if f.problems and any(p.severity == "error" for p in f.problems):
+            continue
+        if f.due not in dues and f.due not in inputs.rsets and f.due not in {q.due for q in inputs.qsets}:
+            problems.append(Problem(f.label, None, "question_set", "unknown-round", f"no question or resolution set for round {f.due}"))
+            continue
+        key = (f.due, frames.model_id(f))
+        if key in seen:
+            problems.append(Problem(f.label, None, "model", "duplicate-model", f"{key[1]} already has a forecast set for {f.due} ({seen[key]})"))
+            continue
+        seen[key] = f.label
+        if f.due in dues and frames.midnight(f.due) <= as_of:
+            keep.append(f)
+    return keep, problems
+
+
+def import_forecastbench(hub_root: Path, datasets_dir: Path, forecasts_dir: Path | None = None, *,
+                         as_of: datetime | str) -> ImportReport:
+    """Import FB files into the hub at ``hub_root``; raise SchemaError (writing nothing) on bad input."""
+    as_of_text = as_of if isinstance(as_of, str) else format_ts(as_of)
+    layout, report = Layout(Path(hub_root)), ImportReport(as_of_text)
+    inputs = read_inputs(Path(datasets_dir), Path(forecasts_dir) if forecasts_dir else None)
+    dues = _round_dues(inputs, as_of_text)
+    fsets, more = _check_forecasts(inputs, dues, as_of_text)
+    problems = inputs.problems + more
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        raise SchemaError(f"ForecastBench input rejected: {len(errors)} problem(s); nothing was written", errors)
+    report.warnings = [p for p in problems if p.severity != "error"]
+    _write_hub_toml(layout, dues, report)
+    _write_bank(layout, inputs, dues, report)
+    _write_statements(layout, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of_text, report)
+    rounds = {due: _write_round(layout, due, inputs, report) for due in dues}
+    _write_forecasts(layout, rounds, fsets, as_of_text, report)
+    report.rounds = dues
+    return report
+
+
+def _write_hub_toml(layout: Layout, dues: list[str], report: ImportReport) -> None:
+    if layout.hub_toml.is_file() or not dues:
+        return
+    text = ("# Created by `prescient import forecastbench`: a hub of imported ForecastBench rounds.\n"
+            "[hub]\ntitle = \"ForecastBench (imported)\"\n\n[rounds]\n"
+            f"first_due = \"{dues[0]}T00:00:00Z\"\ncadence_days = 14\nopen_days_before_due = 0\n")
+    write_bytes_atomic(layout.hub_toml, text.encode("utf-8"))
+    report.written.append(layout.relative(layout.hub_toml))
+
+
+def _write_bank(layout: Layout, inputs: _Inputs, dues: list[str], report: ImportReport) -> None:
+    bank = readers.load_bank(layout)
+    added = []
+    for due in dues:
+        sets = [q for q in inputs.qsets if q.due == due]
+        versions = [frames.question_versions(q) for q in sorted(sets, key=lambda q: (not q.label.endswith("-llm.json"), q.label))]
+        if versions:  # compared with what the bank said at the set's time, so re-imports add nothing
+            fresh = pd.concat(versions, ignore_index=True).drop_duplicates("id", keep="first")
+            new = ingest.new_questions(bank[bank["recorded_at"] <= fresh["recorded_at"].max()], fresh)
+            bank, added = pd.concat([bank, new], ignore_index=True), added + [new]
+    known = set(bank["id"])
+    for due in dues:
+        if due in inputs.rsets:
+            new = frames.placeholder_questions(inputs.rsets[due], known)
+            known |= set(new["id"])
+            added.append(new)
+    rows = pd.concat(added, ignore_index=True) if added else bank.iloc[:0]
+    for source, group in rows.groupby("source", sort=True):
+        path = layout.questions(source)
+        added_rows = len(ledger.append(path, group, QUESTIONS, layout.relative(path)))
+        report.questions_added += added_rows
+        report.written += [layout.relative(path)] if added_rows else []
+
+
+def resolution_path(layout: Layout, source: str) -> Path:
+    return layout.data / "resolutions" / f"{source}.csv"
+
+
+def _write_statements(layout: Layout, rsets: list[fbp.Parsed], as_of: str, report: ImportReport) -> None:
+    stated = [frames.stated_frame(r, as_of) for r in rsets]
+    if not stated:
+        return
+    new = frames.new_statements(readers.load_resolutions(layout), pd.concat(stated, ignore_index=True), as_of)
+    for source, group in new.groupby(new["question_id"].str.split(":", n=1).str[0], sort=True):
+        path = resolution_path(layout, source)
+        added_rows = len(ledger.append(path, group, RESOLUTIONS, layout.relative(path)))
+        report.statements_added += added_rows
+        report.written += [layout.relative(path)] if added_rows else []
+
+
+def _write_round(layout: Layout, due: str, inputs: _Inputs, report: ImportReport) -> pd.DataFrame:
+    """Write the round once; an existing, different round file is kept (rounds are frozen)."""
+    frame = frames.round_frame(due, [q for q in inputs.qsets if q.due == due], inputs.rsets.get(due))
+    path = layout.round_questions(parse_ts(due))
+    data = to_csv_bytes(frame, ROUND_QUESTIONS)
+    if path.is_file() and path.read_bytes() != data:
+        report.warnings.append(Problem(layout.relative(path), None, None, "round-frozen",
+                                       "the round is already published with other questions; it is kept as it is", "warning"))
+        return read_table(path, ROUND_QUESTIONS, layout.relative(path))
+    if write_bytes_atomic(path, data):
+        report.written.append(layout.relative(path))
+    return frame
+
+
+def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], fsets: list[fbp.Parsed], as_of: str,
+                     report: ImportReport) -> None:
+    models: dict[str, ModelMeta] = {}
+    for due, questions in rounds.items():
+        if frames.midnight(due) > as_of:
+            continue
+        for model, (name, value) in HUB_BASELINES.items():
+            _write_forecast_file(layout, due, model, constant(value)(questions), report)
+            models[model] = ModelMeta(id=model, name=name, organization="Prescient", kind="baseline",
+                                      method=f"Forecasts {value:g} on every question.")
+    for fset in fsets:
+        rows, problems = frames.forecast_rows(fset, rounds[fset.due])
+        report.warnings += problems
+        model = frames.model_id(fset)
+        _write_forecast_file(layout, fset.due, model, rows, report)
+        models[model] = frames.model_meta(fset)
+    for model, meta in sorted(models.items()):
+        path = layout.model_meta(model)
+        if not path.is_file() and write_bytes_atomic(path, meta.to_yaml()):
+            report.written.append(layout.relative(path))
+    report.models = sorted(models)
+
+
+def _write_forecast_file(layout: Layout, due: str, model: str, rows: pd.DataFrame, report: ImportReport) -> None:
+    path = layout.forecast(parse_ts(due), model)
+    data = forecast_bytes(rows)
+    if path.is_file() and path.read_bytes() != data:
+        report.warnings.append(Problem(layout.relative(path), None, None, "forecast-immutable",
+                                       "a different forecast file already exists for this round; it is kept", "warning"))
+        return
+    if write_bytes_atomic(path, data):
+        report.written.append(layout.relative(path))
+        report.forecast_files += 1

@@ -1,0 +1,181 @@
+"""ForecastBench's leaderboard from the SCORES frame: difficulty-adjusted Brier with bootstrap CIs.
+
+Rows: one per scored unit (round, question_id, resolution_date) per model; a unit is unique across
+rounds (the same market asked in two rounds is two units, as in FB). Steps, with the options in
+``FBOptions``:
+
+1. Rows. Only units resolved at or before ``as_of``. FB's 50-day rule keeps rounds due at or
+   before ``as_of - min_round_age_days``; FB's per-round filter keeps rounds with at least
+   ``min_dataset_rows`` resolved dataset units and ``min_market_questions`` resolved markets. A
+   model's round whose share of imputed forecasts exceeds ``max_imputed_share`` is left out.
+   The baseline board keeps only models whose metadata says they saw no crowd value.
+2. Estimation sample (which rows fit the fixed effects), from model metadata: kind ``llm``,
+   ``human`` or ``team``; never ``baseline`` (Always-x, Naive, Imputed, random) or ``synthetic``,
+   and never a crowd aggregate of submitted forecasts (model ids ``*.crowd-*``; FB excludes its
+   ensembles too). FB further restricts the sample to its own, non-tournament runs; the metadata
+   does not say who ran a model, so we do not. If no model qualifies, every model enters (a board
+   of baselines alone then shows raw mean Brier, which is what FB's rescaling gives them). Units
+   without an estimation row are dropped (``orphan_units``).
+3. Per type, ``fit`` gives D (rescaled so a forecaster covering every unit scores its raw Brier);
+   overall = (D_dataset + D_market) / 2; Brier Index = 100 (1 - sqrt(D)). With
+   ``market_difficulty="crowd"`` the market question effects are fixed at the crowd's Brier
+   (FB's tournament board; ``crowd`` gives the crowd's probability per round and market).
+4. ``bootstrap`` (strata (round, source), unit resampling as FB) and ``summarize``: 95% CIs,
+   one-sided p-values against ``reference`` (default: the superforecaster median if present,
+   else the top model) with FB's labels, % ranked #1 and rank intervals, on the overall score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+import pandas as pd
+
+from ..models import ModelMeta
+from ..sources.base import MARKET
+from ..timeutil import format_date, format_ts
+from .bootstrap import bootstrap
+from .fixed_effects import fit
+from .panel import build_panel
+from .stats import format_p, summarize
+
+TYPES = ("dataset", "market")
+ESTIMATION_KINDS = ("llm", "human", "team")
+COLUMNS = ["rank", "model", "name", "organization", "kind",
+           "dataset", "dataset_ci_low", "dataset_ci_high", "market", "market_ci_low", "market_ci_high",
+           "overall", "overall_ci_low", "overall_ci_high", "n_dataset", "n_market",
+           "brier_dataset", "brier_market", "brier_overall", "pct_rank1", "rank_low", "rank_high",
+           "p_value", "p_display", "p_label", "in_estimation"]
+_UNIT = ["round", "question_id", "resolution_date"]
+
+
+@dataclass(frozen=True)
+class FBOptions:
+    board: str = "tournament"  # or "baseline": models that saw no crowd value
+    replicates: int = 1999
+    min_round_age_days: int | None = 50
+    min_dataset_rows: int = 0  # FB: 225
+    min_market_questions: int = 0  # FB: 50
+    max_imputed_share: float | None = 0.05
+    market_difficulty: str = "estimated"  # or "crowd"
+    reference: str | None = None
+    orphan_units: str = "drop"
+
+
+FB_TOURNAMENT = FBOptions(min_dataset_rows=225, min_market_questions=50)
+
+
+def is_estimation_model(model: str, meta: ModelMeta | None) -> bool:
+    """The metadata rule of step 2 in the module docstring."""
+    return meta is not None and meta.kind in ESTIMATION_KINDS and not model.split(".", 1)[-1].startswith("crowd-")
+
+
+def select_rows(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> pd.DataFrame:
+    """Step 1 of the module docstring."""
+    rows = scores[scores["resolved_at"] <= format_ts(as_of)]
+    if options.min_round_age_days is not None:
+        rows = rows[rows["round"] <= format_date(as_of - timedelta(days=options.min_round_age_days))]
+    rows = rows[rows["round"].isin(_rounds_passing(rows, options))]
+    if options.max_imputed_share is not None:
+        share = rows.groupby(["round", "model"])["imputed"].transform("mean")
+        rows = rows[share <= options.max_imputed_share]
+    if options.board == "baseline":
+        rows = rows[rows["model"].map(lambda m: m in models and not models[m].saw_crowd).astype(bool)]
+    elif options.board != "tournament":
+        raise ValueError(f"unknown board {options.board!r}; expected tournament or baseline")
+    return rows.reset_index(drop=True)
+
+
+def _rounds_passing(rows: pd.DataFrame, options: FBOptions) -> list[str]:
+    units = rows.drop_duplicates(_UNIT)
+    counts = units.groupby(["round", "kind"]).size().unstack(fill_value=0)
+    dataset = counts.drop(columns=MARKET, errors="ignore").sum(axis=1)
+    market = counts[MARKET] if MARKET in counts else pd.Series(0, index=counts.index)
+    ok = (dataset >= options.min_dataset_rows) & (market >= options.min_market_questions)
+    return list(counts.index[ok])
+
+
+def crowd_from_rounds(round_questions: pd.DataFrame) -> pd.DataFrame:
+    """(round, question_id, probability) of every market from round question sets (the freeze value)."""
+    markets = round_questions[round_questions["kind"] == MARKET]
+    return pd.DataFrame({"round": markets["due"].str[:10], "question_id": markets["question_id"],
+                         "probability": markets["freeze_value"].astype(float)}).dropna()
+
+
+def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.DataFrame | None, options: FBOptions):
+    """Integer codes for ``build_panel``: models sorted by id, units in order of first appearance."""
+    names = np.array(sorted(rows["model"].unique()))
+    model = np.searchsorted(names, rows["model"].to_numpy())
+    keys = pd.MultiIndex.from_frame(rows[_UNIT])
+    unit = pd.factorize(keys)[0]
+    units = rows.loc[~keys.duplicated()].reset_index(drop=True)
+    unit_type = (units["kind"].to_numpy() == MARKET).astype(np.int64)
+    stratum = pd.factorize(pd.MultiIndex.from_frame(units[["round", "source"]]))[0]
+    flags = np.array([is_estimation_model(m, models.get(m)) for m in names])
+    est = flags[model] if flags.any() else np.ones(len(rows), bool)
+    if options.market_difficulty not in ("estimated", "crowd"):
+        raise ValueError("market_difficulty must be 'estimated' or 'crowd'")
+    b_fixed = _crowd_brier(units, crowd) if options.market_difficulty == "crowd" else None
+    return names, model, unit, est, unit_type, stratum, b_fixed
+
+
+def _crowd_brier(units: pd.DataFrame, crowd: pd.DataFrame | None) -> np.ndarray:
+    """Per unit: NaN for dataset units, the crowd's Brier for markets (FB's tournament rule)."""
+    if crowd is None:
+        raise ValueError("market_difficulty='crowd' needs the crowd's probabilities")
+    lookup = crowd.drop_duplicates(["round", "question_id"]).set_index(["round", "question_id"])["probability"]
+    p = lookup.reindex(pd.MultiIndex.from_frame(units[["round", "question_id"]])).to_numpy(dtype=float)
+    market = (units["kind"] == MARKET).to_numpy()
+    if np.isnan(p[market]).any():
+        raise ValueError(f"{int(np.isnan(p[market]).sum())} market units have no crowd probability")
+    return np.where(market, (p - units["outcome"].to_numpy(dtype=float)) ** 2, np.nan)
+
+
+def fb_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
+             options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The board (``COLUMNS``), best overall Brier Index first; empty when nothing is scored."""
+    rows = select_rows(scores, models, as_of, options)
+    if rows.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    names, model, unit, est, unit_type, stratum, b_fixed = _panel_inputs(rows, models, crowd, options)
+    panel = build_panel(model, unit, rows["brier"].to_numpy(dtype=float), est, unit_type, stratum,
+                        b_fixed=b_fixed, type_names=TYPES, orphan_units=options.orphan_units)
+    point = fit(panel)
+    boot = bootstrap(panel, options.replicates, rng)
+    ref = _reference(names, point.overall, options.reference)
+    summary = summarize(point, boot, reference=ref, score="overall")
+    return _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0)
+
+
+def _reference(names: np.ndarray, overall: np.ndarray, wanted: str | None) -> int | None:
+    if wanted is not None:
+        hits = np.flatnonzero(names == wanted)
+        if not hits.size:
+            raise ValueError(f"reference model {wanted!r} is not on the board")
+        return int(hits[0])
+    supers = [i for i, m in enumerate(names) if m.endswith(".superforecaster-median-forecast")]
+    if supers:
+        return supers[0]
+    finite = np.isfinite(overall)
+    return int(np.flatnonzero(finite)[np.argmin(overall[finite])]) if finite.any() else None
+
+
+def _frame(names, models, point, summary, in_est) -> pd.DataFrame:
+    bi, low, high = summary.brier_index, summary.ci_low, summary.ci_high
+    meta = [models.get(m) for m in names]
+    out = pd.DataFrame({
+        "rank": summary.rank, "model": names,
+        "name": [x.name if x else m for m, x in zip(names, meta)],
+        "organization": [x.organization if x else "" for x in meta], "kind": [x.kind if x else "" for x in meta],
+    })
+    for i, label in enumerate(("dataset", "market", "overall")):
+        out[label], out[f"{label}_ci_low"], out[f"{label}_ci_high"] = bi[i], low[i], high[i]
+    out["n_dataset"], out["n_market"] = (np.nan_to_num(point.n[t]).astype(np.int64) for t in (0, 1))
+    out["brier_dataset"], out["brier_market"], out["brier_overall"] = summary.D[0], summary.D[1], summary.D[2]
+    out["pct_rank1"], out["rank_low"], out["rank_high"] = summary.pct_rank1, summary.rank_low, summary.rank_high
+    out["p_value"], out["p_display"], out["p_label"] = summary.p_value, [format_p(p) for p in summary.p_value], summary.p_label
+    out["in_estimation"] = in_est.astype(np.int64)
+    out = out.sort_values(["rank", "overall", "model"], ascending=[True, False, True], na_position="last", kind="mergesort")
+    return out[COLUMNS].reset_index(drop=True)

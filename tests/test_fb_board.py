@@ -1,0 +1,98 @@
+"""The ForecastBench-style board on a small scores frame computed by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from generator.leaderboard.fb_board import (
+    COLUMNS,
+    FBOptions,
+    fb_board,
+    is_estimation_model,
+)
+from generator.models import ModelMeta
+from generator.timeutil import parse_ts
+
+AS_OF = parse_ts("2026-03-01T00:00:00Z")
+OUTCOME = {"d1": 1.0, "d2": 0.0, "m1": 1.0, "m2": 0.0}
+FORECASTS = {"a.x": {"d1": .8, "d2": .3, "m1": .6, "m2": .1},
+             "b.y": {"d1": .6, "d2": .5, "m1": .9, "m2": .4},
+             "c.z": {"d1": .5, "m1": .5}}
+MODELS = {"a.x": ModelMeta("a.x", "A", "Org A", "llm"), "b.y": ModelMeta("b.y", "B", "Org B", "llm", saw_crowd=True),
+          "c.z": ModelMeta("c.z", "C", "Org C", "baseline")}
+
+
+def scores(forecasts=FORECASTS, round_="2026-01-04", imputed=()):
+    rows = []
+    for model, given in forecasts.items():
+        for q, p in given.items():
+            market = q.startswith("m")
+            rows.append({"round": round_, "model": model, "question_id": f"{'manifold' if market else 'fred'}:{q}",
+                         "resolution_date": "" if market else "2026-01-11", "source": "manifold" if market else "fred",
+                         "kind": "binary" if market else "dataset", "category": "", "probability": p,
+                         "imputed": int((model, q) in imputed), "outcome": OUTCOME[q],
+                         "resolved_at": "2026-01-20T00:00:00Z", "brier": (p - OUTCOME[q]) ** 2})
+    return pd.DataFrame(rows)
+
+
+def bi(d):
+    return 100 * (1 - np.sqrt(d))
+
+
+def board(frame=None, seed=0, **options):
+    return fb_board(scores() if frame is None else frame, MODELS, AS_OF, np.random.default_rng(seed),
+                    FBOptions(replicates=40, **options)).set_index("model")
+
+
+def test_matches_the_hand_computed_fixed_effects():
+    # Estimation sample A, B (balanced): b_j = their mean Brier; C (a baseline) covers d1 and m1.
+    # dataset: A .065, B .205, C (.25 - .10) + (.10 + .17)/2 = .285
+    # market:  A .085, B .085, C (.25 - .085) + .085 = .25
+    out = board()
+    expected = {"a.x": (.065, .085), "b.y": (.205, .085), "c.z": (.285, .25)}
+    for model, (d, m) in expected.items():
+        row = out.loc[model]
+        assert row["brier_dataset"] == pytest.approx(d, abs=1e-12)
+        assert row["brier_market"] == pytest.approx(m, abs=1e-12)
+        assert row["overall"] == pytest.approx(bi((d + m) / 2), abs=1e-9)
+        assert row["dataset"] == pytest.approx(bi(d), abs=1e-9)
+    assert list(out.index) == ["a.x", "b.y", "c.z"] and list(out["rank"]) == [1, 2, 3]
+    assert sorted(out.reset_index().columns) == sorted(COLUMNS)
+    assert (out["n_dataset"].tolist(), out["n_market"].tolist()) == ([2, 2, 1], [2, 2, 1])
+    assert out.loc["a.x", "p_label"] == "—" and out["in_estimation"].tolist() == [1, 1, 0]
+    assert (out["overall_ci_low"] <= out["overall_ci_high"]).all()
+
+
+def test_the_same_seed_gives_the_same_board():
+    assert board(seed=7).equals(board(seed=7))
+    assert not board(seed=7)["overall_ci_low"].equals(board(seed=8)["overall_ci_low"])
+
+
+def test_crowd_market_difficulty_fixes_the_market_effects():
+    crowd = pd.DataFrame({"round": "2026-01-04", "question_id": ["manifold:m1", "manifold:m2"], "probability": [.7, .2]})
+    out = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=10, market_difficulty="crowd"),
+                   crowd=crowd).set_index("model")
+    # crowd Brier .09 and .04; C: (.25 - .09) + .065; full-coverage models keep their raw Brier
+    assert out.loc["c.z", "brier_market"] == pytest.approx(.225, abs=1e-12)
+    assert out.loc["a.x", "brier_market"] == pytest.approx(.085, abs=1e-12)
+
+
+def test_round_age_round_size_imputation_and_board_filters():
+    late = scores(round_="2026-02-22")
+    both = pd.concat([scores(), late], ignore_index=True)
+    assert board(both)["n_dataset"].tolist() == [2, 2, 1]  # the 50-day rule drops the late round
+    assert board(both, min_round_age_days=None)["n_dataset"].tolist() == [4, 4, 2]
+    assert board(both, min_round_age_days=None, min_dataset_rows=3).empty
+    skipped = scores(imputed={("b.y", "d1")})
+    assert "b.y" not in board(skipped).index and "b.y" in board(skipped, max_imputed_share=None).index
+    assert "b.y" not in board(board="baseline").index
+
+
+def test_the_estimation_rule_reads_the_metadata():
+    assert is_estimation_model("a.x", MODELS["a.x"]) and not is_estimation_model("c.z", MODELS["c.z"])
+    assert not is_estimation_model("prescient.crowd-median", ModelMeta("prescient.crowd-median", "M", "P", "team"))
+    assert not is_estimation_model("u.v", None)
+    alone = scores({"c.z": FORECASTS["a.x"]})  # no model qualifies: everyone enters, raw Brier
+    assert board(alone).loc["c.z", "brier_dataset"] == pytest.approx(.065)

@@ -1,0 +1,233 @@
+"""ForecastBench import: the stated-resolutions override, malformed input, idempotence, and the
+published facts reproduced from the real FB files in ../shared/forecastbench (skipped without them)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from generator.errors import SchemaError
+from generator.importers.fastcsv import forecast_bytes
+from generator.importers.forecastbench import import_forecastbench
+from generator.pipeline import score_rounds
+from generator.leaderboard.fb_board import FB_TOURNAMENT, FBOptions, fb_board
+from generator.resolution import ledger_view, resolve_round
+from generator.schemas import FORECASTS, OBSERVATIONS, RESOLUTIONS
+from generator.store import readers
+from generator.store.csvio import empty_frame, read_table, to_csv_bytes
+from generator.store.layout import Layout
+from generator.timeutil import parse_ts
+
+FB = Path(__file__).resolve().parents[2] / "shared" / "forecastbench"
+AS_OF = "2026-08-21T00:00:00Z"
+needs_fb = pytest.mark.skipif(not (FB / "datasets").is_dir(), reason=f"real ForecastBench files not found at {FB}")
+
+# -- the override in resolution.resolve_round --------------------------------------------------------
+
+
+def _round():
+    return pd.DataFrame({
+        "question_id": ["m:1", "s:1", "s:1"], "resolution_date": ["", "2026-01-11", "2026-02-03"],
+        "kind": ["binary", "dataset", "dataset"], "due": "2026-01-04T00:00:00Z",
+    })
+
+
+def _stated(rows):
+    cols = list(RESOLUTIONS.names)
+    frame = pd.DataFrame([dict(zip(cols, r)) for r in rows], columns=cols)
+    frame["outcome"] = frame["outcome"].astype(float)
+    return frame
+
+
+def test_a_stated_resolution_overrides_the_computed_one_once_recorded():
+    stated = _stated([
+        ("2026-01-04", "s:1", "2026-01-11", "2026-01-11T00:00:00Z", "resolved", 1.0, "2026-01-11T00:00:00Z", np.nan, ""),
+        ("2026-01-04", "m:1", "", "2026-01-20T00:00:00Z", "resolved", 0.0, "2026-01-20T00:00:00Z", np.nan, ""),
+        ("2026-01-04", "m:1", "", "2026-01-25T00:00:00Z", "resolved", 1.0, "2026-01-20T00:00:00Z", np.nan, ""),
+    ])
+    obs = empty_frame(OBSERVATIONS)
+    early = resolve_round(_round(), ledger_view(obs, "2026-01-15T00:00:00Z", stated)).set_index(["question_id", "resolution_date"])
+    assert early.loc[("s:1", "2026-01-11"), "status"] == "resolved" and early.loc[("s:1", "2026-01-11"), "outcome"] == 1.0
+    assert early.loc[("m:1", ""), "status"] == "open" and early.loc[("s:1", "2026-02-03"), "status"] == "open"
+    mid = resolve_round(_round(), ledger_view(obs, "2026-01-21T00:00:00Z", stated)).set_index("question_id")
+    late = resolve_round(_round(), ledger_view(obs, "2026-01-26T00:00:00Z", stated)).set_index("question_id")
+    assert mid.loc["m:1", "outcome"] == 0.0 and late.loc["m:1", "outcome"] == 1.0  # the latest recorded wins
+    assert resolve_round(_round(), ledger_view(obs, "2026-01-26T00:00:00Z")).equals(
+        resolve_round(_round(), ledger_view(obs, "2026-01-26T00:00:00Z", None)))
+
+
+def test_statements_follow_their_round_and_the_due_date_void_rule():
+    stated = _stated([
+        ("2025-12-21", "m:1", "", "2026-01-02T00:00:00Z", "resolved", 1.0, "2026-01-02T00:00:00Z", np.nan, ""),
+        ("", "s:1", "2026-01-11", "2026-01-12T00:00:00Z", "void", np.nan, "2026-01-12T00:00:00Z", np.nan, ""),
+        ("2026-01-04", "s:1", "2026-02-03", "2026-01-03T00:00:00Z", "resolved", 1.0, "2026-01-03T00:00:00Z", np.nan, ""),
+    ])
+    out = resolve_round(_round(), ledger_view(empty_frame(OBSERVATIONS), AS_OF, stated)).set_index(["question_id", "resolution_date"])
+    assert out.loc[("m:1", ""), "status"] == "open"  # stated for another round
+    assert out.loc[("s:1", "2026-01-11"), "status"] == "void"  # a round-less statement applies
+    assert out.loc[("s:1", "2026-02-03"), "status"] == "void"  # resolved before the due date
+
+
+# -- malformed input ------------------------------------------------------------------------------
+
+QSET = {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "questions": [
+    {"id": "m1", "source": "manifold", "question": "Will m1?", "resolution_criteria": "", "background": "", "url": "",
+     "freeze_datetime": "2025-12-25T00:00:00+00:00", "freeze_datetime_value": "0.3", "freeze_datetime_value_explanation": "",
+     "source_intro": "", "market_info_open_datetime": "N/A", "market_info_close_datetime": "2026-06-01T00:00:00+00:00",
+     "market_info_resolution_criteria": "N/A", "resolution_dates": "N/A"},
+    {"id": "F1", "source": "fred", "question": "Will F1 rise?", "resolution_criteria": "", "background": "", "url": "",
+     "freeze_datetime": "2025-12-25T00:00:00+00:00", "freeze_datetime_value": "1.5", "freeze_datetime_value_explanation": "",
+     "source_intro": "", "market_info_open_datetime": "N/A", "market_info_close_datetime": "N/A",
+     "market_info_resolution_criteria": "N/A", "resolution_dates": ["2026-01-11", "2026-02-03"]},
+]}
+RSET = {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "resolutions": [
+    {"id": "m1", "source": "manifold", "direction": None, "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
+    {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
+    {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-02-03", "resolved_to": 1.0, "resolved": True},
+    {"id": ["F1", "m1"], "source": "fred", "direction": [1, 1], "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
+]}
+FSET = {"organization": "Team A", "model": "Model X 1.0", "model_organization": "Lab", "question_set": "2026-01-04-llm.json",
+        "forecasts": [{"id": "m1", "source": "manifold", "forecast": 0.8, "resolution_date": None, "reasoning": None},
+                      {"id": "F1", "source": "fred", "forecast": 0.4, "resolution_date": "2026-01-11", "reasoning": "r"}]}
+
+
+def _mini(root: Path, qset=QSET, rset=RSET, fset=FSET, raw: dict[str, str] | None = None) -> tuple[Path, Path]:
+    data, forecasts = root / "fb" / "datasets", root / "forecasts"
+    files = {"question_sets/2026-01-04-llm.json": json.dumps(qset), "resolution_sets/2026-01-04_resolution_set.json": json.dumps(rset)}
+    files.update(raw or {})
+    for name, text in files.items():
+        (data / name).parent.mkdir(parents=True, exist_ok=True)
+        (data / name).write_text(text)
+    forecasts.mkdir(parents=True, exist_ok=True)
+    (forecasts / "x.json").write_text(json.dumps(fset))
+    return root / "fb", forecasts
+
+
+def _edit(base: dict, key: str, index: int, **changes) -> dict:
+    body = json.loads(json.dumps(base))
+    body[key][index].update(changes)
+    return body
+
+
+def _drop(base: dict, key: str, index: int | None, field: str) -> dict:
+    body = json.loads(json.dumps(base))
+    (body[key][index] if index is not None else body).pop(field)
+    return body
+
+
+BAD = {
+    "bad-json": {"raw": {"question_sets/2026-01-18-llm.json": "{not json"}},
+    "bad-structure": {"qset": {**QSET, "questions": {"id": "m1"}}},
+    "missing-key": {"rset": _drop(RSET, "resolutions", 0, "resolved")},
+    "unknown-source": {"qset": _edit(QSET, "questions", 0, source="kalshi")},
+    "bad-date": {"rset": _edit(RSET, "resolutions", 1, resolution_date="soon")},
+    "bad-outcome": {"rset": _edit(RSET, "resolutions", 1, resolved_to="yes")},
+    "bad-value": {"rset": _edit(RSET, "resolutions", 1, resolved="yes")},
+    "bad-probability": {"fset": _edit(FSET, "forecasts", 0, forecast=1.5)},
+    "bad-id": {"fset": _edit(FSET, "forecasts", 0, id=None)},
+    "bad-model": {"fset": {**FSET, "organization": ""}},
+    "unknown-round": {"fset": {**FSET, "question_set": "2030-01-06-llm.json"}},
+    "due-mismatch": {"raw": {"resolution_sets/2026-01-18_resolution_set.json": json.dumps(RSET)}},
+}
+
+
+@pytest.mark.parametrize("code", sorted(BAD))
+def test_each_malformed_file_is_rejected_with_its_code_and_nothing_is_written(tmp_path, code):
+    data, forecasts = _mini(tmp_path, **BAD[code])
+    hub = tmp_path / "hub"
+    with pytest.raises(SchemaError) as info:
+        import_forecastbench(hub, data, forecasts, as_of=AS_OF)
+    assert code in {p.code for p in info.value.problems}, info.value.report()
+    assert not hub.exists()
+
+
+def test_list_ids_are_dropped_with_a_warning_and_the_cli_reports_errors_without_a_traceback(tmp_path):
+    data, forecasts = _mini(tmp_path)
+    report = import_forecastbench(tmp_path / "hub", data, forecasts, as_of=AS_OF)
+    assert [p.code for p in report.warnings] == ["combination-id"]
+    stated = readers.load_resolutions(Layout(tmp_path / "hub"))
+    assert sorted(stated["question_id"]) == ["fred:F1", "fred:F1", "manifold:m1"]
+    bad, bad_forecasts = _mini(tmp_path / "bad", fset=BAD["bad-probability"]["fset"])
+    cmd = [sys.executable, "-m", "generator", "import", "forecastbench", str(bad), "--forecasts", str(bad_forecasts),
+           "--hub", str(tmp_path / "hub2"), "--as-of", AS_OF]
+    run = subprocess.run(cmd, check=False, capture_output=True, text=True)
+    assert run.returncode == 3 and "[bad-probability]" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_small_import_scores_from_stated_resolutions(tmp_path):
+    data, forecasts = _mini(tmp_path)
+    hub = tmp_path / "hub"
+    import_forecastbench(hub, data, forecasts, as_of=AS_OF)
+    scores, _ = score_hub(Layout(hub), parse_ts(AS_OF))
+    x = scores[scores["model"] == "team-a.model-x-1.0"].set_index(["question_id", "resolution_date"])
+    assert x.loc[("manifold:m1", ""), "brier"] == pytest.approx(0.04)
+    assert x.loc[("fred:F1", "2026-01-11"), "brier"] == pytest.approx(0.16)
+    assert x.loc[("fred:F1", "2026-02-03"), "imputed"] == 1
+    assert sorted(scores["model"].unique()) == ["prescient.always-0", "prescient.always-0.5", "prescient.always-1", "team-a.model-x-1.0"]
+    early, _ = score_hub(Layout(hub), parse_ts("2026-01-15T00:00:00Z"))
+    assert sorted(early["question_id"].unique()) == ["fred:F1"]  # the market's statement is dated 2026-01-20
+
+
+# -- the real ForecastBench files ---------------------------------------------------------------------
+
+
+def score_hub(layout: Layout, as_of):
+    """Score every round of an imported hub exactly as the nightly run does."""
+    return score_rounds(layout, readers.load_observations(layout), as_of, 0.5)
+
+
+def _digest(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def fb_hub(tmp_path_factory):
+    if not (FB / "datasets").is_dir():
+        pytest.skip(f"real ForecastBench files not found at {FB}")
+    hub = tmp_path_factory.mktemp("fbhub")
+    import_forecastbench(hub, FB, as_of=AS_OF)
+    score_hub(Layout(hub), parse_ts(AS_OF))
+    return hub
+
+
+PUBLISHED = {"prescient.always-0": (37.7, 52.7, 44.7), "prescient.always-1": (21.8, 11.9, 16.7),
+             "prescient.always-0.5": (50.0, 50.0, 50.0)}
+
+
+@needs_fb
+def test_the_published_always_rows_and_counts_are_reproduced(fb_hub):
+    layout = Layout(fb_hub)
+    options = FBOptions(**{**FB_TOURNAMENT.__dict__, "replicates": 50})
+    board = fb_board(readers.load_scores(layout), readers.load_models(layout), parse_ts(AS_OF),
+                     np.random.default_rng(0), options).set_index("model")
+    for model, published in PUBLISHED.items():
+        got = board.loc[model, ["dataset", "market", "overall"]].to_numpy(dtype=float)
+        assert np.abs(got - np.array(published)).max() <= 0.2, (model, got, published)
+        assert (board.loc[model, "n_dataset"], board.loc[model, "n_market"]) == (32_579, 3_091)
+
+
+@needs_fb
+def test_reimporting_changes_no_byte(fb_hub):
+    before = _digest(fb_hub)
+    report = import_forecastbench(fb_hub, FB / "datasets", as_of=AS_OF)
+    score_hub(Layout(fb_hub), parse_ts(AS_OF))
+    assert report.questions_added == report.statements_added == report.forecast_files == 0
+    assert _digest(fb_hub) == before
+
+
+@needs_fb
+def test_fast_forecast_bytes_equal_the_canonical_writer(fb_hub):
+    for path in sorted((fb_hub / "data" / "forecasts").rglob("*.csv"))[:6]:
+        frame = read_table(path, FORECASTS)
+        assert forecast_bytes(frame) == to_csv_bytes(frame, FORECASTS) == path.read_bytes()
+    odd = pd.DataFrame({"question_id": ["b:2", "a:1"], "resolution_date": ["", "2026-01-01"],
+                        "probability": [0.25, 1.0], "reasoning": ["plain", 'with "quotes", and commas']})
+    assert forecast_bytes(odd) == to_csv_bytes(odd, FORECASTS)
