@@ -21,6 +21,17 @@ def parse_ts(text: str) -> datetime:
     return value.astimezone(UTC)
 
 
+def is_iso_date(text: str) -> bool:
+    """True for a real calendar date written exactly as YYYY-MM-DD."""
+    if len(text) != 10 or not text[:4].isdigit() or text[4] != "-" or text[7] != "-":
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 def format_ts(value: datetime) -> str:
     """``2026-11-22T00:00:00Z``: second precision, always UTC."""
     return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -9,7 +9,6 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import date
 
 import pandas as pd
 
@@ -17,13 +16,13 @@ from ..errors import Problem, SchemaError
 from ..schemas import FORECASTS, ROUND_QUESTIONS
 from ..sources.base import MARKET
 from ..store.csvio import check_frame
+from ..timeutil import is_iso_date
 from .codes import problem
 from .parse import Parsed, Row
 
 COVERAGE_WARN = 0.95
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _NOT_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 REQUIRED = FORECASTS.names  # every column, as the nightly reader requires (reasoning cells may be empty)
 
 
@@ -103,13 +102,7 @@ def check_probabilities(parsed: Parsed) -> list[Problem]:
 
 
 def _bad_date(text: str) -> bool:
-    if not _DATE.match(text):
-        return True
-    try:
-        date.fromisoformat(text)
-    except ValueError:
-        return True
-    return False
+    return not is_iso_date(text)
 
 
 def check_dates(parsed: Parsed) -> list[Problem]:

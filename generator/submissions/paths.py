@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date
 
 from ..errors import Problem
 from ..models import MODEL_ID
+from ..timeutil import is_iso_date
 from .codes import problem
 
 FORECAST, MODEL, OTHER = "forecast", "model", "other"
 FORECAST_FORMATS = ("csv", "json")
-_DUE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -70,7 +69,7 @@ def _forecast(path: str, parts: list[str]) -> tuple[Target, list[Problem]]:
                                                 "data/forecasts/2026-01-25/acme.gpt-x.csv")]
     due, (stem, ext) = parts[2], _split_name(parts[3])
     problems = []
-    if not _is_date(due):
+    if not is_iso_date(due):
         problems.append(problem("bad-round-folder", path, None, None, f"folder {due!r} is not a due date written as YYYY-MM-DD"))
     if ext not in FORECAST_FORMATS:
         problems.append(problem("bad-extension", path, None, None, f"forecast files end in .csv or .json, not {'.' + ext if ext else 'nothing'}"))
@@ -93,16 +92,6 @@ def _model(path: str, parts: list[str]) -> tuple[Target, list[Problem]]:
                                 f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)"))
     ok = not problems
     return Target(path, MODEL, stem if ok else None, None, "yml" if ok else None), problems
-
-
-def _is_date(text: str) -> bool:
-    if not _DUE.match(text):
-        return False
-    try:
-        date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
 
 
 def forecast_path(due: str, model: str, fmt: str) -> str:
