@@ -38,7 +38,7 @@ def one_run(synth: Path, hub: Path, replicates: int) -> dict:
     import numpy as np
 
     from generator.importers.forecastbench import import_forecastbench
-    from generator.pipeline import score_rounds
+    from generator.pipeline import hub_view, score_rounds
     from generator.leaderboard.fb_board import FB_TOURNAMENT, FBOptions, fb_board
     from generator.store import readers
     from generator.store.layout import Layout
@@ -48,7 +48,7 @@ def one_run(synth: Path, hub: Path, replicates: int) -> dict:
     report = import_forecastbench(hub, FB, synth / "forecast_sets", as_of=AS_OF)
     t1 = time.perf_counter()
     layout = Layout(hub)
-    scores, _ = score_rounds(layout, readers.load_observations(layout), parse_ts(AS_OF), 0.5)
+    scores, _ = score_rounds(layout, hub_view(layout, readers.load_observations(layout), parse_ts(AS_OF)), 0.5)
     t2 = time.perf_counter()
     options = FBOptions(**{**FB_TOURNAMENT.__dict__, "replicates": replicates})
     board = fb_board(scores, readers.load_models(Layout(hub)), parse_ts(AS_OF), np.random.default_rng(1), options)

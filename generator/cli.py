@@ -173,7 +173,7 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
     from .config import load_settings
     from .importers.forecastbench import import_forecastbench
-    from .pipeline import score_rounds
+    from .pipeline import hub_view, score_rounds
     from .store import readers
     from .store.layout import Layout
 
@@ -182,7 +182,8 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     for warning in report.warnings[:20]:
         print(f"warning: {warning}", file=sys.stderr)
     layout = Layout(hub)
-    scores, written = score_rounds(layout, readers.load_observations(layout), as_of, load_settings(hub).scoring.impute_value)
+    view = hub_view(layout, readers.load_observations(layout), as_of)
+    scores, written = score_rounds(layout, view, load_settings(hub).scoring.impute_value)
     print(f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "
           f"{report.statements_added} stated resolution(s), {report.forecast_files} forecast file(s) added; "
           f"{len(scores)} forecast(s) scored, {len(report.written) + len(written)} file(s) written")

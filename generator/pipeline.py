@@ -23,10 +23,10 @@ import pandas as pd
 from . import ingest, rounds
 from .config import Settings, load_settings
 from .errors import PartialFailure, Problem, SchemaError
-from .forecasters.baselines import BASELINES
+from .forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from .leaderboard.board import history_rows, mean_brier_board
 from .models import ModelMeta
-from .resolution import known_by, ledger_view, market_states, resolve_round
+from .resolution import LedgerView, known_by, ledger_view, market_states, resolve_round
 from .schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, SCORES
 from .scoring.brier import resolved_units, score_round
 from .sources.base import FetchContext, FetchResult
@@ -156,7 +156,9 @@ def derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models
         _publish_round(layout, due, questions, bank, report)
         _write_forecasts(layout, due, questions, extra, report)
     _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
-    scores = _score_all(settings, layout, obs, as_of, report)
+    view = hub_view(layout, obs, as_of)
+    _write_after_due(layout, view, as_of, report)
+    scores = _score_all(settings, layout, view, report)
     _append_history(settings, layout, scores, as_of, report)
 
 
@@ -169,8 +171,23 @@ def _publish_round(layout: Layout, due: datetime, questions: pd.DataFrame, bank:
 
 def _write_forecasts(layout, due, questions, extra: ExtraForecasters | None, report) -> None:
     """The hub's own forecast files, checked by the same validation code as any pull request."""
-    frames = {m: forecaster(questions) for m, (_, forecaster) in BASELINES.items()}
+    frames = {m: forecaster(questions) for m, (_, forecaster) in AT_OPEN.items()}
     frames.update(extra(questions) if extra else {})
+    _write_hub_files(layout, due, questions, frames, report)
+
+
+def _write_after_due(layout: Layout, view, as_of: datetime, report) -> None:
+    """Imputed, Naive and the crowd aggregates, once per round, at the first run after its due time."""
+    for due in readers.round_dues(layout):
+        missing = [m for m in AFTER_DUE if not layout.forecast(due, m).exists()]
+        if due > as_of or not missing:
+            continue
+        questions = readers.load_round(layout, due)
+        ctx = AtDeadline(view, due, readers.load_forecasts(layout, due))
+        _write_hub_files(layout, due, questions, {m: AFTER_DUE[m][1](questions, ctx) for m in missing}, report)
+
+
+def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, frames: dict, report) -> None:
     the_round = round_set(to_csv_bytes(questions, ROUND_QUESTIONS), format_date(due), layout.relative(layout.round_questions(due)))
     for model, frame in sorted(frames.items()):
         path = layout.forecast(due, model)
@@ -192,19 +209,20 @@ def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
             report.written.append(layout.relative(layout.model_meta(model)))
 
 
-def _score_all(settings, layout, obs, as_of, report) -> pd.DataFrame:
-    scores, written = score_rounds(layout, obs, as_of, settings.scoring.impute_value)
+def _score_all(settings, layout, view, report) -> pd.DataFrame:
+    scores, written = score_rounds(layout, view, settings.scoring.impute_value)
     report.written += written
     return scores
 
 
-def score_rounds(layout: Layout, obs: pd.DataFrame, as_of: datetime, impute_value: float) -> tuple[pd.DataFrame, list[str]]:
-    """Score every round with what the ledgers (observations and stated resolutions) said at ``as_of``.
+def hub_view(layout: Layout, obs: pd.DataFrame, as_of: datetime) -> LedgerView:
+    """What the ledgers (observations and stated resolutions) said at ``as_of``."""
+    return ledger_view(obs, format_ts(as_of), readers.load_resolutions(layout))
 
-    Returns all scores and the score files whose bytes changed.
-    """
+
+def score_rounds(layout: Layout, view: LedgerView, impute_value: float) -> tuple[pd.DataFrame, list[str]]:
+    """Score every round with what ``view`` says. Returns all scores and the score files that changed."""
     frames, written = [], []
-    view = ledger_view(obs, format_ts(as_of), readers.load_resolutions(layout))
     for due in readers.round_dues(layout):
         questions = readers.load_round(layout, due)
         units = resolved_units(questions, resolve_round(questions, view))

@@ -21,16 +21,24 @@ from conftest import run_cli, tree_bytes
 def test_leaderboard_ranks_the_synthetic_forecasters_in_their_known_order(demo_hub: Path):
     history = pd.read_csv(demo_hub / "data/leaderboard/history.csv", dtype={"model": str})
     final = history[history["as_of"] == history["as_of"].max()].sort_values("rank")
-    assert tuple(final["model"]) == ORDER
+    assert tuple(m for m in final["model"] if m in ORDER) == ORDER
     assert final["provisional"].eq(0).all()
     assert final["n"].min() >= 400
+    rank = dict(zip(final["model"], final["rank"]))
+    for worse in ("prescient.always-0", "prescient.always-1", "prescient.random-uniform"):
+        assert rank[worse] > rank["prescient.always-0.5"]  # no skill at all, and it shows
 
 
 def test_cli_leaderboard_agrees_with_the_published_history(demo_hub: Path):
-    result = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", SEASON_END.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                     "--format", "json")
-    assert result.returncode == 0, result.stderr
-    assert tuple(row["model"] for row in json.loads(result.stdout)) == ORDER
+    as_of = SEASON_END.strftime("%Y-%m-%dT%H:%M:%SZ")
+    history = pd.read_csv(demo_hub / "data/leaderboard/history.csv")
+    published = tuple(history[history["as_of"] == as_of].sort_values("rank")["model"])
+    plain = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", as_of, "--replicates", "0", "--format", "json")
+    assert plain.returncode == 0, plain.stderr
+    assert tuple(row["model"] for row in json.loads(plain.stdout)) == published
+    adjusted = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", as_of, "--replicates", "99", "--format", "json")
+    assert adjusted.returncode == 0, adjusted.stderr
+    assert tuple(row["model"] for row in json.loads(adjusted.stdout) if row["model"] in ORDER) == ORDER
 
 
 def test_rerunning_the_last_night_and_rebuilding_changes_no_byte(demo_hub: Path):

@@ -16,7 +16,7 @@ import pytest
 from generator.errors import SchemaError
 from generator.importers.fastcsv import forecast_bytes
 from generator.importers.forecastbench import import_forecastbench
-from generator.pipeline import score_rounds
+from generator.pipeline import hub_view, score_rounds
 from generator.leaderboard.fb_board import FB_TOURNAMENT, FBOptions, fb_board
 from generator.resolution import ledger_view, resolve_round
 from generator.schemas import FORECASTS, OBSERVATIONS, RESOLUTIONS
@@ -180,7 +180,7 @@ def test_a_small_import_scores_from_stated_resolutions(tmp_path):
 
 def score_hub(layout: Layout, as_of):
     """Score every round of an imported hub exactly as the nightly run does."""
-    return score_rounds(layout, readers.load_observations(layout), as_of, 0.5)
+    return score_rounds(layout, hub_view(layout, readers.load_observations(layout), as_of), 0.5)
 
 
 def _digest(root: Path) -> dict[str, str]:

@@ -1,14 +1,33 @@
-"""The hub's own baseline forecasters, written as ordinary forecast files every round."""
+"""The hub's own forecasters, written as ordinary forecast files and validated like any submission.
+
+Two kinds, by when they can be written:
+- at the round's publication (``AT_OPEN``): Always 0.5, Always 0, Always 1, and Random uniform
+  (seeded by the due date, so a rerun writes the same file);
+- once the due time has passed (``AFTER_DUE``), because they need what was known at the deadline:
+  Imputed (the crowd's market value at the due time; 0.5 on datasets), Naive (the market value of
+  the day before the due date; on datasets, the direction of the series' last change), and the
+  crowd aggregates of the forecasts submitted for the round (median, geometric mean, and the mean
+  of log-odds), unit by unit over the forecasters that answered it.
+All of these are ``kind: baseline``: they are shown on the boards and left out of the fixed-effects
+estimation sample.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Callable
 
+import numpy as np
 import pandas as pd
 
 from ..models import ModelMeta
+from ..resolution import LedgerView
+from ..sources.base import MARKET
+from ..timeutil import days, format_ts
 
-Forecaster = Callable[[pd.DataFrame], pd.DataFrame]
+HUB = "prescient."
+_UNIT = ["question_id", "resolution_date"]
 
 
 def forecast_frame(questions: pd.DataFrame, probability, reasoning: str = "") -> pd.DataFrame:
@@ -21,14 +40,97 @@ def forecast_frame(questions: pd.DataFrame, probability, reasoning: str = "") ->
     })
 
 
-def constant(value: float) -> Forecaster:
+def constant(value: float) -> Callable[[pd.DataFrame], pd.DataFrame]:
     return lambda questions: forecast_frame(questions, float(value))
 
 
-def _meta(model_id: str, name: str, method: str) -> ModelMeta:
+def random_uniform(questions: pd.DataFrame) -> pd.DataFrame:
+    due = questions["due"].iloc[0] if len(questions) else "1970-01-01"
+    rng = np.random.default_rng(int(due[:10].replace("-", "")))
+    return forecast_frame(questions, np.round(rng.uniform(0.0, 1.0, len(questions)), 6))
+
+
+@dataclass(frozen=True)
+class AtDeadline:
+    """What the after-due forecasters may use: the ledgers as of now, and the submitted files."""
+
+    view: LedgerView
+    due: datetime
+    submitted: dict[str, pd.DataFrame]
+
+
+def imputed(questions: pd.DataFrame, ctx: AtDeadline) -> pd.DataFrame:
+    crowd = _market_value(questions, ctx, ctx.due)
+    return forecast_frame(questions, crowd.fillna(0.5).clip(0.0, 1.0).to_numpy())
+
+
+def naive(questions: pd.DataFrame, ctx: AtDeadline) -> pd.DataFrame:
+    markets = _market_value(questions, ctx, ctx.due - days(1))
+    direction = questions["question_id"].map(lambda q: _last_direction(ctx, q, format_ts(ctx.due)))
+    values = np.where(questions["kind"] == MARKET, markets, direction)
+    return forecast_frame(questions, pd.Series(values).fillna(0.5).clip(0.0, 1.0).to_numpy())
+
+
+def _market_value(questions: pd.DataFrame, ctx: AtDeadline, when: datetime) -> pd.Series:
+    """The latest market value observed at or before ``when`` (NaN for series or unknown)."""
+    stamp = format_ts(when)
+    return pd.Series([ctx.view.series[q].at(stamp) if k == MARKET and q in ctx.view.series else np.nan
+                      for q, k in zip(questions["question_id"], questions["kind"])], dtype=float)
+
+
+def _last_direction(ctx: AtDeadline, question_id: str, when: str) -> float:
+    series = ctx.view.series.get(question_id)
+    if series is None:
+        return 0.5
+    values = series.values[series.dates <= when]
+    if len(values) < 2 or values[-1] == values[-2]:
+        return 0.5
+    return 1.0 if values[-1] > values[-2] else 0.0
+
+
+def crowd(aggregate: Callable[[pd.Series], float]) -> Callable[[pd.DataFrame, AtDeadline], pd.DataFrame]:
+    def run(questions: pd.DataFrame, ctx: AtDeadline) -> pd.DataFrame:
+        others = {m: f for m, f in ctx.submitted.items() if not m.startswith(HUB)}
+        if not others:
+            return forecast_frame(questions, 0.5)
+        pooled = pd.concat([f[[*_UNIT, "probability"]] for f in others.values()], ignore_index=True)
+        by_unit = pooled.groupby(_UNIT, sort=False)["probability"].agg(aggregate)
+        keys = pd.MultiIndex.from_frame(questions[_UNIT])
+        return forecast_frame(questions, by_unit.reindex(keys).fillna(0.5).clip(0.0, 1.0).round(6).to_numpy())
+    return run
+
+
+def _geometric_mean(p: pd.Series) -> float:
+    return float(np.exp(np.log(p.clip(1e-6, 1.0)).mean()))
+
+
+def _mean_log_odds(p: pd.Series) -> float:
+    q = p.clip(1e-6, 1 - 1e-6)
+    return float(1.0 / (1.0 + np.exp(-np.log(q / (1 - q)).mean())))
+
+
+def _meta(name: str, method: str) -> ModelMeta:
+    model_id = HUB + name.lower().replace(" ", "-").replace("(", "").replace(")", "")
     return ModelMeta(id=model_id, name=name, organization="Prescient", kind="baseline", method=method)
 
 
-BASELINES: dict[str, tuple[ModelMeta, Forecaster]] = {
-    "prescient.always-0.5": (_meta("prescient.always-0.5", "Always 0.5", "Forecasts 0.5 on every question."), constant(0.5)),
-}
+def _table(entries) -> dict:
+    return {meta.id: (meta, run) for meta, run in entries}
+
+
+AT_OPEN = _table([
+    (_meta("Always 0.5", "Forecasts 0.5 on every question."), constant(0.5)),
+    (_meta("Always 0", "Forecasts 0 on every question."), constant(0.0)),
+    (_meta("Always 1", "Forecasts 1 on every question."), constant(1.0)),
+    (_meta("Random uniform", "A uniform random number per question, seeded by the due date."), random_uniform),
+])
+
+AFTER_DUE = _table([
+    (_meta("Imputed", "The crowd's market value at the due time; 0.5 on dataset questions."), imputed),
+    (_meta("Naive", "The market value of the day before the due date; the direction of the series' last change."), naive),
+    (_meta("Crowd median", "Median of the forecasts submitted for the round, question by question."), crowd(lambda p: float(p.median()))),
+    (_meta("Crowd geometric mean", "Geometric mean of the submitted forecasts."), crowd(_geometric_mean)),
+    (_meta("Crowd log-odds mean", "Mean of the submitted forecasts' log-odds, mapped back to a probability."), crowd(_mean_log_odds)),
+])
+
+BASELINES = {**AT_OPEN, **AFTER_DUE}

@@ -22,7 +22,7 @@ import pandas as pd
 
 from .. import ingest
 from ..errors import Problem, SchemaError
-from ..forecasters.baselines import constant
+from ..forecasters.baselines import AT_OPEN
 from ..models import ModelMeta
 from ..schemas import QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ..store import ledger, readers
@@ -33,8 +33,8 @@ from . import fb_frames as frames
 from . import fb_parse as fbp
 from .fastcsv import forecast_bytes
 
-HUB_BASELINES = {"prescient.always-0": ("Always 0", 0.0), "prescient.always-1": ("Always 1", 1.0),
-                 "prescient.always-0.5": ("Always 0.5", 0.5)}
+# The hub's constant baselines, the same forecasters the nightly run writes for its own rounds.
+HUB_BASELINES = ("prescient.always-0", "prescient.always-1", "prescient.always-0.5")
 
 
 @dataclass
@@ -214,10 +214,10 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], fsets: lis
     for due, questions in rounds.items():
         if frames.midnight(due) > as_of:
             continue
-        for model, (name, value) in HUB_BASELINES.items():
-            _write_forecast_file(layout, due, model, constant(value)(questions), report)
-            models[model] = ModelMeta(id=model, name=name, organization="Prescient", kind="baseline",
-                                      method=f"Forecasts {value:g} on every question.")
+        for model in HUB_BASELINES:
+            meta, forecaster = AT_OPEN[model]
+            _write_forecast_file(layout, due, model, forecaster(questions), report)
+            models[model] = meta
     for fset in fsets:
         rows, problems = frames.forecast_rows(fset, rounds[fset.due])
         report.warnings += problems
