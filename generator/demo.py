@@ -70,7 +70,7 @@ def _prepare(root: Path, layout: Layout) -> None:
         raise ConfigError(f"{root} exists and is not a Prescient hub; choose an empty or new folder for the demo")
     if not layout.hub_toml.is_file():
         write_bytes_atomic(layout.hub_toml, demo_hub_toml())
-        write_bytes_atomic(root / ".gitignore", b"site_src/docs/generated/\nsite_src/site/\n")
+        write_bytes_atomic(root / ".gitignore", b"site_src/docs/generated/\nsite_src/site/\ndata/.prescient.lock\n")
 
 
 def _sim_options(root: Path) -> dict:

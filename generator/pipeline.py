@@ -36,6 +36,7 @@ from .submissions.parse import parse_forecast
 from .store import ledger, readers
 from .store.csvio import to_csv_bytes, write_bytes_atomic, write_table
 from .store.layout import Layout
+from .store.lock import hub_lock
 from .timeutil import days, format_date, format_ts
 
 ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
@@ -79,9 +80,10 @@ def nightly(root: Path, as_of: datetime, *, only: str | None = None, fetch_only:
     settings, layout = load_settings(root), Layout(root)
     report = NightlyReport(as_of)
     env = dict(os.environ) if env is None else env
-    bank, obs = fetch_stage(settings, layout, as_of, report, only, env, client, progress)
-    if not fetch_only:
-        derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models or {})
+    with hub_lock(layout.data, f"prescient nightly --as-of {format_ts(as_of)}"):
+        bank, obs = fetch_stage(settings, layout, as_of, report, only, env, client, progress)
+        if not fetch_only:
+            derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models or {})
     if report.failed_sources:
         names = ", ".join(s.name for s in report.failed_sources)
         error = PartialFailure(f"wrote everything that succeeded; these sources failed: {names}", report_problems(report))
