@@ -8,15 +8,14 @@ traceback; exit codes are documented in ``prescient --help``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
+from .console import print_frame, print_sources, progress_bar, requests_progress
 from .errors import PrescientError
 
 EPILOG = """exit codes: 0 ok · 1 error · 2 bad configuration · 3 a file does not match its schema ·
@@ -45,7 +44,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     target = Path(args.dir).resolve()
-    with _progress("Simulating a season of nightly runs") as advance:
+    with progress_bar("Simulating a season of nightly runs") as advance:
         result = run_demo(target, progress=advance)
     print(f"Demo hub written to {result.root} ({result.nights} nightly runs on the offline sim world).")
     print(f"Site: {result.site / 'index.html'}")
@@ -58,12 +57,12 @@ def cmd_nightly(args: argparse.Namespace) -> int:
 
     as_of = _as_of(args)
     try:
-        with _requests_progress() as progress:
+        with requests_progress() as progress:
             report = nightly(_hub(args.hub), as_of, progress=progress)
     except PrescientError as exc:
-        _print_sources(getattr(exc, "nightly_report", None))
+        print_sources(getattr(exc, "nightly_report", None))
         raise
-    _print_sources(report)
+    print_sources(report)
     print(f"nightly {as_of:%Y-%m-%dT%H:%M:%SZ}: rounds opened {report.rounds_opened or 'none'}; "
           f"{len(report.written)} file(s) written")
     return 0
@@ -72,9 +71,9 @@ def cmd_nightly(args: argparse.Namespace) -> int:
 def cmd_fetch(args: argparse.Namespace) -> int:
     from .pipeline import nightly
 
-    with _requests_progress() as progress:
+    with requests_progress() as progress:
         report = nightly(_hub(args.hub), _as_of(args), only=args.source, fetch_only=True, progress=progress)
-    _print_sources(report)
+    print_sources(report)
     return 0
 
 
@@ -123,13 +122,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         return cmd_fb_leaderboard(args)
     from .build import gather
 
-    board = gather(_hub(args.hub), _as_of(args)).board
-    if args.format == "csv":
-        board.to_csv(sys.stdout, index=False, lineterminator="\n")
-    elif args.format == "json":
-        print(json.dumps(board.to_dict("records"), indent=2, default=str))
-    else:
-        print(board.to_string(index=False))
+    print_frame(gather(_hub(args.hub), _as_of(args)).board, args.format)
     return 0
 
 
@@ -208,12 +201,7 @@ def cmd_fb_leaderboard(args: argparse.Namespace) -> int:
         board = fb_board(readers.load_scores(layout), readers.load_models(layout), as_of, np.random.default_rng(args.seed), options)
     except ValueError as exc:
         raise PrescientError(f"leaderboard: {exc}") from None
-    if args.format == "csv":
-        board.to_csv(sys.stdout, index=False, lineterminator="\n", float_format="%.6g")
-    elif args.format == "json":
-        print(json.dumps(json.loads(board.to_json(orient="records")), indent=2))
-    else:
-        print(board.drop(columns=["p_value", "in_estimation"]).to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+    print_frame(board, args.format, hide=("p_value", "in_estimation"), digits=1)
     return 0
 
 
@@ -233,59 +221,6 @@ def _add_fb_commands(sub, board: argparse.ArgumentParser) -> None:
     fb.add_argument("--forecasts", metavar="DIR", help="folder of FB forecast-set JSON files (any depth)")
     _add_common(fb)
     fb.set_defaults(func=cmd_import_forecastbench)
-
-
-def _print_sources(report) -> None:
-    for s in getattr(report, "sources", []):
-        if s.skipped:
-            print(f"{s.name}: skipped ({s.skipped})")
-            continue
-        status = f"FAILED: {s.error}" if s.error else "ok"
-        print(f"{s.name}: {status}; new questions {s.new_questions}, new observations {s.new_observations}, "
-              f"resolved {s.resolved}, voided {s.voided}, item failures {len(s.failures)}")
-        for failure in s.failures[:20]:
-            print(f"  - {failure}")
-
-
-class _progress:
-    """A rich progress bar on a terminal, plain lines otherwise."""
-
-    def __init__(self, title: str):
-        self.title, self.bar, self.task = title, None, None
-
-    def __enter__(self) -> Callable[[int, int, str], None]:
-        if sys.stderr.isatty():
-            from rich.progress import Progress
-
-            self.bar = Progress(transient=False)
-            self.bar.start()
-            self.task = self.bar.add_task(self.title, total=None)
-        return self.advance
-
-    def advance(self, done: int, total: int, message: str) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done, total=total, description=f"{self.title}: {message}")
-        elif done == total or done % 30 == 0:
-            print(f"{self.title}: {done}/{total} ({message})", file=sys.stderr)
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-@contextlib.contextmanager
-def _requests_progress():
-    """Per-source request counters: a rich bar on a terminal, one plain log line otherwise."""
-    if not sys.stderr.isatty():
-        def plain(source: str):
-            print(f"fetching {source} ...", file=sys.stderr)
-            return lambda n: None
-        yield plain
-        return
-    from rich.progress import Progress, SpinnerColumn, TextColumn
-
-    with Progress(SpinnerColumn(), TextColumn("{task.description}: {task.completed} requests"), transient=False) as bar:
-        yield lambda source: functools.partial(bar.advance, bar.add_task(source, total=None))
 
 
 def _add_common(parser: argparse.ArgumentParser, as_of: bool = True) -> None:
