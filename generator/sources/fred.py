@@ -14,7 +14,8 @@ from typing import Any, Mapping
 
 from .base import DATASET, Observation, Question
 from .http import Http
-from ._util import ParseError, SeriesSource, date_to_dt, item_hash, require, to_float
+from ._util import ParseError, date_to_dt, item_hash, require, to_float
+from .shell import SeriesSource
 
 NAME = "fred"
 BASE_URL = "https://api.stlouisfed.org/fred"

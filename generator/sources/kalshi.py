@@ -23,9 +23,8 @@ from typing import Any, Mapping
 
 from .base import MARKET, Observation, Question
 from .http import FetchError, Http
-from ._util import (
-    MarketSource, ParseError, item_hash, list_at, number_or, parse_time, require, to_float, unwrap,
-)  # fmt: skip
+from ._util import ParseError, item_hash, list_at, number_or, parse_time, require, to_float, unwrap
+from .shell import MarketSource  # fmt: skip
 
 NAME = "kalshi"
 BASE_URL = "https://api.elections.kalshi.com/trade-api/v2"

@@ -17,9 +17,8 @@ from typing import Any, Mapping
 
 from .base import MARKET, Observation, Question
 from .http import Http
-from ._util import (
-    MarketSource, ParseError, item_hash, list_at, ms_to_dt, number_or, require, to_float,
-)  # fmt: skip
+from ._util import ParseError, item_hash, list_at, ms_to_dt, number_or, require, to_float
+from .shell import MarketSource  # fmt: skip
 
 NAME = "manifold"
 BASE_URL = "https://api.manifold.markets/v0"

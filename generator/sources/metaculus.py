@@ -20,9 +20,8 @@ from typing import Any, Mapping
 from ..errors import SourceError
 from .base import MARKET, FetchResult, Observation, Question
 from .http import FetchError, Http
-from ._util import (
-    MarketSource, ParseError, item_hash, list_at, number_or, parse_time, require, to_float,
-)  # fmt: skip
+from ._util import ParseError, item_hash, list_at, number_or, parse_time, require, to_float
+from .shell import MarketSource  # fmt: skip
 
 NAME = "metaculus"
 BASE_URL = "https://www.metaculus.com/api"

@@ -21,10 +21,8 @@ from typing import Any, Mapping
 
 from .base import MARKET, Observation, Question
 from .http import Http
-from ._util import (
-    MarketSource, ParseError, item_hash, json_list, list_at, number_or, parse_time, require,
-    s_to_dt, to_float,
-)  # fmt: skip
+from ._util import ParseError, item_hash, json_list, list_at, number_or, parse_time, require, s_to_dt, to_float
+from .shell import MarketSource  # fmt: skip
 
 NAME = "polymarket"
 BASE_URL = "https://gamma-api.polymarket.com"
