@@ -61,6 +61,7 @@ class NightlyReport:
     as_of: datetime
     sources: list[SourceReport] = field(default_factory=list)
     rounds_opened: list[str] = field(default_factory=list)
+    rounds_waiting: list[str] = field(default_factory=list)  # due to open, but no eligible question yet
     written: list[str] = field(default_factory=list)
 
     @property
@@ -155,6 +156,9 @@ def derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models
     for due in rounds.rounds_to_open(settings.rounds, as_of, existing):
         freeze = due - days(settings.rounds.open_days_before_due)
         questions = rounds.sample_round(bank, obs, due, freeze, settings.rounds, as_of)
+        if questions.empty:  # never freeze an empty round: the next night in its window tries again
+            report.rounds_waiting.append(format_date(due))
+            continue
         _publish_round(layout, due, questions, bank, report)
         _write_forecasts(layout, due, questions, extra, report)
     _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)

@@ -16,6 +16,7 @@ from .config import load_settings
 from .errors import ConfigError, LedgerError
 from .store import readers
 from .store.layout import Layout
+from .store.lock import hub_lock
 from .timeutil import days, format_ts
 
 
@@ -32,6 +33,7 @@ def open_round(root: Path, due: datetime, as_of: datetime) -> pipeline.NightlyRe
     if questions.empty:
         raise ConfigError(f"no question in the bank is eligible for a round due {format_ts(due)}; run `prescient nightly` first")
     report = pipeline.NightlyReport(as_of)
-    pipeline._publish_round(layout, due, questions, bank, report)
-    pipeline._write_forecasts(layout, due, questions, None, report)
+    with hub_lock(layout.data, f"prescient round open --due {format_ts(due)}"):
+        pipeline._publish_round(layout, due, questions, bank, report)
+        pipeline._write_forecasts(layout, due, questions, None, report)
     return report

@@ -93,3 +93,16 @@ def test_a_forecastbench_json_submission_is_scored_like_its_csv_twin(repo: Path)
     twin = scores[scores["model"] == "prescient.always-0.5"].drop(columns="model").reset_index(drop=True)
     assert len(mine) > 0 and mine["imputed"].eq(0).all()
     pd.testing.assert_frame_equal(mine, twin)
+
+
+def test_a_round_is_never_frozen_empty_and_the_next_night_in_its_window_opens_it(sim_hub: Path):
+    from conftest import SMALL_HUB, write_hub
+
+    write_hub(sim_hub, SMALL_HUB.replace("[sources.sim]\nenabled = true", "[sources.sim]\nenabled = false"))
+    quiet = nightly(sim_hub, parse_ts("2026-01-16T00:00:00Z"))  # every source down or disabled
+    assert quiet.rounds_opened == [] and quiet.rounds_waiting == ["2026-01-25"]
+    assert not (sim_hub / "data/rounds/2026-01-25").exists()
+    write_hub(sim_hub)
+    back = nightly(sim_hub, parse_ts("2026-01-17T00:00:00Z"))
+    assert back.rounds_opened == ["2026-01-25"]
+    assert len((sim_hub / "data/rounds/2026-01-25/questions.csv").read_text().splitlines()) > 1
