@@ -69,3 +69,24 @@ def demo_hub(tmp_path_factory) -> Path:
     from generator.demo import run_demo
 
     return run_demo(tmp_path_factory.mktemp("demo") / "demo").root
+
+
+class InFlight:
+    """Wraps a request handler and records the most requests ever in flight at once."""
+
+    def __init__(self, respond, delay: float = 0.01):
+        import threading
+
+        self.respond, self.delay, self.lock = respond, delay, threading.Lock()
+        self.now = self.max = 0
+
+    def __call__(self, request):
+        import time
+
+        with self.lock:
+            self.now += 1
+            self.max = max(self.max, self.now)
+        time.sleep(self.delay)
+        with self.lock:
+            self.now -= 1
+        return self.respond(request)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
 
 import httpx
 import pytest
@@ -14,6 +12,8 @@ from generator.sources.http import (
     USER_AGENT, FetchError, RateLimiter, backoff_delay, fetch_many, get_json, http_for,
     open_client, retry_after_seconds,
 )  # fmt: skip
+
+from conftest import InFlight
 
 URL = "https://api.example.test/v0/thing"
 
@@ -157,22 +157,12 @@ def test_fetch_many_keeps_order_and_returns_errors_in_place():
 
 
 def test_concurrency_limit_bounds_in_flight_requests():
-    lock, state = threading.Lock(), {"now": 0, "max": 0}
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        with lock:
-            state["now"] += 1
-            state["max"] = max(state["max"], state["now"])
-        time.sleep(0.01)
-        with lock:
-            state["now"] -= 1
-        return httpx.Response(200, json={"path": request.url.path})
-
+    handler = InFlight(lambda request: httpx.Response(200, json={"path": request.url.path}))
     client = httpx.Client(transport=httpx.MockTransport(handler))
     http = http_for(client, {"concurrency": 4, "rate_per_second": None})
     out = http.many(lambda i: http.get(f"https://x.test/item/{i}")[0], list(range(40)))
     assert [o["path"] for o in out] == [f"/item/{i}" for i in range(40)]
-    assert 1 < state["max"] <= 4
+    assert 1 < handler.max <= 4
 
 
 def test_http_for_reads_options_over_defaults():

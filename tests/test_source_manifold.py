@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -15,6 +13,8 @@ from generator.errors import SourceError
 from generator.sources.base import FetchContext, Failure
 from generator.sources.manifold import ManifoldSource, parse_market, qualifies
 from generator.sources._util import ParseError, item_hash
+
+from conftest import InFlight
 
 DATA = Path(__file__).parent / "data" / "api" / "manifold"
 AS_OF = datetime(2026, 8, 5, 12, 0, tzinfo=timezone.utc)
@@ -229,16 +229,7 @@ def test_partial_outage_isolates_failed_markets():
 
 def test_tracked_reads_are_concurrent_and_bounded():
     template = load("market_binary_open_2022-10.json")
-    lock, state = threading.Lock(), {"now": 0, "max": 0}
-
-    def market(request: httpx.Request) -> httpx.Response:
-        with lock:
-            state["now"] += 1
-            state["max"] = max(state["max"], state["now"])
-        time.sleep(0.01)
-        with lock:
-            state["now"] -= 1
-        return httpx.Response(200, json=dict(template, id=request.url.path.rsplit("/", 1)[1]))
+    market = InFlight(lambda request: httpx.Response(200, json=dict(template, id=request.url.path.rsplit("/", 1)[1])))
 
     client, _ = serve({SEARCH: httpx.Response(200, json=[])})
     handler = client._transport.handler  # type: ignore[attr-defined]
@@ -248,7 +239,7 @@ def test_tracked_reads_are_concurrent_and_bounded():
     source = ManifoldSource({"concurrency": 5, "rate_per_second": None}, sleep=Sleeps())
     result = source.fetch(FetchContext(as_of=AS_OF, options={}, tracked=tracked, client=client))
     assert len(result.observations) == 40 and result.failures == []
-    assert 1 < state["max"] <= 5
+    assert 1 < market.max <= 5
 
 
 def test_discovery_stops_at_max_markets():
