@@ -13,7 +13,9 @@ Rules (ForecastBench's):
   of a unit, recorded at or before ``as_of``, overrides the computed one, whatever its status; the
   latest recorded statement wins, and one made for the unit's round beats a round-less one recorded
   at the same time. The void rule still applies: a unit stated resolved at or before the round's
-  due time is void.
+  due time is void;
+- under the ``market_proxy`` policy (``market_proxy.py``), an open market of a round already due is
+  reported resolved to its value of the day before ``as_of``, flagged in a ``proxy`` column.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from . import market_proxy
 from .sources.base import MARKET
 
 
@@ -77,18 +80,26 @@ class LedgerView:
     """Everything the ledgers said at ``as_of``, computed once and shared by every round.
 
     ``stated``: the latest stated resolution per (round, question_id, resolution_date) known at
-    ``as_of`` (empty when the hub has none).
+    ``as_of`` (empty when the hub has none). ``proxies``: under the ``market_proxy`` policy, each
+    market's value the day before ``as_of`` (``market_proxy.proxy_values``); None otherwise.
     """
 
     as_of: str
     states: pd.DataFrame
     series: dict[str, Series]
     stated: pd.DataFrame = field(default_factory=_no_statements)
+    proxies: pd.DataFrame | None = None
 
 
-def ledger_view(obs: pd.DataFrame, as_of: str, stated: pd.DataFrame | None = None) -> LedgerView:
+def ledger_view(obs: pd.DataFrame, as_of: str, stated: pd.DataFrame | None = None,
+                unresolved: str = market_proxy.IGNORE) -> LedgerView:
+    """``unresolved``: the hub's ``[scoring] unresolved_markets`` policy (``ignore`` or ``market_proxy``)."""
     known = known_by(obs, as_of)
-    return LedgerView(as_of, market_states(known), series_table(known), latest_statements(stated, as_of))
+    proxies = None
+    if unresolved == market_proxy.MARKET_PROXY:
+        before = market_proxy.day_before(as_of)
+        proxies = market_proxy.proxy_values(market_states(known_by(obs, before)), stated, before)
+    return LedgerView(as_of, market_states(known), series_table(known), latest_statements(stated, as_of), proxies)
 
 
 def latest_statements(stated: pd.DataFrame | None, as_of: str) -> pd.DataFrame:
@@ -106,7 +117,8 @@ def resolve_round(questions: pd.DataFrame, view: LedgerView) -> pd.DataFrame:
     parts = [p for p in (_resolve_markets(questions[markets], view.states),
                          _resolve_series(questions[~markets], view.series, view.as_of)) if len(p)]
     computed = pd.concat(parts, ignore_index=True) if parts else _empty()
-    return apply_statements(questions, computed, view.stated)
+    out = apply_statements(questions, computed, view.stated)
+    return out if view.proxies is None else market_proxy.apply_proxies(questions, out, view.proxies, view.as_of)
 
 
 def apply_statements(questions: pd.DataFrame, computed: pd.DataFrame, stated: pd.DataFrame) -> pd.DataFrame:

@@ -23,6 +23,12 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 4. ``bootstrap`` (strata (round, source), unit resampling as FB) and ``summarize``: 95% CIs,
    one-sided p-values against ``reference`` (default: the superforecaster median if present,
    else the top model) with FB's labels, % ranked #1 and rank intervals, on the overall score.
+5. Stability rule (``provisional_models``): a model with fewer than ``min_resolved`` resolved units
+   it forecast itself, or whose first round on the board is due less than ``min_age_days`` before
+   ``as_of``, is shown with ``provisional = 1`` and no rank; rank statistics (% #1, rank
+   intervals) are computed among the other models. The defaults (0, 0) make nobody provisional.
+6. Secondary columns (``secondary.secondary_columns`` on the same rows): log score, Peer score,
+   BSS against ``naive_model``, accuracy.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from ..timeutil import format_date, format_ts
 from .bootstrap import bootstrap
 from .fixed_effects import fit
 from .panel import build_panel
+from .secondary import NAIVE_MODEL, secondary_columns
 from .stats import format_p, summarize
 
 TYPES = ("dataset", "market")
@@ -47,7 +54,8 @@ COLUMNS = ["rank", "model", "name", "organization", "kind",
            "dataset", "dataset_ci_low", "dataset_ci_high", "market", "market_ci_low", "market_ci_high",
            "overall", "overall_ci_low", "overall_ci_high", "n_dataset", "n_market",
            "brier_dataset", "brier_market", "brier_overall", "pct_rank1", "rank_low", "rank_high",
-           "p_value", "p_display", "p_label", "in_estimation"]
+           "p_value", "p_display", "p_label", "in_estimation",
+           "log_score", "peer", "bss", "accuracy", "provisional"]
 _UNIT = ["round", "question_id", "resolution_date"]
 
 
@@ -62,9 +70,22 @@ class FBOptions:
     market_difficulty: str = "estimated"  # or "crowd"
     reference: str | None = None
     orphan_units: str = "drop"
+    naive_model: str | None = NAIVE_MODEL  # the BSS reference
+    min_resolved: int = 0  # stability rule; hub.toml [scoring] min_resolved
+    min_age_days: int = 0  # stability rule; hub.toml [scoring] min_age_days
 
 
 FB_TOURNAMENT = FBOptions(min_dataset_rows=225, min_market_questions=50)
+
+
+def board_options(scoring, leaderboard, **overrides) -> FBOptions:
+    """FBOptions from the hub's ``[scoring]`` and ``[leaderboard]`` settings; ``overrides`` that are
+    None are ignored (a command-line option left unset). ``board`` defaults to the first configured."""
+    base = dict(board=leaderboard.boards[0], replicates=leaderboard.replicates,
+                min_round_age_days=scoring.min_age_days, max_imputed_share=scoring.max_imputed_share,
+                market_difficulty=leaderboard.market_difficulty, reference=leaderboard.reference or None,
+                min_resolved=scoring.min_resolved, min_age_days=scoring.min_age_days)
+    return FBOptions(**{**base, **{k: v for k, v in overrides.items() if v is not None}})
 
 
 def is_estimation_model(model: str, meta: ModelMeta | None) -> bool:
@@ -145,8 +166,30 @@ def fb_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime
     point = fit(panel)
     boot = bootstrap(panel, options.replicates, rng)
     ref = _reference(names, point.overall, options.reference)
-    summary = summarize(point, boot, reference=ref, score="overall")
-    return _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0)
+    provisional = provisional_models(rows, as_of, options.min_resolved, options.min_age_days).reindex(names).to_numpy()
+    summary = summarize(point, boot, reference=ref, score="overall", rankable=~provisional)
+    out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0)
+    return with_secondary(out, rows, options.naive_model, provisional)
+
+
+def provisional_models(rows: pd.DataFrame, as_of: datetime, min_resolved: int, min_age_days: int) -> pd.Series:
+    """The stability rule, per model (index): True until the model has at least ``min_resolved``
+    resolved units it forecast itself (imputed rows do not count) and its first round on the board
+    is due at least ``min_age_days`` days before ``as_of``."""
+    grouped = rows.groupby("model", sort=True)
+    own = grouped["imputed"].apply(lambda x: int((x.astype(int) == 0).sum()))
+    first = grouped["round"].min().astype(str).str[:10]
+    old_enough = first <= format_date(as_of - timedelta(days=min_age_days))
+    return ~((own >= min_resolved) & old_enough)
+
+
+def with_secondary(board: pd.DataFrame, rows: pd.DataFrame, naive_model: str | None, provisional) -> pd.DataFrame:
+    """The board with ``secondary_columns`` of its rows and the ``provisional`` flag (0/1) merged in."""
+    extra = secondary_columns(rows, naive_model)[["log_score", "peer", "bss", "accuracy"]]
+    flags = pd.Series(np.asarray(provisional, dtype=np.int64), index=sorted(rows["model"].unique()))
+    out = board.drop(columns=[*extra.columns, "provisional"], errors="ignore")
+    out = out.join(extra, on="model").assign(provisional=out["model"].map(flags).astype(np.int64))
+    return out[COLUMNS]
 
 
 def _reference(names: np.ndarray, overall: np.ndarray, wanted: str | None) -> int | None:
@@ -178,4 +221,4 @@ def _frame(names, models, point, summary, in_est) -> pd.DataFrame:
     out["p_value"], out["p_display"], out["p_label"] = summary.p_value, [format_p(p) for p in summary.p_value], summary.p_label
     out["in_estimation"] = in_est.astype(np.int64)
     out = out.sort_values(["rank", "overall", "model"], ascending=[True, False, True], na_position="last", kind="mergesort")
-    return out[COLUMNS].reset_index(drop=True)
+    return out[[c for c in COLUMNS if c in out]].reset_index(drop=True)

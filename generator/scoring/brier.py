@@ -3,11 +3,13 @@
 Every resolved unit of the round (a market, or a dataset question × resolution date) is scored
 for every forecaster that submitted a file. A unit the forecaster skipped is imputed at the
 configured value (0.5, as ForecastBench does since 2025-09) and flagged ``imputed``.
-Void and unresolved units are not scored.
+Void and unresolved units are not scored, except under the ``market_proxy`` policy
+(``generator/market_proxy.py``), whose proxy-scored market rows carry ``proxy`` = 1.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..schemas import SCORES
@@ -21,20 +23,47 @@ def brier(probability, outcome):
 
 
 def resolved_units(questions: pd.DataFrame, resolutions: pd.DataFrame) -> pd.DataFrame:
-    done = resolutions[resolutions["status"] == "resolved"]
+    """The units to score; ``proxy`` (1, or NaN) carries the market_proxy flag of ``resolve_round``."""
+    done = resolutions[resolutions["status"] == "resolved"].reindex(columns=[*_UNIT, "outcome", "resolved_at", "proxy"])
     units = questions[[*_UNIT, "source", "kind", "category"]].merge(done, on=_UNIT, how="inner")
-    return units[[*_UNIT, "source", "kind", "category", "outcome", "resolved_at"]]
+    return units[[*_UNIT, "source", "kind", "category", "outcome", "resolved_at", "proxy"]]
 
 
 def score_round(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.DataFrame],
                 impute_value: float) -> pd.DataFrame:
-    """One row per (model, resolved unit) of the round due on ``round_label``, in the SCORES schema."""
+    """One row per (model, resolved unit) of the round due on ``round_label``, in the SCORES schema.
+
+    Rows run unit by unit (the units' order), models sorted within a unit. Every column of
+    ``units`` that SCORES declares is carried through. A model's repeated (question_id,
+    resolution_date) rows count once (the first); a missing or NaN probability is imputed.
+    """
     if not forecasts or units.empty:
         return pd.DataFrame(columns=list(SCORES.names))
-    given = pd.concat([f[[*_UNIT, "probability"]].assign(model=m) for m, f in forecasts.items()], ignore_index=True)
-    grid = units.merge(pd.DataFrame({"model": sorted(forecasts)}), how="cross")
-    scored = grid.merge(given.drop_duplicates(["model", *_UNIT]), on=["model", *_UNIT], how="left")
-    scored["imputed"] = scored["probability"].isna().astype("int64")
-    scored["probability"] = scored["probability"].fillna(impute_value).astype(float)
-    scored["brier"] = brier(scored["probability"], scored["outcome"].astype(float))
+    models = sorted(forecasts)
+    units = units.reset_index(drop=True)
+    given = [forecasts[m] for m in models]
+    unit_key, given_key = _unit_codes(units, given)
+    n_units, n_models = len(units), len(models)
+    prob = np.full((n_models, int(max(unit_key.max(), given_key.max(initial=-1))) + 1), np.nan)
+    model = np.repeat(np.arange(n_models), [len(f) for f in given])
+    values = np.concatenate([f["probability"].to_numpy(dtype=float) for f in given])
+    _, first = np.unique(model * prob.shape[1] + given_key, return_index=True)  # the first row of a repeat
+    prob[model[first], given_key[first]] = values[first]
+    p = prob[:, unit_key].T.ravel()  # unit-major: unit j, then every model
+    scored = units.iloc[np.repeat(np.arange(n_units), n_models)].reset_index(drop=True)
+    scored["model"] = pd.array(np.tile(np.array(models, dtype=object), n_units), dtype=str)
+    scored["imputed"] = np.isnan(p).astype("int64")
+    scored["probability"] = np.where(np.isnan(p), float(impute_value), p)
+    scored["brier"] = brier(scored["probability"].to_numpy(), scored["outcome"].to_numpy(dtype=float))
     return scored.assign(round=round_label)[list(SCORES.names)]
+
+
+def _unit_codes(units: pd.DataFrame, given: list[pd.DataFrame]) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of (question_id, resolution_date) shared by the units and all forecast rows."""
+    codes = []
+    for col in _UNIT:
+        joined = np.concatenate([units[col].to_numpy(dtype=object), *(f[col].to_numpy(dtype=object) for f in given)])
+        codes.append(pd.factorize(joined, use_na_sentinel=False)[0].astype(np.int64))
+    pair = codes[0] * (int(codes[1].max(initial=0)) + 1) + codes[1]
+    dense = pd.factorize(pair)[0]
+    return dense[: len(units)], dense[len(units):]

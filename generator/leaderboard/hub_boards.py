@@ -1,0 +1,74 @@
+"""The hub's published boards: every configured board × view, and tonight's headline rows. Pure.
+
+The site, ``prescient leaderboard`` and ``data/leaderboard/history.csv`` all go through here, so a
+number on the site, in the CLI and in the history is computed one way (``fb_board`` with the
+options ``board_options`` reads from ``hub.toml``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+import pandas as pd
+
+from ..config import Settings
+from ..models import ModelMeta
+from ..schemas import HISTORY
+from ..timeutil import format_ts
+from .fb_board import board_options, crowd_from_rounds, fb_board
+from .views import view_rows
+
+# The score column each view ranks by (per-type views rank by that type's Brier Index).
+HEADLINE = {"market": "market", "dataset": "dataset"}
+BOOTSTRAP_COLUMNS = (*(f"{s}_ci_{e}" for s in ("dataset", "market", "overall") for e in ("low", "high")),
+                     "pct_rank1", "rank_low", "rank_high", "p_value")
+
+
+def headline_of(view: str) -> str:
+    return HEADLINE.get(view, "overall")
+
+
+def board_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings, *,
+              board: str, view: str = "overall", replicates: int | None = None, seed: int | None = None,
+              crowd: pd.DataFrame | None = None, **options) -> pd.DataFrame:
+    """One board × view, as ``fb_board`` computes it with the hub's options (``options`` override
+    ``FBOptions`` fields). ``replicates=0``: point estimates and ranks only, bootstrap columns empty."""
+    options = board_options(settings.scoring, settings.leaderboard, board=board,
+                            replicates=1 if replicates == 0 else replicates, **options)
+    rng = np.random.default_rng(settings.leaderboard.seed if seed is None else seed)
+    rows = view_rows(scores, view)
+    out = fb_board(rows, models, as_of, rng, options, crowd if options.market_difficulty == "crowd" else None)
+    if replicates == 0:  # the ranks come from the point estimates; what one replicate says is not shown
+        out[list(BOOTSTRAP_COLUMNS)] = np.nan
+        out[["p_display", "p_label"]] = ""
+    return out
+
+
+def all_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
+               round_questions: pd.DataFrame | None = None, replicates: int | None = None) -> dict[tuple[str, str], pd.DataFrame]:
+    """Every configured (board, view), in configuration order."""
+    crowd = crowd_from_rounds(round_questions) if round_questions is not None and len(round_questions) else None
+    lb = settings.leaderboard
+    return {(b, v): board_for(scores, models, as_of, settings, board=b, view=v, replicates=replicates, crowd=crowd)
+            for b in lb.boards for v in lb.views}
+
+
+def history_rows(boards: dict[tuple[str, str], pd.DataFrame], as_of: datetime, version: str) -> pd.DataFrame:
+    """Tonight's HISTORY rows: the overall view of every board (point estimates only)."""
+    frames = []
+    for (board, view), frame in boards.items():
+        if view != "overall" or frame.empty:
+            continue
+        rows = pd.DataFrame({
+            "as_of": format_ts(as_of), "board": board, "model": frame["model"],
+            "rank": frame["rank"], "n": frame["n_dataset"] + frame["n_market"],
+            "n_dataset": frame["n_dataset"], "n_market": frame["n_market"],
+            "overall": frame["overall"], "dataset": frame["dataset"], "market": frame["market"],
+            "brier_overall": frame["brier_overall"], "provisional": frame["provisional"],
+            "methodology_version": version,
+        })
+        frames.append(rows)
+    if not frames:
+        return pd.DataFrame(columns=list(HISTORY.names))
+    return pd.concat(frames, ignore_index=True)[list(HISTORY.names)]

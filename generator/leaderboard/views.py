@@ -1,0 +1,80 @@
+"""Leaderboard views: which SCORES rows a board is computed on. Pure.
+
+A view is named by a string:
+
+- ``overall``: every row;
+- ``market`` / ``dataset``: one kind of question;
+- ``resolved-only``: rows scored against a final resolution. Rows scored against a market proxy
+  (the ``market_proxy`` policy scores an open market against the previous day's value) are
+  dropped: a row whose ``resolved_at`` is empty, or whose ``proxy`` column (when present) is 1;
+- ``source:<name>``, ``category:<name>``: one source or one topic category;
+- ``horizon:<days>``: dataset rows whose resolution date is ``<days>`` days after the round's due
+  date (markets have no horizon and never enter a horizon view).
+
+The board for a view is ``fb_board`` on ``view_rows(scores, view)``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..sources.base import DATASET, MARKET
+
+PLAIN_VIEWS = ("overall", "market", "dataset", "resolved-only")
+PREFIXED_VIEWS = ("source", "category", "horizon")
+
+
+def parse_view(view: str) -> tuple[str, str]:
+    """(kind, argument) of a view name; ValueError naming the accepted forms otherwise."""
+    if view in PLAIN_VIEWS:
+        return view, ""
+    kind, sep, arg = view.partition(":")
+    if sep and kind in PREFIXED_VIEWS and arg:
+        if kind == "horizon" and not (arg.isdigit() and int(arg) > 0):
+            raise ValueError(f"view {view!r}: a horizon is a positive number of days, e.g. horizon:30")
+        return kind, arg
+    raise ValueError(f"unknown view {view!r}; expected one of {', '.join(PLAIN_VIEWS)}, "
+                     "source:<name>, category:<name> or horizon:<days>")
+
+
+def horizon_days(scores: pd.DataFrame) -> pd.Series:
+    """Days from the round's due date to the resolution date; NA for markets (no horizon)."""
+    days = (pd.to_datetime(scores["resolution_date"], errors="coerce")
+            - pd.to_datetime(scores["round"].astype(str).str[:10], errors="coerce")).dt.days
+    return days.where(scores["kind"] == DATASET).astype("Int64")
+
+
+def is_proxy(scores: pd.DataFrame) -> pd.Series:
+    """Rows scored against something other than a final resolution (see the module docstring)."""
+    empty = scores["resolved_at"].isna() | (scores["resolved_at"].astype(str).str.strip() == "")
+    if "proxy" in scores:
+        empty |= pd.to_numeric(scores["proxy"], errors="coerce").fillna(0).astype(int) == 1
+    return empty
+
+
+def view_mask(scores: pd.DataFrame, view: str) -> pd.Series:
+    """Boolean row mask of ``view`` over ``scores``."""
+    kind, arg = parse_view(view)
+    if kind == "overall":
+        return pd.Series(True, index=scores.index)
+    if kind in ("market", "dataset"):
+        return scores["kind"] == (MARKET if kind == "market" else DATASET)
+    if kind == "resolved-only":
+        return ~is_proxy(scores)
+    if kind == "horizon":
+        return (horizon_days(scores) == int(arg)).fillna(False).astype(bool)
+    return scores[kind].fillna("").astype(str) == arg
+
+
+def view_rows(scores: pd.DataFrame, view: str) -> pd.DataFrame:
+    """The SCORES rows of ``view``, in their original order, with a fresh index."""
+    return scores[view_mask(scores, view)].reset_index(drop=True)
+
+
+def available_views(scores: pd.DataFrame) -> list[str]:
+    """Every view with at least one row: the plain ones, then per source, category and horizon."""
+    out = [v for v in PLAIN_VIEWS if view_mask(scores, v).any()]
+    out += [f"source:{s}" for s in sorted(scores["source"].dropna().astype(str).unique()) if s]
+    out += [f"category:{c}" for c in sorted(scores["category"].dropna().astype(str).unique()) if c]
+    out += [f"horizon:{h}" for h in sorted(horizon_days(scores).dropna().unique())]
+    return out
