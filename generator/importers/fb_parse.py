@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import Problem
 
 MARKET_SOURCES = ("infer", "manifold", "metaculus", "polymarket")
@@ -53,13 +55,29 @@ def load_json(path: Path, label: str) -> tuple[object, list[Problem]]:
     same values; the standard library otherwise)."""
     data = path.read_bytes()
     try:
-        return _orjson.loads(data), []
+        if _depth_bound(data) <= _ORJSON_MAX_DEPTH:
+            return _orjson.loads(data), []
     except (AttributeError, ValueError):  # no orjson, or a file only the standard library accepts (NaN)
         pass
     try:
         return json.loads(data.decode("utf-8")), []
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: absurd nesting
         return None, [_problem(label, "bad-json", f"not valid UTF-8 JSON: {exc}")]
+
+
+# orjson overflows the C stack, killing the process, on ~200,000 nested brackets; deeper files go to
+# the standard library, which raises RecursionError instead.
+_ORJSON_MAX_DEPTH = 10_000
+
+
+def _depth_bound(data: bytes) -> int:
+    """An upper bound of the JSON nesting depth (brackets inside strings count too)."""
+    opening = data.count(b"[") + data.count(b"{")
+    if opening <= _ORJSON_MAX_DEPTH:  # no deeper than that, and cheap to count
+        return opening
+    codes = np.frombuffer(data, dtype=np.uint8)
+    step = ((codes == 91) | (codes == 123)).astype(np.int32) - ((codes == 93) | (codes == 125))
+    return int(step.cumsum().max(initial=0))
 
 
 try:
@@ -108,7 +126,7 @@ def _row_key_problems(parsed: Parsed, i: int, row: object, keys: tuple[str, ...]
         return False
     if isinstance(row["id"], list):
         return False
-    if not isinstance(row["id"], (str, int)) or str(row["id"]) == "":
+    if isinstance(row["id"], bool) or not isinstance(row["id"], (str, int)) or str(row["id"]) == "":
         parsed.problems.append(_problem(label, "bad-id", f"id {row['id']!r} is not a string", row=where, column="id"))
         return False
     if row["source"] not in SOURCES:
@@ -149,7 +167,7 @@ def _number(value: object) -> float | None:
         return None
     try:
         number = float(value)
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: an integer too large for a float
         return None
     return number if math.isfinite(number) else None
 
@@ -267,7 +285,7 @@ def fast_forecasts(items: object) -> dict | None:
     except KeyError:
         return None
     dates, reasons = [r.get("resolution_date") for r in items], [r.get("reasoning") for r in items]
-    if not (all(type(i) is str and i for i in ids) and set(sources) <= set(SOURCES)
+    if not (all(type(i) is str and i for i in ids) and all(type(s) is str for s in sources) and set(sources) <= set(SOURCES)
             and all(v is None or (type(v) in _NUMBER and 0.0 <= v <= 1.0) for v in values)
             and all(d is None or type(d) is str for d in dates) and all(d is None or _DATE.match(d) for d in set(dates))):
         return None

@@ -1,7 +1,9 @@
 """Deterministic CSV bytes and atomic writes, checked against ``schemas.Table`` both ways.
 
 Reading keeps every cell as text first, then converts column by column and reports each bad cell
-with file, row (the header is row 1) and column. Writing fixes the column order, sorts rows by the
+with file, row (the header is row 1) and column; a column whose distinct values all match a strict
+pattern in one regex pass is known clean without the cell-by-cell check (same verdict, see
+``_column_clean``). Writing fixes the column order, sorts rows by the
 table's sort key, formats numbers the same way every time, and replaces the file atomically (temp
 file in the same folder, fsync, rename) only when its bytes change.
 """
@@ -12,6 +14,8 @@ import csv
 import hashlib
 import io
 import os
+import re
+import signal
 import tempfile
 from pathlib import Path
 
@@ -75,6 +79,8 @@ def check_frame(raw: pd.DataFrame, table: Table, label: str) -> list[Problem]:
 
 def _check_column(values: pd.Series, column: Column, label: str) -> list[Problem]:
     text = values.astype(str)
+    if _column_clean(text, column):
+        return []
     empty = (text.str.strip() == "").to_numpy()
     invalid = ~empty & ~_valid(text, column).to_numpy(dtype=bool)
     bad = invalid | (empty & (not column.nullable))
@@ -83,6 +89,44 @@ def _check_column(values: pd.Series, column: Column, label: str) -> list[Problem
     words = "is not a valid " + _type_words(column)
     return [Problem(label, int(i) + 2, column.name, "bad-value" if invalid[i] else "empty-value",
                     f"{text.iloc[i]!r} {words if invalid[i] else 'is empty'}") for i in np.flatnonzero(bad)[:50]]
+
+
+# Whole-column fast path. Each pattern accepts a subset of what the cell-by-cell check accepts
+# (ASCII digits only, no signs or spaces, bounded lengths so every number is finite), so a column
+# that matches is certainly clean; anything else goes through the cell-by-cell check, which alone
+# words the problems. ``_SEP`` cannot occur in a matching cell, and the separator count is checked,
+# so a cell holding the separator cannot pass as two cells.
+_SEP = "\n"
+_FAST_CELL = {
+    "ts": r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z",
+    "date": r"[0-9]{4}-[0-9]{2}-[0-9]{2}",
+    "int": r"-?[0-9]{1,18}",
+    "prob": r"0(?:\.[0-9]{1,20})?|1(?:\.0{1,20})?",
+    "float": r"-?[0-9]{1,15}(?:\.[0-9]{1,20})?(?:e[-+][0-9]{2})?",
+}
+_FAST_COLUMN = {  # (type, nullable) -> one regex over the whole joined column
+    (type_, nullable): re.compile(f"(?:{cell}){'?' * nullable}(?:{_SEP}(?:{cell}){'?' * nullable})*")
+    for type_, cell in _FAST_CELL.items() for nullable in (False, True)
+}
+
+
+def _column_clean(text: pd.Series, column: Column) -> bool:
+    """True when every cell of ``text`` is certainly valid for ``column`` (False: not known)."""
+    if column.type == "str" and column.nullable:
+        return True  # any text, empty or not
+    cells = pd.unique(text.to_numpy(dtype=object))  # validity is per value: check each value once
+    try:  # a cell that is not a str (a missing value) raises TypeError: the slow path decides
+        if column.type == "str":
+            return all(map(str.strip, cells))
+        if column.type == "enum":
+            return set(cells) <= set(column.choices) and all(map(str.strip, column.choices))
+        pattern = _FAST_COLUMN.get((column.type, column.nullable))
+        if pattern is None or not len(cells):
+            return pattern is not None
+        joined = _SEP.join(cells)
+    except TypeError:
+        return False
+    return joined.count(_SEP) == len(cells) - 1 and pattern.fullmatch(joined) is not None
 
 
 def _valid(text: pd.Series, column: Column) -> pd.Series:
@@ -125,16 +169,18 @@ def _check_keys(raw: pd.DataFrame, table: Table, label: str) -> list[Problem]:
 
 def coerce(raw: pd.DataFrame, table: Table) -> pd.DataFrame:
     """Typed frame: numbers as float64/int64 (NaN for empty), everything else as str."""
-    out = pd.DataFrame(index=raw.index)
+    out = {}  # column arrays, positional, made into one frame at the end (no per-column inserts)
     for column in table.columns:
         values = raw[column.name] if column.name in raw.columns else pd.Series("", index=raw.index)
         if column.type in ("float", "prob"):
+            out[column.name] = pd.to_numeric(values.replace("", np.nan), errors="coerce").astype(float)
+        elif column.type == "int" and column.nullable:  # float64 so that an empty cell stays NaN
             out[column.name] = pd.to_numeric(values.replace("", np.nan), errors="coerce").astype(float)
         elif column.type == "int":
             out[column.name] = pd.to_numeric(values, errors="coerce").fillna(0).astype("int64")
         else:
             out[column.name] = values.astype(str)
-    return out.reset_index(drop=True)
+    return pd.DataFrame({name: values.array for name, values in out.items()}, index=pd.RangeIndex(len(raw)))
 
 
 def empty_frame(table: Table) -> pd.DataFrame:
@@ -147,13 +193,51 @@ def to_csv_bytes(frame: pd.DataFrame, table: Table) -> bytes:
     problems = check_frame(text, table, table.path)
     if problems:
         raise SchemaError(f"refusing to write {table.name}: it does not match its schema", problems)
-    text = text.sort_values(list(table.sort), kind="mergesort") if _sortable_as_text(table) else \
-        text.loc[frame.sort_values(list(table.sort), kind="mergesort").index]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(table.names)
-    writer.writerows(text.itertuples(index=False, name=None))
-    return buffer.getvalue().encode("utf-8")
+    columns = [text[name].to_numpy(dtype=object) for name in table.names]
+    order = _row_order(frame, columns, table)
+    if order is not None:
+        columns = [c[order] for c in columns]
+    if len(columns) < 2:  # the csv module writes a lone empty field as "": let it
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(table.names)
+        writer.writerows(zip(*(c.tolist() for c in columns)))
+        return buffer.getvalue().encode("utf-8")
+    lines = map(",".join, zip(*(_quoted(c).tolist() for c in columns)))
+    return "\n".join([",".join(_quoted(np.array(table.names, dtype=object))), *lines, ""]).encode("utf-8")
+
+
+def _quoted(cells: np.ndarray) -> np.ndarray:
+    """Cells as the csv module writes them (QUOTE_MINIMAL, ',' and '\\n'): a cell holding a comma,
+    a quote or a line feed is wrapped in quotes, its quotes doubled."""
+    if not len(cells) or not any(c in "\x00".join(cells) for c in ',"\n'):
+        return cells
+    return np.array([f'"{v.replace(chr(34), chr(34) * 2)}"' if (',' in v or '"' in v or "\n" in v) else v
+                     for v in cells.tolist()], dtype=object)
+
+
+def _row_order(frame: pd.DataFrame, columns: list[np.ndarray], table: Table) -> np.ndarray | None:
+    """Positions of the rows in sort order (stable), or None when they already are in it."""
+    if _sortable_as_text(table):
+        keys = [columns[table.names.index(c)] for c in table.sort]
+        if _in_order(keys):
+            return None
+        by = pd.DataFrame({str(i): k for i, k in enumerate(keys)})
+    else:
+        by = frame[list(table.sort)]
+        by.columns = [str(i) for i in range(len(table.sort))]
+    return by.reset_index(drop=True).sort_values(list(by.columns), kind="mergesort").index.to_numpy()
+
+
+def _in_order(keys: list[np.ndarray]) -> bool:
+    """Rows (tuples of ``keys``, compared as text) are non-decreasing; stable sorting keeps them."""
+    if len(keys[0]) < 2:
+        return True
+    before, tied = np.zeros(len(keys[0]) - 1, dtype=bool), np.ones(len(keys[0]) - 1, dtype=bool)
+    for k in keys:
+        before |= tied & (k[:-1] < k[1:])
+        tied &= k[:-1] == k[1:]
+    return bool(np.all(before | tied))
 
 
 def _sortable_as_text(table: Table) -> bool:
@@ -179,10 +263,9 @@ def _format_all(values: pd.Series, type_: str) -> np.ndarray:
     if type_ not in _NUMBER_FORMATS:
         return values.astype(object).where(values.notna(), "").astype(str).to_numpy(dtype=object)
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float) + 0.0  # -0.0 becomes 0.0
-    missing = np.isnan(numbers)
-    text = np.char.mod(_NUMBER_FORMATS[type_], np.where(missing, 0.0, numbers)).astype(object)
-    text[missing] = ""
-    return text
+    codes, distinct = pd.factorize(numbers)  # each distinct value formatted once; NaN is code -1
+    fmt = _NUMBER_FORMATS[type_]
+    return np.array([fmt % x for x in distinct.tolist()] + [""], dtype=object)[codes]
 
 
 def write_table(path: Path, frame: pd.DataFrame, table: Table) -> bool:
@@ -224,8 +307,48 @@ def write_bytes_atomic(path: Path, data: bytes) -> bool:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        _fault_point()
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return True
+
+
+# Test hook for the crash tests (tests/test_faults.py), inert unless the variable is set:
+# PRESCIENT_FAULT_AFTER_WRITES=N sends this process SIGKILL at its N-th atomic write, after the
+# temp file is written and fsynced but before the rename (the worst moment); "N:stop" sends SIGSTOP
+# instead, freezing the writer there with the hub lock held.
+FAULT_ENV = "PRESCIENT_FAULT_AFTER_WRITES"
+_FAULT_WRITES = [0]
+
+
+def _fault_point() -> None:
+    spec = os.environ.get(FAULT_ENV)
+    if not spec:
+        return
+    _FAULT_WRITES[0] += 1
+    count, _, mode = spec.partition(":")
+    if _FAULT_WRITES[0] == int(count):
+        os.kill(os.getpid(), signal.SIGSTOP if mode == "stop" else signal.SIGKILL)
+
+
+# -- CSV for people (downloads, `--format csv`): formula injection neutralised ----------------------
+# A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)`). The
+# ledgers keep raw text (they are data); only CSV written for people to open goes through here.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+
+
+def formula_like(text: str) -> bool:
+    """True for text a spreadsheet may run as a formula; a plain number such as -0.5 is not."""
+    return text.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text)
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose formula-like text cells start with a single quote; numeric columns untouched."""
+    out = frame.copy()
+    for name in out.columns:
+        if out[name].dtype == object or isinstance(out[name].dtype, pd.StringDtype):
+            out[name] = out[name].map(lambda v: "'" + v if isinstance(v, str) and formula_like(v) else v)
+    return out
