@@ -21,7 +21,10 @@ FIELDS = {
     "method": "How forecasts are made (prompt, tools, whether the crowd value was seen).",
     "saw_crowd": "true when the forecaster saw the market value; such models are left off the baseline board.",
     "maintainers": "GitHub logins allowed to submit for this model.",
+    "prompt_variant": "LLM forecasters: the prompt used (e.g. `zero-shot`, `scratchpad`).",
+    "prompt_sha256": "LLM forecasters: sha256 of the prompt template file, so a changed prompt is visible.",
 }
+OPTIONAL = ("prompt_variant", "prompt_sha256")  # left out of the YAML when empty
 
 
 @dataclass(frozen=True)
@@ -35,9 +38,11 @@ class ModelMeta:
     method: str = ""
     saw_crowd: bool = False
     maintainers: tuple[str, ...] = ()
+    prompt_variant: str = ""
+    prompt_sha256: str = ""
 
     def to_yaml(self) -> bytes:
-        body = {k: v for k, v in asdict(self).items() if k != "id"}
+        body = {k: v for k, v in asdict(self).items() if k != "id" and (k not in OPTIONAL or v)}
         body["maintainers"] = list(self.maintainers)
         return yaml.safe_dump(body, sort_keys=False, allow_unicode=True).encode("utf-8")
 

@@ -1,0 +1,50 @@
+"""The Arena's one I/O edge: read a hub's rounds, bets, forecasts and ledgers into ``Cohorts``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import PrescientError
+from ..resolution import LedgerView, known_by, ledger_view, resolve_round
+from ..sources.base import MARKET
+from ..store import readers
+from ..store.layout import Layout
+from ..timeutil import format_date, format_ts
+from .portfolio import POSITIONS, Cohorts, bet_positions, settle
+from .simulate import simulated_positions
+
+
+def load_cohorts(root: Path, as_of: datetime, due: datetime | None = None) -> Cohorts:
+    """Every round's cohorts (or only the round due at ``due``) as the ledgers stood at ``as_of``."""
+    layout = Layout(root)
+    dues = readers.round_dues(layout)
+    if due is not None:
+        if format_date(due) not in {format_date(d) for d in dues}:
+            raise PrescientError(f"no round is due on {format_date(due)} (no {layout.relative(layout.round_questions(due))})")
+        dues = [d for d in dues if format_date(d) == format_date(due)]
+    rounds = {d: readers.load_round(layout, d) for d in dues}
+    markets = {q for r in rounds.values() for q in r.loc[r["kind"] == MARKET, "question_id"]}
+    obs = readers.load_observations(layout)
+    obs = obs[obs["question_id"].isin(markets)]
+    stamp = format_ts(as_of)
+    view, known = ledger_view(obs, stamp, readers.load_resolutions(layout)), known_by(obs, stamp)
+    frames = [_round_positions(layout, d, questions, view, known) for d, questions in rounds.items()]
+    frames = [f for f in frames if len(f)]
+    positions = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=POSITIONS)
+    return Cohorts(stamp, positions, known)
+
+
+def _round_positions(layout: Layout, due: datetime, questions: pd.DataFrame, view: LedgerView,
+                     known: pd.DataFrame) -> pd.DataFrame:
+    label, due_ts = format_date(due), format_ts(due)
+    markets = questions[questions["kind"] == MARKET]
+    parts = [bet_positions(label, model, frame, markets, known) for model, frame in readers.load_bets(layout, due).items()]
+    parts += [simulated_positions(label, model, frame, markets, due_ts)
+              for model, frame in readers.load_forecasts(layout, due).items()]
+    parts = [p for p in parts if len(p)]
+    if not parts or markets.empty:
+        return pd.DataFrame(columns=POSITIONS)
+    return settle(pd.concat(parts, ignore_index=True), resolve_round(markets, view), due_ts)

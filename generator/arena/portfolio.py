@@ -1,0 +1,191 @@
+"""Cohort replay, mark-to-market and settlement of the Arena view. Pure: frames in, frames out.
+
+A *position* is one bet after replay: its price, shares, implied confidence and, once the market
+is settled, its payout. ``POSITIONS`` lists the columns. A cohort is one (round, model, view):
+view ``bets`` for the forecaster's own bets, ``simulated`` for the portfolio simulated from its
+probability forecasts (see ``simulate.py``).
+
+Timeline of a position (all times UTC):
+- placed at ``placed_at`` (at or before the round's due time), buying at the latest market price
+  observed at or before then (the round's freeze value when there is none);
+- marked to market at time t at shares × the side's latest price observed at or before t;
+- settled at ``settle_at`` = the later of the resolution time and the round's due time: $1 per
+  share of the winning side, $0 per losing share; a void market (or one never priced) refunds
+  the stake. Settling no earlier than the due time means no bet can use settled money, so the cash
+  at bet time is the start minus the earlier stakes.
+Only what the ledgers said at ``as_of`` counts (the ``known`` observations and the resolutions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..resolution import values_at
+from . import bets as b
+
+COHORT = ["round", "model", "view"]
+POSITIONS = [*COHORT, "start", "question_id", "placed_at", "side", "amount", "cash_before", "confidence", "f_yes",
+             "yes_price", "price", "shares", "status", "outcome", "settle_at", "payout"]
+TABLE = [*COHORT, "n_bets", "n_open", "n_resolved", "n_void", "start", "cash", "positions_value", "total_value",
+         "return_pct", "realised_pnl", "unrealised_pnl", "win_rate", "bet_brier"]
+CURVE = [*COHORT, "at", "cash", "positions_value", "total_value", "pnl", "return_pct"]
+
+
+@dataclass(frozen=True)
+class Cohorts:
+    """Every priced and settled position of the hub at ``as_of``, and the observations known then."""
+
+    as_of: str
+    positions: pd.DataFrame
+    known: pd.DataFrame
+
+
+def prices_at(known: pd.DataFrame, question_ids: pd.Series, when: pd.Series) -> pd.Series:
+    """Per row: the latest market value observed at or before that row's own time (NaN when none)."""
+    out = pd.Series(np.nan, index=question_ids.index, dtype=float)
+    for t in sorted(set(when)):
+        rows = when == t
+        out[rows] = values_at(known, question_ids[rows], t).to_numpy()
+    return out
+
+
+def bet_positions(round_label: str, model: str, bets: pd.DataFrame, questions: pd.DataFrame,
+                  known: pd.DataFrame) -> pd.DataFrame:
+    """One forecaster's bets in one cohort, replayed in (placed_at, question_id) order and priced."""
+    ordered = bets.sort_values(["placed_at", "question_id"], kind="mergesort").reset_index(drop=True)
+    amounts = ordered["amount"].astype(float).tolist()
+    cash = b.cash_before(amounts)
+    confidence = [b.implied_confidence(a, c) for a, c in zip(amounts, cash)]
+    freeze = ordered["question_id"].map(questions.drop_duplicates("question_id").set_index("question_id")["freeze_value"])
+    yes_price = prices_at(known, ordered["question_id"], ordered["placed_at"]).fillna(freeze)
+    frame = ordered[["question_id", "placed_at", "side", "amount"]].assign(
+        round=round_label, model=model, view="bets", start=b.START_CASH, cash_before=cash, confidence=confidence,
+        f_yes=[b.f_yes(s, c) for s, c in zip(ordered["side"], confidence)], yes_price=yes_price)
+    return priced(frame)
+
+
+def priced(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add the side's price and the shares bought (NaN when the market had no price at bet time)."""
+    price = [b.side_price(s, p) if not np.isnan(p) else np.nan for s, p in zip(frame["side"], frame["yes_price"])]
+    return frame.assign(price=price, shares=frame["amount"].astype(float) / np.asarray(price, dtype=float))
+
+
+def settle(positions: pd.DataFrame, outcomes: pd.DataFrame, due_ts: str) -> pd.DataFrame:
+    """Status, outcome, settle_at and payout of each position from the round's market resolutions.
+
+    ``outcomes``: one row per market question with status (open, resolved, void), outcome and
+    resolved_at, as ``resolution.resolve_round`` gives them.
+    """
+    by_q = outcomes.drop_duplicates("question_id").set_index("question_id")
+    status = positions["question_id"].map(by_q["status"]).fillna("open")
+    status = status.where(positions["price"].notna(), "void")  # never priced: refunded
+    outcome = positions["question_id"].map(by_q["outcome"]).astype(float).where(status == "resolved")
+    resolved_at = positions["question_id"].map(by_q["resolved_at"]).fillna("").astype(str)
+    settle_at = np.where(status == "open", "", [max(t, due_ts) for t in resolved_at])
+    pay = [np.nan if st == "open" else amt if st == "void" else b.payout(side, n, o)
+           for st, amt, side, n, o in zip(status, positions["amount"], positions["side"], positions["shares"], outcome)]
+    out = positions.assign(status=status, outcome=outcome, settle_at=settle_at, payout=pay)
+    return out[POSITIONS]
+
+
+def mark(positions: pd.DataFrame, known: pd.DataFrame, at: str) -> pd.DataFrame:
+    """Each position's state at time ``at``: placed, settled, live value and settlement proceeds."""
+    return _state(positions, values_at(known, positions["question_id"], at), at)
+
+
+def _state(frame: pd.DataFrame, yes_now: pd.Series, at) -> pd.DataFrame:
+    """``mark`` for rows that each carry their own mark time ``at`` (a scalar or one per row)."""
+    placed = frame["placed_at"] <= at
+    settled = placed & (frame["status"] != "open") & (frame["settle_at"] <= at)
+    live = placed & ~settled
+    yes_now = yes_now.fillna(frame["yes_price"])
+    side_now = np.where(frame["side"] == b.YES, yes_now, 1.0 - yes_now)
+    value = np.where(live, frame["shares"].to_numpy(dtype=float) * side_now, 0.0)
+    proceeds = np.where(settled, frame["payout"].to_numpy(dtype=float), 0.0)
+    return frame.assign(placed=placed, settled=settled, live=live, value=np.nan_to_num(value), proceeds=proceeds)
+
+
+def summarise(marked: pd.DataFrame, keys: list[str] = COHORT) -> pd.DataFrame:
+    """Per cohort (``keys``) at the marking time: cash, positions, total value, return, P/L, win rate, bet Brier."""
+    m = marked.assign(
+        staked=np.where(marked["placed"], marked["amount"], 0.0),
+        realised=np.where(marked["settled"], marked["proceeds"] - marked["amount"], 0.0),
+        unrealised=np.where(marked["live"], marked["value"] - marked["amount"], 0.0),
+        resolved=marked["settled"] & (marked["status"] == "resolved"),
+        void=marked["settled"] & (marked["status"] == "void"))
+    m = m.assign(won=m["resolved"] & (m["proceeds"] > 0),
+                 sq_err=np.where(m["resolved"], (m["f_yes"] - m["outcome"]) ** 2, np.nan))
+    g = m.groupby(keys, sort=True)
+    out = g.agg(n_bets=("placed", "sum"), n_open=("live", "sum"), n_resolved=("resolved", "sum"), n_void=("void", "sum"),
+                start=("start", "first"), staked=("staked", "sum"), proceeds=("proceeds", "sum"),
+                positions_value=("value", "sum"), realised_pnl=("realised", "sum"), unrealised_pnl=("unrealised", "sum"),
+                wins=("won", "sum"), bet_brier=("sq_err", "mean")).reset_index()
+    out["cash"] = out["start"] - out["staked"] + out["proceeds"]
+    out["total_value"] = out["cash"] + out["positions_value"]
+    out["return_pct"] = (out["total_value"] - out["start"]) * 100.0 / out["start"]
+    out["win_rate"] = (out["wins"] / out["n_resolved"]).where(out["n_resolved"] > 0)
+    for column in ("n_bets", "n_open", "n_resolved", "n_void"):
+        out[column] = out[column].astype("int64")
+    return out[[*keys, *TABLE[len(COHORT):]]]
+
+
+def arena_table(cohorts: Cohorts) -> pd.DataFrame:
+    """The Arena summary at ``as_of``: one row per (round, model, view), sorted by round, view, model.
+
+    Columns: n_bets, n_open, n_resolved, n_void, start (the cohort's starting balance), cash,
+    positions_value (open positions marked to market), total_value, return_pct (total vs start, %),
+    realised_pnl (settled: payout − stake), unrealised_pnl (open: value − stake), win_rate (share of
+    resolved bets on the winning side) and bet_brier (mean (f_YES − outcome)² over resolved bets).
+    A secondary view: the rows are never ranked by any of these.
+    """
+    if cohorts.positions.empty:
+        return pd.DataFrame(columns=TABLE)
+    table = summarise(mark(cohorts.positions, cohorts.known, cohorts.as_of))
+    return table.sort_values(["round", "view", "model"], kind="mergesort").reset_index(drop=True)
+
+
+def curve_points(first: str, as_of: str) -> list[str]:
+    """Every 00:00 UTC after ``first`` up to ``as_of``, then ``as_of`` itself: the daily marks."""
+    days = pd.date_range(pd.Timestamp(first).normalize() + pd.Timedelta(days=1), pd.Timestamp(as_of), freq="D")
+    points = [d.strftime("%Y-%m-%dT%H:%M:%SZ") for d in days]
+    return points + ([as_of] if as_of not in points else []) if first <= as_of else []
+
+
+def pnl_curves(cohorts: Cohorts) -> pd.DataFrame:
+    """The daily P/L curve of every cohort: one row per (round, model, view) × mark time ``at``.
+
+    Marks are taken at 00:00 UTC every day after the cohort's first bet, and at ``as_of``; each
+    mark values open positions at the latest price observed by then and counts settlements made by
+    then. ``pnl`` = total_value − start; ``return_pct`` = pnl / start in percent.
+    """
+    positions = cohorts.positions
+    if positions.empty:
+        return pd.DataFrame(columns=CURVE)
+    first = positions.groupby(COHORT)["placed_at"].min().rename("first").reset_index()
+    points = curve_points(first["first"].min(), cohorts.as_of)
+    rows = positions.merge(first, on=COHORT).merge(pd.DataFrame({"at": points}), how="cross")
+    rows = rows[rows["first"] <= rows["at"]]
+    grid = price_grid(cohorts.known, sorted(set(positions["question_id"])), points)
+    rows = rows.merge(grid, on=["question_id", "at"], how="left")
+    curves = summarise(_state(rows, rows["yes_now"], rows["at"]), [*COHORT, "at"])
+    curves["pnl"] = curves["total_value"] - curves["start"]
+    return curves[CURVE].sort_values([*COHORT, "at"], kind="mergesort").reset_index(drop=True)
+
+
+def price_grid(known: pd.DataFrame, question_ids: list[str], points: list[str]) -> pd.DataFrame:
+    """Per question × point: the latest value observed at or before the point (``values_at`` for many times)."""
+    obs = known[known["question_id"].isin(question_ids)].drop_duplicates(["question_id", "observed_at"], keep="last")
+    right = pd.DataFrame({"question_id": obs["question_id"].astype(str), "t": _instants(obs["observed_at"]),
+                          "yes_now": obs["value"].astype(float)}).sort_values("t", kind="mergesort")
+    left = pd.MultiIndex.from_product([question_ids, points], names=["question_id", "at"]).to_frame(index=False)
+    left["question_id"], left["t"] = left["question_id"].astype(str), _instants(left["at"])
+    grid = pd.merge_asof(left.sort_values("t", kind="mergesort"), right, on="t", by="question_id", direction="backward")
+    return grid[["question_id", "at", "yes_now"]]
+
+
+def _instants(stamps: pd.Series) -> pd.Series:
+    """ISO-8601 UTC stamps as one datetime dtype (merge_asof needs both sides alike)."""
+    return pd.to_datetime(stamps.astype(str), utc=True, format="%Y-%m-%dT%H:%M:%SZ").astype("datetime64[ns, UTC]")

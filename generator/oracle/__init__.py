@@ -1,0 +1,18 @@
+"""Daily Oracle–style questions: a separate track from the ForecastBench-style rounds.
+
+True/false and 4-option multiple-choice questions generated from news, each with a resolution
+date, a correct answer and a category (``data/oracle/<set>/questions.csv``), and forecasters'
+option probabilities (``data/oracle/<set>/forecasts/<team>.<model>.csv``).
+
+- ``formats`` / ``importer``: the documented CSV/JSONL import format → the append-only question ledger;
+- ``scoring``: argmax accuracy and multi-class Brier per question (refusal/missing = wrong);
+- ``temporal``: ``temporal_view`` (by resolution month, 5-month moving average, months from the
+  knowledge cutoff) and ``yoy_summary`` (mean year-on-year change before/after the cutoff);
+- ``board``: ``load_scores`` (reads a hub) and ``oracle_board``.
+"""
+
+from .board import load_scores, oracle_board
+from .importer import import_oracle
+from .temporal import temporal_view, yoy_summary
+
+__all__ = ["import_oracle", "load_scores", "oracle_board", "temporal_view", "yoy_summary"]

@@ -1,0 +1,108 @@
+"""Checks of an oracle forecast file, ``data/oracle/<set>/forecasts/<team>.<model>.csv``, against
+its set's questions. Pure: bytes in, problems out (``validate`` reads the files).
+
+A row gives option probabilities ``prob_a`` … ``prob_d`` for one question. A true/false question
+offers A and B only; a multiple-choice question A to D. Every offered option needs a probability
+and they must sum to 1 (within ``SUM_TOLERANCE``), unless every probability cell of the row is
+empty, which is a refusal (scored as wrong).
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+
+import pandas as pd
+
+from ..errors import Problem, SchemaError
+from ..schemas import ORACLE_FORECASTS, ORACLE_QUESTIONS
+from ..store.csvio import check_frame
+from .codes import problem
+from .content import probability_problem
+from .parse import Parsed, Row, parse_forecast
+
+SUM_TOLERANCE = 1e-6
+PROBS = ("prob_a", "prob_b", "prob_c", "prob_d")
+
+
+def question_kinds(data: bytes, label: str) -> dict[str, str]:
+    """A set's questions.csv → {question id: kind} of the current versions. A broken file is the hub's fault."""
+    try:
+        frame = pd.read_csv(io.StringIO(data.decode("utf-8")), dtype=str, keep_default_na=False, na_filter=False)
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise SchemaError(f"{label}: the oracle question set cannot be read: {exc}") from None
+    problems = [p for p in check_frame(frame, ORACLE_QUESTIONS, label) if p.severity == "error"]
+    if problems:
+        raise SchemaError(f"{label}: the oracle question set does not match its schema", problems)
+    latest = frame.sort_values(["recorded_at", "id"], kind="mergesort").drop_duplicates("id", keep="last")
+    return dict(zip(latest["id"], latest["kind"]))
+
+
+def check_oracle_forecast(data: bytes, label: str, questions: bytes | None, questions_label: str) -> list[Problem]:
+    """Every problem of an oracle forecast file; ``questions`` is the set's questions.csv (None: no such set)."""
+    if questions is None:
+        return [problem("unknown-oracle-set", label, None, None,
+                        f"no oracle question set here: {questions_label} does not exist")]
+    parsed = parse_forecast(data, label, "csv")
+    if not parsed.columns:
+        return parsed.problems
+    found = parsed.problems + check_columns(parsed)
+    if any(p.code == "missing-column" for p in found):
+        return found
+    kinds = question_kinds(questions, questions_label)
+    found += [p for row in parsed.rows for p in check_row(parsed.label, row, kinds)]
+    found += check_duplicates(parsed)
+    if not parsed.records:
+        found.append(problem("no-forecasts", label, None, None, "the file has no forecast rows"))
+    return found
+
+
+def check_columns(parsed: Parsed) -> list[Problem]:
+    names, label = ORACLE_FORECASTS.names, parsed.label
+    out = [problem("missing-column", label, 1, n, f"required column {n!r} is missing; the header must be " + ",".join(names))
+           for n in names if n not in parsed.columns]
+    out += [problem("unknown-column", label, 1, n, f"column {n!r} is not one of " + ", ".join(names))
+            for n in parsed.columns if n not in names]
+    return out + [problem("duplicate-column", label, 1, n, f"column {n!r} appears {k} times in the header")
+                  for n, k in sorted(Counter(parsed.columns).items()) if k > 1]
+
+
+def check_row(label: str, row: Row, kinds: dict[str, str]) -> list[Problem]:
+    qid = row.cells.get("question_id", "")
+    if not qid.strip():
+        return [problem("empty-value", label, row.number, "question_id", "the question id is empty")]
+    if qid not in kinds:
+        return [problem("unknown-question", label, row.number, "question_id", f"{qid!r} is not a question of this set")]
+    offered = PROBS[:2] if kinds[qid] == "tf" else PROBS
+    cells = {c: row.cells.get(c, "").strip() for c in PROBS}
+    out = [problem("option-not-offered", label, row.number, c, f"{qid!r} is a true/false question: leave {c} empty")
+           for c in PROBS if c not in offered and cells[c]]
+    if not any(cells[c] for c in offered):
+        return out  # a refusal
+    bad = {c: probability_problem(cells[c]) for c in offered}
+    out += [problem(code, label, row.number, c, message if cells[c] else
+                    "give a probability for every option, or leave them all empty to refuse")
+            for c, hit in bad.items() if hit for code, message in [hit]]
+    if not any(bad.values()):
+        out += _sum_problem(label, row.number, [float(cells[c]) for c in offered])
+    return out
+
+
+def _sum_problem(label: str, number: int, values: list[float]) -> list[Problem]:
+    total = sum(values)
+    if abs(total - 1.0) <= SUM_TOLERANCE:
+        return []
+    return [problem("probabilities-not-summing", label, number, None,
+                    f"the option probabilities sum to {total:.6g}, not 1")]
+
+
+def check_duplicates(parsed: Parsed) -> list[Problem]:
+    first: dict[str, int] = {}
+    out = []
+    for row in parsed.rows:
+        qid = row.cells.get("question_id", "").strip()
+        if qid and qid in first:
+            out.append(problem("duplicate-forecast", parsed.label, row.number, "question_id",
+                               f"question {qid!r} was already forecast in row {first[qid]}"))
+        first.setdefault(qid, row.number)
+    return out
