@@ -10,6 +10,7 @@ or a single-item read.
 from __future__ import annotations
 
 import json
+import math
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
@@ -35,16 +36,19 @@ def to_float(value: Any, name: str) -> float:
     if isinstance(value, bool):
         raise ParseError(f"{name} is not a number: {value!r}")
     try:
-        return float(value)
-    except (TypeError, ValueError) as exc:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ParseError(f"{name} is not a number: {value!r}") from exc
+    if not math.isfinite(number):  # NaN or infinity would be refused by the ledger's schema
+        raise ParseError(f"{name} is not a finite number: {value!r}")
+    return number
 
 
 def number_or(item: Mapping[str, Any], key: str, default: float = 0.0) -> float:
     """Lenient numeric read for filters: missing or malformed counts as ``default``."""
     try:
         return float(item.get(key, default))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return default
 
 
@@ -65,11 +69,15 @@ def ms_to_dt(ms: Any) -> datetime | None:
     """Milliseconds since the epoch → aware UTC datetime (None stays None)."""
     if ms is None:
         return None
-    return datetime.fromtimestamp(to_float(ms, "timestamp") / 1000.0, tz=timezone.utc)
+    return s_to_dt(to_float(ms, "timestamp") / 1000.0)
 
 
 def s_to_dt(seconds: Any) -> datetime:
-    return datetime.fromtimestamp(to_float(seconds, "timestamp"), tz=timezone.utc)
+    value = to_float(seconds, "timestamp")
+    try:
+        return datetime.fromtimestamp(value, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError) as exc:
+        raise ParseError(f"timestamp {seconds!r} is out of range") from exc
 
 
 def parse_time(text: Any) -> datetime | None:

@@ -25,6 +25,8 @@ from typing import Any, Callable, Mapping, Protocol
 
 import httpx
 
+from .http import Budget
+
 MARKET = "binary"
 DATASET = "dataset"
 KINDS = (MARKET, DATASET)
@@ -85,6 +87,7 @@ class FetchContext:
     client: httpx.Client | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     progress: Callable[[int], None] | None = None  # told of each finished request (for a progress bar)
+    budget: Budget | None = None  # this source's time budget for the run (sources.http.Budget)
 
 
 class Source(Protocol):

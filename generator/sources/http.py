@@ -1,14 +1,20 @@
-"""The one place httpx is configured: client, retrying JSON GET, and bounded concurrent fetching.
+"""The one place httpx is configured: client, retrying JSON GET (and POST), and bounded concurrent fetching.
 
 ``get_json`` retries connect errors, timeouts, 429 and 5xx with exponential backoff and jitter,
 honours ``Retry-After`` (seconds, or an HTTP date measured against the response's own ``Date``
-header, so no wall clock is read), and returns ``(parsed_json, raw_bytes)``. When it gives up it
+header, so no wall clock is read), and returns ``(parsed_json, raw_bytes)``; ``post_json`` does the
+same for a JSON POST (the LLM forecaster's chat completions). When it gives up it
 raises ``FetchError`` (a ``SourceError``) whose message names the URL without its query string,
 so API keys passed as params never reach a log.
 
 ``Http`` bundles a client with one source's retry, concurrency and rate settings, read from that
 source's ``[sources.<name>]`` table: ``timeout``, ``user_agent``, ``retries``, ``backoff``,
 ``max_wait``, ``concurrency`` and ``rate_per_second``.
+
+A ``Budget`` caps the time one source may spend in a run (``budget_seconds``, default
+``[http] source_budget_seconds``, 600). Every request and every wait between retries is cut to
+what is left of it (httpx timeouts, so a server that hangs cannot hold a request past the end),
+and once it is spent no further request is made: each raises ``BudgetExhausted`` at once.
 """
 
 from __future__ import annotations
@@ -40,6 +46,49 @@ class FetchError(SourceError):
         super().__init__(message)
         self.status = status
         self.transient = transient
+
+
+class BudgetExhausted(FetchError):
+    """The source's time budget is spent: the request was not made (or was cut short)."""
+
+
+DEFAULT_BUDGET = 600.0
+
+
+class Budget:
+    """The seconds one source may spend on requests in a run, measured on a monotonic clock
+    from its creation. ``exhausted_after`` is the elapsed time when it first ran out, else None."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic):
+        self.seconds, self._clock = float(seconds), clock
+        self._start = clock()
+        self.exhausted_after: float | None = None
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any], clock: Callable[[], float] = time.monotonic) -> "Budget":
+        """``budget_seconds`` of the source's table, else ``[http] source_budget_seconds``, else 600."""
+        seconds = options.get("budget_seconds", options.get("source_budget_seconds", DEFAULT_BUDGET))
+        return cls(float(seconds), clock)
+
+    def remaining(self) -> float:
+        return max(0.0, self.seconds - (self._clock() - self._start))
+
+    def check(self, what: str) -> None:
+        """Raise ``BudgetExhausted`` (and remember when) if nothing is left for ``what``."""
+        if self.remaining() <= 0:
+            if self.exhausted_after is None:
+                self.exhausted_after = self._clock() - self._start
+            raise BudgetExhausted(f"{what}: not requested, {self.message()}", transient=True)
+
+    def message(self) -> str:
+        spent = self.exhausted_after if self.exhausted_after is not None else self._clock() - self._start
+        return f"budget exhausted after {spent:.0f} s (budget {self.seconds:g} s)"
+
+    def timeout(self, configured: httpx.Timeout) -> httpx.Timeout:
+        """``configured`` with each phase cut to the time left (never below 1 ms)."""
+        left = max(0.001, self.remaining())
+        cut = {k: (left if v is None else min(v, left)) for k, v in configured.as_dict().items()}
+        return httpx.Timeout(**cut)
 
 
 def open_client(options: Mapping[str, Any]) -> httpx.Client:
@@ -90,18 +139,23 @@ def backoff_delay(attempt: int, base: float, rng: Callable[[], float]) -> float:
     return base * (2**attempt) * (0.5 + rng())
 
 
-def _decode(url: str, response: httpx.Response) -> tuple[Any, bytes]:
+def _decode(url: str, response: httpx.Response, method: str = "GET") -> tuple[Any, bytes]:
     raw = response.content
     try:
         return json.loads(raw), raw
-    except ValueError as exc:
-        raise FetchError(f"GET {url}: malformed JSON ({exc})", status=response.status_code) from exc
+    except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
+        raise FetchError(f"{method} {url}: malformed JSON ({exc})", status=response.status_code) from exc
 
 
-def _attempt(client, url, params, headers) -> tuple[httpx.Response | None, str, float | None]:
-    """One request: (response if final, reason if retryable, Retry-After if given)."""
+def _attempt(client, url, params, headers, body=None, budget: Budget | None = None
+             ) -> tuple[httpx.Response | None, str, float | None]:
+    """One request (a GET, or a JSON POST when ``body`` is given): (final response, retry reason, Retry-After)."""
+    extra = {} if budget is None else {"timeout": budget.timeout(client.timeout)}
     try:
-        response = client.get(url, params=params, headers=headers)
+        if body is None:
+            response = client.get(url, params=params, headers=headers, **extra)
+        else:
+            response = client.post(url, json=body, headers=headers, **extra)
     except httpx.TransportError as exc:  # connect errors, timeouts, broken reads
         return None, f"{type(exc).__name__}: {exc}", None
     if response.status_code == 429 or response.status_code >= 500:
@@ -121,26 +175,55 @@ def get_json(
     sleep: Callable[[float], None] = time.sleep,
     rng: Callable[[], float] = random.random,
     throttle: Callable[[], None] | None = None,
+    budget: Budget | None = None,
 ) -> tuple[Any, bytes]:
-    """GET ``url`` and parse JSON, retrying transient failures ``retries`` times."""
-    reason = ""
+    """GET ``url`` and parse JSON, retrying transient failures ``retries`` times (within ``budget``)."""
+    return _retrying(client, url, params, headers, None, retries=retries, backoff=backoff, max_wait=max_wait,
+                     sleep=sleep, rng=rng, throttle=throttle, budget=budget)
+
+
+def post_json(
+    client: httpx.Client,
+    url: str,
+    body: Any,
+    *,
+    headers: Mapping[str, str] | None = None,
+    retries: int = 3,
+    backoff: float = 0.5,
+    max_wait: float = 60.0,
+    sleep: Callable[[float], None] = time.sleep,
+    rng: Callable[[], float] = random.random,
+    throttle: Callable[[], None] | None = None,
+) -> tuple[Any, bytes]:
+    """POST ``body`` as JSON to ``url`` and parse the JSON answer, with ``get_json``'s retries."""
+    return _retrying(client, url, None, headers, body, retries=retries, backoff=backoff, max_wait=max_wait,
+                     sleep=sleep, rng=rng, throttle=throttle)
+
+
+def _retrying(client, url, params, headers, body, *, retries, backoff, max_wait, sleep, rng, throttle,
+              budget: Budget | None = None) -> tuple[Any, bytes]:
+    method, reason = ("GET" if body is None else "POST"), ""
     for attempt in range(retries + 1):
         if throttle is not None:
             throttle()
-        response, reason, retry_after = _attempt(client, url, params, headers)
+        if budget is not None:
+            budget.check(f"{method} {url}")
+        response, reason, retry_after = _attempt(client, url, params, headers, body, budget)
         if response is not None:
-            return _check(url, response)
+            return _check(url, response, method)
         if attempt < retries:
             wait = retry_after if retry_after is not None else backoff_delay(attempt, backoff, rng)
-            sleep(min(wait, max_wait))
-    raise FetchError(f"GET {url}: gave up after {retries + 1} attempts ({reason})", transient=True)
+            sleep(min(wait, max_wait, budget.remaining()) if budget is not None else min(wait, max_wait))
+    if budget is not None:
+        budget.check(f"{method} {url}")  # a last attempt cut short by the budget says so
+    raise FetchError(f"{method} {url}: gave up after {retries + 1} attempts ({reason})", transient=True)
 
 
-def _check(url: str, response: httpx.Response) -> tuple[Any, bytes]:
+def _check(url: str, response: httpx.Response, method: str = "GET") -> tuple[Any, bytes]:
     if response.status_code >= 400:
         status = response.status_code
-        raise FetchError(f"GET {url}: HTTP {status} {response.reason_phrase}".rstrip(), status=status)
-    return _decode(url, response)
+        raise FetchError(f"{method} {url}: HTTP {status} {response.reason_phrase}".rstrip(), status=status)
+    return _decode(url, response, method)
 
 
 class RateLimiter:
@@ -195,13 +278,14 @@ class Http:
     rng: Callable[[], float] = random.random
     limiter: RateLimiter = field(default_factory=lambda: RateLimiter(None))
     progress: Callable[[int], None] | None = None
+    budget: Budget | None = None
 
     def get(self, url: str, params: Mapping[str, Any] | None = None) -> tuple[Any, bytes]:
         try:
             return get_json(
                 self.client, url, params=params, headers=self.headers, retries=self.retries,
                 backoff=self.backoff, max_wait=self.max_wait, sleep=self.sleep, rng=self.rng,
-                throttle=self.limiter.wait,
+                throttle=self.limiter.wait, budget=self.budget,
             )  # fmt: skip
         finally:
             if self.progress is not None:
@@ -219,6 +303,7 @@ def http_for(
     headers: Mapping[str, str] | None = None,
     defaults: Mapping[str, Any] | None = None,
     progress: Callable[[int], None] | None = None,
+    budget: Budget | None = None,
 ) -> Http:
     """Build an ``Http`` from a source's options, falling back to that source's ``defaults``."""
     opts = {**(defaults or {}), **options}
@@ -227,5 +312,5 @@ def http_for(
         client=client, headers=dict(headers or {}), retries=int(opts.get("retries", 3)),
         backoff=float(opts.get("backoff", 0.5)), max_wait=float(opts.get("max_wait", 60.0)),
         concurrency=int(opts.get("concurrency", 4)), sleep=sleep,
-        limiter=RateLimiter(float(rate) if rate else None, sleep=sleep), progress=progress,
+        limiter=RateLimiter(float(rate) if rate else None, sleep=sleep), progress=progress, budget=budget,
     )  # fmt: skip

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import SourceError
 from .base import FetchContext, FetchResult, Failure
-from .http import Http, client_for, http_for
+from .http import BudgetExhausted, Http, client_for, http_for
 from ._util import ParseError, require
 
 
@@ -23,11 +23,17 @@ def native_ids(source: str, tracked: Iterable[str]) -> list[str]:
 
 def paged(fetch_page: Callable[[Any], tuple[list, Any]], *, first: Any, max_pages: int, enough) -> list:
     """Pages from token ``first`` until the next token is None, ``enough(items)`` or
-    ``max_pages`` (always bounded). ``fetch_page(token)`` returns (items, next token)."""
+    ``max_pages`` (always bounded). ``fetch_page(token)`` returns (items, next token). When the
+    source's time budget runs out after the first page, the pages read so far are kept."""
     items: list[Any] = []
     token = first
     for _ in range(max(1, max_pages)):
-        batch, token = fetch_page(token)
+        try:
+            batch, token = fetch_page(token)
+        except BudgetExhausted:
+            if not items:
+                raise
+            break
         items.extend(batch)
         if token is None or enough(items):
             break
@@ -90,7 +96,8 @@ class _Source:
         opts = {**self.defaults, **self.options, **ctx.options}
         base_url = str(opts.get("base_url", self.base_url)).rstrip("/")
         with client_for(ctx.client, opts) as client:
-            http = http_for(client, opts, sleep=self.sleep, headers=self.headers(ctx.env), progress=ctx.progress)
+            http = http_for(client, opts, sleep=self.sleep, headers=self.headers(ctx.env), progress=ctx.progress,
+                            budget=ctx.budget)
             return self.collect(http, base_url, opts, ctx)
 
 

@@ -54,11 +54,22 @@ class Layout:
         folder = self.data / "forecasts" / format_date(due)
         return sorted([*folder.glob("*.csv"), *folder.glob("*.json")])
 
+    def bets(self, due: datetime, model: str) -> Path:
+        return self.data / "bets" / format_date(due) / f"{model}.csv"
+
+    def bet_files(self, due: datetime) -> list[Path]:
+        """A round's bet files (the Arena cohort of the round due at ``due``)."""
+        return sorted((self.data / "bets" / format_date(due)).glob("*.csv"))
+
     def model_meta(self, model: str) -> Path:
         return self.data / "models" / f"{model}.yml"
 
     def model_files(self) -> list[Path]:
         return sorted((self.data / "models").glob("*.yml"))
+
+    def llm_log(self, due: datetime, model: str) -> Path:
+        """The LLM forecaster's append-only run log for one round (its resume state)."""
+        return self.data / "llm" / format_date(due) / f"{model}.jsonl"
 
     def scores(self, due: datetime) -> Path:
         return self.data / "scores" / f"{format_date(due)}.csv"
@@ -66,6 +77,30 @@ class Layout:
     @property
     def history(self) -> Path:
         return self.data / "leaderboard" / "history.csv"
+
+    def manifest(self, recorded_at: datetime) -> Path:
+        return self.data / "manifest" / f"{recorded_at:%Y}.csv"
+
+    def manifest_files(self) -> list[Path]:
+        return sorted((self.data / "manifest").glob("*.csv"))
+
+    def all_forecast_files(self) -> list[Path]:
+        """Every forecast file in every round folder of ``data/forecasts`` (CSV or JSON)."""
+        folder = self.data / "forecasts"
+        return sorted([*folder.glob("*/*.csv"), *folder.glob("*/*.json")])
+
+    def oracle_questions(self, qset: str) -> Path:
+        return self.data / "oracle" / qset / "questions.csv"
+
+    def oracle_sets(self) -> list[str]:
+        """Names of the oracle question sets (folders of ``data/oracle/`` holding a questions.csv)."""
+        return sorted(p.parent.name for p in (self.data / "oracle").glob("*/questions.csv"))
+
+    def oracle_forecast(self, qset: str, model: str) -> Path:
+        return self.data / "oracle" / qset / "forecasts" / f"{model}.csv"
+
+    def oracle_forecast_files(self, qset: str) -> list[Path]:
+        return sorted((self.data / "oracle" / qset / "forecasts").glob("*.csv"))
 
     def relative(self, path: Path) -> str:
         try:

@@ -2,7 +2,10 @@
 
 The lock is an OS advisory lock (``flock``) held on an open file, so it is released when the
 process ends, even by SIGKILL: a crashed run never leaves a stale lock behind. A second run
-refuses at once with LockError (exit code 7) rather than waiting, so a scheduler can retry.
+refuses at once with LockError (exit code 7) rather than waiting, so a scheduler can retry; its
+message names the lock file and the holder's command and pid. Once the lock is taken, temp files
+that a killed writer left behind (``.<name>.*.tmp``, from ``csvio.write_bytes_atomic``) are
+removed: no live writer can own one then.
 """
 
 from __future__ import annotations
@@ -33,9 +36,18 @@ def hub_lock(data_dir: Path, purpose: str) -> Iterator[None]:
         handle.truncate()
         handle.write(f"{purpose} (pid {os.getpid()})\n")
         handle.flush()
+        remove_stale_temp_files(data_dir)
         try:
             yield
         finally:
             handle.seek(0)
             handle.truncate()
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def remove_stale_temp_files(data_dir: Path) -> list[Path]:
+    """Delete the temp files of interrupted atomic writes under ``data_dir``; call with the lock held."""
+    stale = sorted(p for p in data_dir.rglob(".*.tmp") if p.is_file())
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale

@@ -23,7 +23,7 @@ class Code:
 CODES: dict[str, Code] = {
     # where the file is and what it is called
     "unsafe-path": Code(ERROR, "The path is absolute, contains `..`, a backslash or a control character."),
-    "outside-submission-area": Code(ERROR, "A submission may only change files under `data/forecasts/` and `data/models/`."),
+    "outside-submission-area": Code(ERROR, "A submission may only change files under `data/forecasts/`, `data/bets/`, `data/oracle/<set>/forecasts/` and `data/models/`."),
     "bad-round-folder": Code(ERROR, "A forecast file must sit in `data/forecasts/<due date as YYYY-MM-DD>/`."),
     "bad-file-name": Code(ERROR, "The file name is not `<team>.<model>` in lower-case letters, digits and dashes."),
     "bad-extension": Code(ERROR, "Forecast files end in `.csv` or `.json`, model metadata files in `.yml`."),
@@ -62,12 +62,28 @@ CODES: dict[str, Code] = {
     "duplicate-forecast": Code(ERROR, "The same question and resolution date appear in more than one row."),
     "no-forecasts": Code(ERROR, "The file has a header but no forecast rows."),
     "low-coverage": Code(WARNING, "The file covers less than 95% of the round; missing forecasts are scored as 0.5."),
+    "formula-like-text": Code(WARNING, "A reasoning cell or a model metadata text starts with `=`, `+`, `-`, `@`, a tab or a carriage return, so a spreadsheet may run it as a formula."),
+    # Arena bet files (data/bets/<due>/<team>.<model>.csv)
+    "bad-bet-time": Code(ERROR, "The bet's `placed_at` is not a UTC timestamp written as YYYY-MM-DDTHH:MM:SSZ."),
+    "bet-after-due": Code(ERROR, "The bet's `placed_at` is after the round's due time."),
+    "bad-bet-side": Code(ERROR, "The bet's side is not `YES` or `NO`."),
+    "bad-bet-amount": Code(ERROR, "The bet's amount is not a finite number greater than 0."),
+    "bet-not-market": Code(ERROR, "Only market (binary) questions of the round can be bet on."),
+    "bet-over-limit": Code(ERROR, "The bet is more than 25% of the cash left at its `placed_at` (bets replayed in time order)."),
+    "duplicate-bet": Code(ERROR, "The same question and `placed_at` appear in more than one bet row."),
+    # oracle question sets (data/oracle/<set>/forecasts/)
+    "bad-oracle-folder": Code(ERROR, "An oracle forecast file must sit in `data/oracle/<set>/forecasts/`, the set named in lower-case letters, digits and dashes."),
+    "unknown-oracle-set": Code(ERROR, "No oracle question set with this name has been imported into `data/oracle/`."),
+    "option-not-offered": Code(ERROR, "The row gives a probability for option C or D of a true/false question."),
+    "probabilities-not-summing": Code(ERROR, "The option probabilities of a row that is not a refusal do not sum to 1 (within 1e-6)."),
     # model metadata and who may submit
     "missing-model-metadata": Code(ERROR, "There is no `data/models/<team>.<model>.yml` for this model."),
     "bad-yaml": Code(ERROR, "The model metadata is not valid YAML or not a mapping of fields."),
     "bad-model-id": Code(ERROR, "The model id in the metadata file name is not `<team>.<model>`."),
     "unknown-field": Code(ERROR, "The model metadata has a field that is not defined."),
     "bad-value": Code(ERROR, "A model metadata field has a value that is not allowed."),
+    "control-character": Code(ERROR, "Model metadata text contains a control character or a bidirectional override (U+202A to U+202E, U+2066 to U+2069) that can disguise how it reads."),
+    "invisible-character": Code(WARNING, "Model metadata text contains a zero-width character (U+200B to U+200D, U+2060, U+FEFF) that can make one name look like another."),
     "metadata-deleted": Code(ERROR, "Model metadata may not be deleted or renamed by a submission."),
     "new-model": Code(WARNING, "The pull request registers a new model; a hub maintainer reviews it before merging."),
     "not-a-maintainer": Code(ERROR, "The pull request's author is not in the model's `maintainers` list."),

@@ -15,13 +15,14 @@ import pandas as pd
 from ..errors import Problem, SchemaError
 from ..schemas import FORECASTS, ROUND_QUESTIONS
 from ..sources.base import MARKET
-from ..store.csvio import check_frame
+from ..store.csvio import check_frame, formula_like
 from ..timeutil import is_iso_date
 from .codes import problem
 from .parse import Parsed, Row
 
 COVERAGE_WARN = 0.95
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$", re.ASCII)  # ASCII digits: what the nightly reader takes
+_ASCII_SPACE = " \t\n\r\f\v"  # a no-break space is not trimmed by the nightly reader either
 _NOT_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 REQUIRED = FORECASTS.names  # every column, as the nightly reader requires (reasoning cells may be empty)
 
@@ -62,7 +63,7 @@ def check_content(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
     if any(p.code == "missing-column" for p in problems):
         return problems
     problems += check_probabilities(parsed) + check_dates(parsed) + check_duplicates(parsed)
-    problems += check_question_ids(parsed, rnd) + check_coverage(parsed, rnd)
+    problems += check_question_ids(parsed, rnd) + check_coverage(parsed, rnd) + check_formulas(parsed)
     return problems
 
 
@@ -79,7 +80,7 @@ def check_columns(parsed: Parsed) -> list[Problem]:
 
 def probability_problem(text: str) -> tuple[str, str] | None:
     """(code, message) for a probability cell that is not a finite number in [0, 1]."""
-    value = text.strip()
+    value = text.strip(_ASCII_SPACE)
     if not value:
         return "empty-value", "the probability is empty"
     if value.lower() in _NOT_FINITE:
@@ -154,6 +155,15 @@ def _against_round(parsed: Parsed, row: Row, qid: str, rdate: str, rnd: RoundSet
         return [problem("unknown-resolution-date", label, number, col,
                         f"{rdate} is not a resolution date of {qid!r}; its dates are {', '.join(allowed)}")]
     return []
+
+
+def check_formulas(parsed: Parsed) -> list[Problem]:
+    """A warning per reasoning cell that a spreadsheet would run as a formula (it is kept as written)."""
+    col = parsed.col("reasoning")
+    return [problem("formula-like-text", parsed.label, row.number, col,
+                    f"the reasoning starts with {row.cells['reasoning'][:1]!r}; a spreadsheet may run "
+                    f"{row.cells['reasoning'][:30]!r} as a formula (our CSV downloads neutralise it)")
+            for row in parsed.rows if formula_like(row.cells.get("reasoning", ""))]
 
 
 def check_coverage(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:

@@ -28,9 +28,9 @@ class Change:
     old_path: str | None = None
 
 
-def _git(repo: Path, *args: str) -> bytes:
+def _git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes:
     try:
-        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
+        done = subprocess.run(["git", "-C", str(repo), *args], input=stdin, capture_output=True, check=False)
     except OSError as exc:
         raise PrescientError(f"cannot run git: {exc}") from None
     if done.returncode != 0:

@@ -66,6 +66,9 @@ def _decode(data: bytes, label: str, problems: list[Problem]) -> str | None:
     if data.startswith(BOM):
         problems.append(problem("utf8-bom", label, 1, None, "the file starts with a UTF-8 byte-order mark; save it without BOM"))
         return None
+    if _looks_utf16(data):
+        problems.append(problem("not-utf8", label, 1, None, "the file looks like UTF-16 text; save it as UTF-8"))
+        return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -76,6 +79,14 @@ def _decode(data: bytes, label: str, problems: list[Problem]) -> str | None:
         problems.append(problem("empty-file", label, 1, None, "the file is empty"))
         return None
     return text
+
+
+def _looks_utf16(data: bytes) -> bool:
+    """A UTF-16 byte-order mark, or NUL bytes in every other position (UTF-16 without one)."""
+    head = data[:256]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    return len(head) >= 4 and max(head[0::2].count(0), head[1::2].count(0)) * 2 >= len(head) // 2
 
 
 def _parse_csv(text: str, parsed: Parsed) -> None:
@@ -117,9 +128,11 @@ def _records(text: str, parsed: Parsed) -> list[tuple[int, list[str]]] | None:
 def _parse_json(text: str, parsed: Parsed) -> None:
     try:
         body = json.loads(text, parse_constant=_keep_constant)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # ValueError: JSONDecodeError, or an integer of > 4,300 digits
         line = getattr(exc, "lineno", None)
-        parsed.problems.append(problem("bad-json", parsed.label, line, None, f"not valid JSON: {getattr(exc, 'msg', exc)}"))
+        reason = getattr(exc, "msg", None) or ("it is nested too deeply" if isinstance(exc, RecursionError)
+                                               else "a number in it has too many digits")
+        parsed.problems.append(problem("bad-json", parsed.label, line, None, f"not valid JSON: {reason}"))
         return
     items = _forecast_items(body, parsed)
     if items is None:

@@ -15,8 +15,11 @@ from ..timeutil import is_iso_date
 from .codes import problem
 
 FORECAST, MODEL, OTHER = "forecast", "model", "other"
+ORACLE = "oracle"  # an oracle forecast file, data/oracle/<set>/forecasts/<team>.<model>.csv
+BETS = "bets"  # an Arena bet file, data/bets/<due>/<team>.<model>.csv
 FORECAST_FORMATS = ("csv", "json")
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
+ORACLE_SET = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,7 @@ class Target:
     model: str | None = None
     due: str | None = None
     fmt: str | None = None
+    question_set: str | None = None  # oracle forecast files only
 
 
 def classify(path: str) -> tuple[Target, list[Problem]]:
@@ -39,8 +43,13 @@ def classify(path: str) -> tuple[Target, list[Problem]]:
         return _forecast(path, parts)
     if parts[:2] == ["data", "models"]:
         return _model(path, parts)
+    if parts[:2] == ["data", "oracle"] and parts[3:4] == ["forecasts"]:
+        return _oracle(path, parts)
+    if parts[:2] == ["data", "bets"]:
+        return _forecast(path, parts, BETS)
     return Target(path, OTHER), [problem("outside-submission-area", path, None, None,
-                                         "only files under data/forecasts/ and data/models/ may be changed by a submission")]
+                                         "only files under data/forecasts/, data/bets/, data/oracle/<set>/forecasts/ and data/models/ "
+                                         "may be changed by a submission")]
 
 
 def _unsafe(path: str) -> str:
@@ -62,22 +71,25 @@ def _split_name(name: str) -> tuple[str, str]:
     return (stem, ext) if dot else (name, "")
 
 
-def _forecast(path: str, parts: list[str]) -> tuple[Target, list[Problem]]:
+def _forecast(path: str, parts: list[str], kind: str = FORECAST) -> tuple[Target, list[Problem]]:
+    """A forecast file, or (kind BETS) an Arena bet file: same rules, in data/bets/ and CSV only."""
+    noun, formats = ("bet", ("csv",)) if kind == BETS else ("forecast", FORECAST_FORMATS)
     if len(parts) != 4:
-        return Target(path, FORECAST), [problem("bad-round-folder", path, None, None,
-                                                "forecast files sit directly in data/forecasts/<due date>/, e.g. "
-                                                "data/forecasts/2026-01-25/acme.gpt-x.csv")]
+        return Target(path, kind), [problem("bad-round-folder", path, None, None,
+                                            f"{noun} files sit directly in data/{parts[1]}/<due date>/, e.g. "
+                                            f"data/{parts[1]}/2026-01-25/acme.gpt-x.csv")]
     due, (stem, ext) = parts[2], _split_name(parts[3])
     problems = []
     if not is_iso_date(due):
         problems.append(problem("bad-round-folder", path, None, None, f"folder {due!r} is not a due date written as YYYY-MM-DD"))
-    if ext not in FORECAST_FORMATS:
-        problems.append(problem("bad-extension", path, None, None, f"forecast files end in .csv or .json, not {'.' + ext if ext else 'nothing'}"))
+    if ext not in formats:
+        problems.append(problem("bad-extension", path, None, None,
+                                f"{noun} files end in {' or '.join('.' + f for f in formats)}, not {'.' + ext if ext else 'nothing'}"))
     if not MODEL_ID.match(stem):
         problems.append(problem("bad-file-name", path, None, None,
                                 f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)"))
     ok = not problems
-    return Target(path, FORECAST, stem if ok else None, due if ok else None, ext if ok else None), problems
+    return Target(path, kind, stem if ok else None, due if ok else None, ext if ok else None), problems
 
 
 def _model(path: str, parts: list[str]) -> tuple[Target, list[Problem]]:
@@ -92,6 +104,27 @@ def _model(path: str, parts: list[str]) -> tuple[Target, list[Problem]]:
                                 f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)"))
     ok = not problems
     return Target(path, MODEL, stem if ok else None, None, "yml" if ok else None), problems
+
+
+def _oracle(path: str, parts: list[str]) -> tuple[Target, list[Problem]]:
+    """``data/oracle/<set>/forecasts/<team>.<model>.csv`` (its content is checked by ``submissions.oracle``)."""
+    stem, ext = _split_name(parts[-1])
+    problems = []
+    if len(parts) != 5 or not ORACLE_SET.match(parts[2]):
+        problems.append(problem("bad-oracle-folder", path, None, None,
+                                "oracle forecast files sit directly in data/oracle/<set>/forecasts/, e.g. "
+                                "data/oracle/daily-oracle/forecasts/acme.gpt-x.csv"))
+    elif ext != "csv":
+        problems.append(problem("bad-extension", path, None, None, "oracle forecast files end in .csv"))
+    elif not MODEL_ID.match(stem):
+        problems.append(problem("bad-file-name", path, None, None,
+                                f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)"))
+    ok = not problems
+    return Target(path, ORACLE, stem if ok else None, None, "csv" if ok else None, parts[2] if ok else None), problems
+
+
+def oracle_questions_path(question_set: str) -> str:
+    return f"data/oracle/{question_set}/questions.csv"
 
 
 def forecast_path(due: str, model: str, fmt: str) -> str:

@@ -4,18 +4,40 @@ one model per pull request, and the immutability of past rounds. Pure: values in
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from datetime import datetime
 
 import yaml
+from yaml.composer import ComposerError
 
 from ..errors import Problem
 from ..models import check_model
+from ..store.csvio import formula_like
 from ..timeutil import format_ts, parse_ts
 from .codes import problem
 from .content import RoundSet
 from .paths import Target
 
 MAX_METADATA_BYTES = 64 * 1024
+TEXT_FIELDS = ("name", "organization", "method")  # free text shown on the site and in downloads
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
+
+
+class _PlainLoader(yaml.SafeLoader):
+    """``SafeLoader`` without aliases: ``*name`` lets a few bytes expand into billions of nodes (a
+    "YAML bomb"), and model metadata has no use for them."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            raise ComposerError(None, None, "aliases (*name) are not allowed in model metadata", self.peek_event().start_mark)
+        return super().compose_node(parent, index)
+
+
+def load_metadata(data: bytes) -> object:
+    """Plain YAML data; raises yaml.YAMLError, UnicodeDecodeError or RecursionError (absurd nesting)."""
+    return yaml.load(data.decode("utf-8"), Loader=_PlainLoader)
 
 
 def describe_delta(due: datetime, at: datetime) -> str:
@@ -53,14 +75,42 @@ def check_metadata(model: str, path: str, data: bytes | None) -> tuple[tuple[str
     if len(data) > MAX_METADATA_BYTES:
         return None, [problem("file-too-large", path, None, None, f"the file has {len(data):,} bytes; the cap is {MAX_METADATA_BYTES:,}")]
     try:
-        body = yaml.safe_load(data.decode("utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        body = load_metadata(data)
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return None, [problem("bad-yaml", path, None, None, f"not valid YAML: {first}")]
     problems = [problem(p.code, p.file, p.row, p.column, p.message) for p in check_model(model, body, path)]
-    if problems:
+    problems += check_metadata_text(body, path) if isinstance(body, dict) else []
+    if any(p.severity == "error" for p in problems):
         return None, problems
-    return maintainers_of(body), []
+    return maintainers_of(body), problems
+
+
+def check_metadata_text(body: dict, path: str) -> list[Problem]:
+    """The free-text fields: text, free of control characters and bidirectional overrides (errors);
+    zero-width characters and formula-like starts are warnings."""
+    out = []
+    for key in (k for k in TEXT_FIELDS if body.get(k) is not None):
+        value = body[key]
+        if not isinstance(value, str):
+            out.append(problem("bad-value", path, None, key, f"{key} must be text, not a YAML {type(value).__name__}"))
+        else:
+            out += _text_problems(key, value, path)
+    return out
+
+
+def _text_problems(key: str, value: str, path: str) -> list[Problem]:
+    out = []
+    hidden = [ch for ch in value if (unicodedata.category(ch) == "Cc" and ch not in "\n\t") or _BIDI.match(ch)]
+    if hidden:
+        out.append(problem("control-character", path, None, key, f"{key} contains U+{ord(hidden[0]):04X}; remove it"))
+    if _ZERO_WIDTH.search(value):
+        ch = _ZERO_WIDTH.search(value).group()
+        out.append(problem("invisible-character", path, None, key, f"{key} contains the invisible U+{ord(ch):04X}"))
+    if formula_like(value):
+        out.append(problem("formula-like-text", path, None, key,
+                           f"{key} starts with {value[:1]!r}; a spreadsheet may run it as a formula"))
+    return out
 
 
 def maintainers_of(body: object) -> tuple[str, ...]:

@@ -17,11 +17,13 @@ from typing import Protocol
 
 import yaml
 
+from ..arena import checks as bet_checks
 from ..errors import Problem
 from ..timeutil import format_ts
 from . import gitdiff, paths, policy
 from .codes import problem
 from .content import RoundSet, check_content, round_set
+from .oracle import check_oracle_forecast
 from .parse import MAX_FORECAST_BYTES, parse_forecast
 from .report import Report
 
@@ -39,7 +41,7 @@ class DiskTree:
 
     def entry(self, path: str) -> tuple[str, int] | None:
         full = self.root / path
-        if full.is_symlink():
+        if any((self.root / part).is_symlink() for part in _prefixes(path)[2:]):  # the file, or its round folder
             return "link", 0
         if full.is_file():
             return "file", full.stat().st_size
@@ -47,6 +49,12 @@ class DiskTree:
 
     def read(self, path: str) -> bytes:
         return (self.root / path).read_bytes()
+
+
+def _prefixes(path: str) -> list[str]:
+    """``a/b/c`` → ``a``, ``a/b``, ``a/b/c``."""
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 def _read(tree: Tree, path: str) -> bytes | None:
@@ -85,9 +93,19 @@ class _Run:
             return [problem("not-a-regular-file", target.path, None, None, f"the path is a {entry[0]}, not a plain file")]
         if entry[1] > MAX_FORECAST_BYTES:
             return [problem("file-too-large", target.path, None, None, f"the file has {entry[1]:,} bytes; the cap is {MAX_FORECAST_BYTES:,}")]
+        if target.kind == paths.BETS:
+            return bet_checks.check_bet_file(self.head.read(target.path), target.path, rnd)
+        if target.kind == paths.ORACLE:
+            questions = paths.oracle_questions_path(target.question_set)
+            return check_oracle_forecast(self.head.read(target.path), target.path, _read(self.base, questions), questions)
         parsed = parse_forecast(self.head.read(target.path), target.path, target.fmt)
         found = parsed.problems + (check_content(parsed, rnd) if parsed.columns else [])
         return found + _question_set(parsed, target) + self._twin(target)
+
+    def oracle(self, target: paths.Target, status: str) -> None:
+        """An oracle forecast file: no deadline (its questions have resolved); checked against its set at base."""
+        if status != "D":
+            self.problems.extend(self._forecast_file(target, None))
 
     def _twin(self, target: paths.Target) -> list[Problem]:
         other = "json" if target.fmt == "csv" else "csv"
@@ -133,8 +151,10 @@ def validate_files(root: Path, files: list[Path], at: datetime) -> Report:
                         for p in outside)
     targets = _classify_all(run, [p for p in rel_paths if p not in outside])
     for target in targets:
-        if target.kind == paths.FORECAST and target.model:
+        if target.kind in (paths.FORECAST, paths.BETS) and target.model:
             run.forecast(target, "A")
+        elif target.kind == paths.ORACLE and target.model:
+            run.oracle(target, "A")
     for model in sorted({t.model for t in targets if t.model}):
         run.metadata(model)
     return _report(run, rel_paths)
@@ -166,8 +186,10 @@ def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime) -> 
 
 
 def _pr_target(run: _Run, target: paths.Target, status: str) -> None:
-    if target.kind == paths.FORECAST and target.model:
+    if target.kind in (paths.FORECAST, paths.BETS) and target.model:
         run.forecast(target, status)
+    elif target.kind == paths.ORACLE and target.model:
+        run.oracle(target, status)
     elif target.kind == paths.MODEL and target.model:
         run.problems.extend(policy.check_metadata_change(target, status))
 
@@ -184,6 +206,6 @@ def _pr_author(run: _Run, model: str, author: str) -> None:
 
 def _safe_yaml(data: bytes) -> object:
     try:
-        return yaml.safe_load(data.decode("utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError):
+        return policy.load_metadata(data)
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError):
         return None

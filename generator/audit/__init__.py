@@ -1,0 +1,1 @@
+"""Audit: recompute what is derived and compare it byte for byte, check git history, keep the forecast manifest."""

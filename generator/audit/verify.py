@@ -1,0 +1,192 @@
+"""``prescient verify``: recompute every derived file from the raw ledgers and compare byte for byte.
+
+Checks, each returning located problems (file, first differing row, stable code):
+- scores: every ``data/scores/<due>.csv`` against ``pipeline.round_scores`` over the ledgers;
+- history: the rows of ``data/leaderboard/history.csv`` of the latest nights (all with
+  ``all_nights``) against ``pipeline.history_for`` at each night's as_of, the function the nightly
+  uses, so only what was recorded by then counts; rows of another methodology version are skipped;
+- pages: ``site_src/docs/generated`` against the pages ``build.gather`` and ``site.render`` make
+  now (skipped when the folder is absent: it is git-ignored and exists only after a build);
+- timing: every forecast file of a round past its due time was recorded in the manifest by a run
+  before the due time, or (with git) first committed with these bytes before it; files for which
+  neither holds are listed as warnings (the hub's after-due forecasters are exempt);
+- git (optional): the history checks of ``audit.git``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import pandas as pd
+
+from .. import pipeline
+from ..build import _strip, gather
+from ..config import load_settings
+from ..errors import Problem
+from ..forecasters.baselines import AFTER_DUE
+from ..schemas import HISTORY, SCORES
+from ..site.render import GENERATED, render_site
+from ..store import readers
+from ..store.csvio import to_csv_bytes
+from ..store.layout import Layout
+from ..timeutil import format_ts, parse_ts
+from . import git, manifest
+
+DEFAULT_NIGHTS = 7
+OK, FAILED, SKIPPED = "ok", "failed", "skipped"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str
+    note: str
+
+
+@dataclass
+class VerifyReport:
+    as_of: str
+    checks: list[Check] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(p.severity == "error" for p in self.problems)
+
+    def add(self, name: str, problems: list[Problem], note: str, skipped: bool = False) -> None:
+        failed = any(p.severity == "error" for p in problems)
+        self.checks.append(Check(name, SKIPPED if skipped else FAILED if failed else OK, note))
+        self.problems += sorted(problems)
+
+
+def verify(root: Path, as_of: datetime | None = None, *, git_rev: str | None = None,
+           all_nights: bool = False, nights: int = DEFAULT_NIGHTS) -> VerifyReport:
+    """Run every check on the hub at ``root``. ``as_of`` defaults to the latest time the ledgers record."""
+    layout = Layout(root)
+    as_of = as_of or latest_run(layout)
+    report = VerifyReport(format_ts(as_of))
+    report.add("scores", *check_scores(layout, as_of))
+    report.add("history", *check_history(layout, None if all_nights else nights))
+    report.add("pages", *check_pages(root, as_of), skipped=not (root / "site_src" / "docs" / GENERATED).is_dir())
+    changes = None
+    if git_rev:
+        changes, problems = git.audit_history(root, git_rev)
+        report.add("git", problems, f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev}")
+    report.add("timing", *check_timing(layout, as_of, changes))
+    return report
+
+
+def latest_run(layout: Layout) -> datetime:
+    """The latest time recorded in the ledgers (observations, resolutions, history, manifest)."""
+    stamps = [readers.load_observations(layout)["recorded_at"], readers.load_resolutions(layout)["recorded_at"],
+              readers.load_history(layout)["as_of"], manifest.load_manifest(layout)["recorded_at"]]
+    known = [s.max() for s in stamps if len(s)]
+    return parse_ts(max(known)) if known else parse_ts("1970-01-01T00:00:00Z")
+
+
+def first_difference(expected: bytes, actual: bytes) -> tuple[int, str, str] | None:
+    """(1-based line, expected line, actual line) of the first difference; None when equal."""
+    if expected == actual:
+        return None
+    want, have = expected.split(b"\n"), actual.split(b"\n")
+    line = next((i for i, (a, b) in enumerate(zip(want, have)) if a != b), min(len(want), len(have)))
+    pick = lambda lines: lines[line].decode("utf-8", "replace")[:160] if line < len(lines) else "(end of file)"  # noqa: E731
+    return line + 1, pick(want), pick(have)
+
+
+def _differs(label: str, code: str, row: int, want: str, have: str) -> Problem:
+    return Problem(label, row, None, code, f"recomputed: {want!r}; on disk: {have!r}")
+
+
+def check_scores(layout: Layout, as_of: datetime) -> tuple[list[Problem], str]:
+    settings = load_settings(layout.root)
+    view = pipeline.hub_view(layout, readers.load_observations(layout), as_of)
+    problems = []
+    recomputed = pipeline.round_scores(layout, view, settings.scoring.impute_value)
+    for due, frame in recomputed.items():
+        path, expected = layout.scores(due), to_csv_bytes(frame, SCORES)
+        label = layout.relative(path)
+        if not path.is_file():
+            if len(frame):
+                problems.append(Problem(label, None, None, "derived-missing", f"{len(frame)} score row(s) recomputed; no file"))
+            continue
+        diff = first_difference(expected, path.read_bytes())
+        if diff:
+            problems.append(_differs(label, "derived-differs", *diff))
+    return problems, f"{len(recomputed)} round(s) rescored as of {format_ts(as_of)}"
+
+
+def check_history(layout: Layout, nights: int | None) -> tuple[list[Problem], str]:
+    """Recompute the history rows of the latest ``nights`` nights (all when None)."""
+    history, version = readers.load_history(layout), load_settings(layout.root).scoring.methodology_version
+    current = history[history["methodology_version"] == version]
+    stamps = sorted(current["as_of"].unique())
+    chosen = stamps if nights is None else stamps[-nights:]
+    problems = [p for stamp in chosen for p in _night(layout, history[history["as_of"] == stamp], stamp)]
+    older = history["as_of"].nunique() - len(stamps)
+    note = f"{len(chosen)} of {len(stamps)} night(s) recomputed" + (f"; {older} night(s) of another methodology version skipped" if older else "")
+    return problems, note
+
+
+def _night(layout: Layout, stored: pd.DataFrame, stamp: str) -> list[Problem]:
+    expected = to_csv_bytes(pipeline.history_for(layout, parse_ts(stamp)), HISTORY)
+    diff = first_difference(expected, to_csv_bytes(stored, HISTORY))
+    if diff is None:
+        return []
+    line, want, have = diff
+    rows = list(stored.sort_values(list(HISTORY.sort), kind="mergesort").index)
+    row = rows[min(line - 2, len(rows) - 1)] + 2 if rows and line > 1 else None
+    return [_differs(layout.relative(layout.history), "history-differs", row, want, have)]
+
+
+def check_pages(root: Path, as_of: datetime) -> tuple[list[Problem], str]:
+    folder = root / "site_src" / "docs" / GENERATED
+    if not folder.is_dir():
+        return [], f"{folder.relative_to(root).as_posix()} is absent (git-ignored; run `prescient build` first)"
+    expected = _strip(render_site(gather(root, as_of)))
+    actual = {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*")) if p.is_file()}
+    label = lambda rel: f"site_src/docs/{GENERATED}/{rel}"  # noqa: E731
+    problems = [Problem(label(rel), None, None, "page-extra", "not generated by a build as of " + format_ts(as_of))
+                for rel in sorted(set(actual) - set(expected))]
+    for rel, data in sorted(expected.items()):
+        if rel not in actual:
+            problems.append(Problem(label(rel), None, None, "page-missing", "a build as of " + format_ts(as_of) + " writes it"))
+        elif diff := first_difference(data, actual[rel].read_bytes()):
+            problems.append(_differs(label(rel), "page-differs", *diff))
+    return problems, f"{len(expected)} page(s) regenerated as of {format_ts(as_of)}"
+
+
+def check_timing(layout: Layout, as_of: datetime, changes: list[git.FileChange] | None) -> tuple[list[Problem], str]:
+    """Forecast files of rounds past due whose timing neither the manifest nor git proves."""
+    seen, problems, checked = manifest.first_recorded(manifest.load_manifest(layout)), [], 0
+    for due in (d for d in readers.round_dues(layout) if d <= as_of):
+        stamp = format_ts(due)
+        for path in layout.forecast_files(due):
+            if path.stem in AFTER_DUE:
+                continue
+            checked += 1
+            rel, data = layout.relative(path), path.read_bytes()
+            if seen.get((rel, manifest.sha256(data)), "~") < stamp:
+                continue
+            if changes is not None and git.committed_before(changes, rel, data, stamp):
+                continue
+            evidence = "the manifest or the git history" if changes is not None else "the manifest (add --git to use the history)"
+            problems.append(Problem(rel, None, None, "timing-unproven",
+                                    f"no record in {evidence} shows these bytes before the due time {stamp}", "warning"))
+    return problems, f"{checked} forecast file(s) of rounds due by {format_ts(as_of)} checked"
+
+
+def to_json(report: VerifyReport) -> dict:
+    return {"as_of": report.as_of, "ok": report.ok, "checks": [asdict(c) for c in report.checks],
+            "problems": [asdict(p) for p in report.problems]}
+
+
+def render_text(report: VerifyReport) -> str:
+    lines = [f"prescient verify as of {report.as_of}"]
+    lines += [f"  {c.status:<7} {c.name}: {c.note}" for c in report.checks]
+    lines += [f"{p.severity}: {p}" for p in report.problems]
+    errors = sum(p.severity == "error" for p in report.problems)
+    lines.append("verified: every check passed" if report.ok else f"FAILED: {errors} problem(s)")
+    return "\n".join(lines) + "\n"

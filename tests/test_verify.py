@@ -1,0 +1,124 @@
+"""`prescient verify`: every derived file recomputed from the ledgers and compared byte for byte."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from generator.audit.corrections import corrections
+from generator.audit.verify import first_difference, verify
+from generator.build import build_site
+from generator.timeutil import parse_ts
+
+from conftest import run_cli
+from test_git_audit import NIGHTS, build_season
+
+SCORES = "data/scores/2026-01-25.csv"
+
+
+@pytest.fixture(scope="module")
+def season(tmp_path_factory) -> Path:
+    return build_season(tmp_path_factory.mktemp("season") / "hub")
+
+
+@pytest.fixture
+def hub(season: Path, tmp_path: Path) -> Path:
+    """A private, committed copy of the four-night season that a test may change."""
+    return Path(shutil.copytree(season, tmp_path / "hub"))
+LAST = parse_ts(NIGHTS[-1])
+
+
+def _edit_line(path: Path, index: int, column: int, value: str) -> None:
+    lines = path.read_text().splitlines(keepends=True)
+    fields = lines[index].rstrip("\n").split(",")
+    fields[column] = value
+    lines[index] = ",".join(fields) + "\n"
+    path.write_text("".join(lines))
+
+
+def test_a_committed_season_verifies_with_its_git_history(hub: Path):
+    report = verify(hub, git_rev="HEAD", all_nights=True)
+    assert report.ok and report.problems == []
+    status = {c.name: c.status for c in report.checks}
+    assert status == {"scores": "ok", "history": "ok", "pages": "skipped", "git": "ok", "timing": "ok"}
+    assert report.as_of == NIGHTS[-1]  # the latest time the ledgers record
+    history = next(c for c in report.checks if c.name == "history")
+    assert history.note.startswith("2 of 2 night(s)")  # nothing was resolved on the first two nights
+
+
+def test_only_the_latest_nights_are_recomputed_unless_all(hub: Path):
+    note = next(c.note for c in verify(hub, nights=1).checks if c.name == "history")
+    assert note.startswith("1 of 2 night(s)")
+
+
+def test_a_tampered_score_file_is_reported_with_its_first_differing_row_and_exit_10(hub: Path):
+    _edit_line(hub / SCORES, 3, 11, "0.5")  # row 4 of the file (header = row 1): its brier
+    report = verify(hub)
+    assert not report.ok
+    assert [(p.file, p.row, p.code) for p in report.problems] == [(SCORES, 4, "derived-differs")]
+    done = run_cli("verify", "--hub", str(hub))
+    assert done.returncode == 10
+    assert f"{SCORES}, row 4: [derived-differs]" in done.stdout and "FAILED" in done.stdout
+    as_json = json.loads(run_cli("verify", "--hub", str(hub), "--format", "json").stdout)
+    assert as_json["ok"] is False and as_json["problems"][0]["file"] == SCORES
+
+
+def test_a_tampered_history_row_is_reported(hub: Path):
+    path = hub / "data/leaderboard/history.csv"
+    header = path.read_text().splitlines()[0].split(",")
+    last = len(path.read_text().splitlines()) - 1
+    _edit_line(path, last, header.index("model"), "team.made-up")
+    report = verify(hub, all_nights=True)
+    assert [(p.file, p.code) for p in report.problems] == [("data/leaderboard/history.csv", "history-differs")]
+    assert report.problems[0].row is not None and "team.made-up" in report.problems[0].message
+
+
+def test_generated_pages_are_regenerated_and_compared(hub: Path):
+    build_site(hub, LAST, run_mkdocs=False)
+    generated = hub / "site_src/docs/generated"
+    assert verify(hub).ok
+    (generated / "leaderboard.md").write_text((generated / "leaderboard.md").read_text() + "\nan edit\n")
+    (generated / "stray.md").write_text("not generated\n")
+    report = verify(hub)
+    found = {(p.file, p.code) for p in report.problems}
+    assert found == {("site_src/docs/generated/leaderboard.md", "page-differs"), ("site_src/docs/generated/stray.md", "page-extra")}
+
+
+def test_first_difference_names_the_line():
+    assert first_difference(b"a\nb\nc\n", b"a\nb\nc\n") is None
+    assert first_difference(b"a\nb\nc\n", b"a\nX\nc\n") == (2, "b", "X")
+    assert first_difference(b"a\nb\n", b"a\n") == (2, "b", "")
+    assert first_difference(b"a\n", b"a\nb\n") == (2, "", "b")
+
+
+def _obs(rows) -> pd.DataFrame:
+    columns = ["question_id", "observed_at", "recorded_at", "value", "status", "outcome", "payload_sha256"]
+    return pd.DataFrame(rows, columns=columns).astype({"value": float, "outcome": float})
+
+
+def _round(question: str, due: str) -> pd.DataFrame:
+    return pd.DataFrame([{"question_id": question, "resolution_date": "", "source": "sim", "kind": "binary",
+                          "category": "", "due": due, "freeze_time": due, "freeze_value": 0.5, "text": "?", "url": ""}])
+
+
+def test_corrections_list_re_resolutions_and_revisions_with_the_rounds_they_change():
+    obs = _obs([
+        ("sim:m1", "2026-01-10T00:00:00Z", "2026-01-10T00:00:00Z", 0.4, "open", None, "h1"),
+        ("sim:m1", "2026-02-01T00:00:00Z", "2026-02-01T00:00:00Z", 1.0, "resolved", 1.0, "h2"),
+        ("sim:m1", "2026-02-05T00:00:00Z", "2026-02-05T00:00:00Z", 0.0, "resolved", 0.0, "h3"),  # flipped
+        ("sim:s1", "2026-01-05T00:00:00Z", "2026-01-06T00:00:00Z", 10.0, "open", None, "h4"),
+        ("sim:s1", "2026-01-05T00:00:00Z", "2026-01-09T00:00:00Z", 11.0, "open", None, "h5"),  # revised
+    ])
+    rounds = {"2026-01-25": _round("sim:m1", "2026-01-25T00:00:00Z"), "2026-03-01": _round("sim:m1", "2026-03-01T00:00:00Z")}
+    found = corrections(obs, "2026-03-01T00:00:00Z", rounds)
+    assert list(zip(found["question_id"], found["kind"], found["recorded_at"])) == [
+        ("sim:s1", "revision", "2026-01-09T00:00:00Z"), ("sim:m1", "re-resolution", "2026-02-05T00:00:00Z")]
+    flip = found.iloc[1]
+    assert (flip["old_outcome"], flip["new_outcome"], flip["rounds_affected"]) == (1.0, 0.0, "2026-01-25")
+    assert (found.iloc[0]["old_value"], found.iloc[0]["new_value"]) == (10.0, 11.0)
+    assert list(corrections(obs, "2026-02-04T00:00:00Z", rounds)["kind"]) == ["revision"]  # not flipped yet
+    assert corrections(obs, "2026-01-08T00:00:00Z", rounds).empty
