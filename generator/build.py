@@ -15,14 +15,26 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterator
 
+import pandas as pd
+
 from .config import load_settings
 from .errors import PrescientError
-from .leaderboard.board import mean_brier_board
+from .arena.gather import load_cohorts
+from .arena.portfolio import arena_table, pnl_curves
+from .audit.corrections import corrections
+from .leaderboard.board import first_rounds
+from .oracle.board import load_scores as oracle_scores
+from .oracle.board import oracle_board
+from .oracle.temporal import temporal_view
+from .leaderboard.diff import history_diffs
+from .leaderboard.hub_boards import all_boards
+from .schemas import FORECASTS
+from .site.questions import question_infos
 from .site.render import GENERATED, RoundInfo, SiteData, render_site
 from .site.write import write_tree
 from .store import readers
 from .store.layout import Layout
-from .timeutil import format_date
+from .timeutil import format_date, format_ts
 
 
 class BuildError(PrescientError):
@@ -31,22 +43,74 @@ class BuildError(PrescientError):
     exit_code = 8
 
 
+CHANGES_NIGHTS = 90  # nights compared on the Changes page (the history keeps them all)
+
+
+def _last_nights(history: pd.DataFrame, n: int) -> pd.DataFrame:
+    """The rows of the latest ``n`` nights."""
+    nights = sorted(history["as_of"].unique())[-n:]
+    return history[history["as_of"].isin(nights)]
+
+
 def gather(root: Path, as_of: datetime) -> SiteData:
     settings, layout = load_settings(root), Layout(root)
     scores, models = readers.load_scores(layout), readers.load_models(layout)
-    board = mean_brier_board(scores, models, as_of, settings.scoring)
     history = readers.load_history(layout)
+    rounds, forecasts = [], []
+    for due in readers.round_dues(layout):
+        by_model = readers.load_forecasts(layout, due)
+        rounds.append(RoundInfo(format_date(due), readers.load_round(layout, due), tuple(sorted(by_model))))
+        forecasts += [f.assign(round=format_date(due), model=m) for m, f in sorted(by_model.items())]
+    asked = pd.concat([r.questions for r in rounds], ignore_index=True) if rounds else None
+    boards = all_boards(scores, models, as_of, settings, asked)
+    first = settings.leaderboard.boards[0]
     return SiteData(
         title=settings.title, as_of=as_of, methodology_version=settings.scoring.methodology_version,
-        board=board, history=history[history["board"] == "tournament"], models=models,
+        board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards,
+        history=history[history["board"] == first], models=models,
         model_scores={m: g for m, g in scores.groupby("model", sort=True)},
-        rounds=[_round_info(layout, due) for due in readers.round_dues(layout)],
+        changes=history_diffs(_last_nights(history, CHANGES_NIGHTS), first_rounds=first_rounds(scores)),
+        corrections=corrections(readers.load_observations(layout), format_ts(as_of),
+                                {r.due: r.questions for r in rounds}),
+        **_arena(root, as_of), **_oracle(layout, as_of, models),
+        rounds=rounds, questions=_questions(layout, rounds, forecasts, scores, as_of),
+        downloads=_downloads(layout),
     )
 
 
-def _round_info(layout: Layout, due: datetime) -> RoundInfo:
-    participants = tuple(sorted(readers.load_forecasts(layout, due)))
-    return RoundInfo(format_date(due), readers.load_round(layout, due), participants)
+def _arena(root: Path, as_of: datetime) -> dict:
+    cohorts = load_cohorts(root, as_of)
+    return {"arena": arena_table(cohorts), "arena_curves": pnl_curves(cohorts)}
+
+
+def _oracle(layout: Layout, as_of: datetime, models: dict) -> dict:
+    scores = oracle_scores(layout, as_of)
+    cutoffs = {m: meta.knowledge_cutoff or "" for m, meta in models.items()}
+    return {"oracle_board": oracle_board(scores, cutoffs),
+            "oracle_months": temporal_view(scores, cutoffs, by=("model",)) if len(scores) else pd.DataFrame()}
+
+
+def _questions(layout: Layout, rounds: list[RoundInfo], forecasts: list, scores, as_of: datetime) -> list:
+    if not rounds:
+        return []
+    asked = pd.concat([r.questions.assign(round=r.due) for r in rounds], ignore_index=True)
+    given = (pd.concat(forecasts, ignore_index=True) if forecasts
+             else pd.DataFrame(columns=["round", "model", *FORECASTS.names]))
+    return question_infos(readers.load_bank(layout), readers.load_observations(layout), asked, given, scores,
+                          format_ts(as_of))
+
+
+def _downloads(layout: Layout) -> dict[str, bytes]:
+    """The files offered for download: each round's question set (CSV and ForecastBench JSON) and
+    every forecast file, as committed (under ``downloads/``, mirroring ``data/``)."""
+    files = {}
+    for folder in layout.round_dirs():
+        for path in sorted(folder.glob("questions.*")):
+            files[f"downloads/rounds/{folder.name}/{path.name}"] = path.read_bytes()
+    for due in readers.round_dues(layout):
+        for path in layout.forecast_files(due):
+            files[f"downloads/forecasts/{format_date(due)}/{path.name}"] = path.read_bytes()
+    return files
 
 
 def build_site(root: Path, as_of: datetime, run_mkdocs: bool = True) -> list[str]:

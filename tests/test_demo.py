@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from generator.build import build_site
 from generator.demo import SEASON_END
@@ -18,25 +19,46 @@ from generator.sources.sim import world_from_options
 from conftest import run_cli, tree_bytes
 
 
-def test_leaderboard_ranks_the_synthetic_forecasters_in_their_known_order(demo_hub: Path):
+def _final(demo_hub: Path, board: str = "tournament") -> pd.DataFrame:
     history = pd.read_csv(demo_hub / "data/leaderboard/history.csv", dtype={"model": str})
-    final = history[history["as_of"] == history["as_of"].max()].sort_values("rank")
+    rows = history[history["board"] == board]
+    return rows[rows["as_of"] == rows["as_of"].max()].sort_values("rank")
+
+
+def test_leaderboard_ranks_the_synthetic_forecasters_in_their_known_order(demo_hub: Path):
+    final = _final(demo_hub)
     assert tuple(m for m in final["model"] if m in ORDER) == ORDER
     assert final["provisional"].eq(0).all()
     assert final["n"].min() >= 400
     rank = dict(zip(final["model"], final["rank"]))
     for worse in ("prescient.always-0", "prescient.always-1", "prescient.random-uniform"):
         assert rank[worse] > rank["prescient.always-0.5"]  # no skill at all, and it shows
+    assert final.loc[final["model"] == "prescient.always-0.5", "overall"].item() == pytest.approx(50)
 
 
-def test_cli_leaderboard_agrees_with_the_published_history(demo_hub: Path):
-    as_of = SEASON_END.strftime("%Y-%m-%dT%H:%M:%SZ")
-    history = pd.read_csv(demo_hub / "data/leaderboard/history.csv")
-    published = tuple(history[history["as_of"] == as_of].sort_values("rank")["model"])
-    plain = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", as_of, "--replicates", "0", "--format", "json")
-    assert plain.returncode == 0, plain.stderr
-    assert tuple(row["model"] for row in json.loads(plain.stdout)) == published
-    adjusted = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", as_of, "--replicates", "99", "--format", "json")
+def test_the_baseline_board_leaves_out_everyone_who_saw_the_crowd(demo_hub: Path):
+    on_board = set(_final(demo_hub, "baseline")["model"])
+    assert "demo.market-copier" not in on_board and "prescient.imputed" not in on_board
+    assert not any(m.startswith("prescient.crowd-") for m in on_board)
+    assert {"demo.calibrated", "prescient.always-0.5"} <= on_board
+
+
+@pytest.mark.parametrize("night", [-1, 60])
+def test_cli_leaderboard_as_of_a_past_night_reproduces_the_published_history(demo_hub: Path, night: int):
+    """Scores are recomputed from the ledgers as recorded by that night: later observations and
+    resolutions are ignored, so the board printed today equals the one published then."""
+    history = pd.read_csv(demo_hub / "data/leaderboard/history.csv", dtype={"model": str})
+    nights = sorted(history["as_of"].unique())
+    as_of = nights[night]
+    published = history[(history["as_of"] == as_of) & (history["board"] == "tournament")].set_index("model")
+    result = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", as_of, "--replicates", "0", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    printed = pd.DataFrame(json.loads(result.stdout)).set_index("model")
+    assert sorted(printed.index) == sorted(published.index)
+    for column in ("rank", "overall", "dataset", "market", "n_dataset", "n_market", "provisional"):
+        assert printed.loc[published.index, column].astype(float).tolist() == \
+            pytest.approx(published[column].astype(float).tolist(), rel=1e-8, nan_ok=True), column
+    adjusted = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", nights[-1], "--replicates", "99", "--format", "json")
     assert adjusted.returncode == 0, adjusted.stderr
     assert tuple(row["model"] for row in json.loads(adjusted.stdout) if row["model"] in ORDER) == ORDER
 
@@ -54,7 +76,7 @@ def test_rerunning_the_last_night_and_rebuilding_changes_no_byte(demo_hub: Path)
 def test_the_site_is_built_with_a_chart_and_one_local_plotly(demo_hub: Path):
     site = demo_hub / "site_src/site"
     home = (site / "index.html").read_text(encoding="utf-8")
-    assert 'class="prescient-table"' in home
+    assert 'class="prescient-table prescient-board"' in home
     figures = re.findall(r'class="prescient-chart" data-figure="([^"]+)"', home)
     assert len(figures) >= 2
     assert home.count("plotly.min.js") == 1 and "cdn" not in home.lower()

@@ -56,6 +56,7 @@ NAME = "<script>alert(1)</script> <img src=x onerror=alert(1)> {{ 7*7 }}"
 ORGANIZATION = "</script><script>alert(2)</script> [x](javascript:alert(3))"
 QUESTION_TEXT = "<svg onload=alert(5)> Will [y](javascript:alert(6)) happen?"
 QUESTION_URL = "javascript:alert(4)"
+REASONING = "</script><img src=x onerror=alert(7)> [z](javascript:alert(8)) =HYPERLINK(\"http://x\")"
 
 ALL_CHARTS_DRAWN = """() => Array.from(document.querySelectorAll('.prescient-chart'))
     .every(el => el.querySelector('.main-svg') !== null)"""
@@ -81,8 +82,19 @@ def xss_hub(demo_hub: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     frame = pd.read_csv(questions, dtype=str, keep_default_na=False)
     frame.loc[0, "text"], frame.loc[0, "url"] = QUESTION_TEXT, QUESTION_URL
     frame.to_csv(questions, index=False, lineterminator="\n")
+    forecasts_file = questions.parent.parent.parent / "forecasts" / questions.parent.name / f"{MODEL}.csv"
+    forecasts = pd.read_csv(forecasts_file, dtype=str, keep_default_na=False)
+    forecasts.loc[forecasts["question_id"] == frame.loc[0, "question_id"], "reasoning"] = REASONING
+    forecasts.to_csv(forecasts_file, index=False, lineterminator="\n")
     build_site(root, AS_OF)
     return root
+
+
+def _xss_question_path(root: Path) -> str:
+    from generator.site.questions import question_slug
+
+    first = pd.read_csv(_xss_round_file(root), dtype=str, keep_default_na=False).loc[0, "question_id"]
+    return f"generated/questions/{question_slug(first)}/"
 
 
 def _xss_round_file(root: Path) -> Path:
@@ -186,7 +198,8 @@ class Site:
 
     def path(self, name: str) -> str:
         return {"home": "", "model": f"generated/models/{MODEL}/", "models index": "generated/models/",
-                "round": f"generated/rounds/{_xss_round_file(self.root).parent.name}/"}[name]
+                "round": f"generated/rounds/{_xss_round_file(self.root).parent.name}/",
+                "question": _xss_question_path(self.root)}[name]
 
     def __getitem__(self, name: str) -> Visit:
         if name not in self.visits:
@@ -213,7 +226,7 @@ def xss_site(browser: Browser, xss_hub: Path, xss_url: str) -> Iterator[Site]:
     s.close()
 
 
-PAGES = ["home", "model", "round", "models index"]
+PAGES = ["home", "model", "round", "models index", "question"]
 PLOTLY = "generated/assets/plotly.min.js"
 
 
@@ -226,7 +239,7 @@ def test_page_renders_cleanly_and_offline(site: Site, name: str) -> None:
     visit = site[name]
     page = visit.page
     charts = page.locator(".prescient-chart")
-    if name in ("home", "model"):
+    if name in ("home", "model", "question"):
         assert charts.count() >= 1, f"the {name} page has no chart"
     for i in range(charts.count()):
         assert charts.nth(i).locator(".main-svg").count() >= 1, f"chart {i} on the {name} page is not drawn"
@@ -270,7 +283,8 @@ def _column(page: Page, table: str, index: int, attribute: bool) -> list[str]:
                                  [index, attribute])
 
 
-@pytest.mark.parametrize("name,header", [("home", "Brier"), ("models index", "Brier"), ("round", "Freeze value")])
+@pytest.mark.parametrize("name,header", [("home", "Brier Index"), ("models index", "Brier Index"),
+                                         ("round", "Freeze value"), ("question", "Probability")])
 def test_numeric_header_sorts_the_table(site: Site, name: str, header: str) -> None:
     visit = site[name]
     page = visit.page
@@ -346,7 +360,14 @@ def test_xss_payloads_stay_inert(xss_site: Site, name: str) -> None:
     if name == "round":
         assert page.get_by_text(QUESTION_TEXT, exact=True).is_visible()
         cell = page.locator("table.prescient-table tbody td", has_text=QUESTION_TEXT).first
-        assert cell.locator("a").count() == 0, "a javascript: url must not become a link"
+        links = cell.locator("a")
+        assert [links.nth(i).get_attribute("href") for i in range(links.count())] == \
+            [f"../../{_xss_question_path(xss_site.root).removeprefix('generated/')}"], \
+            "the only link is to the question's page: a javascript: url must not become a link"
+    if name == "question":
+        assert page.locator("article h1").first.inner_text() == QUESTION_TEXT
+        assert REASONING in text
+        assert page.locator('a[rel~="nofollow"]').count() == 0, "a javascript: source url must not become a link"
 
 
 def test_xss_payloads_reached_the_pages_escaped(xss_hub: Path) -> None:
@@ -357,3 +378,29 @@ def test_xss_payloads_reached_the_pages_escaped(xss_hub: Path) -> None:
     assert "<script>alert" not in model_md
     round_md = (generated / "rounds" / f"{_xss_round_file(xss_hub).parent.name}.md").read_text(encoding="utf-8")
     assert "&lt;svg onload=alert(5)&gt;" in round_md and "javascript:alert(4)" not in round_md
+
+
+# --------------------------------------------------------------------------------------------
+# Board and view switches
+
+
+def test_board_and_view_switches_show_one_panel(site: Site) -> None:
+    visit = site["home"]
+    page = visit.page
+    visible = "() => Array.from(document.querySelectorAll('.prescient-panel')).filter(p => !p.hidden).map(p => p.dataset.board + '/' + p.dataset.view)"
+    assert page.evaluate(visible) == ["tournament/overall"]
+    page.locator('.prescient-switch button[data-switch="view"][data-value="market"]').click()
+    assert page.evaluate(visible) == ["tournament/market"]
+    page.locator('.prescient-switch button[data-switch="board"][data-value="baseline"]').click()
+    assert page.evaluate(visible) == ["baseline/market"]
+    panel = page.locator('.prescient-panel[data-board="baseline"][data-view="market"]')
+    header = panel.locator("thead th").nth(4).inner_text()
+    assert header.startswith("Market"), header
+    chart = panel.locator(".prescient-chart")
+    if chart.count():  # drawn while hidden: it must take the panel's width once shown
+        width = chart.first.evaluate("el => el._fullLayout.width")
+        assert abs(width - chart.first.bounding_box()["width"]) < 30, width
+    for button in ('[data-switch="board"][data-value="tournament"]', '[data-switch="view"][data-value="overall"]'):
+        page.locator(f".prescient-switch button{button}").click()
+    assert page.evaluate(visible) == ["tournament/overall"]
+    visit.assert_clean()

@@ -21,7 +21,10 @@ from ..models import FIELDS as MODEL_FIELDS
 from ..models import ModelMeta
 from ..schemas import ALL_TABLES
 from ..timeutil import format_ts
+from ..leaderboard.calibration import murphy, reliability_table
+from ..leaderboard.hub_boards import headline_of
 from . import charts
+from .questions import QuestionInfo
 
 GENERATED = "generated"
 
@@ -38,11 +41,20 @@ class SiteData:
     title: str
     as_of: datetime
     methodology_version: str
-    board: pd.DataFrame
+    board: pd.DataFrame  # the first board's overall view (model pages, models index)
     history: pd.DataFrame
     models: dict[str, ModelMeta]
     model_scores: dict[str, pd.DataFrame]
     rounds: list[RoundInfo] = field(default_factory=list)
+    questions: list[QuestionInfo] = field(default_factory=list)
+    downloads: dict[str, bytes] = field(default_factory=dict)  # path under generated/ -> bytes
+    boards: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)  # (board, view) -> board
+    changes: list = field(default_factory=list)  # leaderboard.diff.NightChanges, newest first
+    corrections: pd.DataFrame = field(default_factory=pd.DataFrame)  # audit.corrections.COLUMNS
+    arena: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.TABLE
+    arena_curves: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.CURVE
+    oracle_months: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.temporal view, by model
+    oracle_board: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.board.BOARD_COLUMNS
 
 
 def environment() -> jinja2.Environment:
@@ -82,23 +94,63 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     common = {"data": data, "updated": format_ts(data.as_of), "prefix": ""}
     pages = {
         "leaderboard.md": env.get_template("leaderboard.md.j2").render(
-            **common, board=data.board.to_dict("records"),
-            dots=charts.to_json(charts.board_dots(data.board)) if len(data.board) else "",
+            **common, panels=_panels(data.boards), board_help=BOARD_HELP, view_help=VIEW_HELP,
+            boards=list(dict.fromkeys(b for b, _ in data.boards)), views=list(dict.fromkeys(v for _, v in data.boards)),
             history=charts.to_json(charts.history_lines(data.history, names)) if len(data.history) else ""),
+        "changes.md": env.get_template("changes.md.j2").render(
+            **common, changes=data.changes, corrections=data.corrections.to_dict("records")),
         "models/index.md": env.get_template("models_index.md.j2").render(**common, board=data.board.to_dict("records")),
         "rounds/index.md": env.get_template("rounds_index.md.j2").render(**common, rounds=data.rounds),
         "data-dictionary.md": env.get_template("data_dictionary.md.j2").render(
             **common, tables=ALL_TABLES, model_fields=MODEL_FIELDS),
     }
     pages.update({f"models/{m}.md": _model_page(env, data, m) for m in sorted(data.model_scores)})
-    pages.update({f"rounds/{r.due}.md": env.get_template("round.md.j2").render(**common, round=r) for r in data.rounds})
+    slugs = {q.id: q.slug for q in data.questions}
+    pages.update({f"rounds/{r.due}.md": env.get_template("round.md.j2").render(**common, round=r, slugs=slugs)
+                  for r in data.rounds})
+    question_page = env.get_template("question.md.j2")
+    pages.update({f"questions/{q.slug}.md": question_page.render(
+        updated=common["updated"], prefix="../../", q=q,
+        chart=charts.to_json(charts.question_history(q.history, q.question["kind"])) if len(q.history) else "")
+        for q in data.questions})
     files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
+    files.update({f"{GENERATED}/{path}": content for path, content in data.downloads.items()})
     files[f"{GENERATED}/assets/plotly.min.js"] = plotly_js()
     return files
 
 
+BOARD_HELP = {
+    "tournament": "Every forecaster, including those that saw the crowd's forecast when they forecast.",
+    "baseline": "Only forecasters that did not see the crowd's forecast (model metadata `saw_crowd: false`).",
+}
+VIEW_HELP = {
+    "overall": "Ranked by the overall Brier Index, the mean of the dataset and market difficulty-adjusted scores.",
+    "dataset": "Dataset questions only, ranked by their Brier Index.",
+    "market": "Market questions only, ranked by their Brier Index.",
+    "resolved-only": "Only questions scored against a final resolution (no market proxy).",
+}
+
+
+def _panels(boards: dict[tuple[str, str], pd.DataFrame]) -> list[dict]:
+    """One switchable panel per (board, view): its rows, headline column and CI dot-plot."""
+    panels = []
+    for (board, view), frame in boards.items():
+        headline = headline_of(view)
+        unranked = frame["p_value"].isna() & frame[headline].notna() if len(frame) else frame.get("p_value", [])
+        reference = frame.loc[unranked, "model"].iloc[0] if len(frame) and unranked.sum() == 1 else ""
+        panels.append({
+            "board": board, "view": view, "headline": headline, "reference": reference,
+            "label": "Brier Index" if headline == "overall" else f"{headline.capitalize()} BI",
+            "rows": frame.to_dict("records"),
+            "dots": charts.to_json(charts.board_dots(frame, headline)) if len(frame) else "",
+        })
+    return panels
+
+
 def _model_page(env: jinja2.Environment, data: SiteData, model: str) -> str:
     scores = data.model_scores[model]
+    own = scores[scores["imputed"] == 0]  # calibration of the forecasts the model made itself
+    table = reliability_table(own["probability"], own["outcome"])
     by_source = (scores.groupby(["kind", "source"], sort=True)["brier"].agg(["mean", "count"])
                  .reset_index().to_dict("records"))
     row = data.board[data.board["model"] == model].to_dict("records")
@@ -107,7 +159,21 @@ def _model_page(env: jinja2.Environment, data: SiteData, model: str) -> str:
     return env.get_template("model.md.j2").render(
         data=data, updated=format_ts(data.as_of), meta=meta, row=row[0] if row else None, by_source=by_source,
         history=charts.to_json(charts.history_lines(history, {model: meta.name})) if len(history) else "",
+        calibration=charts.to_json(charts.reliability(table)) if len(table) else "", bins=table.to_dict("records"),
+        murphy=murphy(own["probability"], own["outcome"]),
+        arena=_rows_of(data.arena, model), oracle=_rows_of(data.oracle_board, model),
+        arena_chart=_chart_of(data.arena_curves, model, charts.arena_curves),
+        oracle_chart=_chart_of(data.oracle_months, model, charts.oracle_months),
         rounds=sorted(scores["round"].unique()))
+
+
+def _rows_of(frame: pd.DataFrame, model: str) -> list[dict]:
+    return frame[frame["model"] == model].to_dict("records") if len(frame) else []
+
+
+def _chart_of(frame: pd.DataFrame, model: str, chart) -> str:
+    rows = frame[frame["model"] == model] if len(frame) else frame
+    return charts.to_json(chart(rows)) if len(rows) else ""
 
 
 def plotly_js() -> bytes:

@@ -67,9 +67,34 @@
     });
   }
 
+  // Board and view switches: show the one panel matching the pressed buttons, then let its
+  // charts (drawn while hidden) take their real width.
+  function switches() {
+    var buttons = document.querySelectorAll(".prescient-switch button[data-switch]");
+    buttons.forEach(function (button) {
+      button.addEventListener("click", function () {
+        document.querySelectorAll('.prescient-switch button[data-switch="' + button.getAttribute("data-switch") + '"]')
+          .forEach(function (b) { b.setAttribute("aria-pressed", b === button ? "true" : "false"); });
+        var pick = function (name) {
+          var on = document.querySelector('.prescient-switch button[data-switch="' + name + '"][aria-pressed="true"]');
+          return on ? on.getAttribute("data-value") : null;
+        };
+        var board = pick("board"), view = pick("view");
+        document.querySelectorAll(".prescient-panel").forEach(function (panel) {
+          var show = panel.getAttribute("data-board") === board && panel.getAttribute("data-view") === view;
+          panel.hidden = !show;
+          if (show && window.Plotly) {
+            panel.querySelectorAll(".prescient-chart.js-plotly-plot").forEach(function (el) { window.Plotly.Plots.resize(el); });
+          }
+        });
+      });
+    });
+  }
+
   function start() {
     renderCharts();
     sortableTables();
+    switches();
     new MutationObserver(recolour).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
   }
 

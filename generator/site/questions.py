@@ -1,0 +1,70 @@
+"""Question pages: one per question asked in any round. Pure: frames in, page data out.
+
+There can be thousands of questions, so everything is grouped once (never filtered per page),
+the pages stay out of the sidebar (``not_in_nav``) and out of the search index (front matter).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..resolution import known_by
+from ..rounds import latest_questions
+
+_PLAIN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+_FORECAST_COLUMNS = ["round", "model", "resolution_date", "probability", "outcome", "brier", "reasoning"]
+
+
+@dataclass(frozen=True)
+class QuestionInfo:
+    id: str
+    slug: str
+    question: dict  # the latest question-bank row (text, url, source, kind, category, criteria...)
+    history: pd.DataFrame  # observed_at, value: what the source reported, known by as_of
+    forecasts: pd.DataFrame  # _FORECAST_COLUMNS, one row per forecast of any round
+
+
+def question_slug(question_id: str) -> str:
+    """A file-name-safe, unique page name: ``source--native`` when that is plain, else with a hash."""
+    plain = question_id.replace(":", "--", 1)
+    if _PLAIN.fullmatch(plain):
+        return plain
+    base = re.sub(r"[^A-Za-z0-9_-]+", "-", plain).strip("-")[:60] or "q"
+    return f"{base}-{hashlib.sha256(question_id.encode('utf-8')).hexdigest()[:10]}"
+
+
+def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.DataFrame,
+                   forecasts: pd.DataFrame, scores: pd.DataFrame, as_of: str) -> list[QuestionInfo]:
+    """Every question of ``round_questions`` (all rounds), sorted by id.
+
+    ``forecasts`` has columns round, model, question_id, resolution_date, probability, reasoning;
+    ``scores`` is the SCORES frame (its outcome and Brier are joined on where the unit resolved).
+    """
+    asked = sorted(round_questions["question_id"].unique())
+    latest = latest_questions(bank).set_index("id")
+    seen = known_by(obs, as_of)
+    history = {q: g[["observed_at", "value"]].reset_index(drop=True)
+               for q, g in seen[seen["question_id"].isin(asked)].groupby("question_id", sort=False)}
+    scored = forecasts.merge(scores[["round", "model", "question_id", "resolution_date", "outcome", "brier"]],
+                             on=["round", "model", "question_id", "resolution_date"], how="left")
+    scored = scored.sort_values(["round", "resolution_date", "model"], kind="mergesort")
+    by_question = {q: g[_FORECAST_COLUMNS].reset_index(drop=True) for q, g in scored.groupby("question_id", sort=False)}
+    frozen = round_questions.drop_duplicates("question_id", keep="last").set_index("question_id")
+    empty_history = pd.DataFrame(columns=["observed_at", "value"])
+    empty_forecasts = pd.DataFrame(columns=_FORECAST_COLUMNS)
+    out = []
+    for qid in asked:
+        row = latest.loc[qid].to_dict() if qid in latest.index else {}
+        fallback = frozen.loc[qid]
+        question = {
+            "text": row.get("text") or fallback["text"], "url": row.get("url") or fallback["url"] or "",
+            "source": fallback["source"], "kind": fallback["kind"], "category": fallback["category"] or "",
+            "background": row.get("background") or "", "resolution_criteria": row.get("resolution_criteria") or "",
+        }
+        out.append(QuestionInfo(qid, question_slug(qid), question, history.get(qid, empty_history),
+                                by_question.get(qid, empty_forecasts)))
+    return out

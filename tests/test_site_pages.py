@@ -1,0 +1,78 @@
+"""The generated pages, without a browser: question pages, downloads, board panels, calibration."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from generator.site.questions import question_slug
+
+GENERATED = Path("site_src/docs/generated")
+
+
+@pytest.mark.parametrize("question_id,slug", [
+    ("sim:m0001", "sim--m0001"),
+    ("manifold:Abc_12-x", "manifold--Abc_12-x"),
+    ("fred:DGS10", "fred--DGS10"),
+])
+def test_plain_question_ids_keep_a_readable_page_name(question_id: str, slug: str) -> None:
+    assert question_slug(question_id) == slug
+
+
+@pytest.mark.parametrize("question_id", [
+    "dbnomics:ECB/EXR/D.USD.EUR.SP00.A", "x:../../etc/passwd", "x:.hidden", "x:a b", "x:é", "x:" + "a/" * 80,
+])
+def test_odd_question_ids_get_a_safe_unique_page_name(question_id: str) -> None:
+    slug = question_slug(question_id)
+    assert re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*", slug) and ".." not in slug and len(slug) <= 80
+    assert question_slug(question_id + "x") != slug
+
+
+def test_every_asked_question_has_a_page_kept_out_of_nav_and_search(demo_hub: Path) -> None:
+    generated = demo_hub / GENERATED
+    asked = pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False)
+                       for p in (demo_hub / "data/rounds").glob("*/questions.csv")])["question_id"].unique()
+    pages = {p.stem for p in (generated / "questions").glob("*.md")}
+    assert pages == {question_slug(q) for q in asked}
+    page = (generated / "questions" / f"{question_slug(sorted(asked)[0])}.md").read_text(encoding="utf-8")
+    assert "search:\n  exclude: true" in page
+    assert "generated/questions/*.md" in (demo_hub / "site_src/mkdocs.yml").read_text(encoding="utf-8")
+    built = demo_hub / "site_src/site/search/search_index.json"
+    assert "generated/questions/" not in built.read_text(encoding="utf-8")
+
+
+def test_question_page_lists_every_forecast_of_the_question(demo_hub: Path) -> None:
+    round_dir = sorted((demo_hub / "data/rounds").glob("*/questions.csv"))[0].parent
+    question = pd.read_csv(round_dir / "questions.csv", dtype=str, keep_default_na=False).iloc[0]
+    forecast_files = sorted((demo_hub / "data/forecasts" / round_dir.name).glob("*.csv"))
+    expected = sum(int((pd.read_csv(f, dtype=str)["question_id"] == question["question_id"]).sum()) for f in forecast_files)
+    page = (demo_hub / GENERATED / "questions" / f"{question_slug(question['question_id'])}.md").read_text(encoding="utf-8")
+    assert page.count(f'<td><a href="../../rounds/{round_dir.name}/">') >= expected > 0
+
+
+def test_round_files_and_forecasts_are_offered_as_downloads_byte_for_byte(demo_hub: Path) -> None:
+    site = demo_hub / "site_src/site/generated/downloads"
+    for path in (demo_hub / "data/rounds").glob("*/questions.*"):
+        assert (site / "rounds" / path.parent.name / path.name).read_bytes() == path.read_bytes()
+    forecasts = sorted((demo_hub / "data/forecasts").glob("*/*.csv"))
+    assert forecasts
+    for path in forecasts:
+        assert (site / "forecasts" / path.parent.name / path.name).read_bytes() == path.read_bytes()
+
+
+def test_home_has_one_panel_per_configured_board_and_view(demo_hub: Path) -> None:
+    text = (demo_hub / GENERATED / "leaderboard.md").read_text(encoding="utf-8")
+    panels = re.findall(r'class="prescient-panel" data-board="([^"]+)" data-view="([^"]+)"', text)
+    assert panels == [(b, v) for b in ("tournament", "baseline") for v in ("overall", "dataset", "market", "resolved-only")]
+    assert text.count(" hidden>") == len(panels) - 1  # only the first is shown before the script runs
+    assert "Brier Index" in text and "Rank 95%" in text
+
+
+def test_model_page_has_calibration_decomposition_and_downloads(demo_hub: Path) -> None:
+    page = (demo_hub / GENERATED / "models" / "demo.calibrated.md").read_text(encoding="utf-8")
+    assert "## Calibration" in page and "Reliability" in page and "Within-bin remainder" in page
+    assert page.count('class="prescient-chart"') >= 2
+    assert re.search(r'href="\.\./\.\./downloads/forecasts/\d{4}-\d\d-\d\d/demo\.calibrated\.csv" download', page)
