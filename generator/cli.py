@@ -20,7 +20,8 @@ from .errors import PrescientError
 
 EPILOG = """exit codes: 0 ok · 1 error · 2 bad configuration · 3 a file does not match its schema ·
 4 refused to rewrite history · 5 source error · 6 partial failure (some sources failed; the rest
-was written) · 7 another run holds the lock · 8 site build failed · 9 a submission has errors"""
+was written) · 7 another run holds the lock · 8 site build failed · 9 a submission has errors ·
+10 verify found a difference or a history violation"""
 
 
 def _hub(value: str | None) -> Path:
@@ -118,11 +119,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    if getattr(args, "replicates", 0) > 0:
-        return cmd_fb_leaderboard(args)
-    from .build import gather
+    """A board as of any time: scores recomputed from the ledgers as recorded by ``--as-of`` (when
+    given; else the committed score files), the hub's options, and the bootstrap."""
+    import pandas as pd
 
-    print_frame(gather(_hub(args.hub), _as_of(args)).board, args.format)
+    from .config import load_settings
+    from .leaderboard.fb_board import crowd_from_rounds
+    from .leaderboard.hub_boards import board_for
+    from .pipeline import scores_as_of
+    from .store import readers
+    from .store.layout import Layout
+
+    hub, as_of = _hub(args.hub), _as_of(args)
+    settings, layout = load_settings(hub), Layout(hub)
+    round_filter = {"min_dataset_rows": 225, "min_market_questions": 50} if args.fb_round_filter else {}
+    try:
+        crowd = crowd_from_rounds(pd.concat([readers.load_round(layout, d) for d in readers.round_dues(layout)])) \
+            if settings.leaderboard.market_difficulty == "crowd" else None
+        scores = scores_as_of(layout, as_of) if args.as_of else readers.load_scores(layout)
+        board = board_for(scores, readers.load_models(layout), as_of, settings, board=args.board or settings.leaderboard.boards[0],
+                          view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
+    except ValueError as exc:
+        raise PrescientError(f"leaderboard: {exc}") from None
+    if args.format == "table":  # secondary columns need more than the Brier Index's one decimal
+        board = board.assign(**{c: board[c].map(lambda x: f"{x:.3f}") for c in ("log_score", "peer", "bss", "accuracy")})
+    print_frame(board, args.format, hide=("p_value", "in_estimation"), digits=1)
     return 0
 
 
@@ -147,6 +168,88 @@ def cmd_validate(args: argparse.Namespace) -> int:
         Path(args.output).write_text(text, encoding="utf-8")
     sys.stdout.write(text)
     return 0 if report.ok else 9
+
+
+def cmd_forecast_llm(args: argparse.Namespace) -> int:
+    """The hub's LLM forecaster over one round, or every round open at --as-of (issue 6)."""
+    from .forecasters import llm
+    from .timeutil import parse_ts
+
+    hub, as_of = _hub(args.hub), _as_of(args)
+    endpoint = llm.endpoint_from_env(os.environ)
+    options = llm.Options(model=args.model or os.environ.get("PRESCIENT_LLM_MODEL", ""), variant=args.variant,
+                          with_crowd=args.with_crowd, team=args.team, concurrency=args.concurrency,
+                          knowledge_cutoff=args.knowledge_cutoff or "")
+    try:
+        dues = [parse_ts(args.round)] if args.round else llm.open_dues(hub, as_of)
+    except ValueError as exc:
+        raise PrescientError(f"--round {args.round!r}: {exc}") from None
+    if not dues:
+        print(f"no round is open at {as_of:%Y-%m-%dT%H:%M:%SZ}; nothing to forecast")
+    for due in dues:
+        with progress_bar(f"{llm.model_id(options)} round {due:%Y-%m-%d}") as advance:
+            try:
+                report = llm.run_llm(hub, due, as_of, endpoint, options, progress=advance)
+            except PrescientError as exc:
+                print("\n".join(llm.describe(getattr(exc, "llm_report", None))))
+                raise
+        print("\n".join(llm.describe(report)))
+    return 0
+
+
+def _add_forecast_commands(sub) -> None:
+    forecast = sub.add_parser("forecast", help="run one of the hub's own forecasters")
+    kinds = forecast.add_subparsers(dest="forecaster", required=True, metavar="FORECASTER")
+    llm = kinds.add_parser("llm", help="ask an OpenAI-compatible chat endpoint (PRESCIENT_LLM_API_KEY, _BASE_URL)")
+    llm.add_argument("--model", metavar="NAME", help="the endpoint's model name (default: $PRESCIENT_LLM_MODEL)")
+    llm.add_argument("--round", metavar="DUE", help="the round's due date, e.g. 2026-02-08 (default: every open round)")
+    llm.add_argument("--variant", choices=("zero-shot", "scratchpad"), default="zero-shot", help="the prompt (default zero-shot)")
+    llm.add_argument("--with-crowd", action="store_true", help="show the market's probability at the freeze time")
+    llm.add_argument("--team", default="prescient", help="the team part of the forecaster id (default prescient)")
+    llm.add_argument("--concurrency", type=int, default=4, metavar="N", help="calls in flight at once (default 4)")
+    llm.add_argument("--knowledge-cutoff", metavar="YYYY-MM-DD", help="the model's training cutoff, for its metadata")
+    _add_common(llm)
+    llm.set_defaults(func=cmd_forecast_llm)
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    """The Arena view: bet cohorts and simulated portfolios (secondary; never the rank)."""
+    from .arena.gather import load_cohorts
+    from .arena.portfolio import arena_table
+    from .timeutil import parse_ts
+
+    try:
+        due = parse_ts(args.round) if args.round else None
+    except ValueError as exc:
+        raise PrescientError(f"--round {args.round!r}: {exc}") from None
+    print_frame(arena_table(load_cohorts(_hub(args.hub), _as_of(args), due)), args.format)
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Recompute the derived files and compare them byte for byte; optionally audit the git history."""
+    import json
+
+    from .audit.verify import render_text, to_json, verify
+
+    as_of = _as_of(args) if args.as_of else None
+    report = verify(_hub(args.hub), as_of, git_rev=args.git, all_nights=args.all)
+    sys.stdout.write(json.dumps(to_json(report), indent=2) + "\n" if args.format == "json" else render_text(report))
+    return 0 if report.ok else 10
+
+
+def _add_verify(sub) -> None:
+    verify = sub.add_parser("verify", help="recompute scores, history and pages from the ledgers and compare "
+                                           "byte for byte (exit 10 on any difference)",
+                            description="Without --as-of, scores and pages are recomputed as of the latest time the "
+                                        "ledgers record (observations, resolutions, history, manifest). Exit 0: "
+                                        "verified; 10: a difference or a history violation; warnings do not fail.")
+    _add_common(verify)
+    verify.add_argument("--git", nargs="?", const="HEAD", metavar="REF",
+                        help="also audit the history of REF (default HEAD): append-only ledgers, forecast timing")
+    verify.add_argument("--all", action="store_true", help="recompute every night of history.csv, not the latest 7")
+    verify.add_argument("--format", choices=("text", "json"), default="text")
+    verify.set_defaults(func=cmd_verify)
 
 
 def cmd_round(args: argparse.Namespace) -> int:
@@ -183,35 +286,79 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_fb_leaderboard(args: argparse.Namespace) -> int:
-    """The ForecastBench-style board: difficulty-adjusted Brier Index with bootstrap statistics."""
-    import numpy as np
+def cmd_export_forecastbench(args: argparse.Namespace) -> int:
+    """A round's question set in ForecastBench question-set JSON, to stdout or --out (issue 5)."""
+    from .fb_export import export_forecastbench
+    from .store.csvio import write_bytes_atomic
+    from .timeutil import parse_ts
 
-    from .config import load_settings
-    from .leaderboard.fb_board import FBOptions, fb_board
+    try:
+        due = parse_ts(args.round)
+    except ValueError as exc:
+        raise PrescientError(f"--round {args.round!r}: {exc}") from None
+    data = export_forecastbench(_hub(args.hub), due)
+    if not args.out:
+        sys.stdout.buffer.write(data)
+        return 0
+    write_bytes_atomic(Path(args.out).resolve(), data)
+    print(f"wrote {args.out} ({len(data)} bytes)", file=sys.stderr)
+    return 0
+
+
+def cmd_import_oracle(args: argparse.Namespace) -> int:
+    """Load a Daily Oracle-style question file (.csv or .jsonl) into data/oracle/<set>/ (issue 6)."""
+    from .oracle import import_oracle
+
+    report = import_oracle(_hub(args.hub), Path(args.file), args.set, _as_of(args))
+    for warning in report.warnings[:20]:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"oracle set {report.qset}: {report.questions} question(s) read; "
+          f"{report.added} new or changed version(s) added to {report.path}")
+    return 0
+
+
+def cmd_oracle(args: argparse.Namespace) -> int:
+    """Per-model accuracy, Brier, N and the YoY summary of the oracle sets, or (--months) the view by month."""
+    from .oracle import load_scores, oracle_board, temporal_view
     from .store import readers
     from .store.layout import Layout
 
-    hub, as_of = _hub(args.hub), _as_of(args)
-    settings, layout = load_settings(hub), Layout(hub)
-    round_filter = {"min_dataset_rows": 225, "min_market_questions": 50} if args.fb_round_filter else {}
-    options = FBOptions(board=args.board, replicates=args.replicates, min_round_age_days=settings.scoring.min_age_days,
-                        max_imputed_share=settings.scoring.max_imputed_share, **round_filter)
-    try:
-        board = fb_board(readers.load_scores(layout), readers.load_models(layout), as_of, np.random.default_rng(args.seed), options)
-    except ValueError as exc:
-        raise PrescientError(f"leaderboard: {exc}") from None
-    print_frame(board, args.format, hide=("p_value", "in_estimation"), digits=1)
+    layout = Layout(_hub(args.hub))
+    if args.set and args.set not in layout.oracle_sets():
+        raise PrescientError(f"--set {args.set!r}: no such oracle set (have: {', '.join(layout.oracle_sets()) or 'none'})")
+    scores = load_scores(layout, _as_of(args), [args.set] if args.set else None)
+    cutoffs = {m: meta.knowledge_cutoff for m, meta in readers.load_models(layout).items()}
+    print_frame(temporal_view(scores, cutoffs) if args.months else oracle_board(scores, cutoffs), args.format)
     return 0
+
+
+def _add_oracle_commands(sub, import_kinds) -> None:
+    """`prescient import oracle FILE --set NAME` and `prescient oracle` (issue 6, Daily Oracle)."""
+    imp = import_kinds.add_parser("oracle", help="Daily Oracle-style questions (.csv or .jsonl; see the Data page)")
+    imp.add_argument("file", metavar="FILE", help="the question file")
+    imp.add_argument("--set", required=True, metavar="NAME", help="the question set to load it into, e.g. daily-oracle")
+    _add_common(imp)
+    imp.set_defaults(func=cmd_import_oracle)
+    oracle = sub.add_parser("oracle", help="the oracle board: accuracy, Brier, N and year-on-year change around the cutoff")
+    _add_common(oracle)
+    oracle.add_argument("--set", metavar="NAME", help="only this question set (default: every set)")
+    oracle.add_argument("--months", action="store_true", help="print the view by resolution month instead")
+    oracle.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    oracle.set_defaults(func=cmd_oracle)
 
 
 def _add_fb_commands(sub, board: argparse.ArgumentParser) -> None:
     """`prescient import forecastbench` and the FB options of `prescient leaderboard` (issue 5)."""
-    board.add_argument("--board", choices=("tournament", "baseline"), default="tournament",
-                       help="tournament: every forecaster; baseline: those that saw no crowd value")
-    board.add_argument("--replicates", type=int, default=1999, metavar="N",
-                       help="bootstrap replicates for the difficulty-adjusted board (default 1999; 0: the mean-Brier board)")
-    board.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
+    board.add_argument("--board", choices=("tournament", "baseline"), default=None,
+                       help="tournament: every forecaster; baseline: those that saw no crowd value "
+                            "(default: the first of hub.toml [leaderboard] boards)")
+    board.add_argument("--replicates", type=int, default=None, metavar="N",
+                       help="bootstrap replicates (default: hub.toml [leaderboard] replicates, 1999; "
+                            "0: point estimates and ranks only, as history.csv records them)")
+    board.add_argument("--seed", type=int, default=None, metavar="S", help="bootstrap seed (default: hub.toml, 0)")
+    board.add_argument("--view", default="overall", metavar="VIEW",
+                       help="rows to rank: overall, market, dataset, resolved-only, source:NAME, category:NAME "
+                            "or horizon:DAYS (default overall)")
     board.add_argument("--fb-round-filter", action="store_true",
                        help="keep only rounds with >=225 resolved dataset rows and >=50 resolved markets (ForecastBench)")
     importer = sub.add_parser("import", help="import another benchmark's files into the hub")
@@ -221,6 +368,14 @@ def _add_fb_commands(sub, board: argparse.ArgumentParser) -> None:
     fb.add_argument("--forecasts", metavar="DIR", help="folder of FB forecast-set JSON files (any depth)")
     _add_common(fb)
     fb.set_defaults(func=cmd_import_forecastbench)
+    _add_oracle_commands(sub, kinds)
+    exporter = sub.add_parser("export", help="write a round in another benchmark's format")
+    out_kinds = exporter.add_subparsers(dest="exporter", required=True, metavar="FORMAT")
+    fb_out = out_kinds.add_parser("forecastbench", help="a round's question set as ForecastBench question-set JSON")
+    fb_out.add_argument("--round", required=True, metavar="DUE", help="the round's due date, e.g. 2026-02-08")
+    fb_out.add_argument("--out", metavar="FILE", help="write here instead of to standard output")
+    _add_common(fb_out, as_of=False)
+    fb_out.set_defaults(func=cmd_export_forecastbench)
 
 
 def _add_common(parser: argparse.ArgumentParser, as_of: bool = True) -> None:
@@ -276,6 +431,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(round_open)
     round_open.add_argument("--due", required=True, metavar="ISO-TIMESTAMP", help="the round's due time in UTC, e.g. 2026-02-08T00:00:00Z")
     round_open.set_defaults(func=cmd_round)
+    _add_verify(sub)
+    arena = sub.add_parser("arena", help="the Arena view: bet P/L per cohort and simulated portfolios (never the rank)")
+    _add_common(arena)
+    arena.add_argument("--round", metavar="DUE", help="only the round due on this date (YYYY-MM-DD)")
+    arena.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    arena.set_defaults(func=cmd_arena)
+    _add_forecast_commands(sub)
     return parser
 
 

@@ -39,6 +39,17 @@ class ScoringSettings:
     max_imputed_share: float = 0.05
     min_resolved: int = 20
     min_age_days: int = 50
+    unresolved_markets: str = "ignore"
+
+
+@dataclass(frozen=True)
+class LeaderboardSettings:
+    boards: tuple[str, ...] = ("tournament", "baseline")
+    views: tuple[str, ...] = ("overall", "dataset", "market")
+    replicates: int = 1999
+    seed: int = 0
+    reference: str = ""  # empty: the superforecaster median if present, else the top model
+    market_difficulty: str = "estimated"  # or "crowd" (FB's tournament rule)
 
 
 @dataclass(frozen=True)
@@ -57,6 +68,7 @@ class Settings:
     scoring: ScoringSettings
     http: Mapping[str, Any]
     sources: tuple[SourceSettings, ...] = field(default_factory=tuple)
+    leaderboard: LeaderboardSettings = LeaderboardSettings()
 
     @property
     def enabled_sources(self) -> tuple[SourceSettings, ...]:
@@ -80,8 +92,19 @@ _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
         "max_imputed_share": ((int, float), 0.05),
         "min_resolved": (int, 20),
         "min_age_days": (int, 50),
+        "unresolved_markets": (str, "ignore"),
+    },
+    "leaderboard": {
+        "boards": (list, ["tournament", "baseline"]),
+        "views": (list, ["overall", "dataset", "market"]),
+        "replicates": (int, 1999),
+        "seed": (int, 0),
+        "reference": (str, ""),
+        "market_difficulty": (str, "estimated"),
     },
 }
+# How an open market of a round past its due time is treated (methodology page, "Unresolved markets").
+UNRESOLVED_POLICIES = ("ignore", "market_proxy")
 
 
 def load_settings(root: Path) -> Settings:
@@ -95,6 +118,9 @@ def load_settings(root: Path) -> Settings:
     for extra in sorted(set(raw) - set(_SCHEMA) - {"sources", "http"}):
         problems.append(_problem(path, extra, "unknown-table", f"unknown table [{extra}]"))
     first_due = _first_due(tables["rounds"].get("first_due"), path, problems)
+    _check_leaderboard(tables["leaderboard"], path, problems)
+    _check_budgets(raw, path, problems)
+    scoring = _scoring(tables["scoring"], path, problems)
     if problems:
         raise ConfigError(f"{path}: {len(problems)} problem(s) in the hub configuration", problems)
     rounds = dict(tables["rounds"], first_due=first_due)
@@ -104,9 +130,11 @@ def load_settings(root: Path) -> Settings:
         title=tables["hub"]["title"],
         repo_url=tables["hub"]["repo_url"],
         rounds=RoundSettings(**rounds),
-        scoring=ScoringSettings(**tables["scoring"]),
+        scoring=ScoringSettings(**scoring),
         http=MappingProxyType(dict(raw.get("http", {}))),
         sources=sources,
+        leaderboard=LeaderboardSettings(**{k: tuple(v) if isinstance(v, list) else v
+                                           for k, v in tables["leaderboard"].items()}),
     )
 
 
@@ -164,6 +192,53 @@ def _sources(raw: Any, path: Path, problems: list[Problem]) -> tuple[SourceSetti
             opts = {k: v for k, v in options.items() if k != "enabled"}
             out.append(SourceSettings(name, options.get("enabled", True), MappingProxyType(opts)))
     return tuple(out)
+
+
+def _scoring(table: dict[str, Any], path: Path, problems: list[Problem]) -> dict[str, Any]:
+    """The [scoring] table with the unresolved-market policy checked and folded into the version."""
+    policy = table["unresolved_markets"]
+    if policy not in UNRESOLVED_POLICIES:
+        problems.append(_problem(path, "scoring.unresolved_markets", "bad-value",
+                                 f"scoring.unresolved_markets = {policy!r}; expected one of: {', '.join(UNRESOLVED_POLICIES)}"))
+        return dict(table, unresolved_markets="ignore")
+    return dict(table, methodology_version=methodology_label(table["methodology_version"], policy))
+
+
+def methodology_label(version: str, policy: str) -> str:
+    """The version recorded with every published number: ``1``, or ``1+market_proxy`` under that policy."""
+    return version if policy == "ignore" else f"{version}+{policy}"
+
+
+def _check_leaderboard(table: dict, path: Path, problems: list[Problem]) -> None:
+    """Values of [leaderboard] (types are checked by ``_table``); code ``bad-value``, naming the key."""
+    from .leaderboard.views import parse_view
+
+    def bad(key: str, message: str) -> None:
+        problems.append(_problem(path, f"leaderboard.{key}", "bad-value", f"leaderboard.{key}: {message}"))
+
+    boards = table["boards"]
+    if not boards or any(b not in ("tournament", "baseline") for b in boards):
+        bad("boards", f"{boards!r}: expected a non-empty list of \"tournament\" and/or \"baseline\"")
+    for view in table["views"]:
+        try:
+            parse_view(view if isinstance(view, str) else repr(view))
+        except ValueError as exc:
+            bad("views", str(exc))
+    if table["replicates"] < 1:
+        bad("replicates", f"{table['replicates']}; expected at least 1")
+    if table["market_difficulty"] not in ("estimated", "crowd"):
+        bad("market_difficulty", f"{table['market_difficulty']!r}; expected \"estimated\" or \"crowd\"")
+
+
+def _check_budgets(raw: Mapping, path: Path, problems: list[Problem]) -> None:
+    """``[http] source_budget_seconds`` and ``[sources.<name>] budget_seconds``: positive seconds."""
+    given = [("http", "source_budget_seconds", raw.get("http"))]
+    given += [(f"sources.{name}", "budget_seconds", table) for name, table in sorted(raw.get("sources", {}).items())]
+    for table, key, values in given:
+        value = values.get(key) if isinstance(values, dict) else None
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+            problems.append(_problem(path, f"{table}.{key}", "bad-value",
+                                     f"{table}.{key} = {value!r}; expected a positive number of seconds"))
 
 
 def _first_due(value: str | None, path: Path, problems: list[Problem]) -> datetime:

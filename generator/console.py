@@ -11,6 +11,8 @@ from typing import Callable
 
 import pandas as pd
 
+from .store.csvio import spreadsheet_safe
+
 
 def print_sources(report) -> None:
     for s in getattr(report, "sources", []):
@@ -69,8 +71,8 @@ def requests_progress():
 
 def print_frame(frame: pd.DataFrame, fmt: str, hide: tuple[str, ...] = (), digits: int | None = None) -> None:
     """A board as CSV (every column), JSON records (every column) or a table for people."""
-    if fmt == "csv":
-        frame.to_csv(sys.stdout, index=False, lineterminator="\n", float_format="%.6g")
+    if fmt == "csv":  # for spreadsheets: formula-like text neutralised (store.csvio.spreadsheet_safe)
+        spreadsheet_safe(frame).to_csv(sys.stdout, index=False, lineterminator="\n", float_format="%.6g")
     elif fmt == "json":
         print(json.dumps(json.loads(frame.to_json(orient="records")), indent=2))
     else:

@@ -21,15 +21,17 @@ import httpx
 import pandas as pd
 
 from . import ingest, rounds
+from .audit import manifest
 from .config import Settings, load_settings
 from .errors import PartialFailure, Problem, SchemaError
 from .forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
-from .leaderboard.board import history_rows, mean_brier_board
+from .leaderboard.hub_boards import board_for, history_rows
 from .models import ModelMeta
 from .resolution import LedgerView, known_by, ledger_view, market_states, resolve_round
 from .schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, SCORES
 from .scoring.brier import resolved_units, score_round
 from .sources.base import FetchContext, FetchResult
+from .sources.http import Budget
 from .sources.registry import build_source
 from .submissions.content import check_content, round_set
 from .submissions.parse import parse_forecast
@@ -41,7 +43,6 @@ from .timeutil import days, format_date, format_ts
 
 ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
 ProgressFactory = Callable[[str], Callable[[int], None]]
-BOARD = "tournament"
 
 
 @dataclass
@@ -116,19 +117,26 @@ def fetch_stage(settings: Settings, layout: Layout, as_of: datetime, report: Nig
 
 
 def _fetch_one(name, options, as_of, bank, obs, env, client, ticker, source_report: SourceReport) -> FetchResult | None:
-    """Ask one source. Live sources open their own client through ``sources.http.open_client``."""
+    """Ask one source. Live sources open their own client through ``sources.http.open_client``.
+
+    The source's requests share one time budget (``budget_seconds``, else ``[http]
+    source_budget_seconds``); when it runs out, what was read is kept and the report says so."""
     ids = bank.loc[bank["source"] == name, "id"].unique()
     states = market_states(known_by(obs[obs["question_id"].isin(ids)], format_ts(as_of)))
     closed = set(states.index[states["status"].isin(["resolved", "void"])])
+    budget = Budget.from_options(options)
     ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed),
-                       client=client, env=env, progress=ticker)
+                       client=client, env=env, progress=ticker, budget=budget)
     try:
         result = build_source(name, options).fetch(ctx)
     except Exception as exc:  # isolation: one broken source must not stop the others
         source_report.error = f"{type(exc).__name__}: {exc}"
         return None
+    finally:
+        if budget.exhausted_after is not None:
+            source_report.failures.append(f"{budget.message()}: its remaining requests were not made")
     source_report.skipped = result.skipped
-    source_report.failures = [str(f) for f in result.failures]
+    source_report.failures += [str(f) for f in result.failures]
     return result
 
 
@@ -159,27 +167,31 @@ def derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models
         if questions.empty:  # never freeze an empty round: the next night in its window tries again
             report.rounds_waiting.append(format_date(due))
             continue
+        _write_forecasts(layout, due, questions, extra, report)  # before the round: a crash leaves it unopened
         _publish_round(layout, due, questions, bank, report)
-        _write_forecasts(layout, due, questions, extra, report)
     _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
     view = hub_view(layout, obs, as_of)
     _write_after_due(layout, view, as_of, report)
+    report.written += manifest.record(layout, as_of)  # every forecast file's sha256, first time seen
     scores = _score_all(settings, layout, view, report)
     _append_history(settings, layout, scores, as_of, report)
 
 
 def _publish_round(layout: Layout, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report) -> None:
-    write_table(layout.round_questions(due), questions, ROUND_QUESTIONS)
+    """questions.csv marks a round as open (``Layout.round_dirs``), so it is written last: a run
+    killed before it leaves a round the next run opens again from the start."""
     write_bytes_atomic(layout.round_json(due), rounds.forecastbench_json(questions, bank))
+    write_table(layout.round_questions(due), questions, ROUND_QUESTIONS)
     report.rounds_opened.append(format_date(due))
     report.written += [layout.relative(layout.round_questions(due)), layout.relative(layout.round_json(due))]
 
 
 def _write_forecasts(layout, due, questions, extra: ExtraForecasters | None, report) -> None:
-    """The hub's own forecast files, checked by the same validation code as any pull request."""
+    """The hub's own forecast files, checked by the same validation code as any pull request. The
+    round is not published yet, so files left by a run killed while opening it are replaced."""
     frames = {m: forecaster(questions) for m, (_, forecaster) in AT_OPEN.items()}
     frames.update(extra(questions) if extra else {})
-    _write_hub_files(layout, due, questions, frames, report)
+    _write_hub_files(layout, due, questions, frames, report, replace=True)
 
 
 def _write_after_due(layout: Layout, view, as_of: datetime, report) -> None:
@@ -193,13 +205,15 @@ def _write_after_due(layout: Layout, view, as_of: datetime, report) -> None:
         _write_hub_files(layout, due, questions, {m: AFTER_DUE[m][1](questions, ctx) for m in missing}, report)
 
 
-def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, frames: dict, report) -> None:
+def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, frames: dict, report,
+                     replace: bool = False) -> None:
     the_round = round_set(to_csv_bytes(questions, ROUND_QUESTIONS), format_date(due), layout.relative(layout.round_questions(due)))
     for model, frame in sorted(frames.items()):
         path = layout.forecast(due, model)
-        if not path.exists():
-            write_bytes_atomic(path, _validated(layout.relative(path), to_csv_bytes(frame, FORECASTS), the_round))
-            report.written.append(layout.relative(path))
+        if replace or not path.exists():
+            data = _validated(layout.relative(path), to_csv_bytes(frame, FORECASTS), the_round)
+            if write_bytes_atomic(path, data):
+                report.written.append(layout.relative(path))
 
 
 def _validated(label: str, data: bytes, the_round) -> bytes:
@@ -215,6 +229,14 @@ def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
             report.written.append(layout.relative(layout.model_meta(model)))
 
 
+def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_of: datetime) -> pd.DataFrame:
+    """Tonight's history rows: each configured board's overall view, as ``prescient leaderboard``
+    prints it with ``--as-of`` (point estimates; the bootstrap is not needed for them)."""
+    boards = {(b, "overall"): board_for(scores, readers.load_models(layout), as_of, settings, board=b, replicates=0)
+              for b in settings.leaderboard.boards}
+    return history_rows(boards, as_of, settings.scoring.methodology_version)
+
+
 def _score_all(settings, layout, view, report) -> pd.DataFrame:
     scores, written = score_rounds(layout, view, settings.scoring.impute_value)
     report.written += written
@@ -222,25 +244,53 @@ def _score_all(settings, layout, view, report) -> pd.DataFrame:
 
 
 def hub_view(layout: Layout, obs: pd.DataFrame, as_of: datetime) -> LedgerView:
-    """What the ledgers (observations and stated resolutions) said at ``as_of``."""
-    return ledger_view(obs, format_ts(as_of), readers.load_resolutions(layout))
+    """What the ledgers (observations and stated resolutions) said at ``as_of``, under the hub's
+    policy for open markets past their round's due time (``[scoring] unresolved_markets``)."""
+    policy = load_settings(layout.root).scoring.unresolved_markets
+    return ledger_view(obs, format_ts(as_of), readers.load_resolutions(layout), policy)
 
 
 def score_rounds(layout: Layout, view: LedgerView, impute_value: float) -> tuple[pd.DataFrame, list[str]]:
     """Score every round with what ``view`` says. Returns all scores and the score files that changed."""
     frames, written = [], []
-    for due in readers.round_dues(layout):
-        questions = readers.load_round(layout, due)
-        units = resolved_units(questions, resolve_round(questions, view))
-        scores = score_round(format_date(due), units, readers.load_forecasts(layout, due), impute_value)
+    for due, scores in round_scores(layout, view, impute_value).items():
         if write_table(layout.scores(due), scores, SCORES):
             written.append(layout.relative(layout.scores(due)))
         frames.append(scores)
-    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))), written
+    return _all_scores(frames), written
+
+
+def round_scores(layout: Layout, view: LedgerView, impute_value: float) -> dict[datetime, pd.DataFrame]:
+    """Every round's scores under ``view``, by due time; nothing is written (``prescient verify`` uses it)."""
+    out = {}
+    for due in readers.round_dues(layout):
+        questions = readers.load_round(layout, due)
+        units = resolved_units(questions, resolve_round(questions, view))
+        out[due] = score_round(format_date(due), units, readers.load_forecasts(layout, due), impute_value)
+    return out
+
+
+def _all_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
+
+
+def history_for(layout: Layout, as_of: datetime, scores: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The leaderboard history rows of a nightly run at ``as_of`` (what the nightly appends).
+
+    The nightly passes the scores it has just computed; without them they are recomputed from the
+    ledgers as recorded by ``as_of`` (how ``prescient verify`` checks a past night's rows).
+    """
+    settings = load_settings(layout.root)
+    return headline_rows(settings, layout, scores_as_of(layout, as_of) if scores is None else scores, as_of)
+
+
+def scores_as_of(layout: Layout, as_of: datetime) -> pd.DataFrame:
+    """Every round's scores from the ledgers as recorded by ``as_of`` (nothing is written)."""
+    view = hub_view(layout, readers.load_observations(layout), as_of)
+    return _all_scores(list(round_scores(layout, view, load_settings(layout.root).scoring.impute_value).values()))
 
 
 def _append_history(settings, layout, scores, as_of, report) -> None:
-    board = mean_brier_board(scores, readers.load_models(layout), as_of, settings.scoring)
-    rows = history_rows(board, as_of, BOARD, settings.scoring.methodology_version)
+    rows = history_for(layout, as_of, scores)
     if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history))):
         report.written.append(layout.relative(layout.history))

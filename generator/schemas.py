@@ -127,6 +127,28 @@ FORECASTS = Table(
     mutability="immutable after the due time",
 )
 
+BET_SIDES = ("YES", "NO")
+
+BETS = Table(
+    name="bets",
+    path="data/bets/<due>/<team>.<model>.csv",
+    description=(
+        "One forecaster's bets in one round's cohort (the Arena view): each row buys shares of one side of a "
+        "market question at its price at `placed_at`, from a $10,000 starting balance; a bet may be at most "
+        "25% of the cash left at that time. Secondary view only: bets are never ranked."
+    ),
+    columns=(
+        _c("question_id", "str", "A market (binary) question id from the round's question set."),
+        _c("placed_at", "ts", "When the bet was placed (UTC, at or before the round's due time); it buys at the market price then."),
+        _c("side", "enum", "`YES` or `NO`.", choices=BET_SIDES),
+        _c("amount", "float", "Dollars staked (more than 0, at most 25% of the cash at `placed_at`)."),
+        _c("reasoning", "str", "Optional free-text rationale.", nullable=True),
+    ),
+    key=("question_id", "placed_at"),
+    sort=("placed_at", "question_id"),
+    mutability="immutable after the due time",
+)
+
 SCORES = Table(
     name="scores",
     path="data/scores/<due>.csv",
@@ -141,9 +163,10 @@ SCORES = Table(
         _c("category", "str", "Topic category.", nullable=True),
         _c("probability", "prob", "The forecast (0.5 where imputed)."),
         _c("imputed", "int", "1 when the forecaster gave no forecast and 0.5 was imputed."),
-        _c("outcome", "float", "1 or 0."),
-        _c("resolved_at", "ts", "When the outcome became known."),
+        _c("outcome", "float", "1 or 0 (under `market_proxy`: the market value, for `proxy` rows)."),
+        _c("resolved_at", "ts", "When the outcome became known (for `proxy` rows: the time of the market value)."),
         _c("brier", "float", "(probability − outcome)²."),
+        _c("proxy", "int", "1 when an open market was scored against its value of the day before (the `market_proxy` policy; the outcome is that value); empty otherwise.", nullable=True),
     ),
     key=("round", "model", "question_id", "resolution_date"),
     sort=("round", "model", "question_id", "resolution_date"),
@@ -153,23 +176,27 @@ SCORES = Table(
 HISTORY = Table(
     name="history",
     path="data/leaderboard/history.csv",
-    description="One row per night × board × model: the headline numbers as published that night.",
+    description=(
+        "One row per night × board × model: the headline numbers of the overall view as published that night "
+        "(point estimates; the confidence intervals are on the site). `prescient leaderboard --as-of` reproduces them."
+    ),
     columns=(
         _c("as_of", "ts", "The nightly run's time."),
-        _c("board", "str", "Board name."),
+        _c("board", "str", "Board name: `tournament` or `baseline`."),
         _c("model", "str", "`<team>.<model>`"),
-        _c("rank", "int", "Rank on the board that night (1 = best)."),
-        _c("n", "int", "Resolved forecasts scored."),
+        _c("rank", "int", "Rank on the board that night (1 = best); empty while provisional.", nullable=True),
+        _c("n", "int", "Resolved forecasts scored (dataset + market)."),
         _c("n_dataset", "int", "Resolved dataset forecasts."),
         _c("n_market", "int", "Resolved market forecasts."),
-        _c("brier", "float", "Headline score (lower is better)."),
-        _c("brier_dataset", "float", "Mean Brier on dataset questions.", nullable=True),
-        _c("brier_market", "float", "Mean Brier on market questions.", nullable=True),
+        _c("overall", "float", "Brier Index, overall: 100·(1 − √D) with D = (D_dataset + D_market)/2. Higher is better.", nullable=True),
+        _c("dataset", "float", "Brier Index on dataset questions.", nullable=True),
+        _c("market", "float", "Brier Index on market questions.", nullable=True),
+        _c("brier_overall", "float", "The difficulty-adjusted Brier score D behind `overall` (lower is better).", nullable=True),
         _c("provisional", "int", "1 while the model does not yet meet the stability rule."),
         _c("methodology_version", "str", "Scoring methodology version that produced the row."),
     ),
     key=("as_of", "board", "model"),
-    sort=("as_of", "board", "rank", "model"),
+    sort=("as_of", "board", "model"),
     mutability="append-only",
 )
 
@@ -198,4 +225,75 @@ RESOLUTIONS = Table(
     mutability="append-only",
 )
 
-ALL_TABLES = (QUESTIONS, OBSERVATIONS, RESOLUTIONS, ROUND_QUESTIONS, FORECASTS, SCORES, HISTORY)
+ORACLE_KIND = ("tf", "mc")
+ORACLE_ANSWER = ("A", "B", "C", "D")
+
+ORACLE_QUESTIONS = Table(
+    name="oracle_questions",
+    path="data/oracle/<set>/questions.csv",
+    description=(
+        "A Daily Oracle–style question set (true/false and 4-option multiple-choice questions generated from news), "
+        "loaded with `prescient import oracle`. Append-only: a re-import adds a row only for a new or changed "
+        "question; the latest row per id is the question's current version."
+    ),
+    columns=(
+        _c("id", "str", "Question id, unique within the set (given by the import file, else derived from the text and resolution date)."),
+        _c("recorded_at", "ts", "When the hub recorded this version (the import's as_of)."),
+        _c("kind", "enum", "`tf` (true/false: choices A = True, B = False) or `mc` (multiple choice, 4 options).", choices=ORACLE_KIND),
+        _c("text", "str", "The question as asked."),
+        _c("choice_a", "str", "Option A (`True` for a tf question)."),
+        _c("choice_b", "str", "Option B (`False` for a tf question)."),
+        _c("choice_c", "str", "Option C (empty for a tf question).", nullable=True),
+        _c("choice_d", "str", "Option D (empty for a tf question).", nullable=True),
+        _c("answer", "enum", "The correct option: `A`–`D` (`A` or `B` for a tf question).", choices=ORACLE_ANSWER),
+        _c("resolution_date", "date", "When the answer became known (the source article's publication date)."),
+        _c("category", "str", "Topic category."),
+        _c("url", "str", "The source article the question was generated from.", nullable=True),
+    ),
+    key=("id", "recorded_at"),
+    sort=("recorded_at", "id"),
+    mutability="append-only",
+)
+
+ORACLE_FORECASTS = Table(
+    name="oracle_forecasts",
+    path="data/oracle/<set>/forecasts/<team>.<model>.csv",
+    description=(
+        "One forecaster's option probabilities for an oracle question set. Leaving every probability of a row "
+        "empty is a refusal (scored as wrong); a question with no row is missing (also wrong)."
+    ),
+    columns=(
+        _c("question_id", "str", "A question id from the set's questions.csv."),
+        _c("prob_a", "prob", "Probability of option A.", nullable=True),
+        _c("prob_b", "prob", "Probability of option B.", nullable=True),
+        _c("prob_c", "prob", "Probability of option C (empty for a tf question).", nullable=True),
+        _c("prob_d", "prob", "Probability of option D (empty for a tf question).", nullable=True),
+        _c("reasoning", "str", "Optional free-text rationale.", nullable=True),
+    ),
+    key=("question_id",),
+    sort=("question_id",),
+    mutability="edited by pull request (no deadline)",
+)
+
+MANIFEST = Table(
+    name="manifest",
+    path="data/manifest/<YYYY>.csv",
+    description=(
+        "The forecast manifest: the sha256 of every forecast file a nightly run found, recorded the first "
+        "time a run saw that exact content, partitioned by the year it was recorded. A run that saw a new "
+        "set of files also adds one row with path `*`: the sha256 of the sorted `<path> <sha256>` lines of "
+        "every forecast file present, one hash ready for an external timestamping service. "
+        "`prescient verify` uses it to show that a file existed before its round's due time."
+    ),
+    columns=(
+        _c("recorded_at", "ts", "The nightly run that first saw this content (its as_of)."),
+        _c("path", "str", "Forecast file path relative to the hub root, or `*` for the run's root hash."),
+        _c("sha256", "str", "sha256 of the file's bytes (for `*`: of the sorted `<path> <sha256>` lines, each ending in a newline)."),
+    ),
+    key=("path", "sha256"),
+    sort=("recorded_at", "path", "sha256"),
+    mutability="append-only",
+)
+
+ALL_TABLES = (QUESTIONS, OBSERVATIONS, RESOLUTIONS, ROUND_QUESTIONS, FORECASTS, BETS, SCORES, HISTORY,
+              ORACLE_QUESTIONS, ORACLE_FORECASTS, MANIFEST)

@@ -79,7 +79,7 @@ def test_a_rerun_that_would_rewrite_history_is_refused(hub_with_data: Path):
     history.write_text("\n".join(text.splitlines()[:-1] + [",".join(last)]) + "\n")
     before = tree_bytes(hub_with_data)
     result = run_cli("nightly", "--hub", str(hub_with_data), "--as-of", "2026-03-01T00:00:00Z")
-    assert_clean_failure(result, 4, "data/leaderboard/history.csv", "[ledger-conflict]", "brier")
+    assert_clean_failure(result, 4, "data/leaderboard/history.csv", "[ledger-conflict]", "overall")
     assert tree_bytes(hub_with_data) == before
 
 

@@ -86,13 +86,13 @@ def test_refuses_to_write_a_frame_that_breaks_its_schema(tmp_path):
 # --- the ledger ----------------------------------------------------------------------------------
 
 def history(rows):
-    cols = ["as_of", "board", "model", "rank", "n", "n_dataset", "n_market", "brier", "brier_dataset",
-            "brier_market", "provisional", "methodology_version"]
+    cols = ["as_of", "board", "model", "rank", "n", "n_dataset", "n_market", "overall", "dataset",
+            "market", "brier_overall", "provisional", "methodology_version"]
     return pd.DataFrame([dict(zip(cols, r)) for r in rows], columns=cols)
 
 
-ROW1 = ("2026-01-01T00:00:00Z", "t", "a.b", 1, 10, 5, 5, 0.2, 0.2, 0.2, 0, "1")
-ROW2 = ("2026-01-02T00:00:00Z", "t", "a.b", 1, 12, 6, 6, 0.19, 0.18, 0.2, 0, "1")
+ROW1 = ("2026-01-01T00:00:00Z", "t", "a.b", 1, 10, 5, 5, 55.5, 50.1, 60.2, 0.2, 0, "1")
+ROW2 = ("2026-01-02T00:00:00Z", "t", "a.b", 1, 12, 6, 6, 56.0, 51.0, 61.0, 0.19, 0, "1")
 
 
 def test_append_then_same_rows_again_changes_nothing(tmp_path):
@@ -116,12 +116,12 @@ def test_conflicting_row_is_refused_and_nothing_is_written(tmp_path):
     path = tmp_path / "history.csv"
     ledger.append(path, history([ROW1, ROW2]), HISTORY, "data/leaderboard/history.csv")
     before = path.read_bytes()
-    changed = ROW1[:7] + (0.3,) + ROW1[8:]
+    changed = ROW1[:7] + (57.5,) + ROW1[8:]
     with pytest.raises(LedgerError) as info:
         ledger.append(path, history([changed]), HISTORY, "data/leaderboard/history.csv")
     problem = info.value.problems[0]
-    assert (problem.code, problem.row, problem.column) == ("ledger-conflict", 2, "brier")
-    assert "0.2" in problem.message and "0.3" in problem.message
+    assert (problem.code, problem.row, problem.column) == ("ledger-conflict", 2, "overall")
+    assert "55.5" in problem.message and "57.5" in problem.message
     assert path.read_bytes() == before
 
 

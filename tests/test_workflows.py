@@ -51,7 +51,7 @@ def test_every_action_is_pinned_to_a_full_commit_sha_with_its_version():
 
 def test_validate_workflow():
     wf = load("validate.yml")
-    assert triggers(wf)["pull_request"]["paths"] == ["data/forecasts/**", "data/models/**"]
+    assert triggers(wf)["pull_request"]["paths"] == ["data/forecasts/**", "data/bets/**", "data/models/**"]
     assert wf["permissions"] == {"contents": "read"}
     setup = next(s for s in steps(wf) if "setup-python" in s.get("uses", ""))
     assert setup["with"]["cache"] == "pip"

@@ -109,9 +109,12 @@ def _mean_log_odds(p: pd.Series) -> float:
     return float(1.0 / (1.0 + np.exp(-np.log(q / (1 - q)).mean())))
 
 
-def _meta(name: str, method: str) -> ModelMeta:
+def _meta(name: str, method: str, saw_crowd: bool = False) -> ModelMeta:
+    """Metadata of a hub baseline. ``saw_crowd``: it uses the market's value (Imputed, Naive) or
+    aggregates forecasts that may have (the crowd aggregates), so it is off the baseline board."""
     model_id = HUB + name.lower().replace(" ", "-").replace("(", "").replace(")", "")
-    return ModelMeta(id=model_id, name=name, organization="Prescient", kind="baseline", method=method)
+    return ModelMeta(id=model_id, name=name, organization="Prescient", kind="baseline", method=method,
+                     saw_crowd=saw_crowd)
 
 
 def _table(entries) -> dict:
@@ -126,11 +129,11 @@ AT_OPEN = _table([
 ])
 
 AFTER_DUE = _table([
-    (_meta("Imputed", "The crowd's market value at the due time; 0.5 on dataset questions."), imputed),
-    (_meta("Naive", "The market value of the day before the due date; the direction of the series' last change."), naive),
-    (_meta("Crowd median", "Median of the forecasts submitted for the round, question by question."), crowd(lambda p: float(p.median()))),
-    (_meta("Crowd geometric mean", "Geometric mean of the submitted forecasts."), crowd(_geometric_mean)),
-    (_meta("Crowd log-odds mean", "Mean of the submitted forecasts' log-odds, mapped back to a probability."), crowd(_mean_log_odds)),
+    (_meta("Imputed", "The crowd's market value at the due time; 0.5 on dataset questions.", saw_crowd=True), imputed),
+    (_meta("Naive", "The market value of the day before the due date; the direction of the series' last change.", saw_crowd=True), naive),
+    (_meta("Crowd median", "Median of the forecasts submitted for the round, question by question.", saw_crowd=True), crowd(lambda p: float(p.median()))),
+    (_meta("Crowd geometric mean", "Geometric mean of the submitted forecasts.", saw_crowd=True), crowd(_geometric_mean)),
+    (_meta("Crowd log-odds mean", "Mean of the submitted forecasts' log-odds, mapped back to a probability.", saw_crowd=True), crowd(_mean_log_odds)),
 ])
 
 BASELINES = {**AT_OPEN, **AFTER_DUE}

@@ -11,6 +11,7 @@ from ..errors import Problem, SchemaError
 from ..models import ModelMeta, load_model
 from ..submissions.parse import parse_forecast
 from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS, SCORES, Table
+from ..schemas import ORACLE_FORECASTS, ORACLE_QUESTIONS
 from ..timeutil import parse_ts
 from .csvio import check_frame, coerce, empty_frame, read_table
 from .layout import Layout
@@ -78,6 +79,13 @@ def _forecast_frame(layout: Layout, path: Path) -> pd.DataFrame:
     return coerce(raw, FORECASTS)
 
 
+def load_bets(layout: Layout, due: datetime) -> dict[str, pd.DataFrame]:
+    """A round's bet files (``schemas.BETS``, the Arena cohort), by model; empty when there are none."""
+    from ..schemas import BETS
+
+    return {p.stem: read_table(p, BETS, layout.relative(p)) for p in layout.bet_files(due)}
+
+
 def load_scores(layout: Layout) -> pd.DataFrame:
     return _read_all(layout, sorted((layout.data / "scores").glob("*.csv")), SCORES)
 
@@ -85,3 +93,14 @@ def load_scores(layout: Layout) -> pd.DataFrame:
 def load_history(layout: Layout) -> pd.DataFrame:
     path = layout.history
     return read_table(path, HISTORY, layout.relative(path)) if path.is_file() else empty_frame(HISTORY)
+
+
+def load_oracle_questions(layout: Layout, qset: str) -> pd.DataFrame:
+    """Every recorded version of an oracle set's questions (``schemas.ORACLE_QUESTIONS``); empty if none."""
+    path = layout.oracle_questions(qset)
+    return read_table(path, ORACLE_QUESTIONS, layout.relative(path)) if path.is_file() else empty_frame(ORACLE_QUESTIONS)
+
+
+def load_oracle_forecasts(layout: Layout, qset: str) -> dict[str, pd.DataFrame]:
+    """An oracle set's forecast files, by model (``schemas.ORACLE_FORECASTS``)."""
+    return {p.stem: read_table(p, ORACLE_FORECASTS, layout.relative(p)) for p in layout.oracle_forecast_files(qset)}
