@@ -136,3 +136,11 @@ def test_a_bad_ref_is_a_clear_error(repo: Path):
 
     with pytest.raises(PrescientError, match="not a commit"):
         audit_git.audit_history(repo, "no-such-branch")
+
+
+def test_a_shallow_clone_is_checked_as_far_as_it_goes_and_says_so(repo: Path, tmp_path: Path):
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{repo}", str(shallow)], check=True, capture_output=True)
+    changes, problems = audit_git.audit_history(shallow)
+    assert codes(problems) == ["shallow-clone"] and problems[0].severity == "warning"
+    assert len({c.commit for c in changes}) == 2

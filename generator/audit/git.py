@@ -152,5 +152,22 @@ def audit_history(repo: Path, rev: str = "HEAD") -> tuple[list[FileChange], list
     """The history of ``rev`` and every problem in it."""
     changes = history(repo, rev)
     wanted = {b for c in changes if is_ledger(c.path) and c.status == "M" for b in (c.old_blob, c.new_blob)}
-    problems = ledger_problems(changes, read_blobs(repo, wanted)) + forecast_problems(changes)
+    boundary = shallow_boundary(repo)
+    # In a shallow clone the oldest commits show every file as added then; when a file was really
+    # first committed is unknown, so those additions are not judged.
+    judged = [c for c in changes if not (c.commit in boundary and c.status == "A")]
+    problems = ledger_problems(changes, read_blobs(repo, wanted)) + forecast_problems(judged)
+    if boundary:
+        problems.insert(0, Problem(".git", None, None, "shallow-clone",
+                                   "this is a shallow clone: commits before its oldest one were not checked "
+                                   "(clone with full history, e.g. actions/checkout fetch-depth: 0)", "warning"))
     return changes, problems
+
+
+def shallow_boundary(repo: Path) -> set[str]:
+    """The commits a shallow clone was cut at (empty for a full clone)."""
+    if _git(repo, "rev-parse", "--is-shallow-repository").strip() != b"true":
+        return set()
+    shallow = Path(_git(repo, "rev-parse", "--git-path", "shallow").decode().strip())
+    shallow = shallow if shallow.is_absolute() else repo / shallow
+    return set(shallow.read_text(encoding="ascii").split()) if shallow.is_file() else set()
