@@ -33,6 +33,7 @@ from .site.questions import question_infos
 from .site.render import GENERATED, RoundInfo, SiteData, render_site
 from .site.write import write_tree
 from .store import readers
+from .store.csvio import spreadsheet_safe_bytes
 from .store.layout import Layout
 from .timeutil import format_date, format_ts
 
@@ -102,15 +103,21 @@ def _questions(layout: Layout, rounds: list[RoundInfo], forecasts: list, scores,
 
 def _downloads(layout: Layout) -> dict[str, bytes]:
     """The files offered for download: each round's question set (CSV and ForecastBench JSON) and
-    every forecast file, as committed (under ``downloads/``, mirroring ``data/``)."""
+    every forecast file, as committed (under ``downloads/``, mirroring ``data/``), except that a CSV
+    cell a spreadsheet would run as a formula gets a leading single quote (the ledgers keep it raw)."""
     files = {}
     for folder in layout.round_dirs():
         for path in sorted(folder.glob("questions.*")):
-            files[f"downloads/rounds/{folder.name}/{path.name}"] = path.read_bytes()
+            files[f"downloads/rounds/{folder.name}/{path.name}"] = _for_people(path)
     for due in readers.round_dues(layout):
         for path in layout.forecast_files(due):
-            files[f"downloads/forecasts/{format_date(due)}/{path.name}"] = path.read_bytes()
+            files[f"downloads/forecasts/{format_date(due)}/{path.name}"] = _for_people(path)
     return files
+
+
+def _for_people(path: Path) -> bytes:
+    data = path.read_bytes()
+    return spreadsheet_safe_bytes(data) if path.suffix == ".csv" else data
 
 
 def build_site(root: Path, as_of: datetime, run_mkdocs: bool = True) -> list[str]:

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from conftest import run_cli, write_hub
 from generator.console import print_frame
 from generator.schemas import FORECASTS, ROUND_QUESTIONS
-from generator.store.csvio import check_frame, formula_like, read_table, spreadsheet_safe, to_csv_bytes
+from generator.store.csvio import check_frame, formula_like, read_table, spreadsheet_safe, spreadsheet_safe_bytes, to_csv_bytes
 from generator.submissions import CODES, validate_files
 from generator.submissions.content import probability_problem
 from generator.submissions.parse import MAX_FORECAST_BYTES
@@ -422,3 +422,37 @@ def test_the_pr_validation_workflow_has_a_read_only_token_and_no_secrets():
     assert "secrets." not in text and "secrets[" not in text
     triggers = workflow.get("on", workflow.get(True))
     assert set(triggers) == {"pull_request"}
+
+
+def test_spreadsheet_safe_bytes_rewrites_only_files_with_formula_text():
+    clean = b'question_id,probability,reasoning\nsim:m1,0.4,"a, b"\nsim:m2,-0.0,\n'
+    assert spreadsheet_safe_bytes(clean) is clean  # byte for byte
+    hostile = b'question_id,probability,reasoning\r\nsim:m1,0.4,"=HYPERLINK(""http://x"")"\r\nsim:m2,-0.5,@SUM(A1)\r\n'
+    safe = pd.read_csv(io.BytesIO(spreadsheet_safe_bytes(hostile)), dtype=str, keep_default_na=False)
+    assert safe["reasoning"].tolist() == ["'=HYPERLINK(\"http://x\")", "'@SUM(A1)"]
+    assert safe["probability"].tolist() == ["0.4", "-0.5"]  # numbers stay numbers
+    assert spreadsheet_safe_bytes(b"\xff\xfe=x") == b"\xff\xfe=x"  # not UTF-8: left alone, never raised
+
+
+def test_site_downloads_neutralise_formula_text_and_the_ledger_keeps_it(tmp_path):
+    from generator.build import _downloads
+    from generator.pipeline import nightly
+    from generator.store.layout import Layout
+    from generator.timeutil import parse_ts
+
+    from conftest import write_hub
+
+    root = write_hub(tmp_path / "hub")
+    nightly(root, parse_ts("2026-01-16T00:00:00Z"))
+    layout = Layout(root)
+    due = layout.round_dirs()[0].name
+    question = pd.read_csv(layout.round_dirs()[0] / "questions.csv", dtype=str)["question_id"].iloc[0]
+    raw = f'question_id,probability,reasoning\n{question},0.5,"=HYPERLINK(""http://evil.example"")"\n'.encode()
+    (root / f"data/forecasts/{due}").mkdir(parents=True, exist_ok=True)
+    (root / f"data/forecasts/{due}/acme.bot.csv").write_bytes(raw)
+    files = _downloads(layout)
+    offered = pd.read_csv(io.BytesIO(files[f"downloads/forecasts/{due}/acme.bot.csv"]), dtype=str)
+    assert offered["reasoning"].tolist() == ["'=HYPERLINK(\"http://evil.example\")"]
+    assert (root / f"data/forecasts/{due}/acme.bot.csv").read_bytes() == raw
+    baseline = next(p for p in layout.forecast_files(parse_ts(due + "T00:00:00Z")) if p.name != "acme.bot.csv")
+    assert files[f"downloads/forecasts/{due}/{baseline.name}"] == baseline.read_bytes()

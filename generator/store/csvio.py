@@ -345,6 +345,25 @@ def formula_like(text: str) -> bool:
     return text.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text)
 
 
+def spreadsheet_safe_bytes(data: bytes) -> bytes:
+    """A CSV file's bytes with formula-like text cells prefixed by a single quote.
+
+    A file with no such cell (or that is not UTF-8 CSV) comes back unchanged, byte for byte; the
+    quoting of a rewritten file is the csv module's minimal quoting with ``\n`` line ends.
+    """
+    try:
+        rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
+    except (UnicodeDecodeError, csv.Error):
+        return data
+    if not any(formula_like(cell) for row in rows[1:] for cell in row):
+        return data
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(rows[0] if rows else [])
+    writer.writerows(["'" + cell if formula_like(cell) else cell for cell in row] for row in rows[1:])
+    return out.getvalue().encode("utf-8")
+
+
 def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy whose formula-like text cells start with a single quote; numeric columns untouched."""
     out = frame.copy()
