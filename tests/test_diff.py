@@ -82,3 +82,17 @@ def test_history_diffs_covers_every_consecutive_pair_per_board_latest_first():
     assert changes[0].sentences[0] == ("b.two moved up from #2 to #1 after 5 new market resolutions and round "
                                        "2026-02-15 first scored (mean Brier 0.1200 → 0.0900).")
     assert history_diffs(history.iloc[::-1]) == history_diffs(history)
+
+
+def test_provisional_rows_are_unranked_and_only_their_status_change_is_news():
+    nan = float("nan")
+    before = night(N1, [("a.one", 1, 60.0, 20, 5), ("b.two", nan, 55.0, 2, 0), ("c.three", nan, 50.0, 1, 0)], score="overall")
+    after = night(N2, [("a.one", 2, 60.0, 30, 5), ("b.two", 1, 62.0, 12, 0), ("c.three", nan, 51.0, 3, 0),
+                       ("d.four", nan, 40.0, 1, 0)], score="overall")
+    assert night_diff(before, after) == [
+        "d.four entered the tournament board as provisional (unranked).",
+        "b.two was ranked for the first time, at #1, after 10 new market resolutions (Brier Index 55.0 → 62.0).",
+        "a.one moved down from #1 to #2 after 10 new market resolutions (Brier Index 60.0 → 60.0).",
+    ]
+    back = night(N3, [("a.one", nan, 60.0, 30, 5)], score="overall")
+    assert night_diff(after.iloc[:1], back)[0] == "a.one became provisional again (was #2) after score corrections (Brier Index 60.0 → 60.0)."

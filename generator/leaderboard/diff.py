@@ -58,12 +58,12 @@ def night_diff(before: pd.DataFrame, after: pd.DataFrame, between: Between | Non
     old, new = before.set_index("model"), after.set_index("model")
     boards = pd.concat([after["board"], before["board"]])
     board = str(boards.iloc[0]) if len(boards) else ""
-    entered = sorted(set(new.index) - set(old.index), key=lambda m: (new.at[m, "rank"], m))
-    left = sorted(set(old.index) - set(new.index), key=lambda m: (old.at[m, "rank"], m))
-    stayed = [m for m in new.index if m in old.index and old.at[m, "rank"] != new.at[m, "rank"]]
+    entered = sorted(set(new.index) - set(old.index), key=lambda m: _order(new, m))
+    left = sorted(set(old.index) - set(new.index), key=lambda m: _order(old, m))
+    stayed = [m for m in new.index if m in old.index and _rank(old, m) != _rank(new, m)]
     reason = _reason(_news(old, new, between), entered, left, _versions(before, after))
     out = [_entered(m, new, board, first_rounds or {}) for m in entered]
-    out += [_moved(m, old, new, reason, score) for m in sorted(stayed, key=lambda m: (new.at[m, "rank"], m))]
+    out += [_moved(m, old, new, reason, score) for m in sorted(stayed, key=lambda m: _order(new, m))]
     return out + [f"{m} left the {board} board (was {_place(old, m)})." for m in left]
 
 
@@ -131,20 +131,39 @@ def _count(models: list[str], verb: str) -> str:
     return f"{models[0]} {verb}" if len(models) == 1 else f"{len(models)} forecasters {verb}"
 
 
+def _rank(frame: pd.DataFrame, model: str) -> int | None:
+    """The model's rank that night; None while it is provisional (shown, not ranked)."""
+    rank = frame.at[model, "rank"]
+    return None if pd.isna(rank) else int(rank)
+
+
+def _order(frame: pd.DataFrame, model: str) -> tuple[float, str]:
+    rank = _rank(frame, model)
+    return (float("inf") if rank is None else rank, model)
+
+
 def _place(frame: pd.DataFrame, model: str) -> str:
-    rank = int(frame.at[model, "rank"])
+    rank = _rank(frame, model)
+    if rank is None:
+        return "provisional (unranked)"
     return f"tied #{rank}" if int((frame["rank"] == rank).sum()) > 1 else f"#{rank}"
 
 
 def _entered(model: str, new: pd.DataFrame, board: str, first_rounds: Mapping[str, str]) -> str:
     note = f" (first round resolved: {first_rounds[model]})" if model in first_rounds else ""
-    return f"{model} entered the {board} board at {_place(new, model)}{note}."
+    where = "as provisional (unranked)" if _rank(new, model) is None else f"at {_place(new, model)}"
+    return f"{model} entered the {board} board {where}{note}."
 
 
 def _moved(model: str, old: pd.DataFrame, new: pd.DataFrame, reason: str, score: str) -> str:
-    way = "up" if new.at[model, "rank"] < old.at[model, "rank"] else "down"
     label, fmt = SCORE_COLUMNS.get(score, (score, "{:.4g}"))
     quote = ""
     if score in new.columns and score in old.columns and pd.notna(old.at[model, score]) and pd.notna(new.at[model, score]):
         quote = f" ({label} {fmt.format(old.at[model, score])} → {fmt.format(new.at[model, score])})"
+    before, after = _rank(old, model), _rank(new, model)
+    if before is None:
+        return f"{model} was ranked for the first time, at {_place(new, model)}, {reason}{quote}."
+    if after is None:
+        return f"{model} became provisional again (was {_place(old, model)}) {reason}{quote}."
+    way = "up" if after < before else "down"
     return f"{model} moved {way} from {_place(old, model)} to {_place(new, model)} {reason}{quote}."
