@@ -278,3 +278,19 @@ def test_a_hub_without_bets_or_forecasts_has_an_empty_arena(tmp_path):
     _round(root)
     cohorts = load_cohorts(root, parse_ts("2026-01-30T00:00:00Z"))
     assert arena_table(cohorts).empty and pnl_curves(cohorts).empty
+
+
+@pytest.mark.parametrize("as_of", ["2026-01-26T06:00:00Z", "2026-01-30T00:00:00Z", "2026-03-01T00:00:00Z"])
+def test_every_curve_point_equals_the_summary_marked_at_that_time(hub, as_of):
+    from generator.arena.portfolio import COHORT, mark, summarise
+
+    cohorts = load_cohorts(hub, parse_ts(as_of))
+    curve = pnl_curves(cohorts)
+    assert len(curve) and curve["at"].max() <= as_of
+    for at, rows in curve.groupby("at"):
+        started = cohorts.positions.groupby(COHORT)["placed_at"].transform("min") <= at
+        direct = summarise(mark(cohorts.positions[started], cohorts.known, at)).set_index(COHORT)
+        got = rows.set_index(COHORT)
+        assert sorted(got.index) == sorted(direct.index), at
+        for column in ("cash", "positions_value", "total_value", "return_pct"):
+            assert got[column].to_numpy() == pytest.approx(direct.loc[got.index, column].to_numpy(), abs=1e-9), (at, column)

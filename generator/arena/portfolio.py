@@ -159,20 +159,72 @@ def pnl_curves(cohorts: Cohorts) -> pd.DataFrame:
 
     Marks are taken at 00:00 UTC every day after the cohort's first bet, and at ``as_of``; each
     mark values open positions at the latest price observed by then and counts settlements made by
-    then. ``pnl`` = total_value − start; ``return_pct`` = pnl / start in percent.
+    then. ``pnl`` = total_value − start; ``return_pct`` = pnl / start in percent. Once every
+    position of a round is settled its curves are flat, so they stop at the first mark after the
+    last settlement (and ``as_of``). The same numbers as ``summarise(mark(...))`` at each mark, computed
+    per round as positions × marks arrays (a hub at ForecastBench scale has millions of positions).
     """
     positions = cohorts.positions
     if positions.empty:
         return pd.DataFrame(columns=CURVE)
-    first = positions.groupby(COHORT)["placed_at"].min().rename("first").reset_index()
-    points = curve_points(first["first"].min(), cohorts.as_of)
-    rows = positions.merge(first, on=COHORT).merge(pd.DataFrame({"at": points}), how="cross")
-    rows = rows[rows["first"] <= rows["at"]]
-    grid = price_grid(cohorts.known, sorted(set(positions["question_id"])), points)
-    rows = rows.merge(grid, on=["question_id", "at"], how="left")
-    curves = summarise(_state(rows, rows["yes_now"], rows["at"]), [*COHORT, "at"])
-    curves["pnl"] = curves["total_value"] - curves["start"]
+    parts = [_round_curves(rows, cohorts.known, cohorts.as_of) for _, rows in positions.groupby("round", sort=True)]
+    curves = pd.concat([p for p in parts if len(p)] or [pd.DataFrame(columns=CURVE)], ignore_index=True)
     return curves[CURVE].sort_values([*COHORT, "at"], kind="mergesort").reset_index(drop=True)
+
+
+_MARKS_PER_BLOCK = 64  # marks evaluated at once: bounds memory at positions × 64 floats per array
+
+
+def _round_curves(rows: pd.DataFrame, known: pd.DataFrame, as_of: str) -> pd.DataFrame:
+    rows = rows.sort_values(COHORT, kind="mergesort")
+    points = curve_points(rows["placed_at"].min(), as_of)
+    settled_by = rows["settle_at"].where(rows["status"] != "open")
+    if settled_by.notna().all() and len(points):  # all settled: flat after the first mark past the last settlement
+        last = max(settled_by)
+        cut = next((i for i, at in enumerate(points) if at >= last), len(points) - 1)
+        points = points[:cut + 1] + ([as_of] if points[cut] != as_of else [])
+    if not points:
+        return pd.DataFrame(columns=CURVE)
+    questions = sorted(set(rows["question_id"]))
+    grid = price_grid(known, questions, points).pivot(index="question_id", columns="at", values="yes_now")
+    prices = grid.reindex(index=questions, columns=points).to_numpy(dtype=float)
+    where = pd.Index(questions).get_indexer(rows["question_id"])
+    marks = _seconds(pd.Series(points))
+    placed_at, settle_at = _seconds(rows["placed_at"]), _seconds(settled_by.fillna(""))
+    yes, price0 = (rows["side"] == b.YES).to_numpy(), rows["yes_price"].to_numpy(dtype=float)
+    shares, amount = rows["shares"].to_numpy(dtype=float), rows["amount"].to_numpy(dtype=float)
+    payout = rows["payout"].to_numpy(dtype=float)
+    keys = rows[COHORT].drop_duplicates()
+    starts = np.flatnonzero(~rows[COHORT].duplicated().to_numpy())
+    staked, proceeds, value = (np.empty((len(keys), len(points))) for _ in range(3))
+    for lo in range(0, len(points), _MARKS_PER_BLOCK):
+        block = slice(lo, lo + _MARKS_PER_BLOCK)
+        placed = placed_at[:, None] <= marks[None, block]
+        settled = placed & (settle_at[:, None] <= marks[None, block])
+        live = placed & ~settled
+        yes_now = prices[where, block]
+        yes_now = np.where(np.isnan(yes_now), price0[:, None], yes_now)
+        side_now = np.where(yes[:, None], yes_now, 1.0 - yes_now)
+        staked[:, block] = np.add.reduceat(np.where(placed, amount[:, None], 0.0), starts, axis=0)
+        proceeds[:, block] = np.add.reduceat(np.where(settled, payout[:, None], 0.0), starts, axis=0)
+        value[:, block] = np.add.reduceat(np.nan_to_num(np.where(live, shares[:, None] * side_now, 0.0)), starts, axis=0)
+    start = rows["start"].to_numpy(dtype=float)[starts]
+    first = _seconds(rows.groupby(COHORT, sort=False)["placed_at"].min().reindex(pd.MultiIndex.from_frame(keys)).reset_index(drop=True))
+    cash = start[:, None] - staked + proceeds
+    total = cash + value
+    out = keys.loc[keys.index.repeat(len(points))].reset_index(drop=True).assign(
+        at=np.tile(points, len(keys)), cash=cash.ravel(), positions_value=value.ravel(), total_value=total.ravel(),
+        pnl=(total - start[:, None]).ravel(), return_pct=((total - start[:, None]) * 100.0 / start[:, None]).ravel())
+    return out[(np.repeat(first, len(points)) <= np.tile(marks, len(keys)))]
+
+
+def _seconds(stamps: pd.Series) -> np.ndarray:
+    """ISO-8601 UTC stamps as integer seconds; an empty stamp (never) as the largest integer."""
+    text = stamps.astype(str)
+    never = text == ""
+    seconds = pd.to_datetime(text.where(~never, "1970-01-01T00:00:00Z"), utc=True,
+                             format="%Y-%m-%dT%H:%M:%SZ").astype("datetime64[s, UTC]").astype("int64").to_numpy()
+    return np.where(never.to_numpy(), np.iinfo(np.int64).max, seconds)
 
 
 def price_grid(known: pd.DataFrame, question_ids: list[str], points: list[str]) -> pd.DataFrame:
