@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from generator.timeutil import parse_ts
@@ -90,3 +91,18 @@ class InFlight:
         with self.lock:
             self.now -= 1
         return self.respond(request)
+
+
+def score_rows(forecasts: dict, outcome: dict, round_: str = "2026-01-04", imputed=()) -> pd.DataFrame:
+    """A SCORES frame from ``{model: {question: p}}``: questions named ``m…`` are manifold markets,
+    the others fred dataset questions resolving 2026-01-11; ``outcome`` maps question → 0/1."""
+    rows = []
+    for model, given in forecasts.items():
+        for q, p in given.items():
+            market = q.startswith("m")
+            rows.append({"round": round_, "model": model, "question_id": f"{'manifold' if market else 'fred'}:{q}",
+                         "resolution_date": "" if market else "2026-01-11", "source": "manifold" if market else "fred",
+                         "kind": "binary" if market else "dataset", "category": "", "probability": p,
+                         "imputed": int((model, q) in imputed), "outcome": outcome[q],
+                         "resolved_at": "2026-01-20T00:00:00Z", "brier": (p - outcome[q]) ** 2})
+    return pd.DataFrame(rows)

@@ -15,6 +15,8 @@ from generator.leaderboard.fb_board import (
 from generator.models import ModelMeta
 from generator.timeutil import parse_ts
 
+from conftest import score_rows
+
 AS_OF = parse_ts("2026-03-01T00:00:00Z")
 OUTCOME = {"d1": 1.0, "d2": 0.0, "m1": 1.0, "m2": 0.0}
 FORECASTS = {"a.x": {"d1": .8, "d2": .3, "m1": .6, "m2": .1},
@@ -25,16 +27,7 @@ MODELS = {"a.x": ModelMeta("a.x", "A", "Org A", "llm"), "b.y": ModelMeta("b.y", 
 
 
 def scores(forecasts=FORECASTS, round_="2026-01-04", imputed=()):
-    rows = []
-    for model, given in forecasts.items():
-        for q, p in given.items():
-            market = q.startswith("m")
-            rows.append({"round": round_, "model": model, "question_id": f"{'manifold' if market else 'fred'}:{q}",
-                         "resolution_date": "" if market else "2026-01-11", "source": "manifold" if market else "fred",
-                         "kind": "binary" if market else "dataset", "category": "", "probability": p,
-                         "imputed": int((model, q) in imputed), "outcome": OUTCOME[q],
-                         "resolved_at": "2026-01-20T00:00:00Z", "brier": (p - OUTCOME[q]) ** 2})
-    return pd.DataFrame(rows)
+    return score_rows(forecasts, OUTCOME, round_, imputed)
 
 
 def bi(d):

@@ -18,7 +18,7 @@ from generator.models import ModelMeta
 from generator.scoring.brier import brier
 from generator.timeutil import parse_ts
 
-from conftest import SMALL_HUB, write_hub
+from conftest import SMALL_HUB, score_rows, write_hub
 
 AS_OF = parse_ts("2026-03-01T00:00:00Z")
 OUTCOME = {"d1": 1.0, "d2": 0.0, "m1": 1.0}
@@ -30,16 +30,7 @@ MODELS = {"a.x": ModelMeta("a.x", "A", "Org A", "llm"), "b.y": ModelMeta("b.y", 
 
 
 def scores(forecasts=FORECASTS, round_="2026-01-04", imputed=()):
-    rows = []
-    for model, given_ in forecasts.items():
-        for q, p in given_.items():
-            market = q.startswith("m")
-            rows.append({"round": round_, "model": model, "question_id": f"{'manifold' if market else 'fred'}:{q}",
-                         "resolution_date": "" if market else "2026-01-11", "source": "manifold" if market else "fred",
-                         "kind": "binary" if market else "dataset", "category": "", "probability": p,
-                         "imputed": int((model, q) in imputed), "outcome": OUTCOME[q],
-                         "resolved_at": "2026-01-20T00:00:00Z", "brier": (p - OUTCOME[q]) ** 2})
-    return pd.DataFrame(rows)
+    return score_rows(forecasts, OUTCOME, round_, imputed)
 
 
 # --- per-forecast rules ---------------------------------------------------------------------------
