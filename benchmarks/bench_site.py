@@ -1,0 +1,134 @@
+"""Benchmark: the whole site of a ForecastBench-scale hub, and the weight of its leaderboard page.
+
+Workload: the hub of ``bench_fb_leaderboard`` (all real FB rounds + ``synth_fb.py --rounds 14
+--models 100 --seed 1``), imported and scored once before timing (not timed here; that is the other
+benchmark's job). Then, timed in this process:
+
+- **generate**: ``build.gather`` (every configured board and view with its bootstrap, question
+  infos, downloads, diffs) + ``render_site`` + ``write_tree`` into ``site_src/docs/generated``;
+- **mkdocs**: ``mkdocs build --strict`` of the result;
+- **rebuild**: the same generate step again, which must write no file.
+
+The leaderboard page's weight is what a first visit transfers apart from the one cached
+plotly.js: ``index.html`` and every local stylesheet and script it links, raw and gzip-compressed
+(GitHub Pages serves gzip).
+
+Run from the repository root: ``python -m benchmarks.bench_site [--hub DIR | --synth DIR]``.
+Prints a Markdown block for benchmarks/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.bench_fb_leaderboard import AS_OF, FB, SYNTH, _machine
+
+DATE = "2026-11-23"
+
+
+def prepare(synth: Path, hub: Path) -> None:
+    """Import and score the FB-scale hub once (not timed)."""
+    from generator.importers.forecastbench import import_forecastbench
+    from generator.pipeline import hub_view, score_rounds
+    from generator.store import readers
+    from generator.store.layout import Layout
+    from generator.timeutil import parse_ts
+
+    import_forecastbench(hub, FB, synth / "forecast_sets", as_of=AS_OF)
+    layout = Layout(hub)
+    score_rounds(layout, hub_view(layout, readers.load_observations(layout), parse_ts(AS_OF)), 0.5)
+
+
+def page_weight(site: Path) -> tuple[int, int, list[str]]:
+    """Bytes (raw, gzip) of index.html plus every local CSS/JS it links, except plotly.min.js."""
+    html = (site / "index.html").read_text(encoding="utf-8")
+    links = sorted(set(re.findall(r'(?:href|src)="([^"#?]+\.(?:css|js))"', html)))
+    local = [link for link in links if "://" not in link and not link.endswith("plotly.min.js")]
+    files = [site / "index.html", *(site / link for link in local)]
+    raw = sum(len(p.read_bytes()) for p in files)
+    zipped = sum(len(gzip.compress(p.read_bytes(), 6)) for p in files)
+    return raw, zipped, local
+
+
+def timed(hub: Path) -> dict:
+    from generator.build import ensure_site_src, gather, run_mkdocs_build
+    from generator.config import load_settings
+    from generator.site.render import GENERATED, render_site
+    from generator.site.write import write_tree
+    from generator.timeutil import parse_ts
+
+    as_of = parse_ts(AS_OF)
+    site_src = ensure_site_src(hub)
+    out = site_src / "docs" / GENERATED
+    t0 = time.perf_counter()
+    data = gather(hub, as_of)
+    t1 = time.perf_counter()
+    files = {p.removeprefix(GENERATED + "/"): b for p, b in render_site(data).items()}
+    written = write_tree(out, files)
+    t2 = time.perf_counter()
+    run_mkdocs_build(site_src / "mkdocs.yml", as_of, load_settings(hub).title)
+    t3 = time.perf_counter()
+    again = write_tree(out, {p.removeprefix(GENERATED + "/"): b for p, b in render_site(gather(hub, as_of)).items()})
+    t4 = time.perf_counter()
+    raw, zipped, assets = page_weight(site_src / "site")
+    pages = sum(1 for p in files if p.endswith(".md"))
+    questions = sum(1 for p in files if p.startswith("questions/"))
+    return {"gather": t1 - t0, "render": t2 - t1, "mkdocs": t3 - t2, "rebuild": t4 - t3,
+            "files": len(files), "written": len(written), "rewritten": len(again), "pages": pages,
+            "question_pages": questions, "raw": raw, "gzip": zipped, "assets": assets,
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "site_mb": sum(p.stat().st_size for p in (site_src / "site").rglob("*") if p.is_file()) / 2**20}
+
+
+def _markdown(r: dict, load: str) -> str:
+    total = r["gather"] + r["render"] + r["mkdocs"]
+    return f"""
+## The site at ForecastBench scale (issue 7)
+
+Date {DATE}. Machine: {_machine()}. Load average at the start: {load}.
+Command: `python -m benchmarks.bench_site`. Hub: all real FB rounds + `synth_fb.py --rounds 14
+--models 100 --seed 1`, imported and scored before timing; site as of {AS_OF}. One run (a run
+takes minutes; the machine was shared).
+
+| step | time |
+|---|---|
+| gather (boards × views with their bootstraps, questions, downloads, diffs) | {r['gather']:.1f} s |
+| render + write {r['files']:,} files ({r['pages']:,} pages, {r['question_pages']:,} question pages) | {r['render']:.1f} s |
+| `mkdocs build --strict` | {r['mkdocs']:.1f} s |
+| **total** | **{total:.1f} s** (target ≤ 120 s) |
+| rebuild with no new data | {r['rebuild']:.1f} s, {r['rewritten']} file(s) written |
+
+Leaderboard page weight, without plotly.js: {r['raw'] / 1024:,.0f} KB raw, **{r['gzip'] / 1024:,.0f} KB gzip**
+(target ≤ 300 KB; index.html + {', '.join(r['assets'])}). Built site: {r['site_mb']:,.0f} MB.
+Peak RSS {r['peak_rss_mb']:,.0f} MB.
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--synth", help="an existing synth_fb.py output folder (default: generate one)")
+    parser.add_argument("--hub", help="an already imported and scored hub (skips the preparation)")
+    args = parser.parse_args()
+    load = "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
+        hub = Path(args.hub) if args.hub else Path(tmp) / "hub"
+        if not args.hub:
+            synth = Path(args.synth) if args.synth else Path(tmp) / "synth"
+            if not args.synth:
+                subprocess.run([sys.executable, str(SYNTH), "--rounds", "14", "--models", "100", "--seed", "1",
+                                "--out", str(synth)], check=True, capture_output=True)
+            prepare(synth, hub)
+        print(_markdown(timed(hub), load))
+
+
+if __name__ == "__main__":
+    main()
