@@ -122,3 +122,12 @@ def test_corrections_list_re_resolutions_and_revisions_with_the_rounds_they_chan
     assert (found.iloc[0]["old_value"], found.iloc[0]["new_value"]) == (10.0, 11.0)
     assert list(corrections(obs, "2026-02-04T00:00:00Z", rounds)["kind"]) == ["revision"]  # not flipped yet
     assert corrections(obs, "2026-01-08T00:00:00Z", rounds).empty
+
+
+def test_a_hub_with_empty_ledgers_verifies_and_says_it_is_empty(tmp_path: Path):
+    from conftest import write_hub
+
+    root = write_hub(tmp_path / "empty")
+    done = run_cli("verify", "--hub", str(root))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "prescient verify as of 1970-01-01T00:00:00Z (the ledgers record nothing yet)"

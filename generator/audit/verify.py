@@ -61,6 +61,9 @@ class VerifyReport:
         self.problems += sorted(problems)
 
 
+EPOCH = "1970-01-01T00:00:00Z"  # the as_of of a hub whose ledgers are still empty
+
+
 def verify(root: Path, as_of: datetime | None = None, *, git_rev: str | None = None,
            all_nights: bool = False, nights: int = DEFAULT_NIGHTS) -> VerifyReport:
     """Run every check on the hub at ``root``. ``as_of`` defaults to the latest time the ledgers record."""
@@ -83,7 +86,7 @@ def latest_run(layout: Layout) -> datetime:
     stamps = [readers.load_observations(layout)["recorded_at"], readers.load_resolutions(layout)["recorded_at"],
               readers.load_history(layout)["as_of"], manifest.load_manifest(layout)["recorded_at"]]
     known = [s.max() for s in stamps if len(s)]
-    return parse_ts(max(known)) if known else parse_ts("1970-01-01T00:00:00Z")
+    return parse_ts(max(known)) if known else parse_ts(EPOCH)
 
 
 def first_difference(expected: bytes, actual: bytes) -> tuple[int, str, str] | None:
@@ -184,7 +187,8 @@ def to_json(report: VerifyReport) -> dict:
 
 
 def render_text(report: VerifyReport) -> str:
-    lines = [f"prescient verify as of {report.as_of}"]
+    empty = report.as_of == EPOCH
+    lines = [f"prescient verify as of {report.as_of}" + (" (the ledgers record nothing yet)" if empty else "")]
     lines += [f"  {c.status:<7} {c.name}: {c.note}" for c in report.checks]
     lines += [f"{p.severity}: {p}" for p in report.problems]
     errors = sum(p.severity == "error" for p in report.problems)
