@@ -30,7 +30,7 @@ SHARED = ROOT.parent / "shared"
 SYNTH = SHARED / "tools" / "synth_fb.py"
 FB = SHARED / "forecastbench"
 AS_OF = "2026-08-21T00:00:00Z"
-DATE = "2026-11-22"
+DATE = "2026-11-23"
 
 
 def one_run(synth: Path, hub: Path, replicates: int) -> dict:

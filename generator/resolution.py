@@ -142,7 +142,9 @@ def apply_statements(questions: pd.DataFrame, computed: pd.DataFrame, stated: pd
 def _pick_statement(units: pd.DataFrame, stated: pd.DataFrame) -> pd.DataFrame:
     """Per unit row: the statement for its round, or a round-less one if that was recorded later."""
     columns = ["recorded_at", "status", "outcome", "resolved_at"]
-    own = units.merge(stated[stated["round"] != ""], on=["round", *_UNIT], how="left")[columns]
+    # Only statements of the units' own rounds can match: merge with those (same rows, smaller join).
+    rounds = stated["round"]
+    own = units.merge(stated[(rounds != "") & rounds.isin(units["round"].unique())], on=["round", *_UNIT], how="left")[columns]
     general = units.merge(stated[stated["round"] == ""].drop(columns="round"), on=_UNIT, how="left")[columns]
     later = (general["recorded_at"].fillna("") > own["recorded_at"].fillna("")).to_numpy()
     own.loc[later, columns] = general.loc[later, columns].to_numpy()

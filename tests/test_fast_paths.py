@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 
 import numpy as np
 import pandas as pd
@@ -91,3 +92,196 @@ def test_score_round_equals_the_merge_it_replaced(n_units, n_models, seed):
             "probability": np.where(rng.random(n) < 0.1, np.nan, rng.random(n)), "reasoning": pd.Series([""] * n, dtype=str)})
     got = score_round("2026-01-01", units, forecasts, 0.5)
     pd.testing.assert_frame_equal(got, merge_score_round("2026-01-01", units, forecasts, 0.5))
+
+
+# -- ForecastBench import: forecast sets checked by column, files handed to the scoring ------------
+
+from generator.errors import SchemaError  # noqa: E402
+from generator.importers import fb_frames, fb_parse  # noqa: E402
+from generator.importers.fastcsv import as_read, forecast_bytes, forecast_file  # noqa: E402
+from generator.store import readers  # noqa: E402
+from generator.store.layout import Layout  # noqa: E402
+
+ODD = [None, True, False, 0, 1, 2, -1, 0.0, -0.0, 1.0, 0.5, 1.5, -0.25, float("nan"), float("inf"), 10**400, "0.5", "", " ",
+       "x", [], {}, "2026-01-01", "2026-1-1", "٢٠٢٦-٠١-٠١", "2026-01-01\n", "manifold", "fred", "acled"]
+ROW_KEYS = ("id", "source", "forecast", "resolution_date", "reasoning")
+
+
+fb_rows = st.lists(
+    st.one_of(
+        st.fixed_dictionaries({"id": st.sampled_from(["a", "b", "", "c,d"]) | st.sampled_from(ODD),
+                               "source": st.sampled_from(fb_parse.SOURCES) | st.sampled_from(ODD),
+                               "forecast": st.floats(0, 1) | st.none() | st.sampled_from(ODD) | st.integers(-2, 2)},
+                              optional={"resolution_date": st.sampled_from(["2026-01-01", "2026-02-01"]) | st.none() | st.sampled_from(ODD),
+                                        "reasoning": st.text(max_size=4) | st.none() | st.sampled_from(ODD)}),
+        st.dictionaries(st.sampled_from(ROW_KEYS), st.sampled_from(ODD), max_size=5),
+        st.sampled_from(ODD)),
+    max_size=8)
+good_rows = st.lists(st.fixed_dictionaries({
+    "id": st.sampled_from(["a", "b", "c", "q1"]), "source": st.sampled_from(fb_parse.SOURCES),
+    "forecast": st.floats(0, 1) | st.none() | st.sampled_from([0, 1, 0.0, -0.0, 1.0])},
+    optional={"resolution_date": st.sampled_from(["2026-01-01", "2026-02-01"]) | st.none(), "reasoning": st.text(max_size=4) | st.none()}),
+    max_size=10)
+
+
+@settings(max_examples=400, deadline=None)
+@given(fb_rows | good_rows)
+def test_column_checked_forecast_sets_equal_the_row_checks(items):
+    got, want = fb_parse.fast_forecasts(items), fb_parse.fast_forecasts_rowwise(items)
+    assert got == want
+    if got is not None:  # same values, same types (1 and 1.0 compare equal)
+        assert [type(p) for p in got["probability"]] == [type(p) for p in want["probability"]]
+        assert [repr(p) for p in got["probability"]] == [repr(p) for p in want["probability"]]
+
+
+def _unit_frame(pairs) -> pd.DataFrame:
+    return pd.DataFrame({"question_id": pd.Series([q for q, _ in pairs], dtype=str),
+                         "resolution_date": pd.Series([d for _, d in pairs], dtype=str)})
+
+
+forecast_columns_strategy = st.integers(0, 12).flatmap(lambda n: st.fixed_dictionaries({
+    "question_id": st.lists(st.sampled_from(["fred:a", "fred:b", "manifold:c", "x", " ", "", "a,b", 'q"'])
+                            | st.text(max_size=3), min_size=n, max_size=n),
+    "resolution_date": st.lists(st.sampled_from(["", "2026-01-01", "2026-02-01", "٢٠٢٦-٠١-٠١", "2026-1-1"]), min_size=n, max_size=n),
+    "probability": st.lists(st.floats(0, 1) | st.sampled_from([-0.0, 0.1234565, 1e-9, 0.9999995]), min_size=n, max_size=n),
+    "reasoning": st.lists(st.text(max_size=4) | st.sampled_from(["", "a,b", "x\ny", "\r", "\x00", "\ufeff", " ", "\x85", "\u2028", "#", "nan", "NA"]),
+                          min_size=n, max_size=n),
+}))
+
+
+@settings(max_examples=300, deadline=None)
+@given(forecast_columns_strategy, st.lists(st.sampled_from([("fred:a", "2026-01-01"), ("fred:a", ""), ("fred:b", "2026-02-01"),
+                                                            ("manifold:c", ""), ("x", ""), (" ", "")]), max_size=6, unique=True))
+def test_forecast_columns_equal_forecast_rows(columns, units):
+    fset = fb_parse.Parsed("f.json", due="2026-01-01", rows=[columns])
+    frame, problems = fb_frames.forecast_rows(fset, _unit_frame(units))
+    got, got_problems = fb_frames.forecast_columns(fset, fb_frames.unit_keys(_unit_frame(units)))
+    assert got_problems == problems
+    assert {c: got[c] for c in frame.columns} == {c: frame[c].tolist() for c in frame.columns}
+    assert _bytes_or_error(lambda: forecast_file(got)[0]) == _bytes_or_error(lambda: forecast_bytes(frame))
+
+
+def _bytes_or_error(write):
+    try:
+        return write()
+    except SchemaError as exc:
+        return exc.problems
+
+
+@settings(max_examples=300, deadline=None)
+@given(forecast_columns_strategy)
+def test_forecast_file_and_the_frame_handed_to_the_scoring(tmp_path_factory, columns):
+    """forecast_file writes the canonical bytes; the frame it hands over is the frame read_table
+    reads from them (or read_table raises, and then nothing is handed over)."""
+    names = list(FORECASTS.names)
+    frame = pd.DataFrame({n: columns[n] for n in names}, columns=names)
+    data = _bytes_or_error(lambda: forecast_file(columns)[0])
+    assert data == _bytes_or_error(lambda: forecast_bytes(frame))
+    if not isinstance(data, bytes):
+        return
+    cells = forecast_file(columns)[1]
+    hub = tmp_path_factory.mktemp("hub")
+    layout = Layout(hub)
+    path = layout.forecast(pd.Timestamp("2026-01-01", tz="UTC").to_pydatetime(), "t.m")
+    csvio.write_bytes_atomic(path, data)
+    try:
+        from_disk = csvio._read_checked(path, FORECASTS, layout.relative(path))
+    except SchemaError:
+        from_disk = None
+    handed = as_read(cells) if cells is not None else None
+    if handed is None:
+        return
+    assert from_disk is not None  # as_read hands nothing over for a file the reader rejects
+    pd.testing.assert_frame_equal(handed, from_disk, check_exact=True)
+    assert list(handed.dtypes) == list(from_disk.dtypes)
+    readers.remember_forecasts(layout, path, handed)
+    assert csvio.read_table(path, FORECASTS, layout.relative(path)) is not handed  # a copy, as read_table gives
+    pd.testing.assert_frame_equal(csvio.read_table(path, FORECASTS, layout.relative(path)), from_disk, check_exact=True)
+    csvio._CACHE.pop((str(path), FORECASTS.name, layout.relative(path)))
+
+
+def test_forecast_probability_text_reads_back_as_float_reads_it():
+    """Every probability text the writer can produce ("%.6f" of [0, 1]) parses as float() parses it."""
+    texts = [f"{k / 1e6:.6f}" for k in range(1_000_001)]
+    parsed = csvio.coerce(pd.DataFrame({"question_id": "q", "resolution_date": "", "probability": texts, "reasoning": ""}, dtype=str),
+                          FORECASTS)["probability"].to_numpy()
+    assert np.array_equal(parsed, np.array([float(t) for t in texts]))
+
+
+# -- resolution: statements joined with the units' own rounds only ----------------------------------
+
+from generator import resolution  # noqa: E402
+
+
+def merge_all_pick_statement(units, stated):
+    """_pick_statement as it was: the units merged with every round's statements."""
+    columns = ["recorded_at", "status", "outcome", "resolved_at"]
+    own = units.merge(stated[stated["round"] != ""], on=["round", "question_id", "resolution_date"], how="left")[columns]
+    general = units.merge(stated[stated["round"] == ""].drop(columns="round"), on=["question_id", "resolution_date"], how="left")[columns]
+    later = (general["recorded_at"].fillna("") > own["recorded_at"].fillna("")).to_numpy()
+    own.loc[later, columns] = general.loc[later, columns].to_numpy()
+    return own
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 10), st.integers(0, 30))
+def test_pick_statement_equals_the_merge_with_every_round(seed, n_units, n_stated):
+    rng = np.random.default_rng(seed)
+    rounds = np.array(["", "2026-01-01", "2026-01-15", "2026-02-01"], dtype=object)
+    units = pd.DataFrame({"round": pd.Series(rng.choice(rounds[1:], n_units), dtype=str),
+                          "question_id": pd.Series([f"q{i}" for i in rng.integers(0, 4, n_units)], dtype=str),
+                          "resolution_date": pd.Series(rng.choice(["", "2026-03-01"], n_units), dtype=str)})
+    stated = pd.DataFrame({"round": pd.Series(rng.choice(rounds, n_stated), dtype=str),
+                           "question_id": pd.Series([f"q{i}" for i in rng.integers(0, 4, n_stated)], dtype=str),
+                           "resolution_date": pd.Series(rng.choice(["", "2026-03-01"], n_stated), dtype=str),
+                           "recorded_at": pd.Series([f"2026-0{m}-01T00:00:00Z" for m in rng.integers(1, 9, n_stated)], dtype=str),
+                           "status": pd.Series(rng.choice(["open", "resolved", "void"], n_stated), dtype=str),
+                           "outcome": rng.choice([0.0, 1.0, np.nan], n_stated),
+                           "resolved_at": pd.Series(rng.choice(["", "2026-02-01T00:00:00Z"], n_stated), dtype=str)})
+    stated = resolution.latest_statements(stated, "2026-12-31T00:00:00Z")
+    pd.testing.assert_frame_equal(resolution._pick_statement(units, stated), merge_all_pick_statement(units, stated), check_exact=True)
+
+
+# -- import: many files parsed by worker processes, taken in file order ------------------------------
+
+def test_parsing_in_worker_processes_equals_parsing_one_by_one(tmp_path, monkeypatch):
+    from generator.importers import forecastbench
+
+    datasets, forecasts = tmp_path / "datasets", tmp_path / "forecasts"
+    (datasets / "question_sets").mkdir(parents=True)
+    (datasets / "resolution_sets").mkdir()
+    forecasts.mkdir()
+    q = {"id": "m1", "source": "manifold", "question": "Q?", "resolution_dates": "N/A", "freeze_datetime": "2025-12-25T00:00:00+00:00"}
+    (datasets / "question_sets" / "2026-01-04-llm.json").write_text(json.dumps(
+        {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "questions": [q, {"id": ["a", "b"], "source": "fred"}]}))
+    (datasets / "resolution_sets" / "2026-01-04_resolution_set.json").write_text(json.dumps(
+        {"forecast_due_date": "2026-01-04", "question_set": "x", "resolutions": [
+            {"id": "m1", "source": "manifold", "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
+            {"id": "m2", "source": "manifold", "resolution_date": "bad", "resolved_to": "x", "resolved": 1}]}))
+    bodies = [b"{not json", b"[]", "{\"a\": \"\u00e9\"}".encode(), b"\xff\xfe", b"[" * 20_000 + b"]" * 20_000]
+    rows = [{"id": "m1", "source": "manifold", "forecast": 0.25}, {"id": "m1", "source": "manifold", "forecast": 2},
+            {"id": "F1", "source": "fred", "forecast": None, "resolution_date": "2026-01-11"}, {"id": 3, "source": "nope", "forecast": "x"}]
+    for i in range(40):
+        header = {"organization": f"Team {i % 3}", "model": f"M{i}", "model_organization": "L", "question_set": "2026-01-04-llm.json"}
+        body = bodies[i] if i < len(bodies) else json.dumps({**header, "forecasts": rows[: i % 5] * (1 + i % 2)}).encode()
+        (forecasts / f"f{i:02d}.json").write_bytes(body)
+    one_by_one = forecastbench.read_inputs(datasets, forecasts)
+    monkeypatch.setattr(forecastbench, "_POOL_MIN_FILES", 0)
+    pooled = forecastbench.read_inputs(datasets, forecasts)
+    assert repr(pooled) == repr(one_by_one)
+    assert [len(f.problems) for f in one_by_one.fsets].count(0) > 5 and one_by_one.problems  # both kinds present
+
+
+# -- FB board: unit codes from per-column codes -----------------------------------------------------
+
+from generator.leaderboard import fb_board  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["2026-01-01", "2026-01-15", "x|y"]), st.sampled_from(["q1", "q2", "q|1", "", "x"]),
+                          st.sampled_from(["", "2026-03-01", "2026-04-01"])), max_size=30))
+def test_unit_codes_equal_the_multiindex_factorize(triples):
+    rows = pd.DataFrame({c: pd.Series([t[i] for t in triples], dtype=str) for i, c in enumerate(["round", "question_id", "resolution_date"])})
+    keys = pd.MultiIndex.from_frame(rows[["round", "question_id", "resolution_date"]])
+    unit, first = fb_board.unit_codes(rows)
+    assert np.array_equal(unit, pd.factorize(keys)[0]) and np.array_equal(first, ~keys.duplicated())

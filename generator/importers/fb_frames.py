@@ -192,3 +192,47 @@ def forecast_rows(fset: Parsed, units: pd.DataFrame) -> tuple[pd.DataFrame, list
         problems.append(Problem(fset.label, None, "id", "unknown-question",
                                 f"{int((~inside).sum())} forecast(s) for questions or dates not in round {fset.due} dropped", "warning"))
     return frame[inside & ~dup.to_numpy()].reset_index(drop=True), problems
+
+
+def unit_keys(units: pd.DataFrame) -> dict[tuple[str, str], tuple[str, str]]:
+    """The round's (question_id, resolution_date) pairs, for ``forecast_columns`` (each mapped to
+    itself: kept rows take these string objects, so every forecast of a unit shares one)."""
+    pairs = list(zip(units["question_id"].tolist(), units["resolution_date"].tolist()))
+    return dict(zip(pairs, pairs))
+
+
+_F_NAMES = (*_UNIT, "probability", "reasoning")
+
+
+def forecast_columns(fset: Parsed, allowed: dict[tuple[str, str], tuple[str, str]]) -> tuple[dict[str, list] | None, list[Problem]]:
+    """``forecast_rows`` on plain lists: the kept rows' columns and the same warnings, or (None, [])
+    when the parsed rows are not the four plain columns ``fb_parse`` makes (use ``forecast_rows``)."""
+    columns = fset.rows[0] if len(fset.rows) == 1 and isinstance(fset.rows[0], dict) else None
+    if columns is None or set(columns) != set(_F_NAMES) or len({len(columns[c]) for c in _F_NAMES}) != 1:
+        return None, []
+    ids, dates = columns["question_id"], columns["resolution_date"]
+    if not (set(map(type, ids)) <= {str} and set(map(type, dates)) <= {str}):
+        return None, []
+    pairs = list(zip(ids, dates))
+    if len(set(pairs)) == len(pairs) and allowed.keys() >= set(pairs):  # every row kept, nothing to say
+        return _columns(columns, allowed, pairs, None), []
+    inside = list(map(allowed.__contains__, pairs))
+    first = dict(zip(reversed(pairs), range(len(pairs) - 1, -1, -1)))  # each pair's first row
+    keep = [i for i in sorted(first.values()) if inside[i]]
+    repeats, outside = len(pairs) - len(first), inside.count(False)
+    problems = []
+    if repeats:
+        problems.append(Problem(fset.label, None, "id", "duplicate-forecast", f"{repeats} repeated (id, resolution_date) row(s); the first is kept", "warning"))
+    if outside:
+        problems.append(Problem(fset.label, None, "id", "unknown-question",
+                                f"{outside} forecast(s) for questions or dates not in round {fset.due} dropped", "warning"))
+    return _columns(columns, allowed, pairs, None if len(keep) == len(pairs) else keep), problems
+
+
+def _columns(columns: dict[str, list], allowed: dict, pairs: list, keep: list[int] | None) -> dict[str, list]:
+    """The kept rows (all when ``keep`` is None), ids and dates as the round's own string objects."""
+    if keep is not None:
+        pairs = [pairs[i] for i in keep]
+    units = [allowed[p] for p in pairs]
+    return {"question_id": [u[0] for u in units], "resolution_date": [u[1] for u in units],
+            **{c: list(columns[c]) if keep is None else [columns[c][i] for i in keep] for c in ("probability", "reasoning")}}

@@ -277,7 +277,50 @@ def fast_forecasts(items: object) -> dict | None:
 
     Well-formed: every row an object with a string id, a known source, a forecast that is null or
     a number in [0, 1], and a YYYY-MM-DD (or null) resolution_date. Null forecasts are skipped.
+    The checks run on whole columns (the set of types, one numpy range test over the floats); the
+    verdict and the columns are those of ``fast_forecasts_rowwise`` (tests/test_fast_paths.py).
     """
+    if not isinstance(items, list) or not set(map(type, items)) <= _DICT:
+        return None
+    try:
+        ids, sources, values = [r["id"] for r in items], [r["source"] for r in items], [r["forecast"] for r in items]
+    except KeyError:
+        return None
+    dates, reasons = [r.get("resolution_date") for r in items], [r.get("reasoning") for r in items]
+    value_types = set(map(type, values))
+    if not (set(map(type, ids)) <= _STR and "" not in ids and set(map(type, sources)) <= _STR and set(sources) <= _SOURCE_SET
+            and value_types <= _VALUE_TYPES and _probabilities(values, value_types)
+            and set(map(type, dates)) <= _DATE_TYPES and all(d is None or _DATE.match(d) for d in set(dates))):
+        return None
+    if _NONE in value_types:
+        keep = [i for i, v in enumerate(values) if v is not None]
+        ids, sources, values = [ids[i] for i in keep], [sources[i] for i in keep], [values[i] for i in keep]
+        dates, reasons = [dates[i] for i in keep], [reasons[i] for i in keep]
+    markets = set(MARKET_SOURCES)
+    return {
+        "question_id": [f"{s}:{i}" for s, i in zip(sources, ids)],
+        "resolution_date": ["" if s in markets or d is None else d for s, d in zip(sources, dates)],
+        "probability": values if value_types <= _FLOAT else [float(v) for v in values],
+        "reasoning": [r if type(r) is str else "" for r in reasons],
+    }
+
+
+_DICT, _STR, _FLOAT, _NONE = {dict}, {str}, {float}, type(None)
+_SOURCE_SET = set(SOURCES)
+_VALUE_TYPES, _DATE_TYPES = {_NONE, int, float}, {_NONE, str}
+
+
+def _probabilities(values: list, types: set) -> bool:
+    """Every int or float of ``values`` lies in [0, 1] (NaN does not); ``types`` is their type set."""
+    if float in types:
+        floats = np.array([v for v in values if type(v) is float] if types != _FLOAT else values, dtype=float)
+        if not bool(((floats >= 0.0) & (floats <= 1.0)).all()):
+            return False
+    return int not in types or all(0 <= v <= 1 for v in values if type(v) is int)
+
+
+def fast_forecasts_rowwise(items: object) -> dict | None:
+    """``fast_forecasts`` checked row by row (the reference its column checks are tested against)."""
     if not isinstance(items, list) or not all(type(r) is dict for r in items):
         return None
     try:

@@ -14,6 +14,11 @@ resolutions dated after it are left for a later import.
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -26,12 +31,12 @@ from ..forecasters.baselines import AT_OPEN
 from ..models import ModelMeta
 from ..schemas import QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ..store import ledger, readers
-from ..store.csvio import read_table, to_csv_bytes, write_bytes_atomic
+from ..store.csvio import FAULT_ENV, read_table, to_csv_bytes, write_bytes_atomic
 from ..store.layout import Layout
 from ..timeutil import format_ts, parse_ts
 from . import fb_frames as frames
 from . import fb_parse as fbp
-from .fastcsv import forecast_bytes
+from .fastcsv import as_read, forecast_bytes, forecast_file
 
 # The hub's constant baselines, the same forecasters the nightly run writes for its own rounds.
 HUB_BASELINES = ("prescient.always-0", "prescient.always-1", "prescient.always-0.5")
@@ -66,21 +71,37 @@ def dataset_dirs(root: Path) -> tuple[Path, Path]:
         str(root), None, None, "not-forecastbench", "expected datasets/question_sets and datasets/resolution_sets (or DIR = datasets/)")])
 
 
-def _parse_all(paths: list[Path], parser, base: Path) -> list[fbp.Parsed]:
-    out = []
-    for path in paths:
-        label = path.relative_to(base).as_posix() if path.is_relative_to(base) else str(path)
-        body, problems = fbp.load_json(path, label)
-        parsed = parser(body, label) if not problems else fbp.Parsed(label, problems=problems)
-        out.append(parsed)
-    return out
+def _parse_all(paths: list[Path], parser, base: Path, pool=None) -> list[fbp.Parsed]:
+    jobs = [(path, path.relative_to(base).as_posix() if path.is_relative_to(base) else str(path), parser.__name__)
+            for path in paths]
+    return list(pool.imap(_parse_one, jobs, chunksize=4) if pool is not None else map(_parse_one, jobs))
+
+
+def _parse_one(job: tuple[Path, str, str]) -> fbp.Parsed:
+    path, label, parser = job
+    body, problems = fbp.load_json(path, label)
+    return getattr(fbp, parser)(body, label) if not problems else fbp.Parsed(label, problems=problems)
+
+
+# Many files are parsed by two worker processes (forked: they run this module's code as loaded),
+# results taken in file order, so the outcome is the one of parsing them one by one.
+_POOL_MIN_FILES, _POOL_WORKERS = 64, 2
+
+
+def _parse_pool(n_files: int):
+    if n_files < _POOL_MIN_FILES or (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return contextlib.nullcontext()
+    return multiprocessing.get_context("fork").Pool(_POOL_WORKERS)
 
 
 def read_inputs(datasets_dir: Path, forecasts_dir: Path | None) -> _Inputs:
     qdir, rdir = dataset_dirs(datasets_dir)
-    qsets = _parse_all(sorted(qdir.glob("*.json")), fbp.parse_question_set, datasets_dir)
-    rlist = _parse_all(sorted(rdir.glob("*_resolution_set.json")), fbp.parse_resolution_set, datasets_dir)
-    fsets = _parse_all(sorted(forecasts_dir.rglob("*.json")), fbp.parse_forecast_set, forecasts_dir) if forecasts_dir else []
+    qpaths, rpaths = sorted(qdir.glob("*.json")), sorted(rdir.glob("*_resolution_set.json"))
+    fpaths = sorted(forecasts_dir.rglob("*.json")) if forecasts_dir else []
+    with _parse_pool(len(qpaths) + len(rpaths) + len(fpaths)) as pool:
+        qsets = _parse_all(qpaths, fbp.parse_question_set, datasets_dir, pool)
+        rlist = _parse_all(rpaths, fbp.parse_resolution_set, datasets_dir, pool)
+        fsets = _parse_all(fpaths, fbp.parse_forecast_set, forecasts_dir, pool) if forecasts_dir else []
     problems = [p for parsed in (*qsets, *rlist, *fsets) for p in parsed.problems]
     rsets: dict[str, fbp.Parsed] = {}
     for r in rlist:
@@ -211,19 +232,24 @@ def _write_round(layout: Layout, due: str, inputs: _Inputs, report: ImportReport
 def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], fsets: list[fbp.Parsed], as_of: str,
                      report: ImportReport) -> None:
     models: dict[str, ModelMeta] = {}
-    for due, questions in rounds.items():
-        if frames.midnight(due) > as_of:
-            continue
-        for model in HUB_BASELINES:
-            meta, forecaster = AT_OPEN[model]
-            _write_forecast_file(layout, due, model, forecaster(questions), report)
-            models[model] = meta
-    for fset in fsets:
-        rows, problems = frames.forecast_rows(fset, rounds[fset.due])
-        report.warnings += problems
-        model = frames.model_id(fset)
-        _write_forecast_file(layout, fset.due, model, rows, report)
-        models[model] = frames.model_meta(fset)
+    with _FileWriter(layout, report) as writer:
+        for due, questions in rounds.items():
+            if frames.midnight(due) > as_of:
+                continue
+            for model in HUB_BASELINES:
+                meta, forecaster = AT_OPEN[model]
+                writer.add(due, model, forecaster(questions), [])
+                models[model] = meta
+        allowed: dict[str, set] = {}
+        for fset in fsets:
+            if fset.due not in allowed:
+                allowed[fset.due] = frames.unit_keys(rounds[fset.due])
+            columns, problems = frames.forecast_columns(fset, allowed[fset.due])
+            if columns is None:  # not the plain columns fb_parse makes: the frame path
+                rows, problems = frames.forecast_rows(fset, rounds[fset.due])
+            model = frames.model_id(fset)
+            writer.add(fset.due, model, rows if columns is None else columns, problems)
+            models[model] = frames.model_meta(fset)
     for model, meta in sorted(models.items()):
         path = layout.model_meta(model)
         if not path.is_file() and write_bytes_atomic(path, meta.to_yaml()):
@@ -231,13 +257,62 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], fsets: lis
     report.models = sorted(models)
 
 
-def _write_forecast_file(layout: Layout, due: str, model: str, rows: pd.DataFrame, report: ImportReport) -> None:
-    path = layout.forecast(parse_ts(due), model)
-    data = forecast_bytes(rows)
+class _FileWriter:
+    """Writes forecast files (an existing, different file is kept: forecasts are immutable) with
+    their fsyncs overlapped on a few threads, and reports them in the order they were added, exactly as one-by-one writing does:
+    each file's warnings, then its own outcome. The bytes are made here, on the calling thread;
+    a thread only compares with an existing file and writes. Files go to distinct paths. Under the
+    crash-test hook (``csvio.FAULT_ENV``) files are written one by one, so "the N-th write" stays
+    well defined. On an error every file before the failing one is still written, as before."""
+
+    THREADS, WINDOW = 4, 64
+
+    def __init__(self, layout: Layout, report: ImportReport):
+        self.layout, self.report, self.pending = layout, report, deque()
+        self.pool = None if os.environ.get(FAULT_ENV) else ThreadPoolExecutor(self.THREADS, thread_name_prefix="fb-write")
+
+    def __enter__(self):
+        return self
+
+    def add(self, due: str, model: str, rows: pd.DataFrame | dict[str, list], problems: list[Problem]) -> None:
+        path = self.layout.forecast(parse_ts(due), model)
+        data, cells = forecast_file(rows) if isinstance(rows, dict) else (forecast_bytes(rows), None)
+        if self.pool is None:
+            self._report(problems, path, _store(path, data), cells)
+            return
+        self.pending.append((problems, path, self.pool.submit(_store, path, data), cells))
+        while len(self.pending) > self.WINDOW:
+            self._collect()
+
+    def _collect(self) -> None:
+        problems, path, future, cells = self.pending.popleft()
+        self._report(problems, path, future.result(), cells)
+
+    def _report(self, problems: list[Problem], path: Path, outcome: str, cells) -> None:
+        layout, report = self.layout, self.report
+        report.warnings += problems
+        if outcome == "different":
+            report.warnings.append(Problem(layout.relative(path), None, None, "forecast-immutable",
+                                           "a different forecast file already exists for this round; it is kept", "warning"))
+            return
+        if outcome == "written":
+            report.written.append(layout.relative(path))
+            report.forecast_files += 1
+        frame = as_read(cells) if cells is not None else None
+        if frame is not None:  # the file holds these bytes: hand the scoring the frame it would read
+            readers.remember_forecasts(layout, path, frame)
+
+    def __exit__(self, *exc) -> None:
+        try:
+            while self.pending and exc[0] is None:
+                self._collect()
+        finally:
+            if self.pool is not None:
+                self.pool.shutdown(wait=True)
+
+
+def _store(path: Path, data: bytes) -> str:
+    """Write a forecast file unless a different one exists: "written", "same" or "different"."""
     if path.is_file() and path.read_bytes() != data:
-        report.warnings.append(Problem(layout.relative(path), None, None, "forecast-immutable",
-                                       "a different forecast file already exists for this round; it is kept", "warning"))
-        return
-    if write_bytes_atomic(path, data):
-        report.written.append(layout.relative(path))
-        report.forecast_files += 1
+        return "different"
+    return "written" if write_bytes_atomic(path, data) else "same"

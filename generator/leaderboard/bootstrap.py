@@ -52,10 +52,25 @@ def draw_weights(panel: Panel, n_replicates: int, rng: np.random.Generator) -> n
     """
     n_c = panel.n_clusters
     u = rng.random((n_replicates, n_c))
-    picked = panel.cluster_order[panel.slot_start + (u * panel.slot_size).astype(np.int64)]
-    flat = picked + n_c * np.arange(n_replicates)[:, None]
-    counts = np.bincount(flat.ravel(), minlength=n_replicates * n_c).reshape(n_replicates, n_c)
-    return counts[:, panel.unit_cluster] * panel.active
+    # The same arithmetic as cluster_order[slot_start + int64(u * slot_size)], done in place.
+    np.multiply(u, panel.slot_size, out=u)
+    slot = u.astype(np.int64)
+    del u
+    slot += panel.slot_start
+    picked = panel.cluster_order[slot]
+    del slot
+    picked += n_c * np.arange(n_replicates)[:, None]
+    counts = np.bincount(picked.ravel(), minlength=n_replicates * n_c).reshape(n_replicates, n_c)
+    del picked
+    if not _identity(panel.unit_cluster, n_c):  # every unit its own cluster (the default): no gather
+        counts = counts[:, panel.unit_cluster]
+    if not panel.active.all():
+        counts *= panel.active
+    return counts
+
+
+def _identity(unit_cluster: np.ndarray, n_clusters: int) -> bool:
+    return len(unit_cluster) == n_clusters and bool(np.array_equal(unit_cluster, np.arange(n_clusters)))
 
 
 def _check_args(n_replicates: int, rng, chunk: int) -> None:

@@ -129,9 +129,8 @@ def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.Da
     """Integer codes for ``build_panel``: models sorted by id, units in order of first appearance."""
     names = np.array(sorted(rows["model"].unique()))
     model = np.searchsorted(names, rows["model"].to_numpy())
-    keys = pd.MultiIndex.from_frame(rows[_UNIT])
-    unit = pd.factorize(keys)[0]
-    units = rows.loc[~keys.duplicated()].reset_index(drop=True)
+    unit, first = unit_codes(rows)
+    units = rows.loc[first].reset_index(drop=True)
     unit_type = (units["kind"].to_numpy() == MARKET).astype(np.int64)
     stratum = pd.factorize(pd.MultiIndex.from_frame(units[["round", "source"]]))[0]
     flags = np.array([is_estimation_model(m, models.get(m)) for m in names])
@@ -140,6 +139,25 @@ def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.Da
         raise ValueError("market_difficulty must be 'estimated' or 'crowd'")
     b_fixed = _crowd_brier(units, crowd) if options.market_difficulty == "crowd" else None
     return names, model, unit, est, unit_type, stratum, b_fixed
+
+
+def unit_codes(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the code of its (round, question_id, resolution_date) unit, numbered in order of
+    first appearance, and whether the row is its unit's first. The same as factorizing the
+    MultiIndex of the three columns (tests/test_fast_paths.py), by combining per-column codes."""
+    columns = [rows[c] for c in _UNIT]
+    factorized = [pd.factorize(c) for c in columns]
+    sizes = [max(len(u), 1) for _, u in factorized]
+    if any(c.isna().any() for c in columns) or sizes[0] * sizes[1] * sizes[2] >= 2**62:  # the MultiIndex's own rules
+        keys = pd.MultiIndex.from_frame(rows[_UNIT])
+        return pd.factorize(keys)[0], ~keys.duplicated()
+    combined = np.zeros(len(rows), dtype=np.int64)
+    for (codes, _), size in zip(factorized, sizes):
+        combined = combined * size + codes
+    unit, _ = pd.factorize(combined)
+    first = np.zeros(len(rows), dtype=bool)
+    first[np.unique(unit, return_index=True)[1]] = True
+    return unit, first
 
 
 def _crowd_brier(units: pd.DataFrame, crowd: pd.DataFrame | None) -> np.ndarray:

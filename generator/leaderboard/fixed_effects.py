@@ -87,9 +87,21 @@ def _symmetric(flat: np.ndarray, n: int) -> np.ndarray:
 
 
 def _components(K: np.ndarray) -> np.ndarray:
-    """Same-component indicator (batch, n, n) of the graphs whose edges are K's nonzeros."""
+    """Same-component indicator (batch, n, n) of the graphs whose edges are K's nonzeros.
+
+    The closure is computed only for the graphs that are not complete already (a complete graph
+    is its own closure: all ones); each graph's closure does not depend on the others."""
     S = (K > 0).astype(float)
     S[:, np.arange(K.shape[1]), np.arange(K.shape[1])] = 1.0
+    open_ = ~S.reshape(len(S), -1).all(axis=1)
+    if open_.all() or not open_.any():
+        return _closure(S) if open_.any() else S
+    S[open_] = _closure(S[open_])
+    return S
+
+
+def _closure(S: np.ndarray) -> np.ndarray:
+    """Transitive closure of reflexive 0/1 adjacency matrices (batch, n, n), as 0/1 floats."""
     while True:
         nxt = np.minimum(S @ S, 1.0)
         if np.array_equal(nxt, S):

@@ -13,6 +13,7 @@ from ..submissions.parse import parse_forecast
 from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS, SCORES, Table
 from ..schemas import ORACLE_FORECASTS, ORACLE_QUESTIONS
 from ..timeutil import parse_ts
+from . import csvio
 from .csvio import check_frame, coerce, empty_frame, read_table
 from .layout import Layout
 
@@ -64,6 +65,16 @@ def load_forecasts(layout: Layout, due: datetime) -> dict[str, pd.DataFrame]:
                               [Problem(label, None, None, "duplicate-submission", "keep either the .csv or the .json file")])
         out[model] = _forecast_frame(layout, path)
     return out
+
+
+def remember_forecasts(layout: Layout, path: Path, frame: pd.DataFrame) -> None:
+    """Tell ``load_forecasts`` what the CSV file at ``path`` holds: ``frame`` must be exactly the
+    frame ``csvio.read_table`` returns for the file's current bytes (checked and typed). It is kept
+    in read_table's cache under the file's current signature, so the next read gives it without
+    parsing; any later change of the file (a new inode, mtime or size) makes read_table read it
+    again. The import calls it for the forecast files it has just written
+    (``importers.fastcsv.as_read``; tests/test_fast_paths.py compares with reads from disk)."""
+    csvio._CACHE[(str(path), FORECASTS.name, layout.relative(path))] = (csvio._signature(path), frame)
 
 
 def _forecast_frame(layout: Layout, path: Path) -> pd.DataFrame:
