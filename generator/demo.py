@@ -2,25 +2,41 @@
 
 The season's dates are fixed (they do not depend on today's date), so two demos are identical
 byte for byte, and rerunning the demo in the same folder changes nothing.
+
+Besides the rounds, the demo fills the two secondary views (``forecasters.synthetic_views``):
+- Arena bets: when a round opens, ``BETTORS`` write ``data/bets/<due>/<model>.csv`` (once per round);
+- a Daily Oracle-style set ``demo-oracle``: imported once per run, before the first night and
+  recorded at its time, with the function behind ``prescient import oracle`` (a re-import of the
+  same questions adds nothing), and the synthetic forecasters' files in its ``forecasts/``.
+Every file is checked by the same validation code as a pull request before it is written.
 """
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Callable
 
+from .arena.checks import check_bet_file
 from .build import build_site
 from .config import load_settings
-from .errors import ConfigError
+from .errors import ConfigError, Problem, SchemaError
 from .forecasters.synthetic import synthetic_forecasts, synthetic_models
+from .forecasters.synthetic_views import BETTORS, ORACLE_SET, oracle_forecasts, oracle_question_file, synthetic_bets
+from .oracle.importer import current, import_oracle
 from .pipeline import nightly
+from .schemas import BETS, ORACLE_FORECASTS
 from .sources.sim import world_from_options
-from .store.csvio import write_bytes_atomic
+from .store import readers
+from .store.csvio import to_csv_bytes, write_bytes_atomic
 from .store.layout import Layout
-from .timeutil import days, parse_ts
+from .store.lock import hub_lock
+from .submissions.content import round_set
+from .submissions.oracle import check_oracle_forecast
+from .timeutil import days, format_date, parse_ts
 
 SEASON_START = parse_ts("2026-01-04T00:00:00Z")
 SEASON_END = parse_ts("2026-07-19T00:00:00Z")
@@ -54,8 +70,12 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
     _prepare(root, layout)
     world = world_from_options(_sim_options(root))
     nights = season() if nights is None else nights
+    if nights:
+        load_oracle(root, world.seed, nights[0])
+    placed: set[str] = set()  # rounds whose bets this run has seen to
     for i, night in enumerate(nights, start=1):
         nightly(root, night, extra=lambda q: synthetic_forecasts(world, q), extra_models=synthetic_models(), env={})
+        place_bets(layout, placed)
         if progress:
             progress(i, len(nights) + 1, f"night {night:%Y-%m-%d}")
     if build:
@@ -63,6 +83,63 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
     if progress:
         progress(len(nights) + 1, len(nights) + 1, "site built")
     return DemoResult(root, len(nights), root / "site_src" / "site")
+
+
+def place_bets(layout: Layout, placed: set[str]) -> list[str]:
+    """Write the bettors' files of every round not in ``placed`` (then added to it); return the files
+    written. A round's bets are made once, from its forecast files, and a file already there is kept."""
+    written = []
+    for due in readers.round_dues(layout):
+        if format_date(due) in placed:
+            continue
+        placed.add(format_date(due))
+        missing = [m for m in BETTORS if not layout.bets(due, m).exists() and layout.forecast(due, m).exists()]
+        if not missing:
+            continue
+        questions, forecasts = readers.load_round(layout, due), readers.load_forecasts(layout, due)
+        the_round = round_set(layout.round_questions(due).read_bytes(), format_date(due),
+                              layout.relative(layout.round_questions(due)))
+        with hub_lock(layout.data, "prescient demo: bets"):
+            for model in missing:
+                bets = synthetic_bets(questions, forecasts[model])
+                if bets.empty:
+                    continue
+                path = layout.bets(due, model)
+                data = to_csv_bytes(bets, BETS)
+                _refuse(layout.relative(path), check_bet_file(data, layout.relative(path), the_round))
+                write_bytes_atomic(path, data)
+                written.append(layout.relative(path))
+    return written
+
+
+def load_oracle(root: Path, seed: int, as_of: datetime) -> list[str]:
+    """Import the demo oracle set as ``prescient import oracle FILE --set demo-oracle`` does (a
+    re-import of the same questions changes no byte), then write the forecasters' files. Return the
+    files that changed."""
+    layout = Layout(root)
+    with tempfile.TemporaryDirectory(prefix="prescient-demo-") as folder:
+        source = Path(folder) / f"{ORACLE_SET}.csv"
+        oracle_question_file(seed).to_csv(source, index=False, lineterminator="\n")
+        report = import_oracle(root, source, ORACLE_SET, as_of)
+    written = [report.path] if report.added else []
+    questions_path = layout.oracle_questions(ORACLE_SET)
+    questions_label = layout.relative(questions_path)
+    questions = current(readers.load_oracle_questions(layout, ORACLE_SET))
+    with hub_lock(layout.data, "prescient demo: oracle forecasts"):
+        for model, frame in sorted(oracle_forecasts(questions, seed).items()):
+            path = layout.oracle_forecast(ORACLE_SET, model)
+            data = to_csv_bytes(frame, ORACLE_FORECASTS)
+            _refuse(layout.relative(path), check_oracle_forecast(data, layout.relative(path),
+                                                                 questions_path.read_bytes(), questions_label))
+            if write_bytes_atomic(path, data):
+                written.append(layout.relative(path))
+    return written
+
+
+def _refuse(label: str, problems: list[Problem]) -> None:
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        raise SchemaError(f"{label}: a demo file fails submission validation", errors)
 
 
 def _prepare(root: Path, layout: Layout) -> None:

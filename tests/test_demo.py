@@ -9,12 +9,22 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from generator.arena.bets import cash_before, max_bet
+from generator.arena.gather import load_cohorts
+from generator.arena.portfolio import arena_table
 from generator.build import build_site
-from generator.demo import SEASON_END
+from generator.demo import SEASON_END, run_demo
 from generator.forecasters.synthetic import ORDER
+from generator.forecasters.synthetic_views import BETTORS, ORACLE_SET
+from generator.oracle import load_scores, oracle_board, temporal_view
 from generator.pipeline import nightly
 from generator.forecasters.synthetic import synthetic_forecasts, synthetic_models
+from generator.sources.base import MARKET
 from generator.sources.sim import world_from_options
+from generator.store import readers
+from generator.store.layout import Layout
+from generator.submissions import validate_files
+from generator.timeutil import parse_ts
 
 from conftest import run_cli, tree_bytes
 
@@ -86,3 +96,89 @@ def test_the_site_is_built_with_a_chart_and_one_local_plotly(demo_hub: Path):
         assert (site / page).is_file(), page
     data_page = (site / "data/index.html").read_text(encoding="utf-8")
     assert "payload_sha256" in data_page and "recorded_at" in data_page  # dictionary from schemas.py
+
+
+# -- the secondary views: Arena bets and the demo oracle set ----------------------------------------
+
+
+def _bet_files(demo_hub: Path) -> list[Path]:
+    return sorted((demo_hub / "data/bets").glob("*/*.csv"))
+
+
+def test_the_demo_bets_every_round_and_every_bet_file_validates_clean(demo_hub: Path):
+    rounds = sorted(p.name for p in (demo_hub / "data/rounds").iterdir() if (p / "questions.csv").is_file())
+    files = _bet_files(demo_hub)
+    assert {(f.parent.name, f.stem) for f in files} == {(r, m) for r in rounds for m in BETTORS}
+    for due in rounds:  # each round's bets, judged at the time they were placed (its freeze time)
+        questions = pd.read_csv(demo_hub / f"data/rounds/{due}/questions.csv", dtype=str, keep_default_na=False)
+        markets = set(questions.loc[questions["kind"] == MARKET, "question_id"])
+        placed = questions["freeze_time"].iloc[0]
+        for model in BETTORS:
+            bets = pd.read_csv(demo_hub / f"data/bets/{due}/{model}.csv", dtype={"amount": str})
+            assert len(bets) >= 5 and set(bets["question_id"]) <= markets
+            assert (bets["placed_at"] == placed).all() and placed < questions["due"].iloc[0]
+        noisy = pd.read_csv(demo_hub / f"data/bets/{due}/demo.noisy.csv").sort_values(["placed_at", "question_id"])
+        cash = cash_before(noisy["amount"].tolist())
+        assert any(a >= max_bet(c) - 0.01 for a, c in zip(noisy["amount"], cash))  # the 25% limit binds, and holds
+        report = validate_files(demo_hub, sorted((demo_hub / f"data/bets/{due}").glob("*.csv")), parse_ts(placed))
+        assert report.problems == (), report.problems
+    oracle = sorted((demo_hub / "data/oracle").glob("*/forecasts/*.csv"))
+    first = min(pd.read_csv(f, dtype=str)["placed_at"].min() for f in files)
+    result = run_cli("validate", "--hub", str(demo_hub), "--at", first, *map(str, files + oracle))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"{len(files) + len(oracle)} file(s) checked" in result.stdout
+
+
+def test_the_arena_shows_each_bettors_cohorts_and_a_calibrated_forecast_earns_more(demo_hub: Path):
+    table = arena_table(load_cohorts(demo_hub, SEASON_END))
+    bets = table[table["view"] == "bets"]
+    assert set(bets["model"]) == set(BETTORS)
+    rounds = len(list((demo_hub / "data/rounds").glob("*/questions.csv")))
+    by_model = bets.groupby("model")
+    assert by_model.size().to_dict() == {m: rounds for m in BETTORS}
+    assert (by_model["n_resolved"].sum() > 100).all()
+    pnl = by_model["total_value"].sum() - by_model["start"].sum()
+    assert pnl["demo.calibrated"] > 0 and pnl["demo.calibrated"] > pnl["demo.noisy"] + 10_000, pnl.to_dict()
+
+
+def test_the_demo_oracle_set_is_scored_and_shows_the_decline_after_the_cutoff(demo_hub: Path):
+    layout = Layout(demo_hub)
+    assert layout.oracle_sets() == [ORACLE_SET]
+    questions = readers.load_oracle_questions(layout, ORACLE_SET)
+    assert 150 <= len(questions) <= 300 and set(questions["kind"]) == {"tf", "mc"}
+    assert questions["resolution_date"].str[:7].nunique() == 24
+    models = readers.load_models(layout)
+    cutoffs = {m: meta.knowledge_cutoff for m, meta in models.items()}
+    board = oracle_board(load_scores(layout, SEASON_END), cutoffs).set_index("model")
+    assert set(board.index) == {"demo.calibrated", "demo.noisy", "demo.overconfident"}
+    assert (board["n"] == len(questions)).all() and (board["answered"] == board["n"]).all()
+    assert board.loc["demo.calibrated", "accuracy"] > board.loc["demo.noisy", "accuracy"] + 0.15
+    declining = board.loc["demo.overconfident"]
+    assert declining["knowledge_cutoff"] == models["demo.overconfident"].knowledge_cutoff != ""
+    assert declining["yoy_months_before"] >= 3 and declining["yoy_months_after"] >= 3
+    assert declining["yoy_accuracy_after"] < -0.15 < declining["yoy_accuracy_before"]
+    months = temporal_view(load_scores(layout, SEASON_END), cutoffs, by=("model",))
+    own = months[months["model"] == "demo.overconfident"]
+    before, after = own[own["months_from_cutoff"] <= 0], own[own["months_from_cutoff"] > 0]
+    assert after["accuracy"].mean() < before["accuracy"].mean() - 0.15
+
+
+def test_rerunning_the_demo_on_its_last_night_changes_no_byte(demo_hub: Path):
+    """The oracle import, the oracle forecasts and the bets are each made once: a rerun keeps them."""
+    before = tree_bytes(demo_hub)
+    run_demo(demo_hub, nights=[SEASON_END], build=False)
+    assert tree_bytes(demo_hub) == before
+
+
+@pytest.mark.parametrize("model,bets", [("demo.calibrated", True), ("demo.noisy", True), ("demo.overconfident", False)])
+def test_the_model_pages_show_the_arena_and_oracle_sections_with_charts(demo_hub: Path, model: str, bets: bool):
+    page = (demo_hub / f"site_src/docs/generated/models/{model}.md").read_text(encoding="utf-8")
+    sections = re.split(r"^## ", page, flags=re.MULTILINE)
+    arena = next(s for s in sections if s.startswith("Arena view"))
+    assert 'class="prescient-chart"' in arena
+    assert ("<td>bets</td>" in arena) == bets and "<td>simulated</td>" in arena
+    assert ("&#34;name&#34;:&#34;bets&#34;" in arena) == bets  # the P/L chart has a line for the bets
+    quiz = next(s for s in sections if s.startswith("True/false and multiple-choice questions"))
+    assert 'class="prescient-chart"' in quiz and f"<td>{ORACLE_SET}</td>" in quiz
+    html = (demo_hub / f"site_src/site/generated/models/{model}/index.html").read_text(encoding="utf-8")
+    assert html.count('class="prescient-chart"') == page.count('class="prescient-chart"') >= 4

@@ -25,6 +25,7 @@ from ..sources.base import MARKET
 from ..sources.sim import SimWorld, expit, logit, phi
 from ..timeutil import parse_ts
 from .baselines import forecast_frame
+from .synthetic_views import OVERCONFIDENT_CUTOFF
 
 LOOKAHEAD_DAYS = 7
 STRETCH, NOISE_SD = 3.0, 2.5
@@ -73,16 +74,25 @@ RULES: dict[str, Callable] = {
 }
 
 DESCRIPTIONS = {
-    "demo.calibrated": ("Calibrated", "Exact probability given the simulated world up to 7 days past the due date."),
+    "demo.calibrated": ("Calibrated", ("Exact probability given the simulated world up to 7 days past the due date. "
+                                       "Bets where its forecast differs from the market price; answers the demo "
+                                       "oracle set with calibrated probabilities.")),
     "demo.market-copier": ("Market copier", "Copies the crowd at the freeze time; drift-only prior on series."),
-    "demo.overconfident": ("Overconfident", "The calibrated forecast with log-odds stretched 3x."),
-    "demo.noisy": ("Noisy", "The calibrated forecast plus Gaussian noise (sd 2.5) on the log-odds."),
+    "demo.overconfident": ("Overconfident", ("The calibrated forecast with log-odds stretched 3x. On the demo "
+                                             "oracle set it knows less and less after its knowledge cutoff, and "
+                                             "says so just as confidently.")),
+    "demo.noisy": ("Noisy", ("The calibrated forecast plus Gaussian noise (sd 2.5) on the log-odds. Bets where its "
+                             "forecast differs from the market price; noisy on the demo oracle set too.")),
 }
+
+
+CUTOFFS = {"demo.overconfident": OVERCONFIDENT_CUTOFF}  # only the oracle view uses it
 
 
 def synthetic_models() -> dict[str, ModelMeta]:
     return {mid: ModelMeta(id=mid, name=name, organization="Prescient demo", kind="synthetic", method=method,
-                           saw_crowd=mid == "demo.market-copier", maintainers=("prescient-bot",))
+                           saw_crowd=mid == "demo.market-copier", maintainers=("prescient-bot",),
+                           knowledge_cutoff=CUTOFFS.get(mid, ""))
             for mid, (name, method) in DESCRIPTIONS.items()}
 
 
