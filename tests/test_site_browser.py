@@ -82,6 +82,12 @@ def xss_hub(demo_hub: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     frame = pd.read_csv(questions, dtype=str, keep_default_na=False)
     frame.loc[0, "text"], frame.loc[0, "url"] = QUESTION_TEXT, QUESTION_URL
     frame.to_csv(questions, index=False, lineterminator="\n")
+    for bank_file in (root / "data" / "questions").glob("*.csv"):  # the question page reads the bank's text
+        bank = pd.read_csv(bank_file, dtype=str, keep_default_na=False)
+        mine = bank["id"] == frame.loc[0, "question_id"]
+        if mine.any():
+            bank.loc[mine, "text"], bank.loc[mine, "url"] = QUESTION_TEXT, QUESTION_URL
+            bank.to_csv(bank_file, index=False, lineterminator="\n")
     forecasts_file = questions.parent.parent.parent / "forecasts" / questions.parent.name / f"{MODEL}.csv"
     forecasts = pd.read_csv(forecasts_file, dtype=str, keep_default_na=False)
     forecasts.loc[forecasts["question_id"] == frame.loc[0, "question_id"], "reasoning"] = REASONING
@@ -387,6 +393,7 @@ def test_xss_payloads_reached_the_pages_escaped(xss_hub: Path) -> None:
 def test_board_and_view_switches_show_one_panel(site: Site) -> None:
     visit = site["home"]
     page = visit.page
+    page.bring_to_front()  # a background tab's timers are throttled, and Plotly resizes on a timer
     visible = "() => Array.from(document.querySelectorAll('.prescient-panel')).filter(p => !p.hidden).map(p => p.dataset.board + '/' + p.dataset.view)"
     assert page.evaluate(visible) == ["tournament/overall"]
     page.locator('.prescient-switch button[data-switch="view"][data-value="market"]').click()
@@ -397,10 +404,27 @@ def test_board_and_view_switches_show_one_panel(site: Site) -> None:
     header = panel.locator("thead th").nth(4).inner_text()
     assert header.startswith("Market"), header
     chart = panel.locator(".prescient-chart")
-    if chart.count():  # drawn while hidden: it must take the panel's width once shown
-        width = chart.first.evaluate("el => el._fullLayout.width")
-        assert abs(width - chart.first.bounding_box()["width"]) < 30, width
+    if chart.count():  # drawn while hidden: it must take the panel's width once shown (Plotly resizes after ~100 ms)
+        fits = "el => Math.abs(el._fullLayout.width - el.getBoundingClientRect().width) < 30"
+        page.wait_for_function(fits, arg=chart.first.element_handle(), timeout=5_000)
     for button in ('[data-switch="board"][data-value="tournament"]', '[data-switch="view"][data-value="overall"]'):
         page.locator(f".prescient-switch button{button}").click()
     assert page.evaluate(visible) == ["tournament/overall"]
+    visit.assert_clean()
+
+
+SECTION_CHART = """(id) => { const h = document.getElementById(id); if (!h) return null;
+    for (let el = h.nextElementSibling; el && el.tagName !== 'H2'; el = el.nextElementSibling) {
+        if (el.classList.contains('prescient-chart')) {
+            return {drawn: el.querySelector('.main-svg') !== null, traces: el._fullData.map(t => t.name)}; } }
+    return null; }"""
+
+
+@pytest.mark.parametrize("section,traces", [("arena-view", ["bets", "simulated"]),
+                                            ("truefalse-and-multiple-choice-questions", ["accuracy", "5-month moving average"])])
+def test_the_demo_model_page_draws_its_arena_and_oracle_charts(site: Site, section: str, traces: list[str]) -> None:
+    """The demo's bettor and oracle forecaster: both secondary views have a drawn chart of their own."""
+    visit = site["model"]
+    chart = visit.page.evaluate(SECTION_CHART, section)
+    assert chart == {"drawn": True, "traces": traces}, chart
     visit.assert_clean()

@@ -76,3 +76,17 @@ def test_model_page_has_calibration_decomposition_and_downloads(demo_hub: Path) 
     assert "## Calibration" in page and "Reliability" in page and "Within-bin remainder" in page
     assert page.count('class="prescient-chart"') >= 2
     assert re.search(r'href="\.\./\.\./downloads/forecasts/\d{4}-\d\d-\d\d/demo\.calibrated\.csv" download', page)
+
+
+def test_model_page_breaks_scores_down_by_source_category_and_horizon(demo_hub: Path) -> None:
+    page = (demo_hub / GENERATED / "models" / "demo.calibrated.md").read_text(encoding="utf-8")
+    scores = pd.concat([pd.read_csv(p, dtype=str) for p in (demo_hub / "data/scores").glob("*.csv")])
+    mine = scores[scores["model"] == "demo.calibrated"]
+    for title in ("<th>Source</th>", "<th>Category</th>", "<th>Horizon (days)</th>"):
+        assert title in page
+    section = page.split("## By source, category and horizon", 1)[1].split("## Calibration", 1)[0]
+    dataset = mine[mine["kind"] == "dataset"]
+    horizons = (pd.to_datetime(dataset["resolution_date"]) - pd.to_datetime(dataset["round"])).dt.days
+    for days, n in horizons.value_counts().items():  # every horizon row with its N
+        assert f"<tr><td>{days}</td>" in section and f"<td>{n}</td></tr>" in section
+    assert sum(int(n) for n in re.findall(r"<td>(\d+)</td></tr>", section.split("<th>Category</th>")[0])) == len(mine)

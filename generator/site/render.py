@@ -23,6 +23,7 @@ from ..schemas import ALL_TABLES
 from ..timeutil import format_ts
 from ..leaderboard.calibration import murphy, reliability_table
 from ..leaderboard.hub_boards import headline_of
+from ..leaderboard.views import horizon_days
 from . import charts
 from .questions import QuestionInfo
 
@@ -151,13 +152,12 @@ def _model_page(env: jinja2.Environment, data: SiteData, model: str) -> str:
     scores = data.model_scores[model]
     own = scores[scores["imputed"] == 0]  # calibration of the forecasts the model made itself
     table = reliability_table(own["probability"], own["outcome"])
-    by_source = (scores.groupby(["kind", "source"], sort=True)["brier"].agg(["mean", "count"])
-                 .reset_index().to_dict("records"))
+    breakdowns = _breakdowns(scores)
     row = data.board[data.board["model"] == model].to_dict("records")
     history = data.history[data.history["model"] == model]
     meta = data.models.get(model) or ModelMeta(id=model, name=model, organization="", kind="")
     return env.get_template("model.md.j2").render(
-        data=data, updated=format_ts(data.as_of), meta=meta, row=row[0] if row else None, by_source=by_source,
+        data=data, updated=format_ts(data.as_of), meta=meta, row=row[0] if row else None, breakdowns=breakdowns,
         history=charts.to_json(charts.history_lines(history, {model: meta.name})) if len(history) else "",
         calibration=charts.to_json(charts.reliability(table)) if len(table) else "", bins=table.to_dict("records"),
         murphy=murphy(own["probability"], own["outcome"]),
@@ -165,6 +165,21 @@ def _model_page(env: jinja2.Environment, data: SiteData, model: str) -> str:
         arena_chart=_chart_of(data.arena_curves, model, charts.arena_curves),
         oracle_chart=_chart_of(data.oracle_months, model, charts.oracle_months),
         rounds=sorted(scores["round"].unique()))
+
+
+def _breakdowns(scores: pd.DataFrame) -> list[dict]:
+    """Mean Brier and N of one model's scored forecasts by source, by category and by horizon."""
+    keyed = scores.assign(category=scores["category"].fillna("").replace("", "(none)"),
+                          horizon=horizon_days(scores))
+    tables = []
+    for title, column in (("Source", "source"), ("Category", "category"), ("Horizon (days)", "horizon")):
+        rows = keyed.dropna(subset=[column]) if column == "horizon" else keyed
+        if not len(rows):
+            continue
+        grouped = rows.groupby(column, sort=True)["brier"].agg(["mean", "count"]).reset_index()
+        grouped[column] = grouped[column].map(lambda v: f"{int(v)}" if column == "horizon" else str(v))
+        tables.append({"title": title, "rows": grouped.rename(columns={column: "key"}).to_dict("records")})
+    return tables
 
 
 def _rows_of(frame: pd.DataFrame, model: str) -> list[dict]:
