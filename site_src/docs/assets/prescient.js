@@ -84,7 +84,10 @@
           var show = panel.getAttribute("data-board") === board && panel.getAttribute("data-view") === view;
           panel.hidden = !show;
           if (show && window.Plotly) {
-            panel.querySelectorAll(".prescient-chart.js-plotly-plot").forEach(function (el) { window.Plotly.Plots.resize(el); });
+            // relayout at once (Plots.resize waits on a timer that background tabs throttle)
+            panel.querySelectorAll(".prescient-chart.js-plotly-plot").forEach(function (el) {
+              window.Plotly.relayout(el, { autosize: true });
+            });
           }
         });
       });
