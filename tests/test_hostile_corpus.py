@@ -14,6 +14,7 @@ runs with a read-only token and no secrets.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -432,6 +433,20 @@ def test_spreadsheet_safe_bytes_rewrites_only_files_with_formula_text():
     assert safe["reasoning"].tolist() == ["'=HYPERLINK(\"http://x\")", "'@SUM(A1)"]
     assert safe["probability"].tolist() == ["0.4", "-0.5"]  # numbers stay numbers
     assert spreadsheet_safe_bytes(b"\xff\xfe=x") == b"\xff\xfe=x"  # not UTF-8: left alone, never raised
+
+
+@pytest.mark.parametrize("cell", ["=1+1", "+x", "-cmd", "@SUM(A1)", "\tx", "\rx", '"=quoted"', '"a\n=b"'])
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_the_quick_scan_never_skips_a_file_with_a_formula_cell(cell, where):
+    """The byte scan that lets clean files through unparsed must see every formula cell's start."""
+    from generator.store.csvio import _CELL_START
+
+    row = {"first": f"{cell},0.4,x", "middle": f"q,{cell},x", "last": f"q,0.4,{cell}"}[where]
+    data = f"a,b,c\n{row}\n".encode()
+    parsed = list(csv.reader(io.StringIO(data.decode(), newline="")))
+    if any(formula_like(c) for r in parsed[1:] for c in r):
+        assert _CELL_START.search(data)
+        assert spreadsheet_safe_bytes(data) != data
 
 
 def test_site_downloads_neutralise_formula_text_and_the_ledger_keeps_it(tmp_path):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import re
 import shutil
@@ -355,8 +356,11 @@ def test_xss_payloads_stay_inert(xss_site: Site, name: str) -> None:
     visit.assert_clean()
     assert page.locator('a[href^="javascript:" i], [href*="javascript:" i]').count() == 0
     assert page.locator("[onerror], [onload]").count() == 0
-    scripts = page.eval_on_selector_all("script", "ss => ss.map(s => s.textContent)")
+    # scripts the browser runs (a type="application/json" data block is never run, only parsed)
+    scripts = page.eval_on_selector_all("script", "ss => ss.filter(s => !s.type || /javascript|module/i.test(s.type)).map(s => s.textContent)")
     assert not [s for s in scripts if "alert(" in s], "a payload became a script element"
+    data = page.eval_on_selector_all('script[type="application/json"]', "ss => ss.map(s => s.id)")
+    assert set(data) <= {"__config", "prescient-forecasts"}, "only Material's config and a question's forecasts are data blocks"
     text = page.evaluate("document.body.innerText")
     if name in ("home", "models index", "model"):
         assert NAME in text and ORGANIZATION in text
@@ -384,6 +388,15 @@ def test_xss_payloads_reached_the_pages_escaped(xss_hub: Path) -> None:
     assert "<script>alert" not in model_md
     round_md = (generated / "rounds" / f"{_xss_round_file(xss_hub).parent.name}.md").read_text(encoding="utf-8")
     assert "&lt;svg onload=alert(5)&gt;" in round_md and "javascript:alert(4)" not in round_md
+    from generator.site.questions import question_slug
+
+    first = pd.read_csv(_xss_round_file(xss_hub), dtype=str, keep_default_na=False).loc[0, "question_id"]
+    body = (generated / "question-pages" / f"{question_slug(first)}.html").read_text(encoding="utf-8")
+    data = body.split('<script type="application/json" id="prescient-forecasts">', 1)[1].split("</script>", 1)[0]
+    assert "\\u003c/script\\u003e\\u003cimg src=x onerror=alert(7)" in data, "the reasoning reached the data block"
+    assert "<" not in data, "nothing in the data block can close it"
+    heads = json.loads((generated / "question-pages" / "pages.json").read_text(encoding="utf-8"))[question_slug(first)]
+    assert heads["heading"].startswith("&lt;svg onload=alert(5)&gt;") and heads["title"].startswith("&lt;svg")
 
 
 # --------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -31,26 +32,55 @@ def test_odd_question_ids_get_a_safe_unique_page_name(question_id: str) -> None:
     assert question_slug(question_id + "x") != slug
 
 
+def _asked(demo_hub: Path) -> list[str]:
+    return sorted(pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False)
+                             for p in (demo_hub / "data/rounds").glob("*/questions.csv")])["question_id"].unique())
+
+
 def test_every_asked_question_has_a_page_kept_out_of_nav_and_search(demo_hub: Path) -> None:
-    generated = demo_hub / GENERATED
-    asked = pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False)
-                       for p in (demo_hub / "data/rounds").glob("*/questions.csv")])["question_id"].unique()
-    pages = {p.stem for p in (generated / "questions").glob("*.md")}
-    assert pages == {question_slug(q) for q in asked}
-    page = (generated / "questions" / f"{question_slug(sorted(asked)[0])}.md").read_text(encoding="utf-8")
-    assert "search:\n  exclude: true" in page
+    asked = _asked(demo_hub)
+    site = demo_hub / "site_src/site"
+    pages = {p.parent.name for p in (site / "generated/questions").glob("*/index.html")}
+    assert pages == {question_slug(q) for q in asked}, "one page per asked question, and the shell is gone"
+    bodies = {p.stem for p in (demo_hub / GENERATED / "question-pages").glob("*.html")}
+    assert bodies == pages
+    assert not (site / "generated/question-pages").exists(), "the body fragments are not published on their own"
+    html = (site / "generated/questions" / question_slug(asked[0]) / "index.html").read_text(encoding="utf-8")
+    assert "PRESCIENT-QUESTION" not in html and "prescient-question-shell" not in html
+    assert html.count("<h1") == 1 and 'id="prescient-forecasts"' in html
     assert "generated/questions/*.md" in (demo_hub / "site_src/mkdocs.yml").read_text(encoding="utf-8")
-    built = demo_hub / "site_src/site/search/search_index.json"
-    assert "generated/questions/" not in built.read_text(encoding="utf-8")
+    index = json.loads((site / "search/search_index.json").read_text(encoding="utf-8"))
+    assert not [d["location"] for d in index["docs"] if d["location"].startswith("generated/question")]
 
 
-def test_question_page_lists_every_forecast_of_the_question(demo_hub: Path) -> None:
+def _payload(page: str) -> dict:
+    found = re.search(r'<script type="application/json" id="prescient-forecasts">(.*?)</script>', page, re.S)
+    assert found, "the page carries its forecasts"
+    return json.loads(found.group(1))
+
+
+def test_question_page_carries_every_forecast_of_the_question(demo_hub: Path) -> None:
     round_dir = sorted((demo_hub / "data/rounds").glob("*/questions.csv"))[0].parent
     question = pd.read_csv(round_dir / "questions.csv", dtype=str, keep_default_na=False).iloc[0]
-    forecast_files = sorted((demo_hub / "data/forecasts" / round_dir.name).glob("*.csv"))
-    expected = sum(int((pd.read_csv(f, dtype=str)["question_id"] == question["question_id"]).sum()) for f in forecast_files)
-    page = (demo_hub / GENERATED / "questions" / f"{question_slug(question['question_id'])}.md").read_text(encoding="utf-8")
-    assert page.count(f'<td><a href="../../rounds/{round_dir.name}/">') >= expected > 0
+    qid = question["question_id"]
+    page = (demo_hub / "site_src/site/generated/questions" / question_slug(qid) / "index.html").read_text(encoding="utf-8")
+    payload = _payload(page)
+    expected = []
+    for path in sorted((demo_hub / "data/forecasts").glob("*/*.csv")):
+        rows = pd.read_csv(path, dtype=str, keep_default_na=False)
+        rows = rows[rows["question_id"] == qid]
+        expected += [(path.parent.name, path.stem, round(float(p), 6)) for p in rows["probability"]]
+    got = [(payload["rounds"][payload["units"][u][0]], payload["models"][m], p)
+           for u, m, p in zip(payload["u"], payload["m"], payload["p"])]
+    assert sorted(got) == sorted(expected) and len(got) > 0
+    scores = pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False)
+                        for p in (demo_hub / "data/scores").glob("*.csv")])
+    scored = scores[(scores["question_id"] == qid)]
+    for (round_index, date, outcome) in payload["units"]:
+        rows = scored[(scored["round"] == payload["rounds"][round_index]) & (scored["resolution_date"] == date)]
+        assert (outcome is None) == rows.empty, "a unit shows an outcome exactly when it is scored"
+        if outcome is not None:
+            assert {float(o) for o in rows["outcome"]} == {float(outcome)}
 
 
 def test_round_files_and_forecasts_are_offered_as_downloads_byte_for_byte(demo_hub: Path) -> None:

@@ -42,8 +42,7 @@ def _round_positions(layout: Layout, due: datetime, questions: pd.DataFrame, vie
     label, due_ts = format_date(due), format_ts(due)
     markets = questions[questions["kind"] == MARKET]
     parts = [bet_positions(label, model, frame, markets, known) for model, frame in readers.load_bets(layout, due).items()]
-    parts += [simulated_positions(label, model, frame, markets, due_ts)
-              for model, frame in readers.load_forecasts(layout, due).items()]
+    parts.append(simulated_positions(label, readers.load_forecasts(layout, due), markets, due_ts))
     parts = [p for p in parts if len(p)]
     if not parts or markets.empty:
         return pd.DataFrame(columns=POSITIONS)

@@ -17,17 +17,23 @@ from . import bets as b
 from .portfolio import priced
 
 
-def simulated_positions(round_label: str, model: str, forecasts: pd.DataFrame, questions: pd.DataFrame,
+def simulated_positions(round_label: str, by_model: dict[str, pd.DataFrame], questions: pd.DataFrame,
                         due_ts: str) -> pd.DataFrame:
-    """The $100 bets a probability forecast implies against the round's freeze values."""
+    """The $100 bets each model's probability forecasts imply against the round's freeze values:
+    models in ``by_model``'s order, each model's bets by question id."""
     markets = questions.loc[(questions["kind"] == MARKET) & questions["freeze_value"].notna(), ["question_id", "freeze_value"]]
-    given = forecasts.loc[forecasts["probability"].notna(), ["question_id", "probability"]].drop_duplicates("question_id")
-    both = given.merge(markets.drop_duplicates("question_id"), on="question_id").sort_values("question_id", kind="mergesort")
-    both = both[both["probability"] != both["freeze_value"]].reset_index(drop=True)
+    order = {model: i for i, model in enumerate(by_model)}
+    frames = [f.loc[f["probability"].notna(), ["question_id", "probability"]].assign(model=m) for m, f in by_model.items()]
+    given = (pd.concat(frames, ignore_index=True) if frames
+             else pd.DataFrame(columns=["question_id", "probability", "model"])).drop_duplicates(["model", "question_id"])
+    both = given.merge(markets.drop_duplicates("question_id"), on="question_id")
+    both = both[both["probability"] != both["freeze_value"]]
+    both = both.assign(_order=both["model"].map(order)).sort_values(["_order", "question_id"], kind="mergesort")
+    both = both.reset_index(drop=True)
     frame = pd.DataFrame({
         "question_id": both["question_id"], "placed_at": due_ts,
         "side": np.where(both["probability"] > both["freeze_value"], b.YES, b.NO),
-        "amount": b.SIM_STAKE, "round": round_label, "model": model, "view": "simulated",
-        "start": b.SIM_STAKE * len(both), "cash_before": np.nan, "confidence": np.nan,
-        "f_yes": both["probability"].astype(float), "yes_price": both["freeze_value"].astype(float)})
+        "amount": b.SIM_STAKE, "round": round_label, "model": both["model"], "view": "simulated",
+        "start": b.SIM_STAKE * both.groupby("model")["model"].transform("size"), "cash_before": np.nan,
+        "confidence": np.nan, "f_yes": both["probability"].astype(float), "yes_price": both["freeze_value"].astype(float)})
     return priced(frame)

@@ -7,9 +7,11 @@ the pages stay out of the sidebar (``not_in_nav``) and out of the search index (
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from ..resolution import known_by
@@ -68,3 +70,43 @@ def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.Da
         out.append(QuestionInfo(qid, question_slug(qid), question, history.get(qid, empty_history),
                                 by_question.get(qid, empty_forecasts)))
     return out
+
+
+REASONING_CHARS = 300  # a forecast's reasoning is cut to this on its question page
+
+
+def forecast_payload(forecasts: pd.DataFrame) -> dict:
+    """A question's forecasts (``_FORECAST_COLUMNS``, in page order) as compact columns for the page's
+    script, which builds the table (rows are far too many to ship as HTML at ForecastBench scale).
+
+    ``rounds`` and ``models`` are the distinct values; ``units`` lists each scored unit as
+    [round index, resolution date, outcome or null]; per forecast ``u`` (unit index), ``m`` (model
+    index) and ``p`` (probability); ``why`` holds [row, reasoning] for rows that give a reasoning.
+    The Brier score shown is (p - outcome)², the score of a forecast of a resolved unit.
+    """
+    if not len(forecasts):
+        return {"rounds": [], "models": [], "units": [], "u": [], "m": [], "p": [], "why": []}
+    rounds, r = np.unique(forecasts["round"].astype(str).to_numpy(), return_inverse=True)
+    models, m = np.unique(forecasts["model"].astype(str).to_numpy(), return_inverse=True)
+    dates = forecasts["resolution_date"].fillna("").astype(str).to_numpy()
+    u, _ = pd.factorize(pd.Series(r.astype(str)) + "|" + dates)
+    outcome = pd.to_numeric(forecasts["outcome"], errors="coerce").groupby(u).first().to_numpy()
+    starts = np.unique(u, return_index=True)[1]
+    units = [[int(r[i]), dates[i], None if np.isnan(o) else (int(o) if float(o).is_integer() else float(o))]
+             for i, o in zip(starts, outcome)]
+    p = np.round(pd.to_numeric(forecasts["probability"], errors="coerce").to_numpy(dtype=float), 6)
+    why = forecasts["reasoning"].fillna("").astype(str).to_numpy()
+    given = np.flatnonzero(why != "")
+    return {"rounds": rounds.tolist(), "models": models.tolist(), "units": units, "u": u.tolist(), "m": m.tolist(),
+            "p": [None if np.isnan(x) else x for x in p.tolist()],
+            "why": [[int(i), _cut(why[i])] for i in given]}
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= REASONING_CHARS else text[:REASONING_CHARS - 1].rstrip() + "…"
+
+
+def script_json(payload) -> str:
+    """JSON that is safe inside ``<script type="application/json">``: no ``<``, ``>`` or ``&``."""
+    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

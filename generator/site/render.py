@@ -24,8 +24,8 @@ from ..timeutil import format_ts
 from ..leaderboard.calibration import murphy, reliability_table
 from ..leaderboard.hub_boards import headline_of
 from ..leaderboard.views import horizon_days
-from . import charts
-from .questions import QuestionInfo
+from . import charts, shell
+from .questions import QuestionInfo, forecast_payload, script_json
 
 GENERATED = "generated"
 
@@ -109,15 +109,27 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     slugs = {q.id: q.slug for q in data.questions}
     pages.update({f"rounds/{r.due}.md": env.get_template("round.md.j2").render(**common, round=r, slugs=slugs)
                   for r in data.rounds})
-    question_page = env.get_template("question.md.j2")
-    pages.update({f"questions/{q.slug}.md": question_page.render(
-        updated=common["updated"], prefix="../../", q=q,
-        chart=charts.to_json(charts.question_history(q.history, q.question["kind"])) if len(q.history) else "")
-        for q in data.questions})
+    pages.update(_question_pages(env, data.questions, common["updated"]))
     files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
     files.update({f"{GENERATED}/{path}": content for path, content in data.downloads.items()})
     files[f"{GENERATED}/assets/plotly.min.js"] = plotly_js()
     return files
+
+
+def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], updated: str) -> dict[str, str]:
+    """The question shell page, each question's body fragment and their titles (see ``site.shell``)."""
+    if not questions:
+        return {}
+    body = env.get_template("question.html.j2")
+    pages = {f"questions/{shell.SHELL}.md": shell.shell_markdown()}
+    pages.update({f"{shell.FRAGMENTS}/{q.slug}.html": body.render(
+        updated=updated, prefix="../../", q=q, payload=script_json(forecast_payload(q.forecasts)),
+        chart=charts.to_json(charts.question_history(q.history, q.question["kind"])) if len(q.history) else "")
+        for q in questions})
+    heads = {q.slug: {"title": shell.page_title(q.question["text"]), "heading": html.escape(str(q.question["text"]))}
+             for q in questions}
+    pages[f"{shell.FRAGMENTS}/{shell.INDEX}"] = json.dumps(heads, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    return pages
 
 
 BOARD_HELP = {

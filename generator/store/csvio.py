@@ -338,6 +338,9 @@ def _fault_point() -> None:
 # ledgers keep raw text (they are data); only CSV written for people to open goes through here.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+# Where a cell can start (file start, after a comma or a line end, maybe inside quotes) followed by a
+# formula character: a file without a match has no formula-like cell.
+_CELL_START = re.compile(rb'(?:\A|[,\n])"?[=+\-@\t\r]')
 
 
 def formula_like(text: str) -> bool:
@@ -351,6 +354,8 @@ def spreadsheet_safe_bytes(data: bytes) -> bytes:
     A file with no such cell (or that is not UTF-8 CSV) comes back unchanged, byte for byte; the
     quoting of a rewritten file is the csv module's minimal quoting with ``\n`` line ends.
     """
+    if not _CELL_START.search(data):  # no cell starts like a formula: skip parsing (most files)
+        return data
     try:
         rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
     except (UnicodeDecodeError, csv.Error):

@@ -67,6 +67,48 @@
     });
   }
 
+  // A question page ships its forecasts as compact columns (generator/site/questions.py
+  // forecast_payload); draw them as table rows. Every value goes in as text, never as HTML.
+  function fixed(x, digits) { return x === null || x === undefined ? "\u2013" : x.toFixed(digits); }
+
+  function cell(row, text, value) {
+    var td = row.insertCell();
+    td.textContent = text;
+    if (value !== undefined) { td.setAttribute("data-value", value === null ? "" : String(value)); }
+    return td;
+  }
+
+  function linkCell(row, text, href) {
+    var a = document.createElement("a");
+    a.textContent = text;
+    a.href = href;
+    row.insertCell().appendChild(a);
+  }
+
+  function forecastTables() {
+    document.querySelectorAll("table.prescient-table[data-forecasts]").forEach(function (table) {
+      var source = document.getElementById(table.getAttribute("data-forecasts"));
+      if (!source) { return; }
+      var data = JSON.parse(source.textContent), prefix = table.getAttribute("data-prefix") || "";
+      var why = {};
+      data.why.forEach(function (pair) { why[pair[0]] = pair[1]; });
+      var body = document.createElement("tbody");
+      data.p.forEach(function (p, i) {
+        var unit = data.units[data.u[i]], round = data.rounds[unit[0]], model = data.models[data.m[i]];
+        var outcome = unit[2], brier = outcome === null || p === null ? null : (p - outcome) * (p - outcome);
+        var row = body.insertRow();
+        linkCell(row, round, prefix + "rounds/" + encodeURIComponent(round) + "/");
+        linkCell(row, model, prefix + "models/" + encodeURIComponent(model) + "/");
+        cell(row, unit[1] || "\u2013");
+        cell(row, fixed(p, 3), p);
+        cell(row, fixed(outcome, 0), outcome);
+        cell(row, fixed(brier, 4), brier);
+        cell(row, why[i] || "");
+      });
+      table.replaceChild(body, table.tBodies[0]);
+    });
+  }
+
   // Board and view switches: show the one panel matching the pressed buttons, then let its
   // charts (drawn while hidden) take their real width.
   function switches() {
@@ -95,6 +137,7 @@
   }
 
   function start() {
+    forecastTables();
     renderCharts();
     sortableTables();
     switches();

@@ -1,0 +1,104 @@
+"""Question pages without MkDocs' per-page cost: one themed shell page, filled once per question.
+
+An FB-scale hub asks thousands of questions. Sending each through Markdown and the Material
+templates costs tens of milliseconds a page, minutes in all, for pages that share every byte of
+their chrome. So the generator writes each question page's body as an HTML fragment
+(``generated/question-pages/<slug>.html``, excluded from MkDocs by ``exclude_docs``) with its
+title in ``pages.json``, and MkDocs builds one shell page, ``generated/questions/<SHELL>.md``.
+After the build (the ``on_post_build`` hook in ``site_src/hooks/``), ``expand_question_pages``
+writes ``generated/questions/<slug>/index.html`` = the shell with its markers replaced, lists
+the pages in the sitemap instead of the shell, and removes the shell. Every question page sits
+at the shell's depth, so the shell's relative links are right for all of them.
+
+The markers are replaced in one pass over the shell (``fill``), so a replacement is never
+scanned again: a title that contains a marker's text stays text. Titles and headings are
+HTML-escaped by the generator before they get here; the body is the generator's own HTML.
+"""
+
+from __future__ import annotations
+
+import gzip
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+
+SHELL = "prescient-question-shell"  # the shell page's name (and the marker for the slug)
+TITLE = "PRESCIENT-QUESTION-TITLE"
+HEADING = "PRESCIENT-QUESTION-HEADING"
+BODY = "PRESCIENT-QUESTION-BODY"
+FRAGMENTS = "question-pages"  # under generated/: one <slug>.html per question + pages.json
+INDEX = "pages.json"
+_MARKERS = re.compile("|".join(re.escape(m) for m in (SHELL, TITLE, HEADING)))
+_BODY = f"<p>{BODY}</p>"
+
+
+class ShellError(RuntimeError):
+    """The built shell page is missing a marker (the theme or the shell page changed)."""
+
+
+def shell_markdown() -> str:
+    """The shell page's source: out of the search index, no table of contents, the markers."""
+    return (f'---\ntitle: "{TITLE}"\nsearch:\n  exclude: true\nhide:\n  - toc\n---\n\n'
+            f"<h1>{HEADING}</h1>\n\n{BODY}\n")
+
+
+def page_title(text: str, limit: int = 80) -> str:
+    """The escaped ``<title>`` text of a question page: its text, cut at a word near ``limit``."""
+    text = " ".join(str(text).split())
+    if len(text) > limit:
+        text = text[:limit - 1].rsplit(" ", 1)[0].rstrip(" ,.;:") + "…"
+    return html.escape(text, quote=True)
+
+
+def split_shell(shell: str) -> tuple[str, str]:
+    """The built shell page, cut at the body marker into (before, after)."""
+    before, found, after = shell.partition(_BODY)
+    if not found or _BODY in after or HEADING not in before:
+        raise ShellError(f"the built question shell does not hold exactly one {_BODY} after the {HEADING} heading")
+    return before, after
+
+
+def fill(part: str, slug: str, title: str, heading: str) -> str:
+    """``part`` of the shell with the slug, title and heading markers replaced in one pass."""
+    values = {SHELL: slug, TITLE: title, HEADING: heading}
+    return _MARKERS.sub(lambda m: values[m.group(0)], part)
+
+
+def expand_question_pages(docs_dir: Path, site_dir: Path, build_time: int | None = None) -> int:
+    """Write every question page from the built shell (module docstring). Return how many."""
+    fragments = docs_dir / "generated" / FRAGMENTS
+    shell_dir = site_dir / "generated" / "questions" / SHELL
+    if not (fragments / INDEX).is_file():
+        return 0
+    pages = json.loads((fragments / INDEX).read_text(encoding="utf-8"))
+    before, after = split_shell((shell_dir / "index.html").read_text(encoding="utf-8"))
+    out = site_dir / "generated" / "questions"
+    for slug, head in pages.items():
+        body = (fragments / f"{slug}.html").read_text(encoding="utf-8")
+        page = fill(before, slug, head["title"], head["heading"]) + body + fill(after, slug, head["title"], head["heading"])
+        (out / slug).mkdir(parents=True, exist_ok=True)
+        (out / slug / "index.html").write_text(page, encoding="utf-8")
+    shutil.rmtree(shell_dir)
+    _sitemap(site_dir, list(pages), build_time)
+    return len(pages)
+
+
+def _sitemap(site_dir: Path, slugs: list[str], build_time: int | None) -> None:
+    """List the question pages in sitemap.xml (and its .gz) where the shell was listed."""
+    path = site_dir / "sitemap.xml"
+    if not path.is_file():
+        return
+    text = path.read_text(encoding="utf-8")
+    entry = re.search(r"[ \t]*<url>(?:(?!</url>).)*?" + re.escape(SHELL) + r"/.*?</url>\n?", text, re.S)
+    if not entry:
+        return
+    block = entry.group(0)
+    listed = "".join(block.replace(SHELL, slug) for slug in slugs)
+    text = text[:entry.start()] + listed + text[entry.end():]
+    path.write_text(text, encoding="utf-8")
+    gz = site_dir / "sitemap.xml.gz"
+    if gz.is_file():
+        with gz.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", filename="sitemap.xml", mtime=build_time or 0) as zipped:
+            zipped.write(text.encode("utf-8"))

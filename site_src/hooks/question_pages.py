@@ -1,0 +1,15 @@
+"""MkDocs hook: after the build, write every question page from the one themed shell page.
+
+The work is done by ``generator.site.shell`` (see its docstring for why question pages skip
+MkDocs' per-page rendering); this file only connects it to MkDocs' build events.
+"""
+
+from pathlib import Path
+
+from mkdocs.utils import get_build_timestamp
+
+from generator.site.shell import expand_question_pages
+
+
+def on_post_build(config, **kwargs) -> None:
+    expand_question_pages(Path(config["docs_dir"]), Path(config["site_dir"]), get_build_timestamp())

@@ -1,0 +1,80 @@
+"""Question pages filled from one built shell page (generator/site/shell.py)."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from generator.site import shell
+from generator.site.questions import forecast_payload, script_json
+from generator.site.questions import _FORECAST_COLUMNS
+
+SHELL_HTML = (f"<html><head><title>{shell.TITLE} - Hub</title>"
+              f'<link rel="canonical" href="https://x.org/generated/questions/{shell.SHELL}/"></head>'
+              f"<body><h1>{shell.HEADING}</h1>\n<p>{shell.BODY}</p>\n<footer>{shell.TITLE}</footer></body></html>")
+
+
+def test_fill_replaces_every_marker_once_and_never_rescans_a_value() -> None:
+    before, after = shell.split_shell(SHELL_HTML)
+    hostile = f"{shell.HEADING} &lt;b&gt; {shell.SHELL}"  # a title that quotes the markers stays as it is
+    page = shell.fill(before, "src--q1", hostile, "Heading") + "BODY" + shell.fill(after, "src--q1", hostile, "Heading")
+    assert page == (f"<html><head><title>{hostile} - Hub</title>"
+                    '<link rel="canonical" href="https://x.org/generated/questions/src--q1/"></head>'
+                    f"<body><h1>Heading</h1>\nBODY\n<footer>{hostile}</footer></body></html>")
+
+
+@pytest.mark.parametrize("html", [SHELL_HTML.replace(shell.BODY, "x"), SHELL_HTML.replace(shell.HEADING, "x"),
+                                  SHELL_HTML.replace("</body>", f"<p>{shell.BODY}</p></body>")])
+def test_a_shell_without_exactly_one_body_marker_after_the_heading_is_refused(html: str) -> None:
+    with pytest.raises(shell.ShellError, match="question shell"):
+        shell.split_shell(html)
+
+
+def test_page_titles_are_escaped_and_cut_at_a_word() -> None:
+    assert shell.page_title('Will <b>"x"</b> & y?') == "Will &lt;b&gt;&quot;x&quot;&lt;/b&gt; &amp; y?"
+    long = shell.page_title("word " * 40)
+    assert len(long) <= 80 and long.endswith("word…")
+
+
+def test_payload_is_compact_complete_and_inert_in_a_script_element() -> None:
+    import pandas as pd
+
+    rows = pd.DataFrame([
+        ["2026-01-04", "a.m", "2026-02-01", 0.25, 1.0, 0.5625, ""],
+        ["2026-01-04", "b.m", "2026-02-01", 0.5, 1.0, 0.25, "</script><script>alert(1)</script>"],
+        ["2026-01-18", "a.m", "2026-03-01", 0.125, float("nan"), float("nan"), "x" * 400],
+    ], columns=_FORECAST_COLUMNS)
+    payload = forecast_payload(rows)
+    assert payload["rounds"] == ["2026-01-04", "2026-01-18"] and payload["models"] == ["a.m", "b.m"]
+    assert payload["units"] == [[0, "2026-02-01", 1], [1, "2026-03-01", None]]
+    assert (payload["u"], payload["m"], payload["p"]) == ([0, 0, 1], [0, 1, 0], [0.25, 0.5, 0.125])
+    assert payload["why"][0] == [1, "</script><script>alert(1)</script>"] and len(payload["why"][1][1]) == 300
+    text = script_json(payload)
+    assert "<" not in text and ">" not in text and "&" not in text
+    import json
+
+    assert json.loads(text) == payload
+
+
+def test_the_sitemap_lists_every_question_page_instead_of_the_shell(demo_hub: Path, tmp_path: Path) -> None:
+    """A real MkDocs build of the demo's site with a site_url, so that MkDocs writes a sitemap."""
+    from generator.build import run_mkdocs_build
+
+    site_src = tmp_path / "site_src"
+    shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))
+    config = site_src / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "site_url: https://hub.example.org/\n", encoding="utf-8")
+    run_mkdocs_build(config, datetime(2026, 7, 10, tzinfo=timezone.utc), "Hub")
+    slugs = sorted(p.stem for p in (site_src / "docs/generated/question-pages").glob("*.html"))
+    sitemap = (site_src / "site/sitemap.xml").read_text(encoding="utf-8")
+    assert shell.SHELL not in sitemap
+    for slug in slugs:
+        assert f"<loc>https://hub.example.org/generated/questions/{slug}/</loc>" in sitemap
+    assert sitemap.count("<url>") == sitemap.count("</url>") > len(slugs)
+    assert gzip.decompress((site_src / "site/sitemap.xml.gz").read_bytes()).decode("utf-8") == sitemap
+    page = (site_src / "site/generated/questions" / slugs[0] / "index.html").read_text(encoding="utf-8")
+    assert f'<link rel="canonical" href="https://hub.example.org/generated/questions/{slugs[0]}/">' in page
