@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from . import __version__
 from .console import print_frame, print_sources, progress_bar, requests_progress
 from .errors import PrescientError
 
@@ -388,6 +389,7 @@ def _add_common(parser: argparse.ArgumentParser, as_of: bool = True) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="prescient", description="A forecasting benchmark that lives in a git repository.",
                                      epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"prescient {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     demo = sub.add_parser("demo", help="create a complete demo hub on the offline sim world and build its site")
     demo.add_argument("dir", nargs="?", default="demo", help="where to create it (default: ./demo)")

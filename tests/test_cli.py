@@ -32,6 +32,17 @@ def test_help_lists_every_command_and_the_exit_codes():
     assert "exit codes" in result.stdout
 
 
+def test_version_is_the_newest_changelog_entry():
+    """Keeps the CHANGELOG honest: the release it lists first is the one installed."""
+    import re
+
+    newest = re.search(r"^## \d{4}-\d\d-\d\d — (\d+\.\d+\.\d+)", (Path(__file__).parent.parent / "CHANGELOG.md")
+                       .read_text(encoding="utf-8"), re.M)
+    result = run_cli("--version")
+    assert result.returncode == 0 and newest
+    assert result.stdout.strip() == f"prescient {newest.group(1)}"
+
+
 def test_malformed_hub_toml(tmp_path: Path):
     write_hub(tmp_path, SMALL_HUB.replace("[scoring]", "[scoring"))
     result = run_cli("nightly", "--hub", str(tmp_path), "--as-of", "2026-01-16T00:00:00Z")

@@ -120,3 +120,31 @@ def test_model_page_breaks_scores_down_by_source_category_and_horizon(demo_hub: 
     for days, n in horizons.value_counts().items():  # every horizon row with its N
         assert f"<tr><td>{days}</td>" in section and f"<td>{n}</td></tr>" in section
     assert sum(int(n) for n in re.findall(r"<td>(\d+)</td></tr>", section.split("<th>Category</th>")[0])) == len(mine)
+
+
+def test_forecasters_not_on_the_board_still_get_a_page_and_a_row_in_the_models_index(demo_hub: Path) -> None:
+    """A team whose only round has not resolved (and one that only bets) must not be a dead link."""
+    import dataclasses
+
+    from generator.build import gather
+    from generator.demo import SEASON_END
+    from generator.models import ModelMeta
+    from generator.site.render import render_site
+
+    data = gather(demo_hub, SEASON_END)
+    last = data.rounds[-1]
+    rounds = [*data.rounds[:-1], dataclasses.replace(last, participants=(*last.participants, "late.model"))]
+    arena = pd.concat([data.arena, data.arena.iloc[:1].assign(model="bets.only")], ignore_index=True)
+    models = {**data.models, "late.model": ModelMeta(id="late.model", name="Late <b>Model</b>", organization="Late", kind="llm")}
+    files = render_site(dataclasses.replace(data, rounds=rounds, arena=arena, models=models))
+    late = files["generated/models/late.model.md"].decode("utf-8")
+    assert "Late &lt;b&gt;Model&lt;/b&gt;" in late and "No resolved forecasts yet." in late
+    assert f'<a href="../../rounds/{last.due}/">Round due {last.due}</a>' in late
+    assert "generated/models/bets.only.md" in files
+    index = files["generated/models/index.md"].decode("utf-8")
+    assert "Not on the board yet" in index
+    assert f'<a href="../models/late.model/">Late &lt;b&gt;Model&lt;/b&gt;</a></td><td>Late</td><td>llm</td><td>forecasts in 1 round (latest {last.due})' in index
+    assert '<a href="../models/bets.only/">bets.only</a>' in index and "Arena bets" in index
+    round_page = files[f"generated/rounds/{last.due}.md"].decode("utf-8")
+    linked = set(re.findall(r'href="\.\./\.\./models/([^/"]+)/"', round_page))
+    assert "late.model" in linked and all(f"generated/models/{m}.md" in files for m in linked), "no dead model links"

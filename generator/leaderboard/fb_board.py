@@ -103,7 +103,8 @@ def select_rows(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datet
         share = rows.groupby(["round", "model"])["imputed"].transform("mean")
         rows = rows[share <= options.max_imputed_share]
     if options.board == "baseline":
-        rows = rows[rows["model"].map(lambda m: m in models and not models[m].saw_crowd).astype(bool)]
+        blind = [m for m in rows["model"].unique() if m in models and not models[m].saw_crowd]
+        rows = rows[rows["model"].isin(blind)]
     elif options.board != "tournament":
         raise ValueError(f"unknown board {options.board!r}; expected tournament or baseline")
     return rows.reset_index(drop=True)

@@ -86,20 +86,24 @@ def forecast_payload(forecasts: pd.DataFrame) -> dict:
     """
     if not len(forecasts):
         return {"rounds": [], "models": [], "units": [], "u": [], "m": [], "p": [], "why": []}
-    rounds, r = np.unique(forecasts["round"].astype(str).to_numpy(), return_inverse=True)
-    models, m = np.unique(forecasts["model"].astype(str).to_numpy(), return_inverse=True)
-    dates = forecasts["resolution_date"].fillna("").astype(str).to_numpy()
-    u, _ = pd.factorize(pd.Series(r.astype(str)) + "|" + dates)
-    outcome = pd.to_numeric(forecasts["outcome"], errors="coerce").groupby(u).first().to_numpy()
-    starts = np.unique(u, return_index=True)[1]
-    units = [[int(r[i]), dates[i], None if np.isnan(o) else (int(o) if float(o).is_integer() else float(o))]
-             for i, o in zip(starts, outcome)]
-    p = np.round(pd.to_numeric(forecasts["probability"], errors="coerce").to_numpy(dtype=float), 6)
-    why = forecasts["reasoning"].fillna("").astype(str).to_numpy()
-    given = np.flatnonzero(why != "")
+    # numpy only: this runs once per question, thousands of times per build
+    rounds, r = np.unique(forecasts["round"].to_numpy().astype(str), return_inverse=True)
+    models, m = np.unique(forecasts["model"].to_numpy().astype(str), return_inverse=True)
+    dates = forecasts["resolution_date"].to_numpy(dtype=object)
+    dates, d = np.unique(np.where(pd.isna(dates), "", dates).astype(str), return_inverse=True)
+    keys, u = np.unique(r * len(dates) + d, return_inverse=True)  # units sorted by (round, date)
+    outcome = np.full(len(keys), np.nan)
+    np.fmax.at(outcome, u, forecasts["outcome"].to_numpy(dtype=float))  # fmax skips NaN (unscored rows)
+    units = [[int(k // len(dates)), str(dates[k % len(dates)]), None if np.isnan(o) else _number(o)]
+             for k, o in zip(keys.tolist(), outcome.tolist())]
+    p = np.round(forecasts["probability"].to_numpy(dtype=float), 6)
     return {"rounds": rounds.tolist(), "models": models.tolist(), "units": units, "u": u.tolist(), "m": m.tolist(),
-            "p": [None if np.isnan(x) else x for x in p.tolist()],
-            "why": [[int(i), _cut(why[i])] for i in given]}
+            "p": [None if x != x else x for x in p.tolist()],
+            "why": [[i, _cut(t)] for i, t in enumerate(forecasts["reasoning"].tolist()) if isinstance(t, str) and t]}
+
+
+def _number(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else float(x)
 
 
 def _cut(text: str) -> str:

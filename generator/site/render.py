@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..models import FIELDS as MODEL_FIELDS
 from ..models import ModelMeta
-from ..schemas import ALL_TABLES
+from ..schemas import ALL_TABLES, SCORES
 from ..timeutil import format_ts
 from ..leaderboard.calibration import murphy, reliability_table
 from ..leaderboard.hub_boards import headline_of
@@ -28,6 +28,7 @@ from . import charts, shell
 from .questions import QuestionInfo, forecast_payload, script_json
 
 GENERATED = "generated"
+_NUMERIC = ("probability", "imputed", "outcome", "brier")
 
 
 @dataclass(frozen=True)
@@ -100,12 +101,15 @@ def render_site(data: SiteData) -> dict[str, bytes]:
             history=charts.to_json(charts.history_lines(data.history, names)) if len(data.history) else ""),
         "changes.md": env.get_template("changes.md.j2").render(
             **common, changes=data.changes, corrections=data.corrections.to_dict("records")),
-        "models/index.md": env.get_template("models_index.md.j2").render(**common, board=data.board.to_dict("records")),
+        "models/index.md": env.get_template("models_index.md.j2").render(
+            **common, board=data.board.to_dict("records"), others=_others(data)),
         "rounds/index.md": env.get_template("rounds_index.md.j2").render(**common, rounds=data.rounds),
         "data-dictionary.md": env.get_template("data_dictionary.md.j2").render(
             **common, tables=ALL_TABLES, model_fields=MODEL_FIELDS),
     }
-    pages.update({f"models/{m}.md": _model_page(env, data, m) for m in sorted(data.model_scores)})
+    per_model = {name: _by_model(getattr(data, name)) for name in ("history", "arena", "oracle_board", "arena_curves", "oracle_months")}
+    pages.update({f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()})
+                  for m in forecasters(data)})
     slugs = {q.id: q.slug for q in data.questions}
     pages.update({f"rounds/{r.due}.md": env.get_template("round.md.j2").render(**common, round=r, slugs=slugs)
                   for r in data.rounds})
@@ -160,23 +164,56 @@ def _panels(boards: dict[tuple[str, str], pd.DataFrame]) -> list[dict]:
     return panels
 
 
-def _model_page(env: jinja2.Environment, data: SiteData, model: str) -> str:
-    scores = data.model_scores[model]
+def forecasters(data: SiteData) -> list[str]:
+    """Every model with a page: scored, taking part in a round (not resolved yet), betting in the
+    Arena, answering an oracle set, or only registered (``data/models/``)."""
+    found = set(data.model_scores) | set(data.models) | {m for r in data.rounds for m in r.participants}
+    for frame in (data.arena, data.oracle_board):
+        if len(frame) and "model" in frame:
+            found |= set(frame["model"])
+    return sorted(found)
+
+
+def _others(data: SiteData) -> list[dict]:
+    """The forecasters with a page but no row on the board, with what they have so far."""
+    on_board = set(data.board.get("model", []))
+    arena = set(data.arena["model"]) if len(data.arena) else set()
+    oracle = set(data.oracle_board["model"]) if len(data.oracle_board) else set()
+    out = []
+    for model in forecasters(data):
+        if model in on_board:
+            continue
+        meta = data.models.get(model)
+        rounds = [r.due for r in data.rounds if model in r.participants]
+        has = ([f"forecasts in {len(rounds)} round{'s' if len(rounds) != 1 else ''} (latest {rounds[-1]})"] if rounds else [])
+        has += ["scored forecasts (none on the board yet)"] if model in data.model_scores else []
+        has += ["Arena bets"] if model in arena else []
+        has += ["oracle answers"] if model in oracle else []
+        out.append({"model": model, "name": meta.name if meta else model, "organization": meta.organization if meta else "",
+                    "kind": meta.kind if meta else "", "has": "; ".join(has) or "metadata only"})
+    return out
+
+
+def _model_page(env: jinja2.Environment, data: SiteData, model: str, mine: dict[str, pd.DataFrame | None]) -> str:
+    """One model's page; ``mine`` holds its rows of the per-model frames (None: it has none)."""
+    scores = data.model_scores.get(model)
+    if scores is None:  # nothing scored yet: the page still shows its metadata, rounds, bets and answers
+        scores = pd.DataFrame({c: pd.Series(dtype=float if c in _NUMERIC else object) for c in SCORES.names})
     own = scores[scores["imputed"] == 0]  # calibration of the forecasts the model made itself
     table = reliability_table(own["probability"], own["outcome"])
     breakdowns = _breakdowns(scores)
     row = data.board[data.board["model"] == model].to_dict("records")
-    history = data.history[data.history["model"] == model]
+    history = mine["history"] if mine["history"] is not None else data.history.iloc[:0]
     meta = data.models.get(model) or ModelMeta(id=model, name=model, organization="", kind="")
     return env.get_template("model.md.j2").render(
         data=data, updated=format_ts(data.as_of), meta=meta, row=row[0] if row else None, breakdowns=breakdowns,
         history=charts.to_json(charts.history_lines(history, {model: meta.name})) if len(history) else "",
         calibration=charts.to_json(charts.reliability(table)) if len(table) else "", bins=table.to_dict("records"),
         murphy=murphy(own["probability"], own["outcome"]),
-        arena=_rows_of(data.arena, model), oracle=_rows_of(data.oracle_board, model),
-        arena_chart=_chart_of(data.arena_curves, model, charts.arena_curves),
-        oracle_chart=_chart_of(data.oracle_months, model, charts.oracle_months),
-        rounds=sorted(scores["round"].unique()))
+        arena=_records(mine["arena"]), oracle=_records(mine["oracle_board"]),
+        arena_chart=_chart(mine["arena_curves"], charts.arena_curves),
+        oracle_chart=_chart(mine["oracle_months"], charts.oracle_months),
+        rounds=sorted(set(scores["round"].astype(str)) | {r.due for r in data.rounds if model in r.participants}))
 
 
 def _breakdowns(scores: pd.DataFrame) -> list[dict]:
@@ -194,13 +231,19 @@ def _breakdowns(scores: pd.DataFrame) -> list[dict]:
     return tables
 
 
-def _rows_of(frame: pd.DataFrame, model: str) -> list[dict]:
-    return frame[frame["model"] == model].to_dict("records") if len(frame) else []
+def _by_model(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """A frame's rows by model, split once (not filtered again for every model page)."""
+    if not len(frame) or "model" not in frame:
+        return {}
+    return {m: g for m, g in frame.groupby("model", sort=False)}
 
 
-def _chart_of(frame: pd.DataFrame, model: str, chart) -> str:
-    rows = frame[frame["model"] == model] if len(frame) else frame
-    return charts.to_json(chart(rows)) if len(rows) else ""
+def _records(rows: pd.DataFrame | None) -> list[dict]:
+    return rows.to_dict("records") if rows is not None else []
+
+
+def _chart(rows: pd.DataFrame | None, chart) -> str:
+    return charts.to_json(chart(rows)) if rows is not None and len(rows) else ""
 
 
 def plotly_js() -> bytes:

@@ -8,8 +8,10 @@ from ..store.csvio import write_bytes_atomic
 
 
 def write_tree(root: Path, files: dict[str, bytes]) -> list[str]:
-    """Make ``root`` hold exactly ``files`` (relative path -> bytes). Return the paths changed."""
-    changed = [rel for rel, data in sorted(files.items()) if write_bytes_atomic(root / rel, data)]
+    """Make ``root`` hold exactly ``files`` (relative path -> bytes). Return the paths changed.
+
+    The pages are generated from the ledgers on every build, so they are written without fsync."""
+    changed = [rel for rel, data in sorted(files.items()) if write_bytes_atomic(root / rel, data, durable=False)]
     for path in sorted(root.rglob("*"), reverse=True):
         rel = path.relative_to(root).as_posix()
         if path.is_file() and rel not in files:

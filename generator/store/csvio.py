@@ -296,8 +296,11 @@ def _signature(path: Path) -> tuple:
     return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> bool:
-    """Replace ``path`` with ``data`` atomically; leave it untouched when already identical."""
+def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> bool:
+    """Replace ``path`` with ``data`` atomically; leave it untouched when already identical.
+
+    ``durable=False`` skips the fsync, for output that is rebuilt from the ledgers anyway (the
+    generated site pages): still never half-written, but a power cut may lose the newest version."""
     if path.is_file() and path.read_bytes() == data:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -305,8 +308,9 @@ def write_bytes_atomic(path: Path, data: bytes) -> bool:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         _fault_point()
         os.replace(tmp, path)
     except BaseException:
@@ -338,9 +342,10 @@ def _fault_point() -> None:
 # ledgers keep raw text (they are data); only CSV written for people to open goes through here.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
-# Where a cell can start (file start, after a comma or a line end, maybe inside quotes) followed by a
-# formula character: a file without a match has no formula-like cell.
-_CELL_START = re.compile(rb'(?:\A|[,\n])"?[=+\-@\t\r]')
+# A cell of a data row starts after a comma or a line end, maybe inside quotes: a file where no such
+# start is followed by a formula character has no formula-like cell (the header row is never
+# rewritten, so the file's own start need not be looked at; an \A alternative would triple the time).
+_CELL_START = re.compile(rb'[,\n]"?[=+\-@\t\r]')
 
 
 def formula_like(text: str) -> bool:
