@@ -31,6 +31,7 @@ from .leaderboard.hub_boards import all_boards
 from .schemas import FORECASTS
 from .site.questions import question_infos
 from .site.render import GENERATED, RoundInfo, SiteData, render_site
+from .site.shell import FRAGMENTS, SHELL
 from .site.write import write_tree
 from .store import readers
 from .store.csvio import spreadsheet_safe_bytes
@@ -158,9 +159,14 @@ def run_mkdocs_build(config_file: Path, as_of: datetime, title: str) -> None:
 
     with _source_date(as_of), _quiet_mkdocs():
         try:
-            build(load_config(str(config_file), strict=True, site_name=title))
+            config = load_config(str(config_file), strict=True, site_name=title)
+            build(config)
         except MkDocsException as exc:
             raise BuildError(f"mkdocs build --strict failed for {config_file}: {exc}") from None
+    if (Path(config["site_dir"]) / GENERATED / "questions" / SHELL).exists():
+        raise BuildError(f"{config_file}: the question pages were not written: this mkdocs.yml lacks the "
+                         f"'hooks: [hooks/question_pages.py]' and 'exclude_docs: generated/{FRAGMENTS}/' entries "
+                         f"of the skeleton ({skeleton_dir() / 'mkdocs.yml'}); copy them and the hooks/ folder")
 
 
 @contextlib.contextmanager

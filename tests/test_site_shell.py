@@ -78,3 +78,34 @@ def test_the_sitemap_lists_every_question_page_instead_of_the_shell(demo_hub: Pa
     assert gzip.decompress((site_src / "site/sitemap.xml.gz").read_bytes()).decode("utf-8") == sitemap
     page = (site_src / "site/generated/questions" / slugs[0] / "index.html").read_text(encoding="utf-8")
     assert f'<link rel="canonical" href="https://hub.example.org/generated/questions/{slugs[0]}/">' in page
+
+
+def test_a_second_mkdocs_build_writes_the_same_bytes_question_pages_included(demo_hub: Path, tmp_path: Path) -> None:
+    from generator.build import run_mkdocs_build
+    from generator.demo import SEASON_END
+
+    site_src = tmp_path / "site_src"
+    shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))
+
+    def build() -> dict[str, bytes]:
+        run_mkdocs_build(site_src / "mkdocs.yml", SEASON_END, "Hub")
+        return {p.relative_to(site_src).as_posix(): p.read_bytes() for p in sorted((site_src / "site").rglob("*")) if p.is_file()}
+
+    first = build()
+    assert sum(1 for p in first if p.startswith("site/generated/questions/")) > 100
+    assert build() == first
+
+
+def test_a_hub_whose_mkdocs_yml_predates_the_hook_gets_a_clear_error(demo_hub: Path, tmp_path: Path) -> None:
+    import re
+
+    from generator.build import BuildError, run_mkdocs_build
+    from generator.demo import SEASON_END
+
+    site_src = tmp_path / "site_src"
+    shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))
+    config = site_src / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(re.sub(r"hooks:\n  - hooks/question_pages.py\n", "", text), encoding="utf-8")
+    with pytest.raises(BuildError, match=r"question pages were not written.*hooks/question_pages.py"):
+        run_mkdocs_build(config, SEASON_END, "Hub")
