@@ -109,3 +109,16 @@ def test_a_hub_whose_mkdocs_yml_predates_the_hook_gets_a_clear_error(demo_hub: P
     config.write_text(re.sub(r"hooks:\n  - hooks/question_pages.py\n", "", text), encoding="utf-8")
     with pytest.raises(BuildError, match=r"question pages were not written.*hooks/question_pages.py"):
         run_mkdocs_build(config, SEASON_END, "Hub")
+
+
+def test_a_broken_shell_is_a_build_error_naming_the_question_pages(demo_hub: Path, tmp_path: Path, caplog) -> None:
+    from generator.build import BuildError, run_mkdocs_build
+    from generator.demo import SEASON_END
+
+    site_src = tmp_path / "site_src"
+    shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))
+    shell_page = site_src / "docs/generated/questions" / f"{shell.SHELL}.md"
+    shell_page.write_text(shell_page.read_text(encoding="utf-8").replace(shell.BODY, "lost"), encoding="utf-8")
+    with pytest.raises(BuildError, match="mkdocs build --strict failed"):
+        run_mkdocs_build(site_src / "mkdocs.yml", SEASON_END, "Hub")
+    assert "question pages: the built question shell does not hold exactly one" in caplog.text  # MkDocs' own error log

@@ -6,10 +6,14 @@ MkDocs' per-page rendering); this file only connects it to MkDocs' build events.
 
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_build_timestamp
 
-from generator.site.shell import expand_question_pages
+from generator.site.shell import ShellError, expand_question_pages
 
 
 def on_post_build(config, **kwargs) -> None:
-    expand_question_pages(Path(config["docs_dir"]), Path(config["site_dir"]), get_build_timestamp())
+    try:
+        expand_question_pages(Path(config["docs_dir"]), Path(config["site_dir"]), get_build_timestamp())
+    except (ShellError, OSError, ValueError) as exc:  # reported by MkDocs as a build error, not a traceback
+        raise PluginError(f"question pages: {exc}") from None
