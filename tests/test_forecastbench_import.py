@@ -231,3 +231,29 @@ def test_fast_forecast_bytes_equal_the_canonical_writer(fb_hub):
     odd = pd.DataFrame({"question_id": ["b:2", "a:1"], "resolution_date": ["", "2026-01-01"],
                         "probability": [0.25, 1.0], "reasoning": ["plain", 'with "quotes", and commas']})
     assert forecast_bytes(odd) == to_csv_bytes(odd, FORECASTS)
+
+
+def test_an_import_refuses_while_a_nightly_run_holds_the_hub(tmp_path):
+    """The import writes the same ledgers as a nightly run, so it takes the same lock (exit 7, nothing written)."""
+    import signal
+
+    from conftest import tree_bytes
+
+    data, forecasts = _mini(tmp_path)
+    hub = tmp_path / "hub"
+    import_forecastbench(hub, data, as_of="2026-01-01T00:00:00Z")  # an earlier, smaller state of the hub
+    hold = ("import sys, time\nfrom pathlib import Path\nfrom generator.store.lock import hub_lock\n"
+            "with hub_lock(Path(sys.argv[1]), 'prescient nightly (test)'):\n    print('locked', flush=True)\n    time.sleep(60)\n")
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(hub / "data")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        before = tree_bytes(hub)
+        cmd = [sys.executable, "-m", "generator", "import", "forecastbench", str(data), "--forecasts", str(forecasts),
+               "--hub", str(hub), "--as-of", AS_OF]
+        run = subprocess.run(cmd, check=False, capture_output=True, text=True)
+        assert run.returncode == 7 and "prescient nightly (test)" in run.stderr and "Traceback" not in run.stderr
+        assert tree_bytes(hub) == before
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=10)
+    assert import_forecastbench(hub, data, forecasts, as_of=AS_OF).rounds

@@ -33,6 +33,7 @@ from ..schemas import QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ..store import ledger, readers
 from ..store.csvio import FAULT_ENV, read_table, to_csv_bytes, write_bytes_atomic
 from ..store.layout import Layout
+from ..store.lock import hub_lock
 from ..timeutil import format_ts, parse_ts
 from . import fb_frames as frames
 from . import fb_parse as fbp
@@ -156,12 +157,15 @@ def import_forecastbench(hub_root: Path, datasets_dir: Path, forecasts_dir: Path
     if errors:
         raise SchemaError(f"ForecastBench input rejected: {len(errors)} problem(s); nothing was written", errors)
     report.warnings = [p for p in problems if p.severity != "error"]
-    _write_hub_toml(layout, dues, report)
-    _write_bank(layout, inputs, dues, report)
-    _write_statements(layout, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of_text, report)
-    rounds = {due: _write_round(layout, due, inputs, report) for due in dues}
-    _write_forecasts(layout, rounds, fsets, as_of_text, report)
     report.rounds = dues
+    if not dues:  # nothing to write (and no data/ folder to create for the lock)
+        return report
+    with hub_lock(layout.data, f"prescient import forecastbench --as-of {as_of_text}"):  # a nightly run must wait
+        _write_hub_toml(layout, dues, report)
+        _write_bank(layout, inputs, dues, report)
+        _write_statements(layout, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of_text, report)
+        rounds = {due: _write_round(layout, due, inputs, report) for due in dues}
+        _write_forecasts(layout, rounds, fsets, as_of_text, report)
     return report
 
 
