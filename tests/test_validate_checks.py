@@ -193,6 +193,23 @@ def test_forecastbench_json_problems_use_its_field_names_and_item_numbers():
     ]
 
 
+def test_a_null_forecast_is_skipped_with_a_warning_as_the_forecastbench_importer_reads_it(tmp_path):
+    """FB's own files write "forecast": null for "no forecast"; the validator, the nightly reader and the
+    FB importer must agree that it is a missing row (imputed at scoring), not an error."""
+    from generator.store.layout import Layout
+    from generator.store.readers import _forecast_frame
+
+    body = fb([dict(FB_FULL[0], forecast=None)] + FB_FULL[1:])
+    assert found(body, "json") == [("null-forecast", 1, "forecast")]
+    problem_ = next(p for p in parse_forecast(body.encode(), FILE, "json").problems)
+    assert problem_.severity == "warning" and "manifold:m1" in problem_.message
+    path = tmp_path / "data/forecasts/2026-01-25/acme.gpt-x.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(body, encoding="utf-8")
+    frame = _forecast_frame(Layout(tmp_path), path)
+    assert list(frame["question_id"]) == ["manifold:m2", "fred:GDP", "fred:GDP"]
+
+
 def test_forecastbench_json_nan_and_structure():
     assert found(fb([dict(FB_FULL[0], forecast=float("nan"))] + FB_FULL[1:]), "json") == [("probability-not-finite", 1, "forecast")]
     assert found("[1, 2]", "json") == [("bad-json", None, None)]

@@ -45,6 +45,7 @@ CODES: dict[str, Code] = {
     "bad-json": Code(ERROR, "The JSON cannot be parsed or is not a ForecastBench forecast set."),
     "missing-field": Code(ERROR, "A required field is missing (JSON forecast item or model metadata)."),
     "question-set-mismatch": Code(WARNING, "The JSON's `question_set` does not name this round's question set."),
+    "null-forecast": Code(WARNING, "A JSON forecast is `null` (ForecastBench's \"no forecast\"): the row is skipped and the question scored as missing (0.5)."),
     # columns and values
     "missing-column": Code(ERROR, "A required column is missing from the header."),
     "unknown-column": Code(ERROR, "The header has a column that the forecast file format does not define."),

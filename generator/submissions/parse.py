@@ -173,6 +173,10 @@ def _json_row(item: object, number: int, parsed: Parsed) -> Row | None:
         parsed.problems.append(problem("missing-field", parsed.label, number, key, f"the forecast has no {key!r}"))
     if missing:
         return None
+    if item["forecast"] is None:  # FB's "no forecast", as the FB importer reads it too: imputed when scored
+        parsed.problems.append(problem("null-forecast", parsed.label, number, "forecast",
+                                       f"no forecast for {_scalar(item['source'])}:{_scalar(item['id'])}; scored as missing (0.5)"))
+        return None
     qid = _scalar(item["id"])
     source = _scalar(item["source"])
     if qid and source and not qid.startswith(source + ":"):
