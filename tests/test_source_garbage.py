@@ -160,6 +160,17 @@ def test_garbage_markets_become_named_failures_and_good_ones_still_arrive():
     to_csv_bytes(observation_frame(result.observations, AS_OF), OBSERVATIONS)
 
 
+def test_a_market_value_outside_0_1_is_a_named_failure_not_a_ledger_row():
+    """A probability of 1.5 or -0.2 would become a freeze value, a crowd forecast and a proxy outcome."""
+    good = dict(_MARKET, id="good", isResolved=False, closeTime=None)
+    page = [good, dict(good, id="high", probability=1.5), dict(good, id="low", probability=-0.2), dict(good, id="one", probability=1)]
+    result = _fetch(_client(json.dumps(page).encode(), {}), set())
+    assert [o.question_id for o in result.observations] == ["manifold:good", "manifold:one"]
+    reasons = {f.item: f.reason for f in result.failures}
+    assert reasons == {"manifold market high": "market value 1.5 is not a probability in [0, 1]",
+                       "manifold market low": "market value -0.2 is not a probability in [0, 1]"}
+
+
 @pytest.mark.parametrize("body, words", [
     (b"<!doctype html><html><body>Cloudflare: checking your browser</body></html>", "malformed JSON"),
     (b"", "malformed JSON"),

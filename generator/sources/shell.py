@@ -10,7 +10,7 @@ from functools import partial
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import SourceError
-from .base import FetchContext, FetchResult, Failure
+from .base import FetchContext, FetchResult, Failure, Observation
 from .http import BudgetExhausted, Http, client_for, http_for
 from ._util import ParseError, require
 
@@ -161,6 +161,7 @@ class MarketSource(_Source):
             if not isinstance(item, Mapping):
                 raise ParseError("not a JSON object")
             parsed, observation = self.parse(item, as_of)
+            check_probability(observation)
         except (ParseError, *SHAPE_ERRORS) as exc:
             result.failures.append(Failure(f"{self.label} {nid}", _reason(exc)))
             return
@@ -168,6 +169,13 @@ class MarketSource(_Source):
             result.questions.append(parsed)
         if observation is not None:
             result.observations.append(observation)
+
+
+def check_probability(observation: Observation | None) -> None:
+    """A market's value is a probability: a price outside [0, 1] means the item was misread (or the
+    platform sent garbage), and it must not become a freeze value, a crowd forecast or a proxy outcome."""
+    if observation is not None and observation.value is not None and not 0.0 <= observation.value <= 1.0:
+        raise ParseError(f"market value {observation.value!r} is not a probability in [0, 1]")
 
 
 def raise_if_outage(source: str, outcomes: Sequence[Any], *, had_data: bool) -> None:
