@@ -45,9 +45,13 @@ def correct(probability, outcome) -> np.ndarray:
 
 
 def _unit_key(rows: pd.DataFrame) -> pd.Series:
-    """One hashable key per scored unit (a market's empty resolution date included)."""
-    parts = [rows[c].fillna("").astype(str) for c in UNIT]
-    return parts[0] + "|" + parts[1] + "|" + parts[2]
+    """One integer key per scored unit (a market's empty resolution date included): the columns'
+    codes combined two at a time, each product below rows², so no key can overflow or collide."""
+    key = np.zeros(len(rows), dtype=np.int64)
+    for column in UNIT:
+        codes, uniques = pd.factorize(rows[column].fillna("").astype(str))
+        key = pd.factorize(key * max(len(uniques), 1) + codes)[0]
+    return pd.Series(key, index=rows.index)
 
 
 def secondary_columns(rows: pd.DataFrame, naive_model: str | None = NAIVE_MODEL) -> pd.DataFrame:
