@@ -319,6 +319,38 @@ def test_numeric_header_sorts_the_table(site: Site, name: str, header: str) -> N
     visit.assert_clean()
 
 
+def test_a_long_forecast_table_shows_one_page_sorts_all_rows_and_shows_the_rest_on_request(site: Site) -> None:
+    """Question pages draw the first page of their forecasts only (thousands of rows at FB scale).
+    The demo's questions have a few dozen forecasts, so the page size is cut to 10 on the way in."""
+    visit = Visit(site.context, site.base)
+    page = visit.page
+
+    def smaller_pages(route) -> None:
+        response = route.fetch()
+        route.fulfill(response=response, body=response.text().replace('data-page-size="500"', 'data-page-size="10"'))
+
+    page.route("**/generated/questions/**", smaller_pages)
+    visit.open(site.path("question"))
+    table, more = "table.prescient-table[data-forecasts]", "button.prescient-more"
+    payload = page.evaluate("JSON.parse(document.getElementById('prescient-forecasts').textContent)")
+    total = len(payload["p"])
+    assert total > 10, "the demo question needs more forecasts than one page"
+    assert page.locator(f"{table} tbody tr").count() == 10
+    assert page.locator(more).inner_text() == f"Show all {total} forecasts" and page.locator(more).is_visible()
+    shown = f"Array.from(document.querySelectorAll('{table} tbody tr')).map(r => parseFloat(r.children[3].getAttribute('data-value')))"
+    probability = page.locator(f"{table} thead th").nth(3)
+    probability.click()
+    assert probability.get_attribute("aria-sort") == "ascending"
+    assert page.evaluate(shown) == sorted(payload["p"])[:10], "the page shows the smallest of all rows, not of the first page"
+    probability.click()
+    assert page.evaluate(shown) == sorted(payload["p"], reverse=True)[:10]
+    page.locator(more).click()
+    assert page.locator(f"{table} tbody tr").count() == total and not page.locator(more).is_visible()
+    assert page.evaluate(shown) == sorted(payload["p"], reverse=True), "still in the chosen order"
+    visit.assert_clean()
+    page.close()
+
+
 BACKGROUNDS = "() => Array.from(document.querySelectorAll('.prescient-chart')).map(el => el._fullLayout.paper_bgcolor)"
 SCHEME = "document.body.getAttribute('data-md-color-scheme')"
 TOGGLE = 'form[data-md-component="palette"] label.md-header__button:visible'

@@ -43,6 +43,9 @@
   function sortBy(table, th, index) {
     var numeric = th.getAttribute("data-sort") === "number";
     var ascending = th.getAttribute("aria-sort") !== "ascending";
+    table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+    if (table._prescientForecasts) { sortForecasts(table, index, numeric, ascending); return; }
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
     rows.sort(function (a, b) {
@@ -55,8 +58,6 @@
       return ascending ? x.localeCompare(y) : y.localeCompare(x);
     });
     rows.forEach(function (row) { body.appendChild(row); });
-    table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
-    th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
   }
 
   function sortableTables() {
@@ -85,27 +86,69 @@
     row.insertCell().appendChild(a);
   }
 
+  // Rows are kept as data and only the first page is drawn: a dataset question asked in every round
+  // can have >10,000 forecasts, and drawing them all takes seconds. Sorting sorts the data.
+  function forecastRows(data) {
+    var why = {};
+    data.why.forEach(function (pair) { why[pair[0]] = pair[1]; });
+    return data.p.map(function (p, i) {
+      var unit = data.units[data.u[i]], outcome = unit[2];
+      var brier = outcome === null || p === null ? null : (p - outcome) * (p - outcome);
+      // one sort key per column, in the table's column order
+      return { round: data.rounds[unit[0]], model: data.models[data.m[i]], date: unit[1], p: p,
+               outcome: outcome, brier: brier, why: why[i] || "", position: i };
+    });
+  }
+
+  var FORECAST_KEYS = ["round", "model", "date", "p", "outcome", "brier", "why"];
+
+  function drawForecasts(table) {
+    var state = table._prescientForecasts, prefix = table.getAttribute("data-prefix") || "";
+    var body = document.createElement("tbody");
+    state.rows.slice(0, state.shown).forEach(function (f) {
+      var row = body.insertRow();
+      linkCell(row, f.round, prefix + "rounds/" + encodeURIComponent(f.round) + "/");
+      linkCell(row, f.model, prefix + "models/" + encodeURIComponent(f.model) + "/");
+      cell(row, f.date || "\u2013");
+      cell(row, fixed(f.p, 3), f.p);
+      cell(row, fixed(f.outcome, 0), f.outcome);
+      cell(row, fixed(f.brier, 4), f.brier);
+      cell(row, f.why);
+    });
+    table.replaceChild(body, table.tBodies[0]);
+    state.more.hidden = state.shown >= state.rows.length;
+  }
+
+  function sortForecasts(table, index, numeric, ascending) {
+    var key = FORECAST_KEYS[index], collator = new Intl.Collator();
+    var value = function (f) {
+      var v = f[key];
+      return numeric ? (v === null || v === undefined ? Infinity : v) : String(v || "");
+    };
+    table._prescientForecasts.rows.sort(function (a, b) {
+      var x = value(a), y = value(b);
+      var order = numeric ? (x === y ? 0 : x < y ? -1 : 1) : collator.compare(x, y);
+      return (ascending ? order : -order) || a.position - b.position;
+    });
+    drawForecasts(table);
+  }
+
   function forecastTables() {
     document.querySelectorAll("table.prescient-table[data-forecasts]").forEach(function (table) {
       var source = document.getElementById(table.getAttribute("data-forecasts"));
       if (!source) { return; }
-      var data = JSON.parse(source.textContent), prefix = table.getAttribute("data-prefix") || "";
-      var why = {};
-      data.why.forEach(function (pair) { why[pair[0]] = pair[1]; });
-      var body = document.createElement("tbody");
-      data.p.forEach(function (p, i) {
-        var unit = data.units[data.u[i]], round = data.rounds[unit[0]], model = data.models[data.m[i]];
-        var outcome = unit[2], brier = outcome === null || p === null ? null : (p - outcome) * (p - outcome);
-        var row = body.insertRow();
-        linkCell(row, round, prefix + "rounds/" + encodeURIComponent(round) + "/");
-        linkCell(row, model, prefix + "models/" + encodeURIComponent(model) + "/");
-        cell(row, unit[1] || "\u2013");
-        cell(row, fixed(p, 3), p);
-        cell(row, fixed(outcome, 0), outcome);
-        cell(row, fixed(brier, 4), brier);
-        cell(row, why[i] || "");
+      var rows = forecastRows(JSON.parse(source.textContent));
+      var more = document.createElement("button");
+      more.type = "button";
+      more.className = "md-button prescient-more";
+      more.textContent = "Show all " + rows.length.toLocaleString("en") + " forecasts";
+      more.addEventListener("click", function () {
+        table._prescientForecasts.shown = rows.length;
+        drawForecasts(table);
       });
-      table.replaceChild(body, table.tBodies[0]);
+      table.parentNode.insertBefore(more, table.nextSibling);
+      table._prescientForecasts = { rows: rows, more: more, shown: parseInt(table.getAttribute("data-page-size"), 10) || rows.length };
+      drawForecasts(table);
     });
   }
 
