@@ -94,13 +94,12 @@
     return data.p.map(function (p, i) {
       var unit = data.units[data.u[i]], outcome = unit[2];
       var brier = outcome === null || p === null ? null : (p - outcome) * (p - outcome);
-      // one sort key per column, in the table's column order
       return { round: data.rounds[unit[0]], model: data.models[data.m[i]], date: unit[1], p: p,
                outcome: outcome, brier: brier, why: why[i] || "", position: i };
     });
   }
 
-  var FORECAST_KEYS = ["round", "model", "date", "p", "outcome", "brier", "why"];
+  var FORECAST_KEYS = ["round", "model", "date", "p", "outcome", "brier", "why"];  // the sort key of each column, in order
 
   function drawForecasts(table) {
     var state = table._prescientForecasts, prefix = table.getAttribute("data-prefix") || "";
