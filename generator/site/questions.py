@@ -53,8 +53,7 @@ def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.Da
                for q, g in seen[seen["question_id"].isin(asked)].groupby("question_id", sort=False)}
     scored = forecasts.merge(scores[["round", "model", "question_id", "resolution_date", "outcome", "brier"]],
                              on=["round", "model", "question_id", "resolution_date"], how="left")
-    scored = scored.sort_values(["round", "resolution_date", "model"], kind="mergesort")
-    by_question = {q: g[_FORECAST_COLUMNS].reset_index(drop=True) for q, g in scored.groupby("question_id", sort=False)}
+    by_question = _split(scored.sort_values(["question_id", "round", "resolution_date", "model"], kind="mergesort"))
     frozen = round_questions.drop_duplicates("question_id", keep="last").set_index("question_id")
     empty_history = pd.DataFrame(columns=["observed_at", "value"])
     empty_forecasts = pd.DataFrame(columns=_FORECAST_COLUMNS)
@@ -70,6 +69,16 @@ def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.Da
         out.append(QuestionInfo(qid, question_slug(qid), question, history.get(qid, empty_history),
                                 by_question.get(qid, empty_forecasts)))
     return out
+
+
+def _split(rows: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Rows sorted by question id, as one frame of ``_FORECAST_COLUMNS`` per question: slices of one
+    frame (a groupby builds each group by a take, too slow for thousands of questions)."""
+    ids = rows["question_id"].to_numpy()
+    frame = rows[_FORECAST_COLUMNS].reset_index(drop=True)
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.array([], dtype=np.int64)
+    ends = np.r_[starts[1:], len(ids)]
+    return {ids[a]: frame.iloc[a:b].reset_index(drop=True) for a, b in zip(starts.tolist(), ends.tolist())}
 
 
 REASONING_CHARS = 300  # a forecast's reasoning is cut to this on its question page
