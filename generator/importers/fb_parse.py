@@ -280,13 +280,9 @@ def fast_forecasts(items: object) -> dict | None:
     The checks run on whole columns (the set of types, one numpy range test over the floats); the
     verdict and the columns are those of ``fast_forecasts_rowwise`` (tests/test_fast_paths.py).
     """
-    if not isinstance(items, list) or not set(map(type, items)) <= _DICT:
+    if not isinstance(items, list) or not set(map(type, items)) <= _DICT or (fields := _fields(items)) is None:
         return None
-    try:
-        ids, sources, values = [r["id"] for r in items], [r["source"] for r in items], [r["forecast"] for r in items]
-    except KeyError:
-        return None
-    dates, reasons = [r.get("resolution_date") for r in items], [r.get("reasoning") for r in items]
+    ids, sources, values, dates, reasons = fields
     value_types = set(map(type, values))
     if not (set(map(type, ids)) <= _STR and "" not in ids and set(map(type, sources)) <= _STR and set(sources) <= _SOURCE_SET
             and value_types <= _VALUE_TYPES and _probabilities(values, value_types)
@@ -305,6 +301,15 @@ def fast_forecasts(items: object) -> dict | None:
     }
 
 
+def _fields(items: list[dict]) -> tuple[list, list, list, list, list] | None:
+    """The id, source, forecast, resolution_date and reasoning columns; None if a required key is missing."""
+    try:
+        ids, sources, values = [r["id"] for r in items], [r["source"] for r in items], [r["forecast"] for r in items]
+    except KeyError:
+        return None
+    return ids, sources, values, [r.get("resolution_date") for r in items], [r.get("reasoning") for r in items]
+
+
 _DICT, _STR, _FLOAT, _NONE = {dict}, {str}, {float}, type(None)
 _SOURCE_SET = set(SOURCES)
 _VALUE_TYPES, _DATE_TYPES = {_NONE, int, float}, {_NONE, str}
@@ -321,13 +326,9 @@ def _probabilities(values: list, types: set) -> bool:
 
 def fast_forecasts_rowwise(items: object) -> dict | None:
     """``fast_forecasts`` checked row by row (the reference its column checks are tested against)."""
-    if not isinstance(items, list) or not all(type(r) is dict for r in items):
+    if not isinstance(items, list) or not all(type(r) is dict for r in items) or (fields := _fields(items)) is None:
         return None
-    try:
-        ids, sources, values = [r["id"] for r in items], [r["source"] for r in items], [r["forecast"] for r in items]
-    except KeyError:
-        return None
-    dates, reasons = [r.get("resolution_date") for r in items], [r.get("reasoning") for r in items]
+    ids, sources, values, dates, reasons = fields
     if not (all(type(i) is str and i for i in ids) and all(type(s) is str for s in sources) and set(sources) <= set(SOURCES)
             and all(v is None or (type(v) in _NUMBER and 0.0 <= v <= 1.0) for v in values)
             and all(d is None or type(d) is str for d in dates) and all(d is None or _DATE.match(d) for d in set(dates))):

@@ -20,6 +20,7 @@ import pandas as pd
 from ..models import FIELDS as MODEL_FIELDS
 from ..models import ModelMeta
 from ..schemas import ALL_TABLES, SCORES
+from ..store.csvio import empty_frame
 from ..timeutil import format_ts
 from ..leaderboard.calibration import murphy, reliability_table
 from ..leaderboard.hub_boards import headline_of
@@ -28,7 +29,6 @@ from . import charts, shell
 from .questions import QuestionInfo, forecast_payload, script_json
 
 GENERATED = "generated"
-_NUMERIC = ("probability", "imputed", "outcome", "brier")
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,7 @@ def safe_url(url: str) -> str:
 
 def render_site(data: SiteData) -> dict[str, bytes]:
     env = environment()
+    everyone = forecasters(data)
     names = {m: (data.models[m].name if m in data.models else m) for m in data.board.get("model", [])}
     common = {"data": data, "updated": format_ts(data.as_of), "prefix": ""}
     pages = {
@@ -102,14 +103,14 @@ def render_site(data: SiteData) -> dict[str, bytes]:
         "changes.md": env.get_template("changes.md.j2").render(
             **common, changes=data.changes, corrections=data.corrections.to_dict("records")),
         "models/index.md": env.get_template("models_index.md.j2").render(
-            **common, board=data.board.to_dict("records"), others=_others(data)),
+            **common, board=data.board.to_dict("records"), others=_others(data, everyone)),
         "rounds/index.md": env.get_template("rounds_index.md.j2").render(**common, rounds=data.rounds),
         "data-dictionary.md": env.get_template("data_dictionary.md.j2").render(
             **common, tables=ALL_TABLES, model_fields=MODEL_FIELDS),
     }
     per_model = {name: _by_model(getattr(data, name)) for name in ("history", "arena", "oracle_board", "arena_curves", "oracle_months")}
     pages.update({f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()})
-                  for m in forecasters(data)})
+                  for m in everyone})
     slugs = {q.id: q.slug for q in data.questions}
     pages.update({f"rounds/{r.due}.md": env.get_template("round.md.j2").render(**common, round=r, slugs=slugs)
                   for r in data.rounds})
@@ -174,13 +175,13 @@ def forecasters(data: SiteData) -> list[str]:
     return sorted(found)
 
 
-def _others(data: SiteData) -> list[dict]:
-    """The forecasters with a page but no row on the board, with what they have so far."""
+def _others(data: SiteData, everyone: list[str]) -> list[dict]:
+    """The forecasters of ``everyone`` (those with a page) with no row on the board, and what they have so far."""
     on_board = set(data.board.get("model", []))
     arena = set(data.arena["model"]) if len(data.arena) else set()
     oracle = set(data.oracle_board["model"]) if len(data.oracle_board) else set()
     out = []
-    for model in forecasters(data):
+    for model in everyone:
         if model in on_board:
             continue
         meta = data.models.get(model)
@@ -198,7 +199,7 @@ def _model_page(env: jinja2.Environment, data: SiteData, model: str, mine: dict[
     """One model's page; ``mine`` holds its rows of the per-model frames (None: it has none)."""
     scores = data.model_scores.get(model)
     if scores is None:  # nothing scored yet: the page still shows its metadata, rounds, bets and answers
-        scores = pd.DataFrame({c: pd.Series(dtype=float if c in _NUMERIC else object) for c in SCORES.names})
+        scores = empty_frame(SCORES)
     own = scores[scores["imputed"] == 0]  # calibration of the forecasts the model made itself
     table = reliability_table(own["probability"], own["outcome"])
     breakdowns = _breakdowns(scores)
