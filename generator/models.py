@@ -11,6 +11,10 @@ import yaml
 from .errors import Problem, SchemaError
 
 MODEL_ID = re.compile(r"^[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9._-]*$")
+# A GitHub login: 1 to 39 ASCII letters, digits and single hyphens, no hyphen at either end.
+GITHUB_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}", re.ASCII)
+HUB_TEAM = "prescient"  # the hub's own forecasters: prescient.<model>, written by the nightly only
+HUB_KINDS = ("baseline",)  # kinds only the hub's own forecasters may have
 KINDS = ("llm", "human", "team", "baseline", "synthetic")
 FIELDS = {
     "name": "Display name.",
@@ -71,12 +75,37 @@ def check_model(model_id: str, body: object, label: str) -> list[Problem]:
         problems.append(Problem(label, None, "kind", "bad-value", f"kind {body['kind']!r} is not one of {', '.join(KINDS)}"))
     if not isinstance(body.get("maintainers", []), list):
         problems.append(Problem(label, None, "maintainers", "bad-value", "maintainers must be a list of GitHub logins"))
+    else:
+        problems += [Problem(label, None, "maintainers", "bad-maintainer", m) for m in maintainer_problems(body.get("maintainers") or [])]
     return problems
+
+
+def team_of(model_id: str) -> str:
+    """``acme`` of ``acme.gpt-x``."""
+    return model_id.partition(".")[0]
+
+
+def is_login(value: object) -> bool:
+    return isinstance(value, str) and GITHUB_LOGIN.fullmatch(value) is not None
+
+
+def maintainer_problems(values: list) -> list[str]:
+    """One message per entry of ``maintainers`` that is not a GitHub login (null, empty, a number, ...)."""
+    out = []
+    for i, value in enumerate(values, 1):
+        if not isinstance(value, str):
+            shown = "null" if value is None else f"a YAML {type(value).__name__}"
+            hint = f" (write it in quotes: '{value}')" if isinstance(value, int) and not isinstance(value, bool) else ""
+            out.append(f"maintainer {i} is {shown}, not a GitHub login{hint}")
+        elif not is_login(value):
+            out.append(f"maintainer {i}, {value[:60]!r}, is not a GitHub login "
+                       "(1 to 39 ASCII letters, digits and single hyphens, no hyphen first or last)")
+    return out
 
 
 def _normalise(key: str, value: object) -> object:
     if key == "maintainers":
-        return tuple(str(v) for v in value or ())
+        return tuple(v for v in value or () if is_login(v))
     if key == "saw_crowd":
         return bool(value)
     return "" if value is None else str(value)

@@ -89,6 +89,10 @@ CODES: dict[str, Code] = {
     "new-model": Code(WARNING, "The pull request registers a new model; a hub maintainer reviews it before merging."),
     "not-a-maintainer": Code(ERROR, "The pull request's author is not in the model's `maintainers` list."),
     "multiple-models": Code(ERROR, "A pull request may change the files of one model only."),
+    "bad-maintainer": Code(ERROR, "An entry of `maintainers` is not a GitHub login (1 to 39 ASCII letters, digits and single hyphens, no hyphen first or last)."),
+    "reserved-prefix": Code(ERROR, "The team prefix `prescient.` belongs to the hub's own forecasters; no pull request may add, edit or delete their files."),
+    "reserved-kind": Code(ERROR, "The kind `baseline` belongs to the hub's own forecasters; no pull request may register or edit such a model."),
+    "team-prefix-taken": Code(ERROR, "A new model uses the team prefix of existing models, and the pull request's author maintains none of them."),
 }
 
 

@@ -1,9 +1,14 @@
-"""The one place the validator talks to git, through plumbing commands run as subprocesses.
+"""The one place the hub talks to git, through plumbing commands run as subprocesses.
 
-It lists what a pull request changed (``git diff --name-status`` from the merge base of ``base``
-and ``head`` to ``head``, the same three-dot diff GitHub shows) and reads files as stored in a
-commit (``git ls-tree`` for the mode and size, ``git cat-file`` for the bytes). Nothing from the
-pull request is ever checked out or executed.
+For the validator, it lists what a pull request changed (``git diff --name-status`` from the merge
+base of ``base`` and ``head`` to ``head``, the same three-dot diff GitHub shows) and reads files as
+stored in a commit (``git ls-tree`` for the mode and size, ``git cat-file`` for the bytes). Nothing
+from the pull request is ever checked out or executed.
+
+For the history audit (``audit.git``), it lists the first-parent commits of a branch with their
+dates, the raw changes each made under a folder (``git log --raw``), and reads blobs one at a time
+from one ``git cat-file --batch`` process (``BlobReader``), so memory holds a file's versions only
+while they are compared.
 """
 
 from __future__ import annotations
@@ -65,6 +70,84 @@ def changed_files(repo: Path, base: str, head: str) -> list[Change]:
     return sorted(changes, key=lambda c: (c.path, c.old_path or ""))
 
 
+def first_parent_dates(repo: Path, head: str) -> list[tuple[str, int]]:
+    """(sha, committer time in epoch seconds) of every commit on the first-parent line of ``head``,
+    newest first; in a shallow clone, down to its oldest commit."""
+    out = _git(repo, "log", "--first-parent", "--format=%H %ct", head, "--")
+    return [(sha, int(seconds)) for sha, seconds in (line.split() for line in out.decode().splitlines() if line)]
+
+
+def first_parent_raw_log(repo: Path, head: str, folder: str) -> bytes:
+    """``git log --raw -z`` of the first-parent line of ``head``, oldest first, limited to ``folder``.
+
+    Each commit starts with ``\\x01<sha> <committer epoch seconds>\\0``, followed by its raw
+    change records (``:<old mode> <new mode> <old blob> <new blob> <status>\\0<path>\\0``, two
+    paths for a status R or C). A merge is diffed against its first parent; renames are not
+    detected (a rename is a deletion and an addition), whatever the user's git configuration says.
+    """
+    return _git(repo, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--no-renames",
+                "--no-abbrev", "--no-ext-diff", "--no-textconv", "--raw", "-z", "--format=%x01%H %ct",
+                head, "--", folder)
+
+
+def shallow_commits(repo: Path) -> set[str]:
+    """The commits a shallow clone was cut at (empty for a full clone)."""
+    if _git(repo, "rev-parse", "--is-shallow-repository").strip() != b"true":
+        return set()
+    shallow = Path(_git(repo, "rev-parse", "--git-path", "shallow").decode().strip())
+    shallow = shallow if shallow.is_absolute() else repo / shallow
+    return set(shallow.read_text(encoding="ascii").split()) if shallow.is_file() else set()
+
+
+class BlobReader:
+    """Blobs read by id from one long-running ``git cat-file --batch``; a context manager.
+
+    ``read`` returns the blob's bytes, or None when the repository does not hold that object (or
+    it is not a blob)."""
+
+    def __init__(self, repo: Path):
+        self.repo, self._process = repo, None
+
+    def __enter__(self) -> BlobReader:
+        try:
+            self._process = subprocess.Popen(["git", "-C", str(self.repo), "cat-file", "--batch"],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError as exc:
+            raise PrescientError(f"cannot run git: {exc}") from None
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            for stream in (process.stdin, process.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            process.wait()  # every answer was read whole; its exit status changes none of them
+
+    def read(self, blob: str) -> bytes | None:
+        if self._process is None:
+            raise RuntimeError("BlobReader is used outside its with block")
+        try:
+            self._process.stdin.write(blob.encode("ascii") + b"\n")
+            self._process.stdin.flush()
+            header = self._process.stdout.readline().split()
+            if len(header) == 3 and header[1] == b"blob":
+                size = int(header[2])
+                data = self._process.stdout.read(size)
+                if len(data) == size and self._process.stdout.read(1) == b"\n":
+                    return data
+            elif len(header) == 3:  # another kind of object: skip its body
+                self._process.stdout.read(int(header[2]) + 1)
+                return None
+            elif header[-1:] in ([b"missing"], [b"ambiguous"]):
+                return None
+        except (OSError, ValueError, UnicodeEncodeError) as exc:
+            raise PrescientError(f"git cat-file failed while reading {blob}: {exc}") from None
+        raise PrescientError(f"git cat-file stopped while reading {blob}")
+
+
 class GitTree:
     """Files as stored in one commit. ``entry`` gives (kind, size) or None; ``read`` the bytes."""
 
@@ -82,3 +165,13 @@ class GitTree:
 
     def read(self, path: str) -> bytes:
         return _git(self.repo, "cat-file", "blob", f"{self.commit}:{path}")
+
+    def names(self, folder: str) -> list[str]:
+        """The names of the plain files directly in ``folder`` (none when it does not exist)."""
+        out = _git(self.repo, "ls-tree", "-z", "--full-tree", self.commit, "--", folder.rstrip("/") + "/")
+        names = []
+        for record in out.split(b"\0"):
+            meta, _, name = record.partition(b"\t")
+            if meta and _KINDS.get(meta.split()[0].decode(), "other") == "file":
+                names.append(name.decode("utf-8", "surrogateescape").rpartition("/")[2])
+        return sorted(names)

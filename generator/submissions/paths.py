@@ -131,8 +131,11 @@ def forecast_path(due: str, model: str, fmt: str) -> str:
     return f"data/forecasts/{due}/{model}.{fmt}"
 
 
+MODELS_DIR = "data/models"
+
+
 def model_path(model: str) -> str:
-    return f"data/models/{model}.yml"
+    return f"{MODELS_DIR}/{model}.yml"
 
 
 def round_path(due: str) -> str:

@@ -12,7 +12,7 @@ import yaml
 from yaml.composer import ComposerError
 
 from ..errors import Problem
-from ..models import check_model
+from ..models import HUB_KINDS, HUB_TEAM, check_model, is_login, team_of
 from ..store.csvio import formula_like
 from ..timeutil import format_ts, parse_ts
 from .codes import problem
@@ -114,17 +114,58 @@ def _text_problems(key: str, value: str, path: str) -> list[Problem]:
 
 
 def maintainers_of(body: object) -> tuple[str, ...]:
+    """The valid GitHub logins among ``maintainers`` (``null``, numbers and non-logins grant nothing)."""
     values = body.get("maintainers") if isinstance(body, dict) else None
-    return tuple(str(v) for v in values) if isinstance(values, list) else ()
+    return tuple(v for v in values if is_login(v)) if isinstance(values, list) else ()
 
 
-def check_author(model: str, path: str, maintainers: tuple[str, ...], author: str) -> list[Problem]:
-    if author.lower() in {m.lower() for m in maintainers}:
+def is_maintainer(author: str, maintainers: tuple[str, ...]) -> bool:
+    """GitHub logins are case-insensitive."""
+    return author.lower() in {m.lower() for m in maintainers}
+
+
+def check_author(model: str, path: str, maintainers: tuple[str, ...], author: str, new: bool = False) -> list[Problem]:
+    """``new``: the model is registered by this pull request, so the author fixes the file itself."""
+    if is_maintainer(author, maintainers):
         return []
     listed = ", ".join(maintainers) if maintainers else "nobody"
+    hint = (f"add your login to maintainers in this file (maintainers: [{author}])" if new
+            else "A current maintainer can add you to the maintainers list in a separate pull request")
     return [problem("not-a-maintainer", path, None, "maintainers",
-                    f"@{author} may not submit for {model}: its maintainers are {listed}. "
-                    "A current maintainer can add you to the maintainers list in a separate pull request")]
+                    f"@{author} may not submit for {model}: its maintainers are {listed}. {hint}")]
+
+
+def check_reserved_prefix(target: Target) -> list[Problem]:
+    """No pull request adds, edits or deletes a file of the hub's own ``prescient.*`` forecasters."""
+    if target.model is None or team_of(target.model) != HUB_TEAM:
+        return []
+    return [problem("reserved-prefix", target.path, None, None,
+                    f"the team prefix {HUB_TEAM}. belongs to the hub's own forecasters; "
+                    "choose your own team prefix (e.g. acme.gpt-x)")]
+
+
+def check_reserved_kind(target: Target, base: object, head: object) -> list[Problem]:
+    """A model metadata file whose ``kind`` is (or was) one of the hub's own kinds (``baseline``)."""
+    kinds = {body.get("kind") for body in (base, head) if isinstance(body, dict)}
+    reserved = sorted(k for k in HUB_KINDS if k in kinds)
+    if not reserved:
+        return []
+    return [problem("reserved-kind", target.path, None, "kind",
+                    f"kind {reserved[0]} is kept for the hub's own forecasters; use llm, human, team or synthetic")]
+
+
+def check_team_prefix(target: Target, author: str, team_models: dict[str, tuple[str, ...]]) -> list[Problem]:
+    """A new model joins an existing team only when the author maintains one of that team's models.
+
+    ``team_models``: each existing model of the team at base and its maintainers. A new team is free.
+    """
+    if not team_models or any(is_maintainer(author, m) for m in team_models.values()):
+        return []
+    team = team_of(target.model or "")
+    existing = ", ".join(sorted(team_models)[:5]) + (", ..." if len(team_models) > 5 else "")
+    return [problem("team-prefix-taken", target.path, None, None,
+                    f"the team prefix {team}. is taken ({existing}) and @{author} maintains none of its models; "
+                    "a maintainer of that team can add you, or choose your own team prefix")]
 
 
 def check_one_model(targets: list[Target]) -> list[Problem]:

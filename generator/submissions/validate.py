@@ -182,6 +182,7 @@ def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime) -> 
     run.problems.extend(policy.check_one_model(targets))
     for model in sorted({t.model for t in targets if t.model}):
         _pr_author(run, model, author)
+    run.problems.extend(_pr_names(run, [s for s, _ in steps], targets, author))
     return _report(run, [p for _, p in steps])
 
 
@@ -201,7 +202,35 @@ def _pr_author(run: _Run, model: str, author: str) -> None:
     base_data = _read(run.base, path)
     maintainers = policy.maintainers_of(_safe_yaml(base_data)) if base_data is not None else current
     if maintainers is not None:
-        run.problems.extend(policy.check_author(model, path, maintainers, author))
+        run.problems.extend(policy.check_author(model, path, maintainers, author, new=base_data is None))
+
+
+def _pr_names(run: _Run, statuses: list[str], targets: list[paths.Target], author: str) -> list[Problem]:
+    """Names no pull request may take: the hub's prefix and kinds, and another team's prefix."""
+    found: list[Problem] = []
+    for status, target in zip(statuses, targets):
+        found += policy.check_reserved_prefix(target)
+        if target.kind == paths.MODEL and target.model and status in ("A", "M"):
+            found += policy.check_reserved_kind(target, _capped_yaml(run.base, target.path), _capped_yaml(run.head, target.path))
+        if target.kind == paths.MODEL and target.model and status == "A":
+            found += policy.check_team_prefix(target, author, _team_models(run.base, target.model))
+    return found
+
+
+def _team_models(base: gitdiff.GitTree, model: str) -> dict[str, tuple[str, ...]]:
+    """Each model of ``model``'s team at base, with its maintainers."""
+    team = model.partition(".")[0]
+    stems = [name.removesuffix(".yml") for name in base.names(paths.MODELS_DIR) if name.endswith(".yml")]
+    return {stem: policy.maintainers_of(_capped_yaml(base, paths.model_path(stem)))
+            for stem in stems if stem.partition(".")[0] == team and stem != model}
+
+
+def _capped_yaml(tree: Tree, path: str) -> object:
+    """The metadata at ``path`` as plain data, or None (absent, too large, or not YAML)."""
+    entry = tree.entry(path)
+    if not entry or entry[0] != "file" or entry[1] > policy.MAX_METADATA_BYTES:
+        return None
+    return _safe_yaml(tree.read(path))
 
 
 def _safe_yaml(data: bytes) -> object:
