@@ -131,3 +131,18 @@ def test_a_hub_with_empty_ledgers_verifies_and_says_it_is_empty(tmp_path: Path):
     done = run_cli("verify", "--hub", str(root))
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "prescient verify as of 1970-01-01T00:00:00Z (the ledgers record nothing yet)"
+
+
+def test_a_ledger_turned_into_a_symlink_fails_verify_git_with_a_code_not_a_traceback(hub: Path):
+    from test_git_audit import commit_at
+
+    ledger = hub / "data/questions/sim.csv"
+    ledger.rename(hub / "data/questions/sim.txt")
+    ledger.symlink_to("sim.txt")
+    commit_at(hub, "2026-03-02T00:00:00Z", "the bank becomes a symlink")
+    done = run_cli("verify", "--hub", str(hub), "--git")
+    assert done.returncode == 10, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "data/questions/sim.csv: [file-type-changed] commit " in done.stdout
+    as_json = json.loads(run_cli("verify", "--hub", str(hub), "--git", "--format", "json").stdout)
+    assert [(p["file"], p["code"]) for p in as_json["problems"]] == [("data/questions/sim.csv", "file-type-changed")]

@@ -1,43 +1,69 @@
-"""What the git history of the hub says: append-only ledgers kept, forecast files on time.
+"""What the git history of the hub says: ledgers only appended, frozen files kept, files on time.
 
-The history is read with two plumbing calls through ``submissions.gitdiff`` (the one module that
-runs git): ``git log --first-parent --raw`` lists every commit of the branch with the blobs it
-changed under ``data/``, and ``git cat-file --batch`` reads the ledger versions to compare.
-Times are the commits' committer dates on the branch (a merge commit's own date, not the dates of
-the pull request's commits). The checks, all pure over the parsed history:
+The history is read through ``submissions.gitdiff`` (the one module that runs git): ``git log
+--first-parent --raw`` lists every commit of the branch with the paths it changed under ``data/``
+(a rename is a deletion plus an addition), and one ``git cat-file --batch`` reads, one at a time,
+only the versions of the append-only ledgers that a commit changed. Times are the commits'
+committer dates on the branch (a merge commit's own date, not the dates of the pull request's
+commits). Each path's rule comes from its table's mutability in ``schemas.py``:
 
-- an append-only ledger (see ``APPEND_ONLY``) keeps every row: each commit's new version holds
-  every line of the old version at least as often (old rows ⊆ new rows as a multiset of lines;
-  ``store.ledger.append`` may re-sort a file, so order is not required); its header may not
-  change silently (reported as a warning) and it may not be deleted;
-- a forecast file of a round is not changed or deleted after the round's due time;
-- a forecast file is not first committed after the round's due time, except the hub's own
-  after-due forecasters (``forecasters.baselines.AFTER_DUE``), written after it by design.
+- an append-only ledger (questions, observations, resolutions, leaderboard history, manifest,
+  oracle question sets) keeps every record. Both versions are parsed as the store parses them and
+  compared as records: each old record must still be there, unchanged (a record whose key is still
+  there with other values was edited, ``ledger-row-rewritten``; one whose key is gone was deleted,
+  ``ledger-row-deleted``); order is not compared, because ``store.ledger.append`` may re-sort a
+  file. Its header may not change (``ledger-header-changed``) and it may not be deleted or renamed
+  away (``ledger-deleted``). A version that does not parse is a warning (``ledger-unreadable``),
+  and its lines are compared instead;
+- a round's files (``data/rounds/<due>/``: questions.csv, questions.json) are frozen once
+  committed: never changed (``round-changed``) or deleted (``round-deleted``);
+- a forecast or bet file of a round is not changed or deleted after the round's due time
+  (``forecast-changed-after-due``, ``bets-changed-after-due``), nor first committed after it
+  (``forecast-committed-after-due``, ``bets-committed-after-due``), except the hub's own after-due
+  forecasters (``forecasters.baselines.AFTER_DUE``), written after it by design;
+- any of those files stays a regular file: a change of type, e.g. to a symlink (git status ``T``),
+  is ``file-type-changed``, and one added or changed as a symlink or submodule is
+  ``not-a-regular-file``; a git status the audit does not know is ``git-status-unknown``;
+- along the first-parent line, no commit is dated earlier than its first parent
+  (``commit-date-backwards``): the times above are only as good as that order.
+
+Model metadata, oracle forecasts, scores (derived) and ``hub.toml`` may change in any commit.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import hashlib
+import io
 import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pandas as pd
+
 from ..errors import Problem
 from ..forecasters.baselines import AFTER_DUE
-from ..schemas import ALL_TABLES
-from ..submissions.gitdiff import _git, resolve_commit
-from ..submissions.paths import FORECAST, classify
+from ..schemas import ALL_TABLES, Table
+from ..submissions import gitdiff
+from ..submissions.paths import BETS, FORECAST, classify
 from ..timeutil import format_ts, parse_ts
 
-APPEND_ONLY = tuple(re.sub(r"<[^>]+>", "*", t.path) for t in ALL_TABLES if t.mutability == "append-only")
+_PATTERN = re.compile(r"<[^>]+>")
+LEDGERS = tuple((_PATTERN.sub("*", t.path), t) for t in ALL_TABLES if t.mutability == "append-only")
+APPEND_ONLY = tuple(pattern for pattern, _table in LEDGERS)
+# Frozen once published: every file of a round's folder (questions.csv, and questions.json in the
+# ForecastBench format), whatever the tables say about the csv alone.
+FROZEN = tuple(_PATTERN.sub("*", t.path).rsplit("/", 1)[0] + "/*" for t in ALL_TABLES if t.mutability.startswith("frozen"))
+REGULAR = ("100644", "100755")
+_MODES = {"120000": "a symlink", "160000": "a submodule", "040000": "a folder", "000000": "nothing"}
+KNOWN_STATUS = "AMDT"  # what --no-renames leaves; R and C are split into D and A when read
 
 
 @dataclass(frozen=True)
 class FileChange:
-    """One path changed by one commit: status A, M or D, and the blob ids before and after."""
+    """One path changed by one commit: its status letter, and the modes and blob ids before and after."""
 
     commit: str
     time: str  # committer date, ISO UTC
@@ -45,41 +71,40 @@ class FileChange:
     path: str
     old_blob: str
     new_blob: str
+    old_mode: str = "100644"
+    new_mode: str = "100644"
+
+    @property
+    def where(self) -> str:
+        return f"commit {self.commit[:12]} ({self.time})"
 
 
 def history(repo: Path, rev: str = "HEAD") -> list[FileChange]:
     """Every change under ``data/`` along the first-parent line of ``rev``, oldest first."""
-    head = resolve_commit(repo, rev)
-    out = _git(repo, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--no-renames",
-               "--no-abbrev", "--raw", "-z", "--format=%x01%H %ct", head, "--", "data/")
-    return parse_log(out)
+    return parse_log(gitdiff.first_parent_raw_log(repo, gitdiff.resolve_commit(repo, rev), "data/"))
 
 
 def parse_log(out: bytes) -> list[FileChange]:
+    """The changes in ``gitdiff.first_parent_raw_log`` output. A copy (C) is an addition of its new
+    path; a rename (R, when detected) is a deletion of its old path and an addition of its new one."""
     changes = []
     for record in out.split(b"\x01")[1:]:
         header, _, body = record.partition(b"\0")
         sha, seconds = header.decode().split()
         when = format_ts(datetime.fromtimestamp(int(seconds), tz=timezone.utc))
-        fields = body.lstrip(b"\n").split(b"\0")
-        for meta, path in zip(fields[0::2], fields[1::2]):
-            _old_mode, _new_mode, old_blob, new_blob, status = meta.decode().lstrip(":").split()
-            changes.append(FileChange(sha, when, status[0], path.decode("utf-8", "surrogateescape"), old_blob, new_blob))
+        fields, i = body.lstrip(b"\n").split(b"\0"), 0
+        while i < len(fields) and fields[i].startswith(b":"):
+            old_mode, new_mode, old_blob, new_blob, status = fields[i].decode().lstrip(":").split()
+            letter, paths = status[0], [f.decode("utf-8", "surrogateescape") for f in fields[i + 1:i + 3]]
+            if letter in "RC":
+                if letter == "R":
+                    changes.append(FileChange(sha, when, "D", paths[0], old_blob, "0" * len(old_blob), old_mode, "000000"))
+                changes.append(FileChange(sha, when, "A", paths[1], "0" * len(new_blob), new_blob, "000000", new_mode))
+                i += 3
+            else:
+                changes.append(FileChange(sha, when, letter, paths[0], old_blob, new_blob, old_mode, new_mode))
+                i += 2
     return changes
-
-
-def read_blobs(repo: Path, blobs: set[str]) -> dict[str, bytes]:
-    """Blob id → bytes, all read by one ``git cat-file --batch``."""
-    order = sorted(b for b in blobs if b.strip("0"))
-    if not order:
-        return {}
-    out, found, pos = _git(repo, "cat-file", "--batch", stdin="".join(f"{b}\n" for b in order).encode()), {}, 0
-    for blob in order:
-        end = out.index(b"\n", pos)
-        size = int(out[pos:end].split()[2])
-        found[blob] = out[end + 1:end + 1 + size]
-        pos = end + 2 + size
-    return found
 
 
 def blob_id(data: bytes, length: int = 40) -> str:
@@ -88,75 +113,241 @@ def blob_id(data: bytes, length: int = 40) -> str:
     return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
 
 
+def ledger_table(path: str) -> Table | None:
+    """The append-only table ``path`` belongs to, or None."""
+    return next((table for pattern, table in LEDGERS if fnmatch.fnmatchcase(path, pattern)), None)
+
+
 def is_ledger(path: str) -> bool:
-    return any(fnmatch.fnmatchcase(path, pattern) for pattern in APPEND_ONLY)
+    return ledger_table(path) is not None
 
 
-def ledger_problems(changes: list[FileChange], blobs: dict[str, bytes]) -> list[Problem]:
-    problems = []
+def is_frozen(path: str) -> bool:
+    return any(fnmatch.fnmatchcase(path, pattern) for pattern in FROZEN)
+
+
+def _due_file(path: str):
+    """The classified target when ``path`` is a forecast or bet file of a round, else None."""
+    target, errors = classify(path)
+    return target if not errors and target.kind in (FORECAST, BETS) and target.due is not None else None
+
+
+# -- the checks, pure over the parsed history (the ledgers' bytes come through ``read``) -------------
+
+def file_problems(changes: list[FileChange], read, judged_additions=lambda c: True) -> list[Problem]:
+    """Every problem of the changes to guarded files. ``read(blob)`` gives a blob's bytes or None;
+    ``judged_additions(c)`` says whether an addition's time can be judged (not in a shallow clone's
+    oldest commit)."""
+    problems, versions = [], _Versions(read)
     for c in changes:
-        if not is_ledger(c.path) or c.status == "A":
+        table, frozen, due = ledger_table(c.path), is_frozen(c.path), _due_file(c.path)
+        if table is None and not frozen and due is None:
             continue
-        if c.status == "D":
-            problems.append(Problem(c.path, None, None, "ledger-deleted",
-                                    f"commit {c.commit[:12]} ({c.time}) deleted an append-only ledger"))
-            continue
-        problems += _rewritten(c, blobs[c.old_blob], blobs[c.new_blob])
+        kind = _kind_problem(c)
+        if kind:
+            problems.append(kind)
+        elif table is not None:
+            problems += _ledger_change(c, table, versions)
+        elif frozen:
+            problems += _frozen_change(c)
+        else:
+            problems += _due_change(c, due, judged_additions(c))
     return problems
 
 
-def _rewritten(c: FileChange, old: bytes, new: bytes) -> list[Problem]:
-    if new.startswith(old):  # the usual append: the old bytes, then new rows
+class _Versions:
+    """Blob bytes for the ledger comparisons. The new version of each ledger a commit changed is
+    kept until the commit after next, since the next nightly commit usually compares against it;
+    older versions are dropped, so memory holds about two nights of changed ledgers."""
+
+    def __init__(self, read):
+        self.read, self.commit, self.current, self.previous = read, None, {}, {}
+
+    def pair(self, c: FileChange) -> tuple[bytes | None, bytes | None]:
+        if c.commit != self.commit:
+            self.commit, self.previous, self.current = c.commit, self.current, {}
+        old = self.current.get(c.old_blob) or self.previous.get(c.old_blob)
+        old = old if old is not None else self.read(c.old_blob)
+        new = self.read(c.new_blob)
+        if new is not None:
+            self.current[c.new_blob] = new
+        return old, new
+
+
+def _kind_problem(c: FileChange) -> Problem | None:
+    """A status the audit does not know, a change of file type, or a file that is not a regular one."""
+    if c.status not in KNOWN_STATUS:
+        return Problem(c.path, None, None, "git-status-unknown",
+                       f"{c.where} has git status {c.status!r} for it, which the audit cannot judge")
+    if c.status == "T":
+        return Problem(c.path, None, None, "file-type-changed",
+                       f"{c.where} changed it from {_mode(c.old_mode)} to {_mode(c.new_mode)}")
+    if c.status in "AM" and c.new_mode not in REGULAR:
+        return Problem(c.path, None, None, "not-a-regular-file", f"{c.where} made it {_mode(c.new_mode)}")
+    return None
+
+
+def _mode(mode: str) -> str:
+    return _MODES.get(mode, "a regular file" if mode in REGULAR else f"mode {mode}")
+
+
+def _ledger_change(c: FileChange, table: Table, versions: _Versions) -> list[Problem]:
+    if c.status == "D":
+        return [Problem(c.path, None, None, "ledger-deleted", f"{c.where} deleted (or renamed away) an append-only ledger")]
+    if c.status != "M" or c.old_blob == c.new_blob or c.old_mode not in REGULAR:
+        return []  # an addition, a mode change, or a version whose type change was reported already
+    old, new = versions.pair(c)
+    if old is None or new is None:
+        missing = c.old_blob if old is None else c.new_blob
+        return [Problem(c.path, None, None, "git-object-missing",
+                        f"{c.where}: blob {missing} is not in this repository, so the change cannot be checked")]
+    return ledger_rewrites(c, table, old, new)
+
+
+def ledger_rewrites(c: FileChange, table: Table, old: bytes, new: bytes) -> list[Problem]:
+    """What one commit's new version of a ledger lost of its old version."""
+    if appended(old, new):
         return []
-    old_lines, new_lines = old.split(b"\n"), new.split(b"\n")
-    if old_lines[0] != new_lines[0]:
-        return [Problem(c.path, 1, None, "ledger-header-changed",
-                        f"commit {c.commit[:12]} ({c.time}) changed the header; rows were not compared", "warning")]
-    missing = Counter(line for line in old_lines[1:] if line) - Counter(new_lines[1:])
+    try:
+        (old_columns, old_rows), (new_columns, new_rows) = records(old), records(new)
+    except ValueError as exc:
+        return [Problem(c.path, None, None, "ledger-unreadable",
+                        f"{c.where}: a version does not parse as CSV ({_first_line(exc)}); its lines were compared instead",
+                        "warning"), *_lines_lost(c, old, new)]
+    problems = []
+    if old_columns != new_columns:
+        problems.append(Problem(c.path, 1, None, "ledger-header-changed",
+                                f"{c.where} changed the header from {','.join(old_columns)!r} to {','.join(new_columns)!r}"))
+    return problems + _records_lost(c, table, old_columns, old_rows, new_columns, new_rows)
+
+
+def appended(old: bytes, new: bytes) -> bool:
+    """True when ``new`` is ``old`` followed by more bytes, and ``old`` ends at a record boundary
+    (a line end outside quotes), so every record of ``old`` parses the same in ``new``."""
+    return new.startswith(old) and (not old or old.endswith(b"\n") and old.count(b'"') % 2 == 0)
+
+
+def records(data: bytes) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """(header, rows as tuples of cell text) of a CSV version, parsed as ``store.csvio`` reads a
+    ledger (``pandas.read_csv``: every cell kept as text, nothing read as missing). ValueError when
+    it does not parse."""
+    if not data.strip():
+        return (), []
+    try:
+        frame = pd.read_csv(io.StringIO(data.decode("utf-8")), dtype=str, keep_default_na=False, na_filter=False)
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise ValueError(str(exc)) from None
+    if not isinstance(frame.index, pd.RangeIndex):  # more cells than header names in every row
+        raise ValueError("rows have more cells than the header names")
+    return tuple(str(c) for c in frame.columns), list(frame.itertuples(index=False, name=None))
+
+
+def _records_lost(c: FileChange, table: Table, old_columns: tuple[str, ...], old_rows: list[tuple],
+                  new_columns: tuple[str, ...], new_rows: list[tuple]) -> list[Problem]:
+    """Old records missing from the new version, keyed by the table's key. Under a changed header
+    of the same width the records are compared cell by cell in order; otherwise on the columns both
+    versions name."""
+    if len(old_columns) == len(new_columns):
+        pick_old = pick_new = list(range(len(old_columns)))
+    else:
+        common = [name for name in old_columns if name in new_columns]
+        pick_old, pick_new = [old_columns.index(n) for n in common], [new_columns.index(n) for n in common]
+    before = [tuple(row[i] for i in pick_old) for row in old_rows]
+    after = [tuple(row[i] for i in pick_new) for row in new_rows]
+    missing = Counter(before) - Counter(after)
     if not missing:
         return []
-    row = next(i for i, line in enumerate(old_lines) if i and missing.get(line))
+    key = [pick_old.index(old_columns.index(k)) for k in table.key
+           if k in old_columns and old_columns.index(k) in pick_old] or list(range(len(pick_old)))
+    keys_after = {tuple(row[i] for i in key) for row in after}
+    edited, deleted = [], []
+    for row, values in enumerate(before, start=2):  # the header is row 1
+        if missing.get(values):
+            missing[values] -= 1
+            (edited if tuple(values[i] for i in key) in keys_after else deleted).append((row, values))
+    names = [old_columns[i] for i in pick_old]
+    problems = []
+    for found, code, verb in ((edited, "ledger-row-rewritten", "edited"), (deleted, "ledger-row-deleted", "deleted")):
+        if found:
+            row, values = found[0]
+            what = ", ".join(f"{names[i]}={values[i]!r}" for i in key)[:160]
+            problems.append(Problem(c.path, row, None, code,
+                                    f"{c.where} {verb} {len(found)} existing row(s); the first is ({what})"))
+    return problems
+
+
+def _lines_lost(c: FileChange, old: bytes, new: bytes) -> list[Problem]:
+    old_lines, new_lines = old.split(b"\n"), new.split(b"\n")
+    missing = Counter(line for line in old_lines if line) - Counter(new_lines)
+    if not missing:
+        return []
+    row = next(i for i, line in enumerate(old_lines) if missing.get(line))
     text = old_lines[row].decode("utf-8", "replace")[:120]
     return [Problem(c.path, row + 1, None, "ledger-row-rewritten",
-                    f"commit {c.commit[:12]} ({c.time}) edited or deleted {sum(missing.values())} existing row(s); "
-                    f"the first is {text!r}")]
+                    f"{c.where} edited or deleted {sum(missing.values())} existing line(s); the first is {text!r}")]
 
 
-def forecast_problems(changes: list[FileChange]) -> list[Problem]:
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+
+
+def _frozen_change(c: FileChange) -> list[Problem]:
+    if c.status == "D":
+        return [Problem(c.path, None, None, "round-deleted", f"{c.where} deleted (or renamed away) a file of a published round")]
+    if c.status == "M" and c.old_blob != c.new_blob:
+        return [Problem(c.path, None, None, "round-changed", f"{c.where} changed a published round's question set, which is frozen")]
+    return []
+
+
+def _due_change(c: FileChange, target, judged: bool) -> list[Problem]:
+    due = format_ts(parse_ts(target.due))
+    noun = "forecast" if target.kind == FORECAST else "bets"
+    if c.time <= due:
+        return []
+    if c.status in "MDT":
+        if c.status == "M" and c.old_blob == c.new_blob:
+            return []
+        verb = {"M": "changed", "D": "deleted", "T": "changed the type of"}[c.status]
+        return [Problem(c.path, None, None, f"{noun}-changed-after-due",
+                        f"{c.where} {verb} it after the round's due time {due}")]
+    if c.status == "A" and judged and not (target.kind == FORECAST and target.model in AFTER_DUE):
+        return [Problem(c.path, None, None, f"{noun}-committed-after-due",
+                        f"first committed by {c.where}, after the round's due time {due}")]
+    return []
+
+
+def date_problems(dates: list[tuple[str, int]]) -> list[Problem]:
+    """Commits (newest first, each followed by its first parent) dated earlier than their first parent."""
     problems = []
-    for c in changes:
-        target, errors = classify(c.path)
-        if errors or target.kind != FORECAST or target.due is None:
-            continue
-        due = format_ts(parse_ts(target.due))
-        if c.time <= due:
-            continue
-        if c.status in ("M", "D"):
-            verb = "changed" if c.status == "M" else "deleted"
-            problems.append(Problem(c.path, None, None, "forecast-changed-after-due",
-                                    f"commit {c.commit[:12]} ({c.time}) {verb} it after the round's due time {due}"))
-        elif target.model not in AFTER_DUE:
-            problems.append(Problem(c.path, None, None, "forecast-committed-after-due",
-                                    f"first committed by {c.commit[:12]} ({c.time}), after the round's due time {due}"))
+    for (sha, seconds), (parent, parent_seconds) in zip(dates, dates[1:]):
+        if seconds < parent_seconds:
+            problems.append(Problem(".git", None, None, "commit-date-backwards",
+                                    f"commit {sha[:12]} is dated {_ts(seconds)}, earlier than its first parent "
+                                    f"{parent[:12]} ({_ts(parent_seconds)}): the commit times cannot be trusted"))
     return problems
+
+
+def _ts(seconds: int) -> str:
+    return format_ts(datetime.fromtimestamp(seconds, tz=timezone.utc))
 
 
 def committed_before(changes: list[FileChange], path: str, data: bytes, due: str) -> bool:
     """True when a commit before ``due`` added or changed ``path`` to exactly these bytes."""
     ids = {len(c.new_blob) for c in changes} or {40}
     wanted = {blob_id(data, n) for n in ids}
-    return any(c.path == path and c.new_blob in wanted and c.time < due for c in changes)
+    return any(c.path == path and c.new_blob in wanted and c.new_mode in REGULAR and c.time < due for c in changes)
 
 
 def audit_history(repo: Path, rev: str = "HEAD") -> tuple[list[FileChange], list[Problem]]:
     """The history of ``rev`` and every problem in it."""
-    changes = history(repo, rev)
-    wanted = {b for c in changes if is_ledger(c.path) and c.status == "M" for b in (c.old_blob, c.new_blob)}
-    boundary = shallow_boundary(repo)
+    head = gitdiff.resolve_commit(repo, rev)
+    changes = parse_log(gitdiff.first_parent_raw_log(repo, head, "data/"))
+    boundary = gitdiff.shallow_commits(repo)
     # In a shallow clone the oldest commits show every file as added then; when a file was really
     # first committed is unknown, so those additions are not judged.
-    judged = [c for c in changes if not (c.commit in boundary and c.status == "A")]
-    problems = ledger_problems(changes, read_blobs(repo, wanted)) + forecast_problems(judged)
+    with gitdiff.BlobReader(repo) as blobs:
+        problems = file_problems(changes, blobs.read, lambda c: not (c.commit in boundary and c.status == "A"))
+    problems += date_problems(gitdiff.first_parent_dates(repo, head))
     if boundary:
         problems.insert(0, Problem(".git", None, None, "shallow-clone",
                                    "this is a shallow clone: commits before its oldest one were not checked "
@@ -166,8 +357,4 @@ def audit_history(repo: Path, rev: str = "HEAD") -> tuple[list[FileChange], list
 
 def shallow_boundary(repo: Path) -> set[str]:
     """The commits a shallow clone was cut at (empty for a full clone)."""
-    if _git(repo, "rev-parse", "--is-shallow-repository").strip() != b"true":
-        return set()
-    shallow = Path(_git(repo, "rev-parse", "--git-path", "shallow").decode().strip())
-    shallow = shallow if shallow.is_absolute() else repo / shallow
-    return set(shallow.read_text(encoding="ascii").split()) if shallow.is_file() else set()
+    return gitdiff.shallow_commits(repo)
