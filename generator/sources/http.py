@@ -8,13 +8,22 @@ raises ``FetchError`` (a ``SourceError``) whose message names the URL without it
 so API keys passed as params never reach a log.
 
 ``Http`` bundles a client with one source's retry, concurrency and rate settings, read from that
-source's ``[sources.<name>]`` table: ``timeout``, ``user_agent``, ``retries``, ``backoff``,
-``max_wait``, ``concurrency`` and ``rate_per_second``.
+source's ``[sources.<name>]`` table: ``timeout`` (per phase), ``user_agent``, ``retries``, ``backoff``,
+``max_wait``, ``concurrency``, ``rate_per_second``, ``request_seconds`` and ``max_response_bytes``.
 
 A ``Budget`` caps the time one source may spend in a run (``budget_seconds``, default
 ``[http] source_budget_seconds``, 600). Every request and every wait between retries is cut to
-what is left of it (httpx timeouts, so a server that hangs cannot hold a request past the end),
-and once it is spent no further request is made: each raises ``BudgetExhausted`` at once.
+what is left of it, and once it is spent no further request is made: each raises
+``BudgetExhausted`` at once.
+
+Every request also has a total deadline, ``request_seconds`` (default 120, cut to the budget left):
+httpx's timeouts are per phase and per socket read, so a server that sends one byte every few
+seconds would never trip them. The deadline is enforced on each socket read and write of the
+request (its connection's streams are wrapped through httpx's ``trace`` extension, the deadline
+kept per thread), so a request ends at its deadline whatever the server does. The body is read as a
+stream and given up past ``max_response_bytes`` (default 20 MiB) with ``ResponseTooLarge`` (code
+``response-too-large``), before it can exhaust memory. Both are read from the source's table, then
+``[http]``.
 """
 
 from __future__ import annotations
@@ -29,12 +38,15 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
+import httpcore
 import httpx
 
 from ..errors import SourceError
 
 USER_AGENT = "prescient/0.1 (+https://github.com/prescient-forecasting/prescient; forecasting benchmark)"
 DEFAULT_TIMEOUT = 30.0
+DEFAULT_MAX_BYTES = 20 * 2**20  # max_response_bytes
+DEFAULT_REQUEST_SECONDS = 120.0  # request_seconds: the total deadline of one request
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -50,6 +62,25 @@ class FetchError(SourceError):
 
 class BudgetExhausted(FetchError):
     """The source's time budget is spent: the request was not made (or was cut short)."""
+
+
+class ResponseTooLarge(FetchError):
+    """A response body over ``max_response_bytes``: reading stopped there, the request is not retried."""
+
+    code = "response-too-large"
+
+
+@dataclass(frozen=True)
+class RequestLimits:
+    """What one request may take: ``max_bytes`` of body and ``seconds`` in total (all phases)."""
+
+    max_bytes: int = DEFAULT_MAX_BYTES
+    seconds: float = DEFAULT_REQUEST_SECONDS
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> "RequestLimits":
+        return cls(int(options.get("max_response_bytes", DEFAULT_MAX_BYTES)),
+                   float(options.get("request_seconds", DEFAULT_REQUEST_SECONDS)))
 
 
 DEFAULT_BUDGET = 600.0
@@ -86,9 +117,50 @@ class Budget:
 
     def timeout(self, configured: httpx.Timeout) -> httpx.Timeout:
         """``configured`` with each phase cut to the time left (never below 1 ms)."""
-        left = max(0.001, self.remaining())
-        cut = {k: (left if v is None else min(v, left)) for k, v in configured.as_dict().items()}
-        return httpx.Timeout(**cut)
+        return cut_timeout(configured, self.remaining())
+
+
+def cut_timeout(configured: httpx.Timeout, seconds: float) -> httpx.Timeout:
+    """``configured`` with each phase cut to ``seconds`` (never below 1 ms)."""
+    left = max(0.001, seconds)
+    return httpx.Timeout(**{k: (left if v is None else min(v, left)) for k, v in configured.as_dict().items()})
+
+
+# -- the total deadline of a request, enforced on every socket read and write ---------------------
+_DEADLINE = threading.local()  # .end: the monotonic time the current thread's request must end by
+
+
+@contextmanager
+def _deadline(end: float) -> Iterator[None]:
+    _DEADLINE.end = end
+    try:
+        yield
+    finally:
+        _DEADLINE.end = None
+
+
+def _bounded(operation: Callable, expired: type[Exception]) -> Callable:
+    """A stream's ``read``/``write`` whose timeout never reaches past the current request's deadline."""
+
+    def bounded(data, timeout: float | None = None):
+        end = getattr(_DEADLINE, "end", None)
+        if end is not None:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise expired("the request's total deadline passed")
+            timeout = left if timeout is None else min(timeout, left)
+        return operation(data, timeout)
+
+    return bounded
+
+
+def _trace(event: str, info: Mapping[str, Any]) -> None:
+    """httpx ``trace`` extension: wrap each new connection's network stream (TCP, then TLS)."""
+    stream = info.get("return_value") if event.endswith(("connect_tcp.complete", "start_tls.complete")) else None
+    if stream is not None and not getattr(stream, "_prescient_bounded", False):
+        stream.read = _bounded(stream.read, httpcore.ReadTimeout)
+        stream.write = _bounded(stream.write, httpcore.WriteTimeout)
+        stream._prescient_bounded = True
 
 
 def open_client(options: Mapping[str, Any]) -> httpx.Client:
@@ -139,28 +211,56 @@ def backoff_delay(attempt: int, base: float, rng: Callable[[], float]) -> float:
     return base * (2**attempt) * (0.5 + rng())
 
 
-def _decode(url: str, response: httpx.Response, method: str = "GET") -> tuple[Any, bytes]:
-    raw = response.content
+def _decode(url: str, response: httpx.Response, raw: bytes, method: str = "GET") -> tuple[Any, bytes]:
     try:
         return json.loads(raw), raw
     except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
         raise FetchError(f"{method} {url}: malformed JSON ({exc})", status=response.status_code) from exc
 
 
-def _attempt(client, url, params, headers, body=None, budget: Budget | None = None
-             ) -> tuple[httpx.Response | None, str, float | None]:
-    """One request (a GET, or a JSON POST when ``body`` is given): (final response, retry reason, Retry-After)."""
-    extra = {} if budget is None else {"timeout": budget.timeout(client.timeout)}
+def read_capped(response: httpx.Response, max_bytes: int, what: str, end: float | None = None) -> bytes:
+    """The body of a streamed ``response``; ``ResponseTooLarge`` once it passes ``max_bytes``
+    (declared or read), ``httpx.ReadTimeout`` once the monotonic time ``end`` has passed."""
+    declared = response.headers.get("Content-Length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > max_bytes:
+        raise ResponseTooLarge(f"{what}: response body of {declared} bytes, over max_response_bytes = {max_bytes}",
+                               status=response.status_code)
+    chunks, size = [], 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > max_bytes:
+            raise ResponseTooLarge(f"{what}: response body over max_response_bytes = {max_bytes}; reading stopped",
+                                   status=response.status_code)
+        if end is not None and time.monotonic() > end:
+            raise httpx.ReadTimeout("the request's total deadline passed")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _attempt(client, url, params, headers, body=None, budget: Budget | None = None,
+             limits: RequestLimits = RequestLimits()) -> tuple[httpx.Response | None, bytes, str, float | None]:
+    """One request (a GET, or a JSON POST when ``body`` is given), ended by its total deadline:
+    (final response, its body, retry reason, Retry-After)."""
+    seconds = limits.seconds if budget is None else min(limits.seconds, budget.remaining())
+    method = "GET" if body is None else "POST"
+    request = client.build_request(method, url, params=params, headers=headers, json=body,
+                                   timeout=cut_timeout(client.timeout, seconds), extensions={"trace": _trace})
+    end = time.monotonic() + seconds
     try:
-        if body is None:
-            response = client.get(url, params=params, headers=headers, **extra)
-        else:
-            response = client.post(url, json=body, headers=headers, **extra)
-    except httpx.TransportError as exc:  # connect errors, timeouts, broken reads
-        return None, f"{type(exc).__name__}: {exc}", None
-    if response.status_code == 429 or response.status_code >= 500:
-        return None, f"HTTP {response.status_code}", retry_after_seconds(response)
-    return response, "", None
+        with _deadline(end):
+            response = client.send(request, stream=True)
+            try:
+                if response.status_code == 429 or response.status_code >= 500:
+                    return None, b"", f"HTTP {response.status_code}", retry_after_seconds(response)
+                if response.status_code >= 400:  # not retried, its body never read
+                    return response, b"", "", None
+                return response, read_capped(response, limits.max_bytes, f"{method} {url}", end), "", None
+            finally:
+                response.close()
+    except httpx.TransportError as exc:  # connect errors, timeouts, broken reads, the deadline
+        if isinstance(exc, httpx.TimeoutException) and time.monotonic() >= end:
+            return None, b"", f"no complete answer within {seconds:.3g} s (request_seconds)", None
+        return None, b"", f"{type(exc).__name__}: {exc}", None
 
 
 def get_json(
@@ -176,10 +276,11 @@ def get_json(
     rng: Callable[[], float] = random.random,
     throttle: Callable[[], None] | None = None,
     budget: Budget | None = None,
+    limits: RequestLimits = RequestLimits(),
 ) -> tuple[Any, bytes]:
     """GET ``url`` and parse JSON, retrying transient failures ``retries`` times (within ``budget``)."""
     return _retrying(client, url, params, headers, None, retries=retries, backoff=backoff, max_wait=max_wait,
-                     sleep=sleep, rng=rng, throttle=throttle, budget=budget)
+                     sleep=sleep, rng=rng, throttle=throttle, budget=budget, limits=limits)
 
 
 def post_json(
@@ -194,23 +295,24 @@ def post_json(
     sleep: Callable[[float], None] = time.sleep,
     rng: Callable[[], float] = random.random,
     throttle: Callable[[], None] | None = None,
+    limits: RequestLimits = RequestLimits(),
 ) -> tuple[Any, bytes]:
     """POST ``body`` as JSON to ``url`` and parse the JSON answer, with ``get_json``'s retries."""
     return _retrying(client, url, None, headers, body, retries=retries, backoff=backoff, max_wait=max_wait,
-                     sleep=sleep, rng=rng, throttle=throttle)
+                     sleep=sleep, rng=rng, throttle=throttle, limits=limits)
 
 
 def _retrying(client, url, params, headers, body, *, retries, backoff, max_wait, sleep, rng, throttle,
-              budget: Budget | None = None) -> tuple[Any, bytes]:
+              budget: Budget | None = None, limits: RequestLimits = RequestLimits()) -> tuple[Any, bytes]:
     method, reason = ("GET" if body is None else "POST"), ""
     for attempt in range(retries + 1):
         if throttle is not None:
             throttle()
         if budget is not None:
             budget.check(f"{method} {url}")
-        response, reason, retry_after = _attempt(client, url, params, headers, body, budget)
+        response, raw, reason, retry_after = _attempt(client, url, params, headers, body, budget, limits)
         if response is not None:
-            return _check(url, response, method)
+            return _check(url, response, raw, method)
         if attempt < retries:
             wait = retry_after if retry_after is not None else backoff_delay(attempt, backoff, rng)
             sleep(min(wait, max_wait, budget.remaining()) if budget is not None else min(wait, max_wait))
@@ -219,11 +321,11 @@ def _retrying(client, url, params, headers, body, *, retries, backoff, max_wait,
     raise FetchError(f"{method} {url}: gave up after {retries + 1} attempts ({reason})", transient=True)
 
 
-def _check(url: str, response: httpx.Response, method: str = "GET") -> tuple[Any, bytes]:
+def _check(url: str, response: httpx.Response, raw: bytes, method: str = "GET") -> tuple[Any, bytes]:
     if response.status_code >= 400:
         status = response.status_code
         raise FetchError(f"{method} {url}: HTTP {status} {response.reason_phrase}".rstrip(), status=status)
-    return _decode(url, response, method)
+    return _decode(url, response, raw, method)
 
 
 class RateLimiter:
@@ -279,13 +381,14 @@ class Http:
     limiter: RateLimiter = field(default_factory=lambda: RateLimiter(None))
     progress: Callable[[int], None] | None = None
     budget: Budget | None = None
+    limits: RequestLimits = RequestLimits()
 
     def get(self, url: str, params: Mapping[str, Any] | None = None) -> tuple[Any, bytes]:
         try:
             return get_json(
                 self.client, url, params=params, headers=self.headers, retries=self.retries,
                 backoff=self.backoff, max_wait=self.max_wait, sleep=self.sleep, rng=self.rng,
-                throttle=self.limiter.wait, budget=self.budget,
+                throttle=self.limiter.wait, budget=self.budget, limits=self.limits,
             )  # fmt: skip
         finally:
             if self.progress is not None:
@@ -313,4 +416,5 @@ def http_for(
         backoff=float(opts.get("backoff", 0.5)), max_wait=float(opts.get("max_wait", 60.0)),
         concurrency=int(opts.get("concurrency", 4)), sleep=sleep,
         limiter=RateLimiter(float(rate) if rate else None, sleep=sleep), progress=progress, budget=budget,
+        limits=RequestLimits.from_options(opts),
     )  # fmt: skip
