@@ -94,7 +94,9 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     env = environment()
     everyone = forecasters(data)
     names = {m: (data.models[m].name if m in data.models else m) for m in data.board.get("model", [])}
-    common = {"data": data, "updated": format_ts(data.as_of), "prefix": ""}
+    # ``prefix`` leads from the page a snippet is shown on to generated/: the leaderboard and changes
+    # snippets are included by hand-written pages at the docs root (index.md, changes.md).
+    common = {"data": data, "updated": format_ts(data.as_of), "prefix": f"{GENERATED}/"}
     pages = {
         "leaderboard.md": env.get_template("leaderboard.md.j2").render(
             **common, panels=_panels(data.boards), board_help=BOARD_HELP, view_help=VIEW_HELP,
