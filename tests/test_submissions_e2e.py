@@ -6,7 +6,10 @@ The base commit holds a hub whose nightly run (as of 2026-01-16) opened the roun
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,7 +20,7 @@ import pytest
 from generator.pipeline import nightly
 from generator.schemas import FORECASTS
 from generator.store.csvio import read_table
-from generator.submissions import validate_pr
+from generator.submissions import render, validate_pr
 from generator.timeutil import parse_ts
 
 TEMPLATE = Path(__file__).parents[1] / "generator" / "data_templates" / "demo-hub.toml"
@@ -251,3 +254,64 @@ def test_a_file_that_passes_is_readable_by_the_nightly_reader(hub, repo):
     ok, _, _ = pr(repo, base_of(hub))
     frame = read_table(repo / OWN, FORECASTS)
     assert ok and len(frame) > 0
+
+
+def _hostile_pr(repo: Path) -> None:
+    """Files whose names and cells carry Markdown, HTML, newlines and bytes that are not UTF-8."""
+    from test_validate_report import HOSTILE
+
+    names = [h for h in HOSTILE if "\x00" not in h]
+    for i, name in enumerate(names):
+        for rel in (f"data/forecasts/{DUE}/{name}.csv", f"data/models/{name}{i}.yml", f"data/forecasts/{name}/acme.gpt-x.csv"):
+            full = os.fsencode(str(repo / rel))
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "wb") as out:
+                out.write(b"question_id,resolution_date,probability,reasoning\n")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["question_id", "resolution_date", "probability", "reasoning"])
+    # a cell with NUL, CR or a byte that is not UTF-8 stops the parse before any message quotes it
+    cells = [h.replace("\x00", "").replace("\r", "").encode("utf-8", "replace").decode() for h in HOSTILE]
+    writer.writerows([cell, "", "0.5", cell] for cell in cells)
+    (repo / OWN).write_text(buffer.getvalue(), encoding="utf-8")
+
+
+def test_hostile_file_names_and_cells_are_inert_in_every_format(hub, repo):
+    from test_validate_report import assert_inert_markdown
+
+    _hostile_pr(repo)
+    ok, codes, report = pr(repo, base_of(hub))
+    assert not ok and {"unsafe-path", "bad-file-name", "bad-round-folder", "unknown-question"} <= codes
+    assert any("\udcff" in f for f in report.files)  # git gave the bytes; they arrived as surrogate escapes
+    assert_inert_markdown(render(report, "markdown"), report)
+    json.loads(render(report, "json").encode("utf-8"))
+    render(report, "text").encode("utf-8")
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_the_cli_prints_hostile_names_in_every_format(hub, repo, tmp_path, fmt):
+    _hostile_pr(repo)
+    head = commit_all(repo, "pr")
+    out = tmp_path / "report"
+    done = subprocess.run(["prescient", "validate", "--hub", str(repo), "--base", base_of(hub), "--head", head,
+                           "--author", "alice", "--at", BEFORE, "--format", fmt, "--output", str(out)],
+                          capture_output=True, check=False)
+    assert done.returncode == 9 and b"Traceback" not in done.stderr, done.stderr.decode("utf-8", "replace")
+    text = done.stdout.decode("utf-8")
+    assert out.read_bytes() == done.stdout
+    if fmt == "json":
+        body = json.loads(text)
+        assert body["ok"] is False and f"data/forecasts/{DUE}/\\xff\\xfe not UTF-8.csv" in body["files"]
+    else:
+        assert "\\xff\\xfe not UTF-8" in text
+
+
+def test_the_cli_checks_a_working_tree_file_whose_name_is_not_utf8(hub, repo):
+    name = os.fsencode(str(repo / f"data/forecasts/{DUE}")) + b"/acme.\xff.csv"
+    with open(name, "wb") as out:
+        out.write(forecast_csv(repo, 0.5).encode())
+    for fmt in ("text", "markdown", "json"):
+        done = subprocess.run([b"prescient", b"validate", b"--hub", os.fsencode(str(repo)), b"--at", BEFORE.encode(),
+                               b"--format", fmt.encode(), name], capture_output=True, check=False)
+        assert done.returncode == 9 and b"Traceback" not in done.stderr, done.stderr.decode("utf-8", "replace")
+        assert "acme.\\xff.csv" in done.stdout.decode("utf-8").replace("\\\\", "\\")  # JSON doubles the backslash

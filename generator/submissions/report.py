@@ -1,14 +1,19 @@
 """A validation report and its three renderings: plain text, Markdown (the PR comment) and JSON.
 
 Rendering is deterministic: problems are sorted by file, row, column and code, and nothing
-depends on the clock. Markdown escapes every character that could turn submitter-controlled text
-(file names, cell values) into markup, links, mentions or HTML.
+depends on the clock. Every format prints submitter-controlled text (file names, cell values) as
+``printable`` text: a control, format or line-separator character is shown as an escape such as
+``\n`` or ``\u202e``, and a byte of a file name that is not UTF-8 (git gives bytes; they arrive
+as surrogate escapes) as ``\xff``, so no name can forge a line or fail to encode. Markdown then
+escapes every character that could turn that text into markup, links, mentions or HTML.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import re
+import unicodedata
+from dataclasses import dataclass, field, replace
 
 from ..errors import Problem
 from .codes import ERROR, WARNING, explain
@@ -59,10 +64,38 @@ def render(report: Report, fmt: str) -> str:
     return {"text": render_text, "markdown": render_markdown, "json": render_json}[fmt](report)
 
 
+_HIDDEN = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))  # control, format (bidi, zero-width), surrogate, separators
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if ch in _NAMED:
+        return _NAMED[ch]
+    if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the byte of a name that is not UTF-8
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: object) -> str:
+    """``text`` with every control, format, line-separator and surrogate character written as an escape.
+
+    The result is one line of valid Unicode: it encodes as UTF-8 and shows what it says."""
+    value = "" if text is None else str(text)
+    if value.isprintable():  # the common case; isprintable() is False for every character escaped here
+        return value
+    return "".join(_escape(ch) if unicodedata.category(ch) in _HIDDEN else ch for ch in value)
+
+
+def _printable_problem(p: Problem) -> Problem:
+    return replace(p, file=printable(p.file), column=None if p.column is None else printable(p.column),
+                   message=printable(p.message))
+
+
 def render_text(report: Report) -> str:
-    lines = [report.summary()]
-    lines += [f"  note: {n}" for n in report.notes]
-    lines += [f"  {p.severity}: {p}" for p in report.problems]
+    lines = [printable(report.summary())]
+    lines += [f"  note: {printable(n)}" for n in report.notes]
+    lines += [f"  {p.severity}: {_printable_problem(p)}" for p in report.problems]
     if not report.ok:
         lines.append(f"Fix every error and push again; each code is explained in {SUBMIT_DOCS}.")
     return "\n".join(lines) + "\n"
@@ -71,34 +104,55 @@ def render_text(report: Report) -> str:
 def render_json(report: Report) -> str:
     body = {
         "ok": report.ok, "at": report.at, "errors": len(report.errors), "warnings": len(report.warnings),
-        "files": list(report.files), "notes": list(report.notes),
+        "files": [printable(f) for f in report.files], "notes": [printable(n) for n in report.notes],
         "problems": [{"file": p.file, "row": p.row, "column": p.column, "code": p.code,
-                      "severity": p.severity, "message": p.message} for p in report.problems],
+                      "severity": p.severity, "message": p.message} for p in map(_printable_problem, report.problems)],
     }
     return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
 
 
 _ESCAPES = str.maketrans({"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;", "`": "\\`", "*": "\\*",
-                          "_": "\\_", "[": "\\[", "]": "\\]", "@": "@\u200b", "#": "\\#", "!": "\\!",
-                          "\n": " ", "\r": " ", "~": "\\~", "\\": "\\\\"})
+                          "_": "\\_", "[": "\\[", "]": "\\]", "@": "@\u200b", "#": "\\#\u200b", "!": "\\!",
+                          "~": "\\~", "\\": "\\\\", "$": "\\$"})
+# GitHub turns www.x, http://x, a@b, #123 and owner/repo#123 into links, mentions or references
+# even when escaped; a zero-width space after "@", "#", "www" and "://"'s colon breaks each pattern.
+_AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)")
 
 
 def md(text: object, limit: int = 300) -> str:
-    """Submitter-controlled text made inert in a GitHub Markdown table cell."""
-    value = "" if text is None else str(text)
+    """Submitter-controlled text made inert in a GitHub Markdown table cell or list item: one line,
+    no markup, HTML, link, autolink, mention, issue reference or math."""
+    value = printable(text)
     value = value if len(value) <= limit else value[:limit] + "…"
-    return value.translate(_ESCAPES)
+    return _AUTOLINK.sub("\u200b", value.translate(_ESCAPES))
+
+
+def code(text: object, limit: int = 300) -> str:
+    """Submitter-controlled text as one inline code span (outside tables): inside one, GitHub
+    renders nothing, so only the fence needs choosing, longer than any run of backticks inside."""
+    value = printable(text)
+    value = value if len(value) <= limit else value[:limit] + "…"
+    fence = "`" * (max((len(run) for run in re.findall("`+", value)), default=0) + 1)
+    pad = " " if value[:1] in ("`", " ") or value[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
 
 
 def render_markdown(report: Report) -> str:
     icon = "✅" if report.ok else "❌"
     lines = ["## Prescient submission check", "", f"{icon} **{md(report.summary())}**", ""]
     lines += [f"- {md(n)}" for n in report.notes] + ([""] if report.notes else [])
-    lines += ["Files checked:", ""] + [f"- `{f.replace('`', '')}`" for f in report.files] + [""]
+    lines += ["Files checked:", ""] + _file_list(report.files) + [""]
     if report.problems:
         lines += _problem_table(report.problems) + [""] + _code_legend(report.problems) + [""]
     lines += _next_steps(report)
     return "\n".join(lines) + "\n"
+
+
+def _file_list(files: tuple[str, ...]) -> list[str]:
+    rows = [f"- {code(f)}" for f in files[:MAX_MARKDOWN_ROWS]]
+    if len(files) > MAX_MARKDOWN_ROWS:
+        rows.append(f"- … and {len(files) - MAX_MARKDOWN_ROWS} more")
+    return rows
 
 
 def _problem_table(problems: tuple[Problem, ...]) -> list[str]:
