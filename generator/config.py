@@ -77,7 +77,8 @@ class Settings:
 
 # table -> {key: (type, default)}; a default of None means required.
 _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
-    "hub": {"title": (str, "Prescient"), "repo_url": (str, "")},
+    # maintainers: GitHub logins or @org/team names; .github/codeowners.py writes CODEOWNERS from them.
+    "hub": {"title": (str, "Prescient"), "repo_url": (str, ""), "maintainers": (list, [])},
     "rounds": {
         "first_due": (str, None),
         "cadence_days": (int, 14),
