@@ -48,7 +48,7 @@ class LeaderboardSettings:
     views: tuple[str, ...] = ("overall", "dataset", "market")
     replicates: int = 1999
     seed: int = 0
-    reference: str = ""  # empty: the superforecaster median if present, else the top model
+    reference: str = ""  # a model id, matched exactly (not on a board: no reference); empty: the top model
     market_difficulty: str = "estimated"  # or "crowd" (FB's tournament rule)
 
 

@@ -21,8 +21,9 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
    ``market_difficulty="crowd"`` the market question effects are fixed at the crowd's Brier
    (FB's tournament board; ``crowd`` gives the crowd's probability per round and market).
 4. ``bootstrap`` (strata (round, source), unit resampling as FB) and ``summarize``: 95% CIs,
-   one-sided p-values against ``reference`` (default: the superforecaster median if present,
-   else the top model) with FB's labels, % ranked #1 and rank intervals, on the overall score.
+   one-sided p-values against ``reference`` (a model id, matched exactly; not on this board: no
+   reference, every p_label says so; not configured: the top model) with FB's labels, % ranked #1
+   and rank intervals, on the overall score.
 5. Stability rule (``provisional_models``): a model with fewer than ``min_resolved`` resolved units
    it forecast itself, or whose first round on the board is due less than ``min_age_days`` before
    ``as_of``, is shown with ``provisional = 1`` and no rank; rank statistics (% #1, rank
@@ -57,6 +58,7 @@ COLUMNS = ["rank", "model", "name", "organization", "kind",
            "p_value", "p_display", "p_label", "in_estimation",
            "log_score", "peer", "bss", "accuracy", "provisional"]
 _UNIT = ["round", "question_id", "resolution_date"]
+NO_REFERENCE = "no reference"  # p_label of every row when the configured reference is not on the board
 
 
 @dataclass(frozen=True)
@@ -190,6 +192,8 @@ def fb_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime
     provisional = provisional_models(rows, as_of, options.min_resolved, options.min_age_days).reindex(names).to_numpy()
     summary = summarize(point, boot, reference=ref, score="overall", rankable=~provisional)
     out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0)
+    if ref is None and options.reference is not None:
+        out["p_label"] = NO_REFERENCE
     return with_secondary(out, rows, options.naive_model, provisional)
 
 
@@ -214,14 +218,12 @@ def with_secondary(board: pd.DataFrame, rows: pd.DataFrame, naive_model: str | N
 
 
 def _reference(names: np.ndarray, overall: np.ndarray, wanted: str | None) -> int | None:
+    """The row p-values compare against: the model ``wanted``, by its exact id (None when it is not
+    on this board: no reference, never a model whose id merely looks alike); nothing configured: the
+    top model. A name never chooses the reference, so a new model cannot take the role."""
     if wanted is not None:
         hits = np.flatnonzero(names == wanted)
-        if not hits.size:
-            raise ValueError(f"reference model {wanted!r} is not on the board")
-        return int(hits[0])
-    supers = [i for i, m in enumerate(names) if m.endswith(".superforecaster-median-forecast")]
-    if supers:
-        return supers[0]
+        return int(hits[0]) if hits.size else None
     finite = np.isfinite(overall)
     return int(np.flatnonzero(finite)[np.argmin(overall[finite])]) if finite.any() else None
 
