@@ -83,7 +83,7 @@ def test_a_null_maintainer_of_the_team_grants_nobody_the_prefix(base):
                                  "data/bets/2026-01-25/prescient.always-0.5.csv"])
 def test_the_hub_prefix_is_the_hubs_alone(base, rel):
     codes, report = check(base, {rel: meta("[mallory]")}, "mallory")
-    assert not report.ok and "reserved-prefix" in codes
+    assert not report.ok and "reserved-prefix" in codes and "team-prefix-taken" not in codes
     assert [p.file for p in report.problems if p.code == "reserved-prefix"] == [rel]
 
 
@@ -148,3 +148,11 @@ def test_valid_logins():
 def test_a_bad_maintainer_is_refused_in_a_pull_request(base):
     codes, report = check(base, {"data/models/zeta.bot.yml": meta("[mallory, null]")}, "mallory")
     assert not report.ok and "bad-maintainer" in codes
+
+
+def test_a_model_file_merged_with_a_null_maintainer_still_loads_and_grants_nothing(tmp_path):
+    from generator.models import load_model
+
+    path = tmp_path / "legacy.bot.yml"
+    path.write_text(meta("[null, '', 123, carol]"))
+    assert load_model(path).maintainers == ("carol",)

@@ -12,7 +12,7 @@ import yaml
 from yaml.composer import ComposerError
 
 from ..errors import Problem
-from ..models import HUB_KINDS, HUB_TEAM, check_model, is_login, team_of
+from ..models import HUB_KINDS, HUB_TEAM, check_model, is_login, maintainer_problems, team_of
 from ..store.csvio import formula_like
 from ..timeutil import format_ts, parse_ts
 from .codes import problem
@@ -80,10 +80,17 @@ def check_metadata(model: str, path: str, data: bytes | None) -> tuple[tuple[str
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return None, [problem("bad-yaml", path, None, None, f"not valid YAML: {first}")]
     problems = [problem(p.code, p.file, p.row, p.column, p.message) for p in check_model(model, body, path)]
-    problems += check_metadata_text(body, path) if isinstance(body, dict) else []
+    problems += check_metadata_text(body, path) + check_maintainers(body, path) if isinstance(body, dict) else []
     if any(p.severity == "error" for p in problems):
         return None, problems
     return maintainers_of(body), problems
+
+
+def check_maintainers(body: dict, path: str) -> list[Problem]:
+    """Each entry of ``maintainers`` is a GitHub login written as text (``null`` would read as "None")."""
+    values = body.get("maintainers")
+    return [problem("bad-maintainer", path, None, "maintainers", message)
+            for message in maintainer_problems(values if isinstance(values, list) else [])]
 
 
 def check_metadata_text(body: dict, path: str) -> list[Problem]:
@@ -159,9 +166,9 @@ def check_team_prefix(target: Target, author: str, team_models: dict[str, tuple[
 
     ``team_models``: each existing model of the team at base and its maintainers. A new team is free.
     """
-    if not team_models or any(is_maintainer(author, m) for m in team_models.values()):
-        return []
     team = team_of(target.model or "")
+    if team == HUB_TEAM or not team_models or any(is_maintainer(author, m) for m in team_models.values()):
+        return []  # the hub's prefix is reported once, as reserved-prefix
     existing = ", ".join(sorted(team_models)[:5]) + (", ..." if len(team_models) > 5 else "")
     return [problem("team-prefix-taken", target.path, None, None,
                     f"the team prefix {team}. is taken ({existing}) and @{author} maintains none of its models; "
