@@ -26,6 +26,7 @@ from ..leaderboard.calibration import murphy, reliability_table
 from ..leaderboard.hub_boards import headline_of
 from ..leaderboard.views import horizon_days
 from . import charts, shell
+from .downloads import for_spreadsheets
 from .questions import QuestionInfo, forecast_payload, script_json
 
 GENERATED = "generated"
@@ -118,7 +119,8 @@ def render_site(data: SiteData) -> dict[str, bytes]:
                   for r in data.rounds})
     pages.update(_question_pages(env, data.questions, common["updated"]))
     files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
-    files.update({f"{GENERATED}/{path}": content for path, content in data.downloads.items()})
+    files.update({f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
+                  for path, content in data.downloads.items()})
     files[f"{GENERATED}/assets/plotly.min.js"] = plotly_js()
     return files
 
