@@ -2,6 +2,10 @@
 
 Figures use ``template="none"`` and leave colours to the site's CSS and script (which re-colours
 them on the light/dark switch), so each page carries only its data.
+
+Plotly reads its text (trace names, category ticks, hover text, titles) as pseudo-HTML: ``<a
+href>``, ``<b>``, ``<br>``, ``<span style>`` become SVG elements. Every string that came from a
+submitter or a source goes through ``plain`` first, so it is drawn as the characters it holds.
 """
 
 from __future__ import annotations
@@ -24,12 +28,18 @@ def _plain(value):
     return value.tolist() if hasattr(value, "tolist") else str(value)
 
 
+def plain(text) -> str:
+    """``text`` for a Plotly text field, shown as written: ``&``, ``<`` and ``>`` as the entities
+    Plotly turns back into characters after it has looked for tags."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def board_dots(board: pd.DataFrame, score: str = "overall", top: int = 20) -> go.Figure:
     """The top ranked forecasters' Brier Index with its 95% CI, best at the top (higher is better)."""
     ranked = board[board[score].notna()].sort_values(["rank", score], ascending=[True, False], na_position="last")
     ordered = ranked.head(top).iloc[::-1]
     figure = go.Figure(go.Scatter(
-        x=ordered[score].round(2).tolist(), y=ordered["name"].tolist(), mode="markers",
+        x=ordered[score].round(2).tolist(), y=[plain(n) for n in ordered["name"]], mode="markers",
         marker=dict(size=9),
         error_x=dict(type="data", symmetric=False, thickness=1.5, width=0,
                      array=(ordered[f"{score}_ci_high"] - ordered[score]).round(2).fillna(0).tolist(),
@@ -47,7 +57,7 @@ def history_lines(history: pd.DataFrame, names: dict[str, str]) -> go.Figure:
     figure = go.Figure()
     for model, rows in history.sort_values("as_of").groupby("model", sort=True):
         figure.add_trace(go.Scatter(x=rows["as_of"].str[:10].tolist(), y=rows["overall"].round(2).tolist(),
-                                    mode="lines", name=names.get(model, model)))
+                                    mode="lines", name=plain(names.get(model, model))))
     figure.update_layout(**_LAYOUT, height=380, xaxis=dict(title="night"),
                          yaxis=dict(title="Brier Index (higher is better)"))
     return figure
@@ -92,7 +102,7 @@ def arena_curves(curves: pd.DataFrame) -> go.Figure:
     for view, rows in curves.groupby("view", sort=True):
         total = rows.groupby("at", sort=True)["pnl"].sum()
         figure.add_trace(go.Scatter(x=[a[:10] for a in total.index], y=total.round(2).tolist(), mode="lines",
-                                    name=str(view), hovertemplate="%{x}<br>P/L $%{y:,.2f}<extra></extra>"))
+                                    name=plain(view), hovertemplate="%{x}<br>P/L $%{y:,.2f}<extra></extra>"))
     figure.update_layout(**_LAYOUT, height=320, xaxis=dict(title="mark (00:00 UTC)"),
                          yaxis=dict(title="profit / loss, $ (not a proper score)"))
     return figure
