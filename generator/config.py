@@ -231,15 +231,22 @@ def _check_leaderboard(table: dict, path: Path, problems: list[Problem]) -> None
         bad("market_difficulty", f"{table['market_difficulty']!r}; expected \"estimated\" or \"crowd\"")
 
 
+# sources.http's per-request limits, in [http] or a source's table: positive numbers.
+_REQUEST_LIMITS = ("request_seconds", "max_response_bytes")
+
+
 def _check_budgets(raw: Mapping, path: Path, problems: list[Problem]) -> None:
-    """``[http] source_budget_seconds`` and ``[sources.<name>] budget_seconds``: positive seconds."""
-    given = [("http", "source_budget_seconds", raw.get("http"))]
-    given += [(f"sources.{name}", "budget_seconds", table) for name, table in sorted(raw.get("sources", {}).items())]
+    """``[http] source_budget_seconds``, ``[sources.<name>] budget_seconds`` and the request limits:
+    positive numbers."""
+    given = [("http", key, raw.get("http")) for key in ("source_budget_seconds", *_REQUEST_LIMITS)]
+    given += [(f"sources.{name}", key, table) for name, table in sorted(raw.get("sources", {}).items())
+              for key in ("budget_seconds", *_REQUEST_LIMITS)]
     for table, key, values in given:
         value = values.get(key) if isinstance(values, dict) else None
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+            unit = " of seconds" if key.endswith("seconds") else " of bytes"
             problems.append(_problem(path, f"{table}.{key}", "bad-value",
-                                     f"{table}.{key} = {value!r}; expected a positive number of seconds"))
+                                     f"{table}.{key} = {value!r}; expected a positive number{unit}"))
 
 
 def _first_due(value: str | None, path: Path, problems: list[Problem]) -> datetime:

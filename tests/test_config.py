@@ -53,3 +53,15 @@ def test_as_of_comes_from_the_option_then_source_date_epoch_then_the_clock():
     assert resolve_as_of(None, {}).tzinfo is not None
     with pytest.raises(ConfigError):
         resolve_as_of("2026-03-01T12:00:00", {})  # no time zone: refused, never guessed
+
+
+def test_request_limits_must_be_positive_numbers_in_http_or_a_source_table(tmp_path):
+    root = write_hub(tmp_path / "hub", SMALL_HUB + '\n[http]\nrequest_seconds = 0\nmax_response_bytes = "20MB"\n'
+                     + "\n[sources.manifold]\nmax_response_bytes = -1\nrequest_seconds = true\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(root)
+    assert {p.column: p.code for p in caught.value.problems} == {
+        "http.request_seconds": "bad-value", "http.max_response_bytes": "bad-value",
+        "sources.manifold.max_response_bytes": "bad-value", "sources.manifold.request_seconds": "bad-value"}
+    ok = load_settings(write_hub(tmp_path / "ok", SMALL_HUB + "\n[http]\nrequest_seconds = 60\nmax_response_bytes = 1000000\n"))
+    assert ok.http["request_seconds"] == 60 and ok.http["max_response_bytes"] == 1000000
