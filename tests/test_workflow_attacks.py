@@ -364,6 +364,7 @@ def test_no_install_line_imports_code_from_the_checkout(machine, workflow, job, 
     seed_base(m, hostile_files(m.marker))
     open_pull_request(m, {"data/models/acme.gpt-x.yml": MODEL})
     m.context.update({"github.ref_name": "main", "secrets.METACULUS_TOKEN": "", "secrets.FRED_API_KEY": "",
+                      "secrets.NIGHTLY_PUSH_KEY": "",
                       "secrets.PRESCIENT_LLM_API_KEY": "", "vars.PRESCIENT_LLM_BASE_URL": "",
                       "vars.PRESCIENT_LLM_MODEL": ""})
     stub = m.tmp / "bin" / "prescient"  # the install step is under test, not the commands after it
