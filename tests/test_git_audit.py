@@ -289,3 +289,20 @@ def test_every_git_status_letter_is_parsed_and_judged():
     assert [(p.code, p.file) for p in found] == [
         ("ledger-deleted", "data/questions/sim.csv"), ("file-type-changed", "data/observations/sim/2026-01.csv"),
         ("git-status-unknown", "data/leaderboard/history.csv"), ("git-status-unknown", "data/manifest/2026.csv")]
+
+
+def test_bytes_appended_inside_an_open_quote_are_compared_as_records():
+    """``new`` starts with ``old`` but old's last record was cut inside quotes: that record changed."""
+    change = audit_git.FileChange("c" * 40, "2026-03-02T00:00:00Z", "M", HISTORY, "a" * 40, "b" * 40)
+    old = b'id,recorded_at,text\nq1,2026-01-01T00:00:00Z,"cut\n'
+    assert not audit_git.appended(old, old + b'short"\n')
+    found = audit_git.ledger_rewrites(change, QUESTIONS, old + b'x"\n', old + b'y"\n')
+    assert [(p.code, p.row) for p in found] == [("ledger-row-rewritten", 2)]
+
+
+def test_a_version_that_does_not_parse_is_a_warning_and_its_lines_are_compared():
+    change = audit_git.FileChange("c" * 40, "2026-03-02T00:00:00Z", "M", HISTORY, "a" * 40, "b" * 40)
+    old = b"id,recorded_at\nq1,2026-01-01T00:00:00Z\nq2,2026-01-01T00:00:00Z\n"
+    found = audit_git.ledger_rewrites(change, QUESTIONS, old, b"id,recorded_at\n\xff\xfe,2026-01-01T00:00:00Z\n")
+    assert [(p.code, p.severity, p.row) for p in found] == [("ledger-unreadable", "warning", None),
+                                                            ("ledger-row-rewritten", "error", 2)]
