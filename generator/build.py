@@ -18,7 +18,7 @@ from typing import Iterator
 import pandas as pd
 
 from .config import load_settings
-from .errors import PrescientError
+from .errors import PrescientError, Problem
 from .arena.gather import load_cohorts
 from .arena.portfolio import arena_table, pnl_curves
 from .audit.corrections import corrections
@@ -54,13 +54,16 @@ def _last_nights(history: pd.DataFrame, n: int) -> pd.DataFrame:
     return history[history["as_of"].isin(nights)]
 
 
-def gather(root: Path, as_of: datetime) -> SiteData:
+def gather(root: Path, as_of: datetime, quarantine: list[Problem] | None = None) -> SiteData:
+    """Everything the pages show. A submitted file that cannot be read (forecast, bet, oracle answer)
+    is left out, as the nightly leaves it out of the scores; ``quarantine`` collects those files."""
     settings, layout = load_settings(root), Layout(root)
+    quarantine = [] if quarantine is None else quarantine
     scores, models = readers.load_scores(layout), readers.load_models(layout)
     history = readers.load_history(layout)
     rounds, forecasts = [], []
     for due in readers.round_dues(layout):
-        by_model = readers.load_forecasts(layout, due)
+        by_model = readers.load_forecasts(layout, due, quarantine)
         rounds.append(RoundInfo(format_date(due), readers.load_round(layout, due), tuple(sorted(by_model))))
         forecasts += [f.assign(round=format_date(due), model=m) for m, f in sorted(by_model.items())]
     asked = pd.concat([r.questions for r in rounds], ignore_index=True) if rounds else None
@@ -74,19 +77,19 @@ def gather(root: Path, as_of: datetime) -> SiteData:
         changes=history_diffs(_last_nights(history, CHANGES_NIGHTS), first_rounds=first_rounds(scores)),
         corrections=corrections(readers.load_observations(layout), format_ts(as_of),
                                 {r.due: r.questions for r in rounds}),
-        **_arena(root, as_of), **_oracle(layout, as_of, models),
+        **_arena(root, as_of, quarantine), **_oracle(layout, as_of, models, quarantine),
         rounds=rounds, questions=_questions(layout, rounds, forecasts, scores, as_of),
-        downloads=_downloads(layout),
+        downloads=_downloads(layout, readers.quarantined_files(quarantine)),
     )
 
 
-def _arena(root: Path, as_of: datetime) -> dict:
-    cohorts = load_cohorts(root, as_of)
+def _arena(root: Path, as_of: datetime, quarantine: list[Problem]) -> dict:
+    cohorts = load_cohorts(root, as_of, quarantine=quarantine)
     return {"arena": arena_table(cohorts), "arena_curves": pnl_curves(cohorts)}
 
 
-def _oracle(layout: Layout, as_of: datetime, models: dict) -> dict:
-    scores = oracle_scores(layout, as_of)
+def _oracle(layout: Layout, as_of: datetime, models: dict, quarantine: list[Problem]) -> dict:
+    scores = oracle_scores(layout, as_of, quarantine=quarantine)
     cutoffs = {m: meta.knowledge_cutoff or "" for m, meta in models.items()}
     return {"oracle_board": oracle_board(scores, cutoffs),
             "oracle_months": temporal_view(scores, cutoffs, by=("model",)) if len(scores) else pd.DataFrame()}
@@ -102,16 +105,17 @@ def _questions(layout: Layout, rounds: list[RoundInfo], forecasts: list, scores,
                           format_ts(as_of))
 
 
-def _downloads(layout: Layout) -> dict[str, bytes]:
+def _downloads(layout: Layout, quarantined: set[str]) -> dict[str, bytes]:
     """The files offered for download: each round's question set (CSV and ForecastBench JSON) and
     every forecast file, as committed (under ``downloads/``, mirroring ``data/``), except that a CSV
-    cell a spreadsheet would run as a formula gets a leading single quote (the ledgers keep it raw)."""
+    cell a spreadsheet would run as a formula gets a leading single quote (the ledgers keep it raw).
+    A quarantined file (unreadable, or not a regular file) is not offered."""
     files = {}
     for folder in layout.round_dirs():
         for path in sorted(folder.glob("questions.*")):
             files[f"downloads/rounds/{folder.name}/{path.name}"] = _for_people(path)
     for due in readers.round_dues(layout):
-        for path in layout.forecast_files(due):
+        for path in (p for p in layout.forecast_files(due) if layout.relative(p) not in quarantined):
             files[f"downloads/forecasts/{format_date(due)}/{path.name}"] = _for_people(path)
     return files
 
@@ -121,10 +125,13 @@ def _for_people(path: Path) -> bytes:
     return spreadsheet_safe_bytes(data) if path.suffix == ".csv" else data
 
 
-def build_site(root: Path, as_of: datetime, run_mkdocs: bool = True) -> list[str]:
-    """Regenerate ``site_src/docs/generated`` and build ``site_src/site``. Return the changed pages."""
+def build_site(root: Path, as_of: datetime, run_mkdocs: bool = True,
+               quarantine: list[Problem] | None = None) -> list[str]:
+    """Regenerate ``site_src/docs/generated`` and build ``site_src/site``. Return the changed pages.
+
+    An unreadable submitted file never stops the build: it is left out and listed in ``quarantine``."""
     site_src = ensure_site_src(root)
-    changed = write_tree(site_src / "docs" / GENERATED, _strip(render_site(gather(root, as_of))))
+    changed = write_tree(site_src / "docs" / GENERATED, _strip(render_site(gather(root, as_of, quarantine))))
     if run_mkdocs:
         run_mkdocs_build(site_src / "mkdocs.yml", as_of, load_settings(root).title)
     return changed

@@ -5,8 +5,11 @@ A nightly run has two phases, each of which gathers everything before it writes:
    appended to the question bank and the observation ledger at once, so a later failure can never
    lose what was fetched;
 2. derive: rounds whose publication time has come are frozen, the hub's own forecasters write
-   their files, every round is scored, and the leaderboard history gains tonight's rows.
-Run twice with the same ``as_of`` and nothing changes; a later ``as_of`` only appends.
+   their files, every round is scored, and the leaderboard history gains tonight's rows. A submitted
+   file that cannot be read (forecast, bet) is quarantined: reported with its code, left out of
+   the scores, and everything else is written; the run then ends with PartialFailure (exit 6).
+Run twice with the same ``as_of`` and nothing changes; a later ``as_of`` only appends; an earlier
+``as_of`` than the ledgers' latest record is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ class NightlyReport:
     rounds_opened: list[str] = field(default_factory=list)
     rounds_waiting: list[str] = field(default_factory=list)  # due to open, but no eligible question yet
     written: list[str] = field(default_factory=list)
+    quarantined: list[Problem] = field(default_factory=list)  # unreadable submitted files, one problem each
 
     @property
     def failed_sources(self) -> list[SourceReport]:
@@ -82,21 +86,29 @@ def nightly(root: Path, as_of: datetime, *, only: str | None = None, fetch_only:
     settings, layout = load_settings(root), Layout(root)
     report = NightlyReport(as_of)
     env = dict(os.environ) if env is None else env
-    with hub_lock(layout.data, f"prescient nightly --as-of {format_ts(as_of)}"):
+    command = "fetch" if fetch_only else "nightly"
+    with hub_lock(layout.data, f"prescient {command} --as-of {format_ts(as_of)}"):
+        readers.check_as_of(layout, format_ts(as_of))
         bank, obs = fetch_stage(settings, layout, as_of, report, only, env, client, progress)
         if not fetch_only:
             derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models or {})
-    if report.failed_sources:
-        names = ", ".join(s.name for s in report.failed_sources)
-        error = PartialFailure(f"wrote everything that succeeded; these sources failed: {names}", report_problems(report))
+    if report.failed_sources or report.quarantined:
+        error = PartialFailure(partial_summary(report), report_problems(report))
         error.nightly_report = report
         raise error
     return report
 
 
+def partial_summary(report: NightlyReport) -> str:
+    parts = [f"these sources failed: {', '.join(s.name for s in report.failed_sources)}"] if report.failed_sources else []
+    if report.quarantined:
+        parts.append(f"{len(report.quarantined)} submitted file(s) could not be read and were quarantined (not scored)")
+    return "wrote everything that succeeded; " + "; ".join(parts)
+
+
 def report_problems(report: NightlyReport) -> list[Problem]:
     return [Problem(f"source {s.name}", None, None, "source-failed", s.error or "; ".join(s.failures[:5]))
-            for s in report.failed_sources]
+            for s in report.failed_sources] + report.quarantined
 
 
 # -- phase 1: fetch -------------------------------------------------------------------------------
@@ -171,7 +183,7 @@ def derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models
         _publish_round(layout, due, questions, bank, report)
     _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
     view = hub_view(layout, obs, as_of)
-    _write_after_due(layout, view, as_of, report)
+    _write_after_due(layout, view, as_of, report)  # the crowd aggregates read the others' files
     report.written += manifest.record(layout, as_of)  # every forecast file's sha256, first time seen
     scores = _score_all(settings, layout, view, report)
     _append_history(settings, layout, scores, as_of, report)
@@ -201,7 +213,7 @@ def _write_after_due(layout: Layout, view, as_of: datetime, report) -> None:
         if due > as_of or not missing:
             continue
         questions = readers.load_round(layout, due)
-        ctx = AtDeadline(view, due, readers.load_forecasts(layout, due))
+        ctx = AtDeadline(view, due, readers.load_forecasts(layout, due, report.quarantined))
         _write_hub_files(layout, due, questions, {m: AFTER_DUE[m][1](questions, ctx) for m in missing}, report)
 
 
@@ -238,7 +250,7 @@ def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_o
 
 
 def _score_all(settings, layout, view, report) -> pd.DataFrame:
-    scores, written = score_rounds(layout, view, settings.scoring.impute_value)
+    scores, written = score_rounds(layout, view, settings.scoring.impute_value, report.quarantined)
     report.written += written
     return scores
 
@@ -250,23 +262,28 @@ def hub_view(layout: Layout, obs: pd.DataFrame, as_of: datetime) -> LedgerView:
     return ledger_view(obs, format_ts(as_of), readers.load_resolutions(layout), policy)
 
 
-def score_rounds(layout: Layout, view: LedgerView, impute_value: float) -> tuple[pd.DataFrame, list[str]]:
+def score_rounds(layout: Layout, view: LedgerView, impute_value: float,
+                 quarantine: list[Problem] | None = None) -> tuple[pd.DataFrame, list[str]]:
     """Score every round with what ``view`` says. Returns all scores and the score files that changed."""
     frames, written = [], []
-    for due, scores in round_scores(layout, view, impute_value).items():
+    for due, scores in round_scores(layout, view, impute_value, quarantine).items():
         if write_table(layout.scores(due), scores, SCORES):
             written.append(layout.relative(layout.scores(due)))
         frames.append(scores)
     return _all_scores(frames), written
 
 
-def round_scores(layout: Layout, view: LedgerView, impute_value: float) -> dict[datetime, pd.DataFrame]:
-    """Every round's scores under ``view``, by due time; nothing is written (``prescient verify`` uses it)."""
-    out = {}
+def round_scores(layout: Layout, view: LedgerView, impute_value: float,
+                 quarantine: list[Problem] | None = None) -> dict[datetime, pd.DataFrame]:
+    """Every round's scores under ``view``, by due time; nothing is written (``prescient verify`` uses it).
+
+    A forecast file that cannot be read is never scored, so every caller (the nightly, verify, the
+    leaderboard) leaves it out alike; ``quarantine`` collects those files when the caller reports them."""
+    out, quarantine = {}, [] if quarantine is None else quarantine
     for due in readers.round_dues(layout):
         questions = readers.load_round(layout, due)
         units = resolved_units(questions, resolve_round(questions, view))
-        out[due] = score_round(format_date(due), units, readers.load_forecasts(layout, due), impute_value)
+        out[due] = score_round(format_date(due), units, readers.load_forecasts(layout, due, quarantine), impute_value)
     return out
 
 

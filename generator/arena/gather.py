@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import PrescientError
+from ..errors import PrescientError, Problem
 from ..resolution import LedgerView, known_by, ledger_view, resolve_round
 from ..sources.base import MARKET
 from ..store import readers
@@ -17,8 +17,13 @@ from .portfolio import POSITIONS, Cohorts, bet_positions, settle
 from .simulate import simulated_positions
 
 
-def load_cohorts(root: Path, as_of: datetime, due: datetime | None = None) -> Cohorts:
-    """Every round's cohorts (or only the round due at ``due``) as the ledgers stood at ``as_of``."""
+def load_cohorts(root: Path, as_of: datetime, due: datetime | None = None,
+                 quarantine: list[Problem] | None = None) -> Cohorts:
+    """Every round's cohorts (or only the round due at ``due``) as the ledgers stood at ``as_of``.
+
+    An unreadable bet or forecast file is left out (the nightly never scores it either);
+    ``quarantine`` collects those files when the caller reports them."""
+    quarantine = [] if quarantine is None else quarantine
     layout = Layout(root)
     dues = readers.round_dues(layout)
     if due is not None:
@@ -31,18 +36,18 @@ def load_cohorts(root: Path, as_of: datetime, due: datetime | None = None) -> Co
     obs = obs[obs["question_id"].isin(markets)]
     stamp = format_ts(as_of)
     view, known = ledger_view(obs, stamp, readers.load_resolutions(layout)), known_by(obs, stamp)
-    frames = [_round_positions(layout, d, questions, view, known) for d, questions in rounds.items()]
+    frames = [_round_positions(layout, d, questions, view, known, quarantine) for d, questions in rounds.items()]
     frames = [f for f in frames if len(f)]
     positions = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=POSITIONS)
     return Cohorts(stamp, positions, known)
 
 
 def _round_positions(layout: Layout, due: datetime, questions: pd.DataFrame, view: LedgerView,
-                     known: pd.DataFrame) -> pd.DataFrame:
+                     known: pd.DataFrame, quarantine: list[Problem]) -> pd.DataFrame:
     label, due_ts = format_date(due), format_ts(due)
     markets = questions[questions["kind"] == MARKET]
-    parts = [bet_positions(label, model, frame, markets, known) for model, frame in readers.load_bets(layout, due).items()]
-    parts.append(simulated_positions(label, readers.load_forecasts(layout, due), markets, due_ts))
+    parts = [bet_positions(label, model, frame, markets, known) for model, frame in readers.load_bets(layout, due, quarantine).items()]
+    parts.append(simulated_positions(label, readers.load_forecasts(layout, due, quarantine), markets, due_ts))
     parts = [p for p in parts if len(p)]
     if not parts or markets.empty:
         return pd.DataFrame(columns=POSITIONS)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import Problem, SchemaError
+from ..errors import LedgerError, Problem, SchemaError
 from ..models import ModelMeta, load_model
 from ..submissions.parse import parse_forecast
-from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS, SCORES, Table
-from ..schemas import ORACLE_FORECASTS, ORACLE_QUESTIONS
+from ..schemas import BETS, FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS, SCORES, Table
+from ..schemas import MANIFEST, ORACLE_FORECASTS, ORACLE_QUESTIONS
 from ..timeutil import parse_ts
 from . import csvio
 from .csvio import check_frame, coerce, empty_frame, read_table
@@ -54,17 +54,66 @@ def load_round(layout: Layout, due: datetime) -> pd.DataFrame:
     return read_table(path, ROUND_QUESTIONS, layout.relative(path))
 
 
-def load_forecasts(layout: Layout, due: datetime) -> dict[str, pd.DataFrame]:
-    """Every forecast file of a round, by model. A model with both a CSV and a JSON file is an error."""
-    out: dict[str, pd.DataFrame] = {}
+def load_forecasts(layout: Layout, due: datetime, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
+    """Every forecast file of a round, by model. A model with both a CSV and a JSON file is an error.
+
+    Strict by default (the first unreadable file raises SchemaError); with a ``quarantine`` list,
+    an unreadable file is set aside there (see ``set_aside``) and every other file is returned."""
+    by_model: dict[str, list[Path]] = {}
     for path in layout.forecast_files(due):
-        model = path.stem
-        if model in out:
-            label = layout.relative(path)
-            raise SchemaError(f"{label}: {model} has two forecast files for this round",
-                              [Problem(label, None, None, "duplicate-submission", "keep either the .csv or the .json file")])
-        out[model] = _forecast_frame(layout, path)
+        by_model.setdefault(path.stem, []).append(path)
+    return _read_each(layout, by_model, _one_forecast, quarantine)
+
+
+def _one_forecast(layout: Layout, paths: list[Path]) -> pd.DataFrame:
+    if len(paths) > 1:
+        label = layout.relative(paths[-1])
+        raise SchemaError(f"{label}: {paths[-1].stem} has two forecast files for this round",
+                          [Problem(label, None, None, "duplicate-submission", "keep either the .csv or the .json file")])
+    return _forecast_frame(layout, paths[0])
+
+
+def _read_each(layout: Layout, files: dict[str, list[Path]], read, quarantine: list[Problem] | None) -> dict[str, pd.DataFrame]:
+    """``read(layout, paths)`` for each model's submitted files; unreadable ones raise, or with a
+    ``quarantine`` list are set aside there."""
+    out: dict[str, pd.DataFrame] = {}
+    for model, paths in files.items():
+        try:
+            out[model] = _submitted(layout, paths, read)
+        except SchemaError as exc:
+            if quarantine is None:
+                raise
+            set_aside(quarantine, exc, layout.relative(paths[0]))
     return out
+
+
+def _submitted(layout: Layout, paths: list[Path], read) -> pd.DataFrame:
+    """A submitted file's frame; a symlink or a CSV the parser cannot tokenise is a coded SchemaError too."""
+    label = layout.relative(paths[0])
+    if any(p.is_symlink() or not p.is_file() for p in paths):
+        raise SchemaError(f"{label}: not a regular file",
+                          [Problem(label, None, None, "not-a-regular-file", "a symbolic link or a folder is never read")])
+    try:
+        return read(layout, paths)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError) as exc:
+        raise SchemaError(f"{label}: cannot parse the file",
+                          [Problem(label, None, None, "bad-csv", f"cannot parse the CSV: {exc}")]) from None
+
+
+def set_aside(quarantine: list[Problem], exc: SchemaError, label: str) -> None:
+    """Record one unreadable submitted file in ``quarantine``: its first problem (with how many more
+    there were), once however often the file is read."""
+    code = "bad-json" if label.endswith(".json") else "bad-csv"
+    first = exc.problems[0] if exc.problems else Problem(label, None, None, code, str(exc))
+    more = f" (and {len(exc.problems) - 1} more problem(s))" if len(exc.problems) > 1 else ""
+    entry = Problem(first.file, first.row, first.column, first.code, f"quarantined, not read: {first.message}{more}")
+    if entry not in quarantine:
+        quarantine.append(entry)
+
+
+def quarantined_files(quarantine: list[Problem]) -> set[str]:
+    """The labels (hub-relative paths) of the files set aside in ``quarantine``."""
+    return {p.file for p in quarantine}
 
 
 def remember_forecasts(layout: Layout, path: Path, frame: pd.DataFrame) -> None:
@@ -90,11 +139,11 @@ def _forecast_frame(layout: Layout, path: Path) -> pd.DataFrame:
     return coerce(raw, FORECASTS)
 
 
-def load_bets(layout: Layout, due: datetime) -> dict[str, pd.DataFrame]:
-    """A round's bet files (``schemas.BETS``, the Arena cohort), by model; empty when there are none."""
-    from ..schemas import BETS
-
-    return {p.stem: read_table(p, BETS, layout.relative(p)) for p in layout.bet_files(due)}
+def load_bets(layout: Layout, due: datetime, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
+    """A round's bet files (``schemas.BETS``, the Arena cohort), by model; empty when there are none.
+    With a ``quarantine`` list, unreadable files are set aside there (as in ``load_forecasts``)."""
+    files = {p.stem: [p] for p in layout.bet_files(due)}
+    return _read_each(layout, files, lambda lay, paths: read_table(paths[0], BETS, lay.relative(paths[0])), quarantine)
 
 
 def load_scores(layout: Layout) -> pd.DataFrame:
@@ -112,6 +161,48 @@ def load_oracle_questions(layout: Layout, qset: str) -> pd.DataFrame:
     return read_table(path, ORACLE_QUESTIONS, layout.relative(path)) if path.is_file() else empty_frame(ORACLE_QUESTIONS)
 
 
-def load_oracle_forecasts(layout: Layout, qset: str) -> dict[str, pd.DataFrame]:
-    """An oracle set's forecast files, by model (``schemas.ORACLE_FORECASTS``)."""
-    return {p.stem: read_table(p, ORACLE_FORECASTS, layout.relative(p)) for p in layout.oracle_forecast_files(qset)}
+def load_oracle_forecasts(layout: Layout, qset: str, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
+    """An oracle set's forecast files, by model (``schemas.ORACLE_FORECASTS``). With a
+    ``quarantine`` list, unreadable files are set aside there (as in ``load_forecasts``)."""
+    files = {p.stem: [p] for p in layout.oracle_forecast_files(qset)}
+    return _read_each(layout, files, lambda lay, paths: read_table(paths[0], ORACLE_FORECASTS, lay.relative(paths[0])),
+                      quarantine)
+
+
+# -- time never runs backwards --------------------------------------------------------------------
+
+def _recording_ledgers(layout: Layout) -> list[tuple[Path, Table, str]]:
+    """The files whose newest row says when the hub last learned something, with the column that
+    says when (``schemas``: recorded_at, and history's as_of). Observations are filed by the month
+    of the run that recorded them, manifests by its year, so only the latest of each is needed."""
+    latest_obs = {p.parent: p for p in layout.observation_files()}  # sorted: the last one per source wins
+    files = [(p, OBSERVATIONS, "recorded_at") for p in latest_obs.values()]
+    files += [(p, QUESTIONS, "recorded_at") for p in layout.question_files()]
+    files += [(p, RESOLUTIONS, "recorded_at") for p in resolution_files(layout)]
+    files += [(p, MANIFEST, "recorded_at") for p in layout.manifest_files()[-1:]]
+    files += [(layout.oracle_questions(s), ORACLE_QUESTIONS, "recorded_at") for s in layout.oracle_sets()]
+    return files + ([(layout.history, HISTORY, "as_of")] if layout.history.is_file() else [])
+
+
+def latest_recorded(layout: Layout) -> tuple[str, str, str] | None:
+    """The latest time the ledgers record, and where: ``(stamp, file, column)``; None for a new hub."""
+    latest = None
+    for path, table, column in _recording_ledgers(layout):
+        label = layout.relative(path)
+        stamps = read_table(path, table, label)[column]
+        if len(stamps) and (latest is None or stamps.max() > latest[0]):
+            latest = (stamps.max(), label, column)
+    return latest
+
+
+def check_as_of(layout: Layout, as_of: str) -> None:
+    """Refuse a run dated before a row already recorded: rows dated ``as_of`` would be appended
+    after later ones, and boards as of any time in between would silently change."""
+    latest = latest_recorded(layout)
+    if latest is None or as_of >= latest[0]:
+        return
+    stamp, label, column = latest
+    message = (f"--as-of {as_of} is earlier than {stamp}, the latest time the ledgers record; time never runs "
+               f"backwards in a ledger: run with --as-of {stamp} or later")
+    raise LedgerError(f"--as-of {as_of} is before the ledgers' latest record ({stamp}): refused, nothing was written",
+                      [Problem(label, None, column, "as-of-before-ledger", message)])
