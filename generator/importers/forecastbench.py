@@ -161,6 +161,7 @@ def import_forecastbench(hub_root: Path, datasets_dir: Path, forecasts_dir: Path
     if not dues:  # nothing to write (and no data/ folder to create for the lock)
         return report
     with hub_lock(layout.data, f"prescient import forecastbench --as-of {as_of_text}"):  # a nightly run must wait
+        readers.check_as_of(layout, as_of_text)  # time never runs backwards in a ledger
         _write_hub_toml(layout, dues, report)
         _write_bank(layout, inputs, dues, report)
         _write_statements(layout, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of_text, report)

@@ -58,6 +58,8 @@ def import_oracle(hub: Path, file: Path, qset: str, as_of: datetime) -> OracleIm
     new = _frame(parsed.rows, format_ts(as_of))
     with hub_lock(layout.data, f"prescient import oracle --set {qset}"):
         changed = changed_versions(readers.load_oracle_questions(layout, qset), new)
+        if len(changed):  # time never runs backwards in a ledger (a re-import that adds nothing is fine)
+            readers.check_as_of(layout, format_ts(as_of))
         added = ledger.append(path, changed, ORACLE_QUESTIONS, layout.relative(path)) if len(changed) else changed
     warnings = [p for p in parsed.problems if p.severity != "error"]
     return OracleImport(qset, layout.relative(path), len(new), len(added), warnings)
