@@ -17,12 +17,14 @@ from typing import Sequence
 
 from . import __version__
 from .console import print_frame, print_sources, progress_bar, requests_progress
-from .errors import PrescientError
+from .errors import PrescientError, Problem, storage_error
 
 EPILOG = """exit codes: 0 ok · 1 error · 2 bad configuration · 3 a file does not match its schema ·
-4 refused to rewrite history · 5 source error · 6 partial failure (some sources failed; the rest
-was written) · 7 another run holds the lock · 8 site build failed · 9 a submission has errors ·
-10 verify found a difference or a history violation"""
+4 refused to rewrite history (a conflicting row, or an --as-of before the ledgers' latest record) ·
+5 source error · 6 partial failure (some sources failed or some submitted files were quarantined;
+the rest was written) · 7 another run holds the lock · 8 site build failed · 9 a submission has
+errors · 10 verify found a difference or a history violation · 11 the system refused a read or
+write (disk full, read-only, permission; nothing was half-written)"""
 
 
 def _hub(value: str | None) -> Path:
@@ -97,10 +99,18 @@ def cmd_sources(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     from .build import build_site
 
-    hub = _hub(args.hub)
-    changed = build_site(hub, _as_of(args), run_mkdocs=not args.no_mkdocs)
+    hub, quarantine = _hub(args.hub), []
+    changed = build_site(hub, _as_of(args), run_mkdocs=not args.no_mkdocs, quarantine=quarantine)
+    _warn_quarantined(quarantine)
     print(f"{len(changed)} generated page(s) changed; site in {hub / 'site_src' / 'site'}")
     return 0
+
+
+def _warn_quarantined(quarantine: list[Problem]) -> None:
+    """The submitted files a command could not read and left out (it still succeeds: the site
+    deploys without them; the nightly reports the same files and exits 6)."""
+    for problem in quarantine:
+        print(f"warning: {problem}", file=sys.stderr)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -223,7 +233,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
         due = parse_ts(args.round) if args.round else None
     except ValueError as exc:
         raise PrescientError(f"--round {args.round!r}: {exc}") from None
-    print_frame(arena_table(load_cohorts(_hub(args.hub), _as_of(args), due)), args.format)
+    quarantine: list[Problem] = []
+    print_frame(arena_table(load_cohorts(_hub(args.hub), _as_of(args), due, quarantine)), args.format)
+    _warn_quarantined(quarantine)
     return 0
 
 
@@ -327,7 +339,9 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     layout = Layout(_hub(args.hub))
     if args.set and args.set not in layout.oracle_sets():
         raise PrescientError(f"--set {args.set!r}: no such oracle set (have: {', '.join(layout.oracle_sets()) or 'none'})")
-    scores = load_scores(layout, _as_of(args), [args.set] if args.set else None)
+    quarantine: list[Problem] = []
+    scores = load_scores(layout, _as_of(args), [args.set] if args.set else None, quarantine)
+    _warn_quarantined(quarantine)
     cutoffs = {m: meta.knowledge_cutoff for m, meta in readers.load_models(layout).items()}
     print_frame(temporal_view(scores, cutoffs) if args.months else oracle_board(scores, cutoffs), args.format)
     return 0
@@ -450,6 +464,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PrescientError as exc:
         print(f"prescient {args.command}: {exc.report()}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # disk full, read-only, permission: one coded line, never a traceback
+        error = storage_error(exc, _failed_path(exc), _hub(getattr(args, "hub", None)))
+        print(f"prescient {args.command}: {error}", file=sys.stderr)
+        return error.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _failed_path(exc: BaseException) -> str | None:
+    """The file an OSError was about when it does not say (a write on an open descriptor): the
+    ``path`` of the innermost frame that has one (``csvio.write_bytes_atomic``, the readers)."""
+    tb, found = exc.__traceback__, None
+    while tb is not None:
+        path = tb.tb_frame.f_locals.get("path")
+        found = str(path) if isinstance(path, Path) else found
+        tb = tb.tb_next
+    return found

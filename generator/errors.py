@@ -6,7 +6,11 @@ collects all of them and raises one error carrying the list, so a user fixes eve
 
 from __future__ import annotations
 
+import errno
+import re
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True, order=True)
@@ -69,7 +73,8 @@ class SourceError(PrescientError):
 
 
 class PartialFailure(PrescientError):
-    """A nightly run wrote what succeeded, but at least one source failed."""
+    """A nightly run wrote what succeeded, but at least one source failed or at least one submitted
+    file could not be read (it is quarantined: reported, not scored; everything else is)."""
 
     exit_code = 6
 
@@ -78,3 +83,37 @@ class LockError(PrescientError):
     """Another run holds the hub's lock."""
 
     exit_code = 7
+
+
+class StorageError(PrescientError):
+    """The operating system refused a read or write (disk full, file too large, read-only file
+    system, permission denied). Every write is atomic, so the files on disk are as before it."""
+
+    exit_code = 11
+
+
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EROFS, errno.EDQUOT})
+
+
+def storage_error(exc: OSError, where: str | None = None, root: Path | None = None) -> StorageError:
+    """One coded line for an OSError: what could not be done, to which file, and the system's reason.
+
+    ``where`` names the file when the error itself does not (a write on an open descriptor); names
+    are shown relative to ``root`` (the hub), and an atomic write's temp file by its target's name."""
+    if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list) and exc.args[0]:
+        src, dst, why = exc.args[0][0]  # a copy of a folder tree: the first file that failed, and how many
+        more = f" (and {len(exc.args[0]) - 1} more file(s))" if len(exc.args[0]) > 1 else ""
+        return StorageError(f"[os-error] could not copy {src} to {_shown(str(dst), root)}: {why}{more}")
+    target = exc.filename if exc.filename is not None else where
+    verb = "write" if exc.errno in WRITE_ERRNOS else "read or write"
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if target is None:
+        return StorageError(f"[os-error] {reason}")
+    return StorageError(f"[os-error] could not {verb} {_shown(str(target), root)}: {reason}")
+
+
+def _shown(name: str, root: Path | None) -> str:
+    name = re.sub(r"(^|/)\.([^/]+)\.[^./]+\.tmp$", r"\1\2", name)  # csvio.write_bytes_atomic's temp file
+    if root is not None and Path(name).is_relative_to(root):
+        return Path(name).relative_to(root).as_posix()
+    return name

@@ -32,6 +32,23 @@ def test_help_lists_every_command_and_the_exit_codes():
     assert "exit codes" in result.stdout
 
 
+def test_the_help_epilog_documents_every_exit_code():
+    """Each error class's exit code is listed in `prescient --help` (keeps the epilog in sync)."""
+    import re
+
+    import generator.build  # noqa: F401  (BuildError)
+    import generator.submissions  # noqa: F401  (SubmissionInvalid)
+    from generator.cli import EPILOG
+    from generator.errors import PrescientError
+
+    def subclasses(cls):
+        return {cls, *(s for sub in cls.__subclasses__() for s in subclasses(sub))}
+
+    listed = {int(code) for code in re.findall(r"(?:^|· |: )(\d+) ", " ".join(EPILOG.split()))}
+    assert {c.exit_code for c in subclasses(PrescientError)} | {0, 10} <= listed
+    assert "11 the system refused a read or write" in " ".join(EPILOG.split())
+
+
 def test_version_is_the_newest_changelog_entry():
     """Keeps the CHANGELOG honest: the release it lists first is the one installed."""
     import re
@@ -61,8 +78,9 @@ def test_csv_with_a_missing_column_names_file_row_and_column(hub_with_data: Path
     forecast.write_text("\n".join(",".join(line.split(",")[:2] + line.split(",")[3:]) for line in lines) + "\n")
     before = tree_bytes(hub_with_data)
     result = run_cli("nightly", "--hub", str(hub_with_data), "--as-of", "2026-01-17T00:00:00Z")
-    assert_clean_failure(result, 3, "data/forecasts/2026-01-25/prescient.always-0.5.csv", "row 1",
-                         "'probability'", "[missing-column]")
+    # The file is quarantined (reported, not scored) and the night goes on: exit 6, not 3.
+    assert_clean_failure(result, 6, "data/forecasts/2026-01-25/prescient.always-0.5.csv", "row 1",
+                         "'probability'", "[missing-column]", "quarantined")
     after = tree_bytes(hub_with_data)
     # The fetch phase still recorded the night's observations; every existing byte is kept.
     assert all(after[path].startswith(data) for path, data in before.items())
