@@ -137,7 +137,8 @@ def test_a_second_nightly_refuses_while_one_is_frozen_mid_write_and_names_the_ho
         second = run_cli("nightly", "--hub", str(hub), "--as-of", NIGHT)
         assert second.returncode == 7, second.stderr
         assert str(hub / "data" / ".prescient.lock") in second.stderr
-        assert f"prescient nightly --as-of {NIGHT} (pid {first.pid})" in second.stderr
+        assert f"prescient nightly --as-of {NIGHT} (pid {first.pid}, since " in second.stderr
+        assert f"command: prescient nightly --hub {hub} --as-of {NIGHT})" in second.stderr
         assert "Traceback" not in second.stderr
         assert tree_bytes(hub) == frozen  # the refused run wrote nothing, not even a temp file
     finally:

@@ -3,7 +3,9 @@
 The lock is an OS advisory lock (``flock``) held on an open file, so it is released when the
 process ends, even by SIGKILL: a crashed run never leaves a stale lock behind. A second run
 refuses at once with LockError (exit code 7) rather than waiting, so a scheduler can retry; its
-message names the lock file and the holder's command and pid. Once the lock is taken, temp files
+message names the lock file and the holder: what it is doing, its command line as typed (``prescient
+nightly --hub …``), its pid and when it took the lock (the wall clock: this is not data, the lock file
+is never committed). Once the lock is taken, temp files
 that a killed writer left behind (``.<name>.*.tmp``, from ``csvio.write_bytes_atomic``) are
 removed: no live writer can own one then.
 """
@@ -13,6 +15,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shlex
+import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Iterator
 
@@ -25,7 +30,7 @@ LOCK_NAME = ".prescient.lock"
 def hub_lock(data_dir: Path, purpose: str) -> Iterator[None]:
     data_dir.mkdir(parents=True, exist_ok=True)
     path = data_dir / LOCK_NAME
-    with open(path, "a+", encoding="utf-8") as handle:
+    with open(path, "a+", encoding="utf-8", errors="replace") as handle:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -34,7 +39,7 @@ def hub_lock(data_dir: Path, purpose: str) -> Iterator[None]:
             raise LockError(f"{path}: {holder} is writing to this hub; try again when it has finished") from None
         handle.seek(0)
         handle.truncate()
-        handle.write(f"{purpose} (pid {os.getpid()})\n")
+        handle.write(holder_line(purpose) + "\n")
         handle.flush()
         remove_stale_temp_files(data_dir)
         try:
@@ -43,6 +48,27 @@ def hub_lock(data_dir: Path, purpose: str) -> Iterator[None]:
             handle.seek(0)
             handle.truncate()
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def holder_line(purpose: str) -> str:
+    """What the lock file says about its holder, e.g. ``prescient nightly --as-of … (pid 42, since
+    2026-01-16T00:00:03Z, command: prescient nightly --hub /srv/hub)``."""
+    started = datetime.now(tz=UTC)
+    return f"{purpose} (pid {os.getpid()}, since {started:%Y-%m-%dT%H:%M:%SZ}, command: {command_line()})"
+
+
+def command_line(argv: list[str] | None = None, orig_argv: list[str] | None = None) -> str:
+    """The command as its user typed it: ``prescient …`` for the console script and for ``python -m
+    generator``; any other program (a script using the library) as the interpreter saw it. One
+    printable line of at most 500 characters."""
+    argv = sys.argv if argv is None else argv
+    if argv and (Path(argv[0]).name == "prescient" or Path(argv[0]).parts[-2:] == ("generator", "__main__.py")):
+        text = shlex.join(["prescient", *argv[1:]])
+    else:
+        text = shlex.join(getattr(sys, "orig_argv", argv) if orig_argv is None else orig_argv)
+    if not text.isprintable():
+        text = text.encode("unicode_escape", "backslashreplace").decode("ascii")
+    return text if len(text) <= 500 else text[:499] + "…"
 
 
 def remove_stale_temp_files(data_dir: Path) -> list[Path]:
