@@ -130,3 +130,18 @@ def test_a_pull_request_adding_an_oracle_forecast_file(tmp_path):
     (repo / FILE).write_text(FORECAST_HEADER + "tf-1,0.8,0.1,,,\n")
     git(repo, "commit", "-q", "-am", "edit")
     assert [p.code for p in validate_pr(repo, base, "HEAD", "octo", AT).problems] == ["probabilities-not-summing"]
+
+
+@pytest.mark.parametrize("cell, code", [
+    ("0.7\u00a0", "probability-not-a-number"),   # a no-break space: the build's reader refuses it
+    ("\u0660.7", "probability-not-a-number"),     # an Arabic-Indic digit
+    ("\u00a0", "probability-not-a-number"),       # not empty to the validator, so not a refusal
+])
+def test_an_oracle_probability_the_build_cannot_read_is_refused(hub, cell, code):
+    body = FORECAST_HEADER + f'tf-1,"{cell}",0.3,,,\n'
+    assert (code, 2, "prob_a") in found(hub, body)
+
+
+def test_the_sum_uses_the_values_the_reader_reads(hub):
+    assert found(hub, FORECAST_HEADER + "tf-1, 0.7 ,\t0.3,,,\n") == []
+    assert found(hub, FORECAST_HEADER + "tf-1,7e-1,3E-1,,,\n") == []

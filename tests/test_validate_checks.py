@@ -301,3 +301,99 @@ def test_a_file_outside_the_hub(tmp_path):
     stray.write_text(HEADER + FULL)
     report = validate_files(hub, [stray], AT_OPEN)
     assert [(p.code, p.file) for p in report.problems] == [("outside-submission-area", str(stray))]
+
+
+# -- the validator accepts only what the readers read (Hardening II) -----------------------------------
+
+BETS_HEADER = "question_id,placed_at,side,amount,reasoning\n"
+
+
+@pytest.mark.parametrize("amount", ["\u0665\u0660\u0660", "500\u00a0", "\uff15\uff10\uff10", "5_00", "inf", "0x1p9"])
+def test_a_bet_amount_the_reader_cannot_read_is_refused(amount):
+    from generator.arena.checks import check_bet_file
+
+    body = BETS_HEADER + f'manifold:m1,2026-01-20T10:00:00Z,YES,"{amount}",\n'
+    assert [(p.code, p.row, p.column) for p in check_bet_file(body.encode(), FILE, ROUND)] == [("bad-bet-amount", 2, "amount")]
+
+
+def test_a_bet_time_with_unicode_digits_or_a_trailing_newline_is_refused():
+    from generator.arena.checks import check_bet_file
+
+    for placed in ("2026-01-2\u0660T10:00:00Z", "2026-01-20T10:00:00Z\n"):
+        body = BETS_HEADER + f'manifold:m1,"{placed}",YES,500,\n'
+        assert [p.code for p in check_bet_file(body.encode(), FILE, ROUND)] == ["bad-bet-time"]
+
+
+def test_a_cell_only_the_reader_refuses_is_still_reported_with_its_row_and_column(monkeypatch):
+    """The readers' own cell check runs last: a gap in the validator's checks cannot let a file through."""
+    import generator.submissions.content as content
+
+    monkeypatch.setattr(content, "probability_problem", lambda text: None)  # a validator that checks nothing
+    assert found(HEADER + FULL.replace("0.2", "0.2\u00a0")) == [("unreadable-cell", 3, "probability")]
+
+
+def test_problems_past_200_per_file_are_counted_not_listed():
+    body = HEADER + "".join(f"manifold:q{i},,abc,\n" for i in range(1000))
+    parsed = parse_forecast(body.encode(), FILE, "csv")
+    problems = parsed.problems + check_content(parsed, ROUND) + parsed.summary()
+    assert len(problems) == 201 and problems[-1].code == "too-many-problems"
+    assert "1,800 more error(s)" in problems[-1].message  # 1000 × (not a number + unknown question) − 200
+
+
+def test_a_million_bad_rows_keep_only_200_problems():
+    parsed = parse_forecast((HEADER + "x\n" * 1_000_000).encode(), FILE, "csv")
+    assert len(parsed.problems) == 200 and parsed.rows == []
+    assert [p.code for p in parsed.summary()] == ["too-many-problems"] and "999,800 more" in parsed.summary()[0].message
+
+
+def test_warnings_past_the_cap_get_a_warning_summary():
+    body = HEADER + "".join(f"manifold:m{i},,0.5,=1+{i}\n" for i in range(300))
+    parsed = parse_forecast(body.encode(), FILE, "csv")
+    problems = check_content(parsed, None) + parsed.summary()
+    assert [p.code for p in problems[-1:]] == ["too-many-warnings"] and problems[-1].severity == "warning"
+
+
+def test_a_huge_model_yaml_is_refused_by_its_size_before_it_is_read(tmp_path, monkeypatch):
+    from generator.submissions import validate_files
+    from generator.submissions.validate import DiskTree
+
+    meta = tmp_path / "data/models/acme.gpt-x.yml"
+    meta.parent.mkdir(parents=True)
+    with meta.open("wb") as handle:
+        handle.truncate(2 * 1024 ** 3)  # a sparse 2 GB file: reading it would take 2 GB of memory
+    forecast = tmp_path / FILE
+    forecast.parent.mkdir(parents=True)
+    forecast.write_text(HEADER + FULL)
+    reads = []
+    monkeypatch.setattr(DiskTree, "read", lambda self, path: reads.append(path) or (self.root / path).read_bytes())
+    report = validate_files(tmp_path, [forecast], datetime(2026, 1, 20, tzinfo=timezone.utc))
+    assert ("file-too-large", "data/models/acme.gpt-x.yml") in {(p.code, p.file) for p in report.problems}
+    assert "data/models/acme.gpt-x.yml" not in reads
+
+
+def _git(repo, *args):
+    import subprocess
+
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@x", "HOME": str(repo), "PATH": __import__("os").environ["PATH"]})
+
+
+def test_a_pull_request_of_more_than_100_files_is_refused_unread(tmp_path, monkeypatch):
+    from generator.submissions import validate_pr
+    from generator.submissions.gitdiff import GitTree
+
+    _git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "README").write_text("hub\n")
+    _git(tmp_path, "add", "README")
+    _git(tmp_path, "commit", "-q", "-m", "base")
+    for i in range(101):
+        path = tmp_path / f"data/forecasts/2026-01-{i % 28 + 1:02d}/acme.m{i}.csv"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(HEADER)
+    _git(tmp_path, "add", "data")
+    _git(tmp_path, "commit", "-q", "-m", "head")
+    monkeypatch.setattr(GitTree, "read", lambda *a: pytest.fail("a file of a refused pull request was read"))
+    report = validate_pr(tmp_path, "HEAD~1", "HEAD", "alice", datetime(2026, 1, 20, tzinfo=timezone.utc))
+    assert [(p.code, p.severity) for p in report.problems] == [("too-many-files", "error")]
+    assert "101 files" in report.problems[0].message and "cap is 100" in report.problems[0].message

@@ -11,34 +11,46 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
+from itertools import chain
 
 from ..errors import Problem
 from ..schemas import BET_SIDES, BETS
 from ..sources.base import MARKET
 from ..submissions.codes import problem
-from ..submissions.content import RoundSet
+from ..submissions.content import RoundSet, plain_number
 from ..submissions.parse import Parsed, Row, parse_forecast
+from ..submissions.reading import has_errors, reader_problems, reader_values
 from .bets import START_CASH, cash_before, max_bet, over_limit
 
-_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_TS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")  # fullmatch: no trailing newline
 REQUIRED = tuple(c.name for c in BETS.columns if not c.nullable)
 
 
 def check_bet_file(data: bytes, label: str, rnd: RoundSet | None) -> list[Problem]:
-    """Every problem of a bet file; checks that need the round are skipped when it is unknown."""
+    """Every problem of a bet file (at most MAX_PROBLEMS and a count of the rest); checks that need
+    the round are skipped when it is unknown. Amounts are taken as the hub's reader converts them."""
     parsed = parse_forecast(data, label, "csv")
     if not parsed.columns:
-        return parsed.problems
-    problems = parsed.problems + check_bet_columns(parsed)
+        return parsed.problems + parsed.summary()
+    problems = parsed.problems + parsed.keep(check_bet_columns(parsed))
     if any(p.code == "missing-column" for p in problems):
-        return problems
-    for row in parsed.rows:
-        problems += check_bet_row(parsed.label, row, rnd)
-    problems += check_duplicate_bets(parsed) + check_limit(parsed)
+        return problems + parsed.summary()
+    amounts = dict(zip((row.number for row in parsed.rows), bet_amounts(parsed)))
+    rows = (p for row in parsed.rows for p in check_bet_row(parsed.label, row, rnd, amounts[row.number]))
+    problems += parsed.keep(chain(rows, check_duplicate_bets(parsed), check_limit(parsed, amounts)))
     if not parsed.records:
-        problems.append(problem("no-forecasts", label, None, None, "the file has no bets"))
-    return problems
+        problems += parsed.keep([problem("no-forecasts", label, None, None, "the file has no bets")])
+    if not has_errors(problems):
+        problems += parsed.keep(reader_problems(parsed, BETS))
+    return problems + parsed.summary()
+
+
+def bet_amounts(parsed: Parsed) -> list[float | None]:
+    """Each row's stake as the reader converts it; None unless a plain ASCII number, finite and > 0."""
+    values = reader_values(parsed, BETS, "amount")
+    return [value if plain_number(row.cells.get("amount", "")) is not None and math.isfinite(value) and value > 0
+            else None for row, value in zip(parsed.rows, values)]
 
 
 def check_bet_columns(parsed: Parsed) -> list[Problem]:
@@ -52,9 +64,9 @@ def check_bet_columns(parsed: Parsed) -> list[Problem]:
     return out
 
 
-def check_bet_row(label: str, row: Row, rnd: RoundSet | None) -> list[Problem]:
+def check_bet_row(label: str, row: Row, rnd: RoundSet | None, amount: float | None) -> list[Problem]:
     return (_question(label, row, rnd) + _placed_at(label, row, rnd) + _side(label, row)
-            + ([] if amount_of(row) is not None else [_amount_problem(label, row)]))
+            + ([] if amount is not None else [_amount_problem(label, row)]))
 
 
 def _question(label: str, row: Row, rnd: RoundSet | None) -> list[Problem]:
@@ -73,7 +85,7 @@ def _question(label: str, row: Row, rnd: RoundSet | None) -> list[Problem]:
 
 def _placed_at(label: str, row: Row, rnd: RoundSet | None) -> list[Problem]:
     text = row.cells.get("placed_at", "")
-    if not _TS.match(text):
+    if not _TS.fullmatch(text):
         return [problem("bad-bet-time", label, row.number, "placed_at",
                         f"{text!r} is not a UTC timestamp written as YYYY-MM-DDTHH:MM:SSZ")]
     if rnd is not None and text > rnd.due_ts:
@@ -89,37 +101,26 @@ def _side(label: str, row: Row) -> list[Problem]:
     return [problem("bad-bet-side", label, row.number, "side", f"{side!r} is not YES or NO (upper case)")]
 
 
-def amount_of(row: Row) -> float | None:
-    """The stake as a number, or None when it is not a finite number greater than 0."""
-    text = row.cells.get("amount", "").strip()
-    if not _NUMBER.match(text):
-        return None
-    value = float(text)
-    return value if math.isfinite(value) and value > 0 else None
-
-
 def _amount_problem(label: str, row: Row) -> Problem:
     text = row.cells.get("amount", "")
     return problem("bad-bet-amount", label, row.number, "amount",
                    f"{text!r} is not an amount of dollars greater than 0 (a plain number with a dot, e.g. 250.50)")
 
 
-def check_duplicate_bets(parsed: Parsed) -> list[Problem]:
+def check_duplicate_bets(parsed: Parsed) -> Iterator[Problem]:
     first: dict[tuple[str, str], int] = {}
-    out = []
     for row in parsed.rows:
         key = (row.cells.get("question_id", ""), row.cells.get("placed_at", ""))
         if key in first and key[0]:
-            out.append(problem("duplicate-bet", parsed.label, row.number, "placed_at",
-                               f"a bet on {key[0]!r} at {key[1]} is already in row {first[key]}"))
+            yield problem("duplicate-bet", parsed.label, row.number, "placed_at",
+                          f"a bet on {key[0]!r} at {key[1]} is already in row {first[key]}")
         first.setdefault(key, row.number)
-    return out
 
 
-def check_limit(parsed: Parsed) -> list[Problem]:
+def check_limit(parsed: Parsed, amounts: dict[int, float | None]) -> list[Problem]:
     """Replay the readable bets in time order; report each bet over 25% of the cash left."""
-    readable = [(row.cells["placed_at"], row.cells.get("question_id", ""), amount_of(row), row) for row in parsed.rows
-                if _TS.match(row.cells.get("placed_at", "")) and amount_of(row) is not None]
+    readable = [(row.cells["placed_at"], row.cells.get("question_id", ""), amounts[row.number], row) for row in parsed.rows
+                if _TS.fullmatch(row.cells.get("placed_at", "")) and amounts[row.number] is not None]
     readable.sort(key=lambda r: (r[0], r[1], r[3].number))
     cash = cash_before([r[2] for r in readable], START_CASH)
     return [problem("bet-over-limit", parsed.label, row.number, "amount",

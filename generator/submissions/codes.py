@@ -36,6 +36,9 @@ CODES: dict[str, Code] = {
     "past-round-changed": Code(ERROR, "A forecast file of a round whose due time has passed was edited, renamed or deleted."),
     # bytes, encoding and syntax
     "file-too-large": Code(ERROR, "The file is larger than the size cap."),
+    "too-many-files": Code(ERROR, "The pull request changes more than 100 files, so none of them was checked; a submission changes one model's files."),
+    "too-many-problems": Code(ERROR, "The file has more than 200 problems: the first 200 are listed and this one counts the rest."),
+    "too-many-warnings": Code(WARNING, "The file has more than 200 warnings: the first 200 are listed and this one counts the rest."),
     "empty-file": Code(ERROR, "The file is empty or has no header row."),
     "not-utf8": Code(ERROR, "The file is not valid UTF-8 text."),
     "utf8-bom": Code(ERROR, "The file starts with a byte-order mark; save it as UTF-8 without BOM."),
@@ -54,6 +57,7 @@ CODES: dict[str, Code] = {
     "probability-not-a-number": Code(ERROR, "The probability is not a plain decimal number (use a dot: `0.5`, not `0,5`)."),
     "probability-not-finite": Code(ERROR, "The probability is NaN or infinite."),
     "probability-out-of-range": Code(ERROR, "The probability is below 0 or above 1."),
+    "unreadable-cell": Code(ERROR, "The hub's reader (the nightly and the site build) cannot read the cell as its column's type, for example a number with a no-break space or non-ASCII digits."),
     "bad-date": Code(ERROR, "The resolution date is not a real date written as YYYY-MM-DD."),
     # the rows against the round's question set
     "unknown-question": Code(ERROR, "The question id is not in the round's question set."),

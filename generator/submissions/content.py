@@ -8,7 +8,9 @@ import io
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 import pandas as pd
 
@@ -19,10 +21,11 @@ from ..store.csvio import check_frame, formula_like
 from ..timeutil import is_iso_date
 from .codes import problem
 from .parse import Parsed, Row
+from .reading import has_errors, reader_problems
 
 COVERAGE_WARN = 0.95
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$", re.ASCII)  # ASCII digits: what the nightly reader takes
-_ASCII_SPACE = " \t\n\r\f\v"  # a no-break space is not trimmed by the nightly reader either
+ASCII_SPACE = " \t\n\r\f\v"  # a no-break space is not trimmed by the nightly reader either
 _NOT_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 REQUIRED = FORECASTS.names  # every column, as the nightly reader requires (reasoning cells may be empty)
 
@@ -58,12 +61,16 @@ def round_set(data: bytes, due: str, label: str) -> RoundSet:
 
 
 def check_content(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
-    """Every problem of the rows; checks that need the round are skipped when it is unknown."""
-    problems = check_columns(parsed)
+    """Every problem of the rows (up to the file's MAX_PROBLEMS; ``parsed.summary()`` counts the rest);
+    checks that need the round are skipped when it is unknown. A file with no error here is one the
+    hub's reader reads: its own checks run last, on what the others let through."""
+    problems = parsed.keep(check_columns(parsed))
     if any(p.code == "missing-column" for p in problems):
         return problems
-    problems += check_probabilities(parsed) + check_dates(parsed) + check_duplicates(parsed)
-    problems += check_question_ids(parsed, rnd) + check_coverage(parsed, rnd) + check_formulas(parsed)
+    problems += parsed.keep(chain(check_probabilities(parsed), check_dates(parsed), check_duplicates(parsed),
+                                  check_question_ids(parsed, rnd), check_coverage(parsed, rnd), check_formulas(parsed)))
+    if not has_errors(parsed.problems + problems):
+        problems += parsed.keep(reader_problems(parsed, FORECASTS))
     return problems
 
 
@@ -78,14 +85,23 @@ def check_columns(parsed: Parsed) -> list[Problem]:
     return out
 
 
+def plain_number(text: str) -> str | None:
+    """The number a cell holds when it is a plain decimal number in ASCII (optional sign, dot and
+    exponent; ASCII white space around it), as the readers take it; None for anything else (Unicode
+    digits, a no-break space, a comma, inf, nan, hex, underscores). Both the forecast, oracle and
+    bet checks go through here, so they accept the same numbers."""
+    value = text.strip(ASCII_SPACE)
+    return value if _NUMBER.fullmatch(value) else None
+
+
 def probability_problem(text: str) -> tuple[str, str] | None:
     """(code, message) for a probability cell that is not a finite number in [0, 1]."""
-    value = text.strip(_ASCII_SPACE)
+    value = text.strip(ASCII_SPACE)
     if not value:
         return "empty-value", "the probability is empty"
     if value.lower() in _NOT_FINITE:
         return "probability-not-finite", f"{text!r} is not a finite number; give a probability from 0 to 1"
-    if not _NUMBER.match(value):
+    if plain_number(value) is None:
         hint = " (use a dot as the decimal separator)" if re.fullmatch(r"[+-]?\d*,\d+", value) else ""
         return "probability-not-a-number", f"{text!r} is not a number{hint}"
     number = float(value)
@@ -96,47 +112,43 @@ def probability_problem(text: str) -> tuple[str, str] | None:
     return None
 
 
-def check_probabilities(parsed: Parsed) -> list[Problem]:
+def check_probabilities(parsed: Parsed) -> Iterator[Problem]:
     col = parsed.col("probability")
     found = ((row, probability_problem(row.cells.get("probability", ""))) for row in parsed.rows)
-    return [problem(code, parsed.label, row.number, col, message) for row, hit in found if hit for code, message in [hit]]
+    return (problem(code, parsed.label, row.number, col, message) for row, hit in found if hit for code, message in [hit])
 
 
 def _bad_date(text: str) -> bool:
     return not is_iso_date(text)
 
 
-def check_dates(parsed: Parsed) -> list[Problem]:
+def check_dates(parsed: Parsed) -> Iterator[Problem]:
     col = parsed.col("resolution_date")
-    return [problem("bad-date", parsed.label, row.number, col, f"{row.cells['resolution_date']!r} is not a date written as YYYY-MM-DD")
-            for row in parsed.rows if row.cells.get("resolution_date") and _bad_date(row.cells["resolution_date"])]
+    return (problem("bad-date", parsed.label, row.number, col, f"{row.cells['resolution_date']!r} is not a date written as YYYY-MM-DD")
+            for row in parsed.rows if row.cells.get("resolution_date") and _bad_date(row.cells["resolution_date"]))
 
 
 def _key(row: Row) -> tuple[str, str]:
     return row.cells.get("question_id", ""), row.cells.get("resolution_date", "")
 
 
-def check_duplicates(parsed: Parsed) -> list[Problem]:
+def check_duplicates(parsed: Parsed) -> Iterator[Problem]:
     first: dict[tuple[str, str], int] = {}
-    out = []
     for row in parsed.rows:
         key = _key(row)
         if key in first and key[0]:
-            out.append(problem("duplicate-forecast", parsed.label, row.number, parsed.col("question_id"),
-                               f"question {key[0]!r}" + (f" for {key[1]}" if key[1] else "") + f" was already forecast in row {first[key]}"))
+            yield problem("duplicate-forecast", parsed.label, row.number, parsed.col("question_id"),
+                          f"question {key[0]!r}" + (f" for {key[1]}" if key[1] else "") + f" was already forecast in row {first[key]}")
         first.setdefault(key, row.number)
-    return out
 
 
-def check_question_ids(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
-    out = []
+def check_question_ids(parsed: Parsed, rnd: RoundSet | None) -> Iterator[Problem]:
     for row in parsed.rows:
         qid, rdate = _key(row)
         if not qid.strip():
-            out.append(problem("empty-value", parsed.label, row.number, parsed.col("question_id"), "the question id is empty"))
+            yield problem("empty-value", parsed.label, row.number, parsed.col("question_id"), "the question id is empty")
         elif rnd is not None:
-            out += _against_round(parsed, row, qid, rdate, rnd)
-    return out
+            yield from _against_round(parsed, row, qid, rdate, rnd)
 
 
 def _against_round(parsed: Parsed, row: Row, qid: str, rdate: str, rnd: RoundSet) -> list[Problem]:
@@ -157,13 +169,13 @@ def _against_round(parsed: Parsed, row: Row, qid: str, rdate: str, rnd: RoundSet
     return []
 
 
-def check_formulas(parsed: Parsed) -> list[Problem]:
+def check_formulas(parsed: Parsed) -> Iterator[Problem]:
     """A warning per reasoning cell that a spreadsheet would run as a formula (it is kept as written)."""
     col = parsed.col("reasoning")
-    return [problem("formula-like-text", parsed.label, row.number, col,
+    return (problem("formula-like-text", parsed.label, row.number, col,
                     f"the reasoning starts with {row.cells['reasoning'][:1]!r}; a spreadsheet may run "
                     f"{row.cells['reasoning'][:30]!r} as a formula (our CSV downloads neutralise it)")
-            for row in parsed.rows if formula_like(row.cells.get("reasoning", ""))]
+            for row in parsed.rows if formula_like(row.cells.get("reasoning", "")))
 
 
 def check_coverage(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:

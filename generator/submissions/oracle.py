@@ -10,7 +10,10 @@ empty, which is a refusal (scored as wrong).
 from __future__ import annotations
 
 import io
+import math
 from collections import Counter
+from collections.abc import Iterator
+from itertools import chain
 
 import pandas as pd
 
@@ -18,8 +21,9 @@ from ..errors import Problem, SchemaError
 from ..schemas import ORACLE_FORECASTS, ORACLE_QUESTIONS
 from ..store.csvio import check_frame
 from .codes import problem
-from .content import probability_problem
+from .content import ASCII_SPACE, probability_problem
 from .parse import Parsed, Row, parse_forecast
+from .reading import has_errors, reader_problems, reader_values
 
 SUM_TOLERANCE = 1e-6
 PROBS = ("prob_a", "prob_b", "prob_c", "prob_d")
@@ -45,16 +49,25 @@ def check_oracle_forecast(data: bytes, label: str, questions: bytes | None, ques
                         f"no oracle question set here: {questions_label} does not exist")]
     parsed = parse_forecast(data, label, "csv")
     if not parsed.columns:
-        return parsed.problems
-    found = parsed.problems + check_columns(parsed)
+        return parsed.problems + parsed.summary()
+    found = parsed.problems + parsed.keep(check_columns(parsed))
     if any(p.code == "missing-column" for p in found):
-        return found
+        return found + parsed.summary()
     kinds = question_kinds(questions, questions_label)
-    found += [p for row in parsed.rows for p in check_row(parsed.label, row, kinds)]
-    found += check_duplicates(parsed)
+    values = option_values(parsed)
+    rows = (p for row, row_values in zip(parsed.rows, values) for p in check_row(parsed.label, row, kinds, row_values))
+    found += parsed.keep(chain(rows, check_duplicates(parsed)))
     if not parsed.records:
-        found.append(problem("no-forecasts", label, None, None, "the file has no forecast rows"))
-    return found
+        found += parsed.keep([problem("no-forecasts", label, None, None, "the file has no forecast rows")])
+    if not has_errors(found):
+        found += parsed.keep(reader_problems(parsed, ORACLE_FORECASTS))
+    return found + parsed.summary()
+
+
+def option_values(parsed: Parsed) -> list[dict[str, float]]:
+    """Each row's option probabilities as the hub's reader converts them (NaN where it cannot)."""
+    columns = [reader_values(parsed, ORACLE_FORECASTS, c) for c in PROBS]
+    return [dict(zip(PROBS, row)) for row in zip(*columns)] if parsed.rows else []
 
 
 def check_columns(parsed: Parsed) -> list[Problem]:
@@ -67,14 +80,15 @@ def check_columns(parsed: Parsed) -> list[Problem]:
                   for n, k in sorted(Counter(parsed.columns).items()) if k > 1]
 
 
-def check_row(label: str, row: Row, kinds: dict[str, str]) -> list[Problem]:
+def check_row(label: str, row: Row, kinds: dict[str, str], values: dict[str, float] | None = None) -> list[Problem]:
+    """The row's problems; ``values`` are its probabilities as the reader converts them (for the sum)."""
     qid = row.cells.get("question_id", "")
     if not qid.strip():
         return [problem("empty-value", label, row.number, "question_id", "the question id is empty")]
     if qid not in kinds:
         return [problem("unknown-question", label, row.number, "question_id", f"{qid!r} is not a question of this set")]
     offered = PROBS[:2] if kinds[qid] == "tf" else PROBS
-    cells = {c: row.cells.get(c, "").strip() for c in PROBS}
+    cells = {c: row.cells.get(c, "").strip(ASCII_SPACE) for c in PROBS}  # as probability_problem: a no-break space is no space
     out = [problem("option-not-offered", label, row.number, c, f"{qid!r} is a true/false question: leave {c} empty")
            for c in PROBS if c not in offered and cells[c]]
     if not any(cells[c] for c in offered):
@@ -84,7 +98,8 @@ def check_row(label: str, row: Row, kinds: dict[str, str]) -> list[Problem]:
                     "give a probability for every option, or leave them all empty to refuse")
             for c, hit in bad.items() if hit for code, message in [hit]]
     if not any(bad.values()):
-        out += _sum_problem(label, row.number, [float(cells[c]) for c in offered])
+        numbers = [values[c] if values else float(cells[c]) for c in offered]
+        out += _sum_problem(label, row.number, numbers) if all(map(math.isfinite, numbers)) else []
     return out
 
 
@@ -96,13 +111,11 @@ def _sum_problem(label: str, number: int, values: list[float]) -> list[Problem]:
                     f"the option probabilities sum to {total:.6g}, not 1")]
 
 
-def check_duplicates(parsed: Parsed) -> list[Problem]:
+def check_duplicates(parsed: Parsed) -> Iterator[Problem]:
     first: dict[str, int] = {}
-    out = []
     for row in parsed.rows:
         qid = row.cells.get("question_id", "").strip()
         if qid and qid in first:
-            out.append(problem("duplicate-forecast", parsed.label, row.number, "question_id",
-                               f"question {qid!r} was already forecast in row {first[qid]}"))
+            yield problem("duplicate-forecast", parsed.label, row.number, "question_id",
+                          f"question {qid!r} was already forecast in row {first[qid]}")
         first.setdefault(qid, row.number)
-    return out

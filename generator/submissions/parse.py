@@ -13,6 +13,8 @@ import csv
 import io
 import json
 import math
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import Problem
@@ -20,12 +22,13 @@ from ..schemas import FORECASTS
 from .codes import problem
 
 MAX_FORECAST_BYTES = 10 * 1024 * 1024
+MAX_PROBLEMS = 200  # listed per file; the rest are counted (``Parsed.summary``), so a broken file costs little
 BOM = b"\xef\xbb\xbf"
 # JSON field that carries each FORECASTS column, for locating problems in the submitter's terms.
 JSON_FIELDS = {"question_id": "id", "resolution_date": "resolution_date", "probability": "forecast", "reasoning": "reasoning"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     number: int
     cells: dict[str, str]
@@ -40,6 +43,32 @@ class Parsed:
     question_set: str | None = None
     records: int = 0
     problems: list[Problem] = field(default_factory=list)
+    listed: int = 0  # problems handed out by ``keep``, in ``problems`` or to a check's caller
+    hidden: Counter = field(default_factory=Counter)  # problems past MAX_PROBLEMS, by severity
+
+    def keep(self, found: Iterable[Problem]) -> list[Problem]:
+        """The problems that still fit in the file's MAX_PROBLEMS; the rest are only counted.
+        Every problem of a file goes through here, so a file with millions of bad rows costs little."""
+        out = []
+        for one in found:
+            if self.listed < MAX_PROBLEMS:
+                out.append(one)
+                self.listed += 1
+            else:
+                self.hidden[one.severity] += 1
+        return out
+
+    def add(self, found: Problem) -> None:
+        self.problems.extend(self.keep([found]))
+
+    def summary(self) -> list[Problem]:
+        """One problem saying how many were not listed (none when everything was)."""
+        errors, warnings = self.hidden["error"], self.hidden["warning"]
+        if not errors and not warnings:
+            return []
+        counts = " and ".join(f"{n:,} more {word}" for n, word in ((errors, "error(s)"), (warnings, "warning(s)")) if n)
+        return [problem("too-many-problems" if errors else "too-many-warnings", self.label, None, None,
+                        f"{counts} not listed: only the first {MAX_PROBLEMS} problems of a file are")]
 
     def col(self, name: str) -> str:
         """The column name as the submitter wrote it (the JSON field for JSON files)."""
@@ -48,7 +77,9 @@ class Parsed:
 
 def parse_forecast(data: bytes, label: str, fmt: str) -> Parsed:
     parsed = Parsed(label, fmt)
-    text = _decode(data, label, parsed.problems)
+    problems: list[Problem] = []
+    text = _decode(data, label, problems)
+    parsed.problems.extend(parsed.keep(problems))
     if text is None:
         return parsed
     if fmt == "json":
@@ -91,38 +122,38 @@ def _looks_utf16(data: bytes) -> bool:
 
 def _parse_csv(text: str, parsed: Parsed) -> None:
     if "\r" in text:
-        parsed.problems.append(problem("crlf-line-endings", parsed.label, text[:text.index("\r")].count("\n") + 1, None,
-                                       "the file has carriage returns (Windows line endings); save it with LF line endings"))
+        parsed.add(problem("crlf-line-endings", parsed.label, text[:text.index("\r")].count("\n") + 1, None,
+                           "the file has carriage returns (Windows line endings); save it with LF line endings"))
         return
     if "\x00" in text:
-        parsed.problems.append(problem("bad-csv", parsed.label, text[:text.index("\x00")].count("\n") + 1, None,
-                                       "the file contains a NUL byte; is it a spreadsheet saved in a binary format?"))
+        parsed.add(problem("bad-csv", parsed.label, text[:text.index("\x00")].count("\n") + 1, None,
+                           "the file contains a NUL byte; is it a spreadsheet saved in a binary format?"))
         return
-    records = _records(text, parsed)
-    if records is None:
-        return
-    header = tuple(records[0][1])
-    parsed.columns = header
-    parsed.records = len(records) - 1
-    for number, values in records[1:]:
-        if len(values) != len(header):
-            parsed.problems.append(problem("wrong-field-count", parsed.label, number, None,
-                                           f"the row has {len(values)} field(s) but the header has {len(header)}"))
-        else:
-            parsed.rows.append(Row(number, dict(zip(header, values))))
-
-
-def _records(text: str, parsed: Parsed) -> list[tuple[int, list[str]]] | None:
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    records: list[tuple[int, list[str]]] = []
+    header: tuple[str, ...] = ()
+    number = 0  # rows are numbered like a spreadsheet, blank lines skipped (as the readers skip them)
     try:
-        for values in reader:
+        for values in csv.reader(io.StringIO(text, newline=""), strict=True):
             if values:
-                records.append((len(records) + 1, values))
-    except csv.Error as exc:
-        parsed.problems.append(problem("bad-csv", parsed.label, len(records) + 1, None, f"cannot parse the CSV: {exc}"))
-        return None
-    return records
+                number += 1
+                header = header or tuple(values)
+                if number > 1:
+                    _add_row(parsed, header, number, values)
+    except csv.Error as exc:  # nothing of a file that is not CSV is checked further
+        parsed.add(problem("bad-csv", parsed.label, number + 1, None, f"cannot parse the CSV: {exc}"))
+        parsed.rows.clear()
+        return
+    parsed.columns, parsed.records = header, number - 1
+
+
+def _add_row(parsed: Parsed, header: tuple[str, ...], number: int, values: list[str]) -> None:
+    """Rows stream through here one at a time: a file of a million bad rows is never held whole."""
+    if len(values) == len(header):
+        parsed.rows.append(Row(number, dict(zip(header, values))))
+    elif parsed.listed >= MAX_PROBLEMS:  # past the cap only the count is kept: no message to word
+        parsed.hidden["error"] += 1
+    else:
+        parsed.add(problem("wrong-field-count", parsed.label, number, None,
+                           f"the row has {len(values)} field(s) but the header has {len(header)}"))
 
 
 def _parse_json(text: str, parsed: Parsed) -> None:
@@ -132,7 +163,7 @@ def _parse_json(text: str, parsed: Parsed) -> None:
         line = getattr(exc, "lineno", None)
         reason = getattr(exc, "msg", None) or ("it is nested too deeply" if isinstance(exc, RecursionError)
                                                else "a number in it has too many digits")
-        parsed.problems.append(problem("bad-json", parsed.label, line, None, f"not valid JSON: {reason}"))
+        parsed.add(problem("bad-json", parsed.label, line, None, f"not valid JSON: {reason}"))
         return
     items = _forecast_items(body, parsed)
     if items is None:
@@ -153,28 +184,28 @@ def _keep_constant(name: str) -> float:
 
 def _forecast_items(body: object, parsed: Parsed) -> list | None:
     if not isinstance(body, dict):
-        parsed.problems.append(problem("bad-json", parsed.label, None, None, "a forecast set must be a JSON object"))
+        parsed.add(problem("bad-json", parsed.label, None, None, "a forecast set must be a JSON object"))
         return None
     if "forecasts" not in body:
-        parsed.problems.append(problem("missing-field", parsed.label, None, "forecasts", "the forecast set has no 'forecasts' list"))
+        parsed.add(problem("missing-field", parsed.label, None, "forecasts", "the forecast set has no 'forecasts' list"))
         return None
     if not isinstance(body["forecasts"], list):
-        parsed.problems.append(problem("bad-json", parsed.label, None, "forecasts", "'forecasts' must be a list"))
+        parsed.add(problem("bad-json", parsed.label, None, "forecasts", "'forecasts' must be a list"))
         return None
     return body["forecasts"]
 
 
 def _json_row(item: object, number: int, parsed: Parsed) -> Row | None:
     if not isinstance(item, dict):
-        parsed.problems.append(problem("bad-json", parsed.label, number, None, "each forecast must be a JSON object"))
+        parsed.add(problem("bad-json", parsed.label, number, None, "each forecast must be a JSON object"))
         return None
     missing = [k for k in ("id", "source", "forecast") if k not in item]
     for key in missing:
-        parsed.problems.append(problem("missing-field", parsed.label, number, key, f"the forecast has no {key!r}"))
+        parsed.add(problem("missing-field", parsed.label, number, key, f"the forecast has no {key!r}"))
     if missing:
         return None
     if item["forecast"] is None:  # FB's "no forecast", as the FB importer reads it too: imputed when scored
-        parsed.problems.append(problem("null-forecast", parsed.label, number, "forecast",
+        parsed.add(problem("null-forecast", parsed.label, number, "forecast",
                                        f"no forecast for {_scalar(item['source'])}:{_scalar(item['id'])}; scored as missing (0.5)"))
         return None
     qid = _scalar(item["id"])

@@ -27,6 +27,8 @@ from .oracle import check_oracle_forecast
 from .parse import MAX_FORECAST_BYTES, parse_forecast
 from .report import Report
 
+MAX_FILES = 100  # files a pull request may change; more are refused unread (a local run has no cap)
+
 
 class Tree(Protocol):
     def entry(self, path: str) -> tuple[str, int] | None: ...
@@ -100,7 +102,7 @@ class _Run:
             return check_oracle_forecast(self.head.read(target.path), target.path, _read(self.base, questions), questions)
         parsed = parse_forecast(self.head.read(target.path), target.path, target.fmt)
         found = parsed.problems + (check_content(parsed, rnd) if parsed.columns else [])
-        return found + _question_set(parsed, target) + self._twin(target)
+        return found + parsed.keep(_question_set(parsed, target) + self._twin(target)) + parsed.summary()
 
     def oracle(self, target: paths.Target, status: str) -> None:
         """An oracle forecast file: no deadline (its questions have resolved); checked against its set at base."""
@@ -116,6 +118,11 @@ class _Run:
 
     def metadata(self, model: str) -> tuple[str, ...] | None:
         path = paths.model_path(model)
+        entry = self.head.entry(path)
+        if entry and entry[0] == "file" and entry[1] > policy.MAX_METADATA_BYTES:  # never read a huge YAML
+            self.problems.append(problem("file-too-large", path, None, None,
+                                         f"the file has {entry[1]:,} bytes; the cap is {policy.MAX_METADATA_BYTES:,}"))
+            return None
         maintainers, found = policy.check_metadata(model, path, _read(self.head, path))
         self.problems.extend(found)
         return maintainers
@@ -135,6 +142,15 @@ def _classify_all(run: _Run, rel_paths: list[str]) -> list[paths.Target]:
         run.problems.extend(found)
         targets.append(target)
     return targets
+
+
+def too_many_files(rel_paths: list[str]) -> list[Problem]:
+    """One error when a pull request changes more than MAX_FILES files: none of them is then read."""
+    if len(rel_paths) <= MAX_FILES:
+        return []
+    return [problem("too-many-files", rel_paths[MAX_FILES], None, None,
+                    f"{len(rel_paths):,} files are changed; the cap is {MAX_FILES}, so none was checked "
+                    f"(a submission changes one model's files: split it)")]
 
 
 def _report(run: _Run, files: list[str]) -> Report:
@@ -176,6 +192,9 @@ def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime) -> 
     changes = gitdiff.changed_files(repo, base_sha, head_sha)
     steps = [(c.status if c.status != "R" else "A", c.path) for c in changes]
     steps += [("R", c.old_path) for c in changes if c.status == "R" and c.old_path]
+    run.problems.extend(too_many_files([p for _, p in steps]))
+    if run.problems:
+        return _report(run, [p for _, p in steps[:MAX_FILES]])
     targets = _classify_all(run, [p for _, p in steps])
     for (status, _), target in zip(steps, targets):
         _pr_target(run, target, status)
