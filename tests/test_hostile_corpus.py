@@ -471,3 +471,12 @@ def test_site_downloads_neutralise_formula_text_and_the_ledger_keeps_it(tmp_path
     assert (root / f"data/forecasts/{due}/acme.bot.csv").read_bytes() == raw
     baseline = next(p for p in layout.forecast_files(parse_ts(due + "T00:00:00Z")) if p.name != "acme.bot.csv")
     assert files[f"downloads/forecasts/{due}/{baseline.name}"] == baseline.read_bytes()
+
+
+@pytest.mark.parametrize("amount", ["\u0665\u0660\u0660", "500\u00a0", "\u06f5\u06f0\u06f0"])
+def test_a_bet_amount_in_non_ascii_digits_or_with_a_no_break_space_is_refused_end_to_end(tmp_path, amount):
+    """validate accepted these, then `build` stopped on them: the bets reader takes ASCII numbers only."""
+    hub = make_hub(tmp_path)
+    body = f'question_id,placed_at,side,amount,reasoning\nmanifold:m1,2026-01-20T10:00:00Z,YES,"{amount}",\n'
+    report = submit(hub, f"data/bets/{DUE}/acme.gpt-x.csv", body.encode("utf-8"))
+    assert [(p.code, p.row, p.column) for p in report.problems if p.severity == "error"] == [("bad-bet-amount", 2, "amount")]
