@@ -1,9 +1,10 @@
 """Canonical forecast-file bytes, fast: the same bytes as ``csvio.to_csv_bytes(frame, FORECASTS)``.
 
 An import writes thousands of forecast files; the general writer checks and formats cell by cell.
-Here the cells are joined directly. Any cell that would need CSV quoting (a comma, quote or line
-break), or a value outside the schema, sends the frame to the general writer instead, so the
-output never differs (tests compare both).
+Here the cells are joined directly. Any cell the general writer would quote or change (see
+``csvio.all_bare``: a comma, a quote, a control character, edge whitespace, a lone surrogate...),
+or a value outside the schema, sends the frame to the general writer instead, so the output never
+differs (tests compare both).
 
 ``forecast_file`` does the same from plain column lists and also returns the rows as written, from
 which ``as_read`` builds the text frame ``read_table`` would parse from those bytes, so the import
@@ -18,18 +19,15 @@ import numpy as np
 import pandas as pd
 
 from ..schemas import FORECASTS
-from ..store.csvio import coerce, to_csv_bytes
+from ..store.csvio import all_bare, coerce, to_csv_bytes
 
 _DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})?$")
 _HEADER = ",".join(FORECASTS.names) + "\n"
 
 
 def _plain(values: list) -> bool:
-    """Every value a str needing no CSV quoting."""
-    if not set(map(type, values)) <= _STR:
-        return False
-    joined = "\x00".join(values)
-    return not any(c in joined for c in ',"\r\n')
+    """Every value a str the general writer writes as it is (no quotes, nothing replaced)."""
+    return set(map(type, values)) <= _STR and all_bare(values)
 
 
 _STR = {str}

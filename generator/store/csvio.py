@@ -5,25 +5,44 @@ with file, row (the header is row 1) and column; a column whose distinct values 
 pattern in one regex pass is known clean without the cell-by-cell check (same verdict, see
 ``_column_clean``). Writing fixes the column order, sorts rows by the
 table's sort key, formats numbers the same way every time, and replaces the file atomically (temp
-file in the same folder, fsync, rename) only when its bytes change.
+file in the same folder, fsync, read back and checked, rename) only when its bytes change; a new
+file gets the mode ``open`` would give it (0644 under the usual umask), never mkstemp's 0600.
+
+Any text can be written and read back. A cell is wrapped in double quotes (its quotes doubled) when
+it holds a comma, a quote, CR or LF, any other control character, U+2028 or U+2029, or starts or
+ends with whitespace; every other cell is written bare, as before. Two things cannot be stored as
+sent and become U+FFFD (the replacement character) in every text cell, wherever the text came
+from: a lone surrogate (a JSON payload may carry ``"\\ud800"``; it has no UTF-8 encoding) and NUL
+(git would treat the file as binary). ``ingest`` builds the fetched rows through ``as_text``, so a
+source's text is cleaned the moment it enters the hub. Before a ledger write replaces a file, the
+written bytes are parsed back with the reader and compared with the rows meant
+(``RoundTripError``, code ``write-read-back``, when they differ: the old file stays).
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import os
 import re
 import signal
+import stat
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from ..errors import Problem, SchemaError
+from ..errors import LedgerError, Problem, SchemaError
 from ..schemas import Column, Table
+
+
+class RoundTripError(LedgerError):
+    """Bytes about to replace a ledger do not read back as the rows meant; nothing is replaced."""
+
 
 _TS_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
 _DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
@@ -54,13 +73,18 @@ def _read_checked(path: Path, table: Table, label: str) -> pd.DataFrame:
 
 
 def _read_text_frame(path: Path, label: str) -> pd.DataFrame:
+    return parse_bytes(path.read_bytes(), label)
+
+
+def parse_bytes(data: bytes, label: str) -> pd.DataFrame:
+    """Every cell of CSV bytes as text, exactly as ``read_table`` parses a file."""
     try:
-        data = path.read_bytes().decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SchemaError(f"{label}: not UTF-8", [Problem(label, None, None, "not-utf8", str(exc))]) from None
-    if not data.strip():
+    if not text.strip():
         raise SchemaError(f"{label}: empty file", [Problem(label, 1, None, "empty-file", "the file has no header row")])
-    return pd.read_csv(io.StringIO(data), dtype=str, keep_default_na=False, na_filter=False)
+    return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
 
 
 def check_frame(raw: pd.DataFrame, table: Table, label: str) -> list[Problem]:
@@ -189,31 +213,51 @@ def empty_frame(table: Table) -> pd.DataFrame:
 
 def to_csv_bytes(frame: pd.DataFrame, table: Table) -> bytes:
     """The canonical bytes of ``frame``: schema column order, sorted by the table's sort key."""
+    return encode(table.names, canonical_cells(frame, table))
+
+
+def canonical_cells(frame: pd.DataFrame, table: Table) -> list[np.ndarray]:
+    """The text of every cell as written, column by column in schema order, rows in file order."""
     text = as_text(frame, table)
     problems = check_frame(text, table, table.path)
     if problems:
         raise SchemaError(f"refusing to write {table.name}: it does not match its schema", problems)
     columns = [text[name].to_numpy(dtype=object) for name in table.names]
     order = _row_order(frame, columns, table)
-    if order is not None:
-        columns = [c[order] for c in columns]
-    if len(columns) < 2:  # the csv module writes a lone empty field as "": let it
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(table.names)
-        writer.writerows(zip(*(c.tolist() for c in columns)))
-        return buffer.getvalue().encode("utf-8")
-    lines = map(",".join, zip(*(_quoted(c).tolist() for c in columns)))
-    return "\n".join([",".join(_quoted(np.array(table.names, dtype=object))), *lines, ""]).encode("utf-8")
+    return columns if order is None else [c[order] for c in columns]
 
 
-def _quoted(cells: np.ndarray) -> np.ndarray:
-    """Cells as the csv module writes them (QUOTE_MINIMAL, ',' and '\\n'): a cell holding a comma,
-    a quote or a line feed is wrapped in quotes, its quotes doubled."""
-    if not len(cells) or not any(c in "\x00".join(cells) for c in ',"\n'):
+def encode(names: tuple[str, ...], columns: list[np.ndarray]) -> bytes:
+    """CSV bytes: a header row, then one line per row, ``\\n`` line ends, cells quoted as needed."""
+    lone = len(columns) == 1  # a lone empty cell would be a blank line, which readers skip
+    lines = map(",".join, zip(*(_quoted(c, lone).tolist() for c in columns)))
+    return "\n".join([",".join(_quoted(np.array(names, dtype=object), lone)), *lines, ""]).encode("utf-8")
+
+
+# A cell needing quotes (see the module docstring). ``_QUOTE_ANY`` finds whether any cell of a
+# column joined with "\n" may need them: the line feed is left out of its class, and the edge
+# whitespace is sought at line starts and ends, so it must be paired with a count of the "\n"s.
+_QUOTE_CELL = re.compile(r'[,"\x00-\x1f\x7f-\x9f\u2028\u2029]|\A\s|\s\Z')
+_QUOTE_ANY = re.compile(r'[,"\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]|^[^\S\n]|[^\S\n]$', re.MULTILINE)
+
+
+def needs_quotes(text: str) -> bool:
+    return _QUOTE_CELL.search(text) is not None
+
+
+def all_bare(cells: list[str]) -> bool:
+    """True when every cell (a str) is written as it is: no quotes, nothing replaced."""
+    joined = "\n".join(cells)
+    return joined.count("\n") == len(cells) - 1 and not _QUOTE_ANY.search(joined) and not _UNWRITABLE.search(joined)
+
+
+def _quoted(cells: np.ndarray, lone: bool = False) -> np.ndarray:
+    """Cells as written: wrapped in quotes, their quotes doubled, when they need it."""
+    values = cells.tolist()
+    if not values or (all_bare(values) and not (lone and "" in values)):
         return cells
-    return np.array([f'"{v.replace(chr(34), chr(34) * 2)}"' if (',' in v or '"' in v or "\n" in v) else v
-                     for v in cells.tolist()], dtype=object)
+    return np.array([f'"{v.replace(chr(34), chr(34) * 2)}"' if needs_quotes(v) or (lone and not v) else v
+                     for v in values], dtype=object)
 
 
 def _row_order(frame: pd.DataFrame, columns: list[np.ndarray], table: Table) -> np.ndarray | None:
@@ -261,33 +305,81 @@ _NUMBER_FORMATS = {"prob": "%.6f", "float": "%.10g", "int": "%d"}
 
 def _format_all(values: pd.Series, type_: str) -> np.ndarray:
     if type_ not in _NUMBER_FORMATS:
-        return values.astype(object).where(values.notna(), "").astype(str).to_numpy(dtype=object)
+        return writable(values.astype(object).where(values.notna(), "").astype(str).to_numpy(dtype=object))
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float) + 0.0  # -0.0 becomes 0.0
     codes, distinct = pd.factorize(numbers)  # each distinct value formatted once; NaN is code -1
     fmt = _NUMBER_FORMATS[type_]
     return np.array([fmt % x for x in distinct.tolist()] + [""], dtype=object)[codes]
 
 
-def write_table(path: Path, frame: pd.DataFrame, table: Table) -> bool:
+# Text with no UTF-8 file form (a lone surrogate) or that would make git call the file binary (NUL).
+_UNWRITABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def writable(cells: np.ndarray) -> np.ndarray:
+    """Text cells with every lone surrogate and NUL replaced by U+FFFD (see the module docstring)."""
+    if not len(cells) or not _UNWRITABLE.search("".join(cells.tolist())):
+        return cells
+    return np.array([_UNWRITABLE.sub("\ufffd", v) for v in cells.tolist()], dtype=object)
+
+
+def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None = None) -> bool:
     """Write ``frame`` canonically; return True when the bytes on disk changed.
 
     When this process last wrote the very same frame to the file and the file is untouched since,
     serialising again cannot change anything, so it is skipped.
     """
     digest = _frame_digest(frame, table)
-    if path.is_file() and _WRITTEN.get(str(path)) == (digest, _signature(path)):
+    if digest is not None and path.is_file() and _WRITTEN.get(str(path)) == (digest, _signature(path)):
         return False
-    changed = write_bytes_atomic(path, to_csv_bytes(frame, table))
+    cells = canonical_cells(frame, table)
+    check = read_back_check(table, cells, label or str(path))
+    changed = write_bytes_atomic(path, encode(table.names, cells), check=check)
     _WRITTEN[str(path)] = (digest, _signature(path))
     return changed
+
+
+def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existing: int) -> None:
+    """Add ``rows`` after the ``existing`` rows of the file at ``path``, its bytes kept as they are
+    (a last line missing its line end gets one), checked by reading the whole file back."""
+    old = path.read_bytes()
+    cells = canonical_cells(rows, table)
+    body = encode(table.names, cells).split(b"\n", 1)[1]
+    data = old + (b"\n" if old and not old.endswith(b"\n") else b"") + body
+    write_bytes_atomic(path, data, check=read_back_check(table, cells, label, existing))
+
+
+def read_back_check(table: Table, cells: list[np.ndarray], label: str, before: int = 0):
+    """A check for ``write_bytes_atomic``: the bytes parse to ``before`` rows then exactly ``cells``."""
+    def check(data: bytes) -> None:
+        problems = read_back_problems(parse_bytes(data, label), table, cells, label, before)
+        if problems:
+            raise RoundTripError(f"{label}: the written file would not read back as written; it was not replaced", problems)
+    return check
+
+
+def read_back_problems(parsed: pd.DataFrame, table: Table, cells: list[np.ndarray], label: str, before: int = 0) -> list[Problem]:
+    """How ``parsed`` differs from a header of ``table.names``, ``before`` rows, then ``cells``."""
+    if tuple(parsed.columns) != table.names or len(parsed) != before + (len(cells[0]) if cells else 0):
+        return [Problem(label, None, None, "write-read-back", f"read back {len(parsed)} rows of {len(parsed.columns)} "
+                        f"columns, meant {before + len(cells[0])} rows of {len(table.names)}")]
+    for name, meant in zip(table.names, cells):
+        got = parsed[name].to_numpy(dtype=object)[before:]
+        for i in np.flatnonzero(got != meant)[:1]:
+            return [Problem(label, before + int(i) + 2, name, "write-read-back", f"read back {got[i]!r}, meant {meant[i]!r}")]
+    return []
 
 
 _WRITTEN: dict[str, tuple[str, tuple]] = {}
 
 
-def _frame_digest(frame: pd.DataFrame, table: Table) -> str:
+def _frame_digest(frame: pd.DataFrame, table: Table) -> str | None:
+    """A digest of the frame's values, or None when it holds a lone surrogate (no UTF-8 form)."""
     present = [c for c in table.names if c in frame.columns]
-    rows = pd.util.hash_pandas_object(frame[present], index=False).to_numpy()
+    try:
+        rows = pd.util.hash_pandas_object(frame[present], index=False).to_numpy()
+    except UnicodeEncodeError:
+        return None
     return hashlib.sha256(rows.tobytes() + ",".join(present).encode()).hexdigest()
 
 
@@ -296,27 +388,46 @@ def _signature(path: Path) -> tuple:
     return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
 
-def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> bool:
+def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, check: Callable[[bytes], None] | None = None) -> bool:
     """Replace ``path`` with ``data`` atomically; leave it untouched when already identical.
 
-    ``durable=False`` skips the fsync, for output that is rebuilt from the ledgers anyway (the
-    generated site pages): still never half-written, but a power cut may lose the newest version."""
+    The temp file gets the mode the file would get from ``open`` (an existing file keeps its own).
+    ``check``, if given, is called with the temp file's bytes as read back from disk before the
+    rename; whatever it raises leaves ``path`` as it was. ``durable=False`` skips the fsync, for
+    output that is rebuilt from the ledgers anyway (the generated site pages): still never
+    half-written, but a power cut may lose the newest version."""
     if path.is_file() and path.read_bytes() == data:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else new_file_mode()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
             handle.write(data)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
+        if check is not None:
+            check(Path(tmp).read_bytes())
         _fault_point()
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return True
+
+
+@functools.cache
+def new_file_mode() -> int:
+    """0666 less the process umask: the mode ``open`` gives a new file (0644 under umask 022)."""
+    try:  # Linux states it; elsewhere reading the umask means setting it, so put it straight back
+        status = Path("/proc/self/status").read_text(encoding="ascii", errors="replace")
+        mask = int(re.search(r"^Umask:\s*([0-7]+)", status, re.MULTILINE).group(1), 8)
+    except (OSError, AttributeError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
 
 
 # Test hook for the crash tests (tests/test_faults.py), inert unless the variable is set:
@@ -356,8 +467,8 @@ def formula_like(text: str) -> bool:
 def spreadsheet_safe_bytes(data: bytes) -> bytes:
     """A CSV file's bytes with formula-like text cells prefixed by a single quote.
 
-    A file with no such cell (or that is not UTF-8 CSV) comes back unchanged, byte for byte; the
-    quoting of a rewritten file is the csv module's minimal quoting with ``\n`` line ends.
+    A file with no such cell (or that is not UTF-8 CSV) comes back unchanged, byte for byte; a
+    rewritten file is quoted as the ledgers are (``encode``), with ``\\n`` line ends.
     """
     if not _CELL_START.search(data):  # no cell starts like a formula: skip parsing (most files)
         return data
@@ -367,11 +478,8 @@ def spreadsheet_safe_bytes(data: bytes) -> bytes:
         return data
     if not any(formula_like(cell) for row in rows[1:] for cell in row):
         return data
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(rows[0] if rows else [])
-    writer.writerows(["'" + cell if formula_like(cell) else cell for cell in row] for row in rows[1:])
-    return out.getvalue().encode("utf-8")
+    safe = [rows[0] if rows else []] + [["'" + cell if formula_like(cell) else cell for cell in row] for row in rows[1:]]
+    return "".join(",".join(_quoted(np.array(row, dtype=object), len(row) == 1).tolist()) + "\n" for row in safe).encode("utf-8")
 
 
 def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..errors import LedgerError, Problem
 from ..schemas import Table
-from .csvio import as_text, empty_frame, read_table, to_csv_bytes, write_bytes_atomic, write_table
+from .csvio import append_rows, as_text, empty_frame, read_table, write_table
 
 
 def merge(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -62,10 +62,9 @@ def append(path: Path, new: pd.DataFrame, table: Table, label: str) -> pd.DataFr
     existing = read_table(path, table, label) if path.is_file() else empty_frame(table)
     merged, added = merge(existing, new, table, label)
     if len(added) and _sorts_after(existing, added, table):
-        body = to_csv_bytes(added, table).split(b"\n", 1)[1]
-        write_bytes_atomic(path, path.read_bytes() + body)
+        append_rows(path, added, table, label, len(existing))
     elif len(added):
-        write_table(path, merged, table)
+        write_table(path, merged, table, label)
     return added
 
 
