@@ -4,13 +4,16 @@ shells they are built on (``MarketSource``, ``SeriesSource``) are in ``shell.py`
 Payload hashes: every observation's ``payload_sha256`` is ``item_hash`` of the single item it was
 parsed from, i.e. sha256 of ``json.dumps(item, sort_keys=True, separators=(",", ":"),
 ensure_ascii=False)``. The same market state hashes the same whether it came from a list page
-or a single-item read.
+or a single-item read. A lone surrogate (JSON may carry ``"\\ud800"``, which has no UTF-8 form) is
+hashed as U+FFFD, the same replacement the ledger writer makes in text (``store/csvio.py``), so no
+payload can stop a source.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
@@ -104,7 +107,17 @@ def date_to_dt(text: Any) -> datetime:
 def item_hash(item: Any) -> str:
     """sha256 of the canonical JSON of one item (see the module docstring)."""
     canonical = json.dumps(item, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return payload_hash(canonical)
+    return payload_hash(_LONE_SURROGATE.sub("\ufffd", canonical))
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_text(question: Any) -> None:
+    """ParseError when a question's text is blank (only whitespace, as ``str.strip`` sees it, which
+    counts a few control characters too): the ledger requires text, so such an item is a failure."""
+    if not str(question.text).strip():
+        raise ParseError(f"question text is blank: {question.text!r}")
 
 
 def unwrap(payload: Any, key: str) -> Mapping[str, Any]:

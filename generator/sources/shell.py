@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ..errors import SourceError
 from .base import FetchContext, FetchResult, Failure, Observation
 from .http import BudgetExhausted, Http, client_for, http_for
-from ._util import ParseError, require
+from ._util import ParseError, check_text, require
 
 
 def native_ids(source: str, tracked: Iterable[str]) -> list[str]:
@@ -162,6 +162,8 @@ class MarketSource(_Source):
                 raise ParseError("not a JSON object")
             parsed, observation = self.parse(item, as_of)
             check_probability(observation)
+            if question:
+                check_text(parsed)
         except (ParseError, *SHAPE_ERRORS) as exc:
             result.failures.append(Failure(f"{self.label} {nid}", _reason(exc)))
             return
@@ -204,6 +206,7 @@ class SeriesSource(_Source):
                 if isinstance(outcome, SourceError):
                     raise outcome
                 question, observations = self.parse(code, outcome, category)
+                check_text(question)
             except (SourceError, ParseError, *SHAPE_ERRORS) as exc:
                 result.failures.append(Failure(f"{self.name} series {code}", _reason(exc)))
                 continue
