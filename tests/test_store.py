@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -9,7 +12,7 @@ from hypothesis import strategies as st
 
 from generator.errors import LedgerError, SchemaError
 from generator.schemas import FORECASTS, HISTORY, OBSERVATIONS
-from generator.store import ledger
+from generator.store import csvio, ledger
 from generator.store.csvio import read_table, to_csv_bytes, write_table
 
 
@@ -146,3 +149,55 @@ def test_merge_is_idempotent(a, b):
     twice, added = ledger.merge(once, new, OBSERVATIONS, "x")
     assert len(added) == 0
     assert to_csv_bytes(twice, OBSERVATIONS) == to_csv_bytes(once, OBSERVATIONS)
+
+
+@pytest.fixture
+def umask_022():
+    """The usual umask, whatever the test runner's: new files then get 0644."""
+    old = os.umask(0o022)
+    csvio.new_file_mode.cache_clear()
+    yield
+    os.umask(old)
+    csvio.new_file_mode.cache_clear()
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_written_files_get_the_normal_mode_not_mkstemps_0600(tmp_path, umask_022):
+    fresh, table, log = tmp_path / "a.bin", tmp_path / "f.csv", tmp_path / "obs.csv"
+    assert csvio.write_bytes_atomic(fresh, b"x") and mode(fresh) == 0o644
+    assert csvio.write_bytes_atomic(fresh, b"y") and mode(fresh) == 0o644
+    write_table(table, pd.DataFrame({"question_id": ["a:1"], "probability": [0.5]}), FORECASTS)
+    for day, value in (("2026-01-01", 0.5), ("2026-01-02", 0.6)):  # a new file, then an append
+        stamp = f"{day}T00:00:00Z"
+        ledger.append(log, obs_rows(("q:1", stamp, stamp, value, "open", None, "h")), OBSERVATIONS, "obs")
+    assert (mode(table), mode(log)) == (0o644, 0o644)
+    table.chmod(0o664)  # a mode the maintainer chose is kept
+    write_table(table, pd.DataFrame({"question_id": ["a:2"], "probability": [0.5]}), FORECASTS)
+    assert mode(table) == 0o664
+
+
+def test_new_file_mode_follows_the_umask(tmp_path):
+    old = os.umask(0o077)
+    csvio.new_file_mode.cache_clear()
+    try:
+        csvio.write_bytes_atomic(tmp_path / "private", b"x")
+        assert mode(tmp_path / "private") == 0o600
+    finally:
+        os.umask(old)
+        csvio.new_file_mode.cache_clear()
+
+
+def test_a_failed_check_keeps_the_old_file_and_leaves_no_temp_file(tmp_path):
+    path = tmp_path / "f.bin"
+    csvio.write_bytes_atomic(path, b"old")
+
+    def refuse(data: bytes) -> None:
+        assert data == b"new"  # the check sees the temp file's bytes as written
+        raise csvio.RoundTripError("no", [])
+
+    with pytest.raises(csvio.RoundTripError):
+        csvio.write_bytes_atomic(path, b"new", check=refuse)
+    assert path.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["f.bin"]
