@@ -53,7 +53,9 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 MODEL = "demo.noisy"
 
 # Payloads: each must come out as visible, inert text.
-NAME = "<script>alert(1)</script> <img src=x onerror=alert(1)> {{ 7*7 }}"
+# Markup Plotly itself would draw (a link, bold, a styled span) when the name reaches a chart raw.
+PLOTLY_MARKUP = '<a href="javascript:alert(9)">x</a><b>y</b><span style="font-size:99px">z</span>'
+NAME = "<script>alert(1)</script> <img src=x onerror=alert(1)> {{ 7*7 }} " + PLOTLY_MARKUP
 ORGANIZATION = "</script><script>alert(2)</script> [x](javascript:alert(3))"
 QUESTION_TEXT = "<svg onload=alert(5)> Will [y](javascript:alert(6)) happen?"
 QUESTION_URL = "javascript:alert(4)"
@@ -410,6 +412,25 @@ def test_xss_payloads_stay_inert(xss_site: Site, name: str) -> None:
         assert page.locator("article h1").first.inner_text() == QUESTION_TEXT
         assert REASONING in text
         assert page.locator('a[rel~="nofollow"]').count() == 0, "a javascript: source url must not become a link"
+
+
+@pytest.mark.parametrize("name", ["home", "model"])
+def test_names_inside_plotly_charts_are_plain_text(xss_site: Site, name: str) -> None:
+    """Plotly reads trace names and category ticks as pseudo-HTML: the name's <a>, <b> and
+    <span style> must come out as characters, not as elements of the chart."""
+    found = xss_site[name].page.evaluate("""() => {
+        const plots = Array.from(document.querySelectorAll('.js-plotly-plot'));
+        const all = sel => plots.flatMap(p => Array.from(p.querySelectorAll(sel)));
+        return {plots: plots.length, links: all('a').length,
+                styles: all('tspan[style], text[style*="font-size: 99px"], text[style*="font-size:99px"]')
+                        .map(t => t.getAttribute('style')),
+                text: plots.map(p => Array.from(p.querySelectorAll('text')).map(t => t.textContent).join('\\n')).join('\\n')};
+    }""")
+    assert found["plots"] >= 1
+    assert found["links"] == 0, "a name became a link inside a chart"
+    assert not [s for s in found["styles"] if "bold" in s or "99px" in s], f"a name styled a chart: {found['styles']}"
+    if name == "home":  # its dot-plot ticks and history legend show names (a one-trace chart has no legend)
+        assert PLOTLY_MARKUP in found["text"], "the name is drawn as the characters it holds"
 
 
 def test_xss_payloads_reached_the_pages_escaped(xss_hub: Path) -> None:
