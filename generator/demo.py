@@ -36,7 +36,7 @@ from .store.layout import Layout
 from .store.lock import hub_lock
 from .submissions.content import round_set
 from .submissions.oracle import check_oracle_forecast
-from .timeutil import days, format_date, parse_ts
+from .timeutil import days, format_date, format_ts, parse_ts
 
 SEASON_START = parse_ts("2026-01-04T00:00:00Z")
 SEASON_END = parse_ts("2026-07-19T00:00:00Z")
@@ -70,19 +70,30 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
     _prepare(root, layout)
     world = world_from_options(_sim_options(root))
     nights = season() if nights is None else nights
-    if nights:
-        load_oracle(root, world.seed, nights[0])
+    todo = remaining(layout, nights)
+    if todo:
+        load_oracle(root, world.seed, todo[0])
     placed: set[str] = set()  # rounds whose bets this run has seen to
-    for i, night in enumerate(nights, start=1):
+    done = len(nights) - len(todo)
+    for i, night in enumerate(todo, start=done + 1):
         nightly(root, night, extra=lambda q: synthetic_forecasts(world, q), extra_models=synthetic_models(), env={})
         place_bets(layout, placed)
         if progress:
             progress(i, len(nights) + 1, f"night {night:%Y-%m-%d}")
-    if build:
+    if build and nights:
         build_site(root, nights[-1])
     if progress:
         progress(len(nights) + 1, len(nights) + 1, "site built")
     return DemoResult(root, len(nights), root / "site_src" / "site")
+
+
+def remaining(layout: Layout, nights: list[datetime]) -> list[datetime]:
+    """The nights still to run in a hub left by an earlier (perhaps interrupted) demo: from the last
+    night the ledgers record on, that one included, since a night's run is idempotent and completes
+    what an interrupted run of it began. Time never runs backwards in a ledger, so earlier nights
+    cannot be replayed."""
+    latest = readers.latest_recorded(layout)
+    return [n for n in nights if latest is None or format_ts(n) >= latest[0]]
 
 
 def place_bets(layout: Layout, placed: set[str]) -> list[str]:

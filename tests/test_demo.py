@@ -13,7 +13,7 @@ from generator.arena.bets import cash_before, max_bet
 from generator.arena.gather import load_cohorts
 from generator.arena.portfolio import arena_table
 from generator.build import build_site
-from generator.demo import SEASON_END, run_demo
+from generator.demo import SEASON_END, run_demo, season
 from generator.forecasters.synthetic import ORDER
 from generator.forecasters.synthetic_views import BETTORS, ORACLE_SET
 from generator.oracle import load_scores, oracle_board, temporal_view
@@ -182,3 +182,17 @@ def test_the_model_pages_show_the_arena_and_oracle_sections_with_charts(demo_hub
     assert 'class="prescient-chart"' in quiz and f"<td>{ORACLE_SET}</td>" in quiz
     html = (demo_hub / f"site_src/site/generated/models/{model}/index.html").read_text(encoding="utf-8")
     assert html.count('class="prescient-chart"') == page.count('class="prescient-chart"') >= 4
+
+
+# -- a demo folder left by an earlier or interrupted run ------------------------------------------
+
+
+def test_an_interrupted_demo_resumes_to_the_bytes_of_a_fresh_run(tmp_path: Path):
+    nights = season(end=parse_ts("2026-01-26T00:00:00Z"))  # the first round opens and closes
+    fresh = run_demo(tmp_path / "fresh", nights=nights, build=False).root
+    resumed = tmp_path / "resumed"
+    run_demo(resumed, nights=nights[:13], build=False)  # stopped after night 13
+    run_demo(resumed, nights=nights, build=False)
+    assert tree_bytes(resumed) == tree_bytes(fresh)
+    assert run_demo(resumed, nights=nights, build=False).nights == len(nights)
+    assert tree_bytes(resumed) == tree_bytes(fresh), "a finished demo run again changes nothing"
