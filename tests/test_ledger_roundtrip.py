@@ -200,3 +200,13 @@ def test_a_blank_title_is_an_item_failure_not_a_stopped_night(tmp_path: Path):
     assert "question text is blank" in caught.value.report()
     assert len(read_table(root / "data" / "questions" / "manifold.csv", QUESTIONS)) == 2
     assert np.all(read_table(root / "data" / "questions" / "manifold.csv", QUESTIONS)["text"].str.strip() != "")
+
+
+def test_the_spreadsheet_safe_download_quotes_like_the_ledgers():
+    """The other CSV writer (site downloads, formula cells prefixed): a CR cell stays one cell."""
+    frame = pd.DataFrame({"question_id": ["a:1", "a:2"], "resolution_date": ["", ""], "probability": [0.5, 0.5],
+                          "reasoning": ["=HYPERLINK(1)", "two\rlines "]})
+    safe = csvio.spreadsheet_safe_bytes(to_csv_bytes(frame, FORECASTS))
+    rows = list(csv.reader(io.StringIO(safe.decode("utf-8"), newline="")))
+    assert [r[3] for r in rows[1:]] == ["'=HYPERLINK(1)", "two\rlines "]
+    assert safe.endswith(b'a:2,,0.500000,"two\rlines "\n')
