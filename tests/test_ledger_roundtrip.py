@@ -75,7 +75,7 @@ FILES = itertools.count()
 
 
 @pytest.mark.parametrize("table", ALL_TABLES, ids=lambda t: t.name)
-@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_every_text_column_of_every_table_round_trips(table: Table, data, tmp_path: Path):
     width = sum(c.type == "str" for c in table.columns)
