@@ -4,7 +4,7 @@ Workload: ``/work/shared/tools/synth_fb.py --rounds 14 --models 100 --seed 1`` (
 sets over the real FB question and resolution sets, ~3.3 million forecast rows with FB's baselines
 and two human-median stand-ins), written once to a temporary folder (not timed). Each run, in a
 fresh process and a fresh hub: ``import_forecastbench`` (all real FB sets + the forecast sets) →
-``pipeline.score_rounds`` (every round scored with the stated resolutions, ``data/scores`` written) →
+``pipeline.recompute.score_rounds`` (every round scored with the stated resolutions, ``data/scores`` written) →
 ``fb_board`` with FB's tournament options and 1,999 bootstrap replicates, as of 2026-08-21.
 
 Run from the repository root: ``python -m benchmarks.bench_fb_leaderboard [--repeats 3]``.
@@ -38,8 +38,8 @@ def one_run(synth: Path, hub: Path, replicates: int) -> dict:
     process's CPU seconds, which a machine shared with other jobs inflates far less) and sizes."""
     import numpy as np
 
-    from generator.importers.forecastbench import import_forecastbench
-    from generator.pipeline import hub_view, score_rounds
+    from generator.interop.forecastbench.importer import import_forecastbench
+    from generator.pipeline.recompute import hub_view, score_rounds
     from generator.leaderboard.fb_board import FB_TOURNAMENT, FBOptions, fb_board
     from generator.store import readers
     from generator.store.layout import Layout

@@ -4,7 +4,7 @@ Workload: the hub of ``bench_fb_leaderboard`` (all real FB rounds + ``synth_fb.p
 --models 100 --seed 1``), imported and scored once before timing (not timed here; that is the other
 benchmark's job). Then, timed in this process:
 
-- **generate**: ``build.gather`` (every configured board and view with its bootstrap, question
+- **generate**: ``site.build.gather`` (every configured board and view with its bootstrap, question
   infos, downloads, diffs) + ``render_site`` + ``write_tree`` into ``site_src/docs/generated``;
 - **mkdocs**: ``mkdocs build --strict`` of the result, including its post-build hook that writes
   the question pages from the shell page (``generator/site/shell.py``);
@@ -38,8 +38,8 @@ DATE = "2026-11-23"
 
 def prepare(synth: Path, hub: Path) -> None:
     """Import and score the FB-scale hub once (not timed)."""
-    from generator.importers.forecastbench import import_forecastbench
-    from generator.pipeline import hub_view, score_rounds
+    from generator.interop.forecastbench.importer import import_forecastbench
+    from generator.pipeline.recompute import hub_view, score_rounds
     from generator.store import readers
     from generator.store.layout import Layout
     from generator.timeutil import parse_ts
@@ -61,7 +61,7 @@ def page_weight(site: Path) -> tuple[int, int, list[str]]:
 
 
 def timed(hub: Path) -> dict:
-    from generator.build import ensure_site_src, gather, run_mkdocs_build
+    from generator.site.build import ensure_site_src, gather, run_mkdocs_build
     from generator.config import load_settings
     from generator.site.render import GENERATED, render_site
     from generator.site.write import write_tree

@@ -45,7 +45,7 @@ def _as_of(args: argparse.Namespace):
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from .pipeline.demo import run_demo
 
     target = Path(args.dir).resolve()
     with progress_bar("Simulating a season of nightly runs") as advance:
@@ -57,7 +57,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_nightly(args: argparse.Namespace) -> int:
-    from .pipeline import nightly
+    from .pipeline.nightly import nightly
 
     as_of = _as_of(args)
     try:
@@ -73,7 +73,7 @@ def cmd_nightly(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
-    from .pipeline import nightly
+    from .pipeline.nightly import nightly
 
     with requests_progress() as progress:
         report = nightly(_hub(args.hub), _as_of(args), only=args.source, fetch_only=True, progress=progress)
@@ -83,7 +83,7 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def cmd_sources(args: argparse.Namespace) -> int:
     from .config import load_settings
-    from .sources.registry import known_sources
+    from .vocabulary import known_sources
 
     settings = load_settings(_hub(args.hub))
     configured = {s.name: s for s in settings.sources}
@@ -97,7 +97,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .build import build_site
+    from .site.build import build_site
 
     hub, quarantine = _hub(args.hub), []
     changed = build_site(hub, _as_of(args), run_mkdocs=not args.no_mkdocs, quarantine=quarantine)
@@ -137,7 +137,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from .config import load_settings
     from .leaderboard.fb_board import crowd_from_rounds
     from .leaderboard.hub_boards import board_for
-    from .pipeline import scores_as_of
+    from .pipeline.recompute import scores_as_of
     from .store import readers
     from .store.layout import Layout
 
@@ -266,7 +266,7 @@ def _add_verify(sub) -> None:
 
 
 def cmd_round(args: argparse.Namespace) -> int:
-    from .rounds_io import open_round
+    from .pipeline.rounds import open_round
     from .timeutil import parse_ts
 
     try:
@@ -281,8 +281,8 @@ def cmd_round(args: argparse.Namespace) -> int:
 def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
     from .config import load_settings
-    from .importers.forecastbench import import_forecastbench
-    from .pipeline import hub_view, score_rounds
+    from .interop.forecastbench.importer import import_forecastbench
+    from .pipeline.recompute import hub_view, score_rounds
     from .store import readers
     from .store.layout import Layout
 
@@ -301,7 +301,7 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
 
 def cmd_export_forecastbench(args: argparse.Namespace) -> int:
     """A round's question set in ForecastBench question-set JSON, to stdout or --out (issue 5)."""
-    from .fb_export import export_forecastbench
+    from .interop.forecastbench.export import export_forecastbench
     from .store.csvio import write_bytes_atomic
     from .timeutil import parse_ts
 

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from .errors import ConfigError, Problem
-from .sources.registry import known_sources
+from .vocabulary import known_sources
 from .timeutil import UTC, parse_ts
 
 HUB_FILE = "data/hub.toml"
@@ -212,7 +212,7 @@ def methodology_label(version: str, policy: str) -> str:
 
 def _check_leaderboard(table: dict, path: Path, problems: list[Problem]) -> None:
     """Values of [leaderboard] (types are checked by ``_table``); code ``bad-value``, naming the key."""
-    from .leaderboard.views import parse_view
+    from .vocabulary import parse_view
 
     def bad(key: str, message: str) -> None:
         problems.append(_problem(path, f"leaderboard.{key}", "bad-value", f"leaderboard.{key}: {message}"))

@@ -67,7 +67,7 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="session")
 def demo_hub(tmp_path_factory) -> Path:
     """The demo exactly as `prescient demo` makes it (the default season), built once per session."""
-    from generator.demo import run_demo
+    from generator.pipeline.demo import run_demo
 
     return run_demo(tmp_path_factory.mktemp("demo") / "demo").root
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from generator.arena import bets as b
-from generator.arena.checks import check_bet_file
+from generator.submissions.bets import check_bet_file
 from generator.arena.gather import load_cohorts
 from generator.arena.portfolio import arena_table, pnl_curves
 from generator.schemas import BETS, FORECASTS, OBSERVATIONS, ROUND_QUESTIONS

@@ -36,7 +36,7 @@ def test_the_help_epilog_documents_every_exit_code():
     """Each error class's exit code is listed in `prescient --help` (keeps the epilog in sync)."""
     import re
 
-    import generator.build  # noqa: F401  (BuildError)
+    from generator.site.build import BuildError  # noqa: F401
     import generator.submissions  # noqa: F401  (SubmissionInvalid)
     from generator.cli import EPILOG
     from generator.errors import PrescientError

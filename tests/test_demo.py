@@ -12,14 +12,14 @@ import pytest
 from generator.arena.bets import cash_before, max_bet
 from generator.arena.gather import load_cohorts
 from generator.arena.portfolio import arena_table
-from generator.build import build_site
-from generator.demo import SEASON_END, run_demo, season
+from generator.site.build import build_site
+from generator.pipeline.demo import SEASON_END, run_demo, season
 from generator.forecasters.synthetic import ORDER
 from generator.forecasters.synthetic_views import BETTORS, ORACLE_SET
 from generator.oracle import load_scores, oracle_board, temporal_view
-from generator.pipeline import nightly
+from generator.pipeline.nightly import nightly
 from generator.forecasters.synthetic import synthetic_forecasts, synthetic_models
-from generator.sources.base import MARKET
+from generator.vocabulary import MARKET
 from generator.sources.sim import world_from_options
 from generator.store import readers
 from generator.store.layout import Layout

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from generator.fb_export import export_forecastbench
-from generator.importers.fb_parse import parse_question_set
-from generator.importers.forecastbench import import_forecastbench
-from generator.pipeline import nightly
+from generator.interop.forecastbench.export import export_forecastbench
+from generator.interop.forecastbench.parse import parse_question_set
+from generator.interop.forecastbench.importer import import_forecastbench
+from generator.pipeline.nightly import nightly
 from generator.store import readers
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts

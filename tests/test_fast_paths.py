@@ -102,8 +102,8 @@ def test_score_round_equals_the_merge_it_replaced(n_units, n_models, seed):
 # -- ForecastBench import: forecast sets checked by column, files handed to the scoring ------------
 
 from generator.errors import SchemaError  # noqa: E402
-from generator.importers import fb_frames, fb_parse  # noqa: E402
-from generator.importers.fastcsv import as_read, forecast_bytes, forecast_file  # noqa: E402
+from generator.interop.forecastbench import frames as fb_frames, parse as fb_parse  # noqa: E402
+from generator.store.fastcsv import as_read, forecast_bytes, forecast_file  # noqa: E402
 from generator.store import readers  # noqa: E402
 from generator.store.layout import Layout  # noqa: E402
 
@@ -215,7 +215,7 @@ def test_forecast_probability_text_reads_back_as_float_reads_it():
 
 # -- resolution: statements joined with the units' own rounds only ----------------------------------
 
-from generator import resolution  # noqa: E402
+from generator.scoring import resolve as resolution  # noqa: E402
 
 
 def merge_all_pick_statement(units, stated):
@@ -250,7 +250,7 @@ def test_pick_statement_equals_the_merge_with_every_round(seed, n_units, n_state
 # -- import: many files parsed by worker processes, taken in file order ------------------------------
 
 def test_parsing_in_worker_processes_equals_parsing_one_by_one(tmp_path, monkeypatch):
-    from generator.importers import forecastbench
+    from generator.interop.forecastbench import importer as forecastbench
 
     datasets, forecasts = tmp_path / "datasets", tmp_path / "forecasts"
     (datasets / "question_sets").mkdir(parents=True)

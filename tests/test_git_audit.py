@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.audit import git as audit_git
-from generator.pipeline import nightly
+from generator.pipeline.nightly import nightly
 from generator.schemas import BETS, ORACLE_QUESTIONS, QUESTIONS
 from generator.timeutil import parse_ts
 

@@ -34,7 +34,7 @@ from generator.schemas import FORECASTS, ROUND_QUESTIONS
 from generator.store.csvio import check_frame, formula_like, read_table, spreadsheet_safe, spreadsheet_safe_bytes, to_csv_bytes
 from generator.submissions import CODES, validate_files
 from generator.submissions.content import probability_problem
-from generator.submissions.parse import MAX_FORECAST_BYTES
+from generator.store.forecast_file import MAX_FORECAST_BYTES
 from generator.submissions.paths import classify
 from generator.submissions.validate import DiskTree
 
@@ -450,8 +450,8 @@ def test_the_quick_scan_never_skips_a_file_with_a_formula_cell(cell, where):
 
 
 def test_site_downloads_neutralise_formula_text_and_the_ledger_keeps_it(tmp_path):
-    from generator.build import _downloads
-    from generator.pipeline import nightly
+    from generator.site.build import _downloads
+    from generator.pipeline.nightly import nightly
     from generator.store.layout import Layout
     from generator.timeutil import parse_ts
 

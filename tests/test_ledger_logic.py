@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from generator.config import RoundSettings
-from generator.ingest import new_observations, observation_frame
-from generator.resolution import ledger_view, resolve_round
-from generator.rounds import due_dates, rounds_to_open
+from generator.store.ingest import new_observations, observation_frame
+from generator.scoring.resolve import ledger_view, resolve_round
+from generator.pipeline.sampling import due_dates, rounds_to_open
 from generator.sources.base import Observation
 from generator.timeutil import parse_ts
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pandas as pd
 
-from generator.pipeline import nightly
+from generator.pipeline.nightly import nightly
 from generator.timeutil import parse_ts
 
 from conftest import tree_bytes, write_hub

@@ -8,9 +8,9 @@ import pytest
 
 from generator.config import load_settings
 from generator.errors import ConfigError
-from generator.ingest import observation_frame
-from generator.pipeline import nightly
-from generator.resolution import ledger_view, resolve_round
+from generator.store.ingest import observation_frame
+from generator.pipeline.nightly import nightly
+from generator.scoring.resolve import ledger_view, resolve_round
 from generator.schemas import RESOLUTIONS, SCORES
 from generator.scoring.brier import resolved_units, score_round
 from generator.sources.base import Observation

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.pipeline import nightly
+from generator.pipeline.nightly import nightly
 from generator.timeutil import parse_ts
 
 from conftest import tree_bytes

@@ -41,8 +41,8 @@ except ImportError:  # pragma: no cover - depends on the machine
 import pandas as pd
 import yaml
 
-from generator.build import build_site
-from generator.demo import SEASON_END
+from generator.site.build import build_site
+from generator.pipeline.demo import SEASON_END
 
 pytestmark = pytest.mark.browser
 

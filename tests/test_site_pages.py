@@ -126,8 +126,8 @@ def test_forecasters_not_on_the_board_still_get_a_page_and_a_row_in_the_models_i
     """A team whose only round has not resolved (and one that only bets) must not be a dead link."""
     import dataclasses
 
-    from generator.build import gather
-    from generator.demo import SEASON_END
+    from generator.site.build import gather
+    from generator.pipeline.demo import SEASON_END
     from generator.models import ModelMeta
     from generator.site.render import render_site
 

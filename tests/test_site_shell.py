@@ -62,7 +62,7 @@ def test_payload_is_compact_complete_and_inert_in_a_script_element() -> None:
 
 def test_the_sitemap_lists_every_question_page_instead_of_the_shell(demo_hub: Path, tmp_path: Path) -> None:
     """A real MkDocs build of the demo's site with a site_url, so that MkDocs writes a sitemap."""
-    from generator.build import run_mkdocs_build
+    from generator.site.build import run_mkdocs_build
 
     site_src = tmp_path / "site_src"
     shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))
@@ -81,8 +81,8 @@ def test_the_sitemap_lists_every_question_page_instead_of_the_shell(demo_hub: Pa
 
 
 def test_a_second_mkdocs_build_writes_the_same_bytes_question_pages_included(demo_hub: Path, tmp_path: Path) -> None:
-    from generator.build import run_mkdocs_build
-    from generator.demo import SEASON_END
+    from generator.site.build import run_mkdocs_build
+    from generator.pipeline.demo import SEASON_END
 
     site_src = tmp_path / "site_src"
     shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))
@@ -99,8 +99,8 @@ def test_a_second_mkdocs_build_writes_the_same_bytes_question_pages_included(dem
 def test_a_hub_whose_mkdocs_yml_predates_the_hook_gets_a_clear_error(demo_hub: Path, tmp_path: Path) -> None:
     import re
 
-    from generator.build import BuildError, run_mkdocs_build
-    from generator.demo import SEASON_END
+    from generator.site.build import BuildError, run_mkdocs_build
+    from generator.pipeline.demo import SEASON_END
 
     site_src = tmp_path / "site_src"
     shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))
@@ -112,8 +112,8 @@ def test_a_hub_whose_mkdocs_yml_predates_the_hook_gets_a_clear_error(demo_hub: P
 
 
 def test_a_broken_shell_is_a_build_error_naming_the_question_pages(demo_hub: Path, tmp_path: Path, caplog) -> None:
-    from generator.build import BuildError, run_mkdocs_build
-    from generator.demo import SEASON_END
+    from generator.site.build import BuildError, run_mkdocs_build
+    from generator.pipeline.demo import SEASON_END
 
     site_src = tmp_path / "site_src"
     shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))

@@ -20,7 +20,7 @@ import pytest
 
 from generator.config import load_settings
 from generator.errors import ConfigError, PartialFailure
-from generator.pipeline import nightly
+from generator.pipeline.nightly import nightly
 from generator.sources.http import Budget, BudgetExhausted, FetchError, Http, RateLimiter
 from generator.timeutil import parse_ts
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from generator.sources.base import DATASET, FetchContext, Failure
+from generator.vocabulary import DATASET
+from generator.sources.base import FetchContext, Failure
 from generator.sources.dbnomics import DbnomicsSource, parse_series
 from generator.sources._util import ParseError
 

@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from generator.errors import SourceError
-from generator.sources.base import DATASET, FetchContext
+from generator.vocabulary import DATASET
+from generator.sources.base import FetchContext
 from generator.sources.fred import FredSource, parse_info, parse_observations
 from generator.sources._util import ParseError, item_hash
 

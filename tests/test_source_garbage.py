@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from generator.errors import SourceError
-from generator.ingest import observation_frame
+from generator.store.ingest import observation_frame
 from generator.schemas import OBSERVATIONS
 from generator.sources import dbnomics, fred, kalshi, manifold, metaculus, polymarket
 from generator.sources._util import ParseError

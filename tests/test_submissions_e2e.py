@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator.pipeline import nightly
+from generator.pipeline.nightly import nightly
 from generator.schemas import FORECASTS
 from generator.store.csvio import read_table
 from generator.submissions import render, validate_pr

@@ -16,7 +16,7 @@ from generator.submissions.content import (
     probability_problem,
     round_set,
 )
-from generator.submissions.parse import MAX_FORECAST_BYTES, parse_forecast
+from generator.store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from generator.submissions.paths import classify
 from generator.submissions.policy import (
     check_author,
@@ -310,14 +310,14 @@ BETS_HEADER = "question_id,placed_at,side,amount,reasoning\n"
 
 @pytest.mark.parametrize("amount", ["\u0665\u0660\u0660", "500\u00a0", "\uff15\uff10\uff10", "5_00", "inf", "0x1p9"])
 def test_a_bet_amount_the_reader_cannot_read_is_refused(amount):
-    from generator.arena.checks import check_bet_file
+    from generator.submissions.bets import check_bet_file
 
     body = BETS_HEADER + f'manifold:m1,2026-01-20T10:00:00Z,YES,"{amount}",\n'
     assert [(p.code, p.row, p.column) for p in check_bet_file(body.encode(), FILE, ROUND)] == [("bad-bet-amount", 2, "amount")]
 
 
 def test_a_bet_time_with_unicode_digits_or_a_trailing_newline_is_refused():
-    from generator.arena.checks import check_bet_file
+    from generator.submissions.bets import check_bet_file
 
     for placed in ("2026-01-2\u0660T10:00:00Z", "2026-01-20T10:00:00Z\n"):
         body = BETS_HEADER + f'manifold:m1,"{placed}",YES,500,\n'
@@ -381,7 +381,7 @@ def _git(repo, *args):
 
 def test_a_pull_request_of_more_than_100_files_is_refused_unread(tmp_path, monkeypatch):
     from generator.submissions import validate_pr
-    from generator.submissions.gitdiff import GitTree
+    from generator.store.git import GitTree
 
     _git(tmp_path, "init", "-q", "-b", "main")
     (tmp_path / "README").write_text("hub\n")

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from generator.cli import EPILOG
-from generator.submissions.codes import CODES
+from generator.codes import CODES
 
 SUBMIT = Path(__file__).parents[1] / "site_src" / "docs" / "submit.md"
 ROW = re.compile(r"^\| `([a-z0-9-]+)` \| (error|warning) \| (.+) \|$")
@@ -40,6 +40,6 @@ def test_every_code_is_reported_somewhere_in_the_code():
     package = Path(__file__).parents[1] / "generator"
     source = "\n".join(p.read_text(encoding="utf-8") for p in (package / "submissions").glob("*.py") if p.name != "codes.py")
     source += (package / "models.py").read_text(encoding="utf-8")
-    source += (package / "arena" / "checks.py").read_text(encoding="utf-8")  # bet-file checks
+    source += (package / "store" / "forecast_file.py").read_text(encoding="utf-8")  # the forecast-file parser
     unused = [c for c in CODES if f'"{c}"' not in source]
     assert unused == []

@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator.audit.corrections import corrections
+from generator.scoring.corrections import corrections
 from generator.audit.verify import first_difference, verify
-from generator.build import build_site
+from generator.site.build import build_site
 from generator.timeutil import parse_ts
 
 from conftest import run_cli

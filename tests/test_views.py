@@ -7,7 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator.leaderboard.views import available_views, horizon_days, parse_view, view_rows
+from generator.leaderboard.views import available_views, horizon_days, view_rows
+from generator.vocabulary import parse_view
 from generator.schemas import SCORES
 from generator.store.csvio import write_table
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import PrescientError, Problem
-from ..resolution import LedgerView, known_by, ledger_view, resolve_round
-from ..sources.base import MARKET
+from ..scoring.resolve import LedgerView, known_by, ledger_view, resolve_round
+from ..vocabulary import MARKET
 from ..store import readers
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..resolution import values_at
+from ..scoring.resolve import values_at
 from . import bets as b
 
 COHORT = ["round", "model", "view"]
@@ -77,7 +77,7 @@ def settle(positions: pd.DataFrame, outcomes: pd.DataFrame, due_ts: str) -> pd.D
     """Status, outcome, settle_at and payout of each position from the round's market resolutions.
 
     ``outcomes``: one row per market question with status (open, resolved, void), outcome and
-    resolved_at, as ``resolution.resolve_round`` gives them.
+    resolved_at, as ``scoring.resolve.resolve_round`` gives them.
     """
     by_q = outcomes.drop_duplicates("question_id").set_index("question_id")
     status = positions["question_id"].map(by_q["status"]).fillna("open")

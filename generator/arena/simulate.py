@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..sources.base import MARKET
+from ..vocabulary import MARKET
 from . import bets as b
 from .portfolio import priced
 

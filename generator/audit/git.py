@@ -1,6 +1,6 @@
 """What the git history of the hub says: ledgers only appended, frozen files kept, files on time.
 
-The history is read through ``submissions.gitdiff`` (the one module that runs git): ``git log
+The history is read through ``store.git`` (the one module that runs git): ``git log
 --first-parent --raw`` lists every commit of the branch with the paths it changed under ``data/``
 (a rename is a deletion plus an addition), and one ``git cat-file --batch`` reads, one at a time,
 only the versions of the append-only ledgers that a commit changed. Times are the commits'
@@ -46,7 +46,7 @@ import pandas as pd
 from ..errors import Problem
 from ..forecasters.baselines import AFTER_DUE
 from ..schemas import ALL_TABLES, Table
-from ..submissions import gitdiff
+from ..store import git
 from ..submissions.paths import BETS, FORECAST, classify
 from ..timeutil import format_ts, parse_ts
 
@@ -81,11 +81,11 @@ class FileChange:
 
 def history(repo: Path, rev: str = "HEAD") -> list[FileChange]:
     """Every change under ``data/`` along the first-parent line of ``rev``, oldest first."""
-    return parse_log(gitdiff.first_parent_raw_log(repo, gitdiff.resolve_commit(repo, rev), "data/"))
+    return parse_log(git.first_parent_raw_log(repo, git.resolve_commit(repo, rev), "data/"))
 
 
 def parse_log(out: bytes) -> list[FileChange]:
-    """The changes in ``gitdiff.first_parent_raw_log`` output. A copy (C) is an addition of its new
+    """The changes in ``store.git.first_parent_raw_log`` output. A copy (C) is an addition of its new
     path; a rename (R, when detected) is a deletion of its old path and an addition of its new one."""
     changes = []
     for record in out.split(b"\x01")[1:]:
@@ -340,14 +340,14 @@ def committed_before(changes: list[FileChange], path: str, data: bytes, due: str
 
 def audit_history(repo: Path, rev: str = "HEAD") -> tuple[list[FileChange], list[Problem]]:
     """The history of ``rev`` and every problem in it."""
-    head = gitdiff.resolve_commit(repo, rev)
-    changes = parse_log(gitdiff.first_parent_raw_log(repo, head, "data/"))
-    boundary = gitdiff.shallow_commits(repo)
+    head = git.resolve_commit(repo, rev)
+    changes = parse_log(git.first_parent_raw_log(repo, head, "data/"))
+    boundary = git.shallow_commits(repo)
     # In a shallow clone the oldest commits show every file as added then; when a file was really
     # first committed is unknown, so those additions are not judged.
-    with gitdiff.BlobReader(repo) as blobs:
+    with git.BlobReader(repo) as blobs:
         problems = file_problems(changes, blobs.read, lambda c: not (c.commit in boundary and c.status == "A"))
-    problems += date_problems(gitdiff.first_parent_dates(repo, head))
+    problems += date_problems(git.first_parent_dates(repo, head))
     if boundary:
         problems.insert(0, Problem(".git", None, None, "shallow-clone",
                                    "this is a shallow clone: commits before its oldest one were not checked "
@@ -357,4 +357,4 @@ def audit_history(repo: Path, rev: str = "HEAD") -> tuple[list[FileChange], list
 
 def shallow_boundary(repo: Path) -> set[str]:
     """The commits a shallow clone was cut at (empty for a full clone)."""
-    return gitdiff.shallow_commits(repo)
+    return git.shallow_commits(repo)

@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ..models import ModelMeta
-from ..resolution import LedgerView
-from ..sources.base import MARKET
+from ..scoring.resolve import LedgerView
+from ..vocabulary import MARKET
 from ..timeutil import days, format_ts
 
 HUB = "prescient."

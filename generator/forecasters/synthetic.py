@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..models import ModelMeta
-from ..sources.base import MARKET
+from ..vocabulary import MARKET
 from ..sources.sim import SimWorld, expit, logit, phi
 from ..timeutil import parse_ts
 from .baselines import forecast_frame

@@ -1,5 +1,5 @@
 """The demo's secondary views: Arena bets and a Daily Oracle-style question set, made by the
-synthetic forecasters. Pure: frames in, frames out (``demo.py`` validates and writes them).
+synthetic forecasters. Pure: frames in, frames out (``pipeline/demo.py`` validates and writes them).
 
 **Bets** (``BETTORS``): when a round opens, each bettor compares its own forecast p with the
 round's freeze value q (the market price at the freeze time) on every market question and bets at
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..arena.bets import NO, START_CASH, YES, max_bet, over_limit
-from ..sources.base import MARKET
+from ..vocabulary import MARKET
 
 BETTORS = ("demo.calibrated", "demo.noisy")
 BET_SCALE = 0.2  # stake = BET_SCALE × edge × START_CASH (capped at 25% of the cash left)

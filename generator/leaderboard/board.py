@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..config import ScoringSettings
 from ..models import ModelMeta
-from ..sources.base import DATASET, MARKET
+from ..vocabulary import DATASET, MARKET
 from ..timeutil import days, format_ts
 
 COLUMNS = ["rank", "model", "name", "organization", "kind", "n", "n_dataset", "n_market",

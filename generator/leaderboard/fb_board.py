@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..models import ModelMeta
-from ..sources.base import MARKET
+from ..vocabulary import MARKET
 from ..timeutil import format_date, format_ts
 from .bootstrap import bootstrap
 from .fixed_effects import fit

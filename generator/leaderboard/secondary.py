@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..sources.base import MARKET
+from ..vocabulary import MARKET
 
 LOG_EPS = 0.001
 NAIVE_MODEL = "prescient.naive"

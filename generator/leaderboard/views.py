@@ -18,24 +18,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..sources.base import DATASET, MARKET
-
-PLAIN_VIEWS = ("overall", "market", "dataset", "resolved-only")
-PREFIXED_VIEWS = ("source", "category", "horizon")
-
-
-def parse_view(view: str) -> tuple[str, str]:
-    """(kind, argument) of a view name; ValueError naming the accepted forms otherwise."""
-    if view in PLAIN_VIEWS:
-        return view, ""
-    kind, sep, arg = view.partition(":")
-    if sep and kind in PREFIXED_VIEWS and arg:
-        if kind == "horizon" and not (arg.isdigit() and int(arg) > 0):
-            raise ValueError(f"view {view!r}: a horizon is a positive number of days, e.g. horizon:30")
-        return kind, arg
-    raise ValueError(f"unknown view {view!r}; expected one of {', '.join(PLAIN_VIEWS)}, "
-                     "source:<name>, category:<name> or horizon:<days>")
-
+from ..vocabulary import DATASET, MARKET
+from ..vocabulary import PLAIN_VIEWS, parse_view
 
 def horizon_days(scores: pd.DataFrame) -> pd.Series:
     """Days from the round's due date to the resolution date; NA for markets (no horizon)."""

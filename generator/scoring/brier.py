@@ -4,7 +4,7 @@ Every resolved unit of the round (a market, or a dataset question × resolution 
 for every forecaster that submitted a file. A unit the forecaster skipped is imputed at the
 configured value (0.5, as ForecastBench does since 2025-09) and flagged ``imputed``.
 Void and unresolved units are not scored, except under the ``market_proxy`` policy
-(``generator/market_proxy.py``), whose proxy-scored market rows carry ``proxy`` = 1.
+(``scoring/market_proxy.py``), whose proxy-scored market rows carry ``proxy`` = 1.
 """
 
 from __future__ import annotations

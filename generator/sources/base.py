@@ -27,12 +27,6 @@ import httpx
 
 from .http import Budget
 
-MARKET = "binary"
-DATASET = "dataset"
-KINDS = (MARKET, DATASET)
-STATUSES = ("open", "resolved", "void")
-
-
 @dataclass(frozen=True)
 class Question:
     id: str

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .base import DATASET, Observation, Question
+from ..vocabulary import DATASET
+from .base import Observation, Question
 from .http import Http
 from ._util import ParseError, date_to_dt, item_hash, require, to_float
 from .shell import SeriesSource

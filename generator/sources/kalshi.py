@@ -21,7 +21,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Mapping
 
-from .base import MARKET, Observation, Question
+from ..vocabulary import MARKET
+from .base import Observation, Question
 from .http import FetchError, Http
 from ._util import ParseError, item_hash, list_at, number_or, parse_time, require, to_float, unwrap
 from .shell import MarketSource  # fmt: skip

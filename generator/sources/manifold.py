@@ -15,7 +15,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Mapping
 
-from .base import MARKET, Observation, Question
+from ..vocabulary import MARKET
+from .base import Observation, Question
 from .http import Http
 from ._util import ParseError, item_hash, list_at, ms_to_dt, number_or, require, to_float
 from .shell import MarketSource  # fmt: skip

@@ -18,7 +18,8 @@ from datetime import datetime
 from typing import Any, Mapping
 
 from ..errors import SourceError
-from .base import MARKET, FetchResult, Observation, Question
+from ..vocabulary import MARKET
+from .base import FetchResult, Observation, Question
 from .http import FetchError, Http
 from ._util import ParseError, item_hash, list_at, number_or, parse_time, require, to_float
 from .shell import MarketSource  # fmt: skip

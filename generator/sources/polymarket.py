@@ -19,7 +19,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Mapping
 
-from .base import MARKET, Observation, Question
+from ..vocabulary import MARKET
+from .base import Observation, Question
 from .http import Http
 from ._util import ParseError, item_hash, json_list, list_at, number_or, parse_time, require, s_to_dt, to_float
 from .shell import MarketSource  # fmt: skip

@@ -9,22 +9,7 @@ import importlib
 from typing import Any, Mapping
 
 from .base import Source
-
-# name -> "module:Class"; the class is built as Class(options) with the [sources.<name>] table.
-FACTORIES: dict[str, str] = {
-    "sim": "generator.sources.sim:SimSource",
-    "manifold": "generator.sources.manifold:ManifoldSource",
-    "polymarket": "generator.sources.polymarket:PolymarketSource",
-    "kalshi": "generator.sources.kalshi:KalshiSource",
-    "metaculus": "generator.sources.metaculus:MetaculusSource",
-    "fred": "generator.sources.fred:FredSource",
-    "dbnomics": "generator.sources.dbnomics:DbnomicsSource",
-}
-
-
-def known_sources() -> tuple[str, ...]:
-    return tuple(sorted(FACTORIES))
-
+from ..vocabulary import FACTORIES
 
 def source_class(name: str) -> type:
     module_name, _, class_name = FACTORIES[name].partition(":")

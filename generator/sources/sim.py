@@ -23,7 +23,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..timeutil import day_start, days, format_date, parse_ts
-from .base import DATASET, MARKET, FetchContext, FetchResult, Observation, Question, payload_hash
+from ..vocabulary import DATASET, MARKET
+from .base import FetchContext, FetchResult, Observation, Question, payload_hash
 
 CATEGORIES = ("politics", "economics", "science", "technology", "sports", "climate")
 SERIES_CATEGORIES = ("economics", "finance", "energy")

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..errors import LedgerError, Problem, SchemaError
 from ..models import ModelMeta, load_model
-from ..submissions.parse import parse_forecast
+from .forecast_file import parse_forecast
 from ..schemas import BETS, FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS, SCORES, Table
 from ..schemas import MANIFEST, ORACLE_FORECASTS, ORACLE_QUESTIONS
 from ..timeutil import parse_ts
@@ -122,7 +122,7 @@ def remember_forecasts(layout: Layout, path: Path, frame: pd.DataFrame) -> None:
     in read_table's cache under the file's current signature, so the next read gives it without
     parsing; any later change of the file (a new inode, mtime or size) makes read_table read it
     again. The import calls it for the forecast files it has just written
-    (``importers.fastcsv.as_read``; tests/test_fast_paths.py compares with reads from disk)."""
+    (``store.fastcsv.as_read``; tests/test_fast_paths.py compares with reads from disk)."""
     csvio._CACHE[(str(path), FORECASTS.name, layout.relative(path))] = (csvio._signature(path), frame)
 
 

@@ -16,11 +16,11 @@ import pandas as pd
 
 from ..errors import Problem, SchemaError
 from ..schemas import FORECASTS, ROUND_QUESTIONS
-from ..sources.base import MARKET
+from ..vocabulary import MARKET
 from ..store.csvio import check_frame, formula_like
 from ..timeutil import is_iso_date
-from .codes import problem
-from .parse import Parsed, Row
+from ..codes import problem
+from ..store.forecast_file import Parsed, Row
 from .reading import has_errors, reader_problems
 
 COVERAGE_WARN = 0.95

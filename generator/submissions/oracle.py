@@ -20,9 +20,9 @@ import pandas as pd
 from ..errors import Problem, SchemaError
 from ..schemas import ORACLE_FORECASTS, ORACLE_QUESTIONS
 from ..store.csvio import check_frame
-from .codes import problem
+from ..codes import problem
 from .content import ASCII_SPACE, probability_problem
-from .parse import Parsed, Row, parse_forecast
+from ..store.forecast_file import Parsed, Row, parse_forecast
 from .reading import has_errors, reader_problems, reader_values
 
 SUM_TOLERANCE = 1e-6

@@ -14,8 +14,8 @@ import pandas as pd
 from ..errors import Problem
 from ..schemas import Table
 from ..store.csvio import check_frame, coerce
-from .codes import problem
-from .parse import Parsed
+from ..codes import problem
+from ..store.forecast_file import Parsed
 
 
 def text_frame(parsed: Parsed) -> pd.DataFrame:

@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 
 from ..errors import Problem
-from .codes import ERROR, WARNING, explain
+from ..codes import ERROR, WARNING, explain
 
 SUBMIT_DOCS = "site_src/docs/submit.md"
 MAX_MARKDOWN_ROWS = 200

@@ -17,14 +17,15 @@ from typing import Protocol
 
 import yaml
 
-from ..arena import checks as bet_checks
+from . import bets as bet_checks
 from ..errors import Problem
 from ..timeutil import format_ts
-from . import gitdiff, paths, policy
-from .codes import problem
+from ..store import git
+from . import paths, policy
+from ..codes import problem
 from .content import RoundSet, check_content, round_set
 from .oracle import check_oracle_forecast
-from .parse import MAX_FORECAST_BYTES, parse_forecast
+from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from .report import Report
 
 MAX_FILES = 100  # files a pull request may change; more are refused unread (a local run has no cap)
@@ -186,10 +187,10 @@ def _relative(root: Path, file: Path) -> str:
 
 def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime) -> Report:
     """Check the changes of a pull request from ``base`` to ``head`` pushed by ``author``."""
-    base_sha, head_sha = gitdiff.resolve_commit(repo, base), gitdiff.resolve_commit(repo, head)
-    head_tree, base_tree = gitdiff.GitTree(repo, head_sha), gitdiff.GitTree(repo, base_sha)
+    base_sha, head_sha = git.resolve_commit(repo, base), git.resolve_commit(repo, head)
+    head_tree, base_tree = git.GitTree(repo, head_sha), git.GitTree(repo, base_sha)
     run = _Run(head_tree, base_tree, at)
-    changes = gitdiff.changed_files(repo, base_sha, head_sha)
+    changes = git.changed_files(repo, base_sha, head_sha)
     steps = [(c.status if c.status != "R" else "A", c.path) for c in changes]
     steps += [("R", c.old_path) for c in changes if c.status == "R" and c.old_path]
     run.problems.extend(too_many_files([p for _, p in steps]))
@@ -236,7 +237,7 @@ def _pr_names(run: _Run, statuses: list[str], targets: list[paths.Target], autho
     return found
 
 
-def _team_models(base: gitdiff.GitTree, model: str) -> dict[str, tuple[str, ...]]:
+def _team_models(base: git.GitTree, model: str) -> dict[str, tuple[str, ...]]:
     """Each model of ``model``'s team at base, with its maintainers."""
     team = model.partition(".")[0]
     stems = [name.removesuffix(".yml") for name in base.names(paths.MODELS_DIR) if name.endswith(".yml")]

@@ -15,10 +15,11 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-from .schemas import OBSERVATIONS, QUESTIONS
-from .sources.base import MARKET, Observation, Question
-from .store.csvio import as_text, coerce
-from .timeutil import format_ts
+from ..schemas import OBSERVATIONS, QUESTIONS
+from ..vocabulary import MARKET
+from ..sources.base import Observation, Question
+from .csvio import as_text, coerce
+from ..timeutil import format_ts
 
 _STATE = ["value", "status", "outcome"]
 

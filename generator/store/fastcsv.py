@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..schemas import FORECASTS
-from ..store.csvio import all_bare, coerce, to_csv_bytes
+from .csvio import all_bare, coerce, to_csv_bytes
 
 _DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})?$")
 _HEADER = ",".join(FORECASTS.names) + "\n"

@@ -17,13 +17,13 @@ import re
 import numpy as np
 import pandas as pd
 
-from ..errors import Problem
-from ..models import ModelMeta
-from ..schemas import QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
-from ..sources.base import DATASET, MARKET
-from ..store.csvio import as_text, coerce
-from ..timeutil import format_ts, parse_ts
-from .fb_parse import MARKET_SOURCES, Parsed
+from ...errors import Problem
+from ...models import ModelMeta
+from ...schemas import QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
+from ...vocabulary import DATASET, MARKET
+from ...store.csvio import as_text, coerce
+from ...timeutil import format_ts, parse_ts
+from .parse import MARKET_SOURCES, Parsed
 
 _UNIT = ["question_id", "resolution_date"]
 BASELINE_NAMES = ("Always 0", "Always 1", "Always 0.5", "Random Uniform", "Imputed Forecaster", "Naive Forecaster")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import Problem
+from .errors import Problem
 
 ERROR, WARNING = "error", "warning"
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..resolution import known_by, ledger_view, resolve_round
+from .resolve import known_by, ledger_view, resolve_round
 
 COLUMNS = ["question_id", "observed_at", "recorded_at", "kind", "old_value", "new_value", "old_status",
            "new_status", "old_outcome", "new_outcome", "rounds_affected"]

@@ -17,26 +17,26 @@ from typing import Iterator
 
 import pandas as pd
 
-from .config import load_settings
-from .errors import PrescientError, Problem
-from .arena.gather import load_cohorts
-from .arena.portfolio import arena_table, pnl_curves
-from .audit.corrections import corrections
-from .leaderboard.board import first_rounds
-from .oracle.board import load_scores as oracle_scores
-from .oracle.board import oracle_board
-from .oracle.temporal import temporal_view
-from .leaderboard.diff import history_diffs
-from .leaderboard.hub_boards import all_boards
-from .schemas import FORECASTS
-from .site.questions import question_infos
-from .site.render import GENERATED, RoundInfo, SiteData, render_site
-from .site.shell import FRAGMENTS, SHELL
-from .site.write import write_tree
-from .store import readers
-from .store.csvio import spreadsheet_safe_bytes
-from .store.layout import Layout
-from .timeutil import format_date, format_ts
+from ..config import load_settings
+from ..errors import PrescientError, Problem
+from ..arena.gather import load_cohorts
+from ..arena.portfolio import arena_table, pnl_curves
+from ..scoring.corrections import corrections
+from ..leaderboard.board import first_rounds
+from ..oracle.board import load_scores as oracle_scores
+from ..oracle.board import oracle_board
+from ..oracle.temporal import temporal_view
+from ..leaderboard.diff import history_diffs
+from ..leaderboard.hub_boards import all_boards
+from ..schemas import FORECASTS
+from .questions import question_infos
+from .render import GENERATED, RoundInfo, SiteData, render_site
+from .shell import FRAGMENTS, SHELL
+from .write import write_tree
+from ..store import readers
+from ..store.csvio import spreadsheet_safe_bytes
+from ..store.layout import Layout
+from ..timeutil import format_date, format_ts
 
 
 class BuildError(PrescientError):
@@ -131,13 +131,13 @@ def build_site(root: Path, as_of: datetime, run_mkdocs: bool = True,
 
     An unreadable submitted file never stops the build: it is left out and listed in ``quarantine``."""
     site_src = ensure_site_src(root)
-    changed = write_tree(site_src / "docs" / GENERATED, _strip(render_site(gather(root, as_of, quarantine))))
+    changed = write_tree(site_src / "docs" / GENERATED, strip_generated(render_site(gather(root, as_of, quarantine))))
     if run_mkdocs:
         run_mkdocs_build(site_src / "mkdocs.yml", as_of, load_settings(root).title)
     return changed
 
 
-def _strip(files: dict[str, bytes]) -> dict[str, bytes]:
+def strip_generated(files: dict[str, bytes]) -> dict[str, bytes]:
     prefix = GENERATED + "/"
     return {path.removeprefix(prefix): data for path, data in files.items()}
 

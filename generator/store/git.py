@@ -33,7 +33,7 @@ class Change:
     old_path: str | None = None
 
 
-def _git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes:
+def run_git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes:
     try:
         done = subprocess.run(["git", "-C", str(repo), *args], input=stdin, capture_output=True, check=False)
     except OSError as exc:
@@ -49,14 +49,14 @@ def resolve_commit(repo: Path, rev: str) -> str:
     if not _REV.match(rev):
         raise PrescientError(f"{rev!r} is not a commit sha or ref")
     try:
-        return _git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").decode().strip()
+        return run_git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").decode().strip()
     except PrescientError:
         raise PrescientError(f"{rev!r} is not a commit in {repo}; fetch it first (git fetch origin {rev})") from None
 
 
 def changed_files(repo: Path, base: str, head: str) -> list[Change]:
     """Files changed by ``head`` since it left ``base`` (merge base), sorted by path."""
-    out = _git(repo, "diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-textconv", f"{base}...{head}", "--")
+    out = run_git(repo, "diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-textconv", f"{base}...{head}", "--")
     fields = [f.decode("utf-8", "surrogateescape") for f in out.split(b"\0") if f]
     changes, i = [], 0
     while i < len(fields):
@@ -73,7 +73,7 @@ def changed_files(repo: Path, base: str, head: str) -> list[Change]:
 def first_parent_dates(repo: Path, head: str) -> list[tuple[str, int]]:
     """(sha, committer time in epoch seconds) of every commit on the first-parent line of ``head``,
     newest first; in a shallow clone, down to its oldest commit."""
-    out = _git(repo, "log", "--first-parent", "--format=%H %ct", head, "--")
+    out = run_git(repo, "log", "--first-parent", "--format=%H %ct", head, "--")
     return [(sha, int(seconds)) for sha, seconds in (line.split() for line in out.decode().splitlines() if line)]
 
 
@@ -85,16 +85,16 @@ def first_parent_raw_log(repo: Path, head: str, folder: str) -> bytes:
     paths for a status R or C). A merge is diffed against its first parent; renames are not
     detected (a rename is a deletion and an addition), whatever the user's git configuration says.
     """
-    return _git(repo, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--no-renames",
+    return run_git(repo, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--no-renames",
                 "--no-abbrev", "--no-ext-diff", "--no-textconv", "--raw", "-z", "--format=%x01%H %ct",
                 head, "--", folder)
 
 
 def shallow_commits(repo: Path) -> set[str]:
     """The commits a shallow clone was cut at (empty for a full clone)."""
-    if _git(repo, "rev-parse", "--is-shallow-repository").strip() != b"true":
+    if run_git(repo, "rev-parse", "--is-shallow-repository").strip() != b"true":
         return set()
-    shallow = Path(_git(repo, "rev-parse", "--git-path", "shallow").decode().strip())
+    shallow = Path(run_git(repo, "rev-parse", "--git-path", "shallow").decode().strip())
     shallow = shallow if shallow.is_absolute() else repo / shallow
     return set(shallow.read_text(encoding="ascii").split()) if shallow.is_file() else set()
 
@@ -155,7 +155,7 @@ class GitTree:
         self.repo, self.commit = repo, commit
 
     def entry(self, path: str) -> tuple[str, int] | None:
-        out = _git(self.repo, "ls-tree", "-z", "--long", "--full-tree", self.commit, "--", path)
+        out = run_git(self.repo, "ls-tree", "-z", "--long", "--full-tree", self.commit, "--", path)
         for record in out.split(b"\0"):
             meta, _, name = record.partition(b"\t")
             if name.decode("utf-8", "surrogateescape") == path:
@@ -164,11 +164,11 @@ class GitTree:
         return None
 
     def read(self, path: str) -> bytes:
-        return _git(self.repo, "cat-file", "blob", f"{self.commit}:{path}")
+        return run_git(self.repo, "cat-file", "blob", f"{self.commit}:{path}")
 
     def names(self, folder: str) -> list[str]:
         """The names of the plain files directly in ``folder`` (none when it does not exist)."""
-        out = _git(self.repo, "ls-tree", "-z", "--full-tree", self.commit, "--", folder.rstrip("/") + "/")
+        out = run_git(self.repo, "ls-tree", "-z", "--full-tree", self.commit, "--", folder.rstrip("/") + "/")
         names = []
         for record in out.split(b"\0"):
             meta, _, name = record.partition(b"\t")

@@ -9,18 +9,18 @@ represented before any is represented twice.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from itertools import chain, zip_longest
 
 import numpy as np
 import pandas as pd
 
-from .config import RoundSettings
-from .resolution import known_by, market_states, values_at
-from .schemas import ROUND_QUESTIONS
-from .sources.base import DATASET, MARKET
-from .timeutil import days, format_date, format_ts
+from ..config import RoundSettings
+from ..scoring.resolve import known_by, market_states, values_at
+from ..schemas import ROUND_QUESTIONS
+from ..vocabulary import DATASET, MARKET
+from ..timeutil import days, format_date, format_ts
+from ..scoring.resolve import latest_questions
 
 
 def due_dates(rounds: RoundSettings, until: datetime) -> list[datetime]:
@@ -36,10 +36,6 @@ def rounds_to_open(rounds: RoundSettings, as_of: datetime, existing: set[str]) -
     window = days(rounds.open_days_before_due)
     return [due for due in due_dates(rounds, as_of + window)
             if due - window <= as_of < due and format_date(due) not in existing]
-
-
-def latest_questions(bank: pd.DataFrame) -> pd.DataFrame:
-    return bank.sort_values("recorded_at", kind="mergesort").drop_duplicates("id", keep="last")
 
 
 def sample_round(bank: pd.DataFrame, obs: pd.DataFrame, due: datetime, freeze: datetime,
@@ -86,27 +82,3 @@ def _series_rows(series: pd.DataFrame, due: datetime, horizons: tuple[int, ...])
              "kind": DATASET, "category": s.category, "text": s.text, "url": s.url}
             for s in series.itertuples(index=False) for h in horizons]
     return pd.DataFrame(rows, columns=["question_id", "resolution_date", "source", "kind", "category", "text", "url"])
-
-
-def forecastbench_json(round_questions: pd.DataFrame, bank: pd.DataFrame) -> bytes:
-    """The round in ForecastBench question-set format (every value a string)."""
-    latest = latest_questions(bank).set_index("id")
-    due = round_questions["due"].iloc[0] if len(round_questions) else ""
-    items = [_fb_item(qid, group, latest.loc[qid]) for qid, group in round_questions.groupby("question_id", sort=True)]
-    body = {"forecast_due_date": due[:10], "question_set": f"{due[:10]}-prescient.json", "questions": items}
-    return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _fb_item(qid: str, rows: pd.DataFrame, q: pd.Series) -> dict:
-    first = rows.iloc[0]
-    value = first["freeze_value"]
-    return {
-        "id": qid.split(":", 1)[1], "source": first["source"], "question": q["text"],
-        "resolution_criteria": q["resolution_criteria"], "background": q["background"], "url": q["url"],
-        "freeze_datetime": first["freeze_time"], "freeze_datetime_value": "" if pd.isna(value) else f"{value:g}",
-        "freeze_datetime_value_explanation": "market probability" if first["kind"] == MARKET else "series value",
-        "source_intro": "", "market_info_open_datetime": q["open_time"] or "N/A",
-        "market_info_close_datetime": q["close_time"] or "N/A",
-        "market_info_resolution_criteria": q["resolution_criteria"] if first["kind"] == MARKET else "N/A",
-        "resolution_dates": sorted(rows["resolution_date"]) if first["kind"] == DATASET else "N/A",
-    }

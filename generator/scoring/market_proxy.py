@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .sources.base import MARKET
-from .timeutil import days, format_ts, parse_ts
+from ..vocabulary import MARKET
+from ..timeutil import days, format_ts, parse_ts
 
 IGNORE, MARKET_PROXY = "ignore", "market_proxy"
 _PROXY = ["question_id", "value", "at"]
@@ -38,7 +38,7 @@ def no_proxies() -> pd.DataFrame:
 def proxy_values(states: pd.DataFrame, stated: pd.DataFrame | None, before: str) -> pd.DataFrame:
     """Per question id (the index): the latest known market ``value`` and the time ``at`` it refers to.
 
-    ``states``: ``resolution.market_states`` of the observations known at ``before``;
+    ``states``: ``resolve.market_states`` of the observations known at ``before``;
     ``stated``: every stated resolution (only ``open`` ones with a value, recorded by ``before``, count).
     """
     seen = states[states["value"].notna() & (states["observed_at"] <= before)]

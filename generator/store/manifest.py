@@ -15,9 +15,9 @@ from datetime import datetime
 import pandas as pd
 
 from ..schemas import MANIFEST
-from ..store import ledger
-from ..store.csvio import empty_frame, read_table
-from ..store.layout import Layout
+from . import ledger
+from .csvio import empty_frame, read_table
+from .layout import Layout
 from ..timeutil import format_ts
 
 ROOT = "*"

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from . import market_proxy
-from .sources.base import MARKET
+from ..vocabulary import MARKET
 
 
 def known_by(obs: pd.DataFrame, as_of: str) -> pd.DataFrame:
@@ -184,3 +184,7 @@ def _resolve_series(questions: pd.DataFrame, table: dict[str, Series], as_of: st
             resolved_at = when
         rows.append((q.question_id, q.resolution_date, status, outcome, resolved_at))
     return pd.DataFrame(rows, columns=_empty().columns)
+
+
+def latest_questions(bank: pd.DataFrame) -> pd.DataFrame:
+    return bank.sort_values("recorded_at", kind="mergesort").drop_duplicates("id", keep="last")

@@ -23,26 +23,27 @@ from typing import Callable
 import httpx
 import pandas as pd
 
-from . import ingest, rounds
-from .audit import manifest
-from .config import Settings, load_settings
-from .errors import PartialFailure, Problem, SchemaError
-from .forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
-from .leaderboard.hub_boards import board_for, history_rows
-from .models import ModelMeta
-from .resolution import LedgerView, known_by, ledger_view, market_states, resolve_round
-from .schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, SCORES
-from .scoring.brier import resolved_units, score_round
-from .sources.base import FetchContext, FetchResult
-from .sources.http import Budget
-from .sources.registry import build_source
-from .submissions.content import check_content, round_set
-from .submissions.parse import parse_forecast
-from .store import ledger, readers
-from .store.csvio import to_csv_bytes, write_bytes_atomic, write_table
-from .store.layout import Layout
-from .store.lock import hub_lock
-from .timeutil import days, format_date, format_ts
+from ..store import ingest
+from . import sampling
+from ..interop.forecastbench import export
+from ..store import manifest
+from ..config import Settings, load_settings
+from ..errors import PartialFailure, Problem, SchemaError
+from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
+from ..models import ModelMeta
+from ..scoring.resolve import known_by, market_states
+from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
+from ..sources.base import FetchContext, FetchResult
+from ..sources.http import Budget
+from ..sources.registry import build_source
+from ..submissions.content import check_content, round_set
+from ..store.forecast_file import parse_forecast
+from ..store import ledger, readers
+from ..store.csvio import to_csv_bytes, write_bytes_atomic, write_table
+from ..store.layout import Layout
+from ..store.lock import hub_lock
+from ..timeutil import days, format_date, format_ts
+from .recompute import history_for, hub_view, score_rounds
 
 ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
 ProgressFactory = Callable[[str], Callable[[int], None]]
@@ -173,14 +174,14 @@ def _ingest(layout, as_of, bank, obs, result: FetchResult, sr: SourceReport, rep
 
 def derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models) -> None:
     existing = {p.name for p in layout.round_dirs()}
-    for due in rounds.rounds_to_open(settings.rounds, as_of, existing):
+    for due in sampling.rounds_to_open(settings.rounds, as_of, existing):
         freeze = due - days(settings.rounds.open_days_before_due)
-        questions = rounds.sample_round(bank, obs, due, freeze, settings.rounds, as_of)
+        questions = sampling.sample_round(bank, obs, due, freeze, settings.rounds, as_of)
         if questions.empty:  # never freeze an empty round: the next night in its window tries again
             report.rounds_waiting.append(format_date(due))
             continue
-        _write_forecasts(layout, due, questions, extra, report)  # before the round: a crash leaves it unopened
-        _publish_round(layout, due, questions, bank, report)
+        write_forecasts(layout, due, questions, extra, report)  # before the round: a crash leaves it unopened
+        publish_round(layout, due, questions, bank, report)
     _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
     view = hub_view(layout, obs, as_of)
     _write_after_due(layout, view, as_of, report)  # the crowd aggregates read the others' files
@@ -189,16 +190,16 @@ def derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models
     _append_history(settings, layout, scores, as_of, report)
 
 
-def _publish_round(layout: Layout, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report) -> None:
+def publish_round(layout: Layout, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report) -> None:
     """questions.csv marks a round as open (``Layout.round_dirs``), so it is written last: a run
     killed before it leaves a round the next run opens again from the start."""
-    write_bytes_atomic(layout.round_json(due), rounds.forecastbench_json(questions, bank))
+    write_bytes_atomic(layout.round_json(due), export.forecastbench_json(questions, bank))
     write_table(layout.round_questions(due), questions, ROUND_QUESTIONS)
     report.rounds_opened.append(format_date(due))
     report.written += [layout.relative(layout.round_questions(due)), layout.relative(layout.round_json(due))]
 
 
-def _write_forecasts(layout, due, questions, extra: ExtraForecasters | None, report) -> None:
+def write_forecasts(layout, due, questions, extra: ExtraForecasters | None, report) -> None:
     """The hub's own forecast files, checked by the same validation code as any pull request. The
     round is not published yet, so files left by a run killed while opening it are replaced."""
     frames = {m: forecaster(questions) for m, (_, forecaster) in AT_OPEN.items()}
@@ -241,70 +242,10 @@ def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
             report.written.append(layout.relative(layout.model_meta(model)))
 
 
-def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_of: datetime) -> pd.DataFrame:
-    """Tonight's history rows: each configured board's overall view, as ``prescient leaderboard``
-    prints it with ``--as-of`` (point estimates; the bootstrap is not needed for them)."""
-    boards = {(b, "overall"): board_for(scores, readers.load_models(layout), as_of, settings, board=b, replicates=0)
-              for b in settings.leaderboard.boards}
-    return history_rows(boards, as_of, settings.scoring.methodology_version)
-
-
 def _score_all(settings, layout, view, report) -> pd.DataFrame:
     scores, written = score_rounds(layout, view, settings.scoring.impute_value, report.quarantined)
     report.written += written
     return scores
-
-
-def hub_view(layout: Layout, obs: pd.DataFrame, as_of: datetime) -> LedgerView:
-    """What the ledgers (observations and stated resolutions) said at ``as_of``, under the hub's
-    policy for open markets past their round's due time (``[scoring] unresolved_markets``)."""
-    policy = load_settings(layout.root).scoring.unresolved_markets
-    return ledger_view(obs, format_ts(as_of), readers.load_resolutions(layout), policy)
-
-
-def score_rounds(layout: Layout, view: LedgerView, impute_value: float,
-                 quarantine: list[Problem] | None = None) -> tuple[pd.DataFrame, list[str]]:
-    """Score every round with what ``view`` says. Returns all scores and the score files that changed."""
-    frames, written = [], []
-    for due, scores in round_scores(layout, view, impute_value, quarantine).items():
-        if write_table(layout.scores(due), scores, SCORES):
-            written.append(layout.relative(layout.scores(due)))
-        frames.append(scores)
-    return _all_scores(frames), written
-
-
-def round_scores(layout: Layout, view: LedgerView, impute_value: float,
-                 quarantine: list[Problem] | None = None) -> dict[datetime, pd.DataFrame]:
-    """Every round's scores under ``view``, by due time; nothing is written (``prescient verify`` uses it).
-
-    A forecast file that cannot be read is never scored, so every caller (the nightly, verify, the
-    leaderboard) leaves it out alike; ``quarantine`` collects those files when the caller reports them."""
-    out, quarantine = {}, [] if quarantine is None else quarantine
-    for due in readers.round_dues(layout):
-        questions = readers.load_round(layout, due)
-        units = resolved_units(questions, resolve_round(questions, view))
-        out[due] = score_round(format_date(due), units, readers.load_forecasts(layout, due, quarantine), impute_value)
-    return out
-
-
-def _all_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
-
-
-def history_for(layout: Layout, as_of: datetime, scores: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The leaderboard history rows of a nightly run at ``as_of`` (what the nightly appends).
-
-    The nightly passes the scores it has just computed; without them they are recomputed from the
-    ledgers as recorded by ``as_of`` (how ``prescient verify`` checks a past night's rows).
-    """
-    settings = load_settings(layout.root)
-    return headline_rows(settings, layout, scores_as_of(layout, as_of) if scores is None else scores, as_of)
-
-
-def scores_as_of(layout: Layout, as_of: datetime) -> pd.DataFrame:
-    """Every round's scores from the ledgers as recorded by ``as_of`` (nothing is written)."""
-    view = hub_view(layout, readers.load_observations(layout), as_of)
-    return _all_scores(list(round_scores(layout, view, load_settings(layout.root).scoring.impute_value).values()))
 
 
 def _append_history(settings, layout, scores, as_of, report) -> None:

@@ -1,6 +1,6 @@
 """``prescient round open``: freeze and publish one round outside the nightly schedule.
 
-The sampling is ``rounds.sample_round``; the writing is the nightly pipeline's own
+The sampling is ``sampling.sample_round``; the writing is the nightly pipeline's own
 (``_publish_round`` for questions.csv + questions.json, ``_write_forecasts`` for the hub's
 baselines), so a round opened by hand is byte-identical to one the nightly job would open.
 A published round is frozen: opening it again is refused.
@@ -11,16 +11,16 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from . import pipeline, rounds
-from .config import load_settings
-from .errors import ConfigError, LedgerError
-from .store import readers
-from .store.layout import Layout
-from .store.lock import hub_lock
-from .timeutil import days, format_ts
+from . import nightly, sampling
+from ..config import load_settings
+from ..errors import ConfigError, LedgerError
+from ..store import readers
+from ..store.layout import Layout
+from ..store.lock import hub_lock
+from ..timeutil import days, format_ts
 
 
-def open_round(root: Path, due: datetime, as_of: datetime) -> pipeline.NightlyReport:
+def open_round(root: Path, due: datetime, as_of: datetime) -> nightly.NightlyReport:
     """Sample and write the round due at ``due`` from what the ledgers knew at ``as_of``."""
     settings, layout = load_settings(root), Layout(root)
     if layout.round_questions(due).exists() or layout.round_json(due).exists():
@@ -29,11 +29,11 @@ def open_round(root: Path, due: datetime, as_of: datetime) -> pipeline.NightlyRe
         raise ConfigError(f"--due {format_ts(due)} is not after --as-of {format_ts(as_of)}: the round would be closed already")
     freeze = min(due - days(settings.rounds.open_days_before_due), as_of)
     bank, obs = readers.load_bank(layout), readers.load_observations(layout)
-    questions = rounds.sample_round(bank, obs, due, freeze, settings.rounds, as_of)
+    questions = sampling.sample_round(bank, obs, due, freeze, settings.rounds, as_of)
     if questions.empty:
         raise ConfigError(f"no question in the bank is eligible for a round due {format_ts(due)}; run `prescient nightly` first")
-    report = pipeline.NightlyReport(as_of)
+    report = nightly.NightlyReport(as_of)
     with hub_lock(layout.data, f"prescient round open --due {format_ts(due)}"):
-        pipeline._publish_round(layout, due, questions, bank, report)
-        pipeline._write_forecasts(layout, due, questions, None, report)
+        nightly.publish_round(layout, due, questions, bank, report)
+        nightly.write_forecasts(layout, due, questions, None, report)
     return report

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import Problem
+from ...errors import Problem
 
 MARKET_SOURCES = ("infer", "manifold", "metaculus", "polymarket")
 DATASET_SOURCES = ("acled", "dbnomics", "fred", "wikipedia", "yfinance")

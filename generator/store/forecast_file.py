@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..errors import Problem
 from ..schemas import FORECASTS
-from .codes import problem
+from ..codes import problem
 
 MAX_FORECAST_BYTES = 10 * 1024 * 1024
 MAX_PROBLEMS = 200  # listed per file; the rest are counted (``Parsed.summary``), so a broken file costs little

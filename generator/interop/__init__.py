@@ -1,0 +1,1 @@
+"""Exchange with other forecasting benchmarks (today: ForecastBench)."""

@@ -1,0 +1,79 @@
+"""Scores and leaderboard history recomputed from the ledgers as recorded at a time.
+
+The nightly writes what these return; ``prescient verify`` (``audit.verify``) compares the files with them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+import pandas as pd
+from ..config import Settings, load_settings
+from ..errors import Problem
+from ..leaderboard.hub_boards import board_for, history_rows
+from ..scoring.resolve import LedgerView, ledger_view, resolve_round
+from ..schemas import SCORES
+from ..scoring.brier import resolved_units, score_round
+from ..store import readers
+from ..store.csvio import write_table
+from ..store.layout import Layout
+from ..timeutil import format_date, format_ts
+
+
+def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_of: datetime) -> pd.DataFrame:
+    """Tonight's history rows: each configured board's overall view, as ``prescient leaderboard``
+    prints it with ``--as-of`` (point estimates; the bootstrap is not needed for them)."""
+    boards = {(b, "overall"): board_for(scores, readers.load_models(layout), as_of, settings, board=b, replicates=0)
+              for b in settings.leaderboard.boards}
+    return history_rows(boards, as_of, settings.scoring.methodology_version)
+
+
+def hub_view(layout: Layout, obs: pd.DataFrame, as_of: datetime) -> LedgerView:
+    """What the ledgers (observations and stated resolutions) said at ``as_of``, under the hub's
+    policy for open markets past their round's due time (``[scoring] unresolved_markets``)."""
+    policy = load_settings(layout.root).scoring.unresolved_markets
+    return ledger_view(obs, format_ts(as_of), readers.load_resolutions(layout), policy)
+
+
+def score_rounds(layout: Layout, view: LedgerView, impute_value: float,
+                 quarantine: list[Problem] | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """Score every round with what ``view`` says. Returns all scores and the score files that changed."""
+    frames, written = [], []
+    for due, scores in round_scores(layout, view, impute_value, quarantine).items():
+        if write_table(layout.scores(due), scores, SCORES):
+            written.append(layout.relative(layout.scores(due)))
+        frames.append(scores)
+    return _all_scores(frames), written
+
+
+def round_scores(layout: Layout, view: LedgerView, impute_value: float,
+                 quarantine: list[Problem] | None = None) -> dict[datetime, pd.DataFrame]:
+    """Every round's scores under ``view``, by due time; nothing is written (``prescient verify`` uses it).
+
+    A forecast file that cannot be read is never scored, so every caller (the nightly, verify, the
+    leaderboard) leaves it out alike; ``quarantine`` collects those files when the caller reports them."""
+    out, quarantine = {}, [] if quarantine is None else quarantine
+    for due in readers.round_dues(layout):
+        questions = readers.load_round(layout, due)
+        units = resolved_units(questions, resolve_round(questions, view))
+        out[due] = score_round(format_date(due), units, readers.load_forecasts(layout, due, quarantine), impute_value)
+    return out
+
+
+def _all_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
+
+
+def history_for(layout: Layout, as_of: datetime, scores: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The leaderboard history rows of a nightly run at ``as_of`` (what the nightly appends).
+
+    The nightly passes the scores it has just computed; without them they are recomputed from the
+    ledgers as recorded by ``as_of`` (how ``prescient verify`` checks a past night's rows).
+    """
+    settings = load_settings(layout.root)
+    return headline_rows(settings, layout, scores_as_of(layout, as_of) if scores is None else scores, as_of)
+
+
+def scores_as_of(layout: Layout, as_of: datetime) -> pd.DataFrame:
+    """Every round's scores from the ledgers as recorded by ``as_of`` (nothing is written)."""
+    view = hub_view(layout, readers.load_observations(layout), as_of)
+    return _all_scores(list(round_scores(layout, view, load_settings(layout.root).scoring.impute_value).values()))

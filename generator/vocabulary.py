@@ -1,0 +1,42 @@
+"""The hub's words, defined once: question kinds, statuses, leaderboard views, source names."""
+
+from __future__ import annotations
+
+
+MARKET = "binary"
+DATASET = "dataset"
+KINDS = (MARKET, DATASET)
+STATUSES = ("open", "resolved", "void")
+
+
+PLAIN_VIEWS = ("overall", "market", "dataset", "resolved-only")
+PREFIXED_VIEWS = ("source", "category", "horizon")
+
+
+def parse_view(view: str) -> tuple[str, str]:
+    """(kind, argument) of a view name; ValueError naming the accepted forms otherwise."""
+    if view in PLAIN_VIEWS:
+        return view, ""
+    kind, sep, arg = view.partition(":")
+    if sep and kind in PREFIXED_VIEWS and arg:
+        if kind == "horizon" and not (arg.isdigit() and int(arg) > 0):
+            raise ValueError(f"view {view!r}: a horizon is a positive number of days, e.g. horizon:30")
+        return kind, arg
+    raise ValueError(f"unknown view {view!r}; expected one of {', '.join(PLAIN_VIEWS)}, "
+                     "source:<name>, category:<name> or horizon:<days>")
+
+
+# name -> "module:Class"; the class is built as Class(options) with the [sources.<name>] table.
+FACTORIES: dict[str, str] = {
+    "sim": "generator.sources.sim:SimSource",
+    "manifold": "generator.sources.manifold:ManifoldSource",
+    "polymarket": "generator.sources.polymarket:PolymarketSource",
+    "kalshi": "generator.sources.kalshi:KalshiSource",
+    "metaculus": "generator.sources.metaculus:MetaculusSource",
+    "fred": "generator.sources.fred:FredSource",
+    "dbnomics": "generator.sources.dbnomics:DbnomicsSource",
+}
+
+
+def known_sources() -> tuple[str, ...]:
+    return tuple(sorted(FACTORIES))
