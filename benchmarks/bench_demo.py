@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from generator.site.build import build_site
 from generator.pipeline.demo import run_demo, season
+from generator.site.build import build_site
 
 
 def one_run() -> tuple[float, float, int]:

@@ -39,8 +39,8 @@ def one_run(synth: Path, hub: Path, replicates: int) -> dict:
     import numpy as np
 
     from generator.interop.forecastbench.importer import import_forecastbench
-    from generator.pipeline.recompute import hub_view, score_rounds
     from generator.leaderboard.fb_board import FB_TOURNAMENT, FBOptions, fb_board
+    from generator.pipeline.recompute import hub_view, score_rounds
     from generator.store import readers
     from generator.store.layout import Layout
     from generator.timeutil import parse_ts

@@ -18,6 +18,7 @@ import platform
 import resource
 import statistics
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy import sparse
@@ -135,9 +136,10 @@ def main() -> None:
     naive = [naive_replicate(arrays, w[r]) for r in range(args.naive)]
     t_naive = (time.perf_counter() - t0) / args.naive
     err = max(np.nanmax(np.abs(naive[r] - boot.D[:, r])) for r in range(args.naive))
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if "model name" in ln), "?")
+    cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines() if "model name" in ln), "?")
     pattern_counts = [k.pattern_matrix.shape[0] for k in panel.kernels]
     med = statistics.median(times)
+    stress = "STRESS (every non-baseline model skips 2% of units): " if args.stress else ""
     print(f"""## Leaderboard kernel (issue 5)
 
 Date {DATE}. Machine: {os.cpu_count()} cores ({cpu}), Python {platform.python_version()},
@@ -145,7 +147,7 @@ numpy {np.__version__}, OPENBLAS_NUM_THREADS={os.environ.get("OPENBLAS_NUM_THREA
 load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1/5/15 min) at the end of the timed runs.
 Command: `python -m benchmarks.bench_leaderboard_kernel`.
 
-Synthetic panel: {"STRESS (every non-baseline model skips 2% of units): " if args.stress else ""}{arrays[0].size:,} forecast rows, {panel.n_units:,} units (14 rounds x 2,100),
+Synthetic panel: {stress}{arrays[0].size:,} forecast rows, {panel.n_units:,} units (14 rounds x 2,100),
 {panel.n_models} forecasters (~100 active per round), {[k.n_est for k in panel.kernels]} estimation-sample
 models (dataset, market), {pattern_counts} answer patterns, {panel.n_clusters:,} clusters.
 

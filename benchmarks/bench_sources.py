@@ -18,7 +18,7 @@ import os
 import statistics
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
@@ -29,8 +29,8 @@ from generator.sources.manifold import ManifoldSource
 N_MARKETS, N_OPEN = 2000, 500
 LATENCY = 0.05
 THROTTLE_EVERY = 37  # ~2.7% of requests get a 429
-AS_OF = datetime(2026, 11, 22, 6, 0, tzinfo=timezone.utc)
-CLOSE_MS = int(datetime(2027, 6, 1, tzinfo=timezone.utc).timestamp() * 1000)
+AS_OF = datetime(2026, 11, 22, 6, 0, tzinfo=UTC)
+CLOSE_MS = int(datetime(2027, 6, 1, tzinfo=UTC).timestamp() * 1000)
 
 
 def make_market(i: int) -> dict:

@@ -12,8 +12,8 @@ import functools
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from . import __version__
 from .console import print_frame, print_sources, progress_bar, requests_progress

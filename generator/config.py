@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import ConfigError, Problem
-from .vocabulary import known_sources
 from .timeutil import UTC, parse_ts
+from .vocabulary import known_sources
 
 HUB_FILE = "data/hub.toml"
 HORIZONS = (7, 30, 90, 180, 365, 1095, 1825, 3650)

@@ -7,7 +7,7 @@ import contextlib
 import functools
 import json
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 import pandas as pd
 

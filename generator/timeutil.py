@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
-
-UTC = timezone.utc
+from datetime import UTC, date, datetime, time, timedelta
 
 
 def parse_ts(text: str) -> datetime:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 MARKET = "binary"
 DATASET = "dataset"
 KINDS = (MARKET, DATASET)

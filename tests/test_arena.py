@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 
 from generator.arena import bets as b
-from generator.submissions.bets import check_bet_file
 from generator.arena.gather import load_cohorts
 from generator.arena.portfolio import arena_table, pnl_curves
 from generator.schemas import BETS, FORECASTS, OBSERVATIONS, ROUND_QUESTIONS
 from generator.store.csvio import write_table
+from generator.submissions.bets import check_bet_file
 from generator.submissions.content import RoundSet
 from generator.timeutil import parse_ts
 

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from generator.forecasters.baselines import AFTER_DUE, AT_OPEN, AtDeadline
-from generator.store.ingest import observation_frame
 from generator.scoring.resolve import ledger_view
 from generator.sources.base import Observation
+from generator.store.ingest import observation_frame
 from generator.timeutil import parse_ts
 
 T = parse_ts

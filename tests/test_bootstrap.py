@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_fixed_effects import random_panel, reference_fit
 
 from generator.leaderboard.bootstrap import BootstrapResult, bootstrap, draw_weights
 from generator.leaderboard.fixed_effects import FitResult
@@ -20,7 +21,6 @@ from generator.leaderboard.stats import (
     replicate_ranks,
     summarize,
 )
-from test_fixed_effects import random_panel, reference_fit
 
 TOL = 1e-9
 

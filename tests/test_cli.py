@@ -36,10 +36,10 @@ def test_the_help_epilog_documents_every_exit_code():
     """Each error class's exit code is listed in `prescient --help` (keeps the epilog in sync)."""
     import re
 
-    from generator.site.build import BuildError  # noqa: F401
     import generator.submissions  # noqa: F401  (SubmissionInvalid)
     from generator.cli import EPILOG
     from generator.errors import PrescientError
+    from generator.site.build import BuildError  # noqa: F401
 
     def subclasses(cls):
         return {cls, *(s for sub in cls.__subclasses__() for s in subclasses(sub))}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -48,8 +48,8 @@ def test_missing_hub_file_is_a_config_error(tmp_path):
 
 
 def test_as_of_comes_from_the_option_then_source_date_epoch_then_the_clock():
-    assert resolve_as_of("2026-03-01T12:00:00Z", {"SOURCE_DATE_EPOCH": "0"}) == datetime(2026, 3, 1, 12, tzinfo=timezone.utc)
-    assert resolve_as_of(None, {"SOURCE_DATE_EPOCH": "86400"}) == datetime(1970, 1, 2, tzinfo=timezone.utc)
+    assert resolve_as_of("2026-03-01T12:00:00Z", {"SOURCE_DATE_EPOCH": "0"}) == datetime(2026, 3, 1, 12, tzinfo=UTC)
+    assert resolve_as_of(None, {"SOURCE_DATE_EPOCH": "86400"}) == datetime(1970, 1, 2, tzinfo=UTC)
     assert resolve_as_of(None, {}).tzinfo is not None
     with pytest.raises(ConfigError):
         resolve_as_of("2026-03-01T12:00:00", {})  # no time zone: refused, never guessed

@@ -12,19 +12,18 @@ import pytest
 from generator.arena.bets import cash_before, max_bet
 from generator.arena.gather import load_cohorts
 from generator.arena.portfolio import arena_table
-from generator.site.build import build_site
-from generator.pipeline.demo import SEASON_END, run_demo, season
-from generator.forecasters.synthetic import ORDER
+from generator.forecasters.synthetic import ORDER, synthetic_forecasts, synthetic_models
 from generator.forecasters.synthetic_views import BETTORS, ORACLE_SET
 from generator.oracle import load_scores, oracle_board, temporal_view
+from generator.pipeline.demo import SEASON_END, run_demo, season
 from generator.pipeline.nightly import nightly
-from generator.forecasters.synthetic import synthetic_forecasts, synthetic_models
-from generator.vocabulary import MARKET
+from generator.site.build import build_site
 from generator.sources.sim import world_from_options
 from generator.store import readers
 from generator.store.layout import Layout
 from generator.submissions import validate_files
 from generator.timeutil import parse_ts
+from generator.vocabulary import MARKET
 
 from conftest import run_cli, tree_bytes
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from generator.interop.forecastbench.export import export_forecastbench
-from generator.interop.forecastbench.parse import parse_question_set
 from generator.interop.forecastbench.importer import import_forecastbench
+from generator.interop.forecastbench.parse import parse_question_set
 from generator.pipeline.nightly import nightly
 from generator.store import readers
 from generator.store.layout import Layout

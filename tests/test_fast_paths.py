@@ -102,9 +102,10 @@ def test_score_round_equals_the_merge_it_replaced(n_units, n_models, seed):
 # -- ForecastBench import: forecast sets checked by column, files handed to the scoring ------------
 
 from generator.errors import SchemaError  # noqa: E402
-from generator.interop.forecastbench import frames as fb_frames, parse as fb_parse  # noqa: E402
-from generator.store.fastcsv import as_read, forecast_bytes, forecast_file  # noqa: E402
+from generator.interop.forecastbench import frames as fb_frames  # noqa: E402
+from generator.interop.forecastbench import parse as fb_parse
 from generator.store import readers  # noqa: E402
+from generator.store.fastcsv import as_read, forecast_bytes, forecast_file  # noqa: E402
 from generator.store.layout import Layout  # noqa: E402
 
 ODD = [None, True, False, 0, 1, 2, -1, 0.0, -0.0, 1.0, 0.5, 1.5, -0.25, float("nan"), float("inf"), 10**400, "0.5", "", " ",

@@ -14,14 +14,14 @@ import pandas as pd
 import pytest
 
 from generator.errors import SchemaError
-from generator.store.fastcsv import forecast_bytes
 from generator.interop.forecastbench.importer import import_forecastbench
-from generator.pipeline.recompute import hub_view, score_rounds
 from generator.leaderboard.fb_board import FB_TOURNAMENT, FBOptions, fb_board
-from generator.scoring.resolve import ledger_view, resolve_round
+from generator.pipeline.recompute import hub_view, score_rounds
 from generator.schemas import FORECASTS, OBSERVATIONS, RESOLUTIONS
+from generator.scoring.resolve import ledger_view, resolve_round
 from generator.store import readers
 from generator.store.csvio import empty_frame, read_table, to_csv_bytes
+from generator.store.fastcsv import forecast_bytes
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 

@@ -19,7 +19,7 @@ import io
 import json
 import os
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -28,21 +28,22 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import run_cli, write_hub
 from generator.console import print_frame
 from generator.schemas import FORECASTS, ROUND_QUESTIONS
 from generator.store.csvio import check_frame, formula_like, read_table, spreadsheet_safe, spreadsheet_safe_bytes, to_csv_bytes
+from generator.store.forecast_file import MAX_FORECAST_BYTES
 from generator.submissions import CODES, validate_files
 from generator.submissions.content import probability_problem
-from generator.store.forecast_file import MAX_FORECAST_BYTES
 from generator.submissions.paths import classify
 from generator.submissions.validate import DiskTree
+
+from conftest import run_cli, write_hub
 
 DUE, OTHER_DUE = "2026-01-25", "2026-02-08"
 CSV = f"data/forecasts/{DUE}/acme.gpt-x.csv"
 JSON = f"data/forecasts/{DUE}/acme.gpt-x.json"
 META = "data/models/acme.gpt-x.yml"
-AT = datetime(2026, 1, 20, tzinfo=timezone.utc)
+AT = datetime(2026, 1, 20, tzinfo=UTC)
 HEADER = "question_id,resolution_date,probability,reasoning\n"
 FULL = "manifold:m1,,0.7,\nmanifold:m2,,0.2,\nfred:GDP,2026-02-01,0.5,\nfred:GDP,2026-02-24,0.55,\n"
 GOOD_META = "name: GPT-X\norganization: Acme\nkind: llm\nmaintainers: [alice]\n"
@@ -450,8 +451,8 @@ def test_the_quick_scan_never_skips_a_file_with_a_formula_cell(cell, where):
 
 
 def test_site_downloads_neutralise_formula_text_and_the_ledger_keeps_it(tmp_path):
-    from generator.site.build import _downloads
     from generator.pipeline.nightly import nightly
+    from generator.site.build import _downloads
     from generator.store.layout import Layout
     from generator.timeutil import parse_ts
 

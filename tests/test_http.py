@@ -9,8 +9,15 @@ import pytest
 
 from generator.errors import SourceError
 from generator.sources.http import (
-    USER_AGENT, FetchError, RateLimiter, backoff_delay, fetch_many, get_json, http_for,
-    open_client, retry_after_seconds,
+    USER_AGENT,
+    FetchError,
+    RateLimiter,
+    backoff_delay,
+    fetch_many,
+    get_json,
+    http_for,
+    open_client,
+    retry_after_seconds,
 )  # fmt: skip
 
 from conftest import InFlight

@@ -12,14 +12,13 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 import httpx
 import pytest
 
-from generator.sources.http import (Budget, BudgetExhausted, FetchError, RequestLimits, ResponseTooLarge, get_json,
-                                    http_for, open_client)
+from generator.sources.http import Budget, BudgetExhausted, FetchError, RequestLimits, ResponseTooLarge, get_json, http_for, open_client
 
 SERVER_LIFETIME = 6.0  # seconds a misbehaving server keeps going before it closes the connection
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -49,7 +48,7 @@ def raw_server(behave: Callable[[socket.socket, threading.Event], None]) -> Iter
         while not stop.is_set():
             try:
                 conn, _ = listener.accept()
-            except (socket.timeout, OSError):
+            except (TimeoutError, OSError):
                 continue
             threading.Thread(target=serve, args=(conn,), daemon=True).start()
 
@@ -101,26 +100,24 @@ def test_a_slow_drip_server_is_cut_at_the_request_deadline(where):
     """One byte every 0.1 s keeps every socket read under httpx's 30 s read timeout forever."""
     data = (b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 1000) if where == "headers" else \
            (HEAD + b"Content-Length: 100000\r\n\r\n[" + b"0," * 1000)
-    with raw_server(drip(data, 0.1)) as (url, _):
-        with pytest.raises(FetchError, match="request_seconds") as caught:
-            fetch(url, {"timeout": 30, "request_seconds": 1.0})
+    with raw_server(drip(data, 0.1)) as (url, _), pytest.raises(FetchError, match="request_seconds") as caught:
+        fetch(url, {"timeout": 30, "request_seconds": 1.0})
     assert fetch.elapsed < 2.5, f"the request took {fetch.elapsed:.1f} s with a 1 s deadline"
     assert caught.value.transient and not isinstance(caught.value, BudgetExhausted)
 
 
 def test_a_source_budget_holds_against_a_slow_drip_server_across_retries():
     budget = Budget(1.5)
-    with raw_server(drip(HEAD + b"Content-Length: 100000\r\n\r\n[" + b"0," * 1000, 0.1)) as (url, count):
-        with pytest.raises(BudgetExhausted, match="budget exhausted"):
-            fetch(url, {"timeout": 30, "request_seconds": 100}, budget=budget, retries=5)
+    slow = drip(HEAD + b"Content-Length: 100000\r\n\r\n[" + b"0," * 1000, 0.1)
+    with raw_server(slow) as (url, count), pytest.raises(BudgetExhausted, match="budget exhausted"):
+        fetch(url, {"timeout": 30, "request_seconds": 100}, budget=budget, retries=5)
     assert fetch.elapsed < 3.0, f"the source took {fetch.elapsed:.1f} s with a 1.5 s budget"
     assert count[0] >= 1
 
 
 def test_an_endless_body_stops_at_the_size_cap_with_a_coded_error_and_no_retry():
-    with raw_server(endless) as (url, count):
-        with pytest.raises(ResponseTooLarge, match="max_response_bytes = 1048576") as caught:
-            fetch(url, {"max_response_bytes": 2**20, "request_seconds": 5}, retries=3)
+    with raw_server(endless) as (url, count), pytest.raises(ResponseTooLarge, match="max_response_bytes = 1048576") as caught:
+        fetch(url, {"max_response_bytes": 2**20, "request_seconds": 5}, retries=3)
     assert fetch.elapsed < 3.0 and count[0] == 1, "a body over the cap is a failure for good, not retried"
     assert caught.value.code == "response-too-large" and not caught.value.transient
 
@@ -130,9 +127,8 @@ def test_a_declared_length_over_the_cap_is_refused_before_reading():
         conn.sendall(HEAD + b"Content-Length: 999999999999\r\n\r\n[")
         stop.wait(SERVER_LIFETIME)
 
-    with raw_server(huge) as (url, _):
-        with pytest.raises(ResponseTooLarge, match="999999999999 bytes"):
-            fetch(url, {"max_response_bytes": 1000})
+    with raw_server(huge) as (url, _), pytest.raises(ResponseTooLarge, match="999999999999 bytes"):
+        fetch(url, {"max_response_bytes": 1000})
     assert fetch.elapsed < 2.0
 
 

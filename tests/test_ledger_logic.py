@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 
 from generator.config import RoundSettings
-from generator.store.ingest import new_observations, observation_frame
-from generator.scoring.resolve import ledger_view, resolve_round
 from generator.pipeline.sampling import due_dates, rounds_to_open
+from generator.scoring.resolve import ledger_view, resolve_round
 from generator.sources.base import Observation
+from generator.store.ingest import new_observations, observation_frame
 from generator.timeutil import parse_ts
 
 T = parse_ts

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from generator.store import manifest
 from generator.audit.verify import check_timing, verify
 from generator.pipeline.nightly import nightly
 from generator.schemas import MANIFEST
+from generator.store import manifest
 from generator.store.csvio import empty_frame
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts

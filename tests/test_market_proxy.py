@@ -8,14 +8,14 @@ import pytest
 
 from generator.config import load_settings
 from generator.errors import ConfigError
-from generator.store.ingest import observation_frame
 from generator.pipeline.nightly import nightly
-from generator.scoring.resolve import ledger_view, resolve_round
 from generator.schemas import RESOLUTIONS, SCORES
 from generator.scoring.brier import resolved_units, score_round
+from generator.scoring.resolve import ledger_view, resolve_round
 from generator.sources.base import Observation
 from generator.store import readers
 from generator.store.csvio import read_table, to_csv_bytes
+from generator.store.ingest import observation_frame
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 

@@ -19,6 +19,7 @@ from generator.oracle.temporal import moving_average
 from generator.store import readers
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts
+
 from conftest import run_cli, tree_bytes, write_hub
 
 DATA = Path(__file__).parent / "data" / "oracle"

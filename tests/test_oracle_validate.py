@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_oracle import DATA, FORECAST_HEADER, LAYOFFS
 
 from generator.cli import main
 from generator.models import ModelMeta
@@ -16,8 +17,8 @@ from generator.submissions import validate_files, validate_pr
 from generator.submissions.oracle import check_oracle_forecast
 from generator.submissions.paths import ORACLE, classify
 from generator.timeutil import parse_ts
+
 from conftest import write_hub
-from test_oracle import DATA, FORECAST_HEADER, LAYOFFS
 
 AT = parse_ts("2026-01-02T00:00:00Z")
 FILE = "data/oracle/news/forecasts/acme.gpt-x.csv"

@@ -41,8 +41,8 @@ except ImportError:  # pragma: no cover - depends on the machine
 import pandas as pd
 import yaml
 
-from generator.site.build import build_site
 from generator.pipeline.demo import SEASON_END
+from generator.site.build import build_site
 
 pytestmark = pytest.mark.browser
 
@@ -460,7 +460,8 @@ def test_board_and_view_switches_show_one_panel(site: Site) -> None:
     visit = site["home"]
     page = visit.page
     page.bring_to_front()  # a background tab's timers are throttled, and Plotly resizes on a timer
-    visible = "() => Array.from(document.querySelectorAll('.prescient-panel')).filter(p => !p.hidden).map(p => p.dataset.board + '/' + p.dataset.view)"
+    visible = ("() => Array.from(document.querySelectorAll('.prescient-panel')).filter(p => !p.hidden)"
+               ".map(p => p.dataset.board + '/' + p.dataset.view)")
     assert page.evaluate(visible) == ["tournament/overall"]
     page.locator('.prescient-switch button[data-switch="view"][data-value="market"]').click()
     assert page.evaluate(visible) == ["tournament/market"]

@@ -126,9 +126,9 @@ def test_forecasters_not_on_the_board_still_get_a_page_and_a_row_in_the_models_i
     """A team whose only round has not resolved (and one that only bets) must not be a dead link."""
     import dataclasses
 
-    from generator.site.build import gather
-    from generator.pipeline.demo import SEASON_END
     from generator.models import ModelMeta
+    from generator.pipeline.demo import SEASON_END
+    from generator.site.build import gather
     from generator.site.render import render_site
 
     data = gather(demo_hub, SEASON_END)
@@ -143,7 +143,8 @@ def test_forecasters_not_on_the_board_still_get_a_page_and_a_row_in_the_models_i
     assert "generated/models/bets.only.md" in files
     index = files["generated/models/index.md"].decode("utf-8")
     assert "Not on the board yet" in index
-    assert f'<a href="../models/late.model/">Late &lt;b&gt;Model&lt;/b&gt;</a></td><td>Late</td><td>llm</td><td>forecasts in 1 round (latest {last.due})' in index
+    assert (f'<a href="../models/late.model/">Late &lt;b&gt;Model&lt;/b&gt;</a></td><td>Late</td><td>llm</td>'
+            f'<td>forecasts in 1 round (latest {last.due})') in index
     assert '<a href="../models/bets.only/">bets.only</a>' in index and "Arena bets" in index
     round_page = files[f"generated/rounds/{last.due}.md"].decode("utf-8")
     linked = set(re.findall(r'href="\.\./\.\./models/([^/"]+)/"', round_page))

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import gzip
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from generator.site import shell
-from generator.site.questions import forecast_payload, script_json
-from generator.site.questions import _FORECAST_COLUMNS
+from generator.site.questions import _FORECAST_COLUMNS, forecast_payload, script_json
 
 SHELL_HTML = (f"<html><head><title>{shell.TITLE} - Hub</title>"
               f'<link rel="canonical" href="https://x.org/generated/questions/{shell.SHELL}/"></head>'
@@ -68,7 +67,7 @@ def test_the_sitemap_lists_every_question_page_instead_of_the_shell(demo_hub: Pa
     shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))
     config = site_src / "mkdocs.yml"
     config.write_text(config.read_text(encoding="utf-8") + "site_url: https://hub.example.org/\n", encoding="utf-8")
-    run_mkdocs_build(config, datetime(2026, 7, 10, tzinfo=timezone.utc), "Hub")
+    run_mkdocs_build(config, datetime(2026, 7, 10, tzinfo=UTC), "Hub")
     slugs = sorted(p.stem for p in (site_src / "docs/generated/question-pages").glob("*.html"))
     sitemap = (site_src / "site/sitemap.xml").read_text(encoding="utf-8")
     assert shell.SHELL not in sitemap
@@ -81,8 +80,8 @@ def test_the_sitemap_lists_every_question_page_instead_of_the_shell(demo_hub: Pa
 
 
 def test_a_second_mkdocs_build_writes_the_same_bytes_question_pages_included(demo_hub: Path, tmp_path: Path) -> None:
-    from generator.site.build import run_mkdocs_build
     from generator.pipeline.demo import SEASON_END
+    from generator.site.build import run_mkdocs_build
 
     site_src = tmp_path / "site_src"
     shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))
@@ -99,8 +98,8 @@ def test_a_second_mkdocs_build_writes_the_same_bytes_question_pages_included(dem
 def test_a_hub_whose_mkdocs_yml_predates_the_hook_gets_a_clear_error(demo_hub: Path, tmp_path: Path) -> None:
     import re
 
-    from generator.site.build import BuildError, run_mkdocs_build
     from generator.pipeline.demo import SEASON_END
+    from generator.site.build import BuildError, run_mkdocs_build
 
     site_src = tmp_path / "site_src"
     shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))
@@ -112,8 +111,8 @@ def test_a_hub_whose_mkdocs_yml_predates_the_hook_gets_a_clear_error(demo_hub: P
 
 
 def test_a_broken_shell_is_a_build_error_naming_the_question_pages(demo_hub: Path, tmp_path: Path, caplog) -> None:
-    from generator.site.build import BuildError, run_mkdocs_build
     from generator.pipeline.demo import SEASON_END
+    from generator.site.build import BuildError, run_mkdocs_build
 
     site_src = tmp_path / "site_src"
     shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))

@@ -63,7 +63,7 @@ def test_once_the_budget_is_spent_no_request_is_made_and_the_error_says_so():
     with pytest.raises(BudgetExhausted) as caught:
         http.get("https://example.test/b")
     assert len(seen) == 1 and budget.exhausted_after == 7
-    assert "GET https://example.test/b: not requested, budget exhausted after 7 s (budget 5 s)" == str(caught.value)
+    assert str(caught.value) == "GET https://example.test/b: not requested, budget exhausted after 7 s (budget 5 s)"
     assert isinstance(caught.value, FetchError) and caught.value.transient
 
 

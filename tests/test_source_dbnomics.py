@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
 
-from generator.vocabulary import DATASET
-from generator.sources.base import FetchContext, Failure
-from generator.sources.dbnomics import DbnomicsSource, parse_series
 from generator.sources._util import ParseError
+from generator.sources.base import Failure, FetchContext
+from generator.sources.dbnomics import DbnomicsSource, parse_series
+from generator.vocabulary import DATASET
 
 DATA = Path(__file__).parent / "data" / "api" / "dbnomics"
-AS_OF = datetime(2026, 11, 22, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 11, 22, tzinfo=UTC)
 CODE = "CEPII/CHELEM-TRADE-CHEL/AES.AES.CAT.BA"
 
 
@@ -42,8 +42,8 @@ def test_parse_series():
     assert question.url == f"https://db.nomics.world/{CODE}"
     assert question.background.startswith("CHELEM - International Trade (CHELEM sectoral classification) (CEPII)")
     assert len(obs) == 55
-    assert (obs[0].observed_at, obs[0].value) == (datetime(1967, 1, 1, tzinfo=timezone.utc), 4.4180715605)
-    assert obs[-1].observed_at == datetime(2021, 1, 1, tzinfo=timezone.utc)
+    assert (obs[0].observed_at, obs[0].value) == (datetime(1967, 1, 1, tzinfo=UTC), 4.4180715605)
+    assert obs[-1].observed_at == datetime(2021, 1, 1, tzinfo=UTC)
     assert {o.status for o in obs} == {"open"}
 
 
@@ -52,7 +52,7 @@ def test_na_and_null_values_are_skipped():
     payload["series"]["docs"][0]["value"][0] = "NA"
     payload["series"]["docs"][0]["value"][1] = None
     _, obs = parse_series(CODE, payload)
-    assert len(obs) == 53 and obs[0].observed_at == datetime(1969, 1, 1, tzinfo=timezone.utc)
+    assert len(obs) == 53 and obs[0].observed_at == datetime(1969, 1, 1, tzinfo=UTC)
 
 
 def test_mismatched_arrays_and_missing_docs_are_named():

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
 
 from generator.errors import SourceError
-from generator.vocabulary import DATASET
+from generator.sources._util import ParseError, item_hash
 from generator.sources.base import FetchContext
 from generator.sources.fred import FredSource, parse_info, parse_observations
-from generator.sources._util import ParseError, item_hash
+from generator.vocabulary import DATASET
 
 DATA = Path(__file__).parent / "data" / "api" / "fred"
-AS_OF = datetime(2026, 11, 22, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 11, 22, tzinfo=UTC)
 ENV = {"FRED_API_KEY": "k3y"}
 
 
@@ -34,8 +34,8 @@ def test_parse_observations_skips_dots():
     obs = parse_observations("GDP", payload)
     dots = sum(row["value"] == "." for row in payload["observations"])
     assert dots == 4 and len(obs) == 315 - dots
-    assert (obs[0].observed_at, obs[0].value) == (datetime(1947, 1, 1, tzinfo=timezone.utc), 243.164)
-    assert (obs[-1].observed_at, obs[-1].value) == (datetime(2024, 7, 1, tzinfo=timezone.utc), 29374.914)
+    assert (obs[0].observed_at, obs[0].value) == (datetime(1947, 1, 1, tzinfo=UTC), 243.164)
+    assert (obs[-1].observed_at, obs[-1].value) == (datetime(2024, 7, 1, tzinfo=UTC), 29374.914)
     assert {(o.question_id, o.status, o.outcome) for o in obs} == {("fred:GDP", "open", None)}
     assert obs[-1].payload_sha256 == item_hash(payload["observations"][-1])
 

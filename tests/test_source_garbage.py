@@ -10,14 +10,13 @@ Payloads are the recorded ones in tests/data/api/, mutated here field by field.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
 
 from generator.errors import SourceError
-from generator.store.ingest import observation_frame
 from generator.schemas import OBSERVATIONS
 from generator.sources import dbnomics, fred, kalshi, manifold, metaculus, polymarket
 from generator.sources._util import ParseError
@@ -25,9 +24,10 @@ from generator.sources.base import FetchContext
 from generator.sources.manifold import ManifoldSource
 from generator.sources.shell import SHAPE_ERRORS
 from generator.store.csvio import to_csv_bytes
+from generator.store.ingest import observation_frame
 
 API = Path(__file__).parent / "data" / "api"
-AS_OF = datetime(2026, 1, 1, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 1, 1, tzinfo=UTC)
 CAUGHT = (ParseError, SourceError, *SHAPE_ERRORS)  # what MarketSource/SeriesSource turn into a Failure
 GARBAGE = [None, [], {}, "<html><body>oops</body></html>", "NaN", "1e400", 10**30, True, [None]]
 

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
 
 from generator.errors import SourceError
-from generator.sources.base import FetchContext, Failure
-from generator.sources.kalshi import KalshiSource, event_markets, parse_market, qualifies, yes_probability
 from generator.sources._util import ParseError, item_hash
+from generator.sources.base import Failure, FetchContext
+from generator.sources.kalshi import KalshiSource, event_markets, parse_market, qualifies, yes_probability
 
 DATA = Path(__file__).parent / "data" / "api" / "kalshi"
-AS_OF = datetime(2026, 9, 30, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 9, 30, tzinfo=UTC)
 BASE = "/trade-api/v2"
 
 
@@ -24,7 +24,7 @@ def load(name: str):
 
 
 def utc(*args):
-    return datetime(*args, tzinfo=timezone.utc)
+    return datetime(*args, tzinfo=UTC)
 
 
 def market(name: str, ticker: str):

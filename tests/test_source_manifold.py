@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
 
 from generator.errors import SourceError
-from generator.sources.base import FetchContext, Failure
-from generator.sources.manifold import ManifoldSource, parse_market, qualifies
 from generator.sources._util import ParseError, item_hash
+from generator.sources.base import Failure, FetchContext
+from generator.sources.manifold import ManifoldSource, parse_market, qualifies
 
 from conftest import InFlight
 
 DATA = Path(__file__).parent / "data" / "api" / "manifold"
-AS_OF = datetime(2026, 8, 5, 12, 0, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 8, 5, 12, 0, tzinfo=UTC)
 BASE = "https://api.manifold.markets/v0"
 LOOSE = {"min_bettors": 5, "min_liquidity": 100, "rate_per_second": 0}  # 0: no rate limit
 
@@ -31,7 +31,7 @@ def by_id(items, market_id):
 
 
 def utc(*args):
-    return datetime(*args, tzinfo=timezone.utc)
+    return datetime(*args, tzinfo=UTC)
 
 
 class Sleeps(list):

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
 
 from generator.errors import SourceError
-from generator.sources.base import FetchContext, Failure
-from generator.sources.metaculus import MetaculusSource, parse_market, qualifies
 from generator.sources._util import ParseError, item_hash
+from generator.sources.base import Failure, FetchContext
+from generator.sources.metaculus import MetaculusSource, parse_market, qualifies
 
 DATA = Path(__file__).parent / "data" / "api" / "metaculus"
-AS_OF = datetime(2026, 11, 22, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 11, 22, tzinfo=UTC)
 ENV = {"METACULUS_TOKEN": "tok-123"}
 
 
@@ -50,8 +50,8 @@ def test_open_post_with_community_prediction():
     assert question.category == "Technology"  # projects.category[0]
     assert question.resolution_criteria.startswith("This question will resolve as **Yes** if there are no known humans")
     assert question.background.startswith("While the general feeling of most people")
-    assert question.open_time == datetime(2017, 11, 12, 8, tzinfo=timezone.utc)
-    assert question.close_time == datetime(2100, 1, 2, tzinfo=timezone.utc)
+    assert question.open_time == datetime(2017, 11, 12, 8, tzinfo=UTC)
+    assert question.close_time == datetime(2100, 1, 2, tzinfo=UTC)
     assert (obs.value, obs.status, obs.outcome) == (0.01, "open", None)
     assert obs.payload_sha256 == item_hash(post)
 

@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
 
 from generator.errors import SourceError
-from generator.sources.base import FetchContext, Failure
+from generator.sources._util import ParseError, item_hash
+from generator.sources.base import Failure, FetchContext
 from generator.sources.http import http_for
 from generator.sources.polymarket import (
-    PolymarketSource, fetch_price_history, parse_market, parse_price_history, qualifies,
+    PolymarketSource,
+    fetch_price_history,
+    parse_market,
+    parse_price_history,
+    qualifies,
 )  # fmt: skip
-from generator.sources._util import ParseError, item_hash
 
 DATA = Path(__file__).parent / "data" / "api" / "polymarket"
-AS_OF = datetime(2026, 11, 22, tzinfo=timezone.utc)
+AS_OF = datetime(2026, 11, 22, tzinfo=UTC)
 
 
 def load(name: str):
@@ -26,7 +30,7 @@ def load(name: str):
 
 
 def utc(*args):
-    return datetime(*args, tzinfo=timezone.utc)
+    return datetime(*args, tzinfo=UTC)
 
 
 def parsed(name_or_item):
@@ -119,7 +123,7 @@ def test_parse_price_history():
     obs = parse_price_history(load("clob_prices_history_2026-05.json"), "polymarket:2063128")
     assert len(obs) == 12
     assert (obs[0].observed_at, obs[0].value) == (utc(2026, 5, 22, 16, 0, 15), 0.9705)
-    assert (obs[-1].observed_at, obs[-1].value) == (datetime.fromtimestamp(1779505206, timezone.utc), 0.9695)
+    assert (obs[-1].observed_at, obs[-1].value) == (datetime.fromtimestamp(1779505206, UTC), 0.9695)
     assert {o.status for o in obs} == {"open"}
     with pytest.raises(ParseError, match="missing history"):
         parse_price_history({"error": "bad token"}, "polymarket:1")

@@ -236,7 +236,8 @@ def test_round_open_publishes_once_and_refuses_to_overwrite(hub, repo):
     assert (repo / "data/forecasts/2026-02-08/prescient.always-0.5.csv").is_file()
     again = subprocess.run(args, capture_output=True, text=True, check=False)
     assert again.returncode == 4 and "frozen" in again.stderr
-    closed = subprocess.run(args[:-4] + ["--due", "2026-01-10T00:00:00Z", "--as-of", "2026-01-16T00:00:00Z"], capture_output=True, text=True, check=False)
+    closed = subprocess.run(args[:-4] + ["--due", "2026-01-10T00:00:00Z", "--as-of", "2026-01-16T00:00:00Z"],
+                            capture_output=True, text=True, check=False)
     assert closed.returncode == 2
 
 

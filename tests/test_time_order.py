@@ -9,7 +9,6 @@ history alone would not do: `fetch` and the imports write neither.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from generator.store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from generator.submissions import CODES
 from generator.submissions.content import (
     RoundSet,
@@ -16,7 +17,6 @@ from generator.submissions.content import (
     probability_problem,
     round_set,
 )
-from generator.store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from generator.submissions.paths import classify
 from generator.submissions.policy import (
     check_author,
@@ -135,7 +135,8 @@ def test_comma_hint_in_message():
 
 
 def test_ids_and_resolution_dates_against_the_round():
-    body = HEADER + FULL + "manifold:zzz,,0.5,\nmanifold:m1,2026-02-01,0.5,\nfred:GDP,,0.5,\nfred:GDP,2026-03-01,0.5,\nfred:GDP,2026-02-30,0.5,\n,,0.5,\n"
+    body = (HEADER + FULL + "manifold:zzz,,0.5,\nmanifold:m1,2026-02-01,0.5,\nfred:GDP,,0.5,\n"
+            "fred:GDP,2026-03-01,0.5,\nfred:GDP,2026-02-30,0.5,\n,,0.5,\n")
     assert found(body) == [
         ("bad-date", 10, "resolution_date"),
         ("empty-value", 11, "question_id"),
@@ -218,8 +219,8 @@ def test_forecastbench_json_nan_and_structure():
     assert found('{"forecasts": [', "json") == [("bad-json", 1, None)]
 
 
-AT_OPEN = datetime(2026, 1, 20, tzinfo=timezone.utc)
-AT_DUE = datetime(2026, 1, 25, tzinfo=timezone.utc)
+AT_OPEN = datetime(2026, 1, 20, tzinfo=UTC)
+AT_DUE = datetime(2026, 1, 25, tzinfo=UTC)
 
 
 def test_timing_is_judged_against_the_due_timestamp_in_utc():
@@ -366,7 +367,7 @@ def test_a_huge_model_yaml_is_refused_by_its_size_before_it_is_read(tmp_path, mo
     forecast.write_text(HEADER + FULL)
     reads = []
     monkeypatch.setattr(DiskTree, "read", lambda self, path: reads.append(path) or (self.root / path).read_bytes())
-    report = validate_files(tmp_path, [forecast], datetime(2026, 1, 20, tzinfo=timezone.utc))
+    report = validate_files(tmp_path, [forecast], datetime(2026, 1, 20, tzinfo=UTC))
     assert ("file-too-large", "data/models/acme.gpt-x.yml") in {(p.code, p.file) for p in report.problems}
     assert "data/models/acme.gpt-x.yml" not in reads
 
@@ -380,8 +381,8 @@ def _git(repo, *args):
 
 
 def test_a_pull_request_of_more_than_100_files_is_refused_unread(tmp_path, monkeypatch):
-    from generator.submissions import validate_pr
     from generator.store.git import GitTree
+    from generator.submissions import validate_pr
 
     _git(tmp_path, "init", "-q", "-b", "main")
     (tmp_path / "README").write_text("hub\n")
@@ -394,6 +395,6 @@ def test_a_pull_request_of_more_than_100_files_is_refused_unread(tmp_path, monke
     _git(tmp_path, "add", "data")
     _git(tmp_path, "commit", "-q", "-m", "head")
     monkeypatch.setattr(GitTree, "read", lambda *a: pytest.fail("a file of a refused pull request was read"))
-    report = validate_pr(tmp_path, "HEAD~1", "HEAD", "alice", datetime(2026, 1, 20, tzinfo=timezone.utc))
+    report = validate_pr(tmp_path, "HEAD~1", "HEAD", "alice", datetime(2026, 1, 20, tzinfo=UTC))
     assert [(p.code, p.severity) for p in report.problems] == [("too-many-files", "error")]
     assert "101 files" in report.problems[0].message and "cap is 100" in report.problems[0].message

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from generator.submissions.bets import check_bet_file
 from generator.models import load_model
 from generator.oracle import import_oracle
 from generator.store import readers
+from generator.store.forecast_file import parse_forecast
 from generator.store.layout import Layout
+from generator.submissions.bets import check_bet_file
 from generator.submissions.content import RoundSet, check_content, plain_number
 from generator.submissions.oracle import check_oracle_forecast
-from generator.store.forecast_file import parse_forecast
 from generator.submissions.policy import check_metadata
 from generator.timeutil import parse_ts
 

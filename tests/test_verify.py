@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from test_git_audit import NIGHTS, build_season
 
-from generator.scoring.corrections import corrections
 from generator.audit.verify import first_difference, verify
+from generator.scoring.corrections import corrections
 from generator.site.build import build_site
 from generator.timeutil import parse_ts
 
 from conftest import run_cli
-from test_git_audit import NIGHTS, build_season
 
 SCORES = "data/scores/2026-01-25.csv"
 

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from generator.leaderboard.views import available_views, horizon_days, view_rows
-from generator.vocabulary import parse_view
 from generator.schemas import SCORES
 from generator.store.csvio import write_table
+from generator.vocabulary import parse_view
 
 from conftest import SMALL_HUB, run_cli, write_hub
 

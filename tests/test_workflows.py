@@ -10,7 +10,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -293,7 +293,7 @@ def origin_log(origin: Path, env: dict) -> list[str]:
 
 def test_nightly_step_commits_once_and_a_rerun_commits_nothing(clone):
     origin, work, env = clone
-    as_of = datetime(2026, 1, 16, tzinfo=timezone.utc)
+    as_of = datetime(2026, 1, 16, tzinfo=UTC)
     first = run_step(work, env, as_of)
     assert first.returncode == 0, first.stdout + first.stderr
     assert origin_log(origin, env) == ["nightly: data as of 2026-01-16T00:00:00Z", "a new hub"]
@@ -314,7 +314,7 @@ def test_nightly_step_survives_a_push_race(clone, tmp_path):
     (other / "data" / "models" / "acme.gpt-x.yml").write_text("name: X\norganization: Acme\nkind: llm\nmaintainers: [alice]\n")
     commit(other, "merge acme's registration", env)
     sh(other, "git", "push", "-q", "origin", "main", env=env)
-    done = run_step(work, env, datetime(2026, 1, 16, tzinfo=timezone.utc))
+    done = run_step(work, env, datetime(2026, 1, 16, tzinfo=UTC))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "push raced" in done.stdout
     assert origin_log(origin, env) == ["nightly: data as of 2026-01-16T00:00:00Z", "merge acme's registration", "a new hub"]
@@ -325,7 +325,7 @@ def test_nightly_step_commits_what_was_written_whatever_the_exit_code(clone, cod
     """Exit 3 (a broken file) after the fetch stage wrote the night's snapshots: they are pushed all the
     same, and the step still fails (6: the site is built, and the job fails at its last step)."""
     origin, work, env = clone
-    done = run_step(work, env, datetime(2026, 1, 16, tzinfo=timezone.utc), FAKE_NIGHTLY_EXIT=str(code))
+    done = run_step(work, env, datetime(2026, 1, 16, tzinfo=UTC), FAKE_NIGHTLY_EXIT=str(code))
     assert done.returncode == (0 if code == 6 else code), done.stdout + done.stderr
     assert origin_log(origin, env) == [f"nightly: data as of 2026-01-16T00:00:00Z (exit {code})", "a new hub"]
     assert "data/rounds/2026-01-25/questions.csv" in sh(origin, "git", "ls-tree", "-r", "--name-only", "main", env=env).splitlines()
@@ -336,6 +336,6 @@ def test_nightly_step_commits_what_was_written_whatever_the_exit_code(clone, cod
 def test_nightly_step_commits_nothing_when_the_hub_refused_to_start(clone, code):
     """2 (bad hub.toml) and 7 (the lock is held): nothing of this run was written; nothing is pushed."""
     origin, work, env = clone
-    done = run_step(work, env, datetime(2026, 1, 16, tzinfo=timezone.utc), FAKE_NIGHTLY_EXIT=str(code))
+    done = run_step(work, env, datetime(2026, 1, 16, tzinfo=UTC), FAKE_NIGHTLY_EXIT=str(code))
     assert done.returncode == code, done.stdout + done.stderr
     assert origin_log(origin, env) == ["a new hub"]

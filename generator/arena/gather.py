@@ -9,10 +9,10 @@ import pandas as pd
 
 from ..errors import PrescientError, Problem
 from ..scoring.resolve import LedgerView, known_by, ledger_view, resolve_round
-from ..vocabulary import MARKET
 from ..store import readers
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
+from ..vocabulary import MARKET
 from .portfolio import POSITIONS, Cohorts, bet_positions, settle
 from .simulate import simulated_positions
 

@@ -38,7 +38,7 @@ import io
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -91,7 +91,7 @@ def parse_log(out: bytes) -> list[FileChange]:
     for record in out.split(b"\x01")[1:]:
         header, _, body = record.partition(b"\0")
         sha, seconds = header.decode().split()
-        when = format_ts(datetime.fromtimestamp(int(seconds), tz=timezone.utc))
+        when = format_ts(datetime.fromtimestamp(int(seconds), tz=UTC))
         fields, i = body.lstrip(b"\n").split(b"\0"), 0
         while i < len(fields) and fields[i].startswith(b":"):
             old_mode, new_mode, old_blob, new_blob, status = fields[i].decode().lstrip(":").split()
@@ -328,7 +328,7 @@ def date_problems(dates: list[tuple[str, int]]) -> list[Problem]:
 
 
 def _ts(seconds: int) -> str:
-    return format_ts(datetime.fromtimestamp(seconds, tz=timezone.utc))
+    return format_ts(datetime.fromtimestamp(seconds, tz=UTC))
 
 
 def committed_before(changes: list[FileChange], path: str, data: bytes, due: str) -> bool:

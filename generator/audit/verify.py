@@ -21,19 +21,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..pipeline import recompute
-from ..site.build import strip_generated, gather
 from ..config import load_settings
 from ..errors import Problem
 from ..forecasters.baselines import AFTER_DUE
+from ..pipeline import recompute
 from ..schemas import HISTORY, SCORES
+from ..site.build import gather, strip_generated
 from ..site.render import GENERATED, render_site
-from ..store import readers
+from ..store import manifest, readers
 from ..store.csvio import to_csv_bytes
 from ..store.layout import Layout
 from ..timeutil import format_ts, parse_ts
 from . import git
-from ..store import manifest
 
 DEFAULT_NIGHTS = 7
 OK, FAILED, SKIPPED = "ok", "failed", "skipped"

@@ -14,17 +14,17 @@ estimation sample.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from ..models import ModelMeta
 from ..scoring.resolve import LedgerView
-from ..vocabulary import MARKET
 from ..timeutil import days, format_ts
+from ..vocabulary import MARKET
 
 HUB = "prescient."
 _UNIT = ["question_id", "resolution_date"]
@@ -131,7 +131,8 @@ AT_OPEN = _table([
 AFTER_DUE = _table([
     (_meta("Imputed", "The crowd's market value at the due time; 0.5 on dataset questions.", saw_crowd=True), imputed),
     (_meta("Naive", "The market value of the day before the due date; the direction of the series' last change.", saw_crowd=True), naive),
-    (_meta("Crowd median", "Median of the forecasts submitted for the round, question by question.", saw_crowd=True), crowd(lambda p: float(p.median()))),
+    (_meta("Crowd median", "Median of the forecasts submitted for the round, question by question.", saw_crowd=True),
+     crowd(lambda p: float(p.median()))),
     (_meta("Crowd geometric mean", "Geometric mean of the submitted forecasts.", saw_crowd=True), crowd(_geometric_mean)),
     (_meta("Crowd log-odds mean", "Mean of the submitted forecasts' log-odds, mapped back to a probability.", saw_crowd=True), crowd(_mean_log_odds)),
 ])

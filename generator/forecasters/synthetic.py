@@ -14,16 +14,16 @@ in advance. Over a large simulated sample (3,000 markets, 300 series, 20 rounds;
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from ..models import ModelMeta
-from ..vocabulary import MARKET
 from ..sources.sim import SimWorld, expit, logit, phi
 from ..timeutil import parse_ts
+from ..vocabulary import MARKET
 from .baselines import forecast_frame
 from .synthetic_views import OVERCONFIDENT_CUTOFF
 

@@ -20,8 +20,8 @@ The headline column is ``overall`` (Brier Index, higher is better) when present,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import pandas as pd
 
@@ -65,6 +65,13 @@ def night_diff(before: pd.DataFrame, after: pd.DataFrame, between: Between | Non
     out = [_entered(m, new, board, first_rounds or {}) for m in entered]
     out += [_moved(m, old, new, reason, score) for m in sorted(stayed, key=lambda m: _order(new, m))]
     return out + [f"{m} left the {board} board (was {_place(old, m)})." for m in left]
+
+
+def first_rounds(scores: pd.DataFrame) -> dict[str, str]:
+    """Each model's earliest scored round, as a due timestamp (said when a model enters a board)."""
+    if scores.empty:
+        return {}
+    return scores.groupby("model")["round"].min().map(lambda d: f"{d}T00:00:00Z").to_dict()
 
 
 def history_diffs(history: pd.DataFrame, news: Mapping[str, Between] | None = None,

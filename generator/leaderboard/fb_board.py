@@ -41,8 +41,8 @@ import numpy as np
 import pandas as pd
 
 from ..models import ModelMeta
-from ..vocabulary import MARKET
 from ..timeutil import format_date, format_ts
+from ..vocabulary import MARKET
 from .bootstrap import bootstrap
 from .fixed_effects import fit
 from .panel import build_panel

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..vocabulary import DATASET, MARKET
-from ..vocabulary import PLAIN_VIEWS, parse_view
+from ..vocabulary import DATASET, MARKET, PLAIN_VIEWS, parse_view
+
 
 def horizon_days(scores: pd.DataFrame) -> pd.Series:
     """Days from the round's due date to the resolution date; NA for markets (no horizon)."""

@@ -12,7 +12,7 @@ from ..store import readers
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
 from .importer import current
-from .scoring import ANSWERED, MISSING, REFUSED, SCORE_COLUMNS, empty_scores, score_set, scorable
+from .scoring import ANSWERED, MISSING, REFUSED, SCORE_COLUMNS, empty_scores, scorable, score_set
 from .temporal import temporal_view, yoy_summary
 
 BOARD_COLUMNS = ("set", "model", "n", "answered", "refused", "missing", "accuracy", "brier", "knowledge_cutoff",

@@ -14,29 +14,29 @@ Every file is checked by the same validation code as a pull request before it is
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Callable
 
-from ..submissions.bets import check_bet_file
-from ..site.build import build_site
 from ..config import load_settings
 from ..errors import ConfigError, Problem, SchemaError
 from ..forecasters.synthetic import synthetic_forecasts, synthetic_models
 from ..forecasters.synthetic_views import BETTORS, ORACLE_SET, oracle_forecasts, oracle_question_file, synthetic_bets
 from ..oracle.importer import current, import_oracle
-from .nightly import nightly
 from ..schemas import BETS, ORACLE_FORECASTS
+from ..site.build import build_site
 from ..sources.sim import world_from_options
 from ..store import readers
 from ..store.csvio import to_csv_bytes, write_bytes_atomic
 from ..store.layout import Layout
 from ..store.lock import hub_lock
+from ..submissions.bets import check_bet_file
 from ..submissions.content import round_set
 from ..submissions.oracle import check_oracle_forecast
 from ..timeutil import days, format_date, format_ts, parse_ts
+from .nightly import nightly
 
 SEASON_START = parse_ts("2026-01-04T00:00:00Z")
 SEASON_END = parse_ts("2026-07-19T00:00:00Z")

@@ -15,34 +15,32 @@ Run twice with the same ``as_of`` and nothing changes; a later ``as_of`` only ap
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
 import httpx
 import pandas as pd
 
-from ..store import ingest
-from . import sampling
-from ..interop.forecastbench import export
-from ..store import manifest
 from ..config import Settings, load_settings
 from ..errors import PartialFailure, Problem, SchemaError
 from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
+from ..interop.forecastbench import export
 from ..models import ModelMeta
-from ..scoring.resolve import known_by, market_states
 from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
+from ..scoring.resolve import known_by, market_states
 from ..sources.base import FetchContext, FetchResult
 from ..sources.http import Budget
 from ..sources.registry import build_source
-from ..submissions.content import check_content, round_set
-from ..store.forecast_file import parse_forecast
-from ..store import ledger, readers
+from ..store import ingest, ledger, manifest, readers
 from ..store.csvio import to_csv_bytes, write_bytes_atomic, write_table
+from ..store.forecast_file import parse_forecast
 from ..store.layout import Layout
 from ..store.lock import hub_lock
+from ..submissions.content import check_content, round_set
 from ..timeutil import days, format_date, format_ts
+from . import sampling
 from .recompute import history_for, hub_view, score_rounds
 
 ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]

@@ -6,13 +6,15 @@ The nightly writes what these return; ``prescient verify`` (``audit.verify``) co
 from __future__ import annotations
 
 from datetime import datetime
+
 import pandas as pd
+
 from ..config import Settings, load_settings
 from ..errors import Problem
 from ..leaderboard.hub_boards import board_for, history_rows
-from ..scoring.resolve import LedgerView, ledger_view, resolve_round
 from ..schemas import SCORES
 from ..scoring.brier import resolved_units, score_round
+from ..scoring.resolve import LedgerView, ledger_view, resolve_round
 from ..store import readers
 from ..store.csvio import write_table
 from ..store.layout import Layout

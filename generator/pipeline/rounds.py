@@ -11,13 +11,13 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from . import nightly, sampling
 from ..config import load_settings
 from ..errors import ConfigError, LedgerError
 from ..store import readers
 from ..store.layout import Layout
 from ..store.lock import hub_lock
 from ..timeutil import days, format_ts
+from . import nightly, sampling
 
 
 def open_round(root: Path, due: datetime, as_of: datetime) -> nightly.NightlyReport:

@@ -16,11 +16,10 @@ import numpy as np
 import pandas as pd
 
 from ..config import RoundSettings
-from ..scoring.resolve import known_by, market_states, values_at
 from ..schemas import ROUND_QUESTIONS
-from ..vocabulary import DATASET, MARKET
+from ..scoring.resolve import known_by, latest_questions, market_states, values_at
 from ..timeutil import days, format_date, format_ts
-from ..scoring.resolve import latest_questions
+from ..vocabulary import DATASET, MARKET
 
 
 def due_dates(rounds: RoundSettings, until: datetime) -> list[datetime]:

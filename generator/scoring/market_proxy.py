@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..vocabulary import MARKET
 from ..timeutil import days, format_ts, parse_ts
+from ..vocabulary import MARKET
 
 IGNORE, MARKET_PROXY = "ignore", "market_proxy"
 _PROXY = ["question_id", "value", "at"]

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import market_proxy
 from ..vocabulary import MARKET
+from . import market_proxy
 
 
 def known_by(obs: pd.DataFrame, as_of: str) -> pd.DataFrame:

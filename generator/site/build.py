@@ -10,33 +10,32 @@ import contextlib
 import logging
 import os
 import shutil
+from collections.abc import Iterator
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Iterator
 
 import pandas as pd
 
-from ..config import load_settings
-from ..errors import PrescientError, Problem
 from ..arena.gather import load_cohorts
 from ..arena.portfolio import arena_table, pnl_curves
-from ..scoring.corrections import corrections
-from ..leaderboard.board import first_rounds
+from ..config import load_settings
+from ..errors import PrescientError, Problem
+from ..leaderboard.diff import first_rounds, history_diffs
+from ..leaderboard.hub_boards import all_boards
 from ..oracle.board import load_scores as oracle_scores
 from ..oracle.board import oracle_board
 from ..oracle.temporal import temporal_view
-from ..leaderboard.diff import history_diffs
-from ..leaderboard.hub_boards import all_boards
 from ..schemas import FORECASTS
-from .questions import question_infos
-from .render import GENERATED, RoundInfo, SiteData, render_site
-from .shell import FRAGMENTS, SHELL
-from .write import write_tree
+from ..scoring.corrections import corrections
 from ..store import readers
 from ..store.csvio import spreadsheet_safe_bytes
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
+from .questions import question_infos
+from .render import GENERATED, RoundInfo, SiteData, render_site
+from .shell import FRAGMENTS, SHELL
+from .write import write_tree
 
 
 class BuildError(PrescientError):

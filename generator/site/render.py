@@ -17,14 +17,14 @@ import jinja2
 import markupsafe
 import pandas as pd
 
+from ..leaderboard.calibration import murphy, reliability_table
+from ..leaderboard.hub_boards import headline_of
+from ..leaderboard.views import horizon_days
 from ..models import FIELDS as MODEL_FIELDS
 from ..models import ModelMeta
 from ..schemas import ALL_TABLES, SCORES
 from ..store.csvio import empty_frame
 from ..timeutil import format_ts
-from ..leaderboard.calibration import murphy, reliability_table
-from ..leaderboard.hub_boards import headline_of
-from ..leaderboard.views import horizon_days
 from . import charts, shell
 from .downloads import for_spreadsheets
 from .questions import QuestionInfo, forecast_payload, script_json
@@ -231,7 +231,7 @@ def _breakdowns(scores: pd.DataFrame) -> list[dict]:
         if not len(rows):
             continue
         grouped = rows.groupby(column, sort=True)["brier"].agg(["mean", "count"]).reset_index()
-        grouped[column] = grouped[column].map(lambda v: f"{int(v)}" if column == "horizon" else str(v))
+        grouped[column] = grouped[column].map(lambda v: f"{int(v)}" if column == "horizon" else str(v))  # noqa: B023 (map runs now)
         tables.append({"title": title, "rows": grouped.rename(columns={column: "key"}).to_dict("records")})
     return tables
 

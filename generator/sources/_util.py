@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import datetime, timezone
-from typing import Any, Mapping
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 from ..errors import SourceError
 from .base import payload_hash
@@ -78,7 +79,7 @@ def ms_to_dt(ms: Any) -> datetime | None:
 def s_to_dt(seconds: Any) -> datetime:
     value = to_float(seconds, "timestamp")
     try:
-        return datetime.fromtimestamp(value, tz=timezone.utc)
+        return datetime.fromtimestamp(value, tz=UTC)
     except (OverflowError, OSError, ValueError) as exc:
         raise ParseError(f"timestamp {seconds!r} is out of range") from exc
 
@@ -92,8 +93,8 @@ def parse_time(text: Any) -> datetime | None:
     except ValueError as exc:
         raise ParseError(f"bad timestamp {text!r}") from exc
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
 
 
 def date_to_dt(text: Any) -> datetime:

@@ -19,13 +19,15 @@ Rules every source follows:
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Protocol
 
 import httpx
 
 from .http import Budget
+
 
 @dataclass(frozen=True)
 class Question:

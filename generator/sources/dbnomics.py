@@ -9,12 +9,13 @@ category ("economics"), plus the http.py keys (concurrency (4), rate_per_second 
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..vocabulary import DATASET
+from ._util import ParseError, date_to_dt, item_hash, require, to_float
 from .base import Observation, Question
 from .http import Http
-from ._util import ParseError, date_to_dt, item_hash, require, to_float
 from .shell import SeriesSource
 
 NAME = "dbnomics"

@@ -32,11 +32,12 @@ import json
 import random
 import threading
 import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import httpcore
 import httpx
@@ -78,7 +79,7 @@ class RequestLimits:
     seconds: float = DEFAULT_REQUEST_SECONDS
 
     @classmethod
-    def from_options(cls, options: Mapping[str, Any]) -> "RequestLimits":
+    def from_options(cls, options: Mapping[str, Any]) -> RequestLimits:
         return cls(int(options.get("max_response_bytes", DEFAULT_MAX_BYTES)),
                    float(options.get("request_seconds", DEFAULT_REQUEST_SECONDS)))
 
@@ -96,7 +97,7 @@ class Budget:
         self.exhausted_after: float | None = None
 
     @classmethod
-    def from_options(cls, options: Mapping[str, Any], clock: Callable[[], float] = time.monotonic) -> "Budget":
+    def from_options(cls, options: Mapping[str, Any], clock: Callable[[], float] = time.monotonic) -> Budget:
         """``budget_seconds`` of the source's table, else ``[http] source_budget_seconds``, else 600."""
         seconds = options.get("budget_seconds", options.get("source_budget_seconds", DEFAULT_BUDGET))
         return cls(float(seconds), clock)

@@ -18,13 +18,14 @@ page_size (200), max_pages (25), plus the http.py keys (concurrency (4), rate_pe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
 
 from ..vocabulary import MARKET
+from ._util import ParseError, item_hash, list_at, number_or, parse_time, require, to_float, unwrap
 from .base import Observation, Question
 from .http import FetchError, Http
-from ._util import ParseError, item_hash, list_at, number_or, parse_time, require, to_float, unwrap
 from .shell import MarketSource  # fmt: skip
 
 NAME = "kalshi"

@@ -12,13 +12,14 @@ keys (timeout, user_agent, retries, backoff, max_wait, concurrency (4), rate_per
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
 
 from ..vocabulary import MARKET
+from ._util import ParseError, item_hash, list_at, ms_to_dt, number_or, require, to_float
 from .base import Observation, Question
 from .http import Http
-from ._util import ParseError, item_hash, list_at, ms_to_dt, number_or, require, to_float
 from .shell import MarketSource  # fmt: skip
 
 NAME = "manifold"

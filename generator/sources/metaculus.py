@@ -14,14 +14,15 @@ page_size (100), max_pages (10), plus the http.py keys (concurrency (2), rate_pe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import SourceError
 from ..vocabulary import MARKET
+from ._util import ParseError, item_hash, list_at, number_or, parse_time, require, to_float
 from .base import FetchResult, Observation, Question
 from .http import FetchError, Http
-from ._util import ParseError, item_hash, list_at, number_or, parse_time, require, to_float
 from .shell import MarketSource  # fmt: skip
 
 NAME = "metaculus"

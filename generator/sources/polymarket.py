@@ -16,13 +16,14 @@ min_volume (10000), max_markets (500), page_size (100), max_pages (20), plus the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
 
 from ..vocabulary import MARKET
+from ._util import ParseError, item_hash, json_list, list_at, number_or, parse_time, require, s_to_dt, to_float
 from .base import Observation, Question
 from .http import Http
-from ._util import ParseError, item_hash, json_list, list_at, number_or, parse_time, require, s_to_dt, to_float
 from .shell import MarketSource  # fmt: skip
 
 NAME = "polymarket"

@@ -6,10 +6,12 @@ Modules are imported lazily, so a hub that only uses ``sim`` never imports a liv
 from __future__ import annotations
 
 import importlib
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from .base import Source
 from ..vocabulary import FACTORIES
+from .base import Source
+
 
 def source_class(name: str) -> type:
     module_name, _, class_name = FACTORIES[name].partition(":")

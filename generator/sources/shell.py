@@ -5,14 +5,15 @@ with the paging and outage rules they share."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import partial
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..errors import SourceError
-from .base import FetchContext, FetchResult, Failure, Observation
-from .http import BudgetExhausted, Http, client_for, http_for
 from ._util import ParseError, check_text, require
+from .base import Failure, FetchContext, FetchResult, Observation
+from .http import BudgetExhausted, Http, client_for, http_for
 
 
 def native_ids(source: str, tracked: Iterable[str]) -> list[str]:

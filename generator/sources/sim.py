@@ -15,10 +15,11 @@ gives the same answers, and synthetic forecasters can be given exactly known inf
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property, lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 

@@ -30,8 +30,8 @@ import re
 import signal
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -196,9 +196,7 @@ def coerce(raw: pd.DataFrame, table: Table) -> pd.DataFrame:
     out = {}  # column arrays, positional, made into one frame at the end (no per-column inserts)
     for column in table.columns:
         values = raw[column.name] if column.name in raw.columns else pd.Series("", index=raw.index)
-        if column.type in ("float", "prob"):
-            out[column.name] = pd.to_numeric(values.replace("", np.nan), errors="coerce").astype(float)
-        elif column.type == "int" and column.nullable:  # float64 so that an empty cell stays NaN
+        if column.type in ("float", "prob") or column.type == "int" and column.nullable:
             out[column.name] = pd.to_numeric(values.replace("", np.nan), errors="coerce").astype(float)
         elif column.type == "int":
             out[column.name] = pd.to_numeric(values, errors="coerce").fillna(0).astype("int64")

@@ -17,9 +17,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..codes import problem
 from ..errors import Problem
 from ..schemas import FORECASTS
-from ..codes import problem
 
 MAX_FORECAST_BYTES = 10 * 1024 * 1024
 MAX_PROBLEMS = 200  # listed per file; the rest are counted (``Parsed.summary``), so a broken file costs little

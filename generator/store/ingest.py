@@ -10,16 +10,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Iterable, Mapping
 
 import pandas as pd
 
 from ..schemas import OBSERVATIONS, QUESTIONS
-from ..vocabulary import MARKET
 from ..sources.base import Observation, Question
-from .csvio import as_text, coerce
 from ..timeutil import format_ts
+from ..vocabulary import MARKET
+from .csvio import as_text, coerce
 
 _STATE = ["value", "status", "outcome"]
 

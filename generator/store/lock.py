@@ -17,9 +17,9 @@ import fcntl
 import os
 import shlex
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterator
 
 from ..errors import LockError
 

@@ -15,10 +15,10 @@ from datetime import datetime
 import pandas as pd
 
 from ..schemas import MANIFEST
+from ..timeutil import format_ts
 from . import ledger
 from .csvio import empty_frame, read_table
 from .layout import Layout
-from ..timeutil import format_ts
 
 ROOT = "*"
 

@@ -9,12 +9,24 @@ import pandas as pd
 
 from ..errors import LedgerError, Problem, SchemaError
 from ..models import ModelMeta, load_model
-from .forecast_file import parse_forecast
-from ..schemas import BETS, FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS, SCORES, Table
-from ..schemas import MANIFEST, ORACLE_FORECASTS, ORACLE_QUESTIONS
+from ..schemas import (
+    BETS,
+    FORECASTS,
+    HISTORY,
+    MANIFEST,
+    OBSERVATIONS,
+    ORACLE_FORECASTS,
+    ORACLE_QUESTIONS,
+    QUESTIONS,
+    RESOLUTIONS,
+    ROUND_QUESTIONS,
+    SCORES,
+    Table,
+)
 from ..timeutil import parse_ts
 from . import csvio
 from .csvio import check_frame, coerce, empty_frame, read_table
+from .forecast_file import parse_forecast
 from .layout import Layout
 
 

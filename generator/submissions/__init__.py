@@ -7,8 +7,8 @@ or JSON. Every code is registered, with its meaning, in ``codes.CODES``.
 
 from __future__ import annotations
 
-from ..errors import PrescientError
 from ..codes import CODES, problem
+from ..errors import PrescientError
 from .report import FORMATS, Report, render
 from .validate import validate_files, validate_pr
 

@@ -14,14 +14,14 @@ from collections import Counter
 from collections.abc import Iterator
 from itertools import chain
 
+from ..arena.bets import START_CASH, cash_before, max_bet, over_limit
+from ..codes import problem
 from ..errors import Problem
 from ..schemas import BET_SIDES, BETS
-from ..vocabulary import MARKET
-from ..codes import problem
-from .content import RoundSet, plain_number
 from ..store.forecast_file import Parsed, Row, parse_forecast
+from ..vocabulary import MARKET
+from .content import RoundSet, plain_number
 from .reading import has_errors, reader_problems, reader_values
-from ..arena.bets import START_CASH, cash_before, max_bet, over_limit
 
 _TS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")  # fullmatch: no trailing newline
 REQUIRED = tuple(c.name for c in BETS.columns if not c.nullable)

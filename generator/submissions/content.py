@@ -14,13 +14,13 @@ from itertools import chain
 
 import pandas as pd
 
+from ..codes import problem
 from ..errors import Problem, SchemaError
 from ..schemas import FORECASTS, ROUND_QUESTIONS
-from ..vocabulary import MARKET
 from ..store.csvio import check_frame, formula_like
-from ..timeutil import is_iso_date
-from ..codes import problem
 from ..store.forecast_file import Parsed, Row
+from ..timeutil import is_iso_date
+from ..vocabulary import MARKET
 from .reading import has_errors, reader_problems
 
 COVERAGE_WARN = 0.95

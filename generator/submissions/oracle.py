@@ -17,12 +17,12 @@ from itertools import chain
 
 import pandas as pd
 
+from ..codes import problem
 from ..errors import Problem, SchemaError
 from ..schemas import ORACLE_FORECASTS, ORACLE_QUESTIONS
 from ..store.csvio import check_frame
-from ..codes import problem
-from .content import ASCII_SPACE, probability_problem
 from ..store.forecast_file import Parsed, Row, parse_forecast
+from .content import ASCII_SPACE, probability_problem
 from .reading import has_errors, reader_problems, reader_values
 
 SUM_TOLERANCE = 1e-6

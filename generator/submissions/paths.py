@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..codes import problem
 from ..errors import Problem
 from ..models import MODEL_ID
 from ..timeutil import is_iso_date
-from ..codes import problem
 
 FORECAST, MODEL, OTHER = "forecast", "model", "other"
 ORACLE = "oracle"  # an oracle forecast file, data/oracle/<set>/forecasts/<team>.<model>.csv

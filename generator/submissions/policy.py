@@ -11,11 +11,11 @@ from datetime import datetime
 import yaml
 from yaml.composer import ComposerError
 
+from ..codes import problem
 from ..errors import Problem
 from ..models import HUB_KINDS, HUB_TEAM, check_model, is_login, maintainer_problems, team_of
 from ..store.csvio import formula_like
 from ..timeutil import format_ts, parse_ts
-from ..codes import problem
 from .content import RoundSet
 from .paths import Target
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..codes import problem
 from ..errors import Problem
 from ..schemas import Table
 from ..store.csvio import check_frame, coerce
-from ..codes import problem
 from ..store.forecast_file import Parsed
 
 

@@ -15,8 +15,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field, replace
 
-from ..errors import Problem
 from ..codes import ERROR, WARNING, explain
+from ..errors import Problem
 
 SUBMIT_DOCS = "site_src/docs/submit.md"
 MAX_MARKDOWN_ROWS = 200

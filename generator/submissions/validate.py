@@ -17,15 +17,15 @@ from typing import Protocol
 
 import yaml
 
-from . import bets as bet_checks
-from ..errors import Problem
-from ..timeutil import format_ts
-from ..store import git
-from . import paths, policy
 from ..codes import problem
+from ..errors import Problem
+from ..store import git
+from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
+from ..timeutil import format_ts
+from . import bets as bet_checks
+from . import paths, policy
 from .content import RoundSet, check_content, round_set
 from .oracle import check_oracle_forecast
-from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from .report import Report
 
 MAX_FILES = 100  # files a pull request may change; more are refused unread (a local run has no cap)

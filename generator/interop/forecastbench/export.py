@@ -8,18 +8,18 @@ A round published by the hub (nightly or ``prescient round open``) already has i
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
 
 from ...errors import ConfigError
+from ...scoring.resolve import latest_questions
 from ...store import readers
 from ...store.layout import Layout
 from ...timeutil import format_date, format_ts
-import json
 from ...vocabulary import DATASET, MARKET
-from ...scoring.resolve import latest_questions
 
 
 def export_forecastbench(root: Path, due: datetime) -> bytes:

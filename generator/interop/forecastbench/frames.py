@@ -20,9 +20,9 @@ import pandas as pd
 from ...errors import Problem
 from ...models import ModelMeta
 from ...schemas import QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
-from ...vocabulary import DATASET, MARKET
 from ...store.csvio import as_text, coerce
 from ...timeutil import format_ts, parse_ts
+from ...vocabulary import DATASET, MARKET
 from .parse import MARKET_SOURCES, Parsed
 
 _UNIT = ["question_id", "resolution_date"]
@@ -187,7 +187,8 @@ def forecast_rows(fset: Parsed, units: pd.DataFrame) -> tuple[pd.DataFrame, list
     inside = np.fromiter((u in allowed for u in zip(frame["question_id"], frame["resolution_date"])), bool, len(frame))
     problems = []
     if dup.any():
-        problems.append(Problem(fset.label, None, "id", "duplicate-forecast", f"{int(dup.sum())} repeated (id, resolution_date) row(s); the first is kept", "warning"))
+        problems.append(Problem(fset.label, None, "id", "duplicate-forecast",
+                                f"{int(dup.sum())} repeated (id, resolution_date) row(s); the first is kept", "warning"))
     if (~inside).any():
         problems.append(Problem(fset.label, None, "id", "unknown-question",
                                 f"{int((~inside).sum())} forecast(s) for questions or dates not in round {fset.due} dropped", "warning"))
@@ -222,7 +223,8 @@ def forecast_columns(fset: Parsed, allowed: dict[tuple[str, str], tuple[str, str
     repeats, outside = len(pairs) - len(first), inside.count(False)
     problems = []
     if repeats:
-        problems.append(Problem(fset.label, None, "id", "duplicate-forecast", f"{repeats} repeated (id, resolution_date) row(s); the first is kept", "warning"))
+        problems.append(Problem(fset.label, None, "id", "duplicate-forecast",
+                                f"{repeats} repeated (id, resolution_date) row(s); the first is kept", "warning"))
     if outside:
         problems.append(Problem(fset.label, None, "id", "unknown-question",
                                 f"{outside} forecast(s) for questions or dates not in round {fset.due} dropped", "warning"))

@@ -25,19 +25,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...store import ingest
 from ...errors import Problem, SchemaError
 from ...forecasters.baselines import AT_OPEN
 from ...models import ModelMeta
 from ...schemas import QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
-from ...store import ledger, readers
+from ...store import ingest, ledger, readers
 from ...store.csvio import FAULT_ENV, read_table, to_csv_bytes, write_bytes_atomic
+from ...store.fastcsv import as_read, forecast_bytes, forecast_file
 from ...store.layout import Layout
 from ...store.lock import hub_lock
 from ...timeutil import format_ts, parse_ts
 from . import frames
 from . import parse as fbp
-from ...store.fastcsv import as_read, forecast_bytes, forecast_file
 
 # The hub's constant baselines, the same forecasters the nightly run writes for its own rounds.
 HUB_BASELINES = ("prescient.always-0", "prescient.always-1", "prescient.always-0.5")

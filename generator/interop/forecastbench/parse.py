@@ -130,7 +130,8 @@ def _row_key_problems(parsed: Parsed, i: int, row: object, keys: tuple[str, ...]
         parsed.problems.append(_problem(label, "bad-id", f"id {row['id']!r} is not a string", row=where, column="id"))
         return False
     if row["source"] not in SOURCES:
-        parsed.problems.append(_problem(label, "unknown-source", f"source {row['source']!r} is not one of {', '.join(SOURCES)}", row=where, column="source"))
+        parsed.problems.append(_problem(label, "unknown-source", f"source {row['source']!r} is not one of {', '.join(SOURCES)}",
+                                        row=where, column="source"))
         return False
     return True
 
@@ -210,7 +211,8 @@ def _resolution(parsed: Parsed, where: int, row: dict) -> dict | None:
         parsed.problems.append(_problem(parsed.label, "bad-value", f"resolved {row['resolved']!r} is not true/false", row=where, column="resolved"))
         return None
     if row["resolved_to"] is not None and value is None:
-        parsed.problems.append(_problem(parsed.label, "bad-outcome", f"resolved_to {row['resolved_to']!r} is not a number", row=where, column="resolved_to"))
+        parsed.problems.append(_problem(parsed.label, "bad-outcome", f"resolved_to {row['resolved_to']!r} is not a number",
+                                        row=where, column="resolved_to"))
         return None
     if date is None:
         return None
