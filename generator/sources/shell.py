@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import SourceError
 from ._util import ParseError, check_text, require
-from .base import Failure, FetchContext, FetchResult, Observation
+from .base import Failure, FetchContext, FetchResult, Observation, Question
 from .http import BudgetExhausted, Http, client_for, http_for
 
 
@@ -90,6 +90,9 @@ class _Source:
     def headers(self, env: Mapping[str, str]) -> dict[str, str]:
         return {}
 
+    def collect(self, http: Http, base_url: str, opts: Mapping[str, Any], ctx: FetchContext) -> FetchResult:
+        raise NotImplementedError
+
     def fetch(self, ctx: FetchContext) -> FetchResult:
         reason = self.skip_reason(ctx.env)
         if reason:
@@ -114,6 +117,22 @@ class MarketSource(_Source):
     label = ""
     id_key = "id"
     first_page: Any = 0
+
+    @staticmethod
+    def qualifies(item: Mapping[str, Any], opts: Mapping[str, Any], as_of: datetime) -> bool:
+        raise NotImplementedError
+
+    @staticmethod
+    def parse(item: Mapping[str, Any], as_of: datetime) -> tuple[Question, Observation | None]:
+        raise NotImplementedError
+
+    @staticmethod
+    def fetch_page(http: Http, base_url: str, opts: Mapping[str, Any], token: Any) -> tuple[list[Any], Any]:
+        raise NotImplementedError
+
+    @staticmethod
+    def read_one(http: Http, base_url: str, native_id: str) -> Mapping[str, Any]:
+        raise NotImplementedError
 
     def native_id(self, item: Mapping[str, Any]) -> str:
         return str(require(item, self.id_key))
@@ -194,6 +213,14 @@ class SeriesSource(_Source):
     """One dataset Question + observations per configured (``series``) or tracked code, read
     concurrently. Subclasses provide ``read(http, base_url, opts, env, code)`` and
     ``parse(code, payload, category) -> (Question, [Observation])`` (pure)."""
+
+    @staticmethod
+    def read(http: Http, base_url: str, opts: Mapping[str, Any], env: Mapping[str, str], code: str) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def parse(code: str, payload: Any, category: str) -> tuple[Question, list[Observation]]:
+        raise NotImplementedError
 
     def collect(self, http, base_url, opts, ctx) -> FetchResult:
         result = FetchResult(self.name)
