@@ -77,12 +77,14 @@ class _Run:
     def round(self, due: str) -> RoundSet | None:
         if due not in self.rounds:
             data = _read(self.base, paths.round_path(due))
-            self.rounds[due] = round_set(data, due, paths.round_path(due)) if data is not None else None
-            if self.rounds[due] is not None:
-                self.notes.add(policy.round_note(self.rounds[due], self.at))
+            rnd = round_set(data, due, paths.round_path(due)) if data is not None else None
+            self.rounds[due] = rnd
+            if rnd is not None:
+                self.notes.add(policy.round_note(rnd, self.at))
         return self.rounds[due]
 
     def forecast(self, target: paths.Target, status: str) -> None:
+        assert target.due is not None  # callers pass only well-formed targets, and classify sets their due
         rnd = self.round(target.due)
         self.problems.extend(policy.check_timing(target, status, rnd, self.at))
         if status != "D":
@@ -99,8 +101,10 @@ class _Run:
         if target.kind == paths.BETS:
             return bet_checks.check_bet_file(self.head.read(target.path), target.path, rnd)
         if target.kind == paths.ORACLE:
+            assert target.question_set is not None  # classify sets it on every well-formed oracle path
             questions = paths.oracle_questions_path(target.question_set)
             return check_oracle_forecast(self.head.read(target.path), target.path, _read(self.base, questions), questions)
+        assert target.fmt is not None  # classify sets it on every well-formed forecast path
         parsed = parse_forecast(self.head.read(target.path), target.path, target.fmt)
         found = parsed.problems + (check_content(parsed, rnd) if parsed.columns else [])
         return found + parsed.keep(_question_set(parsed, target) + self._twin(target)) + parsed.summary()
@@ -111,6 +115,7 @@ class _Run:
             self.problems.extend(self._forecast_file(target, None))
 
     def _twin(self, target: paths.Target) -> list[Problem]:
+        assert target.due is not None and target.model is not None  # a well-formed forecast path
         other = "json" if target.fmt == "csv" else "csv"
         if self.head.entry(paths.forecast_path(target.due, target.model, other)) is None:
             return []
@@ -202,7 +207,7 @@ def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime) -> 
     run.problems.extend(policy.check_one_model(targets))
     for model in sorted({t.model for t in targets if t.model}):
         _pr_author(run, model, author)
-    run.problems.extend(_pr_names(run, [s for s, _ in steps], targets, author))
+    run.problems.extend(_pr_names(run, base_tree, [s for s, _ in steps], targets, author))
     return _report(run, [p for _, p in steps])
 
 
@@ -225,7 +230,8 @@ def _pr_author(run: _Run, model: str, author: str) -> None:
         run.problems.extend(policy.check_author(model, path, maintainers, author, new=base_data is None))
 
 
-def _pr_names(run: _Run, statuses: list[str], targets: list[paths.Target], author: str) -> list[Problem]:
+def _pr_names(run: _Run, base: git.GitTree, statuses: list[str], targets: list[paths.Target],
+              author: str) -> list[Problem]:
     """Names no pull request may take: the hub's prefix and kinds, and another team's prefix."""
     found: list[Problem] = []
     for status, target in zip(statuses, targets):
@@ -233,7 +239,7 @@ def _pr_names(run: _Run, statuses: list[str], targets: list[paths.Target], autho
         if target.kind == paths.MODEL and target.model and status in ("A", "M"):
             found += policy.check_reserved_kind(target, _capped_yaml(run.base, target.path), _capped_yaml(run.head, target.path))
         if target.kind == paths.MODEL and target.model and status == "A":
-            found += policy.check_team_prefix(target, author, _team_models(run.base, target.model))
+            found += policy.check_team_prefix(target, author, _team_models(base, target.model))
     return found
 
 
