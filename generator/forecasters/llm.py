@@ -186,7 +186,8 @@ def parse_probability(text: str) -> float | None:
     """
     tagged = _TAGGED.findall(text)
     if tagged:
-        return _value(*tagged[-1], tagged=True)
+        number, unit = tagged[-1]  # _TAGGED has two groups: the number and its unit
+        return _value(number, unit, tagged=True)
     bare = _BARE.match(text.strip())
     if bare:
         return _value(bare.group(1), bare.group(2), tagged=True)
@@ -199,8 +200,9 @@ def parse_probability(text: str) -> float | None:
 
 
 def _loose(token: str) -> float | None:
-    number = re.match(r"\d*\.?\d+", token).group(0)
-    return _value(number, "%" if ("%" in token or "percent" in token.lower()) else None, tagged=False)
+    number = re.match(r"\d*\.?\d+", token)
+    assert number is not None  # every _LOOSE token starts with a number
+    return _value(number.group(0), "%" if ("%" in token or "percent" in token.lower()) else None, tagged=False)
 
 
 def parse_answer(text: str) -> tuple[str, float | None]:
@@ -219,13 +221,15 @@ def read_completion(payload: Any) -> Answer:
     except (KeyError, IndexError, TypeError, AttributeError):
         return Answer("unparseable", detail="the response has no choices[0].message")
     usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
-    tokens = {"tokens_in": _int(usage.get("prompt_tokens")), "tokens_out": _int(usage.get("completion_tokens"))}
-    content = message.get("content") if isinstance(message.get("content"), str) else ""
+    tokens_in, tokens_out = _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+    content = message.get("content")
+    if not isinstance(content, str):
+        content = ""
     if message.get("refusal") or choice.get("finish_reason") == "content_filter":
-        return Answer("refused", None, str(message.get("refusal") or content).strip(), **tokens,
+        return Answer("refused", None, str(message.get("refusal") or content).strip(), tokens_in, tokens_out,
                       detail="the endpoint flagged a refusal")
     status, probability = parse_answer(content)
-    return Answer(status, probability, content.strip(), **tokens)
+    return Answer(status, probability, content.strip(), tokens_in, tokens_out)
 
 
 def _int(value: Any) -> int | None:
