@@ -8,10 +8,14 @@ import functools
 import json
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from .store.csvio import spreadsheet_safe
+
+if TYPE_CHECKING:  # rich is imported only when a terminal shows the bar
+    from rich.progress import Progress, TaskID
 
 
 def print_sources(report) -> None:
@@ -32,26 +36,28 @@ class progress_bar:
     """A rich progress bar on a terminal, plain lines otherwise."""
 
     def __init__(self, title: str):
-        self.title, self.bar, self.task = title, None, None
+        self.title = title
+        self.bar: tuple[Progress, TaskID] | None = None  # the rich bar and its one task, on a terminal
 
     def __enter__(self) -> Callable[[int, int, str], None]:
         if sys.stderr.isatty():
             from rich.progress import Progress
 
-            self.bar = Progress(transient=False)
-            self.bar.start()
-            self.task = self.bar.add_task(self.title, total=None)
+            bar = Progress(transient=False)
+            bar.start()
+            self.bar = bar, bar.add_task(self.title, total=None)
         return self.advance
 
     def advance(self, done: int, total: int, message: str) -> None:
         if self.bar is not None:
-            self.bar.update(self.task, completed=done, total=total, description=f"{self.title}: {message}")
+            bar, task = self.bar
+            bar.update(task, completed=done, total=total, description=f"{self.title}: {message}")
         elif done == total or done % 30 == 0:
             print(f"{self.title}: {done}/{total} ({message})", file=sys.stderr)
 
     def __exit__(self, *exc) -> None:
         if self.bar is not None:
-            self.bar.stop()
+            self.bar[0].stop()
 
 
 @contextlib.contextmanager
