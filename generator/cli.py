@@ -261,7 +261,7 @@ def _add_verify(sub) -> None:
     verify.add_argument("--git", nargs="?", const="HEAD", metavar="REF",
                         help="also audit the history of REF (default HEAD): append-only ledgers, forecast timing")
     verify.add_argument("--all", action="store_true", help="recompute every night of history.csv, not the latest 7")
-    verify.add_argument("--format", choices=("text", "json"), default="text")
+    verify.add_argument("--format", choices=("text", "json"), default="text", help="the report as text or JSON (default text)")
     verify.set_defaults(func=cmd_verify)
 
 
@@ -358,7 +358,7 @@ def _add_oracle_commands(sub, import_kinds) -> None:
     _add_common(oracle)
     oracle.add_argument("--set", metavar="NAME", help="only this question set (default: every set)")
     oracle.add_argument("--months", action="store_true", help="print the view by resolution month instead")
-    oracle.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    oracle.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the board (default table)")
     oracle.set_defaults(func=cmd_oracle)
 
 
@@ -423,12 +423,12 @@ def build_parser() -> argparse.ArgumentParser:
     build.set_defaults(func=cmd_build)
     serve = sub.add_parser("serve", help="preview the built site locally")
     _add_common(serve, as_of=False)
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--bind", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000, metavar="N", help="the port to listen on (default 8000; 0: any free port)")
+    serve.add_argument("--bind", default="127.0.0.1", metavar="ADDR", help="the address to listen on (default 127.0.0.1, this machine only)")
     serve.set_defaults(func=cmd_serve)
     board = sub.add_parser("leaderboard", help="print the leaderboard")
     _add_common(board)
-    board.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    board.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the board (default table)")
     _add_fb_commands(sub, board)
     board.set_defaults(func=cmd_leaderboard)
     validate = sub.add_parser("validate", help="check forecast files, or a pull request's changes (exit 9 on errors)")
@@ -438,7 +438,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--base", metavar="SHA", help="the pull request's base commit")
     validate.add_argument("--head", metavar="SHA", help="the pull request's head commit")
     validate.add_argument("--author", metavar="LOGIN", help="the pull request author's GitHub login")
-    validate.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    validate.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                          help="the report as text, Markdown (a pull-request comment) or JSON (default text)")
     validate.add_argument("--output", metavar="FILE", help="also write the report to FILE")
     validate.set_defaults(func=cmd_validate)
     round_ = sub.add_parser("round", help="manage rounds")
@@ -451,7 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena = sub.add_parser("arena", help="the Arena view: bet P/L per cohort and simulated portfolios (never the rank)")
     _add_common(arena)
     arena.add_argument("--round", metavar="DUE", help="only the round due on this date (YYYY-MM-DD)")
-    arena.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    arena.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the view (default table)")
     arena.set_defaults(func=cmd_arena)
     _add_forecast_commands(sub)
     return parser
