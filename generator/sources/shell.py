@@ -119,19 +119,19 @@ class MarketSource(_Source):
     first_page: Any = 0
 
     @staticmethod
-    def qualifies(item: Mapping[str, Any], opts: Mapping[str, Any], as_of: datetime) -> bool:
+    def qualifies(item: Mapping[str, Any], /, opts: Mapping[str, Any], as_of: datetime) -> bool:
         raise NotImplementedError
 
     @staticmethod
-    def parse(item: Mapping[str, Any], as_of: datetime) -> tuple[Question, Observation | None]:
+    def parse(item: Mapping[str, Any], as_of: datetime, /) -> tuple[Question, Observation | None]:
         raise NotImplementedError
 
     @staticmethod
-    def fetch_page(http: Http, base_url: str, opts: Mapping[str, Any], token: Any) -> tuple[list[Any], Any]:
+    def fetch_page(http: Http, base_url: str, opts: Mapping[str, Any], token: Any, /) -> tuple[list[Any], Any]:
         raise NotImplementedError
 
     @staticmethod
-    def read_one(http: Http, base_url: str, native_id: str) -> Mapping[str, Any]:
+    def read_one(http: Http, base_url: str, native_id: str, /) -> Mapping[str, Any]:
         raise NotImplementedError
 
     def native_id(self, item: Mapping[str, Any]) -> str:
@@ -215,11 +215,11 @@ class SeriesSource(_Source):
     ``parse(code, payload, category) -> (Question, [Observation])`` (pure)."""
 
     @staticmethod
-    def read(http: Http, base_url: str, opts: Mapping[str, Any], env: Mapping[str, str], code: str) -> Any:
+    def read(http: Http, base_url: str, opts: Mapping[str, Any], env: Mapping[str, str], code: str, /) -> Any:
         raise NotImplementedError
 
     @staticmethod
-    def parse(code: str, payload: Any, category: str) -> tuple[Question, list[Observation]]:
+    def parse(code: str, payload: Any, category: str, /) -> tuple[Question, list[Observation]]:
         raise NotImplementedError
 
     def collect(self, http, base_url, opts, ctx) -> FetchResult:
