@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 import yaml
 
@@ -61,7 +62,12 @@ def load_model(path: Path, label: str | None = None) -> ModelMeta:
     problems = check_model(model_id, body, label)
     if problems:
         raise SchemaError(f"{label}: invalid model metadata", problems)
-    return ModelMeta(id=model_id, **{k: _normalise(k, body.get(k)) for k in FIELDS if k in body})
+    text = {k: "" if body.get(k) is None else str(body[k]) for k in FIELDS}  # a field left out reads as ""
+    return ModelMeta(id=model_id, name=text["name"], organization=text["organization"], kind=text["kind"],
+                     knowledge_cutoff=text["knowledge_cutoff"], release_date=text["release_date"],
+                     method=text["method"], saw_crowd=bool(body.get("saw_crowd")),
+                     maintainers=tuple(v for v in body.get("maintainers") or () if is_login(v)),
+                     prompt_variant=text["prompt_variant"], prompt_sha256=text["prompt_sha256"])
 
 
 def check_model(model_id: str, body: object, label: str) -> list[Problem]:
@@ -83,7 +89,7 @@ def team_of(model_id: str) -> str:
     return model_id.partition(".")[0]
 
 
-def is_login(value: object) -> bool:
+def is_login(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and GITHUB_LOGIN.fullmatch(value) is not None
 
 
@@ -102,11 +108,3 @@ def maintainer_problems(values: list) -> list[str]:
             out.append(f"maintainer {i}, {value[:60]!r}, is not a GitHub login "
                        "(1 to 39 ASCII letters, digits and single hyphens, no hyphen first or last)")
     return out
-
-
-def _normalise(key: str, value: object) -> object:
-    if key == "maintainers":
-        return tuple(v for v in value or () if is_login(v))
-    if key == "saw_crowd":
-        return bool(value)
-    return "" if value is None else str(value)
