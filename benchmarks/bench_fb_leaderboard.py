@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from generator.vocabulary import REPLICATES
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 SYNTH = SHARED / "tools" / "synth_fb.py"
@@ -113,7 +115,7 @@ Peak RSS (largest of the runs): {max(r['peak_rss_mb'] for r in runs):,.0f} MB. T
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--replicates", type=int, default=1999)
+    parser.add_argument("--replicates", type=int, default=REPLICATES)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--synth", help="an existing synth_fb.py output folder (default: generate one)")
     parser.add_argument("--hub", help=argparse.SUPPRESS)

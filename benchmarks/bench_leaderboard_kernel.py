@@ -28,6 +28,7 @@ from generator.leaderboard.bootstrap import bootstrap, draw_weights
 from generator.leaderboard.fixed_effects import fit
 from generator.leaderboard.panel import build_panel
 from generator.leaderboard.stats import summarize
+from generator.vocabulary import REPLICATES
 
 ROUNDS, N_MODELS, LATE_JOINERS, SKIPPERS = 14, 110, 20, 5
 DATASET = dict(sources=5, questions=95, horizons=4)
@@ -118,7 +119,7 @@ def run_once(panel, replicates: int, seed: int):
 def main() -> None:
     """Run the benchmark and print a Markdown block."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--replicates", type=int, default=1999)
+    ap.add_argument("--replicates", type=int, default=REPLICATES)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--naive", type=int, default=3)
     ap.add_argument("--stress", action="store_true", help="every non-baseline model skips 2%%")

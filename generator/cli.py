@@ -18,6 +18,7 @@ from pathlib import Path
 from . import __version__
 from .console import print_frame, print_sources, progress_bar, requests_progress
 from .errors import PrescientError, Problem, storage_error
+from .vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, REPLICATES
 
 EPILOG = """exit codes: 0 ok · 1 error · 2 bad configuration · 3 a file does not match its schema ·
 4 refused to rewrite history (a conflicting row, or an --as-of before the ledgers' latest record) ·
@@ -143,7 +144,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     hub, as_of = _hub(args.hub), _as_of(args)
     settings, layout = load_settings(hub), Layout(hub)
-    round_filter = {"min_dataset_rows": 225, "min_market_questions": 50} if args.fb_round_filter else {}
+    round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
+        if args.fb_round_filter else {}
     try:
         crowd = crowd_from_rounds(pd.concat([readers.load_round(layout, d) for d in readers.round_dues(layout)])) \
             if settings.leaderboard.market_difficulty == "crowd" else None
@@ -364,18 +366,19 @@ def _add_oracle_commands(sub, import_kinds) -> None:
 
 def _add_fb_commands(sub, board: argparse.ArgumentParser) -> None:
     """`prescient import forecastbench` and the FB options of `prescient leaderboard` (issue 5)."""
-    board.add_argument("--board", choices=("tournament", "baseline"), default=None,
+    board.add_argument("--board", choices=BOARDS, default=None,
                        help="tournament: every forecaster; baseline: those that saw no crowd value "
                             "(default: the first of hub.toml [leaderboard] boards)")
     board.add_argument("--replicates", type=int, default=None, metavar="N",
-                       help="bootstrap replicates (default: hub.toml [leaderboard] replicates, 1999; "
+                       help=f"bootstrap replicates (default: hub.toml [leaderboard] replicates, {REPLICATES}; "
                             "0: point estimates and ranks only, as history.csv records them)")
     board.add_argument("--seed", type=int, default=None, metavar="S", help="bootstrap seed (default: hub.toml, 0)")
     board.add_argument("--view", default="overall", metavar="VIEW",
                        help="rows to rank: overall, market, dataset, resolved-only, source:NAME, category:NAME "
                             "or horizon:DAYS (default overall)")
     board.add_argument("--fb-round-filter", action="store_true",
-                       help="keep only rounds with >=225 resolved dataset rows and >=50 resolved markets (ForecastBench)")
+                       help=f"keep only rounds with >={FB_MIN_DATASET_ROWS} resolved dataset rows "
+                            f"and >={FB_MIN_MARKET_QUESTIONS} resolved markets (ForecastBench)")
     importer = sub.add_parser("import", help="import another benchmark's files into the hub")
     kinds = importer.add_subparsers(dest="importer", required=True, metavar="FORMAT")
     fb = kinds.add_parser("forecastbench", help="ForecastBench question, resolution and forecast sets (JSON)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -17,7 +17,7 @@ from typing import Any
 
 from .errors import ConfigError, Problem
 from .timeutil import UTC, parse_ts
-from .vocabulary import known_sources
+from .vocabulary import BOARDS, REPLICATES, known_sources
 
 HUB_FILE = "data/hub.toml"
 HORIZONS = (7, 30, 90, 180, 365, 1095, 1825, 3650)
@@ -45,9 +45,9 @@ class ScoringSettings:
 
 @dataclass(frozen=True)
 class LeaderboardSettings:
-    boards: tuple[str, ...] = ("tournament", "baseline")
+    boards: tuple[str, ...] = BOARDS
     views: tuple[str, ...] = ("overall", "dataset", "market")
-    replicates: int = 1999
+    replicates: int = REPLICATES
     seed: int = 0
     reference: str = ""  # a model id, matched exactly (not on a board: no reference); empty: the top model
     market_difficulty: str = "estimated"  # or "crowd" (FB's tournament rule)
@@ -76,34 +76,30 @@ class Settings:
         return tuple(s for s in self.sources if s.enabled)
 
 
-# table -> {key: (type, default)}; a default of None means required.
+@dataclass(frozen=True)
+class HubTable:
+    """The [hub] table's keys and defaults (Settings carries title and repo_url)."""
+
+    title: str = "Prescient"
+    repo_url: str = ""
+    # GitHub logins or @org/team names; .github/codeowners.py writes CODEOWNERS from them.
+    maintainers: tuple[str, ...] = ()
+
+
+# The type a TOML value must have, per field annotation (a tuple field is a TOML array).
+_TOML_TYPES: dict[str, type | tuple[type, ...]] = {"str": str, "int": int, "float": (int, float), "datetime": str}
+
+
+def _spec(table: type) -> dict[str, tuple[type | tuple[type, ...], Any]]:
+    """{key: (TOML type, default)} of a settings dataclass; a field without a default is required (None)."""
+    return {f.name: (list if str(f.type).startswith("tuple[") else _TOML_TYPES[str(f.type)],
+                     None if f.default is MISSING else f.default) for f in fields(table)}
+
+
+# table -> {key: (type, default)}, each default written once, in its dataclass.
 _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
-    # maintainers: GitHub logins or @org/team names; .github/codeowners.py writes CODEOWNERS from them.
-    "hub": {"title": (str, "Prescient"), "repo_url": (str, ""), "maintainers": (list, [])},
-    "rounds": {
-        "first_due": (str, None),
-        "cadence_days": (int, 14),
-        "open_days_before_due": (int, 10),
-        "market_questions": (int, 50),
-        "dataset_questions": (int, 25),
-        "horizons": (list, list(HORIZONS)),
-    },
-    "scoring": {
-        "methodology_version": (str, "1"),
-        "impute_value": ((int, float), 0.5),
-        "max_imputed_share": ((int, float), 0.05),
-        "min_resolved": (int, 20),
-        "min_age_days": (int, 50),
-        "unresolved_markets": (str, "ignore"),
-    },
-    "leaderboard": {
-        "boards": (list, ["tournament", "baseline"]),
-        "views": (list, ["overall", "dataset", "market"]),
-        "replicates": (int, 1999),
-        "seed": (int, 0),
-        "reference": (str, ""),
-        "market_difficulty": (str, "estimated"),
-    },
+    "hub": _spec(HubTable), "rounds": _spec(RoundSettings),
+    "scoring": _spec(ScoringSettings), "leaderboard": _spec(LeaderboardSettings),
 }
 # How an open market of a round past its due time is treated (methodology page, "Unresolved markets").
 UNRESOLVED_POLICIES = ("ignore", "market_proxy")
@@ -219,8 +215,8 @@ def _check_leaderboard(table: dict, path: Path, problems: list[Problem]) -> None
         problems.append(_problem(path, f"leaderboard.{key}", "bad-value", f"leaderboard.{key}: {message}"))
 
     boards = table["boards"]
-    if not boards or any(b not in ("tournament", "baseline") for b in boards):
-        bad("boards", f"{boards!r}: expected a non-empty list of \"tournament\" and/or \"baseline\"")
+    if not boards or any(b not in BOARDS for b in boards):
+        bad("boards", f"{boards!r}: expected a non-empty list of {' and/or '.join(map(_quoted, BOARDS))}")
     for view in table["views"]:
         try:
             parse_view(view if isinstance(view, str) else repr(view))
@@ -230,6 +226,10 @@ def _check_leaderboard(table: dict, path: Path, problems: list[Problem]) -> None
         bad("replicates", f"{table['replicates']}; expected at least 1")
     if table["market_difficulty"] not in ("estimated", "crowd"):
         bad("market_difficulty", f"{table['market_difficulty']!r}; expected \"estimated\" or \"crowd\"")
+
+
+def _quoted(word: str) -> str:
+    return f'"{word}"'
 
 
 # sources.http's per-request limits, in [http] or a source's table: positive numbers.

@@ -1,4 +1,5 @@
-"""The hub's words, defined once: question kinds, statuses, leaderboard views, source names."""
+"""The hub's words, defined once: question kinds, statuses, boards, leaderboard views, source names,
+and the leaderboard's fixed numbers (bootstrap replicates, ForecastBench's round filter)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,14 @@ MARKET = "binary"
 DATASET = "dataset"
 KINDS = (MARKET, DATASET)
 STATUSES = ("open", "resolved", "void")
+
+# tournament: every forecaster; baseline: those that saw no crowd value (model metadata saw_crowd).
+TOURNAMENT, BASELINE = "tournament", "baseline"
+BOARDS = (TOURNAMENT, BASELINE)
+REPLICATES = 1999  # bootstrap replicates of a board: hub.toml [leaderboard] replicates' default
+# ForecastBench's per-round filter (its tournament board): a round counts when it has at least this
+# many resolved dataset rows and resolved markets (leaderboard.fb_board.FB_TOURNAMENT).
+FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS = 225, 50
 
 
 PLAIN_VIEWS = ("overall", "market", "dataset", "resolved-only")

@@ -65,3 +65,19 @@ def test_request_limits_must_be_positive_numbers_in_http_or_a_source_table(tmp_p
         "sources.manifold.max_response_bytes": "bad-value", "sources.manifold.request_seconds": "bad-value"}
     ok = load_settings(write_hub(tmp_path / "ok", SMALL_HUB + "\n[http]\nrequest_seconds = 60\nmax_response_bytes = 1000000\n"))
     assert ok.http["request_seconds"] == 60 and ok.http["max_response_bytes"] == 1000000
+
+
+def test_each_default_is_written_once_in_its_dataclass(tmp_path):
+    """A hub.toml with only the required key gets every dataclass default; a missing required key
+    (a field without a default) and a wrong board name are reported with their codes."""
+    from generator.config import HubTable, LeaderboardSettings, RoundSettings, ScoringSettings
+
+    settings = load_settings(write_hub(tmp_path / "min", '[rounds]\nfirst_due = "2026-01-04T00:00:00Z"\n'))
+    assert settings.rounds == RoundSettings(first_due=settings.rounds.first_due)
+    assert (settings.scoring, settings.leaderboard) == (ScoringSettings(), LeaderboardSettings())
+    assert (settings.title, settings.repo_url) == (HubTable().title, HubTable().repo_url)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(write_hub(tmp_path / "bad", '[leaderboard]\nboards = ["everyone"]\n'))
+    assert {(p.code, p.column) for p in caught.value.problems} == {
+        ("missing-key", "rounds.first_due"), ("bad-value", "leaderboard.boards")}
+    assert 'expected a non-empty list of "tournament" and/or "baseline"' in str(caught.value.problems)

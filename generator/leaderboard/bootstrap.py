@@ -23,8 +23,6 @@ import numpy as np
 from .fixed_effects import overall_score, scores_for_weights
 from .panel import Panel
 
-DEFAULT_REPLICATES = 1999
-
 
 @dataclass(frozen=True)
 class BootstrapResult:

@@ -42,7 +42,15 @@ import pandas as pd
 
 from ..models import ModelMeta
 from ..timeutil import format_date, format_ts
-from ..vocabulary import MARKET
+from ..vocabulary import (
+    BASELINE,
+    BOARDS,
+    FB_MIN_DATASET_ROWS,
+    FB_MIN_MARKET_QUESTIONS,
+    MARKET,
+    REPLICATES,
+    TOURNAMENT,
+)
 from .bootstrap import bootstrap
 from .fixed_effects import fit
 from .panel import build_panel
@@ -63,11 +71,11 @@ NO_REFERENCE = "no reference"  # p_label of every row when the configured refere
 
 @dataclass(frozen=True)
 class FBOptions:
-    board: str = "tournament"  # or "baseline": models that saw no crowd value
-    replicates: int = 1999
+    board: str = TOURNAMENT  # or BASELINE: models that saw no crowd value
+    replicates: int = REPLICATES
     min_round_age_days: int | None = 50
-    min_dataset_rows: int = 0  # FB: 225
-    min_market_questions: int = 0  # FB: 50
+    min_dataset_rows: int = 0  # FB: FB_MIN_DATASET_ROWS
+    min_market_questions: int = 0  # FB: FB_MIN_MARKET_QUESTIONS
     max_imputed_share: float | None = 0.05
     market_difficulty: str = "estimated"  # or "crowd"
     reference: str | None = None
@@ -77,7 +85,7 @@ class FBOptions:
     min_age_days: int = 0  # stability rule; hub.toml [scoring] min_age_days
 
 
-FB_TOURNAMENT = FBOptions(min_dataset_rows=225, min_market_questions=50)
+FB_TOURNAMENT = FBOptions(min_dataset_rows=FB_MIN_DATASET_ROWS, min_market_questions=FB_MIN_MARKET_QUESTIONS)
 
 
 def board_options(scoring, leaderboard, **overrides) -> FBOptions:
@@ -104,11 +112,11 @@ def select_rows(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datet
     if options.max_imputed_share is not None:
         share = rows.groupby(["round", "model"])["imputed"].transform("mean")
         rows = rows[share <= options.max_imputed_share]
-    if options.board == "baseline":
+    if options.board == BASELINE:
         blind = [m for m in rows["model"].unique() if m in models and not models[m].saw_crowd]
         rows = rows[rows["model"].isin(blind)]
-    elif options.board != "tournament":
-        raise ValueError(f"unknown board {options.board!r}; expected tournament or baseline")
+    elif options.board != TOURNAMENT:
+        raise ValueError(f"unknown board {options.board!r}; expected {' or '.join(BOARDS)}")
     return rows.reset_index(drop=True)
 
 
