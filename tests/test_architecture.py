@@ -45,12 +45,7 @@ RANK = {name: i for i, name in enumerate(LAYERS)}
 # Edges and private uses still to fix, each with its issue. The test fails when one is fixed and
 # still listed, so this list only shrinks.
 KNOWN_LAYER_EDGES: set[tuple[str, str]] = set()
-KNOWN_PRIVATE: set[tuple[str, str]] = {
-    # issue 15, "No process-wide caches": readers.remember_forecasts primes read_table's cache; until
-    # Hub owns the cache, give csvio a public ``remember(path, table, label, frame)``
-    ("generator.store.readers", "generator.store.csvio._CACHE"),
-    ("generator.store.readers", "generator.store.csvio._signature"),
-}
+KNOWN_PRIVATE: set[tuple[str, str]] = set()
 
 
 def modules() -> dict[str, Path]:

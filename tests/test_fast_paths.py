@@ -101,11 +101,11 @@ def test_score_round_equals_the_merge_it_replaced(n_units, n_models, seed):
 
 # -- ForecastBench import: forecast sets checked by column, files handed to the scoring ------------
 
-from generator.errors import SchemaError  # noqa: E402
+from generator.errors import Problem, SchemaError  # noqa: E402
 from generator.interop.forecastbench import frames as fb_frames  # noqa: E402
 from generator.interop.forecastbench import parse as fb_parse
 from generator.store import readers  # noqa: E402
-from generator.store.fastcsv import as_read, forecast_bytes, forecast_file  # noqa: E402
+from generator.store.csvio import as_read, forecast_bytes, forecast_file  # noqa: E402
 from generator.store.layout import Layout  # noqa: E402
 
 ODD = [None, True, False, 0, 1, 2, -1, 0.0, -0.0, 1.0, 0.5, 1.5, -0.25, float("nan"), float("inf"), 10**400, "0.5", "", " ",
@@ -130,10 +130,29 @@ good_rows = st.lists(st.fixed_dictionaries({
     max_size=10)
 
 
+def fast_forecasts_rowwise(items: object) -> dict | None:
+    """``fb_parse.fast_forecasts`` checked row by row (the reference its column checks are tested against)."""
+    if not isinstance(items, list) or not all(type(r) is dict for r in items) or (fields := fb_parse._fields(items)) is None:
+        return None
+    ids, sources, values, dates, reasons = fields
+    if not (all(type(i) is str and i for i in ids) and all(type(s) is str for s in sources) and set(sources) <= set(fb_parse.SOURCES)
+            and all(v is None or (type(v) in (int, float) and 0.0 <= v <= 1.0) for v in values)
+            and all(d is None or type(d) is str for d in dates) and all(d is None or fb_parse._DATE.match(d) for d in set(dates))):
+        return None
+    keep = [i for i, v in enumerate(values) if v is not None]
+    markets = set(fb_parse.MARKET_SOURCES)
+    return {
+        "question_id": [f"{sources[i]}:{ids[i]}" for i in keep],
+        "resolution_date": ["" if sources[i] in markets or dates[i] is None else dates[i] for i in keep],
+        "probability": [float(values[i]) for i in keep],
+        "reasoning": [reasons[i] if type(reasons[i]) is str else "" for i in keep],
+    }
+
+
 @settings(max_examples=400, deadline=None)
 @given(fb_rows | good_rows)
 def test_column_checked_forecast_sets_equal_the_row_checks(items):
-    got, want = fb_parse.fast_forecasts(items), fb_parse.fast_forecasts_rowwise(items)
+    got, want = fb_parse.fast_forecasts(items), fast_forecasts_rowwise(items)
     assert got == want
     if got is not None:  # same values, same types (1 and 1.0 compare equal)
         assert [type(p) for p in got["probability"]] == [type(p) for p in want["probability"]]
@@ -143,6 +162,24 @@ def test_column_checked_forecast_sets_equal_the_row_checks(items):
 def _unit_frame(pairs) -> pd.DataFrame:
     return pd.DataFrame({"question_id": pd.Series([q for q, _ in pairs], dtype=str),
                          "resolution_date": pd.Series([d for _, d in pairs], dtype=str)})
+
+
+def forecast_rows(fset: fb_parse.Parsed, units: pd.DataFrame) -> tuple[pd.DataFrame, list]:
+    """``fb_frames.forecast_columns`` done on a DataFrame (the reference it is tested against): the
+    forecast set's rows on the round's units (others dropped with one warning)."""
+    unit = ["question_id", "resolution_date"]
+    frame = pd.DataFrame(fset.rows[0] if fset.rows else {}, columns=[*unit, "probability", "reasoning"])
+    dup = frame.duplicated(unit, keep="first")
+    allowed = set(zip(units["question_id"], units["resolution_date"]))
+    inside = np.fromiter((u in allowed for u in zip(frame["question_id"], frame["resolution_date"])), bool, len(frame))
+    problems = []
+    if dup.any():
+        problems.append(Problem(fset.label, None, "id", "duplicate-forecast",
+                                f"{int(dup.sum())} repeated (id, resolution_date) row(s); the first is kept", "warning"))
+    if (~inside).any():
+        problems.append(Problem(fset.label, None, "id", "unknown-question",
+                                f"{int((~inside).sum())} forecast(s) for questions or dates not in round {fset.due} dropped", "warning"))
+    return frame[inside & ~dup.to_numpy()].reset_index(drop=True), problems
 
 
 forecast_columns_strategy = st.integers(0, 12).flatmap(lambda n: st.fixed_dictionaries({
@@ -160,7 +197,7 @@ forecast_columns_strategy = st.integers(0, 12).flatmap(lambda n: st.fixed_dictio
                                                             ("manifold:c", ""), ("x", ""), (" ", "")]), max_size=6, unique=True))
 def test_forecast_columns_equal_forecast_rows(columns, units):
     fset = fb_parse.Parsed("f.json", due="2026-01-01", rows=[columns])
-    frame, problems = fb_frames.forecast_rows(fset, _unit_frame(units))
+    frame, problems = forecast_rows(fset, _unit_frame(units))
     got, got_problems = fb_frames.forecast_columns(fset, fb_frames.unit_keys(_unit_frame(units)))
     assert got_problems == problems
     assert {c: got[c] for c in frame.columns} == {c: frame[c].tolist() for c in frame.columns}
@@ -201,9 +238,10 @@ def test_forecast_file_and_the_frame_handed_to_the_scoring(tmp_path_factory, col
     pd.testing.assert_frame_equal(handed, from_disk, check_exact=True)
     assert list(handed.dtypes) == list(from_disk.dtypes)
     readers.remember_forecasts(layout, path, handed)
-    assert csvio.read_table(path, FORECASTS, layout.relative(path)) is not handed  # a copy, as read_table gives
-    pd.testing.assert_frame_equal(csvio.read_table(path, FORECASTS, layout.relative(path)), from_disk, check_exact=True)
-    csvio._CACHE.pop((str(path), FORECASTS.name, layout.relative(path)))
+    read = csvio.read_table(path, FORECASTS, layout.relative(path), layout.cache)
+    assert read is not handed  # a copy, as read_table gives
+    pd.testing.assert_frame_equal(read, from_disk, check_exact=True)
+    assert readers.load_forecasts(layout, pd.Timestamp("2026-01-01", tz="UTC").to_pydatetime())["t.m"] is not handed
 
 
 def test_forecast_probability_text_reads_back_as_float_reads_it():

@@ -26,8 +26,7 @@ from generator.errors import PartialFailure
 from generator.pipeline.nightly import nightly
 from generator.schemas import ALL_TABLES, FORECASTS, QUESTIONS, Table
 from generator.store import csvio, ledger
-from generator.store.csvio import RoundTripError, read_table, to_csv_bytes, write_table
-from generator.store.fastcsv import forecast_bytes
+from generator.store.csvio import RoundTripError, forecast_bytes, read_table, to_csv_bytes, write_table
 from generator.timeutil import parse_ts
 
 from conftest import write_hub

@@ -31,13 +31,14 @@ import signal
 import stat
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..errors import LedgerError, Problem, SchemaError
-from ..schemas import Column, Table
+from ..schemas import FORECASTS, Column, Table
 
 
 class RoundTripError(LedgerError):
@@ -48,20 +49,37 @@ _TS_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
 _DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 
 
-def read_table(path: Path, table: Table, label: str | None = None) -> pd.DataFrame:
+def read_table(path: Path, table: Table, label: str | None = None, cache: ReadCache | None = None) -> pd.DataFrame:
     """Read and type-check one CSV. Raises SchemaError listing every problem found.
 
-    Parsed files are cached for the life of the process by (path, inode, mtime, size); writes
-    here replace files atomically (a new inode), so a cached frame is never stale.
+    With a ``cache`` (a command's, ``Layout.cache``), a parsed file is kept by (path, inode, mtime,
+    size); writes here replace files atomically (a new inode), so a cached frame is never stale.
     """
+    if cache is None:
+        return _read_checked(path, table, label or str(path))
     key, signature = (str(path), table.name, label), _signature(path)
-    cached = _CACHE.get(key)
+    cached = cache.tables.get(key)
     if cached is None or cached[0] != signature:
-        _CACHE[key] = (signature, _read_checked(path, table, label or str(path)))
-    return _CACHE[key][1].copy()
+        cache.tables[key] = (signature, _read_checked(path, table, label or str(path)))
+    return cache.tables[key][1].copy()
 
 
-_CACHE: dict[tuple, tuple[tuple, pd.DataFrame]] = {}
+@dataclass
+class ReadCache:
+    """What one command has read and written, so that it does neither twice: the parsed files
+    (``read_table``), the frames it wrote (``write_table``) and the probability texts of forecast
+    files (``forecast_file``). One per ``Layout``; ``store.hub.Hub`` holds the command's one. Nothing
+    is cached across commands or process-wide."""
+
+    tables: dict[tuple, tuple[tuple, pd.DataFrame]] = field(default_factory=dict)
+    written: dict[str, tuple[str | None, tuple]] = field(default_factory=dict)
+    probabilities: dict[float, tuple[str, float]] = field(default_factory=dict)
+
+    def remember(self, path: Path, table: Table, label: str | None, frame: pd.DataFrame) -> None:
+        """Keep ``frame`` as what ``read_table(path, table, label, self)`` returns for the file's
+        current bytes; any later change of the file (a new inode, mtime or size) makes it read again.
+        ``frame`` must be exactly the frame ``read_table`` would return (checked and typed)."""
+        self.tables[(str(path), table.name, label)] = (_signature(path), frame)
 
 
 def _read_checked(path: Path, table: Table, label: str) -> pd.DataFrame:
@@ -321,19 +339,21 @@ def writable(cells: np.ndarray) -> np.ndarray:
     return np.array([_UNWRITABLE.sub("\ufffd", v) for v in cells.tolist()], dtype=object)
 
 
-def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None = None) -> bool:
+def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None = None,
+                cache: ReadCache | None = None) -> bool:
     """Write ``frame`` canonically; return True when the bytes on disk changed.
 
-    When this process last wrote the very same frame to the file and the file is untouched since,
-    serialising again cannot change anything, so it is skipped.
+    When this command (``cache``) last wrote the very same frame to the file and the file is
+    untouched since, serialising again cannot change anything, so it is skipped.
     """
-    digest = _frame_digest(frame, table)
-    if digest is not None and path.is_file() and _WRITTEN.get(str(path)) == (digest, _signature(path)):
+    digest = _frame_digest(frame, table) if cache is not None else None
+    if digest is not None and path.is_file() and cache.written.get(str(path)) == (digest, _signature(path)):
         return False
     cells = canonical_cells(frame, table)
     check = read_back_check(table, cells, label or str(path))
     changed = write_bytes_atomic(path, encode(table.names, cells), check=check)
-    _WRITTEN[str(path)] = (digest, _signature(path))
+    if cache is not None:
+        cache.written[str(path)] = (digest, _signature(path))
     return changed
 
 
@@ -366,9 +386,6 @@ def read_back_problems(parsed: pd.DataFrame, table: Table, cells: list[np.ndarra
         for i in np.flatnonzero(got != meant)[:1]:
             return [Problem(label, before + int(i) + 2, name, "write-read-back", f"read back {got[i]!r}, meant {meant[i]!r}")]
     return []
-
-
-_WRITTEN: dict[str, tuple[str, tuple]] = {}
 
 
 def _frame_digest(frame: pd.DataFrame, table: Table) -> str | None:
@@ -444,6 +461,110 @@ def _fault_point() -> None:
     count, _, mode = spec.partition(":")
     if _FAULT_WRITES[0] == int(count):
         os.kill(os.getpid(), signal.SIGSTOP if mode == "stop" else signal.SIGKILL)
+
+
+# -- forecast files, fast -------------------------------------------------------------------------
+# An import writes thousands of forecast files; the general writer checks and formats cell by cell.
+# ``forecast_bytes`` joins the cells directly and gives the same bytes as ``to_csv_bytes(frame,
+# FORECASTS)``: any cell the general writer would quote or change (see ``all_bare``: a comma, a
+# quote, a control character, edge whitespace, a lone surrogate...), or a value outside the schema,
+# sends the frame to the general writer instead, so the output never differs (tests compare both).
+# ``forecast_file`` does the same from plain column lists and also returns the rows as written, from
+# which ``as_read`` builds the frame ``read_table`` would parse from those bytes, so the import can
+# hand it to the scoring (``ReadCache.remember``) without reading the file back
+# (tests/test_fast_paths.py).
+
+_FORECAST_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})?$")
+_FORECAST_HEADER = ",".join(FORECASTS.names) + "\n"
+
+
+def _plain(values: list) -> bool:
+    """Every value a str the general writer writes as it is (no quotes, nothing replaced)."""
+    return set(map(type, values)) <= _STR and all_bare(values)
+
+
+_STR = {str}
+
+
+def _probabilities_ok(probs: list) -> bool:
+    """Every value a float (not NaN) in [0, 1]."""
+    if not set(map(type, probs)) <= {float}:
+        return False
+    values = np.array(probs, dtype=float)
+    return bool(((values >= 0.0) & (values <= 1.0)).all())
+
+
+def _fast_rows(ids: list, dates: list, probs: list, reasons: list) -> list[tuple] | None:
+    """The rows in file order when the cells need no quoting and fit the schema; None otherwise.
+    (Rows are sorted as plain tuples: the (id, date) pairs are unique, so only they decide.)"""
+    ok = (_plain(ids) and _plain(dates) and _plain(reasons) and "" not in ids and len(set(zip(ids, dates))) == len(ids)
+          and all(_FORECAST_DATE.match(d) for d in set(dates)) and _probabilities_ok(probs))
+    return sorted(zip(ids, dates, probs, reasons)) if ok else None
+
+
+_MEMO_LIMIT = 1_000_000
+
+
+def _prob_table(probs: set[float], memo: dict[float, tuple[str, float]]) -> dict[float, tuple[str, float]]:
+    """A dict holding every value of ``probs``: per probability, its "%.6f" text and the value
+    the reader gives that text (``coerce``, which converts cell by cell, run once per distinct
+    text). ``memo`` (a command's ``ReadCache.probabilities``, bounded) is completed as needed."""
+    missing = [p for p in probs if p not in memo]
+    if not missing:
+        return memo
+    texts = [f"{p + 0.0:.6f}" for p in missing]
+    raw = pd.DataFrame({n: pd.Series(texts if n == "probability" else [""] * len(texts), dtype=str) for n in FORECASTS.names})
+    found = dict(zip(missing, zip(texts, coerce(raw, FORECASTS)["probability"].tolist())))
+    if len(memo) + len(found) <= _MEMO_LIMIT:
+        memo.update(found)
+        return memo
+    return {**{p: memo[p] for p in probs if p in memo}, **found}
+
+
+def _body(rows: list[tuple], memo: dict[float, tuple[str, float]]) -> tuple[bytes, list[str], list[float]]:
+    """The file's bytes, each row's probability text and the value the reader parses from it."""
+    table = _prob_table({r[2] for r in rows}, memo)  # each distinct value formatted (and parsed) once
+    pairs = [table[r[2]] for r in rows]
+    texts, values = [p[0] for p in pairs], [p[1] for p in pairs]
+    body = "".join([f"{a},{b},{c},{d}\n" for (a, b, _, d), c in zip(rows, texts)])
+    return (_FORECAST_HEADER + body).encode("utf-8"), texts, values
+
+
+def forecast_bytes(frame: pd.DataFrame, cache: ReadCache | None = None) -> bytes:
+    """The canonical CSV bytes of a FORECASTS frame: ``to_csv_bytes(frame, FORECASTS)``, fast."""
+    ids, dates = frame["question_id"].tolist(), frame["resolution_date"].fillna("").tolist()
+    reasons, probs = frame["reasoning"].fillna("").tolist(), frame["probability"].tolist()
+    rows = _fast_rows(ids, dates, probs, reasons)
+    return to_csv_bytes(frame, FORECASTS) if rows is None else _body(rows, {} if cache is None else cache.probabilities)[0]
+
+
+def forecast_file(columns: dict[str, list], cache: ReadCache | None = None) -> tuple[bytes, list[list[str]] | None]:
+    """``forecast_bytes`` of the frame of ``columns`` (FORECASTS' four column lists, no missing
+    values), and the file's text cells column by column followed by the probabilities as the
+    reader parses them (None when the general writer wrote the file)."""
+    names = FORECASTS.names
+    rows = _fast_rows(*(columns[n] for n in names))
+    if rows is None:
+        return forecast_bytes(pd.DataFrame({n: columns[n] for n in names}, columns=list(names)), cache), None
+    data, texts, values = _body(rows, {} if cache is None else cache.probabilities)
+    return data, [[r[0] for r in rows], [r[1] for r in rows], texts, [r[3] for r in rows], values]
+
+
+_UNSTABLE = re.compile(r"[\x00-\x1f\x7f\ufeff]")
+
+
+def as_read(cells: list[list[str]]) -> pd.DataFrame | None:
+    """The frame ``read_table`` returns for a ``forecast_file`` body with these cells, or
+    None when it would not be exactly that or would not pass: a cell holds a control character
+    (the CSV reader's handling of them is not restated here), or a question_id is blank (the
+    reader rejects it). Every other check of the reader holds by construction (header, unique
+    keys, dates, "%.6f" probabilities in [0, 1]); the probabilities come parsed by the reader's
+    own ``coerce`` (see ``_prob_table``). tests/test_fast_paths.py compares with real reads."""
+    ids, dates, _, reasons, values = cells
+    if _UNSTABLE.search("".join(ids)) or _UNSTABLE.search("".join(reasons)) or not all(map(str.strip, ids)):
+        return None
+    return pd.DataFrame({"question_id": pd.array(ids, dtype=str), "resolution_date": pd.array(dates, dtype=str),
+                         "probability": np.array(values, dtype=float), "reasoning": pd.array(reasons, dtype=str)}, index=pd.RangeIndex(len(ids)))
 
 
 # -- CSV for people (downloads, `--format csv`): formula injection neutralised ----------------------

@@ -1,17 +1,23 @@
-"""Every path under a hub's ``data/`` folder, in one place."""
+"""Every path under a hub's ``data/`` folder, in one place, and the read cache of the command using them.
+
+``Layout(root)`` starts an empty ``csvio.ReadCache``: the readers (``store.readers``) keep the files
+they parse in it, so one command reads each file once. A command builds one Layout (``store.hub.Hub``)
+and passes it down; nothing is cached past it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from ..timeutil import format_date
+from .csvio import ReadCache
 
 
 @dataclass(frozen=True)
 class Layout:
     root: Path
+    cache: ReadCache = field(default_factory=ReadCache, compare=False, repr=False)
 
     @property
     def data(self) -> Path:

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..errors import LedgerError, Problem
 from ..schemas import Table
-from .csvio import append_rows, as_text, empty_frame, read_table, write_table
+from .csvio import ReadCache, append_rows, as_text, empty_frame, read_table, write_table
 
 
 def merge(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -52,19 +52,20 @@ def _key_words(values: pd.Series, key: list[str]) -> str:
     return "(" + ", ".join(f"{k}={values[k]!r}" for k in key) + ")"
 
 
-def append(path: Path, new: pd.DataFrame, table: Table, label: str) -> pd.DataFrame:
+def append(path: Path, new: pd.DataFrame, table: Table, label: str, cache: ReadCache | None = None) -> pd.DataFrame:
     """Append ``new`` to the ledger file at ``path``; return the rows added (possibly none).
+    ``cache``: the command's (``Layout.cache``), to read the file through.
 
     When every added row sorts after the file's last row (the usual case: the sort key starts with
     the recording time) the file's bytes are kept and the new rows' bytes follow them; otherwise the
     whole file is rewritten in canonical order. Either way the write is atomic.
     """
-    existing = read_table(path, table, label) if path.is_file() else empty_frame(table)
+    existing = read_table(path, table, label, cache) if path.is_file() else empty_frame(table)
     merged, added = merge(existing, new, table, label)
     if len(added) and _sorts_after(existing, added, table):
         append_rows(path, added, table, label, len(existing))
     elif len(added):
-        write_table(path, merged, table, label)
+        write_table(path, merged, table, label, cache)
     return added
 
 

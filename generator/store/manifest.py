@@ -38,7 +38,7 @@ def current_hashes(layout: Layout) -> dict[str, str]:
 
 
 def load_manifest(layout: Layout) -> pd.DataFrame:
-    frames = [read_table(p, MANIFEST, layout.relative(p)) for p in layout.manifest_files()]
+    frames = [read_table(p, MANIFEST, layout.relative(p), layout.cache) for p in layout.manifest_files()]
     return pd.concat(frames, ignore_index=True) if frames else empty_frame(MANIFEST)
 
 
@@ -59,7 +59,7 @@ def record(layout: Layout, as_of: datetime) -> list[str]:
     if rows.empty:
         return []
     path = layout.manifest(as_of)
-    ledger.append(path, rows, MANIFEST, layout.relative(path))
+    ledger.append(path, rows, MANIFEST, layout.relative(path), layout.cache)
     return [layout.relative(path)]
 
 

@@ -24,14 +24,13 @@ from ..schemas import (
     Table,
 )
 from ..timeutil import parse_ts
-from . import csvio
 from .csvio import check_frame, coerce, empty_frame, read_table
 from .forecast_file import parse_forecast
 from .layout import Layout
 
 
 def _read_all(layout: Layout, paths: list[Path], table: Table) -> pd.DataFrame:
-    frames = [read_table(p, table, layout.relative(p)) for p in paths]
+    frames = [read_table(p, table, layout.relative(p), layout.cache) for p in paths]
     return pd.concat(frames, ignore_index=True) if frames else empty_frame(table)
 
 
@@ -63,7 +62,7 @@ def round_dues(layout: Layout) -> list[datetime]:
 
 def load_round(layout: Layout, due: datetime) -> pd.DataFrame:
     path = layout.round_questions(due)
-    return read_table(path, ROUND_QUESTIONS, layout.relative(path))
+    return read_table(path, ROUND_QUESTIONS, layout.relative(path), layout.cache)
 
 
 def load_forecasts(layout: Layout, due: datetime, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
@@ -131,17 +130,17 @@ def quarantined_files(quarantine: list[Problem]) -> set[str]:
 def remember_forecasts(layout: Layout, path: Path, frame: pd.DataFrame) -> None:
     """Tell ``load_forecasts`` what the CSV file at ``path`` holds: ``frame`` must be exactly the
     frame ``csvio.read_table`` returns for the file's current bytes (checked and typed). It is kept
-    in read_table's cache under the file's current signature, so the next read gives it without
+    in the layout's read cache under the file's current signature, so the next read gives it without
     parsing; any later change of the file (a new inode, mtime or size) makes read_table read it
     again. The import calls it for the forecast files it has just written
-    (``store.fastcsv.as_read``; tests/test_fast_paths.py compares with reads from disk)."""
-    csvio._CACHE[(str(path), FORECASTS.name, layout.relative(path))] = (csvio._signature(path), frame)
+    (``csvio.as_read``; tests/test_fast_paths.py compares with reads from disk)."""
+    layout.cache.remember(path, FORECASTS, layout.relative(path), frame)
 
 
 def _forecast_frame(layout: Layout, path: Path) -> pd.DataFrame:
     label = layout.relative(path)
     if path.suffix == ".csv":
-        return read_table(path, FORECASTS, label)
+        return read_table(path, FORECASTS, label, layout.cache)
     parsed = parse_forecast(path.read_bytes(), label, "json")  # the validator's own JSON reader
     errors = [p for p in parsed.problems if p.severity == "error"]
     raw = pd.DataFrame([row.cells for row in parsed.rows], columns=list(FORECASTS.names), dtype=str)
@@ -155,7 +154,7 @@ def load_bets(layout: Layout, due: datetime, quarantine: list[Problem] | None = 
     """A round's bet files (``schemas.BETS``, the Arena cohort), by model; empty when there are none.
     With a ``quarantine`` list, unreadable files are set aside there (as in ``load_forecasts``)."""
     files = {p.stem: [p] for p in layout.bet_files(due)}
-    return _read_each(layout, files, lambda lay, paths: read_table(paths[0], BETS, lay.relative(paths[0])), quarantine)
+    return _read_each(layout, files, lambda lay, paths: read_table(paths[0], BETS, lay.relative(paths[0]), lay.cache), quarantine)
 
 
 def load_scores(layout: Layout) -> pd.DataFrame:
@@ -164,20 +163,20 @@ def load_scores(layout: Layout) -> pd.DataFrame:
 
 def load_history(layout: Layout) -> pd.DataFrame:
     path = layout.history
-    return read_table(path, HISTORY, layout.relative(path)) if path.is_file() else empty_frame(HISTORY)
+    return read_table(path, HISTORY, layout.relative(path), layout.cache) if path.is_file() else empty_frame(HISTORY)
 
 
 def load_oracle_questions(layout: Layout, qset: str) -> pd.DataFrame:
     """Every recorded version of an oracle set's questions (``schemas.ORACLE_QUESTIONS``); empty if none."""
     path = layout.oracle_questions(qset)
-    return read_table(path, ORACLE_QUESTIONS, layout.relative(path)) if path.is_file() else empty_frame(ORACLE_QUESTIONS)
+    return read_table(path, ORACLE_QUESTIONS, layout.relative(path), layout.cache) if path.is_file() else empty_frame(ORACLE_QUESTIONS)
 
 
 def load_oracle_forecasts(layout: Layout, qset: str, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
     """An oracle set's forecast files, by model (``schemas.ORACLE_FORECASTS``). With a
     ``quarantine`` list, unreadable files are set aside there (as in ``load_forecasts``)."""
     files = {p.stem: [p] for p in layout.oracle_forecast_files(qset)}
-    return _read_each(layout, files, lambda lay, paths: read_table(paths[0], ORACLE_FORECASTS, lay.relative(paths[0])),
+    return _read_each(layout, files, lambda lay, paths: read_table(paths[0], ORACLE_FORECASTS, lay.relative(paths[0]), lay.cache),
                       quarantine)
 
 
@@ -201,7 +200,7 @@ def latest_recorded(layout: Layout) -> tuple[str, str, str] | None:
     latest = None
     for path, table, column in _recording_ledgers(layout):
         label = layout.relative(path)
-        stamps = read_table(path, table, label)[column]
+        stamps = read_table(path, table, label, layout.cache)[column]
         if len(stamps) and (latest is None or stamps.max() > latest[0]):
             latest = (stamps.max(), label, column)
     return latest

@@ -179,22 +179,6 @@ def model_meta(fset: Parsed) -> ModelMeta:
                      release_date=header.get("model_release_date") or "", method=method, saw_crowd=saw)
 
 
-def forecast_rows(fset: Parsed, units: pd.DataFrame) -> tuple[pd.DataFrame, list[Problem]]:
-    """The forecast set's rows on the round's units (others dropped with one warning)."""
-    frame = pd.DataFrame(fset.rows[0] if fset.rows else {}, columns=[*_UNIT, "probability", "reasoning"])
-    dup = frame.duplicated(_UNIT, keep="first")
-    allowed = set(zip(units["question_id"], units["resolution_date"]))
-    inside = np.fromiter((u in allowed for u in zip(frame["question_id"], frame["resolution_date"])), bool, len(frame))
-    problems = []
-    if dup.any():
-        problems.append(Problem(fset.label, None, "id", "duplicate-forecast",
-                                f"{int(dup.sum())} repeated (id, resolution_date) row(s); the first is kept", "warning"))
-    if (~inside).any():
-        problems.append(Problem(fset.label, None, "id", "unknown-question",
-                                f"{int((~inside).sum())} forecast(s) for questions or dates not in round {fset.due} dropped", "warning"))
-    return frame[inside & ~dup.to_numpy()].reset_index(drop=True), problems
-
-
 def unit_keys(units: pd.DataFrame) -> dict[tuple[str, str], tuple[str, str]]:
     """The round's (question_id, resolution_date) pairs, for ``forecast_columns`` (each mapped to
     itself: kept rows take these string objects, so every forecast of a unit shares one)."""
@@ -205,15 +189,17 @@ def unit_keys(units: pd.DataFrame) -> dict[tuple[str, str], tuple[str, str]]:
 _F_NAMES = (*_UNIT, "probability", "reasoning")
 
 
-def forecast_columns(fset: Parsed, allowed: dict[tuple[str, str], tuple[str, str]]) -> tuple[dict[str, list] | None, list[Problem]]:
-    """``forecast_rows`` on plain lists: the kept rows' columns and the same warnings, or (None, [])
-    when the parsed rows are not the four plain columns ``fb_parse`` makes (use ``forecast_rows``)."""
+def forecast_columns(fset: Parsed, allowed: dict[tuple[str, str], tuple[str, str]]) -> tuple[dict[str, list], list[Problem]]:
+    """The forecast set's rows on the round's units (``allowed``, see ``unit_keys``): the kept rows'
+    columns, and one warning for repeated rows (the first is kept) and one for rows outside the
+    round (dropped). ``fset.rows`` is the one dict of four plain columns ``parse.parse_forecast_set``
+    makes (tests/test_fast_paths.py compares with the same done on a DataFrame)."""
     columns = fset.rows[0] if len(fset.rows) == 1 and isinstance(fset.rows[0], dict) else None
     if columns is None or set(columns) != set(_F_NAMES) or len({len(columns[c]) for c in _F_NAMES}) != 1:
-        return None, []
+        raise ValueError(f"{fset.label}: not the four forecast columns parse_forecast_set makes")
     ids, dates = columns["question_id"], columns["resolution_date"]
     if not (set(map(type, ids)) <= {str} and set(map(type, dates)) <= {str}):
-        return None, []
+        raise ValueError(f"{fset.label}: a question_id or resolution_date that is not text")
     pairs = list(zip(ids, dates))
     if len(set(pairs)) == len(pairs) and allowed.keys() >= set(pairs):  # every row kept, nothing to say
         return _columns(columns, allowed, pairs, None), []

@@ -30,13 +30,14 @@ from ...forecasters.baselines import AT_OPEN
 from ...models import ModelMeta
 from ...schemas import QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ...store import ingest, ledger, readers
-from ...store.csvio import FAULT_ENV, read_table, to_csv_bytes, write_bytes_atomic
-from ...store.fastcsv import as_read, forecast_bytes, forecast_file
+from ...store.csvio import as_read, forecast_bytes, forecast_file, read_table, to_csv_bytes, write_bytes_atomic
 from ...store.layout import Layout
 from ...store.lock import hub_lock
 from ...timeutil import format_ts, parse_ts
 from . import frames
 from . import parse as fbp
+
+WRITE_THREADS = 4  # forecast files written (and fsynced) at once by default
 
 # The hub's constant baselines, the same forecasters the nightly run writes for its own rounds.
 HUB_BASELINES = ("prescient.always-0", "prescient.always-1", "prescient.always-0.5")
@@ -143,11 +144,14 @@ def _check_forecasts(inputs: _Inputs, dues: list[str], as_of: str) -> tuple[list
     return keep, problems
 
 
-def import_forecastbench(hub_root: Path, datasets_dir: Path, forecasts_dir: Path | None = None, *,
-                         as_of: datetime | str) -> ImportReport:
-    """Import FB files into the hub at ``hub_root``; raise SchemaError (writing nothing) on bad input."""
+def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_dir: Path | None = None, *,
+                         as_of: datetime | str, workers: int = WRITE_THREADS) -> ImportReport:
+    """Import FB files into the hub at ``hub_root`` (a folder, or the command's Layout, whose read
+    cache then holds the written forecast files for the scoring); raise SchemaError (writing nothing)
+    on bad input. ``workers``: threads writing forecast files; 1 writes them one by one, in order."""
     as_of_text = as_of if isinstance(as_of, str) else format_ts(as_of)
-    layout, report = Layout(Path(hub_root)), ImportReport(as_of_text)
+    layout = hub_root if isinstance(hub_root, Layout) else Layout(Path(hub_root))
+    report = ImportReport(as_of_text)
     inputs = read_inputs(Path(datasets_dir), Path(forecasts_dir) if forecasts_dir else None)
     dues = _round_dues(inputs, as_of_text)
     fsets, more = _check_forecasts(inputs, dues, as_of_text)
@@ -165,7 +169,7 @@ def import_forecastbench(hub_root: Path, datasets_dir: Path, forecasts_dir: Path
         _write_bank(layout, inputs, dues, report)
         _write_statements(layout, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of_text, report)
         rounds = {due: _write_round(layout, due, inputs, report) for due in dues}
-        _write_forecasts(layout, rounds, fsets, as_of_text, report)
+        _write_forecasts(layout, rounds, fsets, as_of_text, report, workers)
     return report
 
 
@@ -198,7 +202,7 @@ def _write_bank(layout: Layout, inputs: _Inputs, dues: list[str], report: Import
     rows = pd.concat(added, ignore_index=True) if added else bank.iloc[:0]
     for source, group in rows.groupby("source", sort=True):
         path = layout.questions(source)
-        added_rows = len(ledger.append(path, group, QUESTIONS, layout.relative(path)))
+        added_rows = len(ledger.append(path, group, QUESTIONS, layout.relative(path), layout.cache))
         report.questions_added += added_rows
         report.written += [layout.relative(path)] if added_rows else []
 
@@ -214,7 +218,7 @@ def _write_statements(layout: Layout, rsets: list[fbp.Parsed], as_of: str, repor
     new = frames.new_statements(readers.load_resolutions(layout), pd.concat(stated, ignore_index=True), as_of)
     for source, group in new.groupby(new["question_id"].str.split(":", n=1).str[0], sort=True):
         path = resolution_path(layout, source)
-        added_rows = len(ledger.append(path, group, RESOLUTIONS, layout.relative(path)))
+        added_rows = len(ledger.append(path, group, RESOLUTIONS, layout.relative(path), layout.cache))
         report.statements_added += added_rows
         report.written += [layout.relative(path)] if added_rows else []
 
@@ -227,16 +231,16 @@ def _write_round(layout: Layout, due: str, inputs: _Inputs, report: ImportReport
     if path.is_file() and path.read_bytes() != data:
         report.warnings.append(Problem(layout.relative(path), None, None, "round-frozen",
                                        "the round is already published with other questions; it is kept as it is", "warning"))
-        return read_table(path, ROUND_QUESTIONS, layout.relative(path))
+        return read_table(path, ROUND_QUESTIONS, layout.relative(path), layout.cache)
     if write_bytes_atomic(path, data):
         report.written.append(layout.relative(path))
     return frame
 
 
 def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], fsets: list[fbp.Parsed], as_of: str,
-                     report: ImportReport) -> None:
+                     report: ImportReport, workers: int = 1) -> None:
     models: dict[str, ModelMeta] = {}
-    with _FileWriter(layout, report) as writer:
+    with _FileWriter(layout, report, workers) as writer:
         for due, questions in rounds.items():
             if frames.midnight(due) > as_of:
                 continue
@@ -249,10 +253,8 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], fsets: lis
             if fset.due not in allowed:
                 allowed[fset.due] = frames.unit_keys(rounds[fset.due])
             columns, problems = frames.forecast_columns(fset, allowed[fset.due])
-            if columns is None:  # not the plain columns fb_parse makes: the frame path
-                rows, problems = frames.forecast_rows(fset, rounds[fset.due])
             model = frames.model_id(fset)
-            writer.add(fset.due, model, rows if columns is None else columns, problems)
+            writer.add(fset.due, model, columns, problems)
             models[model] = frames.model_meta(fset)
     for model, meta in sorted(models.items()):
         path = layout.model_meta(model)
@@ -265,22 +267,24 @@ class _FileWriter:
     """Writes forecast files (an existing, different file is kept: forecasts are immutable) with
     their fsyncs overlapped on a few threads, and reports them in the order they were added, exactly as one-by-one writing does:
     each file's warnings, then its own outcome. The bytes are made here, on the calling thread;
-    a thread only compares with an existing file and writes. Files go to distinct paths. Under the
-    crash-test hook (``csvio.FAULT_ENV``) files are written one by one, so "the N-th write" stays
-    well defined. On an error every file before the failing one is still written, as before."""
+    a thread only compares with an existing file and writes. Files go to distinct paths. With one
+    worker, files are written one by one on the calling thread, so "the N-th write" is well defined
+    (a crash test counting writes passes ``workers=1``). On an error every file before the failing
+    one is still written, as before."""
 
-    THREADS, WINDOW = 4, 64
+    WINDOW = 64
 
-    def __init__(self, layout: Layout, report: ImportReport):
+    def __init__(self, layout: Layout, report: ImportReport, workers: int):
         self.layout, self.report, self.pending = layout, report, deque()
-        self.pool = None if os.environ.get(FAULT_ENV) else ThreadPoolExecutor(self.THREADS, thread_name_prefix="fb-write")
+        self.pool = ThreadPoolExecutor(workers, thread_name_prefix="fb-write") if workers > 1 else None
 
     def __enter__(self):
         return self
 
     def add(self, due: str, model: str, rows: pd.DataFrame | dict[str, list], problems: list[Problem]) -> None:
         path = self.layout.forecast(parse_ts(due), model)
-        data, cells = forecast_file(rows) if isinstance(rows, dict) else (forecast_bytes(rows), None)
+        cache = self.layout.cache
+        data, cells = forecast_file(rows, cache) if isinstance(rows, dict) else (forecast_bytes(rows, cache), None)
         if self.pool is None:
             self._report(problems, path, _store(path, data), cells)
             return

@@ -271,7 +271,6 @@ def parse_forecast_set(body: object, label: str) -> Parsed:
 
 
 _F_COLUMNS = ("question_id", "resolution_date", "probability", "reasoning")
-_NUMBER = (int, float)
 
 
 def fast_forecasts(items: object) -> dict | None:
@@ -280,7 +279,7 @@ def fast_forecasts(items: object) -> dict | None:
     Well-formed: every row an object with a string id, a known source, a forecast that is null or
     a number in [0, 1], and a YYYY-MM-DD (or null) resolution_date. Null forecasts are skipped.
     The checks run on whole columns (the set of types, one numpy range test over the floats); the
-    verdict and the columns are those of ``fast_forecasts_rowwise`` (tests/test_fast_paths.py).
+    verdict and the columns are those of the same checks row by row (tests/test_fast_paths.py).
     """
     if not isinstance(items, list) or not set(map(type, items)) <= _DICT or (fields := _fields(items)) is None:
         return None
@@ -324,22 +323,3 @@ def _probabilities(values: list, types: set) -> bool:
         if not bool(((floats >= 0.0) & (floats <= 1.0)).all()):
             return False
     return int not in types or all(0 <= v <= 1 for v in values if type(v) is int)
-
-
-def fast_forecasts_rowwise(items: object) -> dict | None:
-    """``fast_forecasts`` checked row by row (the reference its column checks are tested against)."""
-    if not isinstance(items, list) or not all(type(r) is dict for r in items) or (fields := _fields(items)) is None:
-        return None
-    ids, sources, values, dates, reasons = fields
-    if not (all(type(i) is str and i for i in ids) and all(type(s) is str for s in sources) and set(sources) <= set(SOURCES)
-            and all(v is None or (type(v) in _NUMBER and 0.0 <= v <= 1.0) for v in values)
-            and all(d is None or type(d) is str for d in dates) and all(d is None or _DATE.match(d) for d in set(dates))):
-        return None
-    keep = [i for i, v in enumerate(values) if v is not None]
-    markets = set(MARKET_SOURCES)
-    return {
-        "question_id": [f"{sources[i]}:{ids[i]}" for i in keep],
-        "resolution_date": ["" if sources[i] in markets or dates[i] is None else dates[i] for i in keep],
-        "probability": [float(values[i]) for i in keep],
-        "reasoning": [reasons[i] if type(reasons[i]) is str else "" for i in keep],
-    }
