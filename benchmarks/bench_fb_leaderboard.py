@@ -44,14 +44,16 @@ def one_run(synth: Path, hub: Path, replicates: int) -> dict:
     from generator.leaderboard.fb_board import FB_TOURNAMENT, FBOptions, fb_board
     from generator.pipeline.recompute import hub_view, score_rounds
     from generator.store import readers
+    from generator.store.hub import Hub
     from generator.store.layout import Layout
     from generator.timeutil import parse_ts
 
     t0, c0 = time.perf_counter(), time.process_time()
-    report = import_forecastbench(hub, FB, synth / "forecast_sets", as_of=AS_OF)
+    layout = Layout(hub)  # one command's read cache: the scoring reads the files the import wrote from it
+    report = import_forecastbench(layout, FB, synth / "forecast_sets", as_of=AS_OF)
     t1, c1 = time.perf_counter(), time.process_time()
-    layout = Layout(hub)
-    scores, _ = score_rounds(layout, hub_view(layout, readers.load_observations(layout), parse_ts(AS_OF)), 0.5)
+    view = hub_view(Hub.load(hub, layout), readers.load_observations(layout), parse_ts(AS_OF))
+    scores, _ = score_rounds(layout, view, 0.5)
     t2, c2 = time.perf_counter(), time.process_time()
     options = FBOptions(**{**FB_TOURNAMENT.__dict__, "replicates": replicates})
     board = fb_board(scores, readers.load_models(Layout(hub)), parse_ts(AS_OF), np.random.default_rng(1), options)

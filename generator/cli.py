@@ -59,11 +59,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_nightly(args: argparse.Namespace) -> int:
     from .pipeline.nightly import nightly
+    from .store.hub import Hub
 
     as_of = _as_of(args)
     try:
         with requests_progress() as progress:
-            report = nightly(_hub(args.hub), as_of, progress=progress)
+            report = nightly(Hub.load(_hub(args.hub)), as_of, progress=progress)
     except PrescientError as exc:
         print_sources(getattr(exc, "nightly_report", None))
         raise
@@ -75,9 +76,11 @@ def cmd_nightly(args: argparse.Namespace) -> int:
 
 def cmd_fetch(args: argparse.Namespace) -> int:
     from .pipeline.nightly import nightly
+    from .store.hub import Hub
 
+    hub, as_of = _hub(args.hub), _as_of(args)
     with requests_progress() as progress:
-        report = nightly(_hub(args.hub), _as_of(args), only=args.source, fetch_only=True, progress=progress)
+        report = nightly(Hub.load(hub), as_of, only=args.source, fetch_only=True, progress=progress)
     print_sources(report)
     return 0
 
@@ -99,9 +102,10 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from .site.build import build_site
+    from .store.hub import Hub
 
-    hub, quarantine = _hub(args.hub), []
-    changed = build_site(hub, _as_of(args), run_mkdocs=not args.no_mkdocs, quarantine=quarantine)
+    hub, as_of, quarantine = _hub(args.hub), _as_of(args), []
+    changed = build_site(Hub.load(hub), as_of, run_mkdocs=not args.no_mkdocs, quarantine=quarantine)
     _warn_quarantined(quarantine)
     print(f"{len(changed)} generated page(s) changed; site in {hub / 'site_src' / 'site'}")
     return 0
@@ -135,21 +139,20 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     given; else the committed score files), the hub's options, and the bootstrap."""
     import pandas as pd
 
-    from .config import load_settings
     from .leaderboard.fb_board import crowd_from_rounds
     from .leaderboard.hub_boards import board_for
     from .pipeline.recompute import scores_as_of
     from .store import readers
-    from .store.layout import Layout
+    from .store.hub import Hub
 
-    hub, as_of = _hub(args.hub), _as_of(args)
-    settings, layout = load_settings(hub), Layout(hub)
+    hub, as_of = Hub.load(_hub(args.hub)), _as_of(args)
+    settings, layout = hub.settings, hub.layout
     round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
         if args.fb_round_filter else {}
     try:
         crowd = crowd_from_rounds(pd.concat([readers.load_round(layout, d) for d in readers.round_dues(layout)])) \
             if settings.leaderboard.market_difficulty == "crowd" else None
-        scores = scores_as_of(layout, as_of) if args.as_of else readers.load_scores(layout)
+        scores = scores_as_of(hub, as_of) if args.as_of else readers.load_scores(layout)
         board = board_for(scores, readers.load_models(layout), as_of, settings, board=args.board or settings.leaderboard.boards[0],
                           view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
     except ValueError as exc:
@@ -246,9 +249,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     import json
 
     from .audit.verify import render_text, to_json, verify
+    from .store.hub import Hub
 
     as_of = _as_of(args) if args.as_of else None
-    report = verify(_hub(args.hub), as_of, git_rev=args.git, all_nights=args.all)
+    report = verify(Hub.load(_hub(args.hub)), as_of, git_rev=args.git, all_nights=args.all)
     sys.stdout.write(json.dumps(to_json(report), indent=2) + "\n" if args.format == "json" else render_text(report))
     return 0 if report.ok else 10
 
@@ -269,32 +273,34 @@ def _add_verify(sub) -> None:
 
 def cmd_round(args: argparse.Namespace) -> int:
     from .pipeline.rounds import open_round
+    from .store.hub import Hub
     from .timeutil import parse_ts
 
     try:
         due = parse_ts(args.due)
     except ValueError as exc:
         raise PrescientError(f"--due {args.due!r}: {exc}") from None
-    report = open_round(_hub(args.hub), due, _as_of(args))
+    report = open_round(Hub.load(_hub(args.hub)), due, _as_of(args))
     print(f"round {report.rounds_opened[0]} opened; wrote {', '.join(report.written)}")
     return 0
 
 
 def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
-    from .config import load_settings
     from .interop.forecastbench.importer import import_forecastbench
     from .pipeline.recompute import hub_view, score_rounds
     from .store import readers
+    from .store.hub import Hub
     from .store.layout import Layout
 
-    hub, as_of = _hub(args.hub), _as_of(args)
-    report = import_forecastbench(hub, Path(args.dir), Path(args.forecasts) if args.forecasts else None, as_of=as_of)
+    root, as_of = _hub(args.hub), _as_of(args)
+    layout = Layout(root)  # its read cache takes the forecast files as the import writes them
+    report = import_forecastbench(layout, Path(args.dir), Path(args.forecasts) if args.forecasts else None, as_of=as_of)
     for warning in report.warnings[:20]:
         print(f"warning: {warning}", file=sys.stderr)
-    layout = Layout(hub)
-    view = hub_view(layout, readers.load_observations(layout), as_of)
-    scores, written = score_rounds(layout, view, load_settings(hub).scoring.impute_value)
+    hub = Hub.load(root, layout)  # data/hub.toml may be the import's own
+    view = hub_view(hub, readers.load_observations(layout), as_of)
+    scores, written = score_rounds(layout, view, hub.settings.scoring.impute_value)
     print(f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "
           f"{report.statements_added} stated resolution(s), {report.forecast_files} forecast file(s) added; "
           f"{len(scores)} forecast(s) scored, {len(report.written) + len(written)} file(s) written")

@@ -21,6 +21,7 @@ from generator.schemas import FORECASTS, OBSERVATIONS, RESOLUTIONS
 from generator.scoring.resolve import ledger_view, resolve_round
 from generator.store import readers
 from generator.store.csvio import empty_frame, forecast_bytes, read_table, to_csv_bytes
+from generator.store.hub import Hub
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
@@ -179,7 +180,7 @@ def test_a_small_import_scores_from_stated_resolutions(tmp_path):
 
 def score_hub(layout: Layout, as_of):
     """Score every round of an imported hub exactly as the nightly run does."""
-    return score_rounds(layout, hub_view(layout, readers.load_observations(layout), as_of), 0.5)
+    return score_rounds(layout, hub_view(Hub.load(layout.root, layout), readers.load_observations(layout), as_of), 0.5)
 
 
 def _digest(root: Path) -> dict[str, str]:

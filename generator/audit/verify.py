@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..config import load_settings
 from ..errors import Problem
 from ..forecasters.baselines import AFTER_DUE
 from ..pipeline import recompute
@@ -30,6 +29,7 @@ from ..site.build import gather, strip_generated
 from ..site.render import GENERATED, render_site
 from ..store import manifest, readers
 from ..store.csvio import to_csv_bytes
+from ..store.hub import Hub, as_hub
 from ..store.layout import Layout
 from ..timeutil import format_ts, parse_ts
 from . import git
@@ -64,15 +64,16 @@ class VerifyReport:
 EPOCH = "1970-01-01T00:00:00Z"  # the as_of of a hub whose ledgers are still empty
 
 
-def verify(root: Path, as_of: datetime | None = None, *, git_rev: str | None = None,
+def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | None = None,
            all_nights: bool = False, nights: int = DEFAULT_NIGHTS) -> VerifyReport:
-    """Run every check on the hub at ``root``. ``as_of`` defaults to the latest time the ledgers record."""
-    layout = Layout(root)
+    """Run every check on ``hub`` (a Hub, or its folder). ``as_of`` defaults to the latest time the ledgers record."""
+    hub = as_hub(hub)
+    root, layout = hub.root, hub.layout
     as_of = as_of or latest_run(layout)
     report = VerifyReport(format_ts(as_of))
-    report.add("scores", *check_scores(layout, as_of))
-    report.add("history", *check_history(layout, None if all_nights else nights))
-    report.add("pages", *check_pages(root, as_of), skipped=not (root / "site_src" / "docs" / GENERATED).is_dir())
+    report.add("scores", *check_scores(hub, as_of))
+    report.add("history", *check_history(hub, None if all_nights else nights))
+    report.add("pages", *check_pages(hub, as_of), skipped=not (root / "site_src" / "docs" / GENERATED).is_dir())
     changes = None
     if git_rev:
         changes, problems = git.audit_history(root, git_rev)
@@ -103,11 +104,11 @@ def _differs(label: str, code: str, row: int, want: str, have: str) -> Problem:
     return Problem(label, row, None, code, f"recomputed: {want!r}; on disk: {have!r}")
 
 
-def check_scores(layout: Layout, as_of: datetime) -> tuple[list[Problem], str]:
-    settings = load_settings(layout.root)
-    view = recompute.hub_view(layout, readers.load_observations(layout), as_of)
+def check_scores(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
+    layout = hub.layout
+    view = recompute.hub_view(hub, readers.load_observations(layout), as_of)
     problems = []
-    recomputed = recompute.round_scores(layout, view, settings.scoring.impute_value)
+    recomputed = recompute.round_scores(layout, view, hub.settings.scoring.impute_value)
     for due, frame in recomputed.items():
         path, expected = layout.scores(due), to_csv_bytes(frame, SCORES)
         label = layout.relative(path)
@@ -121,34 +122,35 @@ def check_scores(layout: Layout, as_of: datetime) -> tuple[list[Problem], str]:
     return problems, f"{len(recomputed)} round(s) rescored as of {format_ts(as_of)}"
 
 
-def check_history(layout: Layout, nights: int | None) -> tuple[list[Problem], str]:
+def check_history(hub: Hub, nights: int | None) -> tuple[list[Problem], str]:
     """Recompute the history rows of the latest ``nights`` nights (all when None)."""
-    history, version = readers.load_history(layout), load_settings(layout.root).scoring.methodology_version
+    history, version = readers.load_history(hub.layout), hub.settings.scoring.methodology_version
     current = history[history["methodology_version"] == version]
     stamps = sorted(current["as_of"].unique())
     chosen = stamps if nights is None else stamps[-nights:]
-    problems = [p for stamp in chosen for p in _night(layout, history[history["as_of"] == stamp], stamp)]
+    problems = [p for stamp in chosen for p in _night(hub, history[history["as_of"] == stamp], stamp)]
     older = history["as_of"].nunique() - len(stamps)
     note = f"{len(chosen)} of {len(stamps)} night(s) recomputed" + (f"; {older} night(s) of another methodology version skipped" if older else "")
     return problems, note
 
 
-def _night(layout: Layout, stored: pd.DataFrame, stamp: str) -> list[Problem]:
-    expected = to_csv_bytes(recompute.history_for(layout, parse_ts(stamp)), HISTORY)
+def _night(hub: Hub, stored: pd.DataFrame, stamp: str) -> list[Problem]:
+    expected = to_csv_bytes(recompute.history_for(hub, parse_ts(stamp)), HISTORY)
     diff = first_difference(expected, to_csv_bytes(stored, HISTORY))
     if diff is None:
         return []
     line, want, have = diff
     rows = list(stored.sort_values(list(HISTORY.sort), kind="mergesort").index)
     row = rows[min(line - 2, len(rows) - 1)] + 2 if rows and line > 1 else None
-    return [_differs(layout.relative(layout.history), "history-differs", row, want, have)]
+    return [_differs(hub.layout.relative(hub.layout.history), "history-differs", row, want, have)]
 
 
-def check_pages(root: Path, as_of: datetime) -> tuple[list[Problem], str]:
+def check_pages(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
+    root = hub.root
     folder = root / "site_src" / "docs" / GENERATED
     if not folder.is_dir():
         return [], f"{folder.relative_to(root).as_posix()} is absent (git-ignored; run `prescient build` first)"
-    expected = strip_generated(render_site(gather(root, as_of)))
+    expected = strip_generated(render_site(gather(hub, as_of)))
     actual = {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*")) if p.is_file()}
     label = lambda rel: f"site_src/docs/{GENERATED}/{rel}"  # noqa: E731
     problems = [Problem(label(rel), None, None, "page-extra", "not generated by a build as of " + format_ts(as_of))

@@ -20,16 +20,17 @@ from datetime import datetime
 from importlib import resources
 from pathlib import Path
 
-from ..config import load_settings
+from ..config import Settings
 from ..errors import ConfigError, Problem, SchemaError
 from ..forecasters.synthetic import synthetic_forecasts, synthetic_models
 from ..forecasters.synthetic_views import BETTORS, ORACLE_SET, oracle_forecasts, oracle_question_file, synthetic_bets
 from ..oracle.importer import current, import_oracle
 from ..schemas import BETS, ORACLE_FORECASTS
 from ..site.build import build_site
-from ..sources.sim import world_from_options
+from ..sources.sim import SimSource, world_from_options
 from ..store import readers
 from ..store.csvio import to_csv_bytes, write_bytes_atomic
+from ..store.hub import Hub
 from ..store.layout import Layout
 from ..store.lock import hub_lock
 from ..submissions.bets import check_bet_file
@@ -66,9 +67,11 @@ def season(start: datetime = SEASON_START, end: datetime = SEASON_END, step_days
 def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime] | None = None,
              build: bool = True) -> DemoResult:
     """Create (or bring up to date) a demo hub in ``root`` and build its site."""
-    layout = Layout(root)
-    _prepare(root, layout)
-    world = world_from_options(_sim_options(root))
+    _prepare(root, Layout(root))
+    hub = Hub.load(root)
+    options = _sim_options(hub.settings)
+    sim = SimSource(options, world_from_options(options))  # drawn once for the season
+    world, layout = sim.world, hub.layout
     nights = season() if nights is None else nights
     todo = remaining(layout, nights)
     if todo:
@@ -76,12 +79,13 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
     placed: set[str] = set()  # rounds whose bets this run has seen to
     done = len(nights) - len(todo)
     for i, night in enumerate(todo, start=done + 1):
-        nightly(root, night, extra=lambda q: synthetic_forecasts(world, q), extra_models=synthetic_models(), env={})
+        nightly(hub, night, extra=lambda q: synthetic_forecasts(world, q), extra_models=synthetic_models(), env={},
+                sources={"sim": sim})
         place_bets(layout, placed)
         if progress:
             progress(i, len(nights) + 1, f"night {night:%Y-%m-%d}")
     if build and nights:
-        build_site(root, nights[-1])
+        build_site(hub, nights[-1])
     if progress:
         progress(len(nights) + 1, len(nights) + 1, "site built")
     return DemoResult(root, len(nights), root / "site_src" / "site")
@@ -161,8 +165,8 @@ def _prepare(root: Path, layout: Layout) -> None:
         write_bytes_atomic(root / ".gitignore", b"site_src/docs/generated/\nsite_src/site/\ndata/.prescient.lock\n")
 
 
-def _sim_options(root: Path) -> dict:
-    sim = [s for s in load_settings(root).sources if s.name == "sim" and s.enabled]
+def _sim_options(settings: Settings) -> dict:
+    sim = [s for s in settings.sources if s.name == "sim" and s.enabled]
     if not sim:
-        raise ConfigError(f"{root / 'data/hub.toml'}: the demo needs [sources.sim] enabled")
+        raise ConfigError(f"{settings.root / 'data/hub.toml'}: the demo needs [sources.sim] enabled")
     return dict(sim[0].options)

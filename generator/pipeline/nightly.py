@@ -15,7 +15,7 @@ Run twice with the same ``as_of`` and nothing changes; a later ``as_of`` only ap
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -23,19 +23,20 @@ from pathlib import Path
 import httpx
 import pandas as pd
 
-from ..config import Settings, load_settings
+from ..config import Settings
 from ..errors import PartialFailure, Problem, SchemaError
 from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from ..interop.forecastbench import export
 from ..models import ModelMeta
 from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
 from ..scoring.resolve import known_by, market_states
-from ..sources.base import FetchContext, FetchResult
+from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
 from ..sources.registry import build_source
 from ..store import ingest, ledger, manifest, readers
 from ..store.csvio import to_csv_bytes, write_bytes_atomic, write_table
 from ..store.forecast_file import parse_forecast
+from ..store.hub import Hub, as_hub
 from ..store.layout import Layout
 from ..store.lock import hub_lock
 from ..submissions.content import check_content, round_set
@@ -73,24 +74,27 @@ class NightlyReport:
         return [s for s in self.sources if s.error or s.failures]
 
 
-def nightly(root: Path, as_of: datetime, *, only: str | None = None, fetch_only: bool = False,
+def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_only: bool = False,
             extra: ExtraForecasters | None = None, extra_models: dict[str, ModelMeta] | None = None,
             env: dict[str, str] | None = None, client: httpx.Client | None = None,
-            progress: ProgressFactory | None = None) -> NightlyReport:
-    """One nightly run over the hub at ``root``. Raises PartialFailure after writing if a source failed.
+            progress: ProgressFactory | None = None, sources: Mapping[str, Source] | None = None) -> NightlyReport:
+    """One nightly run over ``hub`` (a Hub, or its folder). Raises PartialFailure after writing if a source failed.
 
     ``client`` replaces the sources' own HTTP clients (tests pass one over a mock transport);
-    ``progress(source)`` returns a callback told of each finished request of that source.
+    ``progress(source)`` returns a callback told of each finished request of that source;
+    ``sources`` holds sources already built, by name, used instead of building them from hub.toml
+    (the demo builds its sim world once for the season).
     """
-    settings, layout = load_settings(root), Layout(root)
+    hub = as_hub(hub)
+    settings, layout = hub.settings, hub.layout
     report = NightlyReport(as_of)
     env = dict(os.environ) if env is None else env
     command = "fetch" if fetch_only else "nightly"
     with hub_lock(layout.data, f"prescient {command} --as-of {format_ts(as_of)}"):
         readers.check_as_of(layout, format_ts(as_of))
-        bank, obs = fetch_stage(settings, layout, as_of, report, only, env, client, progress)
+        bank, obs = fetch_stage(settings, layout, as_of, report, only, env, client, progress, sources)
         if not fetch_only:
-            derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models or {})
+            derive_stage(hub, as_of, bank, obs, report, extra, extra_models or {})
     if report.failed_sources or report.quarantined:
         error = PartialFailure(partial_summary(report), report_problems(report))
         error.nightly_report = report
@@ -114,20 +118,23 @@ def report_problems(report: NightlyReport) -> list[Problem]:
 
 def fetch_stage(settings: Settings, layout: Layout, as_of: datetime, report: NightlyReport,
                 only: str | None, env: dict[str, str], client: httpx.Client | None = None,
-                progress: ProgressFactory | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                progress: ProgressFactory | None = None,
+                sources: Mapping[str, Source] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     bank, obs = readers.load_bank(layout), readers.load_observations(layout)
     for src in (s for s in settings.enabled_sources if only in (None, s.name)):
         source_report = SourceReport(src.name)
         report.sources.append(source_report)
         options = {**settings.http, **src.options}  # [http] defaults, then the source's own table
         ticker = progress(src.name) if progress else None
-        result = _fetch_one(src.name, options, as_of, bank, obs, env, client, ticker, source_report)
+        built = (sources or {}).get(src.name)
+        result = _fetch_one(src.name, options, as_of, bank, obs, env, client, ticker, source_report, built)
         if result is not None:
             bank, obs = _ingest(layout, as_of, bank, obs, result, source_report, report)
     return bank, obs
 
 
-def _fetch_one(name, options, as_of, bank, obs, env, client, ticker, source_report: SourceReport) -> FetchResult | None:
+def _fetch_one(name, options, as_of, bank, obs, env, client, ticker, source_report: SourceReport,
+               built: Source | None = None) -> FetchResult | None:
     """Ask one source. Live sources open their own client through ``sources.http.open_client``.
 
     The source's requests share one time budget (``budget_seconds``, else ``[http]
@@ -139,7 +146,7 @@ def _fetch_one(name, options, as_of, bank, obs, env, client, ticker, source_repo
     ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed),
                        client=client, env=env, progress=ticker, budget=budget)
     try:
-        result = build_source(name, options).fetch(ctx)
+        result = (built or build_source(name, options)).fetch(ctx)
     except Exception as exc:  # isolation: one broken source must not stop the others
         source_report.error = f"{type(exc).__name__}: {exc}"
         return None
@@ -156,11 +163,11 @@ def _ingest(layout, as_of, bank, obs, result: FetchResult, sr: SourceReport, rep
     kinds = dict(zip(pd.concat([bank["id"], new_q["id"]]), pd.concat([bank["kind"], new_q["kind"]])))
     new_o = ingest.new_observations(obs, ingest.observation_frame(result.observations, as_of), kinds)
     if len(new_q):
-        ledger.append(layout.questions(result.source), new_q, QUESTIONS, layout.relative(layout.questions(result.source)))
+        ledger.append(layout.questions(result.source), new_q, QUESTIONS, layout.relative(layout.questions(result.source)), layout.cache)
         report.written.append(layout.relative(layout.questions(result.source)))
     if len(new_o):
         path = layout.observations(result.source, as_of)
-        ledger.append(path, new_o, OBSERVATIONS, layout.relative(path))
+        ledger.append(path, new_o, OBSERVATIONS, layout.relative(path), layout.cache)
         report.written.append(layout.relative(path))
     sr.new_questions, sr.new_observations = len(new_q), len(new_o)
     sr.resolved = int((new_o["status"] == "resolved").sum())
@@ -170,7 +177,8 @@ def _ingest(layout, as_of, bank, obs, result: FetchResult, sr: SourceReport, rep
 
 # -- phase 2: derive ------------------------------------------------------------------------------
 
-def derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models) -> None:
+def derive_stage(hub: Hub, as_of, bank, obs, report, extra, extra_models) -> None:
+    settings, layout = hub.settings, hub.layout
     existing = {p.name for p in layout.round_dirs()}
     for due in sampling.rounds_to_open(settings.rounds, as_of, existing):
         freeze = due - days(settings.rounds.open_days_before_due)
@@ -181,18 +189,18 @@ def derive_stage(settings, layout, as_of, bank, obs, report, extra, extra_models
         write_forecasts(layout, due, questions, extra, report)  # before the round: a crash leaves it unopened
         publish_round(layout, due, questions, bank, report)
     _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
-    view = hub_view(layout, obs, as_of)
+    view = hub_view(hub, obs, as_of)
     _write_after_due(layout, view, as_of, report)  # the crowd aggregates read the others' files
     report.written += manifest.record(layout, as_of)  # every forecast file's sha256, first time seen
     scores = _score_all(settings, layout, view, report)
-    _append_history(settings, layout, scores, as_of, report)
+    _append_history(hub, scores, as_of, report)
 
 
 def publish_round(layout: Layout, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report) -> None:
     """questions.csv marks a round as open (``Layout.round_dirs``), so it is written last: a run
     killed before it leaves a round the next run opens again from the start."""
     write_bytes_atomic(layout.round_json(due), export.forecastbench_json(questions, bank))
-    write_table(layout.round_questions(due), questions, ROUND_QUESTIONS)
+    write_table(layout.round_questions(due), questions, ROUND_QUESTIONS, cache=layout.cache)
     report.rounds_opened.append(format_date(due))
     report.written += [layout.relative(layout.round_questions(due)), layout.relative(layout.round_json(due))]
 
@@ -246,7 +254,7 @@ def _score_all(settings, layout, view, report) -> pd.DataFrame:
     return scores
 
 
-def _append_history(settings, layout, scores, as_of, report) -> None:
-    rows = history_for(layout, as_of, scores)
-    if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history))):
+def _append_history(hub: Hub, scores, as_of, report) -> None:
+    rows, layout = history_for(hub, as_of, scores), hub.layout
+    if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history), layout.cache)):
         report.written.append(layout.relative(layout.history))

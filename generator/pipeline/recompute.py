@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pandas as pd
 
-from ..config import Settings, load_settings
+from ..config import Settings
 from ..errors import Problem
 from ..leaderboard.hub_boards import board_for, history_rows
 from ..schemas import SCORES
@@ -17,6 +17,7 @@ from ..scoring.brier import resolved_units, score_round
 from ..scoring.resolve import LedgerView, ledger_view, resolve_round
 from ..store import readers
 from ..store.csvio import write_table
+from ..store.hub import Hub
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
 
@@ -29,11 +30,11 @@ def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_o
     return history_rows(boards, as_of, settings.scoring.methodology_version)
 
 
-def hub_view(layout: Layout, obs: pd.DataFrame, as_of: datetime) -> LedgerView:
+def hub_view(hub: Hub, obs: pd.DataFrame, as_of: datetime) -> LedgerView:
     """What the ledgers (observations and stated resolutions) said at ``as_of``, under the hub's
     policy for open markets past their round's due time (``[scoring] unresolved_markets``)."""
-    policy = load_settings(layout.root).scoring.unresolved_markets
-    return ledger_view(obs, format_ts(as_of), readers.load_resolutions(layout), policy)
+    policy = hub.settings.scoring.unresolved_markets
+    return ledger_view(obs, format_ts(as_of), readers.load_resolutions(hub.layout), policy)
 
 
 def score_rounds(layout: Layout, view: LedgerView, impute_value: float,
@@ -41,7 +42,7 @@ def score_rounds(layout: Layout, view: LedgerView, impute_value: float,
     """Score every round with what ``view`` says. Returns all scores and the score files that changed."""
     frames, written = [], []
     for due, scores in round_scores(layout, view, impute_value, quarantine).items():
-        if write_table(layout.scores(due), scores, SCORES):
+        if write_table(layout.scores(due), scores, SCORES, cache=layout.cache):
             written.append(layout.relative(layout.scores(due)))
         frames.append(scores)
     return _all_scores(frames), written
@@ -65,17 +66,16 @@ def _all_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
 
 
-def history_for(layout: Layout, as_of: datetime, scores: pd.DataFrame | None = None) -> pd.DataFrame:
+def history_for(hub: Hub, as_of: datetime, scores: pd.DataFrame | None = None) -> pd.DataFrame:
     """The leaderboard history rows of a nightly run at ``as_of`` (what the nightly appends).
 
     The nightly passes the scores it has just computed; without them they are recomputed from the
     ledgers as recorded by ``as_of`` (how ``prescient verify`` checks a past night's rows).
     """
-    settings = load_settings(layout.root)
-    return headline_rows(settings, layout, scores_as_of(layout, as_of) if scores is None else scores, as_of)
+    return headline_rows(hub.settings, hub.layout, scores_as_of(hub, as_of) if scores is None else scores, as_of)
 
 
-def scores_as_of(layout: Layout, as_of: datetime) -> pd.DataFrame:
+def scores_as_of(hub: Hub, as_of: datetime) -> pd.DataFrame:
     """Every round's scores from the ledgers as recorded by ``as_of`` (nothing is written)."""
-    view = hub_view(layout, readers.load_observations(layout), as_of)
-    return _all_scores(list(round_scores(layout, view, load_settings(layout.root).scoring.impute_value).values()))
+    view = hub_view(hub, readers.load_observations(hub.layout), as_of)
+    return _all_scores(list(round_scores(hub.layout, view, hub.settings.scoring.impute_value).values()))

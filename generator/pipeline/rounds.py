@@ -1,7 +1,7 @@
 """``prescient round open``: freeze and publish one round outside the nightly schedule.
 
 The sampling is ``sampling.sample_round``; the writing is the nightly pipeline's own
-(``_publish_round`` for questions.csv + questions.json, ``_write_forecasts`` for the hub's
+(``publish_round`` for questions.csv + questions.json, ``write_forecasts`` for the hub's
 baselines), so a round opened by hand is byte-identical to one the nightly job would open.
 A published round is frozen: opening it again is refused.
 """
@@ -11,18 +11,18 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from ..config import load_settings
 from ..errors import ConfigError, LedgerError
 from ..store import readers
-from ..store.layout import Layout
+from ..store.hub import Hub, as_hub
 from ..store.lock import hub_lock
 from ..timeutil import days, format_ts
 from . import nightly, sampling
 
 
-def open_round(root: Path, due: datetime, as_of: datetime) -> nightly.NightlyReport:
+def open_round(hub: Hub | Path, due: datetime, as_of: datetime) -> nightly.NightlyReport:
     """Sample and write the round due at ``due`` from what the ledgers knew at ``as_of``."""
-    settings, layout = load_settings(root), Layout(root)
+    hub = as_hub(hub)
+    settings, layout = hub.settings, hub.layout
     if layout.round_questions(due).exists() or layout.round_json(due).exists():
         raise LedgerError(f"{layout.relative(layout.round_dir(due))}: the round is already published and frozen")
     if as_of >= due:

@@ -19,7 +19,6 @@ import pandas as pd
 
 from ..arena.gather import load_cohorts
 from ..arena.portfolio import arena_table, pnl_curves
-from ..config import load_settings
 from ..errors import PrescientError, Problem
 from ..leaderboard.diff import first_rounds, history_diffs
 from ..leaderboard.hub_boards import all_boards
@@ -30,6 +29,7 @@ from ..schemas import FORECASTS
 from ..scoring.corrections import corrections
 from ..store import readers
 from ..store.csvio import spreadsheet_safe_bytes
+from ..store.hub import Hub, as_hub
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
 from .questions import question_infos
@@ -53,10 +53,11 @@ def _last_nights(history: pd.DataFrame, n: int) -> pd.DataFrame:
     return history[history["as_of"].isin(nights)]
 
 
-def gather(root: Path, as_of: datetime, quarantine: list[Problem] | None = None) -> SiteData:
+def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = None) -> SiteData:
     """Everything the pages show. A submitted file that cannot be read (forecast, bet, oracle answer)
     is left out, as the nightly leaves it out of the scores; ``quarantine`` collects those files."""
-    settings, layout = load_settings(root), Layout(root)
+    hub = as_hub(hub)
+    root, settings, layout = hub.root, hub.settings, hub.layout
     quarantine = [] if quarantine is None else quarantine
     scores, models = readers.load_scores(layout), readers.load_models(layout)
     history = readers.load_history(layout)
@@ -124,15 +125,16 @@ def _for_people(path: Path) -> bytes:
     return spreadsheet_safe_bytes(data) if path.suffix == ".csv" else data
 
 
-def build_site(root: Path, as_of: datetime, run_mkdocs: bool = True,
+def build_site(hub: Hub | Path, as_of: datetime, run_mkdocs: bool = True,
                quarantine: list[Problem] | None = None) -> list[str]:
     """Regenerate ``site_src/docs/generated`` and build ``site_src/site``. Return the changed pages.
 
     An unreadable submitted file never stops the build: it is left out and listed in ``quarantine``."""
-    site_src = ensure_site_src(root)
-    changed = write_tree(site_src / "docs" / GENERATED, strip_generated(render_site(gather(root, as_of, quarantine))))
+    hub = as_hub(hub)
+    site_src = ensure_site_src(hub.root)
+    changed = write_tree(site_src / "docs" / GENERATED, strip_generated(render_site(gather(hub, as_of, quarantine))))
     if run_mkdocs:
-        run_mkdocs_build(site_src / "mkdocs.yml", as_of, load_settings(root).title)
+        run_mkdocs_build(site_src / "mkdocs.yml", as_of, hub.settings.title)
     return changed
 
 
@@ -146,7 +148,7 @@ def skeleton_dir() -> Path:
     packaged = resources.files("generator").joinpath("_site_src")
     if packaged.is_dir():
         return Path(str(packaged))
-    return Path(__file__).resolve().parent.parent / "site_src"
+    return Path(__file__).resolve().parents[2] / "site_src"  # generator/site/build.py -> the checkout
 
 
 def ensure_site_src(root: Path) -> Path:

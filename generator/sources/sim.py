@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -140,14 +140,10 @@ class SimWorld:
 
 
 def world_from_options(options: Mapping[str, Any]) -> SimWorld:
-    return _world(int(options.get("seed", 1)), str(options.get("start", "2026-01-04T00:00:00Z")),
-                  int(options.get("markets", 120)), int(options.get("series", 12)), int(options.get("span_days", 365)))
-
-
-@lru_cache(maxsize=8)
-def _world(seed: int, start: str, n_markets: int, n_series: int, span_days: int) -> SimWorld:
-    """Worlds are immutable and costly to draw, so one per parameter set is kept."""
-    return SimWorld(seed, parse_ts(start), n_markets, n_series, span_days)
+    """The world of ``[sources.sim]``'s options. Worlds are immutable and costly to draw: a caller
+    that needs one many times (the demo's season) draws it once and hands it to ``SimSource``."""
+    return SimWorld(int(options.get("seed", 1)), parse_ts(str(options.get("start", "2026-01-04T00:00:00Z"))),
+                    int(options.get("markets", 120)), int(options.get("series", 12)), int(options.get("span_days", 365)))
 
 
 class SimSource:
@@ -156,8 +152,8 @@ class SimSource:
     name = "sim"
     needs_http = False
 
-    def __init__(self, options: Mapping[str, Any]):
-        self.world = world_from_options(options)
+    def __init__(self, options: Mapping[str, Any], world: SimWorld | None = None):
+        self.world = world_from_options(options) if world is None else world
 
     def fetch(self, ctx: FetchContext) -> FetchResult:
         result = FetchResult(source=self.name)
