@@ -11,14 +11,31 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.leaderboard.calibration import (
+    MURPHY_COLUMNS,
+    STRATEGIES,
     TABLE_COLUMNS,
     bin_index,
-    calibration_by_model,
     murphy,
-    murphy_by_model,
     reliability_table,
     wilson_interval,
 )
+
+
+def calibration_by_model(rows: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
+    """Reliability tables of every model under both strategies: model, strategy, ``TABLE_COLUMNS``."""
+    parts = [reliability_table(g["probability"], g["outcome"], bins, s).assign(model=m, strategy=s)
+             for m, g in rows.groupby("model", sort=True) for s in STRATEGIES]
+    if not parts:
+        return pd.DataFrame(columns=["model", "strategy", *TABLE_COLUMNS])
+    return pd.concat(parts, ignore_index=True)[["model", "strategy", *TABLE_COLUMNS]]
+
+
+def murphy_by_model(rows: pd.DataFrame, bins: int = 10, strategy: str = "fixed") -> pd.DataFrame:
+    """``MURPHY_COLUMNS`` per model (the index, sorted)."""
+    records = {m: murphy(g["probability"], g["outcome"], bins, strategy).__dict__
+               for m, g in rows.groupby("model", sort=True)}
+    return pd.DataFrame.from_dict(records, orient="index", columns=MURPHY_COLUMNS).rename_axis("model")
+
 
 P = [0.05, 0.15, 0.15, 0.72, 0.78, 1.0]
 O = [0, 0, 1, 1, 0, 1]

@@ -7,12 +7,22 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator.leaderboard.views import available_views, horizon_days, view_rows
+from generator.leaderboard.views import horizon_days, view_mask, view_rows
 from generator.schemas import SCORES
 from generator.store.csvio import write_table
-from generator.vocabulary import parse_view
+from generator.vocabulary import PLAIN_VIEWS, parse_view
 
 from conftest import SMALL_HUB, run_cli, write_hub
+
+
+def available_views(scores: pd.DataFrame) -> list[str]:
+    """Every view with at least one row: the plain ones, then per source, category and horizon."""
+    out = [v for v in PLAIN_VIEWS if view_mask(scores, v).any()]
+    out += [f"source:{s}" for s in sorted(scores["source"].dropna().astype(str).unique()) if s]
+    out += [f"category:{c}" for c in sorted(scores["category"].dropna().astype(str).unique()) if c]
+    out += [f"horizon:{h}" for h in sorted(horizon_days(scores).dropna().unique())]
+    return out
+
 
 
 def row(model="a.x", q="fred:d1", res="2026-01-11", kind="dataset", source="fred", category="econ",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..vocabulary import DATASET, MARKET, PLAIN_VIEWS, parse_view
+from ..vocabulary import DATASET, MARKET, parse_view
 
 
 def horizon_days(scores: pd.DataFrame) -> pd.Series:
@@ -53,12 +53,3 @@ def view_mask(scores: pd.DataFrame, view: str) -> pd.Series:
 def view_rows(scores: pd.DataFrame, view: str) -> pd.DataFrame:
     """The SCORES rows of ``view``, in their original order, with a fresh index."""
     return scores[view_mask(scores, view)].reset_index(drop=True)
-
-
-def available_views(scores: pd.DataFrame) -> list[str]:
-    """Every view with at least one row: the plain ones, then per source, category and horizon."""
-    out = [v for v in PLAIN_VIEWS if view_mask(scores, v).any()]
-    out += [f"source:{s}" for s in sorted(scores["source"].dropna().astype(str).unique()) if s]
-    out += [f"category:{c}" for c in sorted(scores["category"].dropna().astype(str).unique()) if c]
-    out += [f"horizon:{h}" for h in sorted(horizon_days(scores).dropna().unique())]
-    return out
