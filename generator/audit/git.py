@@ -260,7 +260,8 @@ def _records_lost(c: FileChange, table: Table, old_columns: tuple[str, ...], old
     key = [pick_old.index(old_columns.index(k)) for k in table.key
            if k in old_columns and old_columns.index(k) in pick_old] or list(range(len(pick_old)))
     keys_after = {tuple(row[i] for i in key) for row in after}
-    edited, deleted = [], []
+    edited: list[tuple[int, tuple]] = []
+    deleted: list[tuple[int, tuple]] = []
     for row, values in enumerate(before, start=2):  # the header is row 1
         if missing.get(values):
             missing[values] -= 1

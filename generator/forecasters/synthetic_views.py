@@ -86,7 +86,7 @@ def _cents(amount: float) -> float:
 def oracle_question_file(seed: int) -> pd.DataFrame:
     """The demo oracle set in the import format of ``prescient import oracle`` (CSV columns)."""
     rng = np.random.default_rng([seed, zlib.crc32(b"oracle")])
-    rows = []
+    rows: list[list[str]] = []
     for month in ORACLE_MONTHS:
         for j in range(ORACLE_PER_MONTH):
             category = CATEGORIES[int(rng.integers(len(CATEGORIES)))]

@@ -119,8 +119,8 @@ def check_duplicate_bets(parsed: Parsed) -> Iterator[Problem]:
 
 def check_limit(parsed: Parsed, amounts: dict[int, float | None]) -> list[Problem]:
     """Replay the readable bets in time order; report each bet over 25% of the cash left."""
-    readable = [(row.cells["placed_at"], row.cells.get("question_id", ""), amounts[row.number], row) for row in parsed.rows
-                if _TS.fullmatch(row.cells.get("placed_at", "")) and amounts[row.number] is not None]
+    readable = [(row.cells["placed_at"], row.cells.get("question_id", ""), value, row) for row in parsed.rows
+                if _TS.fullmatch(row.cells.get("placed_at", "")) and (value := amounts[row.number]) is not None]
     readable.sort(key=lambda r: (r[0], r[1], r[3].number))
     cash = cash_before([r[2] for r in readable], START_CASH)
     return [problem("bet-over-limit", parsed.label, row.number, "amount",
