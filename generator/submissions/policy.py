@@ -111,8 +111,8 @@ def _text_problems(key: str, value: str, path: str) -> list[Problem]:
     hidden = [ch for ch in value if (unicodedata.category(ch) == "Cc" and ch not in "\n\t") or _BIDI.match(ch)]
     if hidden:
         out.append(problem("control-character", path, None, key, f"{key} contains U+{ord(hidden[0]):04X}; remove it"))
-    if _ZERO_WIDTH.search(value):
-        ch = _ZERO_WIDTH.search(value).group()
+    if zero_width := _ZERO_WIDTH.search(value):
+        ch = zero_width.group()
         out.append(problem("invisible-character", path, None, key, f"{key} contains the invisible U+{ord(ch):04X}"))
     if formula_like(value):
         out.append(problem("formula-like-text", path, None, key,
