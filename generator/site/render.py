@@ -97,7 +97,8 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     names = {m: (data.models[m].name if m in data.models else m) for m in data.board.get("model", [])}
     # ``prefix`` leads from the page a snippet is shown on to generated/: the leaderboard and changes
     # snippets are included by hand-written pages at the docs root (index.md, changes.md).
-    common = {"data": data, "updated": format_ts(data.as_of), "prefix": f"{GENERATED}/"}
+    updated = format_ts(data.as_of)
+    common = {"data": data, "updated": updated, "prefix": f"{GENERATED}/"}
     pages = {
         "leaderboard.md": env.get_template("leaderboard.md.j2").render(
             **common, panels=_panels(data.boards), board_help=BOARD_HELP, view_help=VIEW_HELP,
@@ -117,7 +118,7 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     slugs = {q.id: q.slug for q in data.questions}
     pages.update({f"rounds/{r.due}.md": env.get_template("round.md.j2").render(**common, round=r, slugs=slugs)
                   for r in data.rounds})
-    pages.update(_question_pages(env, data.questions, common["updated"]))
+    pages.update(_question_pages(env, data.questions, updated))
     files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
     files.update({f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
                   for path, content in data.downloads.items()})
