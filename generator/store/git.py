@@ -17,6 +17,7 @@ import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ..errors import PrescientError
 
@@ -106,7 +107,8 @@ class BlobReader:
     it is not a blob)."""
 
     def __init__(self, repo: Path):
-        self.repo, self._process = repo, None
+        self.repo = repo
+        self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> BlobReader:
         try:
@@ -121,25 +123,32 @@ class BlobReader:
         if process is not None:
             for stream in (process.stdin, process.stdout):
                 try:
-                    stream.close()
+                    if stream is not None:
+                        stream.close()
                 except OSError:
                     pass
             process.wait()  # every answer was read whole; its exit status changes none of them
 
-    def read(self, blob: str) -> bytes | None:
-        if self._process is None:
+    def _pipes(self) -> tuple[IO[bytes], IO[bytes]]:
+        """The running process's stdin and stdout (both pipes, as ``__enter__`` opens them)."""
+        process = self._process
+        if process is None or process.stdin is None or process.stdout is None:
             raise RuntimeError("BlobReader is used outside its with block")
+        return process.stdin, process.stdout
+
+    def read(self, blob: str) -> bytes | None:
+        stdin, stdout = self._pipes()
         try:
-            self._process.stdin.write(blob.encode("ascii") + b"\n")
-            self._process.stdin.flush()
-            header = self._process.stdout.readline().split()
+            stdin.write(blob.encode("ascii") + b"\n")
+            stdin.flush()
+            header = stdout.readline().split()
             if len(header) == 3 and header[1] == b"blob":
                 size = int(header[2])
-                data = self._process.stdout.read(size)
-                if len(data) == size and self._process.stdout.read(1) == b"\n":
+                data = stdout.read(size)
+                if len(data) == size and stdout.read(1) == b"\n":
                     return data
             elif len(header) == 3:  # another kind of object: skip its body
-                self._process.stdout.read(int(header[2]) + 1)
+                stdout.read(int(header[2]) + 1)
                 return None
             elif header[-1:] in ([b"missing"], [b"ambiguous"]):
                 return None
