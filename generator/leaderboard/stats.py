@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy.stats import rankdata
@@ -32,7 +33,7 @@ ALTERNATIVES = ("reference_better", "model_better")
 NO_VALUE = "—"
 
 
-def _nanquantile(x: np.ndarray, q, method: str = "linear") -> np.ndarray:
+def _nanquantile(x: np.ndarray, q, method: Literal["linear", "lower", "higher"] = "linear") -> np.ndarray:
     """``np.nanquantile`` over axis 0 that returns NaN for all-NaN columns without warning."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
