@@ -34,11 +34,11 @@ def board_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetim
               crowd: pd.DataFrame | None = None, **options) -> pd.DataFrame:
     """One board × view, as ``fb_board`` computes it with the hub's options (``options`` override
     ``FBOptions`` fields). ``replicates=0``: point estimates and ranks only, bootstrap columns empty."""
-    options = board_options(settings.scoring, settings.leaderboard, board=board,
-                            replicates=1 if replicates == 0 else replicates, **options)
+    fb_options = board_options(settings.scoring, settings.leaderboard, board=board,
+                               replicates=1 if replicates == 0 else replicates, **options)
     rng = np.random.default_rng(settings.leaderboard.seed if seed is None else seed)
     rows = view_rows(scores, view)
-    out = fb_board(rows, models, as_of, rng, options, crowd if options.market_difficulty == "crowd" else None)
+    out = fb_board(rows, models, as_of, rng, fb_options, crowd if fb_options.market_difficulty == "crowd" else None)
     if replicates == 0:  # the ranks come from the point estimates; what one replicate says is not shown
         out[list(BOOTSTRAP_COLUMNS)] = np.nan
         out[["p_display", "p_label"]] = ""
