@@ -123,6 +123,8 @@ def load_settings(root: Path) -> Settings:
         raise ConfigError(f"{path}: {len(problems)} problem(s) in the hub configuration", problems)
     rounds = dict(tables["rounds"], first_due=first_due)
     rounds["horizons"] = tuple(rounds["horizons"])
+    # TOML values, each checked against its field's type by _table; an array becomes the field's tuple
+    leaderboard: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in tables["leaderboard"].items()}
     return Settings(
         root=root,
         title=tables["hub"]["title"],
@@ -131,8 +133,7 @@ def load_settings(root: Path) -> Settings:
         scoring=ScoringSettings(**scoring),
         http=MappingProxyType(dict(raw.get("http", {}))),
         sources=sources,
-        leaderboard=LeaderboardSettings(**{k: tuple(v) if isinstance(v, list) else v
-                                           for k, v in tables["leaderboard"].items()}),
+        leaderboard=LeaderboardSettings(**leaderboard),
     )
 
 
