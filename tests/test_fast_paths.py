@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -192,6 +193,7 @@ forecast_columns_strategy = st.integers(0, 12).flatmap(lambda n: st.fixed_dictio
 }))
 
 
+@pytest.mark.slow  # hundreds of examples, 5-10 s of CPU; `-m slow` runs it
 @settings(max_examples=300, deadline=None)
 @given(forecast_columns_strategy, st.lists(st.sampled_from([("fred:a", "2026-01-01"), ("fred:a", ""), ("fred:b", "2026-02-01"),
                                                             ("manifold:c", ""), ("x", ""), (" ", "")]), max_size=6, unique=True))
@@ -211,6 +213,7 @@ def _bytes_or_error(write):
         return exc.problems
 
 
+@pytest.mark.slow  # hundreds of examples, 5-10 s of CPU; `-m slow` runs it
 @settings(max_examples=300, deadline=None)
 @given(forecast_columns_strategy)
 def test_forecast_file_and_the_frame_handed_to_the_scoring(tmp_path_factory, columns):
@@ -267,6 +270,7 @@ def merge_all_pick_statement(units, stated):
     return own
 
 
+@pytest.mark.slow  # hundreds of examples, 5-10 s of CPU; `-m slow` runs it
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 10), st.integers(0, 30))
 def test_pick_statement_equals_the_merge_with_every_round(seed, n_units, n_stated):

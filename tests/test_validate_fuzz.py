@@ -204,6 +204,7 @@ def test_accepted_bets_are_read_with_the_same_amounts(hub):
     assert n > 20
 
 
+@pytest.mark.slow  # thousands of oracle files through the validator and the reader, ~10 s of CPU
 def test_accepted_oracle_answers_are_read_with_the_same_probabilities(hub):
     layout, n = Layout(hub), 0
     for i, data in enumerate(files("oracle")):
