@@ -17,15 +17,19 @@ from pathlib import Path
 
 from . import __version__
 from .console import print_frame, print_sources, progress_bar, requests_progress
-from .errors import PrescientError, Problem, storage_error
+from .errors import (
+    EXIT_CODES,
+    INTERRUPTED,
+    VERIFY_FAILED,
+    PartialFailure,
+    PrescientError,
+    Problem,
+    SubmissionInvalid,
+    storage_error,
+)
 from .vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, REPLICATES
 
-EPILOG = """exit codes: 0 ok · 1 error · 2 bad configuration · 3 a file does not match its schema ·
-4 refused to rewrite history (a conflicting row, or an --as-of before the ledgers' latest record) ·
-5 source error · 6 partial failure (some sources failed or some submitted files were quarantined;
-the rest was written) · 7 another run holds the lock · 8 site build failed · 9 a submission has
-errors · 10 verify found a difference or a history violation · 11 the system refused a read or
-write (disk full, read-only, permission; nothing was half-written)"""
+EPILOG = "exit codes: " + " · ".join(f"{code} {meaning}" for code, meaning in sorted(EXIT_CODES.items()))
 
 
 def _hub(value: str | None) -> Path:
@@ -65,8 +69,8 @@ def cmd_nightly(args: argparse.Namespace) -> int:
     try:
         with requests_progress() as progress:
             report = nightly(Hub.load(_hub(args.hub)), as_of, progress=progress)
-    except PrescientError as exc:
-        print_sources(getattr(exc, "nightly_report", None))
+    except PartialFailure as exc:
+        print_sources(exc.run_report)
         raise
     print_sources(report)
     print(f"nightly {as_of:%Y-%m-%dT%H:%M:%SZ}: rounds opened {report.rounds_opened or 'none'}; "
@@ -183,7 +187,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     sys.stdout.write(text)
-    return 0 if report.ok else 9
+    return 0 if report.ok else SubmissionInvalid.exit_code
 
 
 def cmd_forecast_llm(args: argparse.Namespace) -> int:
@@ -207,7 +211,7 @@ def cmd_forecast_llm(args: argparse.Namespace) -> int:
             try:
                 report = llm.run_llm(hub, due, as_of, endpoint, options, progress=advance)
             except PrescientError as exc:
-                print("\n".join(llm.describe(getattr(exc, "llm_report", None))))
+                print("\n".join(llm.describe(exc.run_report if isinstance(exc, PartialFailure) else None)))
                 raise
         print("\n".join(llm.describe(report)))
     return 0
@@ -254,7 +258,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     as_of = _as_of(args) if args.as_of else None
     report = verify(Hub.load(_hub(args.hub)), as_of, git_rev=args.git, all_nights=args.all)
     sys.stdout.write(json.dumps(to_json(report), indent=2) + "\n" if args.format == "json" else render_text(report))
-    return 0 if report.ok else 10
+    return 0 if report.ok else VERIFY_FAILED
 
 
 def _add_verify(sub) -> None:
@@ -480,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
 
 
 def _failed_path(exc: BaseException) -> str | None:

@@ -1,4 +1,6 @@
-"""The error hierarchy. Every error the CLI reports without a traceback derives from PrescientError.
+"""The error hierarchy and the CLI's exit codes. Every error the CLI reports without a traceback
+derives from PrescientError; its ``exit_code`` is what the CLI returns, and ``EXIT_CODES`` gives
+each code its one-line meaning (``prescient --help`` lists them).
 
 A ``Problem`` is one located defect in an input (file, row, column, stable code). Validation
 collects all of them and raises one error carrying the list, so a user fixes everything at once.
@@ -11,6 +13,9 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, order=True)
@@ -72,11 +77,18 @@ class SourceError(PrescientError):
     exit_code = 5
 
 
-class PartialFailure(PrescientError):
+class PartialFailure(PrescientError, Generic[R]):
     """A nightly run wrote what succeeded, but at least one source failed or at least one submitted
-    file could not be read (it is quarantined: reported, not scored; everything else is)."""
+    file could not be read (it is quarantined: reported, not scored; everything else is); or the
+    LLM forecaster wrote its answers but some calls failed. ``run_report`` is what the run did (a
+    NightlyReport, an LLMReport), so the CLI still prints it."""
 
     exit_code = 6
+
+    def __init__(self, message: str, problems: list[Problem] | tuple[Problem, ...] = (),
+                 run_report: R | None = None):
+        super().__init__(message, problems)
+        self.run_report = run_report
 
 
 class LockError(PrescientError):
@@ -85,11 +97,47 @@ class LockError(PrescientError):
     exit_code = 7
 
 
+class BuildError(PrescientError):
+    """MkDocs refused to build the site (strict mode turns every warning into this)."""
+
+    exit_code = 8
+
+
+class SubmissionInvalid(PrescientError):
+    """A submission has at least one error-severity problem."""
+
+    exit_code = 9
+
+
 class StorageError(PrescientError):
     """The operating system refused a read or write (disk full, file too large, read-only file
     system, permission denied). Every write is atomic, so the files on disk are as before it."""
 
     exit_code = 11
+
+
+OK = 0
+VERIFY_FAILED = 10  # `prescient verify`: a recomputed file differs, or the git history breaks a rule
+INTERRUPTED = 130  # Ctrl+C: the shell's convention (128 + SIGINT)
+
+# Every exit code `prescient --help` lists, with its one-line meaning.
+EXIT_CODES: dict[int, str] = {
+    OK: "ok",
+    PrescientError.exit_code: "error",
+    ConfigError.exit_code: "bad configuration",
+    SchemaError.exit_code: "a file does not match its schema",
+    LedgerError.exit_code: "refused to rewrite history (a conflicting row, or an --as-of before the ledgers' "
+                           "latest record)",
+    SourceError.exit_code: "source error",
+    PartialFailure.exit_code: "partial failure (some sources failed or some submitted files were quarantined; "
+                              "the rest was written)",
+    LockError.exit_code: "another run holds the lock",
+    BuildError.exit_code: "site build failed",
+    SubmissionInvalid.exit_code: "a submission has errors",
+    VERIFY_FAILED: "verify found a difference or a history violation",
+    StorageError.exit_code: "the system refused a read or write (disk full, read-only, permission; nothing was "
+                            "half-written)",
+}
 
 
 WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EROFS, errno.EDQUOT})

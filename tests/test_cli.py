@@ -33,20 +33,38 @@ def test_help_lists_every_command_and_the_exit_codes():
 
 
 def test_the_help_epilog_documents_every_exit_code():
-    """Each error class's exit code is listed in `prescient --help` (keeps the epilog in sync)."""
-    import re
-
-    import generator.submissions  # noqa: F401  (SubmissionInvalid)
+    """Each error class's exit code has its meaning in errors.EXIT_CODES, and `prescient --help`
+    lists every one of them (the epilog is generated from that table)."""
+    import generator.site.build  # noqa: F401  (every module that defines a PrescientError subclass)
+    import generator.submissions  # noqa: F401
     from generator.cli import EPILOG
-    from generator.errors import PrescientError
-    from generator.site.build import BuildError  # noqa: F401
+    from generator.errors import EXIT_CODES, OK, VERIFY_FAILED, PrescientError
 
     def subclasses(cls):
         return {cls, *(s for sub in cls.__subclasses__() for s in subclasses(sub))}
 
-    listed = {int(code) for code in re.findall(r"(?:^|· |: )(\d+) ", " ".join(EPILOG.split()))}
-    assert {c.exit_code for c in subclasses(PrescientError)} | {0, 10} <= listed
-    assert "11 the system refused a read or write" in " ".join(EPILOG.split())
+    assert {c.exit_code for c in subclasses(PrescientError)} | {OK, VERIFY_FAILED} == set(EXIT_CODES)
+    shown = " ".join(run_cli("--help").stdout.split())
+    assert " ".join(EPILOG.split()) in shown
+    assert all(f"{code} {meaning}" in shown for code, meaning in EXIT_CODES.items())
+    assert "11 the system refused a read or write" in shown
+
+
+def test_exit_codes_are_numbered_in_errors_py_only():
+    """No class outside errors.py sets an ``exit_code`` and the CLI returns no bare number but 0."""
+    import ast
+
+    package = Path(__file__).resolve().parents[1] / "generator"
+    for path in package.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if path.name != "errors.py":
+            assert not [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                        and any(isinstance(t, ast.Name) and t.id == "exit_code" for t in n.targets)], path
+        if path.name == "cli.py":
+            returned = [n.value for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None]
+            numbers = [v for r in returned for v in ast.walk(r) if isinstance(v, ast.Constant)
+                       and type(v.value) is int and v.value != 0]
+            assert not numbers, [ast.unparse(v) for v in numbers]
 
 
 def test_version_is_the_newest_changelog_entry():

@@ -102,7 +102,7 @@ def test_an_outage_and_a_malformed_item_lose_nothing_else(tmp_path: Path):
     root = write_hub(tmp_path / "hub", FAULTY_HUB)
     with pytest.raises(PartialFailure) as info:
         nightly(root, parse_ts("2026-08-05T12:00:00Z"), client=faulty_transport(broken_item=True), env={})
-    by_name = {s.name: s for s in info.value.nightly_report.sources}
+    by_name = {s.name: s for s in info.value.run_report.sources}
     assert by_name["dbnomics"].error and "503" in by_name["dbnomics"].error
     assert by_name["manifold"].new_observations == 2
     assert [f.split(":")[0] for f in by_name["manifold"].failures] == ["manifold market lqtROphAhp"]

@@ -209,7 +209,7 @@ def test_model_id_and_env():
 def test_run_against_a_local_server(hub, server):
     with pytest.raises(PartialFailure) as caught:  # the malformed body is an endpoint failure
         run(hub, server, price_in=1.0, price_out=2.0)
-    report = caught.value.llm_report
+    report = caught.value.run_report
     assert report.counts == {"ok": 5, "refused": 1, "unparseable": 0, "error": 1}
     assert report.asked == 7 and report.skipped == 0
     assert "sim:broken" in report.errors[0] and "malformed JSON" in report.errors[0]

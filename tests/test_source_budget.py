@@ -198,7 +198,7 @@ def test_a_source_that_hangs_or_rate_limits_all_night_stops_at_its_budget_and_th
         root = hub_with(tmp_path, server.url, budget=2)
         error, elapsed = fetch_night(root)
     assert elapsed < 8, f"the run took {elapsed:.1f} s with a 2 s budget"
-    report = {s.name: s for s in error.nightly_report.sources}
+    report = {s.name: s for s in error.run_report.sources}
     assert report["sim"].new_questions > 0 and not report["sim"].failures and report["sim"].error is None
     assert (root / "data/questions/sim.csv").is_file()
     manifold = report["manifold"]
@@ -212,7 +212,7 @@ def test_a_source_that_answers_garbage_all_night_is_reported_and_the_others_are_
         root = hub_with(tmp_path, server.url, budget=30)
         error, elapsed = fetch_night(root)
     assert elapsed < 8
-    report = {s.name: s for s in error.nightly_report.sources}
+    report = {s.name: s for s in error.run_report.sources}
     assert "malformed JSON" in report["manifold"].error and report["sim"].new_questions > 0
     assert not any("budget" in f for f in report["manifold"].failures)
 
@@ -222,7 +222,7 @@ def test_what_a_source_read_before_its_budget_ran_out_is_kept(tmp_path):
         root = hub_with(tmp_path, server.url, budget=2)
         error, elapsed = fetch_night(root)
     assert elapsed < 8
-    manifold = {s.name: s for s in error.nightly_report.sources}["manifold"]
+    manifold = {s.name: s for s in error.run_report.sources}["manifold"]
     assert manifold.error is None and manifold.new_questions == 2 and manifold.new_observations == 2
     assert "budget exhausted after 2 s" in manifold.failures[0]
     written = pd.read_csv(root / "data/questions/manifold.csv", keep_default_na=False)

@@ -458,8 +458,6 @@ def _finish(root: Path, due: datetime, as_of: datetime, layout: Layout, report: 
             raise SubmissionInvalid(f"{report.written[0]}: the LLM forecaster's file fails validation",
                                     report.validation.errors)
     if report.counts["error"]:
-        failure = PartialFailure(f"{report.counts['error']} of {report.asked} call(s) failed; they are asked again "
-                                 "on the next run")
-        failure.llm_report = report  # the CLI still prints what was done
-        raise failure
+        raise PartialFailure(f"{report.counts['error']} of {report.asked} call(s) failed; they are asked again "
+                             "on the next run", run_report=report)  # the CLI still prints what was done
     return report

@@ -96,9 +96,7 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
         if not fetch_only:
             derive_stage(hub, as_of, bank, obs, report, extra, extra_models or {})
     if report.failed_sources or report.quarantined:
-        error = PartialFailure(partial_summary(report), report_problems(report))
-        error.nightly_report = report
-        raise error
+        raise PartialFailure(partial_summary(report), report_problems(report), run_report=report)
     return report
 
 

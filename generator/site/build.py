@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..arena.gather import load_cohorts
 from ..arena.portfolio import arena_table, pnl_curves
-from ..errors import PrescientError, Problem
+from ..errors import BuildError, Problem
 from ..leaderboard.diff import first_rounds, history_diffs
 from ..leaderboard.hub_boards import all_boards
 from ..oracle.board import load_scores as oracle_scores
@@ -36,13 +36,6 @@ from .questions import question_infos
 from .render import GENERATED, RoundInfo, SiteData, render_site
 from .shell import FRAGMENTS, SHELL
 from .write import write_tree
-
-
-class BuildError(PrescientError):
-    """MkDocs refused to build the site (strict mode turns every warning into this)."""
-
-    exit_code = 8
-
 
 CHANGES_NIGHTS = 90  # nights compared on the Changes page (the history keeps them all)
 

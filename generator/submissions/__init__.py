@@ -8,15 +8,8 @@ or JSON. Every code is registered, with its meaning, in ``codes.CODES``.
 from __future__ import annotations
 
 from ..codes import CODES, problem
-from ..errors import PrescientError
+from ..errors import SubmissionInvalid
 from .report import FORMATS, Report, render
 from .validate import validate_files, validate_pr
-
-
-class SubmissionInvalid(PrescientError):
-    """A submission has at least one error-severity problem."""
-
-    exit_code = 9
-
 
 __all__ = ["CODES", "FORMATS", "Report", "SubmissionInvalid", "problem", "render", "validate_files", "validate_pr"]
