@@ -347,7 +347,8 @@ def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None
     untouched since, serialising again cannot change anything, so it is skipped.
     """
     digest = _frame_digest(frame, table) if cache is not None else None
-    if digest is not None and path.is_file() and cache.written.get(str(path)) == (digest, _signature(path)):
+    if (cache is not None and digest is not None and path.is_file()
+            and cache.written.get(str(path)) == (digest, _signature(path))):
         return False
     cells = canonical_cells(frame, table)
     check = read_back_check(table, cells, label or str(path))
@@ -438,8 +439,11 @@ def new_file_mode() -> int:
     """0666 less the process umask: the mode ``open`` gives a new file (0644 under umask 022)."""
     try:  # Linux states it; elsewhere reading the umask means setting it, so put it straight back
         status = Path("/proc/self/status").read_text(encoding="ascii", errors="replace")
-        mask = int(re.search(r"^Umask:\s*([0-7]+)", status, re.MULTILINE).group(1), 8)
-    except (OSError, AttributeError):
+    except OSError:
+        status = ""
+    if found := re.search(r"^Umask:\s*([0-7]+)", status, re.MULTILINE):
+        mask = int(found.group(1), 8)
+    else:
         mask = os.umask(0o022)
         os.umask(mask)
     return 0o666 & ~mask
