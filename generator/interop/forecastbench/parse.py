@@ -193,7 +193,7 @@ def _question(parsed: Parsed, where: int, row: dict) -> dict | None:
 
 def parse_question_set(body: object, label: str) -> Parsed:
     parsed = _header(body, label, ("forecast_due_date", "question_set"), "questions")
-    if not parsed.problems:
+    if not parsed.problems and isinstance(body, dict):  # _header found a problem unless body is a dict
         due_of(parsed, parsed.header["forecast_due_date"], "forecast_due_date")
         _rows(parsed, body["questions"], _Q_KEYS, _question)
     return parsed
@@ -222,7 +222,7 @@ def _resolution(parsed: Parsed, where: int, row: dict) -> dict | None:
 
 def parse_resolution_set(body: object, label: str) -> Parsed:
     parsed = _header(body, label, ("forecast_due_date", "question_set"), "resolutions")
-    if not parsed.problems:
+    if not parsed.problems and isinstance(body, dict):  # _header found a problem unless body is a dict
         due_of(parsed, parsed.header["forecast_due_date"], "forecast_due_date")
         _rows(parsed, body["resolutions"], _R_KEYS, _resolution)
     return parsed
@@ -256,7 +256,7 @@ def _forecast(parsed: Parsed, where: int, row: dict) -> dict | None:
 def parse_forecast_set(body: object, label: str) -> Parsed:
     """Header and rows of a forecast set; ``rows`` holds one dict of columns (see ``fast_forecasts``)."""
     parsed = _header(body, label, FORECAST_HEADER, "forecasts")
-    if not parsed.problems:
+    if not parsed.problems and isinstance(body, dict):  # _header found a problem unless body is a dict
         for key in ("organization", "model"):
             if not isinstance(parsed.header[key], str) or not parsed.header[key].strip():
                 parsed.problems.append(_problem(label, "bad-model", f"{key} must be a non-empty string", column=key))
