@@ -18,7 +18,7 @@ import contextlib
 import multiprocessing
 import os
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -127,7 +127,9 @@ def _round_dues(inputs: _Inputs, as_of: str) -> list[str]:
 
 
 def _check_forecasts(inputs: _Inputs, dues: list[str], as_of: str) -> tuple[list[fbp.Parsed], list[Problem]]:
-    problems, seen, keep = [], {}, []
+    problems: list[Problem] = []
+    seen: dict[tuple[str, str], str] = {}  # (due, model) -> the label of its first forecast set
+    keep: list[fbp.Parsed] = []
     for f in inputs.fsets:
         if f.problems and any(p.severity == "error" for p in f.problems):
             continue
@@ -185,7 +187,7 @@ def _write_hub_toml(layout: Layout, dues: list[str], report: ImportReport) -> No
 
 def _write_bank(layout: Layout, inputs: _Inputs, dues: list[str], report: ImportReport) -> None:
     bank = readers.load_bank(layout)
-    added = []
+    added: list[pd.DataFrame] = []
     for due in dues:
         sets = [q for q in inputs.qsets if q.due == due]
         versions = [frames.question_versions(q) for q in sorted(sets, key=lambda q: (not q.label.endswith("-llm.json"), q.label))]
@@ -248,7 +250,7 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], fsets: lis
                 meta, forecaster = AT_OPEN[model]
                 writer.add(due, model, forecaster(questions), [])
                 models[model] = meta
-        allowed: dict[str, set] = {}
+        allowed: dict[str, dict[tuple[str, str], tuple[str, str]]] = {}  # due -> frames.unit_keys
         for fset in fsets:
             if fset.due not in allowed:
                 allowed[fset.due] = frames.unit_keys(rounds[fset.due])
@@ -275,7 +277,8 @@ class _FileWriter:
     WINDOW = 64
 
     def __init__(self, layout: Layout, report: ImportReport, workers: int):
-        self.layout, self.report, self.pending = layout, report, deque()
+        self.layout, self.report = layout, report
+        self.pending: deque[tuple[list[Problem], Path, Future[str], list[list[str]] | None]] = deque()
         self.pool = ThreadPoolExecutor(workers, thread_name_prefix="fb-write") if workers > 1 else None
 
     def __enter__(self):
@@ -296,7 +299,7 @@ class _FileWriter:
         problems, path, future, cells = self.pending.popleft()
         self._report(problems, path, future.result(), cells)
 
-    def _report(self, problems: list[Problem], path: Path, outcome: str, cells) -> None:
+    def _report(self, problems: list[Problem], path: Path, outcome: str, cells: list[list[str]] | None) -> None:
         layout, report = self.layout, self.report
         report.warnings += problems
         if outcome == "different":
