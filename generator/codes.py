@@ -1,8 +1,12 @@
-"""The registry of validation codes: each stable kebab-case code, its severity and one sentence.
+"""The registry of problem codes: each stable kebab-case code, its severity and one sentence.
 
-Every problem the submission checks report is made through ``problem()``, so a code that is not
-registered here cannot be reported. The Submit page's table of codes is checked against this
-registry by a test (tests/test_validate_docs.py).
+``CODES`` holds the submission checks' codes: every problem they report is made through
+``problem()``, so a code that is not registered there cannot be reported, and the Submit page's
+table is checked against it (tests/test_validate_docs.py). ``OTHER_CODES`` holds, by group, the
+codes the rest of the package reports (hub.toml, the ledgers and files, sources, the audit,
+imports); the Data page's "Problem codes" table is generated from it. tests/test_codes.py reads
+every module and holds each code written in a ``Problem(...)`` (or passed on as one) to this
+registry.
 """
 
 from __future__ import annotations
@@ -97,6 +101,78 @@ CODES: dict[str, Code] = {
     "reserved-prefix": Code(ERROR, "The team prefix `prescient.` belongs to the hub's own forecasters; no pull request may add, edit or delete their files."),
     "reserved-kind": Code(ERROR, "The kind `baseline` belongs to the hub's own forecasters; no pull request may register or edit such a model."),
     "team-prefix-taken": Code(ERROR, "A new model uses the team prefix of existing models, and the pull request's author maintains none of them."),
+}
+
+
+# The codes reported outside the submission checks, by group: group -> {code: Code}. A code of the
+# submission table reused with the same meaning (``not-utf8``, ``bad-csv``) is not repeated here.
+OTHER_CODES: dict[str, dict[str, Code]] = {
+    "Configuration (`data/hub.toml`)": {
+        "toml-syntax": Code(ERROR, "`data/hub.toml` is not valid TOML; the problem names the line."),
+        "unknown-table": Code(ERROR, "`data/hub.toml` has a table the hub does not define."),
+        "unknown-key": Code(ERROR, "A table of `data/hub.toml` has a key the hub does not define."),
+        "missing-key": Code(ERROR, "A required key is missing (`[rounds] first_due`; in a ForecastBench file, a required key)."),
+        "wrong-type": Code(ERROR, "A value has the wrong type, for example text where a number belongs."),
+        "unknown-source": Code(ERROR, "A source is not one the hub knows (`[sources.<name>]`, or a ForecastBench question's `source`)."),
+        "bad-timestamp": Code(ERROR, "`[rounds] first_due` is not a UTC timestamp written as YYYY-MM-DDTHH:MM:SSZ."),
+        "bad-value": Code(ERROR, "A value is not one of those allowed; the problem names the key and what is expected."),
+    },
+    "Ledgers and data files": {
+        "ledger-conflict": Code(ERROR, "An append would change a row already recorded under the same key: history is never rewritten."),
+        "as-of-before-ledger": Code(ERROR, "`--as-of` is earlier than the latest time the ledgers record; time never runs backwards in a ledger."),
+        "duplicate-key": Code(ERROR, "Two rows of a file have the same key."),
+        "write-read-back": Code(ERROR, "A file just written does not read back as the values meant."),
+        "os-error": Code(ERROR, "The operating system refused a read or write (disk full, read-only, permission); nothing was half-written."),
+    },
+    "Sources (`prescient nightly`, `prescient fetch`)": {
+        "source-failed": Code(ERROR, "A source could not be fetched or parsed in this run; the other sources were written."),
+        "response-too-large": Code(ERROR, "A source's response is larger than `max_response_bytes`; reading stopped there."),
+    },
+    "Audit (`prescient verify`)": {
+        "derived-missing": Code(ERROR, "A file the ledgers recompute to is not on disk."),
+        "derived-differs": Code(ERROR, "A score file on disk differs from the one recomputed from the ledgers."),
+        "history-differs": Code(ERROR, "`data/leaderboard/history.csv` differs from the one recomputed from the ledgers."),
+        "page-missing": Code(ERROR, "A site page a build writes is not on disk."),
+        "page-extra": Code(ERROR, "A site page on disk is not one a build writes."),
+        "page-differs": Code(ERROR, "A site page on disk differs from the one a build writes."),
+        "timing-unproven": Code(WARNING, "No record shows a forecast file's bytes before its round's due time."),
+        "shallow-clone": Code(WARNING, "The clone lacks older history, so commits before its oldest one were not checked."),
+        "git-status-unknown": Code(ERROR, "A commit changed a file in a way (git status) the audit cannot judge."),
+        "file-type-changed": Code(ERROR, "A commit changed a file into a symbolic link, a submodule or back."),
+        "git-object-missing": Code(ERROR, "A file version a commit names is not in the repository, so the change cannot be checked."),
+        "ledger-deleted": Code(ERROR, "A commit deleted (or renamed away) an append-only ledger."),
+        "ledger-unreadable": Code(WARNING, "A version of a ledger does not parse as CSV; its lines were compared instead."),
+        "ledger-header-changed": Code(ERROR, "A commit changed a ledger's header."),
+        "ledger-row-rewritten": Code(ERROR, "A commit edited an existing row of an append-only ledger."),
+        "ledger-row-deleted": Code(ERROR, "A commit deleted an existing row of an append-only ledger."),
+        "round-deleted": Code(ERROR, "A commit deleted (or renamed away) a file of a published round."),
+        "round-changed": Code(ERROR, "A commit changed a published round's question set, which is frozen."),
+        "forecast-changed-after-due": Code(ERROR, "A commit changed or deleted a forecast file after its round's due time."),
+        "forecast-committed-after-due": Code(ERROR, "A forecast file was first committed after its round's due time."),
+        "bets-changed-after-due": Code(ERROR, "A commit changed or deleted a bet file after its round's due time."),
+        "bets-committed-after-due": Code(ERROR, "A bet file was first committed after its round's due time."),
+        "commit-date-backwards": Code(ERROR, "A commit is dated earlier than its first parent."),
+    },
+    "Imports (ForecastBench and oracle question sets)": {
+        "not-forecastbench": Code(ERROR, "The folder holds no ForecastBench `question_sets` and `resolution_sets`."),
+        "bad-structure": Code(ERROR, "A ForecastBench file is not a JSON object, or a part of it that must be a list or an object is not."),
+        "bad-id": Code(ERROR, "A question id is not a string, or (oracle) uses characters other than letters, digits and `. _ : -`."),
+        "combination-id": Code(WARNING, "Rows with a list id (ForecastBench combination questions) are dropped."),
+        "bad-outcome": Code(ERROR, "A ForecastBench resolution's `resolved_to` is not a number."),
+        "bad-probability": Code(ERROR, "A ForecastBench forecast is not a probability between 0 and 1."),
+        "bad-model": Code(ERROR, "A ForecastBench forecast set's model field is not a non-empty string."),
+        "due-mismatch": Code(ERROR, "The due date in a ForecastBench file's name differs from the one inside it."),
+        "duplicate-round": Code(ERROR, "Two ForecastBench resolution sets are for the same round."),
+        "duplicate-model": Code(ERROR, "A model has two ForecastBench forecast sets for the same round."),
+        "round-frozen": Code(WARNING, "The round is already published with other questions; it is kept as it is."),
+        "forecast-immutable": Code(WARNING, "A different forecast file already exists for this round; it is kept."),
+        "no-questions": Code(ERROR, "An oracle question file holds no questions."),
+        "ignored-column": Code(WARNING, "An oracle question file has a column or key that is not part of the format; it is ignored."),
+        "bad-choices": Code(ERROR, "An oracle question has neither four choices (multiple choice) nor none (true/false)."),
+        "bad-answer": Code(ERROR, "An oracle question's answer is not True/False, a letter A-D or the text of a choice."),
+        "bad-url": Code(ERROR, "An oracle question's url is not an http(s) address."),
+        "duplicate-question": Code(ERROR, "An oracle question id is given twice in the file."),
+    },
 }
 
 

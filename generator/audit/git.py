@@ -302,17 +302,17 @@ def _frozen_change(c: FileChange) -> list[Problem]:
 
 def _due_change(c: FileChange, target, judged: bool) -> list[Problem]:
     due = format_ts(parse_ts(target.due))
-    noun = "forecast" if target.kind == FORECAST else "bets"
+    forecast = target.kind == FORECAST
     if c.time <= due:
         return []
     if c.status in "MDT":
         if c.status == "M" and c.old_blob == c.new_blob:
             return []
         verb = {"M": "changed", "D": "deleted", "T": "changed the type of"}[c.status]
-        return [Problem(c.path, None, None, f"{noun}-changed-after-due",
+        return [Problem(c.path, None, None, "forecast-changed-after-due" if forecast else "bets-changed-after-due",
                         f"{c.where} {verb} it after the round's due time {due}")]
-    if c.status == "A" and judged and not (target.kind == FORECAST and target.model in AFTER_DUE):
-        return [Problem(c.path, None, None, f"{noun}-committed-after-due",
+    if c.status == "A" and judged and not (forecast and target.model in AFTER_DUE):
+        return [Problem(c.path, None, None, "forecast-committed-after-due" if forecast else "bets-committed-after-due",
                         f"first committed by {c.where}, after the round's due time {due}")]
     return []
 

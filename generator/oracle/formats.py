@@ -23,6 +23,7 @@ import io
 import json
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..errors import Problem
 from ..timeutil import is_iso_date
@@ -153,26 +154,34 @@ def _question_row(number: int, cells: dict[str, str], label: str, problems: list
         found.append(Problem(label, number, "url", "bad-url", f"{get['url']!r} is not an http(s) address"))
     kind, answer, choice_problem = _kind_and_answer(get)
     if choice_problem:
-        found.append(Problem(label, number, choice_problem[0], choice_problem[1], choice_problem[2]))
+        found.append(Problem(label, number, choice_problem.column, choice_problem.code, choice_problem.message))
     problems += found
     if found:
         return None
     return _row(get, kind, answer)
 
 
-def _kind_and_answer(get: dict[str, str]) -> tuple[str, str, tuple[str, str, str] | None]:
+class _Bad(NamedTuple):
+    """A problem of a question's choices or answer, before its file and row are known."""
+
+    column: str
+    code: str
+    message: str
+
+
+def _kind_and_answer(get: dict[str, str]) -> tuple[str, str, _Bad | None]:
     given = [get[c] for c in CHOICES]
     filled = sum(1 for c in given if c)
     if filled == 0:
         letter = _TF_ANSWERS.get(get["answer"].lower())
-        bad = None if letter else ("answer", "bad-answer", f"{get['answer']!r} is not True or False")
+        bad = None if letter else _Bad("answer", "bad-answer", f"{get['answer']!r} is not True or False")
         return "tf", letter or "", bad
     if filled != 4:
-        return "", "", (next(c for c, v in zip(CHOICES, given) if not v), "bad-choices",
+        return "", "", _Bad(next(c for c, v in zip(CHOICES, given) if not v), "bad-choices",
                         f"{filled} of 4 choices are given; a multiple-choice question has exactly four, a true/false one none")
     letter = get["answer"].upper() if get["answer"].upper() in LETTERS else \
         next((x for x, c in zip(LETTERS, given) if c == get["answer"]), "")
-    bad = None if letter else ("answer", "bad-answer", f"{get['answer']!r} is neither a letter A-D nor the text of a choice")
+    bad = None if letter else _Bad("answer", "bad-answer", f"{get['answer']!r} is neither a letter A-D nor the text of a choice")
     return "mc", letter, bad
 
 

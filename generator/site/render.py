@@ -17,6 +17,7 @@ import jinja2
 import markupsafe
 import pandas as pd
 
+from ..codes import OTHER_CODES
 from ..leaderboard.calibration import murphy, reliability_table
 from ..leaderboard.hub_boards import headline_of
 from ..leaderboard.views import horizon_days
@@ -58,6 +59,13 @@ class SiteData:
     arena_curves: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.CURVE
     oracle_months: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.temporal view, by model
     oracle_board: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.board.BOARD_COLUMNS
+
+
+def data_dictionary(env: jinja2.Environment) -> str:
+    """The Data page's snippet: every table's columns, the model metadata fields, and the problem
+    codes reported outside the submission checks (the Submit page lists those), one section each."""
+    return env.get_template("data_dictionary.md.j2").render(
+        tables=ALL_TABLES, model_fields=MODEL_FIELDS, problem_codes=OTHER_CODES)
 
 
 def environment() -> jinja2.Environment:
@@ -109,8 +117,7 @@ def render_site(data: SiteData) -> dict[str, bytes]:
         "models/index.md": env.get_template("models_index.md.j2").render(
             **common, board=data.board.to_dict("records"), others=_others(data, everyone)),
         "rounds/index.md": env.get_template("rounds_index.md.j2").render(**common, rounds=data.rounds),
-        "data-dictionary.md": env.get_template("data_dictionary.md.j2").render(
-            **common, tables=ALL_TABLES, model_fields=MODEL_FIELDS),
+        "data-dictionary.md": data_dictionary(env),
     }
     per_model = {name: _by_model(getattr(data, name)) for name in ("history", "arena", "oracle_board", "arena_curves", "oracle_months")}
     pages.update({f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()})
