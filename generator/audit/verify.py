@@ -100,7 +100,7 @@ def first_difference(expected: bytes, actual: bytes) -> tuple[int, str, str] | N
     return line + 1, pick(want), pick(have)
 
 
-def _differs(label: str, code: str, row: int, want: str, have: str) -> Problem:
+def _differs(label: str, code: str, row: int | None, want: str, have: str) -> Problem:
     return Problem(label, row, None, code, f"recomputed: {want!r}; on disk: {have!r}")
 
 
