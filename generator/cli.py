@@ -108,7 +108,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     from .site.build import build_site
     from .store.hub import Hub
 
-    hub, as_of, quarantine = _hub(args.hub), _as_of(args), []
+    hub, as_of = _hub(args.hub), _as_of(args)
+    quarantine: list[Problem] = []
     changed = build_site(Hub.load(hub), as_of, run_mkdocs=not args.no_mkdocs, quarantine=quarantine)
     _warn_quarantined(quarantine)
     print(f"{len(changed)} generated page(s) changed; site in {hub / 'site_src' / 'site'}")
