@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Iterator
 from itertools import chain
 
@@ -20,7 +19,7 @@ from ..errors import Problem
 from ..schemas import BET_SIDES, BETS
 from ..store.forecast_file import Parsed, Row, parse_forecast
 from ..vocabulary import MARKET
-from .content import RoundSet, plain_number
+from .content import RoundSet, check_header, plain_number
 from .reading import has_errors, reader_problems, reader_values
 
 _TS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")  # fullmatch: no trailing newline
@@ -54,14 +53,7 @@ def bet_amounts(parsed: Parsed) -> list[float | None]:
 
 
 def check_bet_columns(parsed: Parsed) -> list[Problem]:
-    label, columns = parsed.label, parsed.columns
-    out = [problem("missing-column", label, 1, name, f"required column {name!r} is missing; the header is "
-                   + ",".join(BETS.names)) for name in REQUIRED if name not in columns]
-    out += [problem("unknown-column", label, 1, name, f"column {name!r} is not one of " + ", ".join(BETS.names))
-            for name in columns if name not in BETS.names]
-    out += [problem("duplicate-column", label, 1, name, f"column {name!r} appears {n} times in the header")
-            for name, n in sorted(Counter(columns).items()) if n > 1]
-    return out
+    return check_header(parsed, BETS, REQUIRED)
 
 
 def check_bet_row(label: str, row: Row, rnd: RoundSet | None, amount: float | None) -> list[Problem]:

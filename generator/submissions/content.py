@@ -8,7 +8,7 @@ import io
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..codes import problem
 from ..errors import Problem, SchemaError
-from ..schemas import FORECASTS, ROUND_QUESTIONS
+from ..schemas import FORECASTS, ROUND_QUESTIONS, Table
 from ..store.csvio import check_frame, formula_like
 from ..store.forecast_file import Parsed, Row
 from ..timeutil import is_iso_date
@@ -75,11 +75,16 @@ def check_content(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
 
 
 def check_columns(parsed: Parsed) -> list[Problem]:
-    columns, label = parsed.columns, parsed.label
+    return check_header(parsed, FORECASTS, REQUIRED)
+
+
+def check_header(parsed: Parsed, table: Table, required: Sequence[str]) -> list[Problem]:
+    """Missing, unknown and repeated columns of a submitted CSV's header against ``table``."""
+    columns, label, names = parsed.columns, parsed.label, table.names
     out = [problem("missing-column", label, 1, name, f"required column {name!r} is missing; the header must be "
-                   + ",".join(FORECASTS.names)) for name in REQUIRED if name not in columns]
-    out += [problem("unknown-column", label, 1, name, f"column {name!r} is not one of " + ", ".join(FORECASTS.names))
-            for name in columns if name not in FORECASTS.names]
+                   + ",".join(names)) for name in required if name not in columns]
+    out += [problem("unknown-column", label, 1, name, f"column {name!r} is not one of " + ", ".join(names))
+            for name in columns if name not in names]
     out += [problem("duplicate-column", label, 1, name, f"column {name!r} appears {n} times in the header")
             for name, n in sorted(Counter(columns).items()) if n > 1]
     return out

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import math
-from collections import Counter
 from collections.abc import Iterator
 from itertools import chain
 
@@ -22,7 +21,7 @@ from ..errors import Problem, SchemaError
 from ..schemas import ORACLE_FORECASTS, ORACLE_QUESTIONS
 from ..store.csvio import check_frame
 from ..store.forecast_file import Parsed, Row, parse_forecast
-from .content import ASCII_SPACE, probability_problem
+from .content import ASCII_SPACE, check_header, probability_problem
 from .reading import has_errors, reader_problems, reader_values
 
 SUM_TOLERANCE = 1e-6
@@ -71,13 +70,7 @@ def option_values(parsed: Parsed) -> list[dict[str, float]]:
 
 
 def check_columns(parsed: Parsed) -> list[Problem]:
-    names, label = ORACLE_FORECASTS.names, parsed.label
-    out = [problem("missing-column", label, 1, n, f"required column {n!r} is missing; the header must be " + ",".join(names))
-           for n in names if n not in parsed.columns]
-    out += [problem("unknown-column", label, 1, n, f"column {n!r} is not one of " + ", ".join(names))
-            for n in parsed.columns if n not in names]
-    return out + [problem("duplicate-column", label, 1, n, f"column {n!r} appears {k} times in the header")
-                  for n, k in sorted(Counter(parsed.columns).items()) if k > 1]
+    return check_header(parsed, ORACLE_FORECASTS, ORACLE_FORECASTS.names)
 
 
 def check_row(label: str, row: Row, kinds: dict[str, str], values: dict[str, float] | None = None) -> list[Problem]:
