@@ -50,6 +50,11 @@ def payout(side: str, n_shares: float, outcome: float) -> float:
     return n_shares if won else 0.0
 
 
+def return_pct(total_value, start=START_CASH):
+    """(total − start) / start, in percent; of numbers or of aligned arrays alike."""
+    return (total_value - start) * 100.0 / start
+
+
 def cash_before(amounts: list[float], start: float = START_CASH) -> list[float]:
     """The cash left before each bet of a cohort, bets given in replay order (placed_at, question_id)."""
     out, cash = [], start

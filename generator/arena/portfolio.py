@@ -125,7 +125,7 @@ def summarise(marked: pd.DataFrame, keys: list[str] = COHORT) -> pd.DataFrame:
                 wins=("won", "sum"), bet_brier=("sq_err", "mean")).reset_index()
     out["cash"] = out["start"] - out["staked"] + out["proceeds"]
     out["total_value"] = out["cash"] + out["positions_value"]
-    out["return_pct"] = (out["total_value"] - out["start"]) * 100.0 / out["start"]
+    out["return_pct"] = b.return_pct(out["total_value"], out["start"])
     out["win_rate"] = (out["wins"] / out["n_resolved"]).where(out["n_resolved"] > 0)
     for column in ("n_bets", "n_open", "n_resolved", "n_void"):
         out[column] = out[column].astype("int64")
@@ -214,7 +214,7 @@ def _round_curves(rows: pd.DataFrame, known: pd.DataFrame, as_of: str) -> pd.Dat
     total = cash + value
     out = keys.loc[keys.index.repeat(len(points))].reset_index(drop=True).assign(
         at=np.tile(points, len(keys)), cash=cash.ravel(), positions_value=value.ravel(), total_value=total.ravel(),
-        pnl=(total - start[:, None]).ravel(), return_pct=((total - start[:, None]) * 100.0 / start[:, None]).ravel())
+        pnl=(total - start[:, None]).ravel(), return_pct=b.return_pct(total, start[:, None]).ravel())
     return out[(np.repeat(first, len(points)) <= np.tile(marks, len(keys)))]
 
 
