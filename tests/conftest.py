@@ -37,6 +37,22 @@ span_days = 120
 """
 
 
+MANIFOLD_API = Path(__file__).parent / "data" / "api" / "manifold"
+MANIFOLD_HUB = """\
+[rounds]
+first_due = "2026-08-16T00:00:00Z"
+market_questions = 3
+dataset_questions = 0
+
+[sources.manifold]
+enabled = true
+min_bettors = 5
+min_liquidity = 100
+rate_per_second = 0
+retries = 0
+"""  # a hub on the recorded Manifold payloads of tests/data/api/manifold
+
+
 def write_hub(root: Path, text: str = SMALL_HUB) -> Path:
     (root / "data").mkdir(parents=True, exist_ok=True)
     (root / "data" / "hub.toml").write_text(text, encoding="utf-8")

@@ -29,7 +29,7 @@ from generator.store import csvio, ledger
 from generator.store.csvio import RoundTripError, forecast_bytes, read_table, to_csv_bytes, write_table
 from generator.timeutil import parse_ts
 
-from conftest import write_hub
+from conftest import MANIFOLD_API, MANIFOLD_HUB, write_hub
 
 # What a hostile or broken source can put in a JSON string: controls, NUL, line and paragraph
 # separators, bidi overrides and isolates, a BOM, lone surrogates, and CSV's own syntax.
@@ -141,26 +141,12 @@ def test_an_append_after_a_last_line_without_its_line_end_reads_back(tmp_path: P
 
 # -- a whole hub: a source sends a title with a bare CR (or worse), and the next night still runs ----
 
-DATA = Path(__file__).parent / "data" / "api" / "manifold"
-HUB = """\
-[rounds]
-first_due = "2026-08-16T00:00:00Z"
-market_questions = 3
-dataset_questions = 0
-
-[sources.manifold]
-enabled = true
-min_bettors = 5
-min_liquidity = 100
-rate_per_second = 0
-retries = 0
-"""
 
 
 def manifold(titles: list[str]) -> httpx.Client:
     """The recorded Manifold search, with the first markets retitled; sent as the API would, JSON
     with \\u escapes (so a lone surrogate arrives as ``"\\ud800"``)."""
-    search = json.loads((DATA / "search_markets_binary_open_2026-08.json").read_text())
+    search = json.loads((MANIFOLD_API / "search_markets_binary_open_2026-08.json").read_text())
     for item, title in zip(search, titles):
         item["question"] = title
 
@@ -178,7 +164,7 @@ def manifold(titles: list[str]) -> httpx.Client:
     ["Lone \ud800 surrogate", "NUL\x00inside", " spaced, \"quoted\"\u2028 "],
 ], ids=["carriage-return", "surrogate-nul-and-more"])
 def test_a_hostile_title_is_recorded_and_the_next_nightly_still_succeeds(tmp_path: Path, titles: list[str]):
-    root = write_hub(tmp_path / "hub", HUB)
+    root = write_hub(tmp_path / "hub", MANIFOLD_HUB)
     first = nightly(root, parse_ts("2026-08-05T12:00:00Z"), client=manifold(titles), env={})
     assert first.sources[0].new_questions == 3 and not first.sources[0].failures
     second = nightly(root, parse_ts("2026-08-06T12:00:00Z"), client=manifold(titles), env={})  # raised before the fix
@@ -193,7 +179,7 @@ def test_a_hostile_title_is_recorded_and_the_next_nightly_still_succeeds(tmp_pat
 def test_a_blank_title_is_an_item_failure_not_a_stopped_night(tmp_path: Path):
     """Text that is only whitespace (as str.strip sees it) would break the schema's required text:
     the source reports that one market and records the others."""
-    root = write_hub(tmp_path / "hub", HUB)
+    root = write_hub(tmp_path / "hub", MANIFOLD_HUB)
     with pytest.raises(PartialFailure) as caught:
         nightly(root, parse_ts("2026-08-05T12:00:00Z"), client=manifold(["\x1c\u2028 "]), env={})
     assert "question text is blank" in caught.value.report()

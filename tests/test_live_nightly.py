@@ -12,26 +12,11 @@ import pandas as pd
 from generator.pipeline.nightly import nightly
 from generator.timeutil import parse_ts
 
-from conftest import tree_bytes, write_hub
-
-DATA = Path(__file__).parent / "data" / "api" / "manifold"
-HUB = """\
-[rounds]
-first_due = "2026-08-16T00:00:00Z"
-market_questions = 3
-dataset_questions = 0
-
-[sources.manifold]
-enabled = true
-min_bettors = 5
-min_liquidity = 100
-rate_per_second = 0
-retries = 0
-"""
+from conftest import MANIFOLD_API, MANIFOLD_HUB, tree_bytes, write_hub
 
 
 def transport(resolved: bool) -> httpx.Client:
-    search = json.loads((DATA / "search_markets_binary_open_2026-08.json").read_text())
+    search = json.loads((MANIFOLD_API / "search_markets_binary_open_2026-08.json").read_text())
     target = search[0]["id"]
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -48,7 +33,7 @@ def transport(resolved: bool) -> httpx.Client:
 
 
 def test_live_source_nightly_is_idempotent_and_records_a_resolution_as_a_new_row(tmp_path: Path):
-    root = write_hub(tmp_path / "hub", HUB)
+    root = write_hub(tmp_path / "hub", MANIFOLD_HUB)
     first = nightly(root, parse_ts("2026-08-05T12:00:00Z"), client=transport(False), env={})
     assert first.sources[0].new_questions == 3 and first.sources[0].new_observations == 3
     assert first.rounds_opened == []  # the round due 2026-08-16 opens on 2026-08-06
@@ -68,7 +53,7 @@ def test_live_source_nightly_is_idempotent_and_records_a_resolution_as_a_new_row
     assert tree_bytes(root)["data/observations/manifold/2026-08.csv"].startswith(before["data/observations/manifold/2026-08.csv"])
 
 
-FAULTY_HUB = HUB + """
+FAULTY_HUB = MANIFOLD_HUB + """
 [sources.dbnomics]
 enabled = true
 series = ["ECB/EXR/D.USD.EUR.SP00.A"]
@@ -79,7 +64,7 @@ backoff = 0
 
 def faulty_transport(search_status: int = 200, broken_item: bool = False) -> httpx.Client:
     """Manifold answers (one item malformed if asked); DBnomics is down for the whole run."""
-    search = json.loads((DATA / "search_markets_binary_open_2026-08.json").read_text())
+    search = json.loads((MANIFOLD_API / "search_markets_binary_open_2026-08.json").read_text())
     if broken_item:
         search = [dict(search[0], probability="not a number")] + search[1:]
 
