@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -82,10 +85,34 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="session")
 def demo_hub(tmp_path_factory) -> Path:
-    """The demo exactly as `prescient demo` makes it (the default season), built once per session."""
+    """The demo exactly as `prescient demo` makes it (the default season), built once per test run
+    and copied into each pytest-xdist worker's own folder (some tests rebuild the site in it).
+
+    ``PRESCIENT_TEST_DEMO`` may name a demo that `prescient demo` has just built from this
+    checkout; ``.ci/run`` sets it to the README quickstart's demo, so the season runs once."""
+    built = os.environ.get("PRESCIENT_TEST_DEMO")
+    source = Path(built) if built else _demo_of_this_run(tmp_path_factory)
+    if not (source / "data/hub.toml").is_file() or not (source / "site_src/site/index.html").is_file():
+        pytest.fail(f"PRESCIENT_TEST_DEMO={built}: not a built demo hub")
+    target = tmp_path_factory.mktemp("demo") / "demo"
+    shutil.copytree(source, target, symlinks=True)
+    return target
+
+
+def _demo_of_this_run(tmp_path_factory) -> Path:
+    """One demo per test run, whatever the number of xdist workers: the first worker builds it
+    under a lock, the others wait for it."""
     from generator.pipeline.demo import run_demo
 
-    return run_demo(tmp_path_factory.mktemp("demo") / "demo").root
+    run = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        run = run.parent  # the run's folder, shared by its workers (each has a popen-gwN below it)
+    with open(run / "demo.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        demo = run / "demo"
+        if not (demo / "site_src/site/index.html").is_file():
+            run_demo(demo)  # resumes a demo an interrupted worker left
+        return demo
 
 
 class InFlight:
