@@ -150,8 +150,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from .store import readers
     from .store.hub import Hub
 
-    hub, as_of = Hub.load(_hub(args.hub)), _as_of(args)
+    hub = Hub.load(_hub(args.hub))
     settings, layout = hub.settings, hub.layout
+    as_of = _as_of(args) if args.as_of else _latest_night(layout) or _as_of(args)
     round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
         if args.fb_round_filter else {}
     try:
@@ -162,10 +163,26 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                           view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
     except ValueError as exc:
         raise PrescientError(f"leaderboard: {exc}") from None
-    if args.format == "table":  # secondary columns need more than the Brier Index's one decimal
-        board = board.assign(**{c: board[c].map(lambda x: f"{x:.3f}") for c in ("log_score", "peer", "bss", "accuracy")})
-    print_frame(board, args.format, hide=("p_value", "in_estimation"), digits=1)
+    if args.format != "table":
+        print_frame(board, args.format)
+        return 0
+    import shutil
+
+    from .console import board_text
+
+    title = (f"{args.board or settings.leaderboard.boards[0]} board · view {args.view} · as of "
+             f"{as_of:%Y-%m-%dT%H:%M:%SZ} · Brier Index: higher is better")
+    sys.stdout.write(board_text(board, title, args.view, args.wide, shutil.get_terminal_size((100, 24)).columns))
     return 0
+
+
+def _latest_night(layout):
+    """The latest night history.csv records: the board the site shows, when no --as-of is given."""
+    from .store import readers
+    from .timeutil import parse_ts
+
+    history = readers.load_history(layout)
+    return parse_ts(str(history["as_of"].max())) if not history.empty else None
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -443,6 +460,8 @@ def build_parser() -> argparse.ArgumentParser:
     board = sub.add_parser("leaderboard", help="print the leaderboard")
     _add_common(board)
     board.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the board (default table)")
+    board.add_argument("--wide", action="store_true", help="the table with every column, not only rank, model, "
+                                                           "Brier Index, N and rank interval")
     _add_fb_commands(sub, board)
     board.set_defaults(func=cmd_leaderboard)
     validate = sub.add_parser("validate", help="check forecast files, or a pull request's changes (exit 9 on errors)")

@@ -8,11 +8,13 @@ import functools
 import json
 import sys
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from .store.csvio import spreadsheet_safe
+from .timeutil import format_ts
 
 if TYPE_CHECKING:  # rich is imported only when a terminal shows the bar
     from rich.progress import Progress, TaskID
@@ -30,6 +32,27 @@ def print_sources(report) -> None:
             print(f"  - {failure}")
     for due in getattr(report, "rounds_waiting", []):
         print(f"round {due}: not opened, no eligible question yet (the next run before its due time tries again)")
+
+
+def demo_summary(result, start: datetime, seconds: float, hub: str, program: str) -> str:
+    """What ``prescient demo`` says when it is done: what it made, how to look at it, how to go on."""
+    end = result.as_of
+    minutes, rest = divmod(round(seconds), 60)
+    took = f"{minutes} min {rest} s" if minutes else f"{rest} s"
+    following = format_ts(end + timedelta(days=1))
+    return "\n".join([
+        f"Demo hub written to {hub} in {took}: {result.nights} nightly runs on the offline sim world, "
+        f"{start:%Y-%m-%d} to {end:%Y-%m-%d}.",
+        "",
+        f"  {program} serve --hub {hub}          preview the site at http://127.0.0.1:8000/",
+        f"  {program} leaderboard --hub {hub}    the board in this terminal",
+        f"  {program} verify --hub {hub}         recompute every derived file from the ledgers and compare",
+        "",
+        f"The demo's clock stopped at its last night, {format_ts(end)}. To look at the hub as of another",
+        "time, pass --as-of (validate: --at); to go on, run the next night on the offline world:",
+        f"  {program} nightly --hub {hub} --as-of {following}",
+        "Then try the Submit page's walkthrough, your first forecast file, on this hub.",
+    ])
 
 
 class progress_bar:
@@ -84,3 +107,72 @@ def print_frame(frame: pd.DataFrame, fmt: str, hide: tuple[str, ...] = (), digit
     else:
         shown = frame.drop(columns=[c for c in hide if c in frame.columns])
         print(shown.to_string(index=False, float_format=(lambda x: f"{x:.{digits}f}") if digits is not None else None))
+
+
+_SCORE_COLUMN = {"market": "market", "dataset": "dataset"}  # the view's Brier Index column; others rank overall
+
+
+def _num(value, digits: int) -> str:
+    return "" if pd.isna(value) else f"{float(value):.{digits}f}"
+
+
+def _rank(value) -> str:
+    return "" if pd.isna(value) else str(int(value))
+
+
+def board_columns(board: pd.DataFrame, view: str, wide: bool) -> pd.DataFrame:
+    """The leaderboard as strings for people: ranks as integers, the Brier Index to one decimal
+    with its CI, Brier and secondary scores to three, and no column that is empty on every row.
+    Compact (not ``wide``): rank, model, Brier Index [CI], N and the rank interval."""
+    if not wide:
+        score = _SCORE_COLUMN.get(view.split(":")[0], "overall")
+        if score not in board.columns or board[score].isna().all():
+            score = next((c for c in ("overall", "market", "dataset") if c in board.columns and board[c].notna().any()), score)
+        counts = {"market": ("n_market",), "dataset": ("n_dataset",)}.get(score, ("n_dataset", "n_market"))
+        n = sum((board[c].fillna(0) for c in counts if c in board.columns), pd.Series(0, index=board.index))
+        low, high = board.get(f"{score}_ci_low"), board.get(f"{score}_ci_high")
+        bi = [("" if pd.isna(v) else f"{v:.1f}" + ("" if low is None or pd.isna(lo) else f" [{lo:.1f}, {hi:.1f}]"))
+              for v, lo, hi in zip(board[score] if score in board.columns else [float("nan")] * len(board),
+                                   low if low is not None else [None] * len(board),
+                                   high if high is not None else [None] * len(board), strict=True)]
+        ranks = [("" if pd.isna(lo) else _rank(lo) if lo == hi else f"{_rank(lo)}–{_rank(hi)}")
+                 for lo, hi in zip(board.get("rank_low", pd.Series(float("nan"), index=board.index)),
+                                   board.get("rank_high", pd.Series(float("nan"), index=board.index)), strict=True)]
+        out = pd.DataFrame({"rank": board["rank"].map(_rank), "model": board["model"], "Brier Index [95% CI]": bi,
+                            "N": n.astype(int).astype(str), "rank interval": ranks})
+        if "provisional" in board.columns and board["provisional"].fillna(0).astype(bool).any():
+            out["note"] = board["provisional"].fillna(0).astype(bool).map({True: "provisional", False: ""})
+    else:
+        out = pd.DataFrame(index=board.index)
+        for c in board.columns:
+            col = board[c]
+            if c in ("rank", "rank_low", "rank_high", "n_dataset", "n_market", "provisional", "in_estimation", "n"):
+                out[c] = col.map(_rank)
+            elif c.startswith("brier") or c in ("log_score", "peer", "bss", "accuracy", "p_value"):
+                out[c] = col.map(lambda x: _num(x, 3))
+            elif pd.api.types.is_float_dtype(col):
+                out[c] = col.map(lambda x: _num(x, 1))
+            else:
+                out[c] = col.fillna("").astype(str)
+    keep = [c for c in out.columns if (out[c] != "").any() or c in ("rank", "model")]
+    return out[keep]
+
+
+def board_text(board: pd.DataFrame, title: str, view: str, wide: bool, width: int) -> str:
+    """The title line, then the board as an aligned table; compact boards shorten model names to
+    fit ``width`` columns (``wide`` boards print every column, however wide)."""
+    shown = board_columns(board, view, wide)
+    if shown.empty:
+        return title + "\n"
+    if not wide:
+        others = sum(max(len(c), shown[c].str.len().max()) + 2 for c in shown.columns if c != "model")
+        room = max(12, width - others)
+        shown = shown.assign(model=shown["model"].map(lambda m: m if len(m) <= room else m[: room - 1] + "…"))
+    widths = {c: max(len(c), int(shown[c].str.len().max())) for c in shown.columns}
+    left = {"model", "name", "organization", "kind", "note", "p_label"}
+
+    def line(cells: dict) -> str:
+        return "  ".join(str(cells[c]).ljust(widths[c]) if c in left else str(cells[c]).rjust(widths[c])
+                         for c in shown.columns).rstrip()
+    rows = [line({c: c for c in shown.columns})] + [line(r) for r in shown.to_dict("records")]
+    return "\n".join([title, *rows]) + "\n"
