@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from .errors import (
     EXIT_CODES,
     INTERRUPTED,
     VERIFY_FAILED,
+    ConfigError,
     PartialFailure,
     PrescientError,
     Problem,
@@ -32,21 +32,68 @@ from .vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, RE
 EPILOG = "exit codes: " + " · ".join(f"{code} {meaning}" for code, meaning in sorted(EXIT_CODES.items()))
 
 
+HUB_FILE = "data/hub.toml"
+READ_COMMANDS = ("leaderboard", "verify", "arena", "oracle")  # they only read what the hub recorded
+
+
+def find_hub(start: Path) -> Path | None:
+    """The nearest folder, ``start`` or one above it, that holds data/hub.toml."""
+    return next((folder for folder in (start, *start.parents) if (folder / HUB_FILE).is_file()), None)
+
+
 def _hub(value: str | None) -> Path:
-    """--hub, else the git repository (or folder) you stand in."""
+    """--hub, else the nearest folder, walking up from the one you stand in, that holds data/hub.toml."""
     if value:
         return Path(value).resolve()
-    try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True)
-        return Path(top.stdout.strip())
-    except (OSError, subprocess.CalledProcessError):
-        return Path.cwd()
+    here = Path.cwd().resolve()
+    found = find_hub(here)
+    if found is None:
+        raise ConfigError(f"no hub found: neither {here} nor any folder above it holds {HUB_FILE}; "
+                          "give --hub DIR, or create a demo hub with `prescient demo`")
+    return found
 
 
 def _as_of(args: argparse.Namespace):
+    """The run's time, resolved once per command (the first line on stderr shows the same value)."""
     from .config import resolve_as_of
 
-    return resolve_as_of(getattr(args, "as_of", None))
+    if getattr(args, "resolved_as_of", None) is None:
+        args.resolved_as_of = resolve_as_of(getattr(args, "as_of", None))
+    return args.resolved_as_of
+
+
+def _announce(args: argparse.Namespace) -> Path | None:
+    """The first line on stderr: the hub and the as-of time the command uses (stdout stays data)."""
+    from .store import readers
+    from .store.layout import Layout
+    from .timeutil import format_ts, parse_ts
+
+    if args.command == "demo":
+        print(f"prescient: demo hub {Path(args.dir).resolve()}", file=sys.stderr)
+        return None
+    if not hasattr(args, "hub"):
+        return None
+    root = _hub(args.hub)
+    line = f"prescient: hub {root}"
+    if args.command == "validate":
+        line += f" · at {args.at}" if args.at else f" · at {format_ts(_as_of(args))}"
+    elif hasattr(args, "as_of"):
+        history = readers.load_history(Layout(root)) if args.command == "leaderboard" and not args.as_of \
+            and (root / "data" / "leaderboard").is_dir() else None
+        if args.command == "verify" and not args.as_of:
+            line += " · as of the latest time its ledgers record"
+        elif history is not None and not history.empty:
+            line += f" · as of {format_ts(parse_ts(str(history['as_of'].max())))} (the latest night in history.csv)"
+        else:
+            line += f" · as of {format_ts(_as_of(args))}"
+    print(line, file=sys.stderr)
+    return root
+
+
+def _recorded_nothing(root: Path) -> bool:
+    """True when the hub's data/ holds no ledger yet (no CSV or JSONL file): a fresh or empty hub."""
+    data = root / "data"
+    return not any(p.suffix in (".csv", ".jsonl") for p in data.rglob("*") if p.is_file())
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -82,11 +129,26 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     from .pipeline.nightly import nightly
     from .store.hub import Hub
 
-    hub, as_of = _hub(args.hub), _as_of(args)
+    hub, as_of = Hub.load(_hub(args.hub)), _as_of(args)
+    if args.source:
+        _check_source(args.source, hub.settings)
     with requests_progress() as progress:
-        report = nightly(Hub.load(hub), as_of, only=args.source, fetch_only=True, progress=progress)
+        report = nightly(hub, as_of, only=args.source, fetch_only=True, progress=progress)
     print_sources(report)
     return 0
+
+
+def _check_source(name: str, settings) -> None:
+    """--source NAME: a source this program knows, and one data/hub.toml enables (ConfigError, exit 2)."""
+    from .vocabulary import known_sources
+
+    if name not in known_sources():
+        raise ConfigError(f"--source {name!r}: no such source; the sources are {', '.join(known_sources())} "
+                          "(`prescient sources` shows which are enabled)")
+    enabled = [s.name for s in settings.enabled_sources]
+    if name not in enabled:
+        raise ConfigError(f"--source {name!r}: this source is disabled in data/hub.toml (enable it with "
+                          f"[sources.{name}] enabled = true); enabled: {', '.join(enabled) or 'none'}")
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
@@ -130,7 +192,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not (site / "index.html").is_file():
         raise PrescientError(f"{site}: no built site; run `prescient build` (or `prescient demo`) first")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    with http.server.ThreadingHTTPServer((args.bind, args.port), handler) as server:
+    try:
+        server = http.server.ThreadingHTTPServer((args.bind, args.port), handler)
+    except (OSError, OverflowError) as exc:  # busy port, an address not of this machine, no permission
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise PrescientError(f"cannot listen on {args.bind}:{args.port}: {reason} "
+                             "(choose another with --port N, or --port 0 for any free port)") from None
+    with server:
         print(f"Serving {site} at http://{args.bind}:{server.server_address[1]}/ (Ctrl+C to stop)")
         try:
             server.serve_forever()
@@ -159,6 +227,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         crowd = crowd_from_rounds(pd.concat([readers.load_round(layout, d) for d in readers.round_dues(layout)])) \
             if settings.leaderboard.market_difficulty == "crowd" else None
         scores = scores_as_of(hub, as_of) if args.as_of else readers.load_scores(layout)
+        _check_view(args.view, scores)
         board = board_for(scores, readers.load_models(layout), as_of, settings, board=args.board or settings.leaderboard.boards[0],
                           view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
     except ValueError as exc:
@@ -183,6 +252,15 @@ def _latest_night(layout):
 
     history = readers.load_history(layout)
     return parse_ts(str(history["as_of"].max())) if not history.empty else None
+
+
+def _check_view(view: str, scores) -> None:
+    """--view source:NAME or category:NAME names one the scores hold (ValueError listing them)."""
+    kind, _, arg = view.partition(":")
+    if kind in ("source", "category") and kind in scores and arg not in set(scores[kind].dropna().astype(str)):
+        have = sorted(set(scores[kind].dropna().astype(str)) - {""})
+        raise ValueError(f"--view {view!r}: no scored forecast has {kind} {arg!r}; the {kind}s scored are "
+                         f"{', '.join(f'{kind}:{h}' for h in have) or 'none yet'}")
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -274,8 +352,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from .store.hub import Hub
 
     as_of = _as_of(args) if args.as_of else None
-    report = verify(Hub.load(_hub(args.hub)), as_of, git_rev=args.git, all_nights=args.all)
-    sys.stdout.write(json.dumps(to_json(report), indent=2) + "\n" if args.format == "json" else render_text(report))
+    root = _hub(args.hub)
+    report = verify(Hub.load(root), as_of, git_rev=args.git, all_nights=args.all)
+    text = render_text(report)
+    if _recorded_nothing(root):  # only the git history was checked: never "verified" on an empty hub
+        text = text.replace("verified: every check passed", "nothing recorded yet: no ledger to recompute; "
+                                                             "the git history's checks passed")
+    sys.stdout.write(json.dumps(to_json(report), indent=2) + "\n" if args.format == "json" else text)
     return 0 if report.ok else VERIFY_FAILED
 
 
@@ -397,7 +480,7 @@ def _add_fb_commands(sub, board: argparse.ArgumentParser) -> None:
     board.add_argument("--board", choices=BOARDS, default=None,
                        help="tournament: every forecaster; baseline: those that saw no crowd value "
                             "(default: the first of hub.toml [leaderboard] boards)")
-    board.add_argument("--replicates", type=int, default=None, metavar="N",
+    board.add_argument("--replicates", type=_count, default=None, metavar="N",
                        help=f"bootstrap replicates (default: hub.toml [leaderboard] replicates, {REPLICATES}; "
                             "0: point estimates and ranks only, as history.csv records them)")
     board.add_argument("--seed", type=int, default=None, metavar="S", help="bootstrap seed (default: hub.toml, 0)")
@@ -425,10 +508,24 @@ def _add_fb_commands(sub, board: argparse.ArgumentParser) -> None:
 
 
 def _add_common(parser: argparse.ArgumentParser, as_of: bool = True) -> None:
-    parser.add_argument("--hub", metavar="DIR", help="the hub (default: the git repository you stand in)")
+    parser.add_argument("--hub", metavar="DIR", help="the hub (default: the nearest folder, walking up from here, that holds data/hub.toml)")
     if as_of:
         parser.add_argument("--as-of", metavar="ISO-TIMESTAMP",
                             help="the run's time in UTC, e.g. 2026-11-22T00:00:00Z (default: SOURCE_DATE_EPOCH, else now)")
+
+
+def _port(text: str) -> int:
+    """--port: a whole number from 0 to 65535 (a usage error otherwise)."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: give a whole number from 0 to 65535")
+    return int(text)
+
+
+def _count(text: str) -> int:
+    """A whole number of at least 0 (a usage error otherwise)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 0 or more")
+    return int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -454,7 +551,7 @@ def build_parser() -> argparse.ArgumentParser:
     build.set_defaults(func=cmd_build)
     serve = sub.add_parser("serve", help="preview the built site locally")
     _add_common(serve, as_of=False)
-    serve.add_argument("--port", type=int, default=8000, metavar="N", help="the port to listen on (default 8000; 0: any free port)")
+    serve.add_argument("--port", type=_port, default=8000, metavar="N", help="the port to listen on (default 8000; 0: any free port)")
     serve.add_argument("--bind", default="127.0.0.1", metavar="ADDR", help="the address to listen on (default 127.0.0.1, this machine only)")
     serve.set_defaults(func=cmd_serve)
     board = sub.add_parser("leaderboard", help="print the leaderboard")
@@ -493,13 +590,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    root: Path | None = None
     try:
-        return args.func(args)
+        root = _announce(args)
+        if root is not None and args.command in READ_COMMANDS and not getattr(args, "git", None) \
+                and _recorded_nothing(root):
+            print(f"prescient {args.command}: nothing recorded yet in {root / 'data'} (no questions, forecasts or "
+                  "scores); `prescient nightly` records the first ones", file=sys.stderr)
+            return 0
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe (`prescient leaderboard | head -1`) shows here, not at exit
+        return code
+    except BrokenPipeError:  # the reader stopped reading: not an error, and no traceback at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except PrescientError as exc:
         print(f"prescient {args.command}: {exc.report()}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:  # disk full, read-only, permission: one coded line, never a traceback
-        error = storage_error(exc, _failed_path(exc), _hub(getattr(args, "hub", None)))
+        error = storage_error(exc, _failed_path(exc), root)
         print(f"prescient {args.command}: {error}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:

@@ -266,7 +266,8 @@ def resolve_as_of(cli_value: str | None, env: Mapping[str, str] | None = None) -
         try:
             return parse_ts(cli_value)
         except ValueError as exc:
-            raise ConfigError(f"--as-of {cli_value!r}: {exc}") from None
+            raise ConfigError(f"--as-of {cli_value!r}: {exc}; write a UTC time such as 2026-11-22T00:00:00Z "
+                              "or a date such as 2026-11-22") from None
     if env.get("SOURCE_DATE_EPOCH"):
         try:
             return datetime.fromtimestamp(int(env["SOURCE_DATE_EPOCH"]), tz=UTC)

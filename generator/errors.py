@@ -124,7 +124,7 @@ INTERRUPTED = 130  # Ctrl+C: the shell's convention (128 + SIGINT)
 EXIT_CODES: dict[int, str] = {
     OK: "ok",
     PrescientError.exit_code: "error",
-    ConfigError.exit_code: "bad configuration",
+    ConfigError.exit_code: "bad configuration or usage (hub.toml, an unknown option or value, no hub found)",
     SchemaError.exit_code: "a file does not match its schema",
     LedgerError.exit_code: "refused to rewrite history (a conflicting row, or an --as-of before the ledgers' "
                            "latest record)",
