@@ -390,6 +390,41 @@ def cmd_round(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rounds(args: argparse.Namespace) -> int:
+    """Every published round with its status and time left as of --as-of (issue 19)."""
+    from .pipeline.forecaster import round_statuses
+    from .store.layout import Layout
+
+    as_of = _as_of(args)
+    shown = [r for r in round_statuses(Layout(_hub(args.hub)), as_of) if r.is_open or not args.open]
+    if not shown:
+        print(f"no round is {'open' if args.open else 'published'} as of {as_of:%Y-%m-%dT%H:%M:%SZ}")
+    for r in shown:
+        print(f"{r.due:%Y-%m-%d}  {r.units:>4} question(s) × date  {r.status}")
+    return 0
+
+
+def cmd_round_template(args: argparse.Namespace) -> int:
+    """A ready-to-fill forecast file for one round, to stdout or --out (issue 19)."""
+    from .pipeline.forecaster import forecast_template
+    from .store.csvio import write_bytes_atomic
+    from .store.layout import Layout
+    from .timeutil import parse_ts
+
+    try:
+        due = parse_ts(args.due)
+    except ValueError as exc:
+        raise PrescientError(f"--due {args.due!r}: {exc}") from None
+    data = forecast_template(Layout(_hub(args.hub)), due, args.format, args.model)
+    if not args.out:
+        sys.stdout.buffer.write(data)
+        return 0
+    write_bytes_atomic(Path(args.out).resolve(), data)
+    print(f"wrote {args.out}: fill in probability (0 to 1) on every row, then `prescient validate {args.out}`",
+          file=sys.stderr)
+    return 0
+
+
 def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
     from .interop.forecastbench.importer import import_forecastbench
@@ -578,6 +613,19 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(round_open)
     round_open.add_argument("--due", required=True, metavar="ISO-TIMESTAMP", help="the round's due time in UTC, e.g. 2026-02-08T00:00:00Z")
     round_open.set_defaults(func=cmd_round)
+    template = round_sub.add_parser("template", help="write a ready-to-fill forecast file for the round due at --due: "
+                                                     "every question and resolution date, probability empty")
+    _add_common(template, as_of=False)
+    template.add_argument("--due", required=True, metavar="DUE", help="the round's due date, e.g. 2026-02-08")
+    template.add_argument("--format", choices=("csv", "json"), default="csv",
+                          help="CSV with the forecast columns, or a ForecastBench forecast-set JSON (default csv)")
+    template.add_argument("--model", metavar="TEAM.MODEL", help="your forecaster id, for the JSON's organization and model")
+    template.add_argument("--out", metavar="FILE", help="write here instead of to standard output")
+    template.set_defaults(func=cmd_round_template)
+    rounds = sub.add_parser("rounds", help="list the rounds with their status (open, closed and resolving, scored) and time left")
+    _add_common(rounds)
+    rounds.add_argument("--open", action="store_true", help="only the rounds still open for forecasts")
+    rounds.set_defaults(func=cmd_rounds)
     _add_verify(sub)
     arena = sub.add_parser("arena", help="the Arena view: bet P/L per cohort and simulated portfolios (never the rank)")
     _add_common(arena)

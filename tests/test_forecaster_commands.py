@@ -66,3 +66,64 @@ def test_leaderboard_wide_has_every_non_empty_column_and_csv_json_keep_the_full_
     assert rows and "p_value" in rows[0] and "in_estimation" in rows[0]
     records = json.loads(prescient("leaderboard", "--hub", str(season), "--replicates", "20", "--format", "json").stdout)
     assert len(records) == len(rows) and set(records[0]) == set(rows[0])
+
+
+MODEL_YML = """\
+name: My bot
+organization: Me
+kind: llm
+knowledge_cutoff: '2025-06-01'
+release_date: ''
+method: A test forecaster.
+saw_crowd: false
+maintainers: [alice]
+"""
+
+
+def test_rounds_lists_each_round_with_its_status_and_time_left(season):
+    result = prescient("rounds", "--hub", str(season), "--as-of", "2026-02-01T00:00:00Z")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("2026-02-08") and "open · closes in 7 d 0 h" in lines[0]
+    assert lines[1].startswith("2026-01-25") and "closed, resolving" in lines[1]
+    later = prescient("rounds", "--hub", str(season), "--as-of", "2026-03-10T00:00:00Z").stdout
+    assert "2026-01-25" in later and "scored" in later
+    open_only = prescient("rounds", "--hub", str(season), "--open", "--as-of", "2026-03-10T00:00:00Z")
+    assert open_only.returncode == 0 and "no round is open as of 2026-03-10" in open_only.stdout
+
+
+def test_round_template_is_every_unit_with_probability_empty_and_validates_once_filled(season, tmp_path):
+    from generator.schemas import FORECASTS
+
+    csv_out = prescient("round", "template", "--hub", str(season), "--due", "2026-02-08")
+    assert csv_out.returncode == 0, csv_out.stderr
+    rows = list(csv.DictReader(io.StringIO(csv_out.stdout)))
+    round_rows = list(csv.DictReader((season / "data/rounds/2026-02-08/questions.csv").open(encoding="utf-8")))
+    assert tuple(rows[0]) == FORECASTS.names and len(rows) == len(round_rows)
+    assert {(r["question_id"], r["resolution_date"]) for r in rows} == \
+        {(r["question_id"], r["resolution_date"]) for r in round_rows}
+    assert all(r["probability"] == "" for r in rows)
+    # filled in, the file is what `prescient validate` accepts (CSV and JSON alike)
+    (season / "data/models/me.bot.yml").write_text(MODEL_YML, encoding="utf-8")
+    target = season / "data/forecasts/2026-02-08"
+    filled = csv_out.stdout.replace(",,\n", ",0.4,\n").replace(",,,\n", ",,0.4,\n")
+    (target / "me.bot.csv").write_text(filled, encoding="utf-8")
+    ok = prescient("validate", "--hub", str(season), "--at", "2026-02-01T00:00:00Z", str(target / "me.bot.csv"))
+    assert ok.returncode == 0, ok.stdout
+    (target / "me.bot.csv").unlink()
+    out = tmp_path / "me.bot.json"
+    made = prescient("round", "template", "--hub", str(season), "--due", "2026-02-08", "--format", "json",
+                     "--model", "me.bot", "--out", str(out))
+    assert made.returncode == 0 and made.stdout == "" and "prescient validate" in made.stderr
+    body = json.loads(out.read_text(encoding="utf-8"))
+    assert body["organization"] == "me" and body["model"] == "bot" and len(body["forecasts"]) == len(rows)
+    assert all(f["forecast"] is None for f in body["forecasts"])
+    for f in body["forecasts"]:
+        f["forecast"] = 0.4
+    (target / "me.bot.json").write_text(json.dumps(body), encoding="utf-8")
+    ok = prescient("validate", "--hub", str(season), "--at", "2026-02-01T00:00:00Z", str(target / "me.bot.json"))
+    (target / "me.bot.json").unlink()
+    (season / "data/models/me.bot.yml").unlink()
+    assert ok.returncode == 0, ok.stdout
+    missing = prescient("round", "template", "--hub", str(season), "--due", "2026-02-09")
+    assert missing.returncode == 1 and "published rounds: 2026-01-25, 2026-02-08" in missing.stderr

@@ -5,4 +5,5 @@
 - ``sampling``: the round schedule and the stratified question-set sampling (pure)
 - ``recompute``: scores and history recomputed from the ledgers (the nightly and ``verify`` share it)
 - ``demo``: a simulated season end to end
+- ``forecaster``: ``prescient rounds`` (status, time left) and ``prescient round template``
 """

@@ -1,0 +1,79 @@
+"""What a forecaster asks of the hub: which rounds are open and for how long (``prescient
+rounds``), and a ready-to-fill forecast file for one round (``prescient round template``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+import pandas as pd
+
+from ..errors import PrescientError
+from ..schemas import FORECASTS
+from ..store import readers
+from ..store.layout import Layout
+from ..timeutil import format_date, format_ts
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStatus:
+    due: datetime
+    units: int  # question × resolution date rows of the frozen question set
+    resolved: int  # of those, the units with a score
+    is_open: bool
+    status: str  # "open · closes in 5 d", "closed, resolving (3 of 40 resolved)", "scored"
+
+
+def _left(seconds: float) -> str:
+    days, hours = int(seconds // 86400), int(seconds % 86400 // 3600)
+    return f"{days} d {hours} h" if days else f"{hours} h {int(seconds % 3600 // 60)} min"
+
+
+def _units(frame: pd.DataFrame) -> set[tuple[str, str]]:
+    dates = frame["resolution_date"].fillna("").astype(str)
+    return set(zip(frame["question_id"].astype(str), dates, strict=True))
+
+
+def round_statuses(layout: Layout, as_of: datetime) -> list[RoundStatus]:
+    """Every published round, newest first, with its status as of ``as_of``."""
+    scores = readers.load_scores(layout)
+    if not scores.empty:  # resolved by as_of: an earlier --as-of sees the round as it was then
+        scores = scores[scores["resolved_at"].fillna("").astype(str) <= format_ts(as_of)]
+    out = []
+    for due in reversed(readers.round_dues(layout)):
+        units = _units(readers.load_round(layout, due))
+        scored = _units(scores[scores["round"] == format_date(due)]) & units if not scores.empty else set()
+        if as_of < due:
+            status = f"open · closes in {_left((due - as_of).total_seconds())}"
+        elif len(scored) >= len(units):
+            status = "scored"
+        else:
+            status = f"closed, resolving ({len(scored)} of {len(units)} resolved)"
+        out.append(RoundStatus(due, len(units), len(scored), as_of < due, status))
+    return out
+
+
+def forecast_template(layout: Layout, due: datetime, fmt: str, model: str | None) -> bytes:
+    """Every question × resolution date of the round due at ``due``, probability empty: the CSV
+    columns ``prescient validate`` expects, or a ForecastBench forecast-set JSON (``forecast`` null)."""
+    if not layout.round_questions(due).is_file():
+        have = ", ".join(format_date(d) for d in readers.round_dues(layout)) or "none yet"
+        raise PrescientError(f"--due {format_date(due)}: no such round (published rounds: {have})")
+    frame = readers.load_round(layout, due)
+    rows = sorted((str(q), "" if pd.isna(d) else str(d), str(s))
+                  for q, d, s in zip(frame["question_id"], frame["resolution_date"], frame["source"], strict=True))
+    if fmt == "json":
+        team, _, name = (model or "TEAM.MODEL").partition(".")
+        body = {"organization": team, "model": name or model, "model_organization": team,
+                "question_set": f"{format_date(due)}-prescient.json",
+                "forecasts": [{"id": q.removeprefix(f"{s}:"), "source": s, "forecast": None,
+                               "resolution_date": d or None, "reasoning": ""} for q, d, s in rows]}
+        return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(FORECASTS.names)
+    writer.writerows([q, d, "", ""] for q, d, _ in rows)
+    return buffer.getvalue().encode("utf-8")
