@@ -127,3 +127,20 @@ def test_round_template_is_every_unit_with_probability_empty_and_validates_once_
     assert ok.returncode == 0, ok.stdout
     missing = prescient("round", "template", "--hub", str(season), "--due", "2026-02-09")
     assert missing.returncode == 1 and "published rounds: 2026-01-25, 2026-02-08" in missing.stderr
+
+
+def test_round_closed_says_how_to_check_a_file_for_a_past_round(season):
+    target = season / "data/forecasts/2026-01-25"
+    (season / "data/models/me.bot.yml").write_text(MODEL_YML, encoding="utf-8")
+    template = prescient("round", "template", "--hub", str(season), "--due", "2026-01-25").stdout
+    (target / "me.bot.csv").write_text(template.replace(",,\n", ",0.4,\n").replace(",,,\n", ",,0.4,\n"), encoding="utf-8")
+    try:
+        late = prescient("validate", "--hub", str(season), "--at", "2026-02-01T00:00:00Z", str(target / "me.bot.csv"))
+        assert late.returncode == 9 and "[round-closed]" in late.stdout
+        assert "prescient validate --at 2026-01-24T23:59:59Z data/forecasts/2026-01-25/me.bot.csv" in late.stdout
+        hint = late.stdout.split("prescient validate --at ")[1].split("`")[0].split()
+        ok = prescient("validate", "--hub", str(season), "--at", hint[0], str(season / hint[1]))
+        assert ok.returncode == 0, ok.stdout
+    finally:
+        (target / "me.bot.csv").unlink()
+        (season / "data/models/me.bot.yml").unlink()

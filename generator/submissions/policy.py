@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import yaml
 from yaml.composer import ComposerError
@@ -62,7 +62,10 @@ def check_timing(target: Target, status: str, rnd: RoundSet | None, at: datetime
         return []
     when = f"the round was due {rnd.due_ts} (UTC) and this was checked at {format_ts(at)}, {describe_delta(parse_ts(rnd.due_ts), at)} later"
     if status == "A":
-        return [problem("round-closed", target.path, None, None, f"too late: {when}")]
+        before = format_ts(parse_ts(rnd.due_ts) - timedelta(seconds=1))
+        return [problem("round-closed", target.path, None, None,
+                        f"too late: {when}; to check a file for this past round as it stood before the deadline, "
+                        f"run `prescient validate --at {before} {target.path}`")]
     verb = {"M": "edited", "D": "deleted", "R": "renamed"}.get(status, "changed")
     return [problem("past-round-changed", target.path, None, None, f"a forecast file of a past round cannot be {verb}: {when}")]
 
