@@ -144,3 +144,43 @@ def test_round_closed_says_how_to_check_a_file_for_a_past_round(season):
     finally:
         (target / "me.bot.csv").unlink()
         (season / "data/models/me.bot.yml").unlink()
+
+
+@pytest.mark.parametrize("keep", [17, 6])  # 85% of the round: the low-coverage warning; 30%: the same, first ten named
+def test_validation_names_the_missing_units_below_full_coverage(season, keep):
+    (season / "data/models/me.bot.yml").write_text(MODEL_YML, encoding="utf-8")
+    target = season / "data/forecasts/2026-02-08/me.bot.csv"
+    template = prescient("round", "template", "--hub", str(season), "--due", "2026-02-08").stdout
+    lines = template.replace(",,\n", ",0.4,\n").replace(",,,\n", ",,0.4,\n").splitlines()
+    target.write_text("\n".join([lines[0], *lines[1 + 20 - keep:]]) + "\n", encoding="utf-8")
+    try:
+        result = prescient("validate", "--hub", str(season), "--at", "2026-02-01T00:00:00Z", str(target))
+    finally:
+        target.unlink()
+        (season / "data/models/me.bot.yml").unlink()
+    assert result.returncode == 0, result.stdout
+    missing = [line.split(",")[0] for line in lines[1:1 + 20 - keep]]
+    assert f"these {20 - keep} units will be scored as 0.5" in result.stdout
+    assert all(q in result.stdout for q in missing[:10])
+    if len(missing) > 10:
+        assert f"and {len(missing) - 10} more" in result.stdout
+
+
+def test_validation_notes_the_missing_units_of_a_nearly_complete_file_and_not_of_a_full_one(season):
+    (season / "data/models/me.bot.yml").write_text(MODEL_YML, encoding="utf-8")
+    target = season / "data/forecasts/2026-02-08/me.bot.csv"
+    template = prescient("round", "template", "--hub", str(season), "--due", "2026-02-08").stdout
+    lines = template.replace(",,\n", ",0.4,\n").replace(",,,\n", ",,0.4,\n").splitlines()
+    check = ("validate", "--hub", str(season), "--at", "2026-02-01T00:00:00Z", str(target))
+    try:
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        full = prescient(*check)
+        target.write_text("\n".join([lines[0], *lines[2:]]) + "\n", encoding="utf-8")  # 19 of 20: 95%, no warning
+        nearly = prescient(*check)
+    finally:
+        target.unlink()
+        (season / "data/models/me.bot.yml").unlink()
+    assert full.returncode == 0 and "scored as 0.5" not in full.stdout, full.stdout
+    assert nearly.returncode == 0 and "0 warning" not in nearly.stdout and "low-coverage" not in nearly.stdout
+    assert f"note: {target.relative_to(season).as_posix()} covers 19 of the round's 20" in nearly.stdout
+    assert f"missing {lines[1].split(',')[0]}; this 1 unit will be scored as 0.5" in nearly.stdout

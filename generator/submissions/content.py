@@ -183,6 +183,22 @@ def check_formulas(parsed: Parsed) -> Iterator[Problem]:
             for row in parsed.rows if formula_like(row.cells.get("reasoning", "")))
 
 
+def missing_units(parsed: Parsed, rnd: RoundSet | None) -> list[tuple[str, str]]:
+    """The round's questions × resolution dates the file gives no valid probability for, sorted."""
+    if rnd is None or not parsed.columns:
+        return []
+    covered = {_key(r) for r in parsed.rows if probability_problem(r.cells.get("probability", "")) is None}
+    return sorted(rnd.units - covered)
+
+
+def describe_missing(missing: list[tuple[str, str]], shown: int = 10) -> str:
+    """``sim:m1, sim:s2 (2026-02-01), … and 12 more; these 14 units will be scored as 0.5``."""
+    names = ", ".join(f"{q} ({d})" if d else q for q, d in missing[:shown])
+    more = f" and {len(missing) - shown} more" if len(missing) > shown else ""
+    these = "this 1 unit" if len(missing) == 1 else f"these {len(missing)} units"
+    return f"missing {names}{more}; {these} will be scored as 0.5"
+
+
 def check_coverage(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
     if not parsed.records:
         return [problem("no-forecasts", parsed.label, None, None, "the file has no forecast rows")]
@@ -195,5 +211,5 @@ def check_coverage(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
         return []
     return [problem("low-coverage", parsed.label, None, None,
                     f"the file forecasts {len(covered)} of the round's {len(units)} questions × resolution dates "
-                    f"({share:.1%}); the rest are scored as 0.5, and a file with more than "
+                    f"({share:.1%}); {describe_missing(sorted(units - covered))}, and a file with more than "
                     f"{1 - COVERAGE_WARN:.0%} imputed is left off the ranking")]

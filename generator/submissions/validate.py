@@ -24,7 +24,7 @@ from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from ..timeutil import format_ts
 from . import bets as bet_checks
 from . import paths, policy
-from .content import RoundSet, check_content, round_set
+from .content import RoundSet, check_content, describe_missing, missing_units, round_set
 from .oracle import check_oracle_forecast
 from .report import Report
 
@@ -107,6 +107,12 @@ class _Run:
         assert target.fmt is not None  # classify sets it on every well-formed forecast path
         parsed = parse_forecast(self.head.read(target.path), target.path, target.fmt)
         found = parsed.problems + (check_content(parsed, rnd) if parsed.columns else [])
+        missing = missing_units(parsed, rnd)
+        warned = any(p.code == "low-coverage" for p in found)  # below 95%: the warning names them
+        if missing and parsed.rows and rnd is not None and not warned:  # below 100%: a note names them
+            total = len(rnd.units)
+            self.notes.add(f"{target.path} covers {total - len(missing)} of the round's {total} questions × "
+                           f"resolution dates: {describe_missing(missing)}")
         return found + parsed.keep(_question_set(parsed, target) + self._twin(target)) + parsed.summary()
 
     def oracle(self, target: paths.Target, status: str) -> None:
