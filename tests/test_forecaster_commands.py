@@ -184,3 +184,39 @@ def test_validation_notes_the_missing_units_of_a_nearly_complete_file_and_not_of
     assert nearly.returncode == 0 and "0 warning" not in nearly.stdout and "low-coverage" not in nearly.stdout
     assert f"note: {target.relative_to(season).as_posix()} covers 19 of the round's 20" in nearly.stdout
     assert f"missing {lines[1].split(',')[0]}; this 1 unit will be scored as 0.5" in nearly.stdout
+
+
+def walkthrough_commands() -> list[str]:
+    """The `prescient` lines of the Submit page's "Your first submission" shell block, as written."""
+    text = (Path(__file__).resolve().parents[1] / "site_src/docs/submit.md").read_text(encoding="utf-8")
+    section = text.split("## Your first submission", 1)[1]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line.split("  #")[0].strip() for line in block.splitlines() if line.startswith("prescient ")]
+
+
+def test_the_submit_pages_first_submission_walkthrough_runs(season):
+    """Each `prescient` line of the walkthrough, run as written from inside the hub while round
+    2026-02-08 is open; the forecaster's own step (fill in, write the metadata) done in between."""
+    import shlex
+
+    commands = walkthrough_commands()
+    assert [c.split()[:2] for c in commands] == [["prescient", "rounds"], ["prescient", "round"], ["prescient", "validate"]]
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env["SOURCE_DATE_EPOCH"] = "1769904000"  # 2026-02-01T00:00:00Z: round 2026-02-08 is open
+    exe = Path(sys.executable).with_name("prescient")
+    made = [season / "data/models/acme.my-bot.yml", season / "data/forecasts/2026-02-08/acme.my-bot.csv"]
+    try:
+        for command in commands:
+            if command.startswith("prescient validate"):  # the forecaster's step
+                made[0].write_text(MODEL_YML, encoding="utf-8")
+                filled = made[1].read_text(encoding="utf-8").replace(",,\n", ",0.4,\n").replace(",,,\n", ",,0.4,\n")
+                made[1].write_text(filled, encoding="utf-8")
+            result = subprocess.run([str(exe), *shlex.split(command)[1:]], cwd=season, env=env,
+                                    capture_output=True, text=True, timeout=600)
+            assert result.returncode == 0, (command, result.stdout, result.stderr)
+            if command.startswith("prescient rounds"):
+                assert "2026-02-08" in result.stdout and "open · closes in 7 d" in result.stdout
+        assert result.stdout.startswith("Passed")
+    finally:
+        for path in made:
+            path.unlink(missing_ok=True)
