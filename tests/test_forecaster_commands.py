@@ -220,3 +220,21 @@ def test_the_submit_pages_first_submission_walkthrough_runs(season):
     finally:
         for path in made:
             path.unlink(missing_ok=True)
+
+
+def test_a_spreadsheet_saved_csv_validates_with_a_note_and_is_never_rewritten(season):
+    (season / "data/models/me.bot.yml").write_text(MODEL_YML, encoding="utf-8")
+    target = season / "data/forecasts/2026-02-08/me.bot.csv"
+    template = prescient("round", "template", "--hub", str(season), "--due", "2026-02-08").stdout
+    filled = template.replace(",,\n", ",0.4,\n").replace(",,,\n", ",,0.4,\n")
+    data = b"\xef\xbb\xbf" + filled.replace("\n", "\r\n").encode("utf-8")  # Excel's "CSV UTF-8"
+    target.write_bytes(data)
+    try:
+        result = prescient("validate", "--hub", str(season), "--at", "2026-02-01T00:00:00Z", str(target))
+        assert target.read_bytes() == data
+    finally:
+        target.unlink()
+        (season / "data/models/me.bot.yml").unlink()
+    assert result.returncode == 0, result.stdout
+    assert "Passed" in result.stdout and "[utf8-bom]" in result.stdout and "[crlf-line-endings]" in result.stdout
+    assert "file is kept as it is" in result.stdout

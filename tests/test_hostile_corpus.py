@@ -107,11 +107,7 @@ def raw_json_forecast(literal: str) -> bytes:
 CSV_CASES = [
     ("utf16-le", CSV, (HEADER + FULL).encode("utf-16"), "not-utf8", 1, None),
     ("utf16-be-no-bom", CSV, (HEADER + FULL).encode("utf-16-be"), "not-utf8", 1, None),
-    ("utf8-bom", CSV, b"\xef\xbb\xbf" + (HEADER + FULL).encode(), "utf8-bom", 1, None),
     ("latin1-reasoning", CSV, (HEADER + FULL + "").encode().replace(b"0.2,\n", "0.2,caf\xe9\n".encode("latin-1")), "not-utf8", 3, None),
-    ("crlf", CSV, (HEADER + FULL).replace("\n", "\r\n").encode(), "crlf-line-endings", 1, None),
-    ("lone-cr", CSV, (HEADER + FULL).replace("\n", "\r").encode(), "crlf-line-endings", 1, None),
-    ("cr-inside-quoted-reasoning", CSV, (HEADER + FULL.replace("0.2,", '0.2,"a\rb"')).encode(), "crlf-line-endings", 3, None),
     ("nul-byte", CSV, (HEADER + FULL.replace("0.2,", "0.2,\x00")).encode(), "bad-csv", 3, None),
     ("unclosed-quote", CSV, (HEADER + FULL + 'manifold:m1,,"0.7,\n').encode(), "bad-csv", 6, None),
     ("empty", CSV, b"", "empty-file", 1, None),
@@ -160,7 +156,6 @@ CSV_CASES = [
 JSON_CASES = [
     ("json-truncated", JSON, fb(FB_FULL)[:-20], "bad-json", 1, None),
     ("json-utf16", JSON, fb(FB_FULL).decode().encode("utf-16"), "not-utf8", 1, None),
-    ("json-bom", JSON, b"\xef\xbb\xbf" + fb(FB_FULL), "utf8-bom", 1, None),
     ("json-top-level-list", JSON, json.dumps(FB_FULL).encode(), "bad-json", None, None),
     ("json-forecasts-object", JSON, fb({"m1": 0.5}), "bad-json", None, "forecasts"),
     ("json-no-forecasts", JSON, json.dumps({"model": "x"}).encode(), "missing-field", None, "forecasts"),
@@ -237,6 +232,35 @@ ACCEPTED = {
     "rtl-and-emoji-in-reasoning": (HEADER + FULL.replace("0.2,", "0.2,\u05e9\u05dc\u05d5\u05dd \U0001f468\u200d\U0001f469\u200d\U0001f467")).encode(),
     "json-string-number": fb_with(0, forecast="0.7"),
 }
+# Saved by a spreadsheet: read as what they mean, with a warning naming what was read past (issue 19).
+SPREADSHEET_SAVED = {
+    "utf8-bom": (CSV, b"\xef\xbb\xbf" + (HEADER + FULL).encode(), {("utf8-bom", 1)}),
+    "crlf": (CSV, (HEADER + FULL).replace("\n", "\r\n").encode(), {("crlf-line-endings", 1)}),
+    "bom-and-crlf": (CSV, b"\xef\xbb\xbf" + (HEADER + FULL).replace("\n", "\r\n").encode(),
+                     {("utf8-bom", 1), ("crlf-line-endings", 1)}),
+    "lone-cr": (CSV, (HEADER + FULL).replace("\n", "\r").encode(), {("crlf-line-endings", 1)}),
+    "cr-inside-quoted-reasoning": (CSV, (HEADER + FULL.replace("0.2,", '0.2,"a\rb"')).encode(), {("crlf-line-endings", 3)}),
+    "json-bom": (JSON, b"\xef\xbb\xbf" + fb(FB_FULL), {("utf8-bom", 1)}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPREADSHEET_SAVED))
+def test_spreadsheet_saved_files_pass_with_a_warning_and_the_nightly_reader_takes_them_unchanged(tmp_path, name):
+    from generator.store.layout import Layout
+    from generator.store.readers import load_forecasts
+    from generator.timeutil import parse_ts
+
+    rel, data, warned = SPREADSHEET_SAVED[name]
+    hub = make_hub(tmp_path)
+    report = submit(hub, rel, data)
+    assert report.ok and {(p.code, p.row) for p in report.warnings} == warned, report.problems
+    quarantine: list = []
+    frames = load_forecasts(Layout(hub), parse_ts(DUE), quarantine)  # what the nightly reads from a merged file
+    assert quarantine == [] and len(frames) == 1
+    frame = next(iter(frames.values()))
+    assert len(frame) == 4 and frame["probability"].between(0, 1).all()
+    assert list(frame.columns) == list(FORECASTS.names)
+    assert (hub / rel).read_bytes() == data  # never rewritten
 
 
 @pytest.mark.parametrize("name", sorted(ACCEPTED))

@@ -100,6 +100,7 @@ def parse_bytes(data: bytes, label: str) -> pd.DataFrame:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SchemaError(f"{label}: not UTF-8", [Problem(label, None, None, "not-utf8", str(exc))]) from None
+    text = text.removeprefix("\ufeff")  # a spreadsheet's byte-order mark (the validator warns: utf8-bom)
     if not text.strip():
         raise SchemaError(f"{label}: empty file", [Problem(label, 1, None, "empty-file", "the file has no header row")])
     return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)

@@ -94,9 +94,10 @@ def _decode(data: bytes, label: str, problems: list[Problem]) -> str | None:
         problems.append(problem("file-too-large", label, None, None,
                                 f"the file has {len(data):,} bytes; the cap is {MAX_FORECAST_BYTES:,}"))
         return None
-    if data.startswith(BOM):
-        problems.append(problem("utf8-bom", label, 1, None, "the file starts with a UTF-8 byte-order mark; save it without BOM"))
-        return None
+    if data.startswith(BOM):  # a spreadsheet's "CSV UTF-8": read without the mark; the file stays as it is
+        problems.append(problem("utf8-bom", label, 1, None, "the file starts with a UTF-8 byte-order mark (as "
+                                "spreadsheets save it); it is read without the mark, and the file is kept as it is"))
+        data = data[len(BOM):]
     if _looks_utf16(data):
         problems.append(problem("not-utf8", label, 1, None, "the file looks like UTF-16 text; save it as UTF-8"))
         return None
@@ -121,10 +122,10 @@ def _looks_utf16(data: bytes) -> bool:
 
 
 def _parse_csv(text: str, parsed: Parsed) -> None:
-    if "\r" in text:
+    if "\r" in text:  # a spreadsheet's line endings: read as line ends (inside quotes, as text); never rewritten
         parsed.add(problem("crlf-line-endings", parsed.label, text[:text.index("\r")].count("\n") + 1, None,
-                           "the file has carriage returns (Windows line endings); save it with LF line endings"))
-        return
+                           "the file has carriage returns (Windows line endings, as spreadsheets save them); "
+                           "they are read as line ends, and the file is kept as it is"))
     if "\x00" in text:
         parsed.add(problem("bad-csv", parsed.label, text[:text.index("\x00")].count("\n") + 1, None,
                            "the file contains a NUL byte; is it a spreadsheet saved in a binary format?"))
