@@ -10,12 +10,14 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import shutil
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .console import print_frame, print_sources, progress_bar, requests_progress
+from .console import demo_summary, print_frame, print_sources, progress_bar, requests_progress
 from .errors import (
     EXIT_CODES,
     INTERRUPTED,
@@ -97,15 +99,49 @@ def _recorded_nothing(root: Path) -> bool:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .pipeline.demo import run_demo
+    from .pipeline.demo import SEASON_START, run_demo, season
+    from .site.build import build_site
 
-    target = Path(args.dir).resolve()
+    target, started = Path(args.dir).resolve(), time.monotonic()
+    end = _demo_until(args.until)
+    nights = season(end=end)
     with progress_bar("Simulating a season of nightly runs") as advance:
-        result = run_demo(target, progress=advance)
-    print(f"Demo hub written to {result.root} ({result.nights} nightly runs on the offline sim world).")
-    print(f"Site: {result.site / 'index.html'}")
-    print(f"Preview it with:  prescient serve --hub {result.root}")
+        result = run_demo(target, progress=advance, nights=nights, build=False)
+    print("Building the site (mkdocs build --strict) ...", file=sys.stderr)
+    build_site(result.root, end)
+    print(demo_summary(result, SEASON_START, time.monotonic() - started, _shown(result.root), _program()))
     return 0
+
+
+def _demo_until(until: str | None):
+    from .pipeline.demo import SEASON_END, SEASON_START
+    from .timeutil import days, format_date, parse_ts
+
+    try:
+        end = SEASON_END if until is None else min(parse_ts(until), SEASON_END)
+    except ValueError as exc:
+        raise ConfigError(f"--until {until!r}: {exc}; write a date such as {format_date(SEASON_START + days(21))}") from None
+    if end < SEASON_START:
+        raise ConfigError(f"--until {until}: the demo season runs from {format_date(SEASON_START)} "
+                          f"to {format_date(SEASON_END)}; give a night in it")
+    return end
+
+
+def _shown(path: Path) -> str:
+    """``path`` as the user would type it from here: relative when it is below the current folder."""
+    try:
+        return str(path.relative_to(Path.cwd())) or "."
+    except ValueError:
+        return str(path)
+
+
+def _program() -> str:
+    """How the user called this program, so the commands we suggest can be pasted as they are."""
+    script = Path(sys.argv[0]).absolute()
+    if script.name == "__main__.py":
+        return "python -m generator"
+    on_path = shutil.which(script.name)
+    return script.name if on_path and Path(on_path).absolute() == script else _shown(script)
 
 
 def cmd_nightly(args: argparse.Namespace) -> int:
@@ -570,6 +606,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     demo = sub.add_parser("demo", help="create a complete demo hub on the offline sim world and build its site")
     demo.add_argument("dir", nargs="?", default="demo", help="where to create it (default: ./demo)")
+    demo.add_argument("--until", metavar="DATE", help="end the season early, at this night (default: the whole season, "
+                                                       "2026-01-04 to 2026-07-19)")
     demo.set_defaults(func=cmd_demo)
     for name, func, text in (("nightly", cmd_nightly, "one nightly run: fetch, open rounds, baselines, score"),
                              ("fetch", cmd_fetch, "run only the fetch stage")):

@@ -50,6 +50,7 @@ class DemoResult:
     root: Path
     nights: int
     site: Path
+    as_of: datetime | None  # the last night: the demo's clock stops there
 
 
 def demo_hub_toml() -> bytes:
@@ -66,7 +67,8 @@ def season(start: datetime = SEASON_START, end: datetime = SEASON_END, step_days
 
 def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime] | None = None,
              build: bool = True) -> DemoResult:
-    """Create (or bring up to date) a demo hub in ``root`` and build its site."""
+    """Create (or bring up to date) a demo hub in ``root`` and build its site (``build``). ``progress``
+    is told of each night, as (nights done, nights in all, what)."""
     _prepare(root, Layout(root))
     hub = Hub.load(root)
     options = _sim_options(hub.settings)
@@ -83,12 +85,11 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
                 sources={"sim": sim})
         place_bets(layout, placed)
         if progress:
-            progress(i, len(nights) + 1, f"night {night:%Y-%m-%d}")
-    if build and nights:
-        build_site(hub, nights[-1])
-    if progress:
-        progress(len(nights) + 1, len(nights) + 1, "site built")
-    return DemoResult(root, len(nights), root / "site_src" / "site")
+            progress(i, len(nights), f"night {night:%Y-%m-%d}")
+    last = nights[-1] if nights else None
+    if build and last:
+        build_site(hub, last)
+    return DemoResult(root, len(nights), root / "site_src" / "site", last)
 
 
 def remaining(layout: Layout, nights: list[datetime]) -> list[datetime]:
