@@ -3,17 +3,17 @@ rounds``), and a ready-to-fill forecast file for one round (``prescient round te
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
 import pandas as pd
 
 from ..errors import PrescientError
 from ..schemas import FORECASTS
 from ..store import readers
+from ..store.csvio import encode
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
 
@@ -72,8 +72,6 @@ def forecast_template(layout: Layout, due: datetime, fmt: str, model: str | None
                 "forecasts": [{"id": q.removeprefix(f"{s}:"), "source": s, "forecast": None,
                                "resolution_date": d or None, "reasoning": ""} for q, d, s in rows]}
         return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(FORECASTS.names)
-    writer.writerows([q, d, "", ""] for q, d, _ in rows)
-    return buffer.getvalue().encode("utf-8")
+    cells = {"question_id": [q for q, _, _ in rows], "resolution_date": [d for _, d, _ in rows]}
+    blank = [""] * len(rows)
+    return encode(FORECASTS.names, [np.array(cells.get(name, blank), dtype=object) for name in FORECASTS.names])
