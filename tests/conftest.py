@@ -56,6 +56,16 @@ retries = 0
 """  # a hub on the recorded Manifold payloads of tests/data/api/manifold
 
 
+def installed(script: str) -> str | None:
+    """The console script installed beside this Python (the environment the tests run in, which
+    need not be activated: the README runs `.venv/bin/python -m pytest`), else one on PATH."""
+    beside = Path(sys.executable).parent / script
+    return str(beside) if beside.is_file() else shutil.which(script)
+
+
+PRESCIENT = installed("prescient") or "prescient"
+
+
 def write_hub(root: Path, text: str = SMALL_HUB) -> Path:
     (root / "data").mkdir(parents=True, exist_ok=True)
     (root / "data" / "hub.toml").write_text(text, encoding="utf-8")

@@ -5,7 +5,6 @@ real program in a subprocess."""
 
 from __future__ import annotations
 
-import shutil
 import socket
 import subprocess
 import sys
@@ -13,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_hub
+from conftest import installed, run_cli, write_hub
 
 AS_OF = "2026-01-16T00:00:00Z"
-PRESCIENT = shutil.which("prescient") or str(Path(sys.executable).with_name("prescient"))
+PRESCIENT = installed("prescient") or "prescient"
 
 
 def console(*args: str, cwd: Path) -> subprocess.CompletedProcess:

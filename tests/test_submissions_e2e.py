@@ -23,6 +23,8 @@ from generator.store.csvio import read_table
 from generator.submissions import render, validate_pr
 from generator.timeutil import parse_ts
 
+from conftest import PRESCIENT
+
 TEMPLATE = Path(__file__).parents[1] / "generator" / "data_templates" / "demo-hub.toml"
 DUE = "2026-01-25"
 OWN = f"data/forecasts/{DUE}/acme.gpt-x.csv"
@@ -205,7 +207,7 @@ def test_the_cli_exit_code_and_json_output(hub, repo, tmp_path):
     (repo / OWN).write_text(forecast_csv(repo, 1.5))
     head = commit_all(repo, "pr")
     out = tmp_path / "report.md"
-    args = ["prescient", "validate", "--hub", str(repo), "--base", base_of(hub), "--head", head,
+    args = [PRESCIENT, "validate", "--hub", str(repo), "--base", base_of(hub), "--head", head,
             "--author", "alice", "--at", BEFORE, "--format", "json"]
     done = subprocess.run(args + ["--output", str(out)], capture_output=True, text=True, check=False)
     assert done.returncode == 9, done.stderr
@@ -220,14 +222,14 @@ def test_the_cli_exit_code_and_json_output(hub, repo, tmp_path):
 
 def test_the_cli_checks_working_tree_files(hub, repo):
     (repo / OWN).write_text(forecast_csv(repo, 0.6))
-    base = ["prescient", "validate", "--hub", str(repo), OWN]
+    base = [PRESCIENT, "validate", "--hub", str(repo), OWN]
     assert subprocess.run(base + ["--at", BEFORE], capture_output=True, cwd=repo, check=False).returncode == 0
     late = subprocess.run(base + ["--at", LATE, "--format", "markdown"], capture_output=True, text=True, cwd=repo, check=False)
     assert late.returncode == 9 and "`round-closed`" in late.stdout
 
 
 def test_round_open_publishes_once_and_refuses_to_overwrite(hub, repo):
-    args = ["prescient", "round", "open", "--hub", str(repo), "--due", "2026-02-08T00:00:00Z", "--as-of", "2026-01-16T00:00:00Z"]
+    args = [PRESCIENT, "round", "open", "--hub", str(repo), "--due", "2026-02-08T00:00:00Z", "--as-of", "2026-01-16T00:00:00Z"]
     first = subprocess.run(args, capture_output=True, text=True, check=False)
     assert first.returncode == 0, first.stderr
     assert (repo / "data/rounds/2026-02-08/questions.csv").is_file()
@@ -294,7 +296,7 @@ def test_the_cli_prints_hostile_names_in_every_format(hub, repo, tmp_path, fmt):
     _hostile_pr(repo)
     head = commit_all(repo, "pr")
     out = tmp_path / "report"
-    done = subprocess.run(["prescient", "validate", "--hub", str(repo), "--base", base_of(hub), "--head", head,
+    done = subprocess.run([PRESCIENT, "validate", "--hub", str(repo), "--base", base_of(hub), "--head", head,
                            "--author", "alice", "--at", BEFORE, "--format", fmt, "--output", str(out)],
                           capture_output=True, check=False)
     assert done.returncode == 9 and b"Traceback" not in done.stderr, done.stderr.decode("utf-8", "replace")
@@ -312,7 +314,7 @@ def test_the_cli_checks_a_working_tree_file_whose_name_is_not_utf8(hub, repo):
     with open(name, "wb") as out:
         out.write(forecast_csv(repo, 0.5).encode())
     for fmt in ("text", "markdown", "json"):
-        done = subprocess.run([b"prescient", b"validate", b"--hub", os.fsencode(str(repo)), b"--at", BEFORE.encode(),
+        done = subprocess.run([os.fsencode(PRESCIENT), b"validate", b"--hub", os.fsencode(str(repo)), b"--at", BEFORE.encode(),
                                b"--format", fmt.encode(), name], capture_output=True, check=False)
         assert done.returncode == 9 and b"Traceback" not in done.stderr, done.stderr.decode("utf-8", "replace")
         assert "acme.\\xff.csv" in done.stdout.decode("utf-8").replace("\\\\", "\\")  # JSON doubles the backslash

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conftest import installed
+
 ROOT = Path(__file__).parents[1]
 WORKFLOWS = ROOT / ".github" / "workflows"
 NAMES = ("validate.yml", "comment.yml", "nightly.yml", "ci.yml")
@@ -218,11 +220,11 @@ def test_the_audit_runs_on_full_history_in_ci_and_in_the_ci_script():
     checkout = next(s for s in audit if "actions/checkout" in s.get("uses", ""))
     assert checkout["with"]["fetch-depth"] == 0  # a shallow clone cannot show what came before
     assert any("prescient verify --hub . --git" in s.get("run", "") for s in audit)
-    assert "\n  prescient verify --hub . --git\n" in (ROOT / ".ci/run").read_text(encoding="utf-8")
+    assert "\n  .venv/bin/prescient verify --hub . --git\n" in (ROOT / ".ci/run").read_text(encoding="utf-8")
 
 
 def test_workflows_match_the_github_schema():
-    exe = shutil.which("check-jsonschema")
+    exe = installed("check-jsonschema")
     if exe is None:
         pytest.skip("check-jsonschema is not installed (pip install check-jsonschema)")
     files = [str(WORKFLOWS / n) for n in NAMES]
@@ -234,7 +236,7 @@ def test_workflows_match_the_github_schema():
 
 
 def test_zizmor_reports_no_high_severity_finding():
-    exe = shutil.which("zizmor")
+    exe = installed("zizmor")
     if exe is None:
         pytest.skip("zizmor is not installed (pip install zizmor)")
     done = subprocess.run([exe, "--offline", "--format", "json", "--min-severity", "high", str(WORKFLOWS)],
