@@ -58,7 +58,7 @@ retries = 0
 
 def installed(script: str) -> str | None:
     """The console script installed beside this Python (the environment the tests run in, which
-    need not be activated: the README runs `.venv/bin/python -m pytest`), else one on PATH."""
+    need not be activated: the README runs `.venv/bin/python -m pytest -n auto`), else one on PATH."""
     beside = Path(sys.executable).parent / script
     return str(beside) if beside.is_file() else shutil.which(script)
 
