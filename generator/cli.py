@@ -412,15 +412,32 @@ def _add_verify(sub) -> None:
     verify.set_defaults(func=cmd_verify)
 
 
-def cmd_round(args: argparse.Namespace) -> int:
-    from .pipeline.rounds import open_round
-    from .store.hub import Hub
+def _time_option(option: str, value: str):
+    """A UTC time given on the command line; a malformed one is a one-line error naming the option."""
     from .timeutil import parse_ts
 
     try:
-        due = parse_ts(args.due)
+        return parse_ts(value)
     except ValueError as exc:
-        raise PrescientError(f"--due {args.due!r}: {exc}") from None
+        raise PrescientError(f"{option} {value!r}: {exc}") from None
+
+
+def _emit(data: bytes, out: str | None, note: str) -> None:
+    """``data`` to standard output, or written atomically to ``out`` with "wrote OUT" + ``note`` on stderr."""
+    from .store.csvio import write_bytes_atomic
+
+    if not out:
+        sys.stdout.buffer.write(data)
+        return
+    write_bytes_atomic(Path(out).resolve(), data)
+    print(f"wrote {out}{note}", file=sys.stderr)
+
+
+def cmd_round(args: argparse.Namespace) -> int:
+    from .pipeline.rounds import open_round
+    from .store.hub import Hub
+
+    due = _time_option("--due", args.due)
     report = open_round(Hub.load(_hub(args.hub)), due, _as_of(args))
     print(f"round {report.rounds_opened[0]} opened; wrote {', '.join(report.written)}")
     return 0
@@ -443,21 +460,11 @@ def cmd_rounds(args: argparse.Namespace) -> int:
 def cmd_round_template(args: argparse.Namespace) -> int:
     """A ready-to-fill forecast file for one round, to stdout or --out (issue 19)."""
     from .pipeline.forecaster import forecast_template
-    from .store.csvio import write_bytes_atomic
     from .store.layout import Layout
-    from .timeutil import parse_ts
 
-    try:
-        due = parse_ts(args.due)
-    except ValueError as exc:
-        raise PrescientError(f"--due {args.due!r}: {exc}") from None
+    due = _time_option("--due", args.due)
     data = forecast_template(Layout(_hub(args.hub)), due, args.format, args.model)
-    if not args.out:
-        sys.stdout.buffer.write(data)
-        return 0
-    write_bytes_atomic(Path(args.out).resolve(), data)
-    print(f"wrote {args.out}: fill in probability (0 to 1) on every row, then `prescient validate {args.out}`",
-          file=sys.stderr)
+    _emit(data, args.out, f": fill in probability (0 to 1) on every row, then `prescient validate {args.out}`")
     return 0
 
 
@@ -486,19 +493,10 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
 def cmd_export_forecastbench(args: argparse.Namespace) -> int:
     """A round's question set in ForecastBench question-set JSON, to stdout or --out (issue 5)."""
     from .interop.forecastbench.export import export_forecastbench
-    from .store.csvio import write_bytes_atomic
-    from .timeutil import parse_ts
 
-    try:
-        due = parse_ts(args.round)
-    except ValueError as exc:
-        raise PrescientError(f"--round {args.round!r}: {exc}") from None
+    due = _time_option("--round", args.round)
     data = export_forecastbench(_hub(args.hub), due)
-    if not args.out:
-        sys.stdout.buffer.write(data)
-        return 0
-    write_bytes_atomic(Path(args.out).resolve(), data)
-    print(f"wrote {args.out} ({len(data)} bytes)", file=sys.stderr)
+    _emit(data, args.out, f" ({len(data)} bytes)")
     return 0
 
 
