@@ -8,7 +8,6 @@ traceback; exit codes are documented in ``prescient --help``.
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import shutil
 import sys
@@ -222,20 +221,19 @@ def _warn_quarantined(quarantine: list[Problem]) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import http.server
+    from .site.serve import site_server
 
     site = _hub(args.hub) / "site_src" / "site"
     if not (site / "index.html").is_file():
         raise PrescientError(f"{site}: no built site; run `prescient build` (or `prescient demo`) first")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
     try:
-        server = http.server.ThreadingHTTPServer((args.bind, args.port), handler)
+        server = site_server(site, args.bind, args.port)
     except (OSError, OverflowError) as exc:  # busy port, an address not of this machine, no permission
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise PrescientError(f"cannot listen on {args.bind}:{args.port}: {reason} "
                              "(choose another with --port N, or --port 0 for any free port)") from None
     with server:
-        print(f"Serving {site} at http://{args.bind}:{server.server_address[1]}/ (Ctrl+C to stop)")
+        print(f"Serving {site} at http://{args.bind}:{server.server_address[1]}/ (Ctrl+C to stop)", flush=True)
         try:
             server.serve_forever()
         except KeyboardInterrupt:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -90,6 +92,33 @@ def test_serve_on_a_busy_or_invalid_port_is_one_line(sim_hub: Path):
     clean(result, 1, f"cannot listen on 127.0.0.1:{port}", "--port")
     invalid = run_cli("serve", "--hub", str(sim_hub), "--port", "99999")
     clean(invalid, 2, "not a port")
+
+
+def test_serve_answers_a_missing_path_with_the_sites_own_404_page(sim_hub: Path):
+    """Real HTTP against the real program: a missing path gets the site's 404.html with status 404
+    (as GitHub Pages serves it), a present one its file, and HEAD no body."""
+    site = sim_hub / "site_src" / "site"
+    (site / "sub").mkdir(parents=True)
+    (site / "index.html").write_text("<p>home</p>")
+    (site / "404.html").write_bytes("<h1>Our own 404 · ünïcode</h1>".encode())
+    server = subprocess.Popen([PRESCIENT, "serve", "--hub", str(sim_hub), "--port", "0"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline() if server.stdout else ""
+        base = line.split(" at ", 1)[1].split(" ", 1)[0]
+        assert urllib.request.urlopen(base, timeout=10).read() == b"<p>home</p>"
+        for path in ("no/such/page/", "sub/missing.csv", "generated/models/x/"):
+            with pytest.raises(urllib.error.HTTPError) as missing:
+                urllib.request.urlopen(base + path, timeout=10)
+            assert missing.value.code == 404
+            assert missing.value.read() == (site / "404.html").read_bytes()
+            assert missing.value.headers["Content-Type"] == "text/html; charset=utf-8"
+        with pytest.raises(urllib.error.HTTPError) as head:
+            urllib.request.urlopen(urllib.request.Request(base + "nothing", method="HEAD"), timeout=10)
+        assert head.value.code == 404 and head.value.read() == b""
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def test_a_closed_pipe_exits_quietly(sim_hub: Path):
