@@ -13,9 +13,11 @@ import shutil
 import sys
 import time
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 
 from . import __version__
+from .config import HUB_FILE
 from .console import demo_summary, print_frame, print_sources, progress_bar, requests_progress
 from .errors import (
     EXIT_CODES,
@@ -32,8 +34,6 @@ from .vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, RE
 
 EPILOG = "exit codes: " + " · ".join(f"{code} {meaning}" for code, meaning in sorted(EXIT_CODES.items()))
 
-
-HUB_FILE = "data/hub.toml"
 READ_COMMANDS = ("leaderboard", "verify", "arena", "oracle")  # they only read what the hub recorded
 
 
@@ -65,9 +65,8 @@ def _as_of(args: argparse.Namespace):
 
 def _announce(args: argparse.Namespace) -> Path | None:
     """The first line on stderr: the hub and the as-of time the command uses (stdout stays data)."""
-    from .store import readers
     from .store.layout import Layout
-    from .timeutil import format_ts, parse_ts
+    from .timeutil import format_ts
 
     if args.command == "demo":
         print(f"prescient: demo hub {Path(args.dir).resolve()}", file=sys.stderr)
@@ -79,12 +78,11 @@ def _announce(args: argparse.Namespace) -> Path | None:
     if args.command == "validate":
         line += f" · at {args.at}" if args.at else f" · at {format_ts(_as_of(args))}"
     elif hasattr(args, "as_of"):
-        history = readers.load_history(Layout(root)) if args.command == "leaderboard" and not args.as_of \
-            and (root / "data" / "leaderboard").is_dir() else None
+        default = _board_time(Layout(root)) if args.command == "leaderboard" and not args.as_of else None
         if args.command == "verify" and not args.as_of:
             line += " · as of the latest time its ledgers record"
-        elif history is not None and not history.empty:
-            line += f" · as of {format_ts(parse_ts(str(history['as_of'].max())))} (the latest night in history.csv)"
+        elif default is not None:
+            line += f" · as of {format_ts(default[0])} ({default[1]})"
         else:
             line += f" · as of {format_ts(_as_of(args))}"
     print(line, file=sys.stderr)
@@ -254,7 +252,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     hub = Hub.load(_hub(args.hub))
     settings, layout = hub.settings, hub.layout
-    as_of = _as_of(args) if args.as_of else _latest_night(layout) or _as_of(args)
+    default = None if args.as_of else _board_time(layout)
+    as_of = default[0] if default else _as_of(args)
     round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
         if args.fb_round_filter else {}
     try:
@@ -266,26 +265,34 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                           view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
     except ValueError as exc:
         raise PrescientError(f"leaderboard: {exc}") from None
+    from .console import board_text, empty_board_note
+
+    empty = empty_board_note(as_of, readers.round_dues(layout), settings.rounds.first_due,
+                             settings.scoring.min_age_days) if board.empty else ""
     if args.format != "table":
         print_frame(board, args.format)
+        if empty:
+            print(f"prescient leaderboard: {empty}", file=sys.stderr)
         return 0
-    import shutil
-
-    from .console import board_text
-
     title = (f"{args.board or settings.leaderboard.boards[0]} board · view {args.view} · as of "
              f"{as_of:%Y-%m-%dT%H:%M:%SZ} · Brier Index: higher is better")
-    sys.stdout.write(board_text(board, title, args.view, args.wide, shutil.get_terminal_size((100, 24)).columns))
+    sys.stdout.write(f"{title}\n{empty}\n" if empty else
+                     board_text(board, title, args.view, args.wide, shutil.get_terminal_size((100, 24)).columns))
     return 0
 
 
-def _latest_night(layout):
-    """The latest night history.csv records: the board the site shows, when no --as-of is given."""
+def _board_time(layout) -> tuple[datetime, str] | None:
+    """The leaderboard's time when no --as-of is given, and why: the latest night history.csv records
+    (the board the site shows), else the latest time the ledgers record (a hub not yet scoring);
+    None for a hub that records nothing."""
     from .store import readers
     from .timeutil import parse_ts
 
-    history = readers.load_history(layout)
-    return parse_ts(str(history["as_of"].max())) if not history.empty else None
+    history = readers.load_history(layout) if layout.root.joinpath("data", "leaderboard").is_dir() else None
+    if history is not None and not history.empty:
+        return parse_ts(str(history["as_of"].max())), "the latest night in history.csv"
+    latest = readers.latest_recorded(layout)
+    return (parse_ts(str(latest[0])), "the latest time the ledgers record") if latest else None
 
 
 def _check_view(view: str, scores) -> None:
@@ -313,11 +320,22 @@ def cmd_validate(args: argparse.Namespace) -> int:
     hub = _hub(args.hub)
     report = validate_pr(hub, args.base, args.head, args.author, at) if pr_mode else \
         validate_files(hub, [Path(f) for f in args.files], at)
-    text = render(report, args.format)
+    text = render(report, args.format, _submit_page(hub))
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     sys.stdout.write(text)
     return 0 if report.ok else SubmissionInvalid.exit_code
+
+
+def _submit_page(hub: Path) -> str:
+    """The Submit page a report names: hub.toml's site_url, else the page's source. A hub.toml that does not
+    load leaves the report as it is (the check of hub.toml itself is `prescient verify`'s)."""
+    from .config import SUBMIT_DOCS, load_settings
+
+    try:
+        return load_settings(hub).submit_page
+    except ConfigError:
+        return SUBMIT_DOCS
 
 
 def cmd_forecast_llm(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ unknown sources) and raises one ConfigError listing them all, each with its TOML
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
@@ -20,6 +21,7 @@ from .timeutil import UTC, parse_ts
 from .vocabulary import BOARDS, REPLICATES, known_sources
 
 HUB_FILE = "data/hub.toml"
+SUBMIT_DOCS = "site_src/docs/submit.md"  # the Submit page's source, named where no site_url is set
 HORIZONS = (7, 30, 90, 180, 365, 1095, 1825, 3650)
 
 
@@ -70,6 +72,12 @@ class Settings:
     http: Mapping[str, Any]
     sources: tuple[SourceSettings, ...] = field(default_factory=tuple)
     leaderboard: LeaderboardSettings = LeaderboardSettings()
+    site_url: str = ""
+
+    @property
+    def submit_page(self) -> str:
+        """Where a forecaster reads the rules: the published Submit page, else its source in the repository."""
+        return f"{self.site_url.rstrip('/')}/submit/" if self.site_url else SUBMIT_DOCS
 
     @property
     def enabled_sources(self) -> tuple[SourceSettings, ...]:
@@ -78,10 +86,12 @@ class Settings:
 
 @dataclass(frozen=True)
 class HubTable:
-    """The [hub] table's keys and defaults (Settings carries title and repo_url)."""
+    """The [hub] table's keys and defaults (Settings carries title, repo_url and site_url)."""
 
     title: str = "Prescient"
     repo_url: str = ""
+    # The published site's address (e.g. https://OWNER.github.io/REPO/); reports link its Submit page.
+    site_url: str = ""
     # GitHub logins or @org/team names; .github/codeowners.py writes CODEOWNERS from them.
     maintainers: tuple[str, ...] = ()
 
@@ -118,6 +128,7 @@ def load_settings(root: Path) -> Settings:
     first_due = _first_due(tables["rounds"].get("first_due"), path, problems)
     _check_leaderboard(tables["leaderboard"], path, problems)
     _check_budgets(raw, path, problems)
+    _check_site_url(tables["hub"].get("site_url"), path, problems)
     scoring = _scoring(tables["scoring"], path, problems)
     if problems:
         raise ConfigError(f"{path}: {len(problems)} problem(s) in the hub configuration", problems)
@@ -129,6 +140,7 @@ def load_settings(root: Path) -> Settings:
         root=root,
         title=tables["hub"]["title"],
         repo_url=tables["hub"]["repo_url"],
+        site_url=tables["hub"]["site_url"],
         rounds=RoundSettings(**rounds),
         scoring=ScoringSettings(**scoring),
         http=MappingProxyType(dict(raw.get("http", {}))),
@@ -249,6 +261,12 @@ def _check_budgets(raw: Mapping, path: Path, problems: list[Problem]) -> None:
             unit = " of seconds" if key.endswith("seconds") else " of bytes"
             problems.append(_problem(path, f"{table}.{key}", "bad-value",
                                      f"{table}.{key} = {value!r}; expected a positive number{unit}"))
+
+
+def _check_site_url(value: Any, path: Path, problems: list[Problem]) -> None:
+    if isinstance(value, str) and value and not re.fullmatch(r"https?://[^\s/<>\"'`]+(/[^\s<>\"'`]*)?", value):
+        problems.append(_problem(path, "hub.site_url", "bad-value",
+                                 f"hub.site_url = {value!r}: give the site's address, e.g. \"https://OWNER.github.io/REPO/\", or \"\""))
 
 
 def _first_due(value: str | None, path: Path, problems: list[Problem]) -> datetime:

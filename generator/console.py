@@ -158,6 +158,20 @@ def board_columns(board: pd.DataFrame, view: str, wide: bool) -> pd.DataFrame:
     return out[keep]
 
 
+def empty_board_note(as_of: datetime, dues: list[datetime], first_due: datetime, min_age_days: int) -> str:
+    """Why a board is empty, and when the first scores can appear: a round counts ``min_age_days`` after
+    its due time (FB's 50-day rule), so nothing shows before the first round's due time plus that."""
+    first = min(dues) if dues else first_due
+    earliest = first + timedelta(days=min_age_days)
+    if earliest > as_of:
+        which = f"round {first:%Y-%m-%d}" if dues else f"the first round (due {first:%Y-%m-%d}, not yet published)"
+        return (f"no scored forecasts as of {format_ts(as_of)}; first scores on {earliest:%Y-%m-%d} at the earliest: "
+                f"{which} counts {min_age_days} days after its due time")
+    cutoff = as_of - timedelta(days=min_age_days)
+    return (f"no scored forecasts as of {format_ts(as_of)}: no forecast of a round due by {cutoff:%Y-%m-%d} "
+            "has resolved yet, or every such file was left out by the imputation rule")
+
+
 def board_text(board: pd.DataFrame, title: str, view: str, wide: bool, width: int) -> str:
     """The title line, then the board as an aligned table; compact boards shorten model names to
     fit ``width`` columns (``wide`` boards print every column, however wide)."""

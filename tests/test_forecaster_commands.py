@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -238,3 +239,68 @@ def test_a_spreadsheet_saved_csv_validates_with_a_note_and_is_never_rewritten(se
     assert result.returncode == 0, result.stdout
     assert "Passed" in result.stdout and "[utf8-bom]" in result.stdout and "[crlf-line-endings]" in result.stdout
     assert "file is kept as it is" in result.stdout
+
+
+def test_a_hub_not_yet_scoring_says_when_the_first_scores_come(tmp_path):
+    """One night recorded, no score yet: the board is as of that night (not the clock) and says why it is empty."""
+    hub = write_hub(tmp_path / "hub")
+    assert prescient("nightly", "--hub", str(hub), "--as-of", "2026-01-16T00:00:00Z").returncode in (0, 6)
+    result = prescient("leaderboard", "--hub", str(hub))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines()[0].endswith("as of 2026-01-16T00:00:00Z (the latest time the ledgers record)")
+    title, note = result.stdout.splitlines()
+    assert title.startswith("tournament board · view overall · as of 2026-01-16T00:00:00Z")
+    # round 2026-01-25 is the first; the hub's min_age_days is 20
+    assert note == ("no scored forecasts as of 2026-01-16T00:00:00Z; first scores on 2026-02-14 at the earliest: "
+                    "round 2026-01-25 counts 20 days after its due time")
+    as_json = prescient("leaderboard", "--hub", str(hub), "--format", "json")
+    assert as_json.returncode == 0 and json.loads(as_json.stdout) == []
+    assert "no scored forecasts as of 2026-01-16T00:00:00Z" in as_json.stderr
+
+
+def test_a_board_past_the_first_rounds_age_but_empty_says_nothing_resolved(season):
+    result = prescient("leaderboard", "--hub", str(season), "--as-of", "2026-01-30T00:00:00Z", "--replicates", "0")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[1].startswith("no scored forecasts as of 2026-01-30T00:00:00Z; first scores on 2026-02-14")
+
+
+def test_rounds_and_the_template_from_outside_a_hub_and_from_inside_a_clone_holding_one(season, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    lost = prescient("rounds", cwd=outside)
+    assert lost.returncode == 2 and "no hub found" in lost.stderr and "--hub DIR" in lost.stderr
+    assert "Traceback" not in lost.stderr
+    given = prescient("rounds", "--hub", str(season), "--as-of", "2026-02-01T00:00:00Z", cwd=outside)
+    assert given.returncode == 0 and "open · closes in 7 d" in given.stdout, given.stderr
+    template = prescient("round", "template", "--hub", str(season), "--due", "2026-02-08", cwd=outside)
+    assert template.returncode == 0 and template.stdout.startswith("question_id,"), template.stderr
+    # a clone whose own hub is empty, with a hub in demo/: standing in demo/data/ reads demo/
+    clone = write_hub(tmp_path / "clone")
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    shutil.copytree(season, clone / "demo")
+    inside = prescient("rounds", "--as-of", "2026-02-01T00:00:00Z", cwd=clone / "demo" / "data")
+    assert inside.returncode == 0 and "2026-02-08" in inside.stdout, inside.stderr
+    assert inside.stderr.splitlines()[0].startswith(f"prescient: hub {(clone / 'demo').resolve()}")
+    again = prescient("round", "template", "--due", "2026-02-08", cwd=clone / "demo" / "data")
+    assert again.returncode == 0 and again.stdout == template.stdout
+    at_top = prescient("rounds", "--as-of", "2026-02-01T00:00:00Z", cwd=clone)
+    assert at_top.returncode == 0 and "2026-02-08" not in at_top.stdout  # the clone's own hub has no round
+
+
+def test_a_report_ends_with_the_hubs_submit_page(season, tmp_path):
+    """hub.toml's site_url makes every report end with the published Submit page; a bad one is refused."""
+    hub = tmp_path / "hub"
+    shutil.copytree(season, hub)
+    toml = hub / "data/hub.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('title = "Test hub"',
+                    'title = "Test hub"\nsite_url = "https://acme.github.io/hub/"'), encoding="utf-8")
+    target = hub / "data/forecasts/2026-02-08/me.bot.csv"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("question_id,source,resolution_date,probability,reasoning\n", encoding="utf-8")
+    for fmt in ("text", "markdown"):
+        result = prescient("validate", "--hub", str(hub), "--at", "2026-02-01T00:00:00Z", "--format", fmt, str(target))
+        assert result.returncode == 9, result.stderr
+        assert result.stdout.rstrip("\n").splitlines()[-1].endswith("https://acme.github.io/hub/submit/" + (">" if fmt == "markdown" else ""))
+    toml.write_text(toml.read_text(encoding="utf-8").replace("https://acme.github.io/hub/", "acme.github.io hub"), encoding="utf-8")
+    bad = prescient("sources", "--hub", str(hub))
+    assert bad.returncode == 2 and "hub.site_url" in bad.stderr and "[bad-value]" in bad.stderr, bad.stderr

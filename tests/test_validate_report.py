@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from generator.submissions import Report, problem, render
 from generator.submissions.report import MAX_MARKDOWN_ROWS, code, md, printable
 
@@ -187,3 +189,19 @@ def test_the_file_list_is_capped():
     files = tuple(f"data/forecasts/2026-01-25/t.m{i:04d}.csv" for i in range(MAX_MARKDOWN_ROWS + 5))
     text = render(Report("2026-01-20T00:00:00Z", files), "markdown")
     assert text.count("\n- `data/") == MAX_MARKDOWN_ROWS and "- … and 5 more" in text
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_every_report_names_the_submit_page_last(fmt):
+    """Without a site the page's source in the repository; with hub.toml's site_url, the published page."""
+    url = "https://acme.github.io/hub/submit/"
+    for report in (sample(), Report("2026-01-20T00:00:00Z", (FILE,))):
+        plain = render(report, fmt)
+        linked = render(report, fmt, url)
+        if fmt == "json":
+            assert json.loads(plain)["submit_page"] == "site_src/docs/submit.md"
+            assert json.loads(linked)["submit_page"] == url
+            continue
+        assert plain.rstrip("\n").splitlines()[-1].endswith("site_src/docs/submit.md" + ("`" if fmt == "markdown" else ""))
+        last = linked.rstrip("\n").splitlines()[-1]
+        assert last.endswith(f"<{url}>" if fmt == "markdown" else url) and "Submit page" in last

@@ -16,9 +16,9 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 
 from ..codes import ERROR, WARNING, explain
+from ..config import SUBMIT_DOCS
 from ..errors import Problem
 
-SUBMIT_DOCS = "site_src/docs/submit.md"
 MAX_MARKDOWN_ROWS = 200
 FORMATS = ("text", "markdown", "json")
 
@@ -60,8 +60,9 @@ class Report:
                 f"in {n} file(s) checked at {self.at} (UTC).")
 
 
-def render(report: Report, fmt: str) -> str:
-    return {"text": render_text, "markdown": render_markdown, "json": render_json}[fmt](report)
+def render(report: Report, fmt: str, submit_page: str = SUBMIT_DOCS) -> str:
+    """The report in ``fmt``; every format ends by naming ``submit_page`` (the Submit page's URL, or its source)."""
+    return {"text": render_text, "markdown": render_markdown, "json": render_json}[fmt](report, submit_page)
 
 
 _HIDDEN = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))  # control, format (bidi, zero-width), surrogate, separators
@@ -92,21 +93,22 @@ def _printable_problem(p: Problem) -> Problem:
                    message=printable(p.message))
 
 
-def render_text(report: Report) -> str:
+def render_text(report: Report, submit_page: str = SUBMIT_DOCS) -> str:
     lines = [printable(report.summary())]
     lines += [f"  note: {printable(n)}" for n in report.notes]
     lines += [f"  {p.severity}: {_printable_problem(p)}" for p in report.problems]
-    if not report.ok:
-        lines.append(f"Fix every error and push again; each code is explained in {SUBMIT_DOCS}.")
+    fix = "" if report.ok else "Fix every error and push again. "
+    lines.append(f"{fix}The rules and every code are on the Submit page: {printable(submit_page)}")
     return "\n".join(lines) + "\n"
 
 
-def render_json(report: Report) -> str:
+def render_json(report: Report, submit_page: str = SUBMIT_DOCS) -> str:
     body = {
         "ok": report.ok, "at": report.at, "errors": len(report.errors), "warnings": len(report.warnings),
         "files": [printable(f) for f in report.files], "notes": [printable(n) for n in report.notes],
         "problems": [{"file": p.file, "row": p.row, "column": p.column, "code": p.code,
                       "severity": p.severity, "message": p.message} for p in map(_printable_problem, report.problems)],
+        "submit_page": submit_page,
     }
     return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
 
@@ -137,14 +139,14 @@ def code(text: object, limit: int = 300) -> str:
     return f"{fence}{pad}{value}{pad}{fence}"
 
 
-def render_markdown(report: Report) -> str:
+def render_markdown(report: Report, submit_page: str = SUBMIT_DOCS) -> str:
     icon = "✅" if report.ok else "❌"
     lines = ["## Prescient submission check", "", f"{icon} **{md(report.summary())}**", ""]
     lines += [f"- {md(n)}" for n in report.notes] + ([""] if report.notes else [])
     lines += ["Files checked:", ""] + _file_list(report.files) + [""]
     if report.problems:
         lines += _problem_table(report.problems) + [""] + _code_legend(report.problems) + [""]
-    lines += _next_steps(report)
+    lines += _next_steps(report) + ["", f"The rules and every code are on the Submit page: {_page_link(submit_page)}"]
     return "\n".join(lines) + "\n"
 
 
@@ -174,5 +176,10 @@ def _next_steps(report: Report) -> list[str]:
         return [("**Next:** nothing to do; a maintainer merges the pull request. Until the due time you may "
              "replace your file by pushing a new commit.")]
     return [("**Next:** fix every error above and push a new commit; this check runs again and updates this comment. "
-             "Check locally first with `prescient validate data/forecasts/<due>/<team>.<model>.csv`. "
-             f"The rules are in `{SUBMIT_DOCS}` (the Submit page).")]
+             "Check locally first with `prescient validate data/forecasts/<due>/<team>.<model>.csv`.")]
+
+
+def _page_link(page: str) -> str:
+    """A site URL as a Markdown autolink (hub.toml's site_url is checked to hold no space, quote or angle
+    bracket); the repository path, when no site is configured, as code."""
+    return f"<{page}>" if re.match(r"https?://", page) else code(page)
