@@ -6,14 +6,16 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import sys
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
-from .store.csvio import spreadsheet_safe
+from .store.csvio import encode, spreadsheet_safe
 from .timeutil import format_ts
 
 if TYPE_CHECKING:  # rich is imported only when a terminal shows the bar
@@ -100,13 +102,22 @@ def requests_progress():
 
 def print_frame(frame: pd.DataFrame, fmt: str, hide: tuple[str, ...] = (), digits: int | None = None) -> None:
     """A board as CSV (every column), JSON records (every column) or a table for people."""
-    if fmt == "csv":  # for spreadsheets: formula-like text neutralised (store.csvio.spreadsheet_safe)
-        spreadsheet_safe(frame).to_csv(sys.stdout, index=False, lineterminator="\n", float_format="%.6g")
+    if fmt == "csv":  # for spreadsheets: formula-like text neutralised, cells quoted as the ledgers quote them
+        safe = spreadsheet_safe(frame)
+        cells = [np.array([_csv_cell(v) for v in safe[c].tolist()], dtype=object) for c in safe.columns]
+        sys.stdout.write(encode(tuple(map(str, safe.columns)), cells).decode("utf-8"))
     elif fmt == "json":
         print(json.dumps(json.loads(frame.to_json(orient="records")), indent=2))
     else:
         shown = frame.drop(columns=[c for c in hide if c in frame.columns])
         print(shown.to_string(index=False, float_format=(lambda x: f"{x:.{digits}f}") if digits is not None else None))
+
+
+def _csv_cell(value) -> str:
+    """A value as the console's CSV writes it: empty for a missing one, floats to six significant digits."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
 
 
 _SCORE_COLUMN = {"market": "market", "dataset": "dataset"}  # the view's Brier Index column; others rank overall

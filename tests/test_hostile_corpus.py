@@ -505,3 +505,18 @@ def test_a_bet_amount_in_non_ascii_digits_or_with_a_no_break_space_is_refused_en
     body = f'question_id,placed_at,side,amount,reasoning\nmanifold:m1,2026-01-20T10:00:00Z,YES,"{amount}",\n'
     report = submit(hub, f"data/bets/{DUE}/acme.gpt-x.csv", body.encode("utf-8"))
     assert [(p.code, p.row, p.column) for p in report.problems if p.severity == "error"] == [("bad-bet-amount", 2, "amount")]
+
+
+def test_console_csv_quotes_a_bare_carriage_return_and_keeps_every_cell(capsys):
+    """`--format csv` prints cells quoted as the ledgers are: a bare CR, U+2028 or edge space stays in its cell."""
+    from generator.console import print_frame
+
+    hostile = ["x\ry", "u\u2028v", " lead", "=1+1", 'q"uote', "plain"]
+    frame = pd.DataFrame({"model": hostile, "score": [0.123456789, float("nan"), 1.0, 2.5, -3.0, 4e-9], "rank": range(6)})
+    print_frame(frame, "csv")
+    out = capsys.readouterr().out
+    rows = list(csv.reader(io.StringIO(out, newline="")))
+    assert rows[0] == ["model", "score", "rank"] and len(rows) == 7
+    assert [r[0] for r in rows[1:]] == [spreadsheet_safe(frame)["model"][i] for i in range(6)]
+    assert [r[1] for r in rows[1:]] == ["0.123457", "", "1", "2.5", "-3", "4e-09"]
+    assert [r[2] for r in rows[1:]] == [str(i) for i in range(6)]
