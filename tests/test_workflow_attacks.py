@@ -363,7 +363,7 @@ def test_no_install_line_imports_code_from_the_checkout(machine, workflow, job, 
     m = machine
     seed_base(m, hostile_files(m.marker))
     open_pull_request(m, {"data/models/acme.gpt-x.yml": MODEL})
-    m.context.update({"github.ref_name": "main", "secrets.METACULUS_TOKEN": "", "secrets.FRED_API_KEY": "",
+    m.context.update({"github.ref_name": "main", "github.sha": m.base, "secrets.METACULUS_TOKEN": "", "secrets.FRED_API_KEY": "",
                       "secrets.NIGHTLY_PUSH_KEY": "",
                       "secrets.PRESCIENT_LLM_API_KEY": "", "vars.PRESCIENT_LLM_BASE_URL": "",
                       "vars.PRESCIENT_LLM_MODEL": ""})
@@ -376,3 +376,37 @@ def test_no_install_line_imports_code_from_the_checkout(machine, workflow, job, 
     assert result.returncode == 0, log_of(results)
     assert m.imported() == [], f"{workflow} {step!r} imported {m.imported()} from the checkout\n{log_of(results)}"
     assert m.installs(), log_of(results)
+
+
+# -- ci.yml's audit: the base commit's verifier over the pull request's data, never its code -------
+
+def _installed_from(m) -> list[Path]:
+    return [Path(i["cwd"], i["args"][-1]) for i in m.installs() if "install" in i["args"]]
+
+
+def test_the_audit_installs_the_base_commits_verifier_and_reads_the_pull_request_as_data(machine):
+    m = machine
+    seed_base(m)
+    open_pull_request(m, {"data/models/acme.gpt-x.yml": MODEL, **hostile_files(m.marker)})
+    m.context["github.sha"] = "0" * 40  # a pull request's run: the base sha decides, not this one
+    results = run_job(m, load("ci.yml"), "audit", default_ref="refs/pull/1/merge")
+    log = log_of(results)
+    assert m.imported() == [], f"the pull request's code ran: {m.imported()}\n{log}"
+    targets = _installed_from(m)
+    assert targets, "the verifier was never installed\n" + log
+    for target in targets:
+        assert git(target, "rev-parse", "HEAD", env=m.env) == m.base, log
+        assert not (target / "pip").exists() and not (target / "evil.py").exists(), log
+    step = ran(results)["Recompute and check history"]
+    assert step.returncode == 0, log
+    assert str(m.workspace) in step.output and (m.workspace / "pip").exists(), "the merged tree is what was audited"
+
+
+def test_on_a_push_to_main_the_audit_installs_the_pushed_commit(machine):
+    m = machine
+    seed_base(m)
+    open_pull_request(m, {"data/models/acme.gpt-x.yml": MODEL})
+    m.context.update({"github.event.pull_request.base.sha": "", "github.sha": m.base, "github.ref": "refs/heads/main"})
+    results = run_job(m, load("ci.yml"), "audit", default_ref="refs/heads/main")
+    assert [git(t, "rev-parse", "HEAD", env=m.env) for t in _installed_from(m)] == [m.base], log_of(results)
+    assert ran(results)["Recompute and check history"].returncode == 0, log_of(results)

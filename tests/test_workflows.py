@@ -219,7 +219,7 @@ def test_the_audit_runs_on_full_history_in_ci_and_in_the_ci_script():
     audit = load("ci.yml")["jobs"]["audit"]["steps"]
     checkout = next(s for s in audit if "actions/checkout" in s.get("uses", ""))
     assert checkout["with"]["fetch-depth"] == 0  # a shallow clone cannot show what came before
-    assert any("prescient verify --hub . --git" in s.get("run", "") for s in audit)
+    assert any('prescient verify --hub "$GITHUB_WORKSPACE" --git' in s.get("run", "") for s in audit)
     assert "\n  .venv/bin/prescient verify --hub . --git\n" in (ROOT / ".ci/run").read_text(encoding="utf-8")
 
 
