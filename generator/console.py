@@ -120,9 +120,6 @@ def _csv_cell(value) -> str:
     return f"{value:.6g}" if isinstance(value, float) else str(value)
 
 
-_SCORE_COLUMN = {"market": "market", "dataset": "dataset"}  # the view's Brier Index column; others rank overall
-
-
 def _num(value, digits: int) -> str:
     return "" if pd.isna(value) else f"{float(value):.{digits}f}"
 
@@ -136,7 +133,9 @@ def board_columns(board: pd.DataFrame, view: str, wide: bool) -> pd.DataFrame:
     with its CI, Brier and secondary scores to three, and no column that is empty on every row.
     Compact (not ``wide``): rank, model, Brier Index [CI], N and the rank interval."""
     if not wide:
-        score = _SCORE_COLUMN.get(view.split(":")[0], "overall")
+        from .leaderboard.hub_boards import headline_of  # here: the leaderboard's imports (scipy) are slow
+
+        score = headline_of(view, board)
         if score not in board.columns or board[score].isna().all():
             score = next((c for c in ("overall", "market", "dataset") if c in board.columns and board[c].notna().any()), score)
         counts = {"market": ("n_market",), "dataset": ("n_dataset",)}.get(score, ("n_dataset", "n_market"))

@@ -112,3 +112,51 @@ def test_cli_prints_the_secondary_columns_and_filters_by_view(tmp_path: Path):
     assert only["n_dataset"].tolist() == [0, 0] and only["n_market"].tolist() == [2, 2]
     bad = run_cli(*common, "--view", "sector:energy")
     assert bad.returncode == 1 and "unknown view" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# Every view ranks (issue 18): a view of one question type used to rank by the overall score, which
+# is undefined without both types, so its Rank, Rank 95%, % #1 and vs. ref were all empty.
+
+
+def _assert_ranked(board: pd.DataFrame, score: str) -> None:
+    assert board["rank"].notna().all(), board[["model", "rank"]]
+    assert board["rank"].tolist() == sorted(board["rank"].tolist()), "best first"
+    assert board[score].tolist() == sorted(board[score].tolist(), reverse=True), f"ordered by {score}"
+    assert board["pct_rank1"].sum() == pytest.approx(100.0)
+    assert (board["rank_low"] <= board["rank"]).all() and (board["rank"] <= board["rank_high"]).all()
+    assert (board[f"{score}_ci_low"] <= board[score]).all() and (board[score] <= board[f"{score}_ci_high"]).all()
+    assert board["p_value"].isna().sum() == 1, "every model but the reference (the top one) has a p-value"
+    assert board["p_label"].iloc[0] == "—" and set(board["p_label"].iloc[1:]) <= {"Yes", "Likely", "No"}
+
+
+@pytest.mark.parametrize("view,score", [("dataset", "dataset"), ("market", "market"), ("overall", "overall"),
+                                        ("source:manifold", "market"), ("source:fred", "dataset"),
+                                        ("horizon:7", "dataset"), ("category:econ", "overall"),
+                                        ("resolved-only", "overall")])
+def test_every_view_ranks_by_its_own_score_with_its_own_intervals(tmp_path: Path, view: str, score: str):
+    from generator.leaderboard.hub_boards import board_for, headline_of
+    from generator.store import readers
+    from generator.store.hub import Hub
+    from generator.timeutil import parse_ts
+
+    hub = Hub.load(_hub_with_scores(tmp_path))
+    scores = readers.load_scores(hub.layout)
+    board = board_for(scores, {}, parse_ts("2026-03-01T00:00:00Z"), hub.settings, board="tournament", view=view, replicates=200)
+    assert len(board) == 2
+    assert headline_of(view, board) == score
+    _assert_ranked(board, score)
+    if score != "overall":  # a one-type view: the overall score is undefined, the view's own is not
+        assert board["overall"].isna().all() and board[score].notna().all()
+
+
+@pytest.mark.parametrize("view", ["dataset", "market"])
+def test_cli_ranks_the_dataset_and_market_views(tmp_path: Path, view: str):
+    hub = _hub_with_scores(tmp_path)
+    common = ("leaderboard", "--hub", str(hub), "--replicates", "50", "--view", view)
+    frame = pd.read_csv(pd.io.common.StringIO(run_cli(*common, "--format", "csv").stdout))
+    _assert_ranked(frame, view)
+    table = run_cli(*common)
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[1].split()[:2] == ["rank", "model"]
+    assert [line.split()[0] for line in lines[2:]] == ["1", "2"], table.stdout

@@ -23,7 +23,8 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 4. ``bootstrap`` (strata (round, source), unit resampling as FB) and ``summarize``: 95% CIs,
    one-sided p-values against ``reference`` (a model id, matched exactly; not on this board: no
    reference, every p_label says so; not configured: the top model) with FB's labels, % ranked #1
-   and rank intervals, on the overall score.
+   and rank intervals, on the score the board ranks by (``FBOptions.score``: overall by default;
+   a view of one question type ranks by that type's score, see ``ranking_score``).
 5. Stability rule (``provisional_models``): a model with fewer than ``min_resolved`` resolved units
    it forecast itself, or whose first round on the board is due less than ``min_age_days`` before
    ``as_of``, is shown with ``provisional = 1`` and no rank; rank statistics (% #1, rank
@@ -83,6 +84,7 @@ class FBOptions:
     naive_model: str | None = NAIVE_MODEL  # the BSS reference
     min_resolved: int = 0  # stability rule; hub.toml [scoring] min_resolved
     min_age_days: int = 0  # stability rule; hub.toml [scoring] min_age_days
+    score: str = "overall"  # ranked by: overall, dataset, market, or "auto" (see ``ranking_score``)
 
 
 FB_TOURNAMENT = FBOptions(min_dataset_rows=FB_MIN_DATASET_ROWS, min_market_questions=FB_MIN_MARKET_QUESTIONS)
@@ -96,6 +98,22 @@ def board_options(scoring, leaderboard, **overrides) -> FBOptions:
                 market_difficulty=leaderboard.market_difficulty, reference=leaderboard.reference or None,
                 min_resolved=scoring.min_resolved, min_age_days=scoring.min_age_days)
     return FBOptions(**{**base, **{k: v for k, v in overrides.items() if v is not None}})
+
+
+SCORES = ("overall", *TYPES)
+AUTO = "auto"
+
+
+def ranking_score(wanted: str, n_per_type) -> str:
+    """The score a board ranks by: ``wanted`` unless it is ``"auto"``; then the one question type
+    with scored units when only one has any (the overall score, the mean over both types, is
+    undefined then), else overall. ``n_per_type``: units scored per type, in ``TYPES`` order."""
+    if wanted != AUTO:
+        if wanted not in SCORES:
+            raise ValueError(f"unknown score {wanted!r}; expected one of {', '.join(SCORES)} or {AUTO}")
+        return wanted
+    present = [t for t, n in zip(TYPES, n_per_type, strict=True) if n > 0]
+    return present[0] if len(present) == 1 else "overall"
 
 
 def is_estimation_model(model: str, meta: ModelMeta | None) -> bool:
@@ -196,10 +214,11 @@ def fb_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime
                         b_fixed=b_fixed, type_names=TYPES, orphan_units=options.orphan_units)
     point = fit(panel)
     boot = bootstrap(panel, options.replicates, rng)
-    ref = _reference(names, point.overall, options.reference)
+    score = ranking_score(options.score, np.nansum(point.n, axis=1))
+    ref = _reference(names, point.overall if score == "overall" else point.D[TYPES.index(score)], options.reference)
     provisional = provisional_models(rows, as_of, options.min_resolved, options.min_age_days).reindex(names).to_numpy()
-    summary = summarize(point, boot, reference=ref, score="overall", rankable=~provisional)
-    out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0)
+    summary = summarize(point, boot, reference=ref, score=score, rankable=~provisional)
+    out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score)
     if ref is None and options.reference is not None:
         out["p_label"] = NO_REFERENCE
     return with_secondary(out, rows, options.naive_model, provisional)
@@ -225,18 +244,19 @@ def with_secondary(board: pd.DataFrame, rows: pd.DataFrame, naive_model: str | N
     return out[COLUMNS]
 
 
-def _reference(names: np.ndarray, overall: np.ndarray, wanted: str | None) -> int | None:
+def _reference(names: np.ndarray, D: np.ndarray, wanted: str | None) -> int | None:
     """The row p-values compare against: the model ``wanted``, by its exact id (None when it is not
     on this board: no reference, never a model whose id merely looks alike); nothing configured: the
-    top model. A name never chooses the reference, so a new model cannot take the role."""
+    top model by ``D`` (the ranking score). A name never chooses the reference, so a new model
+    cannot take the role."""
     if wanted is not None:
         hits = np.flatnonzero(names == wanted)
         return int(hits[0]) if hits.size else None
-    finite = np.isfinite(overall)
-    return int(np.flatnonzero(finite)[np.argmin(overall[finite])]) if finite.any() else None
+    finite = np.isfinite(D)
+    return int(np.flatnonzero(finite)[np.argmin(D[finite])]) if finite.any() else None
 
 
-def _frame(names, models, point, summary, in_est) -> pd.DataFrame:
+def _frame(names, models, point, summary, in_est, score: str = "overall") -> pd.DataFrame:
     bi, low, high = summary.brier_index, summary.ci_low, summary.ci_high
     meta = [models.get(m) for m in names]
     out = pd.DataFrame({
@@ -251,5 +271,5 @@ def _frame(names, models, point, summary, in_est) -> pd.DataFrame:
     out["pct_rank1"], out["rank_low"], out["rank_high"] = summary.pct_rank1, summary.rank_low, summary.rank_high
     out["p_value"], out["p_display"], out["p_label"] = summary.p_value, [format_p(p) for p in summary.p_value], summary.p_label
     out["in_estimation"] = in_est.astype(np.int64)
-    out = out.sort_values(["rank", "overall", "model"], ascending=[True, False, True], na_position="last", kind="mergesort")
+    out = out.sort_values(["rank", score, "model"], ascending=[True, False, True], na_position="last", kind="mergesort")
     return out[[c for c in COLUMNS if c in out]].reset_index(drop=True)

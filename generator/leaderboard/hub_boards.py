@@ -16,17 +16,21 @@ from ..config import Settings
 from ..models import ModelMeta
 from ..schemas import HISTORY
 from ..timeutil import format_ts
-from .fb_board import board_options, crowd_from_rounds, fb_board
+from .fb_board import AUTO, board_options, crowd_from_rounds, fb_board, ranking_score
 from .views import view_rows
 
-# The score column each view ranks by (per-type views rank by that type's Brier Index).
-HEADLINE = {"market": "market", "dataset": "dataset"}
+# The score each view ranks by: the per-type views by that type's Brier Index, the overall view by
+# the overall one (FB's), every other view (a source, a category, a horizon, resolved-only) by the
+# overall score when it holds both question types and by the one type it holds otherwise.
+HEADLINE = {"overall": "overall", "market": "market", "dataset": "dataset"}
 BOOTSTRAP_COLUMNS = (*(f"{s}_ci_{e}" for s in ("dataset", "market", "overall") for e in ("low", "high")),
                      "pct_rank1", "rank_low", "rank_high", "p_value")
 
 
-def headline_of(view: str) -> str:
-    return HEADLINE.get(view, "overall")
+def headline_of(view: str, board: pd.DataFrame) -> str:
+    """The score column ``board`` (the board of ``view``) is ranked by, as ``fb_board`` chose it."""
+    counts = [board[f"n_{t}"].fillna(0).sum() if f"n_{t}" in board else 0 for t in ("dataset", "market")]
+    return ranking_score(HEADLINE.get(view, AUTO), counts)
 
 
 def board_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings, *,
@@ -34,7 +38,7 @@ def board_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetim
               crowd: pd.DataFrame | None = None, **options) -> pd.DataFrame:
     """One board × view, as ``fb_board`` computes it with the hub's options (``options`` override
     ``FBOptions`` fields). ``replicates=0``: point estimates and ranks only, bootstrap columns empty."""
-    fb_options = board_options(settings.scoring, settings.leaderboard, board=board,
+    fb_options = board_options(settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO),
                                replicates=1 if replicates == 0 else replicates, **options)
     rng = np.random.default_rng(settings.leaderboard.seed if seed is None else seed)
     rows = view_rows(scores, view)

@@ -165,7 +165,7 @@ def _panels(boards: dict[tuple[str, str], pd.DataFrame]) -> list[dict]:
     """One switchable panel per (board, view): its rows, headline column and CI dot-plot."""
     panels = []
     for (board, view), frame in boards.items():
-        headline = headline_of(view)
+        headline = headline_of(view, frame)
         unranked = frame["p_value"].isna() & frame[headline].notna() if len(frame) else frame.get("p_value", [])
         reference = frame.loc[unranked, "model"].iloc[0] if len(frame) and unranked.sum() == 1 else ""
         panels.append({
