@@ -24,10 +24,49 @@ def test_board_dots_and_history_lines_carry_names_as_plain_text():
                           "overall": [70.0, 60.0], "overall_ci_low": [65.0, 55.0], "overall_ci_high": [75.0, 65.0],
                           "n_dataset": [3, 3], "n_market": [4, 4]})
     dots = json.loads(charts.to_json(charts.board_dots(board)))
-    assert dots["data"][0]["y"] == ["Fine", SHOWN]
+    assert dots["data"][0]["text"] == ["Fine", SHOWN]  # the hover text: the whole name
+    assert dots["data"][0]["y"] == ["Fine", charts.plain(HOSTILE[:charts.TICK_CHARS - 1].rstrip() + "…")]  # the tick: cut
     history = pd.DataFrame({"as_of": ["2026-01-02T00:00:00Z"] * 2, "model": ["evil.x", "ok.y"], "overall": [70.0, 60.0]})
     lines = json.loads(charts.to_json(charts.history_lines(history, {"evil.x": HOSTILE})))
     assert [t["name"] for t in lines["data"]] == [SHOWN, "ok.y"]
     for figure in (dots, lines):
         text = json.dumps([{k: t.get(k) for k in ("name", "y", "text")} for t in figure["data"]])
         assert "<" not in text and ">" not in text
+
+
+def test_history_lines_keep_thirteen_and_more_lines_apart_and_mark_always_half():
+    models = [f"t.m{i:02d}" for i in range(16)] + ["hub.always-0.5", "hub.naive"]
+    history = pd.DataFrame({"as_of": "2026-03-01T00:00:00Z", "model": models, "overall": [60.0 + i for i in range(len(models))]})
+    figure = json.loads(charts.to_json(charts.history_lines(history, {}, {"hub.always-0.5", "hub.naive"})))
+    styles = [(t["line"]["color"], t["line"]["dash"]) for t in figure["data"]]
+    assert len(set(styles)) == len(models), "two lines look alike"
+    assert [t["name"] for t in figure["data"]][:2] == ["t.m15", "t.m14"] and figure["data"][-1]["name"] in models[-2:]
+    assert [t["line"]["dash"] for t in figure["data"][-2:]] == ["dash", "dash"], "baselines last, dashed after the 12 first"
+    assert {t["line"]["dash"] for t in figure["data"][:12]} == {"solid"}
+    assert [s["y0"] for s in figure["layout"]["shapes"]] == [50.0]
+    assert figure["layout"]["annotations"][0]["text"] == "Always 0.5"
+
+
+def test_the_board_dot_plot_marks_always_half_on_its_brier_index_axis():
+    board = pd.DataFrame({"model": ["a.x"], "name": ["A"], "rank": [1], "overall": [70.0], "overall_ci_low": [65.0],
+                          "overall_ci_high": [75.0], "n_dataset": [3], "n_market": [4]})
+    figure = json.loads(charts.to_json(charts.board_dots(board)))
+    assert [(s["x0"], s["x1"], s["yref"]) for s in figure["layout"]["shapes"]] == [(50.0, 50.0, "paper")]
+
+
+def test_every_chart_uses_only_trace_types_of_the_plotly_bundle_the_site_ships():
+    from generator.site.render import PLOTLY_TRACES, plotly_js
+
+    board = pd.DataFrame({"model": ["a.x"], "name": ["A"], "rank": [1], "overall": [70.0], "overall_ci_low": [65.0],
+                          "overall_ci_high": [75.0], "n_dataset": [3], "n_market": [4]})
+    history = pd.DataFrame({"as_of": ["2026-01-02T00:00:00Z"], "model": ["a.x"], "overall": [70.0]})
+    figures = [charts.board_dots(board), charts.history_lines(history, {}),
+               charts.question_history(pd.DataFrame({"observed_at": ["2026-01-01T00:00:00Z"], "value": [0.4]}), "binary"),
+               charts.reliability(pd.DataFrame({"forecast": [0.5], "observed": [0.4], "n": [3], "ci_low": [0.1], "ci_high": [0.8]})),
+               charts.arena_curves(pd.DataFrame({"view": ["bets"], "at": ["2026-01-02T00:00:00Z"], "pnl": [1.0]})),
+               charts.oracle_months(pd.DataFrame({"month": ["2026-01"], "accuracy": [0.5], "accuracy_ma5": [0.5], "n": [3],
+                                                  "knowledge_cutoff": ["2025-12-01"]}))]
+    types = {t["type"] for f in figures for t in json.loads(charts.to_json(f))["data"]}
+    assert types and types <= set(PLOTLY_TRACES), types
+    bundle = plotly_js()
+    assert bundle.startswith(b"/**\n* plotly.js (basic - minified)") and len(bundle) < 1_500_000

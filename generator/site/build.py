@@ -65,7 +65,8 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     return SiteData(
         title=settings.title, as_of=as_of, methodology_version=settings.scoring.methodology_version,
         board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards,
-        history=history[history["board"] == first], models=models,
+        history=history[history["board"] == first], board_history=history, models=models,
+        round_age_days=settings.scoring.min_age_days,
         model_scores={m: g for m, g in scores.groupby("model", sort=True)},
         changes=history_diffs(_last_nights(history, CHANGES_NIGHTS), first_rounds=first_rounds(scores)),
         corrections=corrections(readers.load_observations(layout), format_ts(as_of),

@@ -59,6 +59,8 @@ class SiteData:
     arena_curves: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.CURVE
     oracle_months: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.temporal view, by model
     oracle_board: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.board.BOARD_COLUMNS
+    board_history: pd.DataFrame = field(default_factory=pd.DataFrame)  # HISTORY rows of every board
+    round_age_days: int | None = None  # a round enters the boards this many days after its due date
 
 
 def data_dictionary(env: jinja2.Environment) -> str:
@@ -77,7 +79,34 @@ def environment() -> jinja2.Environment:
     env.filters["num"] = lambda x, digits=3: "–" if pd.isna(x) else f"{x:.{digits}f}"
     env.filters["safe_url"] = safe_url
     env.filters["title_json"] = title_json
+    env.globals["n_varies"] = n_varies
     return env
+
+
+def n_varies(rows: list[dict]) -> bool:
+    """Whether the board's rows differ in N (scored forecasts): a column of one number is noise."""
+    return len({int(r["n_dataset"]) + int(r["n_market"]) for r in rows}) > 1
+
+
+def friendly_time(ts: datetime) -> str:
+    """A time for readers: '19 Jul 2026, 00:00 UTC'."""
+    return f"{ts.day} {ts:%b %Y, %H:%M} UTC"
+
+
+def _history_charts(data: SiteData, names: dict[str, str]) -> list[dict]:
+    """The Score over time chart of every board (the nightly history records the overall view);
+    ``data.history`` alone (the first board's) when the history of every board is not given."""
+    baselines = _baselines(data)
+    first = next(iter(data.boards), ("",))[0]
+    history = data.board_history if len(data.board_history) else data.history.assign(board=first)
+    order = list(dict.fromkeys(b for b, _ in data.boards)) or sorted(set(history["board"]))
+    by_board = {b: history[history["board"] == b] for b in order}
+    return [{"board": b, "figure": charts.to_json(charts.history_lines(rows, names, baselines))}
+            for b, rows in by_board.items() if len(rows)]
+
+
+def _baselines(data: SiteData) -> set[str]:
+    return {m for m, meta in data.models.items() if meta.kind == "baseline"}
 
 
 def title_json(text: str) -> markupsafe.Markup:
@@ -102,16 +131,20 @@ def safe_url(url: str) -> str:
 def render_site(data: SiteData) -> dict[str, bytes]:
     env = environment()
     everyone = forecasters(data)
-    names = {m: (data.models[m].name if m in data.models else m) for m in data.board.get("model", [])}
+    names = {**{m: meta.name for m, meta in data.models.items()},
+             **{m: (data.models[m].name if m in data.models else m) for m in data.board.get("model", [])}}
     # ``prefix`` leads from the page a snippet is shown on to generated/: the leaderboard and changes
     # snippets are included by hand-written pages at the docs root (index.md, changes.md).
     updated = format_ts(data.as_of)
-    common = {"data": data, "updated": updated, "prefix": f"{GENERATED}/"}
+    common = {"data": data, "updated": updated, "updated_friendly": friendly_time(data.as_of), "prefix": f"{GENERATED}/"}
+    first_round = min((r.due for r in data.rounds), default="")
+    history_start = str(data.history["as_of"].min())[:10] if len(data.history) else ""
     pages = {
         "leaderboard.md": env.get_template("leaderboard.md.j2").render(
-            **common, panels=_panels(data.boards), board_help=BOARD_HELP, view_help=VIEW_HELP,
+            **common, panels=_panels(data.boards), board_help=BOARD_HELP, view_help=VIEW_HELP, methodology="methodology/",
             boards=list(dict.fromkeys(b for b, _ in data.boards)), views=list(dict.fromkeys(v for _, v in data.boards)),
-            history=charts.to_json(charts.history_lines(data.history, names)) if len(data.history) else ""),
+            history=_history_charts(data, names), first_round=first_round, round_age_days=data.round_age_days,
+            history_start=history_start if data.round_age_days and first_round and history_start > first_round else ""),
         "changes.md": env.get_template("changes.md.j2").render(
             **common, changes=data.changes, corrections=data.corrections.to_dict("records")),
         "models/index.md": env.get_template("models_index.md.j2").render(
@@ -259,6 +292,10 @@ def _chart(rows: pd.DataFrame | None, chart) -> str:
     return charts.to_json(chart(rows)) if rows is not None and len(rows) else ""
 
 
+PLOTLY_TRACES = ("scatter", "bar", "pie")  # the trace types of the bundle plotly_js() returns
+
+
 def plotly_js() -> bytes:
-    """The one plotly.js bundle, taken from the installed plotly package (never a CDN)."""
-    return resources.files("plotly").joinpath("package_data/plotly.min.js").read_bytes()
+    """The one plotly.js bundle: plotly.js's basic partial bundle (``PLOTLY_TRACES``), vendored
+    beside this module (``assets/README.md``; never a CDN). Only pages with a chart load it."""
+    return resources.files("generator.site").joinpath("assets/plotly-basic.min.js").read_bytes()

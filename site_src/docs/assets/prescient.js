@@ -2,6 +2,18 @@
 (function () {
   "use strict";
 
+  // plotly.js (1.2 MB) is fetched only by a page that draws a chart, from beside this script's
+  // folder: <site>/assets/prescient.js -> <site>/generated/assets/plotly.min.js.
+  var PLOTLY = new URL("../generated/assets/plotly.min.js", document.currentScript.src).href;
+
+  function loadPlotly(then) {
+    if (window.Plotly) { then(); return; }
+    var script = document.createElement("script");
+    script.src = PLOTLY;
+    script.onload = then;
+    document.head.appendChild(script);
+  }
+
   function colours() {
     var style = getComputedStyle(document.body);
     var pick = function (name) { return style.getPropertyValue(name).trim(); };
@@ -23,8 +35,15 @@
     document.querySelectorAll(".prescient-chart[data-figure]").forEach(function (el) {
       var figure = JSON.parse(el.getAttribute("data-figure"));
       el._prescientLayout = figure.layout || {};
+      // no toolbar on a phone: it covers the chart, and a tap cannot hover to reach it anyway
+      var narrow = window.matchMedia("(max-width: 44.9375em)").matches;
+      var legend = (figure.data || []).filter(function (t) { return t.name; }).length;
+      if (narrow && legend > 4) {  // a phone's legend stacks one entry a line: give it room below the plot
+        el._prescientLayout = Object.assign({}, el._prescientLayout,
+          { height: (el._prescientLayout.height || 400) + 20 * legend });
+      }
       window.Plotly.newPlot(el, figure.data || [], themed(el._prescientLayout),
-        { responsive: true, displaylogo: false });
+        { responsive: true, displaylogo: false, displayModeBar: narrow ? false : "hover" });
     });
   }
 
@@ -164,8 +183,11 @@
           return on ? on.getAttribute("data-value") : null;
         };
         var board = pick("board"), view = pick("view");
-        document.querySelectorAll(".prescient-panel").forEach(function (panel) {
-          var show = panel.getAttribute("data-board") === board && panel.getAttribute("data-view") === view;
+        // a panel (its table) and its panel part (its chart) follow both switches; a board part
+        // (Score over time, recorded for the overall view only) follows the board switch
+        document.querySelectorAll(".prescient-panel, .prescient-panel-part, .prescient-board-part").forEach(function (panel) {
+          var show = panel.getAttribute("data-board") === board &&
+            (panel.classList.contains("prescient-board-part") || panel.getAttribute("data-view") === view);
           panel.hidden = !show;
           if (show && window.Plotly) {
             // relayout at once (Plots.resize waits on a timer that background tabs throttle)
@@ -178,9 +200,28 @@
     });
   }
 
+  // On a phone a board shows Rank, Model and the Brier Index with its CI; the other columns
+  // (cells of class pc-more, hidden by prescient.css) come with this button.
+  function columnToggles() {
+    document.querySelectorAll(".prescient-board-wrap").forEach(function (wrap) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "prescient-columns";
+      button.setAttribute("aria-pressed", "false");
+      button.textContent = "All columns";
+      button.addEventListener("click", function () {
+        var all = wrap.classList.toggle("prescient-all-columns");
+        button.setAttribute("aria-pressed", all ? "true" : "false");
+        button.textContent = all ? "Fewer columns" : "All columns";
+      });
+      wrap.insertBefore(button, wrap.firstChild);
+    });
+  }
+
   function start() {
     forecastTables();
-    renderCharts();
+    columnToggles();
+    if (document.querySelector(".prescient-chart[data-figure]")) { loadPlotly(renderCharts); }
     sortableTables();
     switches();
     new MutationObserver(recolour).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
