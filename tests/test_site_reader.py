@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from _browser import ARTIFACTS, gzipped_bytes, screenshot
 from test_site_browser import ALL_CHARTS_DRAWN, _serve, _site, browser  # noqa: F401 (browser: a fixture)
 
