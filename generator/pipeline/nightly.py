@@ -29,7 +29,7 @@ from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from ..interop.forecastbench import export
 from ..models import ModelMeta
 from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
-from ..scoring.resolve import known_by, market_states
+from ..scoring.resolve import LedgerView, known_by, market_states
 from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
 from ..sources.registry import build_source
@@ -41,8 +41,8 @@ from ..store.layout import Layout
 from ..store.lock import hub_lock
 from ..submissions.content import check_content, round_set
 from ..timeutil import days, format_date, format_ts
-from . import sampling
-from .recompute import history_for, hub_view, score_rounds
+from . import incremental, sampling
+from .recompute import history_for, hub_view
 
 ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
 ProgressFactory = Callable[[str], Callable[[int], None]]
@@ -187,11 +187,21 @@ def derive_stage(hub: Hub, as_of, bank, obs, report, extra, extra_models) -> Non
         write_forecasts(layout, due, questions, extra, report)  # before the round: a crash leaves it unopened
         publish_round(layout, due, questions, bank, report)
     _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
-    view = hub_view(hub, obs, as_of)
+    view = _lazy(lambda: hub_view(hub, obs, as_of))  # built only when a stage needs it
     _write_after_due(layout, view, as_of, report)  # the crowd aggregates read the others' files
     report.written += manifest.record(layout, as_of)  # every forecast file's sha256, first time seen
-    scores = _score_all(settings, layout, view, report)
+    scores = _score_all(settings, layout, view, as_of, report)
     _append_history(hub, scores, as_of, report)
+
+
+def _lazy(make: Callable[[], LedgerView]) -> Callable[[], LedgerView]:
+    made: list[LedgerView] = []
+
+    def view() -> LedgerView:
+        if not made:
+            made.append(make())
+        return made[0]
+    return view
 
 
 def publish_round(layout: Layout, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report) -> None:
@@ -218,7 +228,7 @@ def _write_after_due(layout: Layout, view, as_of: datetime, report) -> None:
         if due > as_of or not missing:
             continue
         questions = readers.load_round(layout, due)
-        ctx = AtDeadline(view, due, readers.load_forecasts(layout, due, report.quarantined))
+        ctx = AtDeadline(view(), due, readers.load_forecasts(layout, due, report.quarantined))
         _write_hub_files(layout, due, questions, {m: AFTER_DUE[m][1](questions, ctx) for m in missing}, report)
 
 
@@ -246,8 +256,11 @@ def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
             report.written.append(layout.relative(layout.model_meta(model)))
 
 
-def _score_all(settings, layout, view, report) -> pd.DataFrame:
-    scores, written = score_rounds(layout, view, settings.scoring.impute_value, report.quarantined)
+def _score_all(settings, layout, view, as_of, report) -> pd.DataFrame:
+    """Every round's scores; only the rounds what changed since this command's last run can affect
+    are scored again (``incremental``: the same bytes as ``recompute.score_rounds``)."""
+    scores, written = incremental.score_rounds(layout, view, format_ts(as_of), settings.scoring.impute_value,
+                                               settings.scoring.unresolved_markets, report.quarantined)
     report.written += written
     return scores
 

@@ -57,7 +57,7 @@ def read_table(path: Path, table: Table, label: str | None = None, cache: ReadCa
     """
     if cache is None:
         return _read_checked(path, table, label or str(path))
-    key, signature = (str(path), table.name, label), _signature(path)
+    key, signature = (str(path), table.name, label), file_signature(path)
     cached = cache.tables.get(key)
     if cached is None or cached[0] != signature:
         cache.tables[key] = (signature, _read_checked(path, table, label or str(path)))
@@ -74,12 +74,14 @@ class ReadCache:
     tables: dict[tuple, tuple[tuple, pd.DataFrame]] = field(default_factory=dict)
     written: dict[str, tuple[str | None, tuple]] = field(default_factory=dict)
     probabilities: dict[float, tuple[str, float]] = field(default_factory=dict)
+    models: dict[str, tuple[tuple, object]] = field(default_factory=dict)  # model files' metadata (``readers``)
+    derived: dict[str, object] = field(default_factory=dict)  # a stage's memo between runs (``pipeline.incremental``)
 
     def remember(self, path: Path, table: Table, label: str | None, frame: pd.DataFrame) -> None:
         """Keep ``frame`` as what ``read_table(path, table, label, self)`` returns for the file's
         current bytes; any later change of the file (a new inode, mtime or size) makes it read again.
         ``frame`` must be exactly the frame ``read_table`` would return (checked and typed)."""
-        self.tables[(str(path), table.name, label)] = (_signature(path), frame)
+        self.tables[(str(path), table.name, label)] = (file_signature(path), frame)
 
 
 def _read_checked(path: Path, table: Table, label: str) -> pd.DataFrame:
@@ -311,7 +313,7 @@ def as_text(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
     out = {}
     for column in table.columns:
         if column.name in frame.columns:
-            out[column.name] = _format_all(frame[column.name], column.type)
+            out[column.name] = cell_text(frame[column.name], column.type)
         else:
             out[column.name] = np.full(len(frame), "", dtype=object)
     return pd.DataFrame(out, index=frame.index, columns=list(table.names))
@@ -320,8 +322,11 @@ def as_text(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
 _NUMBER_FORMATS = {"prob": "%.6f", "float": "%.10g", "int": "%d"}
 
 
-def _format_all(values: pd.Series, type_: str) -> np.ndarray:
+def cell_text(values: pd.Series, type_: str) -> np.ndarray:
+    """The text of each value of a column of type ``type_``, exactly as written."""
     if type_ not in _NUMBER_FORMATS:
+        if isinstance(values.dtype, pd.StringDtype) and not values.hasnans:  # text already: no conversion
+            return writable(values.to_numpy(dtype=object))
         return writable(values.astype(object).where(values.notna(), "").astype(str).to_numpy(dtype=object))
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float) + 0.0  # -0.0 becomes 0.0
     codes, distinct = pd.factorize(numbers)  # each distinct value formatted once; NaN is code -1
@@ -349,24 +354,45 @@ def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None
     """
     digest = _frame_digest(frame, table) if cache is not None else None
     if (cache is not None and digest is not None and path.is_file()
-            and cache.written.get(str(path)) == (digest, _signature(path))):
+            and cache.written.get(str(path)) == (digest, file_signature(path))):
         return False
     cells = canonical_cells(frame, table)
     check = read_back_check(table, cells, label or str(path))
     changed = write_bytes_atomic(path, encode(table.names, cells), check=check)
     if cache is not None:
-        cache.written[str(path)] = (digest, _signature(path))
+        cache.written[str(path)] = (digest, file_signature(path))
     return changed
 
 
-def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existing: int) -> None:
+def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existing: int) -> pd.DataFrame | None:
     """Add ``rows`` after the ``existing`` rows of the file at ``path``, its bytes kept as they are
-    (a last line missing its line end gets one), checked by reading the whole file back."""
+    (a last line missing its line end gets one), checked by reading the file back.
+
+    When the file's header is the schema's own, the check compares the written file's first bytes
+    with the old file's and parses only the new lines (under that header): a long ledger is not
+    parsed again to add a night's rows. It then returns the new rows as ``read_table`` reads them
+    (checked and typed), so a caller can keep the whole file's frame without reading it; otherwise
+    it reads the whole file back, as every rewrite does, and returns None."""
     old = path.read_bytes()
     cells = canonical_cells(rows, table)
-    body = encode(table.names, cells).split(b"\n", 1)[1]
-    data = old + (b"\n" if old and not old.endswith(b"\n") else b"") + body
-    write_bytes_atomic(path, data, check=read_back_check(table, cells, label, existing))
+    header, body = encode(table.names, cells).split(b"\n", 1)
+    prefix = old + (b"\n" if old and not old.endswith(b"\n") else b"")
+    if old.split(b"\n", 1)[0] != header:
+        write_bytes_atomic(path, prefix + body, check=read_back_check(table, cells, label, existing))
+        return None
+    parsed: list[pd.DataFrame] = []
+
+    def check(data: bytes) -> None:
+        tail = parse_bytes(header + b"\n" + data[len(prefix):], label)
+        problems = [] if data[:len(prefix)] == prefix else [
+            Problem(label, None, None, "write-read-back", "the rows already in the file did not read back unchanged")]
+        problems = problems or read_back_problems(tail, table, cells, label, offset=existing)
+        if problems:
+            raise RoundTripError(f"{label}: the written file would not read back as written; it was not replaced", problems)
+        parsed.append(tail)
+
+    write_bytes_atomic(path, prefix + body, check=check)
+    return coerce(parsed[0], table) if parsed else None
 
 
 def read_back_check(table: Table, cells: list[np.ndarray], label: str, before: int = 0):
@@ -378,15 +404,17 @@ def read_back_check(table: Table, cells: list[np.ndarray], label: str, before: i
     return check
 
 
-def read_back_problems(parsed: pd.DataFrame, table: Table, cells: list[np.ndarray], label: str, before: int = 0) -> list[Problem]:
-    """How ``parsed`` differs from a header of ``table.names``, ``before`` rows, then ``cells``."""
+def read_back_problems(parsed: pd.DataFrame, table: Table, cells: list[np.ndarray], label: str, before: int = 0,
+                       offset: int = 0) -> list[Problem]:
+    """How ``parsed`` differs from a header of ``table.names``, ``before`` rows, then ``cells``.
+    ``offset``: rows of the file that precede ``parsed``'s first one (for the row numbers)."""
     if tuple(parsed.columns) != table.names or len(parsed) != before + (len(cells[0]) if cells else 0):
         return [Problem(label, None, None, "write-read-back", f"read back {len(parsed)} rows of {len(parsed.columns)} "
                         f"columns, meant {before + len(cells[0])} rows of {len(table.names)}")]
     for name, meant in zip(table.names, cells):
         got = parsed[name].to_numpy(dtype=object)[before:]
         for i in np.flatnonzero(got != meant)[:1]:
-            return [Problem(label, before + int(i) + 2, name, "write-read-back", f"read back {got[i]!r}, meant {meant[i]!r}")]
+            return [Problem(label, offset + before + int(i) + 2, name, "write-read-back", f"read back {got[i]!r}, meant {meant[i]!r}")]
     return []
 
 
@@ -400,7 +428,7 @@ def _frame_digest(frame: pd.DataFrame, table: Table) -> str | None:
     return hashlib.sha256(rows.tobytes() + ",".join(present).encode()).hexdigest()
 
 
-def _signature(path: Path) -> tuple:
+def file_signature(path: Path) -> tuple:
     stat = path.stat()
     return stat.st_ino, stat.st_mtime_ns, stat.st_size
 

@@ -9,19 +9,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..errors import LedgerError, Problem
 from ..schemas import Table
-from .csvio import ReadCache, append_rows, as_text, empty_frame, read_table, write_table
+from .csvio import ReadCache, append_rows, as_text, cell_text, empty_frame, read_table, write_table
 
 
 def merge(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Return (all rows, the rows actually added). Raise LedgerError on a key conflict."""
     key = list(table.key)
     new_text = as_text(new, table).reset_index(drop=True).drop_duplicates()
-    overlap = existing.reset_index(drop=True).reset_index(names="_pos").merge(new_text[key].drop_duplicates(), on=key)
-    old_text = as_text(overlap, table).set_index(overlap["_pos"].to_numpy())
+    # Only the key columns are joined (the rows they find are then taken whole), so a long ledger is
+    # not copied to find the few rows tonight's keys may touch.
+    found = existing[key].reset_index(drop=True).reset_index(names="_pos").merge(new_text[key].drop_duplicates(), on=key)
+    overlap = existing.iloc[found["_pos"].to_numpy()]
+    old_text = as_text(overlap, table).set_index(found["_pos"].to_numpy())
     problems = _self_conflicts(new_text, key, label)
     joined = new_text.merge(old_text.reset_index(names="_row"), on=key, how="left", suffixes=("", "_old"))
     clash = joined["_row"].notna()
@@ -63,7 +67,9 @@ def append(path: Path, new: pd.DataFrame, table: Table, label: str, cache: ReadC
     existing = read_table(path, table, label, cache) if path.is_file() else empty_frame(table)
     merged, added = merge(existing, new, table, label)
     if len(added) and _sorts_after(existing, added, table):
-        append_rows(path, added, table, label, len(existing))
+        appended = append_rows(path, added, table, label, len(existing))
+        if cache is not None and appended is not None:  # the file as read_table would now read it, unparsed
+            cache.remember(path, table, label, pd.concat([existing, appended], ignore_index=True))
     elif len(added):
         write_table(path, merged, table, label, cache)
     return added
@@ -73,6 +79,17 @@ def _sorts_after(existing: pd.DataFrame, added: pd.DataFrame, table: Table) -> b
     if existing.empty:
         return False
     sort = list(table.sort)
-    last = tuple(as_text(existing, table).sort_values(sort, kind="mergesort").iloc[-1][sort])
-    first = tuple(as_text(added, table).sort_values(sort, kind="mergesort").iloc[0][sort])
-    return all(table.column(c).type in ("str", "ts", "date", "enum") for c in sort) and first > last
+    if not all(table.column(c).type in ("str", "ts", "date", "enum") for c in sort):
+        return False
+    return _last_key(added, table, min) > _last_key(existing, table, max)
+
+
+def _last_key(frame: pd.DataFrame, table: Table, pick) -> tuple[str, ...]:
+    """The smallest (``pick=min``) or largest (``max``) sort key of the rows, compared as written
+    text: the first or last row in canonical order. One pass per column, no sorting, so a long
+    ledger costs a scan, not a sort."""
+    rows = np.arange(len(frame))
+    for column in table.sort:
+        text = cell_text(frame[column], table.column(column).type)[rows]
+        rows = rows[text == pick(text.tolist())]
+    return tuple(cell_text(frame[c].iloc[rows[:1]], table.column(c).type)[0] for c in table.sort)

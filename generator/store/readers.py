@@ -24,7 +24,7 @@ from ..schemas import (
     Table,
 )
 from ..timeutil import parse_ts
-from .csvio import check_frame, coerce, empty_frame, read_table
+from .csvio import check_frame, coerce, empty_frame, file_signature, read_table
 from .forecast_file import parse_forecast
 from .layout import Layout
 
@@ -53,7 +53,16 @@ def load_resolutions(layout: Layout) -> pd.DataFrame:
 
 
 def load_models(layout: Layout) -> dict[str, ModelMeta]:
-    return {p.name.removesuffix(".yml"): load_model(p, layout.relative(p)) for p in layout.model_files()}
+    return {p.name.removesuffix(".yml"): _model(layout, p) for p in layout.model_files()}
+
+
+def _model(layout: Layout, path: Path) -> ModelMeta:
+    """A model file's metadata, parsed once per command while the file is unchanged (same inode,
+    mtime and size; ``ModelMeta`` is frozen, so the one object can be shared)."""
+    signature, cached = file_signature(path), layout.cache.models.get(str(path))
+    if cached is None or cached[0] != signature:
+        cached = layout.cache.models[str(path)] = (signature, load_model(path, layout.relative(path)))
+    return cached[1]  # type: ignore[return-value]
 
 
 def round_dues(layout: Layout) -> list[datetime]:

@@ -1,0 +1,162 @@
+"""The nightly's incremental derive (``pipeline.incremental``) writes what a full recompute writes.
+
+Two hubs live through the same random season: hub A runs every night with one ``Hub`` (one
+command's read cache, so each night scores only the rounds that what changed can affect), hub B
+loads a fresh ``Hub`` every night (an empty memo: every round scored from scratch, as the first
+night of any command does). After every night both ``data/`` trees must be identical byte for byte,
+and A's score files must equal ``recompute.round_scores`` (what ``prescient verify`` recomputes).
+The seasons hold new questions, market moves, resolutions, voids, reopenings (corrections), new
+and revised series values, forecast files added late to rounds already due, stated resolutions,
+and quiet nights.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator.forecasters.baselines import forecast_frame
+from generator.pipeline import incremental
+from generator.pipeline.nightly import nightly
+from generator.pipeline.recompute import hub_view, round_scores
+from generator.schemas import FORECASTS, RESOLUTIONS, SCORES
+from generator.sources.base import FetchContext, FetchResult, Observation, Question
+from generator.store import ledger, readers
+from generator.store.csvio import to_csv_bytes, write_bytes_atomic
+from generator.store.hub import Hub
+from generator.timeutil import days, format_date, format_ts, parse_ts
+from generator.vocabulary import DATASET, MARKET
+
+HUB = """\
+[hub]
+title = "Incremental test hub"
+
+[rounds]
+first_due = "2026-01-05T00:00:00Z"
+cadence_days = 2
+open_days_before_due = 1
+market_questions = 4
+dataset_questions = 2
+horizons = [1, 2]
+
+[scoring]
+min_resolved = 2
+min_age_days = 1
+
+[sources.sim]
+enabled = true
+"""
+START = parse_ts("2026-01-02T00:00:00Z")
+FAR = parse_ts("2027-01-01T00:00:00Z")
+
+
+@dataclass
+class World:
+    """A scripted source: markets (value, status, outcome) and series (date → value)."""
+
+    markets: dict[str, tuple[float, str, float | None]] = field(default_factory=dict)
+    series: dict[str, dict[datetime, float]] = field(default_factory=dict)
+
+    def fetch(self, ctx: FetchContext) -> FetchResult:
+        questions = [Question(q, "sim", MARKET, f"Market {q}?", category="c", open_time=START, close_time=FAR)
+                     for q in self.markets]
+        questions += [Question(q, "sim", DATASET, f"Series {q}", category="d") for q in self.series]
+        observations = [Observation(q, ctx.as_of, value, status, outcome) for q, (value, status, outcome) in self.markets.items()]
+        observations += [Observation(q, when, value) for q, values in self.series.items() for when, value in values.items()]
+        return FetchResult("sim", questions, observations)
+
+
+EVENT = st.one_of(
+    st.tuples(st.just("new-market")),
+    st.tuples(st.just("new-series")),
+    st.tuples(st.just("move"), st.integers(0, 20), st.sampled_from([0.1, 0.35, 0.6, 0.9])),
+    st.tuples(st.just("resolve"), st.integers(0, 20), st.sampled_from([0.0, 1.0])),
+    st.tuples(st.just("void"), st.integers(0, 20)),
+    st.tuples(st.just("reopen"), st.integers(0, 20)),
+    st.tuples(st.just("value"), st.integers(0, 5), st.sampled_from([1.0, 2.0, 3.0])),
+    st.tuples(st.just("revise"), st.integers(0, 5), st.integers(0, 30), st.sampled_from([0.5, 2.5, 4.0])),
+    st.tuples(st.just("late"), st.integers(0, 5), st.sampled_from([0.2, 0.7])),
+    st.tuples(st.just("state"), st.integers(0, 5), st.integers(0, 30), st.sampled_from(["resolved", "void"])),
+)
+
+
+def apply(world: World, event: tuple, night: datetime, roots: list[Path], n: int) -> None:
+    """One event, in the world or (late files, stated resolutions) in both hubs alike."""
+    kind, *args = event
+    markets, series = sorted(world.markets), sorted(world.series)
+    if kind == "new-market":
+        world.markets[f"sim:m{len(markets)}"] = (0.5, "open", None)
+    elif kind == "new-series":
+        world.series[f"sim:s{len(series)}"] = {night - days(2): 1.0}
+    elif kind in ("move", "resolve", "void", "reopen") and markets:
+        q = markets[args[0] % len(markets)]
+        value = world.markets[q][0]
+        world.markets[q] = {"move": (args[1] if kind == "move" else value, "open", None),
+                            "resolve": (args[1] if kind == "resolve" else value, "resolved", args[1] if kind == "resolve" else None),
+                            "void": (value, "void", None), "reopen": (value, "open", None)}[kind]
+    elif kind == "value" and series:
+        world.series[series[args[0] % len(series)]][night - days(1)] = args[1]
+    elif kind == "revise" and series:
+        values = world.series[series[args[0] % len(series)]]
+        dates = sorted(values)
+        values[dates[args[1] % len(dates)]] = args[2]
+    elif kind in ("late", "state"):
+        for root in roots:
+            _in_hub(root, kind, args, night, n)
+
+
+def _in_hub(root: Path, kind: str, args: list, night: datetime, n: int) -> None:
+    layout = Hub.load(root).layout
+    dues = [d for d in readers.round_dues(layout) if d <= night]
+    if not dues:
+        return
+    due = dues[args[0] % len(dues)]
+    questions = readers.load_round(layout, due)
+    if kind == "late":  # a forecast file merged after the round's due time
+        frame = forecast_frame(questions, np.full(len(questions), args[1]))
+        write_bytes_atomic(layout.forecast(due, f"late-{n}"), to_csv_bytes(frame, FORECASTS))
+        return
+    unit = questions.iloc[args[1] % len(questions)]
+    status = args[2]
+    row = pd.DataFrame([{"round": format_date(due), "question_id": unit["question_id"],
+                         "resolution_date": unit["resolution_date"], "recorded_at": format_ts(night),
+                         "status": status, "outcome": 1.0 if status == "resolved" else np.nan,
+                         "resolved_at": format_ts(night) if status == "resolved" else "", "value": np.nan,
+                         "payload_sha256": ""}])
+    path = layout.data / "resolutions" / "stated.csv"
+    ledger.append(path, row, RESOLUTIONS, layout.relative(path))
+
+
+def data_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "data").rglob("*"))
+            if p.is_file() and p.name != ".prescient.lock"}
+
+
+@settings(max_examples=6, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(EVENT, max_size=5), min_size=6, max_size=9))
+def test_incremental_nights_write_the_bytes_of_a_full_recompute(tmp_path_factory, season: list[list[tuple]]):
+    roots = [tmp_path_factory.mktemp("incremental"), tmp_path_factory.mktemp("full")]
+    for root in roots:
+        (root / "data").mkdir()
+        (root / "data/hub.toml").write_text(HUB, encoding="utf-8")
+    world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
+                  {f"sim:s{i}": {START - days(2): 1.0, START - days(1): 2.0} for i in range(2)})
+    kept = Hub.load(roots[0])  # hub A: one command's cache through the season
+    for n, events in enumerate(season):
+        night = START + days(n)
+        for event in events:
+            apply(world, event, night, roots, n)
+        nightly(kept, night, env={}, sources={"sim": world})
+        nightly(Hub.load(roots[1]), night, env={}, sources={"sim": world})
+        assert data_bytes(roots[0]) == data_bytes(roots[1]), f"night {n}: incremental and full recompute differ"
+        fresh = Hub.load(roots[0])
+        view = hub_view(fresh, readers.load_observations(fresh.layout), night)
+        for due, scores in round_scores(fresh.layout, view, fresh.settings.scoring.impute_value).items():
+            assert fresh.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES)
+    assert incremental.memo_of(kept.layout).rounds, "hub A's nights never used the memo"
