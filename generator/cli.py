@@ -318,7 +318,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise PrescientError(f"--at {args.at!r}: {exc}") from None
     hub = _hub(args.hub)
-    report = validate_pr(hub, args.base, args.head, args.author, at) if pr_mode else \
+    report = validate_pr(hub, args.base, args.head, args.author, at, _attested(hub, args.receipts_rev)) if pr_mode else \
         validate_files(hub, [Path(f) for f in args.files], at)
     text = render(report, args.format, _submit_page(hub))
     if args.output:
@@ -336,6 +336,50 @@ def _submit_page(hub: Path) -> str:
         return load_settings(hub).submit_page
     except ConfigError:
         return SUBMIT_DOCS
+
+
+def cmd_receipts(args: argparse.Namespace) -> int:
+    """Record when GitHub attests the submitted files' bytes: one run (record), or every open pull request (catch-up)."""
+    from .pipeline.receipts import catch_up, record_run
+    from .sources.github import API_URL, GitHub, headers
+    from .sources.http import http_for, open_client
+    from .store.hub import Hub
+
+    repo = args.repo or os.environ.get("GITHUB_REPOSITORY", "")
+    if not repo.count("/") == 1:
+        raise ConfigError("give the repository as --repo OWNER/NAME (or set GITHUB_REPOSITORY, as Actions does)")
+    as_of, hub = _as_of(args), Hub.load(_hub(args.hub))
+    with open_client({}) as client:
+        http = http_for(client, {}, headers=headers(os.environ.get("GITHUB_TOKEN")))
+        github = GitHub(http, repo, os.environ.get("GITHUB_API_URL") or API_URL)
+        done = record_run(hub, github, args.run_id, as_of) if args.receipts_command == "record" else catch_up(hub, github, as_of)
+    for note in done.notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"{len(done.added)} receipt row(s) added ({done.added['head_sha'].nunique()} head commit(s))")
+    return 0
+
+
+def _add_receipts(sub) -> None:
+    receipts = sub.add_parser("receipts", help="record when GitHub attests a pull request's submitted files (the workflows run it)")
+    actions = receipts.add_subparsers(dest="receipts_command", required=True, metavar="ACTION")
+    record = actions.add_parser("record", help="the receipt of one validation run (the receipts workflow, on workflow_run)")
+    catch = actions.add_parser("catch-up", help="receipts for every open pull request whose head has none yet (the nightly)")
+    record.add_argument("--run-id", required=True, type=int, metavar="ID", help="the workflow run's id (github.event.workflow_run.id)")
+    for parser in (record, catch):
+        _add_common(parser)
+        parser.add_argument("--repo", metavar="OWNER/NAME", help="the GitHub repository (default: GITHUB_REPOSITORY); "
+                                                                 "GITHUB_TOKEN and GITHUB_API_URL are read from the environment")
+        parser.set_defaults(func=cmd_receipts)
+
+
+def _attested(root: Path, rev: str | None):
+    """The receipts (path, blob) → earliest attested time, from the hub's files or from commit ``rev``."""
+    from .store import receipts
+    from .store.git import resolve_commit
+    from .store.layout import Layout
+
+    frame = receipts.load_receipts_at(root, resolve_commit(root, rev)) if rev else receipts.load_receipts(Layout(root))
+    return receipts.attested(frame)
 
 
 def cmd_forecast_llm(args: argparse.Namespace) -> int:
@@ -658,6 +702,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                           help="the report as text, Markdown (a pull-request comment) or JSON (default text)")
     validate.add_argument("--output", metavar="FILE", help="also write the report to FILE")
+    validate.add_argument("--receipts-rev", metavar="REV", help="read the receipts ledger from this commit (the default "
+                                                                "branch's latest) instead of the hub's files")
     validate.set_defaults(func=cmd_validate)
     round_ = sub.add_parser("round", help="manage rounds")
     round_sub = round_.add_subparsers(dest="round_command", required=True, metavar="ACTION")
@@ -685,6 +731,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the view (default table)")
     arena.set_defaults(func=cmd_arena)
     _add_forecast_commands(sub)
+    _add_receipts(sub)
     return parser
 
 

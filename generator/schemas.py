@@ -295,5 +295,29 @@ MANIFEST = Table(
     mutability="append-only",
 )
 
+RECEIPTS = Table(
+    name="receipts",
+    path="data/receipts/<YYYY-MM>.csv",
+    description=(
+        "Receipts: when GitHub attests that a pull request's head commit, holding these exact bytes at this path, "
+        "had been pushed. One row per head commit × submitted forecast or bet file, written by the trusted "
+        "`receipts` workflow after each validation run (or by the nightly's catch-up), partitioned by the month "
+        "it was recorded. A file counts at the earliest `attested_at` of a row with its path and blob."
+    ),
+    columns=(
+        _c("recorded_at", "ts", "When the hub wrote this row (the receipts command's as_of)."),
+        _c("attested_at", "ts", "The creation time GitHub reports for the pull-request workflow run on `head_sha` (set by GitHub, not by the submitter)."),
+        _c("path", "str", "The forecast or bet file's path relative to the hub root."),
+        _c("blob", "str", "The git blob id of the file at `head_sha` (`git hash-object` of its bytes)."),
+        _c("head_sha", "str", "The pull request's head commit that the run was created for."),
+        _c("pr", "int", "The pull request's number."),
+        _c("run_id", "int", "The GitHub Actions run whose creation time is `attested_at` (look it up: `/actions/runs/<run_id>`)."),
+        _c("verdict", "str", "The run's conclusion as GitHub reports it (`success`, `failure`, ...; `pending` while it runs). Informative only: the time is the proof."),
+    ),
+    key=("head_sha", "path"),
+    sort=("recorded_at", "head_sha", "path"),
+    mutability="append-only",
+)
+
 ALL_TABLES = (QUESTIONS, OBSERVATIONS, RESOLUTIONS, ROUND_QUESTIONS, FORECASTS, BETS, SCORES, HISTORY,
-              ORACLE_QUESTIONS, ORACLE_FORECASTS, MANIFEST)
+              ORACLE_QUESTIONS, ORACLE_FORECASTS, MANIFEST, RECEIPTS)

@@ -3,9 +3,12 @@
 The history is read through ``store.git`` (the one module that runs git): ``git log
 --first-parent --raw`` lists every commit of the branch with the paths it changed under ``data/``
 (a rename is a deletion plus an addition), and one ``git cat-file --batch`` reads, one at a time,
-only the versions of the append-only ledgers that a commit changed. Times are the commits'
-committer dates on the branch (a merge commit's own date, not the dates of the pull request's
-commits). Each path's rule comes from its table's mutability in ``schemas.py``:
+only the versions of the append-only ledgers that a commit changed. A commit's time is its
+committer date on the branch (a merge commit's own date, not the dates of the pull request's
+commits), raised to the latest date of the commits before it on the first-parent line: a committer
+date is written by whoever made the commit, so one dated earlier than its parent counts at its
+parent's date, and back-dating a commit can never make a file look earlier than the history under
+it. Each path's rule comes from its table's mutability in ``schemas.py``:
 
 - an append-only ledger (questions, observations, resolutions, leaderboard history, manifest,
   oracle question sets) keeps every record. Both versions are parsed as the store parses them and
@@ -20,7 +23,10 @@ commits). Each path's rule comes from its table's mutability in ``schemas.py``:
 - a forecast or bet file of a round is not changed or deleted after the round's due time
   (``forecast-changed-after-due``, ``bets-changed-after-due``), nor first committed after it
   (``forecast-committed-after-due``, ``bets-committed-after-due``), except the hub's own after-due
-  forecasters (``forecasters.baselines.AFTER_DUE``), written after it by design;
+  forecasters (``forecasters.baselines.AFTER_DUE``), written after it by design. A file committed
+  (or changed) after the due time is on time exactly when a receipt (``store.receipts``) attests
+  its exact bytes at that path before the due time: GitHub's creation time of a pull-request run
+  for a head commit holding them. That is how an on-time pull request merged the next morning passes;
 - any of those files stays a regular file: a change of type, e.g. to a symlink (git status ``T``),
   is ``file-type-changed``, and one added or changed as a symlink or submodule is
   ``not-a-regular-file``; a git status the audit does not know is ``git-status-unknown``;
@@ -37,7 +43,8 @@ import hashlib
 import io
 import re
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -134,10 +141,12 @@ def _due_file(path: str):
 
 # -- the checks, pure over the parsed history (the ledgers' bytes come through ``read``) -------------
 
-def file_problems(changes: list[FileChange], read, judged_additions=lambda c: True) -> list[Problem]:
+def file_problems(changes: list[FileChange], read, judged_additions=lambda c: True,
+                  attested: Mapping[tuple[str, str], str] | None = None) -> list[Problem]:
     """Every problem of the changes to guarded files. ``read(blob)`` gives a blob's bytes or None;
     ``judged_additions(c)`` says whether an addition's time can be judged (not in a shallow clone's
-    oldest commit)."""
+    oldest commit); ``attested``: (path, blob) → the earliest receipt time (ISO UTC) of those bytes."""
+    attested = attested or {}
     problems, versions = [], _Versions(read)
     for c in changes:
         table, frozen, due = ledger_table(c.path), is_frozen(c.path), _due_file(c.path)
@@ -151,7 +160,7 @@ def file_problems(changes: list[FileChange], read, judged_additions=lambda c: Tr
         elif frozen:
             problems += _frozen_change(c)
         else:
-            problems += _due_change(c, due, judged_additions(c))
+            problems += _due_change(c, due, judged_additions(c), attested.get((c.path, c.new_blob)))
     return problems
 
 
@@ -300,10 +309,10 @@ def _frozen_change(c: FileChange) -> list[Problem]:
     return []
 
 
-def _due_change(c: FileChange, target, judged: bool) -> list[Problem]:
+def _due_change(c: FileChange, target, judged: bool, receipt: str | None = None) -> list[Problem]:
     due = format_ts(parse_ts(target.due))
     forecast = target.kind == FORECAST
-    if c.time <= due:
+    if c.time <= due or (c.status in "AM" and receipt is not None and receipt < due):
         return []
     if c.status in "MDT":
         if c.status == "M" and c.old_blob == c.new_blob:
@@ -339,16 +348,28 @@ def committed_before(changes: list[FileChange], path: str, data: bytes, due: str
     return any(c.path == path and c.new_blob in wanted and c.new_mode in REGULAR and c.time < due for c in changes)
 
 
-def audit_history(repo: Path, rev: str = "HEAD") -> tuple[list[FileChange], list[Problem]]:
-    """The history of ``rev`` and every problem in it."""
+def effective_times(changes: list[FileChange], dates: list[tuple[str, int]]) -> list[FileChange]:
+    """``changes`` with each commit's time raised to the latest committer date at or before it on
+    the first-parent line (``dates``: newest first, as ``store.git.first_parent_dates`` lists them)."""
+    latest, running = {}, None
+    for sha, seconds in reversed(dates):
+        running = seconds if running is None else max(running, seconds)
+        latest[sha] = _ts(running)
+    return [replace(c, time=latest.get(c.commit, c.time)) for c in changes]
+
+
+def audit_history(repo: Path, rev: str = "HEAD",
+                  attested: Mapping[tuple[str, str], str] | None = None) -> tuple[list[FileChange], list[Problem]]:
+    """The history of ``rev`` and every problem in it; ``attested``: the receipts (see ``file_problems``)."""
     head = git.resolve_commit(repo, rev)
-    changes = parse_log(git.first_parent_raw_log(repo, head, "data/"))
+    dates = git.first_parent_dates(repo, head)
+    changes = effective_times(parse_log(git.first_parent_raw_log(repo, head, "data/")), dates)
     boundary = git.shallow_commits(repo)
     # In a shallow clone the oldest commits show every file as added then; when a file was really
     # first committed is unknown, so those additions are not judged.
     with git.BlobReader(repo) as blobs:
-        problems = file_problems(changes, blobs.read, lambda c: not (c.commit in boundary and c.status == "A"))
-    problems += date_problems(git.first_parent_dates(repo, head))
+        problems = file_problems(changes, blobs.read, lambda c: not (c.commit in boundary and c.status == "A"), attested)
+    problems += date_problems(dates)
     if boundary:
         problems.insert(0, Problem(".git", None, None, "shallow-clone",
                                    "this is a shallow clone: commits before its oldest one were not checked "

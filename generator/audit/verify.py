@@ -27,8 +27,9 @@ from ..pipeline import recompute
 from ..schemas import HISTORY, SCORES
 from ..site.build import gather, strip_generated
 from ..site.render import GENERATED, render_site
-from ..store import manifest, readers
+from ..store import manifest, readers, receipts
 from ..store.csvio import to_csv_bytes
+from ..store.git import resolve_commit
 from ..store.hub import Hub, as_hub
 from ..store.layout import Layout
 from ..timeutil import format_ts, parse_ts
@@ -74,11 +75,14 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
     report.add("scores", *check_scores(hub, as_of))
     report.add("history", *check_history(hub, None if all_nights else nights))
     report.add("pages", *check_pages(hub, as_of), skipped=not (root / "site_src" / "docs" / GENERATED).is_dir())
-    changes = None
+    changes, attested = None, receipts.attested(receipts.load_receipts(layout))
     if git_rev:
-        changes, problems = git.audit_history(root, git_rev)
-        report.add("git", problems, f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev}")
-    report.add("timing", *check_timing(layout, as_of, changes))
+        attested = receipts.attested(receipts.load_receipts_at(root, resolve_commit(root, git_rev)))
+        stamps = {key: format_ts(when) for key, when in attested.items()}
+        changes, problems = git.audit_history(root, git_rev, stamps)
+        report.add("git", problems, f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev}; "
+                                    f"{len(attested)} file version(s) attested by receipts")
+    report.add("timing", *check_timing(layout, as_of, changes, attested))
     return report
 
 
@@ -163,8 +167,10 @@ def check_pages(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
     return problems, f"{len(expected)} page(s) regenerated as of {format_ts(as_of)}"
 
 
-def check_timing(layout: Layout, as_of: datetime, changes: list[git.FileChange] | None) -> tuple[list[Problem], str]:
-    """Forecast files of rounds past due whose timing neither the manifest nor git proves."""
+def check_timing(layout: Layout, as_of: datetime, changes: list[git.FileChange] | None,
+                 attested: dict[tuple[str, str], datetime] | None = None) -> tuple[list[Problem], str]:
+    """Forecast files of rounds past due whose timing neither the manifest, a receipt nor git proves."""
+    attested = attested or {}
     seen, problems, checked = manifest.first_recorded(manifest.load_manifest(layout)), [], 0
     for due in (d for d in readers.round_dues(layout) if d <= as_of):
         stamp = format_ts(due)
@@ -175,9 +181,12 @@ def check_timing(layout: Layout, as_of: datetime, changes: list[git.FileChange] 
             rel, data = layout.relative(path), path.read_bytes()
             if seen.get((rel, manifest.sha256(data)), "~") < stamp:
                 continue
+            if attested.get((rel, git.blob_id(data)), due) < due:
+                continue
             if changes is not None and git.committed_before(changes, rel, data, stamp):
                 continue
-            evidence = "the manifest or the git history" if changes is not None else "the manifest (add --git to use the history)"
+            evidence = "the manifest, the receipts or the git history" if changes is not None else \
+                "the manifest or the receipts (add --git to use the history)"
             problems.append(Problem(rel, None, None, "timing-unproven",
                                     f"no record in {evidence} shows these bytes before the due time {stamp}", "warning"))
     return problems, f"{checked} forecast file(s) of rounds due by {format_ts(as_of)} checked"

@@ -100,6 +100,20 @@ def shallow_commits(repo: Path) -> set[str]:
     return set(shallow.read_text(encoding="ascii").split()) if shallow.is_file() else set()
 
 
+def blob_ids(repo: Path, commit: str, paths: list[str]) -> dict[str, str]:
+    """path → blob id of each of ``paths`` that is a regular file in ``commit`` (others are left out)."""
+    if not paths:
+        return {}
+    out = run_git(repo, "ls-tree", "-z", "--full-tree", commit, "--", *paths)
+    found = {}
+    for record in out.split(b"\0"):
+        meta, _, name = record.partition(b"\t")
+        fields = meta.decode().split()
+        if len(fields) == 3 and fields[0] in ("100644", "100755") and fields[1] == "blob":
+            found[name.decode("utf-8", "surrogateescape")] = fields[2]
+    return {path: found[path] for path in paths if path in found}
+
+
 class BlobReader:
     """Blobs read by id from one long-running ``git cat-file --batch``; a context manager.
 

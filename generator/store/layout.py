@@ -90,6 +90,12 @@ class Layout:
     def manifest_files(self) -> list[Path]:
         return sorted((self.data / "manifest").glob("*.csv"))
 
+    def receipts(self, recorded_at: datetime) -> Path:
+        return self.data / "receipts" / f"{recorded_at:%Y-%m}.csv"
+
+    def receipt_files(self) -> list[Path]:
+        return sorted((self.data / "receipts").glob("*.csv"))
+
     def all_forecast_files(self) -> list[Path]:
         """Every forecast file in every round folder of ``data/forecasts`` (CSV or JSON)."""
         folder = self.data / "forecasts"

@@ -4,13 +4,18 @@ Two entry points share the same per-file checks:
 - ``validate_files``: files in a working tree (what a forecaster runs before opening a PR);
 - ``validate_pr``: the files a pull request changed between ``base`` and ``head``, read from git.
   Rounds and existing metadata (who may submit) are read at ``base``; the submitted files at
-  ``head``. ``at`` is the time the PR is judged at (the workflow passes the PR's update time, so a
-  re-run gives the same verdict).
+  ``head``. ``at`` is the time the PR is judged at: the workflow passes the creation time GitHub
+  reports for its own run, the same time the receipts ledger records for this head, so a re-run
+  gives the same verdict. Files are judged one by one: a forecast or bet file whose exact bytes a
+  receipt attests earlier (``attested``, from ``store.receipts``) counts at that earlier time, so a
+  later push that leaves it unchanged ("Update branch", a rebase, a file added for the next round)
+  does not make it late, while a file changed after the due time is judged at the new push.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
@@ -70,6 +75,7 @@ class _Run:
 
     def __init__(self, head: Tree, base: Tree, at: datetime):
         self.head, self.base, self.at = head, base, at
+        self.first_seen: dict[str, datetime] = {}  # path → the earlier time a receipt attests its bytes
         self.rounds: dict[str, RoundSet | None] = {}
         self.problems: list[Problem] = []
         self.notes: set[str] = set()
@@ -86,7 +92,12 @@ class _Run:
     def forecast(self, target: paths.Target, status: str) -> None:
         assert target.due is not None  # callers pass only well-formed targets, and classify sets their due
         rnd = self.round(target.due)
-        self.problems.extend(policy.check_timing(target, status, rnd, self.at))
+        seen = self.first_seen.get(target.path)
+        at = min(self.at, seen) if seen is not None and status != "D" else self.at
+        if at < self.at:
+            self.notes.add(f"{target.path} counts at {format_ts(at)}: a receipt attests these exact bytes then "
+                           "(pushed earlier in a pull request)")
+        self.problems.extend(policy.check_timing(target, status, rnd, at))
         if status != "D":
             self.problems.extend(self._forecast_file(target, rnd))
 
@@ -196,12 +207,17 @@ def _relative(root: Path, file: Path) -> str:
         return str(file)
 
 
-def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime) -> Report:
-    """Check the changes of a pull request from ``base`` to ``head`` pushed by ``author``."""
+def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime,
+                attested: Mapping[tuple[str, str], datetime] | None = None) -> Report:
+    """Check the changes of a pull request from ``base`` to ``head`` pushed by ``author`` at ``at``.
+    ``attested``: (path, blob) → the earliest time a receipt attests those bytes."""
     base_sha, head_sha = git.resolve_commit(repo, base), git.resolve_commit(repo, head)
     head_tree, base_tree = git.GitTree(repo, head_sha), git.GitTree(repo, base_sha)
     run = _Run(head_tree, base_tree, at)
     changes = git.changed_files(repo, base_sha, head_sha)
+    if attested:
+        blobs = git.blob_ids(repo, head_sha, [c.path for c in changes if c.status != "D"][:MAX_FILES])
+        run.first_seen = {path: attested[(path, blob)] for path, blob in blobs.items() if (path, blob) in attested}
     steps = [(c.status if c.status != "R" else "A", c.path) for c in changes]
     steps += [("R", c.old_path) for c in changes if c.status == "R" and c.old_path]
     run.problems.extend(too_many_files([p for _, p in steps]))

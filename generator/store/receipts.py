@@ -1,0 +1,95 @@
+"""The receipts ledger (``data/receipts/<YYYY-MM>.csv``): when GitHub attests that a submitted file's
+exact bytes had been pushed.
+
+A receipt row says: the pull-request workflow run ``run_id`` was created by GitHub at
+``attested_at`` for the head commit ``head_sha``, and at that commit ``path`` held the blob
+``blob``. A run cannot be created for a commit GitHub does not have, so the bytes existed (pushed)
+by that time; the time is GitHub's, never the submitter's. One row per (head commit, path), recorded
+once: a second run on the same head, or the nightly's catch-up after the receipts workflow, adds
+nothing. ``attested`` folds the ledger into the one rule every check uses: a file's bytes count at
+the earliest time a receipt attests them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import SchemaError
+from ..schemas import RECEIPTS
+from ..timeutil import format_ts, parse_ts
+from . import ledger
+from .csvio import check_frame, coerce, empty_frame, parse_bytes, read_table
+from .git import GitTree
+from .layout import Layout
+
+FOLDER = "data/receipts"
+
+
+def empty() -> pd.DataFrame:
+    """A receipts frame with no rows."""
+    return empty_frame(RECEIPTS)
+
+
+def load_receipts(layout: Layout) -> pd.DataFrame:
+    """Every receipt row in the hub's working tree."""
+    frames = [read_table(p, RECEIPTS, layout.relative(p), layout.cache) for p in layout.receipt_files()]
+    return pd.concat(frames, ignore_index=True) if frames else empty_frame(RECEIPTS)
+
+
+def load_receipts_at(repo: Path, commit: str) -> pd.DataFrame:
+    """Every receipt row as stored in ``commit`` of the git repository at ``repo`` (read through git
+    plumbing, so the receipts of the default branch can be read from a checkout of another commit)."""
+    tree, frames = GitTree(repo, commit), []
+    for name in (n for n in tree.names(FOLDER) if n.endswith(".csv")):
+        label = f"{FOLDER}/{name}"
+        raw = parse_bytes(tree.read(label), label)
+        problems = check_frame(raw, RECEIPTS, label)
+        if problems:
+            raise SchemaError(f"{label} (in {commit[:12]}): {len(problems)} problem(s)", problems)
+        frames.append(coerce(raw, RECEIPTS))
+    return pd.concat(frames, ignore_index=True) if frames else empty_frame(RECEIPTS)
+
+
+def attested(receipts: pd.DataFrame) -> dict[tuple[str, str], datetime]:
+    """(path, blob) → the earliest time a receipt attests those bytes at that path."""
+    if receipts.empty:
+        return {}
+    earliest = receipts.groupby(["path", "blob"], sort=True)["attested_at"].min()
+    return {(path, blob): parse_ts(str(stamp)) for (path, blob), stamp in earliest.items()}
+
+
+def receipt_rows(files: dict[str, str], *, attested_at: str, head_sha: str, pr: int, run_id: int,
+                 verdict: str, as_of: datetime) -> pd.DataFrame:
+    """The rows of one receipt: one per (path, blob) of ``files``. Pure."""
+    paths = sorted(files)
+    return pd.DataFrame({"recorded_at": format_ts(as_of), "attested_at": attested_at, "path": paths,
+                         "blob": [files[p] for p in paths], "head_sha": head_sha, "pr": pr, "run_id": run_id,
+                         "verdict": verdict}, columns=list(RECEIPTS.names))
+
+
+def new_rows(existing: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows whose (head commit, path) no receipt records yet: the first receipt of a head stays. Pure."""
+    seen = set(zip(existing["head_sha"], existing["path"]))
+    keep = [(h, p) not in seen for h, p in zip(rows["head_sha"], rows["path"])]
+    return rows[keep].reset_index(drop=True)
+
+
+def heads(receipts: pd.DataFrame) -> set[str]:
+    """The head commits some receipt already records."""
+    return set(receipts["head_sha"])
+
+
+def record(layout: Layout, rows: Iterable[pd.DataFrame], as_of: datetime) -> pd.DataFrame:
+    """Append the new ones of ``rows`` to ``data/receipts/<YYYY-MM of as_of>.csv``; return the rows added."""
+    frames = [f for f in rows if len(f)]
+    if not frames:
+        return empty_frame(RECEIPTS)
+    fresh = new_rows(load_receipts(layout), pd.concat(frames, ignore_index=True).drop_duplicates(["head_sha", "path"]))
+    if fresh.empty:
+        return fresh
+    path = layout.receipts(as_of)
+    return ledger.append(path, fresh, RECEIPTS, layout.relative(path), layout.cache)
