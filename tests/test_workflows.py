@@ -20,7 +20,7 @@ from conftest import installed
 
 ROOT = Path(__file__).parents[1]
 WORKFLOWS = ROOT / ".github" / "workflows"
-NAMES = ("validate.yml", "comment.yml", "nightly.yml", "ci.yml")
+NAMES = ("validate.yml", "comment.yml", "nightly.yml", "ci.yml", "receipts.yml")
 TEMPLATE = ROOT / "generator" / "data_templates" / "demo-hub.toml"
 PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40} # v\d+(\.\d+)*$")
 
@@ -56,7 +56,7 @@ def test_every_action_is_pinned_to_a_full_commit_sha_with_its_version():
 def test_validate_workflow():
     wf = load("validate.yml")
     assert triggers(wf) == {"pull_request": None}, "every pull request gets the check (no paths filter)"
-    assert wf["permissions"] == {"contents": "read"}
+    assert wf["permissions"] == {"contents": "read", "actions": "read"}
     checkouts = [s for s in steps(wf) if "actions/checkout" in s.get("uses", "")]
     assert [s["with"].get("ref") for s in checkouts] == ["${{ github.event.pull_request.base.sha }}"], \
         "only the base commit is checked out; the pull request's files are read through git"
@@ -64,7 +64,10 @@ def test_validate_workflow():
     setup = next(s for s in steps(wf) if "setup-python" in s.get("uses", ""))
     assert setup["with"]["cache"] == "pip"
     run = next(s for s in steps(wf) if "prescient validate" in s.get("run", ""))
-    assert run["env"]["AT"] == "${{ github.event.pull_request.updated_at }}"
+    assert "AT" not in run["env"] and '--at "$AT"' in run["run"] and "--receipts-rev" in run["run"]
+    asked = next(s for s in steps(wf) if "actions/runs/${GITHUB_RUN_ID}" in s.get("run", ""))
+    assert 'echo "AT=${at:-$UPDATED_AT}" >> "$GITHUB_ENV"' in asked["run"], "the run's creation time, as the receipts record it"
+    assert asked["env"]["UPDATED_AT"] == "${{ github.event.pull_request.updated_at }}"
     assert run["env"]["AUTHOR"] == "${{ github.event.pull_request.user.login }}"
     assert "$GITHUB_STEP_SUMMARY" in run["run"] and "--format markdown" in run["run"]
     install = next(s for s in steps(wf) if "pip install" in s.get("run", ""))
@@ -97,11 +100,27 @@ def test_comment_workflow_takes_the_pr_number_from_the_event():
     assert not any("checkout" in s.get("uses", "") for s in job["steps"])
 
 
+def test_receipts_workflow_runs_no_pull_request_code_and_trusts_only_githubs_time():
+    wf = load("receipts.yml")
+    assert triggers(wf)["workflow_run"] == {"workflows": ["validate"], "types": ["completed"]}
+    assert wf["permissions"] == {} and wf["concurrency"] == {"group": "receipts", "cancel-in-progress": False}
+    job = wf["jobs"]["receipts"]
+    assert job["if"] == "github.event.workflow_run.event == 'pull_request'"
+    assert job["permissions"] == {"contents": "write", "actions": "read", "pull-requests": "read"}
+    checkouts = [s for s in job["steps"] if "actions/checkout" in s.get("uses", "")]
+    assert [s["with"]["ref"] for s in checkouts] == ["${{ github.event.repository.default_branch }}"]
+    assert not any("download-artifact" in s.get("uses", "") for s in job["steps"]), "the artifact is untrusted"
+    record = next(s for s in job["steps"] if "prescient receipts record" in s.get("run", ""))
+    assert record["env"]["RUN_ID"] == "${{ github.event.workflow_run.id }}"
+    assert "git checkout" not in record["run"] and "git add -A data/receipts" in record["run"]
+
+
 def test_nightly_workflow_shape():
     wf = load("nightly.yml")
     assert set(triggers(wf)) == {"schedule", "workflow_dispatch"}
     assert wf["concurrency"] == {"group": "nightly", "cancel-in-progress": False}
-    assert wf["jobs"]["nightly"]["permissions"] == {"contents": "write", "pages": "write", "id-token": "write"}
+    assert wf["jobs"]["nightly"]["permissions"] == {"contents": "write", "pages": "write", "id-token": "write",
+                                                    "actions": "read", "pull-requests": "read"}
     data = next(s for s in steps(wf) if s.get("id") == "data")
     assert set(data["env"]) >= {"METACULUS_TOKEN", "FRED_API_KEY"}
     uses = [s.get("uses", "") for s in steps(wf)]
