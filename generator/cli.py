@@ -585,6 +585,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     scores = load_scores(layout, _as_of(args), [args.set] if args.set else None, quarantine)
     _warn_quarantined(quarantine)
     cutoffs = {m: meta.knowledge_cutoff for m, meta in readers.load_models(layout).items()}
+    print("oracle board: self-reported (the answers are in the repository and oracle files have no deadline)", file=sys.stderr)
     print_frame(temporal_view(scores, cutoffs) if args.months else oracle_board(scores, cutoffs), args.format)
     return 0
 

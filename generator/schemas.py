@@ -139,7 +139,7 @@ BETS = Table(
     ),
     columns=(
         _c("question_id", "str", "A market (binary) question id from the round's question set."),
-        _c("placed_at", "ts", "When the bet was placed (UTC, at or before the round's due time); it buys at the market price then."),
+        _c("placed_at", "ts", "When the bet was placed (UTC, at or before the round's due time); it buys at the market price then, or at the time a receipt first attests the file's bytes when that is later."),
         _c("side", "enum", "`YES` or `NO`.", choices=BET_SIDES),
         _c("amount", "float", "Dollars staked (more than 0, at most 25% of the cash at `placed_at`)."),
         _c("reasoning", "str", "Optional free-text rationale.", nullable=True),

@@ -180,6 +180,8 @@ def test_the_model_pages_show_the_arena_and_oracle_sections_with_charts(demo_hub
     assert ("&#34;name&#34;:&#34;bets&#34;" in arena) == bets  # the P/L chart has a line for the bets
     quiz = next(s for s in sections if s.startswith("True/false and multiple-choice questions"))
     assert 'class="prescient-chart"' in quiz and f"<td>{ORACLE_SET}</td>" in quiz
+    assert quiz.startswith("True/false and multiple-choice questions (self-reported)") and "<strong>Self-reported:</strong>" in quiz
+    assert "measured at attested times" in arena  # issue 16: bets buy at the price of the push that made them
     html = (demo_hub / f"site_src/site/generated/models/{model}/index.html").read_text(encoding="utf-8")
     assert html.count('class="prescient-chart"') == page.count('class="prescient-chart"') >= 4
 

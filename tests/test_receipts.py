@@ -17,6 +17,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import httpx
+import pandas as pd
 import pytest
 
 from generator.audit import git as audit_git
@@ -325,3 +326,34 @@ def test_parse_run_reads_githubs_own_fields_only():
     with pytest.raises(ValueError):
         parse_run({"id": 5, "head_sha": "not a sha", "created_at": "2026-01-24T20:00:07Z"})
     assert parse_ts(run.created_at) - parse_ts(DUE) < timedelta(0)
+
+
+def test_a_bets_price_follows_its_attested_time(world: Path):
+    """A bet that claims an early time buys at the price of the push that made it."""
+    from generator.arena.gather import load_cohorts
+    from generator.scoring.resolve import values_at
+    from generator.store import readers
+
+    api, hub = FakeGitHub(), world / "hub"
+    nightly(hub, parse_ts("2026-01-30T00:00:00Z"))  # opens the round due 2026-02-08, with markets
+    nightly(hub, parse_ts("2026-02-03T00:00:00Z"))  # a second night of prices
+    layout, due = Layout(hub), "2026-02-08T00:00:00Z"
+    questions = readers.load_round(layout, parse_ts(due))
+    known = readers.load_observations(layout)
+    early, late = "2026-01-30T00:00:00Z", "2026-02-03T06:00:00Z"
+    at = lambda q, t: float(values_at(known, pd.Series([q]), t).iloc[0])  # noqa: E731
+    moved = [q for q in questions.loc[questions["kind"] == "binary", "question_id"] if at(q, early) != at(q, late)]
+    assert moved, "the sim world moved some price between the two nights"
+    bet = f"question_id,placed_at,side,amount,reasoning\n{moved[0]},{early},YES,100,\n".encode()
+    path = "data/bets/2026-02-08/acme.gpt-x.csv"
+    (hub / path).parent.mkdir(parents=True, exist_ok=True)
+    (hub / path).write_bytes(bet)
+
+    def price() -> float:
+        positions = load_cohorts(hub, parse_ts("2026-02-04T00:00:00Z")).positions
+        return float(positions.loc[positions["view"] == "bets", "yes_price"].iloc[0])
+
+    assert price() == at(moved[0], early), "no receipt: priced at placed_at"
+    head = push(world, bet, early, path=path)  # a back-dated commit, pushed on 02-03
+    receipt(world, api, api.run(1, head, late), "2026-02-03T06:01:00Z")
+    assert price() == at(moved[0], late)

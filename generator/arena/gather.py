@@ -9,7 +9,8 @@ import pandas as pd
 
 from ..errors import PrescientError, Problem
 from ..scoring.resolve import LedgerView, known_by, ledger_view, resolve_round
-from ..store import readers
+from ..store import readers, receipts
+from ..store.git import blob_id
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
 from ..vocabulary import MARKET
@@ -36,17 +37,25 @@ def load_cohorts(root: Path, as_of: datetime, due: datetime | None = None,
     obs = obs[obs["question_id"].isin(markets)]
     stamp = format_ts(as_of)
     view, known = ledger_view(obs, stamp, readers.load_resolutions(layout)), known_by(obs, stamp)
-    frames = [_round_positions(layout, d, questions, view, known, quarantine) for d, questions in rounds.items()]
+    attested = receipts.attested(receipts.load_receipts(layout))
+    frames = [_round_positions(layout, d, questions, view, known, quarantine, attested) for d, questions in rounds.items()]
     frames = [f for f in frames if len(f)]
     positions = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=POSITIONS)
     return Cohorts(stamp, positions, known)
 
 
+def attested_time(layout: Layout, path: Path, attested: dict[tuple[str, str], datetime]) -> str | None:
+    """When a receipt first attests the bytes of the file at ``path`` (ISO UTC), or None."""
+    when = attested.get((layout.relative(path), blob_id(path.read_bytes())))
+    return format_ts(when) if when is not None else None
+
+
 def _round_positions(layout: Layout, due: datetime, questions: pd.DataFrame, view: LedgerView,
-                     known: pd.DataFrame, quarantine: list[Problem]) -> pd.DataFrame:
+                     known: pd.DataFrame, quarantine: list[Problem], attested: dict[tuple[str, str], datetime]) -> pd.DataFrame:
     label, due_ts = format_date(due), format_ts(due)
     markets = questions[questions["kind"] == MARKET]
-    parts = [bet_positions(label, model, frame, markets, known) for model, frame in readers.load_bets(layout, due, quarantine).items()]
+    parts = [bet_positions(label, model, frame, markets, known, attested_time(layout, layout.bets(due, model), attested))
+             for model, frame in readers.load_bets(layout, due, quarantine).items()]
     parts.append(simulated_positions(label, readers.load_forecasts(layout, due, quarantine), markets, due_ts))
     parts = [p for p in parts if len(p)]
     if not parts or markets.empty:

@@ -7,7 +7,10 @@ probability forecasts (see ``simulate.py``).
 
 Timeline of a position (all times UTC):
 - placed at ``placed_at`` (at or before the round's due time), buying at the latest market price
-  observed at or before then (the round's freeze value when there is none);
+  observed at or before its *pricing time*: the later of ``placed_at`` and the time a receipt
+  attests the bet file's bytes (``store.receipts``: when GitHub had them), so a bet written with
+  hindsight and back-dated buys at the price of the push that made it, not of the time it claims
+  (the round's freeze value when no price was observed by then);
 - marked to market at time t at shares × the side's latest price observed at or before t;
 - settled at ``settle_at`` = the later of the resolution time and the round's due time: $1 per
   share of the winning side, $0 per losing share; a void market (or one never priced) refunds
@@ -53,14 +56,17 @@ def prices_at(known: pd.DataFrame, question_ids: pd.Series, when: pd.Series) -> 
 
 
 def bet_positions(round_label: str, model: str, bets: pd.DataFrame, questions: pd.DataFrame,
-                  known: pd.DataFrame) -> pd.DataFrame:
-    """One forecaster's bets in one cohort, replayed in (placed_at, question_id) order and priced."""
+                  known: pd.DataFrame, attested_at: str | None = None) -> pd.DataFrame:
+    """One forecaster's bets in one cohort, replayed in (placed_at, question_id) order and priced at
+    the later of each ``placed_at`` and ``attested_at`` (the file's receipt time, ISO UTC; None: none)."""
     ordered = bets.sort_values(["placed_at", "question_id"], kind="mergesort").reset_index(drop=True)
     amounts = ordered["amount"].astype(float).tolist()
     cash = b.cash_before(amounts)
     confidence = [b.implied_confidence(a, c) for a, c in zip(amounts, cash)]
     freeze = ordered["question_id"].map(questions.drop_duplicates("question_id").set_index("question_id")["freeze_value"])
-    yes_price = prices_at(known, ordered["question_id"], ordered["placed_at"]).fillna(freeze)
+    placed = ordered["placed_at"]
+    priced_at = placed if attested_at is None else placed.where(placed >= attested_at, attested_at)
+    yes_price = prices_at(known, ordered["question_id"], priced_at).fillna(freeze)
     frame = ordered[["question_id", "placed_at", "side", "amount"]].assign(
         round=round_label, model=model, view="bets", start=b.START_CASH, cash_before=cash, confidence=confidence,
         f_yes=[b.f_yes(s, c) for s, c in zip(ordered["side"], confidence)], yes_price=yes_price)

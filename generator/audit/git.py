@@ -39,7 +39,6 @@ Model metadata, oracle forecasts, scores (derived) and ``hub.toml`` may change i
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import io
 import re
 from collections import Counter
@@ -54,6 +53,7 @@ from ..errors import Problem
 from ..forecasters.baselines import AFTER_DUE
 from ..schemas import ALL_TABLES, Table
 from ..store import git
+from ..store.git import blob_id
 from ..submissions.paths import BETS, FORECAST, classify
 from ..timeutil import format_ts, parse_ts
 
@@ -112,12 +112,6 @@ def parse_log(out: bytes) -> list[FileChange]:
                 changes.append(FileChange(sha, when, letter, paths[0], old_blob, new_blob, old_mode, new_mode))
                 i += 2
     return changes
-
-
-def blob_id(data: bytes, length: int = 40) -> str:
-    """git's object id of a file's bytes (sha1, or sha256 in a sha256 repository)."""
-    algorithm = hashlib.sha1 if length == 40 else hashlib.sha256
-    return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def ledger_table(path: str) -> Table | None:

@@ -13,6 +13,7 @@ while they are compared.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import subprocess
 from dataclasses import dataclass
@@ -98,6 +99,12 @@ def shallow_commits(repo: Path) -> set[str]:
     shallow = Path(run_git(repo, "rev-parse", "--git-path", "shallow").decode().strip())
     shallow = shallow if shallow.is_absolute() else repo / shallow
     return set(shallow.read_text(encoding="ascii").split()) if shallow.is_file() else set()
+
+
+def blob_id(data: bytes, length: int = 40) -> str:
+    """git's object id of a file's bytes (sha1, or sha256 in a sha256 repository), as ``git hash-object``."""
+    algorithm = hashlib.sha1 if length == 40 else hashlib.sha256
+    return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def blob_ids(repo: Path, commit: str, paths: list[str]) -> dict[str, str]:
