@@ -1,24 +1,28 @@
 """The nightly's incremental derive: only the rounds that what changed can affect are scored again.
 
 A round's scores are a pure function of its questions file, its forecast files, the impute value
-and what the ledger view says about the round's units (``recompute.round_scores``). What the view
-says about a unit changes only when
-- a row naming its question is added to an observation or stated-resolutions ledger, or
-- time passes its resolution date (a series value dated then can only count once ``as_of`` has
-  reached it), or
-- under the ``market_proxy`` policy, every night (the proxy is the value of the day before).
-So a night that knows which question ids gained rows since the last derive (``_changes``) scores
-only the rounds holding one of them, or one whose resolution date it has just passed, or whose
-files changed; every other round keeps the scores frame it had, and its score file, already
-written from that frame, is not touched. The result equals the full recompute byte for byte
-(``prescient verify`` still recomputes everything from scratch and is the proof;
-tests/test_incremental.py compares both after every night of random seasons).
+and what the ledger view says about the round's units (``recompute.round_scores``). Under the
+``ignore`` policy for open markets, what the view says about a unit changes only when
+- a market's latest state is resolved or void, or becomes so: a row of a market that has ever had
+  a resolved or void row (``closed``) is a change; rows of a market that was only ever open are
+  not (an open market is open whatever its value);
+- a series gains a value dated on or before a unit's resolution date (the due-date and the
+  resolution-date values are read there), or any value while a unit whose resolution date has
+  passed still waits for one (``_watch``);
+- time passes a unit's resolution date (a series value dated then only counts from then on);
+- a stated resolution of one of its questions is added.
+So a night that knows the rows added since the last derive (``_changes``) scores again only the
+rounds one of these touches, or whose files changed; every other round keeps the scores frame it
+had, and its score file, written from that frame, is not touched. The result equals the full
+recompute byte for byte (``prescient verify`` still recomputes everything from scratch and is the
+proof; tests/test_incremental.py compares both after every night of random seasons).
 
 Whenever that reasoning may not hold, the whole derive is done again: the first derive of a
-command, a policy other than ``ignore``, a run dated before the last one, a ledger file removed or
-rewritten other than by appending (its old bytes are no longer the start of the file: sha256), or
-a row recorded after the time of the last derive. The memo lives in the command's read cache
-(``Layout.cache``), so it never outlives the process; the demo runs its whole season in one.
+command, the ``market_proxy`` policy (its proxies move every night), a run dated before the last
+one, a ledger file removed or rewritten other than by appending (its old bytes are no longer the
+start of the file: sha256), or a row recorded after the time of the last derive. The memo lives in
+the command's read cache (``Layout.cache``), so it never outlives the process; the demo runs its
+whole season in one.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from ..store import readers
 from ..store.csvio import file_signature, read_table, write_table
 from ..store.layout import Layout
 from ..timeutil import format_date
+from ..vocabulary import MARKET
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,8 @@ class _Ledger:
 @dataclass(frozen=True)
 class _Round:
     key: tuple  # the files the round's scores come from (``_round_key``), and the impute value
-    ids: frozenset[str]  # its question ids
+    markets: frozenset[str]  # its market question ids
+    watch: dict[str, str]  # per series question id: a new value dated at or before this matters
     whens: tuple[str, ...]  # its resolution dates as timestamps, sorted
     scores: pd.DataFrame
     quarantined: tuple[Problem, ...]  # the problems its forecast files gave
@@ -66,6 +72,7 @@ class DeriveMemo:
 
     as_of: str = ""
     latest: str = ""  # the latest recorded_at in the observation and resolution ledgers then
+    closed: set[str] = field(default_factory=set)  # questions with a resolved or void row, ever
     ledgers: dict[str, _Ledger] = field(default_factory=dict)
     rounds: dict[str, _Round] = field(default_factory=dict)
 
@@ -86,16 +93,16 @@ def score_rounds(layout: Layout, view: Callable[[], LedgerView], as_of: str, imp
     Returns every round's scores (as ``recompute.score_rounds``) and the score files that changed."""
     memo = memo_of(layout)
     trusted = policy == market_proxy.IGNORE and memo.as_of != "" and memo.as_of <= as_of and memo.latest <= memo.as_of
-    found, ledgers, latest = _changes(layout, memo) if trusted else (None, {}, "")
+    found = _changes(layout, memo) if trusted else None
     if found is None:  # something the incremental reasoning cannot follow: score every round
-        trusted = False
-        _, ledgers, latest = _changes(layout, DeriveMemo())
-    changed = found or set()
+        trusted, found = False, _changes(layout, DeriveMemo())
+    assert found is not None  # an empty memo always gives the changes: every row is new
+    changes, ledgers, latest = found
     frames, written, rounds = [], [], {}
     for due in readers.round_dues(layout):
         label, key = format_date(due), _round_key(layout, due, impute_value)
         entry = memo.rounds.get(label)
-        if entry is None or not trusted or entry.key != key or not entry.ids.isdisjoint(changed) \
+        if entry is None or not trusted or entry.key != key or _touched(entry, changes) \
                 or _passes(entry.whens, memo.as_of, as_of):
             entry = _score(layout, due, view(), key, impute_value)
         if entry.written is None or not layout.scores(due).is_file() or file_signature(layout.scores(due)) != entry.written:
@@ -107,7 +114,7 @@ def score_rounds(layout: Layout, view: Callable[[], LedgerView], as_of: str, imp
                 quarantine.append(problem)
         rounds[label] = entry
         frames.append(entry.scores)
-    memo.as_of, memo.latest, memo.ledgers, memo.rounds = as_of, latest, ledgers, rounds
+    memo.as_of, memo.latest, memo.closed, memo.ledgers, memo.rounds = as_of, latest, changes.closed, ledgers, rounds
     all_scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
     return all_scores, written
 
@@ -117,14 +124,52 @@ def _score(layout: Layout, due, view: LedgerView, key: tuple, impute_value: floa
     questions = readers.load_round(layout, due)
     problems: list[Problem] = []
     forecasts = readers.load_forecasts(layout, due, problems)
-    units = resolved_units(questions, resolve_round(questions, view))
-    scores = score_round(format_date(due), units, forecasts, impute_value)
+    resolutions = resolve_round(questions, view)
+    scores = score_round(format_date(due), resolved_units(questions, resolutions), forecasts, impute_value)
     whens = tuple(sorted({f"{d}T00:00:00Z" for d in questions["resolution_date"]}))
-    return _Round(key, frozenset(questions["question_id"]), whens, scores, tuple(problems), None)
+    markets = frozenset(questions.loc[questions["kind"] == MARKET, "question_id"])
+    return _Round(key, markets, _watch(questions, resolutions, view.as_of), whens, scores, tuple(problems), None)
+
+
+def _watch(questions: pd.DataFrame, resolutions: pd.DataFrame, as_of: str) -> dict[str, str]:
+    """Per series question of the round: the latest date a new value of it may matter for.
+
+    A unit reads its series at the due date and at the resolution date, and only once ``as_of``
+    has reached the resolution date (until then it is open whatever the values: ``_passes`` sees
+    to that night). So a unit void from the start (resolution date not after the due date) or not
+    yet reachable needs no value; a settled one (resolved, or void for want of a due-date value)
+    needs a value dated at or before its resolution date to change; one still waiting for a value
+    needs any (``~`` sorts after every timestamp)."""
+    series = questions[questions["kind"] != MARKET][["question_id", "resolution_date", "due"]]
+    status = series.merge(resolutions[["question_id", "resolution_date", "status"]], on=["question_id", "resolution_date"], how="left")
+    watch: dict[str, str] = {}
+    for q, date, due, state in status.itertuples(index=False):
+        when = f"{date}T00:00:00Z"
+        mark = "" if when <= due or when > as_of else "~" if state not in ("resolved", "void") else when
+        watch[q] = max(watch.get(q, ""), mark)
+    return watch
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Rows added since the last derive: per question, the earliest observed_at of its new
+    observation rows (``news``); the questions with a new stated resolution (``stated``); and the
+    questions that ever had a resolved or void observation row (``closed``)."""
+
+    news: dict[str, str]
+    stated: set[str]
+    closed: set[str]
+
+
+def _touched(entry: _Round, changes: Changes) -> bool:
+    """Whether the rows added since the last derive can change what the view says of the round's units."""
+    news, closed, stated = changes.news, changes.closed, changes.stated
+    return any(q in stated or (q in news and q in closed) for q in entry.markets) or \
+        any(q in stated or (q in news and news[q] <= mark) for q, mark in entry.watch.items())
 
 
 def _with_written(entry: _Round, signature: tuple) -> _Round:
-    return _Round(entry.key, entry.ids, entry.whens, entry.scores, entry.quarantined, signature)
+    return _Round(entry.key, entry.markets, entry.watch, entry.whens, entry.scores, entry.quarantined, signature)
 
 
 def _round_key(layout: Layout, due, impute_value: float) -> tuple:
@@ -139,16 +184,18 @@ def _passes(whens: tuple[str, ...], before: str, now: str) -> bool:
     return i < len(whens) and whens[i] <= now
 
 
-def _changes(layout: Layout, memo: DeriveMemo) -> tuple[set[str] | None, dict[str, _Ledger], str]:
-    """The question ids named by rows added to the observation and resolution ledgers since
-    ``memo`` (every row, with an empty memo), the ledgers as they are now, and the latest
-    recorded_at in them. The ids are None when a ledger was removed or changed other than by
-    appending: then only the ledgers are right (pass an empty memo for the latest time)."""
+def _changes(layout: Layout, memo: DeriveMemo) -> tuple[Changes, dict[str, _Ledger], str] | None:
+    """What was added to the observation and resolution ledgers since ``memo`` (every row, with an
+    empty memo), the ledgers as they are now and the latest recorded_at in them. None when a
+    ledger was removed or changed other than by appending."""
     files: list[tuple[Path, Table]] = [(p, OBSERVATIONS) for p in layout.observation_files()]
     files += [(p, RESOLUTIONS) for p in readers.resolution_files(layout)]
+    if set(memo.ledgers) - {str(p) for p, _ in files}:
+        return None  # a ledger file is gone
     ledgers: dict[str, _Ledger] = {}
-    changed: set[str] = set()
-    latest, trusted = memo.latest, not set(memo.ledgers) - {str(p) for p, _ in files}  # is a ledger file gone?
+    news: dict[str, str] = {}
+    stated: set[str] = set()
+    latest, closed = memo.latest, set(memo.closed)
     for path, table in files:
         old, signature = memo.ledgers.get(str(path)), file_signature(path)
         if old is not None and old.signature == signature:
@@ -157,12 +204,17 @@ def _changes(layout: Layout, memo: DeriveMemo) -> tuple[set[str] | None, dict[st
         data = path.read_bytes()
         frame = read_table(path, table, layout.relative(path), layout.cache)
         ledgers[str(path)] = _Ledger(signature, len(data), hashlib.sha256(data).hexdigest(), len(frame))
-        start = 0
-        if old is not None:
-            kept = len(data) >= old.size and len(frame) >= old.rows and hashlib.sha256(data[:old.size]).hexdigest() == old.sha256
-            trusted, start = trusted and kept, old.rows
-        new = frame.iloc[start:]
-        changed.update(new["question_id"].tolist())
-        if len(new):
-            latest = max(latest, str(new["recorded_at"].max()))
-    return (changed if trusted else None), ledgers, latest
+        if old is not None and not (len(data) >= old.size and len(frame) >= old.rows
+                                    and hashlib.sha256(data[:old.size]).hexdigest() == old.sha256):
+            return None
+        new = frame.iloc[old.rows if old is not None else 0:]
+        if not len(new):
+            continue
+        latest = max(latest, str(new["recorded_at"].max()))
+        if table is RESOLUTIONS:
+            stated.update(new["question_id"].tolist())
+            continue
+        closed.update(new.loc[new["status"] != "open", "question_id"].tolist())
+        for q, first in new.groupby("question_id", sort=False)["observed_at"].min().items():
+            news[str(q)] = min(news.get(str(q), str(first)), str(first))
+    return Changes(news, stated, closed), ledgers, latest

@@ -19,14 +19,26 @@ from .csvio import ReadCache, append_rows, as_text, cell_text, empty_frame, read
 
 def merge(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Return (all rows, the rows actually added). Raise LedgerError on a key conflict."""
+    added = _added(existing, new, table, label, _text_last(existing, table))
+    return pd.concat([existing, added], ignore_index=True), added
+
+
+def _added(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str, last: tuple[str, ...] | None) -> pd.DataFrame:
+    """The rows of ``new`` that ``merge`` adds to ``existing``, whose largest sort key is ``last``
+    (``_text_last``). When the key and the sort key are the same columns and every new row sorts
+    after ``last``, no existing row can share a new row's key, so the ledger is not joined at all."""
     key = list(table.key)
     new_text = as_text(new, table).reset_index(drop=True).drop_duplicates()
+    problems = _self_conflicts(new_text, key, label)
+    if last is not None and set(key) == set(table.sort) and len(new_text) and _last_key(new_text, table, min) > last:
+        if problems:
+            raise LedgerError(f"{label}: refusing to rewrite history ({len(problems)} conflicting row(s))", problems)
+        return new.reset_index(drop=True).loc[new_text.index].reset_index(drop=True)
     # Only the key columns are joined (the rows they find are then taken whole), so a long ledger is
     # not copied to find the few rows tonight's keys may touch.
     found = existing[key].reset_index(drop=True).reset_index(names="_pos").merge(new_text[key].drop_duplicates(), on=key)
     overlap = existing.iloc[found["_pos"].to_numpy()]
     old_text = as_text(overlap, table).set_index(found["_pos"].to_numpy())
-    problems = _self_conflicts(new_text, key, label)
     joined = new_text.merge(old_text.reset_index(names="_row"), on=key, how="left", suffixes=("", "_old"))
     clash = joined["_row"].notna()
     for _, row in joined[clash].iterrows():
@@ -35,8 +47,7 @@ def merge(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str) -
             problems.append(_conflict(label, int(row["_row"]) + 2, changed, row, key))
     if problems:
         raise LedgerError(f"{label}: refusing to rewrite history ({len(problems)} conflicting row(s))", problems)
-    added = new.reset_index(drop=True).loc[new_text.index[~clash.to_numpy()]]
-    return pd.concat([existing, added], ignore_index=True), added.reset_index(drop=True)
+    return new.reset_index(drop=True).loc[new_text.index[~clash.to_numpy()]].reset_index(drop=True)
 
 
 def _self_conflicts(new_text: pd.DataFrame, key: list[str], label: str) -> list[Problem]:
@@ -65,23 +76,23 @@ def append(path: Path, new: pd.DataFrame, table: Table, label: str, cache: ReadC
     whole file is rewritten in canonical order. Either way the write is atomic.
     """
     existing = read_table(path, table, label, cache) if path.is_file() else empty_frame(table)
-    merged, added = merge(existing, new, table, label)
-    if len(added) and _sorts_after(existing, added, table):
+    last = _text_last(existing, table)
+    added = _added(existing, new, table, label, last)
+    if len(added) and last is not None and _last_key(added, table, min) > last:
         appended = append_rows(path, added, table, label, len(existing))
         if cache is not None and appended is not None:  # the file as read_table would now read it, unparsed
             cache.remember(path, table, label, pd.concat([existing, appended], ignore_index=True))
     elif len(added):
-        write_table(path, merged, table, label, cache)
+        write_table(path, pd.concat([existing, added], ignore_index=True), table, label, cache)
     return added
 
 
-def _sorts_after(existing: pd.DataFrame, added: pd.DataFrame, table: Table) -> bool:
-    if existing.empty:
-        return False
-    sort = list(table.sort)
-    if not all(table.column(c).type in ("str", "ts", "date", "enum") for c in sort):
-        return False
-    return _last_key(added, table, min) > _last_key(existing, table, max)
+def _text_last(existing: pd.DataFrame, table: Table) -> tuple[str, ...] | None:
+    """The largest sort key of the rows as written text, when text order is the sort order (every
+    sort column is text, a time or a date); None when there are no rows or it is not."""
+    if existing.empty or not all(table.column(c).type in ("str", "ts", "date", "enum") for c in table.sort):
+        return None
+    return _last_key(existing, table, max)
 
 
 def _last_key(frame: pd.DataFrame, table: Table, pick) -> tuple[str, ...]:
