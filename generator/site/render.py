@@ -184,7 +184,7 @@ def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], upda
 
 BOARD_HELP = {
     "tournament": "Every forecaster, including those that saw the crowd's forecast when they forecast.",
-    "baseline": "Only forecasters that did not see the crowd's forecast (model metadata `saw_crowd: false`).",
+    "baseline": "Only forecasters that did not see the crowd's forecast (model metadata saw_crowd: false).",
 }
 VIEW_HELP = {
     "overall": "Ranked by the overall Brier Index, the mean of the dataset and market difficulty-adjusted scores.",
@@ -203,7 +203,7 @@ def _panels(boards: dict[tuple[str, str], pd.DataFrame]) -> list[dict]:
         reference = frame.loc[unranked, "model"].iloc[0] if len(frame) and unranked.sum() == 1 else ""
         panels.append({
             "board": board, "view": view, "headline": headline, "reference": reference,
-            "label": "Brier Index" if headline == "overall" else f"{headline.capitalize()} BI",
+            "label": "Brier Index" if headline == "overall" else f"{headline.capitalize()} Brier Index",
             "rows": frame.to_dict("records"),
             "dots": charts.to_json(charts.board_dots(frame, headline)) if len(frame) else "",
         })
