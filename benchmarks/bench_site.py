@@ -14,7 +14,12 @@ The leaderboard page's weight is what a first visit transfers apart from the one
 plotly.js: ``index.html`` and every local stylesheet and script it links, raw and gzip-compressed
 (GitHub Pages serves gzip).
 
-Run from the repository root: ``python -m benchmarks.bench_site [--hub DIR | --synth DIR]``.
+The hub's ``[hub] repo_url`` is set to ``REPO_URL`` first (unless ``--local-downloads``), as a
+deployed hub sets it: the pages then link the round and forecast files to the repository's own raw
+files and the site carries no copy of them. The built site's size is reported by part, with a
+linear estimate of its size after three years of fortnightly rounds (78) at the same scale.
+
+Run from the repository root: ``python -m benchmarks.bench_site [--hub DIR | --synth DIR] [--local-downloads]``.
 Prints a Markdown block for benchmarks/RESULTS.md.
 """
 
@@ -34,6 +39,19 @@ from pathlib import Path
 from benchmarks.bench_fb_leaderboard import AS_OF, FB, SYNTH, _machine
 
 DATE = "2026-11-23"
+REPO_URL = "https://github.com/example/prescient-hub"
+ROUNDS_IN_THREE_YEARS = 78  # fortnightly
+
+
+def set_repo_url(hub: Path, url: str) -> None:
+    """Write ``[hub] repo_url`` into the hub's hub.toml (replacing one that is there)."""
+    import re as _re
+
+    toml = hub / "data" / "hub.toml"
+    text = toml.read_text(encoding="utf-8")
+    text = _re.sub(r'(?m)^repo_url\s*=.*\n', "", text)
+    text = text.replace("[hub]\n", f'[hub]\nrepo_url = "{url}"\n', 1) if "[hub]\n" in text else f'[hub]\nrepo_url = "{url}"\n' + text
+    toml.write_text(text, encoding="utf-8")
 
 
 def prepare(synth: Path, hub: Path) -> None:
@@ -84,17 +102,38 @@ def timed(hub: Path) -> dict:
     raw, zipped, assets = page_weight(site_src / "site")
     questions = sum(1 for p in files if p.startswith("question-pages/") and p.endswith(".html"))
     pages = sum(1 for p in files if p.endswith(".md")) - 1 + questions  # the question shell is not a page
-    return {"gather": t1 - t0, "render": t2 - t1, "mkdocs": t3 - t2, "rebuild": t4 - t3,
+    built = site_src / "site"
+    parts = {name: _mb(built / "generated" / name) for name in ("questions", "rounds", "models", "downloads")}
+    parts["search index"] = _mb(built / "search")
+    rounds = sum(1 for p in (hub / "data" / "rounds").iterdir() if p.is_dir())
+    biggest = max(((built / "generated" / "questions").glob("*/index.html")), key=lambda p: p.stat().st_size, default=None)
+    return {"gather": t1 - t0, "render": t2 - t1, "mkdocs": t3 - t2, "rebuild": t4 - t3, "parts": parts, "rounds": rounds,
+            "largest_question_kb": biggest.stat().st_size / 1024 if biggest else 0,
+            "mean_question_kb": parts["questions"] * 1024 / max(questions, 1),
             "files": len(files), "written": len(written), "rewritten": len(again), "pages": pages,
             "question_pages": questions, "raw": raw, "gzip": zipped, "assets": assets,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "site_mb": sum(p.stat().st_size for p in (site_src / "site").rglob("*") if p.is_file()) / 2**20}
 
 
+def _mb(folder: Path) -> float:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20 if folder.is_dir() else 0.0
+
+
+def _size_markdown(r: dict) -> str:
+    parts = ", ".join(f"{name} {mb:,.1f} MB" for name, mb in r["parts"].items())
+    per_round = r["site_mb"] / max(r["rounds"], 1)
+    return (f"Built site: **{r['site_mb']:,.0f} MB** (target ≤ 150 MB) over {r['rounds']} rounds: {parts}. "
+            f"Question pages: {r['question_pages']:,}, mean {r['mean_question_kb']:.1f} KB, largest "
+            f"{r['largest_question_kb']:,.0f} KB. Three years of fortnightly rounds ({ROUNDS_IN_THREE_YEARS}) at this "
+            f"scale, growing linearly per round ({per_round:.2f} MB a round): about "
+            f"**{per_round * ROUNDS_IN_THREE_YEARS:,.0f} MB**.")
+
+
 def _markdown(r: dict, load: str) -> str:
     total = r["gather"] + r["render"] + r["mkdocs"]
     return f"""
-## The site at ForecastBench scale (issue 7)
+## The site at ForecastBench scale (issue 18: downloads linked to the repository, light question pages)
 
 Date {DATE}. Machine: {_machine()}. Load average at the start: {load}.
 Command: `python -m benchmarks.bench_site`. Hub: all real FB rounds + `synth_fb.py --rounds 14
@@ -106,11 +145,12 @@ takes minutes; the machine was shared).
 | gather (boards × views with their bootstraps, questions, downloads, diffs) | {r['gather']:.1f} s |
 | render + write {r['files']:,} files ({r['pages']:,} pages, {r['question_pages']:,} question pages) | {r['render']:.1f} s |
 | `mkdocs build --strict` (with the hook writing the question pages) | {r['mkdocs']:.1f} s |
-| **total** | **{total:.1f} s** (target ≤ 120 s) |
+| **total** | **{total:.1f} s** (target ≤ 60 s) |
 | rebuild with no new data | {r['rebuild']:.1f} s, {r['rewritten']} file(s) written |
 
 Leaderboard page weight, without plotly.js: {r['raw'] / 1024:,.0f} KB raw, **{r['gzip'] / 1024:,.0f} KB gzip**
-(target ≤ 300 KB; index.html + {', '.join(r['assets'])}). Built site: {r['site_mb']:,.0f} MB.
+(target ≤ 300 KB; index.html + {', '.join(r['assets'])}).
+{_size_markdown(r)}
 Peak RSS {r['peak_rss_mb']:,.0f} MB.
 """
 
@@ -119,6 +159,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--synth", help="an existing synth_fb.py output folder (default: generate one)")
     parser.add_argument("--hub", help="an already imported and scored hub (skips the preparation)")
+    parser.add_argument("--local-downloads", action="store_true",
+                        help=f"leave [hub] repo_url as it is (default: set it to {REPO_URL})")
     args = parser.parse_args()
     load = "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
@@ -129,6 +171,8 @@ def main() -> None:
                 subprocess.run([sys.executable, str(SYNTH), "--rounds", "14", "--models", "100", "--seed", "1",
                                 "--out", str(synth)], check=True, capture_output=True)
             prepare(synth, hub)
+        if not args.local_downloads:
+            set_repo_url(hub, REPO_URL)
         print(_markdown(timed(hub), load))
 
 

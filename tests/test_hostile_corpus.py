@@ -490,7 +490,7 @@ def test_site_downloads_neutralise_formula_text_and_the_ledger_keeps_it(tmp_path
     raw = f'question_id,probability,reasoning\n{question},0.5,"=HYPERLINK(""http://evil.example"")"\n'.encode()
     (root / f"data/forecasts/{due}").mkdir(parents=True, exist_ok=True)
     (root / f"data/forecasts/{due}/acme.bot.csv").write_bytes(raw)
-    files = _downloads(layout, set())
+    files = _downloads(layout, set())["downloads"]  # the site's own copies (no repo_url in hub.toml)
     offered = pd.read_csv(io.BytesIO(files[f"downloads/forecasts/{due}/acme.bot.csv"]), dtype=str)
     assert offered["reasoning"].tolist() == ["'=HYPERLINK(\"http://evil.example\")"]
     assert (root / f"data/forecasts/{due}/acme.bot.csv").read_bytes() == raw

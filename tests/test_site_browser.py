@@ -301,6 +301,9 @@ def test_numeric_header_sorts_the_table(site: Site, name: str, header: str) -> N
     visit = site[name]
     page = visit.page
     table = "table.prescient-table"
+    if name == "question":  # its raw forecast rows wait behind a disclosure, under the summary
+        table = "table.prescient-table[data-forecasts]"
+        page.locator("details.prescient-raw > summary").click()
     headers = page.eval_on_selector(table, "t => Array.from(t.tHead.rows[0].cells).map(c => c.textContent.trim())")
     index = headers.index(header)
     th = page.locator(f"{table} thead th").nth(index)
@@ -337,6 +340,7 @@ def test_a_long_forecast_table_shows_one_page_sorts_all_rows_and_shows_the_rest_
     page.route("**/generated/questions/**", smaller_pages)
     visit.open(site.path("question"))
     table, more = "table.prescient-table[data-forecasts]", "button.prescient-more"
+    page.locator("details.prescient-raw > summary").click()  # the raw rows are collapsed at first
     payload = page.evaluate("JSON.parse(document.getElementById('prescient-forecasts').textContent)")
     total = len(payload["p"])
     assert total > 10, "the demo question needs more forecasts than one page"
@@ -413,7 +417,8 @@ def test_xss_payloads_stay_inert(xss_site: Site, name: str) -> None:
             "the only link is to the question's page: a javascript: url must not become a link"
     if name == "question":
         assert page.locator("article h1").first.inner_text() == QUESTION_TEXT
-        assert REASONING in text
+        page.locator("details.prescient-raw > summary").click()  # the raw rows (with the reasoning) are collapsed
+        assert REASONING in page.evaluate("document.body.innerText")
         assert page.locator('a[rel~="nofollow"]').count() == 0, "a javascript: source url must not become a link"
 
 
@@ -485,16 +490,25 @@ def test_board_and_view_switches_show_one_panel(site: Site) -> None:
 
 SECTION_CHART = """(id) => { const h = document.getElementById(id); if (!h) return null;
     for (let el = h.nextElementSibling; el && el.tagName !== 'H2'; el = el.nextElementSibling) {
-        if (el.classList.contains('prescient-chart')) {
-            return {drawn: el.querySelector('.main-svg') !== null, traces: el._fullData.map(t => t.name)}; } }
+        const chart = el.classList.contains('prescient-chart') ? el : el.querySelector('.prescient-chart');
+        if (chart) {
+            return {drawn: chart.querySelector('.main-svg') !== null, traces: chart._fullData.map(t => t.name),
+                    width: chart.getBoundingClientRect().width, drawnWidth: chart._fullLayout.width}; } }
     return null; }"""
 
 
 @pytest.mark.parametrize("section,traces", [("arena-view", ["bets", "simulated"]),
-                                            ("truefalse-and-multiple-choice-questions", ["accuracy", "5-month moving average"])])
+                                            ("truefalse-and-multiple-choice-questions-self-reported", ["accuracy", "5-month moving average"])])
 def test_the_demo_model_page_draws_its_arena_and_oracle_charts(site: Site, section: str, traces: list[str]) -> None:
     """The demo's bettor and oracle forecaster: both secondary views have a drawn chart of their own."""
     visit = site["model"]
-    chart = visit.page.evaluate(SECTION_CHART, section)
-    assert chart == {"drawn": True, "traces": traces}, chart
+    page = visit.page
+    details = page.locator(f"h2#{section} ~ details.prescient-section").first
+    assert details.get_attribute("open") is None, "the secondary views are collapsed by default"
+    details.locator("summary").click()
+    page.wait_for_function(f"() => ({SECTION_CHART})({section!r}).width > 0")
+    page.wait_for_function(f"() => {{ const c = ({SECTION_CHART})({section!r}); return Math.abs(c.width - c.drawnWidth) < 30; }}",
+                           timeout=5_000)  # sized to the opened section, not to its hidden width
+    chart = page.evaluate(SECTION_CHART, section)
+    assert {k: chart[k] for k in ("drawn", "traces")} == {"drawn": True, "traces": traces}, chart
     visit.assert_clean()

@@ -37,7 +37,7 @@ def _asked(demo_hub: Path) -> list[str]:
                              for p in (demo_hub / "data/rounds").glob("*/questions.csv")])["question_id"].unique())
 
 
-def test_every_asked_question_has_a_page_kept_out_of_nav_and_search(demo_hub: Path) -> None:
+def test_every_asked_question_has_a_page_out_of_nav_found_by_search_by_id_and_title(demo_hub: Path) -> None:
     asked = _asked(demo_hub)
     site = demo_hub / "site_src/site"
     pages = {p.parent.name for p in (site / "generated/questions").glob("*/index.html")}
@@ -50,7 +50,13 @@ def test_every_asked_question_has_a_page_kept_out_of_nav_and_search(demo_hub: Pa
     assert html.count("<h1") == 1 and 'id="prescient-forecasts"' in html
     assert "generated/questions/*.md" in (demo_hub / "site_src/mkdocs.yml").read_text(encoding="utf-8")
     index = json.loads((site / "search/search_index.json").read_text(encoding="utf-8"))
-    assert not [d["location"] for d in index["docs"] if d["location"].startswith("generated/question")]
+    found = {d["location"]: d for d in index["docs"] if d["location"].startswith("generated/question")}
+    assert set(found) == {f"generated/questions/{question_slug(q)}/" for q in asked}, "every question page, once"
+    heads = json.loads((demo_hub / GENERATED / "question-pages" / "pages.json").read_text(encoding="utf-8"))
+    first = found[f"generated/questions/{question_slug(asked[0])}/"]
+    assert first["title"] == heads[question_slug(asked[0])]["heading"]
+    assert first["text"].split() == [asked[0], asked[0].split(":", 1)[1]], "its id, and the native id alone"
+    assert "prescient-forecasts" not in json.dumps(index), "the forecast tables stay out of the index"
 
 
 def _payload(page: str) -> dict:
@@ -119,8 +125,8 @@ def test_model_page_breaks_scores_down_by_source_category_and_horizon(demo_hub: 
     dataset = mine[mine["kind"] == "dataset"]
     horizons = (pd.to_datetime(dataset["resolution_date"]) - pd.to_datetime(dataset["round"])).dt.days
     for days, n in horizons.value_counts().items():  # every horizon row with its N
-        assert f"<tr><td>{days}</td>" in section and f"<td>{n}</td></tr>" in section
-    assert sum(int(n) for n in re.findall(r"<td>(\d+)</td></tr>", section.split("<th>Category</th>")[0])) == len(mine)
+        assert f"<tr><td>{days}</td>" in section and f'<td data-value="{n}">{n}</td></tr>' in section
+    assert sum(int(n) for n in re.findall(r'<td data-value="\d+">(\d+)</td></tr>', section.split("<th>Category</th>")[0])) == len(mine)
 
 
 def test_forecasters_not_on_the_board_still_get_a_page_and_a_row_in_the_models_index(demo_hub: Path) -> None:

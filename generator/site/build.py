@@ -21,19 +21,22 @@ from ..arena.gather import load_cohorts
 from ..arena.portfolio import arena_table, pnl_curves
 from ..errors import BuildError, Problem
 from ..leaderboard.diff import first_rounds, history_diffs
-from ..leaderboard.hub_boards import all_boards
+from ..leaderboard.fb_board import crowd_from_rounds
+from ..leaderboard.hub_boards import all_boards, board_for
 from ..oracle.board import load_scores as oracle_scores
 from ..oracle.board import oracle_board
 from ..oracle.temporal import temporal_view
 from ..schemas import FORECASTS
 from ..scoring.corrections import corrections
+from ..scoring.resolve import LedgerView, ledger_view
 from ..store import readers
 from ..store.csvio import spreadsheet_safe_bytes
 from ..store.hub import Hub, as_hub
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
 from .questions import question_infos
-from .render import GENERATED, RoundInfo, SiteData, render_site
+from .render import GENERATED, RoundInfo, SiteData, render_site, safe_url
+from .rounds import OPEN, RoundStatus, resolutions, round_status
 from .shell import FRAGMENTS, SHELL
 from .write import write_tree
 
@@ -54,14 +57,21 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     quarantine = [] if quarantine is None else quarantine
     scores, models = readers.load_scores(layout), readers.load_models(layout)
     history = readers.load_history(layout)
+    observations = readers.load_observations(layout)
+    view = ledger_view(observations, format_ts(as_of), readers.load_resolutions(layout),
+                       settings.scoring.unresolved_markets)
+    first = settings.leaderboard.boards[0]
     rounds, forecasts = [], []
+    by_round = {r: g for r, g in scores.groupby("round", sort=False)} if len(scores) else {}
     for due in readers.round_dues(layout):
         by_model = readers.load_forecasts(layout, due, quarantine)
-        rounds.append(RoundInfo(format_date(due), readers.load_round(layout, due), tuple(sorted(by_model))))
+        day, questions = format_date(due), readers.load_round(layout, due)
+        status, units = _round_state(day, questions, view, as_of)
+        board = None if status.state == OPEN else _round_board(by_round.get(day), questions, models, as_of, settings, first)
+        rounds.append(RoundInfo(day, questions, tuple(sorted(by_model)), status=status, resolutions=units, board=board))
         forecasts += [f.assign(round=format_date(due), model=m) for m, f in sorted(by_model.items())]
     asked = pd.concat([r.questions for r in rounds], ignore_index=True) if rounds else None
     boards = all_boards(scores, models, as_of, settings, asked)
-    first = settings.leaderboard.boards[0]
     return SiteData(
         title=settings.title, as_of=as_of, methodology_version=settings.scoring.methodology_version,
         board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards,
@@ -69,12 +79,32 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         round_age_days=settings.scoring.min_age_days,
         model_scores={m: g for m, g in scores.groupby("model", sort=True)},
         changes=history_diffs(_last_nights(history, CHANGES_NIGHTS), first_rounds=first_rounds(scores)),
-        corrections=corrections(readers.load_observations(layout), format_ts(as_of),
+        corrections=corrections(observations, format_ts(as_of),
                                 {r.due: r.questions for r in rounds}),
         **_arena(root, as_of, quarantine), **_oracle(layout, as_of, models, quarantine),
-        rounds=rounds, questions=_questions(layout, rounds, forecasts, scores, as_of),
-        downloads=_downloads(layout, readers.quarantined_files(quarantine)),
+        rounds=rounds, questions=_questions(layout, observations, rounds, forecasts, scores, as_of),
+        repo_url=settings.repo_url, **_downloads(layout, readers.quarantined_files(quarantine), settings.repo_url),
     )
+
+
+def _round_state(due: str, questions: pd.DataFrame, view: LedgerView, as_of: datetime) -> tuple[RoundStatus, pd.DataFrame]:
+    """A round's state at ``as_of`` and how each of its units resolved (``rounds.resolutions``)."""
+    units = resolutions(questions, view) if len(questions) else pd.DataFrame(columns=["status"])
+    due_time = questions["due"].iloc[0] if len(questions) else f"{due}T00:00:00Z"
+    return round_status(due_time, units, as_of), units
+
+
+def _round_board(scores: pd.DataFrame | None, questions: pd.DataFrame, models: dict, as_of: datetime,
+                 settings, board: str) -> pd.DataFrame | None:
+    """One round's own board (the first board's overall view, point estimates and ranks, no
+    bootstrap): who did best in that round alone. None when nothing of it is scored yet."""
+    if scores is None or not len(scores):
+        return None
+    crowd = crowd_from_rounds(questions) if len(questions) else None
+    # min_round_age_days=0: the round is shown as soon as something resolves; the Leaderboard waits
+    # [scoring] min_age_days before it counts a round
+    return board_for(scores, models, as_of, settings, board=board, view="overall", replicates=0, crowd=crowd,
+                     min_round_age_days=0)
 
 
 def _arena(root: Path, as_of: datetime, quarantine: list[Problem]) -> dict:
@@ -89,29 +119,43 @@ def _oracle(layout: Layout, as_of: datetime, models: dict, quarantine: list[Prob
             "oracle_months": temporal_view(scores, cutoffs, by=("model",)) if len(scores) else pd.DataFrame()}
 
 
-def _questions(layout: Layout, rounds: list[RoundInfo], forecasts: list, scores, as_of: datetime) -> list:
+def _questions(layout: Layout, observations: pd.DataFrame, rounds: list[RoundInfo], forecasts: list, scores,
+               as_of: datetime) -> list:
     if not rounds:
         return []
-    asked = pd.concat([r.questions.assign(round=r.due) for r in rounds], ignore_index=True)
+    asked = pd.concat([_with_resolutions(r) for r in rounds], ignore_index=True)
     given = (pd.concat(forecasts, ignore_index=True) if forecasts
              else pd.DataFrame(columns=["round", "model", *FORECASTS.names]))
-    return question_infos(readers.load_bank(layout), readers.load_observations(layout), asked, given, scores,
+    return question_infos(readers.load_bank(layout), observations, asked, given, scores,
                           format_ts(as_of))
 
 
-def _downloads(layout: Layout, quarantined: set[str]) -> dict[str, bytes]:
+def _with_resolutions(r: RoundInfo) -> pd.DataFrame:
+    """A round's question set with its round and how each unit resolved (``rounds.resolutions``)."""
+    out = r.questions.reset_index(drop=True).assign(round=r.due)
+    if r.resolutions is not None and len(r.resolutions) == len(out):
+        for column in ("status", "outcome", "resolved_at", "final_value"):
+            out[column] = r.resolutions[column].to_numpy()
+    return out
+
+
+def _downloads(layout: Layout, quarantined: set[str], repo_url: str = "") -> dict:
     """The files offered for download: each round's question set (CSV and ForecastBench JSON) and
-    every forecast file, as committed (under ``downloads/``, mirroring ``data/``), except that a CSV
-    cell a spreadsheet would run as a formula gets a leading single quote (the ledgers keep it raw).
-    A quarantined file (unreadable, or not a regular file) is not offered."""
-    files = {}
+    every forecast file. ``offered`` maps each one's name on the site (``downloads/...``, mirroring
+    ``data/``) to its path in the repository. With a ``repo_url`` the pages link to the repository's
+    own copy and the site holds none; without one, ``downloads`` holds the site's copies, as
+    committed except that a CSV cell a spreadsheet would run as a formula gets a leading single
+    quote (the ledgers keep it raw). A quarantined file (unreadable, not a regular file) is not offered."""
+    offered = {}
     for folder in layout.round_dirs():
         for path in sorted(folder.glob("questions.*")):
-            files[f"downloads/rounds/{folder.name}/{path.name}"] = _for_people(path)
+            offered[f"downloads/rounds/{folder.name}/{path.name}"] = path
     for due in readers.round_dues(layout):
         for path in (p for p in layout.forecast_files(due) if layout.relative(p) not in quarantined):
-            files[f"downloads/forecasts/{format_date(due)}/{path.name}"] = _for_people(path)
-    return files
+            offered[f"downloads/forecasts/{format_date(due)}/{path.name}"] = path
+    local = not safe_url(repo_url)
+    return {"offered": {name: layout.relative(path) for name, path in offered.items()},
+            "downloads": {name: _for_people(path) for name, path in offered.items()} if local else {}}
 
 
 def _for_people(path: Path) -> bytes:

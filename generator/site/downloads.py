@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from urllib.parse import quote
 
 from ..store.csvio import formula_like, spreadsheet_safe_bytes
 
@@ -52,3 +53,15 @@ def for_spreadsheets(data: bytes) -> bytes:
 
 def _quoted(cell: str) -> str:
     return f'"{cell.replace(chr(34), chr(34) * 2)}"' if _NEEDS_QUOTES.search(cell) else cell
+
+
+def raw_url(repo_url: str, path: str) -> str:
+    """The URL of the repository's own copy of ``path`` (relative to the repository root) on its
+    default branch: ``raw.githubusercontent.com/<owner>/<repo>/HEAD/<path>`` for a GitHub
+    repository, ``<repo_url>/raw/HEAD/<path>`` elsewhere (GitLab redirects that to its raw file)."""
+    base = repo_url.strip().removesuffix("/").removesuffix(".git")
+    quoted = quote(path.lstrip("/"))
+    host, _, rest = base.partition("://")[2].partition("/")
+    if host.lower() in ("github.com", "www.github.com") and rest.count("/") == 1:
+        return f"https://raw.githubusercontent.com/{rest}/HEAD/{quoted}"
+    return f"{base}/raw/HEAD/{quoted}"

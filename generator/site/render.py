@@ -25,10 +25,11 @@ from ..models import FIELDS as MODEL_FIELDS
 from ..models import ModelMeta
 from ..schemas import ALL_TABLES, SCORES
 from ..store.csvio import empty_frame
-from ..timeutil import format_ts
+from ..timeutil import format_ts, parse_ts
 from . import charts, shell
-from .downloads import for_spreadsheets
-from .questions import QuestionInfo, forecast_payload, script_json
+from .downloads import for_spreadsheets, raw_url
+from .questions import QuestionInfo, forecast_payload, outcome_text, resolution_text, script_json, time_marks, unit_summary
+from .rounds import OPEN, RoundStatus
 
 GENERATED = "generated"
 
@@ -38,6 +39,9 @@ class RoundInfo:
     due: str  # YYYY-MM-DD
     questions: pd.DataFrame
     participants: tuple[str, ...]
+    status: RoundStatus | None = None  # where the round stands at as_of (None: not computed)
+    resolutions: pd.DataFrame | None = None  # rounds.resolutions: one row per unit, in question-set order
+    board: pd.DataFrame | None = None  # the round's own board once it is closed and something scored
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,9 @@ class SiteData:
     model_scores: dict[str, pd.DataFrame]
     rounds: list[RoundInfo] = field(default_factory=list)
     questions: list[QuestionInfo] = field(default_factory=list)
-    downloads: dict[str, bytes] = field(default_factory=dict)  # path under generated/ -> bytes
+    downloads: dict[str, bytes] = field(default_factory=dict)  # the site's own copies: path under generated/ -> bytes
+    offered: dict[str, str] = field(default_factory=dict)  # every download: path under generated/ -> path in the repository
+    repo_url: str = ""  # hub.toml's [hub] repo_url: downloads link to the repository's raw files when set
     boards: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)  # (board, view) -> board
     changes: list = field(default_factory=list)  # leaderboard.diff.NightChanges, newest first
     corrections: pd.DataFrame = field(default_factory=pd.DataFrame)  # audit.corrections.COLUMNS
@@ -128,8 +134,31 @@ def safe_url(url: str) -> str:
     return text if text.lower().startswith(("https://", "http://")) else ""
 
 
+def download_link(data: SiteData):
+    """``link(name, prefix)``: the URL of a download (``downloads/...``) from a page whose way to
+    generated/ is ``prefix``: the repository's raw file when ``repo_url`` is set, else the site's
+    copy; empty when the file is not offered."""
+    repo = safe_url(data.repo_url)
+
+    def link(name: str, prefix: str) -> str:
+        if name not in data.offered:
+            return ""
+        return raw_url(repo, data.offered[name]) if repo else f"{prefix}{name}"
+    return link
+
+
+def forecast_file(data: SiteData, due: str, model: str) -> str:
+    """The download name of ``model``'s forecast file for the round due ``due`` (CSV or JSON), or ""."""
+    for suffix in (".csv", ".json"):
+        name = f"downloads/forecasts/{due}/{model}{suffix}"
+        if name in data.offered:
+            return name
+    return ""
+
+
 def render_site(data: SiteData) -> dict[str, bytes]:
     env = environment()
+    env.globals.update(download=download_link(data), forecast_file=lambda due, model: forecast_file(data, due, model))
     everyone = forecasters(data)
     names = {**{m: meta.name for m, meta in data.models.items()},
              **{m: (data.models[m].name if m in data.models else m) for m in data.board.get("model", [])}}
@@ -149,15 +178,16 @@ def render_site(data: SiteData) -> dict[str, bytes]:
             **common, changes=data.changes, corrections=data.corrections.to_dict("records")),
         "models/index.md": env.get_template("models_index.md.j2").render(
             **common, board=data.board.to_dict("records"), others=_others(data, everyone)),
-        "rounds/index.md": env.get_template("rounds_index.md.j2").render(**common, rounds=data.rounds),
+        "rounds/index.md": env.get_template("rounds_index.md.j2").render(
+            **common, rounds=data.rounds, open_now=open_now(env, data, prefix="../", root="../../")),
+        "open-now.md": open_now(env, data, prefix=f"{GENERATED}/", root=""),
         "data-dictionary.md": data_dictionary(env),
     }
     per_model = {name: _by_model(getattr(data, name)) for name in ("history", "arena", "oracle_board", "arena_curves", "oracle_months")}
     pages.update({f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()})
                   for m in everyone})
     slugs = {q.id: q.slug for q in data.questions}
-    pages.update({f"rounds/{r.due}.md": env.get_template("round.md.j2").render(**common, round=r, slugs=slugs)
-                  for r in data.rounds})
+    pages.update({f"rounds/{r.due}.md": _round_page(env, data, r, slugs, common) for r in data.rounds})
     pages.update(_question_pages(env, data.questions, updated))
     files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
     files.update({f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
@@ -166,17 +196,49 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     return files
 
 
+def open_now(env: jinja2.Environment, data: SiteData, prefix: str, root: str) -> markupsafe.Markup:
+    """The "Open now" box: every round still taking forecasts at ``as_of``, soonest due first, with
+    its due time and links to its question set and the Submit page. ``prefix`` leads from the page
+    it is shown on to generated/, ``root`` to the site root."""
+    rounds = sorted((r for r in data.rounds if r.status is not None and r.status.state == OPEN), key=lambda r: r.due)
+    return markupsafe.Markup(env.get_template("_open_now.html.j2").render(rounds=rounds, prefix=prefix, root=root,
+                                                                          due_text=friendly_time))
+
+
+def friendly_time(ts: str) -> str:
+    """``2026-07-26T00:00:00Z`` as ``Sun 26 Jul 2026, 00:00 UTC``."""
+    when = parse_ts(ts)
+    return f"{when:%a} {when.day} {when:%b %Y, %H:%M} UTC"
+
+
+def _round_page(env: jinja2.Environment, data: SiteData, r: RoundInfo, slugs: dict[str, str], common: dict) -> str:
+    """A round's page: its state, its question set, and once closed its own board and how each unit resolved."""
+    units = r.questions.reset_index(drop=True)
+    if r.resolutions is not None and len(r.resolutions) == len(units):
+        units = units.assign(status=r.resolutions["status"].to_numpy(), outcome=r.resolutions["outcome"].to_numpy(),
+                             final_value=r.resolutions["final_value"].to_numpy())
+    board = r.board.sort_values(["rank", "overall"], ascending=[True, False], na_position="last") if r.board is not None else None
+    return env.get_template("round.md.j2").render(
+        **common, round=r, slugs=slugs, units=units.to_dict("records"), resolved=r.resolutions is not None,
+        board=board.to_dict("records") if board is not None else [], due_text=friendly_time,
+        open_now=open_now(env, data, prefix="../../", root="../../../") if r.status and r.status.state == OPEN else "")
+
+
 def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], updated: str) -> dict[str, str]:
     """The question shell page, each question's body fragment and their titles (see ``site.shell``)."""
     if not questions:
         return {}
     body = env.get_template("question.html.j2")
     pages = {f"questions/{shell.SHELL}.md": shell.shell_markdown()}
-    pages.update({f"{shell.FRAGMENTS}/{q.slug}.html": body.render(
-        updated=updated, prefix="../../", q=q, payload=script_json(forecast_payload(q.forecasts)),
-        chart=charts.to_json(charts.question_history(q.history, q.question["kind"])) if len(q.history) else "")
-        for q in questions})
-    heads = {q.slug: {"title": shell.page_title(q.question["text"]), "heading": html.escape(str(q.question["text"]))}
+    for q in questions:
+        payload = forecast_payload(q.forecasts)
+        pages[f"{shell.FRAGMENTS}/{q.slug}.html"] = body.render(
+            updated=updated, prefix="../../", q=q, payload=script_json(payload), summary=unit_summary(payload),
+            outcome=outcome_text(q.question["kind"], q.units), resolution=resolution_text(q.question["kind"], q.units),
+            rounds=sorted(set(q.units["round"].astype(str))), marks=json.dumps(time_marks(q.units), separators=(",", ":")),
+            chart=charts.to_json(charts.question_history(q.history, q.question["kind"])) if len(q.history) else "")
+    heads = {q.slug: {"title": shell.page_title(q.question["text"]), "heading": html.escape(str(q.question["text"])),
+                      "search": shell.search_text(q.id)}
              for q in questions}
     pages[f"{shell.FRAGMENTS}/{shell.INDEX}"] = json.dumps(heads, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
     return pages

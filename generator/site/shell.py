@@ -52,12 +52,30 @@ def page_title(text: str, limit: int = 80) -> str:
     return html.escape(text, quote=True)
 
 
+def search_text(question_id: str) -> str:
+    """What the site search finds a question page by besides its title: its id, and the id's
+    native part alone (the search splits words on spaces and hyphens only, not on ``:``)."""
+    native = question_id.split(":", 1)[-1]
+    return html.escape(question_id if native == question_id else f"{question_id} {native}", quote=True)
+
+
 def split_shell(shell: str) -> tuple[str, str]:
-    """The built shell page, cut at the body marker into (before, after)."""
+    """The built shell page, cut at the body marker into (before, after), each without the blank
+    lines and indentation of the theme's templates (a third of a question page's weight; the
+    chrome holds no ``<pre>`` or ``<textarea>`` whose text that would change)."""
     before, found, after = shell.partition(_BODY)
     if not found or _BODY in after or HEADING not in before:
         raise ShellError(f"the built question shell does not hold exactly one {_BODY} after the {HEADING} heading")
-    return before, after
+    return compact(before), compact(after)
+
+
+def compact(part: str) -> str:
+    """``part`` without blank lines and leading or trailing spaces, unless it holds preformatted text."""
+    if "<pre" in part or "<textarea" in part:
+        return part
+    lines = [line.strip() for line in part.splitlines()]
+    text = "\n".join(line for line in lines if line)
+    return ("\n" if part.startswith("\n") else "") + text + ("\n" if part.endswith("\n") and text else "")
 
 
 def fill(part: str, slug: str, title: str, heading: str) -> str:
@@ -82,7 +100,21 @@ def expand_question_pages(docs_dir: Path, site_dir: Path, build_time: int | None
         (out / slug / "index.html").write_text(page, encoding="utf-8")
     shutil.rmtree(shell_dir)
     _sitemap(site_dir, list(pages), build_time)
+    _search_index(site_dir, pages)
     return len(pages)
+
+
+def _search_index(site_dir: Path, pages: dict[str, dict]) -> None:
+    """List every question page in the site search's index by its title (the question) and its id;
+    the pages' bodies stay out (thousands of forecast tables would swell the index for nothing)."""
+    path = site_dir / "search" / "search_index.json"
+    if not path.is_file():
+        return
+    index = json.loads(path.read_text(encoding="utf-8"))
+    index["docs"] = [d for d in index["docs"] if not d.get("location", "").startswith("generated/questions/")]
+    index["docs"] += [{"location": f"generated/questions/{slug}/", "title": head["heading"], "text": head.get("search", "")}
+                      for slug, head in pages.items()]
+    path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 def _sitemap(site_dir: Path, slugs: list[str], build_time: int | None) -> None:

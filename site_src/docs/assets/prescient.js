@@ -30,10 +30,30 @@
     });
   }
 
+  // A question's chart marks its rounds' freeze and due times and its resolution (data-marks:
+  // [kind, date] pairs from generator/site/questions.py time_marks) as vertical lines.
+  var MARK_DASH = { freeze: "dot", due: "dash", resolved: "solid" };
+  function markTimes(el, layout) {
+    var marks = JSON.parse(el.getAttribute("data-marks") || "[]");
+    if (!marks.length) { return layout; }
+    var line = { width: 1, color: "rgba(128, 128, 128, 0.85)" };
+    return Object.assign({}, layout, {
+      shapes: marks.map(function (m) {
+        return { type: "line", xref: "x", yref: "paper", x0: m[1], x1: m[1], y0: 0, y1: 1,
+                 line: Object.assign({ dash: MARK_DASH[m[0]] || "solid" }, line) };
+      }),
+      annotations: marks.length > 6 ? [] : marks.map(function (m) {
+        return { x: m[1], y: 1, xref: "x", yref: "paper", text: m[0], showarrow: false, textangle: -90,
+                 xanchor: "right", yanchor: "top", font: { size: 10 } };
+      })
+    });
+  }
+
   function renderCharts() {
     if (!window.Plotly) { return; }
     document.querySelectorAll(".prescient-chart[data-figure]").forEach(function (el) {
       var figure = JSON.parse(el.getAttribute("data-figure"));
+      figure.layout = markTimes(el, figure.layout || {});
       el._prescientLayout = figure.layout || {};
       // no toolbar on a phone: it covers the chart, and a tap cannot hover to reach it anyway
       var narrow = window.matchMedia("(max-width: 44.9375em)").matches;
@@ -218,7 +238,20 @@
     });
   }
 
+  // A chart drawn inside a closed <details> has no width yet: size it when the details open.
+  function disclosures() {
+    document.querySelectorAll("details").forEach(function (details) {
+      details.addEventListener("toggle", function () {
+        if (!details.open || !window.Plotly) { return; }
+        details.querySelectorAll(".prescient-chart.js-plotly-plot").forEach(function (el) {
+          window.Plotly.relayout(el, { autosize: true });
+        });
+      });
+    });
+  }
+
   function start() {
+    disclosures();
     forecastTables();
     columnToggles();
     if (document.querySelector(".prescient-chart[data-figure]")) { loadPlotly(renderCharts); }
