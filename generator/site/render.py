@@ -202,13 +202,14 @@ def open_now(env: jinja2.Environment, data: SiteData, prefix: str, root: str) ->
     it is shown on to generated/, ``root`` to the site root."""
     rounds = sorted((r for r in data.rounds if r.status is not None and r.status.state == OPEN), key=lambda r: r.due)
     return markupsafe.Markup(env.get_template("_open_now.html.j2").render(rounds=rounds, prefix=prefix, root=root,
-                                                                          due_text=friendly_time))
+                                                                          due_text=due_time))
 
 
-def friendly_time(ts: str) -> str:
-    """``2026-07-26T00:00:00Z`` as ``Sun 26 Jul 2026, 00:00 UTC``."""
+def due_time(ts: str) -> str:
+    """A due or freeze time as written in a question set, for readers, with its weekday:
+    ``2026-07-26T00:00:00Z`` as ``Sun 26 Jul 2026, 00:00 UTC``."""
     when = parse_ts(ts)
-    return f"{when:%a} {when.day} {when:%b %Y, %H:%M} UTC"
+    return f"{when:%a} {friendly_time(when)}"
 
 
 def _round_page(env: jinja2.Environment, data: SiteData, r: RoundInfo, slugs: dict[str, str], common: dict) -> str:
@@ -220,7 +221,7 @@ def _round_page(env: jinja2.Environment, data: SiteData, r: RoundInfo, slugs: di
     board = r.board.sort_values(["rank", "overall"], ascending=[True, False], na_position="last") if r.board is not None else None
     return env.get_template("round.md.j2").render(
         **common, round=r, slugs=slugs, units=units.to_dict("records"), resolved=r.resolutions is not None,
-        board=board.to_dict("records") if board is not None else [], due_text=friendly_time,
+        board=board.to_dict("records") if board is not None else [], due_text=due_time,
         open_now=open_now(env, data, prefix="../../", root="../../../") if r.status and r.status.state == OPEN else "")
 
 
