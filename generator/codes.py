@@ -158,6 +158,8 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "bad-structure": Code(ERROR, "A ForecastBench file is not a JSON object, or a part of it that must be a list or an object is not."),
         "bad-id": Code(ERROR, "A question id is not a string, or (oracle) uses characters other than letters, digits and `. _ : -`."),
         "combination-id": Code(WARNING, "Rows with a list id (ForecastBench combination questions) are dropped."),
+        "lfs-pointer": Code(ERROR, "The file is a Git LFS pointer, not the data: fetch the object (`git lfs pull`) and import that."),
+        "unknown-question-set": Code(WARNING, "A ForecastBench forecast set's `question_set` names none of its round's question sets; it is scored on the whole round."),
         "bad-outcome": Code(ERROR, "A ForecastBench resolution's `resolved_to` is not a number."),
         "bad-probability": Code(ERROR, "A ForecastBench forecast is not a probability between 0 and 1."),
         "bad-model": Code(ERROR, "A ForecastBench forecast set's model field is not a non-empty string."),

@@ -112,6 +112,25 @@ ROUND_QUESTIONS = Table(
     mutability="frozen once published",
 )
 
+QUESTION_SETS = Table(
+    name="question_sets",
+    path="data/rounds/<due>/question_sets.csv",
+    description=(
+        "The question sets of a round that holds more than one (ForecastBench's 2024-07-21 round has a "
+        "human and an LLM set): which units each set asks. A forecast file declaring a set (a JSON file's "
+        "`question_set`) is scored, imputed and counted on that set's units only; a file declaring none, "
+        "and every file of a round without this file, on the whole round."
+    ),
+    columns=(
+        _c("question_set", "str", "The set's name as ForecastBench names it (e.g. `2024-07-21-human.json`)."),
+        _c("question_id", "str", "Question id (a unit of `questions.csv`)."),
+        _c("resolution_date", "date", "For dataset questions: the resolution date (horizon). Empty for markets.", nullable=True),
+    ),
+    key=("question_set", "question_id", "resolution_date"),
+    sort=("question_set", "question_id", "resolution_date"),
+    mutability="frozen once published",
+)
+
 FORECASTS = Table(
     name="forecasts",
     path="data/forecasts/<due>/<team>.<model>.csv",
@@ -319,5 +338,5 @@ RECEIPTS = Table(
     mutability="append-only",
 )
 
-ALL_TABLES = (QUESTIONS, OBSERVATIONS, RESOLUTIONS, ROUND_QUESTIONS, FORECASTS, BETS, SCORES, HISTORY,
+ALL_TABLES = (QUESTIONS, OBSERVATIONS, RESOLUTIONS, ROUND_QUESTIONS, QUESTION_SETS, FORECASTS, BETS, SCORES, HISTORY,
               ORACLE_QUESTIONS, ORACLE_FORECASTS, MANIFEST, RECEIPTS)

@@ -172,7 +172,10 @@ def test_a_small_import_scores_from_stated_resolutions(tmp_path):
     assert x.loc[("fred:F1", "2026-02-03"), "imputed"] == 1
     assert sorted(scores["model"].unique()) == ["prescient.always-0", "prescient.always-0.5", "prescient.always-1", "team-a.model-x-1.0"]
     early, _ = score_hub(Layout(hub), parse_ts("2026-01-15T00:00:00Z"))
-    assert sorted(early["question_id"].unique()) == ["fred:F1"]  # the market's statement is dated 2026-01-20
+    assert early.empty  # the hub learned every outcome at the import (recorded_at = its as_of), not at FB's dates
+    stated = readers.load_resolutions(Layout(hub))
+    assert set(stated["recorded_at"]) == {AS_OF}
+    assert stated.set_index("question_id").loc["manifold:m1", "resolved_at"] == "2026-01-20T00:00:00Z"  # FB's date stays
 
 
 # -- the real ForecastBench files ---------------------------------------------------------------------

@@ -58,7 +58,8 @@ def round_scores(layout: Layout, view: LedgerView, impute_value: float,
     for due in readers.round_dues(layout):
         questions = readers.load_round(layout, due)
         units = resolved_units(questions, resolve_round(questions, view))
-        out[due] = score_round(format_date(due), units, readers.load_forecasts(layout, due, quarantine), impute_value)
+        out[due] = score_round(format_date(due), units, readers.load_forecasts(layout, due, quarantine), impute_value,
+                               readers.load_round_sets(layout, due))
     return out
 
 

@@ -29,16 +29,46 @@ def resolved_units(questions: pd.DataFrame, resolutions: pd.DataFrame) -> pd.Dat
     return units[[*_UNIT, "source", "kind", "category", "outcome", "resolved_at", "proxy"]]
 
 
+def set_name(name: object) -> str:
+    """A question set's name as compared: ``2024-07-21-human.json`` and ``2024-07-21-human`` match."""
+    return str(name or "").strip().removesuffix(".json")
+
+
+def answered_sets(forecasts: dict[str, pd.DataFrame], sets: pd.DataFrame | None) -> dict[str, str]:
+    """Per model, the question set (of ``sets``, ``schemas.QUESTION_SETS``) its file declares in
+    ``attrs["question_set"]``; a model declaring none, or a set the round does not have, is absent
+    (scored on the whole round)."""
+    names = set(sets["question_set"].map(set_name)) if sets is not None and len(sets) else set()
+    declared = {m: set_name(f.attrs.get("question_set")) for m, f in forecasts.items()}
+    return {m: name for m, name in declared.items() if name in names}
+
+
 def score_round(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.DataFrame],
-                impute_value: float) -> pd.DataFrame:
+                impute_value: float, sets: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (model, resolved unit) of the round due on ``round_label``, in the SCORES schema.
 
     Rows run unit by unit (the units' order), models sorted within a unit. Every column of
     ``units`` that SCORES declares is carried through. A model's repeated (question_id,
-    resolution_date) rows count once (the first); a missing or NaN probability is imputed.
+    resolution_date) rows count once (the first); a missing or NaN probability is imputed. A model
+    whose file declares one of the round's question sets (``answered_sets``) is scored, and imputed,
+    on that set's units only.
     """
     if not forecasts or units.empty:
         return pd.DataFrame(columns=list(SCORES.names))
+    scored = _score_all(round_label, units, forecasts, impute_value)
+    answered = answered_sets(forecasts, sets)
+    if not answered or sets is None:
+        return scored
+    member = sets.assign(question_set=sets["question_set"].map(set_name))
+    keys = pd.MultiIndex.from_frame(scored[["model", *_UNIT]].assign(
+        model=scored["model"].map(lambda m: answered.get(m, "")).astype(str)))
+    inside = keys.isin(pd.MultiIndex.from_frame(member[["question_set", *_UNIT]]))
+    whole = ~scored["model"].isin(list(answered)).to_numpy()
+    return scored[whole | inside].reset_index(drop=True)
+
+
+def _score_all(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.DataFrame],
+               impute_value: float) -> pd.DataFrame:
     models = sorted(forecasts)
     units = units.reset_index(drop=True)
     given = [forecasts[m] for m in models]

@@ -3,7 +3,10 @@
 Two formats carry the same content: a CSV with the FORECASTS columns, and a ForecastBench
 forecast-set JSON (``{organization, model, model_organization, question_set, forecasts: [...]}``)
 whose items ``{id, source, forecast, resolution_date, reasoning}`` become rows with
-``question_id = <source>:<id>``. Rows are numbered like a spreadsheet for CSV (header = row 1)
+``question_id = <source>:<id>``. FB's own spellings are read too (``question-set``, no
+``model_organization``, extra per-row fields). An *individual* file (items carrying ``user_id``, one
+forecaster of a group each) keeps every member's rows; the group's forecast is their median per
+question × resolution date (``group_median``). Rows are numbered like a spreadsheet for CSV (header = row 1)
 and from 1 along ``forecasts`` for JSON. Nothing here raises on bad input.
 """
 
@@ -17,6 +20,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+import pandas as pd
+
 from ..codes import problem
 from ..errors import Problem
 from ..schemas import FORECASTS
@@ -28,10 +34,15 @@ BOM = b"\xef\xbb\xbf"
 JSON_FIELDS = {"question_id": "id", "resolution_date": "resolution_date", "probability": "forecast", "reasoning": "reasoning"}
 
 
+MEMBER_KEY = "user_id"  # the per-row field naming a group's member (FB's individual human files)
+QUESTION_SET_KEYS = ("question_set", "question-set")  # FB publishes both spellings
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
     number: int
     cells: dict[str, str]
+    member: str = ""  # individual files: the forecaster of a group who gave this row
 
 
 @dataclass
@@ -170,7 +181,7 @@ def _parse_json(text: str, parsed: Parsed) -> None:
     if items is None:
         return
     parsed.columns = FORECASTS.names
-    qs = body.get("question_set")
+    qs = next((body[k] for k in QUESTION_SET_KEYS if k in body), None)
     parsed.question_set = qs if isinstance(qs, str) else None
     parsed.records = len(items)
     for number, item in enumerate(items, start=1):
@@ -215,7 +226,8 @@ def _json_row(item: object, number: int, parsed: Parsed) -> Row | None:
         qid = f"{source}:{qid}"
     cells = {"question_id": qid, "resolution_date": _scalar(item.get("resolution_date")),
              "probability": _scalar(item["forecast"]), "reasoning": _scalar(item.get("reasoning"))}
-    return Row(number, cells)
+    member = item.get(MEMBER_KEY)
+    return Row(number, cells, "" if member is None or isinstance(member, bool) else _scalar(member).strip())
 
 
 def _scalar(value: object) -> str:
@@ -229,3 +241,23 @@ def _scalar(value: object) -> str:
     if isinstance(value, (int, str)):
         return str(value)
     return json.dumps(value)[:60]
+
+
+def is_individual(parsed: Parsed) -> bool:
+    """True when the file's rows name members of a group (an individual file)."""
+    return any(row.member for row in parsed.rows)
+
+
+GROUP_REASONING = "median of {n} forecaster(s)"
+
+
+def group_median(members: pd.DataFrame) -> pd.DataFrame:
+    """A group's forecast from its members' rows (columns ``question_id``, ``resolution_date``,
+    ``probability``; ``member`` optional): per question × resolution date the ordinary median of every
+    row given (FB's "Superforecaster median forecast"), with how many rows it took as the reasoning."""
+    keys = ["question_id", "resolution_date"]
+    grouped = members.groupby(keys, sort=True)["probability"]
+    out = grouped.median().rename("probability").to_frame().join(grouped.size().rename("n")).reset_index()
+    out["probability"] = np.clip(out["probability"].to_numpy(dtype=float), 0.0, 1.0)
+    out["reasoning"] = [GROUP_REASONING.format(n=n) for n in out.pop("n").tolist()]
+    return out[list(FORECASTS.names)]

@@ -46,6 +46,9 @@ class Layout:
     def round_questions(self, due: datetime) -> Path:
         return self.round_dir(due) / "questions.csv"
 
+    def round_sets(self, due: datetime) -> Path:
+        return self.round_dir(due) / "question_sets.csv"
+
     def round_json(self, due: datetime) -> Path:
         return self.round_dir(due) / "questions.json"
 

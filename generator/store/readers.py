@@ -17,6 +17,7 @@ from ..schemas import (
     OBSERVATIONS,
     ORACLE_FORECASTS,
     ORACLE_QUESTIONS,
+    QUESTION_SETS,
     QUESTIONS,
     RESOLUTIONS,
     ROUND_QUESTIONS,
@@ -25,7 +26,7 @@ from ..schemas import (
 )
 from ..timeutil import parse_ts
 from .csvio import check_frame, coerce, empty_frame, file_signature, read_table
-from .forecast_file import parse_forecast
+from .forecast_file import group_median, is_individual, parse_forecast
 from .layout import Layout
 
 
@@ -72,6 +73,12 @@ def round_dues(layout: Layout) -> list[datetime]:
 def load_round(layout: Layout, due: datetime) -> pd.DataFrame:
     path = layout.round_questions(due)
     return read_table(path, ROUND_QUESTIONS, layout.relative(path), layout.cache)
+
+
+def load_round_sets(layout: Layout, due: datetime) -> pd.DataFrame:
+    """The round's question sets (``schemas.QUESTION_SETS``); empty when it has one set, the whole round."""
+    path = layout.round_sets(due)
+    return read_table(path, QUESTION_SETS, layout.relative(path), layout.cache) if path.is_file() else empty_frame(QUESTION_SETS)
 
 
 def load_forecasts(layout: Layout, due: datetime, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
@@ -153,10 +160,17 @@ def _forecast_frame(layout: Layout, path: Path) -> pd.DataFrame:
     parsed = parse_forecast(path.read_bytes(), label, "json")  # the validator's own JSON reader
     errors = [p for p in parsed.problems if p.severity == "error"]
     raw = pd.DataFrame([row.cells for row in parsed.rows], columns=list(FORECASTS.names), dtype=str)
-    errors += [p for p in check_frame(raw, FORECASTS, label) if p.severity == "error"]
+    individual = is_individual(parsed)
+    checked = check_frame(raw.assign(question_id=[f"{r.member}\x1f{q}" for r, q in zip(parsed.rows, raw["question_id"])])
+                          if individual else raw, FORECASTS, label)  # a unit repeats once per member
+    errors += [p for p in checked if p.severity == "error"]
     if errors:
         raise SchemaError(f"{label}: does not match the forecasts schema", errors)
-    return coerce(raw, FORECASTS)
+    frame = coerce(raw, FORECASTS)
+    if individual:  # a group's members, one row each: the group forecasts their median
+        frame = group_median(frame.assign(member=[row.member for row in parsed.rows]))
+    frame.attrs["question_set"] = parsed.question_set  # the set the file answers (None: the whole round)
+    return frame
 
 
 def load_bets(layout: Layout, due: datetime, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ...errors import Problem
 from ...models import ModelMeta
-from ...schemas import QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
+from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ...store.csvio import as_text, coerce
 from ...timeutil import format_ts, parse_ts
 from ...vocabulary import DATASET, MARKET
@@ -95,6 +95,23 @@ def round_frame(due: str, qsets: list[Parsed], rset: Parsed | None) -> pd.DataFr
     return frame.sort_values(list(ROUND_QUESTIONS.sort), kind="mergesort").reset_index(drop=True)
 
 
+def qset_units(qset: Parsed) -> list[tuple[str, str]]:
+    """The (question_id, resolution_date) units a question set asks, in file order."""
+    return [(f"{q['source']}:{q['id']}", date) for q in qset.rows for date in q["resolution_dates"] or [""]]
+
+
+def round_sets_frame(round_units: pd.DataFrame, qsets: list[Parsed]) -> pd.DataFrame | None:
+    """QUESTION_SETS rows of a round whose question sets do not each ask every unit of the round
+    (None when every set is the whole round: a round of one set needs no file)."""
+    whole = set(zip(round_units["question_id"], round_units["resolution_date"]))
+    units = {str(q.header.get("question_set") or ""): set(qset_units(q)) & whole for q in qsets}
+    if not units or all(u == whole for u in units.values()):
+        return None
+    rows = [{"question_set": name, "question_id": q, "resolution_date": d} for name, found in units.items() for q, d in found]
+    frame = _typed(rows, QUESTION_SETS)
+    return frame.sort_values(list(QUESTION_SETS.sort), kind="mergesort").reset_index(drop=True)
+
+
 def _round_row(due, source, fb_id, text, url, freeze, value) -> dict:
     return {"question_id": f"{source}:{fb_id}", "source": source, "kind": kind_of(source), "category": "",
             "due": midnight(due), "freeze_time": freeze, "freeze_value": value, "text": text, "url": url}
@@ -114,23 +131,24 @@ _CONTENT = ["status", "outcome", "value"]  # resolved_at follows the first recor
 
 
 def stated_frame(rset: Parsed, as_of: str) -> pd.DataFrame:
-    """RESOLUTIONS rows of one resolution set, as FB states them, dated by ``resolution_date``.
+    """RESOLUTIONS rows of one resolution set, as FB states them.
 
     resolved with outcome 0/1 → resolved; resolved with anything else (FB's fractional or annulled
-    markets) → void; not resolved → open, with the market's latest value. FB sets carry no
-    timestamp, so recorded_at (and resolved_at) = the resolution date at 00:00Z, or the import's
-    ``as_of`` when FB dates the row later (the file states it now: a market can be resolved with a
-    later nominal date).
+    markets) → void; not resolved → open, with the market's latest value. recorded_at is when the
+    hub learned it: the import's ``as_of`` (FB's sets carry no timestamp; importing each published
+    snapshot with its own time as ``as_of`` replays what FB had published by then). resolved_at is
+    the resolution date at 00:00Z as FB states it (never after ``as_of``).
     """
     rows = []
     for r in rset.rows:
-        when = min(midnight(r["resolution_date"]), as_of)
+        when = as_of
+        resolved = min(midnight(r["resolution_date"]), as_of)
         status = "open" if not r["resolved"] else "resolved" if r["resolved_to"] in (0.0, 1.0) else "void"
         rows.append({
             "round": rset.due, "question_id": f"{r['source']}:{r['id']}",
             "resolution_date": "" if r["source"] in MARKET_SOURCES else r["resolution_date"],
             "recorded_at": when, "status": status, "outcome": r["resolved_to"] if status == "resolved" else np.nan,
-            "resolved_at": when if status != "open" else "",
+            "resolved_at": resolved if status != "open" else "",
             "value": r["resolved_to"] if status == "open" and r["source"] in MARKET_SOURCES else np.nan,
             "payload_sha256": r["sha"],
         })
@@ -138,10 +156,8 @@ def stated_frame(rset: Parsed, as_of: str) -> pd.DataFrame:
 
 
 def new_statements(existing: pd.DataFrame, stated: pd.DataFrame, as_of: str) -> pd.DataFrame:
-    """Rows of ``stated`` that change what the ledger says about their unit.
-
-    A unit's first statement keeps its FB date; a later, different one is a correction recorded at
-    ``as_of`` (or its own date if later), so re-importing the same files adds nothing.
+    """Rows of ``stated`` that change what the ledger says about their unit (recorded at ``as_of``),
+    so re-importing the same files adds nothing and a later snapshot adds only what changed.
     """
     keys = ["round", *_UNIT]
     latest = existing.sort_values([*keys, "recorded_at"], kind="mergesort").drop_duplicates(keys, keep="last")
@@ -163,18 +179,38 @@ def slug(text: str, dots: bool) -> str:
     return re.sub(r"-{2,}", "-", re.sub(allowed, "-", text.strip().lower())).strip("-._")
 
 
+def group_name(model: str) -> str:
+    """The board name of an individual file's group: FB's "Superforecaster forecasts" → "Superforecaster
+    median forecast" (as FB's boards name it); any other name gets " median forecast" appended."""
+    base = model.strip()
+    for tail in (" forecasts", " forecast"):
+        if base.lower().endswith(tail):
+            base = base[: -len(tail)]
+            break
+    return f"{base} median forecast"
+
+
+def model_name(fset: Parsed) -> str:
+    """The model's name: an individual file (members' rows) stands for its group's median."""
+    return group_name(fset.header["model"]) if fset.header.get("individual") else fset.header["model"]
+
+
 def model_id(fset: Parsed) -> str:
-    return f"{slug(fset.header['organization'], False)}.{slug(fset.header['model'], True)}"
+    return f"{slug(fset.header['organization'], False)}.{slug(model_name(fset), True)}"
 
 
 def model_meta(fset: Parsed) -> ModelMeta:
     """Metadata from a forecast set: FB's comparison models are baselines, the human medians human."""
-    header, name = fset.header, fset.header["model"]
+    header, name = fset.header, model_name(fset)
     kind = "baseline" if name in BASELINE_NAMES else "human" if "median forecast" in name.lower() else "llm"
     variant = header.get("forecast_variant_key") or ""
     saw = name in SAW_CROWD_NAMES or "freeze" in variant.lower() or "freeze values" in name.lower()
-    method = "; ".join(x for x in (f"model organization: {header.get('model_organization') or ''}",
-                                   f"variant: {variant}" if variant else "", "imported from a ForecastBench forecast set") if x)
+    members = len(set(fset.rows[0].get("member", []))) if fset.header.get("individual") and fset.rows else 0
+    method = "; ".join(x for x in (f"model organization: {header.get('model_organization') or ''}" if header.get("model_organization") else "",
+                                   f"variant: {variant}" if variant else "",
+                                   f"the median, per question and resolution date, of {members} forecasters' individual forecasts "
+                                   "(the imported file keeps each member's rows)" if members else "",
+                                   "imported from a ForecastBench forecast set") if x)
     return ModelMeta(id=model_id(fset), name=name, organization=header["organization"], kind=kind,
                      release_date=header.get("model_release_date") or "", method=method, saw_crowd=saw)
 

@@ -28,9 +28,10 @@ import pandas as pd
 from ...errors import Problem, SchemaError
 from ...forecasters.baselines import AT_OPEN
 from ...models import ModelMeta
-from ...schemas import QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
+from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
+from ...scoring.brier import set_name
 from ...store import ingest, ledger, readers
-from ...store.csvio import as_read, forecast_bytes, forecast_file, read_table, to_csv_bytes, write_bytes_atomic
+from ...store.csvio import as_read, empty_frame, forecast_bytes, forecast_file, read_table, to_csv_bytes, write_bytes_atomic
 from ...store.layout import Layout
 from ...store.lock import hub_lock
 from ...timeutil import format_ts, parse_ts
@@ -81,7 +82,9 @@ def _parse_all(paths: list[Path], parser, base: Path, pool=None) -> list[fbp.Par
 def _parse_one(job: tuple[Path, str, str]) -> fbp.Parsed:
     path, label, parser = job
     body, problems = fbp.load_json(path, label)
-    return getattr(fbp, parser)(body, label) if not problems else fbp.Parsed(label, problems=problems)
+    parsed = getattr(fbp, parser)(body, label) if not problems else fbp.Parsed(label, problems=problems)
+    parsed.path = str(path)
+    return parsed
 
 
 # Many files are parsed by two worker processes (forked: they run this module's code as loaded),
@@ -171,7 +174,8 @@ def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_
         _write_bank(layout, inputs, dues, report)
         _write_statements(layout, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of_text, report)
         rounds = {due: _write_round(layout, due, inputs, report) for due in dues}
-        _write_forecasts(layout, rounds, fsets, as_of_text, report, workers)
+        sets = {due: _write_round_sets(layout, due, rounds[due], inputs, report) for due in dues}
+        _write_forecasts(layout, rounds, sets, fsets, as_of_text, report, workers)
     return report
 
 
@@ -239,8 +243,38 @@ def _write_round(layout: Layout, due: str, inputs: _Inputs, report: ImportReport
     return frame
 
 
-def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], fsets: list[fbp.Parsed], as_of: str,
-                     report: ImportReport, workers: int = 1) -> None:
+def _write_round_sets(layout: Layout, due: str, units: pd.DataFrame, inputs: _Inputs, report: ImportReport) -> pd.DataFrame:
+    """The round's question sets (``schemas.QUESTION_SETS``) where a set asks less than the whole
+    round; written once, like the round (an existing file is kept)."""
+    path = layout.round_sets(parse_ts(due))
+    if path.is_file():
+        return read_table(path, QUESTION_SETS, layout.relative(path), layout.cache)
+    frame = frames.round_sets_frame(units, [q for q in inputs.qsets if q.due == due])
+    if frame is None:
+        return empty_frame(QUESTION_SETS)
+    if write_bytes_atomic(path, to_csv_bytes(frame, QUESTION_SETS)):
+        report.written.append(layout.relative(path))
+    return frame
+
+
+def _kept_as_published(fset: fbp.Parsed, sets: pd.DataFrame) -> bool:
+    """An individual file, or one answering a set smaller than its round, is stored as FB published it
+    (JSON: its members' rows and its ``question_set`` travel with it); any other as a CSV forecast file."""
+    return bool(fset.header.get("individual")) or set_name(fset.header["question_set"]) in set(sets["question_set"].map(set_name))
+
+
+def _set_problems(fset: fbp.Parsed, sets: pd.DataFrame) -> list[Problem]:
+    names = set(sets["question_set"].map(set_name))
+    declared = set_name(fset.header["question_set"])
+    if not names or declared in names:
+        return []
+    return [Problem(fset.label, None, "question_set", "unknown-question-set",
+                    f"question_set {fset.header['question_set']!r} names none of round {fset.due}'s question sets "
+                    f"({', '.join(sorted(names))}); it is scored on the whole round", "warning")]
+
+
+def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict[str, pd.DataFrame], fsets: list[fbp.Parsed],
+                     as_of: str, report: ImportReport, workers: int = 1) -> None:
     models: dict[str, ModelMeta] = {}
     with _FileWriter(layout, report, workers) as writer:
         for due, questions in rounds.items():
@@ -252,12 +286,15 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], fsets: lis
                 models[model] = meta
         allowed: dict[str, dict[tuple[str, str], tuple[str, str]]] = {}  # due -> frames.unit_keys
         for fset in fsets:
+            model = frames.model_id(fset)
+            models[model] = frames.model_meta(fset)
+            if _kept_as_published(fset, sets[fset.due]):
+                writer.add_published(fset.due, model, Path(fset.path).read_bytes())
+                continue
             if fset.due not in allowed:
                 allowed[fset.due] = frames.unit_keys(rounds[fset.due])
             columns, problems = frames.forecast_columns(fset, allowed[fset.due])
-            model = frames.model_id(fset)
-            writer.add(fset.due, model, columns, problems)
-            models[model] = frames.model_meta(fset)
+            writer.add(fset.due, model, columns, problems + _set_problems(fset, sets[fset.due]))
     for model, meta in sorted(models.items()):
         path = layout.model_meta(model)
         if not path.is_file() and write_bytes_atomic(path, meta.to_yaml()):
@@ -292,6 +329,16 @@ class _FileWriter:
             self._report(problems, path, _store(path, data), cells)
             return
         self.pending.append((problems, path, self.pool.submit(_store, path, data), cells))
+        while len(self.pending) > self.WINDOW:
+            self._collect()
+
+    def add_published(self, due: str, model: str, data: bytes) -> None:
+        """A forecast set kept byte for byte as published (a ForecastBench JSON file)."""
+        path = self.layout.forecast(parse_ts(due), model).with_suffix(".json")
+        if self.pool is None:
+            self._report([], path, _store(path, data), None)
+            return
+        self.pending.append(([], path, self.pool.submit(_store, path, data), None))
         while len(self.pending) > self.WINDOW:
             self._collect()
 

@@ -32,6 +32,9 @@ DATASET_SOURCES = ("acled", "dbnomics", "fred", "wikipedia", "yfinance")
 SOURCES = MARKET_SOURCES + DATASET_SOURCES
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _MAX_ROW_PROBLEMS = 20
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+# FB's files round-trip through floats: 1.0000000000000002 is 1. Anything further out is refused.
+FLOAT_NOISE = 1e-12
 
 
 @dataclass
@@ -40,6 +43,7 @@ class Parsed:
 
     label: str
     due: str = ""
+    path: str = ""  # the file read (forecast sets kept as published are copied from it)
     header: dict = field(default_factory=dict)
     rows: list[dict] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -54,6 +58,9 @@ def load_json(path: Path, label: str) -> tuple[object, list[Problem]]:
     """The parsed JSON of ``path``, or None and a ``bad-json`` problem (orjson when installed: faster,
     same values; the standard library otherwise)."""
     data = path.read_bytes()
+    if data.startswith(LFS_POINTER):
+        return None, [_problem(label, "lfs-pointer", "a Git LFS pointer, not the file: fetch the object "
+                               "(`git lfs pull`, or download it from the repository's web page) and import that")]
     try:
         if _depth_bound(data) <= _ORJSON_MAX_DEPTH:
             return _orjson.loads(data), []
@@ -231,14 +238,19 @@ def parse_resolution_set(body: object, label: str) -> Parsed:
 # -- forecast sets --------------------------------------------------------------------------------
 
 _F_KEYS = ("id", "source", "forecast")
-FORECAST_HEADER = ("organization", "model", "model_organization", "question_set")
-OPTIONAL_HEADER = ("model_release_date", "forecast_variant_key", "model_run_key")
+FORECAST_HEADER = ("organization", "model", "question_set")
+OPTIONAL_HEADER = ("model_organization", "model_release_date", "forecast_variant_key", "model_run_key")
+# Spellings FB has published for a header key (its individual human files say ``question-set``).
+HEADER_ALIASES = {"question-set": "question_set", "model-organization": "model_organization"}
+MEMBER_KEY = "user_id"  # rows of an individual file: one forecaster of a group each
 
 
 def _forecast(parsed: Parsed, where: int, row: dict) -> dict | None:
     if row["forecast"] is None:
         return None  # FB writes null for "no forecast": imputed at scoring time
     p = _number(row["forecast"])
+    if p is not None and -FLOAT_NOISE <= p <= 1.0 + FLOAT_NOISE:
+        p = min(max(p, 0.0), 1.0)
     if p is None or not 0.0 <= p <= 1.0:
         parsed.problems.append(_problem(parsed.label, "bad-probability", f"forecast {row['forecast']!r} is not a probability in [0, 1]",
                                         row=where, column="forecast"))
@@ -250,11 +262,31 @@ def _forecast(parsed: Parsed, where: int, row: dict) -> dict | None:
         return None
     reasoning = row.get("reasoning")
     return {"question_id": f"{row['source']}:{row['id']}", "resolution_date": date, "probability": p,
-            "reasoning": reasoning if isinstance(reasoning, str) else ""}
+            "reasoning": reasoning if isinstance(reasoning, str) else "", "member": _member(row.get(MEMBER_KEY))}
+
+
+def _member(value: object) -> str:
+    return "" if value is None or isinstance(value, bool) else str(value).strip()
+
+
+def canonical_header(body: object) -> object:
+    """``body`` with FB's other spellings of header keys (``question-set``) under their usual names."""
+    if not isinstance(body, dict) or not any(k in body for k in HEADER_ALIASES):
+        return body
+    out = dict(body)
+    for alias, key in HEADER_ALIASES.items():
+        if alias in out:
+            value = out.pop(alias)
+            out.setdefault(key, value)
+    return out
 
 
 def parse_forecast_set(body: object, label: str) -> Parsed:
-    """Header and rows of a forecast set; ``rows`` holds one dict of columns (see ``fast_forecasts``)."""
+    """Header and rows of a forecast set; ``rows`` holds one dict of columns (see ``fast_forecasts``).
+
+    An individual file (rows carrying ``user_id``: one forecaster each, FB's human files) gets a
+    ``member`` column and ``header["individual"] = True``; extra per-row fields are ignored."""
+    body = canonical_header(body)
     parsed = _header(body, label, FORECAST_HEADER, "forecasts")
     if not parsed.problems and isinstance(body, dict):  # _header found a problem unless body is a dict
         for key in ("organization", "model"):
@@ -262,10 +294,15 @@ def parse_forecast_set(body: object, label: str) -> Parsed:
                 parsed.problems.append(_problem(label, "bad-model", f"{key} must be a non-empty string", column=key))
         due_of(parsed, parsed.header["question_set"], "question_set")
         parsed.header.update({k: body.get(k) for k in OPTIONAL_HEADER if isinstance(body.get(k), str)})
-        columns = fast_forecasts(body["forecasts"])
+        items = body["forecasts"]
+        individual = isinstance(items, list) and any(isinstance(r, dict) and MEMBER_KEY in r for r in items)
+        columns = fast_forecasts(items, individual)
         if columns is None:  # something is off: take the row-by-row path, which says what
-            _rows(parsed, body["forecasts"], _F_KEYS, _forecast)
+            _rows(parsed, items, _F_KEYS, _forecast)
             columns = {k: [r[k] for r in parsed.rows] for k in _F_COLUMNS}
+            if individual:
+                columns["member"] = [r["member"] for r in parsed.rows]
+        parsed.header["individual"] = individual
         parsed.rows = [columns]
     return parsed
 
@@ -273,7 +310,7 @@ def parse_forecast_set(body: object, label: str) -> Parsed:
 _F_COLUMNS = ("question_id", "resolution_date", "probability", "reasoning")
 
 
-def fast_forecasts(items: object) -> dict | None:
+def fast_forecasts(items: object, individual: bool = False) -> dict | None:
     """Columns of a well-formed forecasts list in one pass per column, or None if any row is not.
 
     Well-formed: every row an object with a string id, a known source, a forecast that is null or
@@ -289,12 +326,15 @@ def fast_forecasts(items: object) -> dict | None:
             and value_types <= _VALUE_TYPES and _probabilities(values, value_types)
             and set(map(type, dates)) <= _DATE_TYPES and all(d is None or _DATE.match(d) for d in set(dates))):
         return None
+    members = [_member(r.get(MEMBER_KEY)) for r in items] if individual else None
     if _NONE in value_types:
         keep = [i for i, v in enumerate(values) if v is not None]
         ids, sources, values = [ids[i] for i in keep], [sources[i] for i in keep], [values[i] for i in keep]
         dates, reasons = [dates[i] for i in keep], [reasons[i] for i in keep]
+        members = None if members is None else [members[i] for i in keep]
     markets = set(MARKET_SOURCES)
-    return {
+    extra = {} if members is None else {"member": members}
+    return extra | {
         "question_id": [f"{s}:{i}" for s, i in zip(sources, ids)],
         "resolution_date": ["" if s in markets or d is None else d for s, d in zip(sources, dates)],
         "probability": values if value_types <= _FLOAT else [float(v) for v in values],
