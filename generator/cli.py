@@ -257,15 +257,16 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
         if args.fb_round_filter else {}
     try:
-        crowd = crowd_from_rounds(pd.concat([readers.load_round(layout, d) for d in readers.round_dues(layout)])) \
-            if settings.leaderboard.market_difficulty == "crowd" else None
+        dues = readers.round_dues(layout)
+        crowd = crowd_from_rounds(pd.concat([readers.load_round(layout, d) for d in dues]), readers.load_observations(layout)) \
+            if settings.leaderboard.market_difficulty == "crowd" and dues else None
         scores = scores_as_of(hub, as_of) if args.as_of else readers.load_scores(layout)
         _check_view(args.view, scores)
         board = board_for(scores, readers.load_models(layout), as_of, settings, board=args.board or settings.leaderboard.boards[0],
                           view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
     except ValueError as exc:
         raise PrescientError(f"leaderboard: {exc}") from None
-    from .console import board_text, empty_board_note
+    from .console import board_notes, board_text, empty_board_note
 
     empty = empty_board_note(as_of, readers.round_dues(layout), settings.rounds.first_due,
                              settings.scoring.min_age_days) if board.empty else ""
@@ -278,6 +279,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
              f"{as_of:%Y-%m-%dT%H:%M:%SZ} · Brier Index: higher is better")
     sys.stdout.write(f"{title}\n{empty}\n" if empty else
                      board_text(board, title, args.view, args.wide, shutil.get_terminal_size((100, 24)).columns))
+    sys.stdout.write(board_notes(board))
     return 0
 
 

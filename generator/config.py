@@ -43,6 +43,10 @@ class ScoringSettings:
     min_resolved: int = 20
     min_age_days: int = 50
     unresolved_markets: str = "ignore"
+    # The hub's crowd aggregates forecast a unit only when at least this many submitted forecasts answer it.
+    crowd_min_forecasters: int = 2
+    # Model ids, or teams (the part before the dot), exempt from the max_imputed_share rule (FB exempts its own files).
+    imputation_exempt: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -207,6 +211,15 @@ def _sources(raw: Any, path: Path, problems: list[Problem]) -> tuple[SourceSetti
 
 def _scoring(table: dict[str, Any], path: Path, problems: list[Problem]) -> dict[str, Any]:
     """The [scoring] table with the unresolved-market policy checked and folded into the version."""
+    table = dict(table, imputation_exempt=tuple(table["imputation_exempt"]))
+    if table["crowd_min_forecasters"] < 1:
+        problems.append(_problem(path, "scoring.crowd_min_forecasters", "bad-value",
+                                 f"scoring.crowd_min_forecasters = {table['crowd_min_forecasters']}; expected 1 or more"))
+        table["crowd_min_forecasters"] = 2
+    if not all(isinstance(x, str) and x for x in table["imputation_exempt"]):
+        problems.append(_problem(path, "scoring.imputation_exempt", "bad-value",
+                                 "scoring.imputation_exempt: expected a list of model ids or team names (non-empty strings)"))
+        table["imputation_exempt"] = ()
     policy = table["unresolved_markets"]
     if policy not in UNRESOLVED_POLICIES:
         problems.append(_problem(path, "scoring.unresolved_markets", "bad-value",

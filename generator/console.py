@@ -200,3 +200,19 @@ def board_text(board: pd.DataFrame, title: str, view: str, wide: bool, width: in
                          for c in shown.columns).rstrip()
     rows = [line({c: c for c in shown.columns})] + [line(r) for r in shown.to_dict("records")]
     return "\n".join([title, *rows]) + "\n"
+
+
+def board_notes(board: pd.DataFrame) -> str:
+    """What the board left out and why (``fb_board``'s ``attrs``): each unranked model and round with
+    its reason, and where the market difficulties came from on a crowd board; empty when nothing."""
+    lines = []
+    unranked = board.attrs.get("unranked")
+    if unranked is not None and len(unranked):
+        lines.append(f"unranked ({len(unranked)} model-round(s) left off by the imputation rule):")
+        lines += [f"  {r['model']} · round {r['round']}: {r['reason']}" for r in unranked.to_dict("records")]
+    crowd = board.attrs.get("crowd_values")
+    if crowd:
+        lines.append(f"market difficulty: crowd value at the due time on {crowd['at_due']:,} unit(s), freeze value on "
+                     f"{crowd['at_freeze']:,}, estimated (no crowd value known) on {crowd['estimated']:,}"
+                     + (f"; {crowd['dropped']:,} with no difficulty at all left out" if crowd.get("dropped") else ""))
+    return "".join(line + "\n" for line in lines)

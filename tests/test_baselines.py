@@ -63,5 +63,19 @@ def test_crowd_aggregates_pool_the_submitted_forecasts_unit_by_unit():
     assert geometric == pytest.approx(round((0.2 * 0.8 * 0.5) ** (1 / 3), 6))
     log_odds = run("prescient.crowd-log-odds-mean", submitted)[0]
     assert log_odds == pytest.approx(0.5, abs=1e-6)  # logit(0.2) + logit(0.8) + logit(0.5) = 0
-    assert run("prescient.crowd-median", {})[0] == 0.5
+    assert run("prescient.crowd-median", {}) == []  # a crowd of nobody forecasts nothing
     assert not math.isnan(run("prescient.crowd-median", submitted)[2])
+
+
+def test_crowd_aggregates_need_crowd_min_forecasters_per_unit():
+    def file(*ps):
+        return pd.DataFrame({"question_id": QUESTIONS["question_id"], "resolution_date": QUESTIONS["resolution_date"],
+                             "probability": ps, "reasoning": ""})
+    one = {"a.x": file(0.2, 0.5, 0.9)}
+    assert run("prescient.crowd-median", one) == []  # one forecaster is not a crowd (default minimum 2)
+    two = {"a.x": file(0.2, 0.5, 0.9), "b.y": file(0.4, 0.5, 0.9).iloc[:1]}
+    ctx = AtDeadline(view(), T(DUE), two, min_forecasters=2)
+    out = AFTER_DUE["prescient.crowd-median"][1](QUESTIONS, ctx)
+    assert out["question_id"].tolist() == ["m:1"] and out["probability"].tolist() == [pytest.approx(0.3)]
+    ctx = AtDeadline(view(), T(DUE), one, min_forecasters=1)
+    assert AFTER_DUE["prescient.crowd-median"][1](QUESTIONS, ctx)["probability"].tolist() == [0.2, 0.5, 0.9]

@@ -89,3 +89,42 @@ def test_the_estimation_rule_reads_the_metadata():
     assert not is_estimation_model("u.v", None)
     alone = scores({"c.z": FORECASTS["a.x"]})  # no model qualifies: everyone enters, raw Brier
     assert board(alone).loc["c.z", "brier_dataset"] == pytest.approx(.065)
+
+
+def test_the_imputation_rule_is_never_silent_and_a_hub_toml_list_exempts():
+    skipped = scores(imputed={("b.y", "d1")})  # 1 of b.y's 4 units imputed: 25% > 5%
+    out = fb_board(skipped, MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=10))
+    assert "b.y" not in set(out["model"])
+    unranked = out.attrs["unranked"]
+    assert unranked[["model", "round", "n", "imputed"]].values.tolist() == [["b.y", "2026-01-04", 4, 1]]
+    assert unranked.loc[0, "reason"] == "1 of its 4 resolved units imputed (25%, over the 5% limit)"
+    exempt = fb_board(skipped, MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=10, imputation_exempt=("b",)))
+    assert "b.y" in set(exempt["model"]) and exempt.attrs["unranked"].empty  # a team name exempts its models
+    assert fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=10)).attrs["unranked"].empty
+
+
+def test_markets_without_a_crowd_value_keep_their_estimated_difficulty_and_are_counted():
+    crowd = pd.DataFrame({"round": "2026-01-04", "question_id": ["manifold:m1"], "probability": [.7], "at": ["due"]})
+    out = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=10, market_difficulty="crowd"),
+                   crowd=crowd).set_index("model")
+    assert out.attrs["crowd_values"] == {"at_due": 1, "at_freeze": 0, "estimated": 1}
+    # m1 fixed at the crowd's .09; m2 keeps its estimated effect (A and B's mean Brier, .085)
+    assert out.loc["c.z", "brier_market"] == pytest.approx(.25 - .09 + (.09 + .085) / 2, abs=1e-12)
+    nothing = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=10, market_difficulty="crowd"))
+    assert nothing.attrs["crowd_values"]["estimated"] == 2  # no crowd value at all: the board still stands
+    assert nothing.set_index("model").loc["c.z", "brier_market"] == pytest.approx(.25, abs=1e-12)
+
+
+def test_the_crowd_value_is_the_latest_observation_at_or_before_the_due_time():
+    from generator.leaderboard.fb_board import crowd_from_rounds
+
+    rounds = pd.DataFrame({"question_id": ["manifold:m1", "manifold:m2", "fred:d1"], "kind": ["binary", "binary", "dataset"],
+                           "due": "2026-01-04T00:00:00Z", "freeze_value": [.3, .4, 5.0]})
+    obs = pd.DataFrame({"question_id": ["manifold:m1", "manifold:m1", "manifold:m1"],
+                        "observed_at": ["2025-12-25T00:00:00Z", "2026-01-03T12:00:00Z", "2026-01-05T00:00:00Z"],
+                        "recorded_at": ["2025-12-25T00:00:00Z", "2026-01-03T12:00:00Z", "2026-01-05T00:00:00Z"],
+                        "value": [.3, .55, .9]})
+    out = crowd_from_rounds(rounds, obs).set_index("question_id")
+    assert out.loc["manifold:m1", ["probability", "at"]].tolist() == [.55, "due"]  # not the freeze value, not later
+    assert out.loc["manifold:m2", ["probability", "at"]].tolist() == [.4, "freeze"]  # nothing later known: the freeze value
+    assert "fred:d1" not in out.index

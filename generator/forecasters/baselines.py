@@ -7,7 +7,8 @@ Two kinds, by when they can be written:
   Imputed (the crowd's market value at the due time; 0.5 on datasets), Naive (the market value of
   the day before the due date; on datasets, the direction of the series' last change), and the
   crowd aggregates of the forecasts submitted for the round (median, geometric mean, and the mean
-  of log-odds), unit by unit over the forecasters that answered it.
+  of log-odds), unit by unit over the forecasters that answered it, and only on units at least
+  ``min_forecasters`` of them answered (no row otherwise: the unit is imputed when scored).
 All of these are ``kind: baseline``: they are shown on the boards and left out of the fixed-effects
 estimation sample.
 """
@@ -57,6 +58,7 @@ class AtDeadline:
     view: LedgerView
     due: datetime
     submitted: dict[str, pd.DataFrame]
+    min_forecasters: int = 2  # hub.toml [scoring] crowd_min_forecasters
 
 
 def imputed(questions: pd.DataFrame, ctx: AtDeadline) -> pd.DataFrame:
@@ -91,12 +93,14 @@ def _last_direction(ctx: AtDeadline, question_id: str, when: str) -> float:
 def crowd(aggregate: Callable[[pd.Series], float]) -> Callable[[pd.DataFrame, AtDeadline], pd.DataFrame]:
     def run(questions: pd.DataFrame, ctx: AtDeadline) -> pd.DataFrame:
         others = {m: f for m, f in ctx.submitted.items() if not m.startswith(HUB)}
-        if not others:
-            return forecast_frame(questions, 0.5)
+        if not others:  # a crowd of nobody forecasts nothing (every unit is then imputed when scored)
+            return forecast_frame(questions.iloc[:0], np.empty(0))
         pooled = pd.concat([f[[*_UNIT, "probability"]] for f in others.values()], ignore_index=True)
-        by_unit = pooled.groupby(_UNIT, sort=False)["probability"].agg(aggregate)
-        keys = pd.MultiIndex.from_frame(questions[_UNIT])
-        return forecast_frame(questions, by_unit.reindex(keys).fillna(0.5).clip(0.0, 1.0).round(6).to_numpy())
+        grouped = pooled.groupby(_UNIT, sort=False)["probability"]
+        by_unit = grouped.agg(aggregate)[grouped.size() >= ctx.min_forecasters]
+        values = by_unit.reindex(pd.MultiIndex.from_frame(questions[_UNIT])).to_numpy(dtype=float)
+        kept = ~np.isnan(values)
+        return forecast_frame(questions[kept], np.clip(values[kept], 0.0, 1.0).round(6))
     return run
 
 

@@ -7,7 +7,10 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 1. Rows. Only units resolved at or before ``as_of``. FB's 50-day rule keeps rounds due at or
    before ``as_of - min_round_age_days``; FB's per-round filter keeps rounds with at least
    ``min_dataset_rows`` resolved dataset units and ``min_market_questions`` resolved markets. A
-   model's round whose share of imputed forecasts exceeds ``max_imputed_share`` is left out.
+   model's round whose share of imputed forecasts exceeds ``max_imputed_share`` is left out, never
+   silently: ``unranked_rounds`` lists each with its reason, and the board carries that list in
+   ``attrs["unranked"]``. Models named in ``imputation_exempt`` (ids, or teams: the part before the
+   dot) are exempt, as FB exempts its own files.
    The baseline board keeps only models whose metadata says they saw no crowd value.
 2. Estimation sample (which rows fit the fixed effects), from model metadata: kind ``llm``,
    ``human`` or ``team``; never ``baseline`` (Always-x, Naive, Imputed, random) or ``synthetic``,
@@ -19,7 +22,9 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 3. Per type, ``fit`` gives D (rescaled so a forecaster covering every unit scores its raw Brier);
    overall = (D_dataset + D_market) / 2; Brier Index = 100 (1 - sqrt(D)). With
    ``market_difficulty="crowd"`` the market question effects are fixed at the crowd's Brier
-   (FB's tournament board; ``crowd`` gives the crowd's probability per round and market).
+   (FB's tournament board; ``crowd`` gives the crowd's probability per round and market). A market
+   with no crowd value keeps its estimated difficulty (a first fit without fixed market effects);
+   ``attrs["crowd_values"]`` counts the units of each kind (see ``crowd_at_due``).
 4. ``bootstrap`` (strata (round, source), unit resampling as FB) and ``summarize``: 95% CIs,
    one-sided p-values against ``reference`` (a model id, matched exactly; not on this board: no
    reference, every p_label says so; not configured: the top model) with FB's labels, % ranked #1
@@ -85,6 +90,7 @@ class FBOptions:
     min_resolved: int = 0  # stability rule; hub.toml [scoring] min_resolved
     min_age_days: int = 0  # stability rule; hub.toml [scoring] min_age_days
     score: str = "overall"  # ranked by: overall, dataset, market, or "auto" (see ``ranking_score``)
+    imputation_exempt: tuple[str, ...] = ()  # hub.toml [scoring] imputation_exempt
 
 
 FB_TOURNAMENT = FBOptions(min_dataset_rows=FB_MIN_DATASET_ROWS, min_market_questions=FB_MIN_MARKET_QUESTIONS)
@@ -96,7 +102,8 @@ def board_options(scoring, leaderboard, **overrides) -> FBOptions:
     base = dict(board=leaderboard.boards[0], replicates=leaderboard.replicates,
                 min_round_age_days=scoring.min_age_days, max_imputed_share=scoring.max_imputed_share,
                 market_difficulty=leaderboard.market_difficulty, reference=leaderboard.reference or None,
-                min_resolved=scoring.min_resolved, min_age_days=scoring.min_age_days)
+                min_resolved=scoring.min_resolved, min_age_days=scoring.min_age_days,
+                imputation_exempt=tuple(getattr(scoring, "imputation_exempt", ())))
     return FBOptions(**{**base, **{k: v for k, v in overrides.items() if v is not None}})
 
 
@@ -121,15 +128,47 @@ def is_estimation_model(model: str, meta: ModelMeta | None) -> bool:
     return meta is not None and meta.kind in ESTIMATION_KINDS and not model.split(".", 1)[-1].startswith("crowd-")
 
 
-def select_rows(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> pd.DataFrame:
-    """Step 1 of the module docstring."""
+def _eligible_rows(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> pd.DataFrame:
+    """Step 1 up to the imputation rule: resolved by ``as_of``, old enough, in a passing round."""
     rows = scores[scores["resolved_at"] <= format_ts(as_of)]
     if options.min_round_age_days is not None:
         rows = rows[rows["round"] <= format_date(as_of - timedelta(days=options.min_round_age_days))]
-    rows = rows[rows["round"].isin(_rounds_passing(rows, options))]
+    return rows[rows["round"].isin(_rounds_passing(rows, options))]
+
+
+def is_exempt(model: str, exempt: tuple[str, ...]) -> bool:
+    """``model`` is named in ``exempt`` by its id or its team (the part before the dot)."""
+    return model in exempt or model.split(".", 1)[0] in exempt
+
+
+UNRANKED_COLUMNS = ["model", "name", "round", "n", "imputed", "share", "reason"]
+
+
+def unranked_rounds(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> pd.DataFrame:
+    """Every (model, round) the imputation rule leaves off the board, with its reason (``UNRANKED_COLUMNS``)."""
+    rows = _eligible_rows(scores, as_of, options)
+    if options.max_imputed_share is None or rows.empty:
+        return pd.DataFrame(columns=UNRANKED_COLUMNS)
+    counts = rows.groupby(["model", "round"], sort=True)["imputed"].agg(["size", "sum"]).reset_index()
+    counts["share"] = counts["sum"] / counts["size"]
+    out = counts[(counts["share"] > options.max_imputed_share)
+                 & ~counts["model"].map(lambda m: is_exempt(m, options.imputation_exempt))]
+    return pd.DataFrame({
+        "model": out["model"], "name": [models[m].name if m in models else m for m in out["model"]],
+        "round": out["round"].astype(str), "n": out["size"].astype(np.int64), "imputed": out["sum"].astype(np.int64),
+        "share": out["share"].astype(float),
+        "reason": [f"{i:,} of its {n:,} resolved units imputed ({sh:.0%}, over the {options.max_imputed_share:.0%} limit)"
+                   for i, n, sh in zip(out["sum"], out["size"], out["share"])],
+    }, columns=UNRANKED_COLUMNS).reset_index(drop=True)
+
+
+def select_rows(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> pd.DataFrame:
+    """Step 1 of the module docstring."""
+    rows = _eligible_rows(scores, as_of, options)
     if options.max_imputed_share is not None:
         share = rows.groupby(["round", "model"])["imputed"].transform("mean")
-        rows = rows[share <= options.max_imputed_share]
+        exempt = rows["model"].map(lambda m: is_exempt(m, options.imputation_exempt)).astype(bool)
+        rows = rows[(share <= options.max_imputed_share) | exempt]
     if options.board == BASELINE:
         blind = [m for m in rows["model"].unique() if m in models and not models[m].saw_crowd]
         rows = rows[rows["model"].isin(blind)]
@@ -149,11 +188,35 @@ def _rounds_passing(rows: pd.DataFrame, options: FBOptions) -> list[str]:
     return list(counts.index[ok])
 
 
-def crowd_from_rounds(round_questions: pd.DataFrame) -> pd.DataFrame:
-    """(round, question_id, probability) of every market from round question sets (the freeze value)."""
+CROWD_AT_DUE, CROWD_AT_FREEZE = "due", "freeze"
+
+
+def crowd_from_rounds(round_questions: pd.DataFrame, observations: pd.DataFrame | None = None) -> pd.DataFrame:
+    """(round, question_id, probability, at) of every market of the round question sets: the crowd value
+    at the due time, i.e. the latest observation (``schemas.OBSERVATIONS``) observed at or before the
+    due time (``at`` = "due"), else the freeze value (``at`` = "freeze"; a ForecastBench import knows
+    nothing later). Markets with neither are absent."""
     markets = round_questions[round_questions["kind"] == MARKET]
-    return pd.DataFrame({"round": markets["due"].str[:10], "question_id": markets["question_id"],
-                         "probability": markets["freeze_value"].astype(float)}).dropna()
+    out = pd.DataFrame({"round": markets["due"].str[:10].to_numpy(), "question_id": markets["question_id"].to_numpy(),
+                        "probability": markets["freeze_value"].astype(float).to_numpy(), "at": CROWD_AT_FREEZE})
+    if observations is not None and len(observations) and len(out):
+        at_due = _value_at(observations, markets["question_id"].to_numpy(), markets["due"].to_numpy())
+        known = ~np.isnan(at_due)
+        out.loc[known, "probability"], out.loc[known, "at"] = at_due[known], CROWD_AT_DUE
+    return out.dropna(subset=["probability"]).drop_duplicates(["round", "question_id"]).reset_index(drop=True)
+
+
+def _value_at(obs: pd.DataFrame, question_ids: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """Per (question id, time): the value of the latest observation observed at or before the time
+    (the latest recorded, for a corrected one), NaN when none."""
+    seen = obs[obs["value"].notna()]
+    wanted = pd.DataFrame({"question_id": question_ids, "t": times, "i": np.arange(len(question_ids))})
+    hits = wanted.merge(seen[["question_id", "observed_at", "recorded_at", "value"]], on="question_id", how="inner")
+    hits = hits[hits["observed_at"] <= hits["t"]]
+    last = hits.sort_values(["i", "observed_at", "recorded_at"], kind="mergesort").drop_duplicates("i", keep="last")
+    out = np.full(len(question_ids), np.nan)
+    out[last["i"].to_numpy(dtype=np.int64)] = last["value"].to_numpy(dtype=float)
+    return out
 
 
 def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.DataFrame | None, options: FBOptions):
@@ -169,7 +232,7 @@ def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.Da
     if options.market_difficulty not in ("estimated", "crowd"):
         raise ValueError("market_difficulty must be 'estimated' or 'crowd'")
     b_fixed = _crowd_brier(units, crowd) if options.market_difficulty == "crowd" else None
-    return names, model, unit, est, unit_type, stratum, b_fixed
+    return names, model, unit, est, unit_type, stratum, b_fixed, units
 
 
 def unit_codes(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -192,25 +255,61 @@ def unit_codes(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _crowd_brier(units: pd.DataFrame, crowd: pd.DataFrame | None) -> np.ndarray:
-    """Per unit: NaN for dataset units, the crowd's Brier for markets (FB's tournament rule)."""
-    if crowd is None:
-        raise ValueError("market_difficulty='crowd' needs the crowd's probabilities")
+    """Per unit: NaN for dataset units, the crowd's Brier for markets (FB's tournament rule); NaN too
+    for a market without a crowd value (``fb_board`` gives it its estimated difficulty)."""
+    market = (units["kind"] == MARKET).to_numpy()
+    if crowd is None or crowd.empty:
+        return np.full(len(units), np.nan)
     lookup = crowd.drop_duplicates(["round", "question_id"]).set_index(["round", "question_id"])["probability"]
     p = lookup.reindex(pd.MultiIndex.from_frame(units[["round", "question_id"]])).to_numpy(dtype=float)
-    market = (units["kind"] == MARKET).to_numpy()
-    if np.isnan(p[market]).any():
-        raise ValueError(f"{int(np.isnan(p[market]).sum())} market units have no crowd probability")
     return np.where(market, (p - units["outcome"].to_numpy(dtype=float)) ** 2, np.nan)
+
+
+def crowd_counts(units: pd.DataFrame, crowd: pd.DataFrame | None, b_fixed: np.ndarray) -> dict[str, int]:
+    """How many market units took the crowd value at the due time, the freeze value, or (none known)
+    their estimated difficulty."""
+    market = (units["kind"] == MARKET).to_numpy()
+    known = market & np.isfinite(b_fixed)
+    at = pd.Series(CROWD_AT_FREEZE, index=range(len(units)))
+    if crowd is not None and "at" in crowd and len(crowd):
+        lookup = crowd.drop_duplicates(["round", "question_id"]).set_index(["round", "question_id"])["at"]
+        at = lookup.reindex(pd.MultiIndex.from_frame(units[["round", "question_id"]])).fillna(CROWD_AT_FREEZE).reset_index(drop=True)
+    due = known & (at.to_numpy() == CROWD_AT_DUE)
+    return {"at_due": int(due.sum()), "at_freeze": int((known & ~due).sum()), "estimated": int((market & ~known).sum())}
+
+
+def _fill_estimated(panel_args: tuple, b_fixed: np.ndarray) -> np.ndarray:
+    """``b_fixed`` with each market lacking a crowd value set to its estimated difficulty (a fit with
+    free market effects); units whose difficulty is not identified either stay NaN (and are dropped)."""
+    model, unit, brier, est, unit_type, stratum = panel_args
+    missing = (unit_type == 1) & ~np.isfinite(b_fixed)
+    if not missing.any():
+        return b_fixed
+    free = fit(build_panel(model, unit, brier, est, unit_type, stratum, type_names=TYPES, orphan_units="drop"))
+    return np.where(missing, free.b, b_fixed)
 
 
 def fb_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
              options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
     """The board (``COLUMNS``), best overall Brier Index first; empty when nothing is scored."""
     rows = select_rows(scores, models, as_of, options)
+    notes: dict = {"unranked": unranked_rounds(scores, models, as_of, options)}
     if rows.empty:
-        return pd.DataFrame(columns=COLUMNS)
-    names, model, unit, est, unit_type, stratum, b_fixed = _panel_inputs(rows, models, crowd, options)
-    panel = build_panel(model, unit, rows["brier"].to_numpy(dtype=float), est, unit_type, stratum,
+        empty = pd.DataFrame(columns=COLUMNS)
+        empty.attrs.update(notes)
+        return empty
+    names, model, unit, est, unit_type, stratum, b_fixed, units = _panel_inputs(rows, models, crowd, options)
+    brier = rows["brier"].to_numpy(dtype=float)
+    if b_fixed is not None:
+        notes["crowd_values"] = crowd_counts(units, crowd, b_fixed)
+        b_fixed = _fill_estimated((model, unit, brier, est, unit_type, stratum), b_fixed)
+        lost = (unit_type == 1) & ~np.isfinite(b_fixed)  # markets whose difficulty nothing identifies
+        if lost.any():
+            notes["crowd_values"]["dropped"] = int(lost.sum())
+            rows = rows[~lost[unit]].reset_index(drop=True)
+            names, model, unit, est, unit_type, stratum, _, units = _panel_inputs(rows, models, None, options)
+            brier, b_fixed = rows["brier"].to_numpy(dtype=float), b_fixed[~lost]  # unit codes keep their order
+    panel = build_panel(model, unit, brier, est, unit_type, stratum,
                         b_fixed=b_fixed, type_names=TYPES, orphan_units=options.orphan_units)
     point = fit(panel)
     boot = bootstrap(panel, options.replicates, rng)
@@ -221,7 +320,9 @@ def fb_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime
     out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score)
     if ref is None and options.reference is not None:
         out["p_label"] = NO_REFERENCE
-    return with_secondary(out, rows, options.naive_model, provisional)
+    out = with_secondary(out, rows, options.naive_model, provisional)
+    out.attrs.update(notes)
+    return out
 
 
 def provisional_models(rows: pd.DataFrame, as_of: datetime, min_resolved: int, min_age_days: int) -> pd.Series:

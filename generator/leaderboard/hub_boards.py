@@ -50,9 +50,12 @@ def board_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetim
 
 
 def all_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
-               round_questions: pd.DataFrame | None = None, replicates: int | None = None) -> dict[tuple[str, str], pd.DataFrame]:
-    """Every configured (board, view), in configuration order."""
-    crowd = crowd_from_rounds(round_questions) if round_questions is not None and len(round_questions) else None
+               round_questions: pd.DataFrame | None = None, replicates: int | None = None,
+               observations: pd.DataFrame | None = None) -> dict[tuple[str, str], pd.DataFrame]:
+    """Every configured (board, view), in configuration order; ``observations`` give the crowd value at
+    each round's due time (``crowd_from_rounds``). Each board's ``attrs["unranked"]`` lists the files
+    the imputation rule left off, with the reason."""
+    crowd = crowd_from_rounds(round_questions, observations) if round_questions is not None and len(round_questions) else None
     lb = settings.leaderboard
     return {(b, v): board_for(scores, models, as_of, settings, board=b, view=v, replicates=replicates, crowd=crowd)
             for b in lb.boards for v in lb.views}

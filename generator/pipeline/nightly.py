@@ -188,7 +188,7 @@ def derive_stage(hub: Hub, as_of, bank, obs, report, extra, extra_models) -> Non
         publish_round(layout, due, questions, bank, report)
     _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
     view = _lazy(lambda: hub_view(hub, obs, as_of))  # built only when a stage needs it
-    _write_after_due(layout, view, as_of, report)  # the crowd aggregates read the others' files
+    _write_after_due(layout, view, as_of, report, settings.scoring.crowd_min_forecasters)  # the crowd aggregates read the others' files
     report.written += manifest.record(layout, as_of)  # every forecast file's sha256, first time seen
     scores = _score_all(settings, layout, view, as_of, report)
     _append_history(hub, scores, as_of, report)
@@ -221,15 +221,17 @@ def write_forecasts(layout, due, questions, extra: ExtraForecasters | None, repo
     _write_hub_files(layout, due, questions, frames, report, replace=True)
 
 
-def _write_after_due(layout: Layout, view, as_of: datetime, report) -> None:
+def _write_after_due(layout: Layout, view, as_of: datetime, report, crowd_min: int = 2) -> None:
     """Imputed, Naive and the crowd aggregates, once per round, at the first run after its due time."""
     for due in readers.round_dues(layout):
         missing = [m for m in AFTER_DUE if not layout.forecast(due, m).exists()]
         if due > as_of or not missing:
             continue
         questions = readers.load_round(layout, due)
-        ctx = AtDeadline(view(), due, readers.load_forecasts(layout, due, report.quarantined))
-        _write_hub_files(layout, due, questions, {m: AFTER_DUE[m][1](questions, ctx) for m in missing}, report)
+        ctx = AtDeadline(view(), due, readers.load_forecasts(layout, due, report.quarantined), crowd_min)
+        made = {m: AFTER_DUE[m][1](questions, ctx) for m in missing}
+        # a crowd of fewer than crowd_min forecasters on every unit forecasts nothing: no file, not a file of 0.5
+        _write_hub_files(layout, due, questions, {m: f for m, f in made.items() if len(f)}, report)
 
 
 def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, frames: dict, report,

@@ -71,7 +71,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         rounds.append(RoundInfo(day, questions, tuple(sorted(by_model)), status=status, resolutions=units, board=board))
         forecasts += [f.assign(round=format_date(due), model=m) for m, f in sorted(by_model.items())]
     asked = pd.concat([r.questions for r in rounds], ignore_index=True) if rounds else None
-    boards = all_boards(scores, models, as_of, settings, asked)
+    boards = all_boards(scores, models, as_of, settings, asked, observations=observations)
     return SiteData(
         title=settings.title, as_of=as_of, methodology_version=settings.scoring.methodology_version,
         board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards,
