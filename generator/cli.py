@@ -155,6 +155,8 @@ def cmd_nightly(args: argparse.Namespace) -> int:
     print_sources(report)
     print(f"nightly {as_of:%Y-%m-%dT%H:%M:%SZ}: rounds opened {report.rounds_opened or 'none'}; "
           f"{len(report.written)} file(s) written")
+    for line in report.unranked:  # the imputation rule is never silent
+        print(f"unranked: {line}")
     return 0
 
 

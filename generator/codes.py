@@ -51,7 +51,7 @@ CODES: dict[str, Code] = {
     "wrong-field-count": Code(ERROR, "A CSV row has more or fewer fields than the header."),
     "bad-json": Code(ERROR, "The JSON cannot be parsed or is not a ForecastBench forecast set."),
     "missing-field": Code(ERROR, "A required field is missing (JSON forecast item or model metadata)."),
-    "question-set-mismatch": Code(WARNING, "The JSON's `question_set` does not name this round's question set."),
+    "question-set-mismatch": Code(ERROR, "The JSON's `question_set` names none of this round's question sets."),
     "null-forecast": Code(WARNING, "A JSON forecast is `null` (ForecastBench's \"no forecast\"): the row is skipped and the question scored as missing (0.5)."),
     # columns and values
     "missing-column": Code(ERROR, "A required column is missing from the header."),
@@ -67,7 +67,7 @@ CODES: dict[str, Code] = {
     "unknown-question": Code(ERROR, "The question id is not in the round's question set."),
     "missing-resolution-date": Code(ERROR, "A dataset question needs one row per resolution date, and this row has none."),
     "unknown-resolution-date": Code(ERROR, "The resolution date is not one of this question's resolution dates in the round."),
-    "market-resolution-date": Code(ERROR, "Market questions take no resolution date; leave the cell empty."),
+    "market-resolution-date": Code(WARNING, "Market questions take no resolution date; the one given is ignored (as ForecastBench ignores it)."),
     "duplicate-forecast": Code(ERROR, "The same question and resolution date appear in more than one row."),
     "no-forecasts": Code(ERROR, "The file has a header but no forecast rows."),
     "low-coverage": Code(WARNING, "The file covers less than 95% of the round; missing forecasts are scored as 0.5."),

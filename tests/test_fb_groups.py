@@ -134,3 +134,71 @@ def test_the_leaderboard_command_lists_what_the_imputation_rule_left_off(tmp_pat
     toml.write_text(toml.read_text() + '\n[scoring]\nimputation_exempt = ["lab"]\n')
     run = run_cli("leaderboard", "--hub", str(hub), "--as-of", AS_OF, "--replicates", "0")
     assert "unranked" not in run.stdout and "lab.model" in run.stdout
+
+
+# -- a hub's own human team, by pull request ---------------------------------------------------------
+
+def _round_set(with_sets: bool):
+    from generator.submissions.content import RoundSet
+
+    units = {"llm": frozenset({("manifold:m1", ""), ("fred:F1", "2026-01-11"), ("fred:F1", "2026-02-03")}),
+             "human": frozenset({("manifold:m1", ""), ("fred:F1", "2026-01-11")})}
+    return RoundSet(DUE, f"{DUE}T00:00:00Z", {"manifold:m1": "binary", "fred:F1": "dataset"},
+                    {"fred:F1": frozenset({"2026-01-11", "2026-02-03"})},
+                    {f"{DUE}-{k}": v for k, v in units.items()} if with_sets else {})
+
+
+def _checked(body: dict, with_sets: bool = True) -> list[tuple[str, str]]:
+    from generator.store.forecast_file import parse_forecast
+    from generator.submissions.content import check_content, check_question_set
+
+    parsed = parse_forecast(json.dumps(body).encode(), "data/forecasts/2026-01-04/team.group.json", "json")
+    rnd = _round_set(with_sets)
+    return sorted((p.code, p.severity) for p in parsed.problems + check_content(parsed, rnd) + check_question_set(parsed, rnd, DUE))
+
+
+def test_a_teams_individual_file_passes_validation_and_a_member_may_not_answer_twice():
+    assert _checked(GROUP) == []  # members repeat units; the human set is fully covered
+    twice = dict(GROUP, forecasts=[*GROUP["forecasts"], _row("m1", "manifold", 0.1, user="u1")])
+    assert _checked(twice) == [("duplicate-forecast", "error")]
+
+
+def test_a_question_set_the_round_does_not_have_is_an_error_and_coverage_is_per_set():
+    assert _checked(dict(GROUP, **{"question-set": f"{DUE}-other.json"})) == [("low-coverage", "warning"),
+                                                                              ("question-set-mismatch", "error")]
+    assert _checked(dict(GROUP, **{"question-set": f"{DUE}-llm.json"})) == [("low-coverage", "warning")]  # 2 of the LLM set's 3
+    assert _checked(dict(GROUP, **{"question-set": f"{DUE}-prescient.json"}), with_sets=False) == [("low-coverage", "warning")]
+    assert _checked(dict(GROUP, **{"question-set": "2025-12-21-llm.json"}), with_sets=False) == [
+        ("low-coverage", "warning"), ("question-set-mismatch", "error")]
+
+
+def test_a_teams_individual_file_in_the_hub_is_scored_as_its_median(tmp_path):
+    data, forecasts = _files(tmp_path, {})
+    hub = tmp_path / "hub"
+    import_forecastbench(hub, data, forecasts, as_of=AS_OF)
+    (hub / "data" / "forecasts" / DUE / "team.group.json").write_text(json.dumps(dict(GROUP, organization="Team", model="Group")))
+    scores = _scores(hub).query("model == 'team.group'").set_index("question_id")
+    assert scores.loc["manifold:m1", "probability"] == pytest.approx(0.8) and len(scores) == 2
+
+
+# -- the unranked list on the board page and in the nightly summary ----------------------------------
+
+def test_the_board_page_and_the_nightly_summary_list_what_was_left_off(tmp_path):
+    from generator.leaderboard.hub_boards import board_for
+    from generator.pipeline.nightly import unranked_lines
+    from generator.site.render import BOARD_HELP, VIEW_HELP, _panels, environment
+
+    data, forecasts = _files(tmp_path, {"super.json": GROUP, "llm.json": LLM_FILE})
+    hub = tmp_path / "hub"
+    import_forecastbench(hub, data, forecasts, as_of=AS_OF)
+    loaded, scores = Hub.load(hub), _scores(hub)
+    lines = unranked_lines(loaded, scores, parse_ts(AS_OF))
+    assert lines == [f"lab.model · round {DUE}: 1 of its 3 resolved units imputed (33%, over the 5% limit)"]
+    board = board_for(scores, readers.load_models(loaded.layout), parse_ts(AS_OF), loaded.settings, board="tournament", replicates=0)
+    panels = _panels({("tournament", "overall"): board})
+    assert [(u["model"], u["round"]) for u in panels[0]["left_off"]] == [("lab.model", DUE)]
+    page = environment().get_template("leaderboard.md.j2").render(
+        data={"methodology_version": "1"}, updated=AS_OF, prefix="generated/", panels=panels, board_help=BOARD_HELP, view_help=VIEW_HELP,
+        boards=["tournament"], views=["overall"], history="")
+    assert "<strong>Unranked</strong>" in page
+    assert f"<code>lab.model</code>), round {DUE}: 1 of its 3 resolved units imputed (33%, over the 5% limit)</li>" in page

@@ -144,7 +144,6 @@ CSV_CASES = [
     ("id-with-padding", CSV, (HEADER + FULL.replace("manifold:m2,", " manifold:m2,")).encode(), "unknown-question", 3, "question_id"),
     ("id-formula", CSV, (HEADER + FULL.replace("manifold:m2,", '"=HYPERLINK(""http://x"")",')).encode(), "unknown-question", 3, "question_id"),
     ("duplicate-row", CSV, (HEADER + FULL + "manifold:m1,,0.1,\n").encode(), "duplicate-forecast", 6, "question_id"),
-    ("market-with-date", CSV, (HEADER + FULL.replace("manifold:m2,,", "manifold:m2,2026-02-01,")).encode(), "market-resolution-date", 3, "resolution_date"),
     ("dataset-without-date", CSV, (HEADER + FULL + "fred:GDP,,0.5,\n").encode(), "missing-resolution-date", 6, "resolution_date"),
     ("date-not-in-round", CSV, (HEADER + FULL + "fred:GDP,2026-03-01,0.5,\n").encode(), "unknown-resolution-date", 6, "resolution_date"),
     ("date-with-slashes", CSV, (HEADER + FULL.replace("2026-02-01", "2026/02/01")).encode(), "bad-date", 4, "resolution_date"),
@@ -272,6 +271,14 @@ def test_odd_but_valid_files_pass_and_the_nightly_reader_takes_them(tmp_path, na
     if rel == CSV:
         frame = read_table(hub / rel, FORECASTS, rel)  # what the nightly run does with a merged file
         assert len(frame) == 4 and frame["probability"].between(0, 1).all()
+
+
+def test_a_market_row_with_a_resolution_date_is_accepted_with_a_warning_as_forecastbench_ignores_it(tmp_path):
+    body = HEADER + FULL.replace("manifold:m2,,", "manifold:m2,2026-02-01,")
+    report = submit(make_hub(tmp_path), CSV, body.encode())
+    assert report.ok
+    assert [(p.code, p.row, p.column, p.severity) for p in report.problems] == [
+        ("market-resolution-date", 3, "resolution_date", "warning")]
 
 
 def test_formula_like_reasoning_is_accepted_with_a_warning_on_its_row(tmp_path):

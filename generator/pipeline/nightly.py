@@ -27,6 +27,7 @@ from ..config import Settings
 from ..errors import PartialFailure, Problem, SchemaError
 from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from ..interop.forecastbench import export
+from ..leaderboard.fb_board import board_options, unranked_rounds
 from ..models import ModelMeta
 from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
 from ..scoring.resolve import LedgerView, known_by, market_states
@@ -68,6 +69,7 @@ class NightlyReport:
     rounds_waiting: list[str] = field(default_factory=list)  # due to open, but no eligible question yet
     written: list[str] = field(default_factory=list)
     quarantined: list[Problem] = field(default_factory=list)  # unreadable submitted files, one problem each
+    unranked: list[str] = field(default_factory=list)  # "model · round: reason", left off by the imputation rule
 
     @property
     def failed_sources(self) -> list[SourceReport]:
@@ -268,6 +270,15 @@ def _score_all(settings, layout, view, as_of, report) -> pd.DataFrame:
 
 
 def _append_history(hub: Hub, scores, as_of, report) -> None:
+    report.unranked = unranked_lines(hub, scores, as_of)
     rows, layout = history_for(hub, as_of, scores), hub.layout
     if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history), layout.cache)):
         report.written.append(layout.relative(layout.history))
+
+
+def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime) -> list[str]:
+    """What tonight's first board leaves off by the imputation rule, one line per model and round."""
+    settings = hub.settings
+    options = board_options(settings.scoring, settings.leaderboard)
+    left = unranked_rounds(scores, readers.load_models(hub.layout), as_of, options)
+    return [f"{m} · round {r}: {why}" for m, r, why in zip(left["model"], left["round"], left["reason"])]

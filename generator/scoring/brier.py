@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..schemas import SCORES
+from ..vocabulary import MARKET
 
 _UNIT = ["question_id", "resolution_date"]
 
@@ -55,8 +56,8 @@ def score_round(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.D
     """
     if not forecasts or units.empty:
         return pd.DataFrame(columns=list(SCORES.names))
-    scored = _score_all(round_label, units, forecasts, impute_value)
     answered = answered_sets(forecasts, sets)
+    scored = _score_all(round_label, units, _markets_undated(forecasts, units), impute_value)
     if not answered or sets is None:
         return scored
     member = sets.assign(question_set=sets["question_set"].map(set_name))
@@ -65,6 +66,16 @@ def score_round(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.D
     inside = keys.isin(pd.MultiIndex.from_frame(member[["question_set", *_UNIT]]))
     whole = ~scored["model"].isin(list(answered)).to_numpy()
     return scored[whole | inside].reset_index(drop=True)
+
+
+def _markets_undated(forecasts: dict[str, pd.DataFrame], units: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The forecasts with every market row's resolution date ignored (ForecastBench ignores it too)."""
+    markets = set(units.loc[units["kind"] == MARKET, "question_id"])
+    out = {}
+    for model, frame in forecasts.items():
+        dated = frame["question_id"].isin(markets).to_numpy() & (frame["resolution_date"].fillna("").to_numpy(dtype=str) != "")
+        out[model] = frame.assign(resolution_date=np.where(dated, "", frame["resolution_date"].to_numpy(dtype=object))) if dated.any() else frame
+    return out
 
 
 def _score_all(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.DataFrame],

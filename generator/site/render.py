@@ -269,8 +269,15 @@ def _panels(boards: dict[tuple[str, str], pd.DataFrame]) -> list[dict]:
             "label": "Brier Index" if headline == "overall" else f"{headline.capitalize()} Brier Index",
             "rows": frame.to_dict("records"),
             "dots": charts.to_json(charts.board_dots(frame, headline)) if len(frame) else "",
+            "left_off": _left_off(frame),
         })
     return panels
+
+
+def _left_off(frame: pd.DataFrame) -> list[dict]:
+    """The forecasters and rounds the imputation rule left off this board, with the reason (issue 17)."""
+    unranked = frame.attrs.get("unranked")
+    return [] if unranked is None else unranked[["model", "name", "round", "reason"]].to_dict("records")
 
 
 def forecasters(data: SiteData) -> list[str]:

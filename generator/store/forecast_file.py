@@ -248,6 +248,14 @@ def is_individual(parsed: Parsed) -> bool:
     return any(row.member for row in parsed.rows)
 
 
+def member_keyed(raw: pd.DataFrame, parsed: Parsed) -> pd.DataFrame:
+    """The text rows of ``parsed`` as the schema checks take them: in an individual file a unit
+    repeats once per member, so each row's key carries its member (other files are returned as they are)."""
+    if not is_individual(parsed):
+        return raw
+    return raw.assign(question_id=[f"{row.member}\x1f{q}" for row, q in zip(parsed.rows, raw["question_id"])])
+
+
 GROUP_REASONING = "median of {n} forecaster(s)"
 
 

@@ -26,7 +26,7 @@ from ..schemas import (
 )
 from ..timeutil import parse_ts
 from .csvio import check_frame, coerce, empty_frame, file_signature, read_table
-from .forecast_file import group_median, is_individual, parse_forecast
+from .forecast_file import group_median, is_individual, member_keyed, parse_forecast
 from .layout import Layout
 
 
@@ -161,8 +161,7 @@ def _forecast_frame(layout: Layout, path: Path) -> pd.DataFrame:
     errors = [p for p in parsed.problems if p.severity == "error"]
     raw = pd.DataFrame([row.cells for row in parsed.rows], columns=list(FORECASTS.names), dtype=str)
     individual = is_individual(parsed)
-    checked = check_frame(raw.assign(question_id=[f"{r.member}\x1f{q}" for r, q in zip(parsed.rows, raw["question_id"])])
-                          if individual else raw, FORECASTS, label)  # a unit repeats once per member
+    checked = check_frame(member_keyed(raw, parsed), FORECASTS, label)
     errors += [p for p in checked if p.severity == "error"]
     if errors:
         raise SchemaError(f"{label}: does not match the forecasts schema", errors)

@@ -9,14 +9,15 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 
 import pandas as pd
 
 from ..codes import problem
 from ..errors import Problem, SchemaError
-from ..schemas import FORECASTS, ROUND_QUESTIONS, Table
+from ..schemas import FORECASTS, QUESTION_SETS, ROUND_QUESTIONS, Table
+from ..scoring.brier import set_name
 from ..store.csvio import check_frame, formula_like
 from ..store.forecast_file import Parsed, Row
 from ..timeutil import is_iso_date
@@ -38,26 +39,42 @@ class RoundSet:
     due_ts: str
     kinds: dict[str, str]
     dates: dict[str, frozenset[str]]
+    # the round's question sets (data/rounds/<due>/question_sets.csv) by name, ".json" dropped; empty: one set
+    sets: dict[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
 
     @property
     def units(self) -> frozenset[tuple[str, str]]:
         return frozenset((q, d) for q, kind in self.kinds.items()
                          for d in (self.dates.get(q, frozenset()) if kind != MARKET else ("",)))
 
+    def units_of(self, question_set: str | None) -> frozenset[tuple[str, str]]:
+        """The units a file declaring ``question_set`` is scored on: that set's, or the whole round's."""
+        return self.sets.get(set_name(question_set), self.units)
 
-def round_set(data: bytes, due: str, label: str) -> RoundSet:
-    """A published round's questions.csv → RoundSet. A broken round file is the hub's fault: SchemaError."""
+
+def _csv(data: bytes, label: str, table: Table, what: str) -> pd.DataFrame:
     try:
         frame = pd.read_csv(io.StringIO(data.decode("utf-8")), dtype=str, keep_default_na=False, na_filter=False)
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise SchemaError(f"{label}: the round's question set cannot be read: {exc}") from None
-    problems = [p for p in check_frame(frame, ROUND_QUESTIONS, label) if p.severity == "error"]
+        raise SchemaError(f"{label}: the round's {what} cannot be read: {exc}") from None
+    problems = [p for p in check_frame(frame, table, label) if p.severity == "error"]
     if problems:
-        raise SchemaError(f"{label}: the round's question set does not match its schema", problems)
+        raise SchemaError(f"{label}: the round's {what} does not match its schema", problems)
+    return frame
+
+
+def round_set(data: bytes, due: str, label: str, sets: bytes | None = None, sets_label: str = "") -> RoundSet:
+    """A published round's questions.csv (and question_sets.csv, when the round has several sets) →
+    RoundSet. A broken round file is the hub's fault: SchemaError."""
+    frame = _csv(data, label, ROUND_QUESTIONS, "question set")
     kinds = dict(zip(frame["question_id"], frame["kind"]))
     dates = frame[frame["resolution_date"] != ""].groupby("question_id")["resolution_date"].agg(frozenset).to_dict()
     due_ts = frame["due"].iloc[0] if len(frame) else f"{due}T00:00:00Z"
-    return RoundSet(due, due_ts, kinds, dates)
+    named: dict[str, frozenset[tuple[str, str]]] = {}
+    if sets is not None:
+        members = _csv(sets, sets_label, QUESTION_SETS, "question sets")
+        named = {set_name(n): frozenset(zip(g["question_id"], g["resolution_date"])) for n, g in members.groupby("question_set")}
+    return RoundSet(due, due_ts, kinds, dates, named)
 
 
 def check_content(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
@@ -137,13 +154,21 @@ def _key(row: Row) -> tuple[str, str]:
     return row.cells.get("question_id", ""), row.cells.get("resolution_date", "")
 
 
+def _unit(row: Row, rnd: RoundSet) -> tuple[str, str]:
+    """The unit a row answers: a market row's resolution date is ignored."""
+    qid, rdate = _key(row)
+    return (qid, "") if rnd.kinds.get(qid) == MARKET else (qid, rdate)
+
+
 def check_duplicates(parsed: Parsed) -> Iterator[Problem]:
-    first: dict[tuple[str, str], int] = {}
+    """A unit given twice; in an individual file (rows naming a member), twice by the same member."""
+    first: dict[tuple[str, str, str], int] = {}
     for row in parsed.rows:
-        key = _key(row)
-        if key in first and key[0]:
+        key = (row.member, *_key(row))
+        if key in first and key[1]:
+            who = f" by {row.member!r}" if row.member else ""
             yield problem("duplicate-forecast", parsed.label, row.number, parsed.col("question_id"),
-                          f"question {key[0]!r}" + (f" for {key[1]}" if key[1] else "") + f" was already forecast in row {first[key]}")
+                          f"question {key[1]!r}" + (f" for {key[2]}" if key[2] else "") + f" was already forecast{who} in row {first[key]}")
         first.setdefault(key, row.number)
 
 
@@ -161,9 +186,9 @@ def _against_round(parsed: Parsed, row: Row, qid: str, rdate: str, rnd: RoundSet
     if qid not in rnd.kinds:
         return [problem("unknown-question", label, number, parsed.col("question_id"),
                         f"{qid!r} is not in the question set of round {rnd.due}")]
-    if rnd.kinds[qid] == MARKET:
+    if rnd.kinds[qid] == MARKET:  # ForecastBench ignores a market row's date, and so does the scoring
         return [problem("market-resolution-date", label, number, col,
-                        f"{qid!r} is a market question; leave resolution_date empty")] if rdate else []
+                        f"{qid!r} is a market question; its resolution_date {rdate!r} is ignored")] if rdate else []
     allowed = sorted(rnd.dates.get(qid, ()))
     if not rdate:
         return [problem("missing-resolution-date", label, number, col,
@@ -187,8 +212,8 @@ def missing_units(parsed: Parsed, rnd: RoundSet | None) -> list[tuple[str, str]]
     """The round's questions × resolution dates the file gives no valid probability for, sorted."""
     if rnd is None or not parsed.columns:
         return []
-    covered = {_key(r) for r in parsed.rows if probability_problem(r.cells.get("probability", "")) is None}
-    return sorted(rnd.units - covered)
+    covered = {_unit(r, rnd) for r in parsed.rows if probability_problem(r.cells.get("probability", "")) is None}
+    return sorted(rnd.units_of(parsed.question_set) - covered)
 
 
 def describe_missing(missing: list[tuple[str, str]], shown: int = 10) -> str:
@@ -202,14 +227,39 @@ def describe_missing(missing: list[tuple[str, str]], shown: int = 10) -> str:
 def check_coverage(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
     if not parsed.records:
         return [problem("no-forecasts", parsed.label, None, None, "the file has no forecast rows")]
-    units = rnd.units if rnd is not None else frozenset()
+    units = rnd.units_of(parsed.question_set) if rnd is not None else frozenset()
     if not units:
         return []
-    covered = units & {_key(r) for r in parsed.rows if probability_problem(r.cells.get("probability", "")) is None}
+    assert rnd is not None  # units is empty without a round
+    covered = units & {_unit(r, rnd) for r in parsed.rows if probability_problem(r.cells.get("probability", "")) is None}
     share = len(covered) / len(units)
     if share >= COVERAGE_WARN:
         return []
     return [problem("low-coverage", parsed.label, None, None,
-                    f"the file forecasts {len(covered)} of the round's {len(units)} questions × resolution dates "
+                    f"the file forecasts {len(covered)} of the {_scope(parsed, rnd)}'s {len(units)} questions × resolution dates "
                     f"({share:.1%}); {describe_missing(sorted(units - covered))}, and a file with more than "
                     f"{1 - COVERAGE_WARN:.0%} imputed is left off the ranking")]
+
+
+def _scope(parsed: Parsed, rnd: RoundSet | None) -> str:
+    """"round", or "question set <name>" for a file answering one of the round's sets."""
+    name = set_name(parsed.question_set)
+    return f"question set {name}" if rnd is not None and name in rnd.sets else "round"
+
+
+def check_question_set(parsed: Parsed, rnd: RoundSet | None, due: str) -> list[Problem]:
+    """A JSON file's ``question_set`` must name one of the round's sets (any name of the round's due
+    date when it has one set); a CSV file answers the whole round."""
+    if parsed.fmt != "json" or parsed.question_set is None:
+        return []
+    name = set_name(parsed.question_set)
+    if rnd is not None and rnd.sets:
+        if name in rnd.sets:
+            return []
+        known = ", ".join(f"{n}.json" for n in sorted(rnd.sets))
+        return [problem("question-set-mismatch", parsed.label, None, "question_set",
+                        f"question_set is {parsed.question_set!r}, which names none of round {due}'s question sets ({known})")]
+    if name.startswith(due):
+        return []
+    return [problem("question-set-mismatch", parsed.label, None, "question_set",
+                    f"question_set is {parsed.question_set!r}, but the file is in round {due}")]

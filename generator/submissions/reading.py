@@ -15,7 +15,7 @@ from ..codes import problem
 from ..errors import Problem
 from ..schemas import Table
 from ..store.csvio import check_frame, coerce
-from ..store.forecast_file import Parsed
+from ..store.forecast_file import Parsed, member_keyed
 
 
 def text_frame(parsed: Parsed) -> pd.DataFrame:
@@ -29,7 +29,7 @@ def reader_problems(parsed: Parsed, table: Table) -> list[Problem]:
     numbers = [row.number for row in parsed.rows]
     return [problem("unreadable-cell", parsed.label, numbers[p.row - 2] if p.row and p.row >= 2 else p.row,
                     parsed.col(p.column) if p.column else None, f"the hub's reader refuses it: {p.message}")
-            for p in check_frame(text_frame(parsed), table, parsed.label) if p.severity == "error"]
+            for p in check_frame(member_keyed(text_frame(parsed), parsed), table, parsed.label) if p.severity == "error"]
 
 
 def reader_values(parsed: Parsed, table: Table, column: str) -> list[float]:

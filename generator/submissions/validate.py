@@ -29,7 +29,7 @@ from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from ..timeutil import format_ts
 from . import bets as bet_checks
 from . import paths, policy
-from .content import RoundSet, check_content, describe_missing, missing_units, round_set
+from .content import RoundSet, check_content, check_question_set, describe_missing, missing_units, round_set
 from .oracle import check_oracle_forecast
 from .report import Report
 
@@ -83,7 +83,8 @@ class _Run:
     def round(self, due: str) -> RoundSet | None:
         if due not in self.rounds:
             data = _read(self.base, paths.round_path(due))
-            rnd = round_set(data, due, paths.round_path(due)) if data is not None else None
+            sets = paths.round_path(due).replace("questions.csv", "question_sets.csv")
+            rnd = round_set(data, due, paths.round_path(due), _read(self.base, sets), sets) if data is not None else None
             self.rounds[due] = rnd
             if rnd is not None:
                 self.notes.add(policy.round_note(rnd, self.at))
@@ -124,7 +125,8 @@ class _Run:
             total = len(rnd.units)
             self.notes.add(f"{target.path} covers {total - len(missing)} of the round's {total} questions × "
                            f"resolution dates: {describe_missing(missing)}")
-        return found + parsed.keep(_question_set(parsed, target) + self._twin(target)) + parsed.summary()
+        assert target.due is not None  # a well-formed forecast path
+        return found + parsed.keep(check_question_set(parsed, rnd, target.due) + self._twin(target)) + parsed.summary()
 
     def oracle(self, target: paths.Target, status: str) -> None:
         """An oracle forecast file: no deadline (its questions have resolved); checked against its set at base."""
@@ -149,13 +151,6 @@ class _Run:
         maintainers, found = policy.check_metadata(model, path, _read(self.head, path))
         self.problems.extend(found)
         return maintainers
-
-
-def _question_set(parsed, target: paths.Target) -> list[Problem]:
-    if parsed.fmt != "json" or parsed.question_set is None or parsed.question_set.startswith(target.due):
-        return []
-    return [problem("question-set-mismatch", target.path, None, "question_set",
-                    f"question_set is {parsed.question_set!r}, but the file is in round {target.due}")]
 
 
 def _classify_all(run: _Run, rel_paths: list[str]) -> list[paths.Target]:
