@@ -184,7 +184,9 @@ def _write_hub_toml(layout: Layout, dues: list[str], report: ImportReport) -> No
         return
     text = ("# Created by `prescient import forecastbench`: a hub of imported ForecastBench rounds.\n"
             "[hub]\ntitle = \"ForecastBench (imported)\"\n\n[rounds]\n"
-            f"first_due = \"{dues[0]}T00:00:00Z\"\ncadence_days = 14\nopen_days_before_due = 0\n")
+            f"first_due = \"{dues[0]}T00:00:00Z\"\ncadence_days = 14\nopen_days_before_due = 0\n\n"
+            "[scoring]\n# ForecastBench exempts its own organisation's files from the 5% imputation rule.\n"
+            "imputation_exempt = [\"forecastbench\"]\n")
     write_bytes_atomic(layout.hub_toml, text.encode("utf-8"))
     report.written.append(layout.relative(layout.hub_toml))
 
