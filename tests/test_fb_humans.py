@@ -223,3 +223,22 @@ def test_successive_snapshots_append_only_what_changed_and_replay_what_fb_had_pu
     _, snapshot_only = legacy
     columns = ["round", "model", "question_id", "resolution_date", "probability", "outcome", "brier"]
     assert replay[columns].reset_index(drop=True).equals(snapshot_only[columns].reset_index(drop=True))
+
+
+def test_a_crowd_difficulty_board_of_the_real_round_stands_and_counts_its_crowd_values(today):
+    from generator.leaderboard.fb_board import crowd_from_rounds
+
+    hub, scores = today
+    loaded = Hub.load(hub)
+    rounds = readers.load_round(loaded.layout, parse_ts(DUE))
+    crowd = crowd_from_rounds(rounds, readers.load_observations(loaded.layout))
+    assert set(crowd["at"]) == {"freeze"}  # an import knows nothing later than the freeze value
+    board = board_for(scores, readers.load_models(loaded.layout), parse_ts(TODAY_AS_OF), loaded.settings,
+                      board="tournament", replicates=0, crowd=crowd, market_difficulty="crowd")
+    counts = board.attrs["crowd_values"]
+    # the 67 markets of the LLM set known only from the resolution set have no freeze value (the issue's
+    # "67 market units have no crowd probability"), and only the hub's baselines answer them: no
+    # difficulty is identified, so they leave the board as on the estimated-difficulty board
+    assert counts == {"at_due": 0, "at_freeze": 57, "estimated": 67, "dropped": 67}
+    row = board.set_index("model").loc[MEDIAN]
+    assert row["n_market"] == 57 and np.isfinite(row["brier_market"])
