@@ -187,7 +187,7 @@ def test_a_teams_individual_file_in_the_hub_is_scored_as_its_median(tmp_path):
 def test_the_board_page_and_the_nightly_summary_list_what_was_left_off(tmp_path):
     from generator.leaderboard.hub_boards import board_for
     from generator.pipeline.nightly import unranked_lines
-    from generator.site.render import BOARD_HELP, VIEW_HELP, _panels, environment
+    from generator.site.render import _panels, environment
 
     data, forecasts = _files(tmp_path, {"super.json": GROUP, "llm.json": LLM_FILE})
     hub = tmp_path / "hub"
@@ -198,8 +198,8 @@ def test_the_board_page_and_the_nightly_summary_list_what_was_left_off(tmp_path)
     board = board_for(scores, readers.load_models(loaded.layout), parse_ts(AS_OF), loaded.settings, board="tournament", replicates=0)
     panels = _panels({("tournament", "overall"): board})
     assert [(u["model"], u["round"]) for u in panels[0]["left_off"]] == [("lab.model", DUE)]
-    page = environment().get_template("leaderboard.md.j2").render(
-        data={"methodology_version": "1"}, updated=AS_OF, prefix="generated/", panels=panels, board_help=BOARD_HELP, view_help=VIEW_HELP,
-        boards=["tournament"], views=["overall"], history="")
+    env = environment()
+    assert '{% include "_unranked.html.j2" %}' in env.loader.get_source(env, "leaderboard.md.j2")[0]
+    page = env.get_template("_unranked.html.j2").render(p=panels[0])  # the list under each panel's table
     assert "<strong>Unranked</strong>" in page
     assert f"<code>lab.model</code>), round {DUE}: 1 of its 3 resolved units imputed (33%, over the 5% limit)</li>" in page
