@@ -439,9 +439,11 @@ def test_board_csv_output_is_safe_for_spreadsheets(capsys):
 def test_every_csv_printed_for_people_goes_through_the_one_helper():
     package = Path(__file__).parents[1] / "generator"
     writers = [p.relative_to(package).as_posix() for p in package.rglob("*.py")
-               if re.search(r"to_csv\(\s*sys\.stdout|csv\.writer\(\s*sys\.stdout", p.read_text(encoding="utf-8"))]
+               if re.search(r"to_csv\(\s*sys\.stdout|csv\.writer\(\s*sys\.stdout|sys\.stdout\.write\(\s*encode\(",
+                            p.read_text(encoding="utf-8"))]
     assert writers == ["console.py"]
-    assert "spreadsheet_safe(frame).to_csv(sys.stdout" in (package / "console.py").read_text(encoding="utf-8")
+    console = (package / "console.py").read_text(encoding="utf-8")
+    assert "safe = spreadsheet_safe(frame)" in console and "sys.stdout.write(encode(" in console
 
 
 # -- the PR validation workflow ---------------------------------------------------------------------
