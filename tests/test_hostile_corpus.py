@@ -452,8 +452,9 @@ def test_the_pr_validation_workflow_has_a_read_only_token_and_no_secrets():
     path = Path(__file__).parents[1] / ".github" / "workflows" / "validate.yml"
     text = path.read_text(encoding="utf-8")
     workflow = yaml.safe_load(text)
-    assert workflow["permissions"] == {"contents": "read"}
-    assert all(job.get("permissions", {"contents": "read"}) in ({"contents": "read"}, {}) for job in workflow["jobs"].values())
+    # Read-only: the contents, and its own run's record (the creation time the receipts use, issue 16).
+    assert workflow["permissions"] == {"contents": "read", "actions": "read"}
+    assert all(job.get("permissions", {}) == {} for job in workflow["jobs"].values())
     assert "secrets." not in text and "secrets[" not in text
     triggers = workflow.get("on", workflow.get(True))
     assert set(triggers) == {"pull_request"}
