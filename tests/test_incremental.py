@@ -160,3 +160,25 @@ def test_incremental_nights_write_the_bytes_of_a_full_recompute(tmp_path_factory
         for due, scores in round_scores(fresh.layout, view, fresh.settings.scoring.impute_value).items():
             assert fresh.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES)
     assert incremental.memo_of(kept.layout).rounds, "hub A's nights never used the memo"
+
+
+def test_appended_rows_sees_an_append_an_unchanged_file_and_a_rewrite(tmp_path: Path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/hub.toml").write_text(HUB, encoding="utf-8")
+    layout = Hub.load(tmp_path).layout
+    path = layout.data / "resolutions" / "stated.csv"
+
+    def row(q: str, at: str) -> pd.DataFrame:
+        return pd.DataFrame([{"round": "", "question_id": q, "resolution_date": "", "recorded_at": at, "status": "void",
+                              "outcome": np.nan, "resolved_at": "", "value": np.nan, "payload_sha256": ""}])
+
+    ledger.append(path, row("sim:a", "2026-01-02T00:00:00Z"), RESOLUTIONS, layout.relative(path), layout.cache)
+    mark, rows = readers.appended_rows(layout, path, RESOLUTIONS, None)
+    assert rows is not None and rows["question_id"].tolist() == ["sim:a"]
+    same, rows = readers.appended_rows(layout, path, RESOLUTIONS, mark)
+    assert same == mark and rows is not None and rows.empty
+    ledger.append(path, row("sim:b", "2026-01-03T00:00:00Z"), RESOLUTIONS, layout.relative(path), layout.cache)
+    mark, rows = readers.appended_rows(layout, path, RESOLUTIONS, mark)
+    assert rows is not None and rows["question_id"].tolist() == ["sim:b"]
+    path.write_bytes(path.read_bytes().replace(b"sim:a", b"sim:c"))  # history edited in place, not appended
+    assert readers.appended_rows(layout, path, RESOLUTIONS, mark)[1] is None

@@ -27,7 +27,6 @@ whole season in one.
 
 from __future__ import annotations
 
-import hashlib
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,18 +40,10 @@ from ..scoring import market_proxy
 from ..scoring.brier import resolved_units, score_round
 from ..scoring.resolve import LedgerView, resolve_round
 from ..store import readers
-from ..store.csvio import file_signature, read_table, write_table
+from ..store.csvio import file_signature, write_table
 from ..store.layout import Layout
 from ..timeutil import format_date
 from ..vocabulary import MARKET
-
-
-@dataclass(frozen=True)
-class _Ledger:
-    signature: tuple  # (inode, mtime, size): unchanged means not read again
-    size: int
-    sha256: str  # of the file's bytes: an append keeps them as the file's first ``size`` bytes
-    rows: int
 
 
 @dataclass(frozen=True)
@@ -73,7 +64,7 @@ class DeriveMemo:
     as_of: str = ""
     latest: str = ""  # the latest recorded_at in the observation and resolution ledgers then
     closed: set[str] = field(default_factory=set)  # questions with a resolved or void row, ever
-    ledgers: dict[str, _Ledger] = field(default_factory=dict)
+    ledgers: dict[str, readers.LedgerMark] = field(default_factory=dict)
     rounds: dict[str, _Round] = field(default_factory=dict)
 
 
@@ -184,7 +175,7 @@ def _passes(whens: tuple[str, ...], before: str, now: str) -> bool:
     return i < len(whens) and whens[i] <= now
 
 
-def _changes(layout: Layout, memo: DeriveMemo) -> tuple[Changes, dict[str, _Ledger], str] | None:
+def _changes(layout: Layout, memo: DeriveMemo) -> tuple[Changes, dict[str, readers.LedgerMark], str] | None:
     """What was added to the observation and resolution ledgers since ``memo`` (every row, with an
     empty memo), the ledgers as they are now and the latest recorded_at in them. None when a
     ledger was removed or changed other than by appending."""
@@ -192,22 +183,16 @@ def _changes(layout: Layout, memo: DeriveMemo) -> tuple[Changes, dict[str, _Ledg
     files += [(p, RESOLUTIONS) for p in readers.resolution_files(layout)]
     if set(memo.ledgers) - {str(p) for p, _ in files}:
         return None  # a ledger file is gone
-    ledgers: dict[str, _Ledger] = {}
+    ledgers: dict[str, readers.LedgerMark] = {}
     news: dict[str, str] = {}
     stated: set[str] = set()
     latest, closed = memo.latest, set(memo.closed)
     for path, table in files:
-        old, signature = memo.ledgers.get(str(path)), file_signature(path)
-        if old is not None and old.signature == signature:
-            ledgers[str(path)] = old
-            continue
-        data = path.read_bytes()
-        frame = read_table(path, table, layout.relative(path), layout.cache)
-        ledgers[str(path)] = _Ledger(signature, len(data), hashlib.sha256(data).hexdigest(), len(frame))
-        if old is not None and not (len(data) >= old.size and len(frame) >= old.rows
-                                    and hashlib.sha256(data[:old.size]).hexdigest() == old.sha256):
-            return None
-        new = frame.iloc[old.rows if old is not None else 0:]
+        old = memo.ledgers.get(str(path))
+        mark, new = readers.appended_rows(layout, path, table, old)
+        ledgers[str(path)] = mark
+        if new is None:
+            return None  # rewritten other than by appending
         if not len(new):
             continue
         latest = max(latest, str(new["recorded_at"].max()))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -170,6 +172,32 @@ def _forecast_frame(layout: Layout, path: Path) -> pd.DataFrame:
         frame = group_median(frame.assign(member=[row.member for row in parsed.rows]))
     frame.attrs["question_set"] = parsed.question_set  # the set the file answers (None: the whole round)
     return frame
+
+
+@dataclass(frozen=True)
+class LedgerMark:
+    """What a ledger file was when last looked at (``appended_rows``)."""
+
+    signature: tuple  # (inode, mtime, size): the same means unchanged, not read again
+    size: int
+    sha256: str  # of its bytes: an append keeps them as the first ``size`` bytes of the file
+    rows: int
+
+
+def appended_rows(layout: Layout, path: Path, table: Table, before: LedgerMark | None) -> tuple[LedgerMark, pd.DataFrame | None]:
+    """The file's mark now and its rows added since ``before`` (every row when None; none, unread,
+    when its signature is unchanged). The rows are None when the file changed other than by
+    appending rows: its first ``before.size`` bytes are no longer the bytes it had."""
+    signature = file_signature(path)
+    if before is not None and before.signature == signature:
+        return before, empty_frame(table)
+    data = path.read_bytes()
+    frame = read_table(path, table, layout.relative(path), layout.cache)
+    mark = LedgerMark(signature, len(data), hashlib.sha256(data).hexdigest(), len(frame))
+    if before is None:
+        return mark, frame
+    kept = len(data) >= before.size and len(frame) >= before.rows and hashlib.sha256(data[:before.size]).hexdigest() == before.sha256
+    return mark, frame.iloc[before.rows:] if kept else None
 
 
 def load_bets(layout: Layout, due: datetime, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
