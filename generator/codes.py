@@ -131,6 +131,7 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
     "Audit (`prescient verify`)": {
         "derived-missing": Code(ERROR, "A file the ledgers recompute to is not on disk."),
         "derived-differs": Code(ERROR, "A score file on disk differs from the one recomputed from the ledgers."),
+        "ledger-digest-differs": Code(ERROR, "A night's `ledger_digest` in `history.csv` is not the digest of the manifest and receipts files in the commit that recorded it."),
         "history-differs": Code(ERROR, "`data/leaderboard/history.csv` differs from the one recomputed from the ledgers."),
         "page-missing": Code(ERROR, "A site page a build writes is not on disk."),
         "page-extra": Code(ERROR, "A site page on disk is not one a build writes."),

@@ -31,6 +31,7 @@ class Table:
     key: tuple[str, ...]
     sort: tuple[str, ...]
     mutability: str
+    late: tuple[str, ...] = ()  # nullable columns added after the first files were written: a file may lack them
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -213,10 +214,14 @@ HISTORY = Table(
         _c("brier_overall", "float", "The difficulty-adjusted Brier score D behind `overall` (lower is better).", nullable=True),
         _c("provisional", "int", "1 while the model does not yet meet the stability rule."),
         _c("methodology_version", "str", "Scoring methodology version that produced the row."),
+        _c("ledger_digest", "str", "The night's anchor: the sha256 of the sorted `<path> <sha256>` lines (each ending in a newline) of "
+           "every manifest and receipts file (`data/manifest/*.csv`, `data/receipts/*.csv`) as that night's run left them; the same on "
+           "every row of the night, and shown on the Changes page. Empty on nights recorded before the column existed.", nullable=True),
     ),
     key=("as_of", "board", "model"),
     sort=("as_of", "board", "model"),
     mutability="append-only",
+    late=("ledger_digest",),
 )
 
 RESOLUTIONS = Table(

@@ -170,6 +170,15 @@ def test_rerunning_the_demo_on_its_last_night_changes_no_byte(demo_hub: Path):
     assert tree_bytes(demo_hub) == before
 
 
+def test_the_changes_page_lists_each_nights_ledger_digest(demo_hub: Path):
+    """Issue 16: the night's anchor, as in history.csv, is published on the Changes page."""
+    page = (demo_hub / "site_src/docs/generated/changes.md").read_text(encoding="utf-8")
+    history = (demo_hub / "data/leaderboard/history.csv").read_text(encoding="utf-8").splitlines()
+    latest = history[-1].split(",")
+    assert history[0].endswith(",ledger_digest") and len(latest[-1]) == 64
+    assert f"<tr><td>{latest[0]}</td><td><code>{latest[-1]}</code></td></tr>" in page
+
+
 @pytest.mark.parametrize("model,bets", [("demo.calibrated", True), ("demo.noisy", True), ("demo.overconfident", False)])
 def test_the_model_pages_show_the_arena_and_oracle_sections_with_charts(demo_hub: Path, model: str, bets: bool):
     page = (demo_hub / f"site_src/docs/generated/models/{model}.md").read_text(encoding="utf-8")

@@ -357,3 +357,56 @@ def test_a_bets_price_follows_its_attested_time(world: Path):
     head = push(world, bet, early, path=path)  # a back-dated commit, pushed on 02-03
     receipt(world, api, api.run(1, head, late), "2026-02-03T06:01:00Z")
     assert price() == at(moved[0], late)
+
+
+# -- the nightly ledger digest (anchoring) ---------------------------------------------------------
+
+def test_each_night_records_the_digest_of_its_manifest_and_receipts_and_verify_git_recomputes_it(world: Path):
+    from generator.store import manifest, readers
+
+    api, hub = FakeGitHub(), world / "hub"
+    receipt(world, api, api.run(1, push(world, forecast_bytes(hub), "2026-01-24T20:00:00Z"), "2026-01-24T20:00:07Z"),
+            "2026-01-24T20:01:00Z")
+    commit_receipts(world, "2026-01-24T20:02:00Z")
+    for night in ("2026-02-20T00:00:00Z", "2026-03-01T00:00:00Z"):
+        nightly(hub, parse_ts(night))
+        commit(hub, night.replace("T00", "T01"), f"nightly {night}")
+    layout = Layout(hub)
+    history = readers.load_history(layout)
+    latest = history[history["as_of"] == history["as_of"].max()]
+    assert set(latest["ledger_digest"]) == {manifest.ledger_digest(layout)}
+    files = sorted(layout.relative(p) for p in [*layout.manifest_files(), *layout.receipt_files()])
+    assert any(f.startswith("data/receipts/") for f in files) and any(f.startswith("data/manifest/") for f in files)
+    assert audit(world) == []
+    # A later night whose digest does not match its commit's ledgers (as after a rewrite) is reported.
+    forged = (hub / "data/leaderboard/history.csv").read_text().splitlines()[-1].split(",")
+    forged[0], forged[-1] = "2026-03-02T00:00:00Z", "0" * 64
+    with (hub / "data/leaderboard/history.csv").open("a") as f:
+        f.write(",".join(forged) + "\n")
+    commit(hub, "2026-03-02T01:00:00Z", "a night with a forged digest")
+    assert audit(world) == [("ledger-digest-differs", "data/leaderboard/history.csv")]
+
+
+def test_a_history_written_before_the_digest_column_is_read_extended_and_accepted_by_verify_git(world: Path):
+    from generator.store import readers
+
+    hub = world / "hub"
+    nightly(hub, parse_ts("2026-02-20T00:00:00Z"))
+    path = hub / "data/leaderboard/history.csv"
+    old = "".join(line.rsplit(",", 1)[0] + "\n" for line in path.read_text().splitlines())  # drop the last column
+    path.write_text(old)
+    commit(hub, "2026-02-20T01:00:00Z", "a night of the old format")
+    assert readers.load_history(Layout(hub))["ledger_digest"].eq("").all()
+    nightly(hub, parse_ts("2026-03-01T00:00:00Z"))
+    text = path.read_text()
+    assert text.splitlines()[0].endswith(",methodology_version,ledger_digest") and old.splitlines()[1] + "," in text
+    commit(hub, "2026-03-01T01:00:00Z", "nightly")
+    assert audit(world) == []
+
+
+def test_the_changes_page_lists_the_latest_digests_newest_first():
+    from generator.site.render import night_digests
+
+    history = pd.DataFrame({"as_of": ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"],
+                            "ledger_digest": ["a" * 64, "a" * 64, "", "b" * 64]})
+    assert night_digests(history) == [("2026-01-03T00:00:00Z", "b" * 64), ("2026-01-01T00:00:00Z", "a" * 64)]

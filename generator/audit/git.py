@@ -51,9 +51,10 @@ import pandas as pd
 
 from ..errors import Problem
 from ..forecasters.baselines import AFTER_DUE
-from ..schemas import ALL_TABLES, Table
+from ..schemas import ALL_TABLES, HISTORY, Table
 from ..store import git
 from ..store.git import blob_id
+from ..store.manifest import root_hash, sha256
 from ..submissions.paths import BETS, FORECAST, classify
 from ..timeutil import format_ts, parse_ts
 
@@ -218,10 +219,16 @@ def ledger_rewrites(c: FileChange, table: Table, old: bytes, new: bytes) -> list
                         f"{c.where}: a version does not parse as CSV ({_first_line(exc)}); its lines were compared instead",
                         "warning"), *_lines_lost(c, old, new)]
     problems = []
-    if old_columns != new_columns:
+    if old_columns != new_columns and not _late_columns_added(table, old_columns, new_columns):
         problems.append(Problem(c.path, 1, None, "ledger-header-changed",
                                 f"{c.where} changed the header from {','.join(old_columns)!r} to {','.join(new_columns)!r}"))
     return problems + _records_lost(c, table, old_columns, old_rows, new_columns, new_rows)
+
+
+def _late_columns_added(table: Table, old: tuple[str, ...], new: tuple[str, ...]) -> bool:
+    """The new header is the old one followed by some of the table's late columns (its rows keep
+    their old cells, which the record comparison checks on the columns both versions name)."""
+    return bool(old) and new[:len(old)] == old and all(name in table.late for name in new[len(old):])
 
 
 def appended(old: bytes, new: bytes) -> bool:
@@ -352,6 +359,50 @@ def effective_times(changes: list[FileChange], dates: list[tuple[str, int]]) -> 
     return [replace(c, time=latest.get(c.commit, c.time)) for c in changes]
 
 
+HISTORY_PATH = HISTORY.path
+DIGESTED = ("data/manifest/", "data/receipts/")
+
+
+def digest_problems(repo: Path, changes: list[FileChange], read) -> list[Problem]:
+    """Each night's ``ledger_digest`` in history.csv equals the digest of the manifest and receipts
+    files in the first-parent commit that recorded that night: a later rewrite of those ledgers (or
+    of the digest) shows here, and against every copy of the digest published before it."""
+    problems: list[Problem] = []
+    checked: set[str] = set()
+    for c in changes:
+        data = read(c.new_blob) if c.path == HISTORY_PATH and c.status in "AM" else None
+        nights = _digests(data) if data is not None else {}
+        fresh = {night: digest for night, digest in nights.items() if night not in checked}
+        if not fresh:
+            continue
+        checked.update(fresh)
+        actual = tree_digest(repo, c.commit, read)
+        for night, digest in sorted(fresh.items()):
+            if digest != actual:
+                problems.append(Problem(HISTORY_PATH, None, "ledger_digest", "ledger-digest-differs",
+                                        f"the night {night} published {digest[:16]}…, but the manifest and receipts files of "
+                                        f"{c.where} hash to {actual[:16]}…"))
+    return problems
+
+
+def _digests(data: bytes) -> dict[str, str]:
+    """as_of → ledger_digest of the nights of a history.csv version that have one."""
+    try:
+        columns, rows = records(data)
+    except ValueError:
+        return {}
+    if "ledger_digest" not in columns or "as_of" not in columns:
+        return {}
+    when, digest = columns.index("as_of"), columns.index("ledger_digest")
+    return {row[when]: row[digest] for row in rows if row[digest]}
+
+
+def tree_digest(repo: Path, commit: str, read) -> str:
+    """``store.manifest.ledger_digest`` of the manifest and receipts files as stored in ``commit``."""
+    blobs = git.tree_blobs(repo, commit, DIGESTED)
+    return root_hash({path: sha256(read(blob) or b"") for path, blob in blobs.items()})
+
+
 def audit_history(repo: Path, rev: str = "HEAD",
                   attested: Mapping[tuple[str, str], str] | None = None) -> tuple[list[FileChange], list[Problem]]:
     """The history of ``rev`` and every problem in it; ``attested``: the receipts (see ``file_problems``)."""
@@ -363,6 +414,7 @@ def audit_history(repo: Path, rev: str = "HEAD",
     # first committed is unknown, so those additions are not judged.
     with git.BlobReader(repo) as blobs:
         problems = file_problems(changes, blobs.read, lambda c: not (c.commit in boundary and c.status == "A"), attested)
+        problems += digest_problems(repo, changes, blobs.read)
     problems += date_problems(dates)
     if boundary:
         problems.insert(0, Problem(".git", None, None, "shallow-clone",

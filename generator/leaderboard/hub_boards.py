@@ -73,7 +73,7 @@ def history_rows(boards: dict[tuple[str, str], pd.DataFrame], as_of: datetime, v
             "n_dataset": frame["n_dataset"], "n_market": frame["n_market"],
             "overall": frame["overall"], "dataset": frame["dataset"], "market": frame["market"],
             "brier_overall": frame["brier_overall"], "provisional": frame["provisional"],
-            "methodology_version": version,
+            "methodology_version": version, "ledger_digest": "",  # the nightly adds the night's digest
         })
         frames.append(rows)
     if not frames:

@@ -272,6 +272,7 @@ def _score_all(settings, layout, view, as_of, report) -> pd.DataFrame:
 def _append_history(hub: Hub, scores, as_of, report) -> None:
     report.unranked = unranked_lines(hub, scores, as_of)
     rows, layout = history_for(hub, as_of, scores), hub.layout
+    rows = rows.assign(ledger_digest=manifest.ledger_digest(layout))  # the anchor of tonight's ledgers
     if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history), layout.cache)):
         report.written.append(layout.relative(layout.history))
 

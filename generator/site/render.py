@@ -111,6 +111,17 @@ def _history_charts(data: SiteData, names: dict[str, str]) -> list[dict]:
             for b, rows in by_board.items() if len(rows)]
 
 
+DIGEST_NIGHTS = 30  # nights whose ledger digest the Changes page lists (history.csv keeps them all)
+
+
+def night_digests(history: pd.DataFrame) -> list[tuple[str, str]]:
+    """(as_of, ledger_digest) of the latest nights that recorded one, newest first."""
+    if "ledger_digest" not in history or history.empty:
+        return []
+    nights = history.loc[history["ledger_digest"] != "", ["as_of", "ledger_digest"]].drop_duplicates("as_of")
+    return [(str(a), str(d)) for a, d in nights.sort_values("as_of", ascending=False).head(DIGEST_NIGHTS).itertuples(index=False)]
+
+
 def _baselines(data: SiteData) -> set[str]:
     return {m for m, meta in data.models.items() if meta.kind == "baseline"}
 
@@ -175,7 +186,8 @@ def render_site(data: SiteData) -> dict[str, bytes]:
             history=_history_charts(data, names), first_round=first_round, round_age_days=data.round_age_days,
             history_start=history_start if data.round_age_days and first_round and history_start > first_round else ""),
         "changes.md": env.get_template("changes.md.j2").render(
-            **common, changes=data.changes, corrections=data.corrections.to_dict("records")),
+            **common, changes=data.changes, corrections=data.corrections.to_dict("records"),
+            digests=night_digests(data.board_history)),
         "models/index.md": env.get_template("models_index.md.j2").render(
             **common, board=data.board.to_dict("records"), others=_others(data, everyone)),
         "rounds/index.md": env.get_template("rounds_index.md.j2").render(

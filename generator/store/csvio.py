@@ -111,7 +111,7 @@ def parse_bytes(data: bytes, label: str) -> pd.DataFrame:
 def check_frame(raw: pd.DataFrame, table: Table, label: str) -> list[Problem]:
     """Every structural and cell-level problem of a text frame against ``table``."""
     problems = [Problem(label, 1, name, "missing-column", f"required column {name!r} is missing")
-                for name in table.names if name not in raw.columns]
+                for name in table.names if name not in raw.columns and name not in table.late]
     problems += [Problem(label, 1, name, "unknown-column", f"column {name!r} is not in the {table.name} schema")
                  for name in raw.columns if name not in table.names]
     for column in table.columns:

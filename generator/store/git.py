@@ -121,6 +121,18 @@ def blob_ids(repo: Path, commit: str, paths: list[str]) -> dict[str, str]:
     return {path: found[path] for path in paths if path in found}
 
 
+def tree_blobs(repo: Path, commit: str, folders: tuple[str, ...]) -> dict[str, str]:
+    """path → blob id of every regular file under ``folders`` in ``commit``."""
+    out = run_git(repo, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *folders)
+    found = {}
+    for record in out.split(b"\0"):
+        meta, _, name = record.partition(b"\t")
+        fields = meta.decode().split()
+        if len(fields) == 3 and fields[0] in ("100644", "100755") and fields[1] == "blob":
+            found[name.decode("utf-8", "surrogateescape")] = fields[2]
+    return found
+
+
 class BlobReader:
     """Blobs read by id from one long-running ``git cat-file --batch``; a context manager.
 

@@ -78,7 +78,7 @@ def append(path: Path, new: pd.DataFrame, table: Table, label: str, cache: ReadC
     existing = read_table(path, table, label, cache) if path.is_file() else empty_frame(table)
     last = _text_last(existing, table)
     added = _added(existing, new, table, label, last)
-    if len(added) and last is not None and _last_key(added, table, min) > last:
+    if len(added) and last is not None and _header(path) == table.names and _last_key(added, table, min) > last:
         appended = append_rows(path, added, table, label, len(existing))
         if cache is not None and appended is not None:  # the file as read_table would now read it, unparsed
             cache.remember(path, table, label, pd.concat([existing, appended], ignore_index=True))
@@ -93,6 +93,14 @@ def _text_last(existing: pd.DataFrame, table: Table) -> tuple[str, ...] | None:
     if existing.empty or not all(table.column(c).type in ("str", "ts", "date", "enum") for c in table.sort):
         return None
     return _last_key(existing, table, max)
+
+
+def _header(path: Path) -> tuple[str, ...]:
+    """The column names on the file's first line (a ledger's header is never quoted); () when absent."""
+    if not path.is_file():
+        return ()
+    with path.open("rb") as f:
+        return tuple(f.readline().rstrip(b"\r\n").decode("utf-8", "replace").split(","))
 
 
 def _last_key(frame: pd.DataFrame, table: Table, pick) -> tuple[str, ...]:

@@ -63,6 +63,12 @@ def record(layout: Layout, as_of: datetime) -> list[str]:
     return [layout.relative(path)]
 
 
+def ledger_digest(layout: Layout) -> str:
+    """The night's anchor: ``root_hash`` over every manifest and receipts file by path."""
+    files = [*layout.manifest_files(), *layout.receipt_files()]
+    return root_hash({layout.relative(p): sha256(p.read_bytes()) for p in files})
+
+
 def first_recorded(recorded: pd.DataFrame) -> dict[tuple[str, str], str]:
     """(path, sha256) → the time of the run that first recorded it."""
     ordered = recorded.sort_values("recorded_at", kind="mergesort").drop_duplicates(["path", "sha256"])
