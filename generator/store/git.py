@@ -111,21 +111,19 @@ def blob_ids(repo: Path, commit: str, paths: list[str]) -> dict[str, str]:
     """path → blob id of each of ``paths`` that is a regular file in ``commit`` (others are left out)."""
     if not paths:
         return {}
-    out = run_git(repo, "ls-tree", "-z", "--full-tree", commit, "--", *paths)
-    found = {}
-    for record in out.split(b"\0"):
-        meta, _, name = record.partition(b"\t")
-        fields = meta.decode().split()
-        if len(fields) == 3 and fields[0] in ("100644", "100755") and fields[1] == "blob":
-            found[name.decode("utf-8", "surrogateescape")] = fields[2]
+    found = _regular_blobs(run_git(repo, "ls-tree", "-z", "--full-tree", commit, "--", *paths))
     return {path: found[path] for path in paths if path in found}
 
 
 def tree_blobs(repo: Path, commit: str, folders: tuple[str, ...]) -> dict[str, str]:
     """path → blob id of every regular file under ``folders`` in ``commit``."""
-    out = run_git(repo, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *folders)
+    return _regular_blobs(run_git(repo, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *folders))
+
+
+def _regular_blobs(ls_tree: bytes) -> dict[str, str]:
+    """path → blob id of the regular files (mode 100644 or 100755) in ``git ls-tree -z`` output."""
     found = {}
-    for record in out.split(b"\0"):
+    for record in ls_tree.split(b"\0"):
         meta, _, name = record.partition(b"\t")
         fields = meta.decode().split()
         if len(fields) == 3 and fields[0] in ("100644", "100755") and fields[1] == "blob":
