@@ -78,7 +78,7 @@ def _announce(args: argparse.Namespace) -> Path | None:
     if args.command == "validate":
         line += f" · at {args.at}" if args.at else f" · at {format_ts(_as_of(args))}"
     elif hasattr(args, "as_of"):
-        default = _board_time(Layout(root)) if args.command == "leaderboard" and not args.as_of else None
+        default = _board_time(args, Layout(root)) if args.command == "leaderboard" and not args.as_of else None
         if args.command == "verify" and not args.as_of:
             line += " · as of the latest time its ledgers record"
         elif default is not None:
@@ -254,7 +254,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     hub = Hub.load(_hub(args.hub))
     settings, layout = hub.settings, hub.layout
-    default = None if args.as_of else _board_time(layout)
+    default = None if args.as_of else _board_time(args, layout)
     as_of = default[0] if default else _as_of(args)
     round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
         if args.fb_round_filter else {}
@@ -285,10 +285,16 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def _board_time(layout) -> tuple[datetime, str] | None:
+def _board_time(args: argparse.Namespace, layout) -> tuple[datetime, str] | None:
     """The leaderboard's time when no --as-of is given, and why: the latest night history.csv records
     (the board the site shows), else the latest time the ledgers record (a hub not yet scoring);
-    None for a hub that records nothing."""
+    None for a hub that records nothing. Read once per command (the first stderr line shows it)."""
+    if not hasattr(args, "board_time"):
+        args.board_time = _read_board_time(layout)
+    return args.board_time
+
+
+def _read_board_time(layout) -> tuple[datetime, str] | None:
     from .store import readers
     from .timeutil import parse_ts
 
