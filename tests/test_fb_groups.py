@@ -15,6 +15,7 @@ import pytest
 
 from generator.errors import SchemaError
 from generator.interop.forecastbench.importer import import_forecastbench
+from generator.pipeline import incremental
 from generator.pipeline.recompute import hub_view, score_rounds
 from generator.store import readers
 from generator.store.forecast_file import group_median
@@ -93,6 +94,17 @@ def test_an_individual_file_in_fb_spelling_becomes_its_group_median_scored_on_it
     assert len(scores[scores["model"] == "lab.model"]) == 3  # the LLM set: the second horizon too, imputed
     sets = pd.read_csv(tmp_path / "hub" / "data" / "rounds" / DUE / "question_sets.csv", keep_default_na=False)
     assert sets.groupby("question_set").size().to_dict() == {f"{DUE}-human.json": 2, f"{DUE}-llm.json": 3}
+
+
+def test_the_nightly_scores_each_file_on_its_own_set_as_verify_does(tmp_path):
+    data, forecasts = _files(tmp_path, {"super.json": GROUP, "llm.json": LLM_FILE})
+    import_forecastbench(tmp_path / "hub", data, forecasts, as_of=AS_OF)
+    loaded = Hub.load(tmp_path / "hub")
+    view = hub_view(loaded, readers.load_observations(loaded.layout), parse_ts(AS_OF))
+    nightly_scores, _ = incremental.score_rounds(loaded.layout, lambda: view, AS_OF, 0.5, "ignore", [])
+    group = "forecastbench.superforecaster-median-forecast"
+    assert len(nightly_scores[nightly_scores["model"] == group]) == 2  # its set's units, not the whole round
+    pd.testing.assert_frame_equal(nightly_scores, _scores(tmp_path / "hub"))
 
 
 def test_the_group_median_is_the_ordinary_median_of_every_members_row():

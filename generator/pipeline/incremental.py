@@ -95,7 +95,10 @@ def score_rounds(layout: Layout, view: Callable[[], LedgerView], as_of: str, imp
         entry = memo.rounds.get(label)
         if entry is None or not trusted or entry.key != key or _touched(entry, changes) \
                 or _passes(entry.whens, memo.as_of, as_of):
-            entry = _score(layout, due, view(), key, impute_value)
+            fresh = _score(layout, due, view(), key, impute_value)
+            # scores equal to the ones last written give the same bytes: the file need not be written again
+            kept = entry.written if entry is not None and fresh.scores.equals(entry.scores) else None
+            entry = fresh if kept is None else _with_written(fresh, kept)
         if entry.written is None or not layout.scores(due).is_file() or file_signature(layout.scores(due)) != entry.written:
             if write_table(layout.scores(due), entry.scores, SCORES, cache=layout.cache):
                 written.append(layout.relative(layout.scores(due)))
@@ -116,7 +119,8 @@ def _score(layout: Layout, due, view: LedgerView, key: tuple, impute_value: floa
     problems: list[Problem] = []
     forecasts = readers.load_forecasts(layout, due, problems)
     resolutions = resolve_round(questions, view)
-    scores = score_round(format_date(due), resolved_units(questions, resolutions), forecasts, impute_value)
+    scores = score_round(format_date(due), resolved_units(questions, resolutions), forecasts, impute_value,
+                         readers.load_round_sets(layout, due))
     whens = tuple(sorted({f"{d}T00:00:00Z" for d in questions["resolution_date"]}))
     markets = frozenset(questions.loc[questions["kind"] == MARKET, "question_id"])
     return _Round(key, markets, _watch(questions, resolutions, view.as_of), whens, scores, tuple(problems), None)
@@ -164,8 +168,9 @@ def _with_written(entry: _Round, signature: tuple) -> _Round:
 
 
 def _round_key(layout: Layout, due, impute_value: float) -> tuple:
-    """The files a round's scores are computed from, by signature: its questions and forecast files."""
-    files = [layout.round_questions(due), *layout.forecast_files(due)]
+    """The files a round's scores are computed from, by signature: its questions, question sets and forecast files."""
+    sets = layout.round_sets(due)
+    files = [layout.round_questions(due), *([sets] if sets.is_file() else []), *layout.forecast_files(due)]
     return (*((p.name, file_signature(p)) for p in files), impute_value)
 
 
