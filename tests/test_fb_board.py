@@ -10,6 +10,7 @@ from generator.leaderboard.fb_board import (
     COLUMNS,
     FBOptions,
     fb_board,
+    inputs_digest,
     is_estimation_model,
 )
 from generator.models import ModelMeta
@@ -81,6 +82,26 @@ def test_round_age_round_size_imputation_and_board_filters():
     skipped = scores(imputed={("b.y", "d1")})
     assert "b.y" not in board(skipped).index and "b.y" in board(skipped, max_imputed_share=None).index
     assert "b.y" not in board(board="baseline").index
+
+
+def test_the_inputs_digest_changes_whenever_the_board_can_and_only_then():
+    options = FBOptions(replicates=10, min_resolved=0, min_age_days=60)
+    frame = scores()
+    def at(when):
+        return parse_ts(when), fb_board(frame, MODELS, parse_ts(when), np.random.default_rng(0), options).drop(columns="rank")
+    (t1, b1), (t2, b2), (t3, b3) = at("2026-02-24T00:00:00Z"), at("2026-03-01T00:00:00Z"), at("2026-03-06T00:00:00Z")
+    # nothing a board reads moved between t1 and t2: same digest, same board
+    assert inputs_digest(frame, t1, options) == inputs_digest(frame, t2, options) and b1.equals(b2)
+    # by t3 the round is 60 days old: the same rows, but no model is provisional any more
+    assert b2["provisional"].tolist() == [1, 1, 1] and b3["provisional"].tolist() == [0, 0, 0]
+    assert inputs_digest(frame, t3, options) != inputs_digest(frame, t2, options)
+    moved = frame.assign(brier=frame["brier"].where(frame.index != 0, 0.5))  # one score changed
+    assert inputs_digest(moved, t2, options) != inputs_digest(frame, t2, options)
+    unresolved = frame.assign(resolved_at=frame["resolved_at"].where(frame.index != 0, "2026-03-03T00:00:00Z"))
+    assert inputs_digest(unresolved, t2, options) != inputs_digest(frame, t2, options)  # a row not yet resolved then
+    young = pd.concat([frame, scores(round_="2026-02-22")], ignore_index=True)  # a round the 50-day rule leaves off
+    rescored = young.assign(brier=young["brier"].where(young["round"] != "2026-02-22", 0.5))
+    assert inputs_digest(rescored, t2, options) == inputs_digest(young, t2, options) == inputs_digest(frame, t2, options)
 
 
 def test_the_estimation_rule_reads_the_metadata():

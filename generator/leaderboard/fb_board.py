@@ -40,6 +40,7 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -130,10 +131,31 @@ def is_estimation_model(model: str, meta: ModelMeta | None) -> bool:
 
 def _eligible_rows(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> pd.DataFrame:
     """Step 1 up to the imputation rule: resolved by ``as_of``, old enough, in a passing round."""
+    rows = _timely_rows(scores, as_of, options)
+    return rows[rows["round"].isin(_rounds_passing(rows, options))]
+
+
+def inputs_digest(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> str:
+    """A digest of all that ``fb_board`` reads from ``scores`` and ``as_of`` under ``options``, on
+    any board and any view (``views.view_rows`` is a filter of rows): the rows resolved by ``as_of``
+    in rounds old enough (step 1's filters by time; every later step reads only these rows, their
+    order included) and which of their rounds are old enough for the stability rule (step 5, the
+    only other use of ``as_of``). Equal digests, models, options and crowd values give equal boards,
+    so a board may be kept from one night to the next while its digest stays the same."""
+    rows = _timely_rows(scores, as_of, options)
+    rounds = sorted(set(rows["round"].astype(str).str[:10]))
+    old_enough = [r for r in rounds if r <= format_date(as_of - timedelta(days=options.min_age_days))]
+    digest = hashlib.sha256(repr((list(rows.columns), [str(t) for t in rows.dtypes], old_enough)).encode())
+    digest.update(pd.util.hash_pandas_object(rows, index=False).to_numpy().tobytes())
+    return digest.hexdigest()
+
+
+def _timely_rows(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> pd.DataFrame:
+    """The rows resolved by ``as_of``, in rounds at least ``min_round_age_days`` old (FB's 50-day rule)."""
     rows = scores[scores["resolved_at"] <= format_ts(as_of)]
     if options.min_round_age_days is not None:
         rows = rows[rows["round"] <= format_date(as_of - timedelta(days=options.min_round_age_days))]
-    return rows[rows["round"].isin(_rounds_passing(rows, options))]
+    return rows
 
 
 def is_exempt(model: str, exempt: tuple[str, ...]) -> bool:
@@ -146,7 +168,10 @@ UNRANKED_COLUMNS = ["model", "name", "round", "n", "imputed", "share", "reason"]
 
 def unranked_rounds(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> pd.DataFrame:
     """Every (model, round) the imputation rule leaves off the board, with its reason (``UNRANKED_COLUMNS``)."""
-    rows = _eligible_rows(scores, as_of, options)
+    return _unranked(_eligible_rows(scores, as_of, options), models, options)
+
+
+def _unranked(rows: pd.DataFrame, models: dict[str, ModelMeta], options: FBOptions) -> pd.DataFrame:
     if options.max_imputed_share is None or rows.empty:
         return pd.DataFrame(columns=UNRANKED_COLUMNS)
     counts = rows.groupby(["model", "round"], sort=True)["imputed"].agg(["size", "sum"]).reset_index()
@@ -164,11 +189,38 @@ def unranked_rounds(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: d
 
 def select_rows(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> pd.DataFrame:
     """Step 1 of the module docstring."""
+    return _board_rows(select(scores, models, as_of, options).rows, models, options)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Step 1 up to the board's own filter: the rows every board of these options ranks on (``rows``:
+    eligible and within the imputation rule) and what the imputation rule left off (``unranked``).
+    Boards whose options have the same ``selection_key`` share one (``hub_boards.boards_for``)."""
+
+    rows: pd.DataFrame
+    unranked: pd.DataFrame
+
+
+def selection_key(options: FBOptions) -> tuple:
+    """The options ``select`` reads: boards differing in anything else share one selection."""
+    return (options.min_round_age_days, options.min_dataset_rows, options.min_market_questions,
+            options.max_imputed_share, options.imputation_exempt)
+
+
+def select(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> Selection:
+    """The ``Selection`` of ``scores`` at ``as_of`` (the board named in ``options`` plays no part)."""
     rows = _eligible_rows(scores, as_of, options)
+    unranked = _unranked(rows, models, options)
     if options.max_imputed_share is not None:
         share = rows.groupby(["round", "model"])["imputed"].transform("mean")
         exempt = rows["model"].map(lambda m: is_exempt(m, options.imputation_exempt)).astype(bool)
         rows = rows[(share <= options.max_imputed_share) | exempt]
+    return Selection(rows, unranked)
+
+
+def _board_rows(rows: pd.DataFrame, models: dict[str, ModelMeta], options: FBOptions) -> pd.DataFrame:
+    """A selection's rows on the board ``options`` names (the baseline board: models that saw no crowd value)."""
     if options.board == BASELINE:
         blind = [m for m in rows["model"].unique() if m in models and not models[m].saw_crowd]
         rows = rows[rows["model"].isin(blind)]
@@ -292,8 +344,14 @@ def _fill_estimated(panel_args: tuple, b_fixed: np.ndarray) -> np.ndarray:
 def fb_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
              options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
     """The board (``COLUMNS``), best overall Brier Index first; empty when nothing is scored."""
-    rows = select_rows(scores, models, as_of, options)
-    notes: dict = {"unranked": unranked_rounds(scores, models, as_of, options)}
+    return board_of(select(scores, models, as_of, options), models, as_of, rng, options, crowd)
+
+
+def board_of(selection: Selection, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
+             options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``fb_board`` from the ``select``-ion it makes (made with options of the same ``selection_key``)."""
+    rows = _board_rows(selection.rows, models, options)
+    notes: dict = {"unranked": selection.unranked}
     if rows.empty:
         empty = pd.DataFrame(columns=COLUMNS)
         empty.attrs.update(notes)

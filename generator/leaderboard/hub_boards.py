@@ -16,7 +16,7 @@ from ..config import Settings
 from ..models import ModelMeta
 from ..schemas import HISTORY
 from ..timeutil import format_ts
-from .fb_board import AUTO, board_options, crowd_from_rounds, fb_board, ranking_score
+from .fb_board import AUTO, board_of, board_options, crowd_from_rounds, ranking_score, select, selection_key
 from .views import view_rows
 
 # The score each view ranks by: the per-type views by that type's Brier Index, the overall view by
@@ -38,15 +38,36 @@ def board_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetim
               crowd: pd.DataFrame | None = None, **options) -> pd.DataFrame:
     """One board × view, as ``fb_board`` computes it with the hub's options (``options`` override
     ``FBOptions`` fields). ``replicates=0``: point estimates and ranks only, bootstrap columns empty."""
-    fb_options = board_options(settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO),
-                               replicates=1 if replicates == 0 else replicates, **options)
-    rng = np.random.default_rng(settings.leaderboard.seed if seed is None else seed)
-    rows = view_rows(scores, view)
-    out = fb_board(rows, models, as_of, rng, fb_options, crowd if fb_options.market_difficulty == "crowd" else None)
+    return boards_for(scores, models, as_of, settings, [(board, view)], replicates=replicates, seed=seed, crowd=crowd,
+                      **options)[(board, view)]
+
+
+def boards_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
+               pairs: list[tuple[str, str]], *, replicates: int | None = None, seed: int | None = None,
+               crowd: pd.DataFrame | None = None, **options) -> dict[tuple[str, str], pd.DataFrame]:
+    """Each (board, view) of ``pairs`` as ``board_for`` computes it, in the order given. The boards of
+    one view share one row selection (``fb_board.select``): the baseline board's rows are the
+    tournament's rows of the models that saw no crowd value, so step 1 runs once per view."""
+    out: dict[tuple[str, str], pd.DataFrame] = {}
+    for view in dict.fromkeys(v for _, v in pairs):
+        rows, shared = view_rows(scores, view), {}
+        for board in (b for b, v in pairs if v == view):
+            fb_options = board_options(settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO),
+                                       replicates=1 if replicates == 0 else replicates, **options)
+            key = selection_key(fb_options)
+            if key not in shared:
+                shared[key] = select(rows, models, as_of, fb_options)
+            rng = np.random.default_rng(settings.leaderboard.seed if seed is None else seed)
+            board_crowd = crowd if fb_options.market_difficulty == "crowd" else None
+            out[(board, view)] = _point_only(board_of(shared[key], models, as_of, rng, fb_options, board_crowd), replicates)
+    return {pair: out[pair] for pair in pairs}
+
+
+def _point_only(board: pd.DataFrame, replicates: int | None) -> pd.DataFrame:
     if replicates == 0:  # the ranks come from the point estimates; what one replicate says is not shown
-        out[list(BOOTSTRAP_COLUMNS)] = np.nan
-        out[["p_display", "p_label"]] = ""
-    return out
+        board[list(BOOTSTRAP_COLUMNS)] = np.nan
+        board[["p_display", "p_label"]] = ""
+    return board
 
 
 def all_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
@@ -57,8 +78,8 @@ def all_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: dateti
     the imputation rule left off, with the reason."""
     crowd = crowd_from_rounds(round_questions, observations) if round_questions is not None and len(round_questions) else None
     lb = settings.leaderboard
-    return {(b, v): board_for(scores, models, as_of, settings, board=b, view=v, replicates=replicates, crowd=crowd)
-            for b in lb.boards for v in lb.views}
+    return boards_for(scores, models, as_of, settings, [(b, v) for b in lb.boards for v in lb.views],
+                      replicates=replicates, crowd=crowd)
 
 
 def history_rows(boards: dict[tuple[str, str], pd.DataFrame], as_of: datetime, version: str) -> pd.DataFrame:

@@ -27,7 +27,7 @@ from ..config import Settings
 from ..errors import PartialFailure, Problem, SchemaError
 from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from ..interop.forecastbench import export
-from ..leaderboard.fb_board import board_options, unranked_rounds
+from ..leaderboard.fb_board import board_options, inputs_digest, unranked_rounds
 from ..models import ModelMeta
 from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
 from ..scoring.resolve import LedgerView, known_by, market_states
@@ -255,8 +255,12 @@ def _validated(label: str, data: bytes, the_round) -> bytes:
 
 
 def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
+    texts = layout.cache.derived.setdefault("model_yaml", {})  # the same metadata every night: formatted once
+    assert isinstance(texts, dict)
     for model, meta in sorted(models.items()):
-        if write_bytes_atomic(layout.model_meta(model), meta.to_yaml()):
+        if meta not in texts:
+            texts[meta] = meta.to_yaml()
+        if write_bytes_atomic(layout.model_meta(model), texts[meta]):
             report.written.append(layout.relative(layout.model_meta(model)))
 
 
@@ -270,11 +274,28 @@ def _score_all(settings, layout, view, as_of, report) -> pd.DataFrame:
 
 
 def _append_history(hub: Hub, scores, as_of, report) -> None:
-    report.unranked = unranked_lines(hub, scores, as_of)
-    rows, layout = history_for(hub, as_of, scores), hub.layout
+    report.unranked, rows = _headline(hub, scores, as_of)
+    layout = hub.layout
     rows = rows.assign(ledger_digest=manifest.ledger_digest(layout))  # the anchor of tonight's ledgers
     if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history), layout.cache)):
         report.written.append(layout.relative(layout.history))
+
+
+def _headline(hub: Hub, scores: pd.DataFrame, as_of: datetime) -> tuple[list[str], pd.DataFrame]:
+    """Tonight's ``unranked_lines`` and history rows (``recompute.history_for``). They are kept from
+    this command's last night while all the boards read is unchanged: the scores' rows and rounds
+    that ``fb_board.inputs_digest`` covers (time enters a board only there), the models' metadata
+    and the settings; the kept rows then only take tonight's time."""
+    settings, layout = hub.settings, hub.layout
+    options = board_options(settings.scoring, settings.leaderboard)
+    key = (inputs_digest(scores, as_of, options), repr(sorted(readers.load_models(layout).items())),
+           repr(settings.scoring), repr(settings.leaderboard))
+    kept = layout.cache.derived.get("headline")
+    if isinstance(kept, tuple) and kept[0] == key:
+        return list(kept[1]), kept[2].assign(as_of=format_ts(as_of))
+    lines, rows = unranked_lines(hub, scores, as_of), history_for(hub, as_of, scores)
+    layout.cache.derived["headline"] = (key, tuple(lines), rows)
+    return lines, rows
 
 
 def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime) -> list[str]:

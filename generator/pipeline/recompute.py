@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..config import Settings
 from ..errors import Problem
-from ..leaderboard.hub_boards import board_for, history_rows
+from ..leaderboard.hub_boards import boards_for, history_rows
 from ..schemas import SCORES
 from ..scoring.brier import resolved_units, score_round
 from ..scoring.resolve import LedgerView, ledger_view, resolve_round
@@ -25,8 +25,8 @@ from ..timeutil import format_date, format_ts
 def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_of: datetime) -> pd.DataFrame:
     """Tonight's history rows: each configured board's overall view, as ``prescient leaderboard``
     prints it with ``--as-of`` (point estimates; the bootstrap is not needed for them)."""
-    boards = {(b, "overall"): board_for(scores, readers.load_models(layout), as_of, settings, board=b, replicates=0)
-              for b in settings.leaderboard.boards}
+    boards = boards_for(scores, readers.load_models(layout), as_of, settings,
+                        [(b, "overall") for b in settings.leaderboard.boards], replicates=0)
     return history_rows(boards, as_of, settings.scoring.methodology_version)
 
 

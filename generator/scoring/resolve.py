@@ -62,9 +62,14 @@ class Series:
 
 
 def series_table(obs: pd.DataFrame) -> dict[str, Series]:
-    latest = obs.drop_duplicates(["question_id", "observed_at"], keep="last")
-    return {qid: Series(g["observed_at"].to_numpy(dtype=str), g["value"].to_numpy(dtype=float))
-            for qid, g in latest.groupby("question_id", sort=True)}
+    """Per question id (sorted): its rows' dates and values, in their order in ``obs`` (a stable sort
+    by id and a cut where the id changes: a ``groupby`` without a frame per question)."""
+    latest = obs.drop_duplicates(["question_id", "observed_at"], keep="last").sort_values("question_id", kind="mergesort")
+    ids = latest["question_id"].to_numpy(dtype=object)
+    dates, values = latest["observed_at"].to_numpy(dtype=str), latest["value"].to_numpy(dtype=float)
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.array([], dtype=np.int64)
+    ends = np.r_[starts[1:], len(ids)]
+    return {ids[a]: Series(dates[a:b], values[a:b]) for a, b in zip(starts.tolist(), ends.tolist())}
 
 
 _UNIT = ["question_id", "resolution_date"]

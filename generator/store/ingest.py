@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
+import numpy as np
 import pandas as pd
 
 from ..schemas import OBSERVATIONS, QUESTIONS
@@ -76,7 +77,8 @@ def new_observations(existing: pd.DataFrame, fetched: pd.DataFrame, kinds: Mappi
 
 
 def _matches(left: pd.DataFrame, right: pd.DataFrame, columns: list[str]) -> pd.Series:
-    """Per row of ``left``: does ``right`` hold a row equal on ``columns``? (compared as written)"""
-    marks = right[columns].drop_duplicates().assign(_hit=True)
-    joined = left[columns].reset_index(drop=True).merge(marks, on=columns, how="left")
-    return pd.Series(joined["_hit"].fillna(False).astype(bool).to_numpy(), index=left.index)
+    """Per row of ``left``: does ``right`` hold a row equal on ``columns``? (compared as written:
+    ``as_text`` frames, whose cells are all text, so tuples of cells compare as a join would)"""
+    marks = set(zip(*(right[c].tolist() for c in columns)))
+    rows = zip(*(left[c].tolist() for c in columns))
+    return pd.Series(np.fromiter((row in marks for row in rows), dtype=bool, count=len(left)), index=left.index)
