@@ -143,21 +143,37 @@ def _program() -> str:
 
 def cmd_nightly(args: argparse.Namespace) -> int:
     from .pipeline.nightly import nightly
-    from .store.hub import Hub
 
     as_of = _as_of(args)
+    hub = _cached_hub(_hub(args.hub), args)
     try:
         with requests_progress() as progress:
-            report = nightly(Hub.load(_hub(args.hub)), as_of, progress=progress)
+            report = nightly(hub, as_of, progress=progress)
     except PartialFailure as exc:
         print_sources(exc.run_report)
         raise
+    finally:
+        if hub.cache.disk is not None:
+            hub.cache.disk.flush()
     print_sources(report)
     print(f"nightly {as_of:%Y-%m-%dT%H:%M:%SZ}: rounds opened {report.rounds_opened or 'none'}; "
           f"{len(report.written)} file(s) written")
     for line in report.unranked:  # the imputation rule is never silent
         print(f"unranked: {line}")
     return 0
+
+
+def _cached_hub(root: Path, args: argparse.Namespace):
+    """The hub with the disk cache kept between commands (``store.diskcache``) unless --no-cache."""
+    from .store.csvio import ReadCache
+    from .store.diskcache import DiskCache, default_dir
+    from .store.hub import Hub
+    from .store.layout import Layout
+
+    if args.no_cache:
+        return Hub.load(root)
+    folder = Path(args.cache_dir) if args.cache_dir else default_dir(root)
+    return Hub.load(root, Layout(root, ReadCache(disk=DiskCache.open(folder, root))))
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
@@ -684,6 +700,12 @@ def build_parser() -> argparse.ArgumentParser:
         _add_common(p)
         p.set_defaults(func=func)
     sub.choices["fetch"].add_argument("--source", help="fetch only this source")
+    sub.choices["nightly"].add_argument("--cache-dir", metavar="DIR",
+                                        help="where parsed ledgers and the last derive are kept between runs (default: "
+                                             "$PRESCIENT_CACHE_DIR/<hub>, else $XDG_CACHE_HOME/prescient/<hub>, else "
+                                             "~/.cache/prescient/<hub>); never inside the repository")
+    sub.choices["nightly"].add_argument("--no-cache", action="store_true",
+                                        help="read, check and derive everything from the files alone")
     sources = sub.add_parser("sources", help="list the sources with their status")
     _add_common(sources, as_of=False)
     sources.set_defaults(func=cmd_sources)

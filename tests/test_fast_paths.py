@@ -58,6 +58,21 @@ def test_writer_quotes_like_the_csv_module_and_also_what_it_leaves_bare(row, cop
         assert written == buffer.getvalue()
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=4) | st.sampled_from(EDGE), min_size=1, max_size=12), st.integers(1, 12), st.booleans())
+def test_quoting_each_distinct_text_once_writes_what_the_cell_by_cell_path_writes(texts, copies, lone):
+    cells = np.array(texts * copies, dtype=object)
+    original = csvio._DISTINCT_FROM
+    try:
+        csvio._DISTINCT_FROM = 0  # always by distinct text
+        by_distinct = csvio._quoted(cells, lone).tolist()
+        csvio._DISTINCT_FROM = 10**9  # always cell by cell, as before
+        by_cell = csvio._quoted(cells, lone).tolist()
+    finally:
+        csvio._DISTINCT_FROM = original
+    assert by_distinct == by_cell
+
+
 def test_to_csv_bytes_sorts_and_formats_as_before():
     frame = pd.DataFrame({"question_id": ["b", "a", "a", "c,d"], "resolution_date": ["", "2026-01-02", "2026-01-01", ""],
                           "probability": [0.25, -0.0, 1.0, 0.1234567], "reasoning": ['say "hi"', "", None, "x\ny"]})

@@ -21,8 +21,10 @@ Whenever that reasoning may not hold, the whole derive is done again: the first 
 command, the ``market_proxy`` policy (its proxies move every night), a run dated before the last
 one, a ledger file removed or rewritten other than by appending (its old bytes are no longer the
 start of the file: sha256), or a row recorded after the time of the last derive. The memo lives in
-the command's read cache (``Layout.cache``), so it never outlives the process; the demo runs its
-whole season in one.
+the command's read cache (``Layout.cache``); the demo runs its whole season in one process. With a
+disk cache (``store.diskcache``, the ``prescient nightly`` command's) it is also kept between
+commands (``memo_store``), the files then known by their bytes (size and sha256) rather than their
+inode and mtime, so a fresh process, or a fresh clone of the same files, is incremental too.
 """
 
 from __future__ import annotations
@@ -40,14 +42,15 @@ from ..scoring import market_proxy
 from ..scoring.brier import resolved_units, score_round
 from ..scoring.resolve import LedgerView, resolve_round
 from ..store import readers
-from ..store.csvio import file_signature, write_table
+from ..store.csvio import write_table
 from ..store.layout import Layout
 from ..timeutil import format_date
 from ..vocabulary import MARKET
+from . import memo_store
 
 
 @dataclass(frozen=True)
-class _Round:
+class RoundMemo:
     key: tuple  # the files the round's scores come from (``_round_key``), and the impute value
     markets: frozenset[str]  # its market question ids
     watch: dict[str, str]  # per series question id: a new value dated at or before this matters
@@ -65,14 +68,16 @@ class DeriveMemo:
     latest: str = ""  # the latest recorded_at in the observation and resolution ledgers then
     closed: set[str] = field(default_factory=set)  # questions with a resolved or void row, ever
     ledgers: dict[str, readers.LedgerMark] = field(default_factory=dict)
-    rounds: dict[str, _Round] = field(default_factory=dict)
+    rounds: dict[str, RoundMemo] = field(default_factory=dict)
 
 
 def memo_of(layout: Layout) -> DeriveMemo:
     """The command's memo, kept in its read cache (one per ``Layout``)."""
     memo = layout.cache.derived.get("nightly")
     if not isinstance(memo, DeriveMemo):
-        memo = layout.cache.derived["nightly"] = DeriveMemo()
+        disk = layout.cache.disk
+        memo = memo_store.load(disk, layout.cache.derived) if disk is not None else DeriveMemo()
+        layout.cache.derived["nightly"] = memo
     return memo
 
 
@@ -99,21 +104,23 @@ def score_rounds(layout: Layout, view: Callable[[], LedgerView], as_of: str, imp
             # scores equal to the ones last written give the same bytes: the file need not be written again
             kept = entry.written if entry is not None and fresh.scores.equals(entry.scores) else None
             entry = fresh if kept is None else _with_written(fresh, kept)
-        if entry.written is None or not layout.scores(due).is_file() or file_signature(layout.scores(due)) != entry.written:
+        if entry.written is None or not layout.scores(due).is_file() or layout.cache.fingerprint(layout.scores(due)) != entry.written:
             if write_table(layout.scores(due), entry.scores, SCORES, cache=layout.cache):
                 written.append(layout.relative(layout.scores(due)))
-            entry = _with_written(entry, file_signature(layout.scores(due)))
+            entry = _with_written(entry, layout.cache.fingerprint(layout.scores(due)))
         for problem in entry.quarantined:  # as loading the round's forecast files would report them
             if problem not in quarantine:
                 quarantine.append(problem)
         rounds[label] = entry
         frames.append(entry.scores)
     memo.as_of, memo.latest, memo.closed, memo.ledgers, memo.rounds = as_of, latest, changes.closed, ledgers, rounds
+    if layout.cache.disk is not None:
+        memo_store.save(layout.cache.disk, memo, layout.cache.derived)
     all_scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
     return all_scores, written
 
 
-def _score(layout: Layout, due, view: LedgerView, key: tuple, impute_value: float) -> _Round:
+def _score(layout: Layout, due, view: LedgerView, key: tuple, impute_value: float) -> RoundMemo:
     """One round scored as ``recompute.round_scores`` scores it."""
     questions = readers.load_round(layout, due)
     problems: list[Problem] = []
@@ -123,7 +130,7 @@ def _score(layout: Layout, due, view: LedgerView, key: tuple, impute_value: floa
                          readers.load_round_sets(layout, due))
     whens = tuple(sorted({f"{d}T00:00:00Z" for d in questions["resolution_date"]}))
     markets = frozenset(questions.loc[questions["kind"] == MARKET, "question_id"])
-    return _Round(key, markets, _watch(questions, resolutions, view.as_of), whens, scores, tuple(problems), None)
+    return RoundMemo(key, markets, _watch(questions, resolutions, view.as_of), whens, scores, tuple(problems), None)
 
 
 def _watch(questions: pd.DataFrame, resolutions: pd.DataFrame, as_of: str) -> dict[str, str]:
@@ -156,22 +163,22 @@ class Changes:
     closed: set[str]
 
 
-def _touched(entry: _Round, changes: Changes) -> bool:
+def _touched(entry: RoundMemo, changes: Changes) -> bool:
     """Whether the rows added since the last derive can change what the view says of the round's units."""
     news, closed, stated = changes.news, changes.closed, changes.stated
     return any(q in stated or (q in news and q in closed) for q in entry.markets) or \
         any(q in stated or (q in news and news[q] <= mark) for q, mark in entry.watch.items())
 
 
-def _with_written(entry: _Round, signature: tuple) -> _Round:
-    return _Round(entry.key, entry.markets, entry.watch, entry.whens, entry.scores, entry.quarantined, signature)
+def _with_written(entry: RoundMemo, signature: tuple) -> RoundMemo:
+    return RoundMemo(entry.key, entry.markets, entry.watch, entry.whens, entry.scores, entry.quarantined, signature)
 
 
 def _round_key(layout: Layout, due, impute_value: float) -> tuple:
-    """The files a round's scores are computed from, by signature: its questions, question sets and forecast files."""
+    """The files a round's scores are computed from, by fingerprint: its questions, question sets and forecast files."""
     sets = layout.round_sets(due)
     files = [layout.round_questions(due), *([sets] if sets.is_file() else []), *layout.forecast_files(due)]
-    return (*((p.name, file_signature(p)) for p in files), impute_value)
+    return (*((p.name, layout.cache.fingerprint(p)) for p in files), impute_value)
 
 
 def _passes(whens: tuple[str, ...], before: str, now: str) -> bool:

@@ -33,12 +33,16 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..errors import LedgerError, Problem, SchemaError
 from ..schemas import FORECASTS, Column, Table
+
+if TYPE_CHECKING:
+    from .diskcache import DiskCache
 
 
 class RoundTripError(LedgerError):
@@ -60,7 +64,11 @@ def read_table(path: Path, table: Table, label: str | None = None, cache: ReadCa
     key, signature = (str(path), table.name, label), file_signature(path)
     cached = cache.tables.get(key)
     if cached is None or cached[0] != signature:
-        cache.tables[key] = (signature, _read_checked(path, table, label or str(path)))
+        frame = cache.disk_frame(path, table, label) if cache.disk is not None else None
+        if frame is None:
+            frame = _read_checked(path, table, label or str(path))
+            cache.keep_on_disk(path, table, label, frame)
+        cache.tables[key] = (signature, frame)
     return cache.tables[key][1].copy()
 
 
@@ -69,19 +77,62 @@ class ReadCache:
     """What one command has read and written, so that it does neither twice: the parsed files
     (``read_table``), the frames it wrote (``write_table``) and the probability texts of forecast
     files (``forecast_file``). One per ``Layout``; ``store.hub.Hub`` holds the command's one. Nothing
-    is cached across commands or process-wide."""
+    is cached process-wide. With ``disk`` (a ``store.diskcache.DiskCache``, the nightly's), the
+    ledgers' checked frames and the incremental derive's memo are also kept across commands, by the
+    sha256 of the files' bytes; without it nothing outlives the command."""
 
     tables: dict[tuple, tuple[tuple, pd.DataFrame]] = field(default_factory=dict)
     written: dict[str, tuple[str | None, tuple]] = field(default_factory=dict)
     probabilities: dict[float, tuple[str, float]] = field(default_factory=dict)
     models: dict[str, tuple[tuple, object]] = field(default_factory=dict)  # model files' metadata (``readers``)
     derived: dict[str, object] = field(default_factory=dict)  # a stage's memo between runs (``pipeline.incremental``)
+    disk: DiskCache | None = None  # the cache kept between commands, if any (``store.diskcache``)
+
+    def fingerprint(self, path: Path) -> tuple:
+        """What identifies the file's bytes: (size, sha256) with a disk cache (the same in any process
+        and checkout), else its signature (inode, mtime, size: this process only)."""
+        return self.disk.fingerprint(path) if self.disk is not None else file_signature(path)
+
+    def sha256(self, path: Path) -> str:
+        """The sha256 of the file's bytes (with a disk cache, read only when its stat changed)."""
+        return self.disk.sha256(path) if self.disk is not None else hashlib.sha256(path.read_bytes()).hexdigest()
+
+    def disk_frame(self, path: Path, table: Table, label: str | None) -> pd.DataFrame | None:
+        """The checked frame of the file's current bytes kept by an earlier command, if any and valid."""
+        if self.disk is None or table.name in _NOT_KEPT:
+            return None
+        frame = self.disk.load_frame(_disk_name(path, table, label), self.disk.sha256(path))
+        return frame if frame is not None and _typed_as(frame, table) else None
+
+    def keep_on_disk(self, path: Path, table: Table, label: str | None, frame: pd.DataFrame) -> None:
+        if self.disk is not None and table.name not in _NOT_KEPT:
+            self.disk.save_frame(_disk_name(path, table, label), self.disk.sha256(path), frame)
 
     def remember(self, path: Path, table: Table, label: str | None, frame: pd.DataFrame) -> None:
         """Keep ``frame`` as what ``read_table(path, table, label, self)`` returns for the file's
         current bytes; any later change of the file (a new inode, mtime or size) makes it read again.
         ``frame`` must be exactly the frame ``read_table`` would return (checked and typed)."""
         self.tables[(str(path), table.name, label)] = (file_signature(path), frame)
+        self.keep_on_disk(path, table, label, frame)
+
+
+_NOT_KEPT = {FORECASTS.name, "bets", "oracle_forecasts"}  # many small files, read only when a round is scored again
+
+
+def _disk_name(path: Path, table: Table, label: str | None) -> str:
+    return f"table {table.name} {label} {Path(path).resolve()}"
+
+
+def _typed_as(frame: pd.DataFrame, table: Table) -> bool:
+    """Whether ``frame`` has the columns and dtypes ``coerce`` gives ``table`` (a kept frame must)."""
+    if list(frame.columns) != list(table.names):
+        return False
+    for column in table.columns:
+        numeric = column.type in ("float", "prob") or column.type == "int" and column.nullable
+        want = "float64" if numeric else "int64" if column.type == "int" else "str"
+        if str(frame[column.name].dtype) != want:
+            return False
+    return True
 
 
 def _read_checked(path: Path, table: Table, label: str) -> pd.DataFrame:
@@ -271,12 +322,17 @@ def all_bare(cells: list[str]) -> bool:
 
 
 def _quoted(cells: np.ndarray, lone: bool = False) -> np.ndarray:
-    """Cells as written: wrapped in quotes, their quotes doubled, when they need it."""
+    """Cells as written: wrapped in quotes, their quotes doubled, when they need it. Each distinct
+    text is looked at once (a long column repeats its ids, dates and numbers)."""
     values = cells.tolist()
-    if not values or (all_bare(values) and not (lone and "" in values)):
+    distinct = list(set(values)) if len(values) > _DISTINCT_FROM else values
+    if not values or (all_bare(distinct) and not (lone and "" in distinct)):
         return cells
-    return np.array([f'"{v.replace(chr(34), chr(34) * 2)}"' if needs_quotes(v) or (lone and not v) else v
-                     for v in values], dtype=object)
+    written = {v: f'"{v.replace(chr(34), chr(34) * 2)}"' if needs_quotes(v) or (lone and not v) else v for v in distinct}
+    return np.array([written[v] for v in values], dtype=object)
+
+
+_DISTINCT_FROM = 64  # shorter columns are looked at cell by cell (building the set costs more)
 
 
 def _row_order(frame: pd.DataFrame, columns: list[np.ndarray], table: Table) -> np.ndarray | None:

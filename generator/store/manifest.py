@@ -34,7 +34,7 @@ def root_hash(hashes: dict[str, str]) -> str:
 
 def current_hashes(layout: Layout) -> dict[str, str]:
     """Every forecast file present, by path relative to the hub root."""
-    return {layout.relative(p): sha256(p.read_bytes()) for p in layout.all_forecast_files()}
+    return {layout.relative(p): layout.cache.sha256(p) for p in layout.all_forecast_files()}
 
 
 def load_manifest(layout: Layout) -> pd.DataFrame:
@@ -66,7 +66,7 @@ def record(layout: Layout, as_of: datetime) -> list[str]:
 def ledger_digest(layout: Layout) -> str:
     """The night's anchor: ``root_hash`` over every manifest and receipts file by path."""
     files = [*layout.manifest_files(), *layout.receipt_files()]
-    return root_hash({layout.relative(p): sha256(p.read_bytes()) for p in files})
+    return root_hash({layout.relative(p): layout.cache.sha256(p) for p in files})
 
 
 def first_recorded(recorded: pd.DataFrame) -> dict[tuple[str, str], str]:

@@ -1,0 +1,80 @@
+"""The incremental derive's memo (``incremental.DeriveMemo``) kept between commands in the disk cache.
+
+A fresh nightly process starts from what the last one derived, so it too scores again only the
+rounds that what changed can affect. The memo is a JSON document (``state/nightly-memo.json``) plus
+one frame per round's scores (``store.diskcache`` frames), each tagged with a token drawn when it was
+written, so a document and a frame written by different runs never pair up. The round keys and score
+files are identified by their bytes (size and sha256, ``ReadCache.fingerprint``), so a fresh clone of
+the same files finds its rounds unchanged. Anything missing, malformed or not matching is dropped:
+the memo then lacks those rounds (they are scored again) or is empty (everything is).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from ..errors import Problem
+from ..store import readers
+
+if TYPE_CHECKING:
+    from ..store.diskcache import DiskCache
+    from .incremental import DeriveMemo
+
+_DOC = "nightly-memo"
+_SAVED = "nightly-saved"  # ReadCache.derived key: per round, the scores frame on disk and its token
+
+
+def _tuples(value: Any) -> Any:
+    """JSON lists back into the tuples they were."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def load(disk: DiskCache, derived: dict) -> DeriveMemo:
+    """The memo the last command saved in ``disk``; an empty one when there is none or it is unusable."""
+    from .incremental import DeriveMemo
+
+    body = disk.load_json(_DOC)
+    try:
+        return _memo(disk, body, derived) if isinstance(body, dict) else DeriveMemo()
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return DeriveMemo()
+
+
+def _memo(disk: DiskCache, body: dict, derived: dict) -> DeriveMemo:
+    from .incremental import DeriveMemo, RoundMemo
+
+    memo = DeriveMemo(str(body["as_of"]), str(body["latest"]), {str(q) for q in body["closed"]})
+    for path, (signature, size, digest, rows) in body["ledgers"].items():
+        memo.ledgers[str(path)] = readers.LedgerMark(_tuples(signature), int(size), str(digest), int(rows))
+    saved = derived.setdefault(_SAVED, {})
+    for label, doc in body["rounds"].items():
+        scores = disk.load_frame(f"memo scores {label}", str(doc["token"]))
+        if scores is None:
+            continue  # that round is scored again
+        problems = tuple(Problem(str(p[0]), p[1], p[2], str(p[3]), str(p[4]), str(p[5])) for p in doc["quarantined"])
+        memo.rounds[str(label)] = RoundMemo(_tuples(doc["key"]), frozenset(doc["markets"]),
+                                         {str(q): str(m) for q, m in doc["watch"].items()},
+                                         tuple(doc["whens"]), scores, problems,
+                                         None if doc["written"] is None else _tuples(doc["written"]))
+        saved[str(label)] = (scores, str(doc["token"]))
+    return memo
+
+
+def save(disk: DiskCache, memo: DeriveMemo, derived: dict) -> None:
+    """Keep ``memo`` in ``disk``: the frames of rounds scored since they were last kept, then the document."""
+    saved = derived.setdefault(_SAVED, {})
+    rounds = {}
+    for label, entry in sorted(memo.rounds.items()):
+        kept = saved.get(label)
+        if kept is None or kept[0] is not entry.scores:
+            token = os.urandom(12).hex()
+            if not disk.save_frame(f"memo scores {label}", token, entry.scores):
+                continue  # not a frame the format holds: scored again next time
+            kept = saved[label] = (entry.scores, token)
+        rounds[label] = {"key": entry.key, "markets": sorted(entry.markets), "watch": entry.watch,
+                         "whens": list(entry.whens), "written": entry.written, "token": kept[1],
+                         "quarantined": [[p.file, p.row, p.column, p.code, p.message, p.severity] for p in entry.quarantined]}
+    ledgers = {path: [list(m.signature), m.size, m.sha256, m.rows] for path, m in sorted(memo.ledgers.items())}
+    disk.save_json(_DOC, {"as_of": memo.as_of, "latest": memo.latest, "closed": sorted(memo.closed),
+                          "ledgers": ledgers, "rounds": rounds})
