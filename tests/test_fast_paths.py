@@ -73,6 +73,19 @@ def test_quoting_each_distinct_text_once_writes_what_the_cell_by_cell_path_write
     assert by_distinct == by_cell
 
 
+def test_the_quick_pass_of_all_bare_misses_no_character_the_close_look_could_find():
+    """``_SUSPECT`` must match every character ``_QUOTE_ANY``/``_UNWRITABLE`` match or that makes an edge
+    need quotes (whitespace but LF): then a column where it finds none is bare under both, as before."""
+    import re
+    missed = [hex(ord(c)) for c in map(chr, range(0x110000))
+              if (re.fullmatch(r"\s", c) and c != "\n" or csvio._QUOTE_ANY.search(c) or csvio._UNWRITABLE.search(c))
+              and not csvio._SUSPECT.search(c)]
+    assert missed == []
+    assert csvio.all_bare(["a", "b1", "2026-01-01"]) and not csvio.all_bare(["a", " b"]) and not csvio.all_bare(["a\u3000"])
+    assert csvio.all_bare(["a b", "c"]) and not csvio.all_bare(["x\x00"]) and not csvio.all_bare(["a\nb"])
+    assert csvio.writable(np.array(["a\x00", "b"], dtype=object)).tolist() == ["a\ufffd", "b"]
+
+
 def test_to_csv_bytes_sorts_and_formats_as_before():
     frame = pd.DataFrame({"question_id": ["b", "a", "a", "c,d"], "resolution_date": ["", "2026-01-02", "2026-01-01", ""],
                           "probability": [0.25, -0.0, 1.0, 0.1234567], "reasoning": ['say "hi"', "", None, "x\ny"]})

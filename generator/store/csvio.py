@@ -316,9 +316,13 @@ def needs_quotes(text: str) -> bool:
 
 
 def all_bare(cells: list[str]) -> bool:
-    """True when every cell (a str) is written as it is: no quotes, nothing replaced."""
+    """True when every cell (a str) is written as it is: no quotes, nothing replaced. One pass for
+    a character that could make a cell need either (``_SUSPECT``) answers for most columns; only a
+    column holding one is looked at closely."""
     joined = "\n".join(cells)
-    return joined.count("\n") == len(cells) - 1 and not _QUOTE_ANY.search(joined) and not _UNWRITABLE.search(joined)
+    if joined.count("\n") != len(cells) - 1:
+        return False
+    return _SUSPECT.search(joined) is None or not _QUOTE_ANY.search(joined) and not _UNWRITABLE.search(joined)
 
 
 def _quoted(cells: np.ndarray, lone: bool = False) -> np.ndarray:
@@ -392,11 +396,16 @@ def cell_text(values: pd.Series, type_: str) -> np.ndarray:
 
 # Text with no UTF-8 file form (a lone surrogate) or that would make git call the file binary (NUL).
 _UNWRITABLE = re.compile("[\x00\ud800-\udfff]")
+# Every character ``_QUOTE_ANY`` or ``_UNWRITABLE`` can match: those classes, and the whitespace
+# (other than the line feed) that makes a cell's edge need quotes. A column with none is bare.
+_SUSPECT = re.compile("[,\"\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff"
+                      + "".join(re.escape(c) for c in map(chr, range(0x3001)) if c != "\n" and c.isspace()) + "]")
 
 
 def writable(cells: np.ndarray) -> np.ndarray:
     """Text cells with every lone surrogate and NUL replaced by U+FFFD (see the module docstring)."""
-    if not len(cells) or not _UNWRITABLE.search("".join(cells.tolist())):
+    joined = "".join(cells.tolist()) if len(cells) else ""
+    if not ("\x00" in joined if joined.isascii() else _UNWRITABLE.search(joined)):  # ASCII text has no surrogate
         return cells
     return np.array([_UNWRITABLE.sub("\ufffd", v) for v in cells.tolist()], dtype=object)
 
