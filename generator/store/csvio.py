@@ -99,13 +99,13 @@ class ReadCache:
 
     def disk_frame(self, path: Path, table: Table, label: str | None) -> pd.DataFrame | None:
         """The checked frame of the file's current bytes kept by an earlier command, if any and valid."""
-        if self.disk is None or table.name in _NOT_KEPT:
+        if self.disk is None:
             return None
         frame = self.disk.load_frame(_disk_name(path, table, label), self.disk.sha256(path))
         return frame if frame is not None and _typed_as(frame, table) else None
 
     def keep_on_disk(self, path: Path, table: Table, label: str | None, frame: pd.DataFrame) -> None:
-        if self.disk is not None and table.name not in _NOT_KEPT:
+        if self.disk is not None:
             self.disk.save_frame(_disk_name(path, table, label), self.disk.sha256(path), frame)
 
     def remember(self, path: Path, table: Table, label: str | None, frame: pd.DataFrame) -> None:
@@ -114,9 +114,6 @@ class ReadCache:
         ``frame`` must be exactly the frame ``read_table`` would return (checked and typed)."""
         self.tables[(str(path), table.name, label)] = (file_signature(path), frame)
         self.keep_on_disk(path, table, label, frame)
-
-
-_NOT_KEPT = {FORECASTS.name, "bets", "oracle_forecasts"}  # many small files, read only when a round is scored again
 
 
 def _disk_name(path: Path, table: Table, label: str | None) -> str:
