@@ -10,6 +10,7 @@ no round again.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -151,7 +152,7 @@ def test_a_ledger_read_through_the_cache_equals_read_table_and_a_hostile_entry_i
     text = pd.DataFrame({n: ["x"] for n in RESOLUTIONS.names}).assign(outcome="1", value="", recorded_at="2026-01-02T00:00:00Z")
     forged = coerce(text, RESOLUTIONS)
     disk = DiskCache.open(folder, tmp_path)
-    name = f"table resolutions r.csv {path.resolve()}"
+    name = f"table resolutions r.csv {os.path.abspath(path)}"
     assert disk.save_frame(name, "0" * 64, forged)  # an entry for other bytes: stale
     pd.testing.assert_frame_equal(read_table(path, RESOLUTIONS, "r.csv", ReadCache(disk=DiskCache.open(folder, tmp_path))), plain)
     entry.write_bytes(entry.read_bytes()[:-5])  # truncated

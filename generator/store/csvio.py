@@ -117,7 +117,7 @@ class ReadCache:
 
 
 def _disk_name(path: Path, table: Table, label: str | None) -> str:
-    return f"table {table.name} {label} {Path(path).resolve()}"
+    return f"table {table.name} {label} {os.path.abspath(path)}"
 
 
 def _typed_as(frame: pd.DataFrame, table: Table) -> bool:

@@ -87,7 +87,7 @@ class DiskCache:
 
     def sha256(self, path: Path) -> str:
         """The sha256 of the file's bytes, read again only when its stat changed since it was hashed."""
-        key, stat = str(Path(path).resolve()), _stat(path)
+        key, stat = os.path.abspath(path), _stat(path)
         known = self.digests.get(key)
         if known is not None and known[0] == stat:
             return known[1]
