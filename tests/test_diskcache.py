@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from test_incremental import HUB, START, World, apply, data_bytes
 
 from generator.pipeline import incremental
+from generator.pipeline import nightly as nightly_module
 from generator.pipeline.nightly import nightly
 from generator.schemas import OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES, Table
 from generator.store.csvio import ReadCache, coerce, read_table, to_csv_bytes
@@ -203,6 +204,11 @@ def _damage(folder: Path, night: int) -> None:
         (folder / "digests.json").write_text("{not json")
     elif kind == 4 and memo.is_file():
         memo.write_text('{"format": 1, "hub": "x", "body": {"as_of": "9999"}}')
+    elif kind == 5 and (folder / "state" / "nightly-headline.json").is_file():
+        headline = folder / "state" / "nightly-headline.json"
+        body = json.loads(headline.read_text())
+        body["body"]["lines"] = ["forged"]  # a kept board's lines changed: its key still matches
+        headline.write_text(json.dumps(body))
 
 
 @settings(max_examples=4, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -232,15 +238,18 @@ def test_fresh_processes_with_the_cache_write_the_bytes_of_runs_without_it(tmp_p
     last = START + days(len(season) - 1)
     nightly(cached(), last, env={}, sources={"sim": world})  # heal whatever the last damage broke
     hub, before = cached(), data_bytes(roots[0])
-    scored = []
-    original = incremental._score
+    scored: list = []
+    boards: list = []
+    original, original_history = incremental._score, nightly_module.history_for
     try:
         incremental._score = lambda *a: scored.append(a) or original(*a)
+        nightly_module.history_for = lambda *a: boards.append(a) or original_history(*a)
         nightly(hub, last, env={}, sources={"sim": world})  # the same night again, in a new process
     finally:
-        incremental._score = original
+        incremental._score, nightly_module.history_for = original, original_history
     assert data_bytes(roots[0]) == before
     assert incremental.memo_of(hub.layout).rounds and not scored, "a fresh process with the cache scored rounds again"
+    assert not boards, "a fresh process with the cache computed the night's boards again"
 
 
 def test_verify_and_plain_commands_use_no_disk_cache(tmp_path: Path):

@@ -1,4 +1,5 @@
-"""The incremental derive's memo (``incremental.DeriveMemo``) kept between commands in the disk cache.
+"""The incremental derive's memo (``incremental.DeriveMemo``) and the night's headline boards
+(``nightly._headline``) kept between commands in the disk cache.
 
 A fresh nightly process starts from what the last one derived, so it too scores again only the
 rounds that what changed can affect. The memo is a JSON document (``state/nightly-memo.json``) plus
@@ -14,6 +15,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from ..errors import Problem
 from ..store import readers
 
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
     from .incremental import DeriveMemo
 
 _DOC = "nightly-memo"
+_HEADLINE = "nightly-headline"  # the night's history rows and unranked lines, and what they were made from
 _SAVED = "nightly-saved"  # ReadCache.derived key: per round, the scores frame on disk and its token
 
 
@@ -78,3 +82,21 @@ def save(disk: DiskCache, memo: DeriveMemo, derived: dict) -> None:
     ledgers = {path: [list(m.signature), m.size, m.sha256, m.rows] for path, m in sorted(memo.ledgers.items())}
     disk.save_json(_DOC, {"as_of": memo.as_of, "latest": memo.latest, "closed": sorted(memo.closed),
                           "ledgers": ledgers, "rounds": rounds})
+
+
+def load_headline(disk: DiskCache) -> tuple[tuple[str, ...], tuple[str, ...], pd.DataFrame] | None:
+    """The (key, unranked lines, history rows) the last command kept (``nightly._headline``), or None."""
+    body = disk.load_json(_HEADLINE)
+    if not isinstance(body, dict) or not isinstance(body.get("key"), list) or not isinstance(body.get("lines"), list):
+        return None
+    key, lines, token = tuple(body["key"]), tuple(body["lines"]), body.get("token")
+    if not isinstance(token, str) or not all(isinstance(x, str) for x in (*key, *lines)):
+        return None
+    rows = disk.load_frame("headline rows", token)
+    return None if rows is None else (key, lines, rows)
+
+
+def save_headline(disk: DiskCache, key: tuple[str, ...], lines: tuple[str, ...], rows: pd.DataFrame) -> None:
+    token = os.urandom(12).hex()
+    if disk.save_frame("headline rows", token, rows):
+        disk.save_json(_HEADLINE, {"key": list(key), "lines": list(lines), "token": token})

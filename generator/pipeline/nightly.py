@@ -42,7 +42,7 @@ from ..store.layout import Layout
 from ..store.lock import hub_lock
 from ..submissions.content import check_content, round_set
 from ..timeutil import days, format_date, format_ts
-from . import incremental, sampling
+from . import incremental, memo_store, sampling
 from .recompute import history_for, hub_view
 
 ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
@@ -291,10 +291,14 @@ def _headline(hub: Hub, scores: pd.DataFrame, as_of: datetime) -> tuple[list[str
     key = (inputs_digest(scores, as_of, options), repr(sorted(readers.load_models(layout).items())),
            repr(settings.scoring), repr(settings.leaderboard))
     kept = layout.cache.derived.get("headline")
+    if kept is None and layout.cache.disk is not None:  # a fresh process: what the last command kept (memo_store)
+        kept = memo_store.load_headline(layout.cache.disk)
     if isinstance(kept, tuple) and kept[0] == key:
         return list(kept[1]), kept[2].assign(as_of=format_ts(as_of))
     lines, rows = unranked_lines(hub, scores, as_of), history_for(hub, as_of, scores)
     layout.cache.derived["headline"] = (key, tuple(lines), rows)
+    if layout.cache.disk is not None:
+        memo_store.save_headline(layout.cache.disk, key, tuple(lines), rows)
     return lines, rows
 
 

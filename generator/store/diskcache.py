@@ -11,7 +11,8 @@ of the package's source files, ``code_digest``); another hub's or another versio
   mtime and ctime in ns); a file whose stat is unchanged is not read again to know its hash, any
   other is hashed anew (a fresh clone hashes every file once);
 - ``frames/<key>.frame``: frames, each filed under a name and the sha256 of the file(s) it came from;
-- ``state/<name>.json``: small JSON documents (the incremental derive's memo).
+- ``state/<name>.json``: small JSON documents (the incremental derive's memo, the night's headline
+  boards), each with the sha256 of its body.
 
 Nothing in it is ever unpickled or executed: frames are a JSON header and raw little-endian arrays of
 a few plain dtypes (float64, int64, int32, bool; text as UTF-8 with code-point offsets and integer
@@ -133,14 +134,16 @@ class DiskCache:
             doc = json.loads((self.folder / "state" / f"{name}.json").read_bytes())
         except (OSError, ValueError, RecursionError):
             return None
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("hub") != self.hub:
-            return None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("hub") != self.hub \
+                or doc.get("sha256") != _body_digest(doc.get("body")):
+            return None  # another hub's or version's, or edited since written
         return doc.get("body")
 
     def save_json(self, name: str, body: object) -> None:
         path = self.folder / "state" / f"{name}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes_atomic(path, json.dumps({"format": FORMAT, "hub": self.hub, "body": body}, sort_keys=True).encode(), durable=False)
+        doc = {"format": FORMAT, "hub": self.hub, "body": body, "sha256": _body_digest(body)}
+        write_bytes_atomic(path, json.dumps(doc, sort_keys=True).encode(), durable=False)
 
     def flush(self) -> None:
         """Write the file digests learnt this command (the frames and documents are written at once)."""
@@ -150,6 +153,10 @@ class DiskCache:
         rows = {k: [list(stat), digest] for k, (stat, digest) in sorted(self.digests.items())}
         write_bytes_atomic(self.folder / "digests.json", json.dumps({"format": FORMAT, "files": rows}).encode(), durable=False)
         self.dirty = False
+
+
+def _body_digest(body: object) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
 def _load_digests(path: Path) -> dict[str, tuple[tuple[int, int, int, int], str]]:
