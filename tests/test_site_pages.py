@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator.site.questions import question_slug
+from generator.site.questions import payload_rows, question_slug
 
 GENERATED = Path("site_src/docs/generated")
 
@@ -76,13 +76,17 @@ def test_question_page_carries_every_forecast_of_the_question(demo_hub: Path) ->
         rows = pd.read_csv(path, dtype=str, keep_default_na=False)
         rows = rows[rows["question_id"] == qid]
         expected += [(path.parent.name, path.stem, round(float(p), 6)) for p in rows["probability"]]
-    got = [(payload["rounds"][payload["units"][u][0]], payload["models"][m], p)
-           for u, m, p in zip(payload["u"], payload["m"], payload["p"])]
+    script = (demo_hub / "site_src/site/generated/assets/question-models.js").read_text(encoding="utf-8")
+    models = json.loads(script.removeprefix("window.prescientModels = ").rstrip().removesuffix(";"))
+    units, indexes = payload_rows(payload)
+    got = [(payload["rounds"][payload["units"][u][0]], models[m], p)
+           for u, m, p in zip(units.tolist(), indexes.tolist(), payload["p"])]
     assert sorted(got) == sorted(expected) and len(got) > 0
+    assert 'src="../../assets/question-models.js"' in page, "the page loads the shared model list"
     scores = pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False)
                         for p in (demo_hub / "data/scores").glob("*.csv")])
     scored = scores[(scores["question_id"] == qid)]
-    for (round_index, date, outcome) in payload["units"]:
+    for (round_index, date, outcome, _runs) in payload["units"]:
         rows = scored[(scored["round"] == payload["rounds"][round_index]) & (scored["resolution_date"] == date)]
         assert (outcome is None) == rows.empty, "a unit shows an outcome exactly when it is scored"
         if outcome is not None:

@@ -33,6 +33,53 @@ def test_a_shell_without_exactly_one_body_marker_after_the_heading_is_refused(ht
         shell.split_shell(html)
 
 
+def test_the_themes_icons_are_shared_through_one_sprite_file() -> None:
+    logo = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M1 2"/></svg>'
+    menu = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 20"><path d="M3 4"/><path d="M5 6"/></svg>'
+    parts, sprite = shell.shared_icons([f"<a>{logo}</a>{menu}", f"<nav>{logo}</nav>"], "icons.svg")
+    assert parts == ['<a><svg viewBox="0 0 24 24"><use href="icons.svg#i0"/></svg></a>'
+                     '<svg viewBox="0 0 20 20"><use href="icons.svg#i1"/></svg>',
+                     '<nav><svg viewBox="0 0 24 24"><use href="icons.svg#i0"/></svg></nav>'], "one symbol per distinct icon"
+    assert sprite == ('<svg xmlns="http://www.w3.org/2000/svg"><symbol id="i0" viewBox="0 0 24 24"><path d="M1 2"/></symbol>'
+                      '<symbol id="i1" viewBox="0 0 20 20"><path d="M3 4"/><path d="M5 6"/></symbol></svg>\n')
+    nested = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><svg><path/></svg></svg>'
+    assert shell.shared_icons([nested], "x")[0] == [nested], "an svg holding another is left as it is"
+
+
+CHROME = """<header>
+<label class="md-header__button md-icon" for="__drawer">
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M3 6h18"/></svg>
+</label>
+<a href="../../..">logo</a>
+</header>
+<main>
+<div class="md-sidebar md-sidebar--primary" data-md-component="sidebar" data-md-type="navigation" >
+<div class="md-sidebar__scrollwrap">
+<div class="md-sidebar__inner">
+<nav class="md-nav md-nav--primary" aria-label="Navigation" data-md-level="0">
+<ul><li><a href="../../rounds/">Rounds</a></li></ul>
+</nav>
+</div>
+</div>
+</div>
+<div class="md-sidebar md-sidebar--secondary" data-md-component="sidebar" data-md-type="toc" hidden>
+<div class="md-sidebar__scrollwrap">
+<div class="md-sidebar__inner">
+<nav class="md-nav md-nav--secondary" aria-label="Table of contents">
+</nav>
+</div>
+</div>
+</div>
+<div class="md-content">
+"""
+
+
+def test_question_pages_leave_out_the_sidebars_and_the_menu_button() -> None:
+    assert shell.light_chrome(CHROME) == '<header>\n<a href="../../..">logo</a>\n</header>\n<main>\n<div class="md-content">\n'
+    nested = CHROME.replace("<ul>", '<nav class="md-nav" data-md-level="1"><ul>').replace("</ul>", "</ul></nav>")
+    assert "md-sidebar--primary" in shell.light_chrome(nested), "a nav with sections is not cut blindly"
+
+
 def test_page_titles_are_escaped_and_cut_at_a_word() -> None:
     assert shell.page_title('Will <b>"x"</b> & y?') == "Will &lt;b&gt;&quot;x&quot;&lt;/b&gt; &amp; y?"
     long = shell.page_title("word " * 40)
@@ -48,15 +95,40 @@ def test_payload_is_compact_complete_and_inert_in_a_script_element() -> None:
         ["2026-01-18", "a.m", "2026-03-01", 0.125, float("nan"), float("nan"), "x" * 400],
     ], columns=_FORECAST_COLUMNS)
     payload = forecast_payload(rows)
-    assert payload["rounds"] == ["2026-01-04", "2026-01-18"] and payload["models"] == ["a.m", "b.m"]
-    assert payload["units"] == [[0, "2026-02-01", 1], [1, "2026-03-01", None]]
-    assert (payload["u"], payload["m"], payload["p"]) == ([0, 0, 1], [0, 1, 0], [0.25, 0.5, 0.125])
+    assert payload["rounds"] == ["2026-01-04", "2026-01-18"] and set(payload) == {"rounds", "units", "p", "why"}
+    # per unit: round, date, outcome, and its models (indexes into the sorted ids) as [gap, length] runs
+    assert payload["units"] == [[0, "2026-02-01", 1, [0, 2]], [1, "2026-03-01", None, [0, 1]]]
+    assert payload["p"] == [0.25, 0.5, 0.125]
     assert payload["why"][0] == [1, "</script><script>alert(1)</script>"] and len(payload["why"][1][1]) == 300
+    shared = ["a.m", "a.n", "b.m", "c.m"]  # the list every page shares: b.m is index 2
+    assert forecast_payload(rows, shared)["units"] == [[0, "2026-02-01", 1, [0, 1, 1, 1]], [1, "2026-03-01", None, [0, 1]]]
+    with pytest.raises(ValueError, match="shared model list"):
+        forecast_payload(rows, ["a.m"])
     text = script_json(payload)
     assert "<" not in text and ">" not in text and "&" not in text
     import json
 
     assert json.loads(text) == payload
+
+
+def test_model_runs_round_trip_whatever_the_models_of_each_unit() -> None:
+    """Gaps, runs and units without one model in common decode to the rows in unit, model order."""
+    import numpy as np
+    import pandas as pd
+
+    shared = [f"t.m{i:02d}" for i in range(12)]
+    picks = {("2026-01-04", "2026-02-01"): [0, 1, 2, 5, 6, 11], ("2026-01-04", "2026-03-01"): [3],
+             ("2026-01-18", "2026-02-01"): [4, 5, 7, 8, 9, 10]}
+    rows = pd.DataFrame([[r, shared[i], d, i / 20, float("nan"), float("nan"), ""]
+                         for (r, d), chosen in picks.items() for i in reversed(chosen)], columns=_FORECAST_COLUMNS)
+    payload = forecast_payload(rows, shared)
+    assert [u[3] for u in payload["units"]] == [[0, 3, 2, 2, 4, 1], [3, 1], [4, 2, 1, 4]]
+    from generator.site.questions import payload_rows
+
+    u, m = payload_rows(payload)
+    assert m.tolist() == [i for chosen in picks.values() for i in sorted(chosen)]
+    assert u.tolist() == [k for k, chosen in enumerate(picks.values()) for _ in chosen]
+    assert np.allclose(payload["p"], m / 20), "each probability stays with its model"
 
 
 def test_the_sitemap_lists_every_question_page_instead_of_the_shell(demo_hub: Path, tmp_path: Path) -> None:

@@ -60,7 +60,8 @@ def _forecasts() -> pd.DataFrame:
 
 
 def test_unit_summary_gives_the_distribution_and_the_best_and_worst_forecast_per_unit() -> None:
-    summary = unit_summary(forecast_payload(_forecasts()))
+    models = ["a.one", "b.two", "c.three"]
+    summary = unit_summary(forecast_payload(_forecasts(), models), models)
     assert [(s["round"], s["resolution_date"], s["outcome"], s["n"]) for s in summary] == [
         ("2026-01-25", "2026-02-01", 1, 3), ("2026-01-25", "2026-02-24", None, 2), ("2026-02-08", "2026-02-15", 0, 2)]
     first, waiting, tie = summary
@@ -69,7 +70,7 @@ def test_unit_summary_gives_the_distribution_and_the_best_and_worst_forecast_per
     assert first["best"] == ("b.two", 0.9, pytest.approx(0.01)) and first["worst"] == ("a.one", 0.2, pytest.approx(0.64))
     assert waiting["median"] == pytest.approx(0.4) and waiting["best"] is None and waiting["worst"] is None
     assert tie["best"][0] == "a.one" and tie["worst"][0] == "b.two", "ties broken by model id"
-    assert unit_summary(forecast_payload(_forecasts().iloc[:0])) == []
+    assert unit_summary(forecast_payload(_forecasts().iloc[:0]), models) == []
 
 
 def test_time_marks_are_each_rounds_freeze_and_due_and_each_resolution_once() -> None:

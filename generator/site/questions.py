@@ -93,42 +93,89 @@ def _split(rows: pd.DataFrame, columns: list[str] = _FORECAST_COLUMNS) -> dict[s
 REASONING_CHARS = 300  # a forecast's reasoning is cut to this on its question page
 
 
-def forecast_payload(forecasts: pd.DataFrame) -> dict:
-    """A question's forecasts (``_FORECAST_COLUMNS``, in page order) as compact columns for the page's
-    script, which builds the table (rows are far too many to ship as HTML at ForecastBench scale).
+def forecast_payload(forecasts: pd.DataFrame, models: list[str] | None = None) -> dict:
+    """A question's forecasts (``_FORECAST_COLUMNS``) as compact columns for the page's script,
+    which builds the table (rows are far too many to ship as HTML at ForecastBench scale).
 
-    ``rounds`` and ``models`` are the distinct values; ``units`` lists each scored unit as
-    [round index, resolution date, outcome or null]; per forecast ``u`` (unit index), ``m`` (model
-    index) and ``p`` (probability); ``why`` holds [row, reasoning] for rows that give a reasoning.
-    The Brier score shown is (p - outcome)², the score of a forecast of a resolved unit.
+    ``models`` is the list of model ids shared by every question page (``models_script``; default:
+    this question's own models, sorted); a page names a model by its index in it. ``rounds`` holds
+    the distinct rounds; ``units`` lists each scored unit (round × resolution date, in that order) as
+    [round index, resolution date, outcome or null, runs]: its forecasts come one per model in model
+    order, and ``runs`` = [gap, length, gap, length, ...] gives their model indexes as runs of
+    consecutive indexes, each run starting ``gap`` after the end of the one before (the first
+    after 0). ``p`` holds the probabilities in that order, ``why`` [row, reasoning] for the rows that
+    give a reasoning. So a page carries ~7 bytes a forecast, not ~20 with a model and a unit index
+    each. The Brier score shown is (p - outcome)², the score of a forecast of a resolved unit.
     """
     if not len(forecasts):
-        return {"rounds": [], "models": [], "units": [], "u": [], "m": [], "p": [], "why": []}
+        return {"rounds": [], "units": [], "p": [], "why": []}
     # numpy only: this runs once per question, thousands of times per build
     rounds, r = np.unique(forecasts["round"].to_numpy().astype(str), return_inverse=True)
-    models, m = np.unique(forecasts["model"].to_numpy().astype(str), return_inverse=True)
+    ids = forecasts["model"].to_numpy().astype(str)
+    known = np.unique(ids) if models is None else np.asarray(models, dtype=str)
+    m = np.searchsorted(known, ids)
+    if (m >= len(known)).any() or (known[np.minimum(m, len(known) - 1)] != ids).any():
+        raise ValueError(f"a forecast's model is not in the shared model list: {sorted(set(ids) - set(known.tolist()))[:3]}")
     dates = forecasts["resolution_date"].to_numpy(dtype=object)
     dates, d = np.unique(np.where(pd.isna(dates), "", dates).astype(str), return_inverse=True)
     keys, u = np.unique(r * len(dates) + d, return_inverse=True)  # units sorted by (round, date)
+    order = np.lexsort((m, u))  # by unit, then model (stable: ties keep the rows' order)
+    u, m = u[order], m[order]
     outcome = np.full(len(keys), np.nan)
-    np.fmax.at(outcome, u, forecasts["outcome"].to_numpy(dtype=float))  # fmax skips NaN (unscored rows)
-    units = [[int(k // len(dates)), str(dates[k % len(dates)]), None if np.isnan(o) else _number(o)]
-             for k, o in zip(keys.tolist(), outcome.tolist())]
-    p = np.round(forecasts["probability"].to_numpy(dtype=float), 6)
-    return {"rounds": rounds.tolist(), "models": models.tolist(), "units": units, "u": u.tolist(), "m": m.tolist(),
-            "p": [None if x != x else x for x in p.tolist()],
-            "why": [[i, _cut(t)] for i, t in enumerate(forecasts["reasoning"].tolist()) if isinstance(t, str) and t]}
+    np.fmax.at(outcome, u, forecasts["outcome"].to_numpy(dtype=float)[order])  # fmax skips NaN (unscored rows)
+    runs = _model_runs(u, m, len(keys))
+    units = [[int(k // len(dates)), str(dates[k % len(dates)]), None if np.isnan(o) else _number(o), run]
+             for k, o, run in zip(keys.tolist(), outcome.tolist(), runs)]
+    p = np.round(forecasts["probability"].to_numpy(dtype=float)[order], 6)
+    reasons = forecasts["reasoning"].to_numpy(dtype=object)[order]
+    return {"rounds": rounds.tolist(), "units": units, "p": [None if x != x else x for x in p.tolist()],
+            "why": [[i, _cut(t)] for i, t in enumerate(reasons.tolist()) if isinstance(t, str) and t]}
 
 
-def unit_summary(payload: dict) -> list[dict]:
+def _model_runs(u: np.ndarray, m: np.ndarray, n_units: int) -> list[list[int]]:
+    """Per unit, its model indexes ``m`` (rows sorted by unit ``u``, then model) as [gap, length, ...] runs."""
+    new = np.r_[True, (u[1:] != u[:-1]) | (m[1:] != m[:-1] + 1)] if len(u) else np.zeros(0, dtype=bool)
+    starts = np.flatnonzero(new)
+    lengths = np.diff(np.r_[starts, len(u)])
+    first = np.r_[True, u[starts[1:]] != u[starts[:-1]]] if len(starts) else new
+    ends = m[starts] + lengths  # where each run ends; the next run of the unit starts gap after it
+    gaps = np.where(first, m[starts], m[starts] - np.r_[0, ends[:-1]])
+    out: list[list[int]] = [[] for _ in range(n_units)]
+    for unit, gap, length in zip(u[starts].tolist(), gaps.tolist(), lengths.tolist()):
+        out[unit] += [gap, length]
+    return out
+
+
+def payload_rows(payload: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The unit and the model index of each forecast of a ``forecast_payload`` (its ``p`` order)."""
+    u, m = [], []
+    for k, unit in enumerate(payload["units"]):
+        at, runs = 0, unit[3]
+        for gap, length in zip(runs[0::2], runs[1::2]):
+            at += gap
+            m.append(np.arange(at, at + length))
+            u.append(np.full(length, k))
+            at += length
+    if not u:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(u).astype(np.int64), np.concatenate(m).astype(np.int64)
+
+
+def models_script(models: list[str]) -> str:
+    """The script every question page loads to name its forecasts' models: the shared list."""
+    return f"window.prescientModels = {script_json(models)};\n"
+
+
+def unit_summary(payload: dict, models: list[str]) -> list[dict]:
     """The forecasts' distribution per unit (round × resolution date) of a ``forecast_payload``, in
     its unit order: N, min, median, mean and max of the probabilities, the outcome, and once
     resolved the best and the worst forecast (lowest and highest Brier; ties broken by model id).
+    ``models`` is the list the payload's model indexes point into.
     Vectorised over the question's forecasts (one call per question page)."""
     if not payload["units"]:
         return []
     p = np.array([np.nan if x is None else x for x in payload["p"]], dtype=float)
-    u, m = np.asarray(payload["u"], dtype=np.int64), np.asarray(payload["m"], dtype=np.int64)
+    u, m = payload_rows(payload)
     keep = ~np.isnan(p)
     p, u, m = p[keep], u[keep], m[keep]
     n_units = len(payload["units"])
@@ -149,8 +196,8 @@ def unit_summary(payload: dict) -> list[dict]:
                        median=float((sorted_p[a + (n - 1) // 2] + sorted_p[a + n // 2]) / 2))
             if unit[2] is not None:
                 best, worst = ranked[a], ranked[a + n - 1]
-                row["best"] = (payload["models"][m[best]], float(p[best]), float(brier[best]))
-                row["worst"] = (payload["models"][m[worst]], float(p[worst]), float(brier[worst]))
+                row["best"] = (models[m[best]], float(p[best]), float(brier[best]))
+                row["worst"] = (models[m[worst]], float(p[worst]), float(brier[worst]))
         out.append(row)
     return out
 

@@ -127,15 +127,24 @@
 
   // Rows are kept as data and only the first page is drawn: a dataset question asked in every round
   // can have >10,000 forecasts, and drawing them all takes seconds. Sorting sorts the data.
+  // Models are indexes into the list all question pages share (generated/assets/question-models.js);
+  // a unit's forecasts come in model order, its indexes as runs [gap, length, ...].
   function forecastRows(data) {
-    var why = {};
+    var why = {}, models = window.prescientModels || [], rows = [];
     data.why.forEach(function (pair) { why[pair[0]] = pair[1]; });
-    return data.p.map(function (p, i) {
-      var unit = data.units[data.u[i]], outcome = unit[2];
-      var brier = outcome === null || p === null ? null : (p - outcome) * (p - outcome);
-      return { round: data.rounds[unit[0]], model: data.models[data.m[i]], date: unit[1], p: p,
-               outcome: outcome, brier: brier, why: why[i] || "", position: i };
+    data.units.forEach(function (unit) {
+      var outcome = unit[2], runs = unit[3], at = 0;
+      for (var k = 0; k < runs.length; k += 2) {
+        at += runs[k];
+        for (var end = at + runs[k + 1]; at < end; at++) {
+          var i = rows.length, p = data.p[i];
+          var brier = outcome === null || p === null ? null : (p - outcome) * (p - outcome);
+          rows.push({ round: data.rounds[unit[0]], model: models[at], date: unit[1], p: p,
+                      outcome: outcome, brier: brier, why: why[i] || "", position: i });
+        }
+      }
     });
+    return rows;
   }
 
   var FORECAST_KEYS = ["round", "model", "date", "p", "outcome", "brier", "why"];  // the sort key of each column, in order
