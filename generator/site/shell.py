@@ -32,6 +32,15 @@ FRAGMENTS = "question-pages"  # under generated/: one <slug>.html per question +
 INDEX = "pages.json"
 _MARKERS = re.compile("|".join(re.escape(m) for m in (SHELL, TITLE, HEADING)))
 _BODY = f"<p>{BODY}</p>"
+# The navigation sidebar (on a phone, the drawer behind the menu button) and the empty table of
+# contents, with the menu button: a question page is reached from a round, a model or the search,
+# and leads back through its links, the header's logo (home) and the search (see ``light_chrome``).
+_SIDEBAR = re.compile(r'<div class="md-sidebar md-sidebar--(?:primary|secondary)"[^>]*>\n<div class="md-sidebar__scrollwrap">\n'
+                      r'<div class="md-sidebar__inner">\n<nav (?:(?!<nav |</nav>).)*</nav>\n</div>\n</div>\n</div>\n', re.S)
+_MENU = re.compile(r'<label class="md-header__button md-icon" for="__drawer">\n<svg (?:(?!</svg>).)*</svg>\n</label>\n', re.S)
+ICONS = "generated/assets/question-icons.svg"  # under the site: the theme's icons, shared by every question page
+_ICONS_FROM_PAGE = "../../assets/question-icons.svg"  # the same file from generated/questions/<slug>/
+_SVG = re.compile(r'<svg xmlns="http://www.w3.org/2000/svg" viewBox="([^"<>]*)">((?:(?!</?svg)[^<]|<(?!/?svg))*)</svg>')
 
 
 class ShellError(RuntimeError):
@@ -78,6 +87,31 @@ def compact(part: str) -> str:
     return ("\n" if part.startswith("\n") else "") + text + ("\n" if part.endswith("\n") and text else "")
 
 
+def light_chrome(part: str) -> str:
+    """A compacted part of the shell without the theme's sidebars and menu button (~2 KB a page,
+    ~12 MB over an FB-scale hub's question pages). On a wide screen the tabs stay the navigation
+    (the one-link sidebar is hidden there anyway); on a phone the header keeps the logo (home),
+    the search and the palette. A theme whose markup differs is left as it is."""
+    return _MENU.sub("", _SIDEBAR.sub("", part))
+
+
+def shared_icons(parts: list[str], href: str) -> tuple[list[str], str]:
+    """``parts`` with each inline icon of the theme (``<svg>`` with its paths) replaced by a
+    reference to one copy in a sprite file at ``href``, and that file's text. The theme draws ~10
+    icons in every page's chrome (logo, menu, search, palette toggles), ~2.6 KB a page: over
+    thousands of question pages, tens of MB. The icons keep their size and colour: the theme's CSS
+    sizes the outer ``<svg>`` and the paths fill with its ``currentcolor``."""
+    symbols: dict[tuple[str, str], str] = {}
+
+    def reference(found: re.Match) -> str:
+        name = symbols.setdefault((found[1], found[2]), f"i{len(symbols)}")
+        return f'<svg viewBox="{found[1]}"><use href="{href}#{name}"/></svg>'
+
+    out = [_SVG.sub(reference, part) for part in parts]
+    sprite = "".join(f'<symbol id="{name}" viewBox="{box}">{paths}</symbol>' for (box, paths), name in symbols.items())
+    return out, f'<svg xmlns="http://www.w3.org/2000/svg">{sprite}</svg>\n'
+
+
 def fill(part: str, slug: str, title: str, heading: str) -> str:
     """``part`` of the shell with the slug, title and heading markers replaced in one pass."""
     values = {SHELL: slug, TITLE: title, HEADING: heading}
@@ -92,6 +126,9 @@ def expand_question_pages(docs_dir: Path, site_dir: Path, build_time: int | None
         return 0
     pages = json.loads((fragments / INDEX).read_text(encoding="utf-8"))
     before, after = split_shell((shell_dir / "index.html").read_text(encoding="utf-8"))
+    (before, after), icons = shared_icons([light_chrome(before), light_chrome(after)], _ICONS_FROM_PAGE)
+    (site_dir / ICONS).parent.mkdir(parents=True, exist_ok=True)
+    (site_dir / ICONS).write_text(icons, encoding="utf-8")
     out = site_dir / "generated" / "questions"
     for slug, head in pages.items():
         body = (fragments / f"{slug}.html").read_text(encoding="utf-8")
