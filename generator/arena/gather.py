@@ -19,11 +19,14 @@ from .simulate import simulated_positions
 
 
 def load_cohorts(root: Path, as_of: datetime, due: datetime | None = None,
-                 quarantine: list[Problem] | None = None) -> Cohorts:
+                 quarantine: list[Problem] | None = None,
+                 forecasts: dict[str, dict[str, pd.DataFrame]] | None = None) -> Cohorts:
     """Every round's cohorts (or only the round due at ``due``) as the ledgers stood at ``as_of``.
 
     An unreadable bet or forecast file is left out (the nightly never scores it either);
-    ``quarantine`` collects those files when the caller reports them."""
+    ``quarantine`` collects those files when the caller reports them. ``forecasts`` (round due
+    date ``YYYY-MM-DD`` -> ``readers.load_forecasts``) are forecast files the caller has read
+    already (the site build): those rounds' files are not read again."""
     quarantine = [] if quarantine is None else quarantine
     layout = Layout(root)
     dues = readers.round_dues(layout)
@@ -38,7 +41,9 @@ def load_cohorts(root: Path, as_of: datetime, due: datetime | None = None,
     stamp = format_ts(as_of)
     view, known = ledger_view(obs, stamp, readers.load_resolutions(layout)), known_by(obs, stamp)
     attested = receipts.attested(receipts.load_receipts(layout))
-    frames = [_round_positions(layout, d, questions, view, known, quarantine, attested) for d, questions in rounds.items()]
+    given = forecasts or {}
+    frames = [_round_positions(layout, d, questions, view, known, quarantine, attested, given.get(format_date(d)))
+              for d, questions in rounds.items()]
     frames = [f for f in frames if len(f)]
     positions = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=POSITIONS)
     return Cohorts(stamp, positions, known)
@@ -51,12 +56,14 @@ def attested_time(layout: Layout, path: Path, attested: dict[tuple[str, str], da
 
 
 def _round_positions(layout: Layout, due: datetime, questions: pd.DataFrame, view: LedgerView,
-                     known: pd.DataFrame, quarantine: list[Problem], attested: dict[tuple[str, str], datetime]) -> pd.DataFrame:
+                     known: pd.DataFrame, quarantine: list[Problem], attested: dict[tuple[str, str], datetime],
+                     forecasts: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     label, due_ts = format_date(due), format_ts(due)
     markets = questions[questions["kind"] == MARKET]
     parts = [bet_positions(label, model, frame, markets, known, attested_time(layout, layout.bets(due, model), attested))
              for model, frame in readers.load_bets(layout, due, quarantine).items()]
-    parts.append(simulated_positions(label, readers.load_forecasts(layout, due, quarantine), markets, due_ts))
+    given = readers.load_forecasts(layout, due, quarantine) if forecasts is None else forecasts
+    parts.append(simulated_positions(label, given, markets, due_ts))
     parts = [p for p in parts if len(p)]
     if not parts or markets.empty:
         return pd.DataFrame(columns=POSITIONS)

@@ -61,10 +61,10 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     view = ledger_view(observations, format_ts(as_of), readers.load_resolutions(layout),
                        settings.scoring.unresolved_markets)
     first = settings.leaderboard.boards[0]
-    rounds, forecasts = [], []
+    rounds, forecasts, read = [], [], {}
     by_round = {r: g for r, g in scores.groupby("round", sort=False)} if len(scores) else {}
     for due in readers.round_dues(layout):
-        by_model = readers.load_forecasts(layout, due, quarantine)
+        by_model = read[format_date(due)] = readers.load_forecasts(layout, due, quarantine)
         day, questions = format_date(due), readers.load_round(layout, due)
         status, units = _round_state(day, questions, view, as_of)
         board = None if status.state == OPEN else _round_board(by_round.get(day), questions, models, as_of, settings, first)
@@ -81,7 +81,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         changes=history_diffs(_last_nights(history, CHANGES_NIGHTS), first_rounds=first_rounds(scores)),
         corrections=corrections(observations, format_ts(as_of),
                                 {r.due: r.questions for r in rounds}),
-        **_arena(root, as_of, quarantine), **_oracle(layout, as_of, models, quarantine),
+        **_arena(root, as_of, quarantine, read), **_oracle(layout, as_of, models, quarantine),
         rounds=rounds, questions=_questions(layout, observations, rounds, forecasts, scores, as_of),
         repo_url=settings.repo_url, **_downloads(layout, readers.quarantined_files(quarantine), settings.repo_url),
     )
@@ -107,8 +107,10 @@ def _round_board(scores: pd.DataFrame | None, questions: pd.DataFrame, models: d
                      min_round_age_days=0)
 
 
-def _arena(root: Path, as_of: datetime, quarantine: list[Problem]) -> dict:
-    cohorts = load_cohorts(root, as_of, quarantine=quarantine)
+def _arena(root: Path, as_of: datetime, quarantine: list[Problem], forecasts: dict[str, dict[str, pd.DataFrame]]) -> dict:
+    """The Arena's table and curves, from the forecast files ``gather`` has read (not read twice:
+    at ForecastBench scale a read of every forecast file costs ~20 s)."""
+    cohorts = load_cohorts(root, as_of, quarantine=quarantine, forecasts=forecasts)
     return {"arena": arena_table(cohorts), "arena_curves": pnl_curves(cohorts)}
 
 
