@@ -30,6 +30,8 @@ import gzip
 import os
 import re
 import resource
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -89,16 +91,17 @@ def timed(hub: Path) -> dict:
     as_of = parse_ts(AS_OF)
     site_src = ensure_site_src(hub)
     out = site_src / "docs" / GENERATED
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     data = gather(hub, as_of)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     files = {p.removeprefix(GENERATED + "/"): b for p, b in render_site(data).items()}
     written = write_tree(out, files)
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     run_mkdocs_build(site_src / "mkdocs.yml", as_of, load_settings(hub).title)
-    t3 = time.perf_counter()
+    t3, c3 = time.perf_counter(), time.process_time()
+    load_after = _load()
     again = write_tree(out, {p.removeprefix(GENERATED + "/"): b for p, b in render_site(gather(hub, as_of)).items()})
-    t4 = time.perf_counter()
+    t4, c4 = time.perf_counter(), time.process_time()
     raw, zipped, assets = page_weight(site_src / "site")
     questions = sum(1 for p in files if p.startswith("question-pages/") and p.endswith(".html"))
     pages = sum(1 for p in files if p.endswith(".md")) - 1 + questions  # the question shell is not a page
@@ -108,12 +111,19 @@ def timed(hub: Path) -> dict:
     rounds = sum(1 for p in (hub / "data" / "rounds").iterdir() if p.is_dir())
     biggest = max(((built / "generated" / "questions").glob("*/index.html")), key=lambda p: p.stat().st_size, default=None)
     return {"gather": t1 - t0, "render": t2 - t1, "mkdocs": t3 - t2, "rebuild": t4 - t3, "parts": parts, "rounds": rounds,
+            "cpu": {"gather": c1 - c0, "render": c2 - c1, "mkdocs": c3 - c2, "rebuild": c4 - c3}, "load_after": load_after,
+            "largest_round_kb": max((p.stat().st_size for p in (built / "generated" / "rounds").glob("*/index.html")),
+                                    default=0) / 1024,
             "largest_question_kb": biggest.stat().st_size / 1024 if biggest else 0,
             "mean_question_kb": parts["questions"] * 1024 / max(questions, 1),
             "files": len(files), "written": len(written), "rewritten": len(again), "pages": pages,
             "question_pages": questions, "raw": raw, "gzip": zipped, "assets": assets,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "site_mb": sum(p.stat().st_size for p in (site_src / "site").rglob("*") if p.is_file()) / 2**20}
+
+
+def _load() -> str:
+    return "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
 
 def _mb(folder: Path) -> float:
@@ -130,27 +140,38 @@ def _size_markdown(r: dict) -> str:
             f"**{per_round * ROUNDS_IN_THREE_YEARS:,.0f} MB**.")
 
 
-def _markdown(r: dict, load: str) -> str:
-    total = r["gather"] + r["render"] + r["mkdocs"]
+def _markdown(runs: list[dict], load: str) -> str:
+    """The RESULTS.md block: each step's wall and CPU seconds per run and their medians."""
+    r = runs[-1]
+    steps = [("gather", "gather (boards × views with their bootstraps, questions, round states, diffs)"),
+             ("render", f"render + write {r['files']:,} files ({r['pages']:,} pages, {r['question_pages']:,} question pages)"),
+             ("mkdocs", "`mkdocs build --strict` (with the hook writing the question pages)")]
+    head = " | ".join(f"run {i + 1}" for i in range(len(runs)))
+
+    def cells(get) -> str:
+        values = [get(x) for x in runs]
+        shown = " | ".join(f"{v:.1f} s" for v in values)
+        return shown + (f" | **{statistics.median(values):.1f} s**" if len(runs) > 1 else "")
+
+    rows = [f"| {label} | {cells(lambda x, s=step: x[s])} | {cells(lambda x, s=step: x['cpu'][s])} |" for step, label in steps]
+    total = cells(lambda x: x["gather"] + x["render"] + x["mkdocs"])
+    total_cpu = cells(lambda x: sum(x["cpu"][s] for s, _ in steps))
+    rebuild = ", ".join(f"{x['rebuild']:.1f} s ({x['rewritten']} written)" for x in runs)
+    median = " | median" if len(runs) > 1 else ""
     return f"""
-## The site at ForecastBench scale (issue 18: downloads linked to the repository, light question pages)
+Date {DATE}. Machine: {_machine()}. Load average at the start: {load}; after the last build: {r['load_after']}.
+Command: `python -m benchmarks.bench_site --runs {len(runs)}`. Hub: all real FB rounds + `synth_fb.py --rounds 14
+--models 100 --seed 1`, imported and scored before timing; site as of {AS_OF}.
 
-Date {DATE}. Machine: {_machine()}. Load average at the start: {load}.
-Command: `python -m benchmarks.bench_site`. Hub: all real FB rounds + `synth_fb.py --rounds 14
---models 100 --seed 1`, imported and scored before timing; site as of {AS_OF}. One run (a run
-takes minutes; the machine was shared).
+| step | wall: {head}{median} | CPU: {head}{median} |
+|---|{"---|" * (2 * (len(runs) + (len(runs) > 1)))}
+{chr(10).join(rows)}
+| **total** | {total} (target ≤ 60 s) | {total_cpu} |
 
-| step | time |
-|---|---|
-| gather (boards × views with their bootstraps, questions, downloads, diffs) | {r['gather']:.1f} s |
-| render + write {r['files']:,} files ({r['pages']:,} pages, {r['question_pages']:,} question pages) | {r['render']:.1f} s |
-| `mkdocs build --strict` (with the hook writing the question pages) | {r['mkdocs']:.1f} s |
-| **total** | **{total:.1f} s** (target ≤ 60 s) |
-| rebuild with no new data | {r['rebuild']:.1f} s, {r['rewritten']} file(s) written |
-
+Rebuild with no new data: {rebuild}.
 Leaderboard page weight, without plotly.js: {r['raw'] / 1024:,.0f} KB raw, **{r['gzip'] / 1024:,.0f} KB gzip**
 (target ≤ 300 KB; index.html + {', '.join(r['assets'])}).
-{_size_markdown(r)}
+{_size_markdown(r)} Largest round page {r['largest_round_kb']:,.0f} KB.
 Peak RSS {r['peak_rss_mb']:,.0f} MB.
 """
 
@@ -161,8 +182,9 @@ def main() -> None:
     parser.add_argument("--hub", help="an already imported and scored hub (skips the preparation)")
     parser.add_argument("--local-downloads", action="store_true",
                         help=f"leave [hub] repo_url as it is (default: set it to {REPO_URL})")
+    parser.add_argument("--runs", type=int, default=1, help="timed builds, each on a fresh site_src (default 1)")
     args = parser.parse_args()
-    load = "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    load = _load()
     with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
         hub = Path(args.hub) if args.hub else Path(tmp) / "hub"
         if not args.hub:
@@ -173,7 +195,11 @@ def main() -> None:
             prepare(synth, hub)
         if not args.local_downloads:
             set_repo_url(hub, REPO_URL)
-        print(_markdown(timed(hub), load))
+        runs = []
+        for _ in range(args.runs):
+            shutil.rmtree(hub / "site_src", ignore_errors=True)  # each run builds a fresh site_src from the skeleton
+            runs.append(timed(hub))
+        print(_markdown(runs, load))
 
 
 if __name__ == "__main__":
