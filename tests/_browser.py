@@ -1,4 +1,11 @@
-"""Helpers the browser tests share: screenshots kept as artifacts, and what a page weighs.
+"""Helpers the browser tests share: the browser itself, screenshots kept as artifacts, and what
+a page weighs.
+
+A browser test module calls ``require_browser()`` before it imports Playwright: the module is
+skipped, with the reason, where Debian's Chromium (/usr/bin/chromium) or Playwright for Python is
+missing, and fails instead under ``PRESCIENT_REQUIRE_BROWSER=1`` (what ``.ci/run`` sets). Never
+downloads a browser: install Chromium with ``apt-get install -y chromium``. The ``browser``
+fixture (conftest.py makes it every test's) launches that Chromium headless, once per module.
 
 Screenshots go to ``test-artifacts/screenshots/`` (git-ignored) as ``<page>-<width>.png``; the
 run prints where (pytest -s, or the captured output of a failing test). CI keeps the folder.
@@ -7,11 +14,49 @@ run prints where (pytest -s, or the captured output of a failing test). CI keeps
 from __future__ import annotations
 
 import gzip
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import pytest
+
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-gpu"]
+
+
+def require_browser() -> None:
+    """Skip the calling test module (at import) unless Chromium and Playwright are both here;
+    under ``PRESCIENT_REQUIRE_BROWSER=1`` a missing one is a failure, not a skip."""
+    required = os.environ.get("PRESCIENT_REQUIRE_BROWSER") == "1"
+
+    def missing(reason: str) -> None:
+        if required:
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason, allow_module_level=True)
+
+    if not CHROMIUM.is_file():
+        missing(f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:  # pragma: no cover - depends on the machine
+        missing("browser tests need Playwright for Python (pip install -e '.[test]')")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    """Headless Chromium for one test module (a ``playwright.sync_api.Browser``)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
 
 
 def screenshot(page, name: str, full_page: bool = True) -> Path:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _browser import browser  # noqa: F401 (the browser tests' Chromium, a fixture: tests/_browser.py)
 
 from generator.timeutil import parse_ts
 

@@ -6,8 +6,7 @@ local server (no CDN, no Google Fonts), tables sort, the dark-mode switch re-col
 plotly.js is loaded once from the local asset, and XSS payloads in a model's metadata and a
 question's text and url stay inert text.
 
-Skips (with the reason) where /usr/bin/chromium or Playwright is missing. Never downloads a
-browser: install Chromium with ``apt-get install -y chromium``.
+Skips (with the reason) where /usr/bin/chromium or Playwright is missing (tests/_browser.py).
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import os
 import re
 import shutil
 import threading
@@ -25,21 +23,13 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
+from _browser import ARTIFACTS, require_browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-# .ci/run sets PRESCIENT_REQUIRE_BROWSER=1: there a missing browser is a failure, not a skip.
-_missing = pytest.fail if os.environ.get("PRESCIENT_REQUIRE_BROWSER") == "1" else pytest.skip
-if not CHROMIUM.is_file():
-    _missing(f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install -y chromium)",
-             **({} if _missing is pytest.fail else {"allow_module_level": True}))
-try:
-    from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    _missing("browser tests need Playwright for Python (pip install -e '.[test]')",
-             **({} if _missing is pytest.fail else {"allow_module_level": True}))
+require_browser()
 
 import pandas as pd
 import yaml
+from playwright.sync_api import Browser, BrowserContext, Page
 
 from generator.pipeline.demo import SEASON_END
 from generator.site.build import build_site
@@ -47,9 +37,6 @@ from generator.site.build import build_site
 pytestmark = pytest.mark.browser
 
 AS_OF = SEASON_END
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-gpu"]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 MODEL = "demo.noisy"
 
 # Payloads: each must come out as visible, inert text.
@@ -147,16 +134,6 @@ def base_url(demo_hub: Path) -> Iterator[str]:
 def xss_url(xss_hub: Path) -> Iterator[str]:
     with _serve(_site(xss_hub)) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 class Visit:

@@ -6,8 +6,8 @@ and the layout at both widths. Screenshots of the key pages at both widths are s
 ``test-artifacts/screenshots/`` (tests/_browser.py) and the page weights in
 ``test-artifacts/page-weights.json``.
 
-Runs on the session's demo and the browser of tests/test_site_browser.py (skipped, with its
-reason, where Chromium or Playwright is missing).
+Runs on the session's demo in the browser of tests/_browser.py (skipped, with its reason, where
+Chromium or Playwright is missing).
 """
 
 from __future__ import annotations
@@ -18,8 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _browser import ARTIFACTS, gzipped_bytes, screenshot
-from test_site_browser import ALL_CHARTS_DRAWN, _serve, _site, browser  # noqa: F401 (browser: a fixture)
+from _browser import ARTIFACTS, gzipped_bytes, require_browser, screenshot
+
+require_browser()
+
+from test_site_browser import ALL_CHARTS_DRAWN, _serve, _site
 
 pytestmark = pytest.mark.browser
 
@@ -38,21 +41,21 @@ def served(demo_hub: Path) -> Iterator[tuple[Path, str]]:
         yield _site(demo_hub), url
 
 
-def _context(browser, width: int):  # noqa: F811
+def _context(browser, width: int):
     phone = width < 500
     return browser.new_context(viewport={"width": width, "height": 900 if not phone else 844}, is_mobile=phone,
                                has_touch=phone, device_scale_factor=1, color_scheme="light", service_workers="block")
 
 
 @pytest.fixture(scope="module")
-def desktop(browser):  # noqa: F811
+def desktop(browser):
     context = _context(browser, DESKTOP)
     yield context
     context.close()
 
 
 @pytest.fixture(scope="module")
-def phone(browser):  # noqa: F811
+def phone(browser):
     context = _context(browser, PHONE)
     yield context
     context.close()
@@ -84,7 +87,7 @@ def _page(context, base: str, name: str):
 # Page weight
 
 
-def test_pages_stay_within_their_weight_budget(browser, served) -> None:  # noqa: F811
+def test_pages_stay_within_their_weight_budget(browser, served) -> None:
     """Everything a fresh visit loads (HTML, CSS, scripts, the search index, Plotly where a chart
     is), each file gzipped as a static host sends it. The figures go to test-artifacts/."""
     site, base = served

@@ -4,13 +4,12 @@ The demo as `prescient demo` builds it, as of the end of its season (2026-07-19)
 2026-07-26 is open (its set was published on 07-16), the older ones are closed. The site is served
 by ``prescient serve``'s own handler (``generator.site.serve``), so a missing path gets the site's
 404 page as GitHub Pages would serve it. Skips (with the reason) where /usr/bin/chromium or
-Playwright is missing, as ``tests/test_site_browser.py`` does.
+Playwright is missing (``tests/_browser.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import threading
 from collections.abc import Iterator
@@ -19,17 +18,11 @@ from urllib.parse import urljoin
 
 import pandas as pd
 import pytest
+from _browser import ARTIFACTS, require_browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-_missing = pytest.fail if os.environ.get("PRESCIENT_REQUIRE_BROWSER") == "1" else pytest.skip
-if not CHROMIUM.is_file():
-    _missing(f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install -y chromium)",
-             **({} if _missing is pytest.fail else {"allow_module_level": True}))
-try:
-    from playwright.sync_api import Browser, Page, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    _missing("browser tests need Playwright for Python (pip install -e '.[test]')",
-             **({} if _missing is pytest.fail else {"allow_module_level": True}))
+require_browser()
+
+from playwright.sync_api import Browser, Page
 
 from generator.pipeline.demo import SEASON_END
 from generator.site.questions import question_slug
@@ -38,9 +31,6 @@ from generator.timeutil import format_ts
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-gpu"]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 STATUS = re.compile(r"^(open · closes in \d+ (d|h|min)|closed, resolving \([\d,]+ of [\d,]+ resolved\)|scored)$")
 CHARTS_DRAWN = """() => Array.from(document.querySelectorAll('.prescient-chart'))
     .every(el => el.querySelector('.main-svg') !== null)"""
@@ -63,16 +53,6 @@ def _serve(site: Path) -> Iterator[str]:
 def base(demo_hub: Path) -> Iterator[str]:
     with _serve(demo_hub / "site_src" / "site") as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 @pytest.fixture
