@@ -255,6 +255,59 @@ def test_on_a_phone_definitions_open_by_tap(phone, served) -> None:
     assert details.get_attribute("open") is None
 
 
+COLOURS = """el => { const s = getComputedStyle(el); return [s.color, s.backgroundColor]; }"""
+
+
+def _luminance(css: str) -> float:
+    r, g, b = (int(x) / 255 for x in re.findall(r"[\d.]+", css)[:3])
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_on_a_phone_a_column_header_shows_its_definition_by_tap_and_by_keyboard(browser, served, scheme: str) -> None:
+    site, base = served
+    context = browser.new_context(viewport={"width": PHONE, "height": 844}, is_mobile=True, has_touch=True,
+                                  device_scale_factor=1, color_scheme=scheme, service_workers="block")
+    try:
+        page = _open(context, base, PAGES["home"])
+        assert page.evaluate("document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default")
+        panel = page.locator(".prescient-panel:not([hidden])")
+        heads = panel.locator("thead th:visible")
+        note = panel.locator(".prescient-definition")
+        assert heads.all_inner_texts() == ["Rank", "Model", "Brier Index"] and note.is_hidden()
+        rank, score = heads.nth(0).locator("button.prescient-define"), heads.nth(2).locator("button.prescient-define")
+        box = score.bounding_box()
+        assert box["width"] >= 23.5 and box["height"] >= 23.5, f"a {box['width']:.0f} px target is too small to tap"
+        assert score.get_attribute("aria-label") == "What is Brier Index?"
+        assert score.get_attribute("aria-controls") == note.get_attribute("id")
+
+        score.tap()
+        assert note.is_visible() and score.get_attribute("aria-expanded") == "true"
+        assert note.inner_text().startswith("Brier Index: Brier Index = 100·(1 − √D)") and "Always 0.5 scores 50" in note.inner_text()
+        assert heads.nth(2).get_attribute("aria-sort") is None, "the tap sorted the column instead"
+        assert page.locator(".md-tooltip--active").count() == 0, "a tooltip covers the definition"
+        fg, bg = (_luminance(c) for c in note.evaluate(COLOURS))
+        assert (max(fg, bg) + 0.05) / (min(fg, bg) + 0.05) >= 4.5, f"{scheme}: the definition is hard to read"
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE, "the page scrolls sideways"
+        screenshot(page, f"definition-{scheme}", full_page=False)
+
+        rank.tap()  # another header's definition replaces it
+        assert note.inner_text().startswith("Rank: Rank by the headline Brier Index")
+        assert rank.get_attribute("aria-expanded") == "true" and score.get_attribute("aria-expanded") == "false"
+        rank.tap()  # the same one again closes it
+        assert note.is_hidden() and rank.get_attribute("aria-expanded") == "false"
+
+        rank.focus()  # by keyboard: Enter opens, Escape closes and leaves the focus on the button
+        page.keyboard.press("Enter")
+        assert note.is_visible() and note.inner_text().startswith("Rank:")
+        page.keyboard.press("Escape")
+        assert note.is_hidden() and rank.evaluate("b => document.activeElement === b")
+        assert page._prescient_errors == []
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("name", sorted(CHART_PAGES))
 def test_on_a_phone_charts_have_no_toolbar_and_nothing_clipped(phone, served, name: str) -> None:
     site, base = served

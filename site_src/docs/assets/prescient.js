@@ -247,6 +247,53 @@
     });
   }
 
+  // A column's definition by tap, click or keyboard, not only by hover: each header with a
+  // data-definition gets a "?" button; pressing it shows the definition in a note above the table
+  // (one note per table: another "?" replaces it, the same one or Escape closes it). Not a title:
+  // Material's tooltip would cover the note. The button stops its click, so it never sorts.
+  function definitions() {
+    var count = 0;
+    document.querySelectorAll("table.prescient-table, table.prescient-meta").forEach(function (table) {
+      var heads = table.querySelectorAll("th[data-definition]");
+      if (!heads.length) { return; }
+      var note = document.createElement("p"), open = null;
+      note.className = "prescient-definition";
+      note.id = "prescient-definition-" + (++count);
+      note.setAttribute("role", "status");
+      note.hidden = true;
+      table.parentNode.insertBefore(note, table);
+      var close = function () {
+        if (open) { open.setAttribute("aria-expanded", "false"); }
+        open = null;
+        note.hidden = true;
+      };
+      heads.forEach(function (th) {
+        var label = th.textContent.trim(), text = th.getAttribute("data-definition");
+        var button = document.createElement("button");
+        button.type = "button";
+        button.className = "prescient-define";  // its "?" is drawn by CSS: the header's text stays its name
+        button.setAttribute("aria-label", "What is " + label + "?");
+        button.setAttribute("aria-expanded", "false");
+        button.setAttribute("aria-controls", note.id);
+        button.addEventListener("click", function (event) {
+          event.stopPropagation();
+          if (open === button) { close(); return; }
+          close();
+          var term = document.createElement("strong");
+          term.textContent = label + ": ";
+          note.replaceChildren(term, document.createTextNode(text));
+          note.hidden = false;
+          open = button;
+          button.setAttribute("aria-expanded", "true");
+        });
+        th.appendChild(button);
+      });
+      table.addEventListener("keydown", function (event) {
+        if (event.key === "Escape" && open) { var was = open; close(); was.focus(); }
+      });
+    });
+  }
+
   // A chart drawn inside a closed <details> has no width yet: size it when the details open.
   function disclosures() {
     document.querySelectorAll("details").forEach(function (details) {
@@ -262,6 +309,7 @@
   function start() {
     disclosures();
     forecastTables();
+    definitions();
     columnToggles();
     if (document.querySelector(".prescient-chart[data-figure]")) { loadPlotly(renderCharts); }
     sortableTables();
