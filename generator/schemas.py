@@ -197,14 +197,16 @@ HISTORY = Table(
     name="history",
     path="data/leaderboard/history.csv",
     description=(
-        "One row per night × board × model: the headline numbers of the overall view as published that night "
-        "(point estimates; the confidence intervals are on the site). `prescient leaderboard --as-of` reproduces them."
+        "One row per night × board × view × model: the headline numbers of every view the Leaderboard shows "
+        "(`[leaderboard] views`) as published that night (point estimates; the confidence intervals are on the site). "
+        "`prescient leaderboard --as-of --view` reproduces them. Nights recorded before the `view` column existed "
+        "hold the overall view only."
     ),
     columns=(
         _c("as_of", "ts", "The nightly run's time."),
         _c("board", "str", "Board name: `tournament` or `baseline`."),
         _c("model", "str", "`<team>.<model>`"),
-        _c("rank", "int", "Rank on the board that night (1 = best); empty while provisional.", nullable=True),
+        _c("rank", "int", "Rank on the board's view that night (1 = best); empty while provisional.", nullable=True),
         _c("n", "int", "Resolved forecasts scored (dataset + market)."),
         _c("n_dataset", "int", "Resolved dataset forecasts."),
         _c("n_market", "int", "Resolved market forecasts."),
@@ -217,11 +219,14 @@ HISTORY = Table(
         _c("ledger_digest", "str", "The night's anchor: the sha256 of the sorted `<path> <sha256>` lines (each ending in a newline) of "
            "every manifest and receipts file (`data/manifest/*.csv`, `data/receipts/*.csv`) as that night's run left them; the same on "
            "every row of the night, and shown on the Changes page. Empty on nights recorded before the column existed.", nullable=True),
+        _c("view", "str", "The Leaderboard view the row belongs to: `overall`, `dataset`, `market` or another configured view "
+           "(`[leaderboard] views`). Empty on nights recorded before the column existed, which recorded the overall view only: "
+           "read empty as `overall`.", nullable=True),
     ),
-    key=("as_of", "board", "model"),
-    sort=("as_of", "board", "model"),
+    key=("as_of", "board", "view", "model"),
+    sort=("as_of", "board", "view", "model"),
     mutability="append-only",
-    late=("ledger_digest",),
+    late=("ledger_digest", "view"),
 )
 
 RESOLUTIONS = Table(

@@ -30,7 +30,7 @@ from conftest import run_cli, tree_bytes
 
 def _final(demo_hub: Path, board: str = "tournament") -> pd.DataFrame:
     history = pd.read_csv(demo_hub / "data/leaderboard/history.csv", dtype={"model": str})
-    rows = history[history["board"] == board]
+    rows = history[(history["board"] == board) & (history["view"] == "overall")]
     return rows[rows["as_of"] == rows["as_of"].max()].sort_values("rank")
 
 
@@ -56,17 +56,20 @@ def test_the_baseline_board_leaves_out_everyone_who_saw_the_crowd(demo_hub: Path
 def test_cli_leaderboard_as_of_a_past_night_reproduces_the_published_history(demo_hub: Path, night: int):
     """Scores are recomputed from the ledgers as recorded by that night: later observations and
     resolutions are ignored, so the board printed today equals the one published then."""
-    history = pd.read_csv(demo_hub / "data/leaderboard/history.csv", dtype={"model": str})
+    history = pd.read_csv(demo_hub / "data/leaderboard/history.csv", dtype={"model": str}, keep_default_na=False, na_values=[""])
     nights = sorted(history["as_of"].unique())
     as_of = nights[night]
-    published = history[(history["as_of"] == as_of) & (history["board"] == "tournament")].set_index("model")
-    result = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", as_of, "--replicates", "0", "--format", "json")
-    assert result.returncode == 0, result.stderr
-    printed = pd.DataFrame(json.loads(result.stdout)).set_index("model")
-    assert sorted(printed.index) == sorted(published.index)
-    for column in ("rank", "overall", "dataset", "market", "n_dataset", "n_market", "provisional"):
-        assert printed.loc[published.index, column].astype(float).tolist() == \
-            pytest.approx(published[column].astype(float).tolist(), rel=1e-8, nan_ok=True), column
+    tonight = history[(history["as_of"] == as_of) & (history["board"] == "tournament")]
+    assert {"overall", "dataset", "market"} <= set(tonight["view"]), "history records every view of the Leaderboard"
+    for view in ("overall", "dataset", "market"):
+        published = tonight[tonight["view"] == view].set_index("model")
+        result = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", as_of, "--replicates", "0", "--view", view, "--format", "json")
+        assert result.returncode == 0, result.stderr
+        printed = pd.DataFrame(json.loads(result.stdout)).set_index("model")
+        assert sorted(printed.index) == sorted(published.index), view
+        for column in ("rank", "overall", "dataset", "market", "n_dataset", "n_market", "provisional"):
+            assert printed.loc[published.index, column].astype(float).tolist() == \
+                pytest.approx(published[column].astype(float).tolist(), rel=1e-8, nan_ok=True), (view, column)
     adjusted = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", nights[-1], "--replicates", "99", "--format", "json")
     assert adjusted.returncode == 0, adjusted.stderr
     assert tuple(row["model"] for row in json.loads(adjusted.stdout) if row["model"] in ORDER) == ORDER
@@ -175,8 +178,8 @@ def test_the_changes_page_lists_each_nights_ledger_digest(demo_hub: Path):
     page = (demo_hub / "site_src/docs/generated/changes.md").read_text(encoding="utf-8")
     history = (demo_hub / "data/leaderboard/history.csv").read_text(encoding="utf-8").splitlines()
     latest = history[-1].split(",")
-    assert history[0].endswith(",ledger_digest") and len(latest[-1]) == 64
-    assert f"<tr><td>{latest[0]}</td><td><code>{latest[-1]}</code></td></tr>" in page
+    assert history[0].endswith(",ledger_digest,view") and len(latest[-2]) == 64
+    assert f"<tr><td>{latest[0]}</td><td><code>{latest[-2]}</code></td></tr>" in page
 
 
 @pytest.mark.parametrize("model,bets", [("demo.calibrated", True), ("demo.noisy", True), ("demo.overconfident", False)])

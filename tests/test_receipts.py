@@ -379,8 +379,9 @@ def test_each_night_records_the_digest_of_its_manifest_and_receipts_and_verify_g
     assert any(f.startswith("data/receipts/") for f in files) and any(f.startswith("data/manifest/") for f in files)
     assert audit(world) == []
     # A later night whose digest does not match its commit's ledgers (as after a rewrite) is reported.
-    forged = (hub / "data/leaderboard/history.csv").read_text().splitlines()[-1].split(",")
-    forged[0], forged[-1] = "2026-03-02T00:00:00Z", "0" * 64
+    header, *rows = (hub / "data/leaderboard/history.csv").read_text().splitlines()
+    forged = rows[-1].split(",")
+    forged[0], forged[header.split(",").index("ledger_digest")] = "2026-03-02T00:00:00Z", "0" * 64
     with (hub / "data/leaderboard/history.csv").open("a") as f:
         f.write(",".join(forged) + "\n")
     commit(hub, "2026-03-02T01:00:00Z", "a night with a forged digest")
@@ -393,13 +394,14 @@ def test_a_history_written_before_the_digest_column_is_read_extended_and_accepte
     hub = world / "hub"
     nightly(hub, parse_ts("2026-02-20T00:00:00Z"))
     path = hub / "data/leaderboard/history.csv"
-    old = "".join(line.rsplit(",", 1)[0] + "\n" for line in path.read_text().splitlines())  # drop the last column
-    path.write_text(old)
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    old = frame[frame["view"] == "overall"].drop(columns=["ledger_digest", "view"]).to_csv(index=False, lineterminator="\n")
+    path.write_text(old)  # as written before both late columns: the overall view only, no digest
     commit(hub, "2026-02-20T01:00:00Z", "a night of the old format")
     assert readers.load_history(Layout(hub))["ledger_digest"].eq("").all()
     nightly(hub, parse_ts("2026-03-01T00:00:00Z"))
     text = path.read_text()
-    assert text.splitlines()[0].endswith(",methodology_version,ledger_digest") and old.splitlines()[1] + "," in text
+    assert text.splitlines()[0].endswith(",methodology_version,ledger_digest,view") and old.splitlines()[1] + ",," in text
     commit(hub, "2026-03-01T01:00:00Z", "nightly")
     assert audit(world) == []
 

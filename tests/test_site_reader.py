@@ -350,25 +350,41 @@ def test_no_chart_text_is_clipped(desktop, phone, served, width: int) -> None:
         assert _clipped(page) == [], f"{name} at {width} px"
 
 
-HISTORY = """() => { const parts = Array.from(document.querySelectorAll('.prescient-board-part'));
-    return parts.map(p => ({board: p.dataset.board, shown: !p.hidden, traces: p.querySelector('.prescient-chart')._fullData
-        .map(t => [t.name, t.line.color, t.line.dash]), shapes: p.querySelector('.prescient-chart')._fullLayout.shapes
-        .map(s => [s.y0, s.y1])})); }"""
+HISTORY = """() => Array.from(document.querySelectorAll('.prescient-board-part')).map(p => {
+    const chart = p.querySelector('.prescient-chart');
+    return {board: p.dataset.board, view: p.dataset.view, shown: !p.hidden,
+            traces: chart._fullData.map(t => [t.name, t.line.color, t.line.dash]),
+            last: Object.fromEntries(chart.data.map(t => [t.name, t.y[t.y.length - 1]])),
+            shapes: chart._fullLayout.shapes.map(s => [s.y0, s.y1])}; })"""
+SHOWN = "() => Array.from(document.querySelectorAll('.prescient-board-part:not([hidden])')).map(p => p.dataset.board + '/' + p.dataset.view)"
+HEADLINES = """(panel) => Array.from(panel.querySelectorAll('tbody tr')).map(tr => [
+    tr.querySelector('td.prescient-model a').textContent.trim(), parseFloat(tr.children[2].dataset.value)])"""
 
 
-def test_score_over_time_keeps_lines_apart_follows_the_board_and_says_why_it_starts_late(desktop, served) -> None:
+def test_score_over_time_keeps_lines_apart_follows_the_board_and_the_view_and_says_why_it_starts_late(desktop, served) -> None:
     site, base = served
     page = _page(desktop, base, "home")
     parts = page.evaluate(HISTORY)
-    assert [p["board"] for p in parts] == ["tournament", "baseline"] and [p["shown"] for p in parts] == [True, False]
+    panels = page.evaluate(PANELS)  # every board × view of the switches, the first one shown
+    assert [[p["board"], p["view"]] for p in parts] == panels and len(panels) >= 6
+    assert [p["shown"] for p in parts] == [True] + [False] * (len(parts) - 1)
     for part in parts:
         styles = [(colour, dash) for _, colour, dash in part["traces"]]
-        assert len(part["traces"]) >= 2 and len(set(styles)) == len(styles), f"{part['board']}: two lines look alike"
+        assert len(part["traces"]) >= 2 and len(set(styles)) == len(styles), f"{part['board']}/{part['view']}: two lines look alike"
         assert [50, 50] in part["shapes"], "no Always 0.5 line"
     assert len(parts[0]["traces"]) >= 13
-    page.locator('.prescient-switch button[data-switch="board"][data-value="baseline"]').click()
-    assert [p["shown"] for p in page.evaluate(HISTORY)] == [False, True]
-    page.locator('.prescient-switch button[data-switch="board"][data-value="tournament"]').click()
+    assert page.locator(".prescient-view-start").count() == 0, "the demo records every view from its first night"
+    # each chart's last night is the board's view as the table shows it (the season's last night)
+    for part in parts:
+        panel = page.locator(f'.prescient-panel[data-board="{part["board"]}"][data-view="{part["view"]}"]')
+        for name, score in panel.evaluate(HEADLINES):
+            if score == score and name in part["last"]:
+                assert part["last"][name] == pytest.approx(score, abs=0.01), f"{part['board']}/{part['view']}: {name}"
+    assert parts[1]["last"] != parts[2]["last"] != parts[0]["last"], "the views' charts draw the same numbers"
+    for board, view in (("tournament", "market"), ("baseline", "market"), ("baseline", "dataset"), ("tournament", "overall")):
+        page.locator(f'.prescient-switch button[data-switch="board"][data-value="{board}"]').click()
+        page.locator(f'.prescient-switch button[data-switch="view"][data-value="{view}"]').click()
+        assert page.evaluate(SHOWN) == [f"{board}/{view}"]
     note = page.locator(".prescient-chart-note").inner_text()
     assert re.search(r"start on \d{4}-\d\d-\d\d, not at the first round .* 50 days after its due date", note), note
     dots = page.locator(".prescient-panel-part:not([hidden]) .prescient-chart")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -146,3 +147,63 @@ def test_a_ledger_turned_into_a_symlink_fails_verify_git_with_a_code_not_a_trace
     assert "data/questions/sim.csv: [file-type-changed] commit " in done.stdout
     as_json = json.loads(run_cli("verify", "--hub", str(hub), "--git", "--format", "json").stdout)
     assert [(p["file"], p["code"]) for p in as_json["problems"]] == [("data/questions/sim.csv", "file-type-changed")]
+
+
+def _as_before_views(path: Path) -> None:
+    """history.csv as 0.4.0 wrote it: the overall view only, no ``view`` column."""
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    path.write_text(frame[frame["view"] == "overall"].drop(columns="view").to_csv(index=False, lineterminator="\n"))
+
+
+def test_a_history_from_before_the_view_column_gains_it_keeps_its_rows_and_verifies(tmp_path: Path):
+    """Issue 18: history.csv records every view from the first night the code that has the ``view``
+    column runs; the nights before it keep their rows (view empty, read as overall), `verify`
+    recomputes them as the overall view, `verify --git` accepts the one change of header, and the
+    Leaderboard's Score over time says where a view's history starts."""
+    from test_git_audit import an_hour_after, commit_at, git
+
+    from generator.leaderboard.hub_boards import history_views
+    from generator.pipeline.nightly import nightly
+    from generator.site.build import gather
+    from generator.site.render import GENERATED, render_site
+    from generator.store import readers
+    from generator.store.layout import Layout
+
+    from conftest import write_hub
+
+    root = write_hub(tmp_path / "hub")
+    git(root, "init", "-q", "-b", "main")
+    commit_at(root, "2026-01-01T00:00:00Z", "hub")
+    path = root / "data/leaderboard/history.csv"
+    for night in NIGHTS[:-1]:  # the old code's nights
+        nightly(root, parse_ts(night))
+        if path.is_file():
+            _as_before_views(path)
+        commit_at(root, an_hour_after(night), f"nightly: data as of {night}")
+    old = path.read_text()
+    assert old.splitlines()[0].endswith(",ledger_digest") and len(old.splitlines()) > 1
+    nightly(root, LAST)  # the new code's first night
+    commit_at(root, an_hour_after(NIGHTS[-1]), "nightly")
+
+    text = path.read_text()
+    assert text.splitlines()[0].endswith(",ledger_digest,view")
+    assert [line + "," for line in old.splitlines()[1:]] == text.splitlines()[1:len(old.splitlines())], "old rows changed"
+    history = readers.load_history(Layout(root))
+    views = history.groupby("as_of")["view"].agg(lambda v: sorted(set(v))).to_dict()
+    assert views == {NIGHTS[-2]: [""], NIGHTS[-1]: ["dataset", "overall"]}  # no market question has resolved yet
+    assert set(history_views(history)["view"]) == {"dataset", "overall"}
+
+    report = verify(root, git_rev="HEAD", all_nights=True)
+    assert report.ok and report.problems == [], report.problems
+    assert next(c.note for c in report.checks if c.name == "history").startswith("2 of 2 night(s)")
+    # an old night's rows are the overall view: recomputed as such, so a tampered one is still caught
+    _edit_line(path, 1, text.splitlines()[0].split(",").index("overall"), "12.5")
+    assert [p.code for p in verify(root, all_nights=True).problems] == ["history-differs"]
+    path.write_text(text)
+
+    page = render_site(gather(root, LAST))[f"{GENERATED}/leaderboard.md"].decode()
+    parts = re.findall(r'<div class="prescient-board-part" data-board="(\w+)" data-view="(\w+)"', page)
+    assert parts == [(b, v) for b in ("tournament", "baseline") for v in ("overall", "dataset", "market")]
+    since = f"nights before {NIGHTS[-1][:10]} recorded the overall view only."
+    assert page.count(f"The dataset view's history starts on {NIGHTS[-1][:10]}, later than the overall view's: {since}") == 2
+    assert page.count("No night has recorded the market view") == 2 and page.count(since) == 4

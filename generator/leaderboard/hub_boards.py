@@ -23,6 +23,7 @@ from .views import view_rows
 # the overall one (FB's), every other view (a source, a category, a horizon, resolved-only) by the
 # overall score when it holds both question types and by the one type it holds otherwise.
 HEADLINE = {"overall": "overall", "market": "market", "dataset": "dataset"}
+RECORDED_BEFORE_VIEWS = ""  # history.csv's view on nights recorded before the column existed: the overall view
 BOOTSTRAP_COLUMNS = (*(f"{s}_ci_{e}" for s in ("dataset", "market", "overall") for e in ("low", "high")),
                      "pct_rank1", "rank_low", "rank_high", "p_value")
 
@@ -83,10 +84,10 @@ def all_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: dateti
 
 
 def history_rows(boards: dict[tuple[str, str], pd.DataFrame], as_of: datetime, version: str) -> pd.DataFrame:
-    """Tonight's HISTORY rows: the overall view of every board (point estimates only)."""
+    """Tonight's HISTORY rows: every board × view given (point estimates only), each row naming its view."""
     frames = []
     for (board, view), frame in boards.items():
-        if view != "overall" or frame.empty:
+        if frame.empty:
             continue
         rows = pd.DataFrame({
             "as_of": format_ts(as_of), "board": board, "model": frame["model"],
@@ -95,8 +96,17 @@ def history_rows(boards: dict[tuple[str, str], pd.DataFrame], as_of: datetime, v
             "overall": frame["overall"], "dataset": frame["dataset"], "market": frame["market"],
             "brier_overall": frame["brier_overall"], "provisional": frame["provisional"],
             "methodology_version": version, "ledger_digest": "",  # the nightly adds the night's digest
+            "view": view,
         })
         frames.append(rows)
     if not frames:
         return pd.DataFrame(columns=list(HISTORY.names))
     return pd.concat(frames, ignore_index=True)[list(HISTORY.names)]
+
+
+def history_views(history: pd.DataFrame) -> pd.DataFrame:
+    """HISTORY rows with every row's view named: a night recorded before the ``view`` column
+    existed recorded the overall view only, so its empty view reads ``overall``."""
+    if "view" not in history or not (history["view"] == RECORDED_BEFORE_VIEWS).any():
+        return history
+    return history.assign(view=history["view"].where(history["view"] != RECORDED_BEFORE_VIEWS, "overall"))

@@ -23,10 +23,11 @@ from ..timeutil import format_date, format_ts
 
 
 def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_of: datetime) -> pd.DataFrame:
-    """Tonight's history rows: each configured board's overall view, as ``prescient leaderboard``
-    prints it with ``--as-of`` (point estimates; the bootstrap is not needed for them)."""
+    """Tonight's history rows: each configured board × view, as ``prescient leaderboard`` prints it
+    with ``--as-of`` and ``--view`` (point estimates; the bootstrap is not needed for them)."""
+    lb = settings.leaderboard
     boards = boards_for(scores, readers.load_models(layout), as_of, settings,
-                        [(b, "overall") for b in settings.leaderboard.boards], replicates=0)
+                        [(b, v) for b in lb.boards for v in lb.views], replicates=0)
     return history_rows(boards, as_of, settings.scoring.methodology_version)
 
 

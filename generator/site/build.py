@@ -22,7 +22,7 @@ from ..arena.portfolio import arena_table, pnl_curves
 from ..errors import BuildError, Problem
 from ..leaderboard.diff import first_rounds, history_diffs
 from ..leaderboard.fb_board import crowd_from_rounds
-from ..leaderboard.hub_boards import all_boards, board_for
+from ..leaderboard.hub_boards import all_boards, board_for, history_views
 from ..oracle.board import load_scores as oracle_scores
 from ..oracle.board import oracle_board
 from ..oracle.temporal import temporal_view
@@ -56,7 +56,9 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     root, settings, layout = hub.root, hub.settings, hub.layout
     quarantine = [] if quarantine is None else quarantine
     scores, models = readers.load_scores(layout), readers.load_models(layout)
-    history = readers.load_history(layout)
+    history = readers.load_history(layout)  # every view; a night from before the view column has it empty
+    named = history_views(history)
+    overall = named[named["view"] == "overall"]
     observations = readers.load_observations(layout)
     view = ledger_view(observations, format_ts(as_of), readers.load_resolutions(layout),
                        settings.scoring.unresolved_markets)
@@ -75,10 +77,10 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     return SiteData(
         title=settings.title, as_of=as_of, methodology_version=settings.scoring.methodology_version,
         board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards,
-        history=history[history["board"] == first], board_history=history, models=models,
+        history=overall[overall["board"] == first], board_history=history, models=models,
         round_age_days=settings.scoring.min_age_days,
         model_scores={m: g for m, g in scores.groupby("model", sort=True)},
-        changes=history_diffs(_last_nights(history, CHANGES_NIGHTS), first_rounds=first_rounds(scores)),
+        changes=history_diffs(_last_nights(overall, CHANGES_NIGHTS), first_rounds=first_rounds(scores)),
         corrections=corrections(observations, format_ts(as_of),
                                 {r.due: r.questions for r in rounds}),
         **_arena(root, as_of, quarantine, read), **_oracle(layout, as_of, models, quarantine),

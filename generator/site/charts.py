@@ -92,18 +92,20 @@ def board_dots(board: pd.DataFrame, score: str = "overall", top: int = 20) -> go
     return figure
 
 
-def history_lines(history: pd.DataFrame, names: dict[str, str], baselines: set[str] | frozenset = frozenset()) -> go.Figure:
-    """Each forecaster's overall Brier Index night by night, best last night first (the legend's
-    order), every line its own colour and dash (``line_styles``), and the Always 0.5 line."""
+def history_lines(history: pd.DataFrame, names: dict[str, str], baselines: set[str] | frozenset = frozenset(),
+                  score: str = "overall") -> go.Figure:
+    """Each forecaster's Brier Index (the ``score`` column: ``overall``, ``dataset`` or ``market``)
+    night by night, best last night first (the legend's order), every line its own colour and dash
+    (``line_styles``), and the Always 0.5 line."""
     history = history.sort_values("as_of")
-    last = history.groupby("model", sort=True)["overall"].last()
+    last = history.groupby("model", sort=True)[score].last()
     order = sorted(last.index, key=lambda m: (m in baselines, -last[m] if pd.notna(last[m]) else float("inf"), m))
     styles = line_styles(order, set(baselines))
     by_model = dict(tuple(history.groupby("model", sort=True)))
     figure = go.Figure()
     for model in order:
         rows = by_model[model]
-        figure.add_trace(go.Scatter(x=rows["as_of"].str[:10].tolist(), y=rows["overall"].round(2).tolist(),
+        figure.add_trace(go.Scatter(x=rows["as_of"].str[:10].tolist(), y=rows[score].round(2).tolist(),
                                     mode="lines", name=plain(names.get(model, model)), line=styles[model]))
     line, label = _always_half("y")
     figure.update_layout(**_LAYOUT, height=420, shapes=[line], annotations=[label],

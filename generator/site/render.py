@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..codes import OTHER_CODES
 from ..leaderboard.calibration import murphy, reliability_table
-from ..leaderboard.hub_boards import headline_of
+from ..leaderboard.hub_boards import RECORDED_BEFORE_VIEWS, headline_of, history_views
 from ..leaderboard.views import horizon_days
 from ..models import FIELDS as MODEL_FIELDS
 from ..models import ModelMeta
@@ -101,15 +101,31 @@ def friendly_time(ts: datetime) -> str:
 
 
 def _history_charts(data: SiteData, names: dict[str, str]) -> list[dict]:
-    """The Score over time chart of every board (the nightly history records the overall view);
-    ``data.history`` alone (the first board's) when the history of every board is not given."""
+    """The Score over time chart of every board × view the Leaderboard shows, each line the view's
+    headline Brier Index night by night; ``data.history`` alone (the first board's overall view)
+    when the history of every board is not given. A view's chart says when its history starts
+    later than the overall view's because the nights before recorded the overall view only."""
     baselines = _baselines(data)
     first = next(iter(data.boards), ("",))[0]
     history = data.board_history if len(data.board_history) else data.history.assign(board=first)
-    order = list(dict.fromkeys(b for b, _ in data.boards)) or sorted(set(history["board"]))
-    by_board = {b: history[history["board"] == b] for b in order}
-    return [{"board": b, "figure": charts.to_json(charts.history_lines(rows, names, baselines))}
-            for b, rows in by_board.items() if len(rows)]
+    if "view" not in history:
+        history = history.assign(view=RECORDED_BEFORE_VIEWS)
+    named = history["view"] != RECORDED_BEFORE_VIEWS
+    since = str(history.loc[named, "as_of"].min()) if named.any() and not named.all() else ""
+    history = history_views(history)
+    parts = list(data.boards) or [(b, "overall") for b in sorted(set(history["board"]))]
+    out = []
+    for board, view in parts:
+        own = history[history["board"] == board]
+        if own.empty:
+            continue
+        rows = own[own["view"] == view]
+        start = str(rows["as_of"].min()) if len(rows) else ""
+        late = bool(since) and view != "overall" and str(own["as_of"].min()) < since and (not start or start >= since)
+        figure = charts.history_lines(rows, names, baselines, score=headline_of(view, rows)) if len(rows) else None
+        out.append({"board": board, "view": view, "figure": charts.to_json(figure) if figure is not None else "",
+                    "starts": start[:10] if late else "", "since": since[:10] if late else ""})
+    return out
 
 
 DIGEST_NIGHTS = 30  # nights whose ledger digest the Changes page lists (history.csv keeps them all)

@@ -254,9 +254,10 @@ def _type_words(column: Column) -> str:
 
 
 def _check_keys(raw: pd.DataFrame, table: Table, label: str) -> list[Problem]:
-    dup = raw.duplicated(list(table.key), keep="first")
+    key = [k for k in table.key if k in raw.columns]  # a late key column a file lacks is empty on every row
+    dup = raw.duplicated(key, keep="first")
     return [Problem(label, int(i) + 2, ",".join(table.key), "duplicate-key",
-                    "the key (" + ", ".join(f"{k}={raw.iloc[i][k]!r}" for k in table.key) + ") appears twice")
+                    "the key (" + ", ".join(f"{k}={raw.iloc[i][k]!r}" for k in key) + ") appears twice")
             for i in np.flatnonzero(dup.to_numpy())[:50]]
 
 

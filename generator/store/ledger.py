@@ -109,6 +109,13 @@ def _last_key(frame: pd.DataFrame, table: Table, pick) -> tuple[str, ...]:
     ledger costs a scan, not a sort."""
     rows = np.arange(len(frame))
     for column in table.sort:
-        text = cell_text(frame[column], table.column(column).type)[rows]
+        text = _column_text(frame, table, column)[rows]
         rows = rows[text == pick(text.tolist())]
-    return tuple(cell_text(frame[c].iloc[rows[:1]], table.column(c).type)[0] for c in table.sort)
+    return tuple(_column_text(frame.iloc[rows[:1]], table, c)[0] for c in table.sort)
+
+
+def _column_text(frame: pd.DataFrame, table: Table, column: str) -> np.ndarray:
+    """A column's cells as written; a late column (``Table.late``) the frame lacks is empty."""
+    if column not in frame:
+        return np.full(len(frame), "", dtype=object)
+    return cell_text(frame[column], table.column(column).type)

@@ -212,11 +212,9 @@
           return on ? on.getAttribute("data-value") : null;
         };
         var board = pick("board"), view = pick("view");
-        // a panel (its table) and its panel part (its chart) follow both switches; a board part
-        // (Score over time, recorded for the overall view only) follows the board switch
+        // a panel (its table), its panel part (its chart) and its board part (Score over time) follow both switches
         document.querySelectorAll(".prescient-panel, .prescient-panel-part, .prescient-board-part").forEach(function (panel) {
-          var show = panel.getAttribute("data-board") === board &&
-            (panel.classList.contains("prescient-board-part") || panel.getAttribute("data-view") === view);
+          var show = panel.getAttribute("data-board") === board && panel.getAttribute("data-view") === view;
           panel.hidden = !show;
           if (show && window.Plotly) {
             // relayout at once (Plots.resize waits on a timer that background tabs throttle)
