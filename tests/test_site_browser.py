@@ -455,7 +455,7 @@ def test_board_and_view_switches_show_one_panel(site: Site) -> None:
     panel = page.locator('.prescient-panel[data-board="baseline"][data-view="market"]')
     header = panel.locator("thead th").nth(4).inner_text()
     assert header.startswith("Market"), header
-    chart = page.locator('.prescient-panel-part[data-board="baseline"][data-view="market"] .prescient-chart')
+    chart = page.locator('.prescient-panel-part:not(.prescient-history)[data-board="baseline"][data-view="market"] .prescient-chart')
     if chart.count():  # drawn while hidden: it must take the panel's width once shown (Plotly resizes after ~100 ms)
         fits = "el => Math.abs(el._fullLayout.width - el.getBoundingClientRect().width) < 30"
         page.wait_for_function(fits, arg=chart.first.element_handle(), timeout=5_000)

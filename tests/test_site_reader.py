@@ -350,13 +350,13 @@ def test_no_chart_text_is_clipped(desktop, phone, served, width: int) -> None:
         assert _clipped(page) == [], f"{name} at {width} px"
 
 
-HISTORY = """() => Array.from(document.querySelectorAll('.prescient-board-part')).map(p => {
+HISTORY = """() => Array.from(document.querySelectorAll('.prescient-history')).map(p => {
     const chart = p.querySelector('.prescient-chart');
     return {board: p.dataset.board, view: p.dataset.view, shown: !p.hidden,
             traces: chart._fullData.map(t => [t.name, t.line.color, t.line.dash]),
             last: Object.fromEntries(chart.data.map(t => [t.name, t.y[t.y.length - 1]])),
             shapes: chart._fullLayout.shapes.map(s => [s.y0, s.y1])}; })"""
-SHOWN = "() => Array.from(document.querySelectorAll('.prescient-board-part:not([hidden])')).map(p => p.dataset.board + '/' + p.dataset.view)"
+SHOWN = "() => Array.from(document.querySelectorAll('.prescient-history:not([hidden])')).map(p => p.dataset.board + '/' + p.dataset.view)"
 HEADLINES = """(panel) => Array.from(panel.querySelectorAll('tbody tr')).map(tr => [
     tr.querySelector('td.prescient-model a').textContent.trim(), parseFloat(tr.children[2].dataset.value)])"""
 
@@ -387,7 +387,7 @@ def test_score_over_time_keeps_lines_apart_follows_the_board_and_the_view_and_sa
         assert page.evaluate(SHOWN) == [f"{board}/{view}"]
     note = page.locator(".prescient-chart-note").inner_text()
     assert re.search(r"start on \d{4}-\d\d-\d\d, not at the first round .* 50 days after its due date", note), note
-    dots = page.locator(".prescient-panel-part:not([hidden]) .prescient-chart")
+    dots = page.locator(".prescient-panel-part:not([hidden]):not(.prescient-history) .prescient-chart")
     assert dots.evaluate("el => el._fullLayout.shapes.map(s => [s.x0, s.x1])") == [[50, 50]]
     assert "Always 0.5" in dots.evaluate("el => el._fullLayout.annotations.map(a => a.text).join()")
 

@@ -202,7 +202,7 @@ def test_a_history_from_before_the_view_column_gains_it_keeps_its_rows_and_verif
     path.write_text(text)
 
     page = render_site(gather(root, LAST))[f"{GENERATED}/leaderboard.md"].decode()
-    parts = re.findall(r'<div class="prescient-board-part" data-board="(\w+)" data-view="(\w+)"', page)
+    parts = re.findall(r'<div class="prescient-panel-part prescient-history" data-board="(\w+)" data-view="(\w+)"', page)
     assert parts == [(b, v) for b in ("tournament", "baseline") for v in ("overall", "dataset", "market")]
     since = f"nights before {NIGHTS[-1][:10]} recorded the overall view only."
     assert page.count(f"The dataset view's history starts on {NIGHTS[-1][:10]}, later than the overall view's: {since}") == 2

@@ -212,8 +212,8 @@
           return on ? on.getAttribute("data-value") : null;
         };
         var board = pick("board"), view = pick("view");
-        // a panel (its table), its panel part (its chart) and its board part (Score over time) follow both switches
-        document.querySelectorAll(".prescient-panel, .prescient-panel-part, .prescient-board-part").forEach(function (panel) {
+        // a panel (its table) and its panel parts (its charts: the dots and Score over time) follow both switches
+        document.querySelectorAll(".prescient-panel, .prescient-panel-part").forEach(function (panel) {
           var show = panel.getAttribute("data-board") === board && panel.getAttribute("data-view") === view;
           panel.hidden = !show;
           if (show && window.Plotly) {
