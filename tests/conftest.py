@@ -73,6 +73,20 @@ def write_hub(root: Path, text: str = SMALL_HUB) -> Path:
     return root
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _nightly_cache_in_tmp(tmp_path_factory):
+    """``prescient nightly`` keeps a disk cache, by default under ~/.cache/prescient; the tests'
+    nightlies (the CLI in subprocesses included) keep theirs in this run's temporary folder, so a
+    test run leaves nothing in the home folder and never reads what an earlier run left there."""
+    previous = os.environ.get("PRESCIENT_CACHE_DIR")
+    os.environ["PRESCIENT_CACHE_DIR"] = str(tmp_path_factory.mktemp("nightly-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("PRESCIENT_CACHE_DIR", None)
+    else:
+        os.environ["PRESCIENT_CACHE_DIR"] = previous
+
+
 @pytest.fixture
 def sim_hub(tmp_path: Path) -> Path:
     """An empty hub with only the sim source enabled."""

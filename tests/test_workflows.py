@@ -360,3 +360,17 @@ def test_nightly_step_commits_nothing_when_the_hub_refused_to_start(clone, code)
     done = run_step(work, env, datetime(2026, 1, 16, tzinfo=UTC), FAKE_NIGHTLY_EXIT=str(code))
     assert done.returncode == code, done.stdout + done.stderr
     assert origin_log(origin, env) == ["a new hub"]
+
+
+def test_nightly_restores_the_cache_where_the_nightly_keeps_it_before_the_data_step():
+    from generator.store.diskcache import default_dir
+
+    wf = load("nightly.yml")
+    names = [s.get("id") or s.get("name") for s in steps(wf)]
+    cache = next(s for s in steps(wf) if s.get("uses", "").startswith("actions/cache@"))
+    assert names.index(cache["name"]) < names.index("data")
+    where = default_dir(ROOT, {}).parent  # no PRESCIENT_CACHE_DIR or XDG_CACHE_HOME, as on a runner
+    assert where == Path(cache["with"]["path"]).expanduser()
+    # a key per run, restored from the latest earlier one: GitHub's caches are immutable per key
+    assert "github.run_id" in cache["with"]["key"]
+    assert cache["with"]["key"].startswith(cache["with"]["restore-keys"])
