@@ -155,6 +155,9 @@ def cmd_nightly(args: argparse.Namespace) -> int:
     finally:
         if hub.cache.disk is not None:
             hub.cache.disk.flush()
+            if hub.cache.disk.unwritable:
+                print(f"prescient nightly: warning: the cache was not kept ({hub.cache.disk.unwritable}); "
+                      "the next run reads and derives from the files", file=sys.stderr)
     print_sources(report)
     print(f"nightly {as_of:%Y-%m-%dT%H:%M:%SZ}: rounds opened {report.rounds_opened or 'none'}; "
           f"{len(report.written)} file(s) written")

@@ -265,3 +265,20 @@ def test_empty_ledgers_round_trip(table: Table):
     frame = coerce(pd.DataFrame({n: pd.Series(dtype=str) for n in table.names}), table)
     pd.testing.assert_frame_equal(decode_frame(encode_frame(frame, "n", "s"), "n", "s"), frame, check_exact=True)
     assert to_csv_bytes(frame, table)
+
+
+def test_a_cache_that_cannot_be_written_warns_and_changes_no_output_byte(tmp_path: Path):
+    from conftest import run_cli, tree_bytes, write_hub
+
+    hubs = [write_hub(tmp_path / "cached"), write_hub(tmp_path / "plain")]
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder should be\n", encoding="utf-8")
+    for night in ("2026-01-10T00:00:00Z", "2026-01-11T00:00:00Z"):
+        cached = run_cli("nightly", "--hub", str(hubs[0]), "--as-of", night, "--cache-dir", str(blocked / "cache"))
+        plain = run_cli("nightly", "--hub", str(hubs[1]), "--as-of", night, "--no-cache")
+        assert cached.returncode == 0 == plain.returncode, cached.stderr + plain.stderr
+        warnings = [line for line in cached.stderr.splitlines() if "the cache was not kept" in line]
+        assert len(warnings) == 1 and warnings[0].startswith("prescient nightly: warning:"), cached.stderr
+        assert "Traceback" not in cached.stderr
+        trees = [{k: v for k, v in tree_bytes(hub).items() if not k.endswith(".lock")} for hub in hubs]
+        assert trees[0] == trees[1]

@@ -496,14 +496,16 @@ def file_signature(path: Path) -> tuple:
     return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
 
-def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, check: Callable[[bytes], None] | None = None) -> bool:
+def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, check: Callable[[bytes], None] | None = None,
+                       hub_file: bool = True) -> bool:
     """Replace ``path`` with ``data`` atomically; leave it untouched when already identical.
 
     The temp file gets the mode the file would get from ``open`` (an existing file keeps its own).
     ``check``, if given, is called with the temp file's bytes as read back from disk before the
     rename; whatever it raises leaves ``path`` as it was. ``durable=False`` skips the fsync, for
     output that is rebuilt from the ledgers anyway (the generated site pages): still never
-    half-written, but a power cut may lose the newest version."""
+    half-written, but a power cut may lose the newest version. ``hub_file=False`` for files outside
+    the hub (the nightly's disk cache): the fault hook counts the hub's writes only."""
     if path.is_file() and path.read_bytes() == data:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -518,7 +520,8 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, check: Cal
                 os.fsync(handle.fileno())
         if check is not None:
             check(Path(tmp).read_bytes())
-        _fault_point()
+        if hub_file:
+            _fault_point()
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

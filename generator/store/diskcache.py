@@ -77,6 +77,7 @@ class DiskCache:
     hub: str  # the hub's absolute path and the code's digest: entries made for another are misses
     digests: dict[str, tuple[tuple[int, int, int, int], str]] = field(default_factory=dict)
     dirty: bool = False
+    unwritable: str | None = None  # why the cache could not be written this command (then it stops trying)
 
     @classmethod
     def open(cls, folder: Path, hub: Path) -> DiskCache:
@@ -122,10 +123,7 @@ class DiskCache:
         data = encode_frame(frame, f"{self.hub} {name}", source)
         if data is None:
             return False
-        path = self._frame_path(name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes_atomic(path, data, durable=False)
-        return True
+        return self._write(self._frame_path(name), data)
 
     # -- small documents -------------------------------------------------------------------------
 
@@ -140,19 +138,30 @@ class DiskCache:
         return doc.get("body")
 
     def save_json(self, name: str, body: object) -> None:
-        path = self.folder / "state" / f"{name}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
         doc = {"format": FORMAT, "hub": self.hub, "body": body, "sha256": _body_digest(body)}
-        write_bytes_atomic(path, json.dumps(doc, sort_keys=True).encode(), durable=False)
+        self._write(self.folder / "state" / f"{name}.json", json.dumps(doc, sort_keys=True).encode())
 
     def flush(self) -> None:
         """Write the file digests learnt this command (the frames and documents are written at once)."""
         if not self.dirty:
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
         rows = {k: [list(stat), digest] for k, (stat, digest) in sorted(self.digests.items())}
-        write_bytes_atomic(self.folder / "digests.json", json.dumps({"format": FORMAT, "files": rows}).encode(), durable=False)
+        self._write(self.folder / "digests.json", json.dumps({"format": FORMAT, "files": rows}).encode())
         self.dirty = False
+
+    def _write(self, path: Path, data: bytes) -> bool:
+        """Replace ``path`` with ``data``; False when it cannot be written. A cache that cannot be
+        written (a full or read-only disk, a file-size limit) never fails the command: what is not
+        kept is a miss next time, and after the first failure the command stops trying."""
+        if self.unwritable is not None:
+            return False
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(path, data, durable=False, hub_file=False)
+        except OSError as exc:
+            self.unwritable = f"{path}: {exc.strerror or exc}"
+            return False
+        return True
 
 
 def _body_digest(body: object) -> str:
