@@ -187,11 +187,6 @@ def _unranked(rows: pd.DataFrame, models: dict[str, ModelMeta], options: FBOptio
     }, columns=UNRANKED_COLUMNS).reset_index(drop=True)
 
 
-def select_rows(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> pd.DataFrame:
-    """Step 1 of the module docstring."""
-    return _board_rows(select(scores, models, as_of, options).rows, models, options)
-
-
 @dataclass(frozen=True)
 class Selection:
     """Step 1 up to the board's own filter: the rows every board of these options ranks on (``rows``:

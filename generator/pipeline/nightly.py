@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import cast
 
 import httpx
 import pandas as pd
@@ -255,8 +256,7 @@ def _validated(label: str, data: bytes, the_round) -> bytes:
 
 
 def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
-    texts = layout.cache.derived.setdefault("model_yaml", {})  # the same metadata every night: formatted once
-    assert isinstance(texts, dict)
+    texts = cast(dict, layout.cache.derived.setdefault("model_yaml", {}))  # the same metadata every night: formatted once
     for model, meta in sorted(models.items()):
         if meta not in texts:
             texts[meta] = meta.to_yaml()

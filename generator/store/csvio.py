@@ -64,7 +64,7 @@ def read_table(path: Path, table: Table, label: str | None = None, cache: ReadCa
     key, signature = (str(path), table.name, label), file_signature(path)
     cached = cache.tables.get(key)
     if cached is None or cached[0] != signature:
-        frame = cache.disk_frame(path, table, label) if cache.disk is not None else None
+        frame = cache.disk_frame(path, table, label)
         if frame is None:
             frame = _read_checked(path, table, label or str(path))
             cache.keep_on_disk(path, table, label, frame)
@@ -122,14 +122,13 @@ def _disk_name(path: Path, table: Table, label: str | None) -> str:
 
 def _typed_as(frame: pd.DataFrame, table: Table) -> bool:
     """Whether ``frame`` has the columns and dtypes ``coerce`` gives ``table`` (a kept frame must)."""
-    if list(frame.columns) != list(table.names):
-        return False
-    for column in table.columns:
-        numeric = column.type in ("float", "prob") or column.type == "int" and column.nullable
-        want = "float64" if numeric else "int64" if column.type == "int" else "str"
-        if str(frame[column.name].dtype) != want:
-            return False
-    return True
+    return list(frame.columns) == list(table.names) and [str(t) for t in frame.dtypes] == _dtypes(table)
+
+
+@functools.cache
+def _dtypes(table: Table) -> list[str]:
+    """The dtypes ``coerce`` gives ``table``'s columns, as text."""
+    return [str(t) for t in empty_frame(table).dtypes]
 
 
 def _read_checked(path: Path, table: Table, label: str) -> pd.DataFrame:
