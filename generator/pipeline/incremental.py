@@ -39,14 +39,14 @@ import pandas as pd
 from ..errors import Problem
 from ..schemas import OBSERVATIONS, RESOLUTIONS, SCORES, Table
 from ..scoring import market_proxy
-from ..scoring.brier import resolved_units, score_round
-from ..scoring.resolve import LedgerView, resolve_round
+from ..scoring.resolve import LedgerView
 from ..store import readers
 from ..store.csvio import write_table
 from ..store.layout import Layout
 from ..timeutil import format_date
 from ..vocabulary import MARKET
 from . import memo_store
+from .recompute import scored_round
 
 
 @dataclass(frozen=True)
@@ -121,13 +121,9 @@ def score_rounds(layout: Layout, view: Callable[[], LedgerView], as_of: str, imp
 
 
 def _score(layout: Layout, due, view: LedgerView, key: tuple, impute_value: float) -> RoundMemo:
-    """One round scored as ``recompute.round_scores`` scores it."""
-    questions = readers.load_round(layout, due)
+    """One round scored as ``prescient verify`` scores it (``recompute.scored_round``)."""
     problems: list[Problem] = []
-    forecasts = readers.load_forecasts(layout, due, problems)
-    resolutions = resolve_round(questions, view)
-    scores = score_round(format_date(due), resolved_units(questions, resolutions), forecasts, impute_value,
-                         readers.load_round_sets(layout, due))
+    questions, resolutions, scores = scored_round(layout, due, view, impute_value, problems)
     whens = tuple(sorted({f"{d}T00:00:00Z" for d in questions["resolution_date"]}))
     markets = frozenset(questions.loc[questions["kind"] == MARKET, "question_id"])
     return RoundMemo(key, markets, _watch(questions, resolutions, view.as_of), whens, scores, tuple(problems), None)

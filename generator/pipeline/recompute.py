@@ -55,13 +55,19 @@ def round_scores(layout: Layout, view: LedgerView, impute_value: float,
 
     A forecast file that cannot be read is never scored, so every caller (the nightly, verify, the
     leaderboard) leaves it out alike; ``quarantine`` collects those files when the caller reports them."""
-    out, quarantine = {}, [] if quarantine is None else quarantine
-    for due in readers.round_dues(layout):
-        questions = readers.load_round(layout, due)
-        units = resolved_units(questions, resolve_round(questions, view))
-        out[due] = score_round(format_date(due), units, readers.load_forecasts(layout, due, quarantine), impute_value,
-                               readers.load_round_sets(layout, due))
-    return out
+    quarantine = [] if quarantine is None else quarantine
+    return {due: scored_round(layout, due, view, impute_value, quarantine)[2] for due in readers.round_dues(layout)}
+
+
+def scored_round(layout: Layout, due: datetime, view: LedgerView, impute_value: float,
+                 quarantine: list[Problem]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """One round under ``view``: its questions, their resolutions and its scores (the one place a
+    round's scores are composed: ``round_scores`` and the nightly's incremental derive both call it)."""
+    questions = readers.load_round(layout, due)
+    resolutions = resolve_round(questions, view)
+    scores = score_round(format_date(due), resolved_units(questions, resolutions),
+                         readers.load_forecasts(layout, due, quarantine), impute_value, readers.load_round_sets(layout, due))
+    return questions, resolutions, scores
 
 
 def _all_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
