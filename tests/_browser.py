@@ -7,19 +7,28 @@ missing, and fails instead under ``PRESCIENT_REQUIRE_BROWSER=1`` (what ``.ci/run
 downloads a browser: install Chromium with ``apt-get install -y chromium``. The ``browser``
 fixture (conftest.py makes it every test's) launches that Chromium headless, once per module.
 
+``serve(site)`` serves a built site on a free local port as ``prescient serve`` does (the site's own
+404 page included), quietly and with cache headers so one browser context loads plotly.js once.
+
 Screenshots go to ``test-artifacts/screenshots/`` (git-ignored) as ``<page>-<width>.png``; the
 run prints where (pytest -s, or the captured output of a failing test). CI keeps the folder.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import gzip
 import os
+import threading
 from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+
+from generator.site.serve import SiteHandler
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
@@ -57,6 +66,30 @@ def browser() -> Iterator:
             yield launched
         finally:
             launched.close()
+
+
+class _QuietSiteHandler(SiteHandler):
+    def end_headers(self) -> None:
+        # Let the pages of one browser context share the cached assets (plotly.js is the largest).
+        self.send_header("Cache-Control", "max-age=600")
+        super().end_headers()
+
+    def log_message(self, format: str, *args) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serve(site: Path) -> Iterator[str]:
+    """The built site in ``site`` served on a free port of 127.0.0.1; yields its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietSiteHandler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
 
 
 def screenshot(page, name: str, full_page: bool = True) -> Path:

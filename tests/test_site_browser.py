@@ -11,19 +11,15 @@ Skips (with the reason) where /usr/bin/chromium or Playwright is missing (tests/
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import json
 import re
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
-from _browser import ARTIFACTS, require_browser
+from _browser import ARTIFACTS, require_browser, serve
 
 require_browser()
 
@@ -101,38 +97,15 @@ def _site(root: Path) -> Path:
     return root / "site_src" / "site"
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def end_headers(self) -> None:
-        # Let the pages of one browser context share the cached assets (plotly.js is 4.6 MB).
-        self.send_header("Cache-Control", "max-age=600")
-        super().end_headers()
-
-    def log_message(self, format: str, *args) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def _serve(directory: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(directory)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
 @pytest.fixture(scope="module")
 def base_url(demo_hub: Path) -> Iterator[str]:
-    with _serve(_site(demo_hub)) as url:
+    with serve(_site(demo_hub)) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def xss_url(xss_hub: Path) -> Iterator[str]:
-    with _serve(_site(xss_hub)) as url:
+    with serve(_site(xss_hub)) as url:
         yield url
 
 

@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _browser import ARTIFACTS, gzipped_bytes, require_browser, screenshot
+from _browser import ARTIFACTS, gzipped_bytes, require_browser, screenshot, serve
 
 require_browser()
 
-from test_site_browser import ALL_CHARTS_DRAWN, _serve, _site
+from test_site_browser import ALL_CHARTS_DRAWN, _site
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +37,7 @@ CHART_PAGES = {"home", "model"}
 
 @pytest.fixture(scope="module")
 def served(demo_hub: Path) -> Iterator[tuple[Path, str]]:
-    with _serve(_site(demo_hub)) as url:
+    with serve(_site(demo_hub)) as url:
         yield _site(demo_hub), url
 
 

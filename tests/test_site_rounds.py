@@ -9,16 +9,14 @@ Playwright is missing (``tests/_browser.py``).
 
 from __future__ import annotations
 
-import contextlib
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urljoin
 
 import pandas as pd
 import pytest
-from _browser import ARTIFACTS, require_browser
+from _browser import ARTIFACTS, require_browser, serve
 
 require_browser()
 
@@ -26,7 +24,6 @@ from playwright.sync_api import Browser, Page
 
 from generator.pipeline.demo import SEASON_END
 from generator.site.questions import question_slug
-from generator.site.serve import site_server
 from generator.timeutil import format_ts
 
 pytestmark = pytest.mark.browser
@@ -36,22 +33,9 @@ CHARTS_DRAWN = """() => Array.from(document.querySelectorAll('.prescient-chart')
     .every(el => el.querySelector('.main-svg') !== null)"""
 
 
-@contextlib.contextmanager
-def _serve(site: Path) -> Iterator[str]:
-    server = site_server(site, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
 @pytest.fixture(scope="module")
 def base(demo_hub: Path) -> Iterator[str]:
-    with _serve(demo_hub / "site_src" / "site") as url:
+    with serve(demo_hub / "site_src" / "site") as url:
         yield url
 
 
