@@ -79,6 +79,9 @@ def _announce(args: argparse.Namespace) -> Path | None:
         line += f" · at {args.at}" if args.at else f" · at {format_ts(_as_of(args))}"
     elif hasattr(args, "as_of"):
         default = _board_time(args, Layout(root)) if args.command == "leaderboard" and not args.as_of else None
+        if args.command == "build":
+            when, why = _build_time(args, root)
+            default = (when, why) if why else None
         if args.command == "verify" and not args.as_of:
             line += " · as of the latest time its ledgers record"
         elif default is not None:
@@ -224,12 +227,31 @@ def cmd_build(args: argparse.Namespace) -> int:
     from .site.build import build_site
     from .store.hub import Hub
 
-    hub, as_of = _hub(args.hub), _as_of(args)
+    hub = _hub(args.hub)
+    as_of = _build_time(args, hub)[0]
     quarantine: list[Problem] = []
     changed = build_site(Hub.load(hub), as_of, run_mkdocs=not args.no_mkdocs, quarantine=quarantine)
     _warn_quarantined(quarantine)
     print(f"{len(changed)} generated page(s) changed; site in {hub / 'site_src' / 'site'}")
     return 0
+
+
+def _build_time(args: argparse.Namespace, root: Path) -> tuple[datetime, str | None]:
+    """The site's time: --as-of, else SOURCE_DATE_EPOCH, else the latest time the ledgers record, so
+    that a bare ``prescient build`` shows the data as of its last night and ``prescient verify`` (which
+    recomputes the pages at that time) agrees with it; the clock only for a hub that records nothing.
+    Second item: why, for the first stderr line (None when the time was given)."""
+    from .audit.verify import EPOCH, latest_run
+    from .store.layout import Layout
+    from .timeutil import format_ts
+
+    if args.as_of or os.environ.get("SOURCE_DATE_EPOCH"):
+        return _as_of(args), None
+    if getattr(args, "resolved_as_of", None) is None:
+        latest = latest_run(Layout(root))
+        args.resolved_as_of = latest if format_ts(latest) != EPOCH else _as_of(args)
+        args.build_reason = "the latest time its ledgers record" if format_ts(latest) != EPOCH else None
+    return args.resolved_as_of, args.build_reason
 
 
 def _warn_quarantined(quarantine: list[Problem]) -> None:
@@ -713,7 +735,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(sources, as_of=False)
     sources.set_defaults(func=cmd_sources)
     build = sub.add_parser("build", help="generate the pages, then mkdocs build --strict")
-    _add_common(build)
+    _add_common(build, as_of=False)
+    build.add_argument("--as-of", metavar="ISO-TIMESTAMP",
+                       help="the site's time in UTC (default: SOURCE_DATE_EPOCH, else the latest time the ledgers "
+                            "record, the time `prescient verify` checks the pages at)")
     build.add_argument("--no-mkdocs", action="store_true", help="only write site_src/docs/generated")
     build.set_defaults(func=cmd_build)
     serve = sub.add_parser("serve", help="preview the built site locally")

@@ -5,6 +5,7 @@ real program in a subprocess."""
 
 from __future__ import annotations
 
+import shutil
 import socket
 import subprocess
 import sys
@@ -61,6 +62,25 @@ def test_verify_on_an_empty_hub_says_nothing_recorded_never_verified(sim_hub: Pa
     result = run_cli("verify", "--hub", str(sim_hub))
     clean(result, 0, "nothing recorded yet")
     assert "verified" not in result.stdout + result.stderr and "every check passed" not in result.stdout
+
+
+def test_a_bare_build_shows_the_last_night_and_verify_agrees(demo_hub: Path, tmp_path: Path, monkeypatch):
+    """Without --as-of (and no SOURCE_DATE_EPOCH), `build` uses the time `verify` checks the pages at:
+    the latest the ledgers record. Built at the clock instead, the demo's pages all differed."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    hub = tmp_path / "demo"
+    shutil.copytree(demo_hub, hub, symlinks=True, ignore=shutil.ignore_patterns("site"))
+    built = console("build", "--no-mkdocs", cwd=hub)
+    clean(built, 0, "(the latest time its ledgers record)")
+    assert built.stdout.startswith("0 generated page(s) changed"), built.stdout  # the demo's own time
+    clean(console("verify", cwd=hub), 0)
+
+
+def test_a_bare_build_of_a_hub_that_records_nothing_uses_the_clock(sim_hub: Path, monkeypatch):
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    result = console("build", "--no-mkdocs", cwd=sim_hub)
+    clean(result, 0)
+    assert "ledgers record" not in result.stderr and "1970" not in result.stderr
 
 
 def test_csv_stays_parseable_with_the_header_on_stderr(sim_hub: Path):
