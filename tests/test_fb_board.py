@@ -149,3 +149,21 @@ def test_the_crowd_value_is_the_latest_observation_at_or_before_the_due_time():
     assert out.loc["manifold:m1", ["probability", "at"]].tolist() == [.55, "due"]  # not the freeze value, not later
     assert out.loc["manifold:m2", ["probability", "at"]].tolist() == [.4, "freeze"]  # nothing later known: the freeze value
     assert "fred:d1" not in out.index
+
+
+def test_a_nightlys_round_frames_are_digested_as_their_concatenation_or_known_by_their_files():
+    """The nightly hands its rounds' frames unconcatenated, each known by its score file's (size, sha256):
+    the digest then reads which rows step 1 keeps, not the rows; any other token or kept row moves it."""
+    options, t = FBOptions(replicates=10, min_resolved=0, min_age_days=60), parse_ts("2026-03-06T00:00:00Z")
+    first, second = scores(), scores(round_="2026-01-11")
+    frames = [first, second]
+    assert inputs_digest(frames, t, options) == inputs_digest(pd.concat(frames, ignore_index=True), t, options)
+    parts = [((10, "aa"), len(first)), ((12, "bb"), len(second))]
+    known = inputs_digest(frames, t, options, parts)
+    assert known == inputs_digest([first.copy(), second.copy()], t, options, parts)
+    assert known != inputs_digest(frames, t, options)  # a different kind of key, never mistaken for the other
+    assert known != inputs_digest(frames, t, options, [parts[0], ((12, "bc"), len(second))])  # a score file changed
+    later = second.assign(resolved_at=second["resolved_at"].where(second.index != 0, "2026-03-08T00:00:00Z"))
+    assert known != inputs_digest([first, later], t, options, parts)  # a row step 1 no longer keeps
+    # parts that do not describe the frames are not trusted: the rows are hashed
+    assert inputs_digest(frames, t, options, parts[:1]) == inputs_digest(frames, t, options)

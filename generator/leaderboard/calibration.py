@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
+
+from .stats import rankdata
 
 Z95 = 1.959963984540054
 STRATEGIES = ("fixed", "quantile")

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.stats import rankdata
 
 from .bootstrap import BootstrapResult
 from .fixed_effects import FitResult, brier_index
@@ -72,6 +71,14 @@ def one_sided_p(bi: np.ndarray, reference: int, alternative: str = "reference_be
     p = 1.0 - p if alternative == "model_better" else p
     p[reference] = np.nan
     return p
+
+
+def rankdata(*args, **kwargs) -> np.ndarray:
+    """``scipy.stats.rankdata``, imported on first use: scipy.stats takes about a second to import,
+    which a nightly with nothing new to rank (its boards kept) would pay for nothing."""
+    from scipy.stats import rankdata as scipy_rankdata
+
+    return scipy_rankdata(*args, **kwargs)
 
 
 def replicate_ranks(bi: np.ndarray) -> np.ndarray:

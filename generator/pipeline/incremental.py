@@ -87,6 +87,19 @@ def score_rounds(layout: Layout, view: Callable[[], LedgerView], as_of: str, imp
 
     ``view()`` gives the ledger view at ``as_of``; it is only asked for when a round needs scoring.
     Returns every round's scores (as ``recompute.score_rounds``) and the score files that changed."""
+    frames, written = score_frames(layout, view, as_of, impute_value, policy, quarantine)
+    return concat_scores(frames), written
+
+
+def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The rounds' score frames as one (``recompute.score_rounds``' frame)."""
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
+
+
+def score_frames(layout: Layout, view: Callable[[], LedgerView], as_of: str, impute_value: float, policy: str,
+                 quarantine: list[Problem]) -> tuple[list[pd.DataFrame], list[str]]:
+    """``score_rounds`` with each round's scores as its own frame, in round order: not concatenated,
+    since a night whose boards are kept never needs them as one (half the memory at FB scale)."""
     memo = memo_of(layout)
     trusted = policy == market_proxy.IGNORE and memo.as_of != "" and memo.as_of <= as_of and memo.latest <= memo.as_of
     found = _changes(layout, memo) if trusted else None
@@ -116,8 +129,17 @@ def score_rounds(layout: Layout, view: Callable[[], LedgerView], as_of: str, imp
     memo.as_of, memo.latest, memo.closed, memo.ledgers, memo.rounds = as_of, latest, changes.closed, ledgers, rounds
     if layout.cache.disk is not None:
         memo_store.save(layout.cache.disk, memo, layout.cache.derived)
-    all_scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
-    return all_scores, written
+    return frames, written
+
+
+def score_parts(layout: Layout) -> list[tuple[object, int]] | None:
+    """The frames the last ``score_rounds`` concatenated, in order, each as (its score file's size and
+    sha256, its number of rows): ``fb_board.inputs_digest``'s ``parts``. None without a disk cache,
+    whose fingerprints alone are of the bytes (without it they are inode and mtime)."""
+    memo = layout.cache.derived.get("nightly")
+    if layout.cache.disk is None or not isinstance(memo, DeriveMemo):
+        return None
+    return [(entry.written, len(entry.scores)) for entry in memo.rounds.values()]
 
 
 def _score(layout: Layout, due, view: LedgerView, key: tuple, impute_value: float) -> RoundMemo:

@@ -193,8 +193,8 @@ def derive_stage(hub: Hub, as_of, bank, obs, report, extra, extra_models) -> Non
     view = _lazy(lambda: hub_view(hub, obs, as_of))  # built only when a stage needs it
     _write_after_due(layout, view, as_of, report, settings.scoring.crowd_min_forecasters)  # the crowd aggregates read the others' files
     report.written += manifest.record(layout, as_of)  # every forecast file's sha256, first time seen
-    scores = _score_all(settings, layout, view, as_of, report)
-    _append_history(hub, scores, as_of, report)
+    frames = _score_all(settings, layout, view, as_of, report)
+    _append_history(hub, frames, as_of, report, incremental.score_parts(layout))
 
 
 def _lazy(make: Callable[[], LedgerView]) -> Callable[[], LedgerView]:
@@ -239,6 +239,8 @@ def _write_after_due(layout: Layout, view, as_of: datetime, report, crowd_min: i
 
 def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, frames: dict, report,
                      replace: bool = False) -> None:
+    if not replace and all(layout.forecast(due, model).exists() for model in frames):
+        return  # nothing to write (an after-due model with no forecast writes no file): no round to check against
     the_round = round_set(to_csv_bytes(questions, ROUND_QUESTIONS), format_date(due), layout.relative(layout.round_questions(due)))
     for model, frame in sorted(frames.items()):
         path = layout.forecast(due, model)
@@ -264,37 +266,39 @@ def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
             report.written.append(layout.relative(layout.model_meta(model)))
 
 
-def _score_all(settings, layout, view, as_of, report) -> pd.DataFrame:
-    """Every round's scores; only the rounds what changed since this command's last run can affect
-    are scored again (``incremental``: the same bytes as ``recompute.score_rounds``)."""
-    scores, written = incremental.score_rounds(layout, view, format_ts(as_of), settings.scoring.impute_value,
+def _score_all(settings, layout, view, as_of, report) -> list[pd.DataFrame]:
+    """Every round's scores, a frame per round; only the rounds what changed since this command's last
+    run can affect are scored again (``incremental``: the same bytes as ``recompute.score_rounds``)."""
+    frames, written = incremental.score_frames(layout, view, format_ts(as_of), settings.scoring.impute_value,
                                                settings.scoring.unresolved_markets, report.quarantined)
     report.written += written
-    return scores
+    return frames
 
 
-def _append_history(hub: Hub, scores, as_of, report) -> None:
-    report.unranked, rows = _headline(hub, scores, as_of)
+def _append_history(hub: Hub, frames: list[pd.DataFrame], as_of, report, parts=None) -> None:
+    report.unranked, rows = _headline(hub, frames, as_of, parts)
     layout = hub.layout
     rows = rows.assign(ledger_digest=manifest.ledger_digest(layout))  # the anchor of tonight's ledgers
     if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history), layout.cache)):
         report.written.append(layout.relative(layout.history))
 
 
-def _headline(hub: Hub, scores: pd.DataFrame, as_of: datetime) -> tuple[list[str], pd.DataFrame]:
+def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None) -> tuple[list[str], pd.DataFrame]:
     """Tonight's ``unranked_lines`` and history rows (``recompute.history_for``). They are kept from
     this command's last night while all the boards read is unchanged: the scores' rows and rounds
-    that ``fb_board.inputs_digest`` covers (time enters a board only there), the models' metadata
-    and the settings; the kept rows then only take tonight's time."""
+    that ``fb_board.inputs_digest`` covers (time enters a board only there; ``parts``, the score
+    files ``scores`` was made of, spare it hashing the rows), the models' metadata and the
+    settings; the kept rows then only take tonight's time."""
     settings, layout = hub.settings, hub.layout
     options = board_options(settings.scoring, settings.leaderboard)
-    key = (inputs_digest(scores, as_of, options), repr(sorted(readers.load_models(layout).items())),
+    key = (inputs_digest(frames, as_of, options, parts), repr(sorted(readers.load_models(layout).items())),
            repr(settings.scoring), repr(settings.leaderboard))
     kept = layout.cache.derived.get("headline")
     if kept is None and layout.cache.disk is not None:  # a fresh process: what the last command kept (memo_store)
         kept = memo_store.load_headline(layout.cache.disk)
     if isinstance(kept, tuple) and kept[0] == key:
         return list(kept[1]), kept[2].assign(as_of=format_ts(as_of))
+    scores = incremental.concat_scores(frames)
     lines, rows = unranked_lines(hub, scores, as_of), history_for(hub, as_of, scores)
     layout.cache.derived["headline"] = (key, tuple(lines), rows)
     if layout.cache.disk is not None:
