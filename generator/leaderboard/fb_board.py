@@ -150,17 +150,19 @@ def inputs_digest(scores: pd.DataFrame | Sequence[pd.DataFrame], as_of: datetime
     token of its bytes (a score file's size and sha256) and its number of rows: the rows are then
     known by their tokens and which of them step 1 keeps, without hashing 1.6 M rows again."""
     frames = [scores] if isinstance(scores, pd.DataFrame) else list(scores)
-    keeps = [_timely_mask(frame, as_of, options) for frame in frames]
-    rounds = sorted({str(r)[:10] for frame, keep in zip(frames, keeps) for r in frame.loc[keep, "round"].unique()})
+    columns = {c: pd.Series(np.concatenate([f[c].to_numpy(dtype=object) for f in frames]) if frames else [], dtype=object)
+               for c in ("resolved_at", "round")}  # one comparison over all frames, not one per frame
+    keep = _timely_mask(pd.DataFrame(columns), as_of, options)
+    rounds = sorted({str(r)[:10] for r in pd.unique(columns["round"].to_numpy()[keep])})
     old_enough = [r for r in rounds if r <= format_date(as_of - timedelta(days=options.min_age_days))]
-    types = sorted({(str(c), str(t)) for frame in frames for c, t in frame.dtypes.items()})
-    digest = hashlib.sha256(repr((types, old_enough)).encode())
+    digest = hashlib.sha256(repr(old_enough).encode())
     if parts is not None and [n for _, n in parts] == [len(frame) for frame in frames]:
-        digest.update(repr(("parts", list(parts))).encode())
-        digest.update(np.packbits(np.concatenate(keeps) if keeps else np.zeros(0, dtype=bool)).tobytes())
-    else:
-        for frame, keep in zip(frames, keeps):
-            digest.update(pd.util.hash_pandas_object(frame[keep], index=False).to_numpy().tobytes())
+        digest.update(repr(("parts", list(parts))).encode())  # a token stands for its frame's rows and types
+        digest.update(np.packbits(keep).tobytes())
+    elif frames:
+        rows = (frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True))[keep]
+        digest.update(repr([(str(c), str(t)) for c, t in rows.dtypes.items()]).encode())
+        digest.update(pd.util.hash_pandas_object(rows, index=False).to_numpy().tobytes())
     return digest.hexdigest()
 
 

@@ -29,10 +29,12 @@ inode and mtime, so a fresh process, or a fresh clone of the same files, is incr
 
 from __future__ import annotations
 
+import hashlib
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
@@ -133,13 +135,26 @@ def score_frames(layout: Layout, view: Callable[[], LedgerView], as_of: str, imp
 
 
 def score_parts(layout: Layout) -> list[tuple[object, int]] | None:
-    """The frames the last ``score_rounds`` concatenated, in order, each as (its score file's size and
-    sha256, its number of rows): ``fb_board.inputs_digest``'s ``parts``. None without a disk cache,
-    whose fingerprints alone are of the bytes (without it they are inode and mtime)."""
+    """The frames the last ``score_frames`` gave, in order, each as (a token of its rows, its number of
+    rows): ``fb_board.inputs_digest``'s ``parts``. With a disk cache the token is the score file's
+    size and sha256 (its fingerprint then is of the bytes, the same in any process); without one, a
+    digest of the frame's rows, made once per frame the command keeps (a night hashes only the
+    rounds it scored again)."""
     memo = layout.cache.derived.get("nightly")
-    if layout.cache.disk is None or not isinstance(memo, DeriveMemo):
+    if not isinstance(memo, DeriveMemo):
         return None
-    return [(entry.written, len(entry.scores)) for entry in memo.rounds.values()]
+    if layout.cache.disk is not None:
+        return [(entry.written, len(entry.scores)) for entry in memo.rounds.values()]
+    known = cast(dict, layout.cache.derived.get("score_digests", {}))  # round -> (frame, digest); `is`, not id()
+    kept = {label: known[label] if label in known and known[label][0] is entry.scores else (entry.scores, _rows_digest(entry.scores))
+            for label, entry in memo.rounds.items()}
+    layout.cache.derived["score_digests"] = kept
+    return [(kept[label][1], len(entry.scores)) for label, entry in memo.rounds.items()]
+
+
+def _rows_digest(frame: pd.DataFrame) -> str:
+    types = repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode()
+    return hashlib.sha256(types + pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes()).hexdigest()
 
 
 def _score(layout: Layout, due, view: LedgerView, key: tuple, impute_value: float) -> RoundMemo:

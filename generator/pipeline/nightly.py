@@ -227,7 +227,8 @@ def write_forecasts(layout, due, questions, extra: ExtraForecasters | None, repo
 def _write_after_due(layout: Layout, view, as_of: datetime, report, crowd_min: int = 2) -> None:
     """Imputed, Naive and the crowd aggregates, once per round, at the first run after its due time."""
     for due in readers.round_dues(layout):
-        missing = [m for m in AFTER_DUE if not layout.forecast(due, m).exists()]
+        present = {path.name for path in layout.forecast_files(due)}
+        missing = [m for m in AFTER_DUE if f"{m}.csv" not in present]  # layout.forecast's name, without a path per model
         if due > as_of or not missing:
             continue
         questions = readers.load_round(layout, due)

@@ -87,6 +87,7 @@ class ReadCache:
     models: dict[str, tuple[tuple, object]] = field(default_factory=dict)  # model files' metadata (``readers``)
     derived: dict[str, object] = field(default_factory=dict)  # a stage's memo between runs (``pipeline.incremental``)
     disk: DiskCache | None = None  # the cache kept between commands, if any (``store.diskcache``)
+    hashes: dict[str, tuple[tuple, str]] = field(default_factory=dict)  # sha256 by file signature, without ``disk``
 
     def fingerprint(self, path: Path) -> tuple:
         """What identifies the file's bytes: (size, sha256) with a disk cache (the same in any process
@@ -94,8 +95,14 @@ class ReadCache:
         return self.disk.fingerprint(path) if self.disk is not None else file_signature(path)
 
     def sha256(self, path: Path) -> str:
-        """The sha256 of the file's bytes (with a disk cache, read only when its stat changed)."""
-        return self.disk.sha256(path) if self.disk is not None else hashlib.sha256(path.read_bytes()).hexdigest()
+        """The sha256 of the file's bytes, read only when its stat changed (as ``read_table`` trusts
+        a file whose signature is unchanged; kept between commands with a disk cache)."""
+        if self.disk is not None:
+            return self.disk.sha256(path)
+        signature, known = file_signature(path), self.hashes.get(str(path))
+        if known is None or known[0] != signature:
+            known = self.hashes[str(path)] = (signature, hashlib.sha256(path.read_bytes()).hexdigest())
+        return known[1]
 
     def disk_frame(self, path: Path, table: Table, label: str | None) -> pd.DataFrame | None:
         """The checked frame of the file's current bytes kept by an earlier command, if any and valid."""
@@ -275,6 +282,12 @@ def coerce(raw: pd.DataFrame, table: Table) -> pd.DataFrame:
 
 
 def empty_frame(table: Table) -> pd.DataFrame:
+    """A frame of ``table``'s columns and types with no row (a copy: the caller may add to it)."""
+    return _empty(table).copy()
+
+
+@functools.cache
+def _empty(table: Table) -> pd.DataFrame:
     return coerce(pd.DataFrame({name: pd.Series(dtype=str) for name in table.names}), table)
 
 
