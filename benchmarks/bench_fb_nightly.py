@@ -8,6 +8,9 @@ rounds), as of 2026-08-21. In a fresh hub folder and a fresh cache folder, one a
 2. the first ``prescient nightly`` after it (writes the hub's after-due baselines, scores again);
 3. ``prescient nightly`` with nothing new (the same as-of again), ``--nights`` times.
 
+The import and the nightlies share one cache folder (``--cache-dir``), as they share
+``~/.cache/prescient`` on a maintainer's machine or a CI runner.
+
 Each command runs as its own process (``os.wait4``: wall clock, the process's user + system CPU
 seconds and its peak RSS). ``--code DIR`` runs another tree of the package (``git archive REV``
 unpacked there) to measure it the same way; a tree without ``store/diskcache.py`` gets no
@@ -56,8 +59,9 @@ def one_run(synth: Path, work: Path, code: Path | None, nights: int) -> dict:
     hub, cache = work / "hub", work / "cache"
     tree = code or ROOT
     cached = ["--cache-dir", str(cache)] if (tree / "generator" / "store" / "diskcache.py").is_file() else []
+    imports_cached = cached if "_add_cache_options(fb)" in (tree / "generator" / "cli.py").read_text() else []
     result = {"import": _run(["import", "forecastbench", str(FB), "--forecasts", str(synth / "forecast_sets"),
-                              "--hub", str(hub), "--as-of", AS_OF], code)}
+                              "--hub", str(hub), "--as-of", AS_OF, *imports_cached], code)}
     print(f"import: {result['import']}", file=sys.stderr)
     result["first"] = _run(["nightly", "--hub", str(hub), "--as-of", AS_OF, *cached], code)
     print(f"first nightly: {result['first']}", file=sys.stderr)

@@ -156,11 +156,7 @@ def cmd_nightly(args: argparse.Namespace) -> int:
         print_sources(exc.run_report)
         raise
     finally:
-        if hub.cache.disk is not None:
-            hub.cache.disk.flush()
-            if hub.cache.disk.unwritable:
-                print(f"prescient nightly: warning: the cache was not kept ({hub.cache.disk.unwritable}); "
-                      "the next run reads and derives from the files", file=sys.stderr)
+        _keep_cache(hub.cache, "nightly")
     print_sources(report)
     print(f"nightly {as_of:%Y-%m-%dT%H:%M:%SZ}: rounds opened {report.rounds_opened or 'none'}; "
           f"{len(report.written)} file(s) written")
@@ -171,15 +167,29 @@ def cmd_nightly(args: argparse.Namespace) -> int:
 
 def _cached_hub(root: Path, args: argparse.Namespace):
     """The hub with the disk cache kept between commands (``store.diskcache``) unless --no-cache."""
+    from .store.hub import Hub
+
+    return Hub.load(root, _cached_layout(root, args))
+
+
+def _cached_layout(root: Path, args: argparse.Namespace):
     from .store.csvio import ReadCache
     from .store.diskcache import DiskCache, default_dir
-    from .store.hub import Hub
     from .store.layout import Layout
 
     if args.no_cache:
-        return Hub.load(root)
+        return Layout(root)
     folder = Path(args.cache_dir) if args.cache_dir else default_dir(root)
-    return Hub.load(root, Layout(root, ReadCache(disk=DiskCache.open(folder, root))))
+    return Layout(root, ReadCache(disk=DiskCache.open(folder, root)))
+
+
+def _keep_cache(cache, command: str) -> None:
+    """Write what the command kept for the next one; a cache that cannot be written is one warning."""
+    if cache.disk is not None:
+        cache.disk.flush()
+        if cache.disk.unwritable:
+            print(f"prescient {command}: warning: the cache was not kept ({cache.disk.unwritable}); "
+                  "the next run reads and derives from the files", file=sys.stderr)
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
@@ -225,12 +235,15 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from .site.build import build_site
-    from .store.hub import Hub
 
     hub = _hub(args.hub)
     as_of = _build_time(args, hub)[0]
     quarantine: list[Problem] = []
-    changed = build_site(Hub.load(hub), as_of, run_mkdocs=not args.no_mkdocs, quarantine=quarantine)
+    loaded = _cached_hub(hub, args)  # the checked frames the nightly kept: the build need not parse them again
+    try:
+        changed = build_site(loaded, as_of, run_mkdocs=not args.no_mkdocs, quarantine=quarantine)
+    finally:
+        _keep_cache(loaded.cache, "build")
     _warn_quarantined(quarantine)
     print(f"{len(changed)} generated page(s) changed; site in {hub / 'site_src' / 'site'}")
     return 0
@@ -585,16 +598,18 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     from .pipeline.recompute import hub_view, score_rounds
     from .store import readers
     from .store.hub import Hub
-    from .store.layout import Layout
 
     root, as_of = _hub(args.hub), _as_of(args)
-    layout = Layout(root)  # its read cache takes the forecast files as the import writes them
-    report = import_forecastbench(layout, Path(args.dir), Path(args.forecasts) if args.forecasts else None, as_of=as_of)
-    for warning in report.warnings[:20]:
-        print(f"warning: {warning}", file=sys.stderr)
-    hub = Hub.load(root, layout)  # data/hub.toml may be the import's own
-    view = hub_view(hub, readers.load_observations(layout), as_of)
-    scores, written = score_rounds(layout, view, hub.settings.scoring.impute_value)
+    layout = _cached_layout(root, args)  # its read cache takes the forecast files as the import writes them
+    try:
+        report = import_forecastbench(layout, Path(args.dir), Path(args.forecasts) if args.forecasts else None, as_of=as_of)
+        for warning in report.warnings[:20]:
+            print(f"warning: {warning}", file=sys.stderr)
+        hub = Hub.load(root, layout)  # data/hub.toml may be the import's own
+        view = hub_view(hub, readers.load_observations(layout), as_of)
+        scores, written = score_rounds(layout, view, hub.settings.scoring.impute_value)
+    finally:
+        _keep_cache(layout.cache, "import")
     print(f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "
           f"{report.statements_added} stated resolution(s), {report.forecast_files} forecast file(s) added; "
           f"{len(scores)} forecast(s) scored, {len(report.written) + len(written)} file(s) written")
@@ -677,6 +692,7 @@ def _add_fb_commands(sub, board: argparse.ArgumentParser) -> None:
     fb.add_argument("dir", help="folder holding datasets/question_sets and datasets/resolution_sets (or datasets/ itself)")
     fb.add_argument("--forecasts", metavar="DIR", help="folder of FB forecast-set JSON files (any depth)")
     _add_common(fb)
+    _add_cache_options(fb)  # the files it writes, checked, are kept for the next nightly
     fb.set_defaults(func=cmd_import_forecastbench)
     _add_oracle_commands(sub, kinds)
     exporter = sub.add_parser("export", help="write a round in another benchmark's format")
@@ -686,6 +702,14 @@ def _add_fb_commands(sub, board: argparse.ArgumentParser) -> None:
     fb_out.add_argument("--out", metavar="FILE", help="write here instead of to standard output")
     _add_common(fb_out, as_of=False)
     fb_out.set_defaults(func=cmd_export_forecastbench)
+
+
+def _add_cache_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cache-dir", metavar="DIR",
+                        help="where parsed ledgers and the last derive are kept between runs (default: "
+                             "$PRESCIENT_CACHE_DIR/<hub>, else $XDG_CACHE_HOME/prescient/<hub>, else "
+                             "~/.cache/prescient/<hub>); never inside the repository")
+    parser.add_argument("--no-cache", action="store_true", help="read, check and derive everything from the files alone")
 
 
 def _add_common(parser: argparse.ArgumentParser, as_of: bool = True) -> None:
@@ -725,12 +749,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_common(p)
         p.set_defaults(func=func)
     sub.choices["fetch"].add_argument("--source", help="fetch only this source")
-    sub.choices["nightly"].add_argument("--cache-dir", metavar="DIR",
-                                        help="where parsed ledgers and the last derive are kept between runs (default: "
-                                             "$PRESCIENT_CACHE_DIR/<hub>, else $XDG_CACHE_HOME/prescient/<hub>, else "
-                                             "~/.cache/prescient/<hub>); never inside the repository")
-    sub.choices["nightly"].add_argument("--no-cache", action="store_true",
-                                        help="read, check and derive everything from the files alone")
+    _add_cache_options(sub.choices["nightly"])
     sources = sub.add_parser("sources", help="list the sources with their status")
     _add_common(sources, as_of=False)
     sources.set_defaults(func=cmd_sources)
@@ -740,6 +759,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the site's time in UTC (default: SOURCE_DATE_EPOCH, else the latest time the ledgers "
                             "record, the time `prescient verify` checks the pages at)")
     build.add_argument("--no-mkdocs", action="store_true", help="only write site_src/docs/generated")
+    _add_cache_options(build)
     build.set_defaults(func=cmd_build)
     serve = sub.add_parser("serve", help="preview the built site locally")
     _add_common(serve, as_of=False)

@@ -76,6 +76,18 @@ def test_a_bare_build_shows_the_last_night_and_verify_agrees(demo_hub: Path, tmp
     clean(console("verify", cwd=hub), 0)
 
 
+def test_a_build_through_the_nightlys_cache_writes_the_same_pages(demo_hub: Path, tmp_path: Path):
+    """`build` reads the checked frames the nightly keeps (store.diskcache): cold, warm or without a
+    cache, it writes the demo's own pages (no page changes), and the cache then holds the ledgers."""
+    hub, cache = tmp_path / "demo", tmp_path / "cache"
+    shutil.copytree(demo_hub, hub, symlinks=True, ignore=shutil.ignore_patterns("site"))
+    for options in (["--cache-dir", str(cache)], ["--cache-dir", str(cache)], ["--no-cache"]):
+        built = console("build", "--no-mkdocs", "--as-of", "2026-07-19T00:00:00Z", *options, cwd=hub)
+        clean(built, 0)
+        assert built.stdout.startswith("0 generated page(s) changed"), (options, built.stdout)
+    assert len(list((cache / "frames").glob("*.frame"))) > 100
+
+
 def test_a_bare_build_of_a_hub_that_records_nothing_uses_the_clock(sim_hub: Path, monkeypatch):
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     result = console("build", "--no-mkdocs", cwd=sim_hub)

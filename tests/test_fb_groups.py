@@ -215,3 +215,23 @@ def test_the_board_page_and_the_nightly_summary_list_what_was_left_off(tmp_path)
     page = env.get_template("_unranked.html.j2").render(p=panels[0])  # the list under each panel's table
     assert "<strong>Unranked</strong>" in page
     assert f"<code>lab.model</code>), round {DUE}: 1 of its 3 resolved units imputed (33%, over the 5% limit)</li>" in page
+
+
+def test_an_import_keeps_the_files_it_wrote_for_the_next_nightly_with_the_same_bytes(tmp_path):
+    """`import forecastbench` fills the nightly's cache (the checked frames of the forecast files it
+    writes), so the first nightly after it need not parse them again; what both write is unchanged."""
+    from conftest import tree_bytes
+
+    data, forecasts = _files(tmp_path, {"super.json": GROUP, "llm.json": LLM_FILE})
+    cache = tmp_path / "cache"
+    runs = {"cached": ["--cache-dir", str(cache)], "plain": ["--no-cache"]}
+    for name, options in runs.items():
+        imported = run_cli("import", "forecastbench", str(data), "--forecasts", str(forecasts), "--hub",
+                           str(tmp_path / name), "--as-of", AS_OF, *options)
+        assert imported.returncode == 0, imported.stderr
+    written = list((tmp_path / "cached" / "data" / "forecasts").rglob("*.csv"))
+    assert written and len(list((cache / "frames").glob("*.frame"))) >= len(written)
+    for name, options in runs.items():
+        night = run_cli("nightly", "--hub", str(tmp_path / name), "--as-of", AS_OF, *options)
+        assert night.returncode == 0, night.stderr
+    assert tree_bytes(tmp_path / "cached") == tree_bytes(tmp_path / "plain")

@@ -41,7 +41,7 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -150,9 +150,9 @@ def inputs_digest(scores: pd.DataFrame | Sequence[pd.DataFrame], as_of: datetime
     token of its bytes (a score file's size and sha256) and its number of rows: the rows are then
     known by their tokens and which of them step 1 keeps, without hashing 1.6 M rows again."""
     frames = [scores] if isinstance(scores, pd.DataFrame) else list(scores)
-    columns = {c: pd.Series(np.concatenate([f[c].to_numpy(dtype=object) for f in frames]) if frames else [], dtype=object)
+    columns = {c: pd.concat([f[c] for f in frames], ignore_index=True) if frames else pd.Series([], dtype=object)
                for c in ("resolved_at", "round")}  # one comparison over all frames, not one per frame
-    keep = _timely_mask(pd.DataFrame(columns), as_of, options)
+    keep = _timely_mask(columns, as_of, options)
     rounds = sorted({str(r)[:10] for r in pd.unique(columns["round"].to_numpy()[keep])})
     old_enough = [r for r in rounds if r <= format_date(as_of - timedelta(days=options.min_age_days))]
     digest = hashlib.sha256(repr(old_enough).encode())
@@ -171,7 +171,7 @@ def _timely_rows(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> p
     return scores[_timely_mask(scores, as_of, options)]
 
 
-def _timely_mask(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> np.ndarray:
+def _timely_mask(scores: pd.DataFrame | Mapping[str, pd.Series], as_of: datetime, options: FBOptions) -> np.ndarray:
     keep = scores["resolved_at"] <= format_ts(as_of)
     if options.min_round_age_days is not None:
         keep &= scores["round"] <= format_date(as_of - timedelta(days=options.min_round_age_days))

@@ -286,10 +286,11 @@ def _append_history(hub: Hub, frames: list[pd.DataFrame], as_of, report, parts=N
 
 def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None) -> tuple[list[str], pd.DataFrame]:
     """Tonight's ``unranked_lines`` and history rows (``recompute.history_for``). They are kept from
-    this command's last night while all the boards read is unchanged: the scores' rows and rounds
-    that ``fb_board.inputs_digest`` covers (time enters a board only there; ``parts``, the score
-    files ``scores`` was made of, spare it hashing the rows), the models' metadata and the
-    settings; the kept rows then only take tonight's time."""
+    this command's last night while all the boards read is unchanged: the rows and rounds of the
+    rounds' score ``frames`` that ``fb_board.inputs_digest`` covers (time enters a board only there;
+    ``parts``, ``incremental.score_parts``, spare it hashing the rows), the models' metadata and the
+    settings; the kept rows then only take tonight's time. The frames are concatenated only when the
+    boards are made again."""
     settings, layout = hub.settings, hub.layout
     options = board_options(settings.scoring, settings.leaderboard)
     key = (inputs_digest(frames, as_of, options, parts), repr(sorted(readers.load_models(layout).items())),
