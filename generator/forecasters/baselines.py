@@ -90,27 +90,66 @@ def _last_direction(ctx: AtDeadline, question_id: str, when: str) -> float:
     return 1.0 if values[-1] > values[-2] else 0.0
 
 
-def crowd(aggregate: Callable[[pd.Series], float]) -> Callable[[pd.DataFrame, AtDeadline], pd.DataFrame]:
+def crowd(aggregate: Callable[[np.ndarray], float]) -> Callable[[pd.DataFrame, AtDeadline], pd.DataFrame]:
     def run(questions: pd.DataFrame, ctx: AtDeadline) -> pd.DataFrame:
         others = {m: f for m, f in ctx.submitted.items() if not m.startswith(HUB)}
         if not others:  # a crowd of nobody forecasts nothing (every unit is then imputed when scored)
             return forecast_frame(questions.iloc[:0], np.empty(0))
         pooled = pd.concat([f[[*_UNIT, "probability"]] for f in others.values()], ignore_index=True)
-        grouped = pooled.groupby(_UNIT, sort=False)["probability"]
-        by_unit = grouped.agg(aggregate)[grouped.size() >= ctx.min_forecasters]
+        units, groups = _units(pooled)
+        by_unit = pd.Series(groups.apply(aggregate), index=units)[np.diff(groups.bounds) >= ctx.min_forecasters]
         values = by_unit.reindex(pd.MultiIndex.from_frame(questions[_UNIT])).to_numpy(dtype=float)
         kept = ~np.isnan(values)
         return forecast_frame(questions[kept], np.clip(values[kept], 0.0, 1.0).round(6))
     return run
 
 
-def _geometric_mean(p: pd.Series) -> float:
-    return float(np.exp(np.log(p.clip(1e-6, 1.0)).mean()))
+@dataclass(frozen=True)
+class _Groups:
+    """The pooled probabilities sorted by unit, each unit's in the order submitted: unit ``i`` is
+    ``values[bounds[i]:bounds[i + 1]]``."""
+
+    values: np.ndarray
+    bounds: np.ndarray
+
+    def apply(self, aggregate: Callable[[np.ndarray], float]) -> np.ndarray:
+        return np.array([aggregate(self.values[a:b]) for a, b in zip(self.bounds[:-1], self.bounds[1:])], dtype=float)
 
 
-def _mean_log_odds(p: pd.Series) -> float:
-    q = p.clip(1e-6, 1 - 1e-6)
-    return float(1.0 / (1.0 + np.exp(-np.log(q / (1 - q)).mean())))
+def _units(pooled: pd.DataFrame) -> tuple[pd.MultiIndex, _Groups]:
+    """The units in order of first appearance and their forecasts: one stable sort instead of a
+    Python call per unit through pandas (31,000 units a night at ForecastBench scale)."""
+    grouped = pooled.groupby(_UNIT, sort=False)
+    units = grouped.size().index  # group i is the i-th unit of ngroup
+    codes = grouped.ngroup().to_numpy(dtype=float)
+    known = ~np.isnan(codes)  # a unit with a missing key part is no unit: groupby drops it
+    codes = codes[known].astype(np.int64)
+    order = np.flatnonzero(known)[np.argsort(codes, kind="stable")]
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(units)))])
+    return units, _Groups(pooled["probability"].to_numpy(dtype=float)[order], bounds)
+
+
+def _mean(x: np.ndarray) -> float:
+    """pandas' ``Series.mean`` exactly: NaN counts as 0 in the sum and not in the count."""
+    missing = np.isnan(x)
+    if not missing.any():
+        return float(x.sum() / len(x)) if len(x) else np.nan
+    kept = int((~missing).sum())
+    return float(np.where(missing, 0.0, x).sum() / kept) if kept else np.nan
+
+
+def _median(p: np.ndarray) -> float:
+    p = p[~np.isnan(p)]
+    return float(np.median(p)) if len(p) else np.nan
+
+
+def _geometric_mean(p: np.ndarray) -> float:
+    return float(np.exp(_mean(np.log(np.clip(p, 1e-6, 1.0)))))
+
+
+def _mean_log_odds(p: np.ndarray) -> float:
+    q = np.clip(p, 1e-6, 1 - 1e-6)
+    return float(1.0 / (1.0 + np.exp(-_mean(np.log(q / (1 - q))))))
 
 
 def _meta(name: str, method: str, saw_crowd: bool = False) -> ModelMeta:
@@ -136,7 +175,7 @@ AFTER_DUE = _table([
     (_meta("Imputed", "The crowd's market value at the due time; 0.5 on dataset questions.", saw_crowd=True), imputed),
     (_meta("Naive", "The market value of the day before the due date; the direction of the series' last change.", saw_crowd=True), naive),
     (_meta("Crowd median", "Median of the forecasts submitted for the round, question by question.", saw_crowd=True),
-     crowd(lambda p: float(p.median()))),
+     crowd(_median)),
     (_meta("Crowd geometric mean", "Geometric mean of the submitted forecasts.", saw_crowd=True), crowd(_geometric_mean)),
     (_meta("Crowd log-odds mean", "Mean of the submitted forecasts' log-odds, mapped back to a probability.", saw_crowd=True), crowd(_mean_log_odds)),
 ])
