@@ -73,9 +73,10 @@ def command_line(argv: list[str] | None = None, orig_argv: list[str] | None = No
 
 def remove_stale_temp_files(data_dir: Path) -> list[Path]:
     """Delete the temp files of interrupted atomic writes under ``data_dir``; call with the lock held."""
-    names = ((Path(folder), name) for folder, _, files in os.walk(data_dir) for name in files)  # os.walk: a night walks every file
-    stale = sorted(folder / name for folder, name in names
-                   if name.startswith(".") and name.endswith(".tmp") and len(name) > 4 and (folder / name).is_file())
+    # os.walk, and a Path only for a temp file's name: a night walks every file of the hub
+    temps = (Path(folder, name) for folder, _, files in os.walk(data_dir) for name in files
+             if name.startswith(".") and name.endswith(".tmp") and len(name) > 4)
+    stale = sorted(path for path in temps if path.is_file())
     for path in stale:
         path.unlink(missing_ok=True)
     return stale
