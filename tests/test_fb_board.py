@@ -9,6 +9,7 @@ import pytest
 from generator.leaderboard.fb_board import (
     COLUMNS,
     FBOptions,
+    board_order,
     fb_board,
     inputs_digest,
     is_estimation_model,
@@ -167,3 +168,25 @@ def test_a_nightlys_round_frames_are_digested_as_their_concatenation_or_known_by
     assert known != inputs_digest([first, later], t, options, parts)  # a row step 1 no longer keeps
     # parts that do not describe the frames are not trusted: the rows are hashed
     assert inputs_digest(frames, t, options, parts[:1]) == inputs_digest(frames, t, options)
+
+
+def test_a_board_without_replicates_has_the_point_estimates_and_ranks_of_one_with_them():
+    # replicates=0 (the nightly's history, a round's own board) fits no bootstrap at all
+    point = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=0)).set_index("model")
+    full = board()
+    replicated = [c for c in COLUMNS if "_ci_" in c or c in ("pct_rank1", "rank_low", "rank_high", "p_value")]
+    assert point[replicated].isna().all().all() and full[replicated].notna().any().all()
+    pd.testing.assert_frame_equal(point.drop(columns=[*replicated, "p_display", "p_label"]),
+                                  full.drop(columns=[*replicated, "p_display", "p_label"]), check_exact=True)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_board_order_is_pandas_sort_on_rank_score_and_model(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 12))
+    rank = rng.choice([1.0, 2.0, 3.0, np.nan], n)  # ties and missing ranks (provisional models)
+    score = rng.choice([-5.0, 0.0, -0.0, 12.5, 40.0, np.nan], n)  # ties, signed zeros, missing scores
+    frame = pd.DataFrame({"rank": rank, "overall": score, "model": [f"m{i:02d}" for i in range(n)]})
+    expected = frame.sort_values(["rank", "overall", "model"], ascending=[True, False, True], na_position="last",
+                                 kind="mergesort").index.to_numpy()
+    assert board_order(rank, score).tolist() == expected.tolist()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -85,6 +86,37 @@ def test_the_board_carries_the_secondary_columns():
     assert sorted(board.reset_index().columns) == sorted(COLUMNS)
     assert board.loc["a.x", "bss"] == pytest.approx(.185)
     assert board["provisional"].tolist() == [0, 0, 0]
+
+
+def groupby_secondary(rows, naive_model):
+    """The secondary columns as pandas groupbys on the model and unit columns computed them (the code
+    integer codes replaced): the reference, digit for digit."""
+    unit = rows[["round", "question_id", "resolution_date"]].fillna("").astype(str).agg("|".join, axis=1)
+    brier = rows["brier"].astype(float)
+    field = brier.groupby(unit).transform("mean")
+    naive = brier[rows["model"] == naive_model].groupby(unit).first().reindex(unit).to_numpy()
+    per_row = pd.DataFrame({"model": rows["model"], "log_score": log_score(rows["probability"], rows["outcome"]),
+                            "peer": field - brier, "bss": naive - brier.to_numpy(),
+                            "accuracy": correct(rows["probability"], rows["outcome"]),
+                            "n_dataset": (rows["kind"] != "binary").astype(np.int64),
+                            "n_market": (rows["kind"] == "binary").astype(np.int64)})
+    grouped = per_row.groupby("model", sort=True)
+    out = grouped[["log_score", "peer", "bss", "accuracy"]].mean()
+    out[["n_dataset", "n_market"]] = grouped[["n_dataset", "n_market"]].sum()
+    return out[SECONDARY]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_secondary_columns_equal_the_groupbys_exactly(seed):
+    rng = np.random.default_rng(seed)
+    models = ["prescient.naive", "a.x", "b.y", "c.z"]
+    questions = [f"{'m' if i % 3 == 0 else 'd'}{i}" for i in range(40)]
+    forecasts = {m: {q: float(rng.choice([0.5, rng.random()])) for q in questions if rng.random() < 0.8} for m in models}
+    outcome = {q: float(rng.integers(0, 2)) for q in questions}
+    rows = pd.concat([score_rows(forecasts, outcome, r) for r in ("2026-01-04", "2026-01-18")], ignore_index=True)
+    rows = rows.astype(object).sample(frac=1, random_state=seed).reset_index(drop=True)  # the nightly's frames are object
+    pd.testing.assert_frame_equal(secondary_columns(rows, "prescient.naive"), groupby_secondary(rows, "prescient.naive"),
+                                  check_exact=True)
 
 
 # --- stability rule -------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -80,7 +81,7 @@ NO_REFERENCE = "no reference"  # p_label of every row when the configured refere
 @dataclass(frozen=True)
 class FBOptions:
     board: str = TOURNAMENT  # or BASELINE: models that saw no crowd value
-    replicates: int = REPLICATES
+    replicates: int = REPLICATES  # 0: point estimates and ranks only, every statistic of the bootstrap NaN
     min_round_age_days: int | None = 50
     min_dataset_rows: int = 0  # FB: FB_MIN_DATASET_ROWS
     min_market_questions: int = 0  # FB: FB_MIN_MARKET_QUESTIONS
@@ -188,23 +189,51 @@ UNRANKED_COLUMNS = ["model", "name", "round", "n", "imputed", "share", "reason"]
 
 def unranked_rounds(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> pd.DataFrame:
     """Every (model, round) the imputation rule leaves off the board, with its reason (``UNRANKED_COLUMNS``)."""
-    return _unranked(_eligible_rows(scores, as_of, options), models, options)
+    return select(scores, models, as_of, options).unranked
 
 
-def _unranked(rows: pd.DataFrame, models: dict[str, ModelMeta], options: FBOptions) -> pd.DataFrame:
-    if options.max_imputed_share is None or rows.empty:
-        return pd.DataFrame(columns=UNRANKED_COLUMNS)
-    counts = rows.groupby(["model", "round"], sort=True)["imputed"].agg(["size", "sum"]).reset_index()
-    counts["share"] = counts["sum"] / counts["size"]
-    out = counts[(counts["share"] > options.max_imputed_share)
-                 & ~counts["model"].map(lambda m: is_exempt(m, options.imputation_exempt))]
+@dataclass(frozen=True)
+class ImputedShares:
+    """Per (model, round) group of rows, in sorted order: the share of imputed rows. ``names`` are
+    the sorted models and rounds, ``codes`` each group's index into them, ``group`` each row's group."""
+
+    names: tuple[np.ndarray, np.ndarray]
+    codes: tuple[np.ndarray, np.ndarray]
+    group: np.ndarray
+    size: np.ndarray
+    imputed: np.ndarray
+    share: np.ndarray
+
+
+def _imputed_shares(rows: pd.DataFrame) -> ImputedShares:
+    """The imputation rule's counts from integer codes (groupbys over the object columns cost the
+    nightly's boards more than their fit). A share is imputed rows / rows, exactly as a groupby
+    mean of the 0/1 column gives it."""
+    models, model = np.unique(rows["model"].to_numpy(), return_inverse=True)
+    rounds, round_ = np.unique(rows["round"].to_numpy(), return_inverse=True)
+    keys, group = np.unique(model * len(rounds) + round_, return_inverse=True)
+    size = np.bincount(group)
+    imputed = np.bincount(group, weights=rows["imputed"].to_numpy().astype(np.int64))
+    return ImputedShares((models, rounds), (keys // len(rounds), keys % len(rounds)), group, size, imputed, imputed / size)
+
+
+def _exempt(models: np.ndarray, exempt: tuple[str, ...]) -> np.ndarray:
+    """``is_exempt`` per entry of ``models``, asked once per distinct model."""
+    names, code = np.unique(models, return_inverse=True)
+    return np.array([is_exempt(m, exempt) for m in names], dtype=bool)[code]
+
+
+def _unranked(shares: ImputedShares, exempt: np.ndarray, models: dict[str, ModelMeta], limit: float) -> pd.DataFrame:
+    """The groups of ``shares`` over the ``limit``, unless ``exempt`` (per group), as ``UNRANKED_COLUMNS``."""
+    model, round_ = (shares.names[i][shares.codes[i]] for i in range(2))
+    over = (shares.share > limit) & ~exempt
+    size, imputed, share = shares.size[over], shares.imputed[over].astype(np.int64), shares.share[over]
     return pd.DataFrame({
-        "model": out["model"], "name": [models[m].name if m in models else m for m in out["model"]],
-        "round": out["round"].astype(str), "n": out["size"].astype(np.int64), "imputed": out["sum"].astype(np.int64),
-        "share": out["share"].astype(float),
-        "reason": [f"{i:,} of its {n:,} resolved units imputed ({sh:.0%}, over the {options.max_imputed_share:.0%} limit)"
-                   for i, n, sh in zip(out["sum"], out["size"], out["share"])],
-    }, columns=UNRANKED_COLUMNS).reset_index(drop=True)
+        "model": model[over], "name": [models[m].name if m in models else m for m in model[over]],
+        "round": np.array([str(r) for r in round_[over]], dtype=object), "n": size, "imputed": imputed, "share": share,
+        "reason": [f"{i:,} of its {n:,} resolved units imputed ({sh:.0%}, over the {limit:.0%} limit)"
+                   for i, n, sh in zip(imputed, size, share)],
+    }, columns=UNRANKED_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -226,11 +255,15 @@ def selection_key(options: FBOptions) -> tuple:
 def select(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> Selection:
     """The ``Selection`` of ``scores`` at ``as_of`` (the board named in ``options`` plays no part)."""
     rows = _eligible_rows(scores, as_of, options)
-    unranked = _unranked(rows, models, options)
-    if options.max_imputed_share is not None:
-        share = rows.groupby(["round", "model"])["imputed"].transform("mean")
-        exempt = rows["model"].map(lambda m: is_exempt(m, options.imputation_exempt)).astype(bool)
-        rows = rows[(share <= options.max_imputed_share) | exempt]
+    limit = options.max_imputed_share
+    if limit is None or rows.empty:
+        return Selection(rows, pd.DataFrame(columns=UNRANKED_COLUMNS))
+    shares = _imputed_shares(rows)
+    exempt = _exempt(shares.names[0][shares.codes[0]], options.imputation_exempt)
+    unranked = _unranked(shares, exempt, models, limit)
+    keep = (shares.share <= limit) | exempt
+    if not keep.all():
+        rows = rows[keep[shares.group]]
     return Selection(rows, unranked)
 
 
@@ -291,9 +324,9 @@ def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.Da
     names = np.array(sorted(rows["model"].unique()))
     model = np.searchsorted(names, rows["model"].to_numpy())
     unit, first = unit_codes(rows)
-    units = rows.loc[first].reset_index(drop=True)
+    units = rows.loc[first, ["round", "question_id", "source", "kind", "outcome"]].reset_index(drop=True)
     unit_type = (units["kind"].to_numpy() == MARKET).astype(np.int64)
-    stratum = pd.factorize(pd.MultiIndex.from_frame(units[["round", "source"]]))[0]
+    stratum = first_appearance_codes(units, ["round", "source"])[0]
     flags = np.array([is_estimation_model(m, models.get(m)) for m in names])
     est = flags[model] if flags.any() else np.ones(len(rows), bool)
     if options.market_difficulty not in ("estimated", "crowd"):
@@ -303,14 +336,19 @@ def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.Da
 
 
 def unit_codes(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the code of its (round, question_id, resolution_date) unit, numbered in order of
-    first appearance, and whether the row is its unit's first. The same as factorizing the
-    MultiIndex of the three columns (tests/test_fast_paths.py), by combining per-column codes."""
-    columns = [rows[c] for c in _UNIT]
+    """Per row: the code of its (round, question_id, resolution_date) unit (``first_appearance_codes``)."""
+    return first_appearance_codes(rows, _UNIT)
+
+
+def first_appearance_codes(rows: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the code of its values in the columns ``names``, numbered in order of first
+    appearance, and whether the row is the first with them. The same as factorizing the
+    MultiIndex of the columns (tests/test_fast_paths.py), by combining per-column codes."""
+    columns = [rows[c] for c in names]
     factorized = [pd.factorize(c) for c in columns]
     sizes = [max(len(u), 1) for _, u in factorized]
-    if any(c.isna().any() for c in columns) or sizes[0] * sizes[1] * sizes[2] >= 2**62:  # the MultiIndex's own rules
-        keys = pd.MultiIndex.from_frame(rows[_UNIT])
+    if any(c.isna().any() for c in columns) or math.prod(sizes) >= 2**62:  # the MultiIndex's own rules
+        keys = pd.MultiIndex.from_frame(rows[names])
         return pd.factorize(keys)[0], ~keys.duplicated()
     combined = np.zeros(len(rows), dtype=np.int64)
     for (codes, _), size in zip(factorized, sizes):
@@ -385,15 +423,14 @@ def board_of(selection: Selection, models: dict[str, ModelMeta], as_of: datetime
     panel = build_panel(model, unit, brier, est, unit_type, stratum,
                         b_fixed=b_fixed, type_names=TYPES, orphan_units=options.orphan_units)
     point = fit(panel)
-    boot = bootstrap(panel, options.replicates, rng)
+    boot = bootstrap(panel, options.replicates, rng) if options.replicates else None
     score = ranking_score(options.score, np.nansum(point.n, axis=1))
     ref = _reference(names, point.overall if score == "overall" else point.D[TYPES.index(score)], options.reference)
-    provisional = provisional_models(rows, as_of, options.min_resolved, options.min_age_days).reindex(names).to_numpy()
+    provisional = _provisional(model, len(names), rows, as_of, options.min_resolved, options.min_age_days)
     summary = summarize(point, boot, reference=ref, score=score, rankable=~provisional)
-    out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score)
-    if ref is None and options.reference is not None:
-        out["p_label"] = NO_REFERENCE
-    out = with_secondary(out, rows, options.naive_model, provisional)
+    p_label = [NO_REFERENCE] * len(names) if ref is None and options.reference is not None else summary.p_label
+    out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score,
+                 secondary_columns(rows, options.naive_model), provisional, p_label)
     out.attrs.update(notes)
     return out
 
@@ -402,20 +439,21 @@ def provisional_models(rows: pd.DataFrame, as_of: datetime, min_resolved: int, m
     """The stability rule, per model (index): True until the model has at least ``min_resolved``
     resolved units it forecast itself (imputed rows do not count) and its first round on the board
     is due at least ``min_age_days`` days before ``as_of``."""
-    grouped = rows.groupby("model", sort=True)
-    own = grouped["imputed"].apply(lambda x: int((x.astype(int) == 0).sum()))
-    first = grouped["round"].min().astype(str).str[:10]
-    old_enough = first <= format_date(as_of - timedelta(days=min_age_days))
+    names, model = np.unique(rows["model"].to_numpy(), return_inverse=True)
+    return pd.Series(_provisional(model, len(names), rows, as_of, min_resolved, min_age_days), index=pd.Index(names, name="model"))
+
+
+def _provisional(model: np.ndarray, n_models: int, rows: pd.DataFrame, as_of: datetime, min_resolved: int,
+                 min_age_days: int) -> np.ndarray:
+    """``provisional_models`` per model code (``model``: each row's code among ``n_models``), from
+    integer counts and the rounds' sorted codes instead of a groupby per board."""
+    own = np.bincount(model, weights=rows["imputed"].to_numpy().astype(np.int64) == 0, minlength=n_models)
+    rounds, code = np.unique(rows["round"].to_numpy(), return_inverse=True)
+    first = np.full(n_models, len(rounds))
+    np.minimum.at(first, model, code)
+    cutoff = format_date(as_of - timedelta(days=min_age_days))
+    old_enough = np.array([str(r)[:10] <= cutoff for r in rounds[first]], dtype=bool)
     return ~((own >= min_resolved) & old_enough)
-
-
-def with_secondary(board: pd.DataFrame, rows: pd.DataFrame, naive_model: str | None, provisional) -> pd.DataFrame:
-    """The board with ``secondary_columns`` of its rows and the ``provisional`` flag (0/1) merged in."""
-    extra = secondary_columns(rows, naive_model)[["log_score", "peer", "bss", "accuracy"]]
-    flags = pd.Series(np.asarray(provisional, dtype=np.int64), index=sorted(rows["model"].unique()))
-    out = board.drop(columns=[*extra.columns, "provisional"], errors="ignore")
-    out = out.join(extra, on="model").assign(provisional=out["model"].map(flags).astype(np.int64))
-    return out[COLUMNS]
 
 
 def _reference(names: np.ndarray, D: np.ndarray, wanted: str | None) -> int | None:
@@ -430,20 +468,38 @@ def _reference(names: np.ndarray, D: np.ndarray, wanted: str | None) -> int | No
     return int(np.flatnonzero(finite)[np.argmin(D[finite])]) if finite.any() else None
 
 
-def _frame(names, models, point, summary, in_est, score: str = "overall") -> pd.DataFrame:
+def _frame(names, models, point, summary, in_est, score: str, secondary: pd.DataFrame, provisional,
+           p_label) -> pd.DataFrame:
+    """The board's ``COLUMNS``, one row per model of ``names`` (sorted, as ``secondary``'s index),
+    ordered best first: by rank, then the ranking score (higher first), then model id, missing
+    ranks and scores last. Built in one frame and ordered with one lexsort (the frame's many
+    column assignments, sort and join cost the nightly's headline boards more than their fit)."""
     bi, low, high = summary.brier_index, summary.ci_low, summary.ci_high
     meta = [models.get(m) for m in names]
-    out = pd.DataFrame({
+    columns = {
         "rank": summary.rank, "model": names,
         "name": [x.name if x else m for m, x in zip(names, meta)],
         "organization": [x.organization if x else "" for x in meta], "kind": [x.kind if x else "" for x in meta],
-    })
+    }
     for i, label in enumerate(("dataset", "market", "overall")):
-        out[label], out[f"{label}_ci_low"], out[f"{label}_ci_high"] = bi[i], low[i], high[i]
-    out["n_dataset"], out["n_market"] = (np.nan_to_num(point.n[t]).astype(np.int64) for t in (0, 1))
-    out["brier_dataset"], out["brier_market"], out["brier_overall"] = summary.D[0], summary.D[1], summary.D[2]
-    out["pct_rank1"], out["rank_low"], out["rank_high"] = summary.pct_rank1, summary.rank_low, summary.rank_high
-    out["p_value"], out["p_display"], out["p_label"] = summary.p_value, [format_p(p) for p in summary.p_value], summary.p_label
-    out["in_estimation"] = in_est.astype(np.int64)
-    out = out.sort_values(["rank", score, "model"], ascending=[True, False, True], na_position="last", kind="mergesort")
-    return out[[c for c in COLUMNS if c in out]].reset_index(drop=True)
+        columns.update({label: bi[i], f"{label}_ci_low": low[i], f"{label}_ci_high": high[i]})
+    columns.update({
+        "n_dataset": np.nan_to_num(point.n[0]).astype(np.int64), "n_market": np.nan_to_num(point.n[1]).astype(np.int64),
+        "brier_dataset": summary.D[0], "brier_market": summary.D[1], "brier_overall": summary.D[2],
+        "pct_rank1": summary.pct_rank1, "rank_low": summary.rank_low, "rank_high": summary.rank_high,
+        "p_value": summary.p_value, "p_display": [format_p(p) for p in summary.p_value], "p_label": list(p_label),
+        "in_estimation": in_est.astype(np.int64),
+        **{c: secondary[c].to_numpy() for c in ("log_score", "peer", "bss", "accuracy")},
+        "provisional": np.asarray(provisional, dtype=np.int64),
+    })
+    order = board_order(summary.rank, columns[score])
+    return pd.DataFrame({c: np.asarray(columns[c], dtype=object if isinstance(columns[c], list) else None)[order]
+                         for c in COLUMNS})
+
+
+def board_order(rank: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """The order of a board whose rows are its models sorted by id: rank ascending, then ``score``
+    descending, then model id, NaN last in each; the order of pandas' ``sort_values`` on the three
+    columns (tests/test_fb_board.py) from one ``np.lexsort`` (keys least significant first)."""
+    return np.lexsort((np.arange(rank.size), np.where(np.isnan(score), 0.0, -score), np.isnan(score),
+                       np.where(np.isnan(rank), 0.0, rank), np.isnan(rank)))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import infer_dtype
 
 from ..vocabulary import MARKET
 
@@ -44,42 +45,50 @@ def correct(probability, outcome) -> np.ndarray:
     return np.where(p > 0.5, o == 1, np.where(p < 0.5, o == 0, False)).astype(np.int64)
 
 
-def _unit_key(rows: pd.DataFrame) -> pd.Series:
+def _unit_key(rows: pd.DataFrame) -> np.ndarray:
     """One integer key per scored unit (a market's empty resolution date included): the columns'
     codes combined two at a time, each product below rows², so no key can overflow or collide."""
     key = np.zeros(len(rows), dtype=np.int64)
     for column in UNIT:
-        codes, uniques = pd.factorize(rows[column].fillna("").astype(str))
+        codes, uniques = pd.factorize(_as_text(rows[column]))
         key = pd.factorize(key * max(len(uniques), 1) + codes)[0]
-    return pd.Series(key, index=rows.index)
+    return key
+
+
+def _as_text(values: pd.Series) -> pd.Series:
+    """``values`` with missing cells as "" and every cell as text; a column already all text is
+    kept as it is (converting it again cost as much as the rest of the secondary columns)."""
+    values = values.fillna("") if values.hasnans else values
+    return values if infer_dtype(values, skipna=False) == "string" else values.astype(str)
 
 
 def secondary_columns(rows: pd.DataFrame, naive_model: str | None = NAIVE_MODEL) -> pd.DataFrame:
     """``SECONDARY`` per model (the index, sorted); an empty frame for no rows."""
     if rows.empty:
         return pd.DataFrame(columns=SECONDARY, index=pd.Index([], name="model"))
+    models, model = np.unique(rows["model"].to_numpy(), return_inverse=True)
     brier = rows["brier"].to_numpy(dtype=float)
     unit = _unit_key(rows)
-    field = pd.Series(brier, index=rows.index).groupby(unit).transform("mean").to_numpy()
+    # the means of floats stay pandas' groupby means (compensated sums), so every digit is as before;
+    # counts and the 0/1 accuracy are exact integer sums either way
+    field = pd.Series(brier).groupby(unit).transform("mean").to_numpy()
     naive = _naive_brier(rows, unit, brier, naive_model)
-    per_row = pd.DataFrame({
-        "model": rows["model"].to_numpy(),
-        "log_score": log_score(rows["probability"], rows["outcome"]),
-        "peer": field - brier,
-        "bss": naive - brier,
-        "accuracy": correct(rows["probability"], rows["outcome"]),
-        "n_dataset": (rows["kind"] != MARKET).to_numpy(dtype=np.int64),
-        "n_market": (rows["kind"] == MARKET).to_numpy(dtype=np.int64),
-    })
-    grouped = per_row.groupby("model", sort=True)
-    out = grouped[["log_score", "peer", "bss", "accuracy"]].mean()
-    out[["n_dataset", "n_market"]] = grouped[["n_dataset", "n_market"]].sum()
+    means = pd.DataFrame({"log_score": log_score(rows["probability"], rows["outcome"]), "peer": field - brier,
+                          "bss": naive - brier}).groupby(model, sort=True).mean()
+    count = np.bincount(model, minlength=len(models))
+    market = (rows["kind"] == MARKET).to_numpy()
+    out = pd.DataFrame({
+        "log_score": means["log_score"].to_numpy(), "peer": means["peer"].to_numpy(), "bss": means["bss"].to_numpy(),
+        "accuracy": np.bincount(model, weights=correct(rows["probability"], rows["outcome"]), minlength=len(models)) / count,
+        "n_dataset": count - np.bincount(model, weights=market, minlength=len(models)).astype(np.int64),
+        "n_market": np.bincount(model, weights=market, minlength=len(models)).astype(np.int64),
+    }, index=pd.Index(models, name="model"))
     return out[SECONDARY]
 
 
-def _naive_brier(rows: pd.DataFrame, unit: pd.Series, brier: np.ndarray, naive_model: str | None) -> np.ndarray:
+def _naive_brier(rows: pd.DataFrame, unit: np.ndarray, brier: np.ndarray, naive_model: str | None) -> np.ndarray:
     """Per row: the Naive forecaster's Brier on the same unit (NaN where it did not answer)."""
     is_naive = (rows["model"] == naive_model).to_numpy()
-    lookup = pd.Series(brier[is_naive], index=unit[is_naive].to_numpy())
+    lookup = pd.Series(brier[is_naive], index=unit[is_naive])
     lookup = lookup[~lookup.index.duplicated()]
-    return lookup.reindex(unit.to_numpy()).to_numpy(dtype=float)
+    return lookup.reindex(unit).to_numpy(dtype=float)

@@ -140,11 +140,11 @@ class Summary:
     pairwise: np.ndarray
 
 
-def _point_and_replicates(fit: FitResult, boot: BootstrapResult):
-    """Stack point D and replicate D over (types..., overall)."""
+def _point_and_replicates(fit: FitResult, boot: BootstrapResult | None):
+    """Stack point D and replicate D (None without a bootstrap) over (types..., overall)."""
     names = tuple(fit.type_names) + ("overall",)
     point = np.vstack([fit.D, fit.overall[None]])
-    reps = np.concatenate([boot.D, boot.overall[None]], axis=0)
+    reps = None if boot is None else np.concatenate([boot.D, boot.overall[None]], axis=0)
     return names, point, reps
 
 
@@ -157,13 +157,17 @@ def _ranking_mask(point_bi: np.ndarray, rankable) -> np.ndarray:
 
 
 def _rank_stats(point_bi, bi, mask, top_k: int, level: float):
-    """Point rank, % #1, % top 5%, rank interval, top-K codes and their pairwise p-matrix."""
-    bi = np.where(mask, bi, np.nan)
+    """Point rank, % #1, % top 5%, rank interval, top-K codes and their pairwise p-matrix; without
+    replicates (``bi`` None) only the rank and the top K, every replicate statistic NaN."""
     rank = np.full(point_bi.size, np.nan)
     rank[mask] = rankdata(-point_bi[mask], method="min")
+    order = np.flatnonzero(mask)[np.argsort(-point_bi[mask], kind="stable")][:top_k]
+    if bi is None:
+        nan = np.full(point_bi.size, np.nan)
+        return rank, nan, nan.copy(), nan.copy(), nan.copy(), order, np.full((order.size, order.size), np.nan)
+    bi = np.where(mask, bi, np.nan)
     ranks = replicate_ranks(bi)
     low, high = rank_interval(ranks, level)
-    order = np.flatnonzero(mask)[np.argsort(-point_bi[mask], kind="stable")][:top_k]
     nan_out = lambda x: np.where(mask, x, np.nan)  # noqa: E731
     return (rank, nan_out(pct_rank1(bi)), nan_out(pct_top(bi)), nan_out(low), nan_out(high),
             order, pairwise_p(bi, order))
@@ -171,7 +175,7 @@ def _rank_stats(point_bi, bi, mask, top_k: int, level: float):
 
 def summarize(
     fit: FitResult,
-    boot: BootstrapResult,
+    boot: BootstrapResult | None,
     reference: int | None = None,
     top_k: int = 10,
     score: str = "overall",
@@ -180,17 +184,23 @@ def summarize(
     level: float = 0.95,
 ) -> Summary:
     """Turn a fit and its bootstrap into CIs (every score), p-values vs ``reference`` and rank
-    statistics (for ``score``, among ``rankable`` models with a finite point estimate)."""
+    statistics (for ``score``, among ``rankable`` models with a finite point estimate). ``boot``
+    None (no replicates: a board of point estimates and ranks) leaves every statistic of the
+    replicates NaN: computing them from one replicate only to discard them cost the nightly's
+    headline boards a third of their time."""
     names, point, reps = _point_and_replicates(fit, boot)
     if score not in names:
         raise ValueError(f"score must be one of {names}")
-    point_bi, reps_bi = brier_index(point), brier_index(reps)
-    low, high = np.stack([np.stack(percentile_ci(r, level)) for r in reps_bi], axis=1)
+    point_bi, reps_bi = brier_index(point), None if reps is None else brier_index(reps)
     s = names.index(score)
     p = np.full(point.shape[1], np.nan)
-    if reference is not None:
-        p = one_sided_p(reps_bi[s], int(reference), alternative)
+    if reps_bi is None:
+        low, high = np.full(point.shape, np.nan), np.full(point.shape, np.nan)
+    else:
+        low, high = np.stack([np.stack(percentile_ci(r, level)) for r in reps_bi], axis=1)
+        if reference is not None:
+            p = one_sided_p(reps_bi[s], int(reference), alternative)
     mask = _ranking_mask(point_bi[s], rankable)
-    ranked = _rank_stats(point_bi[s], reps_bi[s], mask, top_k, level)
+    ranked = _rank_stats(point_bi[s], None if reps_bi is None else reps_bi[s], mask, top_k, level)
     return Summary(names, point, point_bi, low, high, score, ranked[0], p,
                    tuple(p_label(x) for x in p), *ranked[1:])
