@@ -120,7 +120,9 @@ def score_frames(layout: Layout, view: Callable[[], LedgerView], as_of: str, imp
             kept = entry.written if entry is not None and fresh.scores.equals(entry.scores) else None
             entry = fresh if kept is None else _with_written(fresh, kept)
         if entry.written is None or not layout.scores(due).is_file() or layout.cache.fingerprint(layout.scores(due)) != entry.written:
-            if write_table(layout.scores(due), entry.scores, SCORES, cache=layout.cache):
+            # no ``cache``: its check that the same frame was written last (a digest of every row) is the
+            # memo's ``equals`` above, already done
+            if write_table(layout.scores(due), entry.scores, SCORES):
                 written.append(layout.relative(layout.scores(due)))
             entry = _with_written(entry, layout.cache.fingerprint(layout.scores(due)))
         for problem in entry.quarantined:  # as loading the round's forecast files would report them
@@ -175,11 +177,12 @@ def _watch(questions: pd.DataFrame, resolutions: pd.DataFrame, as_of: str) -> di
     yet reachable needs no value; a settled one (resolved, or void for want of a due-date value)
     needs a value dated at or before its resolution date to change; one still waiting for a value
     needs any (``~`` sorts after every timestamp)."""
-    series = questions[questions["kind"] != MARKET][["question_id", "resolution_date", "due"]]
-    status = series.merge(resolutions[["question_id", "resolution_date", "status"]], on=["question_id", "resolution_date"], how="left")
+    series = questions[questions["kind"] != MARKET]
+    # a unit's rows in ``resolutions`` all say the same (they are computed from the same question row)
+    states = dict(zip(zip(resolutions["question_id"], resolutions["resolution_date"]), resolutions["status"]))
     watch: dict[str, str] = {}
-    for q, date, due, state in status.itertuples(index=False):
-        when = f"{date}T00:00:00Z"
+    for q, date, due in zip(series["question_id"], series["resolution_date"], series["due"]):
+        when, state = f"{date}T00:00:00Z", states.get((q, date))
         mark = "" if when <= due or when > as_of else "~" if state not in ("resolved", "void") else when
         watch[q] = max(watch.get(q, ""), mark)
     return watch
@@ -245,6 +248,6 @@ def _changes(layout: Layout, memo: DeriveMemo) -> tuple[Changes, dict[str, reade
             stated.update(new["question_id"].tolist())
             continue
         closed.update(new.loc[new["status"] != "open", "question_id"].tolist())
-        for q, first in new.groupby("question_id", sort=False)["observed_at"].min().items():
-            news[str(q)] = min(news.get(str(q), str(first)), str(first))
+        for q, when in zip(new["question_id"].tolist(), new["observed_at"].tolist()):  # no groupby: a night adds few rows
+            news[q] = min(news.get(q, when), when)
     return Changes(news, stated, closed), ledgers, latest

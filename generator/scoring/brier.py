@@ -57,7 +57,7 @@ def score_round(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.D
     if not forecasts or units.empty:
         return pd.DataFrame(columns=list(SCORES.names))
     answered = answered_sets(forecasts, sets)
-    scored = _score_all(round_label, units, _markets_undated(forecasts, units), impute_value)
+    scored = _score_all(round_label, units, forecasts, impute_value)
     if not answered or sets is None:
         return scored
     member = sets.assign(question_set=sets["question_set"].map(set_name))
@@ -66,16 +66,6 @@ def score_round(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.D
     inside = keys.isin(pd.MultiIndex.from_frame(member[["question_set", *_UNIT]]))
     whole = ~scored["model"].isin(list(answered)).to_numpy()
     return scored[whole | inside].reset_index(drop=True)
-
-
-def _markets_undated(forecasts: dict[str, pd.DataFrame], units: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The forecasts with every market row's resolution date ignored (ForecastBench ignores it too)."""
-    markets = set(units.loc[units["kind"] == MARKET, "question_id"])
-    out = {}
-    for model, frame in forecasts.items():
-        dated = frame["question_id"].isin(markets).to_numpy() & (frame["resolution_date"].fillna("").to_numpy(dtype=str) != "")
-        out[model] = frame.assign(resolution_date=np.where(dated, "", frame["resolution_date"].to_numpy(dtype=object))) if dated.any() else frame
-    return out
 
 
 def _score_all(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.DataFrame],
@@ -101,10 +91,21 @@ def _score_all(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.Da
 
 def _unit_codes(units: pd.DataFrame, given: list[pd.DataFrame]) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of (question_id, resolution_date) shared by the units and all forecast rows."""
-    codes = []
-    for col in _UNIT:
-        joined = np.concatenate([units[col].to_numpy(dtype=object), *(f[col].to_numpy(dtype=object) for f in given)])
-        codes.append(pd.factorize(joined, use_na_sentinel=False)[0].astype(np.int64))
+    joined = {col: np.concatenate([units[col].to_numpy(dtype=object), *(f[col].to_numpy(dtype=object) for f in given)])
+              for col in _UNIT}
+    ids, dates = joined["question_id"], _markets_undated(joined["question_id"], joined["resolution_date"], units)
+    codes = [pd.factorize(column, use_na_sentinel=False)[0].astype(np.int64) for column in (ids, dates)]
     pair = codes[0] * (int(codes[1].max(initial=0)) + 1) + codes[1]
     dense = pd.factorize(pair)[0]
     return dense[: len(units)], dense[len(units):]
+
+
+def _markets_undated(ids: np.ndarray, dates: np.ndarray, units: pd.DataFrame) -> np.ndarray:
+    """``dates`` (the units' and then every forecast row's) with each forecast market row's resolution
+    date ignored, as ForecastBench ignores it: made "" (a missing one stays missing). Done once on the
+    joined rows, not per model file: pandas' per-call cost on small frames was most of a round's scoring."""
+    n = len(units)
+    markets = set(units.loc[units["kind"] == MARKET, "question_id"])
+    rows = pd.Series(dates[n:], dtype=object)
+    dated = pd.Series(ids[n:], dtype=object).isin(markets).to_numpy() & (rows.fillna("").to_numpy(dtype=str) != "")
+    return np.concatenate([dates[:n], np.where(dated, "", dates[n:])]) if dated.any() else dates

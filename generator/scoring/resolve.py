@@ -37,7 +37,20 @@ def known_by(obs: pd.DataFrame, as_of: str) -> pd.DataFrame:
 
 def market_states(obs: pd.DataFrame) -> pd.DataFrame:
     """The latest row per question of an ordered frame from ``known_by``, indexed by question_id."""
-    return obs.drop_duplicates("question_id", keep="last").set_index("question_id")
+    return obs[last_of_runs(obs, ["question_id"])].set_index("question_id")
+
+
+def last_of_runs(ordered: pd.DataFrame, keys: list[str]) -> np.ndarray:
+    """Per row of a frame sorted by ``keys`` (``known_by``'s order): whether it is the last of its key,
+    which is ``drop_duplicates(keys, keep="last")``'s row since a key's rows are adjacent there. A
+    comparison with the next row instead of hashing every key: the view is built most nights."""
+    last = np.ones(len(ordered), dtype=bool)
+    if len(ordered):
+        last[:-1] = False
+        for key in keys:
+            values = ordered[key].to_numpy(dtype=object)
+            last[:-1] |= values[1:] != values[:-1]
+    return last
 
 
 def values_at(obs: pd.DataFrame, question_ids: pd.Series, when: str) -> pd.Series:
@@ -61,10 +74,12 @@ class Series:
         return str(self.dates[-1])
 
 
-def series_table(obs: pd.DataFrame) -> dict[str, Series]:
-    """Per question id (sorted): its rows' dates and values, in their order in ``obs`` (a stable sort
-    by id and a cut where the id changes: a ``groupby`` without a frame per question)."""
-    latest = obs.drop_duplicates(["question_id", "observed_at"], keep="last").sort_values("question_id", kind="mergesort")
+def series_table(known: pd.DataFrame) -> dict[str, Series]:
+    """Per question id (sorted): the dates and values of its latest row per date, of a frame in
+    ``known_by``'s order. There a (question, date)'s rows are adjacent, its latest last, so its row is
+    the one ending the run (no drop_duplicates and sort to find it), and a question's rows are cut
+    where the id changes (a ``groupby`` without a frame per question)."""
+    latest = known[last_of_runs(known, ["question_id", "observed_at"])]
     ids = latest["question_id"].to_numpy(dtype=object)
     dates, values = latest["observed_at"].to_numpy(dtype=str), latest["value"].to_numpy(dtype=float)
     starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.array([], dtype=np.int64)
@@ -77,7 +92,11 @@ _STATED = ["round", *_UNIT, "recorded_at", "status", "outcome", "resolved_at"]
 
 
 def _no_statements() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype=float if c == "outcome" else str) for c in _STATED})
+    return _NO_STATEMENTS.copy()
+
+
+# made once: building a frame costs as much as a round's resolution, and most views have no statement
+_NO_STATEMENTS = pd.DataFrame({c: pd.Series(dtype=float if c == "outcome" else str) for c in _STATED})
 
 
 @dataclass(frozen=True)
@@ -156,39 +175,45 @@ def _pick_statement(units: pd.DataFrame, stated: pd.DataFrame) -> pd.DataFrame:
     return own
 
 
+_RESOLVED = ["question_id", "resolution_date", "status", "outcome", "resolved_at"]
+
+
 def _empty() -> pd.DataFrame:
-    return pd.DataFrame(columns=["question_id", "resolution_date", "status", "outcome", "resolved_at"])
+    return pd.DataFrame(columns=_RESOLVED)
 
 
 def _resolve_markets(questions: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
+    # The states of the round's markets in one reindex (a market never observed gets NaN: open),
+    # not a ``.loc`` per question: a round is scored again most nights, and that lookup was its cost.
+    found = states.reindex(questions["question_id"].to_numpy(dtype=object))[["status", "observed_at", "outcome"]]
     rows = []
-    for q in questions.itertuples(index=False):
-        state = states.loc[q.question_id] if q.question_id in states.index else None
+    for qid, date, due, state, observed, value in zip(questions["question_id"], questions["resolution_date"], questions["due"],
+                                                       found["status"], found["observed_at"], found["outcome"]):
         status, outcome, resolved_at = "open", np.nan, ""
-        if state is not None and state["status"] in ("resolved", "void"):
-            status, resolved_at = state["status"], state["observed_at"]
-            outcome = state["outcome"] if status == "resolved" else np.nan
-            if resolved_at <= q.due:
+        if state in ("resolved", "void"):
+            status, resolved_at = state, observed
+            outcome = value if status == "resolved" else np.nan
+            if resolved_at <= due:
                 status, outcome = "void", np.nan
-        rows.append((q.question_id, q.resolution_date, status, outcome, resolved_at))
-    return pd.DataFrame(rows, columns=_empty().columns)
+        rows.append((qid, date, status, outcome, resolved_at))
+    return pd.DataFrame(rows, columns=_RESOLVED)
 
 
 def _resolve_series(questions: pd.DataFrame, table: dict[str, Series], as_of: str) -> pd.DataFrame:
     rows = []
-    for q in questions.itertuples(index=False):
-        when = f"{q.resolution_date}T00:00:00Z"
-        series = table.get(q.question_id)
+    for qid, date, due in zip(questions["question_id"], questions["resolution_date"], questions["due"]):
+        when = f"{date}T00:00:00Z"
+        series = table.get(qid)
         status, outcome, resolved_at = "open", np.nan, ""
-        if when <= q.due:
+        if when <= due:
             status = "void"
         elif series is not None and when <= as_of and series.last >= when:
-            start, end = series.at(q.due), series.at(when)
+            start, end = series.at(due), series.at(when)
             status = "void" if np.isnan(start) else "resolved"
             outcome = np.nan if np.isnan(start) else float(end > start)
             resolved_at = when
-        rows.append((q.question_id, q.resolution_date, status, outcome, resolved_at))
-    return pd.DataFrame(rows, columns=_empty().columns)
+        rows.append((qid, date, status, outcome, resolved_at))
+    return pd.DataFrame(rows, columns=_RESOLVED)
 
 
 def latest_questions(bank: pd.DataFrame) -> pd.DataFrame:
