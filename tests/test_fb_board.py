@@ -14,6 +14,7 @@ from generator.leaderboard.fb_board import (
     inputs_digest,
     is_estimation_model,
 )
+from generator.leaderboard.panel import sorted_codes
 from generator.models import ModelMeta
 from generator.timeutil import parse_ts
 
@@ -190,3 +191,12 @@ def test_the_board_order_is_pandas_sort_on_rank_score_and_model(seed):
     expected = frame.sort_values(["rank", "overall", "model"], ascending=[True, False, True], na_position="last",
                                  kind="mergesort").index.to_numpy()
     assert board_order(rank, score).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_sorted_codes_are_numpys_unique_with_its_inverse(seed):
+    rng = np.random.default_rng(seed)
+    values = rng.choice(["b.y", "a.x", "a.x.2", "", "z", "2026-01-04", "2026-01-18"], int(rng.integers(1, 40))).astype(object)
+    names, codes = sorted_codes(values)
+    expected_names, expected_codes = np.unique(values, return_inverse=True)
+    assert names.tolist() == expected_names.tolist() and codes.tolist() == expected_codes.tolist()

@@ -62,8 +62,8 @@ from ..vocabulary import (
 )
 from .bootstrap import bootstrap
 from .fixed_effects import fit
-from .panel import build_panel
-from .secondary import NAIVE_MODEL, secondary_columns
+from .panel import build_panel, sorted_codes
+from .secondary import NAIVE_MODEL, model_secondary
 from .stats import format_p, summarize
 
 TYPES = ("dataset", "market")
@@ -81,7 +81,7 @@ NO_REFERENCE = "no reference"  # p_label of every row when the configured refere
 @dataclass(frozen=True)
 class FBOptions:
     board: str = TOURNAMENT  # or BASELINE: models that saw no crowd value
-    replicates: int = REPLICATES  # 0: point estimates and ranks only, every statistic of the bootstrap NaN
+    replicates: int = REPLICATES  # 0: point estimates and ranks only (the bootstrap's statistics NaN, p-values blank)
     min_round_age_days: int | None = 50
     min_dataset_rows: int = 0  # FB: FB_MIN_DATASET_ROWS
     min_market_questions: int = 0  # FB: FB_MIN_MARKET_QUESTIONS
@@ -209,8 +209,8 @@ def _imputed_shares(rows: pd.DataFrame) -> ImputedShares:
     """The imputation rule's counts from integer codes (groupbys over the object columns cost the
     nightly's boards more than their fit). A share is imputed rows / rows, exactly as a groupby
     mean of the 0/1 column gives it."""
-    models, model = np.unique(rows["model"].to_numpy(), return_inverse=True)
-    rounds, round_ = np.unique(rows["round"].to_numpy(), return_inverse=True)
+    models, model = sorted_codes(rows["model"].to_numpy())
+    rounds, round_ = sorted_codes(rows["round"].to_numpy())
     keys, group = np.unique(model * len(rounds) + round_, return_inverse=True)
     size = np.bincount(group)
     imputed = np.bincount(group, weights=rows["imputed"].to_numpy().astype(np.int64))
@@ -321,8 +321,7 @@ def _value_at(obs: pd.DataFrame, question_ids: np.ndarray, times: np.ndarray) ->
 
 def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.DataFrame | None, options: FBOptions):
     """Integer codes for ``build_panel``: models sorted by id, units in order of first appearance."""
-    names = np.array(sorted(rows["model"].unique()))
-    model = np.searchsorted(names, rows["model"].to_numpy())
+    names, model = sorted_codes(rows["model"].to_numpy())
     unit, first = unit_codes(rows)
     units = rows.loc[first, ["round", "question_id", "source", "kind", "outcome"]].reset_index(drop=True)
     unit_type = (units["kind"].to_numpy() == MARKET).astype(np.int64)
@@ -428,9 +427,13 @@ def board_of(selection: Selection, models: dict[str, ModelMeta], as_of: datetime
     ref = _reference(names, point.overall if score == "overall" else point.D[TYPES.index(score)], options.reference)
     provisional = _provisional(model, len(names), rows, as_of, options.min_resolved, options.min_age_days)
     summary = summarize(point, boot, reference=ref, score=score, rankable=~provisional)
-    p_label = [NO_REFERENCE] * len(names) if ref is None and options.reference is not None else summary.p_label
+    p_display, p_label = [format_p(p) for p in summary.p_value], list(summary.p_label)
+    if not options.replicates:  # no bootstrap, no p-value: nothing to display or label
+        p_display = p_label = [""] * len(names)
+    elif ref is None and options.reference is not None:
+        p_label = [NO_REFERENCE] * len(names)
     out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score,
-                 secondary_columns(rows, options.naive_model), provisional, p_label)
+                 model_secondary(rows, names, model, options.naive_model), provisional, (p_display, p_label))
     out.attrs.update(notes)
     return out
 
@@ -439,7 +442,7 @@ def provisional_models(rows: pd.DataFrame, as_of: datetime, min_resolved: int, m
     """The stability rule, per model (index): True until the model has at least ``min_resolved``
     resolved units it forecast itself (imputed rows do not count) and its first round on the board
     is due at least ``min_age_days`` days before ``as_of``."""
-    names, model = np.unique(rows["model"].to_numpy(), return_inverse=True)
+    names, model = sorted_codes(rows["model"].to_numpy())
     return pd.Series(_provisional(model, len(names), rows, as_of, min_resolved, min_age_days), index=pd.Index(names, name="model"))
 
 
@@ -448,7 +451,7 @@ def _provisional(model: np.ndarray, n_models: int, rows: pd.DataFrame, as_of: da
     """``provisional_models`` per model code (``model``: each row's code among ``n_models``), from
     integer counts and the rounds' sorted codes instead of a groupby per board."""
     own = np.bincount(model, weights=rows["imputed"].to_numpy().astype(np.int64) == 0, minlength=n_models)
-    rounds, code = np.unique(rows["round"].to_numpy(), return_inverse=True)
+    rounds, code = sorted_codes(rows["round"].to_numpy())
     first = np.full(n_models, len(rounds))
     np.minimum.at(first, model, code)
     cutoff = format_date(as_of - timedelta(days=min_age_days))
@@ -468,9 +471,9 @@ def _reference(names: np.ndarray, D: np.ndarray, wanted: str | None) -> int | No
     return int(np.flatnonzero(finite)[np.argmin(D[finite])]) if finite.any() else None
 
 
-def _frame(names, models, point, summary, in_est, score: str, secondary: pd.DataFrame, provisional,
-           p_label) -> pd.DataFrame:
-    """The board's ``COLUMNS``, one row per model of ``names`` (sorted, as ``secondary``'s index),
+def _frame(names, models, point, summary, in_est, score: str, secondary: dict[str, np.ndarray], provisional,
+           p_text: tuple[list[str], list[str]]) -> pd.DataFrame:
+    """The board's ``COLUMNS``, one row per model of ``names`` (sorted; ``secondary``'s arrays follow them),
     ordered best first: by rank, then the ranking score (higher first), then model id, missing
     ranks and scores last. Built in one frame and ordered with one lexsort (the frame's many
     column assignments, sort and join cost the nightly's headline boards more than their fit)."""
@@ -487,9 +490,9 @@ def _frame(names, models, point, summary, in_est, score: str, secondary: pd.Data
         "n_dataset": np.nan_to_num(point.n[0]).astype(np.int64), "n_market": np.nan_to_num(point.n[1]).astype(np.int64),
         "brier_dataset": summary.D[0], "brier_market": summary.D[1], "brier_overall": summary.D[2],
         "pct_rank1": summary.pct_rank1, "rank_low": summary.rank_low, "rank_high": summary.rank_high,
-        "p_value": summary.p_value, "p_display": [format_p(p) for p in summary.p_value], "p_label": list(p_label),
+        "p_value": summary.p_value, "p_display": p_text[0], "p_label": p_text[1],
         "in_estimation": in_est.astype(np.int64),
-        **{c: secondary[c].to_numpy() for c in ("log_score", "peer", "bss", "accuracy")},
+        **{c: secondary[c] for c in ("log_score", "peer", "bss", "accuracy")},
         "provisional": np.asarray(provisional, dtype=np.int64),
     })
     order = board_order(summary.rank, columns[score])

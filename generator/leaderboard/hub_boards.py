@@ -65,7 +65,9 @@ def boards_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: dateti
 
 
 def _point_only(board: pd.DataFrame, replicates: int | None) -> pd.DataFrame:
-    if replicates == 0:  # the ranks come from the point estimates; what one replicate says is not shown
+    """A board of ``replicates=0`` with its bootstrap columns empty: ``fb_board`` leaves them so
+    (no bootstrap); its empty board, of no rows, takes their types here."""
+    if replicates == 0 and board.empty:
         board[list(BOOTSTRAP_COLUMNS)] = np.nan
         board[["p_display", "p_label"]] = ""
     return board

@@ -25,6 +25,7 @@ import pandas as pd
 from pandas.api.types import infer_dtype
 
 from ..vocabulary import MARKET
+from .panel import sorted_codes
 
 LOG_EPS = 0.001
 NAIVE_MODEL = "prescient.naive"
@@ -66,29 +67,38 @@ def secondary_columns(rows: pd.DataFrame, naive_model: str | None = NAIVE_MODEL)
     """``SECONDARY`` per model (the index, sorted); an empty frame for no rows."""
     if rows.empty:
         return pd.DataFrame(columns=SECONDARY, index=pd.Index([], name="model"))
-    models, model = np.unique(rows["model"].to_numpy(), return_inverse=True)
+    models, model = sorted_codes(rows["model"].to_numpy())
+    return pd.DataFrame(model_secondary(rows, models, model, naive_model), index=pd.Index(models, name="model"))[SECONDARY]
+
+
+def model_secondary(rows: pd.DataFrame, models: np.ndarray, model: np.ndarray, naive_model: str | None) -> dict[str, np.ndarray]:
+    """``SECONDARY`` as arrays over ``models`` (sorted; ``model``: each row's index among them), what
+    a board reads without the frame ``secondary_columns`` makes of them."""
     brier = rows["brier"].to_numpy(dtype=float)
+    probability, outcome = rows["probability"].to_numpy(dtype=float), rows["outcome"].to_numpy(dtype=float)
     unit = _unit_key(rows)
     # the means of floats stay pandas' groupby means (compensated sums), so every digit is as before;
     # counts and the 0/1 accuracy are exact integer sums either way
-    field = pd.Series(brier).groupby(unit).transform("mean").to_numpy()
-    naive = _naive_brier(rows, unit, brier, naive_model)
-    means = pd.DataFrame({"log_score": log_score(rows["probability"], rows["outcome"]), "peer": field - brier,
-                          "bss": naive - brier}).groupby(model, sort=True).mean()
+    field = pd.Series(brier).groupby(pd.Index(unit)).transform("mean").to_numpy()
+    naive = _naive_brier(unit, brier, model == _code_of(models, naive_model))
+    means = pd.DataFrame({"log_score": log_score(probability, outcome), "peer": field - brier,
+                          "bss": naive - brier}).groupby(pd.Index(model), sort=True).mean()
     count = np.bincount(model, minlength=len(models))
-    market = (rows["kind"] == MARKET).to_numpy()
-    out = pd.DataFrame({
-        "log_score": means["log_score"].to_numpy(), "peer": means["peer"].to_numpy(), "bss": means["bss"].to_numpy(),
-        "accuracy": np.bincount(model, weights=correct(rows["probability"], rows["outcome"]), minlength=len(models)) / count,
-        "n_dataset": count - np.bincount(model, weights=market, minlength=len(models)).astype(np.int64),
-        "n_market": np.bincount(model, weights=market, minlength=len(models)).astype(np.int64),
-    }, index=pd.Index(models, name="model"))
-    return out[SECONDARY]
+    market = np.bincount(model, weights=(rows["kind"] == MARKET).to_numpy(), minlength=len(models)).astype(np.int64)
+    return {"log_score": means["log_score"].to_numpy(), "peer": means["peer"].to_numpy(), "bss": means["bss"].to_numpy(),
+            "accuracy": np.bincount(model, weights=correct(probability, outcome), minlength=len(models)) / count,
+            "n_dataset": count - market, "n_market": market}
 
 
-def _naive_brier(rows: pd.DataFrame, unit: np.ndarray, brier: np.ndarray, naive_model: str | None) -> np.ndarray:
-    """Per row: the Naive forecaster's Brier on the same unit (NaN where it did not answer)."""
-    is_naive = (rows["model"] == naive_model).to_numpy()
-    lookup = pd.Series(brier[is_naive], index=unit[is_naive])
-    lookup = lookup[~lookup.index.duplicated()]
-    return lookup.reindex(unit).to_numpy(dtype=float)
+def _code_of(models: np.ndarray, wanted: str | None) -> int:
+    """The index of ``wanted`` among ``models``; -1 (no row's) when it is absent."""
+    hits = np.flatnonzero(models == wanted)
+    return int(hits[0]) if hits.size else -1
+
+
+def _naive_brier(unit: np.ndarray, brier: np.ndarray, is_naive: np.ndarray) -> np.ndarray:
+    """Per row: the Naive forecaster's Brier on the same unit (its first row's; NaN where it did not answer)."""
+    units, first = np.unique(unit[is_naive], return_index=True)
+    by_unit = np.full(int(unit.max(initial=-1)) + 1, np.nan)
+    by_unit[units] = brier[is_naive][first]
+    return by_unit[unit]
