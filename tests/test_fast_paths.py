@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.schemas import FORECASTS, SCORES, Column
-from generator.scoring.brier import brier, score_round
+from generator.scoring.brier import brier, resolved_units, score_round
 from generator.store import csvio
 
 # Cells chosen to sit on the edges of the fast patterns: signs, spaces, unicode digits, embedded
@@ -361,3 +361,49 @@ def test_unit_codes_equal_the_multiindex_factorize(triples):
     keys = pd.MultiIndex.from_frame(rows[["round", "question_id", "resolution_date"]])
     unit, first = fb_board.unit_codes(rows)
     assert np.array_equal(unit, pd.factorize(keys)[0]) and np.array_equal(first, ~keys.duplicated())
+
+
+# -- resolving a round: resolved_units' dict join, the view's latest rows by neighbours --------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 10), st.integers(0, 10))
+def test_resolved_units_equal_the_merge_it_replaced(seed, n_questions, n_resolutions):
+    """Questions and resolutions with units repeated (the merge's row per pair) and none resolved."""
+    rng = np.random.default_rng(seed)
+    questions = pd.DataFrame({"question_id": pd.Series([f"q{i}" for i in rng.integers(0, 4, n_questions)], dtype=str),
+                              "resolution_date": pd.Series(rng.choice(["", "2026-03-01"], n_questions), dtype=str),
+                              "source": "src", "kind": pd.Series(rng.choice(["binary", "dataset"], n_questions), dtype=str),
+                              "category": pd.Series(rng.choice(["", "c"], n_questions), dtype=str)})
+    resolutions = pd.DataFrame({"question_id": pd.Series([f"q{i}" for i in rng.integers(0, 4, n_resolutions)], dtype=str),
+                                "resolution_date": pd.Series(rng.choice(["", "2026-03-01"], n_resolutions), dtype=str),
+                                "status": pd.Series(rng.choice(["open", "resolved", "void"], n_resolutions), dtype=str),
+                                "outcome": rng.choice([0.0, 1.0, np.nan], n_resolutions),
+                                "resolved_at": pd.Series(rng.choice(["", "2026-02-01T00:00:00Z"], n_resolutions), dtype=str)})
+    unit = ["question_id", "resolution_date"]
+    done = resolutions[resolutions["status"] == "resolved"].reindex(columns=[*unit, "outcome", "resolved_at", "proxy"])
+    merged = questions[[*unit, "source", "kind", "category"]].merge(done, on=unit, how="inner")
+    pd.testing.assert_frame_equal(resolved_units(questions, resolutions), merged, check_exact=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 40))
+def test_the_views_latest_rows_equal_drop_duplicates(seed, n_rows):
+    """market_states and series_table take the last row of each key in known_by's order, as
+    drop_duplicates(keep="last") did: dates observed twice, corrections recorded later, rows out of order."""
+    rng = np.random.default_rng(seed)
+    obs = pd.DataFrame({"question_id": pd.Series([f"q{i}" for i in rng.integers(0, 5, n_rows)], dtype=str),
+                        "observed_at": pd.Series([f"2026-01-0{d}T00:00:00Z" for d in rng.integers(1, 4, n_rows)], dtype=str),
+                        "recorded_at": pd.Series([f"2026-01-0{d}T00:00:00Z" for d in rng.integers(1, 6, n_rows)], dtype=str),
+                        "value": rng.random(n_rows),
+                        "status": pd.Series(rng.choice(["open", "resolved", "void"], n_rows), dtype=str),
+                        "outcome": rng.choice([0.0, 1.0, np.nan], n_rows)})
+    known = resolution.known_by(obs, "2026-01-04T00:00:00Z")
+    pd.testing.assert_frame_equal(resolution.market_states(known),
+                                  known.drop_duplicates("question_id", keep="last").set_index("question_id"), check_exact=True)
+    latest = known.drop_duplicates(["question_id", "observed_at"], keep="last").sort_values("question_id", kind="mergesort")
+    table = resolution.series_table(known)
+    assert list(table) == sorted(set(latest["question_id"]))
+    for q, series in table.items():
+        rows = latest[latest["question_id"] == q]
+        assert series.dates.tolist() == rows["observed_at"].tolist() and series.values.tolist() == rows["value"].tolist()

@@ -26,8 +26,16 @@ def brier(probability, outcome):
 def resolved_units(questions: pd.DataFrame, resolutions: pd.DataFrame) -> pd.DataFrame:
     """The units to score; ``proxy`` (1, or NaN) carries the market_proxy flag of ``resolve_round``."""
     done = resolutions[resolutions["status"] == "resolved"].reindex(columns=[*_UNIT, "outcome", "resolved_at", "proxy"])
-    units = questions[[*_UNIT, "source", "kind", "category"]].merge(done, on=_UNIT, how="inner")
-    return units[[*_UNIT, "source", "kind", "category", "outcome", "resolved_at", "proxy"]]
+    at = {unit: i for i, unit in enumerate(zip(done["question_id"], done["resolution_date"]))}
+    if len(at) < len(done):  # a unit resolved twice: the inner merge's row per pair
+        units = questions[[*_UNIT, "source", "kind", "category"]].merge(done, on=_UNIT, how="inner")
+        return units[[*_UNIT, "source", "kind", "category", "outcome", "resolved_at", "proxy"]]
+    # that merge's rows (the questions' order) by a dict: a merge per round scored cost more than scoring it
+    pairs = [(i, at[unit]) for i, unit in enumerate(zip(questions["question_id"], questions["resolution_date"])) if unit in at]
+    asked, found = np.array([i for i, _ in pairs], dtype=np.int64), np.array([j for _, j in pairs], dtype=np.int64)
+    columns = {c: questions[c].array.take(asked) for c in [*_UNIT, "source", "kind", "category"]}
+    columns.update({c: done[c].array.take(found) for c in ["outcome", "resolved_at", "proxy"]})
+    return pd.DataFrame(columns)
 
 
 def set_name(name: object) -> str:
@@ -81,12 +89,16 @@ def _score_all(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.Da
     _, first = np.unique(model * prob.shape[1] + given_key, return_index=True)  # the first row of a repeat
     prob[model[first], given_key[first]] = values[first]
     p = prob[:, unit_key].T.ravel()  # unit-major: unit j, then every model
-    scored = units.iloc[np.repeat(np.arange(n_units), n_models)].reset_index(drop=True)
-    scored["model"] = pd.array(np.tile(np.array(models, dtype=object), n_units), dtype=str)
-    scored["imputed"] = np.isnan(p).astype("int64")
-    scored["probability"] = np.where(np.isnan(p), float(impute_value), p)
-    scored["brier"] = brier(scored["probability"].to_numpy(), scored["outcome"].to_numpy(dtype=float))
-    return scored.assign(round=round_label)[list(SCORES.names)]
+    rows = np.repeat(np.arange(n_units), n_models)
+    probability = np.where(np.isnan(p), float(impute_value), p)
+    # one frame made from its columns (each unit's columns taken once per model): not a frame
+    # changed column by column, whose per-call cost on a round's small frame was most of scoring it
+    columns = {c: units[c].array.take(rows) for c in units.columns}
+    columns.update(round=pd.array(np.full(len(rows), round_label, dtype=object), dtype=str),
+                   model=pd.array(np.tile(np.array(models, dtype=object), n_units), dtype=str),
+                   imputed=np.isnan(p).astype("int64"), probability=probability,
+                   brier=brier(probability, units["outcome"].to_numpy(dtype=float)[rows]))
+    return pd.DataFrame({c: columns[c] for c in SCORES.names})
 
 
 def _unit_codes(units: pd.DataFrame, given: list[pd.DataFrame]) -> tuple[np.ndarray, np.ndarray]:

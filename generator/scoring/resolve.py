@@ -137,10 +137,13 @@ def latest_statements(stated: pd.DataFrame | None, as_of: str) -> pd.DataFrame:
 
 def resolve_round(questions: pd.DataFrame, view: LedgerView) -> pd.DataFrame:
     """One row per round question: status (resolved, void, open), outcome and resolved_at."""
-    markets = questions["kind"] == MARKET
-    parts = [p for p in (_resolve_markets(questions[markets], view.states),
-                         _resolve_series(questions[~markets], view.series, view.as_of)) if len(p)]
-    computed = pd.concat(parts, ignore_index=True) if parts else _empty()
+    # Plain rows, markets first, made into one frame: a round is resolved again most nights, and a
+    # frame per kind (two selections, two frames, a concat) cost more than resolving its units.
+    units = list(zip(questions["question_id"], questions["resolution_date"], questions["due"]))
+    markets = (questions["kind"] == MARKET).tolist()
+    rows = _resolve_markets([u for u, m in zip(units, markets) if m], view.states) + \
+        _resolve_series([u for u, m in zip(units, markets) if not m], view.series, view.as_of)
+    computed = pd.DataFrame(rows, columns=_RESOLVED) if rows else _empty()
     out = apply_statements(questions, computed, view.stated)
     return out if view.proxies is None else market_proxy.apply_proxies(questions, out, view.proxies, view.as_of)
 
@@ -182,13 +185,16 @@ def _empty() -> pd.DataFrame:
     return pd.DataFrame(columns=_RESOLVED)
 
 
-def _resolve_markets(questions: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
+Unit = tuple[str, str, str]  # a round question's question_id, resolution_date and due
+Resolved = tuple[str, str, str, float, str]  # a row of ``_RESOLVED``
+
+
+def _resolve_markets(units: list[Unit], states: pd.DataFrame) -> list[Resolved]:
     # The states of the round's markets in one reindex (a market never observed gets NaN: open),
-    # not a ``.loc`` per question: a round is scored again most nights, and that lookup was its cost.
-    found = states.reindex(questions["question_id"].to_numpy(dtype=object))[["status", "observed_at", "outcome"]]
+    # not a ``.loc`` per question.
+    found = states.reindex([q for q, _, _ in units])
     rows = []
-    for qid, date, due, state, observed, value in zip(questions["question_id"], questions["resolution_date"], questions["due"],
-                                                       found["status"], found["observed_at"], found["outcome"]):
+    for (qid, date, due), state, observed, value in zip(units, found["status"], found["observed_at"], found["outcome"]):
         status, outcome, resolved_at = "open", np.nan, ""
         if state in ("resolved", "void"):
             status, resolved_at = state, observed
@@ -196,12 +202,12 @@ def _resolve_markets(questions: pd.DataFrame, states: pd.DataFrame) -> pd.DataFr
             if resolved_at <= due:
                 status, outcome = "void", np.nan
         rows.append((qid, date, status, outcome, resolved_at))
-    return pd.DataFrame(rows, columns=_RESOLVED)
+    return rows
 
 
-def _resolve_series(questions: pd.DataFrame, table: dict[str, Series], as_of: str) -> pd.DataFrame:
+def _resolve_series(units: list[Unit], table: dict[str, Series], as_of: str) -> list[Resolved]:
     rows = []
-    for qid, date, due in zip(questions["question_id"], questions["resolution_date"], questions["due"]):
+    for qid, date, due in units:
         when = f"{date}T00:00:00Z"
         series = table.get(qid)
         status, outcome, resolved_at = "open", np.nan, ""
@@ -213,7 +219,7 @@ def _resolve_series(questions: pd.DataFrame, table: dict[str, Series], as_of: st
             outcome = np.nan if np.isnan(start) else float(end > start)
             resolved_at = when
         rows.append((qid, date, status, outcome, resolved_at))
-    return pd.DataFrame(rows, columns=_RESOLVED)
+    return rows
 
 
 def latest_questions(bank: pd.DataFrame) -> pd.DataFrame:
