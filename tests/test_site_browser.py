@@ -397,8 +397,10 @@ def test_xss_payloads_reached_the_pages_escaped(xss_hub: Path) -> None:
     model_md = (generated / "models" / f"{MODEL}.md").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in model_md
     assert "<script>alert" not in model_md
-    round_md = (generated / "rounds" / f"{_xss_round_file(xss_hub).parent.name}.md").read_text(encoding="utf-8")
-    assert "&lt;svg onload=alert(5)&gt;" in round_md and "javascript:alert(4)" not in round_md
+    due = _xss_round_file(xss_hub).parent.name
+    round_md = (generated / "rounds" / f"{due}.md").read_text(encoding="utf-8")
+    round_table = (generated / "round-tables" / f"{due}.html").read_text(encoding="utf-8")  # the question rows
+    assert "&lt;svg onload=alert(5)&gt;" in round_table and "javascript:alert(4)" not in round_md + round_table
     from generator.site.questions import question_slug
 
     first = pd.read_csv(_xss_round_file(xss_hub), dtype=str, keep_default_na=False).loc[0, "question_id"]

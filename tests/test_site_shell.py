@@ -193,3 +193,50 @@ def test_a_broken_shell_is_a_build_error_naming_the_question_pages(demo_hub: Pat
     with pytest.raises(BuildError, match="mkdocs build --strict failed"):
         run_mkdocs_build(site_src / "mkdocs.yml", SEASON_END, "Hub")
     assert "question pages: the built question shell does not hold exactly one" in caplog.text  # MkDocs' own error log
+
+
+def test_a_round_tables_rows_go_in_at_the_marker_once_and_are_never_rescanned(tmp_path: Path) -> None:
+    docs, site = tmp_path / "docs", tmp_path / "site"
+    (docs / "generated" / shell.ROUND_TABLES).mkdir(parents=True)
+    page = site / "generated/rounds/2026-01-04/index.html"
+    page.parent.mkdir(parents=True)
+    # a model name that quotes the marker is escaped by the templates: it cannot spell the comment
+    page.write_text(f"<td>&lt;!-- prescient-round-table --&gt;</td>\n<table>\n{shell.ROUND_TABLE}</table>\n", encoding="utf-8")
+    rows = f"<tbody>\n<tr><td>{shell.ROUND_TABLE}</td></tr>\n</tbody>\n"  # rows holding the marker's text stay as they are
+    (docs / "generated" / shell.ROUND_TABLES / "2026-01-04.html").write_text(rows, encoding="utf-8")
+    assert shell.fill_round_tables(docs, site) == 1
+    assert page.read_text(encoding="utf-8") == f"<td>&lt;!-- prescient-round-table --&gt;</td>\n<table>\n{rows}</table>\n"
+    page.write_text(f"<table>\n{shell.ROUND_TABLE}{shell.ROUND_TABLE}</table>\n", encoding="utf-8")
+    with pytest.raises(shell.ShellError, match="does not hold exactly one"):
+        shell.fill_round_tables(docs, site)
+    page.unlink()
+    with pytest.raises(shell.ShellError, match="no built round page"):
+        shell.fill_round_tables(docs, site)
+
+
+def test_every_round_pages_question_table_is_in_the_built_page(demo_hub: Path) -> None:
+    """The rows are written beside the Markdown, not in it, and reach the reader's page intact."""
+    generated, site = demo_hub / "site_src/docs/generated", demo_hub / "site_src/site/generated"
+    dues = sorted(p.stem for p in (generated / "rounds").glob("*.md") if p.stem != "index")
+    assert dues and sorted(p.stem for p in (generated / shell.ROUND_TABLES).glob("*.html")) == dues
+    for due in dues:
+        rows = (generated / shell.ROUND_TABLES / f"{due}.html").read_text(encoding="utf-8")
+        assert "prescient-round-questions" not in rows and rows.count("../../questions/") > 0
+        assert "../../questions/" not in (generated / "rounds" / f"{due}.md").read_text(encoding="utf-8")
+        built = (site / "rounds" / due / "index.html").read_text(encoding="utf-8")
+        assert shell.ROUND_TABLE not in built
+        assert ('<table class="prescient-table prescient-round-questions" data-sortable data-search-exclude>\n'
+                f"{rows}</table>") in built
+    assert not (site / shell.ROUND_TABLES).exists(), "the fragments are not published on their own"
+
+
+def test_a_hub_whose_mkdocs_yml_predates_the_round_tables_gets_a_clear_error(demo_hub: Path, tmp_path: Path) -> None:
+    from generator.pipeline.demo import SEASON_END
+    from generator.site.build import BuildError, run_mkdocs_build
+
+    site_src = tmp_path / "site_src"
+    shutil.copytree(demo_hub / "site_src", site_src, ignore=shutil.ignore_patterns("site"))
+    config = site_src / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace(f"  generated/{shell.ROUND_TABLES}/\n", ""), encoding="utf-8")
+    with pytest.raises(BuildError, match=r"question tables were not filled in.*round-tables"):
+        run_mkdocs_build(config, SEASON_END, "Hub")

@@ -37,7 +37,7 @@ from ..timeutil import format_date, format_ts
 from .questions import question_infos
 from .render import GENERATED, RoundInfo, SiteData, render_site, safe_url
 from .rounds import OPEN, RoundStatus, resolutions, round_status
-from .shell import FRAGMENTS, SHELL
+from .shell import FRAGMENTS, ROUND_TABLE, ROUND_TABLES, SHELL
 from .write import write_tree
 
 CHANGES_NIGHTS = 90  # nights compared on the Changes page (the history keeps them all)
@@ -213,10 +213,20 @@ def run_mkdocs_build(config_file: Path, as_of: datetime, title: str) -> None:
             build(config)
         except MkDocsException as exc:
             raise BuildError(f"mkdocs build --strict failed for {config_file}: {exc}") from None
-    if (Path(config["site_dir"]) / GENERATED / "questions" / SHELL).exists():
+    site = Path(config["site_dir"])
+    if (site / GENERATED / "questions" / SHELL).exists():
         raise BuildError(f"{config_file}: the question pages were not written: this mkdocs.yml lacks the "
                          f"'hooks: [hooks/question_pages.py]' and 'exclude_docs: generated/{FRAGMENTS}/' entries "
                          f"of the skeleton ({skeleton_dir() / 'mkdocs.yml'}); copy them and the hooks/ folder")
+    if (site / GENERATED / ROUND_TABLES).exists() or _unfilled_round_page(site):
+        raise BuildError(f"{config_file}: the round pages' question tables were not filled in: this mkdocs.yml or "
+                         f"its hooks/ folder predate them; copy 'exclude_docs: generated/{ROUND_TABLES}/' and the "
+                         f"hooks/ folder from the skeleton ({skeleton_dir()})")
+
+
+def _unfilled_round_page(site: Path) -> bool:
+    """Whether a built round page still holds the marker its question table goes in (a hook that predates it)."""
+    return any(ROUND_TABLE in page.read_text(encoding="utf-8") for page in (site / GENERATED / "rounds").glob("*/index.html"))
 
 
 @contextlib.contextmanager

@@ -216,7 +216,10 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     pages.update({f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()})
                   for m in everyone})
     slugs = {q.id: q.slug for q in data.questions}
-    pages.update({f"rounds/{r.due}.md": _round_page(env, data, r, slugs, common) for r in data.rounds})
+    for r in data.rounds:
+        page, table = _round_page(env, data, r, slugs, common)
+        pages[f"rounds/{r.due}.md"] = page
+        pages[f"{shell.ROUND_TABLES}/{r.due}.html"] = table
     pages.update(_question_pages(env, data.questions, updated))
     files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
     files.update({f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
@@ -241,17 +244,22 @@ def due_time(ts: str) -> str:
     return f"{when:%a} {friendly_time(when)}"
 
 
-def _round_page(env: jinja2.Environment, data: SiteData, r: RoundInfo, slugs: dict[str, str], common: dict) -> str:
-    """A round's page: its state, its question set, and once closed its own board and how each unit resolved."""
+def _round_page(env: jinja2.Environment, data: SiteData, r: RoundInfo, slugs: dict[str, str],
+                common: dict) -> tuple[str, str]:
+    """A round's page: its state, its question set, and once closed its own board and how each unit
+    resolved; and its question table's rows, which the page's Markdown only marks (see ``site.shell``)."""
     units = r.questions.reset_index(drop=True)
     if r.resolutions is not None and len(r.resolutions) == len(units):
         units = units.assign(status=r.resolutions["status"].to_numpy(), outcome=r.resolutions["outcome"].to_numpy(),
                              final_value=r.resolutions["final_value"].to_numpy())
     board = r.board.sort_values(["rank", "overall"], ascending=[True, False], na_position="last") if r.board is not None else None
-    return env.get_template("round.md.j2").render(
-        **common, round=r, slugs=slugs, units=units.to_dict("records"), resolved=r.resolutions is not None,
+    resolved = r.resolutions is not None
+    page = env.get_template("round.md.j2").render(
+        **common, round=r, resolved=resolved, table_marker=markupsafe.Markup(shell.ROUND_TABLE),
         board=board.to_dict("records") if board is not None else [], due_text=due_time,
         open_now=open_now(env, data, prefix="../../", root="../../../") if r.status and r.status.state == OPEN else "")
+    table = env.get_template("_round_questions.html.j2").render(slugs=slugs, units=units.to_dict("records"), resolved=resolved)
+    return page, table
 
 
 def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], updated: str) -> dict[str, str]:

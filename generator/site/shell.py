@@ -13,6 +13,15 @@ at the shell's depth, so the shell's relative links are right for all of them.
 The markers are replaced in one pass over the shell (``fill``), so a replacement is never
 scanned again: a title that contains a marker's text stays text. Titles and headings are
 HTML-escaped by the generator before they get here; the body is the generator's own HTML.
+
+Round pages go through MkDocs (each is one page with its own chrome), but their question tables
+do not: at FB scale the 35 tables hold 70,000 unit rows, which Python-Markdown and the search
+plugin parsed for most of MkDocs' time, only for the search to leave them out
+(``data-search-exclude``). The generator writes each round's table rows as a fragment
+(``generated/round-tables/<due>.html``, excluded from MkDocs) and the round page's table holds
+``ROUND_TABLE``; ``fill_round_tables`` puts the rows in the built page. The marker is an HTML
+comment, so no escaped text of the page can spell it, and the page is cut at it once
+(``split_once``) rather than searched and replaced: the rows are never scanned.
 """
 
 from __future__ import annotations
@@ -30,6 +39,8 @@ HEADING = "PRESCIENT-QUESTION-HEADING"
 BODY = "PRESCIENT-QUESTION-BODY"
 FRAGMENTS = "question-pages"  # under generated/: one <slug>.html per question + pages.json
 INDEX = "pages.json"
+ROUND_TABLES = "round-tables"  # under generated/: one <due>.html per round, the rows of its question table
+ROUND_TABLE = "<!-- prescient-round-table -->\n"  # where a round page's question table gets them
 _MARKERS = re.compile("|".join(re.escape(m) for m in (SHELL, TITLE, HEADING)))
 _BODY = f"<p>{BODY}</p>"
 # The navigation sidebar (on a phone, the drawer behind the menu button) and the empty table of
@@ -72,10 +83,19 @@ def split_shell(shell: str) -> tuple[str, str]:
     """The built shell page, cut at the body marker into (before, after), each without the blank
     lines and indentation of the theme's templates (a third of a question page's weight; the
     chrome holds no ``<pre>`` or ``<textarea>`` whose text that would change)."""
-    before, found, after = shell.partition(_BODY)
-    if not found or _BODY in after or HEADING not in before:
+    before, after = split_once(shell, _BODY, f"the built question shell does not hold exactly one {_BODY}")
+    if HEADING not in before:
         raise ShellError(f"the built question shell does not hold exactly one {_BODY} after the {HEADING} heading")
     return compact(before), compact(after)
+
+
+def split_once(page: str, marker: str, problem: str) -> tuple[str, str]:
+    """``page`` cut at ``marker`` into (before, after); ``ShellError(problem)`` unless it holds the
+    marker exactly once. What goes between the two parts is never scanned for markers."""
+    before, found, after = page.partition(marker)
+    if not found or marker in after:
+        raise ShellError(problem)
+    return before, after
 
 
 def compact(part: str) -> str:
@@ -139,6 +159,21 @@ def expand_question_pages(docs_dir: Path, site_dir: Path, build_time: int | None
     _sitemap(site_dir, list(pages), build_time)
     _search_index(site_dir, pages)
     return len(pages)
+
+
+def fill_round_tables(docs_dir: Path, site_dir: Path) -> int:
+    """Put each round's question-table rows into its built page (module docstring). Return how many."""
+    fragments = docs_dir / "generated" / ROUND_TABLES
+    count = 0
+    for fragment in sorted(fragments.glob("*.html")) if fragments.is_dir() else []:
+        page = site_dir / "generated" / "rounds" / fragment.stem / "index.html"
+        if not page.is_file():
+            raise ShellError(f"{fragment.name}: no built round page {fragment.stem} to hold its question table")
+        before, after = split_once(page.read_text(encoding="utf-8"), ROUND_TABLE,
+                                   f"the built round page {fragment.stem} does not hold exactly one {ROUND_TABLE.strip()}")
+        page.write_text(before + fragment.read_text(encoding="utf-8") + after, encoding="utf-8")
+        count += 1
+    return count
 
 
 def _search_index(site_dir: Path, pages: dict[str, dict]) -> None:

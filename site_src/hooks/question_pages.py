@@ -1,7 +1,8 @@
-"""MkDocs hook: after the build, write every question page from the one themed shell page.
+"""MkDocs hook: after the build, write every question page from the one themed shell page and
+put each round's question table into its round page.
 
-The work is done by ``generator.site.shell`` (see its docstring for why question pages skip
-MkDocs' per-page rendering); this file only connects it to MkDocs' build events.
+The work is done by ``generator.site.shell`` (see its docstring for why question pages and round
+tables skip MkDocs' per-page rendering); this file only connects it to MkDocs' build events.
 """
 
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_build_timestamp
 
-from generator.site.shell import ShellError, expand_question_pages
+from generator.site.shell import ShellError, expand_question_pages, fill_round_tables
 
 
 def on_post_build(config, **kwargs) -> None:
@@ -17,3 +18,7 @@ def on_post_build(config, **kwargs) -> None:
         expand_question_pages(Path(config["docs_dir"]), Path(config["site_dir"]), get_build_timestamp())
     except (ShellError, OSError, ValueError) as exc:  # reported by MkDocs as a build error, not a traceback
         raise PluginError(f"question pages: {exc}") from None
+    try:
+        fill_round_tables(Path(config["docs_dir"]), Path(config["site_dir"]))
+    except (ShellError, OSError) as exc:
+        raise PluginError(f"round pages: {exc}") from None
