@@ -25,11 +25,12 @@ from generator.forecasters.baselines import forecast_frame
 from generator.pipeline import incremental
 from generator.pipeline.nightly import nightly
 from generator.pipeline.recompute import hub_view, round_scores
-from generator.schemas import FORECASTS, RESOLUTIONS, SCORES
+from generator.schemas import FORECASTS, OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES
 from generator.sources.base import FetchContext, FetchResult, Observation, Question
 from generator.store import ledger, readers
 from generator.store.csvio import to_csv_bytes, write_bytes_atomic
 from generator.store.hub import Hub
+from generator.store.ingest import observation_frame, question_frame
 from generator.timeutil import days, format_date, format_ts, parse_ts
 from generator.vocabulary import DATASET, MARKET
 
@@ -182,3 +183,35 @@ def test_appended_rows_sees_an_append_an_unchanged_file_and_a_rewrite(tmp_path: 
     assert rows is not None and rows["question_id"].tolist() == ["sim:b"]
     path.write_bytes(path.read_bytes().replace(b"sim:a", b"sim:c"))  # history edited in place, not appended
     assert readers.appended_rows(layout, path, RESOLUTIONS, mark)[1] is None
+
+
+def test_the_fetch_sees_an_observation_ledger_changed_behind_the_commands_back(tmp_path: Path):
+    """The nightly keeps the observation ledger's state between nights (``nightly.fetch_stage``);
+    a file another process wrote in between must be read again, not judged by the kept state."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/hub.toml").write_text(HUB, encoding="utf-8")
+    world = World({"sim:m0": (0.5, "open", None)}, {})
+    kept = Hub.load(tmp_path)
+    nightly(kept, START, env={}, sources={"sim": world})
+    path = kept.layout.observations("sim", START)
+    moved = observation_frame([Observation("sim:m0", START + days(0.5), 0.7)], START + days(0.5))
+    ledger.append(path, moved, OBSERVATIONS, kept.layout.relative(path))  # another command, its own cache
+    world.markets["sim:m0"] = (0.7, "open", None)
+    nightly(kept, START + days(1), env={}, sources={"sim": world})
+    recorded = readers.load_observations(Hub.load(tmp_path).layout)["recorded_at"]
+    assert format_ts(START + days(1)) not in set(recorded), "the move already recorded was recorded again"
+
+
+def test_the_fetch_sees_a_question_bank_changed_behind_the_commands_back(tmp_path: Path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/hub.toml").write_text(HUB, encoding="utf-8")
+    world = World({"sim:m0": (0.5, "open", None)}, {})
+    kept = Hub.load(tmp_path)
+    nightly(kept, START, env={}, sources={"sim": world})
+    path = kept.layout.questions("sim")
+    edited = question_frame([Question("sim:m0", "sim", MARKET, "Edited?", category="c", open_time=START, close_time=FAR)],
+                            START + days(0.5))
+    ledger.append(path, edited, QUESTIONS, kept.layout.relative(path))  # another command, its own cache
+    nightly(kept, START + days(1), env={}, sources={"sim": world})
+    bank = readers.load_bank(Hub.load(tmp_path).layout)
+    assert bank["text"].tolist() == ["Market sim:m0?", "Edited?", "Market sim:m0?"], "the edit back was not recorded"

@@ -31,12 +31,12 @@ from ..interop.forecastbench import export
 from ..leaderboard.fb_board import board_options, inputs_digest, unranked_rounds
 from ..models import ModelMeta
 from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
-from ..scoring.resolve import LedgerView, known_by, market_states
+from ..scoring.resolve import LedgerView
 from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
 from ..sources.registry import build_source
 from ..store import ingest, ledger, manifest, readers
-from ..store.csvio import to_csv_bytes, write_bytes_atomic, write_table
+from ..store.csvio import file_signature, to_csv_bytes, write_bytes_atomic, write_table
 from ..store.forecast_file import parse_forecast
 from ..store.hub import Hub, as_hub
 from ..store.layout import Layout
@@ -122,27 +122,61 @@ def fetch_stage(settings: Settings, layout: Layout, as_of: datetime, report: Nig
                 progress: ProgressFactory | None = None,
                 sources: Mapping[str, Source] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     bank, obs = readers.load_bank(layout), readers.load_observations(layout)
+    kept = _Kept(_kept(layout, "fetch_questions", layout.question_files, lambda: ingest.latest_questions(bank)),
+                 _kept(layout, "fetch_observations", layout.observation_files, lambda: ingest.ObservationState.of(obs)))
     for src in (s for s in settings.enabled_sources if only in (None, s.name)):
         source_report = SourceReport(src.name)
         report.sources.append(source_report)
         options = {**settings.http, **src.options}  # [http] defaults, then the source's own table
         ticker = progress(src.name) if progress else None
         built = (sources or {}).get(src.name)
-        result = _fetch_one(src.name, options, as_of, bank, obs, env, client, ticker, source_report, built)
+        result = _fetch_one(src.name, options, as_of, bank, obs, kept.observations, env, client, ticker, source_report, built)
         if result is not None:
-            bank, obs = _ingest(layout, as_of, bank, obs, result, source_report, report)
+            bank, obs = _ingest(layout, as_of, bank, obs, kept, result, source_report, report)
     return bank, obs
 
 
-def _fetch_one(name, options, as_of, bank, obs, env, client, ticker, source_report: SourceReport,
-               built: Source | None = None) -> FetchResult | None:
+@dataclass
+class _Kept:
+    """What the fetch keeps of the ledgers between nights, in the command's cache (``_kept``): the
+    question bank's latest versions (``ingest.latest_questions``) and the observation ledger's
+    state (``ingest.ObservationState``), so that a night compares what it fetched with them
+    instead of sorting the whole ledgers again; ``_ingest`` adds what it appends."""
+
+    questions: dict
+    observations: ingest.ObservationState
+
+
+def _kept(layout: Layout, name: str, files: Callable[[], list[Path]], build: Callable[[], object]):
+    """The value the command's cache keeps as ``name`` while ``files`` are the files it was made or
+    last brought up to date from (same paths, same signatures: any other write to them, or the
+    command's first night, makes it again with ``build``)."""
+    kept = layout.cache.derived.get(name)
+    if isinstance(kept, tuple) and kept[0] == _signatures(files()):
+        return kept[1]
+    return _keep(layout, name, files, build())
+
+
+def _keep(layout: Layout, name: str, files: Callable[[], list[Path]], value):
+    """Keep ``value`` as ``name``, made from ``files`` as they are now (see ``_kept``)."""
+    layout.cache.derived[name] = (_signatures(files()), value)
+    return value
+
+
+def _signatures(paths: list[Path]) -> tuple:
+    return tuple((str(p), file_signature(p)) for p in paths)
+
+
+def _fetch_one(name, options, as_of, bank, obs, state: ingest.ObservationState, env, client, ticker,
+               source_report: SourceReport, built: Source | None = None) -> FetchResult | None:
     """Ask one source. Live sources open their own client through ``sources.http.open_client``.
 
     The source's requests share one time budget (``budget_seconds``, else ``[http]
     source_budget_seconds``); when it runs out, what was read is kept and the report says so."""
     ids = bank.loc[bank["source"] == name, "id"].unique()
-    states = market_states(known_by(obs[obs["question_id"].isin(ids)], format_ts(as_of)))
-    closed = set(states.index[states["status"].isin(["resolved", "void"])])
+    stamp = format_ts(as_of)  # the state as of ``as_of``: rows recorded later (the nightly refuses them) left out
+    known = state if state.recorded <= stamp else ingest.ObservationState.of(obs[obs["recorded_at"] <= stamp])
+    closed = known.closed(ids)
     budget = Budget.from_options(options)
     ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed),
                        client=client, env=env, progress=ticker, budget=budget)
@@ -159,17 +193,20 @@ def _fetch_one(name, options, as_of, bank, obs, env, client, ticker, source_repo
     return result
 
 
-def _ingest(layout, as_of, bank, obs, result: FetchResult, sr: SourceReport, report: NightlyReport):
-    new_q = ingest.new_questions(bank, ingest.question_frame(result.questions, as_of))
+def _ingest(layout, as_of, bank, obs, kept: _Kept, result: FetchResult, sr: SourceReport, report: NightlyReport):
+    new_q = ingest.new_questions(bank, ingest.question_frame(result.questions, as_of), kept.questions)
     kinds = dict(zip(pd.concat([bank["id"], new_q["id"]]), pd.concat([bank["kind"], new_q["kind"]])))
-    new_o = ingest.new_observations(obs, ingest.observation_frame(result.observations, as_of), kinds)
+    new_o = kept.observations.new_rows(ingest.observation_frame(result.observations, as_of), kinds)
     if len(new_q):
         ledger.append(layout.questions(result.source), new_q, QUESTIONS, layout.relative(layout.questions(result.source)), layout.cache)
         report.written.append(layout.relative(layout.questions(result.source)))
+        _keep(layout, "fetch_questions", layout.question_files, ingest.latest_questions(new_q, kept.questions))
     if len(new_o):
         path = layout.observations(result.source, as_of)
         ledger.append(path, new_o, OBSERVATIONS, layout.relative(path), layout.cache)
         report.written.append(layout.relative(path))
+        kept.observations.add(new_o)
+        _keep(layout, "fetch_observations", layout.observation_files, kept.observations)
     sr.new_questions, sr.new_observations = len(new_q), len(new_o)
     sr.resolved = int((new_o["status"] == "resolved").sum())
     sr.voided = int((new_o["status"] == "void").sum())

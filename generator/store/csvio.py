@@ -296,9 +296,10 @@ def to_csv_bytes(frame: pd.DataFrame, table: Table) -> bytes:
     return encode(table.names, canonical_cells(frame, table))
 
 
-def canonical_cells(frame: pd.DataFrame, table: Table) -> list[np.ndarray]:
-    """The text of every cell as written, column by column in schema order, rows in file order."""
-    text = as_text(frame, table)
+def canonical_cells(frame: pd.DataFrame, table: Table, text: pd.DataFrame | None = None) -> list[np.ndarray]:
+    """The text of every cell as written, column by column in schema order, rows in file order.
+    ``text``: ``as_text(frame, table)`` when the caller has it already."""
+    text = as_text(frame, table) if text is None else text
     problems = check_frame(text, table, table.path)
     if problems:
         raise SchemaError(f"refusing to write {table.name}: it does not match its schema", problems)
@@ -439,7 +440,8 @@ def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None
     return changed
 
 
-def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existing: int) -> pd.DataFrame | None:
+def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existing: int,
+                text: pd.DataFrame | None = None) -> pd.DataFrame | None:
     """Add ``rows`` after the ``existing`` rows of the file at ``path``, its bytes kept as they are
     (a last line missing its line end gets one), checked by reading the file back.
 
@@ -447,9 +449,10 @@ def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existi
     with the old file's and parses only the new lines (under that header): a long ledger is not
     parsed again to add a night's rows. It then returns the new rows as ``read_table`` reads them
     (checked and typed), so a caller can keep the whole file's frame without reading it; otherwise
-    it reads the whole file back, as every rewrite does, and returns None."""
+    it reads the whole file back, as every rewrite does, and returns None. ``text``: ``as_text(rows,
+    table)`` when the caller has it already."""
     old = path.read_bytes()
-    cells = canonical_cells(rows, table)
+    cells = canonical_cells(rows, table, text)
     header, body = encode(table.names, cells).split(b"\n", 1)
     prefix = old + (b"\n" if old and not old.endswith(b"\n") else b"")
     if old.split(b"\n", 1)[0] != header:

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -23,6 +24,7 @@ from ..vocabulary import MARKET
 from .csvio import as_text, coerce
 
 _STATE = ["value", "status", "outcome"]
+_CONTENT = [c for c in QUESTIONS.names if c != "recorded_at"]
 
 
 def question_frame(questions: Iterable[Question], as_of: datetime) -> pd.DataFrame:
@@ -50,35 +52,94 @@ def _typed(rows: list[dict], table) -> pd.DataFrame:
     return coerce(as_text(frame, table), table)
 
 
-def new_questions(bank: pd.DataFrame, fetched: pd.DataFrame) -> pd.DataFrame:
-    """Rows of ``fetched`` whose content is not already the latest version in ``bank``."""
-    content = [c for c in QUESTIONS.names if c != "recorded_at"]
-    latest = bank.sort_values("recorded_at", kind="mergesort").drop_duplicates("id", keep="last")
+def new_questions(bank: pd.DataFrame, fetched: pd.DataFrame,
+                  latest: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> pd.DataFrame:
+    """Rows of ``fetched`` whose content is not already the latest version in ``bank``; ``latest``:
+    ``latest_questions(bank)`` when the caller keeps it."""
+    latest = latest_questions(bank) if latest is None else latest
     fetched = fetched.drop_duplicates("id", keep="last")
-    same = _matches(as_text(fetched, QUESTIONS), as_text(latest, QUESTIONS), content)
-    return fetched[~same].reset_index(drop=True)
+    text = as_text(fetched, QUESTIONS)
+    same = [(q in latest and latest[q][1] == content) for q, content in zip(text["id"].tolist(), _rows(text, _CONTENT))]
+    return fetched[~np.array(same, dtype=bool)].reset_index(drop=True)
+
+
+def latest_questions(bank: pd.DataFrame, latest: dict | None = None) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Per question id, (recorded_at, content) of its latest version, as written text: ``latest``
+    (what this returned for the rows before ``bank``'s, if any) brought up to date with ``bank``'s rows."""
+    latest = {} if latest is None else latest
+    text = as_text(bank, QUESTIONS)
+    for q, recorded, content in zip(text["id"].tolist(), text["recorded_at"].tolist(), _rows(text, _CONTENT)):
+        _take_latest(latest, q, recorded, content)
+    return latest
 
 
 def new_observations(existing: pd.DataFrame, fetched: pd.DataFrame, kinds: Mapping[str, str]) -> pd.DataFrame:
-    """Rows of ``fetched`` that change what the ledger says (see the module docstring)."""
-    if fetched.empty:
-        return fetched
-    is_market = fetched["question_id"].map(lambda q: kinds.get(q) == MARKET).astype(bool)
-    ordered = existing.sort_values(["observed_at", "recorded_at"], kind="mergesort")
-    market_state = ordered.drop_duplicates("question_id", keep="last")
-    same_dates = ordered.merge(fetched[["question_id", "observed_at"]].drop_duplicates(), on=["question_id", "observed_at"])
-    series_state = same_dates.drop_duplicates(["question_id", "observed_at"], keep="last")
-    fetched_text = as_text(fetched, OBSERVATIONS)
-    same_market = _matches(fetched_text, as_text(market_state, OBSERVATIONS), ["question_id", *_STATE])
-    same_series = _matches(fetched_text, as_text(series_state, OBSERVATIONS), ["question_id", "observed_at", *_STATE])
-    keep = (is_market & ~same_market) | (~is_market & ~same_series)
-    keep &= ~fetched.duplicated(["question_id", "observed_at"], keep="last")
-    return fetched[keep.to_numpy()].reset_index(drop=True)
+    """Rows of ``fetched`` that change what the ledger ``existing`` says (see the module docstring)."""
+    return ObservationState.of(existing).new_rows(fetched, kinds)
 
 
-def _matches(left: pd.DataFrame, right: pd.DataFrame, columns: list[str]) -> pd.Series:
-    """Per row of ``left``: does ``right`` hold a row equal on ``columns``? (compared as written:
-    ``as_text`` frames, whose cells are all text, so tuples of cells compare as a join would)"""
-    marks = set(zip(*(right[c].tolist() for c in columns)))
-    rows = zip(*(left[c].tolist() for c in columns))
-    return pd.Series(np.fromiter((row in marks for row in rows), dtype=bool, count=len(left)), index=left.index)
+@dataclass
+class ObservationState:
+    """What an observation ledger says, as written text (``as_text``), to compare fetched rows with.
+
+    ``market``: per question, its latest row (largest (observed_at, recorded_at)) as
+    ((observed_at, recorded_at), (value, status, outcome)); ``series``: per (question, observed_at),
+    the latest recorded row as (recorded_at, (value, status, outcome)); ``recorded``: the latest
+    recorded_at. Rows are taken in ledger order and a later row wins a tie, as a stable sort's last
+    row does. The nightly builds it once and then ``add``s what it appends, instead of sorting the
+    whole ledger every night (``pipeline.nightly.fetch_stage``)."""
+
+    market: dict[str, tuple[tuple[str, str], tuple[str, ...]]] = field(default_factory=dict)
+    series: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    recorded: str = ""
+
+    @classmethod
+    def of(cls, observations: pd.DataFrame) -> ObservationState:
+        state = cls()
+        state.add(observations)
+        return state
+
+    def add(self, observations: pd.DataFrame) -> None:
+        """Take in rows appended to the ledger (typed, as read)."""
+        text = as_text(observations, OBSERVATIONS)
+        columns = (text[c].tolist() for c in ("question_id", "observed_at", "recorded_at"))
+        for (question, observed, recorded), state in zip(zip(*columns), _rows(text, _STATE)):
+            _take_latest(self.market, question, (observed, recorded), state)
+            _take_latest(self.series, (question, observed), recorded, state)
+            self.recorded = max(self.recorded, recorded)
+
+    def closed(self, questions: Iterable[str]) -> set[str]:
+        """The ``questions`` whose latest row is resolved or void."""
+        return {q for q in questions if q in self.market and self.market[q][1][1] in ("resolved", "void")}
+
+    def new_rows(self, fetched: pd.DataFrame, kinds: Mapping[str, str]) -> pd.DataFrame:
+        """Rows of ``fetched`` that change what the ledger says (see the module docstring): a market
+        row whose state differs from its question's latest, a series row whose state differs from
+        its date's latest; of two fetched rows of one question and date, the last."""
+        if fetched.empty:
+            return fetched
+        text = as_text(fetched, OBSERVATIONS)
+        rows = _rows(text, ["question_id", "observed_at", *_STATE])
+        keep = np.zeros(len(rows), dtype=bool)
+        seen: set[tuple[str, str]] = set()
+        for i in range(len(rows) - 1, -1, -1):  # backwards: a later row of the same question and date wins
+            question, observed, *state = rows[i]
+            if (question, observed) in seen:
+                continue
+            seen.add((question, observed))
+            latest = self.market.get(question) if kinds.get(question) == MARKET else self.series.get((question, observed))
+            keep[i] = latest is None or latest[1] != tuple(state)
+        return fetched[keep].reset_index(drop=True)
+
+
+def _rows(text: pd.DataFrame, columns: list[str]) -> list[tuple[str, ...]]:
+    """The cells of ``columns``, row by row (``as_text`` frames: tuples of text compare as a join would)."""
+    return list(zip(*(text[c].tolist() for c in columns)))
+
+
+def _take_latest(latest: dict, key, order, value) -> None:
+    """Keep ``(order, value)`` as ``key``'s latest unless it holds a larger order: taken row by row
+    in ledger order, a later row wins a tie, as a stable sort's last row does."""
+    known = latest.get(key)
+    if known is None or order >= known[0]:
+        latest[key] = (order, value)

@@ -7,33 +7,38 @@ position, and nothing is written.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
 
 from ..errors import LedgerError, Problem
 from ..schemas import Table
-from .csvio import ReadCache, append_rows, as_text, cell_text, empty_frame, read_table, write_table
+from .csvio import ReadCache, append_rows, as_text, cell_text, empty_frame, file_signature, read_table, write_table
 
 
 def merge(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Return (all rows, the rows actually added). Raise LedgerError on a key conflict."""
-    added = _added(existing, new, table, label, _text_last(existing, table))
+    added, _ = _added(existing, new, table, label, _text_last(existing, table))
     return pd.concat([existing, added], ignore_index=True), added
 
 
-def _added(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str, last: tuple[str, ...] | None) -> pd.DataFrame:
+def _added(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str,
+           last: tuple[str, ...] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The rows of ``new`` that ``merge`` adds to ``existing``, whose largest sort key is ``last``
-    (``_text_last``). When the key and the sort key are the same columns and every new row sorts
-    after ``last``, no existing row can share a new row's key, so the ledger is not joined at all."""
+    (``_text_last``), and the same rows as written text (``as_text``, so the caller need not convert
+    them again). When the key and the sort key are the same columns and every new row sorts after
+    ``last``, no existing row can share a new row's key, so the ledger is not joined at all."""
     key = list(table.key)
-    new_text = as_text(new, table).reset_index(drop=True).drop_duplicates()
+    text = as_text(new, table).reset_index(drop=True)
+    new_text = text.iloc[_first_of_each(text)]  # drop_duplicates(), without hashing a small frame in pandas
     problems = _self_conflicts(new_text, key, label)
-    if last is not None and set(key) == set(table.sort) and len(new_text) and _last_key(new_text, table, min) > last:
+    if last is not None and set(key) == set(table.sort) and len(new_text) and _text_key(new_text, table, min) > last:
         if problems:
             raise LedgerError(f"{label}: refusing to rewrite history ({len(problems)} conflicting row(s))", problems)
-        return new.reset_index(drop=True).loc[new_text.index].reset_index(drop=True)
+        return _at(new, new_text.index), new_text.reset_index(drop=True)
     # Only the key columns are joined (the rows they find are then taken whole), so a long ledger is
     # not copied to find the few rows tonight's keys may touch.
     found = existing[key].reset_index(drop=True).reset_index(names="_pos").merge(new_text[key].drop_duplicates(), on=key)
@@ -47,14 +52,31 @@ def _added(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str, 
             problems.append(_conflict(label, int(row["_row"]) + 2, changed, row, key))
     if problems:
         raise LedgerError(f"{label}: refusing to rewrite history ({len(problems)} conflicting row(s))", problems)
-    return new.reset_index(drop=True).loc[new_text.index[~clash.to_numpy()]].reset_index(drop=True)
+    kept = new_text.index[~clash.to_numpy()]
+    return _at(new, kept), new_text.loc[kept].reset_index(drop=True)
+
+
+def _at(frame: pd.DataFrame, positions: pd.Index) -> pd.DataFrame:
+    """The rows of ``frame`` at ``positions``, numbered from 0."""
+    return frame.iloc[positions.to_numpy()].reset_index(drop=True)
+
+
+def _first_of_each(text: pd.DataFrame) -> list[int]:
+    """The position of the first of each distinct row of a text frame (``as_text``: every cell a
+    str, so tuples of cells are equal exactly when ``drop_duplicates`` finds the rows equal)."""
+    first: dict[tuple, int] = {}
+    for i, row in enumerate(zip(*(text[c].tolist() for c in text.columns))):
+        first.setdefault(row, i)
+    return list(first.values())
 
 
 def _self_conflicts(new_text: pd.DataFrame, key: list[str], label: str) -> list[Problem]:
-    dup = new_text.duplicated(key, keep=False)
+    """A problem for the first of the rows (distinct, as text) that share a key with another, if any."""
+    keys = list(zip(*(new_text[k].tolist() for k in key)))
+    shared = Counter(keys)
     return [Problem(label, None, ",".join(key), "ledger-conflict",
                     "the new rows hold two different versions of key " + _key_words(new_text.loc[i], key))
-            for i in new_text.index[dup]][:1]
+            for i, k in zip(new_text.index, keys) if shared[k] > 1][:1]
 
 
 def _conflict(label: str, row: int, changed: list[str], values: pd.Series, key: list[str]) -> Problem:
@@ -76,15 +98,35 @@ def append(path: Path, new: pd.DataFrame, table: Table, label: str, cache: ReadC
     whole file is rewritten in canonical order. Either way the write is atomic.
     """
     existing = read_table(path, table, label, cache) if path.is_file() else empty_frame(table)
-    last = _text_last(existing, table)
-    added = _added(existing, new, table, label, last)
-    if len(added) and last is not None and _header(path) == table.names and _last_key(added, table, min) > last:
-        appended = append_rows(path, added, table, label, len(existing))
+    last = _kept_last(path, existing, table, cache)
+    added, text = _added(existing, new, table, label, last)
+    if len(added) and last is not None and _header(path) == table.names and _text_key(text, table, min) > last:
+        appended = append_rows(path, added, table, label, len(existing), text)
         if cache is not None and appended is not None:  # the file as read_table would now read it, unparsed
             cache.remember(path, table, label, pd.concat([existing, appended], ignore_index=True))
+            _keep_last(path, table, cache, _text_key(text, table, max))  # every added row sorts after ``last``
     elif len(added):
         write_table(path, pd.concat([existing, added], ignore_index=True), table, label, cache)
     return added
+
+
+def _kept_last(path: Path, existing: pd.DataFrame, table: Table, cache: ReadCache | None) -> tuple[str, ...] | None:
+    """``_text_last(existing)`` for the ledger at ``path`` as read (``existing``). The command's
+    cache keeps it by the file's signature, as ``read_table`` keeps the frame, so a long ledger is
+    not scanned again for each night's rows."""
+    kept = cache.derived.get("ledger_last", {}) if cache is not None else {}
+    found = kept.get((str(path), table.name)) if isinstance(kept, dict) and path.is_file() else None
+    if found is not None and found[0] == file_signature(path):
+        return found[1]
+    last = _text_last(existing, table)
+    if path.is_file():
+        _keep_last(path, table, cache, last)
+    return last
+
+
+def _keep_last(path: Path, table: Table, cache: ReadCache | None, last: tuple[str, ...] | None) -> None:
+    if cache is not None:
+        cast(dict, cache.derived.setdefault("ledger_last", {}))[(str(path), table.name)] = (file_signature(path), last)
 
 
 def _text_last(existing: pd.DataFrame, table: Table) -> tuple[str, ...] | None:
@@ -92,7 +134,7 @@ def _text_last(existing: pd.DataFrame, table: Table) -> tuple[str, ...] | None:
     sort column is text, a time or a date); None when there are no rows or it is not."""
     if existing.empty or not all(table.column(c).type in ("str", "ts", "date", "enum") for c in table.sort):
         return None
-    return _last_key(existing, table, max)
+    return _last_key([_column_text(existing, table, c) for c in table.sort], max)
 
 
 def _header(path: Path) -> tuple[str, ...]:
@@ -103,15 +145,20 @@ def _header(path: Path) -> tuple[str, ...]:
         return tuple(f.readline().rstrip(b"\r\n").decode("utf-8", "replace").split(","))
 
 
-def _last_key(frame: pd.DataFrame, table: Table, pick) -> tuple[str, ...]:
-    """The smallest (``pick=min``) or largest (``max``) sort key of the rows, compared as written
-    text: the first or last row in canonical order. One pass per column, no sorting, so a long
-    ledger costs a scan, not a sort."""
-    rows = np.arange(len(frame))
-    for column in table.sort:
-        text = _column_text(frame, table, column)[rows]
+def _text_key(text: pd.DataFrame, table: Table, pick) -> tuple[str, ...]:
+    """``_last_key`` of rows already written as text (``as_text``)."""
+    return _last_key([text[c].to_numpy(dtype=object) for c in table.sort], pick)
+
+
+def _last_key(keys: list[np.ndarray], pick) -> tuple[str, ...]:
+    """The smallest (``pick=min``) or largest (``max``) sort key of the rows whose sort columns, as
+    written text, are ``keys``: the first or last row in canonical order. One pass per column, no
+    sorting, so a long ledger costs a scan, not a sort."""
+    rows = np.arange(len(keys[0]))
+    for column in keys:
+        text = column[rows]
         rows = rows[text == pick(text.tolist())]
-    return tuple(_column_text(frame.iloc[rows[:1]], table, c)[0] for c in table.sort)
+    return tuple(column[rows[0]] for column in keys)
 
 
 def _column_text(frame: pd.DataFrame, table: Table, column: str) -> np.ndarray:
