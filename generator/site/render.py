@@ -267,7 +267,8 @@ def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], upda
     if not questions:
         return {}
     body = env.get_template("question.html.j2")
-    models = sorted({str(m) for q in questions for m in q.forecasts["model"]})  # shared by every question page
+    # shared by every question page; each page's distinct ids, not its every row (millions at FB scale)
+    models = sorted({str(m) for q in questions for m in q.forecasts["model"].unique()})
     pages = {f"questions/{shell.SHELL}.md": shell.shell_markdown(), MODELS_SCRIPT: models_script(models)}
     for q in questions:
         payload = forecast_payload(q.forecasts, models)
