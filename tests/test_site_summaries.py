@@ -15,9 +15,10 @@ import pytest
 
 from generator.pipeline.demo import SEASON_END
 from generator.site.downloads import raw_url
-from generator.site.questions import forecast_payload, time_marks, unit_summary
+from generator.site.questions import forecast_payload, outcome_text, resolution_text, time_marks, unit_summary
 from generator.site.rounds import OPEN, RESOLVING, SCORED, closes_in, round_status
 from generator.timeutil import parse_ts
+from generator.vocabulary import DATASET, MARKET
 
 DUE = "2026-07-26T00:00:00Z"
 
@@ -81,6 +82,25 @@ def test_time_marks_are_each_rounds_freeze_and_due_and_each_resolution_once() ->
         "status": ["resolved", "resolved", "open"], "resolved_at": ["2026-03-01T12:00:00Z", "2026-03-01T12:00:00Z", ""]})
     assert time_marks(units) == [["freeze", "2026-01-15"], ["due", "2026-01-25"], ["freeze", "2026-01-29"],
                                  ["due", "2026-02-08"], ["resolved", "2026-03-01"]]
+
+
+def test_outcome_and_resolution_texts_skip_missing_values_as_dropna_does() -> None:
+    nan = float("nan")
+    market = pd.DataFrame({"status": [None, "open", "resolved", "resolved"], "outcome": [nan, nan, 0.0, 1.0],
+                           "resolved_at": [nan, nan, "2026-03-01T12:00:00Z", "2026-04-01T00:00:00Z"],
+                           "final_value": [nan, 0.25, nan, nan], "resolution_date": ["", "", "", ""]})
+    assert outcome_text(MARKET, market) == "resolved NO on 2026-03-01", "the first resolved unit"
+    assert resolution_text(MARKET, market) == "2026-03-01"
+    waiting = market.assign(status=[None, "open", "open", "void"])
+    assert outcome_text(MARKET, waiting) == "open: not resolved yet; latest market value 0.250", "the last known value"
+    assert outcome_text(MARKET, waiting.assign(final_value=nan)) == "open: not resolved yet"
+    assert outcome_text(MARKET, waiting.assign(status="void")).startswith("void")
+    assert outcome_text(MARKET, waiting.assign(status=None)) == "not known yet"
+    assert resolution_text(MARKET, waiting) == resolution_text(MARKET, market[["resolution_date"]]) == "when the market resolves"
+    dataset = pd.DataFrame({"status": ["resolved", "resolved", None, "void"], "outcome": [1.0, 0.0, nan, nan],
+                            "resolution_date": ["2026-03-01", nan, "", "2026-02-01"]})
+    assert outcome_text(DATASET, dataset) == "2 of 4 resolution dates resolved (1 higher, 1 not higher); 1 still to come"
+    assert resolution_text(DATASET, dataset) == "2026-02-01, 2026-03-01"
 
 
 def test_raw_urls_point_at_the_repositorys_own_files() -> None:
