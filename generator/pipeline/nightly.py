@@ -195,7 +195,7 @@ def _fetch_one(name, options, as_of, bank, obs, state: ingest.ObservationState, 
 
 def _ingest(layout, as_of, bank, obs, kept: _Kept, result: FetchResult, sr: SourceReport, report: NightlyReport):
     new_q = ingest.new_questions(bank, ingest.question_frame(result.questions, as_of), kept.questions)
-    kinds = dict(zip(pd.concat([bank["id"], new_q["id"]]), pd.concat([bank["kind"], new_q["kind"]])))
+    kinds = {**dict(zip(bank["id"].tolist(), bank["kind"].tolist())), **dict(zip(new_q["id"].tolist(), new_q["kind"].tolist()))}
     new_o = kept.observations.new_rows(ingest.observation_frame(result.observations, as_of), kinds)
     if len(new_q):
         ledger.append(layout.questions(result.source), new_q, QUESTIONS, layout.relative(layout.questions(result.source)), layout.cache)

@@ -398,6 +398,8 @@ def cell_text(values: pd.Series, type_: str) -> np.ndarray:
     if type_ not in _NUMBER_FORMATS:
         if isinstance(values.dtype, pd.StringDtype) and not values.hasnans:  # text already: no conversion
             return writable(values.to_numpy(dtype=object))
+        if values.dtype == object and all(type(v) is str for v in values.tolist()):  # text in a plain column (rows built in Python)
+            return writable(values.to_numpy(dtype=object).copy())
         return writable(values.astype(object).where(values.notna(), "").astype(str).to_numpy(dtype=object))
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float) + 0.0  # -0.0 becomes 0.0
     codes, distinct = pd.factorize(numbers)  # each distinct value formatted once; NaN is code -1

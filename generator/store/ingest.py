@@ -28,8 +28,9 @@ _CONTENT = [c for c in QUESTIONS.names if c != "recorded_at"]
 
 
 def question_frame(questions: Iterable[Question], as_of: datetime) -> pd.DataFrame:
+    recorded = format_ts(as_of)  # once, not per row
     rows = [{
-        "id": q.id, "recorded_at": format_ts(as_of), "source": q.source, "kind": q.kind,
+        "id": q.id, "recorded_at": recorded, "source": q.source, "kind": q.kind,
         "text": q.text, "background": q.background, "resolution_criteria": q.resolution_criteria,
         "url": q.url, "category": q.category,
         "open_time": format_ts(q.open_time) if q.open_time else "",
@@ -39,9 +40,10 @@ def question_frame(questions: Iterable[Question], as_of: datetime) -> pd.DataFra
 
 
 def observation_frame(observations: Iterable[Observation], as_of: datetime) -> pd.DataFrame:
+    recorded = format_ts(as_of)  # once, not per row
     rows = [{
         "question_id": o.question_id, "observed_at": format_ts(o.observed_at),
-        "recorded_at": format_ts(as_of), "value": o.value, "status": o.status,
+        "recorded_at": recorded, "value": o.value, "status": o.status,
         "outcome": o.outcome, "payload_sha256": o.payload_sha256,
     } for o in observations]
     return _typed(rows, OBSERVATIONS)
