@@ -36,7 +36,7 @@ from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
 from ..sources.registry import build_source
 from ..store import ingest, ledger, manifest, readers
-from ..store.csvio import file_signature, to_csv_bytes, write_bytes_atomic, write_table
+from ..store.csvio import to_csv_bytes, write_bytes_atomic, write_table
 from ..store.forecast_file import parse_forecast
 from ..store.hub import Hub, as_hub
 from ..store.layout import Layout
@@ -122,8 +122,8 @@ def fetch_stage(settings: Settings, layout: Layout, as_of: datetime, report: Nig
                 progress: ProgressFactory | None = None,
                 sources: Mapping[str, Source] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     bank, obs = readers.load_bank(layout), readers.load_observations(layout)
-    kept = _Kept(_kept(layout, "fetch_questions", layout.question_files, lambda: ingest.latest_questions(bank)),
-                 _kept(layout, "fetch_observations", layout.observation_files, lambda: ingest.ObservationState.of(obs)))
+    kept = _Kept(layout.cache.kept("fetch_questions", layout.question_files(), lambda: ingest.latest_contents(bank)),
+                 layout.cache.kept("fetch_observations", layout.observation_files(), lambda: ingest.ObservationState.of(obs)))
     for src in (s for s in settings.enabled_sources if only in (None, s.name)):
         source_report = SourceReport(src.name)
         report.sources.append(source_report)
@@ -138,33 +138,14 @@ def fetch_stage(settings: Settings, layout: Layout, as_of: datetime, report: Nig
 
 @dataclass
 class _Kept:
-    """What the fetch keeps of the ledgers between nights, in the command's cache (``_kept``): the
-    question bank's latest versions (``ingest.latest_questions``) and the observation ledger's
-    state (``ingest.ObservationState``), so that a night compares what it fetched with them
-    instead of sorting the whole ledgers again; ``_ingest`` adds what it appends."""
+    """What the fetch keeps of the ledgers between nights, in the command's cache
+    (``ReadCache.kept``: while their files are unchanged): the question bank's latest versions
+    (``ingest.latest_contents``) and the observation ledger's state (``ingest.ObservationState``),
+    so that a night compares what it fetched with them instead of sorting the whole ledgers again;
+    ``_ingest`` adds what it appends."""
 
     questions: dict
     observations: ingest.ObservationState
-
-
-def _kept(layout: Layout, name: str, files: Callable[[], list[Path]], build: Callable[[], object]):
-    """The value the command's cache keeps as ``name`` while ``files`` are the files it was made or
-    last brought up to date from (same paths, same signatures: any other write to them, or the
-    command's first night, makes it again with ``build``)."""
-    kept = layout.cache.derived.get(name)
-    if isinstance(kept, tuple) and kept[0] == _signatures(files()):
-        return kept[1]
-    return _keep(layout, name, files, build())
-
-
-def _keep(layout: Layout, name: str, files: Callable[[], list[Path]], value):
-    """Keep ``value`` as ``name``, made from ``files`` as they are now (see ``_kept``)."""
-    layout.cache.derived[name] = (_signatures(files()), value)
-    return value
-
-
-def _signatures(paths: list[Path]) -> tuple:
-    return tuple((str(p), file_signature(p)) for p in paths)
 
 
 def _fetch_one(name, options, as_of, bank, obs, state: ingest.ObservationState, env, client, ticker,
@@ -200,13 +181,13 @@ def _ingest(layout, as_of, bank, obs, kept: _Kept, result: FetchResult, sr: Sour
     if len(new_q):
         ledger.append(layout.questions(result.source), new_q, QUESTIONS, layout.relative(layout.questions(result.source)), layout.cache)
         report.written.append(layout.relative(layout.questions(result.source)))
-        _keep(layout, "fetch_questions", layout.question_files, ingest.latest_questions(new_q, kept.questions))
+        layout.cache.keep("fetch_questions", layout.question_files(), ingest.latest_contents(new_q, kept.questions))
     if len(new_o):
         path = layout.observations(result.source, as_of)
         ledger.append(path, new_o, OBSERVATIONS, layout.relative(path), layout.cache)
         report.written.append(layout.relative(path))
         kept.observations.add(new_o)
-        _keep(layout, "fetch_observations", layout.observation_files, kept.observations)
+        layout.cache.keep("fetch_observations", layout.observation_files(), kept.observations)
     sr.new_questions, sr.new_observations = len(new_q), len(new_o)
     sr.resolved = int((new_o["status"] == "resolved").sum())
     sr.voided = int((new_o["status"] == "void").sum())

@@ -30,10 +30,10 @@ import re
 import signal
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -104,6 +104,21 @@ class ReadCache:
             known = self.hashes[str(path)] = (signature, hashlib.sha256(path.read_bytes()).hexdigest())
         return known[1]
 
+    def kept(self, name: str, paths: Sequence[Path], make: Callable[[], Any]) -> Any:
+        """The value kept as ``name`` while ``paths`` are the same files with the same signatures as
+        when it was kept (``keep``); else ``make()``, kept so. A write to any of them by other code
+        (a new inode, mtime or size), a file more or less, or the command's first call makes it again."""
+        signatures, entry = _signatures(paths), self.derived.get(name)
+        if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == signatures:
+            return entry[1]
+        value = make()
+        self.derived[name] = (signatures, value)
+        return value
+
+    def keep(self, name: str, paths: Sequence[Path], value: Any) -> None:
+        """Keep ``value`` as ``name`` for ``paths`` as they are now (the caller has just written them)."""
+        self.derived[name] = (_signatures(paths), value)
+
     def disk_frame(self, path: Path, table: Table, label: str | None) -> pd.DataFrame | None:
         """The checked frame of the file's current bytes kept by an earlier command, if any and valid."""
         if self.disk is None:
@@ -121,6 +136,10 @@ class ReadCache:
         ``frame`` must be exactly the frame ``read_table`` would return (checked and typed)."""
         self.tables[(str(path), table.name, label)] = (file_signature(path), frame)
         self.keep_on_disk(path, table, label, frame)
+
+
+def _signatures(paths: Sequence[Path]) -> tuple:
+    return tuple((str(p), file_signature(p)) for p in paths)
 
 
 def _disk_name(path: Path, table: Table, label: str | None) -> str:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 import pandas as pd
 
 from ..errors import LedgerError, Problem
 from ..schemas import Table
-from .csvio import ReadCache, append_rows, as_text, cell_text, empty_frame, file_signature, read_table, write_table
+from .csvio import ReadCache, append_rows, as_text, cell_text, empty_frame, read_table, write_table
 
 
 def merge(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -112,21 +111,20 @@ def append(path: Path, new: pd.DataFrame, table: Table, label: str, cache: ReadC
 
 def _kept_last(path: Path, existing: pd.DataFrame, table: Table, cache: ReadCache | None) -> tuple[str, ...] | None:
     """``_text_last(existing)`` for the ledger at ``path`` as read (``existing``). The command's
-    cache keeps it by the file's signature, as ``read_table`` keeps the frame, so a long ledger is
-    not scanned again for each night's rows."""
-    kept = cache.derived.get("ledger_last", {}) if cache is not None else {}
-    found = kept.get((str(path), table.name)) if isinstance(kept, dict) and path.is_file() else None
-    if found is not None and found[0] == file_signature(path):
-        return found[1]
-    last = _text_last(existing, table)
-    if path.is_file():
-        _keep_last(path, table, cache, last)
-    return last
+    cache keeps it while the file is unchanged (``ReadCache.kept``), as ``read_table`` keeps the
+    frame, so a long ledger is not scanned again for each night's rows."""
+    if cache is None or not path.is_file():
+        return _text_last(existing, table)
+    return cache.kept(_last_name(path, table), [path], lambda: _text_last(existing, table))
 
 
 def _keep_last(path: Path, table: Table, cache: ReadCache | None, last: tuple[str, ...] | None) -> None:
     if cache is not None:
-        cast(dict, cache.derived.setdefault("ledger_last", {}))[(str(path), table.name)] = (file_signature(path), last)
+        cache.keep(_last_name(path, table), [path], last)
+
+
+def _last_name(path: Path, table: Table) -> str:
+    return f"ledger_last {table.name} {path}"
 
 
 def _text_last(existing: pd.DataFrame, table: Table) -> tuple[str, ...] | None:
