@@ -217,10 +217,10 @@ def _imputed_shares(rows: pd.DataFrame) -> ImputedShares:
     return ImputedShares((models, rounds), (keys // len(rounds), keys % len(rounds)), group, size, imputed, imputed / size)
 
 
-def _exempt(models: np.ndarray, exempt: tuple[str, ...]) -> np.ndarray:
-    """``is_exempt`` per entry of ``models``, asked once per distinct model."""
-    names, code = np.unique(models, return_inverse=True)
-    return np.array([is_exempt(m, exempt) for m in names], dtype=bool)[code]
+def _exempt(shares: ImputedShares, exempt: tuple[str, ...]) -> np.ndarray:
+    """``is_exempt`` per group of ``shares``, asked once per distinct model."""
+    models, model = shares.names[0], shares.codes[0]
+    return np.array([is_exempt(m, exempt) for m in models], dtype=bool)[model]
 
 
 def _unranked(shares: ImputedShares, exempt: np.ndarray, models: dict[str, ModelMeta], limit: float) -> pd.DataFrame:
@@ -259,7 +259,7 @@ def select(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, 
     if limit is None or rows.empty:
         return Selection(rows, pd.DataFrame(columns=UNRANKED_COLUMNS))
     shares = _imputed_shares(rows)
-    exempt = _exempt(shares.names[0][shares.codes[0]], options.imputation_exempt)
+    exempt = _exempt(shares, options.imputation_exempt)
     unranked = _unranked(shares, exempt, models, limit)
     keep = (shares.share <= limit) | exempt
     if not keep.all():

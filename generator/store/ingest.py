@@ -57,15 +57,15 @@ def _typed(rows: list[dict], table) -> pd.DataFrame:
 def new_questions(bank: pd.DataFrame, fetched: pd.DataFrame,
                   latest: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> pd.DataFrame:
     """Rows of ``fetched`` whose content is not already the latest version in ``bank``; ``latest``:
-    ``latest_questions(bank)`` when the caller keeps it."""
-    latest = latest_questions(bank) if latest is None else latest
+    ``latest_contents(bank)`` when the caller keeps it."""
+    latest = latest_contents(bank) if latest is None else latest
     fetched = fetched.drop_duplicates("id", keep="last")
     text = as_text(fetched, QUESTIONS)
     same = [(q in latest and latest[q][1] == content) for q, content in zip(text["id"].tolist(), _rows(text, _CONTENT))]
     return fetched[~np.array(same, dtype=bool)].reset_index(drop=True)
 
 
-def latest_questions(bank: pd.DataFrame, latest: dict | None = None) -> dict[str, tuple[str, tuple[str, ...]]]:
+def latest_contents(bank: pd.DataFrame, latest: dict | None = None) -> dict[str, tuple[str, tuple[str, ...]]]:
     """Per question id, (recorded_at, content) of its latest version, as written text: ``latest``
     (what this returned for the rows before ``bank``'s, if any) brought up to date with ``bank``'s rows."""
     latest = {} if latest is None else latest
