@@ -3,6 +3,13 @@
 Figures use ``template="none"`` and leave colours to the site's CSS and script (which re-colours
 them on the light/dark switch), so each page carries only its data.
 
+Each figure is the dict ``plotly.graph_objects.Figure(...).to_plotly_json()`` gives for it, built
+directly: Plotly's validating objects cost ~25 ms a figure, and a ForecastBench-scale site draws
+hundreds. So the dicts follow Plotly's normal form: an axis title is ``{"text": ...}``, a property
+set to None or an empty list of shapes is left out, every trace names its ``type``, and
+``template="none"`` is ``NONE_TEMPLATE`` (``tests/test_site_charts.py`` checks that Plotly turns
+each figure into itself).
+
 Plotly reads its text (trace names, category ticks, hover text, titles) as pseudo-HTML: ``<a
 href>``, ``<b>``, ``<br>``, ``<span style>`` become SVG elements. Every string that came from a
 submitter or a source goes through ``plain`` first, so it is drawn as the characters it holds.
@@ -13,9 +20,9 @@ from __future__ import annotations
 import json
 
 import pandas as pd
-import plotly.graph_objects as go
 
-_LAYOUT = dict(template="none", margin=dict(l=60, r=20, t=30, b=50), hovermode="closest",
+NONE_TEMPLATE = {"data": {"scatter": [{"type": "scatter"}]}}  # Plotly's template "none", as its JSON holds it
+_LAYOUT = dict(template=NONE_TEMPLATE, margin=dict(l=60, r=20, t=30, b=50), hovermode="closest",
                legend=dict(orientation="h", y=-0.15, yanchor="top"), autosize=True)
 
 # Line colours that stay apart on the light and the dark background. A forecaster's line is solid
@@ -57,9 +64,36 @@ def _always_half(axis: str) -> tuple[dict, dict]:
     return line, label
 
 
-def to_json(figure: go.Figure) -> str:
+Figure = dict  # {"data": [trace, ...], "layout": {...}}: what Plotly's Figure.to_plotly_json() returns
+
+
+def _figure(traces: list[dict], **layout) -> Figure:
+    """A figure of ``traces`` with the shared layout and ``layout``'s own keys (an empty list of
+    shapes or annotations left out, as Plotly leaves it out)."""
+    own = {k: v for k, v in layout.items() if not (isinstance(v, list) and not v)}
+    return {"data": traces, "layout": {**_LAYOUT, **own}}
+
+
+def _scatter(**props) -> dict:
+    """A scatter trace: its properties as given (None ones left out)."""
+    return _trace("scatter", props)
+
+
+def _trace(kind: str, props: dict) -> dict:
+    return {"type": kind, **{k: v for k, v in props.items() if v is not None}}
+
+
+def _axis(title: str | None = None, **props) -> dict:
+    """An axis: always ``automargin``, its title as Plotly holds it, None properties left out."""
+    out = {"automargin": True, **{k: v for k, v in props.items() if v is not None}}
+    if title is not None:
+        out["title"] = {"text": title}
+    return out
+
+
+def to_json(figure: Figure) -> str:
     """Compact, deterministic JSON (sorted keys) of a figure."""
-    return json.dumps(figure.to_plotly_json(), sort_keys=True, separators=(",", ":"), default=_plain)
+    return json.dumps(figure, sort_keys=True, separators=(",", ":"), default=_plain)
 
 
 def _plain(value):
@@ -72,11 +106,11 @@ def plain(text) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def board_dots(board: pd.DataFrame, score: str = "overall", top: int = 20) -> go.Figure:
+def board_dots(board: pd.DataFrame, score: str = "overall", top: int = 20) -> Figure:
     """The top ranked forecasters' Brier Index with its 95% CI, best at the top (higher is better)."""
     ranked = board[board[score].notna()].sort_values(["rank", score], ascending=[True, False], na_position="last")
     ordered = ranked.head(top).iloc[::-1]
-    figure = go.Figure(go.Scatter(
+    dots = _scatter(
         x=ordered[score].round(2).tolist(), y=[_tick(n) for n in ordered["name"]], mode="markers",
         marker=dict(size=9), text=[plain(n) for n in ordered["name"]],
         error_x=dict(type="data", symmetric=False, thickness=1.5, width=0,
@@ -84,16 +118,14 @@ def board_dots(board: pd.DataFrame, score: str = "overall", top: int = 20) -> go
                      arrayminus=(ordered[score] - ordered[f"{score}_ci_low"]).round(2).fillna(0).tolist()),
         customdata=(ordered["n_dataset"] + ordered["n_market"]).tolist(),
         hovertemplate="%{text}<br>Brier Index %{x:.1f}<br>N %{customdata}<extra></extra>",
-    ))
+    )
     line, label = _always_half("x")
-    figure.update_layout(**_LAYOUT, height=max(240, 28 * len(ordered) + 90), shapes=[line], annotations=[label],
-                         xaxis=dict(title="Brier Index, 95% CI (higher is better)", automargin=True),
-                         yaxis=dict(automargin=True))
-    return figure
+    return _figure([dots], height=max(240, 28 * len(ordered) + 90), shapes=[line], annotations=[label],
+                   xaxis=_axis("Brier Index, 95% CI (higher is better)"), yaxis=_axis())
 
 
 def history_lines(history: pd.DataFrame, names: dict[str, str], baselines: set[str] | frozenset = frozenset(),
-                  score: str = "overall") -> go.Figure:
+                  score: str = "overall") -> Figure:
     """Each forecaster's Brier Index (the ``score`` column: ``overall``, ``dataset`` or ``market``)
     night by night, best last night first (the legend's order), every line its own colour and dash
     (``line_styles``), and the Always 0.5 line."""
@@ -102,38 +134,32 @@ def history_lines(history: pd.DataFrame, names: dict[str, str], baselines: set[s
     order = sorted(last.index, key=lambda m: (m in baselines, -last[m] if pd.notna(last[m]) else float("inf"), m))
     styles = line_styles(order, set(baselines))
     by_model = dict(tuple(history.groupby("model", sort=True)))
-    figure = go.Figure()
-    for model in order:
-        rows = by_model[model]
-        figure.add_trace(go.Scatter(x=rows["as_of"].str[:10].tolist(), y=rows[score].round(2).tolist(),
-                                    mode="lines", name=plain(names.get(model, model)), line=styles[model]))
+    traces = [_scatter(x=by_model[model]["as_of"].str[:10].tolist(), y=by_model[model][score].round(2).tolist(),
+                      mode="lines", name=plain(names.get(model, model)), line=dict(styles[model]))
+              for model in order]
     line, label = _always_half("y")
-    figure.update_layout(**_LAYOUT, height=420, shapes=[line], annotations=[label],
-                         xaxis=dict(automargin=True),
-                         yaxis=dict(title="Brier Index (higher is better)", automargin=True))
-    return figure
+    return _figure(traces, height=420, shapes=[line], annotations=[label],
+                   xaxis=_axis(), yaxis=_axis("Brier Index (higher is better)"))
 
 
-def question_history(history: pd.DataFrame, kind: str) -> go.Figure:
+def question_history(history: pd.DataFrame, kind: str) -> Figure:
     """A market's probability, or a series' value, over time (what the source reported)."""
     market = kind == "binary"
-    figure = go.Figure(go.Scatter(
+    trace = _scatter(
         x=history["observed_at"].str[:10].tolist(), y=history["value"].round(6).tolist(),
         mode="lines", line=dict(shape="hv" if market else "linear"),
         hovertemplate="%{x}<br>%{y}<extra></extra>",
-    ))
-    figure.update_layout(**_LAYOUT, height=300, xaxis=dict(automargin=True, title="observed"),
-                         yaxis=dict(automargin=True, title="probability of YES" if market else "value",
-                                    range=[0, 1] if market else None))
-    return figure
+    )
+    return _figure([trace], height=300, xaxis=_axis("observed"),
+                   yaxis=_axis("probability of YES" if market else "value", range=[0, 1] if market else None))
 
 
-def reliability(table: pd.DataFrame) -> go.Figure:
+def reliability(table: pd.DataFrame) -> Figure:
     """Reliability diagram: observed frequency (with its 95% CI) against the mean forecast per bin."""
-    figure = go.Figure([
-        go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="perfect calibration", line=dict(dash="dot", width=1),
-                   hoverinfo="skip"),
-        go.Scatter(
+    traces = [
+        _scatter(x=[0, 1], y=[0, 1], mode="lines", name="perfect calibration", line=dict(dash="dot", width=1),
+                hoverinfo="skip"),
+        _scatter(
             x=table["forecast"].round(4).tolist(), y=table["observed"].round(4).tolist(), mode="markers+lines",
             name="observed", marker=dict(size=(4 + 14 * (table["n"] / max(int(table["n"].max()), 1)) ** 0.5).round(1).tolist()),
             error_y=dict(type="data", symmetric=False, thickness=1.2, width=0,
@@ -141,36 +167,34 @@ def reliability(table: pd.DataFrame) -> go.Figure:
                          arrayminus=(table["observed"] - table["ci_low"]).round(4).tolist()),
             customdata=table["n"].tolist(),
             hovertemplate="mean forecast %{x:.3f}<br>observed %{y:.3f}<br>N %{customdata}<extra></extra>"),
-    ])
-    figure.update_layout(**_LAYOUT, height=360, xaxis=dict(automargin=True, title="mean forecast in bin", range=[0, 1]),
-                         yaxis=dict(automargin=True, title="observed frequency (95% CI)", range=[0, 1]))
-    return figure
+    ]
+    return _figure(traces, height=360, xaxis=_axis("mean forecast in bin", range=[0, 1]),
+                   yaxis=_axis("observed frequency (95% CI)", range=[0, 1]))
 
 
-def arena_curves(curves: pd.DataFrame) -> go.Figure:
+def arena_curves(curves: pd.DataFrame) -> Figure:
     """A model's Arena P/L summed over its cohorts, one line per view (bets, simulated portfolio)."""
-    figure = go.Figure()
+    traces = []
     for view, rows in curves.groupby("view", sort=True):
         total = rows.groupby("at", sort=True)["pnl"].sum()
-        figure.add_trace(go.Scatter(x=[a[:10] for a in total.index], y=total.round(2).tolist(), mode="lines",
-                                    name=plain(view), hovertemplate="%{x}<br>P/L $%{y:,.2f}<extra></extra>"))
-    figure.update_layout(**_LAYOUT, height=320, xaxis=dict(automargin=True, title="mark (00:00 UTC)"),
-                         yaxis=dict(automargin=True, title="profit / loss, $ (not a proper score)"))
-    return figure
+        traces.append(_scatter(x=[a[:10] for a in total.index], y=total.round(2).tolist(), mode="lines",
+                              name=plain(view), hovertemplate="%{x}<br>P/L $%{y:,.2f}<extra></extra>"))
+    return _figure(traces, height=320, xaxis=_axis("mark (00:00 UTC)"),
+                   yaxis=_axis("profit / loss, $ (not a proper score)"))
 
 
-def oracle_months(months: pd.DataFrame) -> go.Figure:
+def oracle_months(months: pd.DataFrame) -> Figure:
     """Daily Oracle view over time: accuracy by resolution month, its 5-month moving average, and
     the knowledge cutoff as a vertical line."""
     x = months["month"].astype(str).tolist()
-    figure = go.Figure([
-        go.Bar(x=x, y=months["accuracy"].round(4).tolist(), name="accuracy", opacity=0.45,
-               customdata=months["n"].tolist(), hovertemplate="%{x}<br>accuracy %{y:.3f}<br>N %{customdata}<extra></extra>"),
-        go.Scatter(x=x, y=months["accuracy_ma5"].round(4).tolist(), mode="lines", name="5-month moving average"),
-    ])
+    traces = [
+        _trace("bar", dict(x=x, y=months["accuracy"].round(4).tolist(), name="accuracy", opacity=0.45,
+                           customdata=months["n"].tolist(),
+                           hovertemplate="%{x}<br>accuracy %{y:.3f}<br>N %{customdata}<extra></extra>")),
+        _scatter(x=x, y=months["accuracy_ma5"].round(4).tolist(), mode="lines", name="5-month moving average"),
+    ]
     cutoff = str(months["knowledge_cutoff"].iloc[0]) if len(months) else ""
     shapes = [dict(type="line", xref="x", yref="paper", x0=cutoff[:7], x1=cutoff[:7], y0=0, y1=1,
                    line=dict(dash="dash", width=1))] if cutoff[:7] in x else []
-    figure.update_layout(**_LAYOUT, height=320, shapes=shapes, xaxis=dict(automargin=True, title="resolution month", type="category"),
-                         yaxis=dict(automargin=True, title="accuracy", range=[0, 1]))
-    return figure
+    return _figure(traces, height=320, shapes=shapes, xaxis=_axis("resolution month", type="category"),
+                   yaxis=_axis("accuracy", range=[0, 1]))
