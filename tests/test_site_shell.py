@@ -240,3 +240,31 @@ def test_a_hub_whose_mkdocs_yml_predates_the_round_tables_gets_a_clear_error(dem
     config.write_text(config.read_text(encoding="utf-8").replace(f"  generated/{shell.ROUND_TABLES}/\n", ""), encoding="utf-8")
     with pytest.raises(BuildError, match=r"question tables were not filled in.*round-tables"):
         run_mkdocs_build(config, SEASON_END, "Hub")
+
+
+def test_the_payloads_of_many_questions_at_once_are_each_questions_own_payload() -> None:
+    """question_infos builds every page's payload in one pass (forecast_payloads): each must be what
+    forecast_payload gives for that question's rows alone, whatever the other questions hold."""
+    import numpy as np
+    import pandas as pd
+
+    from generator.site.questions import forecast_payloads
+
+    rng = np.random.default_rng(7)
+    shared = [f"t.m{i:02d}" for i in range(9)]
+    rows = []
+    for k in range(30):
+        rounds = rng.choice(["2026-01-04", "2026-01-18", "2026-02-01", "2026-02-15"], size=rng.integers(1, 4), replace=False)
+        for r in rounds:
+            dates = [None] if k % 3 == 0 else list(rng.choice(["2026-03-01", "2026-04-01", "2026-05-01"], size=2, replace=False))
+            for d in dates:
+                for i in rng.choice(len(shared), size=rng.integers(1, len(shared)), replace=False):
+                    p = float("nan") if rng.random() < 0.05 else float(rng.integers(0, 1000)) / 999
+                    outcome = float("nan") if d == "2026-05-01" or rng.random() < 0.3 else float(rng.integers(0, 2))
+                    rows.append([f"q:{k:02d}", r, shared[i], d, p, outcome, float("nan"),
+                                 "because" if rng.random() < 0.1 else (None if rng.random() < 0.5 else "")])
+    frame = pd.DataFrame(rows, columns=["question_id", *_FORECAST_COLUMNS]).sort_values("question_id", kind="mergesort")
+    together = forecast_payloads(frame, shared)
+    assert sorted(together) == sorted(set(frame["question_id"]))
+    for qid, own in frame.groupby("question_id"):
+        assert together[qid] == forecast_payload(own.drop(columns="question_id"), shared), qid

@@ -31,7 +31,8 @@ class QuestionInfo:
     slug: str
     question: dict  # the latest question-bank row (text, url, source, kind, category, criteria...)
     history: pd.DataFrame  # observed_at, value: what the source reported, known by as_of
-    forecasts: pd.DataFrame  # _FORECAST_COLUMNS, one row per forecast of any round
+    payload: dict  # forecast_payload of its forecasts (_FORECAST_COLUMNS, one row per forecast of any round)
+    models: tuple[str, ...]  # the model ids shared by every question page, which the payload names by index
     units: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=UNIT_COLUMNS))  # per round × resolution date
 
 
@@ -58,14 +59,16 @@ def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.Da
     seen = known_by(obs, as_of)
     history = {q: g[["observed_at", "value"]].reset_index(drop=True)
                for q, g in seen[seen["question_id"].isin(asked)].groupby("question_id", sort=False)}
-    scored = forecasts.merge(scores[["round", "model", "question_id", "resolution_date", "outcome", "brier"]],
-                             on=["round", "model", "question_id", "resolution_date"], how="left")
-    by_question = _split(scored.sort_values(["question_id", "round", "resolution_date", "model"], kind="mergesort"))
+    scored = forecasts[forecasts["question_id"].isin(asked)].merge(
+        scores[["round", "model", "question_id", "resolution_date", "outcome", "brier"]],
+        on=["round", "model", "question_id", "resolution_date"], how="left")
+    scored = scored.sort_values(["question_id", "round", "resolution_date", "model"], kind="mergesort")
+    models = tuple(np.unique(scored["model"].to_numpy().astype(str)).tolist())
+    payloads = forecast_payloads(scored, models)
     frozen = round_questions.drop_duplicates("question_id", keep="last").set_index("question_id")
     units = _split(round_questions.reindex(columns=["question_id", *UNIT_COLUMNS])
                    .sort_values(["question_id", "round", "resolution_date"], kind="mergesort"), UNIT_COLUMNS)
     empty_history = pd.DataFrame(columns=["observed_at", "value"])
-    empty_forecasts = pd.DataFrame(columns=_FORECAST_COLUMNS)
     out = []
     for qid in asked:
         row = latest.loc[qid].to_dict() if qid in latest.index else {}
@@ -76,7 +79,7 @@ def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.Da
             "background": row.get("background") or "", "resolution_criteria": row.get("resolution_criteria") or "",
         }
         out.append(QuestionInfo(qid, question_slug(qid), question, history.get(qid, empty_history),
-                                by_question.get(qid, empty_forecasts), units[qid]))
+                                payloads.get(qid, NO_FORECASTS), models, units[qid]))
     return out
 
 
@@ -85,12 +88,20 @@ def _split(rows: pd.DataFrame, columns: list[str] = _FORECAST_COLUMNS) -> dict[s
     frame (a groupby builds each group by a take, too slow for thousands of questions)."""
     ids = rows["question_id"].to_numpy()
     frame = rows[columns].reset_index(drop=True)
-    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.array([], dtype=np.int64)
-    ends = np.r_[starts[1:], len(ids)]
+    starts, ends = _blocks(ids)
     return {ids[a]: frame.iloc[a:b].reset_index(drop=True) for a, b in zip(starts.tolist(), ends.tolist())}
 
 
+def _blocks(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each run of equal ``ids`` starts and ends (sorted ids: one run per id)."""
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.array([], dtype=np.int64)
+    return starts, np.r_[starts[1:], len(ids)].astype(np.int64)
+
+
 REASONING_CHARS = 300  # a forecast's reasoning is cut to this on its question page
+
+
+NO_FORECASTS = {"rounds": [], "units": [], "p": [], "why": []}
 
 
 def forecast_payload(forecasts: pd.DataFrame, models: list[str] | None = None) -> dict:
@@ -108,28 +119,56 @@ def forecast_payload(forecasts: pd.DataFrame, models: list[str] | None = None) -
     each. The Brier score shown is (p - outcome)², the score of a forecast of a resolved unit.
     """
     if not len(forecasts):
-        return {"rounds": [], "units": [], "p": [], "why": []}
-    # numpy only: this runs once per question, thousands of times per build
-    rounds, r = np.unique(forecasts["round"].to_numpy().astype(str), return_inverse=True)
-    ids = forecasts["model"].to_numpy().astype(str)
-    known = np.unique(ids) if models is None else np.asarray(models, dtype=str)
+        return {key: [] for key in NO_FORECASTS}
+    known = np.unique(forecasts["model"].to_numpy().astype(str)).tolist() if models is None else models
+    return forecast_payloads(forecasts.assign(question_id=""), known)[""]
+
+
+def forecast_payloads(rows: pd.DataFrame, models: list[str] | tuple[str, ...]) -> dict[str, dict]:
+    """``forecast_payload(forecasts, models)`` of every question of ``rows`` (``_FORECAST_COLUMNS`` and
+    question_id, sorted by question id), at once: numpy over all the rows, then one slice of each
+    list per question (per question, the numpy calls cost more than the work at ForecastBench scale)."""
+    if not len(rows):
+        return {}
+    ids = rows["question_id"].to_numpy()
+    starts, ends = _blocks(ids)
+    q = np.repeat(np.arange(len(starts)), ends - starts)
+    round_names, r = np.unique(rows["round"].to_numpy().astype(str), return_inverse=True)
+    dates = rows["resolution_date"].to_numpy(dtype=object)
+    date_names, d = np.unique(np.where(pd.isna(dates), "", dates).astype(str), return_inverse=True)
+    m = _model_index(rows["model"].to_numpy().astype(str), models)
+    # each question's rounds, and its units (round × date, sorted), as runs of one sorted key each
+    question_rounds = np.unique(q * len(round_names) + r)
+    unit_keys, u = np.unique((q * len(round_names) + r) * len(date_names) + d, return_inverse=True)
+    unit_question = unit_keys // (len(round_names) * len(date_names))
+    first_round = np.searchsorted(question_rounds // len(round_names), np.arange(len(starts) + 1))
+    first_unit = np.searchsorted(unit_question, np.arange(len(starts) + 1)).tolist()
+    unit_round = np.searchsorted(question_rounds, unit_keys // len(date_names)) - first_round[unit_question]
+    first_round = first_round.tolist()
+    order = np.lexsort((m, u))  # by question and unit, then model (stable: ties keep the rows' order)
+    u, m = u[order], m[order]
+    outcome = np.full(len(unit_keys), np.nan)
+    np.fmax.at(outcome, u, rows["outcome"].to_numpy(dtype=float)[order])  # fmax skips NaN (unscored rows)
+    units = [[k, str(date_names[key % len(date_names)]), None if np.isnan(o) else _number(o), run]
+             for k, key, o, run in zip(unit_round.tolist(), unit_keys.tolist(), outcome.tolist(),
+                                       _model_runs(u, m, len(unit_keys)))]
+    p = [None if x != x else x for x in np.round(rows["probability"].to_numpy(dtype=float)[order], 6).tolist()]
+    reasons = rows["reasoning"].to_numpy(dtype=object)[order].tolist()
+    why = [i for i, t in enumerate(reasons) if isinstance(t, str) and t]
+    why_at = np.searchsorted(why, np.r_[starts, len(ids)]).tolist()
+    rounds = round_names[question_rounds % len(round_names)].tolist()
+    return {ids[a]: {"rounds": rounds[first_round[k]:first_round[k + 1]], "units": units[first_unit[k]:first_unit[k + 1]],
+                     "p": p[a:b], "why": [[i - a, _cut(reasons[i])] for i in why[why_at[k]:why_at[k + 1]]]}
+            for k, (a, b) in enumerate(zip(starts.tolist(), ends.tolist()))}
+
+
+def _model_index(ids: np.ndarray, models: list[str] | tuple[str, ...]) -> np.ndarray:
+    """Each id's index in the sorted list ``models``; a ValueError names ids missing from it."""
+    known = np.asarray(models, dtype=str)
     m = np.searchsorted(known, ids)
     if (m >= len(known)).any() or (known[np.minimum(m, len(known) - 1)] != ids).any():
         raise ValueError(f"a forecast's model is not in the shared model list: {sorted(set(ids) - set(known.tolist()))[:3]}")
-    dates = forecasts["resolution_date"].to_numpy(dtype=object)
-    dates, d = np.unique(np.where(pd.isna(dates), "", dates).astype(str), return_inverse=True)
-    keys, u = np.unique(r * len(dates) + d, return_inverse=True)  # units sorted by (round, date)
-    order = np.lexsort((m, u))  # by unit, then model (stable: ties keep the rows' order)
-    u, m = u[order], m[order]
-    outcome = np.full(len(keys), np.nan)
-    np.fmax.at(outcome, u, forecasts["outcome"].to_numpy(dtype=float)[order])  # fmax skips NaN (unscored rows)
-    runs = _model_runs(u, m, len(keys))
-    units = [[int(k // len(dates)), str(dates[k % len(dates)]), None if np.isnan(o) else _number(o), run]
-             for k, o, run in zip(keys.tolist(), outcome.tolist(), runs)]
-    p = np.round(forecasts["probability"].to_numpy(dtype=float)[order], 6)
-    reasons = forecasts["reasoning"].to_numpy(dtype=object)[order]
-    return {"rounds": rounds.tolist(), "units": units, "p": [None if x != x else x for x in p.tolist()],
-            "why": [[i, _cut(t)] for i, t in enumerate(reasons.tolist()) if isinstance(t, str) and t]}
+    return m
 
 
 def _model_runs(u: np.ndarray, m: np.ndarray, n_units: int) -> list[list[int]]:

@@ -28,7 +28,7 @@ from ..store.csvio import empty_frame
 from ..timeutil import format_ts, parse_ts
 from . import charts, shell
 from .downloads import for_spreadsheets, raw_url
-from .questions import QuestionInfo, forecast_payload, models_script, outcome_text, resolution_text, script_json, time_marks, unit_summary
+from .questions import QuestionInfo, models_script, outcome_text, resolution_text, script_json, time_marks, unit_summary
 from .rounds import OPEN, RoundStatus
 
 GENERATED = "generated"
@@ -267,13 +267,11 @@ def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], upda
     if not questions:
         return {}
     body = env.get_template("question.html.j2")
-    # shared by every question page; each page's distinct ids, not its every row (millions at FB scale)
-    models = sorted({str(m) for q in questions for m in q.forecasts["model"].unique()})
+    models = list(questions[0].models)  # shared by every question page (question_infos)
     pages = {f"questions/{shell.SHELL}.md": shell.shell_markdown(), MODELS_SCRIPT: models_script(models)}
     for q in questions:
-        payload = forecast_payload(q.forecasts, models)
         pages[f"{shell.FRAGMENTS}/{q.slug}.html"] = body.render(
-            updated=updated, prefix="../../", q=q, payload=script_json(payload), summary=unit_summary(payload, models),
+            updated=updated, prefix="../../", q=q, payload=script_json(q.payload), summary=unit_summary(q.payload, models),
             outcome=outcome_text(q.question["kind"], q.units), resolution=resolution_text(q.question["kind"], q.units),
             rounds=sorted(set(q.units["round"].astype(str))), marks=json.dumps(time_marks(q.units), separators=(",", ":")),
             chart=charts.to_json(charts.question_history(q.history, q.question["kind"])) if len(q.history) else "")
