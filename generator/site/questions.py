@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..leaderboard.panel import sorted_codes
 from ..scoring.resolve import known_by, latest_questions
 from ..vocabulary import MARKET
 
@@ -63,7 +64,7 @@ def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.Da
         scores[["round", "model", "question_id", "resolution_date", "outcome", "brier"]],
         on=["round", "model", "question_id", "resolution_date"], how="left")
     scored = scored.sort_values(["question_id", "round", "resolution_date", "model"], kind="mergesort")
-    models = tuple(np.unique(scored["model"].to_numpy().astype(str)).tolist())
+    models = tuple(sorted_codes(scored["model"].to_numpy())[0].tolist())
     payloads = forecast_payloads(scored, models)
     frozen = round_questions.drop_duplicates("question_id", keep="last").set_index("question_id")
     units = _split(round_questions.reindex(columns=["question_id", *UNIT_COLUMNS])
@@ -120,23 +121,26 @@ def forecast_payload(forecasts: pd.DataFrame, models: list[str] | None = None) -
     """
     if not len(forecasts):
         return {key: [] for key in NO_FORECASTS}
-    known = np.unique(forecasts["model"].to_numpy().astype(str)).tolist() if models is None else models
+    known = sorted_codes(forecasts["model"].to_numpy())[0].tolist() if models is None else models
     return forecast_payloads(forecasts.assign(question_id=""), known)[""]
 
 
 def forecast_payloads(rows: pd.DataFrame, models: list[str] | tuple[str, ...]) -> dict[str, dict]:
     """``forecast_payload(forecasts, models)`` of every question of ``rows`` (``_FORECAST_COLUMNS`` and
-    question_id, sorted by question id), at once: numpy over all the rows, then one slice of each
-    list per question (per question, the numpy calls cost more than the work at ForecastBench scale)."""
+    question_id, sorted by question id; round, model and resolution date as str), at once: numpy over
+    all the rows, then one slice of each list per question (per question, the numpy calls cost more
+    than the work at ForecastBench scale). Ids are coded by hashing (``sorted_codes``): sorting a
+    million ids as strings took seconds."""
     if not len(rows):
         return {}
     ids = rows["question_id"].to_numpy()
     starts, ends = _blocks(ids)
     q = np.repeat(np.arange(len(starts)), ends - starts)
-    round_names, r = np.unique(rows["round"].to_numpy().astype(str), return_inverse=True)
+    round_names, r = sorted_codes(rows["round"].to_numpy())
     dates = rows["resolution_date"].to_numpy(dtype=object)
-    date_names, d = np.unique(np.where(pd.isna(dates), "", dates).astype(str), return_inverse=True)
-    m = _model_index(rows["model"].to_numpy().astype(str), models)
+    date_names, d = sorted_codes(np.where(pd.isna(dates), "", dates))
+    model_names, m = sorted_codes(rows["model"].to_numpy())
+    m = _model_index(model_names.astype(str), models)[m]
     # each question's rounds, and its units (round × date, sorted), as runs of one sorted key each
     question_rounds = np.unique(q * len(round_names) + r)
     unit_keys, u = np.unique((q * len(round_names) + r) * len(date_names) + d, return_inverse=True)
