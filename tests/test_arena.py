@@ -294,3 +294,34 @@ def test_every_curve_point_equals_the_summary_marked_at_that_time(hub, as_of):
         assert sorted(got.index) == sorted(direct.index), at
         for column in ("cash", "positions_value", "total_value", "return_pct"):
             assert got[column].to_numpy() == pytest.approx(direct.loc[got.index, column].to_numpy(), abs=1e-9), (at, column)
+
+
+def test_pricing_and_settlement_of_many_positions_at_once_match_the_scalar_bet_arithmetic():
+    """``priced`` and ``settle`` work on whole columns: each row must be what ``bets.side_price``,
+    ``bets.payout`` and the settlement rule give for it alone (YES and NO, prices under a cent and
+    missing, open, resolved and void markets, resolutions before and after the due time)."""
+    import numpy as np
+
+    from generator.arena.portfolio import priced, settle
+
+    sides = [b.YES, b.NO] * 6
+    yes_prices = [0.4, 0.4, 0.005, 0.995, np.nan, np.nan, 0.7, 0.3, 0.01, 0.99, 0.5, 0.25]
+    ids = [f"m:{i}" for i in range(12)]
+    frame = priced(pd.DataFrame({"question_id": ids, "side": sides, "amount": [100.0, 250.0] * 6, "yes_price": yes_prices}))
+    for side, p, got in zip(sides, yes_prices, frame["price"]):
+        assert (np.isnan(got) and np.isnan(p)) or got == b.side_price(side, p)
+    outcomes = pd.DataFrame({"question_id": ids[:10], "status": ["resolved"] * 4 + ["resolved", "void", "open", "void"] + ["resolved"] * 2,
+                             "outcome": [1.0, 1.0, 0.0, 0.0, 1.0, np.nan, np.nan, np.nan, 0.0, 1.0],
+                             "resolved_at": ["2026-02-01T00:00:00Z", "2026-01-20T00:00:00Z"] * 4 + [None, "2026-03-01T00:00:00Z"]})
+    out = settle(frame.assign(round="r", model="x", view="bets", start=1.0, placed_at=DUE, cash_before=np.nan,
+                              confidence=np.nan, f_yes=np.nan), outcomes, DUE)
+    for row, (_, o) in zip(out.itertuples(), outcomes.reindex(range(12)).iterrows()):
+        status = "void" if np.isnan(row.price) else (o["status"] if isinstance(o["status"], str) else "open")
+        assert row.status == status
+        if status == "open":
+            assert row.settle_at == "" and np.isnan(row.payout)
+            continue
+        resolved_at = o["resolved_at"] if isinstance(o["resolved_at"], str) else ""
+        assert row.settle_at == max(resolved_at, DUE)
+        expected = row.amount if status == "void" else b.payout(row.side, row.shares, o["outcome"])
+        assert row.payout == expected

@@ -75,8 +75,9 @@ def bet_positions(round_label: str, model: str, bets: pd.DataFrame, questions: p
 
 def priced(frame: pd.DataFrame) -> pd.DataFrame:
     """Add the side's price and the shares bought (NaN when the market had no price at bet time)."""
-    price = [b.side_price(s, p) if not np.isnan(p) else np.nan for s, p in zip(frame["side"], frame["yes_price"])]
-    return frame.assign(price=price, shares=frame["amount"].astype(float) / np.asarray(price, dtype=float))
+    yes_price = frame["yes_price"].to_numpy(dtype=float)
+    price = np.maximum(np.where(frame["side"].to_numpy() == b.YES, yes_price, 1.0 - yes_price), b.MIN_PRICE)  # side_price
+    return frame.assign(price=price, shares=frame["amount"].astype(float) / price)
 
 
 def settle(positions: pd.DataFrame, outcomes: pd.DataFrame, due_ts: str) -> pd.DataFrame:
@@ -89,12 +90,19 @@ def settle(positions: pd.DataFrame, outcomes: pd.DataFrame, due_ts: str) -> pd.D
     status = positions["question_id"].map(by_q["status"]).fillna("open")
     status = status.where(positions["price"].notna(), "void")  # never priced: refunded
     outcome = positions["question_id"].map(by_q["outcome"]).astype(float).where(status == "resolved")
-    resolved_at = positions["question_id"].map(by_q["resolved_at"]).fillna("").astype(str)
-    settle_at = np.where(status == "open", "", [max(t, due_ts) for t in resolved_at])
-    pay = [np.nan if st == "open" else amt if st == "void" else b.payout(side, n, o)
-           for st, amt, side, n, o in zip(status, positions["amount"], positions["side"], positions["shares"], outcome)]
-    out = positions.assign(status=status, outcome=outcome, settle_at=settle_at, payout=pay)
+    resolved_at = positions["question_id"].map(by_q["resolved_at"]).fillna("").astype(str).to_numpy(dtype=object)
+    settle_at = np.where(status == "open", "", np.where(resolved_at < due_ts, due_ts, resolved_at).astype(str))
+    out = positions.assign(status=status, outcome=outcome, settle_at=settle_at, payout=_payouts(positions, status, outcome))
     return out[POSITIONS]
+
+
+def _payouts(positions: pd.DataFrame, status: pd.Series, outcome: pd.Series) -> np.ndarray:
+    """``bets.payout`` of each resolved position; a void one's stake back; NaN while open."""
+    o = outcome.to_numpy(dtype=float)
+    won = np.where(positions["side"].to_numpy() == b.YES, o == 1.0, o == 0.0)
+    paid = np.where(won, positions["shares"].to_numpy(dtype=float), 0.0)
+    st = status.to_numpy()
+    return np.where(st == "open", np.nan, np.where(st == "void", positions["amount"].to_numpy(dtype=float), paid))
 
 
 def mark(positions: pd.DataFrame, known: pd.DataFrame, at: str) -> pd.DataFrame:

@@ -22,14 +22,10 @@ def simulated_positions(round_label: str, by_model: dict[str, pd.DataFrame], que
     """The $100 bets each model's probability forecasts imply against the round's freeze values:
     models in ``by_model``'s order, each model's bets by question id."""
     markets = questions.loc[(questions["kind"] == MARKET) & questions["freeze_value"].notna(), ["question_id", "freeze_value"]]
-    order = {model: i for i, model in enumerate(by_model)}
-    frames = [f.loc[f["probability"].notna(), ["question_id", "probability"]].assign(model=m) for m, f in by_model.items()]
-    given = (pd.concat(frames, ignore_index=True) if frames
-             else pd.DataFrame(columns=["question_id", "probability", "model"])).drop_duplicates(["model", "question_id"])
+    given = _given(by_model).drop_duplicates(["model", "question_id"])
     both = given.merge(markets.drop_duplicates("question_id"), on="question_id")
     both = both[both["probability"] != both["freeze_value"]]
-    both = both.assign(_order=both["model"].map(order)).sort_values(["_order", "question_id"], kind="mergesort")
-    both = both.reset_index(drop=True)
+    both = both.sort_values(["_order", "question_id"], kind="mergesort").reset_index(drop=True)
     frame = pd.DataFrame({
         "question_id": both["question_id"], "placed_at": due_ts,
         "side": np.where(both["probability"] > both["freeze_value"], b.YES, b.NO),
@@ -37,3 +33,17 @@ def simulated_positions(round_label: str, by_model: dict[str, pd.DataFrame], que
         "start": b.SIM_STAKE * both.groupby("model")["model"].transform("size"), "cash_before": np.nan,
         "confidence": np.nan, "f_yes": both["probability"].astype(float), "yes_price": both["freeze_value"].astype(float)})
     return priced(frame)
+
+
+def _given(by_model: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Every model's forecasts with a probability (question_id, probability, model and the model's
+    place in ``by_model``, ``_order``), models in that order: one frame built from the columns'
+    arrays, not a frame per model (a ForecastBench round has a hundred)."""
+    frames = list(by_model.values())
+    probability = np.concatenate([f["probability"].to_numpy(dtype=float) for f in frames]) if frames else np.zeros(0)
+    sizes = [len(f) for f in frames]
+    given = pd.DataFrame({
+        "question_id": pd.concat([f["question_id"] for f in frames], ignore_index=True) if frames else pd.Series([], dtype=object),
+        "probability": probability, "model": np.repeat(np.array(list(by_model), dtype=object), sizes),
+        "_order": np.repeat(np.arange(len(frames)), sizes)})
+    return given[given["probability"] == given["probability"]].reset_index(drop=True)  # NaN (no probability) left out
