@@ -247,9 +247,10 @@ def unit_summary(payload: dict, models: list[str]) -> list[dict]:
 
 def outcome_text(kind: str, units: pd.DataFrame) -> str:
     """A question's outcome in a few words, from its units (``UNIT_COLUMNS``)."""
-    if not len(units) or "status" not in units or units["status"].isna().all():
+    given = units["status"].to_numpy() if len(units) and "status" in units else np.zeros(0)
+    if pd.isna(given).all():
         return "not known yet"
-    status = units["status"].fillna("open").to_numpy()
+    status = np.where(pd.isna(given), "open", given)
     resolved = status == "resolved"
     if kind == MARKET:
         if resolved.any():

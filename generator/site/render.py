@@ -273,7 +273,7 @@ def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], upda
         pages[f"{shell.FRAGMENTS}/{q.slug}.html"] = body.render(
             updated=updated, prefix="../../", q=q, payload=script_json(q.payload), summary=unit_summary(q.payload, models),
             outcome=outcome_text(q.question["kind"], q.units), resolution=resolution_text(q.question["kind"], q.units),
-            rounds=sorted(set(q.units["round"].astype(str))), marks=json.dumps(time_marks(q.units), separators=(",", ":")),
+            rounds=sorted({str(r) for r in q.units["round"].to_numpy()}), marks=json.dumps(time_marks(q.units), separators=(",", ":")),
             chart=charts.to_json(charts.question_history(q.history, q.question["kind"])) if len(q.history) else "")
     heads = {q.slug: {"title": shell.page_title(q.question["text"]), "heading": html.escape(str(q.question["text"])),
                       "search": shell.search_text(q.id)}
@@ -366,7 +366,7 @@ def _model_page(env: jinja2.Environment, data: SiteData, model: str, mine: dict[
         arena=_records(mine["arena"]), oracle=_records(mine["oracle_board"]),
         arena_chart=_chart(mine["arena_curves"], charts.arena_curves),
         oracle_chart=_chart(mine["oracle_months"], charts.oracle_months),
-        rounds=sorted(set(scores["round"].astype(str)) | {r.due for r in data.rounds if model in r.participants}))
+        rounds=sorted({str(r) for r in scores["round"].unique()} | {r.due for r in data.rounds if model in r.participants}))
 
 
 def _breakdowns(scores: pd.DataFrame) -> list[dict]:
