@@ -10,6 +10,8 @@ import contextlib
 import logging
 import os
 import shutil
+import tempfile
+import threading
 from collections.abc import Iterator
 from datetime import datetime
 from importlib import resources
@@ -210,7 +212,8 @@ def run_mkdocs_build(config_file: Path, as_of: datetime, title: str) -> None:
     with _source_date(as_of), _quiet_mkdocs():
         try:
             config = load_config(str(config_file), strict=True, site_name=title)
-            build(config)
+            with _cleared_meanwhile(Path(config["site_dir"])):
+                build(config)
         except MkDocsException as exc:
             raise BuildError(f"mkdocs build --strict failed for {config_file}: {exc}") from None
     site = Path(config["site_dir"])
@@ -227,6 +230,35 @@ def run_mkdocs_build(config_file: Path, as_of: datetime, title: str) -> None:
 def _unfilled_round_page(site: Path) -> bool:
     """Whether a built round page still holds the marker its question table goes in (a hook that predates it)."""
     return any(ROUND_TABLE in page.read_text(encoding="utf-8") for page in (site / GENERATED / "rounds").glob("*/index.html"))
+
+
+PREVIOUS = ".prescient-previous"  # in site/: the last build's files while they are deleted
+
+
+@contextlib.contextmanager
+def _cleared_meanwhile(site: Path) -> Iterator[None]:
+    """Delete the last build's files in ``site`` while MkDocs builds, not before: they move (one rename
+    each) into a hidden folder of ``site``, which MkDocs's own clean-up skips as it skips every hidden
+    entry, and a thread deletes that folder (~6,000 folders of question pages at ForecastBench scale,
+    seconds of file-system calls). The folder is gone when the block ends; one left by an interrupted
+    build is deleted with it."""
+    previous = site / PREVIOUS
+    if site.is_dir():
+        batch = Path(tempfile.mkdtemp(dir=_made(previous)))
+        for entry in sorted(site.iterdir()):
+            if not entry.name.startswith("."):
+                entry.rename(batch / entry.name)
+    deleting = threading.Thread(target=shutil.rmtree, args=(previous,), kwargs={"ignore_errors": True})
+    deleting.start()
+    try:
+        yield
+    finally:
+        deleting.join()
+
+
+def _made(folder: Path) -> Path:
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 @contextlib.contextmanager
