@@ -56,7 +56,7 @@ def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.Da
     ``scores`` is the SCORES frame (its outcome and Brier are joined on where the unit resolved).
     """
     asked = sorted(round_questions["question_id"].unique())
-    latest = latest_questions(bank).set_index("id")
+    latest = latest_questions(bank).set_index("id").to_dict("index")  # rows as dicts: one lookup per page
     seen = known_by(obs, as_of)
     history = {q: g[["observed_at", "value"]].reset_index(drop=True)
                for q, g in seen[seen["question_id"].isin(asked)].groupby("question_id", sort=False)}
@@ -66,14 +66,13 @@ def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.Da
     scored = scored.sort_values(["question_id", "round", "resolution_date", "model"], kind="mergesort")
     models = tuple(sorted_codes(scored["model"].to_numpy())[0].tolist())
     payloads = forecast_payloads(scored, models)
-    frozen = round_questions.drop_duplicates("question_id", keep="last").set_index("question_id")
+    frozen = round_questions.drop_duplicates("question_id", keep="last").set_index("question_id").to_dict("index")
     units = _split(round_questions.reindex(columns=["question_id", *UNIT_COLUMNS])
                    .sort_values(["question_id", "round", "resolution_date"], kind="mergesort"), UNIT_COLUMNS)
     empty_history = pd.DataFrame(columns=["observed_at", "value"])
     out = []
     for qid in asked:
-        row = latest.loc[qid].to_dict() if qid in latest.index else {}
-        fallback = frozen.loc[qid]
+        row, fallback = latest.get(qid, {}), frozen[qid]
         question = {
             "text": row.get("text") or fallback["text"], "url": row.get("url") or fallback["url"] or "",
             "source": fallback["source"], "kind": fallback["kind"], "category": fallback["category"] or "",
@@ -191,17 +190,18 @@ def _model_runs(u: np.ndarray, m: np.ndarray, n_units: int) -> list[list[int]]:
 
 def payload_rows(payload: dict) -> tuple[np.ndarray, np.ndarray]:
     """The unit and the model index of each forecast of a ``forecast_payload`` (its ``p`` order)."""
-    u, m = [], []
-    for k, unit in enumerate(payload["units"]):
-        at, runs = 0, unit[3]
-        for gap, length in zip(runs[0::2], runs[1::2]):
-            at += gap
-            m.append(np.arange(at, at + length))
-            u.append(np.full(length, k))
-            at += length
-    if not u:
+    runs = [np.asarray(unit[3], dtype=np.int64).reshape(-1, 2) for unit in payload["units"]]
+    if not runs or not sum(len(r) for r in runs):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate(u).astype(np.int64), np.concatenate(m).astype(np.int64)
+    gaps, lengths = np.concatenate(runs).T
+    run_unit = np.repeat(np.arange(len(runs)), [len(r) for r in runs])
+    first = np.r_[True, run_unit[1:] != run_unit[:-1]]  # a unit's first run starts ``gap`` after 0
+    step = gaps + np.where(first, 0, np.r_[0, lengths[:-1]])  # the others ``gap`` after the last one's end
+    ends = np.cumsum(step)
+    starts = ends - np.repeat((ends - step)[first], np.diff(np.r_[np.flatnonzero(first), len(first)]))
+    before = np.cumsum(lengths) - lengths
+    m = np.repeat(starts, lengths) + np.arange(int(lengths.sum())) - np.repeat(before, lengths)
+    return np.repeat(run_unit, lengths), m
 
 
 def models_script(models: list[str]) -> str:
@@ -217,7 +217,7 @@ def unit_summary(payload: dict, models: list[str]) -> list[dict]:
     Vectorised over the question's forecasts (one call per question page)."""
     if not payload["units"]:
         return []
-    p = np.array([np.nan if x is None else x for x in payload["p"]], dtype=float)
+    p = np.array(payload["p"], dtype=float)  # None (no probability) as NaN
     u, m = payload_rows(payload)
     keep = ~np.isnan(p)
     p, u, m = p[keep], u[keep], m[keep]
