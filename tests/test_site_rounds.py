@@ -176,3 +176,23 @@ def test_a_missing_page_gets_the_sites_own_404_page(page: Page, base: str) -> No
     assert page.locator(".md-header").is_visible(), "the site's own page, with its header and styles"
     assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") in ("sticky", "fixed")
     assert page.locator("nav a[href='/generated/rounds/']").count() >= 1, "its links lead back into the site"
+
+
+def test_the_round_tables_rows_are_the_frames_records():
+    """The round tables read their rows from each column's list (render._column_records): the same
+    values as DataFrame.to_dict("records"), missing text and numbers included."""
+    import math
+
+    import numpy as np
+
+    from generator.site.render import _column_records
+
+    frame = pd.DataFrame({"question_id": pd.Series(["a:1", "b:2", None], dtype="str"), "freeze_value": [0.25, np.nan, 1.0],
+                          "status": np.array(["resolved", "open", "void"], dtype=object)})
+    expected, got = frame.to_dict("records"), _column_records(frame)
+    assert [list(r) for r in got] == [list(r) for r in expected]
+    for a, b in zip(got, expected):
+        for key in a:
+            same = a[key] == b[key] or (isinstance(a[key], float) and math.isnan(a[key]) and math.isnan(b[key]))
+            assert same and type(a[key]) is type(b[key]), (key, a[key], b[key])
+    assert _column_records(frame.iloc[:0]) == []
