@@ -83,7 +83,7 @@ def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.Da
     return out
 
 
-def _split(rows: pd.DataFrame, columns: list[str] = _FORECAST_COLUMNS) -> dict[str, pd.DataFrame]:
+def _split(rows: pd.DataFrame, columns: list[str]) -> dict[str, pd.DataFrame]:
     """Rows sorted by question id, as one frame of ``columns`` per question: slices of one
     frame (a groupby builds each group by a take, too slow for thousands of questions)."""
     ids = rows["question_id"].to_numpy()
