@@ -274,6 +274,18 @@ def test_forecast_columns_equal_forecast_rows(columns, units):
     assert _bytes_or_error(lambda: forecast_file(got)[0]) == _bytes_or_error(lambda: forecast_bytes(frame))
 
 
+@settings(max_examples=300, deadline=None)
+@given(forecast_columns_strategy)
+def test_forecast_frames_written_by_to_csv_bytes_equal_the_general_writer(columns):
+    """``to_csv_bytes`` of a forecast frame takes ``forecast_bytes``: the general writer's bytes, or its problems."""
+    frame = pd.DataFrame(columns, columns=list(FORECASTS.names))
+    general = _bytes_or_error(lambda: csvio._canonical_bytes(frame, FORECASTS))
+    assert _bytes_or_error(lambda: csvio.to_csv_bytes(frame, FORECASTS)) == general
+    assert _bytes_or_error(lambda: csvio.to_csv_bytes(frame.assign(extra=1), FORECASTS)) == general
+    assert _bytes_or_error(lambda: csvio.to_csv_bytes(frame.drop(columns="reasoning"), FORECASTS)) == \
+        _bytes_or_error(lambda: csvio._canonical_bytes(frame.drop(columns="reasoning"), FORECASTS))
+
+
 def _bytes_or_error(write):
     try:
         return write()

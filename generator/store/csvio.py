@@ -314,7 +314,14 @@ def _empty(table: Table) -> pd.DataFrame:
 
 
 def to_csv_bytes(frame: pd.DataFrame, table: Table) -> bytes:
-    """The canonical bytes of ``frame``: schema column order, sorted by the table's sort key."""
+    """The canonical bytes of ``frame``: schema column order, sorted by the table's sort key. A
+    forecast file's frame takes ``forecast_bytes`` (the same bytes, fast)."""
+    if table is FORECASTS and set(FORECASTS.names) <= set(frame.columns) and not frame.columns.has_duplicates:
+        return forecast_bytes(frame)
+    return _canonical_bytes(frame, table)
+
+
+def _canonical_bytes(frame: pd.DataFrame, table: Table) -> bytes:
     return encode(table.names, canonical_cells(frame, table))
 
 
@@ -629,9 +636,10 @@ def _fault_point() -> None:
 
 # -- forecast files, fast -------------------------------------------------------------------------
 # An import writes thousands of forecast files; the general writer checks and formats cell by cell.
-# ``forecast_bytes`` joins the cells directly and gives the same bytes as ``to_csv_bytes(frame,
-# FORECASTS)``: any cell the general writer would quote or change (see ``all_bare``: a comma, a
-# quote, a control character, edge whitespace, a lone surrogate...), or a value outside the schema,
+# ``forecast_bytes`` joins the cells directly and gives the same bytes as the general writer
+# (``_canonical_bytes``; ``to_csv_bytes`` of a forecast frame takes this path): any cell the general
+# writer would quote or change (see ``all_bare``: a comma, a quote, a control character, edge
+# whitespace, a lone surrogate...), or a value outside the schema,
 # sends the frame to the general writer instead, so the output never differs (tests compare both).
 # ``forecast_file`` does the same from plain column lists and also returns the rows as written, from
 # which ``as_read`` builds the frame ``read_table`` would parse from those bytes, so the import can
@@ -699,7 +707,7 @@ def forecast_bytes(frame: pd.DataFrame, cache: ReadCache | None = None) -> bytes
     ids, dates = frame["question_id"].tolist(), frame["resolution_date"].fillna("").tolist()
     reasons, probs = frame["reasoning"].fillna("").tolist(), frame["probability"].tolist()
     rows = _fast_rows(ids, dates, probs, reasons)
-    return to_csv_bytes(frame, FORECASTS) if rows is None else _body(rows, {} if cache is None else cache.probabilities)[0]
+    return _canonical_bytes(frame, FORECASTS) if rows is None else _body(rows, {} if cache is None else cache.probabilities)[0]
 
 
 def forecast_file(columns: dict[str, list], cache: ReadCache | None = None) -> tuple[bytes, list[list[str]] | None]:
