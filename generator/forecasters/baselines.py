@@ -103,7 +103,8 @@ def crowd(aggregate: Callable[[np.ndarray], float]) -> Callable[[pd.DataFrame, A
         if ctx.crowd is None:  # a crowd of nobody forecasts nothing (every unit is then imputed when scored)
             return forecast_frame(questions.iloc[:0], np.empty(0))
         units, groups = ctx.crowd
-        by_unit = pd.Series(groups.apply(aggregate), index=units)[np.diff(groups.bounds) >= ctx.min_forecasters]
+        values = groups.medians() if aggregate is _median else groups.apply(aggregate)
+        by_unit = pd.Series(values, index=units)[np.diff(groups.bounds) >= ctx.min_forecasters]
         values = by_unit.reindex(pd.MultiIndex.from_frame(questions[_UNIT])).to_numpy(dtype=float)
         kept = ~np.isnan(values)
         return forecast_frame(questions[kept], np.clip(values[kept], 0.0, 1.0).round(6))
@@ -120,6 +121,17 @@ class _Groups:
 
     def apply(self, aggregate: Callable[[np.ndarray], float]) -> np.ndarray:
         return np.array([aggregate(self.values[a:b]) for a, b in zip(self.bounds[:-1], self.bounds[1:])], dtype=float)
+
+    def medians(self) -> np.ndarray:
+        """``apply(_median)`` in one sort: each unit's middle value, or the mean of its two middle
+        ones ((a + b) / 2, as ``np.median`` takes it), to the last bit. A missing value (never in a
+        read forecast file) leaves it to ``apply``."""
+        counts = np.diff(self.bounds)
+        if np.isnan(self.values).any() or not counts.all():
+            return self.apply(_median)
+        ordered = self.values[np.lexsort((self.values, np.repeat(np.arange(len(counts)), counts)))]
+        starts = self.bounds[:-1]
+        return (ordered[starts + (counts - 1) // 2] + ordered[starts + counts // 2]) / 2
 
 
 def _units(pooled: pd.DataFrame) -> tuple[pd.MultiIndex, _Groups]:
