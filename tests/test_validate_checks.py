@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -128,6 +129,20 @@ def test_bad_probabilities(cell, code):
 @pytest.mark.parametrize("cell", ["0", "1", "0.5", ".5", "1.", "5e-1", " 0.25", "+0.3"])
 def test_good_probabilities(cell):
     assert probability_problem(cell) is None
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="01.5e+- \n٠", max_size=8) | st.sampled_from(["0", "1", "0.5", "1.0", "1.01", "0.", ".5", "00.5", "0.5\n", "1." + "0" * 40]))
+def test_the_quick_probability_pass_only_passes_what_the_full_check_passes(cell):
+    import generator.submissions.content as content
+
+    quick = content._PLAIN_PROBABILITY
+    try:
+        content._PLAIN_PROBABILITY = re.compile("(?!)")  # matches nothing: the full check alone
+        full = probability_problem(cell)
+    finally:
+        content._PLAIN_PROBABILITY = quick
+    assert probability_problem(cell) == full
 
 
 def test_comma_hint_in_message():

@@ -27,6 +27,8 @@ from .reading import has_errors, reader_problems
 COVERAGE_WARN = 0.95
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$", re.ASCII)  # ASCII digits: what the nightly reader takes
 ASCII_SPACE = " \t\n\r\f\v"  # a no-break space is not trimmed by the nightly reader either
+# Cells certainly valid (a subset of what ``probability_problem`` passes): 0, 0.ddd, 1 or 1.000, ASCII only.
+_PLAIN_PROBABILITY = re.compile(r"0(?:\.[0-9]{1,30})?|1(?:\.0{1,30})?")
 _NOT_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 REQUIRED = FORECASTS.names  # every column, as the nightly reader requires (reasoning cells may be empty)
 
@@ -118,6 +120,8 @@ def plain_number(text: str) -> str | None:
 
 def probability_problem(text: str) -> tuple[str, str] | None:
     """(code, message) for a probability cell that is not a finite number in [0, 1]."""
+    if _PLAIN_PROBABILITY.fullmatch(text):  # most cells: a decimal in [0, 1] as the writer formats one
+        return None
     value = text.strip(ASCII_SPACE)
     if not value:
         return "empty-value", "the probability is empty"
