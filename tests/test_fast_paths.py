@@ -459,3 +459,14 @@ def test_the_views_latest_rows_equal_drop_duplicates(seed, n_rows):
     for q, series in table.items():
         rows = latest[latest["question_id"] == q]
         assert series.dates.tolist() == rows["observed_at"].tolist() and series.values.tolist() == rows["value"].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=4) | st.sampled_from(["", "\x1f", "a\x1fb", "\ud800", "\x00"]), max_size=6)
+       | st.lists(st.floats(allow_nan=False) | st.sampled_from([-0.0, 1e-300, 0.1]), max_size=6)
+       | st.lists(st.integers() | st.floats() | st.none() | st.text(max_size=2), max_size=6))
+def test_columns_packed_for_the_trip_from_a_worker_come_back_as_they_were(values):
+    from generator.interop.forecastbench import importer
+
+    back = importer._unpack(importer._packed(list(values)))
+    assert repr(back) == repr(values) and [type(v) for v in back] == [type(v) for v in values]
