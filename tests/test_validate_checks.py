@@ -287,6 +287,23 @@ def test_round_set_reads_a_published_round(tmp_path):
     assert rnd.units == {("fred:GDP", "2026-02-01"), ("manifold:m1", "")}
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["fred:a", "fred:b", "acled:c", "q,1", "x\"y"]),
+                          st.sampled_from(["", "2026-02-01", "2026-03-01", "2026-04-01"])), max_size=12, unique=True))
+def test_round_set_dates_equal_the_groupby_they_replaced(units):
+    import pandas as pd
+
+    from generator.schemas import ROUND_QUESTIONS
+    from generator.store.csvio import to_csv_bytes
+
+    frame = pd.DataFrame([{"question_id": q, "resolution_date": d, "source": q.split(":")[0], "kind": "dataset", "category": "",
+                           "due": "2026-01-25T00:00:00Z", "freeze_time": "2026-01-15T00:00:00Z", "freeze_value": 1.0,
+                           "text": "T?", "url": ""} for q, d in units], columns=list(ROUND_QUESTIONS.names))
+    rnd = round_set(to_csv_bytes(frame, ROUND_QUESTIONS), "2026-01-25", "questions.csv")
+    grouped = frame[frame["resolution_date"] != ""].groupby("question_id")["resolution_date"].agg(frozenset).to_dict()
+    assert rnd.dates == grouped and list(rnd.dates) == list(grouped)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=400), st.sampled_from(["csv", "json"]))
 def test_arbitrary_bytes_never_raise(data, fmt):

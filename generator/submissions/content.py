@@ -70,7 +70,11 @@ def round_set(data: bytes, due: str, label: str, sets: bytes | None = None, sets
     RoundSet. A broken round file is the hub's fault: SchemaError."""
     frame = _csv(data, label, ROUND_QUESTIONS, "question set")
     kinds = dict(zip(frame["question_id"], frame["kind"]))
-    dates = frame[frame["resolution_date"] != ""].groupby("question_id")["resolution_date"].agg(frozenset).to_dict()
+    dated: dict[str, list[str]] = {}  # a dict of lists, not a groupby: a Python call per question either way
+    for question, date in zip(frame["question_id"].tolist(), frame["resolution_date"].tolist()):
+        if date != "":
+            dated.setdefault(question, []).append(date)
+    dates = {question: frozenset(found) for question, found in sorted(dated.items())}
     due_ts = frame["due"].iloc[0] if len(frame) else f"{due}T00:00:00Z"
     named: dict[str, frozenset[tuple[str, str]]] = {}
     if sets is not None:
