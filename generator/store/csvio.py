@@ -483,11 +483,13 @@ def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None
     """Write ``frame`` canonically; return True when the bytes on disk changed.
 
     When this command (``cache``) last wrote the very same frame to the file and the file is
-    untouched since, serialising again cannot change anything, so it is skipped.
+    untouched since, serialising again cannot change anything, so it is skipped. The frame's digest
+    is taken from the command's second write of a file on (a file written once, as the import
+    writes each score file, is never hashed).
     """
-    digest = _frame_digest(frame, table) if cache is not None else None
-    if (cache is not None and digest is not None and path.is_file()
-            and cache.written.get(str(path)) == (digest, file_signature(path))):
+    known = cache.written.get(str(path)) if cache is not None else None
+    digest = _frame_digest(frame, table) if known is not None else None
+    if known is not None and digest is not None and path.is_file() and known == (digest, file_signature(path)):
         return False
     cells = canonical_cells(frame, table)
     check = read_back_check(table, cells, label or str(path))
