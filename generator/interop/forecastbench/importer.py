@@ -15,10 +15,12 @@ resolutions dated after it are left for a later import.
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 from array import array
 from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -213,7 +215,7 @@ def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_
     report.rounds = dues
     if not dues:  # nothing to write (and no data/ folder to create for the lock)
         return report
-    with hub_lock(layout.data, f"prescient import forecastbench --as-of {as_of_text}"):  # a nightly run must wait
+    with hub_lock(layout.data, f"prescient import forecastbench --as-of {as_of_text}"), _collector_spared():  # a nightly run must wait
         readers.check_as_of(layout, as_of_text)  # time never runs backwards in a ledger
         _write_hub_toml(layout, dues, report)
         _write_bank(layout, inputs, dues, report)
@@ -222,6 +224,18 @@ def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_
         sets = {due: _write_round_sets(layout, due, rounds[due], inputs, report) for due in dues}
         _write_forecasts(layout, rounds, sets, fsets, as_of_text, report, workers)
     return report
+
+
+@contextlib.contextmanager
+def _collector_spared() -> Iterator[None]:
+    """The objects alive now (the parsed inputs, hundreds of thousands of rows) set aside from the
+    garbage collector while the import writes (``gc.freeze``), then handed back: its full passes
+    walked them again and again for nothing (they live until the import ends), ~4 CPU s at FB scale."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _write_hub_toml(layout: Layout, dues: list[str], report: ImportReport) -> None:
