@@ -111,3 +111,6 @@ def test_crowd_aggregates_equal_pandas_groupby_to_the_last_bit():
         for ours, reference in ((_median, lambda p: float(p.median())), (_geometric_mean, geometric),
                                 (_mean_log_odds, log_odds)):
             assert np.array_equal(groups.apply(ours), grouped.agg(reference).to_numpy(dtype=float), equal_nan=True)
+        assert np.array_equal(groups.medians(), groups.apply(_median), equal_nan=True)  # the one-sort medians, bit for bit
+        whole = _units(pooled.dropna(subset=["probability"]))[1]  # no missing value: the sorted path itself
+        assert np.array_equal(whole.medians(), whole.apply(_median))

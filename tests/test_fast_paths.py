@@ -96,6 +96,46 @@ def test_to_csv_bytes_sorts_and_formats_as_before():
     assert not csvio._in_order([np.array(["a", "a", "b"], dtype=object), np.array(["3", "2", "1"], dtype=object)])
 
 
+def parse_text(data: bytes) -> pd.DataFrame:
+    """``parse_bytes`` as it was: the decoded text, its byte-order mark dropped, parsed as text."""
+    text = data.decode("utf-8").removeprefix("\ufeff")
+    return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
+
+
+CSV_PIECES = st.sampled_from([",", '"', '""', "\n", "\r", "\r\n", "\ufeff", "\u2028", "\x00", " ", "\t", "a", "é", "💡", "#"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(CSV_PIECES | st.text(max_size=4), max_size=40), st.booleans())
+def test_parsing_the_bytes_equals_parsing_the_decoded_text(pieces, bom):
+    data = (("\ufeff" if bom else "") + "a,b\n" + "".join(pieces)).encode("utf-8", "surrogatepass")
+    try:
+        expected = parse_text(data)
+    except (UnicodeDecodeError, pd.errors.ParserError) as exc:
+        with pytest.raises((type(exc), SchemaError)):
+            csvio.parse_bytes(data, "f.csv")
+        return
+    pd.testing.assert_frame_equal(csvio.parse_bytes(data, "f.csv"), expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(*[st.sampled_from(EDGE) | st.text(max_size=3)] * 2), max_size=30), st.integers(0, 2**32 - 1))
+def test_ranked_text_order_equals_the_sort_and_the_duplicate_check(pairs, seed):
+    """``_text_order``: pandas' stable sort of the key texts, and whether ``_check_keys`` finds nothing."""
+    rows = pairs + [pairs[i] for i in np.random.default_rng(seed).integers(0, len(pairs), len(pairs) // 3)] if pairs else []
+    text = csvio.as_text(pd.DataFrame(rows, columns=["question_id", "resolution_date"], dtype=object)
+                         .assign(probability=0.5, reasoning=""), FORECASTS)
+    columns = [text[n].to_numpy(dtype=object) for n in FORECASTS.names]
+    ranked = csvio._text_order(columns, FORECASTS)
+    if not rows:
+        assert ranked is None
+        return
+    by = pd.DataFrame({"0": columns[0], "1": columns[1]})
+    expected = by.sort_values(["0", "1"], kind="mergesort").index.to_numpy()
+    assert (np.arange(len(rows)) if ranked[0] is None else ranked[0]).tolist() == expected.tolist()
+    assert ranked[1] == (csvio._check_keys(text, FORECASTS, "f.csv") == [])
+
+
 def merge_score_round(round_label, units, forecasts, impute_value):
     """score_round as it was: a cross join of units x models, then a merge on the string keys."""
     unit = ["question_id", "resolution_date"]
@@ -232,6 +272,18 @@ def test_forecast_columns_equal_forecast_rows(columns, units):
     assert got_problems == problems
     assert {c: got[c] for c in frame.columns} == {c: frame[c].tolist() for c in frame.columns}
     assert _bytes_or_error(lambda: forecast_file(got)[0]) == _bytes_or_error(lambda: forecast_bytes(frame))
+
+
+@settings(max_examples=300, deadline=None)
+@given(forecast_columns_strategy)
+def test_forecast_frames_written_by_to_csv_bytes_equal_the_general_writer(columns):
+    """``to_csv_bytes`` of a forecast frame takes ``forecast_bytes``: the general writer's bytes, or its problems."""
+    frame = pd.DataFrame(columns, columns=list(FORECASTS.names))
+    general = _bytes_or_error(lambda: csvio._canonical_bytes(frame, FORECASTS))
+    assert _bytes_or_error(lambda: csvio.to_csv_bytes(frame, FORECASTS)) == general
+    assert _bytes_or_error(lambda: csvio.to_csv_bytes(frame.assign(extra=1), FORECASTS)) == general
+    assert _bytes_or_error(lambda: csvio.to_csv_bytes(frame.drop(columns="reasoning"), FORECASTS)) == \
+        _bytes_or_error(lambda: csvio._canonical_bytes(frame.drop(columns="reasoning"), FORECASTS))
 
 
 def _bytes_or_error(write):
@@ -407,3 +459,14 @@ def test_the_views_latest_rows_equal_drop_duplicates(seed, n_rows):
     for q, series in table.items():
         rows = latest[latest["question_id"] == q]
         assert series.dates.tolist() == rows["observed_at"].tolist() and series.values.tolist() == rows["value"].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=4) | st.sampled_from(["", "\x1f", "a\x1fb", "\ud800", "\x00"]), max_size=6)
+       | st.lists(st.floats(allow_nan=False) | st.sampled_from([-0.0, 1e-300, 0.1]), max_size=6)
+       | st.lists(st.integers() | st.floats() | st.none() | st.text(max_size=2), max_size=6))
+def test_columns_packed_for_the_trip_from_a_worker_come_back_as_they_were(values):
+    from generator.interop.forecastbench import importer
+
+    back = importer._unpack(importer._packed(list(values)))
+    assert repr(back) == repr(values) and [type(v) for v in back] == [type(v) for v in values]

@@ -79,6 +79,24 @@ def test_write_is_atomic_and_skips_identical_bytes(tmp_path):
     assert [p.name for p in path.parent.iterdir()] == ["f.csv"]  # no temp file left behind
 
 
+def test_a_frame_this_command_wrote_last_is_not_serialised_again(tmp_path, monkeypatch):
+    """With the command's cache, a file's second write takes the frame's digest and a third of the
+    same frame to the untouched file is skipped; another frame, or a file changed since, is written."""
+    path, cache = tmp_path / "f.csv", csvio.ReadCache()
+    frame = pd.DataFrame({"question_id": ["a:1"], "resolution_date": [""], "probability": [0.5], "reasoning": [""]})
+    serialised = []
+    original = csvio.canonical_cells
+    monkeypatch.setattr(csvio, "canonical_cells", lambda *a: serialised.append(1) or original(*a))
+    assert write_table(path, frame, FORECASTS, cache=cache) is True
+    assert write_table(path, frame.copy(), FORECASTS, cache=cache) is False
+    assert write_table(path, frame.copy(), FORECASTS, cache=cache) is False
+    assert len(serialised) == 2  # the third was skipped
+    assert write_table(path, frame.assign(probability=0.25), FORECASTS, cache=cache) is True
+    csvio.write_bytes_atomic(path, b"question_id,resolution_date,probability,reasoning\n")
+    assert write_table(path, frame.assign(probability=0.25), FORECASTS, cache=cache) is True
+    assert read_table(path, FORECASTS)["probability"].tolist() == [0.25]
+
+
 def test_refuses_to_write_a_frame_that_breaks_its_schema(tmp_path):
     frame = pd.DataFrame({"question_id": ["a:1"], "resolution_date": [""], "probability": [1.2], "reasoning": [""]})
     with pytest.raises(SchemaError):

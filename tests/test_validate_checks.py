@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -128,6 +129,20 @@ def test_bad_probabilities(cell, code):
 @pytest.mark.parametrize("cell", ["0", "1", "0.5", ".5", "1.", "5e-1", " 0.25", "+0.3"])
 def test_good_probabilities(cell):
     assert probability_problem(cell) is None
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="01.5e+- \n٠", max_size=8) | st.sampled_from(["0", "1", "0.5", "1.0", "1.01", "0.", ".5", "00.5", "0.5\n", "1." + "0" * 40]))
+def test_the_quick_probability_pass_only_passes_what_the_full_check_passes(cell):
+    import generator.submissions.content as content
+
+    quick = content._PLAIN_PROBABILITY
+    try:
+        content._PLAIN_PROBABILITY = re.compile("(?!)")  # matches nothing: the full check alone
+        full = probability_problem(cell)
+    finally:
+        content._PLAIN_PROBABILITY = quick
+    assert probability_problem(cell) == full
 
 
 def test_comma_hint_in_message():
@@ -270,6 +285,23 @@ def test_round_set_reads_a_published_round(tmp_path):
     rnd = round_set(data, "2026-01-25", "data/rounds/2026-01-25/questions.csv")
     assert rnd.due_ts == "2026-01-25T00:00:00Z"
     assert rnd.units == {("fred:GDP", "2026-02-01"), ("manifold:m1", "")}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["fred:a", "fred:b", "acled:c", "q,1", "x\"y"]),
+                          st.sampled_from(["", "2026-02-01", "2026-03-01", "2026-04-01"])), max_size=12, unique=True))
+def test_round_set_dates_equal_the_groupby_they_replaced(units):
+    import pandas as pd
+
+    from generator.schemas import ROUND_QUESTIONS
+    from generator.store.csvio import to_csv_bytes
+
+    frame = pd.DataFrame([{"question_id": q, "resolution_date": d, "source": q.split(":")[0], "kind": "dataset", "category": "",
+                           "due": "2026-01-25T00:00:00Z", "freeze_time": "2026-01-15T00:00:00Z", "freeze_value": 1.0,
+                           "text": "T?", "url": ""} for q, d in units], columns=list(ROUND_QUESTIONS.names))
+    rnd = round_set(to_csv_bytes(frame, ROUND_QUESTIONS), "2026-01-25", "questions.csv")
+    grouped = frame[frame["resolution_date"] != ""].groupby("question_id")["resolution_date"].agg(frozenset).to_dict()
+    assert rnd.dates == grouped and list(rnd.dates) == list(grouped)
 
 
 @settings(max_examples=300, deadline=None)

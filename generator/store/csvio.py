@@ -175,14 +175,17 @@ def parse_bytes(data: bytes, label: str) -> pd.DataFrame:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SchemaError(f"{label}: not UTF-8", [Problem(label, None, None, "not-utf8", str(exc))]) from None
-    text = text.removeprefix("\ufeff")  # a spreadsheet's byte-order mark (the validator warns: utf8-bom)
-    if not text.strip():
+    bom = text.startswith("\ufeff")  # a spreadsheet's byte-order mark (the validator warns: utf8-bom)
+    if not text[bom:].strip():
         raise SchemaError(f"{label}: empty file", [Problem(label, 1, None, "empty-file", "the file has no header row")])
-    return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
+    # the bytes themselves, known to be UTF-8: the parser reads text as its UTF-8 bytes anyway (in a
+    # third less time; tests/test_fast_paths.py compares with parsing the decoded text)
+    return pd.read_csv(io.BytesIO(data[3:] if bom else data), dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8")
 
 
-def check_frame(raw: pd.DataFrame, table: Table, label: str) -> list[Problem]:
-    """Every structural and cell-level problem of a text frame against ``table``."""
+def check_frame(raw: pd.DataFrame, table: Table, label: str, keys: bool = True) -> list[Problem]:
+    """Every structural and cell-level problem of a text frame against ``table``; ``keys=False``
+    when the caller knows the key unique (the duplicate-key check is then skipped)."""
     problems = [Problem(label, 1, name, "missing-column", f"required column {name!r} is missing")
                 for name in table.names if name not in raw.columns and name not in table.late]
     problems += [Problem(label, 1, name, "unknown-column", f"column {name!r} is not in the {table.name} schema")
@@ -190,7 +193,7 @@ def check_frame(raw: pd.DataFrame, table: Table, label: str) -> list[Problem]:
     for column in table.columns:
         if column.name in raw.columns:
             problems += _check_column(raw[column.name], column, label)
-    if not any(p.code == "missing-column" for p in problems):
+    if keys and not any(p.code == "missing-column" for p in problems):
         problems += _check_keys(raw, table, label)
     return problems
 
@@ -311,7 +314,14 @@ def _empty(table: Table) -> pd.DataFrame:
 
 
 def to_csv_bytes(frame: pd.DataFrame, table: Table) -> bytes:
-    """The canonical bytes of ``frame``: schema column order, sorted by the table's sort key."""
+    """The canonical bytes of ``frame``: schema column order, sorted by the table's sort key. A
+    forecast file's frame takes ``forecast_bytes`` (the same bytes, fast)."""
+    if table is FORECASTS and set(FORECASTS.names) <= set(frame.columns) and not frame.columns.has_duplicates:
+        return forecast_bytes(frame)
+    return _canonical_bytes(frame, table)
+
+
+def _canonical_bytes(frame: pd.DataFrame, table: Table) -> bytes:
     return encode(table.names, canonical_cells(frame, table))
 
 
@@ -319,12 +329,38 @@ def canonical_cells(frame: pd.DataFrame, table: Table, text: pd.DataFrame | None
     """The text of every cell as written, column by column in schema order, rows in file order.
     ``text``: ``as_text(frame, table)`` when the caller has it already."""
     text = as_text(frame, table) if text is None else text
-    problems = check_frame(text, table, table.path)
+    columns = [text[name].to_numpy(dtype=object) for name in table.names]
+    ranked = _text_order(columns, table)
+    problems = check_frame(text, table, table.path, keys=ranked is None or not ranked[1])
     if problems:
         raise SchemaError(f"refusing to write {table.name}: it does not match its schema", problems)
-    columns = [text[name].to_numpy(dtype=object) for name in table.names]
-    order = _row_order(frame, columns, table)
+    order = _row_order(frame, columns, table) if ranked is None else ranked[0]
     return columns if order is None else [c[order] for c in columns]
+
+
+def _text_order(columns: list[np.ndarray], table: Table) -> tuple[np.ndarray | None, bool] | None:
+    """For a table whose rows sort by their text and whose key is its sort columns: the positions
+    of the rows in sort order (None when they already are in it; ``_row_order``'s order, as a stable
+    sort of the same tuples) and whether the key is unique (equal keys are then neighbours: with no
+    equal neighbours, ``_check_keys`` finds nothing). Each column is ranked by its distinct texts
+    (factorized, then those few sorted) and the ranks sorted together; None for other tables."""
+    if not _sortable_as_text(table) or set(table.sort) != set(table.key) or not len(columns[0]):
+        return None
+    ranks = [_text_ranks(columns[table.names.index(c)]) for c in table.sort]
+    order = np.lexsort(ranks[::-1])  # stable; the last key is the primary one
+    same = np.ones(len(order) - 1, dtype=bool)
+    for r in ranks:
+        same &= r[order[:-1]] == r[order[1:]]
+    in_place = bool((order == np.arange(len(order))).all())
+    return None if in_place else order, not same.any()
+
+
+def _text_ranks(cells: np.ndarray) -> np.ndarray:
+    """Each cell's rank among the column's distinct texts (str order)."""
+    codes, distinct = pd.factorize(cells)
+    rank = np.empty(len(distinct), dtype=np.int64)
+    rank[np.argsort(np.asarray(distinct, dtype=object), kind="stable")] = np.arange(len(distinct))
+    return rank[codes]
 
 
 def encode(names: tuple[str, ...], columns: list[np.ndarray]) -> bytes:
@@ -447,11 +483,13 @@ def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None
     """Write ``frame`` canonically; return True when the bytes on disk changed.
 
     When this command (``cache``) last wrote the very same frame to the file and the file is
-    untouched since, serialising again cannot change anything, so it is skipped.
+    untouched since, serialising again cannot change anything, so it is skipped. The frame's digest
+    is taken from the command's second write of a file on (a file written once, as the import
+    writes each score file, is never hashed).
     """
-    digest = _frame_digest(frame, table) if cache is not None else None
-    if (cache is not None and digest is not None and path.is_file()
-            and cache.written.get(str(path)) == (digest, file_signature(path))):
+    known = cache.written.get(str(path)) if cache is not None else None
+    digest = _frame_digest(frame, table) if known is not None else None
+    if known is not None and digest is not None and path.is_file() and known == (digest, file_signature(path)):
         return False
     cells = canonical_cells(frame, table)
     check = read_back_check(table, cells, label or str(path))
@@ -600,9 +638,10 @@ def _fault_point() -> None:
 
 # -- forecast files, fast -------------------------------------------------------------------------
 # An import writes thousands of forecast files; the general writer checks and formats cell by cell.
-# ``forecast_bytes`` joins the cells directly and gives the same bytes as ``to_csv_bytes(frame,
-# FORECASTS)``: any cell the general writer would quote or change (see ``all_bare``: a comma, a
-# quote, a control character, edge whitespace, a lone surrogate...), or a value outside the schema,
+# ``forecast_bytes`` joins the cells directly and gives the same bytes as the general writer
+# (``_canonical_bytes``; ``to_csv_bytes`` of a forecast frame takes this path): any cell the general
+# writer would quote or change (see ``all_bare``: a comma, a quote, a control character, edge
+# whitespace, a lone surrogate...), or a value outside the schema,
 # sends the frame to the general writer instead, so the output never differs (tests compare both).
 # ``forecast_file`` does the same from plain column lists and also returns the rows as written, from
 # which ``as_read`` builds the frame ``read_table`` would parse from those bytes, so the import can
@@ -670,7 +709,7 @@ def forecast_bytes(frame: pd.DataFrame, cache: ReadCache | None = None) -> bytes
     ids, dates = frame["question_id"].tolist(), frame["resolution_date"].fillna("").tolist()
     reasons, probs = frame["reasoning"].fillna("").tolist(), frame["probability"].tolist()
     rows = _fast_rows(ids, dates, probs, reasons)
-    return to_csv_bytes(frame, FORECASTS) if rows is None else _body(rows, {} if cache is None else cache.probabilities)[0]
+    return _canonical_bytes(frame, FORECASTS) if rows is None else _body(rows, {} if cache is None else cache.probabilities)[0]
 
 
 def forecast_file(columns: dict[str, list], cache: ReadCache | None = None) -> tuple[bytes, list[list[str]] | None]:

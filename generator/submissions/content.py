@@ -27,6 +27,8 @@ from .reading import has_errors, reader_problems
 COVERAGE_WARN = 0.95
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$", re.ASCII)  # ASCII digits: what the nightly reader takes
 ASCII_SPACE = " \t\n\r\f\v"  # a no-break space is not trimmed by the nightly reader either
+# Cells certainly valid (a subset of what ``probability_problem`` passes): 0, 0.ddd, 1 or 1.000, ASCII only.
+_PLAIN_PROBABILITY = re.compile(r"0(?:\.[0-9]{1,30})?|1(?:\.0{1,30})?")
 _NOT_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 REQUIRED = FORECASTS.names  # every column, as the nightly reader requires (reasoning cells may be empty)
 
@@ -68,7 +70,11 @@ def round_set(data: bytes, due: str, label: str, sets: bytes | None = None, sets
     RoundSet. A broken round file is the hub's fault: SchemaError."""
     frame = _csv(data, label, ROUND_QUESTIONS, "question set")
     kinds = dict(zip(frame["question_id"], frame["kind"]))
-    dates = frame[frame["resolution_date"] != ""].groupby("question_id")["resolution_date"].agg(frozenset).to_dict()
+    dated: dict[str, list[str]] = {}  # a dict of lists, not a groupby: a Python call per question either way
+    for question, date in zip(frame["question_id"].tolist(), frame["resolution_date"].tolist()):
+        if date != "":
+            dated.setdefault(question, []).append(date)
+    dates = {question: frozenset(found) for question, found in sorted(dated.items())}
     due_ts = frame["due"].iloc[0] if len(frame) else f"{due}T00:00:00Z"
     named: dict[str, frozenset[tuple[str, str]]] = {}
     if sets is not None:
@@ -118,6 +124,8 @@ def plain_number(text: str) -> str | None:
 
 def probability_problem(text: str) -> tuple[str, str] | None:
     """(code, message) for a probability cell that is not a finite number in [0, 1]."""
+    if _PLAIN_PROBABILITY.fullmatch(text):  # most cells: a decimal in [0, 1] as the writer formats one
+        return None
     value = text.strip(ASCII_SPACE)
     if not value:
         return "empty-value", "the probability is empty"

@@ -237,7 +237,8 @@ def forecast_columns(fset: Parsed, allowed: dict[tuple[str, str], tuple[str, str
     if not (set(map(type, ids)) <= {str} and set(map(type, dates)) <= {str}):
         raise ValueError(f"{fset.label}: a question_id or resolution_date that is not text")
     pairs = list(zip(ids, dates))
-    if len(set(pairs)) == len(pairs) and allowed.keys() >= set(pairs):  # every row kept, nothing to say
+    distinct = set(pairs)
+    if len(distinct) == len(pairs) and allowed.keys() >= distinct:  # every row kept, nothing to say
         return _columns(columns, allowed, pairs, None), []
     inside = list(map(allowed.__contains__, pairs))
     first = dict(zip(reversed(pairs), range(len(pairs) - 1, -1, -1)))  # each pair's first row

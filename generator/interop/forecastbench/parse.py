@@ -17,11 +17,13 @@ Rows whose ``id`` is a list (FB's legacy combination questions) are dropped with
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -87,10 +89,15 @@ def _depth_bound(data: bytes) -> int:
     return int(step.cumsum().max(initial=0))
 
 
-try:
-    import orjson as _orjson
-except ImportError:  # an optional speed-up
-    _orjson = None
+def _optional(name: str) -> Any:
+    """The module ``name``, or None where it is not installed (typed Any: mypy then passes with and without it)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+_orjson = _optional("orjson")  # an optional speed-up
 
 
 def row_sha256(row: dict) -> str:
