@@ -29,6 +29,7 @@ from ..errors import PartialFailure, Problem, SchemaError
 from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from ..interop.forecastbench import export
 from ..leaderboard.fb_board import board_options, inputs_digest, unranked_rounds
+from ..leaderboard.hub_boards import KeptBoards
 from ..models import ModelMeta
 from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
 from ..scoring.resolve import LedgerView
@@ -319,16 +320,36 @@ def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None)
     if isinstance(kept, tuple) and kept[0] == key:
         return list(kept[1]), kept[2].assign(as_of=format_ts(as_of))
     scores = incremental.concat_scores(frames)
-    lines, rows = unranked_lines(hub, scores, as_of), history_for(hub, as_of, scores)
+    boards = _kept_boards(layout, frames, parts)
+    rows = history_for(hub, as_of, scores, boards)
+    lines = unranked_lines(hub, scores, as_of, boards.made)
     layout.cache.derived["headline"] = (key, tuple(lines), rows)
     if layout.cache.disk is not None:
         memo_store.save_headline(layout.cache.disk, key, tuple(lines), rows)
     return lines, rows
 
 
-def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime) -> list[str]:
-    """What tonight's first board leaves off by the imputation rule, one line per model and round."""
+def _kept_boards(layout: Layout, frames: list[pd.DataFrame], parts) -> KeptBoards:
+    """The boards of this command's last headline (``hub_boards.KeptBoards``), each taken again while
+    nothing it reads changed; tonight's scores, the rounds' ``frames`` concatenated, are known by
+    their ``parts`` (none when they do not describe the frames: nothing is then taken)."""
+    kept = layout.cache.derived.get("boards")
+    kept = kept if isinstance(kept, KeptBoards) else KeptBoards()
+    kept.parts = parts if parts is not None and [n for _, n in parts] == [len(f) for f in frames] else None
+    layout.cache.derived["boards"] = kept
+    return kept
+
+
+def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime,
+                   made: dict[tuple[str, str], pd.DataFrame] | None = None) -> list[str]:
+    """What tonight's first board leaves off by the imputation rule, one line per model and round;
+    ``made``: tonight's boards by (board, view), if made already (the first board's overall view
+    then carries them: ``fb_board.board_of``'s ``attrs["unranked"]``)."""
     settings = hub.settings
-    options = board_options(settings.scoring, settings.leaderboard)
-    left = unranked_rounds(scores, readers.load_models(hub.layout), as_of, options)
+    first = (settings.leaderboard.boards[0], "overall")
+    if made is not None and first in made:
+        left = made[first].attrs["unranked"]
+    else:
+        options = board_options(settings.scoring, settings.leaderboard)
+        left = unranked_rounds(scores, readers.load_models(hub.layout), as_of, options)
     return [f"{m} · round {r}: {why}" for m, r, why in zip(left["model"], left["round"], left["reason"])]
