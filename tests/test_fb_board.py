@@ -171,6 +171,28 @@ def test_a_nightlys_round_frames_are_digested_as_their_concatenation_or_known_by
     assert inputs_digest(frames, t, options, parts[:1]) == inputs_digest(frames, t, options)
 
 
+def test_frames_known_by_their_times_are_digested_by_the_rows_step_1_keeps():
+    """With each frame's ``FrameTimes`` (``frame_times``), the digest reads per round of a frame how
+    many of its times step 1 keeps: two times give equal digests exactly when the rows' own
+    comparisons (the digest without them) do."""
+    from generator.leaderboard.frame_times import FrameTimes
+
+    options = FBOptions(replicates=10, min_resolved=0, min_age_days=60)
+    first, second = scores(), scores(round_="2026-01-11")
+    second = second.assign(resolved_at=second["resolved_at"].where(second.index != 0, "2026-03-08T00:00:00Z"))
+    frames, parts = [first, second], [("a", len(first)), ("b", len(second))]
+    times = [FrameTimes.of(first), FrameTimes.of(second)]
+    stamps = [parse_ts(f"2026-{d}T00:00:00Z") for d in ("01-19", "01-20", "02-24", "03-05", "03-06", "03-07",
+                                                          "03-08", "03-12", "03-13", "03-20")]
+    known = [inputs_digest(frames, t, options, parts, times) for t in stamps]
+    plain = [inputs_digest(frames, t, options) for t in stamps]
+    assert [[a == b for b in known] for a in known] == [[a == b for b in plain] for a in plain]
+    assert len(set(known)) > 3  # rows resolving, a round passing the 50-day rule, one passing min_age_days
+    assert known[0] != inputs_digest(frames, stamps[0], options, parts)  # a different kind of key
+    assert inputs_digest(frames, stamps[0], options, parts, [times[0], None]) == inputs_digest(frames, stamps[0], options, parts)
+    assert FrameTimes.of(first.assign(round=pd.Timestamp("2026-01-04"))) is None  # not text: the rows' own comparisons
+
+
 def test_a_board_without_replicates_has_the_point_estimates_and_ranks_of_one_with_them():
     # replicates=0 (the nightly's history, a round's own board) fits no bootstrap at all
     point = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=0)).set_index("model")
