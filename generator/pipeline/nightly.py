@@ -168,7 +168,7 @@ def _fetch_one(name, options, as_of, bank, layout: Layout, state: ingest.Observa
         known = ingest.ObservationState.of(obs[obs["recorded_at"] <= stamp])
     closed = known.closed(ids)
     budget = Budget.from_options(options)
-    ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed),
+    ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed), settled=frozenset(closed),
                        client=client, env=env, progress=ticker, budget=budget)
     try:
         result = (built or build_source(name, options)).fetch(ctx)
