@@ -30,7 +30,6 @@ inode and mtime, so a fresh process, or a fresh clone of the same files, is incr
 from __future__ import annotations
 
 import hashlib
-import os
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,7 +45,7 @@ from ..scoring import market_proxy
 from ..scoring.resolve import LedgerView
 from ..store import readers
 from ..store.csvio import write_table
-from ..store.layout import FileStats, Layout, stat_of
+from ..store.layout import FileStats, Layout
 from ..timeutil import format_date
 from ..vocabulary import MARKET
 from . import memo_store
@@ -224,16 +223,14 @@ def _round_key(layout: Layout, due, impute_value: float, forecasts: FileStats) -
     forecast files. Kept per round in the command's cache while their stats are the same (the forecast
     files' ``forecasts``, ``layout.forecast_stats``), so a night stats each file instead of
     fingerprinting it (with a disk cache, a sha256 looked up by path) through a Path of its own."""
-    folder = layout.round_dir(due)
-    stats = (stat_of(os.path.join(folder, "questions.csv")), stat_of(os.path.join(folder, "question_sets.csv")),
-             forecasts, impute_value)
+    label, stats = format_date(due), (*layout.round_stats(due), forecasts, impute_value)
     kept = cast(dict, layout.cache.derived.setdefault("round_keys", {}))  # round -> (stats, key)
-    if folder.name in kept and kept[folder.name][0] == stats:
-        return kept[folder.name][1]
+    if label in kept and kept[label][0] == stats:
+        return kept[label][1]
     sets = layout.round_sets(due)
     files = [layout.round_questions(due), *([sets] if sets.is_file() else []), *layout.forecast_files(due)]
     key = (*((p.name, layout.cache.fingerprint(p)) for p in files), impute_value)
-    kept[folder.name] = (stats, key)
+    kept[label] = (stats, key)
     return key
 
 

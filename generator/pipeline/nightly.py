@@ -39,7 +39,7 @@ from ..store import ingest, ledger, manifest, readers
 from ..store.csvio import to_csv_bytes, write_bytes_atomic, write_table
 from ..store.forecast_file import parse_forecast
 from ..store.hub import Hub, as_hub
-from ..store.layout import Layout
+from ..store.layout import FileStats, Layout
 from ..store.lock import hub_lock
 from ..submissions.content import check_content, round_set
 from ..timeutil import days, format_date, format_ts
@@ -219,8 +219,9 @@ def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models) -> None:
         publish_round(layout, due, questions, bank, report)
     _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
     view = _lazy(lambda: hub_view(hub, observations(), as_of))  # built only when a stage needs it
-    _write_after_due(layout, view, as_of, report, settings.scoring.crowd_min_forecasters)  # the crowd aggregates read the others' files
-    stats = layout.forecast_stats()  # after the night's last forecast file: what the manifest and the scores read
+    stats = layout.forecast_stats()  # every round's forecast files: what the manifest and the scores read
+    if _write_after_due(layout, view, as_of, report, stats, settings.scoring.crowd_min_forecasters):  # after the others' files
+        stats = layout.forecast_stats()
     report.written += manifest.record(layout, as_of, stats)  # every forecast file's sha256, first time seen
     frames = _score_all(settings, layout, view, as_of, report, stats)
     _append_history(hub, frames, as_of, report, incremental.score_parts(layout))
@@ -254,12 +255,15 @@ def write_forecasts(layout, due, questions, extra: ExtraForecasters | None, repo
     _write_hub_files(layout, due, questions, frames, report, replace=True)
 
 
-def _write_after_due(layout: Layout, view, as_of: datetime, report, crowd_min: int = 2) -> None:
-    """Imputed, Naive and the crowd aggregates, once per round, at the first run after its due time."""
+def _write_after_due(layout: Layout, view, as_of: datetime, report, stats: dict[str, FileStats],
+                     crowd_min: int = 2) -> bool:
+    """Imputed, Naive and the crowd aggregates, once per round, at the first run after its due time;
+    ``stats``: ``layout.forecast_stats()`` as they are now. True when a file was written."""
+    before = len(report.written)
     for due in readers.round_dues(layout):
         if due > as_of:
             continue
-        present = set(layout.forecast_names(due))
+        present = {name for name, _ in stats.get(format_date(due), ())}
         missing = [m for m in AFTER_DUE if f"{m}.csv" not in present]  # layout.forecast's name, without a path per model
         if not missing:
             continue
@@ -268,6 +272,7 @@ def _write_after_due(layout: Layout, view, as_of: datetime, report, crowd_min: i
         made = {m: AFTER_DUE[m][1](questions, ctx) for m in missing}
         # a crowd of fewer than crowd_min forecasters on every unit forecasts nothing: no file, not a file of 0.5
         _write_hub_files(layout, due, questions, {m: f for m, f in made.items() if len(f)}, report)
+    return len(report.written) > before
 
 
 def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, frames: dict, report,

@@ -53,6 +53,12 @@ class Layout:
     def round_json(self, due: datetime) -> Path:
         return self.round_dir(due) / "questions.json"
 
+    def round_stats(self, due: datetime) -> tuple[Stat | None, Stat | None]:
+        """The ``Stat`` of a round's questions and question sets files (None: absent), by paths as
+        text, not Paths (a night asks it of every round)."""
+        folder = f"{self.data}{os.sep}rounds{os.sep}{format_date(due)}{os.sep}"
+        return stat_of(folder + "questions.csv"), stat_of(folder + "question_sets.csv")
+
     def round_dirs(self) -> list[Path]:
         """The folders of the open rounds: those holding a questions.csv, hidden ones aside (as
         ``glob("*")``; one directory read, then a stat per folder: a night lists them several times)."""
@@ -68,10 +74,6 @@ class Layout:
     def forecast_files(self, due: datetime) -> list[Path]:
         """A round's forecast files: CSV, or the same content as a ForecastBench forecast-set JSON."""
         return _named(self.forecast_dir(due), FORECAST_SUFFIXES)
-
-    def forecast_names(self, due: datetime) -> list[str]:
-        """``forecast_files``' names, without a Path each."""
-        return _names(self.forecast_dir(due), FORECAST_SUFFIXES)
 
     def bets(self, due: datetime, model: str) -> Path:
         return self.data / "bets" / format_date(due) / f"{model}.csv"
@@ -185,14 +187,9 @@ def _named(folder: Path, suffixes: tuple[str, ...] | None, folders: bool = False
     """The entries of ``folder`` whose names end in one of ``suffixes`` (files) or, with ``folders``,
     its subfolders, sorted: what ``glob("*.csv")`` and ``glob("*.json")`` find, with one directory
     read instead of two globs (a night lists every round's folder)."""
-    return [folder / name for name in _names(folder, suffixes, folders)]
-
-
-def _names(folder: Path, suffixes: tuple[str, ...] | None, folders: bool = False) -> list[str]:
-    """``_named``'s entries by name."""
     try:
         with os.scandir(folder) as entries:
             names = [e.name for e in entries if (e.is_dir() if folders else suffixes is not None and e.name.endswith(suffixes))]
     except (FileNotFoundError, NotADirectoryError):
         return []
-    return sorted(names)
+    return [folder / name for name in sorted(names)]

@@ -85,15 +85,23 @@ def _rows(pairs: list[tuple[str, str]], as_of: datetime) -> pd.DataFrame:
 def record(layout: Layout, as_of: datetime, stats: dict[str, FileStats] | None = None) -> list[str]:
     """Append tonight's new rows to ``data/manifest/<YYYY>.csv``; return the files written. The pairs
     recorded are kept in the command's cache while the manifest files are unchanged
-    (``ReadCache.kept``), so a night with nothing new does not read the whole manifest again.
+    (``ReadCache.kept``), and a night whose hashes are those last found recorded does not compare
+    them again (nor hash their root), so a night with nothing new reads no manifest at all.
     ``stats``: ``current_hashes``'."""
     seen = layout.cache.kept("manifest_pairs", layout.manifest_files(), lambda: recorded_pairs(load_manifest(layout)))
-    pairs = new_pairs(seen, current_hashes(layout, stats))
+    hashes = current_hashes(layout, stats)
+    checked = layout.cache.derived.get("manifest_checked")  # the last (pairs recorded, hashes) found nothing new
+    if isinstance(checked, tuple) and checked[0] is seen and checked[1] == hashes:
+        return []
+    pairs = new_pairs(seen, hashes)
     if not pairs:
+        layout.cache.derived["manifest_checked"] = (seen, hashes)
         return []
     path = layout.manifest(as_of)
     ledger.append(path, _rows(pairs, as_of), MANIFEST, layout.relative(path), layout.cache)
-    layout.cache.keep("manifest_pairs", layout.manifest_files(), seen | set(pairs))
+    seen = seen | set(pairs)
+    layout.cache.keep("manifest_pairs", layout.manifest_files(), seen)
+    layout.cache.derived["manifest_checked"] = (seen, hashes)  # every pair of these hashes is recorded now
     return [layout.relative(path)]
 
 
