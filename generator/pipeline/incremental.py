@@ -29,7 +29,6 @@ inode and mtime, so a fresh process, or a fresh clone of the same files, is incr
 
 from __future__ import annotations
 
-import hashlib
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -120,9 +119,10 @@ def score_frames(layout: Layout, view: Callable[[], LedgerView], as_of: str, imp
         if entry is None or not trusted or entry.key != key or _touched(entry, changes) \
                 or _passes(entry.whens, memo.as_of, as_of):
             fresh = _score(layout, due, view(), key, impute_value)
-            # scores equal to the ones last written give the same bytes: the file need not be written again
-            kept = entry.written if entry is not None and fresh.scores.equals(entry.scores) else None
-            entry = fresh if kept is None else _with_written(fresh, kept)
+            # scores equal to the ones last written give the same bytes: the file need not be written
+            # again, and the frame kept is the one written (what ``score_parts`` knows it by)
+            same = entry is not None and fresh.scores.equals(entry.scores)
+            entry = _with_written(fresh, entry.written, entry.scores) if same and entry is not None else fresh
         path = layout.scores(due)
         if entry.written is None or _fingerprint(layout, path) != entry.written:
             # no ``cache``: its check that the same frame was written last (a digest of every row) is the
@@ -145,24 +145,25 @@ def score_parts(layout: Layout) -> tuple[list[tuple[object, int]], list[FrameTim
     """The frames the last ``score_frames`` gave, in order, each as (a token of its rows, its number of
     rows), and each one's ``FrameTimes``: ``fb_board.inputs_digest``'s ``parts`` and ``times``. With a
     disk cache the token is the score file's size and sha256 (its fingerprint then is of the bytes,
-    the same in any process); without one, a digest of the frame's rows. Digests and times are made
-    once per frame the command keeps (a night makes them only for the rounds it scored again)."""
+    the same in any process); without one, a number this command gives each frame it keeps: a
+    round scored again to equal scores keeps its frame (``score_frames``), so equal tokens mean the
+    same frame, and no row is hashed. Times are made once per frame."""
     memo = layout.cache.derived.get("nightly")
     if not isinstance(memo, DeriveMemo):
         return None
     disk = layout.cache.disk is not None
-    known = cast(dict, layout.cache.derived.get("score_parts", {}))  # round -> (frame, digest, times); `is`, not id()
-    kept = {label: known[label] if label in known and known[label][0] is entry.scores
-            else (entry.scores, None if disk else _rows_digest(entry.scores), FrameTimes.of(entry.scores))
-            for label, entry in memo.rounds.items()}
-    layout.cache.derived["score_parts"] = kept
+    known = cast(dict, layout.cache.derived.get("score_parts", {}))  # round -> (frame, token, times); `is`, not id()
+    given = cast(int, layout.cache.derived.get("score_tokens", 0))  # the tokens given so far
+    kept = {}
+    for label, entry in memo.rounds.items():
+        if label in known and known[label][0] is entry.scores:
+            kept[label] = known[label]
+        else:
+            given += 1
+            kept[label] = (entry.scores, None if disk else ("frame", given), FrameTimes.of(entry.scores))
+    layout.cache.derived["score_parts"], layout.cache.derived["score_tokens"] = kept, given
     parts = [(entry.written if disk else kept[label][1], len(entry.scores)) for label, entry in memo.rounds.items()]
     return parts, [kept[label][2] for label in memo.rounds]
-
-
-def _rows_digest(frame: pd.DataFrame) -> str:
-    types = repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode()
-    return hashlib.sha256(types + pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes()).hexdigest()
 
 
 def _score(layout: Layout, due, view: LedgerView, key: tuple, impute_value: float) -> RoundMemo:
@@ -214,8 +215,9 @@ def _touched(entry: RoundMemo, changes: Changes) -> bool:
         any(q in stated or (q in news and news[q] <= mark) for q, mark in entry.watch.items())
 
 
-def _with_written(entry: RoundMemo, signature: tuple) -> RoundMemo:
-    return RoundMemo(entry.key, entry.markets, entry.watch, entry.whens, entry.scores, entry.quarantined, signature)
+def _with_written(entry: RoundMemo, signature: tuple | None, scores: pd.DataFrame | None = None) -> RoundMemo:
+    return RoundMemo(entry.key, entry.markets, entry.watch, entry.whens, entry.scores if scores is None else scores,
+                     entry.quarantined, signature)
 
 
 def _round_key(layout: Layout, due, impute_value: float, forecasts: FileStats) -> tuple:
