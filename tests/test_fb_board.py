@@ -171,6 +171,28 @@ def test_a_nightlys_round_frames_are_digested_as_their_concatenation_or_known_by
     assert inputs_digest(frames, t, options, parts[:1]) == inputs_digest(frames, t, options)
 
 
+def test_frames_known_by_their_times_are_digested_by_the_rows_step_1_keeps():
+    """With each frame's ``FrameTimes`` (``frame_times``), the digest reads per round of a frame how
+    many of its times step 1 keeps: two times give equal digests exactly when the rows' own
+    comparisons (the digest without them) do."""
+    from generator.leaderboard.frame_times import FrameTimes
+
+    options = FBOptions(replicates=10, min_resolved=0, min_age_days=60)
+    first, second = scores(), scores(round_="2026-01-11")
+    second = second.assign(resolved_at=second["resolved_at"].where(second.index != 0, "2026-03-08T00:00:00Z"))
+    frames, parts = [first, second], [("a", len(first)), ("b", len(second))]
+    times = [FrameTimes.of(first), FrameTimes.of(second)]
+    stamps = [parse_ts(f"2026-{d}T00:00:00Z") for d in ("01-19", "01-20", "02-24", "03-05", "03-06", "03-07",
+                                                          "03-08", "03-12", "03-13", "03-20")]
+    known = [inputs_digest(frames, t, options, parts, times) for t in stamps]
+    plain = [inputs_digest(frames, t, options) for t in stamps]
+    assert [[a == b for b in known] for a in known] == [[a == b for b in plain] for a in plain]
+    assert len(set(known)) > 3  # rows resolving, a round passing the 50-day rule, one passing min_age_days
+    assert known[0] != inputs_digest(frames, stamps[0], options, parts)  # a different kind of key
+    assert inputs_digest(frames, stamps[0], options, parts, [times[0], None]) == inputs_digest(frames, stamps[0], options, parts)
+    assert FrameTimes.of(first.assign(round=pd.Timestamp("2026-01-04"))) is None  # not text: the rows' own comparisons
+
+
 def test_a_board_without_replicates_has_the_point_estimates_and_ranks_of_one_with_them():
     # replicates=0 (the nightly's history, a round's own board) fits no bootstrap at all
     point = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=0)).set_index("model")
@@ -200,3 +222,39 @@ def test_sorted_codes_are_numpys_unique_with_its_inverse(seed):
     names, codes = sorted_codes(values)
     expected_names, expected_codes = np.unique(values, return_inverse=True)
     assert names.tolist() == expected_names.tolist() and codes.tolist() == expected_codes.tolist()
+
+
+def test_kept_boards_are_taken_again_only_while_nothing_they_read_changed(tmp_path):
+    """``hub_boards.KeptBoards``: the nightly's boards, kept from one headline to the next. Each board
+    taken again equals the board made afresh; one is made again when a frame holding its rows
+    changed, never when only a frame none of its rows lies in (a round too young) did."""
+    from generator.leaderboard.hub_boards import KeptBoards, boards_for
+    from generator.store.hub import Hub
+
+    from conftest import SMALL_HUB, write_hub
+
+    settings = Hub.load(write_hub(tmp_path, SMALL_HUB + '\n[leaderboard]\nviews = ["overall", "market"]\n')).settings
+    pairs = [(b, v) for v in ("overall", "market") for b in ("tournament", "baseline")]
+    old, young = scores(round_="2026-01-04"), scores(round_="2026-02-22")  # as of 2026-03-01, min_age_days 20
+
+    def headline(frames, kept, as_of=AS_OF):
+        made = boards_for(pd.concat(frames, ignore_index=True), MODELS, as_of, settings, pairs, replicates=0, kept=kept)
+        fresh = boards_for(pd.concat(frames, ignore_index=True), MODELS, as_of, settings, pairs, replicates=0)
+        for pair in pairs:
+            pd.testing.assert_frame_equal(made[pair], fresh[pair], check_exact=True)
+        assert kept.made == made
+        return made
+
+    kept = KeptBoards([("old", len(old)), ("young", len(young))])
+    first = headline([old, young], kept)
+    rescored = young.assign(brier=0.5)
+    kept.parts = [("old", len(old)), ("young 2", len(rescored))]  # only the young round changed: every board kept
+    assert all(a is b for a, b in zip(headline([old, rescored], kept).values(), first.values()))
+    later = parse_ts("2026-03-20T00:00:00Z")  # the young round is old enough now: its rows join the boards
+    again = headline([old, rescored], kept, later)
+    assert all(len(again[p]) and again[p] is not first[p] for p in pairs)
+    moved = old.assign(brier=old["brier"].where(old["question_id"] != "manifold:m1", 0.0))
+    kept.parts = [("old 2", len(moved)), ("young 2", len(rescored))]
+    assert all(made is not again[p] for p, made in headline([moved, rescored], kept, later).items())
+    kept.parts = None  # no names for the frames: nothing is taken
+    assert all(made is not again[p] for p, made in headline([old, rescored], kept, later).items())

@@ -215,3 +215,32 @@ def test_the_fetch_sees_a_question_bank_changed_behind_the_commands_back(tmp_pat
     nightly(kept, START + days(1), env={}, sources={"sim": world})
     bank = readers.load_bank(Hub.load(tmp_path).layout)
     assert bank["text"].tolist() == ["Market sim:m0?", "Edited?", "Market sim:m0?"], "the edit back was not recorded"
+
+
+def test_a_forecast_file_rewritten_in_place_is_scored_and_recorded_again(tmp_path: Path):
+    """The derive keeps each round's key, and the manifest each round folder's hashes, while the
+    files' stats are the same (``layout.forecast_stats``): a forecast file rewritten in place (the
+    same inode) between two nights of one command must be scored and recorded again."""
+    from generator.store import manifest
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/hub.toml").write_text(HUB, encoding="utf-8")
+    world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
+                  {f"sim:s{i}": {START - days(2): 1.0, START - days(1): 2.0} for i in range(2)})
+    kept = Hub.load(tmp_path)
+    for n in range(5):
+        world.markets["sim:m0"] = (1.0, "resolved", 1.0) if n == 4 else (0.5, "open", None)
+        nightly(kept, START + days(n), env={}, sources={"sim": world})
+    due = readers.round_dues(kept.layout)[0]
+    path = kept.layout.forecast(due, "prescient.always-1")
+    inode, before = path.stat().st_ino, kept.layout.scores(due).read_bytes()
+    path.write_bytes(path.read_bytes().replace(b"1.000000", b"0.900000"))  # in place: same inode, same size
+    assert path.stat().st_ino == inode
+    night = START + days(5)
+    nightly(kept, night, env={}, sources={"sim": world})
+    fresh = Hub.load(tmp_path)
+    view = hub_view(fresh, readers.load_observations(fresh.layout), night)
+    scores = round_scores(fresh.layout, view, fresh.settings.scoring.impute_value)[due]
+    assert kept.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES) != before
+    recorded = manifest.load_manifest(fresh.layout)
+    assert (kept.layout.relative(path), manifest.sha256(path.read_bytes())) in set(zip(recorded["path"], recorded["sha256"]))

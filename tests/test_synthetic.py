@@ -63,3 +63,20 @@ def test_the_crowd_is_calibrated_and_the_informed_forecast_is_sharper():
         for lo, hi in ((0.0, 0.2), (0.4, 0.6), (0.8, 1.0)):
             chosen = (p >= lo) & (p < hi)
             assert abs(o[chosen].mean() - p[chosen].mean()) < 0.06
+
+
+def test_the_sim_leaves_out_the_markets_the_ledger_has_settled():
+    """``FetchContext.settled``: a sim market's state after its close never changes, so one the
+    ledger records as resolved or void is not reported again; everything else is as before."""
+    from generator.sources.base import FetchContext
+    from generator.sources.sim import SimSource
+
+    world = SimWorld(7, parse_ts("2026-01-04T00:00:00Z"), 80, 2, 120)
+    as_of = parse_ts("2026-03-01T00:00:00Z")
+    closed = [m.id for m in world.markets if m.close_time <= as_of][:3]
+    assert closed
+    source = SimSource({}, world)
+    every, fewer = (source.fetch(FetchContext(as_of, {}, settled=frozenset(s))) for s in ((), closed))
+    assert [q for q in every.questions if q.id not in closed] == fewer.questions
+    assert [o for o in every.observations if o.question_id not in closed] == fewer.observations
+    assert {q.id for q in every.questions} >= set(closed)

@@ -7,7 +7,9 @@ options ``board_options`` reads from ``hub.toml``).
 
 from __future__ import annotations
 
-from datetime import datetime
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 import numpy as np
 import pandas as pd
@@ -15,9 +17,9 @@ import pandas as pd
 from ..config import Settings
 from ..models import ModelMeta
 from ..schemas import HISTORY
-from ..timeutil import format_ts
-from .fb_board import AUTO, board_of, board_options, crowd_from_rounds, ranking_score, select, selection_key
-from .views import view_rows
+from ..timeutil import format_date, format_ts
+from .fb_board import AUTO, FBOptions, Selection, board_of, board_options, crowd_from_rounds, ranking_score, select, selection_key
+from .views import view_mask
 
 # The score each view ranks by: the per-type views by that type's Brier Index, the overall view by
 # the overall one (FB's), every other view (a source, a category, a horizon, resolved-only) by the
@@ -43,25 +45,81 @@ def board_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetim
                       **options)[(board, view)]
 
 
+@dataclass
+class KeptBoards:
+    """Boards kept from one call of ``boards_for`` to the next (the nightly's headline, night after
+    night): a board is made again only when something it reads has changed. A board reads the rows
+    ``select`` keeps, the rows the imputation rule left off, the models' metadata, its options and
+    seed, and, of the time, only which rounds are old enough for the stability rule; its key covers
+    them all. The rows are known by ``parts``, the caller's names for the frames whose concatenation
+    is ``scores`` (``fb_board.inputs_digest``'s: a token of each frame's rows and its number of rows),
+    and their positions in those frames: a board none of whose rows lies in a frame that changed
+    (a round too young for the board, say) is taken again. ``parts`` None keeps nothing. ``made``:
+    the boards of the last call, by (board, view)."""
+
+    parts: list[tuple[object, int]] | None = None
+    boards: dict[str, pd.DataFrame] = field(default_factory=dict)
+    made: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)
+
+
 def boards_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
                pairs: list[tuple[str, str]], *, replicates: int | None = None, seed: int | None = None,
-               crowd: pd.DataFrame | None = None, **options) -> dict[tuple[str, str], pd.DataFrame]:
+               crowd: pd.DataFrame | None = None, kept: KeptBoards | None = None,
+               **options) -> dict[tuple[str, str], pd.DataFrame]:
     """Each (board, view) of ``pairs`` as ``board_for`` computes it, in the order given. The boards of
     one view share one row selection (``fb_board.select``): the baseline board's rows are the
-    tournament's rows of the models that saw no crowd value, so step 1 runs once per view."""
+    tournament's rows of the models that saw no crowd value, so step 1 runs once per view. ``kept``:
+    boards a board may be taken from when nothing it reads changed (``KeptBoards``), and is then given."""
     out: dict[tuple[str, str], pd.DataFrame] = {}
+    seed = settings.leaderboard.seed if seed is None else seed
+    keys = _Keys(kept.parts, scores, models, as_of, seed) \
+        if kept is not None and kept.parts is not None and sum(n for _, n in kept.parts) == len(scores) and crowd is None else None
+    fresh: dict[str, pd.DataFrame] = {}
     for view in dict.fromkeys(v for _, v in pairs):
-        rows, shared = view_rows(scores, view), {}
+        mask = view_mask(scores, view).to_numpy(dtype=bool)
+        rows, shared = scores[mask].reset_index(drop=True), {}
         for board in (b for b, v in pairs if v == view):
             fb_options = board_options(settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO),
                                        replicates=replicates, **options)
             key = selection_key(fb_options)
             if key not in shared:
                 shared[key] = select(rows, models, as_of, fb_options)
-            rng = np.random.default_rng(settings.leaderboard.seed if seed is None else seed)
             board_crowd = crowd if fb_options.market_difficulty == "crowd" else None
-            out[(board, view)] = _point_only(board_of(shared[key], models, as_of, rng, fb_options, board_crowd), replicates)
+            name = keys.of(view, mask, shared[key], fb_options) if keys is not None else None
+            if name is not None and kept is not None and name in kept.boards:
+                out[(board, view)] = fresh[name] = kept.boards[name]
+                continue
+            made = board_of(shared[key], models, as_of, np.random.default_rng(seed), fb_options, board_crowd)
+            out[(board, view)] = _point_only(made, replicates)
+            if name is not None:
+                fresh[name] = out[(board, view)]
+    if kept is not None:
+        kept.boards, kept.made = fresh, dict(out)
     return {pair: out[pair] for pair in pairs}
+
+
+class _Keys:
+    """``KeptBoards``' key of each board of one ``boards_for`` call."""
+
+    def __init__(self, parts: list[tuple[object, int]], scores: pd.DataFrame, models: dict[str, ModelMeta],
+                 as_of: datetime, seed: int):
+        self.parts, self.offsets = parts, np.cumsum([0] + [n for _, n in parts])
+        self.base = repr((sorted(models.items()), seed)).encode()
+        self.rounds = sorted({str(r)[:10] for r in pd.unique(scores["round"].to_numpy())})
+        self.as_of = as_of
+
+    def of(self, view: str, mask: np.ndarray, selection: Selection, options: FBOptions) -> str:
+        cutoff = format_date(self.as_of - timedelta(days=options.min_age_days))
+        digest = hashlib.sha256(self.base)
+        digest.update(repr((view, options, [r for r in self.rounds if r <= cutoff],
+                            selection.unranked.to_numpy().tolist())).encode())
+        rows = np.flatnonzero(mask)[selection.rows.index.to_numpy(dtype=np.int64)]  # positions in ``scores``, ascending
+        cuts = np.searchsorted(rows, self.offsets)
+        for (token, _), start, a, b in zip(self.parts, self.offsets, cuts[:-1], cuts[1:]):
+            if b > a:  # the frame holds some of the board's rows: its token, and which
+                digest.update(repr((token, b - a)).encode())
+                digest.update((rows[a:b] - start).tobytes())
+        return digest.hexdigest()
 
 
 def _point_only(board: pd.DataFrame, replicates: int | None) -> pd.DataFrame:

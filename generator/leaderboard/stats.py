@@ -86,6 +86,13 @@ def replicate_ranks(bi: np.ndarray) -> np.ndarray:
     return rankdata(-bi, axis=1, method="min", nan_policy="omit")
 
 
+def min_ranks(values: np.ndarray) -> np.ndarray:
+    """``rankdata(values, method="min")`` of finite values (1 = smallest; ties share the lowest rank),
+    as floats: one plus the number of smaller values. scipy's checks cost a board of point
+    estimates a tenth of its time (``_rank_stats``: the nightly's headline ranks 8 boards a night)."""
+    return np.searchsorted(np.sort(values), values, side="left") + 1.0
+
+
 def pct_rank1(bi: np.ndarray) -> np.ndarray:
     """Percent of replicates in which each model is best; tied models share the replicate."""
     with warnings.catch_warnings():
@@ -160,7 +167,7 @@ def _rank_stats(point_bi, bi, mask, top_k: int, level: float):
     """Point rank, % #1, % top 5%, rank interval, top-K codes and their pairwise p-matrix; without
     replicates (``bi`` None) only the rank and the top K, every replicate statistic NaN."""
     rank = np.full(point_bi.size, np.nan)
-    rank[mask] = rankdata(-point_bi[mask], method="min")
+    rank[mask] = min_ranks(-point_bi[mask])
     order = np.flatnonzero(mask)[np.argsort(-point_bi[mask], kind="stable")][:top_k]
     if bi is None:
         nan = np.full(point_bi.size, np.nan)

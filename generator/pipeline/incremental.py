@@ -29,7 +29,6 @@ inode and mtime, so a fresh process, or a fresh clone of the same files, is incr
 
 from __future__ import annotations
 
-import hashlib
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,12 +38,13 @@ from typing import cast
 import pandas as pd
 
 from ..errors import Problem
+from ..leaderboard.frame_times import FrameTimes
 from ..schemas import OBSERVATIONS, RESOLUTIONS, SCORES, Table
 from ..scoring import market_proxy
 from ..scoring.resolve import LedgerView
 from ..store import readers
 from ..store.csvio import write_table
-from ..store.layout import Layout
+from ..store.layout import FileStats, Layout
 from ..timeutil import format_date
 from ..vocabulary import MARKET
 from . import memo_store
@@ -99,10 +99,12 @@ def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 def score_frames(layout: Layout, view: Callable[[], LedgerView], as_of: str, impute_value: float, policy: str,
-                 quarantine: list[Problem]) -> tuple[list[pd.DataFrame], list[str]]:
+                 quarantine: list[Problem], stats: dict[str, FileStats] | None = None) -> tuple[list[pd.DataFrame], list[str]]:
     """``score_rounds`` with each round's scores as its own frame, in round order: not concatenated,
-    since a night whose boards are kept never needs them as one (half the memory at FB scale)."""
+    since a night whose boards are kept never needs them as one (half the memory at FB scale).
+    ``stats``: ``layout.forecast_stats()``, if the caller has them (as they are now)."""
     memo = memo_of(layout)
+    stats = layout.forecast_stats() if stats is None else stats
     trusted = policy == market_proxy.IGNORE and memo.as_of != "" and memo.as_of <= as_of and memo.latest <= memo.as_of
     found = _changes(layout, memo) if trusted else None
     if found is None:  # something the incremental reasoning cannot follow: score every round
@@ -111,20 +113,23 @@ def score_frames(layout: Layout, view: Callable[[], LedgerView], as_of: str, imp
     changes, ledgers, latest = found
     frames, written, rounds = [], [], {}
     for due in readers.round_dues(layout):
-        label, key = format_date(due), _round_key(layout, due, impute_value)
+        label = format_date(due)
+        key = _round_key(layout, due, impute_value, stats.get(label, ()))
         entry = memo.rounds.get(label)
         if entry is None or not trusted or entry.key != key or _touched(entry, changes) \
                 or _passes(entry.whens, memo.as_of, as_of):
             fresh = _score(layout, due, view(), key, impute_value)
-            # scores equal to the ones last written give the same bytes: the file need not be written again
-            kept = entry.written if entry is not None and fresh.scores.equals(entry.scores) else None
-            entry = fresh if kept is None else _with_written(fresh, kept)
-        if entry.written is None or not layout.scores(due).is_file() or layout.cache.fingerprint(layout.scores(due)) != entry.written:
+            # scores equal to the ones last written give the same bytes: the file need not be written
+            # again, and the frame kept is the one written (what ``score_parts`` knows it by)
+            same = entry is not None and fresh.scores.equals(entry.scores)
+            entry = _with_written(fresh, entry.written, entry.scores) if same and entry is not None else fresh
+        path = layout.scores(due)
+        if entry.written is None or _fingerprint(layout, path) != entry.written:
             # no ``cache``: its check that the same frame was written last (a digest of every row) is the
             # memo's ``equals`` above, already done
-            if write_table(layout.scores(due), entry.scores, SCORES):
-                written.append(layout.relative(layout.scores(due)))
-            entry = _with_written(entry, layout.cache.fingerprint(layout.scores(due)))
+            if write_table(path, entry.scores, SCORES):
+                written.append(layout.relative(path))
+            entry = _with_written(entry, layout.cache.fingerprint(path))
         for problem in entry.quarantined:  # as loading the round's forecast files would report them
             if problem not in quarantine:
                 quarantine.append(problem)
@@ -136,27 +141,29 @@ def score_frames(layout: Layout, view: Callable[[], LedgerView], as_of: str, imp
     return frames, written
 
 
-def score_parts(layout: Layout) -> list[tuple[object, int]] | None:
+def score_parts(layout: Layout) -> tuple[list[tuple[object, int]], list[FrameTimes | None]] | None:
     """The frames the last ``score_frames`` gave, in order, each as (a token of its rows, its number of
-    rows): ``fb_board.inputs_digest``'s ``parts``. With a disk cache the token is the score file's
-    size and sha256 (its fingerprint then is of the bytes, the same in any process); without one, a
-    digest of the frame's rows, made once per frame the command keeps (a night hashes only the
-    rounds it scored again)."""
+    rows), and each one's ``FrameTimes``: ``fb_board.inputs_digest``'s ``parts`` and ``times``. With a
+    disk cache the token is the score file's size and sha256 (its fingerprint then is of the bytes,
+    the same in any process); without one, a number this command gives each frame it keeps: a
+    round scored again to equal scores keeps its frame (``score_frames``), so equal tokens mean the
+    same frame, and no row is hashed. Times are made once per frame."""
     memo = layout.cache.derived.get("nightly")
     if not isinstance(memo, DeriveMemo):
         return None
-    if layout.cache.disk is not None:
-        return [(entry.written, len(entry.scores)) for entry in memo.rounds.values()]
-    known = cast(dict, layout.cache.derived.get("score_digests", {}))  # round -> (frame, digest); `is`, not id()
-    kept = {label: known[label] if label in known and known[label][0] is entry.scores else (entry.scores, _rows_digest(entry.scores))
-            for label, entry in memo.rounds.items()}
-    layout.cache.derived["score_digests"] = kept
-    return [(kept[label][1], len(entry.scores)) for label, entry in memo.rounds.items()]
-
-
-def _rows_digest(frame: pd.DataFrame) -> str:
-    types = repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode()
-    return hashlib.sha256(types + pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes()).hexdigest()
+    disk = layout.cache.disk is not None
+    known = cast(dict, layout.cache.derived.get("score_parts", {}))  # round -> (frame, token, times); `is`, not id()
+    given = cast(int, layout.cache.derived.get("score_tokens", 0))  # the tokens given so far
+    kept = {}
+    for label, entry in memo.rounds.items():
+        if label in known and known[label][0] is entry.scores:
+            kept[label] = known[label]
+        else:
+            given += 1
+            kept[label] = (entry.scores, None if disk else ("frame", given), FrameTimes.of(entry.scores))
+    layout.cache.derived["score_parts"], layout.cache.derived["score_tokens"] = kept, given
+    parts = [(entry.written if disk else kept[label][1], len(entry.scores)) for label, entry in memo.rounds.items()]
+    return parts, [kept[label][2] for label in memo.rounds]
 
 
 def _score(layout: Layout, due, view: LedgerView, key: tuple, impute_value: float) -> RoundMemo:
@@ -202,19 +209,39 @@ class Changes:
 def _touched(entry: RoundMemo, changes: Changes) -> bool:
     """Whether the rows added since the last derive can change what the view says of the round's units."""
     news, closed, stated = changes.news, changes.closed, changes.stated
+    if not news and not stated:
+        return False
     return any(q in stated or (q in news and q in closed) for q in entry.markets) or \
         any(q in stated or (q in news and news[q] <= mark) for q, mark in entry.watch.items())
 
 
-def _with_written(entry: RoundMemo, signature: tuple) -> RoundMemo:
-    return RoundMemo(entry.key, entry.markets, entry.watch, entry.whens, entry.scores, entry.quarantined, signature)
+def _with_written(entry: RoundMemo, signature: tuple | None, scores: pd.DataFrame | None = None) -> RoundMemo:
+    return RoundMemo(entry.key, entry.markets, entry.watch, entry.whens, entry.scores if scores is None else scores,
+                     entry.quarantined, signature)
 
 
-def _round_key(layout: Layout, due, impute_value: float) -> tuple:
-    """The files a round's scores are computed from, by fingerprint: its questions, question sets and forecast files."""
+def _round_key(layout: Layout, due, impute_value: float, forecasts: FileStats) -> tuple:
+    """The files a round's scores are computed from, by fingerprint: its questions, question sets and
+    forecast files. Kept per round in the command's cache while their stats are the same (the forecast
+    files' ``forecasts``, ``layout.forecast_stats``), so a night stats each file instead of
+    fingerprinting it (with a disk cache, a sha256 looked up by path) through a Path of its own."""
+    label, stats = format_date(due), (*layout.round_stats(due), forecasts, impute_value)
+    kept = cast(dict, layout.cache.derived.setdefault("round_keys", {}))  # round -> (stats, key)
+    if label in kept and kept[label][0] == stats:
+        return kept[label][1]
     sets = layout.round_sets(due)
     files = [layout.round_questions(due), *([sets] if sets.is_file() else []), *layout.forecast_files(due)]
-    return (*((p.name, layout.cache.fingerprint(p)) for p in files), impute_value)
+    key = (*((p.name, layout.cache.fingerprint(p)) for p in files), impute_value)
+    kept[label] = (stats, key)
+    return key
+
+
+def _fingerprint(layout: Layout, path: Path) -> tuple | None:
+    """``layout.cache.fingerprint(path)``; None when there is no file."""
+    try:
+        return layout.cache.fingerprint(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 def _passes(whens: tuple[str, ...], before: str, now: str) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import cast
+from typing import TypeVar, cast
 
 import httpx
 import pandas as pd
@@ -29,9 +29,9 @@ from ..errors import PartialFailure, Problem, SchemaError
 from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from ..interop.forecastbench import export
 from ..leaderboard.fb_board import board_options, inputs_digest, unranked_rounds
+from ..leaderboard.hub_boards import KeptBoards
 from ..models import ModelMeta
 from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
-from ..scoring.resolve import LedgerView
 from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
 from ..sources.registry import build_source
@@ -39,13 +39,14 @@ from ..store import ingest, ledger, manifest, readers
 from ..store.csvio import to_csv_bytes, write_bytes_atomic, write_table
 from ..store.forecast_file import parse_forecast
 from ..store.hub import Hub, as_hub
-from ..store.layout import Layout
+from ..store.layout import FileStats, Layout
 from ..store.lock import hub_lock
 from ..submissions.content import check_content, round_set
 from ..timeutil import days, format_date, format_ts
 from . import incremental, memo_store, sampling
 from .recompute import history_for, hub_view
 
+T = TypeVar("T")
 ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
 ProgressFactory = Callable[[str], Callable[[int], None]]
 
@@ -95,9 +96,9 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
     command = "fetch" if fetch_only else "nightly"
     with hub_lock(layout.data, f"prescient {command} --as-of {format_ts(as_of)}"):
         readers.check_as_of(layout, format_ts(as_of))
-        bank, obs = fetch_stage(settings, layout, as_of, report, only, env, client, progress, sources)
+        bank = fetch_stage(settings, layout, as_of, report, only, env, client, progress, sources)
         if not fetch_only:
-            derive_stage(hub, as_of, bank, obs, report, extra, extra_models or {})
+            derive_stage(hub, as_of, bank, report, extra, extra_models or {})
     if report.failed_sources or report.quarantined:
         raise PartialFailure(partial_summary(report), report_problems(report), run_report=report)
     return report
@@ -120,20 +121,24 @@ def report_problems(report: NightlyReport) -> list[Problem]:
 def fetch_stage(settings: Settings, layout: Layout, as_of: datetime, report: NightlyReport,
                 only: str | None, env: dict[str, str], client: httpx.Client | None = None,
                 progress: ProgressFactory | None = None,
-                sources: Mapping[str, Source] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    bank, obs = readers.load_bank(layout), readers.load_observations(layout)
+                sources: Mapping[str, Source] | None = None) -> pd.DataFrame:
+    """Ask every enabled source (or ``only``) and append what is new; return the question bank as it
+    is then. The observation ledger is not concatenated into one frame here: the fetch compares with
+    its kept state, and the derive reads the ledger only when a stage needs it."""
+    bank = layout.cache.kept("fetch_bank", layout.question_files(), lambda: readers.load_bank(layout))  # while unchanged
     kept = _Kept(layout.cache.kept("fetch_questions", layout.question_files(), lambda: ingest.latest_contents(bank)),
-                 layout.cache.kept("fetch_observations", layout.observation_files(), lambda: ingest.ObservationState.of(obs)))
+                 layout.cache.kept("fetch_observations", layout.observation_files(),
+                                   lambda: ingest.ObservationState.of(readers.load_observations(layout))))
     for src in (s for s in settings.enabled_sources if only in (None, s.name)):
         source_report = SourceReport(src.name)
         report.sources.append(source_report)
         options = {**settings.http, **src.options}  # [http] defaults, then the source's own table
         ticker = progress(src.name) if progress else None
         built = (sources or {}).get(src.name)
-        result = _fetch_one(src.name, options, as_of, bank, obs, kept.observations, env, client, ticker, source_report, built)
+        result = _fetch_one(src.name, options, as_of, bank, layout, kept.observations, env, client, ticker, source_report, built)
         if result is not None:
-            bank, obs = _ingest(layout, as_of, bank, obs, kept, result, source_report, report)
-    return bank, obs
+            bank = _ingest(layout, as_of, bank, kept, result, source_report, report)
+    return bank
 
 
 @dataclass
@@ -148,7 +153,7 @@ class _Kept:
     observations: ingest.ObservationState
 
 
-def _fetch_one(name, options, as_of, bank, obs, state: ingest.ObservationState, env, client, ticker,
+def _fetch_one(name, options, as_of, bank, layout: Layout, state: ingest.ObservationState, env, client, ticker,
                source_report: SourceReport, built: Source | None = None) -> FetchResult | None:
     """Ask one source. Live sources open their own client through ``sources.http.open_client``.
 
@@ -156,10 +161,14 @@ def _fetch_one(name, options, as_of, bank, obs, state: ingest.ObservationState, 
     source_budget_seconds``); when it runs out, what was read is kept and the report says so."""
     ids = bank.loc[bank["source"] == name, "id"].unique()
     stamp = format_ts(as_of)  # the state as of ``as_of``: rows recorded later (the nightly refuses them) left out
-    known = state if state.recorded <= stamp else ingest.ObservationState.of(obs[obs["recorded_at"] <= stamp])
+    if state.recorded <= stamp:
+        known = state
+    else:
+        obs = readers.load_observations(layout)
+        known = ingest.ObservationState.of(obs[obs["recorded_at"] <= stamp])
     closed = known.closed(ids)
     budget = Budget.from_options(options)
-    ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed),
+    ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed), settled=frozenset(closed),
                        client=client, env=env, progress=ticker, budget=budget)
     try:
         result = (built or build_source(name, options)).fetch(ctx)
@@ -174,7 +183,7 @@ def _fetch_one(name, options, as_of, bank, obs, state: ingest.ObservationState, 
     return result
 
 
-def _ingest(layout, as_of, bank, obs, kept: _Kept, result: FetchResult, sr: SourceReport, report: NightlyReport):
+def _ingest(layout, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceReport, report: NightlyReport) -> pd.DataFrame:
     new_q = ingest.new_questions(bank, ingest.question_frame(result.questions, as_of), kept.questions)
     kinds = {**dict(zip(bank["id"].tolist(), bank["kind"].tolist())), **dict(zip(new_q["id"].tolist(), new_q["kind"].tolist()))}
     new_o = kept.observations.new_rows(ingest.observation_frame(result.observations, as_of), kinds)
@@ -191,38 +200,42 @@ def _ingest(layout, as_of, bank, obs, kept: _Kept, result: FetchResult, sr: Sour
     sr.new_questions, sr.new_observations = len(new_q), len(new_o)
     sr.resolved = int((new_o["status"] == "resolved").sum())
     sr.voided = int((new_o["status"] == "void").sum())
-    return pd.concat([bank, new_q], ignore_index=True), pd.concat([obs, new_o], ignore_index=True)
+    return pd.concat([bank, new_q], ignore_index=True)
 
 
 # -- phase 2: derive ------------------------------------------------------------------------------
 
-def derive_stage(hub: Hub, as_of, bank, obs, report, extra, extra_models) -> None:
+def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models) -> None:
     settings, layout = hub.settings, hub.layout
+    observations = _lazy(lambda: readers.load_observations(layout))  # the ledger after the fetch, read when needed
     existing = {p.name for p in layout.round_dirs()}
     for due in sampling.rounds_to_open(settings.rounds, as_of, existing):
         freeze = due - days(settings.rounds.open_days_before_due)
-        questions = sampling.sample_round(bank, obs, due, freeze, settings.rounds, as_of)
+        questions = sampling.sample_round(bank, observations(), due, freeze, settings.rounds, as_of)
         if questions.empty:  # never freeze an empty round: the next night in its window tries again
             report.rounds_waiting.append(format_date(due))
             continue
         write_forecasts(layout, due, questions, extra, report)  # before the round: a crash leaves it unopened
         publish_round(layout, due, questions, bank, report)
     _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
-    view = _lazy(lambda: hub_view(hub, obs, as_of))  # built only when a stage needs it
-    _write_after_due(layout, view, as_of, report, settings.scoring.crowd_min_forecasters)  # the crowd aggregates read the others' files
-    report.written += manifest.record(layout, as_of)  # every forecast file's sha256, first time seen
-    frames = _score_all(settings, layout, view, as_of, report)
+    view = _lazy(lambda: hub_view(hub, observations(), as_of))  # built only when a stage needs it
+    stats = layout.forecast_stats()  # every round's forecast files: what the manifest and the scores read
+    if _write_after_due(layout, view, as_of, report, stats, settings.scoring.crowd_min_forecasters):  # after the others' files
+        stats = layout.forecast_stats()
+    report.written += manifest.record(layout, as_of, stats)  # every forecast file's sha256, first time seen
+    frames = _score_all(settings, layout, view, as_of, report, stats)
     _append_history(hub, frames, as_of, report, incremental.score_parts(layout))
 
 
-def _lazy(make: Callable[[], LedgerView]) -> Callable[[], LedgerView]:
-    made: list[LedgerView] = []
+def _lazy(make: Callable[[], T]) -> Callable[[], T]:
+    """``make()``, made on the first call and then given again."""
+    made: list[T] = []
 
-    def view() -> LedgerView:
+    def value() -> T:
         if not made:
             made.append(make())
         return made[0]
-    return view
+    return value
 
 
 def publish_round(layout: Layout, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report) -> None:
@@ -242,18 +255,24 @@ def write_forecasts(layout, due, questions, extra: ExtraForecasters | None, repo
     _write_hub_files(layout, due, questions, frames, report, replace=True)
 
 
-def _write_after_due(layout: Layout, view, as_of: datetime, report, crowd_min: int = 2) -> None:
-    """Imputed, Naive and the crowd aggregates, once per round, at the first run after its due time."""
+def _write_after_due(layout: Layout, view, as_of: datetime, report, stats: dict[str, FileStats],
+                     crowd_min: int = 2) -> bool:
+    """Imputed, Naive and the crowd aggregates, once per round, at the first run after its due time;
+    ``stats``: ``layout.forecast_stats()`` as they are now. True when a file was written."""
+    before = len(report.written)
     for due in readers.round_dues(layout):
-        present = {path.name for path in layout.forecast_files(due)}
+        if due > as_of:
+            continue
+        present = {name for name, _ in stats.get(format_date(due), ())}
         missing = [m for m in AFTER_DUE if f"{m}.csv" not in present]  # layout.forecast's name, without a path per model
-        if due > as_of or not missing:
+        if not missing:
             continue
         questions = readers.load_round(layout, due)
         ctx = AtDeadline(view(), due, readers.load_forecasts(layout, due, report.quarantined), crowd_min)
         made = {m: AFTER_DUE[m][1](questions, ctx) for m in missing}
         # a crowd of fewer than crowd_min forecasters on every unit forecasts nothing: no file, not a file of 0.5
         _write_hub_files(layout, due, questions, {m: f for m, f in made.items() if len(f)}, report)
+    return len(report.written) > before
 
 
 def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, frames: dict, report,
@@ -285,33 +304,34 @@ def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
             report.written.append(layout.relative(layout.model_meta(model)))
 
 
-def _score_all(settings, layout, view, as_of, report) -> list[pd.DataFrame]:
+def _score_all(settings, layout, view, as_of, report, stats=None) -> list[pd.DataFrame]:
     """Every round's scores, a frame per round; only the rounds what changed since this command's last
     run can affect are scored again (``incremental``: the same bytes as ``recompute.score_rounds``)."""
     frames, written = incremental.score_frames(layout, view, format_ts(as_of), settings.scoring.impute_value,
-                                               settings.scoring.unresolved_markets, report.quarantined)
+                                               settings.scoring.unresolved_markets, report.quarantined, stats)
     report.written += written
     return frames
 
 
-def _append_history(hub: Hub, frames: list[pd.DataFrame], as_of, report, parts=None) -> None:
-    report.unranked, rows = _headline(hub, frames, as_of, parts)
+def _append_history(hub: Hub, frames: list[pd.DataFrame], as_of, report, known=None) -> None:
+    report.unranked, rows = _headline(hub, frames, as_of, *(known or (None, None)))
     layout = hub.layout
     rows = rows.assign(ledger_digest=manifest.ledger_digest(layout))  # the anchor of tonight's ledgers
     if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history), layout.cache)):
         report.written.append(layout.relative(layout.history))
 
 
-def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None) -> tuple[list[str], pd.DataFrame]:
+def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None,
+              times=None) -> tuple[list[str], pd.DataFrame]:
     """Tonight's ``unranked_lines`` and history rows (``recompute.history_for``). They are kept from
     this command's last night while all the boards read is unchanged: the rows and rounds of the
     rounds' score ``frames`` that ``fb_board.inputs_digest`` covers (time enters a board only there;
-    ``parts``, ``incremental.score_parts``, spare it hashing the rows), the models' metadata and the
-    settings; the kept rows then only take tonight's time. The frames are concatenated only when the
-    boards are made again."""
+    ``parts`` and ``times``, ``incremental.score_parts``, spare it hashing the rows and comparing
+    their times), the models' metadata and the settings; the kept rows then only take tonight's
+    time. The frames are concatenated only when the boards are made again."""
     settings, layout = hub.settings, hub.layout
     options = board_options(settings.scoring, settings.leaderboard)
-    key = (inputs_digest(frames, as_of, options, parts), repr(sorted(readers.load_models(layout).items())),
+    key = (inputs_digest(frames, as_of, options, parts, times), repr(sorted(readers.load_models(layout).items())),
            repr(settings.scoring), repr(settings.leaderboard))
     kept = layout.cache.derived.get("headline")
     if kept is None and layout.cache.disk is not None:  # a fresh process: what the last command kept (memo_store)
@@ -319,16 +339,36 @@ def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None)
     if isinstance(kept, tuple) and kept[0] == key:
         return list(kept[1]), kept[2].assign(as_of=format_ts(as_of))
     scores = incremental.concat_scores(frames)
-    lines, rows = unranked_lines(hub, scores, as_of), history_for(hub, as_of, scores)
+    boards = _kept_boards(layout, frames, parts)
+    rows = history_for(hub, as_of, scores, boards)
+    lines = unranked_lines(hub, scores, as_of, boards.made)
     layout.cache.derived["headline"] = (key, tuple(lines), rows)
     if layout.cache.disk is not None:
         memo_store.save_headline(layout.cache.disk, key, tuple(lines), rows)
     return lines, rows
 
 
-def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime) -> list[str]:
-    """What tonight's first board leaves off by the imputation rule, one line per model and round."""
+def _kept_boards(layout: Layout, frames: list[pd.DataFrame], parts) -> KeptBoards:
+    """The boards of this command's last headline (``hub_boards.KeptBoards``), each taken again while
+    nothing it reads changed; tonight's scores, the rounds' ``frames`` concatenated, are known by
+    their ``parts`` (none when they do not describe the frames: nothing is then taken)."""
+    kept = layout.cache.derived.get("boards")
+    kept = kept if isinstance(kept, KeptBoards) else KeptBoards()
+    kept.parts = parts if parts is not None and [n for _, n in parts] == [len(f) for f in frames] else None
+    layout.cache.derived["boards"] = kept
+    return kept
+
+
+def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime,
+                   made: dict[tuple[str, str], pd.DataFrame] | None = None) -> list[str]:
+    """What tonight's first board leaves off by the imputation rule, one line per model and round;
+    ``made``: tonight's boards by (board, view), if made already (the first board's overall view
+    then carries them: ``fb_board.board_of``'s ``attrs["unranked"]``)."""
     settings = hub.settings
-    options = board_options(settings.scoring, settings.leaderboard)
-    left = unranked_rounds(scores, readers.load_models(hub.layout), as_of, options)
+    first = (settings.leaderboard.boards[0], "overall")
+    if made is not None and first in made:
+        left = made[first].attrs["unranked"]
+    else:
+        options = board_options(settings.scoring, settings.leaderboard)
+        left = unranked_rounds(scores, readers.load_models(hub.layout), as_of, options)
     return [f"{m} · round {r}: {why}" for m, r, why in zip(left["model"], left["round"], left["reason"])]

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..config import Settings
 from ..errors import Problem
-from ..leaderboard.hub_boards import boards_for, history_rows
+from ..leaderboard.hub_boards import KeptBoards, boards_for, history_rows
 from ..schemas import SCORES
 from ..scoring.brier import resolved_units, score_round
 from ..scoring.resolve import LedgerView, ledger_view, resolve_round
@@ -22,12 +22,14 @@ from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
 
 
-def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_of: datetime) -> pd.DataFrame:
+def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_of: datetime,
+                  kept: KeptBoards | None = None) -> pd.DataFrame:
     """Tonight's history rows: each configured board × view, as ``prescient leaderboard`` prints it
-    with ``--as-of`` and ``--view`` (point estimates; the bootstrap is not needed for them)."""
+    with ``--as-of`` and ``--view`` (point estimates; the bootstrap is not needed for them).
+    ``kept``: the boards of an earlier night, each taken again while nothing it reads changed."""
     lb = settings.leaderboard
     boards = boards_for(scores, readers.load_models(layout), as_of, settings,
-                        [(b, v) for b in lb.boards for v in lb.views], replicates=0)
+                        [(b, v) for b in lb.boards for v in lb.views], replicates=0, kept=kept)
     return history_rows(boards, as_of, settings.scoring.methodology_version)
 
 
@@ -74,13 +76,15 @@ def _all_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
 
 
-def history_for(hub: Hub, as_of: datetime, scores: pd.DataFrame | None = None) -> pd.DataFrame:
+def history_for(hub: Hub, as_of: datetime, scores: pd.DataFrame | None = None,
+                kept: KeptBoards | None = None) -> pd.DataFrame:
     """The leaderboard history rows of a nightly run at ``as_of`` (what the nightly appends).
 
-    The nightly passes the scores it has just computed; without them they are recomputed from the
-    ledgers as recorded by ``as_of`` (how ``prescient verify`` checks a past night's rows).
+    The nightly passes the scores it has just computed, and the boards it keeps from night to night
+    (``kept``); without scores they are recomputed from the ledgers as recorded by ``as_of`` (how
+    ``prescient verify`` checks a past night's rows).
     """
-    return headline_rows(hub.settings, hub.layout, scores_as_of(hub, as_of) if scores is None else scores, as_of)
+    return headline_rows(hub.settings, hub.layout, scores_as_of(hub, as_of) if scores is None else scores, as_of, kept)
 
 
 def scores_as_of(hub: Hub, as_of: datetime) -> pd.DataFrame:

@@ -75,11 +75,14 @@ class FetchResult:
 
 @dataclass(frozen=True)
 class FetchContext:
-    """What a source may use. ``tracked`` holds the ids of this source's questions still open."""
+    """What a source may use. ``tracked`` holds the ids of this source's questions still open;
+    ``settled`` those whose latest recorded state is final (resolved or void): a source whose final
+    states never change may leave them out, since what it would report of them is recorded."""
 
     as_of: datetime
     options: Mapping[str, Any]
     tracked: frozenset[str] = frozenset()
+    settled: frozenset[str] = frozenset()
     client: httpx.Client | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     progress: Callable[[int], None] | None = None  # told of each finished request (for a progress bar)

@@ -156,9 +156,12 @@ class SimSource:
         self.world = world_from_options(options) if world is None else world
 
     def fetch(self, ctx: FetchContext) -> FetchResult:
+        """Every market open by ``as_of`` but those ``settled`` (a market's state after its close
+        never changes, and its question never does: what the world would say of them is recorded),
+        and every series."""
         result = FetchResult(source=self.name)
         for market in self.world.markets:
-            if market.open_time <= ctx.as_of:
+            if market.open_time <= ctx.as_of and market.id not in ctx.settled:
                 result.questions.append(market_question(market))
                 result.observations.append(market_observation(market, ctx.as_of))
         for series in self.world.series:

@@ -53,15 +53,27 @@ class Layout:
     def round_json(self, due: datetime) -> Path:
         return self.round_dir(due) / "questions.json"
 
+    def round_stats(self, due: datetime) -> tuple[Stat | None, Stat | None]:
+        """The ``Stat`` of a round's questions and question sets files (None: absent), by paths as
+        text, not Paths (a night asks it of every round)."""
+        folder = f"{self.data}{os.sep}rounds{os.sep}{format_date(due)}{os.sep}"
+        return stat_of(folder + "questions.csv"), stat_of(folder + "question_sets.csv")
+
     def round_dirs(self) -> list[Path]:
-        return sorted(p for p in (self.data / "rounds").glob("*") if (p / "questions.csv").is_file())
+        """The folders of the open rounds: those holding a questions.csv, hidden ones aside (as
+        ``glob("*")``; one directory read, then a stat per folder: a night lists them several times)."""
+        return [folder for folder in _named(self.data / "rounds", None, folders=True)
+                if not folder.name.startswith(".") and os.path.isfile(os.path.join(folder, "questions.csv"))]
+
+    def forecast_dir(self, due: datetime) -> Path:
+        return self.data / "forecasts" / format_date(due)
 
     def forecast(self, due: datetime, model: str) -> Path:
-        return self.data / "forecasts" / format_date(due) / f"{model}.csv"
+        return self.forecast_dir(due) / f"{model}.csv"
 
     def forecast_files(self, due: datetime) -> list[Path]:
         """A round's forecast files: CSV, or the same content as a ForecastBench forecast-set JSON."""
-        return _named(self.data / "forecasts" / format_date(due), FORECAST_SUFFIXES)
+        return _named(self.forecast_dir(due), FORECAST_SUFFIXES)
 
     def bets(self, due: datetime, model: str) -> Path:
         return self.data / "bets" / format_date(due) / f"{model}.csv"
@@ -101,8 +113,16 @@ class Layout:
 
     def all_forecast_files(self) -> list[Path]:
         """Every forecast file in every round folder of ``data/forecasts`` (CSV or JSON)."""
-        return [path for folder in _named(self.data / "forecasts", None, folders=True)
-                for path in _named(folder, FORECAST_SUFFIXES)]
+        return [path for folder in self.forecast_folders() for path in _named(folder, FORECAST_SUFFIXES)]
+
+    def forecast_folders(self) -> list[Path]:
+        """The round folders of ``data/forecasts``, sorted (``all_forecast_files`` lists their files)."""
+        return _named(self.data / "forecasts", None, folders=True)
+
+    def forecast_stats(self) -> dict[str, FileStats]:
+        """Every round folder of ``data/forecasts`` by name (its due date), with its forecast files'
+        stats (``file_stats``): what a night's manifest and incremental derive tell changed rounds by."""
+        return {folder.name: file_stats(folder) for folder in self.forecast_folders()}
 
     def oracle_questions(self, qset: str) -> Path:
         return self.data / "oracle" / qset / "questions.csv"
@@ -130,6 +150,37 @@ class Layout:
 
 
 FORECAST_SUFFIXES = (".csv", ".json")
+Stat = tuple[int, int, int, int]  # a file's (inode, size, mtime, ctime): changed whenever its bytes are
+FileStats = tuple[tuple[str, Stat], ...]  # a folder's files by name, sorted, each with its Stat
+
+
+def stat_of(path: Path | str) -> Stat | None:
+    """The ``Stat`` of the file at ``path``; None when there is none."""
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def file_stats(folder: Path, suffixes: tuple[str, ...] = FORECAST_SUFFIXES) -> FileStats:
+    """The files of ``folder`` whose names end in one of ``suffixes`` (``_named``'s), sorted by name,
+    each with its ``Stat``: one directory read and a stat per file, without a Path per file, so a
+    night can tell which round folders changed by stats alone (a value kept for a folder while its
+    stats are the same: a file added, removed, replaced or written in place changes them)."""
+    found = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith(suffixes):
+                    try:
+                        st = entry.stat()
+                    except FileNotFoundError:  # removed since the directory was read
+                        continue
+                    found.append((entry.name, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)))
+    except (FileNotFoundError, NotADirectoryError):
+        return ()
+    return tuple(sorted(found))
 
 
 def _named(folder: Path, suffixes: tuple[str, ...] | None, folders: bool = False) -> list[Path]:

@@ -38,9 +38,13 @@ def _added(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str,
         if problems:
             raise LedgerError(f"{label}: refusing to rewrite history ({len(problems)} conflicting row(s))", problems)
         return _at(new, new_text.index), new_text.reset_index(drop=True)
-    # Only the key columns are joined (the rows they find are then taken whole), so a long ledger is
-    # not copied to find the few rows tonight's keys may touch.
-    found = existing[key].reset_index(drop=True).reset_index(names="_pos").merge(new_text[key].drop_duplicates(), on=key)
+    # Only the key columns of the rows that share the first key column's value with a new row are
+    # joined (the rows they find are then taken whole), so a long ledger is neither copied nor joined
+    # whole to find the few rows tonight's keys may touch (a night run again finds all of them).
+    positions = _sharing_first_key(existing, new_text, table)
+    candidates = existing[key].iloc[positions].reset_index(drop=True)
+    candidates.insert(0, "_pos", positions)
+    found = candidates.merge(new_text[key].drop_duplicates(), on=key)
     overlap = existing.iloc[found["_pos"].to_numpy()]
     old_text = as_text(overlap, table).set_index(found["_pos"].to_numpy())
     joined = new_text.merge(old_text.reset_index(names="_row"), on=key, how="left", suffixes=("", "_old"))
@@ -53,6 +57,16 @@ def _added(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str,
         raise LedgerError(f"{label}: refusing to rewrite history ({len(problems)} conflicting row(s))", problems)
     kept = new_text.index[~clash.to_numpy()]
     return _at(new, kept), new_text.loc[kept].reset_index(drop=True)
+
+
+def _sharing_first_key(existing: pd.DataFrame, new_text: pd.DataFrame, table: Table) -> np.ndarray:
+    """The positions of the rows of ``existing`` whose first key column holds a value of a new row
+    (as text, ``as_text``), in order: every row that can share a whole key with one. Every row when
+    that column is not text (its cells then differ from their text)."""
+    first = table.key[0]
+    if table.column(first).type not in ("str", "ts", "date", "enum"):
+        return np.arange(len(existing))
+    return np.flatnonzero(existing[first].isin(pd.unique(new_text[first].to_numpy(dtype=object))).to_numpy(dtype=bool))
 
 
 def _at(frame: pd.DataFrame, positions: pd.Index) -> pd.DataFrame:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
+from typing import cast
 
 import pandas as pd
 
@@ -18,7 +19,7 @@ from ..schemas import MANIFEST
 from ..timeutil import format_ts
 from . import ledger
 from .csvio import empty_frame, read_table
-from .layout import Layout
+from .layout import FileStats, Layout
 
 ROOT = "*"
 
@@ -32,9 +33,24 @@ def root_hash(hashes: dict[str, str]) -> str:
     return sha256("".join(f"{path} {digest}\n" for path, digest in sorted(hashes.items())).encode("utf-8"))
 
 
-def current_hashes(layout: Layout) -> dict[str, str]:
-    """Every forecast file present, by path relative to the hub root."""
-    return {layout.relative(p): layout.cache.sha256(p) for p in layout.all_forecast_files()}
+def current_hashes(layout: Layout, stats: dict[str, FileStats] | None = None) -> dict[str, str]:
+    """Every forecast file present, by path relative to the hub root. A round folder's hashes are
+    kept in the command's cache while its files' stats are the same (``stats``: the caller's
+    ``layout.forecast_stats()``, as they are now, else read here), so a night with nothing new
+    stats each file without a Path per file and hashes none."""
+    stats = layout.forecast_stats() if stats is None else stats
+    kept = cast(dict, layout.cache.derived.get("manifest_hashes", {}))  # folder -> (stats, hashes)
+    fresh: dict[str, tuple] = {}
+    out: dict[str, str] = {}
+    for name, files in stats.items():
+        entry = kept.get(name)
+        if entry is None or entry[0] != files:
+            folder = layout.data / "forecasts" / name
+            entry = (files, {layout.relative(folder / file): layout.cache.sha256(folder / file) for file, _ in files})
+        fresh[name] = entry
+        out.update(entry[1])
+    layout.cache.derived["manifest_hashes"] = fresh
+    return out
 
 
 def load_manifest(layout: Layout) -> pd.DataFrame:
@@ -44,22 +60,48 @@ def load_manifest(layout: Layout) -> pd.DataFrame:
 
 def new_rows(recorded: pd.DataFrame, hashes: dict[str, str], as_of: datetime) -> pd.DataFrame:
     """The rows a run at ``as_of`` adds: pairs never recorded, and the root hash if it is new. Pure."""
-    seen = set(zip(recorded["path"], recorded["sha256"]))
+    return _rows(new_pairs(recorded_pairs(recorded), hashes), as_of)
+
+
+def recorded_pairs(recorded: pd.DataFrame) -> set[tuple[str, str]]:
+    """The (path, sha256) pairs of manifest rows."""
+    return set(zip(recorded["path"], recorded["sha256"]))
+
+
+def new_pairs(seen: set[tuple[str, str]], hashes: dict[str, str]) -> list[tuple[str, str]]:
+    """``new_rows``' (path, sha256) pairs, given the pairs recorded already (``seen``)."""
     pairs = [(path, digest) for path, digest in sorted(hashes.items()) if (path, digest) not in seen]
     root = (ROOT, root_hash(hashes))
     if hashes and root not in seen:
         pairs.append(root)
+    return pairs
+
+
+def _rows(pairs: list[tuple[str, str]], as_of: datetime) -> pd.DataFrame:
     return pd.DataFrame({"recorded_at": format_ts(as_of), "path": [p for p, _ in pairs],
                          "sha256": [d for _, d in pairs]}, columns=list(MANIFEST.names))
 
 
-def record(layout: Layout, as_of: datetime) -> list[str]:
-    """Append tonight's new rows to ``data/manifest/<YYYY>.csv``; return the files written."""
-    rows = new_rows(load_manifest(layout), current_hashes(layout), as_of)
-    if rows.empty:
+def record(layout: Layout, as_of: datetime, stats: dict[str, FileStats] | None = None) -> list[str]:
+    """Append tonight's new rows to ``data/manifest/<YYYY>.csv``; return the files written. The pairs
+    recorded are kept in the command's cache while the manifest files are unchanged
+    (``ReadCache.kept``), and a night whose hashes are those last found recorded does not compare
+    them again (nor hash their root), so a night with nothing new reads no manifest at all.
+    ``stats``: ``current_hashes``'."""
+    seen = layout.cache.kept("manifest_pairs", layout.manifest_files(), lambda: recorded_pairs(load_manifest(layout)))
+    hashes = current_hashes(layout, stats)
+    checked = layout.cache.derived.get("manifest_checked")  # the last (pairs recorded, hashes) found nothing new
+    if isinstance(checked, tuple) and checked[0] is seen and checked[1] == hashes:
+        return []
+    pairs = new_pairs(seen, hashes)
+    if not pairs:
+        layout.cache.derived["manifest_checked"] = (seen, hashes)
         return []
     path = layout.manifest(as_of)
-    ledger.append(path, rows, MANIFEST, layout.relative(path), layout.cache)
+    ledger.append(path, _rows(pairs, as_of), MANIFEST, layout.relative(path), layout.cache)
+    seen = seen | set(pairs)
+    layout.cache.keep("manifest_pairs", layout.manifest_files(), seen)
+    layout.cache.derived["manifest_checked"] = (seen, hashes)  # every pair of these hashes is recorded now
     return [layout.relative(path)]
 
 
