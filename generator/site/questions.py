@@ -101,7 +101,7 @@ def _blocks(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 REASONING_CHARS = 300  # a forecast's reasoning is cut to this on its question page
 
 
-NO_FORECASTS = {"rounds": [], "units": [], "p": [], "why": []}
+NO_FORECASTS: dict[str, list] = {"rounds": [], "units": [], "p": [], "why": []}
 
 
 def forecast_payload(forecasts: pd.DataFrame, models: list[str] | None = None) -> dict:
@@ -156,9 +156,9 @@ def forecast_payloads(rows: pd.DataFrame, models: list[str] | tuple[str, ...]) -
              for k, key, o, run in zip(unit_round.tolist(), unit_keys.tolist(), outcome.tolist(),
                                        _model_runs(u, m, len(unit_keys)))]
     p = [None if x != x else x for x in np.round(rows["probability"].to_numpy(dtype=float)[order], 6).tolist()]
-    reasons = rows["reasoning"].to_numpy(dtype=object)[order].tolist()
+    reasons: list = rows["reasoning"].to_numpy(dtype=object)[order].tolist()
     why = [i for i, t in enumerate(reasons) if isinstance(t, str) and t]
-    why_at = np.searchsorted(why, np.r_[starts, len(ids)]).tolist()
+    why_at = np.searchsorted(np.asarray(why, dtype=np.int64), np.append(starts, len(ids))).tolist()
     rounds = round_names[question_rounds % len(round_names)].tolist()
     return {ids[a]: {"rounds": rounds[first_round[k]:first_round[k + 1]], "units": units[first_unit[k]:first_unit[k + 1]],
                      "p": p[a:b], "why": [[i - a, _cut(reasons[i])] for i in why[why_at[k]:why_at[k + 1]]]}

@@ -82,11 +82,11 @@ class FetchContext:
     as_of: datetime
     options: Mapping[str, Any]
     tracked: frozenset[str] = frozenset()
-    settled: frozenset[str] = frozenset()
     client: httpx.Client | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     progress: Callable[[int], None] | None = None  # told of each finished request (for a progress bar)
     budget: Budget | None = None  # this source's time budget for the run (sources.http.Budget)
+    settled: frozenset[str] = frozenset()  # after the older fields: callers pass those by position
 
 
 class Source(Protocol):
