@@ -225,15 +225,14 @@ def _round_key(layout: Layout, due, impute_value: float, forecasts: FileStats) -
     forecast files. Kept per round in the command's cache while their stats are the same (the forecast
     files' ``forecasts``, ``layout.forecast_stats``), so a night stats each file instead of
     fingerprinting it (with a disk cache, a sha256 looked up by path) through a Path of its own."""
-    label, stats = format_date(due), (*layout.round_stats(due), forecasts, impute_value)
-    kept = cast(dict, layout.cache.derived.setdefault("round_keys", {}))  # round -> (stats, key)
-    if label in kept and kept[label][0] == stats:
-        return kept[label][1]
+    stats = (*layout.round_stats(due), forecasts, impute_value)
+    return layout.cache.kept_by(f"round_key {format_date(due)}", stats, lambda: _files_key(layout, due, impute_value))
+
+
+def _files_key(layout: Layout, due, impute_value: float) -> tuple:
     sets = layout.round_sets(due)
     files = [layout.round_questions(due), *([sets] if sets.is_file() else []), *layout.forecast_files(due)]
-    key = (*((p.name, layout.cache.fingerprint(p)) for p in files), impute_value)
-    kept[label] = (stats, key)
-    return key
+    return (*((p.name, layout.cache.fingerprint(p)) for p in files), impute_value)
 
 
 def _fingerprint(layout: Layout, path: Path) -> tuple | None:

@@ -108,11 +108,16 @@ class ReadCache:
         """The value kept as ``name`` while ``paths`` are the same files with the same signatures as
         when it was kept (``keep``); else ``make()``, kept so. A write to any of them by other code
         (a new inode, mtime or size), a file more or less, or the command's first call makes it again."""
-        signatures, entry = _signatures(paths), self.derived.get(name)
-        if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == signatures:
+        return self.kept_by(name, _signatures(paths), make)
+
+    def kept_by(self, name: str, key: Any, make: Callable[[], Any]) -> Any:
+        """The value kept as ``name`` while ``key``, what it is made from (files' signatures or
+        stats), equals the key it was kept with; else ``make()``, kept so."""
+        entry = self.derived.get(name)
+        if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == key:
             return entry[1]
         value = make()
-        self.derived[name] = (signatures, value)
+        self.derived[name] = (key, value)
         return value
 
     def keep(self, name: str, paths: Sequence[Path], value: Any) -> None:

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from .csvio import write_bytes_atomic
+from .layout import Stat, stat_key
 
 FORMAT = 1  # bumped whenever the layout of an entry changes: older entries are then misses
 _MAGIC = b"PRESCIENT-FRAME\n"
@@ -66,9 +67,8 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-def _stat(path: Path) -> tuple[int, int, int, int]:
-    st = path.stat()
-    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+def _stat(path: Path) -> Stat:
+    return stat_key(path.stat())
 
 
 @dataclass

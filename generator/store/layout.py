@@ -157,9 +157,13 @@ FileStats = tuple[tuple[str, Stat], ...]  # a folder's files by name, sorted, ea
 def stat_of(path: Path | str) -> Stat | None:
     """The ``Stat`` of the file at ``path``; None when there is none."""
     try:
-        st = os.stat(path)
+        return stat_key(os.stat(path))
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def stat_key(st: os.stat_result) -> Stat:
+    """A file's ``Stat`` from its ``os.stat`` result."""
     return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
@@ -177,7 +181,7 @@ def file_stats(folder: Path, suffixes: tuple[str, ...] = FORECAST_SUFFIXES) -> F
                         st = entry.stat()
                     except FileNotFoundError:  # removed since the directory was read
                         continue
-                    found.append((entry.name, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)))
+                    found.append((entry.name, stat_key(st)))
     except (FileNotFoundError, NotADirectoryError):
         return ()
     return tuple(sorted(found))

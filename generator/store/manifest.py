@@ -9,9 +9,9 @@ be handed to an external timestamping service.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from datetime import datetime
-from typing import cast
 
 import pandas as pd
 
@@ -39,18 +39,16 @@ def current_hashes(layout: Layout, stats: dict[str, FileStats] | None = None) ->
     ``layout.forecast_stats()``, as they are now, else read here), so a night with nothing new
     stats each file without a Path per file and hashes none."""
     stats = layout.forecast_stats() if stats is None else stats
-    kept = cast(dict, layout.cache.derived.get("manifest_hashes", {}))  # folder -> (stats, hashes)
-    fresh: dict[str, tuple] = {}
     out: dict[str, str] = {}
     for name, files in stats.items():
-        entry = kept.get(name)
-        if entry is None or entry[0] != files:
-            folder = layout.data / "forecasts" / name
-            entry = (files, {layout.relative(folder / file): layout.cache.sha256(folder / file) for file, _ in files})
-        fresh[name] = entry
-        out.update(entry[1])
-    layout.cache.derived["manifest_hashes"] = fresh
+        out.update(layout.cache.kept_by(f"manifest_hashes {name}", files, functools.partial(_folder_hashes, layout, name, files)))
     return out
+
+
+def _folder_hashes(layout: Layout, name: str, files: FileStats) -> dict[str, str]:
+    """The hashes of a round folder's forecast files (``files``: their stats), by path relative to the hub root."""
+    folder = layout.data / "forecasts" / name
+    return {layout.relative(folder / file): layout.cache.sha256(folder / file) for file, _ in files}
 
 
 def load_manifest(layout: Layout) -> pd.DataFrame:
