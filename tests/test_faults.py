@@ -4,7 +4,8 @@ second run while one is writing refuses, names the holder, and writes nothing.
 
 The kills come from the test hook in ``csvio.write_bytes_atomic`` (``PRESCIENT_FAULT_AFTER_WRITES``):
 the N-th atomic write of the process stops after its temp file is written and fsynced but before
-the rename, so the hub is caught mid-write, with a temp file on disk.
+the rename, so the hub is caught mid-write, with a temp file on disk; a ledger append
+(``csvio.append_bytes_atomic``) stops after its bytes are added, with its journal on disk.
 """
 
 from __future__ import annotations

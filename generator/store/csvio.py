@@ -509,32 +509,44 @@ def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existi
     """Add ``rows`` after the ``existing`` rows of the file at ``path``, its bytes kept as they are
     (a last line missing its line end gets one), checked by reading the file back.
 
-    When the file's header is the schema's own, the check compares the written file's first bytes
-    with the old file's and parses only the new lines (under that header): a long ledger is not
-    parsed again to add a night's rows. It then returns the new rows as ``read_table`` reads them
-    (checked and typed), so a caller can keep the whole file's frame without reading it; otherwise
-    it reads the whole file back, as every rewrite does, and returns None. ``text``: ``as_text(rows,
-    table)`` when the caller has it already."""
-    old = path.read_bytes()
+    When the file's header is the schema's own, only the new lines are written, after the file's
+    bytes (``append_bytes_atomic``), and only they are read back and parsed (under that header): a
+    long ledger is neither rewritten nor parsed again to add a night's rows. It then returns the
+    new rows as ``read_table`` reads them (checked and typed), so a caller can keep the whole file's
+    frame without reading it; otherwise it rewrites the file and reads it back whole, as every
+    rewrite does, and returns None. ``text``: ``as_text(rows, table)`` when the caller has it already."""
     cells = canonical_cells(rows, table, text)
     header, body = encode(table.names, cells).split(b"\n", 1)
-    prefix = old + (b"\n" if old and not old.endswith(b"\n") else b"")
-    if old.split(b"\n", 1)[0] != header:
+    first, last = _first_line_and_last_byte(path)
+    if first != header:
+        old = path.read_bytes()
+        prefix = old + (b"\n" if old and not old.endswith(b"\n") else b"")
         write_bytes_atomic(path, prefix + body, check=read_back_check(table, cells, label, existing))
         return None
+    tail = (b"\n" if last != b"\n" else b"") + body
     parsed: list[pd.DataFrame] = []
 
     def check(data: bytes) -> None:
-        tail = parse_bytes(header + b"\n" + data[len(prefix):], label)
-        problems = [] if data[:len(prefix)] == prefix else [
-            Problem(label, None, None, "write-read-back", "the rows already in the file did not read back unchanged")]
-        problems = problems or read_back_problems(tail, table, cells, label, offset=existing)
+        read = parse_bytes(header + b"\n" + data[len(tail) - len(body):], label)
+        problems = [] if data == tail else [
+            Problem(label, None, None, "write-read-back", "the rows appended did not read back as written")]
+        problems = problems or read_back_problems(read, table, cells, label, offset=existing)
         if problems:
-            raise RoundTripError(f"{label}: the written file would not read back as written; it was not replaced", problems)
-        parsed.append(tail)
+            raise RoundTripError(f"{label}: the written file would not read back as written; it was not changed", problems)
+        parsed.append(read)
 
-    write_bytes_atomic(path, prefix + body, check=check)
+    append_bytes_atomic(path, tail, check=check)
     return coerce(parsed[0], table) if parsed else None
+
+
+def _first_line_and_last_byte(path: Path) -> tuple[bytes, bytes]:
+    """The file's first line (without its LF) and its last byte, without reading the rest."""
+    with path.open("rb") as handle:
+        first = handle.readline()
+        if not first:
+            return b"", b""
+        handle.seek(-1, os.SEEK_END)
+        return first.removesuffix(b"\n"), handle.read(1)
 
 
 def read_back_check(table: Table, cells: list[np.ndarray], label: str, before: int = 0):
@@ -606,6 +618,73 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, check: Cal
         Path(tmp).unlink(missing_ok=True)
         raise
     return True
+
+
+APPEND_JOURNAL = ".append-"  # in the name of an append's journal: ``.<name>.append-<random>.tmp``
+
+
+def append_bytes_atomic(path: Path, tail: bytes, check: Callable[[bytes], None] | None = None) -> None:
+    """Add ``tail`` after the bytes of the existing file at ``path``, in place: only the new bytes
+    are written and fsynced, never the whole file, and the file keeps its inode and mode. All or
+    nothing, as ``write_bytes_atomic``: ``check``, if given, is called with the added bytes as read
+    back from disk, and whatever it or the write raises truncates the file back to its old length.
+    Against a crash, a journal next to the file (``APPEND_JOURNAL``: its old length, fsynced before
+    the file is touched) lasts as long as the append; a killed writer leaves it, and the next writer
+    to take the hub lock truncates the file back (``roll_back_append``, from
+    ``lock.remove_stale_temp_files``): an interrupted append leaves the bytes the file had."""
+    size = path.stat().st_size
+    fd, journal = tempfile.mkstemp(prefix=f".{path.name}{APPEND_JOURNAL}", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(b"%d\n" % size)
+            handle.flush()
+            os.fsync(handle.fileno())
+        _fsync_folder(path.parent)  # the journal is on disk before the first byte is added
+        with path.open("r+b") as handle:
+            try:
+                handle.seek(size)
+                handle.write(tail)
+                handle.flush()
+                os.fsync(handle.fileno())
+                _fault_point()  # the worst moment: the bytes are added, the journal still says to drop them
+                handle.seek(size)
+                if check is not None:
+                    check(handle.read())
+            except BaseException:
+                handle.truncate(size)
+                os.fsync(handle.fileno())
+                raise
+    finally:
+        Path(journal).unlink(missing_ok=True)
+
+
+def roll_back_append(journal: Path) -> Path | None:
+    """Undo the interrupted append whose journal (``append_bytes_atomic``) is ``journal``: truncate
+    its file back to the length it records. Return the file, or None when ``journal`` is not an
+    append's journal (or was cut short: the file was then never touched). Call with the hub lock held."""
+    name, found, _ = journal.name.rpartition(APPEND_JOURNAL)
+    if not found or not name.startswith(".") or len(name) < 2:
+        return None
+    target = journal.with_name(name[1:])
+    if not target.is_file():
+        return None
+    recorded = journal.read_bytes()
+    if not re.fullmatch(rb"\d+\n", recorded):
+        return None
+    size = int(recorded)
+    if target.stat().st_size > size:
+        with target.open("r+b") as handle:
+            handle.truncate(size)
+            os.fsync(handle.fileno())
+    return target
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 @functools.cache

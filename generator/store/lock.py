@@ -7,7 +7,8 @@ message names the lock file and the holder: what it is doing, its command line a
 nightly --hub …``), its pid and when it took the lock (the wall clock: this is not data, the lock file
 is never committed). Once the lock is taken, temp files
 that a killed writer left behind (``.<name>.*.tmp``, from ``csvio.write_bytes_atomic``) are
-removed: no live writer can own one then.
+removed: no live writer can own one then; an interrupted append's journal (``csvio.append_bytes_atomic``)
+first truncates its ledger back to the length it had.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import LockError
+from .csvio import roll_back_append
 
 LOCK_NAME = ".prescient.lock"
 
@@ -72,11 +74,14 @@ def command_line(argv: list[str] | None = None, orig_argv: list[str] | None = No
 
 
 def remove_stale_temp_files(data_dir: Path) -> list[Path]:
-    """Delete the temp files of interrupted atomic writes under ``data_dir``; call with the lock held."""
+    """Delete the temp files of interrupted atomic writes under ``data_dir``, each interrupted
+    append's journal once its ledger is truncated back (``csvio.roll_back_append``); call with the
+    lock held."""
     # os.walk, and a Path only for a temp file's name: a night walks every file of the hub
     temps = (Path(folder, name) for folder, _, files in os.walk(data_dir) for name in files
              if name.startswith(".") and name.endswith(".tmp") and len(name) > 4)
     stale = sorted(path for path in temps if path.is_file())
     for path in stale:
+        roll_back_append(path)
         path.unlink(missing_ok=True)
     return stale
