@@ -93,3 +93,30 @@ def test_the_latest_record_is_found_in_each_kind_of_ledger(fetched: Path, tmp_pa
         (hub / rel).write_text(text.format(t=stamp))
         assert readers.latest_recorded(layout) == (stamp, rel, column)
     assert readers.latest_recorded(Layout(write_hub(tmp_path / "new"))) is None
+
+
+def test_the_kept_latest_record_is_the_largest_stamp_of_a_scan(fetched: Path, tmp_path: Path):
+    """``latest_recorded`` takes each ledger's largest stamp from its kept largest sort key
+    (``ledger.last_key``, kept by ``ledger.append``): the same as the maximum of a whole column,
+    for a ledger appended to through the cache and for one written by hand out of order."""
+    from generator.schemas import OBSERVATIONS
+    from generator.store import ledger
+    from generator.store.csvio import read_table
+
+    hub = tmp_path / "hub"
+    shutil.copytree(fetched, hub)
+    layout = Layout(hub)
+    obs = hub / "data/observations/sim/2026-01.csv"
+    assert readers.latest_recorded(layout)[0] == LATER
+    rows = read_table(obs, OBSERVATIONS).tail(2).assign(recorded_at="2026-01-25T00:00:00Z", value=[0.125, 0.875])
+    assert len(ledger.append(obs, rows, OBSERVATIONS, "obs", layout.cache)) == 2
+    assert readers.latest_recorded(layout) == ("2026-01-25T00:00:00Z", "data/observations/sim/2026-01.csv", "recorded_at")
+    history = hub / "data/leaderboard/history.csv"
+    history.parent.mkdir(parents=True, exist_ok=True)
+    head = ("as_of,board,model,rank,n,n_dataset,n_market,overall,dataset,market,brier_overall,provisional,"
+            "methodology_version\n")
+    history.write_text(head + "".join(f"{t},tournament,a.b,,0,0,0,,,,,1,1\n" for t in
+                                      ("2026-02-03T00:00:00Z", "2026-02-09T00:00:00Z", "2026-02-05T00:00:00Z")))
+    scanned = max(max(read_table(p, t)[c]) for p, t, c in readers._recording_ledgers(layout) if len(read_table(p, t)))
+    assert readers.latest_recorded(layout) == (scanned, "data/leaderboard/history.csv", "as_of") == \
+        ("2026-02-09T00:00:00Z", "data/leaderboard/history.csv", "as_of")

@@ -132,6 +132,14 @@ def _kept_last(path: Path, existing: pd.DataFrame, table: Table, cache: ReadCach
     return cache.kept(_last_name(path, table), [path], lambda: _text_last(existing, table))
 
 
+def last_key(path: Path, table: Table, label: str, cache: ReadCache) -> tuple[str, ...] | None:
+    """The largest sort key of the ledger file at ``path``, as written text (``_text_last``: None
+    when it has no row or text order is not its sort order). Kept in the command's cache while the
+    file is unchanged, and by ``append`` for what it appends, so a run's check of the ledgers'
+    latest time (``readers.latest_recorded``) scans no long ledger again night after night."""
+    return cache.kept(_last_name(path, table), [path], lambda: _text_last(read_table(path, table, label, cache), table))
+
+
 def _keep_last(path: Path, table: Table, cache: ReadCache | None, last: tuple[str, ...] | None) -> None:
     if cache is not None:
         cache.keep(_last_name(path, table), [path], last)

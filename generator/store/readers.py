@@ -27,6 +27,7 @@ from ..schemas import (
     Table,
 )
 from ..timeutil import parse_ts
+from . import ledger
 from .csvio import check_frame, coerce, empty_frame, file_signature, read_table
 from .forecast_file import group_median, is_individual, member_keyed, parse_forecast
 from .layout import Layout
@@ -253,10 +254,23 @@ def latest_recorded(layout: Layout) -> tuple[str, str, str] | None:
     latest = None
     for path, table, column in _recording_ledgers(layout):
         label = layout.relative(path)
-        stamps = read_table(path, table, label, layout.cache)[column]
-        if len(stamps) and (latest is None or stamps.max() > latest[0]):
-            latest = (stamps.max(), label, column)
+        stamp = _latest_stamp(path, table, column, label, layout)
+        if stamp is not None and (latest is None or stamp > latest[0]):
+            latest = (stamp, label, column)
     return latest
+
+
+def _latest_stamp(path: Path, table: Table, column: str, label: str, layout: Layout) -> str | None:
+    """The largest value of ``column`` in the ledger at ``path`` (None when it has no row). When the
+    table's sort key starts with it, that is the first cell of the ledger's largest sort key, which
+    the command's cache keeps from night to night (``ledger.last_key``) instead of a scan of the
+    whole column each night."""
+    if table.sort[0] == column:
+        last = ledger.last_key(path, table, label, layout.cache)
+        if last is not None:
+            return last[0]
+    stamps = read_table(path, table, label, layout.cache)[column]
+    return str(stamps.max()) if len(stamps) else None
 
 
 def check_as_of(layout: Layout, as_of: str) -> None:
