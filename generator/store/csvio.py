@@ -638,8 +638,7 @@ def append_bytes_atomic(path: Path, tail: bytes, check: Callable[[bytes], None] 
         with os.fdopen(fd, "wb") as handle:
             handle.write(b"%d\n" % size)
             handle.flush()
-            os.fsync(handle.fileno())
-        _fsync_folder(path.parent)  # the journal is on disk before the first byte is added
+            os.fsync(handle.fileno())  # on disk, with its folder entry (ext4), before the first byte is added
         with path.open("r+b") as handle:
             try:
                 handle.seek(size)
@@ -677,14 +676,6 @@ def roll_back_append(journal: Path) -> Path | None:
             handle.truncate(size)
             os.fsync(handle.fileno())
     return target
-
-
-def _fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 @functools.cache
