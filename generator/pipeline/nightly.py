@@ -184,9 +184,9 @@ def _fetch_one(name, options, as_of, bank, layout: Layout, state: ingest.Observa
 
 
 def _ingest(layout, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceReport, report: NightlyReport) -> pd.DataFrame:
-    new_q = ingest.new_questions(bank, ingest.fetched_questions(result.questions, as_of, kept.questions), kept.questions)
+    new_q = ingest.new_questions(bank, ingest.question_frame(result.questions, as_of), kept.questions)
     kinds = {**dict(zip(bank["id"].tolist(), bank["kind"].tolist())), **dict(zip(new_q["id"].tolist(), new_q["kind"].tolist()))}
-    new_o = kept.observations.new_rows(kept.observations.fetched_rows(result.observations, as_of, kinds), kinds)
+    new_o = kept.observations.new_rows(ingest.observation_frame(result.observations, as_of), kinds)
     if len(new_q):
         ledger.append(layout.questions(result.source), new_q, QUESTIONS, layout.relative(layout.questions(result.source)), layout.cache)
         report.written.append(layout.relative(layout.questions(result.source)))

@@ -21,63 +21,32 @@ from ..schemas import OBSERVATIONS, QUESTIONS
 from ..sources.base import Observation, Question
 from ..timeutil import format_ts
 from ..vocabulary import MARKET
-from .csvio import as_text, cell_text, coerce
+from .csvio import as_text, coerce
 
 _STATE = ["value", "status", "outcome"]
 _CONTENT = [c for c in QUESTIONS.names if c != "recorded_at"]
 
 
 def question_frame(questions: Iterable[Question], as_of: datetime) -> pd.DataFrame:
-    return _typed(_question_rows(questions, as_of), QUESTIONS)
-
-
-def _question_rows(questions: Iterable[Question], as_of: datetime) -> list[dict]:
     recorded = format_ts(as_of)  # once, not per row
-    return [{
+    rows = [{
         "id": q.id, "recorded_at": recorded, "source": q.source, "kind": q.kind,
         "text": q.text, "background": q.background, "resolution_criteria": q.resolution_criteria,
         "url": q.url, "category": q.category,
         "open_time": format_ts(q.open_time) if q.open_time else "",
         "close_time": format_ts(q.close_time) if q.close_time else "",
     } for q in questions]
+    return _typed(rows, QUESTIONS)
 
 
 def observation_frame(observations: Iterable[Observation], as_of: datetime) -> pd.DataFrame:
-    return _typed(_observation_rows(observations, as_of), OBSERVATIONS)
-
-
-def _observation_rows(observations: Iterable[Observation], as_of: datetime) -> list[dict]:
     recorded = format_ts(as_of)  # once, not per row
-    return [{
+    rows = [{
         "question_id": o.question_id, "observed_at": format_ts(o.observed_at),
         "recorded_at": recorded, "value": o.value, "status": o.status,
         "outcome": o.outcome, "payload_sha256": o.payload_sha256,
     } for o in observations]
-
-
-def fetched_questions(questions: Iterable[Question], as_of: datetime,
-                      latest: dict[str, tuple[str, tuple[str, ...]]]) -> pd.DataFrame:
-    """``question_frame(questions, as_of)`` less the rows ``new_questions(..., latest)`` surely drops:
-    every row of an id whose last row's content, as written text, is its latest version. So
-    ``new_questions`` of it equals ``new_questions`` of the whole frame, and a night that fetches a
-    few hundred unchanged questions builds no frame of them (tests/test_ingest_fast.py)."""
-    rows = _question_rows(questions, as_of)
-    text = _column_texts(rows, _CONTENT, QUESTIONS)
-    same = [q in latest and latest[q][1] == content for q, content in zip(text[0], zip(*text))]
-    return _typed(_rows_of_changed(rows, text[0], same), QUESTIONS)
-
-
-def _column_texts(rows: list[dict], columns: list[str], table) -> list[list[str]]:
-    """Per column, the cells of ``rows`` as written text: ``as_text`` column by column, without a frame
-    (a row's cells as built, typed by ``coerce`` then written again: the same text, tests/test_ingest_fast.py)."""
-    return [cell_text(pd.Series([r[c] for r in rows], dtype=object), table.column(c).type).tolist() for c in columns]
-
-
-def _rows_of_changed(rows: list[dict], keys: list, same: list[bool]) -> list[dict]:
-    """The ``rows`` of every key whose last row is not ``same`` (a later row decides for its key, as
-    ``drop_duplicates(keep="last")`` and ``ObservationState.new_rows`` take the last), in order."""
-    last = dict(zip(keys, same))
-    return [row for row, key in zip(rows, keys) if not last[key]]
+    return _typed(rows, OBSERVATIONS)
 
 
 def _typed(rows: list[dict], table) -> pd.DataFrame:
@@ -145,21 +114,6 @@ class ObservationState:
         """The ``questions`` whose latest row is resolved or void."""
         return {q for q in questions if q in self.market and self.market[q][1][1] in ("resolved", "void")}
 
-    def fetched_rows(self, observations: Iterable[Observation], as_of: datetime, kinds: Mapping[str, str]) -> pd.DataFrame:
-        """``observation_frame(observations, as_of)`` less the rows ``new_rows(..., kinds)`` surely
-        drops: every row of a (question, observed_at) whose last row's state, as written text, is the
-        latest it is compared with. ``new_rows`` of it equals ``new_rows`` of the whole frame, and
-        the unchanged rows of a night's fetch are never made a frame (tests/test_ingest_fast.py)."""
-        rows = _observation_rows(observations, as_of)
-        question, observed, *state = _column_texts(rows, ["question_id", "observed_at", *_STATE], OBSERVATIONS)
-        same = [(latest := self._latest(q, o, kinds)) is not None and latest[1] == s
-                for q, o, s in zip(question, observed, zip(*state))]
-        return _typed(_rows_of_changed(rows, list(zip(question, observed)), same), OBSERVATIONS)
-
-    def _latest(self, question: str, observed: str, kinds: Mapping[str, str]) -> tuple | None:
-        """The (order, state) a fetched row of ``question`` at ``observed`` is compared with."""
-        return self.market.get(question) if kinds.get(question) == MARKET else self.series.get((question, observed))
-
     def new_rows(self, fetched: pd.DataFrame, kinds: Mapping[str, str]) -> pd.DataFrame:
         """Rows of ``fetched`` that change what the ledger says (see the module docstring): a market
         row whose state differs from its question's latest, a series row whose state differs from
@@ -175,7 +129,7 @@ class ObservationState:
             if (question, observed) in seen:
                 continue
             seen.add((question, observed))
-            latest = self._latest(question, observed, kinds)
+            latest = self.market.get(question) if kinds.get(question) == MARKET else self.series.get((question, observed))
             keep[i] = latest is None or latest[1] != tuple(state)
         return fetched[keep].reset_index(drop=True)
 
