@@ -111,3 +111,25 @@ def test_a_journal_rolls_back_a_half_written_row_and_a_cut_short_journal_touches
     (tmp_path / ".other.csv.x1.tmp").write_bytes(b"a rewrite's temp file")
     assert len(remove_stale_temp_files(tmp_path)) == 3
     assert path.read_bytes() == before and temps(tmp_path) == []
+
+
+def test_the_rows_appended_since_a_mark_are_found_with_one_pass_over_the_file(tmp_path: Path):
+    """``readers.appended_rows`` hashes the old length and the whole file in one pass: the marks are
+    the files' sha256, the rows are the appended ones, and a changed old byte is found."""
+    import hashlib
+
+    from generator.store import readers
+    from generator.store.layout import Layout
+
+    layout = Layout(tmp_path)
+    path = tmp_path / "data" / "questions" / "sim.csv"
+    path.parent.mkdir(parents=True)
+    ledger.append(path, questions(1, HOSTILE), QUESTIONS, "q", layout.cache)
+    first, rows = readers.appended_rows(layout, path, QUESTIONS, None)
+    assert first.sha256 == hashlib.sha256(path.read_bytes()).hexdigest() and len(rows) == len(HOSTILE)
+    ledger.append(path, questions(2, HOSTILE[:4]), QUESTIONS, "q", layout.cache)
+    second, rows = readers.appended_rows(layout, path, QUESTIONS, first)
+    assert second.sha256 == hashlib.sha256(path.read_bytes()).hexdigest() and second.size == path.stat().st_size
+    assert rows is not None and rows["text"].tolist() == HOSTILE[:4]
+    path.write_bytes(path.read_bytes().replace(b"plain", b"PLAIN", 1))  # an old row changed, same length
+    assert readers.appended_rows(layout, path, QUESTIONS, second)[1] is None

@@ -195,12 +195,16 @@ def appended_rows(layout: Layout, path: Path, table: Table, before: LedgerMark |
     if before is not None and layout.cache.disk is not None and path.stat().st_size == before.size \
             and layout.cache.sha256(path) == before.sha256:  # the same bytes, in another process or checkout
         return LedgerMark(signature, before.size, before.sha256, before.rows), empty_frame(table)
-    data = path.read_bytes()
+    data = memoryview(path.read_bytes())
     frame = read_table(path, table, layout.relative(path), layout.cache)
-    mark = LedgerMark(signature, len(data), hashlib.sha256(data).hexdigest(), len(frame))
+    digest = hashlib.sha256(data[:before.size] if before is not None else data)
+    prefix = digest.hexdigest()  # of the bytes the file had, if it only grew: one pass over the file for both
+    if before is not None:
+        digest.update(data[before.size:])
+    mark = LedgerMark(signature, len(data), digest.hexdigest(), len(frame))
     if before is None:
         return mark, frame
-    kept = len(data) >= before.size and len(frame) >= before.rows and hashlib.sha256(data[:before.size]).hexdigest() == before.sha256
+    kept = len(data) >= before.size and len(frame) >= before.rows and prefix == before.sha256
     return mark, frame.iloc[before.rows:] if kept else None
 
 
