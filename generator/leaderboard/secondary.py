@@ -46,9 +46,14 @@ def correct(probability, outcome) -> np.ndarray:
     return np.where(p > 0.5, o == 1, np.where(p < 0.5, o == 0, False)).astype(np.int64)
 
 
-def _unit_key(rows: pd.DataFrame) -> np.ndarray:
+def _unit_key(rows: pd.DataFrame, unit: np.ndarray | None = None) -> np.ndarray:
     """One integer key per scored unit (a market's empty resolution date included): the columns'
-    codes combined two at a time, each product below rows², so no key can overflow or collide."""
+    codes combined two at a time, each product below rows², so no key can overflow or collide.
+    ``unit``: the rows' codes of their units as ``fb_board.unit_codes`` gives them, taken as the key
+    when every cell of the unit's columns is text (no missing cell, which the text would join to
+    the empty one): they then group the rows as the text does, without hashing the ids again."""
+    if unit is not None and all(_all_text(rows[column]) for column in UNIT):
+        return unit
     key = np.zeros(len(rows), dtype=np.int64)
     for column in UNIT:
         codes, uniques = pd.factorize(_as_text(rows[column]))
@@ -63,6 +68,11 @@ def _as_text(values: pd.Series) -> pd.Series:
     return values if infer_dtype(values, skipna=False) == "string" else values.astype(str)
 
 
+def _all_text(values: pd.Series) -> bool:
+    """Every cell of ``values`` is text (none missing)."""
+    return not values.hasnans and infer_dtype(values, skipna=False) == "string"
+
+
 def secondary_columns(rows: pd.DataFrame, naive_model: str | None = NAIVE_MODEL) -> pd.DataFrame:
     """``SECONDARY`` per model (the index, sorted); an empty frame for no rows."""
     if rows.empty:
@@ -71,12 +81,14 @@ def secondary_columns(rows: pd.DataFrame, naive_model: str | None = NAIVE_MODEL)
     return pd.DataFrame(model_secondary(rows, models, model, naive_model), index=pd.Index(models, name="model"))[SECONDARY]
 
 
-def model_secondary(rows: pd.DataFrame, models: np.ndarray, model: np.ndarray, naive_model: str | None) -> dict[str, np.ndarray]:
+def model_secondary(rows: pd.DataFrame, models: np.ndarray, model: np.ndarray, naive_model: str | None,
+                    unit: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """``SECONDARY`` as arrays over ``models`` (sorted; ``model``: each row's index among them), what
-    a board reads without the frame ``secondary_columns`` makes of them."""
+    a board reads without the frame ``secondary_columns`` makes of them; ``unit``: the rows' unit
+    codes, when the caller has them (``_unit_key``)."""
     brier = rows["brier"].to_numpy(dtype=float)
     probability, outcome = rows["probability"].to_numpy(dtype=float), rows["outcome"].to_numpy(dtype=float)
-    unit = _unit_key(rows)
+    unit = _unit_key(rows, unit)
     # the means of floats stay pandas' groupby means (compensated sums), so every digit is as before;
     # counts and the 0/1 accuracy are exact integer sums either way
     field = pd.Series(brier).groupby(pd.Index(unit)).transform("mean").to_numpy()
