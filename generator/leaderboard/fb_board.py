@@ -482,7 +482,8 @@ def board_of(selection: Selection, models: dict[str, ModelMeta], as_of: datetime
     elif ref is None and options.reference is not None:
         p_label = [NO_REFERENCE] * len(names)
     out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score,
-                 model_secondary(rows, names, model, options.naive_model, unit), provisional, (p_display, p_label))
+                 model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None),
+                 provisional, (p_display, p_label))
     out.attrs.update(notes)
     return out
 

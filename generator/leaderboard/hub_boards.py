@@ -31,6 +31,7 @@ from .fb_board import (
     unit_codes,
 )
 from .row_codes import RowCodes
+from .secondary import units_as_text
 from .views import view_mask
 
 # The score each view ranks by: the per-type views by that type's Brier Index, the overall view by
@@ -118,7 +119,9 @@ class _Codes:
     coded when a first board is made (a night whose boards are all kept codes no unit)."""
 
     def __init__(self, scores: pd.DataFrame):
-        self.scores, self.codes, self.unit = scores, RowCodes.of(scores), None
+        self.scores, self.codes = scores, RowCodes.of(scores)
+        self.unit: np.ndarray | None = None
+        self.text = False
 
     def of(self, mask: np.ndarray) -> RowCodes | None:
         """The codes of the rows of ``mask``."""
@@ -129,9 +132,9 @@ class _Codes:
         if selection.codes is None or selection.codes.unit is not None:
             return selection
         if self.unit is None:
-            self.unit = unit_codes(self.scores)[0]
+            self.unit, self.text = unit_codes(self.scores)[0], units_as_text(self.scores)
         positions = np.flatnonzero(mask)[selection.rows.index.to_numpy(dtype=np.int64)]
-        return replace(selection, codes=selection.codes.with_units(self.unit[positions]))
+        return replace(selection, codes=selection.codes.with_units(self.unit[positions], self.text))
 
 
 class _Keys:

@@ -23,13 +23,15 @@ class RowCodes:
     """Per row of a frame: the index of its model among ``models`` and of its round among ``rounds``
     (the frame's distinct values, sorted), and a code of its (round, question_id, resolution_date)
     unit (equal codes: equal units; any numbering), or None until ``with_units`` gives them: a
-    selection needs none, only a board made."""
+    selection needs none, only a board made. ``text_units``: the frame's unit columns are all text
+    (``secondary.units_as_text``)."""
 
     models: np.ndarray
     model: np.ndarray
     rounds: np.ndarray
     round_: np.ndarray
     unit: np.ndarray | None = None
+    text_units: bool = False
 
     @classmethod
     def of(cls, rows: pd.DataFrame) -> RowCodes | None:
@@ -42,14 +44,14 @@ class RowCodes:
             return None
         return cls(models, model, rounds, round_)
 
-    def with_units(self, unit: np.ndarray) -> RowCodes:
-        """These codes with the rows' ``unit`` codes."""
-        return replace(self, unit=np.asarray(unit, dtype=np.int64))
+    def with_units(self, unit: np.ndarray, text_units: bool) -> RowCodes:
+        """These codes with the rows' ``unit`` codes, and whether the frame's unit columns are all text."""
+        return replace(self, unit=np.asarray(unit, dtype=np.int64), text_units=text_units)
 
     def take(self, keep: np.ndarray) -> RowCodes:
         """The codes of the rows ``keep`` (a boolean mask or positions) selects, in its order."""
         return RowCodes(self.models, self.model[keep], self.rounds, self.round_[keep],
-                        None if self.unit is None else self.unit[keep])
+                        None if self.unit is None else self.unit[keep], self.text_units)
 
     def model_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """``sorted_codes`` of these rows' models."""

@@ -49,10 +49,9 @@ def correct(probability, outcome) -> np.ndarray:
 def _unit_key(rows: pd.DataFrame, unit: np.ndarray | None = None) -> np.ndarray:
     """One integer key per scored unit (a market's empty resolution date included): the columns'
     codes combined two at a time, each product below rows², so no key can overflow or collide.
-    ``unit``: the rows' codes of their units as ``fb_board.unit_codes`` gives them, taken as the key
-    when every cell of the unit's columns is text (no missing cell, which the text would join to
-    the empty one): they then group the rows as the text does, without hashing the ids again."""
-    if unit is not None and all(_all_text(rows[column]) for column in UNIT):
+    ``unit``: the rows' codes of their units as ``fb_board.unit_codes`` gives them, if ``units_as_text``
+    holds for the rows (or a frame they were taken from): taken as the key without hashing the ids again."""
+    if unit is not None:
         return unit
     key = np.zeros(len(rows), dtype=np.int64)
     for column in UNIT:
@@ -68,9 +67,11 @@ def _as_text(values: pd.Series) -> pd.Series:
     return values if infer_dtype(values, skipna=False) == "string" else values.astype(str)
 
 
-def _all_text(values: pd.Series) -> bool:
-    """Every cell of ``values`` is text (none missing)."""
-    return not values.hasnans and infer_dtype(values, skipna=False) == "string"
+def units_as_text(rows: pd.DataFrame) -> bool:
+    """Every cell of the unit's columns is text (none missing, which ``_unit_key`` would join to the
+    empty one): codes of the units as ``fb_board.unit_codes`` gives them then group the rows, and
+    any subset of them, as ``_unit_key`` does."""
+    return all(not rows[c].hasnans and infer_dtype(rows[c], skipna=False) == "string" for c in UNIT)
 
 
 def secondary_columns(rows: pd.DataFrame, naive_model: str | None = NAIVE_MODEL) -> pd.DataFrame:
@@ -85,7 +86,7 @@ def model_secondary(rows: pd.DataFrame, models: np.ndarray, model: np.ndarray, n
                     unit: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """``SECONDARY`` as arrays over ``models`` (sorted; ``model``: each row's index among them), what
     a board reads without the frame ``secondary_columns`` makes of them; ``unit``: the rows' unit
-    codes, when the caller has them (``_unit_key``)."""
+    codes, when the caller has them and ``units_as_text`` holds (``_unit_key``)."""
     brier = rows["brier"].to_numpy(dtype=float)
     probability, outcome = rows["probability"].to_numpy(dtype=float), rows["outcome"].to_numpy(dtype=float)
     unit = _unit_key(rows, unit)
