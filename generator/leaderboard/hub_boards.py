@@ -81,8 +81,8 @@ def boards_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: dateti
                **options) -> dict[tuple[str, str], pd.DataFrame]:
     """Each (board, view) of ``pairs`` as ``board_for`` computes it, in the order given. The boards of
     one view share one row selection (``fb_board.select``): the baseline board's rows are the
-    tournament's rows of the models that saw no crowd value, so step 1 runs once per view; and all
-    of them the ids of ``scores`` coded once (``RowCodes``), when a board is made. ``kept``:
+    tournament's rows of the models that saw no crowd value, so step 1 runs once per view; and every
+    selection and board reads the ids of ``scores`` coded once (``RowCodes``). ``kept``:
     boards a board may be taken from when nothing it reads changed (``KeptBoards``), and is then given."""
     out: dict[tuple[str, str], pd.DataFrame] = {}
     seed = settings.leaderboard.seed if seed is None else seed
