@@ -92,7 +92,8 @@ def boards_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: dateti
     codes = _Codes(scores)
     for view in dict.fromkeys(v for _, v in pairs):
         mask = view_mask(scores, view).to_numpy(dtype=bool)
-        rows, shared = scores[mask].reset_index(drop=True), {}
+        whole = mask.all() and scores.index.equals(pd.RangeIndex(len(scores)))  # the overall view: no copy
+        rows, shared = scores if whole else scores[mask].reset_index(drop=True), {}
         for board in (b for b, v in pairs if v == view):
             fb_options = board_options(settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO),
                                        replicates=replicates, **options)
