@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from test_fixed_effects import random_panel, reference_fit
@@ -18,7 +20,9 @@ from generator.leaderboard.stats import (
     pct_top,
     percentile_ci,
     rank_interval,
+    rankdata,
     replicate_ranks,
+    row_nanquantile,
     summarize,
 )
 
@@ -151,6 +155,30 @@ def test_ranks_pct_rank1_with_ties_and_nan():
     np.testing.assert_array_equal(ranks[:2], [[1, 2, 3], [3, 1, 1]])
     assert np.isnan(ranks[2, 1]) and ranks[2, 0] == 1 and ranks[2, 2] == 2
     np.testing.assert_allclose(pct_rank1(bi), [200 / 3, 50 / 3, 50 / 3])
+
+
+def _replicates(rng: np.random.Generator) -> np.ndarray:
+    """Replicates with ties, zeros of both signs, models NaN throughout and NaN cells."""
+    n, m = int(rng.integers(1, 30)), int(rng.integers(1, 12))
+    bi = np.round(rng.normal(size=(n, m)) * rng.choice([1, 100]), int(rng.integers(0, 3)))
+    if rng.random() < 0.6:
+        bi[:, rng.random(m) < 0.3] = np.nan
+    if rng.random() < 0.5:
+        bi[rng.random((n, m)) < 0.05] = np.nan
+    if rng.random() < 0.2:
+        bi[rng.random((n, m)) < 0.3] = -0.0
+    return bi
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_replicate_ranks_and_the_row_quantile_equal_scipy_and_numpy(seed):
+    bi = _replicates(np.random.default_rng(seed))
+    ranks, wanted = replicate_ranks(bi), rankdata(-bi, axis=1, method="min", nan_policy="omit")
+    assert ranks.dtype == wanted.dtype and np.array_equal(ranks, wanted, equal_nan=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a row of NaN only
+        quantile = np.nanquantile(bi, 0.95, axis=1)
+    assert np.array_equal(row_nanquantile(bi, 0.95), quantile, equal_nan=True)  # by value: a zero's sign compares equal
 
 
 def test_pct_top_and_rank_interval():

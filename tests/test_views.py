@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -160,3 +161,18 @@ def test_cli_ranks_the_dataset_and_market_views(tmp_path: Path, view: str):
     lines = table.stdout.splitlines()
     assert lines[1].split()[:2] == ["rank", "model"]
     assert [line.split()[0] for line in lines[2:]] == ["1", "2"], table.stdout
+
+
+BLANKISH = [None, np.nan, pd.NaT, "", " ", "\t", "\n", "\r\n", "\u3000", "\u00a0", "a", " a ", "é", '"', ",", 1.0, 0,
+            "2026-01-01T00:00:00Z"]
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_blank_resolution_times_equal_the_stripped_text_of_every_row(seed):
+    from generator.leaderboard.views import is_proxy
+
+    rng = np.random.default_rng(seed)
+    cells = [BLANKISH[i] for i in rng.integers(0, len(BLANKISH), rng.integers(0, 20))]
+    scores = pd.Series(cells, dtype=object, index=rng.permutation(len(cells)) + 5).to_frame("resolved_at")
+    wanted = scores["resolved_at"].isna() | (scores["resolved_at"].astype(str).str.strip() == "")
+    pd.testing.assert_series_equal(is_proxy(scores), wanted)

@@ -64,6 +64,7 @@ from .bootstrap import bootstrap
 from .fixed_effects import fit
 from .frame_times import FrameTimes, times_marks
 from .panel import build_panel, sorted_codes
+from .row_codes import RowCodes
 from .secondary import NAIVE_MODEL, model_secondary
 from .stats import format_p, summarize
 
@@ -135,6 +136,8 @@ def is_estimation_model(model: str, meta: ModelMeta | None) -> bool:
 def _eligible_rows(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> pd.DataFrame:
     """Step 1 up to the imputation rule: resolved by ``as_of``, old enough, in a passing round."""
     rows = _timely_rows(scores, as_of, options)
+    if _no_minimum(options):  # every round passes
+        return rows
     return rows[rows["round"].isin(_rounds_passing(rows, options))]
 
 
@@ -228,12 +231,12 @@ class ImputedShares:
     share: np.ndarray
 
 
-def _imputed_shares(rows: pd.DataFrame) -> ImputedShares:
+def _imputed_shares(rows: pd.DataFrame, codes: RowCodes | None = None) -> ImputedShares:
     """The imputation rule's counts from integer codes (groupbys over the object columns cost the
     nightly's boards more than their fit). A share is imputed rows / rows, exactly as a groupby
-    mean of the 0/1 column gives it."""
-    models, model = sorted_codes(rows["model"].to_numpy())
-    rounds, round_ = sorted_codes(rows["round"].to_numpy())
+    mean of the 0/1 column gives it. ``codes``: the rows' ``RowCodes``, if known."""
+    models, model = codes.model_codes() if codes is not None else sorted_codes(rows["model"].to_numpy())
+    rounds, round_ = codes.round_codes() if codes is not None else sorted_codes(rows["round"].to_numpy())
     keys, group = np.unique(model * len(rounds) + round_, return_inverse=True)
     size = np.bincount(group)
     imputed = np.bincount(group, weights=rows["imputed"].to_numpy().astype(np.int64))
@@ -263,10 +266,12 @@ def _unranked(shares: ImputedShares, exempt: np.ndarray, models: dict[str, Model
 class Selection:
     """Step 1 up to the board's own filter: the rows every board of these options ranks on (``rows``:
     eligible and within the imputation rule) and what the imputation rule left off (``unranked``).
-    Boards whose options have the same ``selection_key`` share one (``hub_boards.boards_for``)."""
+    Boards whose options have the same ``selection_key`` share one (``hub_boards.boards_for``).
+    ``codes``: the ``RowCodes`` of ``rows``, when ``select`` was given those of its scores."""
 
     rows: pd.DataFrame
     unranked: pd.DataFrame
+    codes: RowCodes | None = None
 
 
 def selection_key(options: FBOptions) -> tuple:
@@ -275,33 +280,51 @@ def selection_key(options: FBOptions) -> tuple:
             options.max_imputed_share, options.imputation_exempt)
 
 
-def select(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> Selection:
-    """The ``Selection`` of ``scores`` at ``as_of`` (the board named in ``options`` plays no part)."""
+def select(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions,
+           codes: RowCodes | None = None) -> Selection:
+    """The ``Selection`` of ``scores`` at ``as_of`` (the board named in ``options`` plays no part);
+    ``codes``: the ``RowCodes`` of ``scores`` (every board of a night codes one frame once)."""
     rows = _eligible_rows(scores, as_of, options)
+    if codes is not None:  # known by its rows' labels in ``scores``
+        codes = codes.take(scores.index.get_indexer(rows.index)) if scores.index.is_unique else None
     limit = options.max_imputed_share
     if limit is None or rows.empty:
-        return Selection(rows, pd.DataFrame(columns=UNRANKED_COLUMNS))
-    shares = _imputed_shares(rows)
+        return Selection(rows, pd.DataFrame(columns=UNRANKED_COLUMNS), codes)
+    shares = _imputed_shares(rows, codes)
     exempt = _exempt(shares, options.imputation_exempt)
     unranked = _unranked(shares, exempt, models, limit)
     keep = (shares.share <= limit) | exempt
     if not keep.all():
-        rows = rows[keep[shares.group]]
-    return Selection(rows, unranked)
+        rows, codes = rows[keep[shares.group]], codes.take(keep[shares.group]) if codes is not None else None
+    return Selection(rows, unranked, codes)
 
 
-def _board_rows(rows: pd.DataFrame, models: dict[str, ModelMeta], options: FBOptions) -> pd.DataFrame:
-    """A selection's rows on the board ``options`` names (the baseline board: models that saw no crowd value)."""
+def _board_rows(rows: pd.DataFrame, models: dict[str, ModelMeta], options: FBOptions,
+                codes: RowCodes | None = None) -> tuple[pd.DataFrame, RowCodes | None]:
+    """A selection's rows on the board ``options`` names (the baseline board: models that saw no
+    crowd value), with their ``codes`` if given."""
     if options.board == BASELINE:
-        blind = [m for m in rows["model"].unique() if m in models and not models[m].saw_crowd]
-        rows = rows[rows["model"].isin(blind)]
+        if codes is not None:
+            keep = np.array([_blind(m, models) for m in codes.models], dtype=bool)[codes.model]
+            rows, codes = rows[keep], codes.take(keep)
+        else:
+            rows = rows[rows["model"].isin([m for m in rows["model"].unique() if _blind(m, models)])]
     elif options.board != TOURNAMENT:
         raise ValueError(f"unknown board {options.board!r}; expected {' or '.join(BOARDS)}")
-    return rows.reset_index(drop=True)
+    return rows.reset_index(drop=True), codes
+
+
+def _blind(model: str, models: dict[str, ModelMeta]) -> bool:
+    """The baseline board's rule: ``model``'s metadata says it saw no crowd value."""
+    return model in models and not models[model].saw_crowd
+
+
+def _no_minimum(options: FBOptions) -> bool:
+    return options.min_dataset_rows <= 0 and options.min_market_questions <= 0
 
 
 def _rounds_passing(rows: pd.DataFrame, options: FBOptions) -> list[str]:
-    if options.min_dataset_rows <= 0 and options.min_market_questions <= 0:  # no minimum: every round passes
+    if _no_minimum(options):  # every round passes
         return list(rows["round"].unique())
     units = rows.drop_duplicates(_UNIT)
     counts = units.groupby(["round", "kind"]).size().unstack(fill_value=0)
@@ -342,10 +365,12 @@ def _value_at(obs: pd.DataFrame, question_ids: np.ndarray, times: np.ndarray) ->
     return out
 
 
-def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.DataFrame | None, options: FBOptions):
-    """Integer codes for ``build_panel``: models sorted by id, units in order of first appearance."""
-    names, model = sorted_codes(rows["model"].to_numpy())
-    unit, first = unit_codes(rows)
+def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.DataFrame | None, options: FBOptions,
+                  codes: RowCodes | None = None):
+    """Integer codes for ``build_panel``: models sorted by id, units in order of first appearance
+    (from the rows' ``codes`` when given)."""
+    names, model = codes.model_codes() if codes is not None else sorted_codes(rows["model"].to_numpy())
+    unit, first = (codes.unit_codes() if codes is not None else None) or unit_codes(rows)
     units = rows.loc[first, ["round", "question_id", "source", "kind", "outcome"]].reset_index(drop=True)
     unit_type = (units["kind"].to_numpy() == MARKET).astype(np.int64)
     stratum = first_appearance_codes(units, ["round", "source"])[0]
@@ -425,13 +450,13 @@ def fb_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime
 def board_of(selection: Selection, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
              options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
     """``fb_board`` from the ``select``-ion it makes (made with options of the same ``selection_key``)."""
-    rows = _board_rows(selection.rows, models, options)
+    rows, codes = _board_rows(selection.rows, models, options, selection.codes)
     notes: dict = {"unranked": selection.unranked}
     if rows.empty:
         empty = pd.DataFrame(columns=COLUMNS)
         empty.attrs.update(notes)
         return empty
-    names, model, unit, est, unit_type, stratum, b_fixed, units = _panel_inputs(rows, models, crowd, options)
+    names, model, unit, est, unit_type, stratum, b_fixed, units = _panel_inputs(rows, models, crowd, options, codes)
     brier = rows["brier"].to_numpy(dtype=float)
     if b_fixed is not None:
         notes["crowd_values"] = crowd_counts(units, crowd, b_fixed)
@@ -439,8 +464,8 @@ def board_of(selection: Selection, models: dict[str, ModelMeta], as_of: datetime
         lost = (unit_type == 1) & ~np.isfinite(b_fixed)  # markets whose difficulty nothing identifies
         if lost.any():
             notes["crowd_values"]["dropped"] = int(lost.sum())
-            rows = rows[~lost[unit]].reset_index(drop=True)
-            names, model, unit, est, unit_type, stratum, _, units = _panel_inputs(rows, models, None, options)
+            rows, codes = rows[~lost[unit]].reset_index(drop=True), codes.take(~lost[unit]) if codes is not None else None
+            names, model, unit, est, unit_type, stratum, _, units = _panel_inputs(rows, models, None, options, codes)
             brier, b_fixed = rows["brier"].to_numpy(dtype=float), b_fixed[~lost]  # unit codes keep their order
     panel = build_panel(model, unit, brier, est, unit_type, stratum,
                         b_fixed=b_fixed, type_names=TYPES, orphan_units=options.orphan_units)
@@ -448,7 +473,8 @@ def board_of(selection: Selection, models: dict[str, ModelMeta], as_of: datetime
     boot = bootstrap(panel, options.replicates, rng) if options.replicates else None
     score = ranking_score(options.score, np.nansum(point.n, axis=1))
     ref = _reference(names, point.overall if score == "overall" else point.D[TYPES.index(score)], options.reference)
-    provisional = _provisional(model, len(names), rows, as_of, options.min_resolved, options.min_age_days)
+    provisional = _provisional(model, len(names), rows, as_of, options.min_resolved, options.min_age_days,
+                               codes.round_codes() if codes is not None else None)
     summary = summarize(point, boot, reference=ref, score=score, rankable=~provisional)
     p_display, p_label = [format_p(p) for p in summary.p_value], list(summary.p_label)
     if not options.replicates:  # no bootstrap, no p-value: nothing to display or label
@@ -456,7 +482,8 @@ def board_of(selection: Selection, models: dict[str, ModelMeta], as_of: datetime
     elif ref is None and options.reference is not None:
         p_label = [NO_REFERENCE] * len(names)
     out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score,
-                 model_secondary(rows, names, model, options.naive_model), provisional, (p_display, p_label))
+                 model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None),
+                 provisional, (p_display, p_label))
     out.attrs.update(notes)
     return out
 
@@ -470,11 +497,11 @@ def provisional_models(rows: pd.DataFrame, as_of: datetime, min_resolved: int, m
 
 
 def _provisional(model: np.ndarray, n_models: int, rows: pd.DataFrame, as_of: datetime, min_resolved: int,
-                 min_age_days: int) -> np.ndarray:
+                 min_age_days: int, round_codes: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """``provisional_models`` per model code (``model``: each row's code among ``n_models``), from
-    integer counts and the rounds' sorted codes instead of a groupby per board."""
+    integer counts and the rounds' sorted codes (``round_codes``, if known) instead of a groupby per board."""
     own = np.bincount(model, weights=rows["imputed"].to_numpy().astype(np.int64) == 0, minlength=n_models)
-    rounds, code = sorted_codes(rows["round"].to_numpy())
+    rounds, code = round_codes if round_codes is not None else sorted_codes(rows["round"].to_numpy())
     first = np.full(n_models, len(rounds))
     np.minimum.at(first, model, code)
     cutoff = format_date(as_of - timedelta(days=min_age_days))

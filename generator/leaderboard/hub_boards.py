@@ -8,7 +8,7 @@ options ``board_options`` reads from ``hub.toml``).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -18,7 +18,20 @@ from ..config import Settings
 from ..models import ModelMeta
 from ..schemas import HISTORY
 from ..timeutil import format_date, format_ts
-from .fb_board import AUTO, FBOptions, Selection, board_of, board_options, crowd_from_rounds, ranking_score, select, selection_key
+from .fb_board import (
+    AUTO,
+    FBOptions,
+    Selection,
+    board_of,
+    board_options,
+    crowd_from_rounds,
+    ranking_score,
+    select,
+    selection_key,
+    unit_codes,
+)
+from .row_codes import RowCodes
+from .secondary import units_as_text
 from .views import view_mask
 
 # The score each view ranks by: the per-type views by that type's Brier Index, the overall view by
@@ -68,27 +81,31 @@ def boards_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: dateti
                **options) -> dict[tuple[str, str], pd.DataFrame]:
     """Each (board, view) of ``pairs`` as ``board_for`` computes it, in the order given. The boards of
     one view share one row selection (``fb_board.select``): the baseline board's rows are the
-    tournament's rows of the models that saw no crowd value, so step 1 runs once per view. ``kept``:
+    tournament's rows of the models that saw no crowd value, so step 1 runs once per view; and every
+    selection and board reads the ids of ``scores`` coded once (``RowCodes``). ``kept``:
     boards a board may be taken from when nothing it reads changed (``KeptBoards``), and is then given."""
     out: dict[tuple[str, str], pd.DataFrame] = {}
     seed = settings.leaderboard.seed if seed is None else seed
     keys = _Keys(kept.parts, scores, models, as_of, seed) \
         if kept is not None and kept.parts is not None and sum(n for _, n in kept.parts) == len(scores) and crowd is None else None
     fresh: dict[str, pd.DataFrame] = {}
+    codes = _Codes(scores)
     for view in dict.fromkeys(v for _, v in pairs):
         mask = view_mask(scores, view).to_numpy(dtype=bool)
-        rows, shared = scores[mask].reset_index(drop=True), {}
+        whole = mask.all() and scores.index.equals(pd.RangeIndex(len(scores)))  # the overall view: no copy
+        rows, shared = scores if whole else scores[mask].reset_index(drop=True), {}
         for board in (b for b, v in pairs if v == view):
             fb_options = board_options(settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO),
                                        replicates=replicates, **options)
             key = selection_key(fb_options)
             if key not in shared:
-                shared[key] = select(rows, models, as_of, fb_options)
+                shared[key] = select(rows, models, as_of, fb_options, codes.of(mask))
             board_crowd = crowd if fb_options.market_difficulty == "crowd" else None
             name = keys.of(view, mask, shared[key], fb_options) if keys is not None else None
             if name is not None and kept is not None and name in kept.boards:
                 out[(board, view)] = fresh[name] = kept.boards[name]
                 continue
+            shared[key] = codes.with_units(shared[key], mask)
             made = board_of(shared[key], models, as_of, np.random.default_rng(seed), fb_options, board_crowd)
             out[(board, view)] = _point_only(made, replicates)
             if name is not None:
@@ -96,6 +113,29 @@ def boards_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: dateti
     if kept is not None:
         kept.boards, kept.made = fresh, dict(out)
     return {pair: out[pair] for pair in pairs}
+
+
+class _Codes:
+    """The ``RowCodes`` of one ``boards_for`` call's ``scores``, for every selection; their units
+    coded when a first board is made (a night whose boards are all kept codes no unit)."""
+
+    def __init__(self, scores: pd.DataFrame):
+        self.scores, self.codes = scores, RowCodes.of(scores)
+        self.unit: np.ndarray | None = None
+        self.text = False
+
+    def of(self, mask: np.ndarray) -> RowCodes | None:
+        """The codes of the rows of ``mask``."""
+        return None if self.codes is None else self.codes.take(mask)
+
+    def with_units(self, selection: Selection, mask: np.ndarray) -> Selection:
+        """``selection`` (of the rows of ``mask``) with its rows' units coded."""
+        if selection.codes is None or selection.codes.unit is not None:
+            return selection
+        if self.unit is None:
+            self.unit, self.text = unit_codes(self.scores)[0], units_as_text(self.scores)
+        positions = np.flatnonzero(mask)[selection.rows.index.to_numpy(dtype=np.int64)]
+        return replace(selection, codes=selection.codes.with_units(self.unit[positions], self.text))
 
 
 class _Keys:

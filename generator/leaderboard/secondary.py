@@ -46,9 +46,13 @@ def correct(probability, outcome) -> np.ndarray:
     return np.where(p > 0.5, o == 1, np.where(p < 0.5, o == 0, False)).astype(np.int64)
 
 
-def _unit_key(rows: pd.DataFrame) -> np.ndarray:
+def _unit_key(rows: pd.DataFrame, unit: np.ndarray | None = None) -> np.ndarray:
     """One integer key per scored unit (a market's empty resolution date included): the columns'
-    codes combined two at a time, each product below rows², so no key can overflow or collide."""
+    codes combined two at a time, each product below rows², so no key can overflow or collide.
+    ``unit``: the rows' codes of their units as ``fb_board.unit_codes`` gives them, if ``units_as_text``
+    holds for the rows (or a frame they were taken from): taken as the key without hashing the ids again."""
+    if unit is not None:
+        return unit
     key = np.zeros(len(rows), dtype=np.int64)
     for column in UNIT:
         codes, uniques = pd.factorize(_as_text(rows[column]))
@@ -63,6 +67,13 @@ def _as_text(values: pd.Series) -> pd.Series:
     return values if infer_dtype(values, skipna=False) == "string" else values.astype(str)
 
 
+def units_as_text(rows: pd.DataFrame) -> bool:
+    """Every cell of the unit's columns is text (none missing, which ``_unit_key`` would join to the
+    empty one): codes of the units as ``fb_board.unit_codes`` gives them then group the rows, and
+    any subset of them, as ``_unit_key`` does."""
+    return all(not rows[c].hasnans and infer_dtype(rows[c], skipna=False) == "string" for c in UNIT)
+
+
 def secondary_columns(rows: pd.DataFrame, naive_model: str | None = NAIVE_MODEL) -> pd.DataFrame:
     """``SECONDARY`` per model (the index, sorted); an empty frame for no rows."""
     if rows.empty:
@@ -71,12 +82,14 @@ def secondary_columns(rows: pd.DataFrame, naive_model: str | None = NAIVE_MODEL)
     return pd.DataFrame(model_secondary(rows, models, model, naive_model), index=pd.Index(models, name="model"))[SECONDARY]
 
 
-def model_secondary(rows: pd.DataFrame, models: np.ndarray, model: np.ndarray, naive_model: str | None) -> dict[str, np.ndarray]:
+def model_secondary(rows: pd.DataFrame, models: np.ndarray, model: np.ndarray, naive_model: str | None,
+                    unit: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """``SECONDARY`` as arrays over ``models`` (sorted; ``model``: each row's index among them), what
-    a board reads without the frame ``secondary_columns`` makes of them."""
+    a board reads without the frame ``secondary_columns`` makes of them; ``unit``: the rows' unit
+    codes, when the caller has them and ``units_as_text`` holds (``_unit_key``)."""
     brier = rows["brier"].to_numpy(dtype=float)
     probability, outcome = rows["probability"].to_numpy(dtype=float), rows["outcome"].to_numpy(dtype=float)
-    unit = _unit_key(rows)
+    unit = _unit_key(rows, unit)
     # the means of floats stay pandas' groupby means (compensated sums), so every digit is as before;
     # counts and the 0/1 accuracy are exact integer sums either way
     field = pd.Series(brier).groupby(pd.Index(unit)).transform("mean").to_numpy()

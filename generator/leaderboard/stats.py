@@ -82,8 +82,21 @@ def rankdata(*args, **kwargs) -> np.ndarray:
 
 
 def replicate_ranks(bi: np.ndarray) -> np.ndarray:
-    """Rank per replicate row (1 = highest index; ties share the lowest rank; NaN stays NaN)."""
-    return rankdata(-bi, axis=1, method="min", nan_policy="omit")
+    """Rank per replicate row (1 = highest index; ties share the lowest rank; NaN stays NaN): scipy's
+    ``rankdata(-bi, axis=1, method="min", nan_policy="omit")`` (tests/test_bootstrap.py) from one
+    sort of the rows, each value's rank one plus the position where its run of equal values starts
+    (scipy ranked the site's 1,999 replicates a row at a time)."""
+    x = -np.asarray(bi, dtype=float)
+    order = np.argsort(x, axis=1, kind="stable")  # NaN last
+    ordered = np.take_along_axis(x, order, axis=1)
+    starts = np.ones(ordered.shape, dtype=bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    position = np.broadcast_to(np.arange(x.shape[1]), x.shape)
+    ranked = np.maximum.accumulate(np.where(starts, position, 0), axis=1) + 1.0
+    ranked[np.isnan(ordered)] = np.nan
+    out = np.empty_like(ranked)
+    np.put_along_axis(out, order, ranked, axis=1)
+    return out if np.isnan(ordered).any() else out.astype(np.int64)  # scipy's integers when nothing is NaN
 
 
 def min_ranks(values: np.ndarray) -> np.ndarray:
@@ -104,8 +117,23 @@ def pct_rank1(bi: np.ndarray) -> np.ndarray:
 
 def pct_top(bi: np.ndarray, quantile: float = 0.95) -> np.ndarray:
     """Percent of replicates in which a model reaches the replicate's ``quantile`` across models."""
-    threshold = _nanquantile(bi.T, quantile)
+    threshold = row_nanquantile(bi, quantile)
     return 100.0 * (bi >= threshold[:, None]).mean(axis=0)
+
+
+def row_nanquantile(x: np.ndarray, q: float) -> np.ndarray:
+    """``np.nanquantile(x, q, axis=1)`` (NaN for a row of NaN only, without a warning): numpy takes a
+    row with a NaN one at a time, but its value is the quantile of the row's other values, so rows
+    sharing which cells are NaN (a board's replicates: those of the models outside the ranking) are
+    taken together, as ``np.quantile`` of their finite columns (tests/test_bootstrap.py)."""
+    out = np.full(x.shape[0], np.nan)
+    missing = np.isnan(x)
+    patterns, group = np.unique(missing, axis=0, return_inverse=True)
+    for g, pattern in enumerate(patterns):
+        if not pattern.all():
+            rows = np.flatnonzero(group.ravel() == g)
+            out[rows] = np.quantile(x[np.ix_(rows, np.flatnonzero(~pattern))], q, axis=1)
+    return out
 
 
 def rank_interval(ranks: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

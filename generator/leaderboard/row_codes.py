@@ -1,0 +1,78 @@
+"""Integer codes of a frame of SCORES rows, made once for every board ranked on subsets of it. Pure.
+
+A board codes its rows' models and rounds (sorted, ``panel.sorted_codes``) and their units (in order
+of first appearance, ``fb_board.unit_codes``). The six board × view combinations of a night are
+subsets of one frame, and hashing its 1.6 M ids again for each cost the nightly's headline boards
+more than their fit at ForecastBench scale. ``RowCodes`` holds the codes of the whole frame once; a
+subset's codes are then integer work on them (``take``), equal to coding the subset's own values
+(tests/test_row_codes.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from .panel import sorted_codes
+
+
+@dataclass(frozen=True)
+class RowCodes:
+    """Per row of a frame: the index of its model among ``models`` and of its round among ``rounds``
+    (the frame's distinct values, sorted), and a code of its (round, question_id, resolution_date)
+    unit (equal codes: equal units; any numbering), or None until ``with_units`` gives them: a
+    selection needs none, only a board made. ``text_units``: the frame's unit columns are all text
+    (``secondary.units_as_text``)."""
+
+    models: np.ndarray
+    model: np.ndarray
+    rounds: np.ndarray
+    round_: np.ndarray
+    unit: np.ndarray | None = None
+    text_units: bool = False
+
+    @classmethod
+    def of(cls, rows: pd.DataFrame) -> RowCodes | None:
+        """The codes of ``rows``' models and rounds; None when their ids cannot be sorted together
+        (a missing model or round among text: each subset is then coded on its own)."""
+        try:
+            models, model = sorted_codes(rows["model"].to_numpy())
+            rounds, round_ = sorted_codes(rows["round"].to_numpy())
+        except TypeError:
+            return None
+        return cls(models, model, rounds, round_)
+
+    def with_units(self, unit: np.ndarray, text_units: bool) -> RowCodes:
+        """These codes with the rows' ``unit`` codes, and whether the frame's unit columns are all text."""
+        return replace(self, unit=np.asarray(unit, dtype=np.int64), text_units=text_units)
+
+    def take(self, keep: np.ndarray) -> RowCodes:
+        """The codes of the rows ``keep`` (a boolean mask or positions) selects, in its order."""
+        return RowCodes(self.models, self.model[keep], self.rounds, self.round_[keep],
+                        None if self.unit is None else self.unit[keep], self.text_units)
+
+    def model_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """``sorted_codes`` of these rows' models."""
+        return _present(self.models, self.model)
+
+    def round_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """``sorted_codes`` of these rows' rounds."""
+        return _present(self.rounds, self.round_)
+
+    def unit_codes(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``fb_board.unit_codes`` of these rows: each row's unit numbered in order of first
+        appearance, and whether the row is the first of its unit; None without units."""
+        if self.unit is None:
+            return None
+        unit, _ = pd.factorize(self.unit)
+        first = np.zeros(len(unit), dtype=bool)
+        first[np.unique(unit, return_index=True)[1]] = True
+        return unit, first
+
+
+def _present(names: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ``names`` some row's ``code`` points to (still sorted), and each row's index among them."""
+    present = np.bincount(code, minlength=len(names)) > 0
+    return names[present], (np.cumsum(present) - 1)[code]
