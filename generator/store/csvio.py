@@ -740,10 +740,22 @@ def as_read(cells: list[list[str]]) -> pd.DataFrame | None:
     keys, dates, "%.6f" probabilities in [0, 1]); the probabilities come parsed by the reader's
     own ``coerce`` (see ``_prob_table``). tests/test_fast_paths.py compares with real reads."""
     ids, dates, _, reasons, values = cells
-    if _UNSTABLE.search("".join(ids)) or _UNSTABLE.search("".join(reasons)) or not all(map(str.strip, ids)):
-        return None
+    return forecasts_frame(ids, dates, values, reasons) if reads_as_written(cells) else None
+
+
+def reads_as_written(cells: list[list[str]]) -> bool:
+    """Whether ``as_read`` gives a frame for these cells (see there): no control character in an id
+    or a reasoning, no blank id. A parsing worker of the import asks it of the files it makes."""
+    ids, reasons = cells[0], cells[3]
+    return not (_UNSTABLE.search("".join(ids)) or _UNSTABLE.search("".join(reasons)) or not all(map(str.strip, ids)))
+
+
+def forecasts_frame(ids: Sequence | np.ndarray, dates: Sequence | np.ndarray, values: Sequence | np.ndarray,
+                    reasons: Sequence | np.ndarray) -> pd.DataFrame:
+    """The checked and typed FORECASTS frame of these columns (texts and probabilities), as ``read_table`` types it."""
     return pd.DataFrame({"question_id": pd.array(ids, dtype=str), "resolution_date": pd.array(dates, dtype=str),
-                         "probability": np.array(values, dtype=float), "reasoning": pd.array(reasons, dtype=str)}, index=pd.RangeIndex(len(ids)))
+                         "probability": np.array(values, dtype=float), "reasoning": pd.array(reasons, dtype=str)},
+                        index=pd.RangeIndex(len(ids)))
 
 
 # -- CSV for people (downloads, `--format csv`): formula injection neutralised ----------------------
