@@ -581,3 +581,31 @@ def test_columns_packed_for_the_trip_from_a_worker_come_back_as_they_were(values
 
     back = workers.unpack(workers.packed(list(values)))
     assert repr(back) == repr(values) and [type(v) for v in back] == [type(v) for v in values]
+
+
+# -- write_table: plain bytes pass the read-back without parsing --------------------------------------
+
+_CELL_TEXT = st.text(st.sampled_from(['a', 'Z', '0', '.', '-', ' ', ',', '"', '\n', '\r', '\t', '\x00', '\x1f', '\x85',
+                                      '\u00e9', '\u2028', '\ufeff', '\ud800', '#', 'N', '\u3000']), max_size=4) \
+    | st.text(st.sampled_from(['a', 'Z', '0', '.', '-', ' ', '\u00e9', '\ufeff', '#', 'N']), max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_CELL_TEXT, _CELL_TEXT, _CELL_TEXT, _CELL_TEXT), max_size=8))
+def test_plain_bytes_read_back_as_their_cells(rows):
+    """Cells joined as they are, whatever they hold (as an encoder that forgot to quote would write
+    them): where ``plain_bytes`` says so, the reader gives back exactly the cells, so the write's
+    read-back check may compare bytes instead of parsing. ``_encoded`` says plain only then; the check
+    still parses (and refuses) bytes that differ from the ones meant."""
+    cells = [csvio.writable(np.array([r[i] for r in rows], dtype=object)) for i in range(4)]
+    joined = "".join(",".join(line) + "\n" for line in [FORECASTS.names, *zip(*(c.tolist() for c in cells))]).encode("utf-8")
+    if csvio.plain_bytes(joined, len(rows), 4):
+        assert csvio.read_back_problems(csvio.parse_bytes(joined, "x"), FORECASTS, cells, "x") == []
+    data, plain = csvio._encoded(FORECASTS.names, cells)
+    assert data == csvio.encode(FORECASTS.names, cells) and (not plain or data == joined and csvio.plain_bytes(joined, len(rows), 4))
+    if plain:
+        csvio.read_back_check(FORECASTS, cells, "x", meant=data)(data)
+        if rows:
+            with pytest.raises(csvio.RoundTripError):
+                csvio.read_back_check(FORECASTS, cells, "x", meant=data)(data.replace(b"\n", b"\nq", 1))
+    assert not csvio._encoded(("only",), cells[:1])[1]
