@@ -595,7 +595,7 @@ def cmd_round_template(args: argparse.Namespace) -> int:
 def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
     from .interop.forecastbench.importer import collector_spared, import_forecastbench
-    from .pipeline.recompute import hub_view, score_rounds
+    from .pipeline.recompute import hub_view, score_counts
     from .store import readers
     from .store.hub import Hub
 
@@ -608,12 +608,12 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
         with collector_spared():  # the frames the import handed over live until the end
             hub = Hub.load(root, layout)  # data/hub.toml may be the import's own
             view = hub_view(hub, readers.load_observations(layout), as_of)
-            scores, written = score_rounds(layout, view, hub.settings.scoring.impute_value)
+            scored, written = score_counts(layout, view, hub.settings.scoring.impute_value, min(2, os.cpu_count() or 1))
     finally:
         _keep_cache(layout.cache, "import")
     print(f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "
           f"{report.statements_added} stated resolution(s), {report.forecast_files} forecast file(s) added; "
-          f"{len(scores)} forecast(s) scored, {len(report.written) + len(written)} file(s) written")
+          f"{scored} forecast(s) scored, {len(report.written) + len(written)} file(s) written")
     return 0
 
 

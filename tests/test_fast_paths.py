@@ -478,6 +478,38 @@ def test_forecast_files_made_by_the_parsing_workers_equal_those_made_one_by_one(
     assert "forecast-immutable" not in report and ("round-frozen" in report) == frozen
 
 
+def test_rounds_scored_by_forked_processes_equal_those_scored_one_by_one(tmp_path):
+    """``recompute.score_counts`` with two processes: the counts, the files written (score files and
+    the disk cache's frames) and the digests the cache keeps are those of scoring in one process."""
+    from generator.interop.forecastbench.importer import import_forecastbench
+    from generator.pipeline.recompute import hub_view, score_counts, score_rounds
+    from generator.store.csvio import ReadCache
+    from generator.store.diskcache import DiskCache
+    from generator.store.hub import Hub
+    from generator.timeutil import parse_ts
+
+    data, forecasts = _hostile_fb(tmp_path / "in", _HOSTILE)
+    for name in ("question_sets/2026-01-04-llm.json", "resolution_sets/2026-01-04_resolution_set.json"):
+        body = json.loads((data / "datasets" / name).read_text())
+        body.update(forecast_due_date="2026-01-18", question_set="2026-01-18-llm.json")
+        (data / "datasets" / name.replace("01-04", "01-18")).write_text(json.dumps(body))
+    for path in sorted(forecasts.glob("*.json"))[:5]:
+        body = json.loads(path.read_text())
+        (forecasts / f"late-{path.name}").write_text(json.dumps({**body, "question_set": "2026-01-18-llm.json"}))
+    outcomes = []
+    for processes in (1, 2):
+        root, folder = tmp_path / f"hub{processes}", tmp_path / f"cache{processes}"
+        layout = Layout(root, ReadCache(disk=DiskCache.open(folder, root)))
+        import_forecastbench(layout, data, forecasts, as_of="2026-08-21T00:00:00Z")
+        view = hub_view(Hub.load(root, layout), readers.load_observations(layout), parse_ts("2026-08-21T00:00:00Z"))
+        counted = score_counts(layout, view, 0.5, processes)
+        files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+        digests = {str(Path(k).relative_to(root)): v[1] for k, v in layout.cache.disk.digests.items()}
+        outcomes.append((counted, files, digests, len(list((folder / "frames").iterdir())), layout.cache.disk.dirty))
+        assert counted[0] == len(score_rounds(Layout(root), view, 0.5)[0]) and len(readers.round_dues(layout)) == 2
+    assert outcomes[1] == outcomes[0] and any("scores" in k for k in outcomes[0][1])
+
+
 def test_a_worker_makes_the_file_the_import_makes_or_leaves_it_to_the_import():
     """``workers.prepare`` against a round: the bytes of ``forecast_file`` and the frame ``as_read``
     gives (None for a set the worker leaves, an individual one or one of another round)."""
