@@ -595,6 +595,7 @@ def cmd_round_template(args: argparse.Namespace) -> int:
 def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
     from .interop.forecastbench.importer import collector_spared, import_forecastbench
+    from .pipeline.forked import default_processes
     from .pipeline.recompute import hub_view, score_counts
     from .store import readers
     from .store.hub import Hub
@@ -608,7 +609,7 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
         with collector_spared():  # the frames the import handed over live until the end
             hub = Hub.load(root, layout)  # data/hub.toml may be the import's own
             view = hub_view(hub, readers.load_observations(layout), as_of)
-            scored, written = score_counts(layout, view, hub.settings.scoring.impute_value, min(2, os.cpu_count() or 1))
+            scored, written = score_counts(layout, view, hub.settings.scoring.impute_value, default_processes())
     finally:
         _keep_cache(layout.cache, "import")
     print(f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "

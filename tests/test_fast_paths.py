@@ -478,6 +478,45 @@ def test_forecast_files_made_by_the_parsing_workers_equal_those_made_one_by_one(
     assert "forecast-immutable" not in report and ("round-frozen" in report) == frozen
 
 
+def _two_rounds_fb(root: Path) -> tuple[Path, Path]:
+    """``_hostile_fb`` with a second round (due 2026-01-18, the same questions) and five sets for it."""
+    data, forecasts = _hostile_fb(root, _HOSTILE)
+    for name in ("question_sets/2026-01-04-llm.json", "resolution_sets/2026-01-04_resolution_set.json"):
+        body = json.loads((data / "datasets" / name).read_text())
+        body.update(forecast_due_date="2026-01-18", question_set="2026-01-18-llm.json")
+        (data / "datasets" / name.replace("01-04", "01-18")).write_text(json.dumps(body))
+    for path in sorted(forecasts.glob("*.json"))[:5]:
+        body = json.loads(path.read_text())
+        (forecasts / f"late-{path.name}").write_text(json.dumps({**body, "question_set": "2026-01-18-llm.json"}))
+    return data, forecasts
+
+
+def test_the_after_due_files_written_by_forked_processes_equal_those_written_one_by_one(tmp_path, monkeypatch):
+    """The first nightly after an import writes every round's after-due baselines: shared among
+    forked processes, the hub's files, the run's report and the disk cache's digests are those of
+    one process writing them."""
+    from generator.interop.forecastbench.importer import import_forecastbench
+    from generator.pipeline import nightly
+    from generator.store.csvio import ReadCache
+    from generator.store.diskcache import DiskCache
+    from generator.store.hub import Hub
+    from generator.timeutil import parse_ts
+
+    data, forecasts = _two_rounds_fb(tmp_path / "in")
+    outcomes = []
+    for processes in (1, 2):
+        monkeypatch.setattr(nightly, "default_processes", lambda n=processes: n)
+        root, folder = tmp_path / f"hub{processes}", tmp_path / f"cache{processes}"
+        import_forecastbench(root, data, forecasts, as_of="2026-08-21T00:00:00Z")
+        layout = Layout(root, ReadCache(disk=DiskCache.open(folder, root)))
+        report = nightly.nightly(Hub.load(root, layout), parse_ts("2026-08-21T00:00:00Z"))
+        files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and ".lock" not in p.name}
+        digests = {str(Path(k).relative_to(root)): v[1] for k, v in layout.cache.disk.digests.items()}
+        outcomes.append((report.written, repr(report.quarantined), files, digests))
+    assert outcomes[1] == outcomes[0]
+    assert sum("imputed" in f or "naive" in f for f in outcomes[0][0]) >= 4, outcomes[0][0]
+
+
 def test_rounds_scored_by_forked_processes_equal_those_scored_one_by_one(tmp_path):
     """``recompute.score_counts`` with two processes: the counts, the files written (score files and
     the disk cache's frames) and the digests the cache keeps are those of scoring in one process."""
@@ -488,14 +527,7 @@ def test_rounds_scored_by_forked_processes_equal_those_scored_one_by_one(tmp_pat
     from generator.store.hub import Hub
     from generator.timeutil import parse_ts
 
-    data, forecasts = _hostile_fb(tmp_path / "in", _HOSTILE)
-    for name in ("question_sets/2026-01-04-llm.json", "resolution_sets/2026-01-04_resolution_set.json"):
-        body = json.loads((data / "datasets" / name).read_text())
-        body.update(forecast_due_date="2026-01-18", question_set="2026-01-18-llm.json")
-        (data / "datasets" / name.replace("01-04", "01-18")).write_text(json.dumps(body))
-    for path in sorted(forecasts.glob("*.json"))[:5]:
-        body = json.loads(path.read_text())
-        (forecasts / f"late-{path.name}").write_text(json.dumps({**body, "question_set": "2026-01-18-llm.json"}))
+    data, forecasts = _two_rounds_fb(tmp_path / "in")
     outcomes = []
     for processes in (1, 2):
         root, folder = tmp_path / f"hub{processes}", tmp_path / f"cache{processes}"

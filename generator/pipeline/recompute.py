@@ -5,7 +5,6 @@ The nightly writes what these return; ``prescient verify`` (``audit.verify``) co
 
 from __future__ import annotations
 
-import multiprocessing
 from datetime import datetime
 
 import pandas as pd
@@ -21,6 +20,7 @@ from ..store.csvio import write_table
 from ..store.hub import Hub
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
+from .forked import forked_map
 
 
 def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_of: datetime,
@@ -55,51 +55,18 @@ def score_rounds(layout: Layout, view: LedgerView, impute_value: float,
 def score_counts(layout: Layout, view: LedgerView, impute_value: float, processes: int = 1) -> tuple[int, list[str]]:
     """``score_rounds`` for a command that needs only how many forecasts were scored and the score
     files that changed (the FB import): with ``processes`` > 1 the rounds are shared among that many
-    forked processes, each scoring and writing its rounds' files as ``score_rounds`` would, the
-    results taken in round order. The file digests a process learns come back to the command's disk
-    cache, so it ends as after one process. Should a process fail, every round is scored again here,
-    where the failure is raised as ``score_rounds`` raises it."""
-    dues = readers.round_dues(layout)
-    if processes > 1 and len(dues) > 1 and "fork" in multiprocessing.get_all_start_methods():
-        _SHARED[:] = [(layout, view, impute_value)]
-        try:
-            with multiprocessing.get_context("fork").Pool(processes) as pool:
-                done = list(pool.imap(_score_forked, dues))
-        finally:
-            _SHARED.clear()
-        if all(d is not None for d in done):
-            return _merged(layout, [d for d in done if d is not None])
-    scores, written = score_rounds(layout, view, impute_value)
-    return len(scores), written
-
-
-_SHARED: list[tuple[Layout, LedgerView, float]] = []  # what the forked scoring processes share (``score_counts``)
-
-
-def _score_forked(due: datetime) -> tuple[int, str | None, dict, str | None] | None:
-    """One round scored and written in a forked process: its rows, the file if it changed, the file
-    digests learnt and why the disk cache could not be written (if so); None on any failure."""
-    layout, view, impute_value = _SHARED[0]
-    disk = layout.cache.disk
-    before = dict(disk.digests) if disk is not None else {}
-    try:
+    forked processes (``forked.forked_map``), each scoring and writing its rounds' files as
+    ``score_rounds`` would."""
+    def one(due: datetime) -> tuple[int, str | None]:
         scores = scored_round(layout, due, view, impute_value, [])[2]
         changed = write_table(layout.scores(due), scores, SCORES, cache=layout.cache)
-    except Exception:  # noqa: BLE001 - scored again in the command's process, which raises it as it should
-        return None
-    learnt = {k: v for k, v in disk.digests.items() if before.get(k) != v} if disk is not None else {}
-    return len(scores), layout.relative(layout.scores(due)) if changed else None, learnt, disk.unwritable if disk is not None else None
+        return len(scores), layout.relative(layout.scores(due)) if changed else None
 
-
-def _merged(layout: Layout, done: list[tuple[int, str | None, dict, str | None]]) -> tuple[int, list[str]]:
-    disk = layout.cache.disk
-    for _, _, learnt, unwritable in done:
-        if disk is not None and learnt:
-            disk.digests.update(learnt)
-            disk.dirty = True
-        if disk is not None and unwritable and disk.unwritable is None:
-            disk.unwritable = unwritable
-    return sum(d[0] for d in done), [d[1] for d in done if d[1] is not None]
+    done = forked_map(one, readers.round_dues(layout), processes, layout.cache)
+    if done is None:
+        scores, written = score_rounds(layout, view, impute_value)
+        return len(scores), written
+    return sum(n for n, _ in done), [path for _, path in done if path is not None]
 
 
 def round_scores(layout: Layout, view: LedgerView, impute_value: float,
