@@ -594,8 +594,9 @@ def cmd_round_template(args: argparse.Namespace) -> int:
 
 def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
-    from .interop.forecastbench.importer import import_forecastbench
-    from .pipeline.recompute import hub_view, score_rounds
+    from .interop.forecastbench.importer import collector_spared, import_forecastbench
+    from .pipeline.forked import default_processes
+    from .pipeline.recompute import hub_view, score_counts
     from .store import readers
     from .store.hub import Hub
 
@@ -605,14 +606,15 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
         report = import_forecastbench(layout, Path(args.dir), Path(args.forecasts) if args.forecasts else None, as_of=as_of)
         for warning in report.warnings[:20]:
             print(f"warning: {warning}", file=sys.stderr)
-        hub = Hub.load(root, layout)  # data/hub.toml may be the import's own
-        view = hub_view(hub, readers.load_observations(layout), as_of)
-        scores, written = score_rounds(layout, view, hub.settings.scoring.impute_value)
+        with collector_spared():  # the frames the import handed over live until the end
+            hub = Hub.load(root, layout)  # data/hub.toml may be the import's own
+            view = hub_view(hub, readers.load_observations(layout), as_of)
+            scored, written = score_counts(layout, view, hub.settings.scoring.impute_value, default_processes())
     finally:
         _keep_cache(layout.cache, "import")
     print(f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "
           f"{report.statements_added} stated resolution(s), {report.forecast_files} forecast file(s) added; "
-          f"{len(scores)} forecast(s) scored, {len(report.written) + len(written)} file(s) written")
+          f"{scored} forecast(s) scored, {len(report.written) + len(written)} file(s) written")
     return 0
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -374,6 +375,7 @@ def test_pick_statement_equals_the_merge_with_every_round(seed, n_units, n_state
 
 def test_parsing_in_worker_processes_equals_parsing_one_by_one(tmp_path, monkeypatch):
     from generator.interop.forecastbench import importer as forecastbench
+    from generator.interop.forecastbench import workers
 
     datasets, forecasts = tmp_path / "datasets", tmp_path / "forecasts"
     (datasets / "question_sets").mkdir(parents=True)
@@ -394,10 +396,183 @@ def test_parsing_in_worker_processes_equals_parsing_one_by_one(tmp_path, monkeyp
         body = bodies[i] if i < len(bodies) else json.dumps({**header, "forecasts": rows[: i % 5] * (1 + i % 2)}).encode()
         (forecasts / f"f{i:02d}.json").write_bytes(body)
     one_by_one = forecastbench.read_inputs(datasets, forecasts)
-    monkeypatch.setattr(forecastbench, "_POOL_MIN_FILES", 0)
+    monkeypatch.setattr(workers, "_POOL_MIN_FILES", 0)
     pooled = forecastbench.read_inputs(datasets, forecasts)
     assert repr(pooled) == repr(one_by_one)
     assert [len(f.problems) for f in one_by_one.fsets].count(0) > 5 and one_by_one.problems  # both kinds present
+
+
+
+# -- import: forecast files made by the parsing workers, against the rounds --------------------------
+
+# bare ids (the fast writer's), one of them read back differently (a BOM: as_read gives no frame), then ids to quote
+_HOSTILE = ["m1", "\u00e9\u2713 \u00fc", "x\ufeffy", 'q,"x"', "line\nbreak", "cr\rx", " edge ", "ctl\x01", "a\u2028b"]
+_REASONS = [None, "plain", "\u00fc", "", 'a,"b"', "multi\nline\r\n", "ctl\x02", " ", "\ud800", "\ufeff"]
+
+
+def _hostile_fb(root: Path, questions: list[str]) -> tuple[Path, Path]:
+    """FB inputs of one round whose ids and reasonings hold quotes, commas, line ends, control and
+    non-ASCII characters; sets with repeated rows, rows outside the round, and an individual file."""
+    data, forecasts = root / "fb" / "datasets", root / "forecasts"
+    (data / "question_sets").mkdir(parents=True)
+    (data / "resolution_sets").mkdir()
+    forecasts.mkdir()
+    q = [{"id": i, "source": "manifold", "question": f"Will {i}?", "freeze_datetime": "2025-12-25T00:00:00+00:00",
+          "resolution_dates": "N/A"} for i in questions]
+    q.append({"id": "F1", "source": "fred", "question": "F1?", "freeze_datetime": "2025-12-25T00:00:00+00:00",
+              "resolution_dates": ["2026-01-11", "2026-02-03"]})
+    (data / "question_sets" / "2026-01-04-llm.json").write_text(json.dumps(
+        {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "questions": q}))
+    (data / "resolution_sets" / "2026-01-04_resolution_set.json").write_text(json.dumps(
+        {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "resolutions": [
+            {"id": "m1", "source": "manifold", "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
+            {"id": "F1", "source": "fred", "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True}]}))
+    rng = np.random.default_rng(7)
+    for k in range(14):
+        ids, reasons = (_HOSTILE[:2], _REASONS[:4]) if k % 3 == 1 else (_HOSTILE[:3], _REASONS[:4]) if k % 3 == 2 else (_HOSTILE, _REASONS)
+        rows = [{"id": i, "source": "manifold", "forecast": float(rng.choice([0.0, 1.0, 0.1234567, 1 / 3, 0.5])),
+                 "resolution_date": None, "reasoning": reasons[(k + j) % len(reasons)]}
+                for j, i in enumerate(ids) if (j + k) % 4 or len(ids) < 4]
+        rows += [{"id": "F1", "source": "fred", "forecast": 0.25, "resolution_date": "2026-02-03", "reasoning": "r"}]
+        rows += rows[:1] * (k % 5 == 1) + [{"id": "zz", "source": "manifold", "forecast": 0.5}] * (k % 5 == 2)
+        if k == 4:
+            rows = [{**r, "user_id": f"u{j % 2}"} for j, r in enumerate(rows)]
+        (forecasts / f"f{k:02d}.json").write_text(json.dumps({"organization": "Team", "model": f"M{k}", "model_organization": "L",
+                                                              "question_set": "2026-01-04-llm.json", "forecasts": rows}))
+    return root / "fb", forecasts
+
+
+def _imported(root: Path, data: Path, forecasts: Path):
+    from generator.interop.forecastbench.importer import import_forecastbench
+    from generator.store.csvio import ReadCache
+    from generator.store.layout import Layout
+
+    layout = Layout(root, ReadCache())
+    report = import_forecastbench(layout, data, forecasts, as_of="2026-08-21T00:00:00Z")
+    files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and ".lock" not in p.name}
+    frames = {key[2]: frame for key, (_, frame) in layout.cache.tables.items()}
+    return repr(report), files, frames
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_forecast_files_made_by_the_parsing_workers_equal_those_made_one_by_one(tmp_path, monkeypatch, frozen):
+    """The pooled import (each file made in a worker against the round) writes the same bytes, says
+    the same and hands the scoring the same frames as the one-by-one import; ``frozen``: the round was
+    published before with fewer questions, so the workers' round is not the one kept."""
+    from generator.interop.forecastbench import workers
+
+    data, forecasts = _hostile_fb(tmp_path / "in", _HOSTILE)
+    outcomes = []
+    for name, least in (("one", 10**9), ("pooled", 0)):
+        monkeypatch.setattr(workers, "_POOL_MIN_FILES", least)
+        if frozen:
+            monkeypatch.setattr(workers, "_POOL_MIN_FILES", 10**9)
+            _imported(tmp_path / name, *_hostile_fb(tmp_path / f"early-{name}", _HOSTILE[:3]))
+            monkeypatch.setattr(workers, "_POOL_MIN_FILES", least)
+        outcomes.append(_imported(tmp_path / name, data, forecasts))
+    (report, files, frames), (report2, files2, frames2) = outcomes
+    assert report2 == report and files2 == files
+    assert frames2.keys() == frames.keys() and sum("forecasts/" in k for k in frames if k) >= 4
+    for key, frame in frames.items():
+        pd.testing.assert_frame_equal(frames2[key], frame, check_exact=True)
+    assert "forecast-immutable" not in report and ("round-frozen" in report) == frozen
+
+
+def _two_rounds_fb(root: Path) -> tuple[Path, Path]:
+    """``_hostile_fb`` with a second round (due 2026-01-18, the same questions) and five sets for it."""
+    data, forecasts = _hostile_fb(root, _HOSTILE)
+    for name in ("question_sets/2026-01-04-llm.json", "resolution_sets/2026-01-04_resolution_set.json"):
+        body = json.loads((data / "datasets" / name).read_text())
+        body.update(forecast_due_date="2026-01-18", question_set="2026-01-18-llm.json")
+        (data / "datasets" / name.replace("01-04", "01-18")).write_text(json.dumps(body))
+    for path in sorted(forecasts.glob("*.json"))[:5]:
+        body = json.loads(path.read_text())
+        (forecasts / f"late-{path.name}").write_text(json.dumps({**body, "question_set": "2026-01-18-llm.json"}))
+    return data, forecasts
+
+
+def test_the_after_due_files_written_by_forked_processes_equal_those_written_one_by_one(tmp_path, monkeypatch):
+    """The first nightly after an import writes every round's after-due baselines: shared among
+    forked processes, the hub's files, the run's report and the disk cache's digests are those of
+    one process writing them."""
+    from generator.interop.forecastbench.importer import import_forecastbench
+    from generator.pipeline import nightly
+    from generator.store.csvio import ReadCache
+    from generator.store.diskcache import DiskCache
+    from generator.store.hub import Hub
+    from generator.timeutil import parse_ts
+
+    data, forecasts = _two_rounds_fb(tmp_path / "in")
+    outcomes = []
+    for processes in (1, 2):
+        monkeypatch.setattr(nightly, "default_processes", lambda n=processes: n)
+        root, folder = tmp_path / f"hub{processes}", tmp_path / f"cache{processes}"
+        import_forecastbench(root, data, forecasts, as_of="2026-08-21T00:00:00Z")
+        layout = Layout(root, ReadCache(disk=DiskCache.open(folder, root)))
+        report = nightly.nightly(Hub.load(root, layout), parse_ts("2026-08-21T00:00:00Z"))
+        files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and ".lock" not in p.name}
+        digests = {str(Path(k).relative_to(root)): v[1] for k, v in layout.cache.disk.digests.items()}
+        outcomes.append((report.written, repr(report.quarantined), files, digests))
+    assert outcomes[1] == outcomes[0]
+    assert sum("imputed" in f or "naive" in f for f in outcomes[0][0]) >= 4, outcomes[0][0]
+
+
+def test_rounds_scored_by_forked_processes_equal_those_scored_one_by_one(tmp_path):
+    """``recompute.score_counts`` with two processes: the counts, the files written (score files and
+    the disk cache's frames) and the digests the cache keeps are those of scoring in one process."""
+    from generator.interop.forecastbench.importer import import_forecastbench
+    from generator.pipeline.recompute import hub_view, score_counts, score_rounds
+    from generator.store.csvio import ReadCache
+    from generator.store.diskcache import DiskCache
+    from generator.store.hub import Hub
+    from generator.timeutil import parse_ts
+
+    data, forecasts = _two_rounds_fb(tmp_path / "in")
+    outcomes = []
+    for processes in (1, 2):
+        root, folder = tmp_path / f"hub{processes}", tmp_path / f"cache{processes}"
+        layout = Layout(root, ReadCache(disk=DiskCache.open(folder, root)))
+        import_forecastbench(layout, data, forecasts, as_of="2026-08-21T00:00:00Z")
+        view = hub_view(Hub.load(root, layout), readers.load_observations(layout), parse_ts("2026-08-21T00:00:00Z"))
+        counted = score_counts(layout, view, 0.5, processes)
+        files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+        digests = {str(Path(k).relative_to(root)): v[1] for k, v in layout.cache.disk.digests.items()}
+        outcomes.append((counted, files, digests, len(list((folder / "frames").iterdir())), layout.cache.disk.dirty))
+        assert counted[0] == len(score_rounds(Layout(root), view, 0.5)[0]) and len(readers.round_dues(layout)) == 2
+    assert outcomes[1] == outcomes[0] and any("scores" in k for k in outcomes[0][1])
+
+
+def test_a_worker_makes_the_file_the_import_makes_or_leaves_it_to_the_import():
+    """``workers.prepare`` against a round: the bytes of ``forecast_file`` and the frame ``as_read``
+    gives (None for a set the worker leaves, an individual one or one of another round)."""
+    from generator.interop.forecastbench import workers
+    from generator.interop.forecastbench.parse import Parsed
+
+    questions = pd.DataFrame({"question_id": pd.array([f"manifold:{i}" for i in _HOSTILE] + ["fred:F1"], dtype=str),
+                              "resolution_date": pd.array([""] * len(_HOSTILE) + ["2026-01-11"], dtype=str)})
+    ids = questions["question_id"].to_numpy(dtype=object)
+    dates = questions["resolution_date"].to_numpy(dtype=object)
+    allowed = fb_frames.unit_keys(questions)
+    workers._ROUNDS["2026-01-04"] = workers.RoundUnits.of(questions)
+    try:
+        for k, reason in enumerate(_REASONS):
+            rows = {"question_id": [f"manifold:{i}" for i in _HOSTILE[k % 3:]] + ["fred:F1", "manifold:zz"],
+                    "resolution_date": [""] * len(_HOSTILE[k % 3:]) + ["2026-01-11", ""],
+                    "probability": [0.5 + k / 100] * (len(_HOSTILE[k % 3:]) + 2), "reasoning": [reason or ""] * (len(_HOSTILE[k % 3:]) + 2)}
+            fset = Parsed("x.json", "2026-01-04", header={"individual": False}, rows=[rows])
+            columns, problems = fb_frames.forecast_columns(fset, allowed)
+            data, cells = forecast_file(columns)
+            made = workers.prepare(fset)
+            assert made is not None and made.data == data and made.problems == problems
+            expected = as_read(cells) if cells is not None else None
+            got = workers.frame_of(made, ids, dates)
+            assert (got is None) == (expected is None)
+            if expected is not None:
+                pd.testing.assert_frame_equal(got, expected, check_exact=True)
+        assert workers.prepare(Parsed("y.json", "2026-01-18", header={}, rows=[rows])) is None
+        assert workers.prepare(Parsed("z.json", "2026-01-04", header={"individual": True}, rows=[rows])) is None
+    finally:
+        workers._ROUNDS.clear()
 
 
 # -- FB board: unit codes from per-column codes -----------------------------------------------------
@@ -466,7 +641,35 @@ def test_the_views_latest_rows_equal_drop_duplicates(seed, n_rows):
        | st.lists(st.floats(allow_nan=False) | st.sampled_from([-0.0, 1e-300, 0.1]), max_size=6)
        | st.lists(st.integers() | st.floats() | st.none() | st.text(max_size=2), max_size=6))
 def test_columns_packed_for_the_trip_from_a_worker_come_back_as_they_were(values):
-    from generator.interop.forecastbench import importer
+    from generator.interop.forecastbench import workers
 
-    back = importer._unpack(importer._packed(list(values)))
+    back = workers.unpack(workers.packed(list(values)))
     assert repr(back) == repr(values) and [type(v) for v in back] == [type(v) for v in values]
+
+
+# -- write_table: plain bytes pass the read-back without parsing --------------------------------------
+
+_CELL_TEXT = st.text(st.sampled_from(['a', 'Z', '0', '.', '-', ' ', ',', '"', '\n', '\r', '\t', '\x00', '\x1f', '\x85',
+                                      '\u00e9', '\u2028', '\ufeff', '\ud800', '#', 'N', '\u3000']), max_size=4) \
+    | st.text(st.sampled_from(['a', 'Z', '0', '.', '-', ' ', '\u00e9', '\ufeff', '#', 'N']), max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_CELL_TEXT, _CELL_TEXT, _CELL_TEXT, _CELL_TEXT), max_size=8))
+def test_plain_bytes_read_back_as_their_cells(rows):
+    """Cells joined as they are, whatever they hold (as an encoder that forgot to quote would write
+    them): where ``plain_bytes`` says so, the reader gives back exactly the cells, so the write's
+    read-back check may compare bytes instead of parsing. ``_encoded`` says plain only then; the check
+    still parses (and refuses) bytes that differ from the ones meant."""
+    cells = [csvio.writable(np.array([r[i] for r in rows], dtype=object)) for i in range(4)]
+    joined = "".join(",".join(line) + "\n" for line in [FORECASTS.names, *zip(*(c.tolist() for c in cells))]).encode("utf-8")
+    if csvio.plain_bytes(joined, len(rows), 4):
+        assert csvio.read_back_problems(csvio.parse_bytes(joined, "x"), FORECASTS, cells, "x") == []
+    data, plain = csvio._encoded(FORECASTS.names, cells)
+    assert data == csvio.encode(FORECASTS.names, cells) and (not plain or data == joined and csvio.plain_bytes(joined, len(rows), 4))
+    if plain:
+        csvio.read_back_check(FORECASTS, cells, "x", meant=data)(data)
+        if rows:
+            with pytest.raises(csvio.RoundTripError):
+                csvio.read_back_check(FORECASTS, cells, "x", meant=data)(data.replace(b"\n", b"\nq", 1))
+    assert not csvio._encoded(("only",), cells[:1])[1]

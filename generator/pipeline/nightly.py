@@ -44,6 +44,7 @@ from ..store.lock import hub_lock
 from ..submissions.content import check_content, round_set
 from ..timeutil import days, format_date, format_ts
 from . import incremental, memo_store, sampling
+from .forked import default_processes, forked_map
 from .recompute import history_for, hub_view
 
 T = TypeVar("T")
@@ -258,21 +259,41 @@ def write_forecasts(layout, due, questions, extra: ExtraForecasters | None, repo
 def _write_after_due(layout: Layout, view, as_of: datetime, report, stats: dict[str, FileStats],
                      crowd_min: int = 2) -> bool:
     """Imputed, Naive and the crowd aggregates, once per round, at the first run after its due time;
-    ``stats``: ``layout.forecast_stats()`` as they are now. True when a file was written."""
-    before = len(report.written)
+    ``stats``: ``layout.forecast_stats()`` as they are now. True when a file was written. Several
+    rounds to write are shared among forked processes (``forked.forked_map``; the first night after
+    an import writes every round's), their files reported in round order as one process writes them."""
+    todo: list[tuple[datetime, list[str]]] = []
     for due in readers.round_dues(layout):
         if due > as_of:
             continue
         present = {name for name, _ in stats.get(format_date(due), ())}
         missing = [m for m in AFTER_DUE if f"{m}.csv" not in present]  # layout.forecast's name, without a path per model
-        if not missing:
-            continue
-        questions = readers.load_round(layout, due)
-        ctx = AtDeadline(view(), due, readers.load_forecasts(layout, due, report.quarantined), crowd_min)
-        made = {m: AFTER_DUE[m][1](questions, ctx) for m in missing}
-        # a crowd of fewer than crowd_min forecasters on every unit forecasts nothing: no file, not a file of 0.5
-        _write_hub_files(layout, due, questions, {m: f for m, f in made.items() if len(f)}, report)
-    return len(report.written) > before
+        if missing:
+            todo.append((due, missing))
+    if not todo:
+        return False
+    at = view()
+
+    def one(item: tuple[datetime, list[str]]) -> tuple[list[str], list[Problem]]:
+        done = NightlyReport(as_of)  # what the round adds to the report
+        _after_due_round(layout, at, *item, crowd_min, done)
+        return done.written, done.quarantined
+
+    results = forked_map(one, todo, default_processes(), layout.cache)
+    written = False
+    for files, quarantined in results if results is not None else map(one, todo):
+        report.written += files
+        written = written or bool(files)
+        report.quarantined += [p for p in quarantined if p not in report.quarantined]
+    return written
+
+
+def _after_due_round(layout: Layout, view, due: datetime, missing: list[str], crowd_min: int, report) -> None:
+    questions = readers.load_round(layout, due)
+    ctx = AtDeadline(view, due, readers.load_forecasts(layout, due, report.quarantined), crowd_min)
+    made = {m: AFTER_DUE[m][1](questions, ctx) for m in missing}
+    # a crowd of fewer than crowd_min forecasters on every unit forecasts nothing: no file, not a file of 0.5
+    _write_hub_files(layout, due, questions, {m: f for m, f in made.items() if len(f)}, report)
 
 
 def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, frames: dict, report,

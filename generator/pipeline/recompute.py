@@ -20,6 +20,7 @@ from ..store.csvio import write_table
 from ..store.hub import Hub
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
+from .forked import forked_map
 
 
 def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_of: datetime,
@@ -49,6 +50,23 @@ def score_rounds(layout: Layout, view: LedgerView, impute_value: float,
             written.append(layout.relative(layout.scores(due)))
         frames.append(scores)
     return _all_scores(frames), written
+
+
+def score_counts(layout: Layout, view: LedgerView, impute_value: float, processes: int = 1) -> tuple[int, list[str]]:
+    """``score_rounds`` for a command that needs only how many forecasts were scored and the score
+    files that changed (the FB import): with ``processes`` > 1 the rounds are shared among that many
+    forked processes (``forked.forked_map``), each scoring and writing its rounds' files as
+    ``score_rounds`` would."""
+    def one(due: datetime) -> tuple[int, str | None]:
+        scores = scored_round(layout, due, view, impute_value, [])[2]
+        changed = write_table(layout.scores(due), scores, SCORES, cache=layout.cache)
+        return len(scores), layout.relative(layout.scores(due)) if changed else None
+
+    done = forked_map(one, readers.round_dues(layout), processes, layout.cache)
+    if done is None:
+        scores, written = score_rounds(layout, view, impute_value)
+        return len(scores), written
+    return sum(n for n, _ in done), [path for _, path in done if path is not None]
 
 
 def round_scores(layout: Layout, view: LedgerView, impute_value: float,

@@ -370,9 +370,33 @@ def _text_ranks(cells: np.ndarray) -> np.ndarray:
 
 def encode(names: tuple[str, ...], columns: list[np.ndarray]) -> bytes:
     """CSV bytes: a header row, then one line per row, ``\\n`` line ends, cells quoted as needed."""
+    return _encoded(names, columns)[0]
+
+
+def _encoded(names: tuple[str, ...], columns: list[np.ndarray]) -> tuple[bytes, bool]:
+    """``encode``'s bytes, and whether they are plain (``plain_bytes``) with every cell, the
+    header's too, written as it is: such bytes read back as exactly these cells (``read_back_check``)."""
     lone = len(columns) == 1  # a lone empty cell would be a blank line, which readers skip
-    lines = map(",".join, zip(*(_quoted(c, lone).tolist() for c in columns)))
-    return "\n".join([",".join(_quoted(np.array(names, dtype=object), lone)), *lines, ""]).encode("utf-8")
+    written = [_quoted(c, lone) for c in columns]
+    header = np.array(names, dtype=object)
+    head = _quoted(header, lone)
+    lines = map(",".join, zip(*(c.tolist() for c in written)))
+    data = "\n".join([",".join(head), *lines, ""]).encode("utf-8")
+    as_is = head is header and all(w is c for w, c in zip(written, columns))
+    return data, as_is and plain_bytes(data, len(columns[0]) if columns else 0, len(names))
+
+
+_NOT_PLAIN = re.compile(rb'["\x00-\x09\x0b-\x1f\x7f]')
+
+
+def plain_bytes(data: bytes, rows: int, width: int) -> bool:
+    """True when CSV bytes of a header and ``rows`` rows of ``width`` (two or more) cells, each cell's
+    text joined as it is by commas and line ends, are split by the reader exactly there: they hold
+    no quote and no control character but the line ends, and exactly as many commas and line ends as
+    the joins put in. Checked on the bytes, not on how the cells were judged (``needs_quotes``), so
+    it holds even if that judgement is wrong (tests/test_fast_paths.py compares with the reader)."""
+    return width >= 2 and data.count(b"\n") == rows + 1 and data.count(b",") == (rows + 1) * (width - 1) \
+        and _NOT_PLAIN.search(data) is None
 
 
 # A cell needing quotes (see the module docstring). ``_QUOTE_ANY`` finds whether any cell of a
@@ -497,8 +521,9 @@ def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None
     if known is not None and digest is not None and path.is_file() and known == (digest, file_signature(path)):
         return False
     cells = canonical_cells(frame, table)
-    check = read_back_check(table, cells, label or str(path))
-    changed = write_bytes_atomic(path, encode(table.names, cells), check=check)
+    data, plain = _encoded(table.names, cells)
+    check = read_back_check(table, cells, label or str(path), meant=data if plain else None)
+    changed = write_bytes_atomic(path, data, check=check)
     if cache is not None:
         cache.written[str(path)] = (digest, file_signature(path))
     return changed
@@ -549,9 +574,13 @@ def _first_line_and_last_byte(path: Path) -> tuple[bytes, bytes]:
         return first.removesuffix(b"\n"), handle.read(1)
 
 
-def read_back_check(table: Table, cells: list[np.ndarray], label: str, before: int = 0):
-    """A check for ``write_bytes_atomic``: the bytes parse to ``before`` rows then exactly ``cells``."""
+def read_back_check(table: Table, cells: list[np.ndarray], label: str, before: int = 0, meant: bytes | None = None):
+    """A check for ``write_bytes_atomic``: the bytes parse to ``before`` rows then exactly ``cells``.
+    ``meant``: plain bytes of these cells (``_encoded``), known to parse to them; bytes read back
+    equal to them pass without parsing."""
     def check(data: bytes) -> None:
+        if meant is not None and data == meant:
+            return
         problems = read_back_problems(parse_bytes(data, label), table, cells, label, before)
         if problems:
             raise RoundTripError(f"{label}: the written file would not read back as written; it was not replaced", problems)
@@ -810,10 +839,22 @@ def as_read(cells: list[list[str]]) -> pd.DataFrame | None:
     keys, dates, "%.6f" probabilities in [0, 1]); the probabilities come parsed by the reader's
     own ``coerce`` (see ``_prob_table``). tests/test_fast_paths.py compares with real reads."""
     ids, dates, _, reasons, values = cells
-    if _UNSTABLE.search("".join(ids)) or _UNSTABLE.search("".join(reasons)) or not all(map(str.strip, ids)):
-        return None
+    return forecasts_frame(ids, dates, values, reasons) if reads_as_written(cells) else None
+
+
+def reads_as_written(cells: list[list[str]]) -> bool:
+    """Whether ``as_read`` gives a frame for these cells (see there): no control character in an id
+    or a reasoning, no blank id. A parsing worker of the import asks it of the files it makes."""
+    ids, reasons = cells[0], cells[3]
+    return not (_UNSTABLE.search("".join(ids)) or _UNSTABLE.search("".join(reasons)) or not all(map(str.strip, ids)))
+
+
+def forecasts_frame(ids: Sequence | np.ndarray, dates: Sequence | np.ndarray, values: Sequence | np.ndarray,
+                    reasons: Sequence | np.ndarray) -> pd.DataFrame:
+    """The checked and typed FORECASTS frame of these columns (texts and probabilities), as ``read_table`` types it."""
     return pd.DataFrame({"question_id": pd.array(ids, dtype=str), "resolution_date": pd.array(dates, dtype=str),
-                         "probability": np.array(values, dtype=float), "reasoning": pd.array(reasons, dtype=str)}, index=pd.RangeIndex(len(ids)))
+                         "probability": np.array(values, dtype=float), "reasoning": pd.array(reasons, dtype=str)},
+                        index=pd.RangeIndex(len(ids)))
 
 
 # -- CSV for people (downloads, `--format csv`): formula injection neutralised ----------------------

@@ -16,11 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import multiprocessing
-import os
-from array import array
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -40,6 +37,7 @@ from ...store.lock import hub_lock
 from ...timeutil import format_ts, parse_ts
 from . import frames
 from . import parse as fbp
+from . import workers as worker_pool
 
 WRITE_THREADS = 4  # forecast files written (and fsynced) at once by default
 
@@ -65,6 +63,7 @@ class _Inputs:
     rsets: dict[str, fbp.Parsed]
     fsets: list[fbp.Parsed]
     problems: list[Problem]
+    rounds: dict[str, pd.DataFrame] = field(default_factory=dict)  # the workers' rounds (``worker_pool.pool``), by due
 
 
 def dataset_dirs(root: Path) -> tuple[Path, Path]:
@@ -80,81 +79,21 @@ def _parse_all(paths: list[Path], parser, base: Path, pool=None) -> list[fbp.Par
     jobs = [(path, path.relative_to(base).as_posix() if path.is_relative_to(base) else str(path), parser.__name__)
             for path in paths]
     if pool is None:
-        return list(map(_parse_one, jobs))
-    parsed = pool.imap(_parse_packed, jobs, chunksize=4)
-    return [_unpacked(p) for p in parsed] if parser is fbp.parse_forecast_set else list(parsed)
-
-
-def _parse_packed(job: tuple[Path, str, str]) -> fbp.Parsed:
-    """``_parse_one`` in a worker process, a forecast set's columns packed (``_packed``) for the trip back."""
-    parsed = _parse_one(job)
-    if job[2] == "parse_forecast_set" and len(parsed.rows) == 1 and isinstance(parsed.rows[0], dict):
-        parsed.rows = [{name: _packed(values) for name, values in parsed.rows[0].items()}]
-    return parsed
-
-
-# A forecast set's columns cross from a worker process as one string per text column (cells joined
-# by a separator none of them holds) and one float64 buffer for the probabilities: a million small
-# objects pickled and unpickled one by one cost more than parsing them. Anything else goes as it is.
-_JOIN = "\x1f"
-
-
-def _packed(values: list) -> object:
-    if values and set(map(type, values)) == {str}:
-        joined = _JOIN.join(values)
-        if joined.count(_JOIN) == len(values) - 1:
-            return ("packed-text", joined)
-    if values and set(map(type, values)) == {float}:
-        return ("packed-float", array("d", values).tobytes())
-    return values
-
-
-def _unpacked(parsed: fbp.Parsed) -> fbp.Parsed:
-    """The parsed set as ``_parse_one`` made it, its packed columns (``_packed``) lists again."""
-    if len(parsed.rows) == 1 and isinstance(parsed.rows[0], dict):
-        parsed.rows = [{name: _unpack(values) for name, values in parsed.rows[0].items()}]
-    return parsed
-
-
-def _unpack(values: object) -> object:
-    if isinstance(values, tuple) and len(values) == 2 and values[0] == "packed-text":
-        return values[1].split(_JOIN)
-    if isinstance(values, tuple) and len(values) == 2 and values[0] == "packed-float":
-        column = array("d")
-        column.frombytes(values[1])
-        return column.tolist()
-    return values
-
-
-def _parse_one(job: tuple[Path, str, str]) -> fbp.Parsed:
-    path, label, parser = job
-    body, problems = fbp.load_json(path, label)
-    parsed = getattr(fbp, parser)(body, label) if not problems else fbp.Parsed(label, problems=problems)
-    parsed.path = str(path)
-    return parsed
-
-
-# Many files are parsed by two worker processes (forked: they run this module's code as loaded),
-# results taken in file order, so the outcome is the one of parsing them one by one.
-_POOL_MIN_FILES, _POOL_WORKERS = 64, 2
-
-
-def _parse_pool(n_files: int):
-    if n_files < _POOL_MIN_FILES or (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return contextlib.nullcontext()
-    return multiprocessing.get_context("fork").Pool(_POOL_WORKERS)
+        return list(map(worker_pool.parse_one, jobs))
+    parsed = pool.imap(worker_pool.parse_packed, jobs, chunksize=4)
+    return [worker_pool.unpacked(p) for p in parsed] if parser is fbp.parse_forecast_set else list(parsed)
 
 
 def read_inputs(datasets_dir: Path, forecasts_dir: Path | None) -> _Inputs:
     qdir, rdir = dataset_dirs(datasets_dir)
     qpaths, rpaths = sorted(qdir.glob("*.json")), sorted(rdir.glob("*_resolution_set.json"))
     fpaths = sorted(forecasts_dir.rglob("*.json")) if forecasts_dir else []
-    with _parse_pool(len(qpaths) + len(rpaths) + len(fpaths)) as pool:
+    pooled = worker_pool.pooled(len(qpaths) + len(rpaths) + len(fpaths))
+    with worker_pool.pool(pooled) as pool:
         qsets = _parse_all(qpaths, fbp.parse_question_set, datasets_dir, pool)
         rlist = _parse_all(rpaths, fbp.parse_resolution_set, datasets_dir, pool)
-        fsets = _parse_all(fpaths, fbp.parse_forecast_set, forecasts_dir, pool) if forecasts_dir else []
-    problems = [p for parsed in (*qsets, *rlist, *fsets) for p in parsed.problems]
     rsets: dict[str, fbp.Parsed] = {}
+    problems: list[Problem] = []
     for r in rlist:
         named = Path(r.label).name.split("_", 1)[0]
         if r.due and r.due != named:
@@ -162,7 +101,24 @@ def read_inputs(datasets_dir: Path, forecasts_dir: Path | None) -> _Inputs:
         if r.due in rsets:
             problems.append(Problem(r.label, None, None, "duplicate-round", f"a second resolution set for {r.due}"))
         rsets.setdefault(r.due, r)
-    return _Inputs([q for q in qsets if q.due], {d: r for d, r in rsets.items() if d}, fsets, problems)
+    rsets = {d: r for d, r in rsets.items() if d}
+    dated = [q for q in qsets if q.due]
+    # the workers make forecast files against the rounds only when the rounds can be made (no error)
+    rounds = _rounds(dated, rsets) if pooled and not _any_error([*problems, *(p for s in (*qsets, *rlist) for p in s.problems)]) else {}
+    with worker_pool.pool(pooled and bool(fpaths), rounds) as pool:
+        fsets = _parse_all(fpaths, fbp.parse_forecast_set, forecasts_dir, pool) if forecasts_dir else []
+    problems = [p for parsed in (*qsets, *rlist, *fsets) for p in parsed.problems] + problems
+    return _Inputs(dated, rsets, fsets, problems, rounds)
+
+
+def _any_error(problems: list[Problem]) -> bool:
+    return any(p.severity == "error" for p in problems)
+
+
+def _rounds(qsets: list[fbp.Parsed], rsets: dict[str, fbp.Parsed]) -> dict[str, pd.DataFrame]:
+    """Every round's questions as the input files give them (``frames.round_frame``), by due date."""
+    return {due: frames.round_frame(due, [q for q in qsets if q.due == due], rsets.get(due))
+            for due in sorted({q.due for q in qsets} | set(rsets))}
 
 
 def _round_dues(inputs: _Inputs, as_of: str) -> list[str]:
@@ -215,22 +171,25 @@ def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_
     report.rounds = dues
     if not dues:  # nothing to write (and no data/ folder to create for the lock)
         return report
-    with hub_lock(layout.data, f"prescient import forecastbench --as-of {as_of_text}"), _collector_spared():  # a nightly run must wait
+    with hub_lock(layout.data, f"prescient import forecastbench --as-of {as_of_text}"), collector_spared():  # a nightly run must wait
         readers.check_as_of(layout, as_of_text)  # time never runs backwards in a ledger
         _write_hub_toml(layout, dues, report)
         _write_bank(layout, inputs, dues, report)
         _write_statements(layout, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of_text, report)
         rounds = {due: _write_round(layout, due, inputs, report) for due in dues}
         sets = {due: _write_round_sets(layout, due, rounds[due], inputs, report) for due in dues}
-        _write_forecasts(layout, rounds, sets, fsets, as_of_text, report, workers)
+        made = {due: inputs.rounds[due] for due in dues if rounds[due] is inputs.rounds.get(due)}
+        _write_forecasts(layout, rounds, sets, fsets, as_of_text, report, workers, made)
     return report
 
 
 @contextlib.contextmanager
-def _collector_spared() -> Iterator[None]:
+def collector_spared() -> Iterator[None]:
     """The objects alive now (the parsed inputs, hundreds of thousands of rows) set aside from the
     garbage collector while the import writes (``gc.freeze``), then handed back: its full passes
-    walked them again and again for nothing (they live until the import ends), ~4 CPU s at FB scale."""
+    walked them again and again for nothing (they live until the import ends), ~4 CPU s at FB scale.
+    The command keeps them set aside through its scoring too (``cli``). Not to be nested: the inner
+    exit hands back everything."""
     gc.freeze()
     try:
         yield
@@ -292,7 +251,8 @@ def _write_statements(layout: Layout, rsets: list[fbp.Parsed], as_of: str, repor
 
 def _write_round(layout: Layout, due: str, inputs: _Inputs, report: ImportReport) -> pd.DataFrame:
     """Write the round once; an existing, different round file is kept (rounds are frozen)."""
-    frame = frames.round_frame(due, [q for q in inputs.qsets if q.due == due], inputs.rsets.get(due))
+    made = inputs.rounds.get(due)
+    frame = made if made is not None else frames.round_frame(due, [q for q in inputs.qsets if q.due == due], inputs.rsets.get(due))
     path = layout.round_questions(parse_ts(due))
     data = to_csv_bytes(frame, ROUND_QUESTIONS)
     if path.is_file() and path.read_bytes() != data:
@@ -335,8 +295,12 @@ def _set_problems(fset: fbp.Parsed, sets: pd.DataFrame) -> list[Problem]:
 
 
 def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict[str, pd.DataFrame], fsets: list[fbp.Parsed],
-                     as_of: str, report: ImportReport, workers: int = 1) -> None:
+                     as_of: str, report: ImportReport, workers: int = 1, made: dict[str, pd.DataFrame] | None = None) -> None:
+    """``made``: the rounds, by due, whose forecast files the parsing workers made (``worker_pool``):
+    the ones the import keeps as they were given to the workers."""
     models: dict[str, ModelMeta] = {}
+    units = {due: (q["question_id"].to_numpy(dtype=object), q["resolution_date"].to_numpy(dtype=object))
+             for due, q in (made or {}).items()}
     with _FileWriter(layout, report, workers) as writer:
         for due, questions in rounds.items():
             if frames.midnight(due) > as_of:
@@ -352,6 +316,14 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict
             if _kept_as_published(fset, sets[fset.due]):
                 writer.add_published(fset.due, model, Path(fset.path).read_bytes())
                 continue
+            prepared = fset.prepared
+            if isinstance(prepared, worker_pool.Prepared) and fset.due in units:
+                ids, dates = units[fset.due]
+                writer.add_made(fset.due, model, prepared.data, lambda p=prepared, i=ids, d=dates: worker_pool.frame_of(p, i, d),
+                                prepared.problems + _set_problems(fset, sets[fset.due]))
+                continue
+            if prepared is not None:  # made against a round the import does not keep: parsed again, made here
+                fset = worker_pool.parse_one((Path(fset.path), fset.label, "parse_forecast_set"))
             if fset.due not in allowed:
                 allowed[fset.due] = frames.unit_keys(rounds[fset.due])
             columns, problems = frames.forecast_columns(fset, allowed[fset.due])
@@ -363,51 +335,55 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict
     report.models = sorted(models)
 
 
+_NO_FRAME: Callable[[], pd.DataFrame | None] = lambda: None  # noqa: E731
+
+
 class _FileWriter:
     """Writes forecast files (an existing, different file is kept: forecasts are immutable) with
     their fsyncs overlapped on a few threads, and reports them in the order they were added, exactly as one-by-one writing does:
-    each file's warnings, then its own outcome. The bytes are made here, on the calling thread;
-    a thread only compares with an existing file and writes. Files go to distinct paths. With one
-    worker, files are written one by one on the calling thread, so "the N-th write" is well defined
-    (a crash test counting writes passes ``workers=1``). On an error every file before the failing
-    one is still written, as before."""
+    each file's warnings, then its own outcome. The bytes are made here, on the calling thread, or
+    come made (``add_made``); a thread only compares with an existing file and writes. Files go to
+    distinct paths. With one worker, files are written one by one on the calling thread, so "the N-th
+    write" is well defined (a crash test counting writes passes ``workers=1``). On an error every file
+    before the failing one is still written, as before. A written CSV file's frame, as ``read_table``
+    would read it, is handed to the scoring (``readers.remember_forecasts``) when known."""
 
     WINDOW = 64
 
     def __init__(self, layout: Layout, report: ImportReport, workers: int):
         self.layout, self.report = layout, report
-        self.pending: deque[tuple[list[Problem], Path, Future[str], list[list[str]] | None]] = deque()
+        self.pending: deque[tuple[list[Problem], Path, Future[str], Callable[[], pd.DataFrame | None]]] = deque()
         self.pool = ThreadPoolExecutor(workers, thread_name_prefix="fb-write") if workers > 1 else None
 
     def __enter__(self):
         return self
 
     def add(self, due: str, model: str, rows: pd.DataFrame | dict[str, list], problems: list[Problem]) -> None:
-        path = self.layout.forecast(parse_ts(due), model)
         cache = self.layout.cache
         data, cells = forecast_file(rows, cache) if isinstance(rows, dict) else (forecast_bytes(rows, cache), None)
-        if self.pool is None:
-            self._report(problems, path, _store(path, data), cells)
-            return
-        self.pending.append((problems, path, self.pool.submit(_store, path, data), cells))
-        while len(self.pending) > self.WINDOW:
-            self._collect()
+        self.add_made(due, model, data, _NO_FRAME if cells is None else lambda: as_read(cells), problems)
+
+    def add_made(self, due: str, model: str, data: bytes, frame: Callable[[], pd.DataFrame | None], problems: list[Problem]) -> None:
+        """A CSV forecast file of these bytes; ``frame()``: what ``read_table`` reads from them, if known."""
+        self._add(problems, self.layout.forecast(parse_ts(due), model), data, frame)
 
     def add_published(self, due: str, model: str, data: bytes) -> None:
         """A forecast set kept byte for byte as published (a ForecastBench JSON file)."""
-        path = self.layout.forecast(parse_ts(due), model).with_suffix(".json")
+        self._add([], self.layout.forecast(parse_ts(due), model).with_suffix(".json"), data, _NO_FRAME)
+
+    def _add(self, problems: list[Problem], path: Path, data: bytes, frame: Callable[[], pd.DataFrame | None]) -> None:
         if self.pool is None:
-            self._report([], path, _store(path, data), None)
+            self._report(problems, path, _store(path, data), frame)
             return
-        self.pending.append(([], path, self.pool.submit(_store, path, data), None))
+        self.pending.append((problems, path, self.pool.submit(_store, path, data), frame))
         while len(self.pending) > self.WINDOW:
             self._collect()
 
     def _collect(self) -> None:
-        problems, path, future, cells = self.pending.popleft()
-        self._report(problems, path, future.result(), cells)
+        problems, path, future, frame = self.pending.popleft()
+        self._report(problems, path, future.result(), frame)
 
-    def _report(self, problems: list[Problem], path: Path, outcome: str, cells: list[list[str]] | None) -> None:
+    def _report(self, problems: list[Problem], path: Path, outcome: str, frame: Callable[[], pd.DataFrame | None]) -> None:
         layout, report = self.layout, self.report
         report.warnings += problems
         if outcome == "different":
@@ -417,9 +393,9 @@ class _FileWriter:
         if outcome == "written":
             report.written.append(layout.relative(path))
             report.forecast_files += 1
-        frame = as_read(cells) if cells is not None else None
-        if frame is not None:  # the file holds these bytes: hand the scoring the frame it would read
-            readers.remember_forecasts(layout, path, frame)
+        read = frame()
+        if read is not None:  # the file holds these bytes: hand the scoring the frame it would read
+            readers.remember_forecasts(layout, path, read)
 
     def __exit__(self, *exc) -> None:
         try:

@@ -49,6 +49,7 @@ class Parsed:
     header: dict = field(default_factory=dict)
     rows: list[dict] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    prepared: object = None  # a forecast set's file, made by a parsing worker (``workers.Prepared``)
 
 
 def _problem(label: str, code: str, message: str, row: int | None = None, column: str | None = None,

@@ -1,0 +1,162 @@
+"""The import's parsing worker processes, and the forecast files they make.
+
+Many files are parsed by two worker processes (forked: they run this package's code as loaded),
+results taken in file order, so the outcome is the one of parsing them one by one (``parse_one``).
+The forecast sets are parsed by a second pool, forked once the rounds' questions are known
+(``pool(n, rounds)``): a worker then also makes each set's CSV forecast file against its round
+(``frames.forecast_columns``, then ``csvio.forecast_file``), so the main process, which writes the
+files, has no bytes left to make and both cores work. What crosses back is small (``Prepared``):
+the file's bytes, its warnings, and the rows as positions among the round's units, the parsed
+probabilities and the reasonings, from which ``frame_of`` builds the frame ``csvio.as_read`` would.
+A set made against a round that is not the one the import keeps (a round already published with
+other questions), an individual file, or one the worker could not make, comes back as parsed, its
+columns packed (``packed``), and the import makes its file itself, as one-by-one parsing does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+import numpy as np
+import pandas as pd
+
+from ...errors import Problem
+from ...store.csvio import ReadCache, forecast_file, forecasts_frame, reads_as_written
+from . import frames
+from . import parse as fbp
+
+_POOL_MIN_FILES, _POOL_WORKERS = 64, 2
+
+# The rounds' units by due date, set in the parent before a forecast-set pool forks (``pool``):
+# the workers' copy of the rounds, never changed after the fork.
+_ROUNDS: dict[str, RoundUnits] = {}
+_MEMO = ReadCache()  # a worker's probability texts (``csvio._prob_table``): made once per distinct value
+
+
+@dataclass(frozen=True)
+class RoundUnits:
+    """A round's (question_id, resolution_date) units: ``frames.unit_keys`` and each one's position."""
+
+    allowed: dict[tuple[str, str], tuple[str, str]]
+    position: dict[tuple[str, str], int]
+
+    @classmethod
+    def of(cls, questions: pd.DataFrame) -> RoundUnits:
+        allowed = frames.unit_keys(questions)
+        return cls(allowed, {unit: i for i, unit in enumerate(allowed)})
+
+
+@dataclass
+class Prepared:
+    """A forecast set's CSV forecast file as a worker made it. ``rows``: the file's rows as int32
+    positions among its round's units, None when ``csvio.as_read`` gives no frame for the file."""
+
+    data: bytes
+    problems: list[Problem]
+    rows: bytes | None
+    values: bytes  # float64: each row's probability as the reader parses its text
+    reasoning: object  # ``packed``
+
+
+def pooled(n_files: int) -> bool:
+    """Whether ``n_files`` are parsed by worker processes (enough of them, two cores, fork)."""
+    return n_files >= _POOL_MIN_FILES and (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
+
+
+def pool(use: bool, rounds: dict[str, pd.DataFrame] | None = None):
+    """A pool of forked workers (a null context when not ``use``); ``rounds``: the round questions
+    the workers make forecast files against (see the module docstring)."""
+    if not use:
+        return contextlib.nullcontext()
+    _ROUNDS.clear()
+    _ROUNDS.update({due: RoundUnits.of(questions) for due, questions in (rounds or {}).items()})
+    try:
+        return multiprocessing.get_context("fork").Pool(_POOL_WORKERS)
+    finally:
+        _ROUNDS.clear()  # the workers have their copy; the parent keeps none
+
+
+def parse_one(job: tuple[Path, str, str]) -> fbp.Parsed:
+    path, label, parser = job
+    body, problems = fbp.load_json(path, label)
+    parsed = getattr(fbp, parser)(body, label) if not problems else fbp.Parsed(label, problems=problems)
+    parsed.path = str(path)
+    return parsed
+
+
+def parse_packed(job: tuple[Path, str, str]) -> fbp.Parsed:
+    """``parse_one`` in a worker process; a forecast set's file made there (``prepare``), or else its
+    columns packed (``packed``) for the trip back."""
+    parsed = parse_one(job)
+    if job[2] != "parse_forecast_set" or len(parsed.rows) != 1 or not isinstance(parsed.rows[0], dict):
+        return parsed
+    parsed.prepared = prepare(parsed)
+    parsed.rows = [] if parsed.prepared is not None else [{name: packed(values) for name, values in parsed.rows[0].items()}]
+    return parsed
+
+
+def prepare(fset: fbp.Parsed) -> Prepared | None:
+    """The CSV forecast file of ``fset`` against its round as the worker knows it (``_ROUNDS``), as
+    the import would make it; None for a set the import makes itself (see the module docstring)."""
+    units = _ROUNDS.get(fset.due)
+    if units is None or fset.header.get("individual") or any(p.severity == "error" for p in fset.problems):
+        return None
+    try:
+        columns, problems = frames.forecast_columns(fset, units.allowed)
+    except ValueError:
+        return None
+    data, cells = forecast_file(columns, _MEMO)
+    if cells is None or not reads_as_written(cells):
+        return Prepared(data, problems, None, b"", None)
+    position = units.position
+    rows = array("i", [position[unit] for unit in zip(cells[0], cells[1])]).tobytes()
+    return Prepared(data, problems, rows, array("d", cells[4]).tobytes(), packed(cells[3]))
+
+
+def frame_of(prepared: Prepared, ids: np.ndarray, dates: np.ndarray) -> pd.DataFrame | None:
+    """The frame ``csvio.as_read`` gives for the prepared file (None when it gives none); ``ids`` and
+    ``dates``: the round's unit columns (object arrays) the worker's positions point into."""
+    if prepared.rows is None:
+        return None
+    rows = np.frombuffer(prepared.rows, dtype=np.int32)
+    reasons = cast(list, unpack(prepared.reasoning))
+    return forecasts_frame(ids[rows], dates[rows], np.frombuffer(prepared.values, dtype=np.float64), reasons)
+
+
+# A forecast set's columns cross from a worker process as one string per text column (cells joined
+# by a separator none of them holds) and one float64 buffer for the probabilities: a million small
+# objects pickled and unpickled one by one cost more than parsing them. Anything else goes as it is.
+_JOIN = "\x1f"
+
+
+def packed(values: list) -> object:
+    if values and set(map(type, values)) == {str}:
+        joined = _JOIN.join(values)
+        if joined.count(_JOIN) == len(values) - 1:
+            return ("packed-text", joined)
+    if values and set(map(type, values)) == {float}:
+        return ("packed-float", array("d", values).tobytes())
+    return values
+
+
+def unpacked(parsed: fbp.Parsed) -> fbp.Parsed:
+    """The parsed set as ``parse_one`` made it, its packed columns (``packed``) lists again."""
+    if len(parsed.rows) == 1 and isinstance(parsed.rows[0], dict):
+        parsed.rows = [{name: unpack(values) for name, values in parsed.rows[0].items()}]
+    return parsed
+
+
+def unpack(values: object) -> object:
+    if isinstance(values, tuple) and len(values) == 2 and values[0] == "packed-text":
+        return values[1].split(_JOIN)
+    if isinstance(values, tuple) and len(values) == 2 and values[0] == "packed-float":
+        column = array("d")
+        column.frombytes(values[1])
+        return column.tolist()
+    return values
