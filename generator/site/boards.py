@@ -36,7 +36,6 @@ from ..store.layout import Layout
 T = TypeVar("T")
 Boards = dict[tuple[str, str], pd.DataFrame]
 KEPT = "site-boards"  # the JSON document (and the prefix of the frames) of the kept boards
-WORKER_NICE = 10  # the worker's priority below the main process's (``os.nice``)
 WORKER_MIN_ROWS = 20_000  # fewer scored rows: the boards take less than a worker costs to start
 
 
@@ -137,10 +136,7 @@ def in_background(make: Callable[[], T]) -> Callable[[], T]:
 
 def _work(make: Callable[[], Any], send: Any) -> None:
     """The worker: send ``(make(),)``, or None when that fails (the caller then makes it itself).
-    It yields the cores to the main process (a lower priority): that is the one the build waits for,
-    and the worker's BLAS threads would otherwise spin on the core it needs."""
-    with contextlib.suppress(OSError):
-        os.nice(WORKER_NICE)
+    At the main process's priority: a lower one starved it on a busy machine while the build waited."""
     try:
         value = (make(),)
     except BaseException:  # noqa: BLE001 (any failure: the main process makes it again and raises it there)
