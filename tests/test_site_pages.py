@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator.site.questions import payload_rows, question_slug
+from generator.site.payloads import payload_rows
+from generator.site.questions import question_slug
 
 GENERATED = Path("site_src/docs/generated")
 

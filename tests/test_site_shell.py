@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from generator.site import shell
-from generator.site.questions import _FORECAST_COLUMNS, forecast_payload, script_json
+from generator.site.payloads import FORECAST_COLUMNS, forecast_payload, script_json
 
 SHELL_HTML = (f"<html><head><title>{shell.TITLE} - Hub</title>"
               f'<link rel="canonical" href="https://x.org/generated/questions/{shell.SHELL}/"></head>'
@@ -93,7 +93,7 @@ def test_payload_is_compact_complete_and_inert_in_a_script_element() -> None:
         ["2026-01-04", "a.m", "2026-02-01", 0.25, 1.0, 0.5625, ""],
         ["2026-01-04", "b.m", "2026-02-01", 0.5, 1.0, 0.25, "</script><script>alert(1)</script>"],
         ["2026-01-18", "a.m", "2026-03-01", 0.125, float("nan"), float("nan"), "x" * 400],
-    ], columns=_FORECAST_COLUMNS)
+    ], columns=FORECAST_COLUMNS)
     payload = forecast_payload(rows)
     assert payload["rounds"] == ["2026-01-04", "2026-01-18"] and set(payload) == {"rounds", "units", "p", "why"}
     # per unit: round, date, outcome, and its models (indexes into the sorted ids) as [gap, length] runs
@@ -120,10 +120,10 @@ def test_model_runs_round_trip_whatever_the_models_of_each_unit() -> None:
     picks = {("2026-01-04", "2026-02-01"): [0, 1, 2, 5, 6, 11], ("2026-01-04", "2026-03-01"): [3],
              ("2026-01-18", "2026-02-01"): [4, 5, 7, 8, 9, 10]}
     rows = pd.DataFrame([[r, shared[i], d, i / 20, float("nan"), float("nan"), ""]
-                         for (r, d), chosen in picks.items() for i in reversed(chosen)], columns=_FORECAST_COLUMNS)
+                         for (r, d), chosen in picks.items() for i in reversed(chosen)], columns=FORECAST_COLUMNS)
     payload = forecast_payload(rows, shared)
     assert [u[3] for u in payload["units"]] == [[0, 3, 2, 2, 4, 1], [3, 1], [4, 2, 1, 4]]
-    from generator.site.questions import payload_rows
+    from generator.site.payloads import payload_rows
 
     u, m = payload_rows(payload)
     assert m.tolist() == [i for chosen in picks.values() for i in sorted(chosen)]
@@ -248,7 +248,7 @@ def test_the_payloads_of_many_questions_at_once_are_each_questions_own_payload()
     import numpy as np
     import pandas as pd
 
-    from generator.site.questions import forecast_payloads
+    from generator.site.payloads import forecast_payloads
 
     rng = np.random.default_rng(7)
     shared = [f"t.m{i:02d}" for i in range(9)]
@@ -263,7 +263,7 @@ def test_the_payloads_of_many_questions_at_once_are_each_questions_own_payload()
                     outcome = float("nan") if d == "2026-05-01" or rng.random() < 0.3 else float(rng.integers(0, 2))
                     rows.append([f"q:{k:02d}", r, shared[i], d, p, outcome, float("nan"),
                                  "because" if rng.random() < 0.1 else (None if rng.random() < 0.5 else "")])
-    frame = pd.DataFrame(rows, columns=["question_id", *_FORECAST_COLUMNS]).sort_values("question_id", kind="mergesort")
+    frame = pd.DataFrame(rows, columns=["question_id", *FORECAST_COLUMNS]).sort_values("question_id", kind="mergesort")
     together = forecast_payloads(frame, shared)
     assert sorted(together) == sorted(set(frame["question_id"]))
     for qid, own in frame.groupby("question_id"):

@@ -15,8 +15,9 @@ import pytest
 
 from generator.pipeline.demo import SEASON_END
 from generator.site.downloads import raw_url
-from generator.site.questions import forecast_payload, outcome_text, resolution_text, time_marks, unit_summary
+from generator.site.payloads import forecast_payload
 from generator.site.rounds import OPEN, RESOLVING, SCORED, closes_in, round_status
+from generator.site.summaries import outcome_text, resolution_text, time_marks, unit_summary
 from generator.timeutil import parse_ts
 from generator.vocabulary import DATASET, MARKET
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -24,7 +25,7 @@ from ..arena.portfolio import arena_table, pnl_curves
 from ..errors import BuildError, Problem
 from ..leaderboard.diff import first_rounds, history_diffs
 from ..leaderboard.fb_board import crowd_from_rounds
-from ..leaderboard.hub_boards import all_boards, board_for, history_views
+from ..leaderboard.hub_boards import board_for, history_views
 from ..oracle.board import load_scores as oracle_scores
 from ..oracle.board import oracle_board
 from ..oracle.temporal import temporal_view
@@ -36,6 +37,7 @@ from ..store.csvio import spreadsheet_safe_bytes
 from ..store.hub import Hub, as_hub
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
+from .boards import site_boards
 from .questions import question_infos
 from .render import GENERATED, RoundInfo, SiteData, render_site, safe_url
 from .rounds import OPEN, RoundStatus, resolutions, round_status
@@ -65,20 +67,20 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     view = ledger_view(observations, format_ts(as_of), readers.load_resolutions(layout),
                        settings.scoring.unresolved_markets)
     first = settings.leaderboard.boards[0]
+    sets = {due: readers.load_round(layout, due) for due in readers.round_dues(layout)}
+    asked = pd.concat(list(sets.values()), ignore_index=True) if sets else None
+    made = site_boards(layout, scores, models, as_of, settings, asked, observations)  # in the background meanwhile
     rounds, forecasts, read = [], [], {}
     by_round = {r: g for r, g in scores.groupby("round", sort=False)} if len(scores) else {}
-    for due in readers.round_dues(layout):
-        by_model = read[format_date(due)] = readers.load_forecasts(layout, due, quarantine)
-        day, questions = format_date(due), readers.load_round(layout, due)
+    for due, questions in sets.items():
+        day = format_date(due)
+        by_model = read[day] = readers.load_forecasts(layout, due, quarantine)
         status, units = _round_state(day, questions, view, as_of)
         board = None if status.state == OPEN else _round_board(by_round.get(day), questions, models, as_of, settings, first)
         rounds.append(RoundInfo(day, questions, tuple(sorted(by_model)), status=status, resolutions=units, board=board))
-        forecasts += [f.assign(round=format_date(due), model=m) for m, f in sorted(by_model.items())]
-    asked = pd.concat([r.questions for r in rounds], ignore_index=True) if rounds else None
-    boards = all_boards(scores, models, as_of, settings, asked, observations=observations)
-    return SiteData(
+        forecasts += [f.assign(round=day, model=m) for m, f in sorted(by_model.items())]
+    gathered: dict[str, Any] = dict(
         title=settings.title, as_of=as_of, methodology_version=settings.scoring.methodology_version,
-        board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards,
         history=overall[overall["board"] == first], board_history=history, models=models,
         round_age_days=settings.scoring.min_age_days,
         model_scores={m: g for m, g in scores.groupby("model", sort=True)},
@@ -89,6 +91,8 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         rounds=rounds, questions=_questions(layout, observations, rounds, forecasts, scores, as_of),
         repo_url=settings.repo_url, **_downloads(layout, readers.quarantined_files(quarantine), settings.repo_url),
     )
+    boards = made()
+    return SiteData(board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards, **gathered)
 
 
 def _round_state(due: str, questions: pd.DataFrame, view: LedgerView, as_of: datetime) -> tuple[RoundStatus, pd.DataFrame]:

@@ -28,8 +28,10 @@ from ..store.csvio import empty_frame
 from ..timeutil import format_ts, parse_ts
 from . import charts, shell
 from .downloads import for_spreadsheets, raw_url
-from .questions import QuestionInfo, models_script, outcome_text, resolution_text, script_json, time_marks, unit_summary
+from .payloads import models_script, script_json
+from .questions import QuestionInfo
 from .rounds import OPEN, RoundStatus
+from .summaries import outcome_text, resolution_text, time_marks, unit_summary
 
 GENERATED = "generated"
 MODELS_SCRIPT = "assets/question-models.js"  # under generated/: the model ids every question page names by index

@@ -215,8 +215,13 @@ def load_bets(layout: Layout, due: datetime, quarantine: list[Problem] | None = 
     return _read_each(layout, files, lambda lay, paths: read_table(paths[0], BETS, lay.relative(paths[0]), lay.cache), quarantine)
 
 
+def score_files(layout: Layout) -> list[Path]:
+    """The score files, ``data/scores/<due>.csv``, in the order ``load_scores`` joins them."""
+    return sorted((layout.data / "scores").glob("*.csv"))
+
+
 def load_scores(layout: Layout) -> pd.DataFrame:
-    return _read_all(layout, sorted((layout.data / "scores").glob("*.csv")), SCORES)
+    return _read_all(layout, score_files(layout), SCORES)
 
 
 def load_history(layout: Layout) -> pd.DataFrame:
