@@ -7,7 +7,9 @@ that cannot be sent back) ends with the value, or the error, that the main proce
 
 from __future__ import annotations
 
+import os
 import shutil
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +37,18 @@ def test_a_value_made_in_the_worker_is_the_value_made_here():
     taken = in_background(lambda: (frame, {"attrs": [1, 2]}))()
     pd.testing.assert_frame_equal(taken[0], frame, check_exact=True)
     assert taken[1] == {"attrs": [1, 2]}
+
+
+def test_the_value_is_made_in_another_process_unless_other_threads_are_alive():
+    assert in_background(os.getpid)() != os.getpid()  # forked: made by the worker
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:  # a fork would copy the other thread's locks as held: no worker then
+        assert in_background(os.getpid)() == os.getpid()
+    finally:
+        stop.set()
+        other.join()
 
 
 def test_a_worker_that_fails_leaves_the_error_to_the_main_process():

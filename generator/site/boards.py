@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
@@ -112,8 +113,10 @@ def in_background(make: Callable[[], T]) -> Callable[[], T]:
     """``make()`` run in a forked worker process: the function returned waits for its result. Without
     a second core or ``fork``, or when the worker fails (an exception, a result that cannot be sent,
     a killed process), ``make()`` runs here when the result is asked for: the same value either way,
-    and an error raised where it would have been raised without a worker."""
-    if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    and an error raised where it would have been raised without a worker. Not with other threads
+    alive: a fork copies their locks as held, and the worker could wait on one for ever."""
+    if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods() \
+            or threading.active_count() > 1:
         return make
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
