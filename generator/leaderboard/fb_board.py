@@ -64,7 +64,7 @@ from .bootstrap import bootstrap
 from .fixed_effects import fit
 from .frame_times import FrameTimes, times_marks
 from .panel import build_panel, sorted_codes
-from .row_codes import RowCodes
+from .row_codes import RowCodes, first_appearance
 from .secondary import NAIVE_MODEL, model_secondary
 from .stats import format_p, summarize
 
@@ -400,10 +400,7 @@ def first_appearance_codes(rows: pd.DataFrame, names: list[str]) -> tuple[np.nda
     combined = np.zeros(len(rows), dtype=np.int64)
     for (codes, _), size in zip(factorized, sizes):
         combined = combined * size + codes
-    unit, _ = pd.factorize(combined)
-    first = np.zeros(len(rows), dtype=bool)
-    first[np.unique(unit, return_index=True)[1]] = True
-    return unit, first
+    return first_appearance(combined)
 
 
 def _crowd_brier(units: pd.DataFrame, crowd: pd.DataFrame | None) -> np.ndarray:

@@ -64,12 +64,15 @@ class RowCodes:
     def unit_codes(self) -> tuple[np.ndarray, np.ndarray] | None:
         """``fb_board.unit_codes`` of these rows: each row's unit numbered in order of first
         appearance, and whether the row is the first of its unit; None without units."""
-        if self.unit is None:
-            return None
-        unit, _ = pd.factorize(self.unit)
-        first = np.zeros(len(unit), dtype=bool)
-        first[np.unique(unit, return_index=True)[1]] = True
-        return unit, first
+        return None if self.unit is None else first_appearance(self.unit)
+
+
+def first_appearance(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: its key numbered in order of first appearance, and whether the row is the first with it."""
+    unit, _ = pd.factorize(keys)
+    first = np.zeros(len(unit), dtype=bool)
+    first[np.unique(unit, return_index=True)[1]] = True
+    return unit, first
 
 
 def _present(names: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
