@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,15 +116,30 @@ class DiskCache:
             data = self._frame_path(name).read_bytes()
         except OSError:
             return None
-        return decode_frame(data, f"{self.hub} {name}", source)
+        return decode_frame(data, self.entry_name(name), source)
 
     def save_frame(self, name: str, source: str, frame: pd.DataFrame) -> bool:
         """Keep ``frame`` under ``name`` for the bytes ``source``; False (nothing kept) when a column
         is of a type the format does not hold."""
-        data = encode_frame(frame, f"{self.hub} {name}", source)
+        data = encode_frame(frame, self.entry_name(name), source)
         if data is None:
             return False
+        return self.save_entry(name, data)
+
+    def entry_name(self, name: str) -> str:
+        """The name an entry filed under ``name`` carries (``encode_columns``): this hub's and code's."""
+        return f"{self.hub} {name}"
+
+    def save_entry(self, name: str, data: bytes) -> bool:
+        """Keep an entry made elsewhere (``encode_columns`` with ``entry_name(name)``) under ``name``.
+        Safe from several threads at once: each entry is its own file."""
         return self._write(self._frame_path(name), data)
+
+    def know(self, path: Path, digest: str) -> None:
+        """Record that the file at ``path``, as it is now, holds the bytes whose sha256 is ``digest``
+        (the caller has just written them), so ``sha256`` does not read it back."""
+        self.digests[os.path.abspath(path)] = (_stat(path), digest)
+        self.dirty = True
 
     # -- small documents -------------------------------------------------------------------------
 
@@ -184,37 +200,65 @@ def _load_digests(path: Path) -> dict[str, tuple[tuple[int, int, int, int], str]
 
 # -- the frame format -------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Column:
+    """One column of an entry as ``encode_columns`` writes it: its name, dtype and buffers (a plain
+    column's one array; a text column's UTF-8 text, code-point lengths and int64 codes)."""
+
+    name: str
+    dtype: str
+    parts: tuple[bytes, ...]
+    uniques: int | None = None  # a text column's number of distinct values
+
+
+def plain_column(name: str, dtype: str, values: np.ndarray) -> Column:
+    """A column of a plain dtype (``_PLAIN``) holding ``values``."""
+    return Column(name, dtype, (np.ascontiguousarray(values, dtype=_PLAIN[dtype]).tobytes(),))
+
+
+def text_column(name: str, dtype: str, uniques: Sequence[str], codes: np.ndarray) -> Column | None:
+    """A text column whose row i holds ``uniques[codes[i]]`` (every unique a str, every code in
+    range: the caller's to ensure); None when a unique has no UTF-8 form (a lone surrogate)."""
+    try:
+        text = "".join(uniques).encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    lengths = np.fromiter(map(len, uniques), dtype="<i8", count=len(uniques))
+    return Column(name, dtype, (text, lengths.tobytes(), np.asarray(codes).astype("<i8").tobytes()), len(uniques))
+
+
+def encode_columns(name: str, source: str, rows: int, columns: Sequence[Column]) -> bytes:
+    """The bytes of an entry for ``name`` made from the bytes whose digest is ``source``: a frame of
+    ``rows`` rows and these columns, in order (``decode_frame`` reads it back)."""
+    header = json.dumps({"format": FORMAT, "name": name, "source": source, "rows": rows, "columns": [
+        {"name": c.name, "dtype": c.dtype, "parts": [len(p) for p in c.parts], **({} if c.uniques is None else {"uniques": c.uniques})}
+        for c in columns]}).encode()
+    data = b"".join([_MAGIC, struct.pack("<Q", len(header)), header, *(p for c in columns for p in c.parts)])
+    return data + hashlib.sha256(data).digest()
+
+
 def encode_frame(frame: pd.DataFrame, name: str, source: str) -> bytes | None:
-    """The bytes of ``frame``: a JSON header (name, source digest, rows, per column its name, dtype
-    and buffers) and the buffers. None when a column is neither of a plain dtype nor all text, or the
-    index is not the default one."""
+    """The bytes of ``frame`` (``encode_columns``). None when a column is neither of a plain dtype
+    nor all text, or the index is not the default one."""
     if not isinstance(frame.index, pd.RangeIndex) or frame.index.start != 0 or frame.index.step != 1 \
             or not all(isinstance(c, str) for c in frame.columns) or frame.columns.has_duplicates:
         return None
-    buffers: list[bytes] = []
-    columns = []
+    columns: list[Column] = []
     for column in frame.columns:
         values, dtype = frame[column], str(frame[column].dtype)
         if dtype in _PLAIN:
-            buffers.append(np.ascontiguousarray(values.to_numpy(), dtype=_PLAIN[dtype]).tobytes())
-            columns.append({"name": column, "dtype": dtype, "parts": [len(buffers[-1])]})
+            columns.append(plain_column(column, dtype, values.to_numpy()))
         elif dtype in _TEXT:
             codes, uniques = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=True)
             if len(codes) and codes.min() < 0 or not all(type(u) is str for u in uniques):
                 return None  # a missing value or a non-text value: not kept
-            try:
-                text = "".join(uniques).encode("utf-8")
-            except UnicodeEncodeError:  # a lone surrogate has no UTF-8 form
+            text = text_column(column, dtype, list(uniques), codes)
+            if text is None:
                 return None
-            lengths = np.fromiter(map(len, uniques), dtype="<i8", count=len(uniques))
-            parts = [text, lengths.tobytes(), codes.astype("<i8").tobytes()]
-            buffers += parts
-            columns.append({"name": column, "dtype": dtype, "parts": [len(p) for p in parts], "uniques": len(uniques)})
+            columns.append(text)
         else:
             return None
-    header = json.dumps({"format": FORMAT, "name": name, "source": source, "rows": len(frame), "columns": columns}).encode()
-    data = b"".join([_MAGIC, struct.pack("<Q", len(header)), header, *buffers])
-    return data + hashlib.sha256(data).digest()
+    return encode_columns(name, source, len(frame), columns)
 
 
 def decode_frame(data: bytes, name: str, source: str) -> pd.DataFrame | None:
