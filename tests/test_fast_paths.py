@@ -4,8 +4,10 @@ and score_round's integer-coded join (checked against the merge it replaced)."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -575,6 +577,96 @@ def test_a_worker_makes_the_file_the_import_makes_or_leaves_it_to_the_import():
         workers._ROUNDS.clear()
 
 
+def test_a_worker_stages_the_file_in_the_hub_and_keeps_the_entry_of_the_frame_it_reads_as(tmp_path):
+    """Given the hub, ``workers.prepare`` stages the file beside its place (the bytes the import makes,
+    not yet in place) and, with a disk cache, keeps its frame as a cache entry: once the file is in
+    place, the cache gives the frame ``as_read`` does. A file the general writer writes (no frame
+    from ``as_read``) gets no entry; without a disk cache the frame comes back as rows."""
+    from generator.interop.forecastbench import workers
+    from generator.interop.forecastbench.parse import Parsed
+    from generator.store.csvio import ReadCache
+    from generator.store.diskcache import DiskCache
+    from generator.timeutil import parse_ts
+
+    clean = ["m1", "\u00e9\u2713 \u00fc", "p2", "p3", "p4"]  # ids written as they are (the fast path)
+    ids = [*_HOSTILE, *clean[2:]]
+    questions = pd.DataFrame({"question_id": pd.array([f"manifold:{i}" for i in ids] + ["fred:F1"], dtype=str),
+                              "resolution_date": pd.array([""] * len(ids) + ["2026-01-11"], dtype=str)})
+    allowed = fb_frames.unit_keys(questions)
+    workers._ROUNDS["2026-01-04"] = workers.RoundUnits.of(questions)
+    entries = 0
+    try:
+        for disk in (True, False):
+            root = tmp_path / f"hub-{disk}"
+            hub = Layout(root, ReadCache(disk=DiskCache.open(tmp_path / "cache", root) if disk else None))
+            workers._HUB[:] = [hub]
+            for k, reason in enumerate(_REASONS):
+                kept = clean[k % 3:] if k % 2 == 0 else _HOSTILE[k % 4:]
+                rows = {"question_id": ["fred:F1"] + [f"manifold:{i}" for i in reversed(kept)] + ["manifold:zz"],
+                        "resolution_date": ["2026-01-11"] + [""] * len(kept) + [""],
+                        "probability": [0.25 + k / 100] * (len(kept) + 2),
+                        "reasoning": [reason or "", *["x", reason or ""] * len(kept)][:len(kept) + 2]}
+                fset = Parsed("x.json", "2026-01-04", header={"organization": "Org", "model": f"m{k}"}, rows=[rows])
+                data, cells = forecast_file(fb_frames.forecast_columns(fset, allowed)[0])
+                expected = as_read(cells) if cells is not None else None
+                made = workers.prepare(fset)
+                path = hub.forecast(parse_ts("2026-01-04"), fb_frames.model_id(fset))
+                staged = Path(made.staged)
+                assert made.data is None and staged.parent == path.parent and staged.name.endswith(".tmp")
+                assert staged.read_bytes() == data and made.digest == hashlib.sha256(data).hexdigest() and not path.exists()
+                staged.replace(path)
+                if made.entry_kept:
+                    entries += 1
+                    assert disk and expected is not None and made.rows is None
+                    pd.testing.assert_frame_equal(hub.cache.disk_frame(path, FORECASTS, hub.relative(path)), expected, check_exact=True)
+                else:
+                    assert (made.rows is None) == (expected is None) and (expected is None or not disk)
+                    got = workers.frame_of(made, questions["question_id"].to_numpy(dtype=object),
+                                           questions["resolution_date"].to_numpy(dtype=object))
+                    assert (got is None) == (expected is None)
+                    if expected is not None:
+                        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+        assert entries >= 2
+    finally:
+        workers._ROUNDS.clear()
+        workers._HUB.clear()
+
+
+def test_the_pooled_import_keeps_cache_entries_that_read_as_the_files_do(tmp_path, monkeypatch):
+    """An import with a disk cache, its forecast files made by the parsing workers: the next command
+    reads each forecast file's frame from the cache (the workers' entries), equal to parsing the file,
+    and the files are those of the one-by-one import."""
+    from generator.interop.forecastbench import workers
+    from generator.interop.forecastbench.importer import import_forecastbench
+    from generator.schemas import FORECASTS
+    from generator.store.csvio import ReadCache, read_table
+    from generator.store.diskcache import DiskCache
+
+    data, forecasts = _hostile_fb(tmp_path / "in", _HOSTILE)
+    outcomes = []
+    for name, least in (("one", 10**9), ("pooled", 0)):
+        monkeypatch.setattr(workers, "_POOL_MIN_FILES", least)
+        root, folder = tmp_path / name, tmp_path / f"cache-{name}"
+        layout = Layout(root, ReadCache(disk=DiskCache.open(folder, root)))
+        report = import_forecastbench(layout, data, forecasts, as_of="2026-08-21T00:00:00Z")
+        layout.cache.disk.flush()
+        remembered = {key[2] for key in layout.cache.tables}
+        later = Layout(root, ReadCache(disk=DiskCache.open(folder, root)))  # the next command
+        kept = {}
+        for path in sorted(root.glob("data/forecasts/**/*.csv")):
+            label = layout.relative(path)
+            frame = later.cache.disk_frame(path, FORECASTS, label)
+            if frame is not None:
+                pd.testing.assert_frame_equal(frame, read_table(path, FORECASTS, label), check_exact=True)
+                kept[label] = label in remembered
+        files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and ".lock" not in p.name}
+        outcomes.append((repr(report), files, kept))
+    assert outcomes[1][:2] == outcomes[0][:2]
+    one, pooled = outcomes[0][2], outcomes[1][2]
+    assert pooled.keys() == one.keys() and len(one) >= 4 and all(one.values())
+    assert not any(pooled.values())  # the workers' entries, no frame held in memory
+
+
 # -- FB board: unit codes from per-column codes -----------------------------------------------------
 
 from generator.leaderboard import fb_board  # noqa: E402
@@ -652,6 +744,17 @@ def test_columns_packed_for_the_trip_from_a_worker_come_back_as_they_were(values
 _CELL_TEXT = st.text(st.sampled_from(['a', 'Z', '0', '.', '-', ' ', ',', '"', '\n', '\r', '\t', '\x00', '\x1f', '\x85',
                                       '\u00e9', '\u2028', '\ufeff', '\ud800', '#', 'N', '\u3000']), max_size=4) \
     | st.text(st.sampled_from(['a', 'Z', '0', '.', '-', ' ', '\u00e9', '\ufeff', '#', 'N']), max_size=4)
+
+
+def test_plain_bytes_refuse_a_quote_and_every_control_byte_but_the_line_feed():
+    """Each of the 256 byte values in a cell: the bytes are plain exactly when it is neither a quote
+    nor a control character other than the line feed (nor a comma or line feed, which change the
+    counts), as the regex it replaced said."""
+    unsafe = re.compile(rb'["\x00-\x09\x0b-\x1f\x7f]')
+    for b in range(256):
+        data = b"a,b\nc,x" + bytes([b]) + b"y\n"
+        expected = unsafe.search(data) is None and b not in b",\n"
+        assert csvio.plain_bytes(data, 1, 2) is expected, b
 
 
 @settings(max_examples=300, deadline=None)

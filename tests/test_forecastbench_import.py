@@ -148,6 +148,37 @@ def test_each_malformed_file_is_rejected_with_its_code_and_nothing_is_written(tm
     assert not hub.exists()
 
 
+@pytest.mark.parametrize("fresh", [True, False])
+def test_a_rejected_import_whose_workers_staged_files_leaves_the_hub_as_it_was(tmp_path, monkeypatch, fresh):
+    """With parsing workers (which stage the good sets' files in the hub under its lock), a bad
+    forecast set still writes nothing: the staged files and the folders made for them are removed,
+    and a hub that did not exist still does not."""
+    from generator.interop.forecastbench import workers
+
+    monkeypatch.setattr(workers, "_POOL_MIN_FILES", 0)
+    log, stage = tmp_path / "staged.log", workers.stage_bytes
+
+    def logged(path, data):  # the workers are forked: they tell the test through a file
+        staged = stage(path, data)
+        with log.open("a") as out:
+            out.write(f"{staged}\n")
+        return staged
+    monkeypatch.setattr(workers, "stage_bytes", logged)
+    data, forecasts = _mini(tmp_path, fset=_edit(FSET, "forecasts", 0, forecast=1.5))
+    (forecasts / "good.json").write_text(json.dumps({**FSET, "model": "Good"}))
+    hub = tmp_path / "hub"
+    if not fresh:
+        (hub / "data").mkdir(parents=True)
+        (hub / "data" / "hub.toml").write_text("[hub]\ntitle = \"mine\"\n")
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if "hub" in p.parts)
+    with pytest.raises(SchemaError) as info:
+        import_forecastbench(hub, data, forecasts, as_of=AS_OF)
+    assert "bad-probability" in {p.code for p in info.value.problems}
+    after = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if "hub" in p.parts)
+    assert after == sorted(before + ([] if fresh else ["hub/data/.prescient.lock"])), after
+    assert "/hub/data/forecasts/" in log.read_text()  # the good set's file was staged, then removed
+
+
 def test_list_ids_are_dropped_with_a_warning_and_the_cli_reports_errors_without_a_traceback(tmp_path):
     data, forecasts = _mini(tmp_path)
     report = import_forecastbench(tmp_path / "hub", data, forecasts, as_of=AS_OF)

@@ -15,13 +15,16 @@ resolutions dated after it are left for a later import.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
+import hashlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 import pandas as pd
 
@@ -31,14 +34,15 @@ from ...models import ModelMeta
 from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ...scoring.brier import set_name
 from ...store import ingest, ledger, readers
-from ...store.csvio import as_read, empty_frame, forecast_bytes, forecast_file, read_table, to_csv_bytes, write_bytes_atomic
+from ...store.csvio import as_read, commit_staged, empty_frame, forecast_file, forecast_lists, read_table, to_csv_bytes, write_bytes_atomic
 from ...store.layout import Layout
-from ...store.lock import hub_lock
+from ...store.lock import LOCK_NAME, hub_lock
 from ...timeutil import format_ts, parse_ts
 from . import frames
 from . import parse as fbp
 from . import workers as worker_pool
 
+T = TypeVar("T")
 WRITE_THREADS = 4  # forecast files written (and fsynced) at once by default
 
 # The hub's constant baselines, the same forecasters the nightly run writes for its own rounds.
@@ -62,8 +66,9 @@ class _Inputs:
     qsets: list[fbp.Parsed]
     rsets: dict[str, fbp.Parsed]
     fsets: list[fbp.Parsed]
-    problems: list[Problem]
-    rounds: dict[str, pd.DataFrame] = field(default_factory=dict)  # the workers' rounds (``worker_pool.pool``), by due
+    problems: list[Problem]  # the files' own, then ``checks``
+    rounds: dict[str, pd.DataFrame] = field(default_factory=dict)  # the rounds' questions by due (none on an error)
+    checks: list[Problem] = field(default_factory=list)  # problems across the resolution sets
 
 
 def dataset_dirs(root: Path) -> tuple[Path, Path]:
@@ -75,23 +80,34 @@ def dataset_dirs(root: Path) -> tuple[Path, Path]:
         str(root), None, None, "not-forecastbench", "expected datasets/question_sets and datasets/resolution_sets (or DIR = datasets/)")])
 
 
-def _parse_all(paths: list[Path], parser, base: Path, pool=None) -> list[fbp.Parsed]:
+def _parse_all(paths: list[Path], parser, base: Path, pool=None) -> Iterator[fbp.Parsed]:
+    """The files parsed, in order, as they come (by the ``pool``'s workers, which start at once)."""
     jobs = [(path, path.relative_to(base).as_posix() if path.is_relative_to(base) else str(path), parser.__name__)
             for path in paths]
     if pool is None:
-        return list(map(worker_pool.parse_one, jobs))
+        return map(worker_pool.parse_one, jobs)
     parsed = pool.imap(worker_pool.parse_packed, jobs, chunksize=4)
-    return [worker_pool.unpacked(p) for p in parsed] if parser is fbp.parse_forecast_set else list(parsed)
+    return map(worker_pool.unpacked, parsed) if parser is fbp.parse_forecast_set else parsed
 
 
-def read_inputs(datasets_dir: Path, forecasts_dir: Path | None) -> _Inputs:
+def read_inputs(datasets_dir: Path, forecasts_dir: Path | None, hub: Layout | None = None) -> _Inputs:
+    """The parsed inputs (``read_sets``, then ``read_forecast_sets``)."""
+    return read_forecast_sets(read_sets(datasets_dir, forecasts_dir), forecasts_dir, hub)[0]
+
+
+def _forecast_paths(forecasts_dir: Path | None) -> list[Path]:
+    return sorted(forecasts_dir.rglob("*.json")) if forecasts_dir else []
+
+
+def read_sets(datasets_dir: Path, forecasts_dir: Path | None = None) -> _Inputs:
+    """The parsed question and resolution sets (no forecast set yet), and the rounds' questions the
+    parsing workers make forecast files against (none when they cannot be made: an error). Parsed
+    by workers when the import has many files in all (``forecasts_dir``'s count too)."""
     qdir, rdir = dataset_dirs(datasets_dir)
     qpaths, rpaths = sorted(qdir.glob("*.json")), sorted(rdir.glob("*_resolution_set.json"))
-    fpaths = sorted(forecasts_dir.rglob("*.json")) if forecasts_dir else []
-    pooled = worker_pool.pooled(len(qpaths) + len(rpaths) + len(fpaths))
-    with worker_pool.pool(pooled) as pool:
-        qsets = _parse_all(qpaths, fbp.parse_question_set, datasets_dir, pool)
-        rlist = _parse_all(rpaths, fbp.parse_resolution_set, datasets_dir, pool)
+    with worker_pool.pool(worker_pool.pooled(len(qpaths) + len(rpaths) + len(_forecast_paths(forecasts_dir)))) as pool:
+        qsets = list(_parse_all(qpaths, fbp.parse_question_set, datasets_dir, pool))
+        rlist = list(_parse_all(rpaths, fbp.parse_resolution_set, datasets_dir, pool))
     rsets: dict[str, fbp.Parsed] = {}
     problems: list[Problem] = []
     for r in rlist:
@@ -103,12 +119,41 @@ def read_inputs(datasets_dir: Path, forecasts_dir: Path | None) -> _Inputs:
         rsets.setdefault(r.due, r)
     rsets = {d: r for d, r in rsets.items() if d}
     dated = [q for q in qsets if q.due]
-    # the workers make forecast files against the rounds only when the rounds can be made (no error)
-    rounds = _rounds(dated, rsets) if pooled and not _any_error([*problems, *(p for s in (*qsets, *rlist) for p in s.problems)]) else {}
-    with worker_pool.pool(pooled and bool(fpaths), rounds) as pool:
-        fsets = _parse_all(fpaths, fbp.parse_forecast_set, forecasts_dir, pool) if forecasts_dir else []
-    problems = [p for parsed in (*qsets, *rlist, *fsets) for p in parsed.problems] + problems
-    return _Inputs(dated, rsets, fsets, problems, rounds)
+    own = [p for parsed in (*qsets, *rlist) for p in parsed.problems]
+    rounds = {} if _any_error(own + problems) else _rounds(dated, rsets)
+    return _Inputs(dated, rsets, [], own + problems, rounds, problems)
+
+
+def read_forecast_sets(inputs: _Inputs, forecasts_dir: Path | None, hub: Layout | None = None,
+                       meanwhile: Callable[[], T] | None = None) -> tuple[_Inputs, T | None]:
+    """``inputs`` with the forecast sets under ``forecasts_dir`` parsed, by worker processes when
+    there are many, which then also make their files (``worker_pool``) and, given the ``hub`` (its
+    lock held), stage them there: the caller commits or removes them (``_remove_staged``). The
+    second value: what ``meanwhile()`` gives, called while the workers parse."""
+    fpaths = _forecast_paths(forecasts_dir)
+    with worker_pool.pool(worker_pool.pooled(len(fpaths)), inputs.rounds, hub) as pool:
+        parsing = _parse_all(fpaths, fbp.parse_forecast_set, forecasts_dir, pool) if forecasts_dir else iter(())
+        done = meanwhile() if meanwhile is not None else None
+        fsets = list(parsing)
+    own = inputs.problems[:len(inputs.problems) - len(inputs.checks)]
+    problems = own + [p for parsed in fsets for p in parsed.problems] + inputs.checks
+    return _Inputs(inputs.qsets, inputs.rsets, fsets, problems, inputs.rounds, inputs.checks), done
+
+
+def _remove_staged(fsets: list[fbp.Parsed]) -> None:
+    """Remove the files the workers staged that were not committed, and the folders made for them
+    that are left empty (best effort: what is left, the next command under the lock removes)."""
+    folders = set()
+    for fset in fsets:
+        prepared = fset.prepared
+        if isinstance(prepared, worker_pool.Prepared) and prepared.staged is not None:
+            staged = Path(prepared.staged)
+            staged.unlink(missing_ok=True)
+            folders.add(staged.parent)
+    for folder in sorted(folders, reverse=True):
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only an empty folder goes
+            folder.parent.rmdir()
 
 
 def _any_error(problems: list[Problem]) -> bool:
@@ -160,27 +205,59 @@ def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_
     as_of_text = as_of if isinstance(as_of, str) else format_ts(as_of)
     layout = hub_root if isinstance(hub_root, Layout) else Layout(Path(hub_root))
     report = ImportReport(as_of_text)
-    inputs = read_inputs(Path(datasets_dir), Path(forecasts_dir) if forecasts_dir else None)
+    inputs = read_sets(Path(datasets_dir), Path(forecasts_dir) if forecasts_dir else None)
     dues = _round_dues(inputs, as_of_text)
-    fsets, more = _check_forecasts(inputs, dues, as_of_text)
+    if not dues:  # nothing to write (and no data/ folder to create for the lock)
+        _checked(read_forecast_sets(inputs, Path(forecasts_dir) if forecasts_dir else None)[0], dues, report)
+        return report
+    with _locked(layout, f"prescient import forecastbench --as-of {as_of_text}"):  # a nightly run must wait
+        readers.check_as_of(layout, as_of_text)  # time never runs backwards in a ledger
+        plan = None if _any_error(inputs.problems) else functools.partial(_plan, layout, inputs, dues, as_of_text)
+        inputs, planned = read_forecast_sets(inputs, Path(forecasts_dir) if forecasts_dir else None, layout, plan)  # files staged
+        try:
+            fsets = _checked(inputs, dues, report)
+            assert isinstance(planned, _Plan)  # no error in the question and resolution sets: planned
+            with collector_spared():
+                _write_hub_toml(layout, dues, report)
+                _write_bank(layout, planned.questions, report)
+                _write_statements(layout, planned.statements, report)
+                rounds = {due: _write_round(layout, due, inputs, planned.rounds[due], report) for due in dues}
+                sets = {due: _write_round_sets(layout, due, rounds[due], inputs, report) for due in dues}
+                made = {due: inputs.rounds[due] for due in dues if rounds[due] is inputs.rounds.get(due)}
+                _write_forecasts(layout, rounds, sets, fsets, as_of_text, report, workers, made)
+        finally:
+            _remove_staged(inputs.fsets)
+    return report
+
+
+@contextlib.contextmanager
+def _locked(layout: Layout, purpose: str) -> Iterator[None]:
+    """The hub lock (``hub_lock``), taken before the forecast sets are parsed, since the workers stage
+    files in the hub. An import that fails leaves no folder the lock made: bad input writes nothing."""
+    made = [folder for folder in (layout.root, layout.data) if not folder.exists()]
+    try:
+        with hub_lock(layout.data, purpose):
+            yield
+    except BaseException:
+        if made and [p.name for p in layout.data.iterdir()] == [LOCK_NAME]:
+            (layout.data / LOCK_NAME).unlink()
+            for folder in reversed(made):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+        raise
+
+
+def _checked(inputs: _Inputs, dues: list[str], report: ImportReport) -> list[fbp.Parsed]:
+    """The forecast sets to import; SchemaError (nothing written) on any error in the inputs; the
+    warnings and the rounds go to ``report``."""
+    fsets, more = _check_forecasts(inputs, dues, report.as_of)
     problems = inputs.problems + more
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise SchemaError(f"ForecastBench input rejected: {len(errors)} problem(s); nothing was written", errors)
     report.warnings = [p for p in problems if p.severity != "error"]
     report.rounds = dues
-    if not dues:  # nothing to write (and no data/ folder to create for the lock)
-        return report
-    with hub_lock(layout.data, f"prescient import forecastbench --as-of {as_of_text}"), collector_spared():  # a nightly run must wait
-        readers.check_as_of(layout, as_of_text)  # time never runs backwards in a ledger
-        _write_hub_toml(layout, dues, report)
-        _write_bank(layout, inputs, dues, report)
-        _write_statements(layout, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of_text, report)
-        rounds = {due: _write_round(layout, due, inputs, report) for due in dues}
-        sets = {due: _write_round_sets(layout, due, rounds[due], inputs, report) for due in dues}
-        made = {due: inputs.rounds[due] for due in dues if rounds[due] is inputs.rounds.get(due)}
-        _write_forecasts(layout, rounds, sets, fsets, as_of_text, report, workers, made)
-    return report
+    return fsets
 
 
 @contextlib.contextmanager
@@ -209,15 +286,36 @@ def _write_hub_toml(layout: Layout, dues: list[str], report: ImportReport) -> No
     report.written.append(layout.relative(layout.hub_toml))
 
 
-def _write_bank(layout: Layout, inputs: _Inputs, dues: list[str], report: ImportReport) -> None:
+@dataclass
+class _Plan:
+    """What the import adds to the ledgers and the rounds' files, made while the workers parse."""
+
+    questions: pd.DataFrame  # question versions the bank does not have
+    statements: pd.DataFrame | None  # stated resolutions the ledgers do not have (None: no resolution set)
+    rounds: dict[str, bytes]  # each round's questions file, by due
+
+
+def _plan(layout: Layout, inputs: _Inputs, dues: list[str], as_of: str) -> _Plan:
+    return _Plan(_bank_rows(layout, inputs, dues), _statement_rows(layout, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of),
+                 {due: to_csv_bytes(_round_of(inputs, due), ROUND_QUESTIONS) for due in dues})
+
+
+def _bank_rows(layout: Layout, inputs: _Inputs, dues: list[str]) -> pd.DataFrame:
     bank = readers.load_bank(layout)
     added: list[pd.DataFrame] = []
+    latest: dict[str, tuple[str, tuple[str, ...]]] = {}
+    covered = 0  # ingest.latest_contents (``latest``) of the bank's first ``covered`` rows
     for due in dues:
         sets = [q for q in inputs.qsets if q.due == due]
         versions = [frames.question_versions(q) for q in sorted(sets, key=lambda q: (not q.label.endswith("-llm.json"), q.label))]
         if versions:  # compared with what the bank said at the set's time, so re-imports add nothing
             fresh = pd.concat(versions, ignore_index=True).drop_duplicates("id", keep="first")
-            new = ingest.new_questions(bank[bank["recorded_at"] <= fresh["recorded_at"].max()], fresh)
+            said = bank["recorded_at"] <= fresh["recorded_at"].max()
+            if said.all():  # the whole bank (rounds imported in order): its latest versions kept up to date, not found anew
+                latest, covered = ingest.latest_contents(bank.iloc[covered:], latest), len(bank)
+                new = ingest.new_questions(bank, fresh, latest)
+            else:
+                new = ingest.new_questions(bank[said], fresh)
             bank, added = pd.concat([bank, new], ignore_index=True), added + [new]
     known = set(bank["id"])
     for due in dues:
@@ -225,7 +323,10 @@ def _write_bank(layout: Layout, inputs: _Inputs, dues: list[str], report: Import
             new = frames.placeholder_questions(inputs.rsets[due], known)
             known |= set(new["id"])
             added.append(new)
-    rows = pd.concat(added, ignore_index=True) if added else bank.iloc[:0]
+    return pd.concat(added, ignore_index=True) if added else bank.iloc[:0]
+
+
+def _write_bank(layout: Layout, rows: pd.DataFrame, report: ImportReport) -> None:
     for source, group in rows.groupby("source", sort=True):
         path = layout.questions(source)
         added_rows = len(ledger.append(path, group, QUESTIONS, layout.relative(path), layout.cache))
@@ -237,11 +338,16 @@ def resolution_path(layout: Layout, source: str) -> Path:
     return layout.data / "resolutions" / f"{source}.csv"
 
 
-def _write_statements(layout: Layout, rsets: list[fbp.Parsed], as_of: str, report: ImportReport) -> None:
+def _statement_rows(layout: Layout, rsets: list[fbp.Parsed], as_of: str) -> pd.DataFrame | None:
     stated = [frames.stated_frame(r, as_of) for r in rsets]
     if not stated:
+        return None
+    return frames.new_statements(readers.load_resolutions(layout), pd.concat(stated, ignore_index=True), as_of)
+
+
+def _write_statements(layout: Layout, new: pd.DataFrame | None, report: ImportReport) -> None:
+    if new is None:
         return
-    new = frames.new_statements(readers.load_resolutions(layout), pd.concat(stated, ignore_index=True), as_of)
     for source, group in new.groupby(new["question_id"].str.split(":", n=1).str[0], sort=True):
         path = resolution_path(layout, source)
         added_rows = len(ledger.append(path, group, RESOLUTIONS, layout.relative(path), layout.cache))
@@ -249,19 +355,22 @@ def _write_statements(layout: Layout, rsets: list[fbp.Parsed], as_of: str, repor
         report.written += [layout.relative(path)] if added_rows else []
 
 
-def _write_round(layout: Layout, due: str, inputs: _Inputs, report: ImportReport) -> pd.DataFrame:
-    """Write the round once; an existing, different round file is kept (rounds are frozen)."""
+def _round_of(inputs: _Inputs, due: str) -> pd.DataFrame:
     made = inputs.rounds.get(due)
-    frame = made if made is not None else frames.round_frame(due, [q for q in inputs.qsets if q.due == due], inputs.rsets.get(due))
+    return made if made is not None else frames.round_frame(due, [q for q in inputs.qsets if q.due == due], inputs.rsets.get(due))
+
+
+def _write_round(layout: Layout, due: str, inputs: _Inputs, data: bytes, report: ImportReport) -> pd.DataFrame:
+    """Write the round (``data``: its file's bytes) once; an existing, different round file is kept
+    (rounds are frozen). The round's questions as kept."""
     path = layout.round_questions(parse_ts(due))
-    data = to_csv_bytes(frame, ROUND_QUESTIONS)
     if path.is_file() and path.read_bytes() != data:
         report.warnings.append(Problem(layout.relative(path), None, None, "round-frozen",
                                        "the round is already published with other questions; it is kept as it is", "warning"))
         return read_table(path, ROUND_QUESTIONS, layout.relative(path), layout.cache)
     if write_bytes_atomic(path, data):
         report.written.append(layout.relative(path))
-    return frame
+    return _round_of(inputs, due)
 
 
 def _write_round_sets(layout: Layout, due: str, units: pd.DataFrame, inputs: _Inputs, report: ImportReport) -> pd.DataFrame:
@@ -318,9 +427,13 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict
                 continue
             prepared = fset.prepared
             if isinstance(prepared, worker_pool.Prepared) and fset.due in units:
+                problems = prepared.problems + _set_problems(fset, sets[fset.due])
                 ids, dates = units[fset.due]
-                writer.add_made(fset.due, model, prepared.data, lambda p=prepared, i=ids, d=dates: worker_pool.frame_of(p, i, d),
-                                prepared.problems + _set_problems(fset, sets[fset.due]))
+                frame = functools.partial(worker_pool.frame_of, prepared, ids, dates)
+                if prepared.staged is not None:
+                    writer.add_staged(fset.due, model, Path(prepared.staged), prepared.digest, prepared.entry_kept, frame, problems)
+                elif prepared.data is not None:
+                    writer.add_made(fset.due, model, prepared.data, frame, problems)
                 continue
             if prepared is not None:  # made against a round the import does not keep: parsed again, made here
                 fset = worker_pool.parse_one((Path(fset.path), fset.label, "parse_forecast_set"))
@@ -346,7 +459,8 @@ class _FileWriter:
     distinct paths. With one worker, files are written one by one on the calling thread, so "the N-th
     write" is well defined (a crash test counting writes passes ``workers=1``). On an error every file
     before the failing one is still written, as before. A written CSV file's frame, as ``read_table``
-    would read it, is handed to the scoring (``readers.remember_forecasts``) when known."""
+    would read it, is handed to the scoring (``readers.remember_forecasts``) when known, or comes as
+    a disk-cache entry a parsing worker made, kept in the cache with the file (``add_entry``)."""
 
     WINDOW = 64
 
@@ -359,23 +473,38 @@ class _FileWriter:
         return self
 
     def add(self, due: str, model: str, rows: pd.DataFrame | dict[str, list], problems: list[Problem]) -> None:
-        cache = self.layout.cache
-        data, cells = forecast_file(rows, cache) if isinstance(rows, dict) else (forecast_bytes(rows, cache), None)
+        data, cells = forecast_file(rows if isinstance(rows, dict) else forecast_lists(rows), self.layout.cache)
         self.add_made(due, model, data, _NO_FRAME if cells is None else lambda: as_read(cells), problems)
 
     def add_made(self, due: str, model: str, data: bytes, frame: Callable[[], pd.DataFrame | None], problems: list[Problem]) -> None:
         """A CSV forecast file of these bytes; ``frame()``: what ``read_table`` reads from them, if known."""
-        self._add(problems, self.layout.forecast(parse_ts(due), model), data, frame)
+        path = self.layout.forecast(parse_ts(due), model)
+        self._add(problems, path, lambda: _store(path, data), frame)
+
+    def add_staged(self, due: str, model: str, staged: Path, digest: str, entry_kept: bool,
+                   frame: Callable[[], pd.DataFrame | None], problems: list[Problem]) -> None:
+        """A CSV forecast file a parsing worker staged (``worker_pool``; its bytes' sha256 ``digest``),
+        put in place unless a file is there; ``entry_kept``: its frame is in the disk cache."""
+        layout = self.layout
+        path = layout.forecast(parse_ts(due), model)
+
+        def store() -> str:
+            outcome = _commit(staged, path, digest)
+            if entry_kept and outcome != "different":
+                layout.cache.know(path, digest)
+            return outcome
+        self._add(problems, path, store, frame)
 
     def add_published(self, due: str, model: str, data: bytes) -> None:
         """A forecast set kept byte for byte as published (a ForecastBench JSON file)."""
-        self._add([], self.layout.forecast(parse_ts(due), model).with_suffix(".json"), data, _NO_FRAME)
+        path = self.layout.forecast(parse_ts(due), model).with_suffix(".json")
+        self._add([], path, lambda: _store(path, data), _NO_FRAME)
 
-    def _add(self, problems: list[Problem], path: Path, data: bytes, frame: Callable[[], pd.DataFrame | None]) -> None:
+    def _add(self, problems: list[Problem], path: Path, store: Callable[[], str], frame: Callable[[], pd.DataFrame | None]) -> None:
         if self.pool is None:
-            self._report(problems, path, _store(path, data), frame)
+            self._report(problems, path, store(), frame)
             return
-        self.pending.append((problems, path, self.pool.submit(_store, path, data), frame))
+        self.pending.append((problems, path, self.pool.submit(store), frame))
         while len(self.pending) > self.WINDOW:
             self._collect()
 
@@ -404,6 +533,16 @@ class _FileWriter:
         finally:
             if self.pool is not None:
                 self.pool.shutdown(wait=True)
+
+
+def _commit(staged: Path, path: Path, digest: str) -> str:
+    """``_store`` for a staged file (``csvio.stage_bytes``) of bytes whose sha256 is ``digest``."""
+    if path.is_file():
+        outcome = "same" if hashlib.sha256(path.read_bytes()).hexdigest() == digest else "different"
+        staged.unlink(missing_ok=True)
+        return outcome
+    commit_staged(staged, path)
+    return "written"
 
 
 def _store(path: Path, data: bytes) -> str:

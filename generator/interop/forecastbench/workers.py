@@ -4,10 +4,18 @@ Many files are parsed by two worker processes (forked: they run this package's c
 results taken in file order, so the outcome is the one of parsing them one by one (``parse_one``).
 The forecast sets are parsed by a second pool, forked once the rounds' questions are known
 (``pool(n, rounds)``): a worker then also makes each set's CSV forecast file against its round
-(``frames.forecast_columns``, then ``csvio.forecast_file``), so the main process, which writes the
-files, has no bytes left to make and both cores work. What crosses back is small (``Prepared``):
-the file's bytes, its warnings, and the rows as positions among the round's units, the parsed
-probabilities and the reasonings, from which ``frame_of`` builds the frame ``csvio.as_read`` would.
+(``frames.forecast_columns``, then ``csvio.forecast_file``), so both cores make files.
+
+Given the hub (``pool(n, rounds, layout)``, under the hub lock), a worker also stages the file
+beside its place in the hub (``csvio.stage_bytes``: written and fsynced, not yet in place) and, with
+a disk cache, keeps the frame ``csvio.as_read`` would give as the cache entry ``read_table`` decodes
+(``cache_entry``, made from the round's units without pandas). The import, once every input is
+checked, puts each staged file in place (``csvio.commit_staged``) or removes it: the files' bytes
+never cross to the main process, and their writing overlaps the parsing. Without the hub, the bytes
+cross back (``Prepared.data``). Either way, what else crosses is small: the warnings, and, when no
+entry was kept, the rows as positions among the round's units, the parsed probabilities and the
+reasonings, from which ``frame_of`` builds the frame in the main process.
+
 A set made against a round that is not the one the import keeps (a round already published with
 other questions), an individual file, or one the worker could not make, comes back as parsed, its
 columns packed (``packed``), and the import makes its file itself, as one-by-one parsing does.
@@ -16,6 +24,7 @@ columns packed (``packed``), and the import makes its file itself, as one-by-one
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import multiprocessing
 import os
 from array import array
@@ -27,7 +36,11 @@ import numpy as np
 import pandas as pd
 
 from ...errors import Problem
-from ...store.csvio import ReadCache, forecast_file, forecasts_frame, reads_as_written
+from ...schemas import FORECASTS
+from ...store import diskcache
+from ...store.csvio import ReadCache, forecast_file, forecasts_frame, reads_as_written, stage_bytes, table_dtypes
+from ...store.layout import Layout
+from ...timeutil import parse_ts
 from . import frames
 from . import parse as fbp
 
@@ -36,6 +49,8 @@ _POOL_MIN_FILES, _POOL_WORKERS = 64, 2
 # The rounds' units by due date, set in the parent before a forecast-set pool forks (``pool``):
 # the workers' copy of the rounds, never changed after the fork.
 _ROUNDS: dict[str, RoundUnits] = {}
+# The hub the workers stage forecast files in (see the module docstring), if any: set like ``_ROUNDS``.
+_HUB: list[Layout] = []
 _MEMO = ReadCache()  # a worker's probability texts (``csvio._prob_table``): made once per distinct value
 
 
@@ -45,23 +60,36 @@ class RoundUnits:
 
     allowed: dict[tuple[str, str], tuple[str, str]]
     position: dict[tuple[str, str], int]
+    ids: tuple[list[str], np.ndarray]  # the distinct question ids, and each unit's among them
+    dates: tuple[list[str], np.ndarray]  # the same for the resolution dates
 
     @classmethod
     def of(cls, questions: pd.DataFrame) -> RoundUnits:
         allowed = frames.unit_keys(questions)
-        return cls(allowed, {unit: i for i, unit in enumerate(allowed)})
+        return cls(allowed, {unit: i for i, unit in enumerate(allowed)},
+                   _factorized([u[0] for u in allowed]), _factorized([u[1] for u in allowed]))
+
+
+def _factorized(values: list[str]) -> tuple[list[str], np.ndarray]:
+    """The distinct values in order of first appearance, and each value's position among them."""
+    codes, distinct = pd.factorize(np.array(values, dtype=object))
+    return distinct.tolist(), codes.astype(np.int64, copy=False)
 
 
 @dataclass
 class Prepared:
     """A forecast set's CSV forecast file as a worker made it. ``rows``: the file's rows as int32
-    positions among its round's units, None when ``csvio.as_read`` gives no frame for the file."""
+    positions among its round's units, None when ``csvio.as_read`` gives no frame for the file or the
+    frame was kept as a cache entry."""
 
-    data: bytes
+    data: bytes | None
     problems: list[Problem]
     rows: bytes | None
     values: bytes  # float64: each row's probability as the reader parses its text
     reasoning: object  # ``packed``
+    staged: str | None = None  # where the file is staged (``csvio.stage_bytes``; ``data`` is then None)
+    digest: str = ""  # with ``staged``: the sha256 of the file's bytes
+    entry_kept: bool = False  # the file's frame is kept as a disk-cache entry (rows, values, reasoning left empty)
 
 
 def pooled(n_files: int) -> bool:
@@ -69,17 +97,20 @@ def pooled(n_files: int) -> bool:
     return n_files >= _POOL_MIN_FILES and (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
 
 
-def pool(use: bool, rounds: dict[str, pd.DataFrame] | None = None):
+def pool(use: bool, rounds: dict[str, pd.DataFrame] | None = None, hub: Layout | None = None):
     """A pool of forked workers (a null context when not ``use``); ``rounds``: the round questions
-    the workers make forecast files against (see the module docstring)."""
+    the workers make forecast files against; ``hub``: the hub they stage them in, its lock held by
+    the caller, who commits or removes every staged file (see the module docstring)."""
     if not use:
         return contextlib.nullcontext()
     _ROUNDS.clear()
     _ROUNDS.update({due: RoundUnits.of(questions) for due, questions in (rounds or {}).items()})
+    _HUB[:] = [hub] if hub is not None else []
     try:
         return multiprocessing.get_context("fork").Pool(_POOL_WORKERS)
     finally:
         _ROUNDS.clear()  # the workers have their copy; the parent keeps none
+        _HUB.clear()
 
 
 def parse_one(job: tuple[Path, str, str]) -> fbp.Parsed:
@@ -112,11 +143,57 @@ def prepare(fset: fbp.Parsed) -> Prepared | None:
     except ValueError:
         return None
     data, cells = forecast_file(columns, _MEMO)
-    if cells is None or not reads_as_written(cells):
+    rows = None
+    if cells is not None and reads_as_written(cells):
+        position = units.position
+        rows = array("i", [position[unit] for unit in zip(cells[0], cells[1])])
+    staged = _staged(_HUB[0], fset, data, problems, units, rows, cells) if _HUB else None
+    if staged is not None:
+        return staged
+    if rows is None or cells is None:
         return Prepared(data, problems, None, b"", None)
-    position = units.position
-    rows = array("i", [position[unit] for unit in zip(cells[0], cells[1])]).tobytes()
-    return Prepared(data, problems, rows, array("d", cells[4]).tobytes(), packed(cells[3]))
+    return Prepared(data, problems, rows.tobytes(), array("d", cells[4]).tobytes(), packed(cells[3]))
+
+
+def _staged(hub: Layout, fset: fbp.Parsed, data: bytes, problems: list[Problem], units: RoundUnits,
+            rows: array | None, cells: list[list] | None) -> Prepared | None:
+    """The file staged in the hub and, with a disk cache, its frame kept as an entry; None when it
+    cannot be staged (the main process then writes it itself, and meets the same error)."""
+    path = hub.forecast(parse_ts(fset.due), frames.model_id(fset))
+    try:
+        staged = str(stage_bytes(path, data))
+    except OSError:
+        return None
+    digest, label = hashlib.sha256(data).hexdigest(), hub.relative(path)
+    name = hub.cache.entry_name(path, FORECASTS, label)
+    if rows is None or cells is None:
+        return Prepared(None, problems, None, b"", None, staged, digest)
+    entry = None if name is None else cache_entry(name, digest, units, np.frombuffer(rows, dtype=np.int32), cells)
+    if entry is not None and hub.cache.save_entry(path, FORECASTS, label, entry):
+        return Prepared(None, problems, None, b"", None, staged, digest, entry_kept=True)
+    return Prepared(None, problems, rows.tobytes(), array("d", cells[4]).tobytes(), packed(cells[3]), staged, digest)
+
+
+def cache_entry(name: str, digest: str, units: RoundUnits, rows: np.ndarray, cells: list[list]) -> bytes | None:
+    """The disk-cache entry (``diskcache.encode_columns``) of the frame ``csvio.as_read`` gives for
+    ``cells``, whose rows are the round's units at positions ``rows``; None when a text has no UTF-8
+    form. The unit columns' distinct values come from the round's (``RoundUnits``), not found anew."""
+    (question_id, resolution_date, probability, reasoning), dtypes = FORECASTS.names, table_dtypes(FORECASTS)
+    reasons, reason_codes = _factorized(cells[3])
+    columns = [diskcache.text_column(question_id, dtypes[0], *_used(units.ids, rows)),
+               diskcache.text_column(resolution_date, dtypes[1], *_used(units.dates, rows)),
+               diskcache.plain_column(probability, dtypes[2], np.asarray(cells[4], dtype=np.float64)),
+               diskcache.text_column(reasoning, dtypes[3], reasons, reason_codes)]
+    if any(column is None for column in columns):
+        return None
+    return diskcache.encode_columns(name, digest, len(rows), cast(list, columns))
+
+
+def _used(factorized: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The distinct values of the units at positions ``rows`` (of the round's, ``factorized``), and each row's among them."""
+    distinct, codes = np.unique(factorized[1][rows], return_inverse=True)
+    values = factorized[0]
+    return [values[i] for i in distinct.tolist()], codes.reshape(-1)
 
 
 def frame_of(prepared: Prepared, ids: np.ndarray, dates: np.ndarray) -> pd.DataFrame | None:
