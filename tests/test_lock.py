@@ -72,3 +72,32 @@ def test_the_command_line_is_one_printable_line():
     assert command_line(["-c", "x"], ["python3", "-c", "import a\nrun()", "x"]) == "python3 -c 'import a\\nrun()' x"
     assert command_line(["prescient", "build", "--hub", "/h\udcff"]) == "prescient build --hub '/h\\udcff'"
     assert len(command_line(["prescient", "x" * 2000])) == 500
+
+
+KILLED_WRITER = """
+import os, signal, sys
+from pathlib import Path
+from generator.store.lock import hub_lock
+data = Path(sys.argv[1])
+with hub_lock(data, "a writer killed mid-write"):
+    (data / ".ledger.csv.abc123.tmp").write_bytes(b"half a file")
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_taking_the_lock_again_removes_what_a_writer_killed_in_between_left(tmp_path: Path):
+    """A process that takes the lock again skips the walk for temp files only while no one else has
+    held it since its own release; a writer killed in between (another process) leaves its temp
+    file, and this process's next lock removes it, as a fresh process's would."""
+    from generator.store.lock import hub_lock
+
+    data = tmp_path / "data"
+    with hub_lock(data, "first"):
+        pass
+    with hub_lock(data, "again"):  # nobody held it in between: nothing to look for (and nothing there)
+        pass
+    code = str(Path(__file__).resolve().parents[1])
+    killed = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(data)], env={**os.environ, "PYTHONPATH": code})
+    assert killed.returncode == -signal.SIGKILL and (data / ".ledger.csv.abc123.tmp").is_file()
+    with hub_lock(data, "after the crash"):
+        assert not (data / ".ledger.csv.abc123.tmp").exists()

@@ -387,14 +387,19 @@ def _write_round_sets(layout: Layout, due: str, units: pd.DataFrame, inputs: _In
     return frame
 
 
-def _kept_as_published(fset: fbp.Parsed, sets: pd.DataFrame) -> bool:
-    """An individual file, or one answering a set smaller than its round, is stored as FB published it
-    (JSON: its members' rows and its ``question_set`` travel with it); any other as a CSV forecast file."""
-    return bool(fset.header.get("individual")) or set_name(fset.header["question_set"]) in set(sets["question_set"].map(set_name))
+def _kept_as_published(fset: fbp.Parsed, names: set[str]) -> bool:
+    """An individual file, or one answering a set smaller than its round (``names``: the round's
+    sets, ``_set_names``), is stored as FB published it (JSON: its members' rows and its
+    ``question_set`` travel with it); any other as a CSV forecast file."""
+    return bool(fset.header.get("individual")) or set_name(fset.header["question_set"]) in names
 
 
-def _set_problems(fset: fbp.Parsed, sets: pd.DataFrame) -> list[Problem]:
-    names = set(sets["question_set"].map(set_name))
+def _set_names(sets: pd.DataFrame) -> set[str]:
+    """The names of a round's question sets (``schemas.QUESTION_SETS``), none when one set asks the whole round."""
+    return set(sets["question_set"].map(set_name))
+
+
+def _set_problems(fset: fbp.Parsed, names: set[str]) -> list[Problem]:
     declared = set_name(fset.header["question_set"])
     if not names or declared in names:
         return []
@@ -410,6 +415,7 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict
     models: dict[str, ModelMeta] = {}
     units = {due: (q["question_id"].to_numpy(dtype=object), q["resolution_date"].to_numpy(dtype=object))
              for due, q in (made or {}).items()}
+    names = {due: _set_names(frame) for due, frame in sets.items()}
     with _FileWriter(layout, report, workers) as writer:
         for due, questions in rounds.items():
             if frames.midnight(due) > as_of:
@@ -422,12 +428,12 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict
         for fset in fsets:
             model = frames.model_id(fset)
             models[model] = frames.model_meta(fset)
-            if _kept_as_published(fset, sets[fset.due]):
+            if _kept_as_published(fset, names[fset.due]):
                 writer.add_published(fset.due, model, Path(fset.path).read_bytes())
                 continue
             prepared = fset.prepared
             if isinstance(prepared, worker_pool.Prepared) and fset.due in units:
-                problems = prepared.problems + _set_problems(fset, sets[fset.due])
+                problems = prepared.problems + _set_problems(fset, names[fset.due])
                 ids, dates = units[fset.due]
                 frame = functools.partial(worker_pool.frame_of, prepared, ids, dates)
                 if prepared.staged is not None:
@@ -440,7 +446,7 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict
             if fset.due not in allowed:
                 allowed[fset.due] = frames.unit_keys(rounds[fset.due])
             columns, problems = frames.forecast_columns(fset, allowed[fset.due])
-            writer.add(fset.due, model, columns, problems + _set_problems(fset, sets[fset.due]))
+            writer.add(fset.due, model, columns, problems + _set_problems(fset, names[fset.due]))
     for model, meta in sorted(models.items()):
         path = layout.model_meta(model)
         if not path.is_file() and write_bytes_atomic(path, meta.to_yaml()):
