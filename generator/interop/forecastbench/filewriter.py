@@ -37,7 +37,7 @@ class FileWriter:
     write" is well defined (a crash test counting writes passes ``workers=1``). On an error every file
     before the failing one is still written, as before. A written CSV file's frame, as ``read_table``
     would read it, is handed to the scoring (``readers.remember_forecasts``) when known, or comes as
-    a disk-cache entry a parsing worker made, kept in the cache with the file (``add_entry``)."""
+    a disk-cache entry a parsing worker kept with the file it staged (``add_staged``)."""
 
     WINDOW = 64
 
@@ -60,7 +60,7 @@ class FileWriter:
 
     def add_staged(self, due: str, model: str, staged: Path, digest: str, entry_kept: bool,
                    frame: Callable[[], pd.DataFrame | None], problems: list[Problem]) -> None:
-        """A CSV forecast file a parsing worker staged (``worker_pool``; its bytes' sha256 ``digest``),
+        """A CSV forecast file a parsing worker staged (``workers``; its bytes' sha256 ``digest``),
         put in place unless a file is there; ``entry_kept``: its frame is in the disk cache."""
         layout = self.layout
         path = layout.forecast(parse_ts(due), model)

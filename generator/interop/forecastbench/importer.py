@@ -69,9 +69,13 @@ class _Inputs:
     qsets: list[fbp.Parsed]
     rsets: dict[str, fbp.Parsed]
     fsets: list[fbp.Parsed]
-    problems: list[Problem]  # the files' own, then ``checks``
+    own: list[Problem]  # each file's own problems: the question, resolution, then forecast sets'
     rounds: dict[str, pd.DataFrame] = field(default_factory=dict)  # the rounds' questions by due (none on an error)
     checks: list[Problem] = field(default_factory=list)  # problems across the resolution sets
+
+    @property
+    def problems(self) -> list[Problem]:
+        return self.own + self.checks
 
 
 def dataset_dirs(root: Path) -> tuple[Path, Path]:
@@ -93,9 +97,9 @@ def _parse_all(paths: list[Path], parser, base: Path, pool=None) -> Iterator[fbp
     return map(worker_pool.unpacked, parsed) if parser is fbp.parse_forecast_set else parsed
 
 
-def read_inputs(datasets_dir: Path, forecasts_dir: Path | None, hub: Layout | None = None) -> _Inputs:
+def read_inputs(datasets_dir: Path, forecasts_dir: Path | None) -> _Inputs:
     """The parsed inputs (``read_sets``, then ``read_forecast_sets``)."""
-    return read_forecast_sets(read_sets(datasets_dir, forecasts_dir), forecasts_dir, hub)[0]
+    return read_forecast_sets(read_sets(datasets_dir, forecasts_dir), forecasts_dir)[0]
 
 
 def _forecast_paths(forecasts_dir: Path | None) -> list[Path]:
@@ -112,19 +116,19 @@ def read_sets(datasets_dir: Path, forecasts_dir: Path | None = None) -> _Inputs:
         qsets = list(_parse_all(qpaths, fbp.parse_question_set, datasets_dir, pool))
         rlist = list(_parse_all(rpaths, fbp.parse_resolution_set, datasets_dir, pool))
     rsets: dict[str, fbp.Parsed] = {}
-    problems: list[Problem] = []
+    checks: list[Problem] = []
     for r in rlist:
         named = Path(r.label).name.split("_", 1)[0]
         if r.due and r.due != named:
-            problems.append(Problem(r.label, None, "forecast_due_date", "due-mismatch", f"the file name says {named}, the file {r.due}"))
+            checks.append(Problem(r.label, None, "forecast_due_date", "due-mismatch", f"the file name says {named}, the file {r.due}"))
         if r.due in rsets:
-            problems.append(Problem(r.label, None, None, "duplicate-round", f"a second resolution set for {r.due}"))
+            checks.append(Problem(r.label, None, None, "duplicate-round", f"a second resolution set for {r.due}"))
         rsets.setdefault(r.due, r)
     rsets = {d: r for d, r in rsets.items() if d}
     dated = [q for q in qsets if q.due]
     own = [p for parsed in (*qsets, *rlist) for p in parsed.problems]
-    rounds = {} if _any_error(own + problems) else _rounds(dated, rsets)
-    return _Inputs(dated, rsets, [], own + problems, rounds, problems)
+    rounds = {} if _any_error(own + checks) else _rounds(dated, rsets)
+    return _Inputs(dated, rsets, [], own, rounds, checks)
 
 
 def read_forecast_sets(inputs: _Inputs, forecasts_dir: Path | None, hub: Layout | None = None,
@@ -138,9 +142,8 @@ def read_forecast_sets(inputs: _Inputs, forecasts_dir: Path | None, hub: Layout 
         parsing = _parse_all(fpaths, fbp.parse_forecast_set, forecasts_dir, pool) if forecasts_dir else iter(())
         done = meanwhile() if meanwhile is not None else None
         fsets = list(parsing)
-    own = inputs.problems[:len(inputs.problems) - len(inputs.checks)]
-    problems = own + [p for parsed in fsets for p in parsed.problems] + inputs.checks
-    return _Inputs(inputs.qsets, inputs.rsets, fsets, problems, inputs.rounds, inputs.checks), done
+    own = inputs.own + [p for parsed in fsets for p in parsed.problems]
+    return _Inputs(inputs.qsets, inputs.rsets, fsets, own, inputs.rounds, inputs.checks), done
 
 
 def _remove_staged(fsets: list[fbp.Parsed]) -> None:
@@ -185,7 +188,7 @@ def _check_forecasts(inputs: _Inputs, dues: list[str], as_of: str) -> tuple[list
     seen: dict[tuple[str, str], str] = {}  # (due, model) -> the label of its first forecast set
     keep: list[fbp.Parsed] = []
     for f in inputs.fsets:
-        if f.problems and any(p.severity == "error" for p in f.problems):
+        if _any_error(f.problems):
             continue
         if f.due not in dues and f.due not in inputs.rsets and f.due not in {q.due for q in inputs.qsets}:
             problems.append(Problem(f.label, None, "question_set", "unknown-round", f"no question or resolution set for round {f.due}"))
@@ -219,7 +222,7 @@ def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_
         inputs, planned = read_forecast_sets(inputs, Path(forecasts_dir) if forecasts_dir else None, layout, plan)  # files staged
         try:
             fsets = _checked(inputs, dues, report)
-            assert isinstance(planned, _Plan)  # no error in the question and resolution sets: planned
+            planned = planned or _plan(layout, inputs, dues, as_of_text)  # planned unless a set had an error
             with collector_spared():
                 _write_hub_toml(layout, dues, report)
                 _write_bank(layout, planned.questions, report)
@@ -300,7 +303,7 @@ class _Plan:
 
 def _plan(layout: Layout, inputs: _Inputs, dues: list[str], as_of: str) -> _Plan:
     return _Plan(_bank_rows(layout, inputs, dues), _statement_rows(layout, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of),
-                 {due: to_csv_bytes(_round_of(inputs, due), ROUND_QUESTIONS) for due in dues})
+                 {due: to_csv_bytes(inputs.rounds[due], ROUND_QUESTIONS) for due in dues})
 
 
 def _bank_rows(layout: Layout, inputs: _Inputs, dues: list[str]) -> pd.DataFrame:
@@ -358,11 +361,6 @@ def _write_statements(layout: Layout, new: pd.DataFrame | None, report: ImportRe
         report.written += [layout.relative(path)] if added_rows else []
 
 
-def _round_of(inputs: _Inputs, due: str) -> pd.DataFrame:
-    made = inputs.rounds.get(due)
-    return made if made is not None else frames.round_frame(due, [q for q in inputs.qsets if q.due == due], inputs.rsets.get(due))
-
-
 def _write_round(layout: Layout, due: str, inputs: _Inputs, data: bytes, report: ImportReport) -> pd.DataFrame:
     """Write the round (``data``: its file's bytes) once; an existing, different round file is kept
     (rounds are frozen). The round's questions as kept."""
@@ -373,7 +371,7 @@ def _write_round(layout: Layout, due: str, inputs: _Inputs, data: bytes, report:
         return read_table(path, ROUND_QUESTIONS, layout.relative(path), layout.cache)
     if write_bytes_atomic(path, data):
         report.written.append(layout.relative(path))
-    return _round_of(inputs, due)
+    return inputs.rounds[due]
 
 
 def _write_round_sets(layout: Layout, due: str, units: pd.DataFrame, inputs: _Inputs, report: ImportReport) -> pd.DataFrame:

@@ -165,9 +165,9 @@ def _staged(hub: Layout, fset: fbp.Parsed, data: bytes, problems: list[Problem],
     except OSError:
         return None
     digest, label = hashlib.sha256(data).hexdigest(), hub.relative(path)
-    name = hub.cache.entry_name(path, FORECASTS, label)
     if rows is None or cells is None:
         return Prepared(None, problems, None, b"", None, staged, digest)
+    name = hub.cache.entry_name(path, FORECASTS, label)
     entry = None if name is None else cache_entry(name, digest, units, np.frombuffer(rows, dtype=np.int32), cells)
     if entry is not None and hub.cache.save_entry(path, FORECASTS, label, entry):
         return Prepared(None, problems, None, b"", None, staged, digest, entry_kept=True)
