@@ -577,6 +577,79 @@ def test_a_worker_makes_the_file_the_import_makes_or_leaves_it_to_the_import():
         workers._ROUNDS.clear()
 
 
+# Rounds of plain units and sets of clean cells, each example with at most one oddity: a unit
+# that is not plain (each check of ``plain_units`` has its own), one odd cell, repeated rows or rows
+# outside the round. A fast path's check that let a single odd value through would be caught.
+_PLAIN_UNITS = [("fred:a", "2026-01-01"), ("fred:a", ""), ("fred:b", "2026-02-01"), ("manifold:\u00e9", ""), ("B", ""), ("b", ""),
+                ("fred:a\u00e9", "")]
+_ODD_UNITS = [(" ", ""), ("", ""), ("a,b", ""), ('q"', ""), ("t\tab", ""), ("n\nl", ""), ("\ufeffb", ""), ("\x85", ""),
+              ("\u2028", ""), ("fred:a ", ""), ("\ud800", ""), ("fred:c", "2026-1-1"), ("fred:c", "\u0662\u0660\u0662\u0666-01-01"),
+              ("fred:c", "2026-01-01\n"), ("fred:c", " 2026-01-01")]
+_ODD_CELLS = [("probability", 1), ("probability", float("nan")), ("probability", 1.5), ("probability", -1e-9),
+              ("reasoning", "a,b"), ("reasoning", "x\ny"), ("reasoning", "\x00"), ("reasoning", "\ufeff"), ("reasoning", " "),
+              ("reasoning", "\ud800"), ("reasoning", "\x7f"), ("reasoning", None)]
+_OUTSIDE = [("fred:zz", ""), (1, ""), ("fred:a", None), ("fred:a", "2026-03-01")]
+_ODDITIES = [None, "repeated", "outside", *(("unit", u) for u in _ODD_UNITS), *(("cell", c) for c in _ODD_CELLS)]  # each its own test
+
+
+@pytest.mark.parametrize("oddity", _ODDITIES)
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(_PLAIN_UNITS), min_size=1, max_size=6, unique=True), st.data())
+def test_files_put_in_order_by_the_units_ranks_equal_the_files_sorted_by_their_texts(oddity, units, data):
+    """``workers.in_file_order`` (rows ordered by the round's unit ranks, cells checked once per
+    unit) makes what ``forecast_columns`` then ``forecast_file`` make, or leaves the set to them:
+    the bytes, the problems, the rows' positions, probabilities and reasonings (``prepare``), or
+    the writer's refusal of a unit no round holds (a malformed date)."""
+    from generator.interop.forecastbench import workers
+    from generator.interop.forecastbench.parse import Parsed
+
+    odd_unit = [oddity[1]] if isinstance(oddity, tuple) and oddity[0] == "unit" else []
+    questions = pd.DataFrame({"question_id": pd.array([u[0] for u in units + odd_unit], dtype=str),
+                              "resolution_date": pd.array([u[1] for u in units + odd_unit], dtype=str)})
+    round_units = workers.RoundUnits.of(questions)
+    rows = data.draw(st.permutations(units))  # every unit once, in any order; or some of them
+    rows = data.draw(st.permutations(rows[:data.draw(st.integers(1, len(rows)))] + odd_unit))
+    if oddity == "repeated":
+        rows = data.draw(st.permutations(rows + data.draw(st.lists(st.sampled_from(rows), min_size=1, max_size=3))))
+    if oddity == "outside":
+        rows = data.draw(st.permutations(rows + data.draw(st.lists(st.sampled_from(_OUTSIDE), min_size=1, max_size=2))))
+    n = len(rows)
+    columns = {"question_id": [r[0] for r in rows], "resolution_date": [r[1] for r in rows],
+               "probability": data.draw(st.lists(st.floats(0, 1) | st.sampled_from([-0.0, 1e-9, 0.9999995]), min_size=n, max_size=n)),
+               "reasoning": data.draw(st.lists(st.sampled_from(["", "ok", "\u00fc", "a b"]), min_size=n, max_size=n))}
+    if isinstance(oddity, tuple) and oddity[0] == "cell":
+        columns[oddity[1][0]][data.draw(st.integers(0, n - 1))] = oddity[1][1]
+    fset = Parsed("x.json", "2026-01-04", header={"individual": False}, rows=[columns])
+    workers._ROUNDS["2026-01-04"] = round_units
+    original = workers.in_file_order
+    try:
+        fast = _bytes_or_error(lambda: workers.prepare(fset))
+        workers.in_file_order = lambda *args: None
+        general = _bytes_or_error(lambda: workers.prepare(fset))
+    finally:
+        workers.in_file_order = original
+        workers._ROUNDS.clear()
+    assert fast == general
+
+
+def test_a_well_formed_set_of_plain_units_is_put_in_order_by_the_units_ranks():
+    """The set the test above compares most often takes the rank path (it is not always left to the general one)."""
+    from generator.interop.forecastbench import workers
+    from generator.interop.forecastbench.parse import Parsed
+
+    units = [("fred:b", "2026-02-01"), ("manifold:\u00e9", ""), ("fred:a", "2026-01-01"), ("fred:a", "")]
+    round_units = workers.RoundUnits.of(pd.DataFrame({"question_id": pd.array([u[0] for u in units], dtype=str),
+                                                      "resolution_date": pd.array([u[1] for u in units], dtype=str)}))
+    rows = [units[1], units[0], units[3]]
+    fset = Parsed("x.json", "2026-01-04", header={}, rows=[{
+        "question_id": [r[0] for r in rows], "resolution_date": [r[1] for r in rows], "probability": [0.25, 1.0, 0.0],
+        "reasoning": ["", "why", ""]}])
+    data, (positions, values, reasons) = workers.in_file_order(fset, round_units)
+    assert data == b"question_id,resolution_date,probability,reasoning\nfred:a,,0.000000,\nfred:b,2026-02-01,1.000000,why\n" \
+                   b"manifold:\xc3\xa9,,0.250000,\n"
+    assert positions.tolist() == [3, 0, 1] and values == [0.0, 1.0, 0.25] and reasons == ["", "why", ""]
+
+
 def test_a_worker_stages_the_file_in_the_hub_and_keeps_the_entry_of_the_frame_it_reads_as(tmp_path):
     """Given the hub, ``workers.prepare`` stages the file beside its place (the bytes the import makes,
     not yet in place) and, with a disk cache, keeps its frame as a cache entry: once the file is in

@@ -25,6 +25,7 @@ import csv
 import functools
 import hashlib
 import io
+import operator
 import os
 import re
 import signal
@@ -838,10 +839,40 @@ def _prob_table(probs: set[float], memo: dict[float, tuple[str, float]]) -> dict
 
 def _body(rows: list[tuple], memo: dict[float, tuple[str, float]]) -> tuple[bytes, list[str], list[float]]:
     """The file's bytes, each row's probability text and the value the reader parses from it."""
-    table = _prob_table({r[2] for r in rows}, memo)  # each distinct value formatted (and parsed) once
-    pairs = [table[r[2]] for r in rows]
-    texts, values = [p[0] for p in pairs], [p[1] for p in pairs]
+    texts, values = _prob_texts([r[2] for r in rows], memo)
     body = "".join([f"{a},{b},{c},{d}\n" for (a, b, _, d), c in zip(rows, texts)])
+    return (_FORECAST_HEADER + body).encode("utf-8"), texts, values
+
+
+def _prob_texts(probs: list[float], memo: dict[float, tuple[str, float]]) -> tuple[list[str], list[float]]:
+    """Each probability's text and the value the reader parses from it."""
+    table = _prob_table(set(probs), memo)  # each distinct value formatted (and parsed) once
+    pairs = list(map(table.__getitem__, probs))
+    return list(map(_TEXT, pairs)), list(map(_VALUE, pairs))
+
+
+_TEXT, _VALUE = operator.itemgetter(0), operator.itemgetter(1)
+
+
+def plain_units(ids: list[str], dates: list[str]) -> list[bool]:
+    """Per (question_id, resolution_date) unit: whether ``forecast_file`` writes both cells as they are,
+    within the schema, and ``as_read`` reads them back (``_fast_rows`` and ``reads_as_written`` on
+    the unit alone: both look at each cell by itself). ``ordered_forecast_file`` takes such units."""
+    return [type(i) is str and type(d) is str and i.strip() != "" and _plain([i]) and _plain([d])
+            and _FORECAST_DATE.match(d) is not None and _UNSTABLE.search(i) is None for i, d in zip(ids, dates)]
+
+
+def ordered_forecast_file(units: list[str], probs: list, reasons: list,
+                          cache: ReadCache | None = None) -> tuple[bytes, list[str], list[float]] | None:
+    """``forecast_file``'s bytes for rows already in file order, each given as its unit's first two
+    cells written out (``"question_id,resolution_date,"``, of distinct units ``plain_units`` passes),
+    its probability and its reasoning; with the probability texts and the values the reader parses
+    from them. None when a probability or a reasoning takes ``forecast_file`` off its fast path or
+    ``as_read`` gives no frame for it: the caller then asks ``forecast_file``."""
+    if not units or not (_plain(reasons) and _UNSTABLE.search("".join(reasons)) is None and _probabilities_ok(probs)):
+        return None
+    texts, values = _prob_texts(probs, {} if cache is None else cache.probabilities)
+    body = "".join([f"{u}{c},{d}\n" for u, c, d in zip(units, texts, reasons)])
     return (_FORECAST_HEADER + body).encode("utf-8"), texts, values
 
 

@@ -3,8 +3,10 @@
 Many files are parsed by two worker processes (forked: they run this package's code as loaded),
 results taken in file order, so the outcome is the one of parsing them one by one (``parse_one``).
 The forecast sets are parsed by a second pool, forked once the rounds' questions are known
-(``pool(n, rounds)``): a worker then also makes each set's CSV forecast file against its round
-(``frames.forecast_columns``, then ``csvio.forecast_file``), so both cores make files.
+(``pool(n, rounds)``): a worker then also makes each set's CSV forecast file against its round, so
+both cores make files. Most sets are rows of distinct, plain units of the round: their rows are put
+in file order by the units' ranks, each unit's cells checked once per round (``in_file_order``);
+any other set goes through ``frames.forecast_columns``, then ``csvio.forecast_file``.
 
 Given the hub (``pool(n, rounds, layout)``, under the hub lock), a worker also stages the file
 beside its place in the hub (``csvio.stage_bytes``: written and fsynced, not yet in place) and, with
@@ -24,6 +26,7 @@ columns packed (``packed``), and the import makes its file itself, as one-by-one
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import multiprocessing
 import os
@@ -38,7 +41,7 @@ import pandas as pd
 from ...errors import Problem
 from ...schemas import FORECASTS
 from ...store import diskcache
-from ...store.csvio import ReadCache, forecast_file, forecasts_frame, reads_as_written, stage_bytes, table_dtypes
+from ...store.csvio import ReadCache, forecast_file, forecasts_frame, ordered_forecast_file, plain_units, reads_as_written, stage_bytes, table_dtypes
 from ...store.layout import Layout
 from ...timeutil import parse_ts
 from . import frames
@@ -68,6 +71,18 @@ class RoundUnits:
         allowed = frames.unit_keys(questions)
         return cls(allowed, {unit: i for i, unit in enumerate(allowed)},
                    _factorized([u[0] for u in allowed]), _factorized([u[1] for u in allowed]))
+
+    @functools.cached_property
+    def written(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per unit: its place in a forecast file's row order, its first two cells as written
+        (``"question_id,resolution_date,"``) and whether they are plain (``csvio.plain_units``).
+        Made by a worker when it first makes a file against the round."""
+        units = list(self.allowed)
+        rank = np.empty(len(units), dtype=np.int64)
+        rank[sorted(range(len(units)), key=units.__getitem__)] = np.arange(len(units))
+        ids, dates = [u[0] for u in units], [u[1] for u in units]
+        cells = np.array([f"{i},{d}," for i, d in units] + [""], dtype=object)[:-1]  # 1-d even when empty
+        return rank, cells, np.array(plain_units(ids, dates), dtype=bool)
 
 
 def _factorized(values: list[str]) -> tuple[list[str], np.ndarray]:
@@ -138,25 +153,70 @@ def prepare(fset: fbp.Parsed) -> Prepared | None:
     units = _ROUNDS.get(fset.due)
     if units is None or fset.header.get("individual") or any(p.severity == "error" for p in fset.problems):
         return None
-    try:
-        columns, problems = frames.forecast_columns(fset, units.allowed)
-    except ValueError:
-        return None
-    data, cells = forecast_file(columns, _MEMO)
-    rows = None
-    if cells is not None and reads_as_written(cells):
-        position = units.position
-        rows = array("i", [position[unit] for unit in zip(cells[0], cells[1])])
-    staged = _staged(_HUB[0], fset, data, problems, units, rows, cells) if _HUB else None
+    made = in_file_order(fset, units)
+    rows: Rows | None
+    problems: list[Problem] = []
+    if made is not None:
+        data, rows = made
+    else:
+        try:
+            columns, problems = frames.forecast_columns(fset, units.allowed)
+        except ValueError:
+            return None
+        data, cells = forecast_file(columns, _MEMO)
+        rows = _rows_read(cells, units)
+    staged = _staged(_HUB[0], fset, data, problems, units, rows) if _HUB else None
     if staged is not None:
         return staged
-    if rows is None or cells is None:
+    if rows is None:
         return Prepared(data, problems, None, b"", None)
-    return Prepared(data, problems, rows.tobytes(), array("d", cells[4]).tobytes(), packed(cells[3]))
+    return Prepared(data, problems, rows[0].tobytes(), np.asarray(rows[1], dtype=np.float64).tobytes(), packed(rows[2]))
+
+
+# A file's rows that ``csvio.as_read`` reads back: their units' positions in the round (int32), the
+# probabilities as the reader parses them, the reasonings, all in file order.
+Rows = tuple[np.ndarray, list[float], list[str]]
+
+
+def _rows_read(cells: list[list] | None, units: RoundUnits) -> Rows | None:
+    """The ``Rows`` of a ``csvio.forecast_file`` file of these cells; None when ``as_read`` gives no frame for it."""
+    if cells is None or not reads_as_written(cells):
+        return None
+    position = units.position
+    return np.array([position[unit] for unit in zip(cells[0], cells[1])], dtype=np.int32), cells[4], cells[3]
+
+
+def in_file_order(fset: fbp.Parsed, units: RoundUnits) -> tuple[bytes, Rows] | None:
+    """The forecast file of a set whose rows are distinct units of the round, each one plain
+    (``csvio.plain_units``), with plain reasonings: its bytes and ``Rows``, the rows put in file
+    order by the units' ranks (``RoundUnits.written``) rather than by sorting their texts. None for
+    any other set: ``frames.forecast_columns`` and ``csvio.forecast_file`` then make the file, and
+    say what is off (tests/test_fast_paths.py compares both ways on hostile sets)."""
+    columns = fset.rows[0] if len(fset.rows) == 1 and isinstance(fset.rows[0], dict) else None
+    if columns is None or set(columns) != set(FORECASTS.names):
+        return None
+    ids, dates, probs, reasons = (columns[name] for name in FORECASTS.names)
+    if not ids or any(len(columns[name]) != len(ids) for name in FORECASTS.names):
+        return None
+    try:
+        found = list(map(units.position.get, zip(ids, dates)))
+    except TypeError:  # an unhashable cell: not a unit
+        return None
+    if None in found:
+        return None
+    rank, cells, plain = units.written
+    at = np.array(found, dtype=np.int64)
+    if np.bincount(at).max() > 1 or not plain[at].all():
+        return None
+    order = np.argsort(rank[at])
+    at, positions = at[order], order.tolist()
+    reasons = [reasons[i] for i in positions]
+    made = ordered_forecast_file(cells[at].tolist(), [probs[i] for i in positions], reasons, _MEMO)
+    return None if made is None else (made[0], (at.astype(np.int32), made[2], reasons))
 
 
 def _staged(hub: Layout, fset: fbp.Parsed, data: bytes, problems: list[Problem], units: RoundUnits,
-            rows: array | None, cells: list[list] | None) -> Prepared | None:
+            rows: Rows | None) -> Prepared | None:
     """The file staged in the hub and, with a disk cache, its frame kept as an entry; None when it
     cannot be staged (the main process then writes it itself, and meets the same error)."""
     path = hub.forecast(parse_ts(fset.due), frames.model_id(fset))
@@ -165,28 +225,29 @@ def _staged(hub: Layout, fset: fbp.Parsed, data: bytes, problems: list[Problem],
     except OSError:
         return None
     digest, label = hashlib.sha256(data).hexdigest(), hub.relative(path)
-    if rows is None or cells is None:
+    if rows is None:
         return Prepared(None, problems, None, b"", None, staged, digest)
     name = hub.cache.entry_name(path, FORECASTS, label)
-    entry = None if name is None else cache_entry(name, digest, units, np.frombuffer(rows, dtype=np.int32), cells)
+    entry = None if name is None else cache_entry(name, digest, units, rows)
     if entry is not None and hub.cache.save_entry(path, FORECASTS, label, entry):
         return Prepared(None, problems, None, b"", None, staged, digest, entry_kept=True)
-    return Prepared(None, problems, rows.tobytes(), array("d", cells[4]).tobytes(), packed(cells[3]), staged, digest)
+    return Prepared(None, problems, rows[0].tobytes(), np.asarray(rows[1], dtype=np.float64).tobytes(), packed(rows[2]), staged, digest)
 
 
-def cache_entry(name: str, digest: str, units: RoundUnits, rows: np.ndarray, cells: list[list]) -> bytes | None:
-    """The disk-cache entry (``diskcache.encode_columns``) of the frame ``csvio.as_read`` gives for
-    ``cells``, whose rows are the round's units at positions ``rows``; None when a text has no UTF-8
-    form. The unit columns' distinct values come from the round's (``RoundUnits``), not found anew."""
+def cache_entry(name: str, digest: str, units: RoundUnits, rows: Rows) -> bytes | None:
+    """The disk-cache entry (``diskcache.encode_columns``) of the frame ``csvio.as_read`` gives for a
+    file of these ``rows``; None when a text has no UTF-8 form. The unit columns' distinct values
+    come from the round's (``RoundUnits``), not found anew."""
     (question_id, resolution_date, probability, reasoning), dtypes = FORECASTS.names, table_dtypes(FORECASTS)
-    reasons, reason_codes = _factorized(cells[3])
-    columns = [diskcache.text_column(question_id, dtypes[0], *_used(units.ids, rows)),
-               diskcache.text_column(resolution_date, dtypes[1], *_used(units.dates, rows)),
-               diskcache.plain_column(probability, dtypes[2], np.asarray(cells[4], dtype=np.float64)),
-               diskcache.text_column(reasoning, dtypes[3], reasons, reason_codes)]
+    at, values, reasons = rows
+    distinct_reasons, reason_codes = _factorized(reasons)
+    columns = [diskcache.text_column(question_id, dtypes[0], *_used(units.ids, at)),
+               diskcache.text_column(resolution_date, dtypes[1], *_used(units.dates, at)),
+               diskcache.plain_column(probability, dtypes[2], np.asarray(values, dtype=np.float64)),
+               diskcache.text_column(reasoning, dtypes[3], distinct_reasons, reason_codes)]
     if any(column is None for column in columns):
         return None
-    return diskcache.encode_columns(name, digest, len(rows), cast(list, columns))
+    return diskcache.encode_columns(name, digest, len(at), cast(list, columns))
 
 
 def _used(factorized: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[list[str], np.ndarray]:
