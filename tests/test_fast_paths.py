@@ -331,7 +331,8 @@ def test_forecast_file_and_the_frame_handed_to_the_scoring(tmp_path_factory, col
 
 
 def test_forecast_probability_text_reads_back_as_float_reads_it():
-    """Every probability text the writer can produce ("%.6f" of [0, 1]) parses as float() parses it."""
+    """Every probability text the writer can produce ("%.6f" of [0, 1]) parses as float() parses it
+    (``csvio._prob_table`` takes the values the reader gives from ``float``)."""
     texts = [f"{k / 1e6:.6f}" for k in range(1_000_001)]
     parsed = csvio.coerce(pd.DataFrame({"question_id": "q", "resolution_date": "", "probability": texts, "reasoning": ""}, dtype=str),
                           FORECASTS)["probability"].to_numpy()

@@ -822,15 +822,15 @@ _MEMO_LIMIT = 1_000_000
 
 
 def _prob_table(probs: set[float], memo: dict[float, tuple[str, float]]) -> dict[float, tuple[str, float]]:
-    """A dict holding every value of ``probs``: per probability, its "%.6f" text and the value
-    the reader gives that text (``coerce``, which converts cell by cell, run once per distinct
-    text). ``memo`` (a command's ``ReadCache.probabilities``, bounded) is completed as needed."""
+    """A dict holding every value of ``probs`` (in [0, 1]): per probability, its "%.6f" text and the
+    value the reader gives that text, which is ``float``'s (``coerce`` gives every one of the
+    1,000,001 such texts the value ``float`` gives: tests/test_fast_paths.py). ``memo`` (a
+    command's ``ReadCache.probabilities``, bounded) is completed as needed."""
     missing = [p for p in probs if p not in memo]
     if not missing:
         return memo
     texts = [f"{p + 0.0:.6f}" for p in missing]
-    raw = pd.DataFrame({n: pd.Series(texts if n == "probability" else [""] * len(texts), dtype=str) for n in FORECASTS.names})
-    found = dict(zip(missing, zip(texts, coerce(raw, FORECASTS)["probability"].tolist())))
+    found = dict(zip(missing, zip(texts, map(float, texts))))
     if len(memo) + len(found) <= _MEMO_LIMIT:
         memo.update(found)
         return memo
@@ -846,8 +846,9 @@ def _body(rows: list[tuple], memo: dict[float, tuple[str, float]]) -> tuple[byte
 
 def _prob_texts(probs: list[float], memo: dict[float, tuple[str, float]]) -> tuple[list[str], list[float]]:
     """Each probability's text and the value the reader parses from it."""
-    table = _prob_table(set(probs), memo)  # each distinct value formatted (and parsed) once
-    pairs = list(map(table.__getitem__, probs))
+    pairs = list(map(memo.get, probs))
+    if None in pairs:  # each distinct value not in the memo formatted (and parsed) once
+        pairs = list(map(_prob_table(set(probs), memo).__getitem__, probs))
     return list(map(_TEXT, pairs)), list(map(_VALUE, pairs))
 
 
