@@ -231,6 +231,14 @@ def test_column_checked_forecast_sets_equal_the_row_checks(items):
         assert [repr(p) for p in got["probability"]] == [repr(p) for p in want["probability"]]
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([{}, {"id": "a"}, {fb_parse.MEMBER_KEY: 1}, {fb_parse.MEMBER_KEY: None, "id": "b"}, [], "user_id", None, 3]),
+                max_size=6))
+def test_the_individual_file_check_equals_the_row_by_row_check(items):
+    """A forecasts list is an individual file's when a row is an object with ``user_id``, whatever the other rows are."""
+    assert fb_parse._any_member(items) == any(isinstance(r, dict) and fb_parse.MEMBER_KEY in r for r in items)
+
+
 def _unit_frame(pairs) -> pd.DataFrame:
     return pd.DataFrame({"question_id": pd.Series([q for q, _ in pairs], dtype=str),
                          "resolution_date": pd.Series([d for _, d in pairs], dtype=str)})

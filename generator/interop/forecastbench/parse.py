@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import itertools
 import json
 import math
 import re
@@ -303,7 +304,7 @@ def parse_forecast_set(body: object, label: str) -> Parsed:
         due_of(parsed, parsed.header["question_set"], "question_set")
         parsed.header.update({k: body.get(k) for k in OPTIONAL_HEADER if isinstance(body.get(k), str)})
         items = body["forecasts"]
-        individual = isinstance(items, list) and any(isinstance(r, dict) and MEMBER_KEY in r for r in items)
+        individual = isinstance(items, list) and _any_member(items)
         columns = fast_forecasts(items, individual)
         if columns is None:  # something is off: take the row-by-row path, which says what
             _rows(parsed, items, _F_KEYS, _forecast)
@@ -316,6 +317,14 @@ def parse_forecast_set(body: object, label: str) -> Parsed:
 
 
 _F_COLUMNS = ("question_id", "resolution_date", "probability", "reasoning")
+
+
+def _any_member(items: list) -> bool:
+    """Whether a row of ``items`` is an object with a ``user_id`` (asked in one C-level pass while every row is one)."""
+    try:
+        return any(map(dict.__contains__, items, itertools.repeat(MEMBER_KEY)))
+    except TypeError:  # a row that is not an object
+        return any(isinstance(r, dict) and MEMBER_KEY in r for r in items)
 
 
 def fast_forecasts(items: object, individual: bool = False) -> dict | None:
