@@ -714,17 +714,19 @@ def test_a_worker_stages_the_file_in_the_hub_and_keeps_the_entry_of_the_frame_it
         workers._HUB.clear()
 
 
-def test_the_pooled_import_keeps_cache_entries_that_read_as_the_files_do(tmp_path, monkeypatch):
+@pytest.mark.parametrize("questions", [_HOSTILE, ["m1", "\u00e9\u2713", "m2"]], ids=["hostile", "plain"])
+def test_the_pooled_import_keeps_cache_entries_that_read_as_the_files_do(tmp_path, monkeypatch, questions):
     """An import with a disk cache, its forecast files made by the parsing workers: the next command
     reads each forecast file's frame from the cache (the workers' entries), equal to parsing the file,
-    and the files are those of the one-by-one import."""
+    and the files are those of the one-by-one import. In a round of plain ids, the hub's baselines'
+    files (made by the workers too) have entries; a hostile id (a control character) leaves them none."""
     from generator.interop.forecastbench import workers
     from generator.interop.forecastbench.importer import import_forecastbench
     from generator.schemas import FORECASTS
     from generator.store.csvio import ReadCache, read_table
     from generator.store.diskcache import DiskCache
 
-    data, forecasts = _hostile_fb(tmp_path / "in", _HOSTILE)
+    data, forecasts = _hostile_fb(tmp_path / "in", questions)
     outcomes = []
     for name, least in (("one", 10**9), ("pooled", 0)):
         monkeypatch.setattr(workers, "_POOL_MIN_FILES", least)
@@ -747,6 +749,7 @@ def test_the_pooled_import_keeps_cache_entries_that_read_as_the_files_do(tmp_pat
     one, pooled = outcomes[0][2], outcomes[1][2]
     assert pooled.keys() == one.keys() and len(one) >= 4 and all(one.values())
     assert not any(pooled.values())  # the workers' entries, no frame held in memory
+    assert sum("prescient.always-" in label for label in pooled) == (0 if questions is _HOSTILE else 3)
 
 
 # -- FB board: unit codes from per-column codes -----------------------------------------------------

@@ -34,7 +34,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -846,9 +846,9 @@ def _body(rows: list[tuple], memo: dict[float, tuple[str, float]]) -> tuple[byte
 
 def _prob_texts(probs: list[float], memo: dict[float, tuple[str, float]]) -> tuple[list[str], list[float]]:
     """Each probability's text and the value the reader parses from it."""
-    pairs = list(map(memo.get, probs))
-    if None in pairs:  # each distinct value not in the memo formatted (and parsed) once
-        pairs = list(map(_prob_table(set(probs), memo).__getitem__, probs))
+    found = list(map(memo.get, probs))
+    # each distinct value not in the memo formatted (and parsed) once
+    pairs = cast(list, found) if None not in found else list(map(_prob_table(set(probs), memo).__getitem__, probs))
     return list(map(_TEXT, pairs)), list(map(_VALUE, pairs))
 
 

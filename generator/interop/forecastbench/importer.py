@@ -9,7 +9,7 @@ the hub's Always 0 / Always 1 / Always 0.5 baselines and every forecast set beco
 same files twice changes no byte.
 
 Many forecast sets are parsed by worker processes under the hub lock (``workers``): each stages
-the file it makes beside its place and keeps its frame in the disk cache, while the main process
+the file it makes (a set's, or a hub baseline's) beside its place and keeps its frame in the disk cache, while the main process
 computes the ledgers' new rows (``_plan``); after the check, the staged files are renamed into
 place, or removed if anything is rejected (``_remove_staged``).
 
@@ -72,6 +72,7 @@ class _Inputs:
     own: list[Problem]  # each file's own problems: the question, resolution, then forecast sets'
     rounds: dict[str, pd.DataFrame] = field(default_factory=dict)  # the rounds' questions by due (none on an error)
     checks: list[Problem] = field(default_factory=list)  # problems across the resolution sets
+    baselines: dict[tuple[str, str], worker_pool.Prepared] = field(default_factory=dict)  # by (due, model), made by the workers
 
     @property
     def problems(self) -> list[Problem]:
@@ -132,26 +133,31 @@ def read_sets(datasets_dir: Path, forecasts_dir: Path | None = None) -> _Inputs:
 
 
 def read_forecast_sets(inputs: _Inputs, forecasts_dir: Path | None, hub: Layout | None = None,
-                       meanwhile: Callable[[], T] | None = None) -> tuple[_Inputs, T | None]:
+                       meanwhile: Callable[[], T] | None = None, baselines: list[tuple[str, str]] | None = None) -> tuple[_Inputs, T | None]:
     """``inputs`` with the forecast sets under ``forecasts_dir`` parsed, by worker processes when
     there are many, which then also make their files (``worker_pool``) and, given the ``hub`` (its
     lock held), stage them there: the caller commits or removes them (``_remove_staged``). The
-    second value: what ``meanwhile()`` gives, called while the workers parse."""
+    workers make the files of the hub's ``baselines`` too ((due, model) pairs, ``worker_pool.baseline``).
+    The second value: what ``meanwhile()`` gives, called while the workers parse."""
     fpaths = _forecast_paths(forecasts_dir)
+    jobs = [job for job in baselines or [] if job[0] in inputs.rounds]
+    made: dict[tuple[str, str], worker_pool.Prepared] = {}
     with worker_pool.pool(worker_pool.pooled(len(fpaths)), inputs.rounds, hub) as pool:
         parsing = _parse_all(fpaths, fbp.parse_forecast_set, forecasts_dir, pool) if forecasts_dir else iter(())
+        baseline_files = pool.map_async(worker_pool.baseline, jobs) if pool is not None and jobs else None
         done = meanwhile() if meanwhile is not None else None
         fsets = list(parsing)
+        if baseline_files is not None:
+            made = {job: prepared for job, prepared in zip(jobs, baseline_files.get()) if prepared is not None}
     own = inputs.own + [p for parsed in fsets for p in parsed.problems]
-    return _Inputs(inputs.qsets, inputs.rsets, fsets, own, inputs.rounds, inputs.checks), done
+    return _Inputs(inputs.qsets, inputs.rsets, fsets, own, inputs.rounds, inputs.checks, made), done
 
 
-def _remove_staged(fsets: list[fbp.Parsed]) -> None:
+def _remove_staged(inputs: _Inputs) -> None:
     """Remove the files the workers staged that were not committed, and the folders made for them
     that are left empty (best effort: what is left, the next command under the lock removes)."""
     folders = set()
-    for fset in fsets:
-        prepared = fset.prepared
+    for prepared in [*(fset.prepared for fset in inputs.fsets), *inputs.baselines.values()]:
         if isinstance(prepared, worker_pool.Prepared) and prepared.staged is not None:
             staged = Path(prepared.staged)
             staged.unlink(missing_ok=True)
@@ -219,7 +225,8 @@ def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_
     with _locked(layout, f"prescient import forecastbench --as-of {as_of_text}"):  # a nightly run must wait
         readers.check_as_of(layout, as_of_text)  # time never runs backwards in a ledger
         plan = None if _any_error(inputs.problems) else functools.partial(_plan, layout, inputs, dues, as_of_text)
-        inputs, planned = read_forecast_sets(inputs, Path(forecasts_dir) if forecasts_dir else None, layout, plan)  # files staged
+        baselines = [(due, model) for due in dues if frames.midnight(due) <= as_of_text for model in HUB_BASELINES]
+        inputs, planned = read_forecast_sets(inputs, Path(forecasts_dir) if forecasts_dir else None, layout, plan, baselines)  # files staged
         try:
             fsets = _checked(inputs, dues, report)
             planned = planned or _plan(layout, inputs, dues, as_of_text)  # planned unless a set had an error
@@ -230,9 +237,9 @@ def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_
                 rounds = {due: _write_round(layout, due, inputs, planned.rounds[due], report) for due in dues}
                 sets = {due: _write_round_sets(layout, due, rounds[due], inputs, report) for due in dues}
                 made = {due: inputs.rounds[due] for due in dues if rounds[due] is inputs.rounds.get(due)}
-                _write_forecasts(layout, rounds, sets, fsets, as_of_text, report, workers, made)
+                _write_forecasts(layout, rounds, sets, fsets, as_of_text, report, workers, made, inputs.baselines)
         finally:
-            _remove_staged(inputs.fsets)
+            _remove_staged(inputs)
     return report
 
 
@@ -410,9 +417,11 @@ def _set_problems(fset: fbp.Parsed, names: set[str]) -> list[Problem]:
 
 
 def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict[str, pd.DataFrame], fsets: list[fbp.Parsed],
-                     as_of: str, report: ImportReport, workers: int = 1, made: dict[str, pd.DataFrame] | None = None) -> None:
+                     as_of: str, report: ImportReport, workers: int = 1, made: dict[str, pd.DataFrame] | None = None,
+                     baselines: dict[tuple[str, str], worker_pool.Prepared] | None = None) -> None:
     """``made``: the rounds, by due, whose forecast files the parsing workers made (``worker_pool``):
-    the ones the import keeps as they were given to the workers."""
+    the ones the import keeps as they were given to the workers; ``baselines``: the baselines' files
+    the workers made, by (due, model)."""
     models: dict[str, ModelMeta] = {}
     units = {due: (q["question_id"].to_numpy(dtype=object), q["resolution_date"].to_numpy(dtype=object))
              for due, q in (made or {}).items()}
@@ -423,7 +432,9 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict
                 continue
             for model in HUB_BASELINES:
                 meta, forecaster = AT_OPEN[model]
-                writer.add(due, model, forecaster(questions), [])
+                kept = (baselines or {}).get((due, model))
+                if kept is None or due not in units or not _add_prepared(writer, due, model, kept, units[due], []):
+                    writer.add(due, model, forecaster(questions), [])
                 models[model] = meta
         allowed: dict[str, dict[tuple[str, str], tuple[str, str]]] = {}  # due -> frames.unit_keys
         for fset in fsets:
@@ -434,13 +445,7 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict
                 continue
             prepared = fset.prepared
             if isinstance(prepared, worker_pool.Prepared) and fset.due in units:
-                problems = prepared.problems + _set_problems(fset, names[fset.due])
-                ids, dates = units[fset.due]
-                frame = functools.partial(worker_pool.frame_of, prepared, ids, dates)
-                if prepared.staged is not None:
-                    writer.add_staged(fset.due, model, Path(prepared.staged), prepared.digest, prepared.entry_kept, frame, problems)
-                elif prepared.data is not None:
-                    writer.add_made(fset.due, model, prepared.data, frame, problems)
+                _add_prepared(writer, fset.due, model, prepared, units[fset.due], _set_problems(fset, names[fset.due]))
                 continue
             if prepared is not None:  # made against a round the import does not keep: parsed again, made here
                 fset = worker_pool.parse_one((Path(fset.path), fset.label, "parse_forecast_set"))
@@ -453,3 +458,16 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict
         if not path.is_file() and write_bytes_atomic(path, meta.to_yaml()):
             report.written.append(layout.relative(path))
     report.models = sorted(models)
+
+
+def _add_prepared(writer: FileWriter, due: str, model: str, prepared: worker_pool.Prepared, units: tuple, problems: list[Problem]) -> bool:
+    """Hand ``writer`` a file a parsing worker made (staged, or its bytes); ``units``: the round's
+    unit columns its rows point into. False when it holds neither (nothing is added)."""
+    frame = functools.partial(worker_pool.frame_of, prepared, *units)
+    if prepared.staged is not None:
+        writer.add_staged(due, model, Path(prepared.staged), prepared.digest, prepared.entry_kept, frame, prepared.problems + problems)
+    elif prepared.data is not None:
+        writer.add_made(due, model, prepared.data, frame, prepared.problems + problems)
+    else:
+        return False
+    return True

@@ -6,7 +6,8 @@ The forecast sets are parsed by a second pool, forked once the rounds' questions
 (``pool(n, rounds)``): a worker then also makes each set's CSV forecast file against its round, so
 both cores make files. Most sets are rows of distinct, plain units of the round: their rows are put
 in file order by the units' ranks, each unit's cells checked once per round (``in_file_order``);
-any other set goes through ``frames.forecast_columns``, then ``csvio.forecast_file``.
+any other set goes through ``frames.forecast_columns``, then ``csvio.forecast_file``. The workers
+also make the files of the hub's constant baselines for the rounds they know (``baseline``).
 
 Given the hub (``pool(n, rounds, layout)``, under the hub lock), a worker also stages the file
 beside its place in the hub (``csvio.stage_bytes``: written and fsynced, not yet in place) and, with
@@ -39,9 +40,20 @@ import numpy as np
 import pandas as pd
 
 from ...errors import Problem
+from ...forecasters.baselines import AT_OPEN
 from ...schemas import FORECASTS
 from ...store import diskcache
-from ...store.csvio import ReadCache, forecast_file, forecasts_frame, ordered_forecast_file, plain_units, reads_as_written, stage_bytes, table_dtypes
+from ...store.csvio import (
+    ReadCache,
+    forecast_file,
+    forecast_lists,
+    forecasts_frame,
+    ordered_forecast_file,
+    plain_units,
+    reads_as_written,
+    stage_bytes,
+    table_dtypes,
+)
 from ...store.layout import Layout
 from ...timeutil import parse_ts
 from . import frames
@@ -52,7 +64,9 @@ _POOL_MIN_FILES, _POOL_WORKERS = 64, 2
 # The rounds' units by due date, set in the parent before a forecast-set pool forks (``pool``):
 # the workers' copy of the rounds, never changed after the fork.
 _ROUNDS: dict[str, RoundUnits] = {}
-# The hub the workers stage forecast files in (see the module docstring), if any: set like ``_ROUNDS``.
+# The rounds' questions, for the hub's baselines (``baseline``), and the hub the workers stage
+# forecast files in (see the module docstring), if any: both set like ``_ROUNDS``.
+_QUESTIONS: dict[str, pd.DataFrame] = {}
 _HUB: list[Layout] = []
 _MEMO = ReadCache()  # a worker's probability texts (``csvio._prob_table``): made once per distinct value
 
@@ -120,11 +134,13 @@ def pool(use: bool, rounds: dict[str, pd.DataFrame] | None = None, hub: Layout |
         return contextlib.nullcontext()
     _ROUNDS.clear()
     _ROUNDS.update({due: RoundUnits.of(questions) for due, questions in (rounds or {}).items()})
+    _QUESTIONS.update(rounds or {})
     _HUB[:] = [hub] if hub is not None else []
     try:
         return multiprocessing.get_context("fork").Pool(_POOL_WORKERS)
     finally:
         _ROUNDS.clear()  # the workers have their copy; the parent keeps none
+        _QUESTIONS.clear()
         _HUB.clear()
 
 
@@ -147,9 +163,20 @@ def parse_packed(job: tuple[Path, str, str]) -> fbp.Parsed:
     return parsed
 
 
-def prepare(fset: fbp.Parsed) -> Prepared | None:
+def baseline(job: tuple[str, str]) -> Prepared | None:
+    """The forecast file of the hub's baseline ``model`` (one of ``baselines.AT_OPEN``) for the round
+    due ``due``, made (and staged) like a set's; None when the import makes it itself: every unit of
+    the round once, or nothing."""
+    due, model = job
+    columns = forecast_lists(AT_OPEN[model][1](_QUESTIONS[due]))
+    made = prepare(fbp.Parsed(model, due, rows=[columns]), model)
+    return made if made is not None and not made.problems else None
+
+
+def prepare(fset: fbp.Parsed, model: str | None = None) -> Prepared | None:
     """The CSV forecast file of ``fset`` against its round as the worker knows it (``_ROUNDS``), as
-    the import would make it; None for a set the import makes itself (see the module docstring)."""
+    the import would make it, for ``model`` (by default the set's own); None for a set the import
+    makes itself (see the module docstring)."""
     units = _ROUNDS.get(fset.due)
     if units is None or fset.header.get("individual") or any(p.severity == "error" for p in fset.problems):
         return None
@@ -165,7 +192,8 @@ def prepare(fset: fbp.Parsed) -> Prepared | None:
             return None
         data, cells = forecast_file(columns, _MEMO)
         rows = _rows_read(cells, units)
-    staged = _staged(_HUB[0], fset, data, problems, units, rows) if _HUB else None
+    path = _HUB[0].forecast(parse_ts(fset.due), model or frames.model_id(fset)) if _HUB else None
+    staged = _staged(_HUB[0], path, data, problems, units, rows) if _HUB and path is not None else None
     if staged is not None:
         return staged
     if rows is None:
@@ -215,11 +243,10 @@ def in_file_order(fset: fbp.Parsed, units: RoundUnits) -> tuple[bytes, Rows] | N
     return None if made is None else (made[0], (at.astype(np.int32), made[2], reasons))
 
 
-def _staged(hub: Layout, fset: fbp.Parsed, data: bytes, problems: list[Problem], units: RoundUnits,
+def _staged(hub: Layout, path: Path, data: bytes, problems: list[Problem], units: RoundUnits,
             rows: Rows | None) -> Prepared | None:
-    """The file staged in the hub and, with a disk cache, its frame kept as an entry; None when it
-    cannot be staged (the main process then writes it itself, and meets the same error)."""
-    path = hub.forecast(parse_ts(fset.due), frames.model_id(fset))
+    """The file staged beside ``path`` in the hub and, with a disk cache, its frame kept as an entry;
+    None when it cannot be staged (the main process then writes it itself, and meets the same error)."""
     try:
         staged = str(stage_bytes(path, data))
     except OSError:
