@@ -89,6 +89,19 @@ def test_the_quick_pass_of_all_bare_misses_no_character_the_close_look_could_fin
     assert csvio.writable(np.array(["a\x00", "b"], dtype=object)).tolist() == ["a\ufffd", "b"]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(["a", "\u00e9", "\u2713", "\x00", "\ud800", "\udfff", "\ud7ff", "\ue000",
+                                                   "\U0001f600", "\ufffd"]), max_size=5), max_size=4))
+def test_the_text_writable_check_equals_the_unwritable_search(cells):
+    """``writable`` keeps a column as it is exactly when ``_UNWRITABLE`` finds nothing in it; else it
+    replaces every NUL and lone surrogate."""
+    column = np.array(cells + [""], dtype=object)[:-1]
+    found = csvio._UNWRITABLE.search("".join(cells)) is not None
+    out = csvio.writable(column)
+    assert (out is column) == (not found)
+    assert out.tolist() == [csvio._UNWRITABLE.sub("\ufffd", c) for c in cells]
+
+
 def test_to_csv_bytes_sorts_and_formats_as_before():
     frame = pd.DataFrame({"question_id": ["b", "a", "a", "c,d"], "resolution_date": ["", "2026-01-02", "2026-01-01", ""],
                           "probability": [0.25, -0.0, 1.0, 0.1234567], "reasoning": ['say "hi"', "", None, "x\ny"]})

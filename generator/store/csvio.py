@@ -519,10 +519,20 @@ _SUSPECT = re.compile("[,\"\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff"
                       + "".join(re.escape(c) for c in map(chr, range(0x3001)) if c != "\n" and c.isspace()) + "]")
 
 
+def _encodes(text: str) -> bool:
+    """Whether ``text`` has a UTF-8 form: it holds no lone surrogate (several times faster than
+    ``_UNWRITABLE`` searching a long non-ASCII text; tests/test_fast_paths.py compares them)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def writable(cells: np.ndarray) -> np.ndarray:
     """Text cells with every lone surrogate and NUL replaced by U+FFFD (see the module docstring)."""
     joined = "".join(cells.tolist()) if len(cells) else ""
-    if not ("\x00" in joined if joined.isascii() else _UNWRITABLE.search(joined)):  # ASCII text has no surrogate
+    if "\x00" not in joined and (joined.isascii() or _encodes(joined)):  # ASCII text has no surrogate
         return cells
     return np.array([_UNWRITABLE.sub("\ufffd", v) for v in cells.tolist()], dtype=object)
 

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -40,6 +41,16 @@ def midnight(date: str) -> str:
 
 def fb_ts(value: str) -> str:
     """FB's ``2026-06-11T00:00:00+00:00`` as ``2026-06-11T00:00:00Z``; ``N/A`` or junk as ''."""
+    return _fb_text_ts(value) if type(value) is str else _fb_ts(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fb_text_ts(value: str) -> str:
+    """``fb_ts`` of a text, each distinct one parsed once (a set's questions share a freeze time)."""
+    return _fb_ts(value)
+
+
+def _fb_ts(value: str) -> str:
     try:
         return format_ts(parse_ts(value)) if value and value != "N/A" else ""
     except ValueError:
