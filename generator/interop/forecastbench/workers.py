@@ -192,8 +192,8 @@ def prepare(fset: fbp.Parsed, model: str | None = None) -> Prepared | None:
             return None
         data, cells = forecast_file(columns, _MEMO)
         rows = _rows_read(cells, units)
-    path = _HUB[0].forecast(parse_ts(fset.due), model or frames.model_id(fset)) if _HUB else None
-    staged = _staged(_HUB[0], path, data, problems, units, rows) if _HUB and path is not None else None
+    staged = _staged(_HUB[0], _HUB[0].forecast(parse_ts(fset.due), model or frames.model_id(fset)), data, problems, units, rows) \
+        if _HUB else None
     if staged is not None:
         return staged
     if rows is None:
