@@ -548,7 +548,7 @@ def _time_option(option: str, value: str):
 
 def _emit(data: bytes, out: str | None, note: str) -> None:
     """``data`` to standard output, or written atomically to ``out`` with "wrote OUT" + ``note`` on stderr."""
-    from .store.csvio import write_bytes_atomic
+    from .store.atomic import write_bytes_atomic
 
     if not out:
         sys.stdout.buffer.write(data)
@@ -848,7 +848,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _failed_path(exc: BaseException) -> str | None:
     """The file an OSError was about when it does not say (a write on an open descriptor): the
-    ``path`` of the innermost frame that has one (``csvio.write_bytes_atomic``, the readers)."""
+    ``path`` of the innermost frame that has one (``atomic.write_bytes_atomic``, the readers)."""
     tb, found = exc.__traceback__, None
     while tb is not None:
         path = tb.tb_frame.f_locals.get("path")

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from generator.schemas import FORECASTS, SCORES, Column
 from generator.scoring.brier import brier, resolved_units, score_round
-from generator.store import csvio
+from generator.store import atomic, csvio
 
 # Cells chosen to sit on the edges of the fast patterns: signs, spaces, unicode digits, embedded
 # separators, overflow, trailing newlines (``$`` matches before one), quotes and commas.
@@ -333,7 +333,7 @@ def test_forecast_file_and_the_frame_handed_to_the_scoring(tmp_path_factory, col
     hub = tmp_path_factory.mktemp("hub")
     layout = Layout(hub)
     path = layout.forecast(pd.Timestamp("2026-01-01", tz="UTC").to_pydatetime(), "t.m")
-    csvio.write_bytes_atomic(path, data)
+    atomic.write_bytes_atomic(path, data)
     try:
         from_disk = csvio._read_checked(path, FORECASTS, layout.relative(path))
     except SchemaError:

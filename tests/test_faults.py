@@ -2,10 +2,10 @@
 ends byte for byte where an uninterrupted run ends, and never loses or half-writes a ledger row; a
 second run while one is writing refuses, names the holder, and writes nothing.
 
-The kills come from the test hook in ``csvio.write_bytes_atomic`` (``PRESCIENT_FAULT_AFTER_WRITES``):
+The kills come from the test hook in ``atomic.write_bytes_atomic`` (``PRESCIENT_FAULT_AFTER_WRITES``):
 the N-th atomic write of the process stops after its temp file is written and fsynced but before
 the rename, so the hub is caught mid-write, with a temp file on disk; a ledger append
-(``csvio.append_bytes_atomic``) stops after its bytes are added, with its journal on disk.
+(``atomic.append_bytes_atomic``) stops after its bytes are added, with its journal on disk.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from generator.schemas import ALL_TABLES, Table
-from generator.store.csvio import FAULT_ENV, read_table
+from generator.store.atomic import FAULT_ENV
+from generator.store.csvio import read_table
 
 from conftest import run_cli, tree_bytes, write_hub
 

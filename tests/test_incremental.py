@@ -28,7 +28,8 @@ from generator.pipeline.recompute import hub_view, round_scores
 from generator.schemas import FORECASTS, OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES
 from generator.sources.base import FetchContext, FetchResult, Observation, Question
 from generator.store import ledger, readers
-from generator.store.csvio import to_csv_bytes, write_bytes_atomic
+from generator.store.atomic import write_bytes_atomic
+from generator.store.csvio import to_csv_bytes
 from generator.store.hub import Hub
 from generator.store.ingest import observation_frame, question_frame
 from generator.timeutil import days, format_date, format_ts, parse_ts

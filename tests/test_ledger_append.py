@@ -1,4 +1,4 @@
-"""A ledger append writes only the new bytes (``csvio.append_bytes_atomic``), in place, and is all
+"""A ledger append writes only the new bytes (``atomic.append_bytes_atomic``), in place, and is all
 or nothing: the file's bytes are exactly those of a whole rewrite, a refused append leaves it as it
 was, and an append killed after its bytes were added is rolled back by the next holder of the lock."""
 
@@ -15,7 +15,8 @@ import pytest
 
 from generator.schemas import QUESTIONS
 from generator.store import csvio, ledger
-from generator.store.csvio import FAULT_ENV, RoundTripError, read_table, to_csv_bytes
+from generator.store.atomic import FAULT_ENV
+from generator.store.csvio import RoundTripError, read_table, to_csv_bytes
 from generator.store.lock import hub_lock, remove_stale_temp_files
 
 HOSTILE = ['plain', 'a, comma', 'say "hi"', 'two\nlines', 'a bare\rCR', 'crlf\r\nend', ' edge space ',

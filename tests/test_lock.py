@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from generator.store.csvio import FAULT_ENV
+from generator.store.atomic import FAULT_ENV
 from generator.store.lock import command_line
 
 from conftest import run_cli, tree_bytes

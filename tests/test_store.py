@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from generator.errors import LedgerError, SchemaError
 from generator.schemas import FORECASTS, HISTORY, OBSERVATIONS
-from generator.store import csvio, ledger
+from generator.store import atomic, csvio, ledger
 from generator.store.csvio import read_table, to_csv_bytes, write_table
 
 
@@ -92,7 +92,7 @@ def test_a_frame_this_command_wrote_last_is_not_serialised_again(tmp_path, monke
     assert write_table(path, frame.copy(), FORECASTS, cache=cache) is False
     assert len(serialised) == 2  # the third was skipped
     assert write_table(path, frame.assign(probability=0.25), FORECASTS, cache=cache) is True
-    csvio.write_bytes_atomic(path, b"question_id,resolution_date,probability,reasoning\n")
+    atomic.write_bytes_atomic(path, b"question_id,resolution_date,probability,reasoning\n")
     assert write_table(path, frame.assign(probability=0.25), FORECASTS, cache=cache) is True
     assert read_table(path, FORECASTS)["probability"].tolist() == [0.25]
 
@@ -173,10 +173,10 @@ def test_merge_is_idempotent(a, b):
 def umask_022():
     """The usual umask, whatever the test runner's: new files then get 0644."""
     old = os.umask(0o022)
-    csvio.new_file_mode.cache_clear()
+    atomic.new_file_mode.cache_clear()
     yield
     os.umask(old)
-    csvio.new_file_mode.cache_clear()
+    atomic.new_file_mode.cache_clear()
 
 
 def mode(path) -> int:
@@ -185,8 +185,8 @@ def mode(path) -> int:
 
 def test_written_files_get_the_normal_mode_not_mkstemps_0600(tmp_path, umask_022):
     fresh, table, log = tmp_path / "a.bin", tmp_path / "f.csv", tmp_path / "obs.csv"
-    assert csvio.write_bytes_atomic(fresh, b"x") and mode(fresh) == 0o644
-    assert csvio.write_bytes_atomic(fresh, b"y") and mode(fresh) == 0o644
+    assert atomic.write_bytes_atomic(fresh, b"x") and mode(fresh) == 0o644
+    assert atomic.write_bytes_atomic(fresh, b"y") and mode(fresh) == 0o644
     write_table(table, pd.DataFrame({"question_id": ["a:1"], "probability": [0.5]}), FORECASTS)
     for day, value in (("2026-01-01", 0.5), ("2026-01-02", 0.6)):  # a new file, then an append
         stamp = f"{day}T00:00:00Z"
@@ -199,23 +199,23 @@ def test_written_files_get_the_normal_mode_not_mkstemps_0600(tmp_path, umask_022
 
 def test_new_file_mode_follows_the_umask(tmp_path):
     old = os.umask(0o077)
-    csvio.new_file_mode.cache_clear()
+    atomic.new_file_mode.cache_clear()
     try:
-        csvio.write_bytes_atomic(tmp_path / "private", b"x")
+        atomic.write_bytes_atomic(tmp_path / "private", b"x")
         assert mode(tmp_path / "private") == 0o600
     finally:
         os.umask(old)
-        csvio.new_file_mode.cache_clear()
+        atomic.new_file_mode.cache_clear()
 
 
 def test_a_failed_check_keeps_the_old_file_and_leaves_no_temp_file(tmp_path):
     path = tmp_path / "f.bin"
-    csvio.write_bytes_atomic(path, b"old")
+    atomic.write_bytes_atomic(path, b"old")
 
     def refuse(data: bytes) -> None:
         assert data == b"new"  # the check sees the temp file's bytes as written
         raise csvio.RoundTripError("no", [])
 
     with pytest.raises(csvio.RoundTripError):
-        csvio.write_bytes_atomic(path, b"new", check=refuse)
+        atomic.write_bytes_atomic(path, b"new", check=refuse)
     assert path.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["f.bin"]

@@ -34,7 +34,8 @@ from ..models import ModelMeta, load_model
 from ..schemas import FORECASTS
 from ..sources.http import RateLimiter, client_for, fetch_many, post_json
 from ..store import readers
-from ..store.csvio import write_bytes_atomic, write_table
+from ..store.atomic import write_bytes_atomic
+from ..store.csvio import write_table
 from ..store.layout import Layout
 from ..store.lock import hub_lock
 from ..submissions import SubmissionInvalid, validate_files

@@ -29,7 +29,8 @@ from ..schemas import BETS, ORACLE_FORECASTS
 from ..site.build import build_site
 from ..sources.sim import SimSource, world_from_options
 from ..store import readers
-from ..store.csvio import to_csv_bytes, write_bytes_atomic
+from ..store.atomic import write_bytes_atomic
+from ..store.csvio import to_csv_bytes
 from ..store.hub import Hub
 from ..store.layout import Layout
 from ..store.lock import hub_lock

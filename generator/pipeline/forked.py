@@ -7,7 +7,7 @@ process learns of the files' digests (``store.diskcache``) comes back to the com
 so the cache ends as after one process. It returns None, and the caller does the work itself,
 where forking is not sound or not possible: one process asked for or fewer than two items, no
 ``fork``, other threads alive (a fork copies their locks as held), the crash tests' write counter
-set (``csvio.FAULT_ENV``: "the N-th write" means one process's), or a call that raised (the caller,
+set (``atomic.FAULT_ENV``: "the N-th write" means one process's), or a call that raised (the caller,
 doing it again, raises as it would have).
 """
 
@@ -19,7 +19,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..store.csvio import FAULT_ENV, ReadCache
+from ..store.atomic import FAULT_ENV
+from ..store.csvio import ReadCache
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -36,7 +36,8 @@ from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
 from ..sources.registry import build_source
 from ..store import ingest, ledger, manifest, readers
-from ..store.csvio import to_csv_bytes, write_bytes_atomic, write_table
+from ..store.atomic import write_bytes_atomic
+from ..store.csvio import to_csv_bytes, write_table
 from ..store.forecast_file import parse_forecast
 from ..store.hub import Hub, as_hub
 from ..store.layout import FileStats, Layout

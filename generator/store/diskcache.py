@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .csvio import write_bytes_atomic
+from .atomic import write_bytes_atomic
 from .layout import Stat, stat_key
 
 FORMAT = 1  # bumped whenever the layout of an entry changes: older entries are then misses

@@ -18,7 +18,8 @@ import pandas as pd
 
 from ...errors import Problem
 from ...store import readers
-from ...store.csvio import as_read, commit_staged, forecast_file, forecast_lists, write_bytes_atomic
+from ...store.atomic import commit_staged, write_bytes_atomic
+from ...store.csvio import as_read, forecast_file, forecast_lists
 from ...store.layout import Layout
 from ...timeutil import parse_ts
 
@@ -113,7 +114,7 @@ class FileWriter:
 
 
 def _commit(staged: Path, path: Path, digest: str) -> str:
-    """``_store`` for a staged file (``csvio.stage_bytes``) of bytes whose sha256 is ``digest``."""
+    """``_store`` for a staged file (``atomic.stage_bytes``) of bytes whose sha256 is ``digest``."""
     if path.is_file():
         outcome = "same" if hashlib.sha256(path.read_bytes()).hexdigest() == digest else "different"
         staged.unlink(missing_ok=True)

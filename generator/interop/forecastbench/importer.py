@@ -36,7 +36,8 @@ from ...models import ModelMeta
 from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ...scoring.brier import set_name
 from ...store import ingest, ledger, readers
-from ...store.csvio import empty_frame, read_table, to_csv_bytes, write_bytes_atomic
+from ...store.atomic import write_bytes_atomic
+from ...store.csvio import empty_frame, read_table, to_csv_bytes
 from ...store.layout import Layout
 from ...store.lock import LOCK_NAME, hub_lock
 from ...timeutil import format_ts, parse_ts

@@ -10,10 +10,10 @@ any other set goes through ``frames.forecast_columns``, then ``csvio.forecast_fi
 also make the files of the hub's constant baselines for the rounds they know (``baseline``).
 
 Given the hub (``pool(n, rounds, layout)``, under the hub lock), a worker also stages the file
-beside its place in the hub (``csvio.stage_bytes``: written and fsynced, not yet in place) and, with
+beside its place in the hub (``atomic.stage_bytes``: written and fsynced, not yet in place) and, with
 a disk cache, keeps the frame ``csvio.as_read`` would give as the cache entry ``read_table`` decodes
 (``cache_entry``, made from the round's units without pandas). The import, once every input is
-checked, puts each staged file in place (``csvio.commit_staged``) or removes it: the files' bytes
+checked, puts each staged file in place (``atomic.commit_staged``) or removes it: the files' bytes
 never cross to the main process, and their writing overlaps the parsing. Without the hub, the bytes
 cross back (``Prepared.data``). Either way, what else crosses is small: the warnings, and, when no
 entry was kept, the rows as positions among the round's units, the parsed probabilities and the
@@ -43,6 +43,7 @@ from ...errors import Problem
 from ...forecasters.baselines import AT_OPEN
 from ...schemas import FORECASTS
 from ...store import diskcache
+from ...store.atomic import stage_bytes
 from ...store.csvio import (
     ReadCache,
     forecast_file,
@@ -51,7 +52,6 @@ from ...store.csvio import (
     ordered_forecast_file,
     plain_units,
     reads_as_written,
-    stage_bytes,
     table_dtypes,
 )
 from ...store.layout import Layout
@@ -116,7 +116,7 @@ class Prepared:
     rows: bytes | None
     values: bytes  # float64: each row's probability as the reader parses its text
     reasoning: object  # ``packed``
-    staged: str | None = None  # where the file is staged (``csvio.stage_bytes``; ``data`` is then None)
+    staged: str | None = None  # where the file is staged (``atomic.stage_bytes``; ``data`` is then None)
     digest: str = ""  # with ``staged``: the sha256 of the file's bytes
     entry_kept: bool = False  # the file's frame is kept as a disk-cache entry (rows, values, reasoning left empty)
 
