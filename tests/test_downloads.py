@@ -17,7 +17,7 @@ import pytest
 
 from generator.site.downloads import for_spreadsheets, split_safe
 from generator.site.render import GENERATED, SiteData, render_site
-from generator.store.csvio import formula_like
+from generator.store.spreadsheet import formula_like
 from generator.timeutil import parse_ts
 
 HEADER = "question_id,probability,reasoning\n"

@@ -30,8 +30,9 @@ from hypothesis import strategies as st
 
 from generator.console import print_frame
 from generator.schemas import FORECASTS, ROUND_QUESTIONS
-from generator.store.csvio import check_frame, formula_like, read_table, spreadsheet_safe, spreadsheet_safe_bytes, to_csv_bytes
+from generator.store.csvio import check_frame, read_table, to_csv_bytes
 from generator.store.forecast_file import MAX_FORECAST_BYTES
+from generator.store.spreadsheet import formula_like, spreadsheet_safe, spreadsheet_safe_bytes
 from generator.submissions import CODES, validate_files
 from generator.submissions.content import probability_problem
 from generator.submissions.paths import classify
@@ -474,7 +475,7 @@ def test_spreadsheet_safe_bytes_rewrites_only_files_with_formula_text():
 @pytest.mark.parametrize("where", ["first", "middle", "last"])
 def test_the_quick_scan_never_skips_a_file_with_a_formula_cell(cell, where):
     """The byte scan that lets clean files through unparsed must see every formula cell's start."""
-    from generator.store.csvio import _CELL_START
+    from generator.store.spreadsheet import _CELL_START
 
     row = {"first": f"{cell},0.4,x", "middle": f"q,{cell},x", "last": f"q,0.4,{cell}"}[where]
     data = f"a,b,c\n{row}\n".encode()

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from generator.errors import PartialFailure
 from generator.pipeline.nightly import nightly
 from generator.schemas import ALL_TABLES, FORECASTS, QUESTIONS, Table
-from generator.store import csvio, ledger
+from generator.store import csvio, ledger, spreadsheet
 from generator.store.csvio import RoundTripError, forecast_bytes, read_table, to_csv_bytes, write_table
 from generator.timeutil import parse_ts
 
@@ -191,7 +191,7 @@ def test_the_spreadsheet_safe_download_quotes_like_the_ledgers():
     """The other CSV writer (site downloads, formula cells prefixed): a CR cell stays one cell."""
     frame = pd.DataFrame({"question_id": ["a:1", "a:2"], "resolution_date": ["", ""], "probability": [0.5, 0.5],
                           "reasoning": ["=HYPERLINK(1)", "two\rlines "]})
-    safe = csvio.spreadsheet_safe_bytes(to_csv_bytes(frame, FORECASTS))
+    safe = spreadsheet.spreadsheet_safe_bytes(to_csv_bytes(frame, FORECASTS))
     rows = list(csv.reader(io.StringIO(safe.decode("utf-8"), newline="")))
     assert [r[3] for r in rows[1:]] == ["'=HYPERLINK(1)", "two\rlines "]
     assert safe.endswith(b'a:2,,0.500000,"two\rlines "\n')

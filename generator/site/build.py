@@ -33,9 +33,9 @@ from ..schemas import FORECASTS
 from ..scoring.corrections import corrections
 from ..scoring.resolve import LedgerView, ledger_view
 from ..store import readers
-from ..store.csvio import spreadsheet_safe_bytes
 from ..store.hub import Hub, as_hub
 from ..store.layout import Layout
+from ..store.spreadsheet import spreadsheet_safe_bytes
 from ..timeutil import format_date, format_ts
 from .boards import site_boards
 from .questions import question_infos

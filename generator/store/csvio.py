@@ -21,7 +21,6 @@ written bytes are parsed back with the reader and compared with the rows meant
 
 from __future__ import annotations
 
-import csv
 import functools
 import hashlib
 import io
@@ -393,9 +392,9 @@ def _encoded(names: tuple[str, ...], columns: list[np.ndarray]) -> tuple[bytes, 
     """``encode``'s bytes, and whether they are plain (``plain_bytes``) with every cell, the
     header's too, written as it is: such bytes read back as exactly these cells (``read_back_check``)."""
     lone = len(columns) == 1  # a lone empty cell would be a blank line, which readers skip
-    written = [_quoted(c, lone) for c in columns]
+    written = [quote_cells(c, lone) for c in columns]
     header = np.array(names, dtype=object)
-    head = _quoted(header, lone)
+    head = quote_cells(header, lone)
     lines = map(",".join, zip(*(c.tolist() for c in written)))
     data = "\n".join([",".join(head), *lines, ""]).encode("utf-8")
     as_is = head is header and all(w is c for w, c in zip(written, columns))
@@ -438,7 +437,7 @@ def all_bare(cells: list[str]) -> bool:
     return _SUSPECT.search(joined) is None or not _QUOTE_ANY.search(joined) and not _UNWRITABLE.search(joined)
 
 
-def _quoted(cells: np.ndarray, lone: bool = False) -> np.ndarray:
+def quote_cells(cells: np.ndarray, lone: bool = False) -> np.ndarray:
     """Cells as written: wrapped in quotes, their quotes doubled, when they need it. Each distinct
     text is looked at once (a long column repeats its ids, dates and numbers)."""
     values = cells.tolist()
@@ -794,46 +793,3 @@ def forecasts_frame(ids: Sequence | np.ndarray, dates: Sequence | np.ndarray, va
     return pd.DataFrame({"question_id": pd.array(ids, dtype=str), "resolution_date": pd.array(dates, dtype=str),
                          "probability": np.array(values, dtype=float), "reasoning": pd.array(reasons, dtype=str)},
                         index=pd.RangeIndex(len(ids)))
-
-
-# -- CSV for people (downloads, `--format csv`): formula injection neutralised ----------------------
-# A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)`). The
-# ledgers keep raw text (they are data); only CSV written for people to open goes through here.
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
-# A cell of a data row starts after a comma or a line end, maybe inside quotes: a file where no such
-# start is followed by a formula character has no formula-like cell (the header row is never
-# rewritten, so the file's own start need not be looked at; an \A alternative would triple the time).
-_CELL_START = re.compile(rb'[,\n]"?[=+\-@\t\r]')
-
-
-def formula_like(text: str) -> bool:
-    """True for text a spreadsheet may run as a formula; a plain number such as -0.5 is not."""
-    return text.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text)
-
-
-def spreadsheet_safe_bytes(data: bytes) -> bytes:
-    """A CSV file's bytes with formula-like text cells prefixed by a single quote.
-
-    A file with no such cell (or that is not UTF-8 CSV) comes back unchanged, byte for byte; a
-    rewritten file is quoted as the ledgers are (``encode``), with ``\\n`` line ends.
-    """
-    if not _CELL_START.search(data):  # no cell starts like a formula: skip parsing (most files)
-        return data
-    try:
-        rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
-    except (UnicodeDecodeError, csv.Error):
-        return data
-    if not any(formula_like(cell) for row in rows[1:] for cell in row):
-        return data
-    safe = [rows[0] if rows else []] + [["'" + cell if formula_like(cell) else cell for cell in row] for row in rows[1:]]
-    return "".join(",".join(_quoted(np.array(row, dtype=object), len(row) == 1).tolist()) + "\n" for row in safe).encode("utf-8")
-
-
-def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy whose formula-like text cells start with a single quote; numeric columns untouched."""
-    out = frame.copy()
-    for name in out.columns:
-        if out[name].dtype == object or isinstance(out[name].dtype, pd.StringDtype):
-            out[name] = out[name].map(lambda v: "'" + v if isinstance(v, str) and formula_like(v) else v)
-    return out

@@ -18,8 +18,9 @@ from ..codes import problem
 from ..errors import Problem, SchemaError
 from ..schemas import FORECASTS, QUESTION_SETS, ROUND_QUESTIONS, Table
 from ..scoring.brier import set_name
-from ..store.csvio import check_frame, formula_like
+from ..store.csvio import check_frame
 from ..store.forecast_file import Parsed, Row
+from ..store.spreadsheet import formula_like
 from ..timeutil import is_iso_date
 from ..vocabulary import MARKET
 from .reading import has_errors, reader_problems
