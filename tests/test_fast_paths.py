@@ -52,7 +52,7 @@ def test_writer_quotes_like_the_csv_module_and_also_what_it_leaves_bare(row, cop
     """Same bytes as the csv module unless a cell holds what it leaves bare (CR, a control character,
     U+2028, edge whitespace), and the csv module reads every row back either way."""
     frame = pd.DataFrame([row] * copies, columns=["a", "b"])
-    cells = [csvio._quoted(frame[c].to_numpy(dtype=object)).tolist() for c in ("a", "b")]
+    cells = [csvio.quote_cells(frame[c].to_numpy(dtype=object)).tolist() for c in ("a", "b")]
     written = "".join(f"{a},{b}\n" for a, b in zip(*cells))
     assert list(csv.reader(io.StringIO(written, newline=""))) == [row] * copies
     buffer = io.StringIO()
@@ -68,9 +68,9 @@ def test_quoting_each_distinct_text_once_writes_what_the_cell_by_cell_path_write
     original = csvio._DISTINCT_FROM
     try:
         csvio._DISTINCT_FROM = 0  # always by distinct text
-        by_distinct = csvio._quoted(cells, lone).tolist()
+        by_distinct = csvio.quote_cells(cells, lone).tolist()
         csvio._DISTINCT_FROM = 10**9  # always cell by cell, as before
-        by_cell = csvio._quoted(cells, lone).tolist()
+        by_cell = csvio.quote_cells(cells, lone).tolist()
     finally:
         csvio._DISTINCT_FROM = original
     assert by_distinct == by_cell
@@ -190,7 +190,7 @@ from generator.errors import Problem, SchemaError  # noqa: E402
 from generator.interop.forecastbench import frames as fb_frames  # noqa: E402
 from generator.interop.forecastbench import parse as fb_parse
 from generator.store import readers  # noqa: E402
-from generator.store.csvio import as_read, forecast_bytes, forecast_file  # noqa: E402
+from generator.store.fast_forecasts import as_read, forecast_bytes, forecast_file  # noqa: E402
 from generator.store.layout import Layout  # noqa: E402
 
 ODD = [None, True, False, 0, 1, 2, -1, 0.0, -0.0, 1.0, 0.5, 1.5, -0.25, float("nan"), float("inf"), 10**400, "0.5", "", " ",
@@ -300,14 +300,14 @@ def test_forecast_columns_equal_forecast_rows(columns, units):
 
 @settings(max_examples=300, deadline=None)
 @given(forecast_columns_strategy)
-def test_forecast_frames_written_by_to_csv_bytes_equal_the_general_writer(columns):
-    """``to_csv_bytes`` of a forecast frame takes ``forecast_bytes``: the general writer's bytes, or its problems."""
+def test_forecast_frames_written_by_forecast_bytes_equal_the_plain_writer(columns):
+    """``forecast_bytes`` of a forecast frame: the plain writer's bytes (``to_csv_bytes``), or its problems."""
     frame = pd.DataFrame(columns, columns=list(FORECASTS.names))
-    general = _bytes_or_error(lambda: csvio._canonical_bytes(frame, FORECASTS))
-    assert _bytes_or_error(lambda: csvio.to_csv_bytes(frame, FORECASTS)) == general
-    assert _bytes_or_error(lambda: csvio.to_csv_bytes(frame.assign(extra=1), FORECASTS)) == general
-    assert _bytes_or_error(lambda: csvio.to_csv_bytes(frame.drop(columns="reasoning"), FORECASTS)) == \
-        _bytes_or_error(lambda: csvio._canonical_bytes(frame.drop(columns="reasoning"), FORECASTS))
+    plain = _bytes_or_error(lambda: csvio.to_csv_bytes(frame, FORECASTS))
+    assert _bytes_or_error(lambda: forecast_bytes(frame)) == plain
+    assert _bytes_or_error(lambda: forecast_bytes(frame.assign(extra=1))) == plain
+    assert _bytes_or_error(lambda: forecast_bytes(frame.drop(columns="reasoning"))) == \
+        _bytes_or_error(lambda: csvio.to_csv_bytes(frame.drop(columns="reasoning"), FORECASTS))
 
 
 def _bytes_or_error(write):
@@ -335,7 +335,7 @@ def test_forecast_file_and_the_frame_handed_to_the_scoring(tmp_path_factory, col
     path = layout.forecast(pd.Timestamp("2026-01-01", tz="UTC").to_pydatetime(), "t.m")
     atomic.write_bytes_atomic(path, data)
     try:
-        from_disk = csvio._read_checked(path, FORECASTS, layout.relative(path))
+        from_disk = csvio.read_table(path, FORECASTS, layout.relative(path))
     except SchemaError:
         from_disk = None
     handed = as_read(cells) if cells is not None else None
@@ -353,7 +353,7 @@ def test_forecast_file_and_the_frame_handed_to_the_scoring(tmp_path_factory, col
 
 def test_forecast_probability_text_reads_back_as_float_reads_it():
     """Every probability text the writer can produce ("%.6f" of [0, 1]) parses as float() parses it
-    (``csvio._prob_table`` takes the values the reader gives from ``float``)."""
+    (``fast_forecasts._prob_table`` takes the values the reader gives from ``float``)."""
     texts = [f"{k / 1e6:.6f}" for k in range(1_000_001)]
     parsed = csvio.coerce(pd.DataFrame({"question_id": "q", "resolution_date": "", "probability": texts, "reasoning": ""}, dtype=str),
                           FORECASTS)["probability"].to_numpy()

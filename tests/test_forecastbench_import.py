@@ -20,7 +20,8 @@ from generator.pipeline.recompute import hub_view, score_rounds
 from generator.schemas import FORECASTS, OBSERVATIONS, RESOLUTIONS
 from generator.scoring.resolve import ledger_view, resolve_round
 from generator.store import readers
-from generator.store.csvio import empty_frame, forecast_bytes, read_table, to_csv_bytes
+from generator.store.csvio import empty_frame, read_table, to_csv_bytes
+from generator.store.fast_forecasts import forecast_bytes
 from generator.store.hub import Hub
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts

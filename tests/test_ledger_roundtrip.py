@@ -26,7 +26,8 @@ from generator.errors import PartialFailure
 from generator.pipeline.nightly import nightly
 from generator.schemas import ALL_TABLES, FORECASTS, QUESTIONS, Table
 from generator.store import csvio, ledger, spreadsheet
-from generator.store.csvio import RoundTripError, forecast_bytes, read_table, to_csv_bytes, write_table
+from generator.store.csvio import RoundTripError, read_table, to_csv_bytes, write_table
+from generator.store.fast_forecasts import forecast_bytes
 from generator.timeutil import parse_ts
 
 from conftest import MANIFOLD_API, MANIFOLD_HUB, write_hub

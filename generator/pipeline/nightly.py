@@ -31,13 +31,14 @@ from ..interop.forecastbench import export
 from ..leaderboard.fb_board import board_options, inputs_digest, unranked_rounds
 from ..leaderboard.hub_boards import KeptBoards
 from ..models import ModelMeta
-from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
+from ..schemas import HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
 from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
 from ..sources.registry import build_source
 from ..store import ingest, ledger, manifest, readers
 from ..store.atomic import write_bytes_atomic
 from ..store.csvio import to_csv_bytes, write_table
+from ..store.fast_forecasts import forecast_bytes
 from ..store.forecast_file import parse_forecast
 from ..store.hub import Hub, as_hub
 from ..store.layout import FileStats, Layout
@@ -305,7 +306,7 @@ def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, fra
     for model, frame in sorted(frames.items()):
         path = layout.forecast(due, model)
         if replace or not path.exists():
-            data = _validated(layout.relative(path), to_csv_bytes(frame, FORECASTS), the_round)
+            data = _validated(layout.relative(path), forecast_bytes(frame), the_round)
             if write_bytes_atomic(path, data):
                 report.written.append(layout.relative(path))
 

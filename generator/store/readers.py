@@ -152,7 +152,7 @@ def remember_forecasts(layout: Layout, path: Path, frame: pd.DataFrame) -> None:
     in the layout's read cache under the file's current signature, so the next read gives it without
     parsing; any later change of the file (a new inode, mtime or size) makes read_table read it
     again. The import calls it for the forecast files it has just written
-    (``csvio.as_read``; tests/test_fast_paths.py compares with reads from disk)."""
+    (``fast_forecasts.as_read``; tests/test_fast_paths.py compares with reads from disk)."""
     layout.cache.remember(path, FORECASTS, layout.relative(path), frame)
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 from ...errors import Problem
 from ...store import readers
 from ...store.atomic import commit_staged, write_bytes_atomic
-from ...store.csvio import as_read, forecast_file, forecast_lists
+from ...store.fast_forecasts import as_read, forecast_file, forecast_lists
 from ...store.layout import Layout
 from ...timeutil import parse_ts
 
@@ -51,7 +51,7 @@ class FileWriter:
         return self
 
     def add(self, due: str, model: str, rows: pd.DataFrame | dict[str, list], problems: list[Problem]) -> None:
-        data, cells = forecast_file(rows if isinstance(rows, dict) else forecast_lists(rows), self.layout.cache)
+        data, cells = forecast_file(rows if isinstance(rows, dict) else forecast_lists(rows), self.layout.cache.probabilities)
         self.add_made(due, model, data, _NO_FRAME if cells is None else lambda: as_read(cells), problems)
 
     def add_made(self, due: str, model: str, data: bytes, frame: Callable[[], pd.DataFrame | None], problems: list[Problem]) -> None:

@@ -6,12 +6,12 @@ The forecast sets are parsed by a second pool, forked once the rounds' questions
 (``pool(n, rounds)``): a worker then also makes each set's CSV forecast file against its round, so
 both cores make files. Most sets are rows of distinct, plain units of the round: their rows are put
 in file order by the units' ranks, each unit's cells checked once per round (``in_file_order``);
-any other set goes through ``frames.forecast_columns``, then ``csvio.forecast_file``. The workers
+any other set goes through ``frames.forecast_columns``, then ``fast_forecasts.forecast_file``. The workers
 also make the files of the hub's constant baselines for the rounds they know (``baseline``).
 
 Given the hub (``pool(n, rounds, layout)``, under the hub lock), a worker also stages the file
 beside its place in the hub (``atomic.stage_bytes``: written and fsynced, not yet in place) and, with
-a disk cache, keeps the frame ``csvio.as_read`` would give as the cache entry ``read_table`` decodes
+a disk cache, keeps the frame ``fast_forecasts.as_read`` would give as the cache entry ``read_table`` decodes
 (``cache_entry``, made from the round's units without pandas). The import, once every input is
 checked, puts each staged file in place (``atomic.commit_staged``) or removes it: the files' bytes
 never cross to the main process, and their writing overlaps the parsing. Without the hub, the bytes
@@ -44,15 +44,15 @@ from ...forecasters.baselines import AT_OPEN
 from ...schemas import FORECASTS
 from ...store import diskcache
 from ...store.atomic import stage_bytes
-from ...store.csvio import (
-    ReadCache,
+from ...store.csvio import table_dtypes
+from ...store.fast_forecasts import (
+    ProbabilityTexts,
     forecast_file,
     forecast_lists,
     forecasts_frame,
     ordered_forecast_file,
     plain_units,
     reads_as_written,
-    table_dtypes,
 )
 from ...store.layout import Layout
 from ...timeutil import parse_ts
@@ -68,7 +68,7 @@ _ROUNDS: dict[str, RoundUnits] = {}
 # forecast files in (see the module docstring), if any: both set like ``_ROUNDS``.
 _QUESTIONS: dict[str, pd.DataFrame] = {}
 _HUB: list[Layout] = []
-_MEMO = ReadCache()  # a worker's probability texts (``csvio._prob_table``): made once per distinct value
+_MEMO: ProbabilityTexts = {}  # a worker's probability texts (``fast_forecasts._prob_table``): made once per distinct value
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class RoundUnits:
     @functools.cached_property
     def written(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per unit: its place in a forecast file's row order, its first two cells as written
-        (``"question_id,resolution_date,"``) and whether they are plain (``csvio.plain_units``).
+        (``"question_id,resolution_date,"``) and whether they are plain (``fast_forecasts.plain_units``).
         Made by a worker when it first makes a file against the round."""
         units = list(self.allowed)
         rank = np.empty(len(units), dtype=np.int64)
@@ -108,7 +108,7 @@ def _factorized(values: list[str]) -> tuple[list[str], np.ndarray]:
 @dataclass
 class Prepared:
     """A forecast set's CSV forecast file as a worker made it. ``rows``: the file's rows as int32
-    positions among its round's units, None when ``csvio.as_read`` gives no frame for the file or the
+    positions among its round's units, None when ``fast_forecasts.as_read`` gives no frame for the file or the
     frame was kept as a cache entry."""
 
     data: bytes | None
@@ -201,13 +201,13 @@ def prepare(fset: fbp.Parsed, model: str | None = None) -> Prepared | None:
     return Prepared(data, problems, rows[0].tobytes(), np.asarray(rows[1], dtype=np.float64).tobytes(), packed(rows[2]))
 
 
-# A file's rows that ``csvio.as_read`` reads back: their units' positions in the round (int32), the
+# A file's rows that ``fast_forecasts.as_read`` reads back: their units' positions in the round (int32), the
 # probabilities as the reader parses them, the reasonings, all in file order.
 Rows = tuple[np.ndarray, list[float], list[str]]
 
 
 def _rows_read(cells: list[list] | None, units: RoundUnits) -> Rows | None:
-    """The ``Rows`` of a ``csvio.forecast_file`` file of these cells; None when ``as_read`` gives no frame for it."""
+    """The ``Rows`` of a ``fast_forecasts.forecast_file`` file of these cells; None when ``as_read`` gives no frame for it."""
     if cells is None or not reads_as_written(cells):
         return None
     position = units.position
@@ -216,9 +216,9 @@ def _rows_read(cells: list[list] | None, units: RoundUnits) -> Rows | None:
 
 def in_file_order(fset: fbp.Parsed, units: RoundUnits) -> tuple[bytes, Rows] | None:
     """The forecast file of a set whose rows are distinct units of the round, each one plain
-    (``csvio.plain_units``), with plain reasonings: its bytes and ``Rows``, the rows put in file
+    (``fast_forecasts.plain_units``), with plain reasonings: its bytes and ``Rows``, the rows put in file
     order by the units' ranks (``RoundUnits.written``) rather than by sorting their texts. None for
-    any other set: ``frames.forecast_columns`` and ``csvio.forecast_file`` then make the file, and
+    any other set: ``frames.forecast_columns`` and ``fast_forecasts.forecast_file`` then make the file, and
     say what is off (tests/test_fast_paths.py compares both ways on hostile sets)."""
     columns = fset.rows[0] if len(fset.rows) == 1 and isinstance(fset.rows[0], dict) else None
     if columns is None or set(columns) != set(FORECASTS.names):
@@ -262,7 +262,7 @@ def _staged(hub: Layout, path: Path, data: bytes, problems: list[Problem], units
 
 
 def cache_entry(name: str, digest: str, units: RoundUnits, rows: Rows) -> bytes | None:
-    """The disk-cache entry (``diskcache.encode_columns``) of the frame ``csvio.as_read`` gives for a
+    """The disk-cache entry (``diskcache.encode_columns``) of the frame ``fast_forecasts.as_read`` gives for a
     file of these ``rows``; None when a text has no UTF-8 form. The unit columns' distinct values
     come from the round's (``RoundUnits``), not found anew."""
     (question_id, resolution_date, probability, reasoning), dtypes = FORECASTS.names, table_dtypes(FORECASTS)
@@ -285,7 +285,7 @@ def _used(factorized: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[l
 
 
 def frame_of(prepared: Prepared, ids: np.ndarray, dates: np.ndarray) -> pd.DataFrame | None:
-    """The frame ``csvio.as_read`` gives for the prepared file (None when it gives none); ``ids`` and
+    """The frame ``fast_forecasts.as_read`` gives for the prepared file (None when it gives none); ``ids`` and
     ``dates``: the round's unit columns (object arrays) the worker's positions point into."""
     if prepared.rows is None:
         return None
