@@ -166,15 +166,15 @@ def cmd_nightly(args: argparse.Namespace) -> int:
 
 
 def _cached_hub(root: Path, args: argparse.Namespace):
-    """The hub with the disk cache kept between commands (``store.diskcache``) unless --no-cache."""
+    """The hub with the disk cache kept between commands (``store.cache.disk``) unless --no-cache."""
     from .store.hub import Hub
 
     return Hub.load(root, _cached_layout(root, args))
 
 
 def _cached_layout(root: Path, args: argparse.Namespace):
+    from .store.cache.disk import DiskCache, default_dir
     from .store.csvio import ReadCache
-    from .store.diskcache import DiskCache, default_dir
     from .store.layout import Layout
 
     if args.no_cache:

@@ -77,7 +77,7 @@ def test_a_bare_build_shows_the_last_night_and_verify_agrees(demo_hub: Path, tmp
 
 
 def test_a_build_through_the_nightlys_cache_writes_the_same_pages(demo_hub: Path, tmp_path: Path):
-    """`build` reads the checked frames the nightly keeps (store.diskcache): cold, warm or without a
+    """`build` reads the checked frames the nightly keeps (store.cache.disk): cold, warm or without a
     cache, it writes the demo's own pages (no page changes), and the cache then holds the ledgers."""
     hub, cache = tmp_path / "demo", tmp_path / "cache"
     shutil.copytree(demo_hub, hub, symlinks=True, ignore=shutil.ignore_patterns("site"))

@@ -1,4 +1,4 @@
-"""The cache kept between commands (``store.diskcache``) changes no output byte and trusts nothing it reads.
+"""The cache kept between commands (``store.cache.disk``) changes no output byte and trusts nothing it reads.
 
 Frames restored from it equal the frames saved (values, dtypes, index); an entry that is stale,
 truncated, damaged, another hub's or hand-made is a miss; and nights run as fresh processes with
@@ -24,8 +24,8 @@ from generator.pipeline import incremental
 from generator.pipeline import nightly as nightly_module
 from generator.pipeline.nightly import nightly
 from generator.schemas import OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES, Table
+from generator.store.cache.disk import DiskCache, code_digest, decode_frame, default_dir, encode_frame
 from generator.store.csvio import ReadCache, coerce, read_table, to_csv_bytes
-from generator.store.diskcache import DiskCache, code_digest, decode_frame, default_dir, encode_frame
 from generator.store.hub import Hub
 from generator.store.layout import Layout
 from generator.timeutil import days

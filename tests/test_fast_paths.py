@@ -521,8 +521,8 @@ def test_the_after_due_files_written_by_forked_processes_equal_those_written_one
     one process writing them."""
     from generator.interop.forecastbench.importer import import_forecastbench
     from generator.pipeline import nightly
+    from generator.store.cache.disk import DiskCache
     from generator.store.csvio import ReadCache
-    from generator.store.diskcache import DiskCache
     from generator.store.hub import Hub
     from generator.timeutil import parse_ts
 
@@ -546,8 +546,8 @@ def test_rounds_scored_by_forked_processes_equal_those_scored_one_by_one(tmp_pat
     the disk cache's frames) and the digests the cache keeps are those of scoring in one process."""
     from generator.interop.forecastbench.importer import import_forecastbench
     from generator.pipeline.recompute import hub_view, score_counts, score_rounds
+    from generator.store.cache.disk import DiskCache
     from generator.store.csvio import ReadCache
-    from generator.store.diskcache import DiskCache
     from generator.store.hub import Hub
     from generator.timeutil import parse_ts
 
@@ -679,8 +679,8 @@ def test_a_worker_stages_the_file_in_the_hub_and_keeps_the_entry_of_the_frame_it
     from ``as_read``) gets no entry; without a disk cache the frame comes back as rows."""
     from generator.interop.forecastbench import workers
     from generator.interop.forecastbench.parse import Parsed
+    from generator.store.cache.disk import DiskCache
     from generator.store.csvio import ReadCache
-    from generator.store.diskcache import DiskCache
     from generator.timeutil import parse_ts
 
     clean = ["m1", "\u00e9\u2713 \u00fc", "p2", "p3", "p4"]  # ids written as they are (the fast path)
@@ -736,8 +736,8 @@ def test_the_pooled_import_keeps_cache_entries_that_read_as_the_files_do(tmp_pat
     from generator.interop.forecastbench import workers
     from generator.interop.forecastbench.importer import import_forecastbench
     from generator.schemas import FORECASTS
+    from generator.store.cache.disk import DiskCache
     from generator.store.csvio import ReadCache, read_table
-    from generator.store.diskcache import DiskCache
 
     data, forecasts = _hostile_fb(tmp_path / "in", questions)
     outcomes = []

@@ -22,8 +22,8 @@ from generator.site.boards import boards_key, in_background, load_boards, save_b
 from generator.site.build import gather
 from generator.site.render import render_site
 from generator.store import readers
+from generator.store.cache.disk import DiskCache
 from generator.store.csvio import ReadCache
-from generator.store.diskcache import DiskCache
 from generator.store.hub import Hub
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts

@@ -363,7 +363,7 @@ def test_nightly_step_commits_nothing_when_the_hub_refused_to_start(clone, code)
 
 
 def test_nightly_restores_the_cache_where_the_nightly_keeps_it_before_the_data_step():
-    from generator.store.diskcache import default_dir
+    from generator.store.cache.disk import default_dir
 
     wf = load("nightly.yml")
     names = [s.get("id") or s.get("name") for s in steps(wf)]

@@ -3,7 +3,7 @@
 ``forked_map(work, items, processes, cache)`` calls ``work(item)`` for each item in ``processes``
 forked processes (they see the command's memory as it is at the fork: its read cache, the ledger
 view) and returns the results in the items' order, as ``[work(i) for i in items]`` would. What a
-process learns of the files' digests (``store.diskcache``) comes back to the command's disk cache,
+process learns of the files' digests (``store.cache.disk``) comes back to the command's disk cache,
 so the cache ends as after one process. It returns None, and the caller does the work itself,
 where forking is not sound or not possible: one process asked for or fewer than two items, no
 ``fork``, other threads alive (a fork copies their locks as held), the crash tests' write counter

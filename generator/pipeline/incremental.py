@@ -22,7 +22,7 @@ command, the ``market_proxy`` policy (its proxies move every night), a run dated
 one, a ledger file removed or rewritten other than by appending (its old bytes are no longer the
 start of the file: sha256), or a row recorded after the time of the last derive. The memo lives in
 the command's read cache (``Layout.cache``); the demo runs its whole season in one process. With a
-disk cache (``store.diskcache``, the ``prescient nightly`` command's) it is also kept between
+disk cache (``store.cache.disk``, the ``prescient nightly`` command's) it is also kept between
 commands (``memo_store``), the files then known by their bytes (size and sha256) rather than their
 inode and mtime, so a fresh process, or a fresh clone of the same files, is incremental too.
 """

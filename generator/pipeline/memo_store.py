@@ -3,7 +3,7 @@
 
 A fresh nightly process starts from what the last one derived, so it too scores again only the
 rounds that what changed can affect. The memo is a JSON document (``state/nightly-memo.json``) plus
-one frame per round's scores (``store.diskcache`` frames), each tagged with a token drawn when it was
+one frame per round's scores (``store.cache.disk`` frames), each tagged with a token drawn when it was
 written, so a document and a frame written by different runs never pair up. The round keys and score
 files are identified by their bytes (size and sha256, ``ReadCache.fingerprint``), so a fresh clone of
 the same files finds its rounds unchanged. Anything missing, malformed or not matching is dropped:
@@ -21,7 +21,7 @@ from ..errors import Problem
 from ..store import readers
 
 if TYPE_CHECKING:
-    from ..store.diskcache import DiskCache
+    from ..store.cache.disk import DiskCache
     from .incremental import DeriveMemo
 
 _DOC = "nightly-memo"

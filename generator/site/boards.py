@@ -6,7 +6,7 @@ ForecastBench-scale build's CPU time, and the rest of ``site.build.gather`` does
 process reads, gathers and renders the rest; the boards are the same whichever process makes them
 (each draws from its own ``numpy.random.default_rng(seed)``, never from a shared stream).
 
-With a disk cache (``store.diskcache``, the nightly's), the boards are also kept under a digest of
+With a disk cache (``store.cache.disk``, the nightly's), the boards are also kept under a digest of
 everything they read (``boards_key``): a build with nothing new takes them again instead of making
 them. A board is kept as a cache frame, its ``attrs["unranked"]`` as another, the rest of its attrs
 in one small JSON document with the digest; any miss (another digest, a frame not kept, a type the
@@ -31,7 +31,7 @@ from ..leaderboard.fb_board import board_options, crowd_from_rounds, inputs_dige
 from ..leaderboard.hub_boards import all_boards
 from ..models import ModelMeta
 from ..store import readers
-from ..store.diskcache import DiskCache
+from ..store.cache.disk import DiskCache
 from ..store.layout import Layout
 
 T = TypeVar("T")

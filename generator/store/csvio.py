@@ -39,7 +39,7 @@ from ..schemas import Column, Table
 from .atomic import append_bytes_atomic, write_bytes_atomic
 
 if TYPE_CHECKING:
-    from .diskcache import DiskCache
+    from .cache.disk import DiskCache
 
 
 class RoundTripError(LedgerError):
@@ -74,7 +74,7 @@ class ReadCache:
     """What one command has read and written, so that it does neither twice: the parsed files
     (``read_table``), the frames it wrote (``write_table``) and the probability texts of forecast
     files (``forecast_file``). One per ``Layout``; ``store.hub.Hub`` holds the command's one. Nothing
-    is cached process-wide. With ``disk`` (a ``store.diskcache.DiskCache``, the nightly's), the
+    is cached process-wide. With ``disk`` (a ``store.cache.disk.DiskCache``, the nightly's), the
     ledgers' checked frames and the incremental derive's memo are also kept across commands, by the
     sha256 of the files' bytes; without it nothing outlives the command."""
 
@@ -83,7 +83,7 @@ class ReadCache:
     probabilities: dict[float, tuple[str, float]] = field(default_factory=dict)
     models: dict[str, tuple[tuple, object]] = field(default_factory=dict)  # model files' metadata (``readers``)
     derived: dict[str, object] = field(default_factory=dict)  # a stage's memo between runs (``pipeline.incremental``)
-    disk: DiskCache | None = None  # the cache kept between commands, if any (``store.diskcache``)
+    disk: DiskCache | None = None  # the cache kept between commands, if any (``store.cache.disk``)
     hashes: dict[str, tuple[tuple, str]] = field(default_factory=dict)  # sha256 by file signature, without ``disk``
 
     def fingerprint(self, path: Path) -> tuple:
@@ -134,7 +134,7 @@ class ReadCache:
 
     def entry_name(self, path: Path, table: Table, label: str | None) -> str | None:
         """The name a disk-cache entry of the file's checked frame carries
-        (``diskcache.encode_columns``), for an entry made elsewhere; None without a disk cache."""
+        (``cache.disk.encode_columns``), for an entry made elsewhere; None without a disk cache."""
         return None if self.disk is None else self.disk.entry_name(_disk_name(path, table, label))
 
     def save_entry(self, path: Path, table: Table, label: str | None, entry: bytes) -> bool:

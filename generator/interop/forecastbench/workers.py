@@ -42,8 +42,8 @@ import pandas as pd
 from ...errors import Problem
 from ...forecasters.baselines import AT_OPEN
 from ...schemas import FORECASTS
-from ...store import diskcache
 from ...store.atomic import stage_bytes
+from ...store.cache import disk as diskcache
 from ...store.csvio import table_dtypes
 from ...store.fast_forecasts import (
     ProbabilityTexts,
@@ -262,7 +262,7 @@ def _staged(hub: Layout, path: Path, data: bytes, problems: list[Problem], units
 
 
 def cache_entry(name: str, digest: str, units: RoundUnits, rows: Rows) -> bytes | None:
-    """The disk-cache entry (``diskcache.encode_columns``) of the frame ``fast_forecasts.as_read`` gives for a
+    """The disk-cache entry (``cache.disk.encode_columns``) of the frame ``fast_forecasts.as_read`` gives for a
     file of these ``rows``; None when a text has no UTF-8 form. The unit columns' distinct values
     come from the round's (``RoundUnits``), not found anew."""
     (question_id, resolution_date, probability, reasoning), dtypes = FORECASTS.names, table_dtypes(FORECASTS)

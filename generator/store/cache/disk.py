@@ -39,8 +39,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .atomic import write_bytes_atomic
-from .layout import Stat, stat_key
+from ..atomic import write_bytes_atomic
+from ..layout import Stat, stat_key
 
 FORMAT = 1  # bumped whenever the layout of an entry changes: older entries are then misses
 _MAGIC = b"PRESCIENT-FRAME\n"
@@ -61,7 +61,7 @@ def default_dir(root: Path, env: dict[str, str] | None = None) -> Path:
 @functools.cache
 def code_digest() -> str:
     """The sha256 of the package's Python sources: a cache made by other code is not used."""
-    package = Path(__file__).resolve().parents[1]
+    package = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
