@@ -45,18 +45,17 @@ def one_run(synth: Path, hub: Path, replicates: int) -> dict:
     from generator.pipeline.recompute import hub_view, score_rounds
     from generator.store import readers
     from generator.store.hub import Hub
-    from generator.store.layout import Layout
     from generator.timeutil import parse_ts
 
     t0, c0 = time.perf_counter(), time.process_time()
-    layout = Layout(hub)  # one command's read cache: the scoring reads the files the import wrote from it
-    report = import_forecastbench(layout, FB, synth / "forecast_sets", as_of=AS_OF)
+    files = Hub(hub)  # one command's read cache: the scoring reads the files the import wrote from it
+    report = import_forecastbench(files, FB, synth / "forecast_sets", as_of=AS_OF)
     t1, c1 = time.perf_counter(), time.process_time()
-    view = hub_view(Hub.load(hub, layout), readers.load_observations(layout), parse_ts(AS_OF))
-    scores, _ = score_rounds(layout, view, 0.5)
+    view = hub_view(files, readers.load_observations(files), parse_ts(AS_OF))
+    scores, _ = score_rounds(files, view, 0.5)
     t2, c2 = time.perf_counter(), time.process_time()
     options = FBOptions(**{**FB_TOURNAMENT.__dict__, "replicates": replicates})
-    board = fb_board(scores, readers.load_models(Layout(hub)), parse_ts(AS_OF), np.random.default_rng(1), options)
+    board = fb_board(scores, readers.load_models(Hub(hub)), parse_ts(AS_OF), np.random.default_rng(1), options)
     t3, c3 = time.perf_counter(), time.process_time()
     return {"import": t1 - t0, "score": t2 - t1, "board": t3 - t2, "total": t3 - t0,
             "cpu_import": c1 - c0, "cpu_score": c2 - c1, "cpu_board": c3 - c2, "cpu_total": c3 - c0,

@@ -8,11 +8,12 @@ traceback; exit codes are documented in ``prescient --help``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -65,7 +66,7 @@ def _as_of(args: argparse.Namespace):
 
 def _announce(args: argparse.Namespace) -> Path | None:
     """The first line on stderr: the hub and the as-of time the command uses (stdout stays data)."""
-    from .store.layout import Layout
+    from .store.hub import Hub
     from .timeutil import format_ts
 
     if args.command == "demo":
@@ -78,7 +79,7 @@ def _announce(args: argparse.Namespace) -> Path | None:
     if args.command == "validate":
         line += f" · at {args.at}" if args.at else f" · at {format_ts(_as_of(args))}"
     elif hasattr(args, "as_of"):
-        default = _board_time(args, Layout(root)) if args.command == "leaderboard" and not args.as_of else None
+        default = _board_time(args, Hub(root)) if args.command == "leaderboard" and not args.as_of else None
         if args.command == "build":
             when, why = _build_time(args, root)
             default = (when, why) if why else None
@@ -148,15 +149,13 @@ def cmd_nightly(args: argparse.Namespace) -> int:
     from .pipeline.nightly import nightly
 
     as_of = _as_of(args)
-    hub = _cached_hub(_hub(args.hub), args)
-    try:
-        with requests_progress() as progress:
-            report = nightly(hub, as_of, progress=progress)
-    except PartialFailure as exc:
-        print_sources(exc.run_report)
-        raise
-    finally:
-        _keep_cache(hub.cache, "nightly")
+    with _opened(args, "nightly") as hub:
+        try:
+            with requests_progress() as progress:
+                report = nightly(hub, as_of, progress=progress)
+        except PartialFailure as exc:
+            print_sources(exc.run_report)
+            raise
     print_sources(report)
     print(f"nightly {as_of:%Y-%m-%dT%H:%M:%SZ}: rounds opened {report.rounds_opened or 'none'}; "
           f"{len(report.written)} file(s) written")
@@ -165,30 +164,19 @@ def cmd_nightly(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cached_hub(root: Path, args: argparse.Namespace):
-    """The hub with the disk cache kept between commands (``store.cache.disk``) unless --no-cache."""
+@contextlib.contextmanager
+def _opened(args: argparse.Namespace, command: str, settings: bool = True) -> Iterator:
+    """The command's hub with the disk cache kept between commands (``Hub.opened``) unless
+    --no-cache; a cache that could not be written is one warning once the command is done."""
     from .store.hub import Hub
 
-    return Hub.load(root, _cached_layout(root, args))
-
-
-def _cached_layout(root: Path, args: argparse.Namespace):
-    from .store.cache.disk import DiskCache, default_dir
-    from .store.csvio import ReadCache
-    from .store.layout import Layout
-
-    if args.no_cache:
-        return Layout(root)
-    folder = Path(args.cache_dir) if args.cache_dir else default_dir(root)
-    return Layout(root, ReadCache(disk=DiskCache.open(folder, root)))
-
-
-def _keep_cache(cache, command: str) -> None:
-    """Write what the command kept for the next one; a cache that cannot be written is one warning."""
-    if cache.disk is not None:
-        cache.disk.flush()
-        if cache.disk.unwritable:
-            print(f"prescient {command}: warning: the cache was not kept ({cache.disk.unwritable}); "
+    hub = None
+    try:
+        with Hub.opened(_hub(args.hub), args.cache_dir, disk=not args.no_cache, settings=settings) as hub:
+            yield hub
+    finally:
+        if hub is not None and hub.cache.unkept:
+            print(f"prescient {command}: warning: the cache was not kept ({hub.cache.unkept}); "
                   "the next run reads and derives from the files", file=sys.stderr)
 
 
@@ -236,16 +224,13 @@ def cmd_sources(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     from .site.build import build_site
 
-    hub = _hub(args.hub)
-    as_of = _build_time(args, hub)[0]
+    root = _hub(args.hub)
+    as_of = _build_time(args, root)[0]
     quarantine: list[Problem] = []
-    loaded = _cached_hub(hub, args)  # the checked frames the nightly kept: the build need not parse them again
-    try:
-        changed = build_site(loaded, as_of, run_mkdocs=not args.no_mkdocs, quarantine=quarantine)
-    finally:
-        _keep_cache(loaded.cache, "build")
+    with _opened(args, "build") as hub:  # the checked frames the nightly kept: the build need not parse them again
+        changed = build_site(hub, as_of, run_mkdocs=not args.no_mkdocs, quarantine=quarantine)
     _warn_quarantined(quarantine)
-    print(f"{len(changed)} generated page(s) changed; site in {hub / 'site_src' / 'site'}")
+    print(f"{len(changed)} generated page(s) changed; site in {root / 'site_src' / 'site'}")
     return 0
 
 
@@ -255,13 +240,13 @@ def _build_time(args: argparse.Namespace, root: Path) -> tuple[datetime, str | N
     recomputes the pages at that time) agrees with it; the clock only for a hub that records nothing.
     Second item: why, for the first stderr line (None when the time was given)."""
     from .audit.verify import EPOCH, latest_run
-    from .store.layout import Layout
+    from .store.hub import Hub
     from .timeutil import format_ts
 
     if args.as_of or os.environ.get("SOURCE_DATE_EPOCH"):
         return _as_of(args), None
     if getattr(args, "resolved_as_of", None) is None:
-        latest = latest_run(Layout(root))
+        latest = latest_run(Hub(root))
         args.resolved_as_of = latest if format_ts(latest) != EPOCH else _as_of(args)
         args.build_reason = "the latest time its ledgers record" if format_ts(latest) != EPOCH else None
     return args.resolved_as_of, args.build_reason
@@ -307,24 +292,24 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from .store.hub import Hub
 
     hub = Hub.load(_hub(args.hub))
-    settings, layout = hub.settings, hub.layout
-    default = None if args.as_of else _board_time(args, layout)
+    settings = hub.settings
+    default = None if args.as_of else _board_time(args, hub)
     as_of = default[0] if default else _as_of(args)
     round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
         if args.fb_round_filter else {}
     try:
-        dues = readers.round_dues(layout)
-        crowd = crowd_from_rounds(pd.concat([readers.load_round(layout, d) for d in dues]), readers.load_observations(layout)) \
+        dues = readers.round_dues(hub)
+        crowd = crowd_from_rounds(pd.concat([readers.load_round(hub, d) for d in dues]), readers.load_observations(hub)) \
             if settings.leaderboard.market_difficulty == "crowd" and dues else None
-        scores = scores_as_of(hub, as_of) if args.as_of else readers.load_scores(layout)
+        scores = scores_as_of(hub, as_of) if args.as_of else readers.load_scores(hub)
         _check_view(args.view, scores)
-        board = board_for(scores, readers.load_models(layout), as_of, settings, board=args.board or settings.leaderboard.boards[0],
+        board = board_for(scores, readers.load_models(hub), as_of, settings, board=args.board or settings.leaderboard.boards[0],
                           view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
     except ValueError as exc:
         raise PrescientError(f"leaderboard: {exc}") from None
     from .console import board_notes, board_text, empty_board_note
 
-    empty = empty_board_note(as_of, readers.round_dues(layout), settings.rounds.first_due,
+    empty = empty_board_note(as_of, readers.round_dues(hub), settings.rounds.first_due,
                              settings.scoring.min_age_days) if board.empty else ""
     if args.format != "table":
         print_frame(board, args.format)
@@ -339,23 +324,23 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def _board_time(args: argparse.Namespace, layout) -> tuple[datetime, str] | None:
+def _board_time(args: argparse.Namespace, hub) -> tuple[datetime, str] | None:
     """The leaderboard's time when no --as-of is given, and why: the latest night history.csv records
     (the board the site shows), else the latest time the ledgers record (a hub not yet scoring);
     None for a hub that records nothing. Read once per command (the first stderr line shows it)."""
     if not hasattr(args, "board_time"):
-        args.board_time = _read_board_time(layout)
+        args.board_time = _read_board_time(hub)
     return args.board_time
 
 
-def _read_board_time(layout) -> tuple[datetime, str] | None:
+def _read_board_time(hub) -> tuple[datetime, str] | None:
     from .store import readers
     from .timeutil import parse_ts
 
-    history = readers.load_history(layout) if layout.root.joinpath("data", "leaderboard").is_dir() else None
+    history = readers.load_history(hub) if hub.root.joinpath("data", "leaderboard").is_dir() else None
     if history is not None and not history.empty:
         return parse_ts(str(history["as_of"].max())), "the latest night in history.csv"
-    latest = readers.latest_recorded(layout)
+    latest = readers.latest_recorded(hub)
     return (parse_ts(str(latest[0])), "the latest time the ledgers record") if latest else None
 
 
@@ -440,9 +425,9 @@ def _attested(root: Path, rev: str | None):
     """The receipts (path, blob) → earliest attested time, from the hub's files or from commit ``rev``."""
     from .store import receipts
     from .store.git import resolve_commit
-    from .store.layout import Layout
+    from .store.hub import Hub
 
-    frame = receipts.load_receipts_at(root, resolve_commit(root, rev)) if rev else receipts.load_receipts(Layout(root))
+    frame = receipts.load_receipts_at(root, resolve_commit(root, rev)) if rev else receipts.load_receipts(Hub(root))
     return receipts.attested(frame)
 
 
@@ -570,10 +555,10 @@ def cmd_round(args: argparse.Namespace) -> int:
 def cmd_rounds(args: argparse.Namespace) -> int:
     """Every published round with its status and time left as of --as-of (issue 19)."""
     from .pipeline.forecaster import round_statuses
-    from .store.layout import Layout
+    from .store.hub import Hub
 
     as_of = _as_of(args)
-    shown = [r for r in round_statuses(Layout(_hub(args.hub)), as_of) if r.is_open or not args.open]
+    shown = [r for r in round_statuses(Hub(_hub(args.hub)), as_of) if r.is_open or not args.open]
     if not shown:
         print(f"no round is {'open' if args.open else 'published'} as of {as_of:%Y-%m-%dT%H:%M:%SZ}")
     for r in shown:
@@ -584,10 +569,10 @@ def cmd_rounds(args: argparse.Namespace) -> int:
 def cmd_round_template(args: argparse.Namespace) -> int:
     """A ready-to-fill forecast file for one round, to stdout or --out (issue 19)."""
     from .pipeline.forecaster import forecast_template
-    from .store.layout import Layout
+    from .store.hub import Hub
 
     due = _time_option("--due", args.due)
-    data = forecast_template(Layout(_hub(args.hub)), due, args.format, args.model)
+    data = forecast_template(Hub(_hub(args.hub)), due, args.format, args.model)
     _emit(data, args.out, f": fill in probability (0 to 1) on every row, then `prescient validate {args.out}`")
     return 0
 
@@ -598,20 +583,16 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     from .pipeline.forked import default_processes
     from .pipeline.recompute import hub_view, score_counts
     from .store import readers
-    from .store.hub import Hub
 
-    root, as_of = _hub(args.hub), _as_of(args)
-    layout = _cached_layout(root, args)  # its read cache takes the forecast files as the import writes them
-    try:
-        report = import_forecastbench(layout, Path(args.dir), Path(args.forecasts) if args.forecasts else None, as_of=as_of)
+    as_of = _as_of(args)
+    # its read cache takes the forecast files as the import writes them; data/hub.toml may be the import's own
+    with _opened(args, "import", settings=False) as hub:
+        report = import_forecastbench(hub, Path(args.dir), Path(args.forecasts) if args.forecasts else None, as_of=as_of)
         for warning in report.warnings[:20]:
             print(f"warning: {warning}", file=sys.stderr)
         with collector_spared():  # the frames the import handed over live until the end
-            hub = Hub.load(root, layout)  # data/hub.toml may be the import's own
-            view = hub_view(hub, readers.load_observations(layout), as_of)
-            scored, written = score_counts(layout, view, hub.settings.scoring.impute_value, default_processes())
-    finally:
-        _keep_cache(layout.cache, "import")
+            view = hub_view(hub, readers.load_observations(hub), as_of)
+            scored, written = score_counts(hub, view, hub.settings.scoring.impute_value, default_processes())
     print(f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "
           f"{report.statements_added} stated resolution(s), {report.forecast_files} forecast file(s) added; "
           f"{scored} forecast(s) scored, {len(report.written) + len(written)} file(s) written")
@@ -644,15 +625,16 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     """Per-model accuracy, Brier, N and the YoY summary of the oracle sets, or (--months) the view by month."""
     from .oracle import load_scores, oracle_board, temporal_view
     from .store import readers
-    from .store.layout import Layout
+    from .store.hub import Hub
 
-    layout = Layout(_hub(args.hub))
+    hub = Hub(_hub(args.hub))
+    layout = hub.layout
     if args.set and args.set not in layout.oracle_sets():
         raise PrescientError(f"--set {args.set!r}: no such oracle set (have: {', '.join(layout.oracle_sets()) or 'none'})")
     quarantine: list[Problem] = []
-    scores = load_scores(layout, _as_of(args), [args.set] if args.set else None, quarantine)
+    scores = load_scores(hub, _as_of(args), [args.set] if args.set else None, quarantine)
     _warn_quarantined(quarantine)
-    cutoffs = {m: meta.knowledge_cutoff for m, meta in readers.load_models(layout).items()}
+    cutoffs = {m: meta.knowledge_cutoff for m, meta in readers.load_models(hub).items()}
     print("oracle board: self-reported (the answers are in the repository and oracle files have no deadline)", file=sys.stderr)
     print_frame(temporal_view(scores, cutoffs) if args.months else oracle_board(scores, cutoffs), args.format)
     return 0

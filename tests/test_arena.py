@@ -110,10 +110,10 @@ def _row(table: pd.DataFrame, view: str) -> dict:
 
 
 def test_the_bets_file_is_read_through_the_bets_schema(hub):
-    from generator.store.layout import Layout
+    from generator.store.hub import Hub
     from generator.store.readers import load_bets
 
-    frame = load_bets(Layout(hub), parse_ts(DUE))[MODEL]
+    frame = load_bets(Hub(hub), parse_ts(DUE))[MODEL]
     assert list(frame.columns) == list(BETS.names) and frame["amount"].tolist() == [2500, 500, 1000]
 
 

@@ -20,7 +20,7 @@ from generator.pipeline.nightly import nightly
 from generator.site.build import build_site
 from generator.sources.sim import world_from_options
 from generator.store import readers
-from generator.store.layout import Layout
+from generator.store.hub import Hub
 from generator.submissions import validate_files
 from generator.timeutil import parse_ts
 from generator.vocabulary import MARKET
@@ -145,14 +145,15 @@ def test_the_arena_shows_each_bettors_cohorts_and_a_calibrated_forecast_earns_mo
 
 
 def test_the_demo_oracle_set_is_scored_and_shows_the_decline_after_the_cutoff(demo_hub: Path):
-    layout = Layout(demo_hub)
+    hub_files = Hub(demo_hub)
+    layout = hub_files.layout
     assert layout.oracle_sets() == [ORACLE_SET]
-    questions = readers.load_oracle_questions(layout, ORACLE_SET)
+    questions = readers.load_oracle_questions(hub_files, ORACLE_SET)
     assert 150 <= len(questions) <= 300 and set(questions["kind"]) == {"tf", "mc"}
     assert questions["resolution_date"].str[:7].nunique() == 24
-    models = readers.load_models(layout)
+    models = readers.load_models(hub_files)
     cutoffs = {m: meta.knowledge_cutoff for m, meta in models.items()}
-    board = oracle_board(load_scores(layout, SEASON_END), cutoffs).set_index("model")
+    board = oracle_board(load_scores(hub_files, SEASON_END), cutoffs).set_index("model")
     assert set(board.index) == {"demo.calibrated", "demo.noisy", "demo.overconfident"}
     assert (board["n"] == len(questions)).all() and (board["answered"] == board["n"]).all()
     assert board.loc["demo.calibrated", "accuracy"] > board.loc["demo.noisy", "accuracy"] + 0.15
@@ -160,7 +161,7 @@ def test_the_demo_oracle_set_is_scored_and_shows_the_decline_after_the_cutoff(de
     assert declining["knowledge_cutoff"] == models["demo.overconfident"].knowledge_cutoff != ""
     assert declining["yoy_months_before"] >= 3 and declining["yoy_months_after"] >= 3
     assert declining["yoy_accuracy_after"] < -0.15 < declining["yoy_accuracy_before"]
-    months = temporal_view(load_scores(layout, SEASON_END), cutoffs, by=("model",))
+    months = temporal_view(load_scores(hub_files, SEASON_END), cutoffs, by=("model",))
     own = months[months["model"] == "demo.overconfident"]
     before, after = own[own["months_from_cutoff"] <= 0], own[own["months_from_cutoff"] > 0]
     assert after["accuracy"].mean() < before["accuracy"].mean() - 0.15

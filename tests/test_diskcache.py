@@ -24,10 +24,10 @@ from generator.pipeline import incremental
 from generator.pipeline import nightly as nightly_module
 from generator.pipeline.nightly import nightly
 from generator.schemas import OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES, Table
+from generator.store.cache import ReadCache
 from generator.store.cache.disk import DiskCache, code_digest, decode_frame, default_dir, encode_frame
-from generator.store.csvio import ReadCache, coerce, read_table, to_csv_bytes
+from generator.store.csvio import coerce, read_table, to_csv_bytes
 from generator.store.hub import Hub
-from generator.store.layout import Layout
 from generator.timeutil import days
 
 CELL = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=6)
@@ -144,9 +144,9 @@ def test_a_ledger_read_through_the_cache_equals_read_table_and_a_hostile_entry_i
                      b",sim:a,,2026-01-02T00:00:00Z,void,,,,\n,\"sim:b, c\",,2026-01-03T00:00:00Z,resolved,1,2026-01-03T00:00:00Z,0.25,\n")
     plain = read_table(path, RESOLUTIONS, "r.csv")
     folder = tmp_path / "cache"
-    first = read_table(path, RESOLUTIONS, "r.csv", ReadCache(disk=DiskCache.open(folder, tmp_path)))
+    first = ReadCache(disk=DiskCache.open(folder, tmp_path)).read_table(path, RESOLUTIONS, "r.csv")
     again = ReadCache(disk=DiskCache.open(folder, tmp_path))  # another process
-    second = read_table(path, RESOLUTIONS, "r.csv", again)
+    second = again.read_table(path, RESOLUTIONS, "r.csv")
     for frame in (first, second):
         pd.testing.assert_frame_equal(frame, plain, check_exact=True)
     (entry,) = (folder / "frames").iterdir()
@@ -155,17 +155,17 @@ def test_a_ledger_read_through_the_cache_equals_read_table_and_a_hostile_entry_i
     disk = DiskCache.open(folder, tmp_path)
     name = f"table resolutions r.csv {os.path.abspath(path)}"
     assert disk.save_frame(name, "0" * 64, forged)  # an entry for other bytes: stale
-    pd.testing.assert_frame_equal(read_table(path, RESOLUTIONS, "r.csv", ReadCache(disk=DiskCache.open(folder, tmp_path))), plain)
+    pd.testing.assert_frame_equal(ReadCache(disk=DiskCache.open(folder, tmp_path)).read_table(path, RESOLUTIONS, "r.csv"), plain)
     entry.write_bytes(entry.read_bytes()[:-5])  # truncated
-    pd.testing.assert_frame_equal(read_table(path, RESOLUTIONS, "r.csv", ReadCache(disk=DiskCache.open(folder, tmp_path))), plain)
+    pd.testing.assert_frame_equal(ReadCache(disk=DiskCache.open(folder, tmp_path)).read_table(path, RESOLUTIONS, "r.csv"), plain)
     other = DiskCache.open(folder, tmp_path / "elsewhere")  # another hub's entry under the same file name
     assert other.save_frame(name, other.sha256(path), forged)
-    pd.testing.assert_frame_equal(read_table(path, RESOLUTIONS, "r.csv", ReadCache(disk=DiskCache.open(folder, tmp_path))), plain)
+    pd.testing.assert_frame_equal(ReadCache(disk=DiskCache.open(folder, tmp_path)).read_table(path, RESOLUTIONS, "r.csv"), plain)
     older = DiskCache(folder, other.hub.replace(str(tmp_path / "elsewhere"), str(tmp_path)).replace(code_digest(), "0" * 64))
     assert older.save_frame(name, older.sha256(path), forged)  # this hub's entry, made by other code
-    pd.testing.assert_frame_equal(read_table(path, RESOLUTIONS, "r.csv", ReadCache(disk=DiskCache.open(folder, tmp_path))), plain)
+    pd.testing.assert_frame_equal(ReadCache(disk=DiskCache.open(folder, tmp_path)).read_table(path, RESOLUTIONS, "r.csv"), plain)
     (folder / "digests.json").write_text('{"format": 1, "files": {"x": [[1, 2, 3], "no"]}}')  # junk in the index
-    pd.testing.assert_frame_equal(read_table(path, RESOLUTIONS, "r.csv", ReadCache(disk=DiskCache.open(folder, tmp_path))), plain)
+    pd.testing.assert_frame_equal(ReadCache(disk=DiskCache.open(folder, tmp_path)).read_table(path, RESOLUTIONS, "r.csv"), plain)
 
 
 def test_a_changed_file_is_hashed_again(tmp_path: Path):
@@ -223,7 +223,7 @@ def test_fresh_processes_with_the_cache_write_the_bytes_of_runs_without_it(tmp_p
                   {f"sim:s{i}": {START - days(2): 1.0, START - days(1): 2.0} for i in range(2)})
 
     def cached() -> Hub:  # a new process: a new read cache over the same cache folder
-        return Hub.load(roots[0], Layout(roots[0], ReadCache(disk=DiskCache.open(folder, roots[0]))))
+        return Hub.load(roots[0], ReadCache(disk=DiskCache.open(folder, roots[0])))
 
     for n, events in enumerate(season):
         night = START + days(n)
@@ -250,7 +250,7 @@ def test_fresh_processes_with_the_cache_write_the_bytes_of_runs_without_it(tmp_p
     finally:
         incremental._score, nightly_module.history_for = original, original_history
     assert data_bytes(roots[0]) == before
-    assert incremental.memo_of(hub.layout).rounds and not scored, "a fresh process with the cache scored rounds again"
+    assert incremental.memo_of(hub).rounds and not scored, "a fresh process with the cache scored rounds again"
     assert not boards, "a fresh process with the cache computed the night's boards again"
 
 

@@ -11,6 +11,7 @@ from generator.interop.forecastbench.importer import import_forecastbench
 from generator.interop.forecastbench.parse import parse_question_set
 from generator.pipeline.nightly import nightly
 from generator.store import readers
+from generator.store.hub import Hub
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
@@ -62,7 +63,7 @@ def test_an_exported_round_reads_back_through_the_forecastbench_parser(tmp_path:
     parsed = parse_question_set(json.loads(data), "export.json")
     assert parsed.problems == [] and parsed.due == "2026-01-04"
     back = {(f"{r['source']}:{r['id']}", tuple(r["resolution_dates"])): r for r in parsed.rows}
-    the_round = readers.load_round(Layout(hub), parse_ts("2026-01-04"))
+    the_round = readers.load_round(Hub(hub), parse_ts("2026-01-04"))
     asked = the_round.groupby("question_id")["resolution_date"].apply(lambda d: tuple(sorted(x for x in d if x)))
     assert set(back) == set(asked.items())
     market = back[("manifold:m1", ())]

@@ -190,8 +190,9 @@ from generator.errors import Problem, SchemaError  # noqa: E402
 from generator.interop.forecastbench import frames as fb_frames  # noqa: E402
 from generator.interop.forecastbench import parse as fb_parse
 from generator.store import readers  # noqa: E402
+from generator.store.cache import ReadCache  # noqa: E402
 from generator.store.fast_forecasts import as_read, forecast_bytes, forecast_file  # noqa: E402
-from generator.store.layout import Layout  # noqa: E402
+from generator.store.hub import Hub  # noqa: E402
 
 ODD = [None, True, False, 0, 1, 2, -1, 0.0, -0.0, 1.0, 0.5, 1.5, -0.25, float("nan"), float("inf"), 10**400, "0.5", "", " ",
        "x", [], {}, "2026-01-01", "2026-1-1", "٢٠٢٦-٠١-٠١", "2026-01-01\n", "manifold", "fred", "acled"]
@@ -330,8 +331,8 @@ def test_forecast_file_and_the_frame_handed_to_the_scoring(tmp_path_factory, col
     if not isinstance(data, bytes):
         return
     cells = forecast_file(columns)[1]
-    hub = tmp_path_factory.mktemp("hub")
-    layout = Layout(hub)
+    files = Hub(tmp_path_factory.mktemp("hub"))
+    layout = files.layout
     path = layout.forecast(pd.Timestamp("2026-01-01", tz="UTC").to_pydatetime(), "t.m")
     atomic.write_bytes_atomic(path, data)
     try:
@@ -344,11 +345,11 @@ def test_forecast_file_and_the_frame_handed_to_the_scoring(tmp_path_factory, col
     assert from_disk is not None  # as_read hands nothing over for a file the reader rejects
     pd.testing.assert_frame_equal(handed, from_disk, check_exact=True)
     assert list(handed.dtypes) == list(from_disk.dtypes)
-    readers.remember_forecasts(layout, path, handed)
-    read = csvio.read_table(path, FORECASTS, layout.relative(path), layout.cache)
+    readers.remember_forecasts(files, path, handed)
+    read = files.cache.read_table(path, FORECASTS, layout.relative(path))
     assert read is not handed  # a copy, as read_table gives
     pd.testing.assert_frame_equal(read, from_disk, check_exact=True)
-    assert readers.load_forecasts(layout, pd.Timestamp("2026-01-01", tz="UTC").to_pydatetime())["t.m"] is not handed
+    assert readers.load_forecasts(files, pd.Timestamp("2026-01-01", tz="UTC").to_pydatetime())["t.m"] is not handed
 
 
 def test_forecast_probability_text_reads_back_as_float_reads_it():
@@ -468,13 +469,11 @@ def _hostile_fb(root: Path, questions: list[str]) -> tuple[Path, Path]:
 
 def _imported(root: Path, data: Path, forecasts: Path):
     from generator.interop.forecastbench.importer import import_forecastbench
-    from generator.store.csvio import ReadCache
-    from generator.store.layout import Layout
 
-    layout = Layout(root, ReadCache())
-    report = import_forecastbench(layout, data, forecasts, as_of="2026-08-21T00:00:00Z")
+    hub = Hub(root, ReadCache())
+    report = import_forecastbench(hub, data, forecasts, as_of="2026-08-21T00:00:00Z")
     files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and ".lock" not in p.name}
-    frames = {key[2]: frame for key, (_, frame) in layout.cache.tables.items()}
+    frames = {key[2]: frame for key, (_, frame) in hub.cache.tables.items()}
     return repr(report), files, frames
 
 
@@ -522,7 +521,6 @@ def test_the_after_due_files_written_by_forked_processes_equal_those_written_one
     from generator.interop.forecastbench.importer import import_forecastbench
     from generator.pipeline import nightly
     from generator.store.cache.disk import DiskCache
-    from generator.store.csvio import ReadCache
     from generator.store.hub import Hub
     from generator.timeutil import parse_ts
 
@@ -532,10 +530,10 @@ def test_the_after_due_files_written_by_forked_processes_equal_those_written_one
         monkeypatch.setattr(nightly, "default_processes", lambda n=processes: n)
         root, folder = tmp_path / f"hub{processes}", tmp_path / f"cache{processes}"
         import_forecastbench(root, data, forecasts, as_of="2026-08-21T00:00:00Z")
-        layout = Layout(root, ReadCache(disk=DiskCache.open(folder, root)))
-        report = nightly.nightly(Hub.load(root, layout), parse_ts("2026-08-21T00:00:00Z"))
+        hub = Hub.load(root, ReadCache(disk=DiskCache.open(folder, root)))
+        report = nightly.nightly(hub, parse_ts("2026-08-21T00:00:00Z"))
         files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and ".lock" not in p.name}
-        digests = {str(Path(k).relative_to(root)): v[1] for k, v in layout.cache.disk.digests.items()}
+        digests = {str(Path(k).relative_to(root)): v[1] for k, v in hub.cache.disk.digests.items()}
         outcomes.append((report.written, repr(report.quarantined), files, digests))
     assert outcomes[1] == outcomes[0]
     assert sum("imputed" in f or "naive" in f for f in outcomes[0][0]) >= 4, outcomes[0][0]
@@ -547,7 +545,6 @@ def test_rounds_scored_by_forked_processes_equal_those_scored_one_by_one(tmp_pat
     from generator.interop.forecastbench.importer import import_forecastbench
     from generator.pipeline.recompute import hub_view, score_counts, score_rounds
     from generator.store.cache.disk import DiskCache
-    from generator.store.csvio import ReadCache
     from generator.store.hub import Hub
     from generator.timeutil import parse_ts
 
@@ -555,14 +552,14 @@ def test_rounds_scored_by_forked_processes_equal_those_scored_one_by_one(tmp_pat
     outcomes = []
     for processes in (1, 2):
         root, folder = tmp_path / f"hub{processes}", tmp_path / f"cache{processes}"
-        layout = Layout(root, ReadCache(disk=DiskCache.open(folder, root)))
-        import_forecastbench(layout, data, forecasts, as_of="2026-08-21T00:00:00Z")
-        view = hub_view(Hub.load(root, layout), readers.load_observations(layout), parse_ts("2026-08-21T00:00:00Z"))
-        counted = score_counts(layout, view, 0.5, processes)
+        hub = Hub(root, ReadCache(disk=DiskCache.open(folder, root)))
+        import_forecastbench(hub, data, forecasts, as_of="2026-08-21T00:00:00Z")
+        view = hub_view(hub, readers.load_observations(hub), parse_ts("2026-08-21T00:00:00Z"))
+        counted = score_counts(hub, view, 0.5, processes)
         files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-        digests = {str(Path(k).relative_to(root)): v[1] for k, v in layout.cache.disk.digests.items()}
-        outcomes.append((counted, files, digests, len(list((folder / "frames").iterdir())), layout.cache.disk.dirty))
-        assert counted[0] == len(score_rounds(Layout(root), view, 0.5)[0]) and len(readers.round_dues(layout)) == 2
+        digests = {str(Path(k).relative_to(root)): v[1] for k, v in hub.cache.disk.digests.items()}
+        outcomes.append((counted, files, digests, len(list((folder / "frames").iterdir())), hub.cache.disk.dirty))
+        assert counted[0] == len(score_rounds(Hub(root), view, 0.5)[0]) and len(readers.round_dues(hub)) == 2
     assert outcomes[1] == outcomes[0] and any("scores" in k for k in outcomes[0][1])
 
 
@@ -680,7 +677,6 @@ def test_a_worker_stages_the_file_in_the_hub_and_keeps_the_entry_of_the_frame_it
     from generator.interop.forecastbench import workers
     from generator.interop.forecastbench.parse import Parsed
     from generator.store.cache.disk import DiskCache
-    from generator.store.csvio import ReadCache
     from generator.timeutil import parse_ts
 
     clean = ["m1", "\u00e9\u2713 \u00fc", "p2", "p3", "p4"]  # ids written as they are (the fast path)
@@ -693,7 +689,7 @@ def test_a_worker_stages_the_file_in_the_hub_and_keeps_the_entry_of_the_frame_it
     try:
         for disk in (True, False):
             root = tmp_path / f"hub-{disk}"
-            hub = Layout(root, ReadCache(disk=DiskCache.open(tmp_path / "cache", root) if disk else None))
+            hub = Hub(root, ReadCache(disk=DiskCache.open(tmp_path / "cache", root) if disk else None))
             workers._HUB[:] = [hub]
             for k, reason in enumerate(_REASONS):
                 kept = clean[k % 3:] if k % 2 == 0 else _HOSTILE[k % 4:]
@@ -705,7 +701,7 @@ def test_a_worker_stages_the_file_in_the_hub_and_keeps_the_entry_of_the_frame_it
                 data, cells = forecast_file(fb_frames.forecast_columns(fset, allowed)[0])
                 expected = as_read(cells) if cells is not None else None
                 made = workers.prepare(fset)
-                path = hub.forecast(parse_ts("2026-01-04"), fb_frames.model_id(fset))
+                path = hub.layout.forecast(parse_ts("2026-01-04"), fb_frames.model_id(fset))
                 staged = Path(made.staged)
                 assert made.data is None and staged.parent == path.parent and staged.name.endswith(".tmp")
                 assert staged.read_bytes() == data and made.digest == hashlib.sha256(data).hexdigest() and not path.exists()
@@ -713,7 +709,7 @@ def test_a_worker_stages_the_file_in_the_hub_and_keeps_the_entry_of_the_frame_it
                 if made.entry_kept:
                     entries += 1
                     assert disk and expected is not None and made.rows is None
-                    pd.testing.assert_frame_equal(hub.cache.disk_frame(path, FORECASTS, hub.relative(path)), expected, check_exact=True)
+                    pd.testing.assert_frame_equal(hub.cache.disk_frame(path, FORECASTS, hub.layout.relative(path)), expected, check_exact=True)
                 else:
                     assert (made.rows is None) == (expected is None) and (expected is None or not disk)
                     got = workers.frame_of(made, questions["question_id"].to_numpy(dtype=object),
@@ -737,21 +733,21 @@ def test_the_pooled_import_keeps_cache_entries_that_read_as_the_files_do(tmp_pat
     from generator.interop.forecastbench.importer import import_forecastbench
     from generator.schemas import FORECASTS
     from generator.store.cache.disk import DiskCache
-    from generator.store.csvio import ReadCache, read_table
+    from generator.store.csvio import read_table
 
     data, forecasts = _hostile_fb(tmp_path / "in", questions)
     outcomes = []
     for name, least in (("one", 10**9), ("pooled", 0)):
         monkeypatch.setattr(workers, "_POOL_MIN_FILES", least)
         root, folder = tmp_path / name, tmp_path / f"cache-{name}"
-        layout = Layout(root, ReadCache(disk=DiskCache.open(folder, root)))
-        report = import_forecastbench(layout, data, forecasts, as_of="2026-08-21T00:00:00Z")
-        layout.cache.disk.flush()
-        remembered = {key[2] for key in layout.cache.tables}
-        later = Layout(root, ReadCache(disk=DiskCache.open(folder, root)))  # the next command
+        hub = Hub(root, ReadCache(disk=DiskCache.open(folder, root)))
+        report = import_forecastbench(hub, data, forecasts, as_of="2026-08-21T00:00:00Z")
+        hub.cache.close()
+        remembered = {key[2] for key in hub.cache.tables}
+        later = Hub(root, ReadCache(disk=DiskCache.open(folder, root)))  # the next command
         kept = {}
         for path in sorted(root.glob("data/forecasts/**/*.csv")):
-            label = layout.relative(path)
+            label = hub.layout.relative(path)
             frame = later.cache.disk_frame(path, FORECASTS, label)
             if frame is not None:
                 pd.testing.assert_frame_equal(frame, read_table(path, FORECASTS, label), check_exact=True)

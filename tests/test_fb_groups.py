@@ -20,7 +20,6 @@ from generator.pipeline.recompute import hub_view, score_rounds
 from generator.store import readers
 from generator.store.forecast_file import group_median
 from generator.store.hub import Hub
-from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
 from conftest import run_cli
@@ -75,7 +74,7 @@ def _files(root: Path, forecasts: dict[str, dict], extra: dict[str, bytes] | Non
 
 def _scores(hub: Path) -> pd.DataFrame:
     loaded = Hub.load(hub)
-    return score_rounds(loaded.layout, hub_view(loaded, readers.load_observations(loaded.layout), parse_ts(AS_OF)), 0.5)[0]
+    return score_rounds(loaded, hub_view(loaded, readers.load_observations(loaded), parse_ts(AS_OF)), 0.5)[0]
 
 
 def test_an_individual_file_in_fb_spelling_becomes_its_group_median_scored_on_its_own_set(tmp_path):
@@ -83,9 +82,9 @@ def test_an_individual_file_in_fb_spelling_becomes_its_group_median_scored_on_it
     report = import_forecastbench(tmp_path / "hub", data, forecasts, as_of=AS_OF)
     group = "forecastbench.superforecaster-median-forecast"
     assert group in report.models and not [w for w in report.warnings if w.code == "duplicate-forecast"]
-    meta = readers.load_models(Layout(tmp_path / "hub"))[group]
+    meta = readers.load_models(Hub(tmp_path / "hub"))[group]
     assert (meta.name, meta.kind) == ("Superforecaster median forecast", "human") and "3 forecasters" in meta.method
-    frame = readers.load_forecasts(Layout(tmp_path / "hub"), parse_ts(DUE))[group].set_index("question_id")
+    frame = readers.load_forecasts(Hub(tmp_path / "hub"), parse_ts(DUE))[group].set_index("question_id")
     assert frame.loc["manifold:m1", "probability"] == pytest.approx(0.8)  # the median, not the first member's 0.7
     assert frame.loc["fred:F1", "probability"] == pytest.approx(0.25)
     scores = _scores(tmp_path / "hub")
@@ -100,8 +99,8 @@ def test_the_nightly_scores_each_file_on_its_own_set_as_verify_does(tmp_path):
     data, forecasts = _files(tmp_path, {"super.json": GROUP, "llm.json": LLM_FILE})
     import_forecastbench(tmp_path / "hub", data, forecasts, as_of=AS_OF)
     loaded = Hub.load(tmp_path / "hub")
-    view = hub_view(loaded, readers.load_observations(loaded.layout), parse_ts(AS_OF))
-    nightly_scores, _ = incremental.score_rounds(loaded.layout, lambda: view, AS_OF, 0.5, "ignore", [])
+    view = hub_view(loaded, readers.load_observations(loaded), parse_ts(AS_OF))
+    nightly_scores, _ = incremental.score_rounds(loaded, lambda: view, AS_OF, 0.5, "ignore", [])
     group = "forecastbench.superforecaster-median-forecast"
     assert len(nightly_scores[nightly_scores["model"] == group]) == 2  # its set's units, not the whole round
     pd.testing.assert_frame_equal(nightly_scores, _scores(tmp_path / "hub"))
@@ -207,7 +206,7 @@ def test_the_board_page_and_the_nightly_summary_list_what_was_left_off(tmp_path)
     loaded, scores = Hub.load(hub), _scores(hub)
     lines = unranked_lines(loaded, scores, parse_ts(AS_OF))
     assert lines == [f"lab.model · round {DUE}: 1 of its 3 resolved units imputed (33%, over the 5% limit)"]
-    board = board_for(scores, readers.load_models(loaded.layout), parse_ts(AS_OF), loaded.settings, board="tournament", replicates=0)
+    board = board_for(scores, readers.load_models(loaded), parse_ts(AS_OF), loaded.settings, board="tournament", replicates=0)
     panels = _panels({("tournament", "overall"): board})
     assert [(u["model"], u["round"]) for u in panels[0]["left_off"]] == [("lab.model", DUE)]
     env = environment()

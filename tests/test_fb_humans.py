@@ -27,7 +27,6 @@ from generator.leaderboard.hub_boards import board_for
 from generator.pipeline.recompute import hub_view, score_rounds
 from generator.store import readers
 from generator.store.hub import Hub
-from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
 FB = Path(__file__).resolve().parents[1] / ".." / "shared" / "forecastbench"
@@ -80,13 +79,13 @@ def _import(hub: Path, resolution_set: Path, as_of: str, toml: str | None = None
 
 def _scores(hub: Path, as_of: str) -> pd.DataFrame:
     loaded = Hub.load(hub)
-    view = hub_view(loaded, readers.load_observations(loaded.layout), parse_ts(as_of))
-    return score_rounds(loaded.layout, view, loaded.settings.scoring.impute_value)[0]
+    view = hub_view(loaded, readers.load_observations(loaded), parse_ts(as_of))
+    return score_rounds(loaded, view, loaded.settings.scoring.impute_value)[0]
 
 
 def _row(hub: Path, scores: pd.DataFrame, as_of: str, view: str = "overall") -> pd.Series:
     loaded = Hub.load(hub)
-    board = board_for(scores, readers.load_models(loaded.layout), parse_ts(as_of), loaded.settings,
+    board = board_for(scores, readers.load_models(loaded), parse_ts(as_of), loaded.settings,
                       board="tournament", view=view, replicates=0)
     return board.set_index("model").loc[MEDIAN]
 
@@ -138,12 +137,12 @@ def _by_hand(resolution_set: Path) -> dict[str, tuple[int, float]]:
 
 def test_the_individual_file_becomes_the_superforecaster_median_model_with_its_members_kept(today):
     hub, _ = today
-    meta = readers.load_models(Layout(hub))[MEDIAN]
+    meta = readers.load_models(Hub(hub))[MEDIAN]
     assert (meta.name, meta.organization, meta.kind) == ("Superforecaster median forecast", "ForecastBench", "human")
     assert "40 forecasters" in meta.method
     kept = hub / "data" / "forecasts" / DUE / f"{MEDIAN}.json"
     assert kept.read_bytes() == INDIVIDUAL.read_bytes()  # every member's row, as FB published it
-    frame = readers.load_forecasts(Layout(hub), parse_ts(DUE))[MEDIAN]
+    frame = readers.load_forecasts(Hub(hub), parse_ts(DUE))[MEDIAN]
     raw = pd.DataFrame(json.loads(INDIVIDUAL.read_text())["forecasts"])
     assert len(frame) == raw.groupby(["source", "id", raw["resolution_date"].fillna("")]).ngroups
     assert frame.attrs["question_set"] == f"{DUE}-human.json"  # FB's `question-set` spelling, read
@@ -206,10 +205,10 @@ def test_successive_snapshots_append_only_what_changed_and_replay_what_fb_had_pu
     _import(hub, SNAPSHOT, SNAPSHOT_AS_OF, LEGACY_HUB_TOML)
     ledgers = sorted((hub / "data" / "resolutions").glob("*.csv"))
     old_bytes = {p: p.read_bytes() for p in ledgers}
-    first = readers.load_resolutions(Layout(hub))
+    first = readers.load_resolutions(Hub(hub))
     _import(hub, TODAY, TODAY_AS_OF)
     assert all(p.read_bytes().startswith(data) for p, data in old_bytes.items())  # appended, never rewritten
-    both = readers.load_resolutions(Layout(hub))
+    both = readers.load_resolutions(Hub(hub))
     later = both[both["recorded_at"] > SNAPSHOT_AS_OF]
     assert len(both) == len(first) + len(later)
     assert set(later["recorded_at"]) == {TODAY_AS_OF} and set(first["recorded_at"]) == {SNAPSHOT_AS_OF}
@@ -230,10 +229,10 @@ def test_a_crowd_difficulty_board_of_the_real_round_stands_and_counts_its_crowd_
 
     hub, scores = today
     loaded = Hub.load(hub)
-    rounds = readers.load_round(loaded.layout, parse_ts(DUE))
-    crowd = crowd_from_rounds(rounds, readers.load_observations(loaded.layout))
+    rounds = readers.load_round(loaded, parse_ts(DUE))
+    crowd = crowd_from_rounds(rounds, readers.load_observations(loaded))
     assert set(crowd["at"]) == {"freeze"}  # an import knows nothing later than the freeze value
-    board = board_for(scores, readers.load_models(loaded.layout), parse_ts(TODAY_AS_OF), loaded.settings,
+    board = board_for(scores, readers.load_models(loaded), parse_ts(TODAY_AS_OF), loaded.settings,
                       board="tournament", replicates=0, crowd=crowd, market_difficulty="crowd")
     counts = board.attrs["crowd_values"]
     # the 67 markets of the LLM set known only from the resolution set have no freeze value (the issue's

@@ -23,7 +23,6 @@ from generator.store import readers
 from generator.store.csvio import empty_frame, read_table, to_csv_bytes
 from generator.store.fast_forecasts import forecast_bytes
 from generator.store.hub import Hub
-from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
 FB = Path(__file__).resolve().parents[2] / "shared" / "forecastbench"
@@ -184,7 +183,7 @@ def test_list_ids_are_dropped_with_a_warning_and_the_cli_reports_errors_without_
     data, forecasts = _mini(tmp_path)
     report = import_forecastbench(tmp_path / "hub", data, forecasts, as_of=AS_OF)
     assert [p.code for p in report.warnings] == ["combination-id"]
-    stated = readers.load_resolutions(Layout(tmp_path / "hub"))
+    stated = readers.load_resolutions(Hub(tmp_path / "hub"))
     assert sorted(stated["question_id"]) == ["fred:F1", "fred:F1", "manifold:m1"]
     bad, bad_forecasts = _mini(tmp_path / "bad", fset=BAD["bad-probability"]["fset"])
     cmd = [sys.executable, "-m", "generator", "import", "forecastbench", str(bad), "--forecasts", str(bad_forecasts),
@@ -197,15 +196,15 @@ def test_a_small_import_scores_from_stated_resolutions(tmp_path):
     data, forecasts = _mini(tmp_path)
     hub = tmp_path / "hub"
     import_forecastbench(hub, data, forecasts, as_of=AS_OF)
-    scores, _ = score_hub(Layout(hub), parse_ts(AS_OF))
+    scores, _ = score_hub(Hub(hub), parse_ts(AS_OF))
     x = scores[scores["model"] == "team-a.model-x-1.0"].set_index(["question_id", "resolution_date"])
     assert x.loc[("manifold:m1", ""), "brier"] == pytest.approx(0.04)
     assert x.loc[("fred:F1", "2026-01-11"), "brier"] == pytest.approx(0.16)
     assert x.loc[("fred:F1", "2026-02-03"), "imputed"] == 1
     assert sorted(scores["model"].unique()) == ["prescient.always-0", "prescient.always-0.5", "prescient.always-1", "team-a.model-x-1.0"]
-    early, _ = score_hub(Layout(hub), parse_ts("2026-01-15T00:00:00Z"))
+    early, _ = score_hub(Hub(hub), parse_ts("2026-01-15T00:00:00Z"))
     assert early.empty  # the hub learned every outcome at the import (recorded_at = its as_of), not at FB's dates
-    stated = readers.load_resolutions(Layout(hub))
+    stated = readers.load_resolutions(Hub(hub))
     assert set(stated["recorded_at"]) == {AS_OF}
     assert stated.set_index("question_id").loc["manifold:m1", "resolved_at"] == "2026-01-20T00:00:00Z"  # FB's date stays
 
@@ -213,9 +212,9 @@ def test_a_small_import_scores_from_stated_resolutions(tmp_path):
 # -- the real ForecastBench files ---------------------------------------------------------------------
 
 
-def score_hub(layout: Layout, as_of):
+def score_hub(files: Hub, as_of):
     """Score every round of an imported hub exactly as the nightly run does."""
-    return score_rounds(layout, hub_view(Hub.load(layout.root, layout), readers.load_observations(layout), as_of), 0.5)
+    return score_rounds(files, hub_view(files, readers.load_observations(files), as_of), 0.5)
 
 
 def _digest(root: Path) -> dict[str, str]:
@@ -229,7 +228,7 @@ def fb_hub(tmp_path_factory):
         pytest.skip(f"real ForecastBench files not found at {FB}")
     hub = tmp_path_factory.mktemp("fbhub")
     import_forecastbench(hub, FB, as_of=AS_OF)
-    score_hub(Layout(hub), parse_ts(AS_OF))
+    score_hub(Hub(hub), parse_ts(AS_OF))
     return hub
 
 
@@ -239,9 +238,9 @@ PUBLISHED = {"prescient.always-0": (37.7, 52.7, 44.7), "prescient.always-1": (21
 
 @needs_fb
 def test_the_published_always_rows_and_counts_are_reproduced(fb_hub):
-    layout = Layout(fb_hub)
+    hub = Hub(fb_hub)
     options = FBOptions(**{**FB_TOURNAMENT.__dict__, "replicates": 50})
-    board = fb_board(readers.load_scores(layout), readers.load_models(layout), parse_ts(AS_OF),
+    board = fb_board(readers.load_scores(hub), readers.load_models(hub), parse_ts(AS_OF),
                      np.random.default_rng(0), options).set_index("model")
     for model, published in PUBLISHED.items():
         got = board.loc[model, ["dataset", "market", "overall"]].to_numpy(dtype=float)
@@ -253,7 +252,7 @@ def test_the_published_always_rows_and_counts_are_reproduced(fb_hub):
 def test_reimporting_changes_no_byte(fb_hub):
     before = _digest(fb_hub)
     report = import_forecastbench(fb_hub, FB / "datasets", as_of=AS_OF)
-    score_hub(Layout(fb_hub), parse_ts(AS_OF))
+    score_hub(Hub(fb_hub), parse_ts(AS_OF))
     assert report.questions_added == report.statements_added == report.forecast_files == 0
     assert _digest(fb_hub) == before
 

@@ -246,7 +246,7 @@ SPREADSHEET_SAVED = {
 
 @pytest.mark.parametrize("name", sorted(SPREADSHEET_SAVED))
 def test_spreadsheet_saved_files_pass_with_a_warning_and_the_nightly_reader_takes_them_unchanged(tmp_path, name):
-    from generator.store.layout import Layout
+    from generator.store.hub import Hub
     from generator.store.readers import load_forecasts
     from generator.timeutil import parse_ts
 
@@ -255,7 +255,7 @@ def test_spreadsheet_saved_files_pass_with_a_warning_and_the_nightly_reader_take
     report = submit(hub, rel, data)
     assert report.ok and {(p.code, p.row) for p in report.warnings} == warned, report.problems
     quarantine: list = []
-    frames = load_forecasts(Layout(hub), parse_ts(DUE), quarantine)  # what the nightly reads from a merged file
+    frames = load_forecasts(Hub(hub), parse_ts(DUE), quarantine)  # what the nightly reads from a merged file
     assert quarantine == [] and len(frames) == 1
     frame = next(iter(frames.values()))
     assert len(frame) == 4 and frame["probability"].between(0, 1).all()
@@ -488,20 +488,21 @@ def test_the_quick_scan_never_skips_a_file_with_a_formula_cell(cell, where):
 def test_site_downloads_neutralise_formula_text_and_the_ledger_keeps_it(tmp_path):
     from generator.pipeline.nightly import nightly
     from generator.site.build import _downloads
-    from generator.store.layout import Layout
+    from generator.store.hub import Hub
     from generator.timeutil import parse_ts
 
     from conftest import write_hub
 
     root = write_hub(tmp_path / "hub")
     nightly(root, parse_ts("2026-01-16T00:00:00Z"))
-    layout = Layout(root)
+    hub_files = Hub(root)
+    layout = hub_files.layout
     due = layout.round_dirs()[0].name
     question = pd.read_csv(layout.round_dirs()[0] / "questions.csv", dtype=str)["question_id"].iloc[0]
     raw = f'question_id,probability,reasoning\n{question},0.5,"=HYPERLINK(""http://evil.example"")"\n'.encode()
     (root / f"data/forecasts/{due}").mkdir(parents=True, exist_ok=True)
     (root / f"data/forecasts/{due}/acme.bot.csv").write_bytes(raw)
-    files = _downloads(layout, set())["downloads"]  # the site's own copies (no repo_url in hub.toml)
+    files = _downloads(hub_files, set())["downloads"]  # the site's own copies (no repo_url in hub.toml)
     offered = pd.read_csv(io.BytesIO(files[f"downloads/forecasts/{due}/acme.bot.csv"]), dtype=str)
     assert offered["reasoning"].tolist() == ["'=HYPERLINK(\"http://evil.example\")"]
     assert (root / f"data/forecasts/{due}/acme.bot.csv").read_bytes() == raw

@@ -114,12 +114,13 @@ def apply(world: World, event: tuple, night: datetime, roots: list[Path], n: int
 
 
 def _in_hub(root: Path, kind: str, args: list, night: datetime, n: int) -> None:
-    layout = Hub.load(root).layout
-    dues = [d for d in readers.round_dues(layout) if d <= night]
+    hub = Hub.load(root)
+    layout = hub.layout
+    dues = [d for d in readers.round_dues(hub) if d <= night]
     if not dues:
         return
     due = dues[args[0] % len(dues)]
-    questions = readers.load_round(layout, due)
+    questions = readers.load_round(hub, due)
     if kind == "late":  # a forecast file merged after the round's due time
         frame = forecast_frame(questions, np.full(len(questions), args[1]))
         write_bytes_atomic(layout.forecast(due, f"late-{n}"), to_csv_bytes(frame, FORECASTS))
@@ -158,32 +159,33 @@ def test_incremental_nights_write_the_bytes_of_a_full_recompute(tmp_path_factory
         nightly(Hub.load(roots[1]), night, env={}, sources={"sim": world})
         assert data_bytes(roots[0]) == data_bytes(roots[1]), f"night {n}: incremental and full recompute differ"
         fresh = Hub.load(roots[0])
-        view = hub_view(fresh, readers.load_observations(fresh.layout), night)
-        for due, scores in round_scores(fresh.layout, view, fresh.settings.scoring.impute_value).items():
+        view = hub_view(fresh, readers.load_observations(fresh), night)
+        for due, scores in round_scores(fresh, view, fresh.settings.scoring.impute_value).items():
             assert fresh.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES)
-    assert incremental.memo_of(kept.layout).rounds, "hub A's nights never used the memo"
+    assert incremental.memo_of(kept).rounds, "hub A's nights never used the memo"
 
 
 def test_appended_rows_sees_an_append_an_unchanged_file_and_a_rewrite(tmp_path: Path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data/hub.toml").write_text(HUB, encoding="utf-8")
-    layout = Hub.load(tmp_path).layout
+    hub = Hub.load(tmp_path)
+    layout = hub.layout
     path = layout.data / "resolutions" / "stated.csv"
 
     def row(q: str, at: str) -> pd.DataFrame:
         return pd.DataFrame([{"round": "", "question_id": q, "resolution_date": "", "recorded_at": at, "status": "void",
                               "outcome": np.nan, "resolved_at": "", "value": np.nan, "payload_sha256": ""}])
 
-    ledger.append(path, row("sim:a", "2026-01-02T00:00:00Z"), RESOLUTIONS, layout.relative(path), layout.cache)
-    mark, rows = readers.appended_rows(layout, path, RESOLUTIONS, None)
+    ledger.append(path, row("sim:a", "2026-01-02T00:00:00Z"), RESOLUTIONS, layout.relative(path), hub.cache)
+    mark, rows = readers.appended_rows(hub, path, RESOLUTIONS, None)
     assert rows is not None and rows["question_id"].tolist() == ["sim:a"]
-    same, rows = readers.appended_rows(layout, path, RESOLUTIONS, mark)
+    same, rows = readers.appended_rows(hub, path, RESOLUTIONS, mark)
     assert same == mark and rows is not None and rows.empty
-    ledger.append(path, row("sim:b", "2026-01-03T00:00:00Z"), RESOLUTIONS, layout.relative(path), layout.cache)
-    mark, rows = readers.appended_rows(layout, path, RESOLUTIONS, mark)
+    ledger.append(path, row("sim:b", "2026-01-03T00:00:00Z"), RESOLUTIONS, layout.relative(path), hub.cache)
+    mark, rows = readers.appended_rows(hub, path, RESOLUTIONS, mark)
     assert rows is not None and rows["question_id"].tolist() == ["sim:b"]
     path.write_bytes(path.read_bytes().replace(b"sim:a", b"sim:c"))  # history edited in place, not appended
-    assert readers.appended_rows(layout, path, RESOLUTIONS, mark)[1] is None
+    assert readers.appended_rows(hub, path, RESOLUTIONS, mark)[1] is None
 
 
 def test_the_fetch_sees_an_observation_ledger_changed_behind_the_commands_back(tmp_path: Path):
@@ -199,7 +201,7 @@ def test_the_fetch_sees_an_observation_ledger_changed_behind_the_commands_back(t
     ledger.append(path, moved, OBSERVATIONS, kept.layout.relative(path))  # another command, its own cache
     world.markets["sim:m0"] = (0.7, "open", None)
     nightly(kept, START + days(1), env={}, sources={"sim": world})
-    recorded = readers.load_observations(Hub.load(tmp_path).layout)["recorded_at"]
+    recorded = readers.load_observations(Hub.load(tmp_path))["recorded_at"]
     assert format_ts(START + days(1)) not in set(recorded), "the move already recorded was recorded again"
 
 
@@ -214,7 +216,7 @@ def test_the_fetch_sees_a_question_bank_changed_behind_the_commands_back(tmp_pat
                             START + days(0.5))
     ledger.append(path, edited, QUESTIONS, kept.layout.relative(path))  # another command, its own cache
     nightly(kept, START + days(1), env={}, sources={"sim": world})
-    bank = readers.load_bank(Hub.load(tmp_path).layout)
+    bank = readers.load_bank(Hub.load(tmp_path))
     assert bank["text"].tolist() == ["Market sim:m0?", "Edited?", "Market sim:m0?"], "the edit back was not recorded"
 
 
@@ -232,7 +234,7 @@ def test_a_forecast_file_rewritten_in_place_is_scored_and_recorded_again(tmp_pat
     for n in range(5):
         world.markets["sim:m0"] = (1.0, "resolved", 1.0) if n == 4 else (0.5, "open", None)
         nightly(kept, START + days(n), env={}, sources={"sim": world})
-    due = readers.round_dues(kept.layout)[0]
+    due = readers.round_dues(kept)[0]
     path = kept.layout.forecast(due, "prescient.always-1")
     inode, before = path.stat().st_ino, kept.layout.scores(due).read_bytes()
     path.write_bytes(path.read_bytes().replace(b"1.000000", b"0.900000"))  # in place: same inode, same size
@@ -240,8 +242,8 @@ def test_a_forecast_file_rewritten_in_place_is_scored_and_recorded_again(tmp_pat
     night = START + days(5)
     nightly(kept, night, env={}, sources={"sim": world})
     fresh = Hub.load(tmp_path)
-    view = hub_view(fresh, readers.load_observations(fresh.layout), night)
-    scores = round_scores(fresh.layout, view, fresh.settings.scoring.impute_value)[due]
+    view = hub_view(fresh, readers.load_observations(fresh), night)
+    scores = round_scores(fresh, view, fresh.settings.scoring.impute_value)[due]
     assert kept.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES) != before
-    recorded = manifest.load_manifest(fresh.layout)
+    recorded = manifest.load_manifest(fresh)
     assert (kept.layout.relative(path), manifest.sha256(path.read_bytes())) in set(zip(recorded["path"], recorded["sha256"]))

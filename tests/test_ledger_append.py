@@ -16,6 +16,7 @@ import pytest
 from generator.schemas import QUESTIONS
 from generator.store import csvio, ledger
 from generator.store.atomic import FAULT_ENV
+from generator.store.cache import ReadCache
 from generator.store.csvio import RoundTripError, read_table, to_csv_bytes
 from generator.store.lock import hub_lock, remove_stale_temp_files
 
@@ -39,7 +40,7 @@ def temps(folder: Path) -> list[str]:
 def test_appended_bytes_are_those_of_a_whole_rewrite_on_hostile_text(tmp_path: Path):
     path = tmp_path / "sim.csv"
     nights = [questions(1, HOSTILE), questions(2, HOSTILE[::-1]), questions(3, [t + "!" for t in HOSTILE])]
-    inode, cache = None, csvio.ReadCache()
+    inode, cache = None, ReadCache()
     for n, rows in enumerate(nights, start=1):
         added = ledger.append(path, rows, QUESTIONS, "q", cache)
         assert len(added) == len(rows)
@@ -48,7 +49,7 @@ def test_appended_bytes_are_those_of_a_whole_rewrite_on_hostile_text(tmp_path: P
         inode = path.stat().st_ino if inode is None else inode
         assert path.stat().st_ino == inode  # appended in place, not replaced
         # what the append keeps for the next read is what a read of the file gives
-        pd.testing.assert_frame_equal(read_table(path, QUESTIONS, "q", cache), read_table(path, QUESTIONS, "q"))
+        pd.testing.assert_frame_equal(cache.read_table(path, QUESTIONS, "q"), read_table(path, QUESTIONS, "q"))
     assert temps(tmp_path) == []
 
 
@@ -120,17 +121,17 @@ def test_the_rows_appended_since_a_mark_are_found_with_one_pass_over_the_file(tm
     import hashlib
 
     from generator.store import readers
-    from generator.store.layout import Layout
+    from generator.store.hub import Hub
 
-    layout = Layout(tmp_path)
+    hub = Hub(tmp_path)
     path = tmp_path / "data" / "questions" / "sim.csv"
     path.parent.mkdir(parents=True)
-    ledger.append(path, questions(1, HOSTILE), QUESTIONS, "q", layout.cache)
-    first, rows = readers.appended_rows(layout, path, QUESTIONS, None)
+    ledger.append(path, questions(1, HOSTILE), QUESTIONS, "q", hub.cache)
+    first, rows = readers.appended_rows(hub, path, QUESTIONS, None)
     assert first.sha256 == hashlib.sha256(path.read_bytes()).hexdigest() and len(rows) == len(HOSTILE)
-    ledger.append(path, questions(2, HOSTILE[:4]), QUESTIONS, "q", layout.cache)
-    second, rows = readers.appended_rows(layout, path, QUESTIONS, first)
+    ledger.append(path, questions(2, HOSTILE[:4]), QUESTIONS, "q", hub.cache)
+    second, rows = readers.appended_rows(hub, path, QUESTIONS, first)
     assert second.sha256 == hashlib.sha256(path.read_bytes()).hexdigest() and second.size == path.stat().st_size
     assert rows is not None and rows["text"].tolist() == HOSTILE[:4]
     path.write_bytes(path.read_bytes().replace(b"plain", b"PLAIN", 1))  # an old row changed, same length
-    assert readers.appended_rows(layout, path, QUESTIONS, second)[1] is None
+    assert readers.appended_rows(hub, path, QUESTIONS, second)[1] is None

@@ -12,6 +12,7 @@ from generator.pipeline.nightly import nightly
 from generator.schemas import MANIFEST
 from generator.store import manifest
 from generator.store.csvio import empty_frame
+from generator.store.hub import Hub
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
@@ -52,13 +53,13 @@ def test_a_rerun_writes_no_byte_and_the_manifest_proves_what_was_there_before_du
     before = tree_bytes(sim_hub)
     nightly(sim_hub, parse_ts("2026-01-20T00:00:00Z"))
     assert tree_bytes(sim_hub) == before
-    recorded = manifest.load_manifest(Layout(sim_hub))
+    recorded = manifest.load_manifest(Hub(sim_hub))
     assert manifest.first_recorded(recorded)[(early, manifest.sha256((sim_hub / early).read_bytes()))] == "2026-01-20T00:00:00Z"
     assert list(recorded.loc[recorded["path"] == "*", "recorded_at"]) == ["2026-01-16T00:00:00Z", "2026-01-20T00:00:00Z"]
 
     late = _submit(sim_hub, "team.late")  # appears after the due time; the next run records it then
     nightly(sim_hub, parse_ts("2026-02-20T00:00:00Z"))
-    problems, _ = check_timing(Layout(sim_hub), parse_ts("2026-02-20T00:00:00Z"), None)
+    problems, _ = check_timing(Hub(sim_hub), parse_ts("2026-02-20T00:00:00Z"), None)
     assert [(p.file, p.code, p.severity) for p in problems] == [(late, "timing-unproven", "warning")]
     report = verify(sim_hub)
     assert report.ok, report.problems  # a warning lists the file but does not fail the run
@@ -70,7 +71,7 @@ def test_a_changed_file_is_recorded_again(sim_hub: Path):
     path = sim_hub / f"data/forecasts/{DUE}/prescient.always-1.csv"
     path.write_text(path.read_text().replace("1.000000", "0.900000"))
     nightly(sim_hub, parse_ts("2026-01-17T00:00:00Z"))
-    recorded = manifest.load_manifest(Layout(sim_hub))
+    recorded = manifest.load_manifest(Hub(sim_hub))
     rows = recorded[recorded["path"] == Layout(sim_hub).relative(path)]
     assert list(rows["recorded_at"]) == ["2026-01-16T00:00:00Z", "2026-01-17T00:00:00Z"]
     assert rows["sha256"].iloc[-1] == manifest.sha256(path.read_bytes())

@@ -15,8 +15,8 @@ from generator.scoring.resolve import ledger_view, resolve_round
 from generator.sources.base import Observation
 from generator.store import readers
 from generator.store.csvio import read_table, to_csv_bytes
+from generator.store.hub import Hub
 from generator.store.ingest import observation_frame
-from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
 from conftest import SMALL_HUB, write_hub
@@ -112,8 +112,9 @@ def test_a_market_proxy_hub_records_the_policy_with_every_published_number(tmp_p
     # the last night is past the round due 2026-01-25 by more than min_age_days (20): the board has rows
     for night in ("2026-01-16T00:00:00Z", "2026-01-30T00:00:00Z", "2026-02-10T00:00:00Z", "2026-02-16T00:00:00Z"):
         nightly(hub, T(night))
-    layout = Layout(hub)
-    history = readers.load_history(layout)
+    hub_files = Hub(hub)
+    layout = hub_files.layout
+    history = readers.load_history(hub_files)
     assert len(history) and set(history["methodology_version"]) == {"1+market_proxy"}
     scores = read_table(layout.scores(T("2026-02-08T00:00:00Z")), SCORES)
     proxied = scores[scores["proxy"] == 1]

@@ -17,6 +17,7 @@ from generator.oracle import import_oracle, load_scores, oracle_board, temporal_
 from generator.oracle.formats import parse_questions, question_id
 from generator.oracle.temporal import moving_average
 from generator.store import readers
+from generator.store.hub import Hub
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
@@ -88,7 +89,7 @@ def test_import_appends_only_new_or_changed_versions(tmp_path):
     corrected.write_text("id,question,answer,resolution_date,category\n"
                          "tf-2,Will the central bank cut its main rate in March 2024?,Yes,2024-03-20,Economics & Business\n")
     assert import_oracle(hub, corrected, "news", parse_ts("2026-03-01T00:00:00Z")).added == 1
-    ledger = readers.load_oracle_questions(Layout(hub), "news")
+    ledger = readers.load_oracle_questions(Hub(hub), "news")
     assert len(ledger) == 5 and list(ledger["recorded_at"])[-1] == "2026-03-01T00:00:00Z"
     assert (DATA / "questions.csv").read_bytes() != (hub / first.path).read_bytes()
     assert (hub / first.path).read_bytes().startswith(b"id,recorded_at,kind,text,choice_a,choice_b,choice_c,choice_d,answer,")
@@ -128,7 +129,7 @@ BETA = "tf-1,0.3,0.7,,,\n"
 
 def test_accuracy_and_multiclass_brier_match_a_hand_computation(tmp_path):
     hub = hub_with_forecasts(tmp_path, {"acme.alpha": ALPHA, "acme.beta": BETA})
-    scores = load_scores(Layout(hub), AS_OF)
+    scores = load_scores(Hub(hub), AS_OF)
     alpha = scores[scores["model"] == "acme.alpha"].set_index("question_id")
     # tf-1: (0.8−1)² + (0.2−0)²; tf-2: a tie for the top is wrong; mc-1: .1² + .4² + .2² + .1²; a refusal: 1 − 1/4
     assert alpha.loc["tf-1", ["status", "correct"]].tolist() == ["answered", 1]
@@ -151,12 +152,12 @@ def test_accuracy_and_multiclass_brier_match_a_hand_computation(tmp_path):
 
 def test_questions_resolving_after_as_of_or_recorded_later_are_not_scored(tmp_path):
     hub = hub_with_forecasts(tmp_path, {"acme.alpha": ALPHA})
-    assert load_scores(Layout(hub), parse_ts("2025-12-31T00:00:00Z")).empty  # imported at AS_OF, after this time
+    assert load_scores(Hub(hub), parse_ts("2025-12-31T00:00:00Z")).empty  # imported at AS_OF, after this time
     early = write_hub(tmp_path / "early")
     import_oracle(early, DATA / "questions.csv", "news", parse_ts("2024-03-01T00:00:00Z"))
     Layout(early).oracle_forecast("news", "acme.alpha").parent.mkdir(parents=True)
     Layout(early).oracle_forecast("news", "acme.alpha").write_text(FORECAST_HEADER + ALPHA)
-    assert set(load_scores(Layout(early), parse_ts("2024-04-01T00:00:00Z"))["question_id"]) == {"tf-1", "tf-2"}
+    assert set(load_scores(Hub(early), parse_ts("2024-04-01T00:00:00Z"))["question_id"]) == {"tf-1", "tf-2"}
 
 
 # --- the view over time on synthetic data ------------------------------------------------------
@@ -232,7 +233,7 @@ def hand_month(cases) -> tuple[float, float]:
 def synthetic(tmp_path_factory):
     hub, truth = synthetic_hub(tmp_path_factory.mktemp("oracle"))
     cutoffs = {"acme.decline": CUTOFF, "acme.steady": CUTOFF}
-    view = temporal_view(load_scores(Layout(hub), AS_OF), cutoffs)
+    view = temporal_view(load_scores(Hub(hub), AS_OF), cutoffs)
     return hub, truth, view, cutoffs
 
 
@@ -284,7 +285,7 @@ def test_the_yoy_summary_detects_the_decline_and_matches_a_hand_computation(synt
 
 def test_pooling_by_model_and_the_board_carry_the_same_summary(synthetic):
     hub, _, view, cutoffs = synthetic
-    scores = load_scores(Layout(hub), AS_OF)
+    scores = load_scores(Hub(hub), AS_OF)
     pooled = temporal_view(scores.assign(set="all"), cutoffs, by=("model",))
     assert pooled[["accuracy", "brier"]].to_numpy().tolist() == view[["accuracy", "brier"]].to_numpy().tolist()
     board = oracle_board(scores, cutoffs).set_index("model")

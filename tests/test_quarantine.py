@@ -19,7 +19,7 @@ from generator.errors import SchemaError
 from generator.schemas import SCORES
 from generator.store import readers
 from generator.store.csvio import read_table
-from generator.store.layout import Layout
+from generator.store.hub import Hub
 from generator.timeutil import parse_ts
 
 from conftest import run_cli, tree_bytes, write_hub
@@ -104,7 +104,7 @@ def test_each_broken_forecast_file_is_set_aside_with_its_code(hubs, tmp_path: Pa
     hub = tmp_path / "hub"
     shutil.copytree(hubs["start"], hub)
     folder = hub / ROUND
-    good = set(readers.load_forecasts(Layout(hub), DUE))
+    good = set(readers.load_forecasts(Hub(hub), DUE))
     for name, (data, _) in BROKEN.items():
         (folder / name).write_bytes(data)
     (folder / "team.link.csv").symlink_to(folder / "prescient.always-0.5.csv")
@@ -112,25 +112,26 @@ def test_each_broken_forecast_file_is_set_aside_with_its_code(hubs, tmp_path: Pa
     (folder / "team.twice.json").write_bytes(b"{}")
 
     with pytest.raises(SchemaError):
-        readers.load_forecasts(Layout(hub), DUE)
+        readers.load_forecasts(Hub(hub), DUE)
     quarantine = []
-    assert set(readers.load_forecasts(Layout(hub), DUE, quarantine)) == good
+    assert set(readers.load_forecasts(Hub(hub), DUE, quarantine)) == good
     codes = {p.file.rsplit("/", 1)[1]: p.code for p in quarantine}
     assert codes == {**{name: code for name, (_, code) in BROKEN.items()}, "team.link.csv": "not-a-regular-file",
                      "team.twice.json": "duplicate-submission"}
-    readers.load_forecasts(Layout(hub), DUE, quarantine)
+    readers.load_forecasts(Hub(hub), DUE, quarantine)
     assert len(quarantine) == len(codes)  # a file read twice is reported once
 
 
 def test_broken_bet_and_oracle_answer_files_are_set_aside(tmp_path: Path):
-    layout = Layout(write_hub(tmp_path / "hub"))
+    hub_files = Hub(write_hub(tmp_path / "hub"))
+    layout = hub_files.layout
     bets, answers = layout.bets(DUE, "team.bets"), layout.oracle_forecast("news", "team.answers")
     for path in (bets, answers):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(GARBAGE)
     quarantine = []
-    assert readers.load_bets(layout, DUE, quarantine) == {}
-    assert readers.load_oracle_forecasts(layout, "news", quarantine) == {}
+    assert readers.load_bets(hub_files, DUE, quarantine) == {}
+    assert readers.load_oracle_forecasts(hub_files, "news", quarantine) == {}
     assert [p.file for p in quarantine] == [layout.relative(bets), layout.relative(answers)]
     with pytest.raises(SchemaError):
-        readers.load_bets(layout, DUE)
+        readers.load_bets(hub_files, DUE)

@@ -29,7 +29,6 @@ from generator.sources.github import GitHub, parse_run
 from generator.sources.http import http_for
 from generator.store import receipts
 from generator.store.hub import Hub
-from generator.store.layout import Layout
 from generator.submissions import validate_pr
 from generator.timeutil import format_ts, parse_ts
 
@@ -116,7 +115,7 @@ def world(world_template: Path, tmp_path: Path) -> Path:
 
 
 def forecast_bytes(hub: Path, p: str = "0.5") -> bytes:
-    lines = forecast_template(Layout(hub), parse_ts(DUE), "csv", None).decode().splitlines()
+    lines = forecast_template(Hub(hub), parse_ts(DUE), "csv", None).decode().splitlines()
     rows = [line.removesuffix(",,") + f",{p}," for line in lines[1:]]  # question_id,resolution_date,probability,reasoning
     return ("\n".join([lines[0], *rows]) + "\n").encode()
 
@@ -163,7 +162,7 @@ def audit(world: Path) -> list[tuple[str, str]]:
 
 def check(world: Path, head: str, at: str) -> list[str]:
     hub = world / "hub"
-    attested = receipts.attested(receipts.load_receipts(Layout(hub)))
+    attested = receipts.attested(receipts.load_receipts(Hub(hub)))
     report = validate_pr(hub, "main", head, "alice", parse_ts(at), attested)
     return sorted(p.code for p in report.problems if p.severity == "error")
 
@@ -312,11 +311,11 @@ def test_timing_in_verify_takes_a_receipt_as_evidence(world: Path):
     data = forecast_bytes(hub)
     receipt(world, api, api.run(1, push(world, data, "2026-01-24T20:00:00Z"), "2026-01-24T20:00:07Z"), "2026-01-24T20:01:00Z")
     (hub / FILE).write_bytes(data)
-    layout = Layout(hub)
-    attested = receipts.attested(receipts.load_receipts(layout))
-    assert check_timing(layout, parse_ts("2026-01-26T00:00:00Z"), None, attested)[0] == []
+    files = Hub(hub)
+    attested = receipts.attested(receipts.load_receipts(files))
+    assert check_timing(files, parse_ts("2026-01-26T00:00:00Z"), None, attested)[0] == []
     (hub / FILE).write_bytes(data + b"\n")
-    assert [p.code for p in check_timing(layout, parse_ts("2026-01-26T00:00:00Z"), None, attested)[0]] == ["timing-unproven"]
+    assert [p.code for p in check_timing(files, parse_ts("2026-01-26T00:00:00Z"), None, attested)[0]] == ["timing-unproven"]
 
 
 def test_parse_run_reads_githubs_own_fields_only():
@@ -337,9 +336,9 @@ def test_a_bets_price_follows_its_attested_time(world: Path):
     api, hub = FakeGitHub(), world / "hub"
     nightly(hub, parse_ts("2026-01-30T00:00:00Z"))  # opens the round due 2026-02-08, with markets
     nightly(hub, parse_ts("2026-02-03T00:00:00Z"))  # a second night of prices
-    layout, due = Layout(hub), "2026-02-08T00:00:00Z"
-    questions = readers.load_round(layout, parse_ts(due))
-    known = readers.load_observations(layout)
+    files, due = Hub(hub), "2026-02-08T00:00:00Z"
+    questions = readers.load_round(files, parse_ts(due))
+    known = readers.load_observations(files)
     early, late = "2026-01-30T00:00:00Z", "2026-02-03T06:00:00Z"
     at = lambda q, t: float(values_at(known, pd.Series([q]), t).iloc[0])  # noqa: E731
     moved = [q for q in questions.loc[questions["kind"] == "binary", "question_id"] if at(q, early) != at(q, late)]
@@ -371,10 +370,11 @@ def test_each_night_records_the_digest_of_its_manifest_and_receipts_and_verify_g
     for night in ("2026-02-20T00:00:00Z", "2026-03-01T00:00:00Z"):
         nightly(hub, parse_ts(night))
         commit(hub, night.replace("T00", "T01"), f"nightly {night}")
-    layout = Layout(hub)
-    history = readers.load_history(layout)
+    files = Hub(hub)
+    layout = files.layout
+    history = readers.load_history(files)
     latest = history[history["as_of"] == history["as_of"].max()]
-    assert set(latest["ledger_digest"]) == {manifest.ledger_digest(layout)}
+    assert set(latest["ledger_digest"]) == {manifest.ledger_digest(files)}
     files = sorted(layout.relative(p) for p in [*layout.manifest_files(), *layout.receipt_files()])
     assert any(f.startswith("data/receipts/") for f in files) and any(f.startswith("data/manifest/") for f in files)
     assert audit(world) == []
@@ -398,7 +398,7 @@ def test_a_history_written_before_the_digest_column_is_read_extended_and_accepte
     old = frame[frame["view"] == "overall"].drop(columns=["ledger_digest", "view"]).to_csv(index=False, lineterminator="\n")
     path.write_text(old)  # as written before both late columns: the overall view only, no digest
     commit(hub, "2026-02-20T01:00:00Z", "a night of the old format")
-    assert readers.load_history(Layout(hub))["ledger_digest"].eq("").all()
+    assert readers.load_history(Hub(hub))["ledger_digest"].eq("").all()
     nightly(hub, parse_ts("2026-03-01T00:00:00Z"))
     text = path.read_text()
     assert text.splitlines()[0].endswith(",methodology_version,ledger_digest,view") and old.splitlines()[1] + ",," in text

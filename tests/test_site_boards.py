@@ -22,10 +22,9 @@ from generator.site.boards import boards_key, in_background, load_boards, save_b
 from generator.site.build import gather
 from generator.site.render import render_site
 from generator.store import readers
+from generator.store.cache import ReadCache
 from generator.store.cache.disk import DiskCache
-from generator.store.csvio import ReadCache
 from generator.store.hub import Hub
-from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
 AS_OF = parse_ts("2026-07-19T00:00:00Z")
@@ -72,13 +71,12 @@ def test_a_result_the_worker_cannot_send_is_made_here():
 def _hub(demo_hub: Path, tmp_path: Path) -> Hub:
     root = tmp_path / "demo"
     shutil.copytree(demo_hub, root, symlinks=True, ignore=shutil.ignore_patterns("site", "site_src"))
-    return Hub.load(root, Layout(root, ReadCache(disk=DiskCache.open(tmp_path / "cache", root))))
+    return Hub.load(root, ReadCache(disk=DiskCache.open(tmp_path / "cache", root)))
 
 
 def _inputs(hub: Hub):
-    layout = hub.layout
-    asked = pd.concat([readers.load_round(layout, d) for d in readers.round_dues(layout)], ignore_index=True)
-    return readers.load_scores(layout), readers.load_models(layout), asked, readers.load_observations(layout)
+    asked = pd.concat([readers.load_round(hub, d) for d in readers.round_dues(hub)], ignore_index=True)
+    return readers.load_scores(hub), readers.load_models(hub), asked, readers.load_observations(hub)
 
 
 def _assert_same_boards(got: dict, expected: dict) -> None:
@@ -98,7 +96,7 @@ def test_kept_boards_read_back_exactly_hostile_names_included(demo_hub: Path, tm
     for board in boards.values():  # names as a submitter may write them
         if len(board):
             board["name"] = [HOSTILE[i % len(HOSTILE)] for i in range(len(board))]
-    disk = hub.layout.cache.disk
+    disk = hub.cache.disk
     assert disk is not None
     save_boards(disk, "k1", boards)
     _assert_same_boards(load_boards(disk, "k1") or {}, boards)
@@ -112,7 +110,7 @@ def test_a_board_the_cache_cannot_hold_is_not_kept(demo_hub: Path, tmp_path: Pat
     boards = all_boards(scores, models, AS_OF, hub.settings, asked, observations=obs)
     first = next(iter(boards))
     boards[first] = boards[first].assign(name=None)  # a missing text value: not a frame the cache holds
-    disk = hub.layout.cache.disk
+    disk = hub.cache.disk
     assert disk is not None
     save_boards(disk, "k", boards)
     assert load_boards(disk, "k") is None
@@ -121,17 +119,17 @@ def test_a_board_the_cache_cannot_hold_is_not_kept(demo_hub: Path, tmp_path: Pat
 def test_the_key_follows_what_the_boards_read(demo_hub: Path, tmp_path: Path):
     hub = _hub(demo_hub, tmp_path)
     scores, models, asked, obs = _inputs(hub)
-    key = boards_key(hub.layout, scores, models, AS_OF, hub.settings, asked, obs)
-    assert key == boards_key(hub.layout, scores, models, AS_OF, hub.settings, asked, obs)
+    key = boards_key(hub, scores, models, AS_OF, hub.settings, asked, obs)
+    assert key == boards_key(hub, scores, models, AS_OF, hub.settings, asked, obs)
     fewer = dict(list(models.items())[1:])
-    assert key != boards_key(hub.layout, scores, fewer, AS_OF, hub.settings, asked, obs)
-    assert key != boards_key(hub.layout, scores, models, parse_ts("2026-05-01T00:00:00Z"), hub.settings, asked, obs)
+    assert key != boards_key(hub, scores, fewer, AS_OF, hub.settings, asked, obs)
+    assert key != boards_key(hub, scores, models, parse_ts("2026-05-01T00:00:00Z"), hub.settings, asked, obs)
     score_file = readers.score_files(hub.layout)[0]  # one with rows (the newest holds only its header)
     for data, same in ((score_file.read_bytes(), True), (score_file.read_bytes().replace(b"0.", b"1.", 1), False)):
         replaced = score_file.with_suffix(".new")  # a new file in its place, as git and the nightly write
         replaced.write_bytes(data)
         replaced.replace(score_file)
-        assert (key == boards_key(hub.layout, scores, models, AS_OF, hub.settings, asked, obs)) is same
+        assert (key == boards_key(hub, scores, models, AS_OF, hub.settings, asked, obs)) is same
 
 
 @pytest.mark.parametrize("min_rows", [0, 10**9])  # every build in the worker; none
@@ -141,8 +139,8 @@ def test_the_pages_are_the_same_made_here_in_the_worker_or_kept(demo_hub: Path, 
     shutil.copytree(demo_hub, root, symlinks=True, ignore=shutil.ignore_patterns("site", "site_src"))
     alone = render_site(gather(Hub.load(root), AS_OF))  # no disk cache: made here (or in the worker), not kept
     for _ in range(2):  # made and kept, then taken from the cache
-        cached = Hub.load(root, Layout(root, ReadCache(disk=DiskCache.open(tmp_path / "cache", root))))
+        cached = Hub.load(root, ReadCache(disk=DiskCache.open(tmp_path / "cache", root)))
         assert render_site(gather(cached, AS_OF)) == alone
-        cached.layout.cache.disk.flush()
+        cached.cache.close()
     assert load_boards(DiskCache.open(tmp_path / "cache", root), boards_key(
-        cached.layout, *_inputs(cached)[:2], AS_OF, cached.settings, *_inputs(cached)[2:])) is not None
+        cached, *_inputs(cached)[:2], AS_OF, cached.settings, *_inputs(cached)[2:])) is not None

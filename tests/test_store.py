@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from generator.errors import LedgerError, SchemaError
 from generator.schemas import FORECASTS, HISTORY, OBSERVATIONS
 from generator.store import atomic, csvio, ledger
+from generator.store.cache import ReadCache
 from generator.store.csvio import read_table, to_csv_bytes, write_table
 
 
@@ -82,18 +83,18 @@ def test_write_is_atomic_and_skips_identical_bytes(tmp_path):
 def test_a_frame_this_command_wrote_last_is_not_serialised_again(tmp_path, monkeypatch):
     """With the command's cache, a file's second write takes the frame's digest and a third of the
     same frame to the untouched file is skipped; another frame, or a file changed since, is written."""
-    path, cache = tmp_path / "f.csv", csvio.ReadCache()
+    path, cache = tmp_path / "f.csv", ReadCache()
     frame = pd.DataFrame({"question_id": ["a:1"], "resolution_date": [""], "probability": [0.5], "reasoning": [""]})
     serialised = []
     original = csvio.canonical_cells
     monkeypatch.setattr(csvio, "canonical_cells", lambda *a: serialised.append(1) or original(*a))
-    assert write_table(path, frame, FORECASTS, cache=cache) is True
-    assert write_table(path, frame.copy(), FORECASTS, cache=cache) is False
-    assert write_table(path, frame.copy(), FORECASTS, cache=cache) is False
+    assert cache.write_table(path, frame, FORECASTS) is True
+    assert cache.write_table(path, frame.copy(), FORECASTS) is False
+    assert cache.write_table(path, frame.copy(), FORECASTS) is False
     assert len(serialised) == 2  # the third was skipped
-    assert write_table(path, frame.assign(probability=0.25), FORECASTS, cache=cache) is True
+    assert cache.write_table(path, frame.assign(probability=0.25), FORECASTS) is True
     atomic.write_bytes_atomic(path, b"question_id,resolution_date,probability,reasoning\n")
-    assert write_table(path, frame.assign(probability=0.25), FORECASTS, cache=cache) is True
+    assert cache.write_table(path, frame.assign(probability=0.25), FORECASTS) is True
     assert read_table(path, FORECASTS)["probability"].tolist() == [0.25]
 
 

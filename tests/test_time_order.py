@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from generator.store import readers
-from generator.store.layout import Layout
+from generator.store.hub import Hub
 
 from conftest import run_cli, tree_bytes, write_hub
 
@@ -77,9 +77,9 @@ def test_a_nightly_dated_before_an_import_is_refused_the_issue_case(tmp_path: Pa
 def test_the_latest_record_is_found_in_each_kind_of_ledger(fetched: Path, tmp_path: Path):
     hub = tmp_path / "hub"
     shutil.copytree(fetched, hub)
-    layout = Layout(hub)
-    assert readers.latest_recorded(layout) == (LATER, "data/observations/sim/2026-01.csv", "recorded_at")
-    readers.check_as_of(layout, LATER)  # a rerun at the same time is allowed (and changes nothing)
+    hub_files = Hub(hub)
+    assert readers.latest_recorded(hub_files) == (LATER, "data/observations/sim/2026-01.csv", "recorded_at")
+    readers.check_as_of(hub_files, LATER)  # a rerun at the same time is allowed (and changes nothing)
     ledgers = {  # one row each, dated after LATER, in every other ledger that records when the hub learned something
         "data/resolutions/sim.csv": ("round,question_id,resolution_date,recorded_at,status,outcome,resolved_at,value,"
                                      "payload_sha256\n,sim:x,,{t},open,,,,\n", "recorded_at"),
@@ -91,8 +91,8 @@ def test_the_latest_record_is_found_in_each_kind_of_ledger(fetched: Path, tmp_pa
         stamp = f"2026-02-0{i + 1}T00:00:00Z"
         (hub / rel).parent.mkdir(parents=True, exist_ok=True)
         (hub / rel).write_text(text.format(t=stamp))
-        assert readers.latest_recorded(layout) == (stamp, rel, column)
-    assert readers.latest_recorded(Layout(write_hub(tmp_path / "new"))) is None
+        assert readers.latest_recorded(hub_files) == (stamp, rel, column)
+    assert readers.latest_recorded(Hub(write_hub(tmp_path / "new"))) is None
 
 
 def test_the_kept_latest_record_is_the_largest_stamp_of_a_scan(fetched: Path, tmp_path: Path):
@@ -105,18 +105,18 @@ def test_the_kept_latest_record_is_the_largest_stamp_of_a_scan(fetched: Path, tm
 
     hub = tmp_path / "hub"
     shutil.copytree(fetched, hub)
-    layout = Layout(hub)
+    hub_files = Hub(hub)
     obs = hub / "data/observations/sim/2026-01.csv"
-    assert readers.latest_recorded(layout)[0] == LATER
+    assert readers.latest_recorded(hub_files)[0] == LATER
     rows = read_table(obs, OBSERVATIONS).tail(2).assign(recorded_at="2026-01-25T00:00:00Z", value=[0.125, 0.875])
-    assert len(ledger.append(obs, rows, OBSERVATIONS, "obs", layout.cache)) == 2
-    assert readers.latest_recorded(layout) == ("2026-01-25T00:00:00Z", "data/observations/sim/2026-01.csv", "recorded_at")
+    assert len(ledger.append(obs, rows, OBSERVATIONS, "obs", hub_files.cache)) == 2
+    assert readers.latest_recorded(hub_files) == ("2026-01-25T00:00:00Z", "data/observations/sim/2026-01.csv", "recorded_at")
     history = hub / "data/leaderboard/history.csv"
     history.parent.mkdir(parents=True, exist_ok=True)
     head = ("as_of,board,model,rank,n,n_dataset,n_market,overall,dataset,market,brier_overall,provisional,"
             "methodology_version\n")
     history.write_text(head + "".join(f"{t},tournament,a.b,,0,0,0,,,,,1,1\n" for t in
                                       ("2026-02-03T00:00:00Z", "2026-02-09T00:00:00Z", "2026-02-05T00:00:00Z")))
-    scanned = max(max(read_table(p, t)[c]) for p, t, c in readers._recording_ledgers(layout) if len(read_table(p, t)))
-    assert readers.latest_recorded(layout) == (scanned, "data/leaderboard/history.csv", "as_of") == \
+    scanned = max(max(read_table(p, t)[c]) for p, t, c in readers._recording_ledgers(hub_files.layout) if len(read_table(p, t)))
+    assert readers.latest_recorded(hub_files) == (scanned, "data/leaderboard/history.csv", "as_of") == \
         ("2026-02-09T00:00:00Z", "data/leaderboard/history.csv", "as_of")

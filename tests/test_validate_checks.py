@@ -212,7 +212,7 @@ def test_forecastbench_json_problems_use_its_field_names_and_item_numbers():
 def test_a_null_forecast_is_skipped_with_a_warning_as_the_forecastbench_importer_reads_it(tmp_path):
     """FB's own files write "forecast": null for "no forecast"; the validator, the nightly reader and the
     FB importer must agree that it is a missing row (imputed at scoring), not an error."""
-    from generator.store.layout import Layout
+    from generator.store.hub import Hub
     from generator.store.readers import _forecast_frame
 
     body = fb([dict(FB_FULL[0], forecast=None)] + FB_FULL[1:])
@@ -222,7 +222,7 @@ def test_a_null_forecast_is_skipped_with_a_warning_as_the_forecastbench_importer
     path = tmp_path / "data/forecasts/2026-01-25/acme.gpt-x.json"
     path.parent.mkdir(parents=True)
     path.write_text(body, encoding="utf-8")
-    frame = _forecast_frame(Layout(tmp_path), path)
+    frame = _forecast_frame(Hub(tmp_path), path)
     assert list(frame["question_id"]) == ["manifold:m2", "fred:GDP", "fred:GDP"]
 
 

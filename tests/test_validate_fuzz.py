@@ -22,6 +22,7 @@ from generator.models import load_model
 from generator.oracle import import_oracle
 from generator.store import readers
 from generator.store.forecast_file import parse_forecast
+from generator.store.hub import Hub
 from generator.store.layout import Layout
 from generator.submissions.bets import check_bet_file
 from generator.submissions.content import RoundSet, check_content, plain_number
@@ -176,13 +177,13 @@ def validate(kind: str, data: bytes, hub: Path):
 
 @pytest.mark.parametrize("kind", ["forecast-csv", "forecast-json"])
 def test_accepted_forecasts_are_read_with_the_same_probabilities(hub, kind):
-    layout, n = Layout(hub), 0
+    hub_files, n = Hub(hub), 0
     for i, data in enumerate(files(kind)):
         if not accepted(validate(kind, data, hub)):
             continue
         n += 1
         _only(hub / "data/forecasts" / DUE, f"acme.m{i}.{'json' if kind == 'forecast-json' else 'csv'}", data)
-        frame = readers.load_forecasts(layout, parse_ts(f"{DUE}T00:00:00Z"))[f"acme.m{i}"]
+        frame = readers.load_forecasts(hub_files, parse_ts(f"{DUE}T00:00:00Z"))[f"acme.m{i}"]
         parsed = parse_forecast(data, "f", "json" if kind == "forecast-json" else "csv")
         expected = [float(plain_number(r.cells["probability"])) for r in parsed.rows]
         assert list(frame["probability"]) == expected, data
@@ -191,13 +192,13 @@ def test_accepted_forecasts_are_read_with_the_same_probabilities(hub, kind):
 
 
 def test_accepted_bets_are_read_with_the_same_amounts(hub):
-    layout, n = Layout(hub), 0
+    hub_files, n = Hub(hub), 0
     for i, data in enumerate(files("bets")):
         if not accepted(validate("bets", data, hub)):
             continue
         n += 1
         _only(hub / "data/bets" / DUE, f"acme.m{i}.csv", data)
-        frame = readers.load_bets(layout, parse_ts(f"{DUE}T00:00:00Z"))[f"acme.m{i}"]
+        frame = readers.load_bets(hub_files, parse_ts(f"{DUE}T00:00:00Z"))[f"acme.m{i}"]
         parsed = parse_forecast(data, "f", "csv")
         assert list(frame["amount"]) == [float(plain_number(r.cells["amount"])) for r in parsed.rows], data
         assert list(frame["side"]) == [r.cells["side"] for r in parsed.rows], data
@@ -206,13 +207,13 @@ def test_accepted_bets_are_read_with_the_same_amounts(hub):
 
 @pytest.mark.slow  # thousands of oracle files through the validator and the reader, ~10 s of CPU
 def test_accepted_oracle_answers_are_read_with_the_same_probabilities(hub):
-    layout, n = Layout(hub), 0
+    hub_files, n = Hub(hub), 0
     for i, data in enumerate(files("oracle")):
         if not accepted(validate("oracle", data, hub)):
             continue
         n += 1
         _only(hub / "data/oracle/news/forecasts", f"acme.m{i}.csv", data)
-        frame = readers.load_oracle_forecasts(layout, "news")[f"acme.m{i}"]
+        frame = readers.load_oracle_forecasts(hub_files, "news")[f"acme.m{i}"]
         parsed = parse_forecast(data, "f", "csv")
         for column in ("prob_a", "prob_b", "prob_c", "prob_d"):
             cells = [r.cells[column] for r in parsed.rows]

@@ -167,7 +167,7 @@ def test_a_history_from_before_the_view_column_gains_it_keeps_its_rows_and_verif
     from generator.site.build import gather
     from generator.site.render import GENERATED, render_site
     from generator.store import readers
-    from generator.store.layout import Layout
+    from generator.store.hub import Hub
 
     from conftest import write_hub
 
@@ -188,7 +188,7 @@ def test_a_history_from_before_the_view_column_gains_it_keeps_its_rows_and_verif
     text = path.read_text()
     assert text.splitlines()[0].endswith(",ledger_digest,view")
     assert [line + "," for line in old.splitlines()[1:]] == text.splitlines()[1:len(old.splitlines())], "old rows changed"
-    history = readers.load_history(Layout(root))
+    history = readers.load_history(Hub(root))
     views = history.groupby("as_of")["view"].agg(lambda v: sorted(set(v))).to_dict()
     assert views == {NIGHTS[-2]: [""], NIGHTS[-1]: ["dataset", "overall"]}  # no market question has resolved yet
     assert set(history_views(history)["view"]) == {"dataset", "overall"}

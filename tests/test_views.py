@@ -141,7 +141,7 @@ def test_every_view_ranks_by_its_own_score_with_its_own_intervals(tmp_path: Path
     from generator.timeutil import parse_ts
 
     hub = Hub.load(_hub_with_scores(tmp_path))
-    scores = readers.load_scores(hub.layout)
+    scores = readers.load_scores(hub)
     board = board_for(scores, {}, parse_ts("2026-03-01T00:00:00Z"), hub.settings, board="tournament", view=view, replicates=200)
     assert len(board) == 2
     assert headline_of(view, board) == score

@@ -32,7 +32,6 @@ from ..store import manifest, readers, receipts
 from ..store.csvio import to_csv_bytes
 from ..store.git import resolve_commit
 from ..store.hub import Hub, as_hub
-from ..store.layout import Layout
 from ..timeutil import format_ts, parse_ts
 from . import git
 
@@ -70,27 +69,27 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
            all_nights: bool = False, nights: int = DEFAULT_NIGHTS) -> VerifyReport:
     """Run every check on ``hub`` (a Hub, or its folder). ``as_of`` defaults to the latest time the ledgers record."""
     hub = as_hub(hub)
-    root, layout = hub.root, hub.layout
-    as_of = as_of or latest_run(layout)
+    root = hub.root
+    as_of = as_of or latest_run(hub)
     report = VerifyReport(format_ts(as_of))
     report.add("scores", *check_scores(hub, as_of))
     report.add("history", *check_history(hub, None if all_nights else nights))
     report.add("pages", *check_pages(hub, as_of), skipped=not (root / "site_src" / "docs" / GENERATED).is_dir())
-    changes, attested = None, receipts.attested(receipts.load_receipts(layout))
+    changes, attested = None, receipts.attested(receipts.load_receipts(hub))
     if git_rev:
         attested = receipts.attested(receipts.load_receipts_at(root, resolve_commit(root, git_rev)))
         stamps = {key: format_ts(when) for key, when in attested.items()}
         changes, problems = git.audit_history(root, git_rev, stamps)
         report.add("git", problems, f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev}; "
                                     f"{len(attested)} file version(s) attested by receipts")
-    report.add("timing", *check_timing(layout, as_of, changes, attested))
+    report.add("timing", *check_timing(hub, as_of, changes, attested))
     return report
 
 
-def latest_run(layout: Layout) -> datetime:
+def latest_run(hub: Hub) -> datetime:
     """The latest time recorded in the ledgers (observations, resolutions, history, manifest)."""
-    stamps = [readers.load_observations(layout)["recorded_at"], readers.load_resolutions(layout)["recorded_at"],
-              readers.load_history(layout)["as_of"], manifest.load_manifest(layout)["recorded_at"]]
+    stamps = [readers.load_observations(hub)["recorded_at"], readers.load_resolutions(hub)["recorded_at"],
+              readers.load_history(hub)["as_of"], manifest.load_manifest(hub)["recorded_at"]]
     known = [s.max() for s in stamps if len(s)]
     return parse_ts(max(known)) if known else parse_ts(EPOCH)
 
@@ -111,9 +110,9 @@ def _differs(label: str, code: str, row: int | None, want: str, have: str) -> Pr
 
 def check_scores(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
     layout = hub.layout
-    view = recompute.hub_view(hub, readers.load_observations(layout), as_of)
+    view = recompute.hub_view(hub, readers.load_observations(hub), as_of)
     problems = []
-    recomputed = recompute.round_scores(layout, view, hub.settings.scoring.impute_value)
+    recomputed = recompute.round_scores(hub, view, hub.settings.scoring.impute_value)
     for due, frame in recomputed.items():
         path, expected = layout.scores(due), to_csv_bytes(frame, SCORES)
         label = layout.relative(path)
@@ -129,7 +128,7 @@ def check_scores(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
 
 def check_history(hub: Hub, nights: int | None) -> tuple[list[Problem], str]:
     """Recompute the history rows of the latest ``nights`` nights (all when None)."""
-    history, version = readers.load_history(hub.layout), hub.settings.scoring.methodology_version
+    history, version = readers.load_history(hub), hub.settings.scoring.methodology_version
     current = history[history["methodology_version"] == version]
     stamps = sorted(current["as_of"].unique())
     chosen = stamps if nights is None else stamps[-nights:]
@@ -173,12 +172,13 @@ def check_pages(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
     return problems, f"{len(expected)} page(s) regenerated as of {format_ts(as_of)}"
 
 
-def check_timing(layout: Layout, as_of: datetime, changes: list[git.FileChange] | None,
+def check_timing(hub: Hub, as_of: datetime, changes: list[git.FileChange] | None,
                  attested: dict[tuple[str, str], datetime] | None = None) -> tuple[list[Problem], str]:
     """Forecast files of rounds past due whose timing neither the manifest, a receipt nor git proves."""
     attested = attested or {}
-    seen, problems, checked = manifest.first_recorded(manifest.load_manifest(layout)), [], 0
-    for due in (d for d in readers.round_dues(layout) if d <= as_of):
+    layout = hub.layout
+    seen, problems, checked = manifest.first_recorded(manifest.load_manifest(hub)), [], 0
+    for due in (d for d in readers.round_dues(hub) if d <= as_of):
         stamp = format_ts(due)
         for path in layout.forecast_files(due):
             if path.stem in AFTER_DUE:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..errors import Problem
 from ..store import readers
-from ..store.layout import Layout
+from ..store.hub import Hub
 from ..timeutil import format_date, format_ts
 from .importer import current
 from .scoring import ANSWERED, MISSING, REFUSED, SCORE_COLUMNS, empty_scores, scorable, score_set
@@ -20,15 +20,15 @@ BOARD_COLUMNS = ("set", "model", "n", "answered", "refused", "missing", "accurac
                  "yoy_months_before", "yoy_months_after")
 
 
-def load_scores(layout: Layout, as_of: datetime, sets: list[str] | None = None,
+def load_scores(hub: Hub, as_of: datetime, sets: list[str] | None = None,
                 quarantine: list[Problem] | None = None) -> pd.DataFrame:
     """Score every forecast file of the hub's oracle sets (or of ``sets``) as of ``as_of``:
     questions recorded by then, in their latest version, resolved on or before its date. An
     unreadable answer file is left out; ``quarantine`` collects those files."""
     frames, quarantine = [], [] if quarantine is None else quarantine
-    for qset in sets if sets is not None else layout.oracle_sets():
-        questions = scorable(current(readers.load_oracle_questions(layout, qset), format_ts(as_of)), format_date(as_of))
-        frames.append(score_set(qset, questions, readers.load_oracle_forecasts(layout, qset, quarantine)))
+    for qset in sets if sets is not None else hub.layout.oracle_sets():
+        questions = scorable(current(readers.load_oracle_questions(hub, qset), format_ts(as_of)), format_date(as_of))
+        frames.append(score_set(qset, questions, readers.load_oracle_forecasts(hub, qset, quarantine)))
     frames = [f for f in frames if len(f)]
     return pd.concat(frames, ignore_index=True) if frames else empty_scores()
 

@@ -74,9 +74,9 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
     hub = Hub.load(root)
     options = _sim_options(hub.settings)
     sim = SimSource(options, world_from_options(options))  # drawn once for the season
-    world, layout = sim.world, hub.layout
+    world = sim.world
     nights = season() if nights is None else nights
-    todo = remaining(layout, nights)
+    todo = remaining(hub, nights)
     if todo:
         load_oracle(root, world.seed, todo[0])
     placed: set[str] = set()  # rounds whose bets this run has seen to
@@ -84,7 +84,7 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
     for i, night in enumerate(todo, start=done + 1):
         nightly(hub, night, extra=lambda q: synthetic_forecasts(world, q), extra_models=synthetic_models(), env={},
                 sources={"sim": sim})
-        place_bets(layout, placed)
+        place_bets(hub, placed)
         if progress:
             progress(i, len(nights), f"night {night:%Y-%m-%d}")
     last = nights[-1] if nights else None
@@ -93,27 +93,27 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
     return DemoResult(root, len(nights), root / "site_src" / "site", last)
 
 
-def remaining(layout: Layout, nights: list[datetime]) -> list[datetime]:
+def remaining(hub: Hub, nights: list[datetime]) -> list[datetime]:
     """The nights still to run in a hub left by an earlier (perhaps interrupted) demo: from the last
     night the ledgers record on, that one included, since a night's run is idempotent and completes
     what an interrupted run of it began. Time never runs backwards in a ledger, so earlier nights
     cannot be replayed."""
-    latest = readers.latest_recorded(layout)
+    latest = readers.latest_recorded(hub)
     return [n for n in nights if latest is None or format_ts(n) >= latest[0]]
 
 
-def place_bets(layout: Layout, placed: set[str]) -> list[str]:
+def place_bets(hub: Hub, placed: set[str]) -> list[str]:
     """Write the bettors' files of every round not in ``placed`` (then added to it); return the files
     written. A round's bets are made once, from its forecast files, and a file already there is kept."""
-    written = []
-    for due in readers.round_dues(layout):
+    layout, written = hub.layout, []
+    for due in readers.round_dues(hub):
         if format_date(due) in placed:
             continue
         placed.add(format_date(due))
         missing = [m for m in BETTORS if not layout.bets(due, m).exists() and layout.forecast(due, m).exists()]
         if not missing:
             continue
-        questions, forecasts = readers.load_round(layout, due), readers.load_forecasts(layout, due)
+        questions, forecasts = readers.load_round(hub, due), readers.load_forecasts(hub, due)
         the_round = round_set(layout.round_questions(due).read_bytes(), format_date(due),
                               layout.relative(layout.round_questions(due)))
         with hub_lock(layout.data, "prescient demo: bets"):
@@ -133,7 +133,8 @@ def load_oracle(root: Path, seed: int, as_of: datetime) -> list[str]:
     """Import the demo oracle set as ``prescient import oracle FILE --set demo-oracle`` does (a
     re-import of the same questions changes no byte), then write the forecasters' files. Return the
     files that changed."""
-    layout = Layout(root)
+    hub = Hub(root)
+    layout = hub.layout
     with tempfile.TemporaryDirectory(prefix="prescient-demo-") as folder:
         source = Path(folder) / f"{ORACLE_SET}.csv"
         oracle_question_file(seed).to_csv(source, index=False, lineterminator="\n")
@@ -141,7 +142,7 @@ def load_oracle(root: Path, seed: int, as_of: datetime) -> list[str]:
     written = [report.path] if report.added else []
     questions_path = layout.oracle_questions(ORACLE_SET)
     questions_label = layout.relative(questions_path)
-    questions = current(readers.load_oracle_questions(layout, ORACLE_SET))
+    questions = current(readers.load_oracle_questions(hub, ORACLE_SET))
     with hub_lock(layout.data, "prescient demo: oracle forecasts"):
         for model, frame in sorted(oracle_forecasts(questions, seed).items()):
             path = layout.oracle_forecast(ORACLE_SET, model)

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..store.atomic import FAULT_ENV
-from ..store.csvio import ReadCache
+from ..store.cache import ReadCache
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -46,24 +46,19 @@ def forked_map(work: Callable[[T], R], items: list[T], processes: int, cache: Re
     if any(d is None for d in done):
         return None
     disk = cache.disk
-    for _, learnt, unwritable in (d for d in done if d is not None):
-        if disk is not None and learnt:
-            disk.digests.update(learnt)
-            disk.dirty = True
-        if disk is not None and unwritable and disk.unwritable is None:
-            disk.unwritable = unwritable
+    for _, learnt in (d for d in done if d is not None):
+        if disk is not None and learnt is not None:
+            disk.absorb(learnt)
     return [d[0] for d in done if d is not None]
 
 
-def _call(item: Any) -> tuple[Any, dict, str | None] | None:
+def _call(item: Any) -> tuple[Any, tuple[dict, str | None] | None] | None:
     """``work(item)`` in a forked process, with the digests learnt meanwhile; None if it raised."""
     work, cache = _WORK[0]
     disk = cache.disk
-    before = dict(disk.digests) if disk is not None else {}
+    mark = disk.mark() if disk is not None else {}
     try:
         result = work(item)
     except Exception:  # noqa: BLE001 - done again in the command's process, which raises it as it should
         return None
-    if disk is None:
-        return result, {}, None
-    return result, {k: v for k, v in disk.digests.items() if before.get(k) != v}, disk.unwritable
+    return result, disk.since(mark) if disk is not None else None

@@ -68,7 +68,7 @@ def record_run(hub: Hub, github: GitHub, run_id: int, as_of: datetime, base: str
                              f"fetch it first (git fetch origin {run.head_sha})")
     pr = run.pulls[0] if run.pulls else _pull_for(github, run.head_sha)
     rows = _rows(hub, run, pr, base, as_of)
-    return Receipts(receipts.record(hub.layout, [rows], as_of))
+    return Receipts(receipts.record(hub, [rows], as_of))
 
 
 def _pull_for(github: GitHub, head_sha: str) -> int:
@@ -79,7 +79,7 @@ def _pull_for(github: GitHub, head_sha: str) -> int:
 def catch_up(hub: Hub, github: GitHub, as_of: datetime, base: str = "HEAD") -> Receipts:
     """Receipts for the open pull requests whose head commit has none yet."""
     hub = as_hub(hub)
-    known = receipts.heads(receipts.load_receipts(hub.layout))
+    known = receipts.heads(receipts.load_receipts(hub))
     frames, notes = [], []
     for pull in sorted(github.fetch_open_pulls(), key=lambda p: p.number):
         if pull.head_sha in known:
@@ -87,7 +87,7 @@ def catch_up(hub: Hub, github: GitHub, as_of: datetime, base: str = "HEAD") -> R
         frame, note = _catch_one(hub, github, pull, base, as_of)
         frames.append(frame)
         notes += [note] if note else []
-    return Receipts(receipts.record(hub.layout, frames, as_of), notes)
+    return Receipts(receipts.record(hub, frames, as_of), notes)
 
 
 def _catch_one(hub: Hub, github: GitHub, pull: Pull, base: str, as_of: datetime) -> tuple[pd.DataFrame, str]:

@@ -31,8 +31,8 @@ from ..leaderboard.fb_board import board_options, crowd_from_rounds, inputs_dige
 from ..leaderboard.hub_boards import all_boards
 from ..models import ModelMeta
 from ..store import readers
-from ..store.cache.disk import DiskCache
-from ..store.layout import Layout
+from ..store.cache import DiskCache
+from ..store.hub import Hub
 
 T = TypeVar("T")
 Boards = dict[tuple[str, str], pd.DataFrame]
@@ -40,13 +40,13 @@ KEPT = "site-boards"  # the JSON document (and the prefix of the frames) of the 
 WORKER_MIN_ROWS = 20_000  # fewer scored rows: the boards take less than a worker costs to start
 
 
-def site_boards(layout: Layout, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
+def site_boards(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
                 settings: Settings, asked: pd.DataFrame | None, observations: pd.DataFrame) -> Callable[[], Boards]:
     """``all_boards(scores, models, as_of, settings, asked, observations=observations)``, to be taken
-    by calling the function returned: the boards kept in ``layout``'s disk cache when nothing they
+    by calling the function returned: the boards kept in the hub's disk cache when nothing they
     read has changed, else made in the background (``in_background``) and then kept."""
-    disk = layout.cache.disk
-    key = boards_key(layout, scores, models, as_of, settings, asked, observations) if disk is not None else ""
+    disk = hub.cache.disk
+    key = boards_key(hub, scores, models, as_of, settings, asked, observations) if disk is not None else ""
     kept = load_boards(disk, key) if disk is not None else None
     if kept is not None:
         return lambda: kept
@@ -65,13 +65,13 @@ def site_boards(layout: Layout, scores: pd.DataFrame, models: dict[str, ModelMet
     return taken
 
 
-def boards_key(layout: Layout, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
+def boards_key(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
                settings: Settings, asked: pd.DataFrame | None, observations: pd.DataFrame) -> str:
     """A digest of all that ``all_boards`` reads: the rows of the score files as ``inputs_digest`` sees
     them at ``as_of`` (the files known by their bytes' digests, as the nightly's kept boards know
     them), the models' metadata, the scoring and leaderboard settings (every board, view, option,
     replicate count and seed), and the crowd values when a board reads them."""
-    files = tuple((p.name, layout.cache.fingerprint(p)) for p in readers.score_files(layout))
+    files = tuple((p.name, hub.cache.fingerprint(p)) for p in readers.score_files(hub.layout))
     options = board_options(settings.scoring, settings.leaderboard)
     digest = hashlib.sha256(inputs_digest([scores], as_of, options, parts=[(files, len(scores))]).encode())
     digest.update(repr((sorted(models.items()), settings.scoring, settings.leaderboard)).encode())

@@ -1,12 +1,14 @@
-"""Deterministic CSV bytes and atomic writes, checked against ``schemas.Table`` both ways.
+"""The CSV format: a checked read, a canonical write and the read-back that proves it, against
+``schemas.Table`` both ways. The plain reference: nothing here caches or dispatches elsewhere.
 
-Reading keeps every cell as text first, then converts column by column and reports each bad cell
-with file, row (the header is row 1) and column; a column whose distinct values all match a strict
-pattern in one regex pass is known clean without the cell-by-cell check (same verdict, see
-``_column_clean``). Writing fixes the column order, sorts rows by the
-table's sort key, formats numbers the same way every time, and replaces the file atomically (temp
-file in the same folder, fsync, read back and checked, rename) only when its bytes change; a new
-file gets the mode ``open`` would give it (0644 under the usual umask), never mkstemp's 0600.
+Reading keeps every cell as text first (``parse_bytes``), then checks it (``check_frame``) and
+converts it column by column (``coerce``), reporting each bad cell with file, row (the header is
+row 1) and column; a column whose distinct values all match a strict pattern in one regex pass is
+known clean without the cell-by-cell check (same verdict, see ``_column_clean``). Writing fixes the
+column order, sorts rows by the table's sort key and formats numbers the same way every time
+(``to_csv_bytes``); ``write_table`` replaces the file through ``atomic.write_bytes_atomic`` only
+when its bytes change, after parsing them back with the reader and comparing them with the rows
+meant (``RoundTripError``, code ``write-read-back``, when they differ: the old file stays).
 
 Any text can be written and read back. A cell is wrapped in double quotes (its quotes doubled) when
 it holds a comma, a quote, CR or LF, any other control character, U+2028 or U+2029, or starts or
@@ -14,32 +16,25 @@ ends with whitespace; every other cell is written bare, as before. Two things ca
 sent and become U+FFFD (the replacement character) in every text cell, wherever the text came
 from: a lone surrogate (a JSON payload may carry ``"\\ud800"``; it has no UTF-8 encoding) and NUL
 (git would treat the file as binary). ``ingest`` builds the fetched rows through ``as_text``, so a
-source's text is cleaned the moment it enters the hub. Before a ledger write replaces a file, the
-written bytes are parsed back with the reader and compared with the rows meant
-(``RoundTripError``, code ``write-read-back``, when they differ: the old file stays).
-"""
+source's text is cleaned the moment it enters the hub.
 
+Around it: ``atomic`` (how a file is replaced or grown), ``fast_forecasts`` (forecast files, the
+same bytes fast), ``spreadsheet`` (CSV for people), ``ledger.append_rows`` (a ledger grown in
+place), ``cache`` (a command reads each file once).
+"""
 from __future__ import annotations
 
 import functools
-import hashlib
 import io
-import os
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import LedgerError, Problem, SchemaError
 from ..schemas import Column, Table
-from .atomic import append_bytes_atomic, write_bytes_atomic
-
-if TYPE_CHECKING:
-    from .cache.disk import DiskCache
+from .atomic import write_bytes_atomic
 
 
 class RoundTripError(LedgerError):
@@ -50,124 +45,10 @@ _TS_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
 _DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 
 
-def read_table(path: Path, table: Table, label: str | None = None, cache: ReadCache | None = None) -> pd.DataFrame:
-    """Read and type-check one CSV. Raises SchemaError listing every problem found.
-
-    With a ``cache`` (a command's, ``Layout.cache``), a parsed file is kept by (path, inode, mtime,
-    size); writes here replace files atomically (a new inode), so a cached frame is never stale.
-    """
-    if cache is None:
-        return _read_checked(path, table, label or str(path))
-    key, signature = (str(path), table.name, label), file_signature(path)
-    cached = cache.tables.get(key)
-    if cached is None or cached[0] != signature:
-        frame = cache.disk_frame(path, table, label)
-        if frame is None:
-            frame = _read_checked(path, table, label or str(path))
-            cache.keep_on_disk(path, table, label, frame)
-        cache.tables[key] = (signature, frame)
-    return cache.tables[key][1].copy()
-
-
-@dataclass
-class ReadCache:
-    """What one command has read and written, so that it does neither twice: the parsed files
-    (``read_table``), the frames it wrote (``write_table``) and the probability texts of forecast
-    files (``forecast_file``). One per ``Layout``; ``store.hub.Hub`` holds the command's one. Nothing
-    is cached process-wide. With ``disk`` (a ``store.cache.disk.DiskCache``, the nightly's), the
-    ledgers' checked frames and the incremental derive's memo are also kept across commands, by the
-    sha256 of the files' bytes; without it nothing outlives the command."""
-
-    tables: dict[tuple, tuple[tuple, pd.DataFrame]] = field(default_factory=dict)
-    written: dict[str, tuple[str | None, tuple]] = field(default_factory=dict)
-    probabilities: dict[float, tuple[str, float]] = field(default_factory=dict)
-    models: dict[str, tuple[tuple, object]] = field(default_factory=dict)  # model files' metadata (``readers``)
-    derived: dict[str, object] = field(default_factory=dict)  # a stage's memo between runs (``pipeline.incremental``)
-    disk: DiskCache | None = None  # the cache kept between commands, if any (``store.cache.disk``)
-    hashes: dict[str, tuple[tuple, str]] = field(default_factory=dict)  # sha256 by file signature, without ``disk``
-
-    def fingerprint(self, path: Path) -> tuple:
-        """What identifies the file's bytes: (size, sha256) with a disk cache (the same in any process
-        and checkout), else its signature (inode, mtime, size: this process only)."""
-        return self.disk.fingerprint(path) if self.disk is not None else file_signature(path)
-
-    def sha256(self, path: Path) -> str:
-        """The sha256 of the file's bytes, read only when its stat changed (as ``read_table`` trusts
-        a file whose signature is unchanged; kept between commands with a disk cache)."""
-        if self.disk is not None:
-            return self.disk.sha256(path)
-        signature, known = file_signature(path), self.hashes.get(str(path))
-        if known is None or known[0] != signature:
-            known = self.hashes[str(path)] = (signature, hashlib.sha256(path.read_bytes()).hexdigest())
-        return known[1]
-
-    def kept(self, name: str, paths: Sequence[Path], make: Callable[[], Any]) -> Any:
-        """The value kept as ``name`` while ``paths`` are the same files with the same signatures as
-        when it was kept (``keep``); else ``make()``, kept so. A write to any of them by other code
-        (a new inode, mtime or size), a file more or less, or the command's first call makes it again."""
-        return self.kept_by(name, _signatures(paths), make)
-
-    def kept_by(self, name: str, key: Any, make: Callable[[], Any]) -> Any:
-        """The value kept as ``name`` while ``key``, what it is made from (files' signatures or
-        stats), equals the key it was kept with; else ``make()``, kept so."""
-        entry = self.derived.get(name)
-        if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == key:
-            return entry[1]
-        value = make()
-        self.derived[name] = (key, value)
-        return value
-
-    def keep(self, name: str, paths: Sequence[Path], value: Any) -> None:
-        """Keep ``value`` as ``name`` for ``paths`` as they are now (the caller has just written them)."""
-        self.derived[name] = (_signatures(paths), value)
-
-    def disk_frame(self, path: Path, table: Table, label: str | None) -> pd.DataFrame | None:
-        """The checked frame of the file's current bytes kept by an earlier command, if any and valid."""
-        if self.disk is None:
-            return None
-        frame = self.disk.load_frame(_disk_name(path, table, label), self.disk.sha256(path))
-        return frame if frame is not None and _typed_as(frame, table) else None
-
-    def keep_on_disk(self, path: Path, table: Table, label: str | None, frame: pd.DataFrame) -> None:
-        if self.disk is not None:
-            self.disk.save_frame(_disk_name(path, table, label), self.disk.sha256(path), frame)
-
-    def entry_name(self, path: Path, table: Table, label: str | None) -> str | None:
-        """The name a disk-cache entry of the file's checked frame carries
-        (``cache.disk.encode_columns``), for an entry made elsewhere; None without a disk cache."""
-        return None if self.disk is None else self.disk.entry_name(_disk_name(path, table, label))
-
-    def save_entry(self, path: Path, table: Table, label: str | None, entry: bytes) -> bool:
-        """Keep ``entry``, made elsewhere under ``entry_name``, as the checked frame of the file at
-        ``path`` when it holds the bytes the entry names; False when not kept. Nothing is held in
-        memory: ``read_table`` decodes the entry when the file is read. Safe in a forked process."""
-        return self.disk is not None and self.disk.save_entry(_disk_name(path, table, label), entry)
-
-    def know(self, path: Path, digest: str) -> None:
-        """The file at ``path``, as it is now, holds bytes whose sha256 is ``digest`` (the caller has
-        just written them): kept so that the cache need not read it back to find its entries."""
-        if self.disk is not None:
-            self.disk.know(path, digest)
-
-    def remember(self, path: Path, table: Table, label: str | None, frame: pd.DataFrame) -> None:
-        """Keep ``frame`` as what ``read_table(path, table, label, self)`` returns for the file's
-        current bytes; any later change of the file (a new inode, mtime or size) makes it read again.
-        ``frame`` must be exactly the frame ``read_table`` would return (checked and typed)."""
-        self.tables[(str(path), table.name, label)] = (file_signature(path), frame)
-        self.keep_on_disk(path, table, label, frame)
-
-
-def _signatures(paths: Sequence[Path]) -> tuple:
-    return tuple((str(p), file_signature(p)) for p in paths)
-
-
-def _disk_name(path: Path, table: Table, label: str | None) -> str:
-    return f"table {table.name} {label} {os.path.abspath(path)}"
-
-
-def _typed_as(frame: pd.DataFrame, table: Table) -> bool:
-    """Whether ``frame`` has the columns and dtypes ``coerce`` gives ``table`` (a kept frame must)."""
-    return list(frame.columns) == list(table.names) and [str(t) for t in frame.dtypes] == table_dtypes(table)
+def read_table(path: Path, table: Table, label: str | None = None) -> pd.DataFrame:
+    """Read and type-check one CSV. Raises SchemaError listing every problem found. (A command reads
+    through its cache, ``store.cache.ReadCache.read_table``, which calls this once per file.)"""
+    return _read_checked(path, table, label or str(path))
 
 
 @functools.cache
@@ -527,71 +408,13 @@ def writable(cells: np.ndarray) -> np.ndarray:
     return np.array([_UNWRITABLE.sub("\ufffd", v) for v in cells.tolist()], dtype=object)
 
 
-def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None = None,
-                cache: ReadCache | None = None) -> bool:
-    """Write ``frame`` canonically; return True when the bytes on disk changed.
-
-    When this command (``cache``) last wrote the very same frame to the file and the file is
-    untouched since, serialising again cannot change anything, so it is skipped. The frame's digest
-    is taken from the command's second write of a file on (a file written once, as the import
-    writes each score file, is never hashed).
-    """
-    known = cache.written.get(str(path)) if cache is not None else None
-    digest = _frame_digest(frame, table) if known is not None else None
-    if known is not None and digest is not None and path.is_file() and known == (digest, file_signature(path)):
-        return False
+def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None = None) -> bool:
+    """Write ``frame`` canonically, checked by reading the bytes back (``read_back_check``); return
+    True when the bytes on disk changed. (``ReadCache.write_table`` skips writing a frame again.)"""
     cells = canonical_cells(frame, table)
     data, plain = _encoded(table.names, cells)
     check = read_back_check(table, cells, label or str(path), meant=data if plain else None)
-    changed = write_bytes_atomic(path, data, check=check)
-    if cache is not None:
-        cache.written[str(path)] = (digest, file_signature(path))
-    return changed
-
-
-def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existing: int,
-                text: pd.DataFrame | None = None) -> pd.DataFrame | None:
-    """Add ``rows`` after the ``existing`` rows of the file at ``path``, its bytes kept as they are
-    (a last line missing its line end gets one), checked by reading the file back.
-
-    When the file's header is the schema's own, only the new lines are written, after the file's
-    bytes (``append_bytes_atomic``), and only they are read back and parsed (under that header): a
-    long ledger is neither rewritten nor parsed again to add a night's rows. It then returns the
-    new rows as ``read_table`` reads them (checked and typed), so a caller can keep the whole file's
-    frame without reading it; otherwise it rewrites the file and reads it back whole, as every
-    rewrite does, and returns None. ``text``: ``as_text(rows, table)`` when the caller has it already."""
-    cells = canonical_cells(rows, table, text)
-    header, body = encode(table.names, cells).split(b"\n", 1)
-    first, last = _first_line_and_last_byte(path)
-    if first != header:
-        old = path.read_bytes()
-        prefix = old + (b"\n" if old and not old.endswith(b"\n") else b"")
-        write_bytes_atomic(path, prefix + body, check=read_back_check(table, cells, label, existing))
-        return None
-    tail = (b"\n" if last != b"\n" else b"") + body
-    parsed: list[pd.DataFrame] = []
-
-    def check(data: bytes) -> None:
-        read = parse_bytes(header + b"\n" + data[len(tail) - len(body):], label)
-        problems = [] if data == tail else [
-            Problem(label, None, None, "write-read-back", "the rows appended did not read back as written")]
-        problems = problems or read_back_problems(read, table, cells, label, offset=existing)
-        if problems:
-            raise RoundTripError(f"{label}: the written file would not read back as written; it was not changed", problems)
-        parsed.append(read)
-
-    append_bytes_atomic(path, tail, check=check)
-    return coerce(parsed[0], table) if parsed else None
-
-
-def _first_line_and_last_byte(path: Path) -> tuple[bytes, bytes]:
-    """The file's first line (without its LF) and its last byte, without reading the rest."""
-    with path.open("rb") as handle:
-        first = handle.readline()
-        if not first:
-            return b"", b""
-        handle.seek(-1, os.SEEK_END)
-        return first.removesuffix(b"\n"), handle.read(1)
+    return write_bytes_atomic(path, data, check=check)
 
 
 def read_back_check(table: Table, cells: list[np.ndarray], label: str, before: int = 0, meant: bytes | None = None):
@@ -619,18 +442,3 @@ def read_back_problems(parsed: pd.DataFrame, table: Table, cells: list[np.ndarra
         for i in np.flatnonzero(got != meant)[:1]:
             return [Problem(label, offset + before + int(i) + 2, name, "write-read-back", f"read back {got[i]!r}, meant {meant[i]!r}")]
     return []
-
-
-def _frame_digest(frame: pd.DataFrame, table: Table) -> str | None:
-    """A digest of the frame's values, or None when it holds a lone surrogate (no UTF-8 form)."""
-    present = [c for c in table.names if c in frame.columns]
-    try:
-        rows = pd.util.hash_pandas_object(frame[present], index=False).to_numpy()
-    except UnicodeEncodeError:
-        return None
-    return hashlib.sha256(rows.tobytes() + ",".join(present).encode()).hexdigest()
-
-
-def file_signature(path: Path) -> tuple:
-    stat = path.stat()
-    return stat.st_ino, stat.st_mtime_ns, stat.st_size

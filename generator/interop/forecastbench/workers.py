@@ -9,7 +9,7 @@ in file order by the units' ranks, each unit's cells checked once per round (``i
 any other set goes through ``frames.forecast_columns``, then ``fast_forecasts.forecast_file``. The workers
 also make the files of the hub's constant baselines for the rounds they know (``baseline``).
 
-Given the hub (``pool(n, rounds, layout)``, under the hub lock), a worker also stages the file
+Given the hub (``pool(n, rounds, hub)``, under the hub lock), a worker also stages the file
 beside its place in the hub (``atomic.stage_bytes``: written and fsynced, not yet in place) and, with
 a disk cache, keeps the frame ``fast_forecasts.as_read`` would give as the cache entry ``read_table`` decodes
 (``cache_entry``, made from the round's units without pandas). The import, once every input is
@@ -44,6 +44,7 @@ from ...forecasters.baselines import AT_OPEN
 from ...schemas import FORECASTS
 from ...store.atomic import stage_bytes
 from ...store.cache import disk as diskcache
+from ...store.cache.reads import table_entry
 from ...store.csvio import table_dtypes
 from ...store.fast_forecasts import (
     ProbabilityTexts,
@@ -54,7 +55,7 @@ from ...store.fast_forecasts import (
     plain_units,
     reads_as_written,
 )
-from ...store.layout import Layout
+from ...store.hub import Hub
 from ...timeutil import parse_ts
 from . import frames
 from . import parse as fbp
@@ -67,7 +68,7 @@ _ROUNDS: dict[str, RoundUnits] = {}
 # The rounds' questions, for the hub's baselines (``baseline``), and the hub the workers stage
 # forecast files in (see the module docstring), if any: both set like ``_ROUNDS``.
 _QUESTIONS: dict[str, pd.DataFrame] = {}
-_HUB: list[Layout] = []
+_HUB: list[Hub] = []
 _MEMO: ProbabilityTexts = {}  # a worker's probability texts (``fast_forecasts._prob_table``): made once per distinct value
 
 
@@ -126,7 +127,7 @@ def pooled(n_files: int) -> bool:
     return n_files >= _POOL_MIN_FILES and (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
 
 
-def pool(use: bool, rounds: dict[str, pd.DataFrame] | None = None, hub: Layout | None = None):
+def pool(use: bool, rounds: dict[str, pd.DataFrame] | None = None, hub: Hub | None = None):
     """A pool of forked workers (a null context when not ``use``); ``rounds``: the round questions
     the workers make forecast files against; ``hub``: the hub they stage them in, its lock held by
     the caller, who commits or removes every staged file (see the module docstring)."""
@@ -192,7 +193,7 @@ def prepare(fset: fbp.Parsed, model: str | None = None) -> Prepared | None:
             return None
         data, cells = forecast_file(columns, _MEMO)
         rows = _rows_read(cells, units)
-    staged = _staged(_HUB[0], _HUB[0].forecast(parse_ts(fset.due), model or frames.model_id(fset)), data, problems, units, rows) \
+    staged = _staged(_HUB[0], _HUB[0].layout.forecast(parse_ts(fset.due), model or frames.model_id(fset)), data, problems, units, rows) \
         if _HUB else None
     if staged is not None:
         return staged
@@ -243,7 +244,7 @@ def in_file_order(fset: fbp.Parsed, units: RoundUnits) -> tuple[bytes, Rows] | N
     return None if made is None else (made[0], (at.astype(np.int32), made[2], reasons))
 
 
-def _staged(hub: Layout, path: Path, data: bytes, problems: list[Problem], units: RoundUnits,
+def _staged(hub: Hub, path: Path, data: bytes, problems: list[Problem], units: RoundUnits,
             rows: Rows | None) -> Prepared | None:
     """The file staged beside ``path`` in the hub and, with a disk cache, its frame kept as an entry;
     None when it cannot be staged (the main process then writes it itself, and meets the same error)."""
@@ -251,12 +252,12 @@ def _staged(hub: Layout, path: Path, data: bytes, problems: list[Problem], units
         staged = str(stage_bytes(path, data))
     except OSError:
         return None
-    digest, label = hashlib.sha256(data).hexdigest(), hub.relative(path)
+    digest, label, disk = hashlib.sha256(data).hexdigest(), hub.layout.relative(path), hub.cache.disk
     if rows is None:
         return Prepared(None, problems, None, b"", None, staged, digest)
-    name = hub.cache.entry_name(path, FORECASTS, label)
-    entry = None if name is None else cache_entry(name, digest, units, rows)
-    if entry is not None and hub.cache.save_entry(path, FORECASTS, label, entry):
+    name = table_entry(path, FORECASTS, label)
+    entry = None if disk is None else cache_entry(disk.entry_name(name), digest, units, rows)
+    if entry is not None and disk is not None and disk.save_entry(name, entry):
         return Prepared(None, problems, None, b"", None, staged, digest, entry_kept=True)
     return Prepared(None, problems, rows[0].tobytes(), np.asarray(rows[1], dtype=np.float64).tobytes(), packed(rows[2]), staged, digest)
 

@@ -165,6 +165,26 @@ class DiskCache:
         self._write(self.folder / "digests.json", json.dumps({"format": FORMAT, "files": rows}).encode())
         self.dirty = False
 
+    # -- what a forked process learns (``parallel.forked_map``) ----------------------------------
+
+    def mark(self) -> dict:
+        """The file digests known now, for ``since`` in a forked process once its work is done."""
+        return dict(self.digests)
+
+    def since(self, mark: dict) -> tuple[dict, str | None]:
+        """What this process learnt since ``mark``: the digests new or changed, and why the cache
+        could not be written (if it could not), for ``absorb`` in the process it was forked from."""
+        return {k: v for k, v in self.digests.items() if mark.get(k) != v}, self.unwritable
+
+    def absorb(self, learnt: tuple[dict, str | None]) -> None:
+        """Take what a forked process learnt (``since``) as if learnt here."""
+        digests, unwritable = learnt
+        if digests:
+            self.digests.update(digests)
+            self.dirty = True
+        if unwritable and self.unwritable is None:
+            self.unwritable = unwritable
+
     def _write(self, path: Path, data: bytes) -> bool:
         """Replace ``path`` with ``data``; False when it cannot be written. A cache that cannot be
         written (a full or read-only disk, a file-size limit) never fails the command: what is not
