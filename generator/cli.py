@@ -580,7 +580,7 @@ def cmd_round_template(args: argparse.Namespace) -> int:
 def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
     from .interop.forecastbench.importer import collector_spared, import_forecastbench
-    from .pipeline.forked import default_processes
+    from .parallel import default_processes
     from .pipeline.recompute import hub_view, score_counts
     from .store import readers
 

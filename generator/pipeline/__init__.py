@@ -4,7 +4,6 @@
 - ``rounds``: ``prescient round open``, one round outside the schedule
 - ``sampling``: the round schedule and the stratified question-set sampling (pure)
 - ``recompute``: scores and history recomputed from the ledgers (the nightly and ``verify`` share it)
-- ``forked``: independent pieces of a command's work (rounds to score, after-due files) shared among forked processes
 - ``demo``: a simulated season end to end
 - ``forecaster``: ``prescient rounds`` (status, time left) and ``prescient round template``
 """

@@ -31,6 +31,7 @@ from ..interop.forecastbench import export
 from ..leaderboard.fb_board import board_options, inputs_digest, unranked_rounds
 from ..leaderboard.hub_boards import KeptBoards
 from ..models import ModelMeta
+from ..parallel import default_processes, forked_map
 from ..schemas import HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
 from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
@@ -47,7 +48,6 @@ from ..store.lock import hub_lock
 from ..submissions.content import check_content, round_set
 from ..timeutil import days, format_date, format_ts
 from . import incremental, memo_store, sampling
-from .forked import default_processes, forked_map
 from .recompute import history_for, hub_view
 
 T = TypeVar("T")
@@ -275,7 +275,7 @@ def _write_after_due(hub: Hub, view, as_of: datetime, report, stats: dict[str, F
                      crowd_min: int = 2) -> bool:
     """Imputed, Naive and the crowd aggregates, once per round, at the first run after its due time;
     ``stats``: ``layout.forecast_stats()`` as they are now. True when a file was written. Several
-    rounds to write are shared among forked processes (``forked.forked_map``; the first night after
+    rounds to write are shared among forked processes (``parallel.forked_map``; the first night after
     an import writes every round's), their files reported in round order as one process writes them."""
     todo: list[tuple[datetime, list[str]]] = []
     for due in readers.round_dues(hub):

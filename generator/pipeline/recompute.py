@@ -12,13 +12,13 @@ import pandas as pd
 from ..config import Settings
 from ..errors import Problem
 from ..leaderboard.hub_boards import KeptBoards, boards_for, history_rows
+from ..parallel import forked_map
 from ..schemas import SCORES
 from ..scoring.brier import resolved_units, score_round
 from ..scoring.resolve import LedgerView, ledger_view, resolve_round
 from ..store import readers
 from ..store.hub import Hub
 from ..timeutil import format_date, format_ts
-from .forked import forked_map
 
 
 def headline_rows(settings: Settings, hub: Hub, scores: pd.DataFrame, as_of: datetime,
@@ -53,7 +53,7 @@ def score_rounds(hub: Hub, view: LedgerView, impute_value: float,
 def score_counts(hub: Hub, view: LedgerView, impute_value: float, processes: int = 1) -> tuple[int, list[str]]:
     """``score_rounds`` for a command that needs only how many forecasts were scored and the score
     files that changed (the FB import): with ``processes`` > 1 the rounds are shared among that many
-    forked processes (``forked.forked_map``), each scoring and writing its rounds' files as
+    forked processes (``parallel.forked_map``), each scoring and writing its rounds' files as
     ``score_rounds`` would."""
     def one(due: datetime) -> tuple[int, str | None]:
         scores = scored_round(hub, due, view, impute_value, [])[2]

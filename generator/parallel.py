@@ -19,8 +19,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..store.atomic import FAULT_ENV
-from ..store.cache import ReadCache
+from .store.atomic import FAULT_ENV
+from .store.cache import ReadCache
 
 T = TypeVar("T")
 R = TypeVar("R")
