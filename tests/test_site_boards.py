@@ -7,18 +7,15 @@ that cannot be sent back) ends with the value, or the error, that the main proce
 
 from __future__ import annotations
 
-import os
 import shutil
-import threading
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from generator.leaderboard.hub_boards import all_boards
 from generator.site import boards as site_boards_module
-from generator.site.boards import boards_key, in_background, load_boards, save_boards
+from generator.site.boards import boards_key, load_boards, save_boards
 from generator.site.build import gather
 from generator.site.render import render_site
 from generator.store import readers
@@ -29,43 +26,6 @@ from generator.timeutil import parse_ts
 
 AS_OF = parse_ts("2026-07-19T00:00:00Z")
 HOSTILE = ['a "quoted", name', "two\nlines\r\nand a CR\r", "ünïcödé ✓ 模型 🙂", "", "=1+1", "back\\slash\t"]
-
-
-def test_a_value_made_in_the_worker_is_the_value_made_here():
-    frame = pd.DataFrame({"x": np.arange(5, dtype=float) / 3, "name": HOSTILE[:5]})
-    taken = in_background(lambda: (frame, {"attrs": [1, 2]}))()
-    pd.testing.assert_frame_equal(taken[0], frame, check_exact=True)
-    assert taken[1] == {"attrs": [1, 2]}
-
-
-def test_the_value_is_made_in_another_process_unless_other_threads_are_alive():
-    assert in_background(os.getpid)() != os.getpid()  # forked: made by the worker
-    stop = threading.Event()
-    other = threading.Thread(target=stop.wait)
-    other.start()
-    try:  # a fork would copy the other thread's locks as held: no worker then
-        assert in_background(os.getpid)() == os.getpid()
-    finally:
-        stop.set()
-        other.join()
-
-
-def test_a_worker_that_fails_leaves_the_error_to_the_main_process():
-    calls = []
-
-    def make():
-        calls.append(1)  # in the worker, a copy of this list; here, this one
-        raise ValueError("no board")
-
-    pending = in_background(make)
-    with pytest.raises(ValueError, match="no board"):
-        pending()
-    assert calls == [1]  # raised here, by the main process's own call
-
-
-def test_a_result_the_worker_cannot_send_is_made_here():
-    pending = in_background(lambda: (lambda: "made"))  # a function: not picklable
-    assert pending()() == "made"
 
 
 def _hub(demo_hub: Path, tmp_path: Path) -> Hub:

@@ -294,7 +294,7 @@ def _write_after_due(hub: Hub, view, as_of: datetime, report, stats: dict[str, F
         _after_due_round(hub, at, *item, crowd_min, done)
         return done.written, done.quarantined
 
-    results = forked_map(one, todo, default_processes(), hub.cache)
+    results = forked_map(one, todo, default_processes(), hub.cache.disk)
     written = False
     for files, quarantined in results if results is not None else map(one, todo):
         report.written += files

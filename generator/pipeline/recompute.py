@@ -60,7 +60,7 @@ def score_counts(hub: Hub, view: LedgerView, impute_value: float, processes: int
         changed = hub.cache.write_table(hub.layout.scores(due), scores, SCORES)
         return len(scores), hub.layout.relative(hub.layout.scores(due)) if changed else None
 
-    done = forked_map(one, readers.round_dues(hub), processes, hub.cache)
+    done = forked_map(one, readers.round_dues(hub), processes, hub.cache.disk)
     if done is None:
         scores, written = score_rounds(hub, view, impute_value)
         return len(scores), written

@@ -2,7 +2,7 @@
 
 Every configured board × view with its bootstrap (``hub_boards.all_boards``) is about half of a
 ForecastBench-scale build's CPU time, and the rest of ``site.build.gather`` does not need them.
-``site_boards`` therefore makes them in a forked worker process (``in_background``) while the main
+``site_boards`` therefore makes them in a forked worker process (``parallel.in_background``) while the main
 process reads, gathers and renders the rest; the boards are the same whichever process makes them
 (each draws from its own ``numpy.random.default_rng(seed)``, never from a shared stream).
 
@@ -15,14 +15,9 @@ frame format does not hold) makes the boards again.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import multiprocessing
-import os
-import threading
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -30,11 +25,11 @@ from ..config import Settings
 from ..leaderboard.fb_board import board_options, crowd_from_rounds, inputs_digest
 from ..leaderboard.hub_boards import all_boards
 from ..models import ModelMeta
+from ..parallel import in_background
 from ..store import readers
 from ..store.cache import DiskCache
 from ..store.hub import Hub
 
-T = TypeVar("T")
 Boards = dict[tuple[str, str], pd.DataFrame]
 KEPT = "site-boards"  # the JSON document (and the prefix of the frames) of the kept boards
 WORKER_MIN_ROWS = 20_000  # fewer scored rows: the boards take less than a worker costs to start
@@ -107,47 +102,3 @@ def load_boards(disk: DiskCache, key: str) -> Boards | None:
         board.attrs.update({"unranked": unranked, **attrs})
         out[(pair[0], pair[1])] = board
     return out
-
-
-def in_background(make: Callable[[], T]) -> Callable[[], T]:
-    """``make()`` run in a forked worker process: the function returned waits for its result. Without
-    a second core or ``fork``, or when the worker fails (an exception, a result that cannot be sent,
-    a killed process), ``make()`` runs here when the result is asked for: the same value either way,
-    and an error raised where it would have been raised without a worker. Not with other threads
-    alive: a fork copies their locks as held, and the worker could wait on one for ever."""
-    if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods() \
-            or threading.active_count() > 1:
-        return make
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-    worker = context.Process(target=_work, args=(make, send), daemon=True)  # forked: ``make`` is not pickled
-    worker.start()
-    send.close()
-
-    def result() -> T:
-        try:
-            sent: Any = receive.recv()
-        except (EOFError, OSError):
-            sent = None
-        finally:
-            receive.close()
-            worker.join()
-        return sent[0] if isinstance(sent, tuple) else make()
-
-    return result
-
-
-def _work(make: Callable[[], Any], send: Any) -> None:
-    """The worker: send ``(make(),)``, or None when that fails (the caller then makes it itself).
-    At the main process's priority: a lower one starved it on a busy machine while the build waited."""
-    try:
-        value = (make(),)
-    except BaseException:  # noqa: BLE001 (any failure: the main process makes it again and raises it there)
-        value = None
-    try:
-        send.send(value)  # pickled whole before a byte is written: a failure here sends nothing
-    except Exception:  # noqa: BLE001 (a result that cannot be sent: the same fallback)
-        with contextlib.suppress(Exception):
-            send.send(None)
-    finally:
-        send.close()

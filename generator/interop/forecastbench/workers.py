@@ -1,6 +1,6 @@
 """The import's parsing worker processes, and the forecast files they make.
 
-Many files are parsed by two worker processes (forked: they run this package's code as loaded),
+Many files are parsed by two worker processes (``parallel.worker_pool``: forked, they run this package's code as loaded),
 results taken in file order, so the outcome is the one of parsing them one by one (``parse_one``).
 The forecast sets are parsed by a second pool, forked once the rounds' questions are known
 (``pool(n, rounds)``): a worker then also makes each set's CSV forecast file against its round, so
@@ -29,8 +29,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import multiprocessing
-import os
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +39,7 @@ import pandas as pd
 
 from ...errors import Problem
 from ...forecasters.baselines import AT_OPEN
+from ...parallel import fork_sound, worker_pool
 from ...schemas import FORECASTS
 from ...store.atomic import stage_bytes
 from ...store.cache import disk as diskcache
@@ -123,8 +122,9 @@ class Prepared:
 
 
 def pooled(n_files: int) -> bool:
-    """Whether ``n_files`` are parsed by worker processes (enough of them, two cores, fork)."""
-    return n_files >= _POOL_MIN_FILES and (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
+    """Whether ``n_files`` are parsed by worker processes: enough of them, where forking is sound
+    (``parallel.fork_sound``)."""
+    return n_files >= _POOL_MIN_FILES and fork_sound()
 
 
 def pool(use: bool, rounds: dict[str, pd.DataFrame] | None = None, hub: Hub | None = None):
@@ -138,7 +138,7 @@ def pool(use: bool, rounds: dict[str, pd.DataFrame] | None = None, hub: Hub | No
     _QUESTIONS.update(rounds or {})
     _HUB[:] = [hub] if hub is not None else []
     try:
-        return multiprocessing.get_context("fork").Pool(_POOL_WORKERS)
+        return worker_pool(_POOL_WORKERS)
     finally:
         _ROUNDS.clear()  # the workers have their copy; the parent keeps none
         _QUESTIONS.clear()
