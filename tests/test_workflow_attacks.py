@@ -56,7 +56,7 @@ def hostile_files(marker: Path) -> dict[str, str]:
         "pip/__main__.py": touch("pip/__main__.py") + "print('pip 99.0 (everything is fine)')\nraise SystemExit(0)\n",
         "generator/__init__.py": touch("generator/__init__.py"),
         "generator/__main__.py": touch("generator/__main__.py"),
-        "generator/cli.py": touch("generator/cli.py") + "def main():\n    return 0\n",
+        "generator/cli/__init__.py": touch("generator/cli/__init__.py") + "def main():\n    return 0\n",
         "sitecustomize.py": touch("sitecustomize.py"),
         "usercustomize.py": touch("usercustomize.py"),
         "json.py": touch("json.py"),

@@ -17,10 +17,10 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from . import __version__
-from .config import HUB_FILE
-from .console import demo_summary, print_frame, print_sources, progress_bar, requests_progress
-from .errors import (
+from .. import __version__
+from ..config import HUB_FILE
+from ..console import demo_summary, print_frame, print_sources, progress_bar, requests_progress
+from ..errors import (
     EXIT_CODES,
     INTERRUPTED,
     VERIFY_FAILED,
@@ -31,7 +31,7 @@ from .errors import (
     SubmissionInvalid,
     storage_error,
 )
-from .vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, REPLICATES
+from ..vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, REPLICATES
 
 EPILOG = "exit codes: " + " · ".join(f"{code} {meaning}" for code, meaning in sorted(EXIT_CODES.items()))
 
@@ -57,7 +57,7 @@ def _hub(value: str | None) -> Path:
 
 def _as_of(args: argparse.Namespace):
     """The run's time, resolved once per command (the first line on stderr shows the same value)."""
-    from .config import resolve_as_of
+    from ..config import resolve_as_of
 
     if getattr(args, "resolved_as_of", None) is None:
         args.resolved_as_of = resolve_as_of(getattr(args, "as_of", None))
@@ -66,8 +66,8 @@ def _as_of(args: argparse.Namespace):
 
 def _announce(args: argparse.Namespace) -> Path | None:
     """The first line on stderr: the hub and the as-of time the command uses (stdout stays data)."""
-    from .store.hub import Hub
-    from .timeutil import format_ts
+    from ..store.hub import Hub
+    from ..timeutil import format_ts
 
     if args.command == "demo":
         print(f"prescient: demo hub {Path(args.dir).resolve()}", file=sys.stderr)
@@ -100,8 +100,8 @@ def _recorded_nothing(root: Path) -> bool:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .pipeline.demo import SEASON_START, run_demo, season
-    from .site.build import build_site
+    from ..pipeline.demo import SEASON_START, run_demo, season
+    from ..site.build import build_site
 
     target, started = Path(args.dir).resolve(), time.monotonic()
     end = _demo_until(args.until)
@@ -115,8 +115,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _demo_until(until: str | None):
-    from .pipeline.demo import SEASON_END, SEASON_START
-    from .timeutil import days, format_date, parse_ts
+    from ..pipeline.demo import SEASON_END, SEASON_START
+    from ..timeutil import days, format_date, parse_ts
 
     try:
         end = SEASON_END if until is None else min(parse_ts(until), SEASON_END)
@@ -146,7 +146,7 @@ def _program() -> str:
 
 
 def cmd_nightly(args: argparse.Namespace) -> int:
-    from .pipeline.nightly import nightly
+    from ..pipeline.nightly import nightly
 
     as_of = _as_of(args)
     with _opened(args, "nightly") as hub:
@@ -168,7 +168,7 @@ def cmd_nightly(args: argparse.Namespace) -> int:
 def _opened(args: argparse.Namespace, command: str, settings: bool = True) -> Iterator:
     """The command's hub with the disk cache kept between commands (``Hub.opened``) unless
     --no-cache; a cache that could not be written is one warning once the command is done."""
-    from .store.hub import Hub
+    from ..store.hub import Hub
 
     hub = None
     try:
@@ -181,8 +181,8 @@ def _opened(args: argparse.Namespace, command: str, settings: bool = True) -> It
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
-    from .pipeline.nightly import nightly
-    from .store.hub import Hub
+    from ..pipeline.nightly import nightly
+    from ..store.hub import Hub
 
     hub, as_of = Hub.load(_hub(args.hub)), _as_of(args)
     if args.source:
@@ -195,7 +195,7 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def _check_source(name: str, settings) -> None:
     """--source NAME: a source this program knows, and one data/hub.toml enables (ConfigError, exit 2)."""
-    from .vocabulary import known_sources
+    from ..vocabulary import known_sources
 
     if name not in known_sources():
         raise ConfigError(f"--source {name!r}: no such source; the sources are {', '.join(known_sources())} "
@@ -207,8 +207,8 @@ def _check_source(name: str, settings) -> None:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
-    from .config import load_settings
-    from .vocabulary import known_sources
+    from ..config import load_settings
+    from ..vocabulary import known_sources
 
     settings = load_settings(_hub(args.hub))
     configured = {s.name: s for s in settings.sources}
@@ -222,7 +222,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .site.build import build_site
+    from ..site.build import build_site
 
     root = _hub(args.hub)
     as_of = _build_time(args, root)[0]
@@ -239,9 +239,9 @@ def _build_time(args: argparse.Namespace, root: Path) -> tuple[datetime, str | N
     that a bare ``prescient build`` shows the data as of its last night and ``prescient verify`` (which
     recomputes the pages at that time) agrees with it; the clock only for a hub that records nothing.
     Second item: why, for the first stderr line (None when the time was given)."""
-    from .audit.verify import EPOCH, latest_run
-    from .store.hub import Hub
-    from .timeutil import format_ts
+    from ..audit.verify import EPOCH, latest_run
+    from ..store.hub import Hub
+    from ..timeutil import format_ts
 
     if args.as_of or os.environ.get("SOURCE_DATE_EPOCH"):
         return _as_of(args), None
@@ -260,7 +260,7 @@ def _warn_quarantined(quarantine: list[Problem]) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .site.serve import site_server
+    from ..site.serve import site_server
 
     site = _hub(args.hub) / "site_src" / "site"
     if not (site / "index.html").is_file():
@@ -285,11 +285,11 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     given; else the committed score files), the hub's options, and the bootstrap."""
     import pandas as pd
 
-    from .leaderboard.fb_board import crowd_from_rounds
-    from .leaderboard.hub_boards import board_for
-    from .pipeline.recompute import scores_as_of
-    from .store import readers
-    from .store.hub import Hub
+    from ..leaderboard.fb_board import crowd_from_rounds
+    from ..leaderboard.hub_boards import board_for
+    from ..pipeline.recompute import scores_as_of
+    from ..store import readers
+    from ..store.hub import Hub
 
     hub = Hub.load(_hub(args.hub))
     settings = hub.settings
@@ -307,7 +307,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                           view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
     except ValueError as exc:
         raise PrescientError(f"leaderboard: {exc}") from None
-    from .console import board_notes, board_text, empty_board_note
+    from ..console import board_notes, board_text, empty_board_note
 
     empty = empty_board_note(as_of, readers.round_dues(hub), settings.rounds.first_due,
                              settings.scoring.min_age_days) if board.empty else ""
@@ -334,8 +334,8 @@ def _board_time(args: argparse.Namespace, hub) -> tuple[datetime, str] | None:
 
 
 def _read_board_time(hub) -> tuple[datetime, str] | None:
-    from .store import readers
-    from .timeutil import parse_ts
+    from ..store import readers
+    from ..timeutil import parse_ts
 
     history = readers.load_history(hub) if hub.root.joinpath("data", "leaderboard").is_dir() else None
     if history is not None and not history.empty:
@@ -354,8 +354,8 @@ def _check_view(view: str, scores) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .submissions import render, validate_files, validate_pr
-    from .timeutil import parse_ts
+    from ..submissions import render, validate_files, validate_pr
+    from ..timeutil import parse_ts
 
     pr_mode = bool(args.base or args.head or args.author)
     if pr_mode and not (args.base and args.head and args.author and args.at):
@@ -379,7 +379,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def _submit_page(hub: Path) -> str:
     """The Submit page a report names: hub.toml's site_url, else the page's source. A hub.toml that does not
     load leaves the report as it is (the check of hub.toml itself is `prescient verify`'s)."""
-    from .config import SUBMIT_DOCS, load_settings
+    from ..config import SUBMIT_DOCS, load_settings
 
     try:
         return load_settings(hub).submit_page
@@ -389,10 +389,10 @@ def _submit_page(hub: Path) -> str:
 
 def cmd_receipts(args: argparse.Namespace) -> int:
     """Record when GitHub attests the submitted files' bytes: one run (record), or every open pull request (catch-up)."""
-    from .pipeline.receipts import catch_up, record_run
-    from .sources.github import API_URL, GitHub, headers
-    from .sources.http import http_for, open_client
-    from .store.hub import Hub
+    from ..pipeline.receipts import catch_up, record_run
+    from ..sources.github import API_URL, GitHub, headers
+    from ..sources.http import http_for, open_client
+    from ..store.hub import Hub
 
     repo = args.repo or os.environ.get("GITHUB_REPOSITORY", "")
     if not repo.count("/") == 1:
@@ -423,9 +423,9 @@ def _add_receipts(sub) -> None:
 
 def _attested(root: Path, rev: str | None):
     """The receipts (path, blob) → earliest attested time, from the hub's files or from commit ``rev``."""
-    from .store import receipts
-    from .store.git import resolve_commit
-    from .store.hub import Hub
+    from ..store import receipts
+    from ..store.git import resolve_commit
+    from ..store.hub import Hub
 
     frame = receipts.load_receipts_at(root, resolve_commit(root, rev)) if rev else receipts.load_receipts(Hub(root))
     return receipts.attested(frame)
@@ -433,8 +433,8 @@ def _attested(root: Path, rev: str | None):
 
 def cmd_forecast_llm(args: argparse.Namespace) -> int:
     """The hub's LLM forecaster over one round, or every round open at --as-of (issue 6)."""
-    from .forecasters import llm
-    from .timeutil import parse_ts
+    from ..forecasters import llm
+    from ..timeutil import parse_ts
 
     hub, as_of = _hub(args.hub), _as_of(args)
     endpoint = llm.endpoint_from_env(os.environ)
@@ -475,9 +475,9 @@ def _add_forecast_commands(sub) -> None:
 
 def cmd_arena(args: argparse.Namespace) -> int:
     """The Arena view: bet cohorts and simulated portfolios (secondary; never the rank)."""
-    from .arena.gather import load_cohorts
-    from .arena.portfolio import arena_table
-    from .timeutil import parse_ts
+    from ..arena.gather import load_cohorts
+    from ..arena.portfolio import arena_table
+    from ..timeutil import parse_ts
 
     try:
         due = parse_ts(args.round) if args.round else None
@@ -493,8 +493,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """Recompute the derived files and compare them byte for byte; optionally audit the git history."""
     import json
 
-    from .audit.verify import render_text, to_json, verify
-    from .store.hub import Hub
+    from ..audit.verify import render_text, to_json, verify
+    from ..store.hub import Hub
 
     as_of = _as_of(args) if args.as_of else None
     root = _hub(args.hub)
@@ -523,7 +523,7 @@ def _add_verify(sub) -> None:
 
 def _time_option(option: str, value: str):
     """A UTC time given on the command line; a malformed one is a one-line error naming the option."""
-    from .timeutil import parse_ts
+    from ..timeutil import parse_ts
 
     try:
         return parse_ts(value)
@@ -533,7 +533,7 @@ def _time_option(option: str, value: str):
 
 def _emit(data: bytes, out: str | None, note: str) -> None:
     """``data`` to standard output, or written atomically to ``out`` with "wrote OUT" + ``note`` on stderr."""
-    from .store.atomic import write_bytes_atomic
+    from ..store.atomic import write_bytes_atomic
 
     if not out:
         sys.stdout.buffer.write(data)
@@ -543,8 +543,8 @@ def _emit(data: bytes, out: str | None, note: str) -> None:
 
 
 def cmd_round(args: argparse.Namespace) -> int:
-    from .pipeline.rounds import open_round
-    from .store.hub import Hub
+    from ..pipeline.rounds import open_round
+    from ..store.hub import Hub
 
     due = _time_option("--due", args.due)
     report = open_round(Hub.load(_hub(args.hub)), due, _as_of(args))
@@ -554,8 +554,8 @@ def cmd_round(args: argparse.Namespace) -> int:
 
 def cmd_rounds(args: argparse.Namespace) -> int:
     """Every published round with its status and time left as of --as-of (issue 19)."""
-    from .pipeline.forecaster import round_statuses
-    from .store.hub import Hub
+    from ..pipeline.forecaster import round_statuses
+    from ..store.hub import Hub
 
     as_of = _as_of(args)
     shown = [r for r in round_statuses(Hub(_hub(args.hub)), as_of) if r.is_open or not args.open]
@@ -568,8 +568,8 @@ def cmd_rounds(args: argparse.Namespace) -> int:
 
 def cmd_round_template(args: argparse.Namespace) -> int:
     """A ready-to-fill forecast file for one round, to stdout or --out (issue 19)."""
-    from .pipeline.forecaster import forecast_template
-    from .store.hub import Hub
+    from ..pipeline.forecaster import forecast_template
+    from ..store.hub import Hub
 
     due = _time_option("--due", args.due)
     data = forecast_template(Hub(_hub(args.hub)), due, args.format, args.model)
@@ -579,10 +579,10 @@ def cmd_round_template(args: argparse.Namespace) -> int:
 
 def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
-    from .interop.forecastbench.importer import collector_spared, import_forecastbench
-    from .parallel import default_processes
-    from .pipeline.recompute import hub_view, score_counts
-    from .store import readers
+    from ..interop.forecastbench.importer import collector_spared, import_forecastbench
+    from ..parallel import default_processes
+    from ..pipeline.recompute import hub_view, score_counts
+    from ..store import readers
 
     as_of = _as_of(args)
     # its read cache takes the forecast files as the import writes them; data/hub.toml may be the import's own
@@ -601,7 +601,7 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
 
 def cmd_export_forecastbench(args: argparse.Namespace) -> int:
     """A round's question set in ForecastBench question-set JSON, to stdout or --out (issue 5)."""
-    from .interop.forecastbench.export import export_forecastbench
+    from ..interop.forecastbench.export import export_forecastbench
 
     due = _time_option("--round", args.round)
     data = export_forecastbench(_hub(args.hub), due)
@@ -611,7 +611,7 @@ def cmd_export_forecastbench(args: argparse.Namespace) -> int:
 
 def cmd_import_oracle(args: argparse.Namespace) -> int:
     """Load a Daily Oracle-style question file (.csv or .jsonl) into data/oracle/<set>/ (issue 6)."""
-    from .oracle import import_oracle
+    from ..oracle import import_oracle
 
     report = import_oracle(_hub(args.hub), Path(args.file), args.set, _as_of(args))
     for warning in report.warnings[:20]:
@@ -623,9 +623,9 @@ def cmd_import_oracle(args: argparse.Namespace) -> int:
 
 def cmd_oracle(args: argparse.Namespace) -> int:
     """Per-model accuracy, Brier, N and the YoY summary of the oracle sets, or (--months) the view by month."""
-    from .oracle import load_scores, oracle_board, temporal_view
-    from .store import readers
-    from .store.hub import Hub
+    from ..oracle import load_scores, oracle_board, temporal_view
+    from ..store import readers
+    from ..store.hub import Hub
 
     hub = Hub(_hub(args.hub))
     layout = hub.layout
