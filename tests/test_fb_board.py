@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from generator.leaderboard.digest import inputs_digest
 from generator.leaderboard.fb_board import (
     COLUMNS,
     FBOptions,
     board_order,
     fb_board,
-    inputs_digest,
     is_estimation_model,
 )
 from generator.leaderboard.panel import sorted_codes
@@ -139,7 +139,7 @@ def test_markets_without_a_crowd_value_keep_their_estimated_difficulty_and_are_c
 
 
 def test_the_crowd_value_is_the_latest_observation_at_or_before_the_due_time():
-    from generator.leaderboard.fb_board import crowd_from_rounds
+    from generator.leaderboard.crowd import crowd_from_rounds
 
     rounds = pd.DataFrame({"question_id": ["manifold:m1", "manifold:m2", "fred:d1"], "kind": ["binary", "binary", "dataset"],
                            "due": "2026-01-04T00:00:00Z", "freeze_value": [.3, .4, 5.0]})

@@ -225,7 +225,7 @@ def test_successive_snapshots_append_only_what_changed_and_replay_what_fb_had_pu
 
 
 def test_a_crowd_difficulty_board_of_the_real_round_stands_and_counts_its_crowd_values(today):
-    from generator.leaderboard.fb_board import crowd_from_rounds
+    from generator.leaderboard.crowd import crowd_from_rounds
 
     hub, scores = today
     loaded = Hub.load(hub)

@@ -17,7 +17,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     given; else the committed score files), the hub's options, and the bootstrap."""
     import pandas as pd
 
-    from ..leaderboard.fb_board import crowd_from_rounds
+    from ..leaderboard.crowd import crowd_from_rounds
     from ..leaderboard.hub_boards import board_for
     from ..pipeline.recompute import scores_as_of
     from ..store import readers

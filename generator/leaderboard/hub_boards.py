@@ -18,13 +18,13 @@ from ..config import Settings
 from ..models import ModelMeta
 from ..schemas import HISTORY
 from ..timeutil import format_date, format_ts
+from .crowd import crowd_from_rounds
 from .fb_board import (
     AUTO,
     FBOptions,
     Selection,
     board_of,
     board_options,
-    crowd_from_rounds,
     ranking_score,
     select,
     selection_key,
@@ -65,7 +65,7 @@ class KeptBoards:
     ``select`` keeps, the rows the imputation rule left off, the models' metadata, its options and
     seed, and, of the time, only which rounds are old enough for the stability rule; its key covers
     them all. The rows are known by ``parts``, the caller's names for the frames whose concatenation
-    is ``scores`` (``fb_board.inputs_digest``'s: a token of each frame's rows and its number of rows),
+    is ``scores`` (``digest.inputs_digest``'s: a token of each frame's rows and its number of rows),
     and their positions in those frames: a board none of whose rows lies in a frame that changed
     (a round too young for the board, say) is taken again. ``parts`` None keeps nothing. ``made``:
     the boards of the last call, by (board, view)."""

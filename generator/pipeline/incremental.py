@@ -133,7 +133,7 @@ def score_frames(hub: Hub, view: Callable[[], LedgerView], as_of: str, impute_va
 
 def score_parts(hub: Hub) -> tuple[list[tuple[object, int]], list[FrameTimes | None]]:
     """The frames the last ``score_frames`` gave, in order, each as (a token of its rows, its number of
-    rows), and each one's ``FrameTimes``: ``fb_board.inputs_digest``'s ``parts`` and ``times``. With a
+    rows), and each one's ``FrameTimes``: ``digest.inputs_digest``'s ``parts`` and ``times``. With a
     disk cache the token is the score file's size and sha256 (its fingerprint then is of the bytes,
     the same in any process); without one, a number this command gives each frame it keeps: a
     round scored again to equal scores keeps its frame (``score_frames``), so equal tokens mean the

@@ -28,7 +28,8 @@ from ..config import Settings
 from ..errors import PartialFailure, Problem, SchemaError
 from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from ..interop.forecastbench import export
-from ..leaderboard.fb_board import board_options, inputs_digest, unranked_rounds
+from ..leaderboard.digest import inputs_digest
+from ..leaderboard.fb_board import board_options, unranked_rounds
 from ..leaderboard.hub_boards import KeptBoards
 from ..models import ModelMeta
 from ..parallel import default_processes, forked_map
@@ -362,7 +363,7 @@ def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None,
               times=None) -> tuple[list[str], pd.DataFrame]:
     """Tonight's ``unranked_lines`` and history rows (``recompute.history_for``). They are kept from
     this command's last night while all the boards read is unchanged: the rows and rounds of the
-    rounds' score ``frames`` that ``fb_board.inputs_digest`` covers (time enters a board only there;
+    rounds' score ``frames`` that ``digest.inputs_digest`` covers (time enters a board only there;
     ``parts`` and ``times``, ``incremental.score_parts``, spare it hashing the rows and comparing
     their times), the models' metadata and the settings; the kept rows then only take tonight's
     time. The frames are concatenated only when the boards are made again."""

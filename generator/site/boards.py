@@ -22,7 +22,9 @@ from datetime import datetime
 import pandas as pd
 
 from ..config import Settings
-from ..leaderboard.fb_board import board_options, crowd_from_rounds, inputs_digest
+from ..leaderboard.crowd import crowd_from_rounds
+from ..leaderboard.digest import inputs_digest
+from ..leaderboard.fb_board import board_options
 from ..leaderboard.hub_boards import all_boards
 from ..models import ModelMeta
 from ..parallel import in_background

@@ -23,8 +23,8 @@ import pandas as pd
 from ..arena.gather import load_cohorts
 from ..arena.portfolio import arena_table, pnl_curves
 from ..errors import BuildError, Problem
+from ..leaderboard.crowd import crowd_from_rounds
 from ..leaderboard.diff import first_rounds, history_diffs
-from ..leaderboard.fb_board import crowd_from_rounds
 from ..leaderboard.hub_boards import board_for, history_views
 from ..oracle.board import load_scores as oracle_scores
 from ..oracle.board import oracle_board
