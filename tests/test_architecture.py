@@ -1,5 +1,7 @@
-"""The import graph of ``generator/`` follows DESIGN.md §2: every package imports only packages
-below it in LAYERS, and no module reaches into another module's private names.
+"""The import graph of ``generator/`` holds the layering CONTRIBUTING.md describes: every package
+imports only packages below it in LAYERS, no module reaches into another module's private names, no
+two modules import each other however indirectly, the pure stages (``scoring``, ``leaderboard``)
+import no stage that does I/O, and no module grows past 500 lines.
 
 Read from the source with ``ast`` (nothing is imported), function-level imports included: an
 import inside a function is a dependency all the same. ``if TYPE_CHECKING:`` imports count too.
@@ -135,6 +137,93 @@ def test_no_module_uses_another_modules_private_names():
                                                                        for k, v in new.items())
     fixed = KNOWN_PRIVATE - set(private)
     assert not fixed, f"fixed, remove from KNOWN_PRIVATE: {sorted(fixed)}"
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each module and the generator modules it imports (a package's ``__init__`` is the package)."""
+    known = set(modules())
+    graph: dict[str, set[str]] = {m: set() for m in known}
+    for module, path in modules().items():
+        graph[module] |= {target for _, target, _ in imports(module, path, known) if target in known and target != module}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative):
+    the modules that import each other, directly or through others."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_circle_finder_finds_a_circle_through_a_third_module():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert circles(graph) == [["a", "b", "c"]]
+
+
+def test_no_two_modules_import_each_other_even_through_others():
+    """A module-level import circle (deferred imports inside functions included) hides a design
+    knot: neither side can be read, tested or moved without the other."""
+    found = circles(module_graph())
+    assert not found, "modules importing each other:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+# The stages that compute (scores, boards) from frames handed to them: they never read or write a
+# file, reach the network, render the site or run the shell.
+PURE = {"scoring", "leaderboard"}
+DOES_IO = {"store", "sources", "site", "pipeline"}
+
+
+def test_scoring_and_leaderboard_import_nothing_that_does_io():
+    known = set(modules())
+    found = [f"{path.relative_to(PACKAGE.parent)}:{line} {module} -> {target}"
+             for module, path in modules().items() if key(module) in PURE
+             for line, target, _ in imports(module, path, known) if key(target) in DOES_IO]
+    assert not found, "a pure stage imports a stage that does I/O:\n" + "\n".join(found)
+
+
+MAX_LINES = 500
+
+
+def test_no_module_is_over_500_lines():
+    long = {str(path.relative_to(PACKAGE.parent)): n for path in modules().values()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert not long, f"split these modules (at most {MAX_LINES} lines each): {long}"
 
 
 if __name__ == "__main__":  # print the graph's violations, for planning
