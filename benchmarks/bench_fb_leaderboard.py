@@ -4,7 +4,7 @@ Workload: ``/work/shared/tools/synth_fb.py --rounds 14 --models 100 --seed 1`` (
 sets over the real FB question and resolution sets, ~3.3 million forecast rows with FB's baselines
 and two human-median stand-ins), written once to a temporary folder (not timed). Each run, in a
 fresh process and a fresh hub: ``import_forecastbench`` (all real FB sets + the forecast sets) →
-``pipeline.recompute.score_rounds`` (every round scored with the stated resolutions, ``data/scores`` written) →
+``pipeline.recompute.write_round_scores`` (every round scored with the stated resolutions, ``data/scores`` written) →
 ``fb_board`` with FB's tournament options and 1,999 bootstrap replicates, as of 2026-08-21.
 
 Run from the repository root: ``python -m benchmarks.bench_fb_leaderboard [--repeats 3]``.
@@ -42,7 +42,7 @@ def one_run(synth: Path, hub: Path, replicates: int) -> dict:
 
     from generator.interop.forecastbench.importer import import_forecastbench
     from generator.leaderboard.fb_board import FB_TOURNAMENT, FBOptions, fb_board
-    from generator.pipeline.recompute import hub_view, score_rounds
+    from generator.pipeline.recompute import hub_view, write_round_scores
     from generator.store import readers
     from generator.store.hub import Hub
     from generator.timeutil import parse_ts
@@ -52,7 +52,7 @@ def one_run(synth: Path, hub: Path, replicates: int) -> dict:
     report = import_forecastbench(files, FB, synth / "forecast_sets", as_of=AS_OF)
     t1, c1 = time.perf_counter(), time.process_time()
     view = hub_view(files, readers.load_observations(files), parse_ts(AS_OF))
-    scores, _ = score_rounds(files, view, 0.5)
+    scores, _ = write_round_scores(files, view, 0.5)
     t2, c2 = time.perf_counter(), time.process_time()
     options = FBOptions(**{**FB_TOURNAMENT.__dict__, "replicates": replicates})
     board = fb_board(scores, readers.load_models(Hub(hub)), parse_ts(AS_OF), np.random.default_rng(1), options)
@@ -105,7 +105,7 @@ then `fb_board` with FB's tournament options as of {AS_OF} and {replicates:,} bo
 | phase | wall clock, median of {len(runs)} | CPU, median |
 |---|---|---|
 | import (`import_forecastbench`) | {med['import']:.1f} s | {cpu['import']:.1f} s |
-| score (`pipeline.score_rounds`: read rounds and forecast files, resolve, score, write `data/scores`) | {med['score']:.1f} s | {cpu['score']:.1f} s |
+| score (`recompute.write_round_scores`: read, resolve, score, write `data/scores`) | {med['score']:.1f} s | {cpu['score']:.1f} s |
 | board (`fb_board`: panel, fit, {replicates:,} replicates, summary) | {med['board']:.1f} s | {cpu['board']:.1f} s |
 | **total** | **{med['total']:.1f} s** ({cells}) | {cpu['total']:.1f} s |
 

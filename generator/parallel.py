@@ -13,7 +13,7 @@ many items, files or rows) is each caller's call.
 Three shapes, one per kind of work:
 - ``forked_map(work, items, processes, carry)``: ``[work(i) for i in items]`` by forked processes,
   in order; what they learnt of the files' digests (``carry``: the command's disk cache) comes back
-  (``pipeline.recompute.score_counts``, ``pipeline.nightly``'s after-due files);
+  (``pipeline.recompute.write_round_scores_in_parallel``, ``pipeline.nightly``'s after-due files);
 - ``in_background(make)``: ``make()`` in one forked worker while this process goes on
   (``site.boards``);
 - ``worker_pool(n)``: forked workers taking a stream of jobs (``interop.forecastbench.workers``).

@@ -14,7 +14,7 @@ from generator.arena.gather import load_cohorts
 from generator.arena.portfolio import arena_table
 from generator.forecasters.synthetic import ORDER, synthetic_forecasts, synthetic_models
 from generator.forecasters.synthetic_views import BETTORS, ORACLE_SET
-from generator.oracle import load_scores, oracle_board, temporal_view
+from generator.oracle import oracle_board, oracle_scores, temporal_view
 from generator.pipeline.demo import SEASON_END, run_demo, season
 from generator.pipeline.nightly import nightly
 from generator.site.build import build_site
@@ -153,7 +153,7 @@ def test_the_demo_oracle_set_is_scored_and_shows_the_decline_after_the_cutoff(de
     assert questions["resolution_date"].str[:7].nunique() == 24
     models = readers.load_models(hub_files)
     cutoffs = {m: meta.knowledge_cutoff for m, meta in models.items()}
-    board = oracle_board(load_scores(hub_files, SEASON_END), cutoffs).set_index("model")
+    board = oracle_board(oracle_scores(hub_files, SEASON_END), cutoffs).set_index("model")
     assert set(board.index) == {"demo.calibrated", "demo.noisy", "demo.overconfident"}
     assert (board["n"] == len(questions)).all() and (board["answered"] == board["n"]).all()
     assert board.loc["demo.calibrated", "accuracy"] > board.loc["demo.noisy", "accuracy"] + 0.15
@@ -161,7 +161,7 @@ def test_the_demo_oracle_set_is_scored_and_shows_the_decline_after_the_cutoff(de
     assert declining["knowledge_cutoff"] == models["demo.overconfident"].knowledge_cutoff != ""
     assert declining["yoy_months_before"] >= 3 and declining["yoy_months_after"] >= 3
     assert declining["yoy_accuracy_after"] < -0.15 < declining["yoy_accuracy_before"]
-    months = temporal_view(load_scores(hub_files, SEASON_END), cutoffs, by=("model",))
+    months = temporal_view(oracle_scores(hub_files, SEASON_END), cutoffs, by=("model",))
     own = months[months["model"] == "demo.overconfident"]
     before, after = own[own["months_from_cutoff"] <= 0], own[own["months_from_cutoff"] > 0]
     assert after["accuracy"].mean() < before["accuracy"].mean() - 0.15

@@ -540,10 +540,10 @@ def test_the_after_due_files_written_by_forked_processes_equal_those_written_one
 
 
 def test_rounds_scored_by_forked_processes_equal_those_scored_one_by_one(tmp_path):
-    """``recompute.score_counts`` with two processes: the counts, the files written (score files and
+    """``recompute.write_round_scores_in_parallel`` with two processes: the counts, the files written (score files and
     the disk cache's frames) and the digests the cache keeps are those of scoring in one process."""
     from generator.interop.forecastbench.importer import import_forecastbench
-    from generator.pipeline.recompute import hub_view, score_counts, score_rounds
+    from generator.pipeline.recompute import hub_view, write_round_scores, write_round_scores_in_parallel
     from generator.store.cache.disk import DiskCache
     from generator.store.hub import Hub
     from generator.timeutil import parse_ts
@@ -555,11 +555,11 @@ def test_rounds_scored_by_forked_processes_equal_those_scored_one_by_one(tmp_pat
         hub = Hub(root, ReadCache(disk=DiskCache.open(folder, root)))
         import_forecastbench(hub, data, forecasts, as_of="2026-08-21T00:00:00Z")
         view = hub_view(hub, readers.load_observations(hub), parse_ts("2026-08-21T00:00:00Z"))
-        counted = score_counts(hub, view, 0.5, processes)
+        counted = write_round_scores_in_parallel(hub, view, 0.5, processes)
         files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
         digests = {str(Path(k).relative_to(root)): v[1] for k, v in hub.cache.disk.digests.items()}
         outcomes.append((counted, files, digests, len(list((folder / "frames").iterdir())), hub.cache.disk.dirty))
-        assert counted[0] == len(score_rounds(Hub(root), view, 0.5)[0]) and len(readers.round_dues(hub)) == 2
+        assert counted[0] == len(write_round_scores(Hub(root), view, 0.5)[0]) and len(readers.round_dues(hub)) == 2
     assert outcomes[1] == outcomes[0] and any("scores" in k for k in outcomes[0][1])
 
 

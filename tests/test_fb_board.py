@@ -228,7 +228,7 @@ def test_kept_boards_are_taken_again_only_while_nothing_they_read_changed(tmp_pa
     """``hub_boards.KeptBoards``: the nightly's boards, kept from one headline to the next. Each board
     taken again equals the board made afresh; one is made again when a frame holding its rows
     changed, never when only a frame none of its rows lies in (a round too young) did."""
-    from generator.leaderboard.hub_boards import KeptBoards, boards_for
+    from generator.leaderboard.hub_boards import KeptBoards, pair_boards
     from generator.store.hub import Hub
 
     from conftest import SMALL_HUB, write_hub
@@ -238,8 +238,8 @@ def test_kept_boards_are_taken_again_only_while_nothing_they_read_changed(tmp_pa
     old, young = scores(round_="2026-01-04"), scores(round_="2026-02-22")  # as of 2026-03-01, min_age_days 20
 
     def headline(frames, kept, as_of=AS_OF):
-        made = boards_for(pd.concat(frames, ignore_index=True), MODELS, as_of, settings, pairs, replicates=0, kept=kept)
-        fresh = boards_for(pd.concat(frames, ignore_index=True), MODELS, as_of, settings, pairs, replicates=0)
+        made = pair_boards(pd.concat(frames, ignore_index=True), MODELS, as_of, settings, pairs, replicates=0, kept=kept)
+        fresh = pair_boards(pd.concat(frames, ignore_index=True), MODELS, as_of, settings, pairs, replicates=0)
         for pair in pairs:
             pd.testing.assert_frame_equal(made[pair], fresh[pair], check_exact=True)
         assert kept.made == made

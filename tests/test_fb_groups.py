@@ -16,7 +16,7 @@ import pytest
 from generator.errors import SchemaError
 from generator.interop.forecastbench.importer import import_forecastbench
 from generator.pipeline import incremental
-from generator.pipeline.recompute import hub_view, score_rounds
+from generator.pipeline.recompute import concat_scores, hub_view, write_round_scores
 from generator.store import readers
 from generator.store.forecast_file import group_median
 from generator.store.hub import Hub
@@ -74,7 +74,7 @@ def _files(root: Path, forecasts: dict[str, dict], extra: dict[str, bytes] | Non
 
 def _scores(hub: Path) -> pd.DataFrame:
     loaded = Hub.load(hub)
-    return score_rounds(loaded, hub_view(loaded, readers.load_observations(loaded), parse_ts(AS_OF)), 0.5)[0]
+    return write_round_scores(loaded, hub_view(loaded, readers.load_observations(loaded), parse_ts(AS_OF)), 0.5)[0]
 
 
 def test_an_individual_file_in_fb_spelling_becomes_its_group_median_scored_on_its_own_set(tmp_path):
@@ -100,7 +100,7 @@ def test_the_nightly_scores_each_file_on_its_own_set_as_verify_does(tmp_path):
     import_forecastbench(tmp_path / "hub", data, forecasts, as_of=AS_OF)
     loaded = Hub.load(tmp_path / "hub")
     view = hub_view(loaded, readers.load_observations(loaded), parse_ts(AS_OF))
-    nightly_scores, _ = incremental.score_rounds(loaded, lambda: view, AS_OF, 0.5, "ignore", [])
+    nightly_scores = concat_scores(incremental.rescore_changed_rounds(loaded, lambda: view, AS_OF, 0.5, "ignore", [])[0])
     group = "forecastbench.superforecaster-median-forecast"
     assert len(nightly_scores[nightly_scores["model"] == group]) == 2  # its set's units, not the whole round
     pd.testing.assert_frame_equal(nightly_scores, _scores(tmp_path / "hub"))
@@ -196,7 +196,7 @@ def test_a_teams_individual_file_in_the_hub_is_scored_as_its_median(tmp_path):
 # -- the unranked list on the board page and in the nightly summary ----------------------------------
 
 def test_the_board_page_and_the_nightly_summary_list_what_was_left_off(tmp_path):
-    from generator.leaderboard.hub_boards import board_for
+    from generator.leaderboard.hub_boards import hub_board
     from generator.pipeline.nightly import unranked_lines
     from generator.site.render import _panels, environment
 
@@ -206,7 +206,7 @@ def test_the_board_page_and_the_nightly_summary_list_what_was_left_off(tmp_path)
     loaded, scores = Hub.load(hub), _scores(hub)
     lines = unranked_lines(loaded, scores, parse_ts(AS_OF))
     assert lines == [f"lab.model · round {DUE}: 1 of its 3 resolved units imputed (33%, over the 5% limit)"]
-    board = board_for(scores, readers.load_models(loaded), parse_ts(AS_OF), loaded.settings, board="tournament", replicates=0)
+    board = hub_board(scores, readers.load_models(loaded), parse_ts(AS_OF), loaded.settings, board="tournament", replicates=0)
     panels = _panels({("tournament", "overall"): board})
     assert [(u["model"], u["round"]) for u in panels[0]["left_off"]] == [("lab.model", DUE)]
     env = environment()

@@ -23,8 +23,8 @@ import pandas as pd
 import pytest
 
 from generator.interop.forecastbench.importer import import_forecastbench
-from generator.leaderboard.hub_boards import board_for
-from generator.pipeline.recompute import hub_view, score_rounds
+from generator.leaderboard.hub_boards import hub_board
+from generator.pipeline.recompute import hub_view, write_round_scores
 from generator.store import readers
 from generator.store.hub import Hub
 from generator.timeutil import parse_ts
@@ -80,12 +80,12 @@ def _import(hub: Path, resolution_set: Path, as_of: str, toml: str | None = None
 def _scores(hub: Path, as_of: str) -> pd.DataFrame:
     loaded = Hub.load(hub)
     view = hub_view(loaded, readers.load_observations(loaded), parse_ts(as_of))
-    return score_rounds(loaded, view, loaded.settings.scoring.impute_value)[0]
+    return write_round_scores(loaded, view, loaded.settings.scoring.impute_value)[0]
 
 
 def _row(hub: Path, scores: pd.DataFrame, as_of: str, view: str = "overall") -> pd.Series:
     loaded = Hub.load(hub)
-    board = board_for(scores, readers.load_models(loaded), parse_ts(as_of), loaded.settings,
+    board = hub_board(scores, readers.load_models(loaded), parse_ts(as_of), loaded.settings,
                       board="tournament", view=view, replicates=0)
     return board.set_index("model").loc[MEDIAN]
 
@@ -232,7 +232,7 @@ def test_a_crowd_difficulty_board_of_the_real_round_stands_and_counts_its_crowd_
     rounds = readers.load_round(loaded, parse_ts(DUE))
     crowd = crowd_from_rounds(rounds, readers.load_observations(loaded))
     assert set(crowd["at"]) == {"freeze"}  # an import knows nothing later than the freeze value
-    board = board_for(scores, readers.load_models(loaded), parse_ts(TODAY_AS_OF), loaded.settings,
+    board = hub_board(scores, readers.load_models(loaded), parse_ts(TODAY_AS_OF), loaded.settings,
                       board="tournament", replicates=0, crowd=crowd, market_difficulty="crowd")
     counts = board.attrs["crowd_values"]
     # the 67 markets of the LLM set known only from the resolution set have no freeze value (the issue's

@@ -16,7 +16,7 @@ import pytest
 from generator.errors import SchemaError
 from generator.interop.forecastbench.importer import import_forecastbench
 from generator.leaderboard.fb_board import FB_TOURNAMENT, FBOptions, fb_board
-from generator.pipeline.recompute import hub_view, score_rounds
+from generator.pipeline.recompute import hub_view, write_round_scores
 from generator.schemas import FORECASTS, OBSERVATIONS, RESOLUTIONS
 from generator.scoring.resolve import ledger_view, resolve_round
 from generator.store import readers
@@ -214,7 +214,7 @@ def test_a_small_import_scores_from_stated_resolutions(tmp_path):
 
 def score_hub(files: Hub, as_of):
     """Score every round of an imported hub exactly as the nightly run does."""
-    return score_rounds(files, hub_view(files, readers.load_observations(files), as_of), 0.5)
+    return write_round_scores(files, hub_view(files, readers.load_observations(files), as_of), 0.5)
 
 
 def _digest(root: Path) -> dict[str, str]:

@@ -4,7 +4,7 @@ Two hubs live through the same random season: hub A runs every night with one ``
 command's read cache, so each night scores only the rounds that what changed can affect), hub B
 loads a fresh ``Hub`` every night (an empty memo: every round scored from scratch, as the first
 night of any command does). After every night both ``data/`` trees must be identical byte for byte,
-and A's score files must equal ``recompute.round_scores`` (what ``prescient verify`` recomputes).
+and A's score files must equal ``recompute.scores_by_round`` (what ``prescient verify`` recomputes).
 The seasons hold new questions, market moves, resolutions, voids, reopenings (corrections), new
 and revised series values, forecast files added late to rounds already due, stated resolutions,
 and quiet nights.
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from generator.forecasters.baselines import forecast_frame
 from generator.pipeline import incremental
 from generator.pipeline.nightly import nightly
-from generator.pipeline.recompute import hub_view, round_scores
+from generator.pipeline.recompute import hub_view, scores_by_round
 from generator.schemas import FORECASTS, OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES
 from generator.sources.base import FetchContext, FetchResult, Observation, Question
 from generator.store import ledger, readers
@@ -160,7 +160,7 @@ def test_incremental_nights_write_the_bytes_of_a_full_recompute(tmp_path_factory
         assert data_bytes(roots[0]) == data_bytes(roots[1]), f"night {n}: incremental and full recompute differ"
         fresh = Hub.load(roots[0])
         view = hub_view(fresh, readers.load_observations(fresh), night)
-        for due, scores in round_scores(fresh, view, fresh.settings.scoring.impute_value).items():
+        for due, scores in scores_by_round(fresh, view, fresh.settings.scoring.impute_value).items():
             assert fresh.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES)
     assert incremental.memo_of(kept).rounds, "hub A's nights never used the memo"
 
@@ -243,7 +243,7 @@ def test_a_forecast_file_rewritten_in_place_is_scored_and_recorded_again(tmp_pat
     nightly(kept, night, env={}, sources={"sim": world})
     fresh = Hub.load(tmp_path)
     view = hub_view(fresh, readers.load_observations(fresh), night)
-    scores = round_scores(fresh, view, fresh.settings.scoring.impute_value)[due]
+    scores = scores_by_round(fresh, view, fresh.settings.scoring.impute_value)[due]
     assert kept.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES) != before
     recorded = manifest.load_manifest(fresh)
     assert (kept.layout.relative(path), manifest.sha256(path.read_bytes())) in set(zip(recorded["path"], recorded["sha256"]))

@@ -13,7 +13,7 @@ import pytest
 from generator.cli import main
 from generator.errors import PrescientError, SchemaError
 from generator.models import ModelMeta
-from generator.oracle import import_oracle, load_scores, oracle_board, temporal_view, yoy_summary
+from generator.oracle import import_oracle, oracle_board, oracle_scores, temporal_view, yoy_summary
 from generator.oracle.formats import parse_questions, question_id
 from generator.oracle.temporal import moving_average
 from generator.store import readers
@@ -129,7 +129,7 @@ BETA = "tf-1,0.3,0.7,,,\n"
 
 def test_accuracy_and_multiclass_brier_match_a_hand_computation(tmp_path):
     hub = hub_with_forecasts(tmp_path, {"acme.alpha": ALPHA, "acme.beta": BETA})
-    scores = load_scores(Hub(hub), AS_OF)
+    scores = oracle_scores(Hub(hub), AS_OF)
     alpha = scores[scores["model"] == "acme.alpha"].set_index("question_id")
     # tf-1: (0.8−1)² + (0.2−0)²; tf-2: a tie for the top is wrong; mc-1: .1² + .4² + .2² + .1²; a refusal: 1 − 1/4
     assert alpha.loc["tf-1", ["status", "correct"]].tolist() == ["answered", 1]
@@ -152,12 +152,12 @@ def test_accuracy_and_multiclass_brier_match_a_hand_computation(tmp_path):
 
 def test_questions_resolving_after_as_of_or_recorded_later_are_not_scored(tmp_path):
     hub = hub_with_forecasts(tmp_path, {"acme.alpha": ALPHA})
-    assert load_scores(Hub(hub), parse_ts("2025-12-31T00:00:00Z")).empty  # imported at AS_OF, after this time
+    assert oracle_scores(Hub(hub), parse_ts("2025-12-31T00:00:00Z")).empty  # imported at AS_OF, after this time
     early = write_hub(tmp_path / "early")
     import_oracle(early, DATA / "questions.csv", "news", parse_ts("2024-03-01T00:00:00Z"))
     Layout(early).oracle_forecast("news", "acme.alpha").parent.mkdir(parents=True)
     Layout(early).oracle_forecast("news", "acme.alpha").write_text(FORECAST_HEADER + ALPHA)
-    assert set(load_scores(Hub(early), parse_ts("2024-04-01T00:00:00Z"))["question_id"]) == {"tf-1", "tf-2"}
+    assert set(oracle_scores(Hub(early), parse_ts("2024-04-01T00:00:00Z"))["question_id"]) == {"tf-1", "tf-2"}
 
 
 # --- the view over time on synthetic data ------------------------------------------------------
@@ -233,7 +233,7 @@ def hand_month(cases) -> tuple[float, float]:
 def synthetic(tmp_path_factory):
     hub, truth = synthetic_hub(tmp_path_factory.mktemp("oracle"))
     cutoffs = {"acme.decline": CUTOFF, "acme.steady": CUTOFF}
-    view = temporal_view(load_scores(Hub(hub), AS_OF), cutoffs)
+    view = temporal_view(oracle_scores(Hub(hub), AS_OF), cutoffs)
     return hub, truth, view, cutoffs
 
 
@@ -285,7 +285,7 @@ def test_the_yoy_summary_detects_the_decline_and_matches_a_hand_computation(synt
 
 def test_pooling_by_model_and_the_board_carry_the_same_summary(synthetic):
     hub, _, view, cutoffs = synthetic
-    scores = load_scores(Hub(hub), AS_OF)
+    scores = oracle_scores(Hub(hub), AS_OF)
     pooled = temporal_view(scores.assign(set="all"), cutoffs, by=("model",))
     assert pooled[["accuracy", "brier"]].to_numpy().tolist() == view[["accuracy", "brier"]].to_numpy().tolist()
     board = oracle_board(scores, cutoffs).set_index("model")

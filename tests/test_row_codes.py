@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.leaderboard import fb_board
-from generator.leaderboard.fb_board import FBOptions, board_of, select, unit_codes
-from generator.leaderboard.hub_boards import boards_for
+from generator.leaderboard.fb_board import FBOptions, select, selection_board, unit_codes
+from generator.leaderboard.hub_boards import pair_boards
 from generator.leaderboard.panel import sorted_codes
 from generator.leaderboard.row_codes import RowCodes
 from generator.leaderboard.secondary import model_secondary, units_as_text
@@ -78,8 +78,8 @@ def test_a_board_made_with_codes_equals_the_board_made_without(seed, board, text
     positions = scores.index.get_indexer(selection.rows.index)
     with_codes = fb_board.Selection(selection.rows, selection.unranked,
                                     selection.codes.with_units(unit[positions], units_as_text(scores)))
-    made = board_of(with_codes, MODELS, AS_OF, np.random.default_rng(0), options)
-    plain = board_of(select(scores, MODELS, AS_OF, options), MODELS, AS_OF, np.random.default_rng(0), options)
+    made = selection_board(with_codes, MODELS, AS_OF, np.random.default_rng(0), options)
+    plain = selection_board(select(scores, MODELS, AS_OF, options), MODELS, AS_OF, np.random.default_rng(0), options)
     pd.testing.assert_frame_equal(made, plain, check_exact=True)
     pd.testing.assert_frame_equal(made.attrs["unranked"], plain.attrs["unranked"], check_exact=True)
 
@@ -92,9 +92,9 @@ def test_every_board_and_view_of_one_call_equals_each_made_alone(tmp_path):
     settings_ = Hub.load(write_hub(tmp_path, SMALL_HUB + '\n[leaderboard]\nviews = ["overall", "market", "dataset"]\n')).settings
     pairs = [(b, v) for v in ("overall", "market", "dataset") for b in ("tournament", "baseline")]
     scores = _scores(7)
-    together = boards_for(scores, MODELS, AS_OF, settings_, pairs, replicates=0)
+    together = pair_boards(scores, MODELS, AS_OF, settings_, pairs, replicates=0)
     for pair in pairs:
-        alone = boards_for(scores, MODELS, AS_OF, settings_, [pair], replicates=0)[pair]
+        alone = pair_boards(scores, MODELS, AS_OF, settings_, [pair], replicates=0)[pair]
         pd.testing.assert_frame_equal(together[pair], alone, check_exact=True)
         options = fb_board.board_options(settings_.scoring, settings_.leaderboard, board=pair[0], replicates=0,
                                          score={"overall": "overall"}.get(pair[1], pair[1]))

@@ -1,5 +1,5 @@
 """The site's boards made in a worker process and kept in the disk cache (``site.boards``) are the
-boards ``all_boards`` makes in the main process: the same frames, dtypes and attrs, so the same pages.
+boards ``configured_boards`` makes in the main process: the same frames, dtypes and attrs, so the same pages.
 
 The worker is only a way to use the second core: whatever goes wrong in it (an exception, a result
 that cannot be sent back) ends with the value, or the error, that the main process alone gives.
@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator.leaderboard.hub_boards import all_boards
+from generator.leaderboard.hub_boards import configured_boards
 from generator.site import boards as site_boards_module
 from generator.site.boards import boards_key, load_boards, save_boards
 from generator.site.build import gather
@@ -52,7 +52,7 @@ def _assert_same_boards(got: dict, expected: dict) -> None:
 def test_kept_boards_read_back_exactly_hostile_names_included(demo_hub: Path, tmp_path: Path):
     hub = _hub(demo_hub, tmp_path)
     scores, models, asked, obs = _inputs(hub)
-    boards = all_boards(scores, models, AS_OF, hub.settings, asked, observations=obs)
+    boards = configured_boards(scores, models, AS_OF, hub.settings, asked, observations=obs)
     for board in boards.values():  # names as a submitter may write them
         if len(board):
             board["name"] = [HOSTILE[i % len(HOSTILE)] for i in range(len(board))]
@@ -67,7 +67,7 @@ def test_kept_boards_read_back_exactly_hostile_names_included(demo_hub: Path, tm
 def test_a_board_the_cache_cannot_hold_is_not_kept(demo_hub: Path, tmp_path: Path):
     hub = _hub(demo_hub, tmp_path)
     scores, models, asked, obs = _inputs(hub)
-    boards = all_boards(scores, models, AS_OF, hub.settings, asked, observations=obs)
+    boards = configured_boards(scores, models, AS_OF, hub.settings, asked, observations=obs)
     first = next(iter(boards))
     boards[first] = boards[first].assign(name=None)  # a missing text value: not a frame the cache holds
     disk = hub.cache.disk

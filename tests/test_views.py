@@ -135,14 +135,14 @@ def _assert_ranked(board: pd.DataFrame, score: str) -> None:
                                         ("horizon:7", "dataset"), ("category:econ", "overall"),
                                         ("resolved-only", "overall")])
 def test_every_view_ranks_by_its_own_score_with_its_own_intervals(tmp_path: Path, view: str, score: str):
-    from generator.leaderboard.hub_boards import board_for, headline_of
+    from generator.leaderboard.hub_boards import headline_of, hub_board
     from generator.store import readers
     from generator.store.hub import Hub
     from generator.timeutil import parse_ts
 
     hub = Hub.load(_hub_with_scores(tmp_path))
     scores = readers.load_scores(hub)
-    board = board_for(scores, {}, parse_ts("2026-03-01T00:00:00Z"), hub.settings, board="tournament", view=view, replicates=200)
+    board = hub_board(scores, {}, parse_ts("2026-03-01T00:00:00Z"), hub.settings, board="tournament", view=view, replicates=200)
     assert len(board) == 2
     assert headline_of(view, board) == score
     _assert_ranked(board, score)

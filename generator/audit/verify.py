@@ -1,7 +1,7 @@
 """``prescient verify``: recompute every derived file from the raw ledgers and compare byte for byte.
 
 Checks, each returning located problems (file, first differing row, stable code):
-- scores: every ``data/scores/<due>.csv`` against ``pipeline.recompute.round_scores`` over the ledgers;
+- scores: every ``data/scores/<due>.csv`` against ``pipeline.recompute.scores_by_round`` over the ledgers;
 - history: the rows of ``data/leaderboard/history.csv`` of the latest nights (all with
   ``all_nights``) against ``pipeline.recompute.history_for`` at each night's as_of, the function the nightly
   uses, so only what was recorded by then counts; rows of another methodology version are skipped;
@@ -112,7 +112,7 @@ def check_scores(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
     layout = hub.layout
     view = recompute.hub_view(hub, readers.load_observations(hub), as_of)
     problems = []
-    recomputed = recompute.round_scores(hub, view, hub.settings.scoring.impute_value)
+    recomputed = recompute.scores_by_round(hub, view, hub.settings.scoring.impute_value)
     for due, frame in recomputed.items():
         path, expected = layout.scores(due), to_csv_bytes(frame, SCORES)
         label = layout.relative(path)

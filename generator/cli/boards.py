@@ -18,7 +18,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from ..leaderboard.crowd import crowd_from_rounds
-    from ..leaderboard.hub_boards import board_for
+    from ..leaderboard.hub_boards import hub_board
     from ..pipeline.recompute import scores_as_of
     from ..store import readers
     from ..store.hub import Hub
@@ -35,7 +35,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             if settings.leaderboard.market_difficulty == "crowd" and dues else None
         scores = scores_as_of(hub, as_of) if args.as_of else readers.load_scores(hub)
         _check_view(args.view, scores)
-        board = board_for(scores, readers.load_models(hub), as_of, settings, board=args.board or settings.leaderboard.boards[0],
+        board = hub_board(scores, readers.load_models(hub), as_of, settings, board=args.board or settings.leaderboard.boards[0],
                           view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
     except ValueError as exc:
         raise PrescientError(f"leaderboard: {exc}") from None
@@ -83,7 +83,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
 def cmd_oracle(args: argparse.Namespace) -> int:
     """Per-model accuracy, Brier, N and the YoY summary of the oracle sets, or (--months) the view by month."""
-    from ..oracle import load_scores, oracle_board, temporal_view
+    from ..oracle import oracle_board, oracle_scores, temporal_view
     from ..store import readers
     from ..store.hub import Hub
 
@@ -92,7 +92,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     if args.set and args.set not in layout.oracle_sets():
         raise PrescientError(f"--set {args.set!r}: no such oracle set (have: {', '.join(layout.oracle_sets()) or 'none'})")
     quarantine: list[Problem] = []
-    scores = load_scores(hub, command_time(args), [args.set] if args.set else None, quarantine)
+    scores = oracle_scores(hub, command_time(args), [args.set] if args.set else None, quarantine)
     warn_quarantined(quarantine)
     cutoffs = {m: meta.knowledge_cutoff for m, meta in readers.load_models(hub).items()}
     print("oracle board: self-reported (the answers are in the repository and oracle files have no deadline)", file=sys.stderr)

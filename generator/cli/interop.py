@@ -13,7 +13,7 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
     from ..interop.forecastbench.importer import collector_spared, import_forecastbench
     from ..parallel import default_processes
-    from ..pipeline.recompute import hub_view, score_counts
+    from ..pipeline.recompute import hub_view, write_round_scores_in_parallel
     from ..store import readers
 
     as_of = command_time(args)
@@ -24,7 +24,7 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         with collector_spared():  # the frames the import handed over live until the end
             view = hub_view(hub, readers.load_observations(hub), as_of)
-            scored, written = score_counts(hub, view, hub.settings.scoring.impute_value, default_processes())
+            scored, written = write_round_scores_in_parallel(hub, view, hub.settings.scoring.impute_value, default_processes())
     print(f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "
           f"{report.statements_added} stated resolution(s), {report.forecast_files} forecast file(s) added; "
           f"{scored} forecast(s) scored, {len(report.written) + len(written)} file(s) written")

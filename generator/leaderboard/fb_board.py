@@ -214,7 +214,7 @@ def _unranked(shares: ImputedShares, exempt: np.ndarray, models: dict[str, Model
 class Selection:
     """Step 1 up to the board's own filter: the rows every board of these options ranks on (``rows``:
     eligible and within the imputation rule) and what the imputation rule left off (``unranked``).
-    Boards whose options have the same ``selection_key`` share one (``hub_boards.boards_for``).
+    Boards whose options have the same ``selection_key`` share one (``hub_boards.pair_boards``).
     ``codes``: the ``RowCodes`` of ``rows``, when ``select`` was given those of its scores."""
 
     rows: pd.DataFrame
@@ -334,11 +334,11 @@ def _fill_estimated(panel_args: tuple, b_fixed: np.ndarray) -> np.ndarray:
 def fb_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
              options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
     """The board (``COLUMNS``), best overall Brier Index first; empty when nothing is scored."""
-    return board_of(select(scores, models, as_of, options), models, as_of, rng, options, crowd)
+    return selection_board(select(scores, models, as_of, options), models, as_of, rng, options, crowd)
 
 
-def board_of(selection: Selection, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
-             options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
+def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
+                    options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
     """``fb_board`` from the ``select``-ion it makes (made with options of the same ``selection_key``)."""
     rows, codes = _board_rows(selection.rows, models, options, selection.codes)
     notes: dict = {"unranked": selection.unranked}

@@ -20,7 +20,7 @@ BOARD_COLUMNS = ("set", "model", "n", "answered", "refused", "missing", "accurac
                  "yoy_months_before", "yoy_months_after")
 
 
-def load_scores(hub: Hub, as_of: datetime, sets: list[str] | None = None,
+def oracle_scores(hub: Hub, as_of: datetime, sets: list[str] | None = None,
                 quarantine: list[Problem] | None = None) -> pd.DataFrame:
     """Score every forecast file of the hub's oracle sets (or of ``sets``) as of ``as_of``:
     questions recorded by then, in their latest version, resolved on or before its date. An
@@ -38,7 +38,7 @@ def oracle_board(scores: pd.DataFrame, cutoffs: dict[str, str]) -> pd.DataFrame:
     and missing count as wrong), mean multi-class Brier, the knowledge cutoff and the YoY summary of
     ``temporal.yoy_summary``. Sorted by set, then accuracy (best first), then model.
 
-    ``scores`` comes from ``load_scores`` (or ``scoring.score_set``); ``cutoffs`` maps model id →
+    ``scores`` comes from ``oracle_scores`` (or ``scoring.score_set``); ``cutoffs`` maps model id →
     ``ModelMeta.knowledge_cutoff``.
     """
     if scores.empty:
@@ -53,4 +53,4 @@ def oracle_board(scores: pd.DataFrame, cutoffs: dict[str, str]) -> pd.DataFrame:
     return board[list(BOARD_COLUMNS)].reset_index(drop=True)
 
 
-__all__ = ["SCORE_COLUMNS", "load_scores", "oracle_board"]
+__all__ = ["SCORE_COLUMNS", "oracle_board", "oracle_scores"]

@@ -1,7 +1,7 @@
 """The nightly's incremental derive: only the rounds that what changed can affect are scored again.
 
 A round's scores are a pure function of its questions file, its forecast files, the impute value
-and what the ledger view says about the round's units (``recompute.round_scores``). Under the
+and what the ledger view says about the round's units (``recompute.scores_by_round``). Under the
 ``ignore`` policy for open markets, what the view says about a unit changes only when
 - a market's latest state is resolved or void, or becomes so: a row of a market that has ever had
   a resolved or void row (``closed``) is a change; rows of a market that was only ever open are
@@ -50,7 +50,7 @@ from ..timeutil import format_date
 from ..vocabulary import MARKET
 from . import memo_store
 from .memo_store import DeriveMemo, RoundMemo
-from .recompute import scored_round
+from .recompute import score_one_round
 
 MEMO: Slot[DeriveMemo] = Slot("nightly: the derive's memo", lambda cache: memo_store.load(cache.disk, cache.state(memo_store.SAVED))
                               if cache.disk is not None else DeriveMemo())
@@ -73,26 +73,14 @@ def memo_of(hub: Hub) -> DeriveMemo:
     return hub.cache.state(MEMO)
 
 
-def score_rounds(hub: Hub, view: Callable[[], LedgerView], as_of: str, impute_value: float, policy: str,
-                 quarantine: list[Problem]) -> tuple[pd.DataFrame, list[str]]:
-    """``recompute.score_rounds``, scoring again only what changed since this command's last derive.
-
+def rescore_changed_rounds(hub: Hub, view: Callable[[], LedgerView], as_of: str, impute_value: float, policy: str,
+                           quarantine: list[Problem], stats: dict[str, FileStats] | None = None) -> tuple[list[pd.DataFrame], list[str]]:
+    """Every round's scores, a frame per round in round order, and the score files written:
+    ``recompute.write_round_scores``, scoring again only what changed since this command's last derive.
     ``view()`` gives the ledger view at ``as_of``; it is only asked for when a round needs scoring.
-    Returns every round's scores (as ``recompute.score_rounds``) and the score files that changed."""
-    frames, written = score_frames(hub, view, as_of, impute_value, policy, quarantine)
-    return concat_scores(frames), written
-
-
-def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """The rounds' score frames as one (``recompute.score_rounds``' frame)."""
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
-
-
-def score_frames(hub: Hub, view: Callable[[], LedgerView], as_of: str, impute_value: float, policy: str,
-                 quarantine: list[Problem], stats: dict[str, FileStats] | None = None) -> tuple[list[pd.DataFrame], list[str]]:
-    """``score_rounds`` with each round's scores as its own frame, in round order: not concatenated,
-    since a night whose boards are kept never needs them as one (half the memory at FB scale).
-    ``stats``: ``layout.forecast_stats()``, if the caller has them (as they are now)."""
+    The frames are not concatenated, since a night whose boards are kept never needs them as one
+    (half the memory at FB scale). ``stats``: ``layout.forecast_stats()``, if the caller has them
+    (as they are now)."""
     memo = memo_of(hub)
     stats = hub.layout.forecast_stats() if stats is None else stats
     trusted = policy == market_proxy.IGNORE and memo.as_of != "" and memo.as_of <= as_of and memo.latest <= memo.as_of
@@ -108,7 +96,7 @@ def score_frames(hub: Hub, view: Callable[[], LedgerView], as_of: str, impute_va
         entry = memo.rounds.get(label)
         if entry is None or not trusted or entry.key != key or _touched(entry, changes) \
                 or _passes(entry.whens, memo.as_of, as_of):
-            fresh = _score(hub, due, view(), key, impute_value)
+            fresh = _rescore(hub, due, view(), key, impute_value)
             # scores equal to the ones last written give the same bytes: the file need not be written
             # again, and the frame kept is the one written (what ``score_parts`` knows it by)
             same = entry is not None and fresh.scores.equals(entry.scores)
@@ -132,11 +120,11 @@ def score_frames(hub: Hub, view: Callable[[], LedgerView], as_of: str, impute_va
 
 
 def score_parts(hub: Hub) -> tuple[list[tuple[object, int]], list[FrameTimes | None]]:
-    """The frames the last ``score_frames`` gave, in order, each as (a token of its rows, its number of
+    """The frames the last ``rescore_changed_rounds`` gave, in order, each as (a token of its rows, its number of
     rows), and each one's ``FrameTimes``: ``digest.inputs_digest``'s ``parts`` and ``times``. With a
     disk cache the token is the score file's size and sha256 (its fingerprint then is of the bytes,
     the same in any process); without one, a number this command gives each frame it keeps: a
-    round scored again to equal scores keeps its frame (``score_frames``), so equal tokens mean the
+    round scored again to equal scores keeps its frame (``rescore_changed_rounds``), so equal tokens mean the
     same frame, and no row is hashed. Times are made once per frame."""
     memo, disk, tokens = memo_of(hub), hub.cache.disk is not None, hub.cache.state(PARTS)
     known, given = tokens.known, tokens.given
@@ -152,10 +140,10 @@ def score_parts(hub: Hub) -> tuple[list[tuple[object, int]], list[FrameTimes | N
     return parts, [kept[label][2] for label in memo.rounds]
 
 
-def _score(hub: Hub, due, view: LedgerView, key: tuple, impute_value: float) -> RoundMemo:
-    """One round scored as ``prescient verify`` scores it (``recompute.scored_round``)."""
+def _rescore(hub: Hub, due, view: LedgerView, key: tuple, impute_value: float) -> RoundMemo:
+    """One round scored as ``prescient verify`` scores it (``recompute.score_one_round``)."""
     problems: list[Problem] = []
-    questions, resolutions, scores = scored_round(hub, due, view, impute_value, problems)
+    questions, resolutions, scores = score_one_round(hub, due, view, impute_value, problems)
     whens = tuple(sorted({f"{d}T00:00:00Z" for d in questions["resolution_date"]}))
     markets = frozenset(questions.loc[questions["kind"] == MARKET, "question_id"])
     return RoundMemo(key, markets, _watch(questions, resolutions, view.as_of), whens, scores, tuple(problems), None)

@@ -49,7 +49,7 @@ from ..store.lock import hub_lock
 from ..submissions.content import check_content, round_set
 from ..timeutil import days, format_date, format_ts
 from . import incremental, memo_store, sampling
-from .recompute import history_for, hub_view
+from .recompute import concat_scores, history_for, hub_view
 
 T = TypeVar("T")
 # What a nightly keeps in its command's cache (``store.cache.ReadCache``) from night to night.
@@ -239,7 +239,12 @@ def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models) -> None:
     if _write_after_due(hub, view, as_of, report, stats, settings.scoring.crowd_min_forecasters):  # after the others' files
         stats = layout.forecast_stats()
     report.written += manifest.record(hub, as_of, stats)  # every forecast file's sha256, first time seen
-    frames = _score_all(hub, view, as_of, report, stats)
+    # every round's scores, a frame per round; only the rounds what changed since this command's last
+    # night can affect are scored again (the bytes of ``recompute.write_round_scores``)
+    scoring = settings.scoring
+    frames, written = incremental.rescore_changed_rounds(hub, view, format_ts(as_of), scoring.impute_value,
+                                                         scoring.unresolved_markets, report.quarantined, stats)
+    report.written += written
     _append_history(hub, frames, as_of, report, incremental.score_parts(hub))
 
 
@@ -341,16 +346,6 @@ def _write_models(hub: Hub, models: dict[str, ModelMeta], report) -> None:
             report.written.append(layout.relative(layout.model_meta(model)))
 
 
-def _score_all(hub: Hub, view, as_of, report, stats=None) -> list[pd.DataFrame]:
-    """Every round's scores, a frame per round; only the rounds what changed since this command's last
-    run can affect are scored again (``incremental``: the same bytes as ``recompute.score_rounds``)."""
-    scoring = hub.settings.scoring
-    frames, written = incremental.score_frames(hub, view, format_ts(as_of), scoring.impute_value, scoring.unresolved_markets,
-                                               report.quarantined, stats)
-    report.written += written
-    return frames
-
-
 def _append_history(hub: Hub, frames: list[pd.DataFrame], as_of, report, known=None) -> None:
     report.unranked, rows = _headline(hub, frames, as_of, *(known or (None, None)))
     layout = hub.layout
@@ -374,7 +369,7 @@ def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None,
     kept = cache.state(HEADLINE)  # with a disk cache, a fresh process starts from what the last command kept
     if kept is not None and kept[0] == key:
         return list(kept[1]), kept[2].assign(as_of=format_ts(as_of))
-    scores = incremental.concat_scores(frames)
+    scores = concat_scores(frames)
     boards = _kept_boards(hub, frames, parts)
     rows = history_for(hub, as_of, scores, boards)
     lines = unranked_lines(hub, scores, as_of, boards.made)
@@ -397,7 +392,7 @@ def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime,
                    made: dict[tuple[str, str], pd.DataFrame] | None = None) -> list[str]:
     """What tonight's first board leaves off by the imputation rule, one line per model and round;
     ``made``: tonight's boards by (board, view), if made already (the first board's overall view
-    then carries them: ``fb_board.board_of``'s ``attrs["unranked"]``)."""
+    then carries them: ``fb_board.selection_board``'s ``attrs["unranked"]``)."""
     settings = hub.settings
     first = (settings.leaderboard.boards[0], "overall")
     if made is not None and first in made:

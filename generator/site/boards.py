@@ -1,6 +1,6 @@
 """The site's bootstrapped boards: made in a worker process while the rest is gathered, and kept.
 
-Every configured board × view with its bootstrap (``hub_boards.all_boards``) is about half of a
+Every configured board × view with its bootstrap (``hub_boards.configured_boards``) is about half of a
 ForecastBench-scale build's CPU time, and the rest of ``site.build.gather`` does not need them.
 ``site_boards`` therefore makes them in a forked worker process (``parallel.in_background``) while the main
 process reads, gathers and renders the rest; the boards are the same whichever process makes them
@@ -25,7 +25,7 @@ from ..config import Settings
 from ..leaderboard.crowd import crowd_from_rounds
 from ..leaderboard.digest import inputs_digest
 from ..leaderboard.fb_board import board_options
-from ..leaderboard.hub_boards import all_boards
+from ..leaderboard.hub_boards import configured_boards
 from ..models import ModelMeta
 from ..parallel import in_background
 from ..store import readers
@@ -39,7 +39,7 @@ WORKER_MIN_ROWS = 20_000  # fewer scored rows: the boards take less than a worke
 
 def site_boards(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
                 settings: Settings, asked: pd.DataFrame | None, observations: pd.DataFrame) -> Callable[[], Boards]:
-    """``all_boards(scores, models, as_of, settings, asked, observations=observations)``, to be taken
+    """``configured_boards(scores, models, as_of, settings, asked, observations=observations)``, to be taken
     by calling the function returned: the boards kept in the hub's disk cache when nothing they
     read has changed, else made in the background (``in_background``) and then kept."""
     disk = hub.cache.disk
@@ -49,7 +49,7 @@ def site_boards(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as
         return lambda: kept
 
     def make() -> Boards:
-        return all_boards(scores, models, as_of, settings, asked, observations=observations)
+        return configured_boards(scores, models, as_of, settings, asked, observations=observations)
 
     pending = in_background(make) if len(scores) >= WORKER_MIN_ROWS else make
 
@@ -64,7 +64,7 @@ def site_boards(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as
 
 def boards_key(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
                settings: Settings, asked: pd.DataFrame | None, observations: pd.DataFrame) -> str:
-    """A digest of all that ``all_boards`` reads: the rows of the score files as ``inputs_digest`` sees
+    """A digest of all that ``configured_boards`` reads: the rows of the score files as ``inputs_digest`` sees
     them at ``as_of`` (the files known by their bytes' digests, as the nightly's kept boards know
     them), the models' metadata, the scoring and leaderboard settings (every board, view, option,
     replicate count and seed), and the crowd values when a board reads them."""

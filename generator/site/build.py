@@ -25,9 +25,8 @@ from ..arena.portfolio import arena_table, pnl_curves
 from ..errors import BuildError, Problem
 from ..leaderboard.crowd import crowd_from_rounds
 from ..leaderboard.diff import first_rounds, history_diffs
-from ..leaderboard.hub_boards import board_for, history_views
-from ..oracle.board import load_scores as oracle_scores
-from ..oracle.board import oracle_board
+from ..leaderboard.hub_boards import history_views, hub_board
+from ..oracle.board import oracle_board, oracle_scores
 from ..oracle.temporal import temporal_view
 from ..schemas import FORECASTS
 from ..scoring.corrections import corrections
@@ -110,7 +109,7 @@ def _round_board(scores: pd.DataFrame | None, questions: pd.DataFrame, models: d
     crowd = crowd_from_rounds(questions) if len(questions) else None
     # min_round_age_days=0: the round is shown as soon as something resolves; the Leaderboard waits
     # [scoring] min_age_days before it counts a round
-    return board_for(scores, models, as_of, settings, board=board, view="overall", replicates=0, crowd=crowd,
+    return hub_board(scores, models, as_of, settings, board=board, view="overall", replicates=0, crowd=crowd,
                      min_round_age_days=0)
 
 
