@@ -10,6 +10,7 @@ import inside a function is a dependency all the same. ``if TYPE_CHECKING:`` imp
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -224,6 +225,23 @@ def test_no_module_is_over_500_lines():
     long = {str(path.relative_to(PACKAGE.parent)): n for path in modules().values()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long, f"split these modules (at most {MAX_LINES} lines each): {long}"
+
+
+def stage_packages() -> list[Path]:
+    return sorted(p.parent for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE)
+
+
+@pytest.mark.parametrize("package", stage_packages(), ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_every_stage_init_opens_with_a_map_of_its_modules(package: Path):
+    """A package's ``__init__`` docstring names each of its modules and subpackages (as ``name``), and
+    its map's lines (``- ``name``: what it is``) name only modules that exist."""
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    members = {p.stem for p in package.glob("*.py") if p.name != "__init__.py"} | \
+              {p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
+    named = set(re.findall(r"``(\w+)``", doc))
+    assert doc and not members - named, f"{package.name}/__init__.py does not map {sorted(members - named)}"
+    mapped = {name for line in re.findall(r"^- (.*?):", doc, re.MULTILINE) for name in re.findall(r"``(\w+)``", line)}
+    assert not mapped - members, f"{package.name}/__init__.py maps modules that do not exist: {sorted(mapped - members)}"
 
 
 if __name__ == "__main__":  # print the graph's violations, for planning

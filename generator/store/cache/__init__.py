@@ -6,7 +6,7 @@
 - ``disk``: ``DiskCache``, what outlives a command (the nightly's parsed ledgers and its derive),
   in a folder outside the hub, keyed by the bytes of the files; ``Hub.opened`` opens and closes it
 
-Without a cache every reader gives the same frames (``prescient verify`` reads with none).
+Every reader gives the same frames with or without them (``prescient verify`` never uses the disk cache).
 """
 
 from .disk import DiskCache, default_dir
