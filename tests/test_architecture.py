@@ -31,7 +31,7 @@ LAYERS = [
     "store",        # every disk read and write of data/: layout, csvio, ledger, ingest, manifest, git plumbing
     "parallel",     # the one module that forks, with its one rule for when that is sound (it reads store.atomic's fault hook)
     "scoring",      # resolve (ledger view, resolutions), market proxies, Brier, corrections
-    "arena",        # bets and portfolios: scoring of a second kind (DESIGN §2 puts it under scoring)
+    "arena",        # bets and portfolios: scoring of a second kind (secondary views, never the rank)
     "submissions",  # validation of pull requests (forecasts, bets, oracle files) -> Problems
     "forecasters",  # the hub's own forecasters; the LLM one validates its files as a PR would
     "oracle",       # the oracle track: import, score, board
