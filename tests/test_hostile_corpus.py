@@ -293,13 +293,33 @@ def test_formula_like_reasoning_is_accepted_with_a_warning_on_its_row(tmp_path):
     assert [(p.code, p.row, p.column) for p in json_report.problems] == [("formula-like-text", 2, "reasoning")]
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.text(alphabet="0123456789.,+-eE \t\u00a0\u0660\u0665\uff11_xn", max_size=9))
-def test_a_probability_the_validator_accepts_is_one_the_nightly_reader_accepts(cell):
+def _reader_accepts(cell: str) -> bool:
     frame = pd.DataFrame({"question_id": ["m:1"], "resolution_date": [""], "probability": [cell], "reasoning": [""]})
-    reader_ok = not [p for p in check_frame(frame, FORECASTS, "f") if p.column == "probability"]
-    if probability_problem(cell) is None:
-        assert reader_ok, cell
+    return not [p for p in check_frame(frame, FORECASTS, "f") if p.column == "probability"]
+
+
+# Probabilities as people and programs write them: fixed decimals, shortest reprs, exponents, a
+# leading dot or sign, surrounding spaces. Every one is in [0, 1]: the validator must accept it.
+_WRITTEN = st.one_of(
+    st.builds(lambda x, d: f"{x:.{d}f}", st.floats(0, 1), st.integers(0, 9)),
+    st.floats(0, 1).map(repr),
+    st.builds(lambda x: f"{x:g}", st.floats(0, 1)),
+    st.builds(lambda x, pad: f"{pad}{x:.3f}{pad}", st.floats(0, 1), st.sampled_from(["", " ", "\t"])),
+    st.sampled_from(["0", "1", "1.0", ".5", "+0.25", "5e-1", "1E-3", "0.000001"]),
+)
+_HOSTILE = st.text(alphabet="0123456789.,+-eE \t\u00a0\u0660\u0665\uff11_xn", max_size=9)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_WRITTEN, _HOSTILE)
+def test_a_probability_the_validator_accepts_is_one_the_nightly_reader_accepts(written, hostile):
+    """Both ways round a written probability the validator must accept, and the reader too; a hostile
+    cell, if the validator accepts it, the reader accepts as well. (The first half keeps the second
+    from passing vacuously: a validator that rejected everything would fail it.)"""
+    assert probability_problem(written) is None, written
+    assert _reader_accepts(written), written
+    if probability_problem(hostile) is None:
+        assert _reader_accepts(hostile), hostile
 
 
 # -- paths ------------------------------------------------------------------------------------------
