@@ -83,6 +83,15 @@ def parse_bytes(data: bytes, label: str) -> pd.DataFrame:
     return pd.read_csv(io.BytesIO(data[3:] if bom else data), dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8")
 
 
+UNREADABLE = (SchemaError, pd.errors.ParserError, pd.errors.EmptyDataError)  # what parse_bytes raises on bytes it cannot read
+
+
+def why_unreadable(exc: Exception) -> str:
+    """Why ``parse_bytes`` could not read some bytes, in words: its problem's message (the decoder's
+    own, for bytes that are not UTF-8), else the parser's."""
+    return exc.problems[0].message if isinstance(exc, SchemaError) and exc.problems else str(exc)
+
+
 def check_frame(raw: pd.DataFrame, table: Table, label: str, keys: bool = True) -> list[Problem]:
     """Every structural and cell-level problem of a text frame against ``table``; ``keys=False``
     when the caller knows the key unique (the duplicate-key check is then skipped)."""
