@@ -242,13 +242,13 @@ def test_fresh_processes_with_the_cache_write_the_bytes_of_runs_without_it(tmp_p
     hub, before = cached(), data_bytes(roots[0])
     scored: list = []
     boards: list = []
-    original, original_history = incremental._score, nightly_module.history_for
+    original, original_history = incremental._rescore, nightly_module.history_for
     try:
-        incremental._score = lambda *a: scored.append(a) or original(*a)
+        incremental._rescore = lambda *a: scored.append(a) or original(*a)
         nightly_module.history_for = lambda *a: boards.append(a) or original_history(*a)
         nightly(hub, last, env={}, sources={"sim": world})  # the same night again, in a new process
     finally:
-        incremental._score, nightly_module.history_for = original, original_history
+        incremental._rescore, nightly_module.history_for = original, original_history
     assert data_bytes(roots[0]) == before
     assert incremental.memo_of(hub).rounds and not scored, "a fresh process with the cache scored rounds again"
     assert not boards, "a fresh process with the cache computed the night's boards again"
