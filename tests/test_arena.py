@@ -18,7 +18,7 @@ from generator.submissions.bets import check_bet_file
 from generator.submissions.content import RoundSet
 from generator.timeutil import parse_ts
 
-from conftest import run_cli
+from helpers import run_cli
 
 DUE = "2026-01-25T00:00:00Z"
 MODEL = "acme.bot"

@@ -6,7 +6,6 @@ import warnings
 
 import numpy as np
 import pytest
-from test_fixed_effects import random_panel, reference_fit
 
 from generator.leaderboard.bootstrap import BootstrapResult, bootstrap, draw_weights
 from generator.leaderboard.fixed_effects import FitResult
@@ -25,6 +24,8 @@ from generator.leaderboard.stats import (
     row_nanquantile,
     summarize,
 )
+
+from helpers import random_panel, reference_fit
 
 TOL = 1e-9
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SMALL_HUB, run_cli, tree_bytes, write_hub
+from helpers import SMALL_HUB, run_cli, tree_bytes, write_hub
 
 
 def assert_clean_failure(result, code: int, *fragments: str) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import installed, run_cli, write_hub
+from helpers import installed, run_cli, write_hub
 
 AS_OF = "2026-01-16T00:00:00Z"
 PRESCIENT = installed("prescient") or "prescient"

@@ -9,7 +9,7 @@ import pytest
 from generator.config import load_settings, resolve_as_of
 from generator.errors import ConfigError
 
-from conftest import SMALL_HUB, write_hub
+from helpers import SMALL_HUB, write_hub
 
 
 def test_the_repository_hub_loads_with_sim_disabled_and_live_sources_listed():

@@ -25,7 +25,7 @@ from generator.submissions import validate_files
 from generator.timeutil import parse_ts
 from generator.vocabulary import MARKET
 
-from conftest import run_cli, tree_bytes
+from helpers import run_cli, tree_bytes
 
 
 def _final(demo_hub: Path, board: str = "tournament") -> pd.DataFrame:

@@ -18,7 +18,6 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_incremental import HUB, START, World, apply, data_bytes
 
 from generator.pipeline import incremental
 from generator.pipeline import nightly as nightly_module
@@ -29,6 +28,8 @@ from generator.store.cache.disk import DiskCache, code_digest, decode_frame, def
 from generator.store.csvio import coerce, read_table, to_csv_bytes
 from generator.store.hub import Hub
 from generator.timeutil import days
+
+from helpers import WORLD_EVENT, WORLD_HUB, WORLD_START, World, apply_event, data_bytes
 
 CELL = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=6)
 
@@ -212,32 +213,32 @@ def _damage(folder: Path, night: int) -> None:
 
 
 @settings(max_examples=4, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.lists(__import__("test_incremental").EVENT, max_size=5), min_size=7, max_size=9))
+@given(st.lists(st.lists(WORLD_EVENT, max_size=5), min_size=7, max_size=9))
 def test_fresh_processes_with_the_cache_write_the_bytes_of_runs_without_it(tmp_path_factory, season):
     roots = [tmp_path_factory.mktemp("cached"), tmp_path_factory.mktemp("plain")]
     for root in roots:
         (root / "data").mkdir()
-        (root / "data/hub.toml").write_text(HUB, encoding="utf-8")
+        (root / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
     folder = tmp_path_factory.mktemp("cache")
     world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
-                  {f"sim:s{i}": {START - days(2): 1.0, START - days(1): 2.0} for i in range(2)})
+                  {f"sim:s{i}": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0} for i in range(2)})
 
     def cached() -> Hub:  # a new process: a new read cache over the same cache folder
         return Hub.load(roots[0], ReadCache(disk=DiskCache.open(folder, roots[0])))
 
     for n, events in enumerate(season):
-        night = START + days(n)
+        night = WORLD_START + days(n)
         for event in events:
-            apply(world, event, night, roots, n)
+            apply_event(world, event, night, roots, n)
         if n % 3 == 2:  # a ledger changed behind the cache's back: its kept frame is stale
-            apply(world, ("state", n, n, "void"), night, roots, n)
+            apply_event(world, ("state", n, n, "void"), night, roots, n)
         hub = cached()
         nightly(hub, night, env={}, sources={"sim": world})
         hub.cache.disk.flush()
         nightly(Hub.load(roots[1]), night, env={}, sources={"sim": world})
         assert data_bytes(roots[0]) == data_bytes(roots[1]), f"night {n}: with and without the cache differ"
         _damage(folder, n)
-    last = START + days(len(season) - 1)
+    last = WORLD_START + days(len(season) - 1)
     nightly(cached(), last, env={}, sources={"sim": world})  # heal whatever the last damage broke
     hub, before = cached(), data_bytes(roots[0])
     scored: list = []
@@ -256,7 +257,7 @@ def test_fresh_processes_with_the_cache_write_the_bytes_of_runs_without_it(tmp_p
 
 def test_verify_and_plain_commands_use_no_disk_cache(tmp_path: Path):
     (tmp_path / "data").mkdir()
-    (tmp_path / "data/hub.toml").write_text(HUB, encoding="utf-8")
+    (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
     assert Hub.load(tmp_path).cache.disk is None  # what verify, build and the library calls load
 
 
@@ -268,7 +269,7 @@ def test_empty_ledgers_round_trip(table: Table):
 
 
 def test_a_cache_that_cannot_be_written_warns_and_changes_no_output_byte(tmp_path: Path):
-    from conftest import run_cli, tree_bytes, write_hub
+    from helpers import run_cli, tree_bytes, write_hub
 
     hubs = [write_hub(tmp_path / "cached"), write_hub(tmp_path / "plain")]
     blocked = tmp_path / "not-a-folder"

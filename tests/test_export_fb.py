@@ -15,7 +15,7 @@ from generator.store.hub import Hub
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
-from conftest import run_cli
+from helpers import run_cli
 
 DUE = parse_ts("2026-01-25T00:00:00Z")
 

@@ -25,7 +25,7 @@ from generator.schemas import ALL_TABLES, Table
 from generator.store.atomic import FAULT_ENV
 from generator.store.csvio import read_table
 
-from conftest import run_cli, tree_bytes, write_hub
+from helpers import run_cli, tree_bytes, write_hub
 
 START = "2026-01-16T00:00:00Z"  # the first round opens
 NIGHT = "2026-01-30T00:00:00Z"  # new observations, the first round's after-due files, the second round opens

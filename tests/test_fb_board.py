@@ -18,7 +18,7 @@ from generator.leaderboard.panel import sorted_codes
 from generator.models import ModelMeta
 from generator.timeutil import parse_ts
 
-from conftest import score_rows
+from helpers import score_rows
 
 AS_OF = parse_ts("2026-03-01T00:00:00Z")
 OUTCOME = {"d1": 1.0, "d2": 0.0, "m1": 1.0, "m2": 0.0}
@@ -231,7 +231,7 @@ def test_kept_boards_are_taken_again_only_while_nothing_they_read_changed(tmp_pa
     from generator.leaderboard.hub_boards import KeptBoards, pair_boards
     from generator.store.hub import Hub
 
-    from conftest import SMALL_HUB, write_hub
+    from helpers import SMALL_HUB, write_hub
 
     settings = Hub.load(write_hub(tmp_path, SMALL_HUB + '\n[leaderboard]\nviews = ["overall", "market"]\n')).settings
     pairs = [(b, v) for v in ("overall", "market") for b in ("tournament", "baseline")]

@@ -22,7 +22,7 @@ from generator.store.forecast_file import group_median
 from generator.store.hub import Hub
 from generator.timeutil import parse_ts
 
-from conftest import run_cli
+from helpers import run_cli
 
 AS_OF = "2026-08-21T00:00:00Z"
 DUE = "2026-01-04"
@@ -219,7 +219,7 @@ def test_the_board_page_and_the_nightly_summary_list_what_was_left_off(tmp_path)
 def test_an_import_keeps_the_files_it_wrote_for_the_next_nightly_with_the_same_bytes(tmp_path):
     """`import forecastbench` fills the nightly's cache (the checked frames of the forecast files it
     writes), so the first nightly after it need not parse them again; what both write is unchanged."""
-    from conftest import tree_bytes
+    from helpers import tree_bytes
 
     data, forecasts = _files(tmp_path, {"super.json": GROUP, "llm.json": LLM_FILE})
     cache = tmp_path / "cache"

@@ -17,7 +17,7 @@ from generator.errors import SchemaError
 from generator.interop.forecastbench import parse as fb_parse
 from generator.interop.forecastbench.importer import import_forecastbench
 
-from conftest import run_cli
+from helpers import run_cli
 
 AS_OF = "2026-08-21T00:00:00Z"
 QSET_NAME, RSET_NAME, FSET_NAME = "question_sets/2026-01-04-llm.json", "resolution_sets/2026-01-04_resolution_set.json", "x.json"

@@ -12,55 +12,13 @@ from scipy.sparse.csgraph import connected_components
 from generator.leaderboard.fixed_effects import brier_index, fit
 from generator.leaderboard.panel import build_panel
 
+from helpers import random_panel, reference_fit
+
 TOL = 1e-9
 
 
-def random_panel(seed: int, n_models: int = 7, n_units: int = 40, density: float = 0.6):
-    """Unbalanced random panel as a dict of build_panel arguments (with single-model units)."""
-    rng = np.random.default_rng(seed)
-    answered = rng.random((n_models, n_units)) < density
-    est_model = rng.random(n_models) < 0.7
-    est_model[:2] = True
-    singles = rng.choice(n_units, 3, replace=False)
-    answered[:, singles] = False
-    answered[rng.integers(0, 2, 3), singles] = True
-    lonely = ~(answered & est_model[:, None]).any(axis=0)
-    answered[rng.integers(0, 2, n_units)[lonely], np.flatnonzero(lonely)] = True
-    model, unit = np.nonzero(answered)
-    return dict(
-        model=model, unit=unit, brier=rng.random(model.size), in_estimation=est_model[model],
-        unit_type=rng.integers(0, 2, n_units), unit_stratum=rng.integers(0, 4, n_units),
-    )
 
 
-def reference_fit(model, unit, brier, in_estimation, unit_type, weights=None, n_types=2):
-    """Dense weighted lstsq on explicit dummies; returns (D per type, fitted values, b)."""
-    w = np.ones(unit_type.size) if weights is None else np.asarray(weights, float)
-    n_models = model.max() + 1
-    D, fitted, b_all = np.full((n_types, n_models), np.nan), np.full(model.size, np.nan), {}
-    for t in range(n_types):
-        rows = np.flatnonzero(in_estimation & (unit_type[unit] == t) & (w[unit] > 0))
-        if rows.size == 0:
-            continue
-        ems, em = np.unique(model[rows], return_inverse=True)
-        us, uj = np.unique(unit[rows], return_inverse=True)
-        design = np.zeros((rows.size, ems.size + us.size))
-        design[np.arange(rows.size), em] = 1
-        design[np.arange(rows.size), ems.size + uj] = 1
-        sw = np.sqrt(w[unit[rows]])
-        coef = np.linalg.lstsq(design * sw[:, None], brier[rows] * sw, rcond=None)[0]
-        fitted[rows] = design @ coef
-        b = dict(zip(us, coef[ems.size:]))
-        b_all.update(b)
-        units_t = [j for j in np.flatnonzero((unit_type == t) & (w > 0))]
-        mean_b = sum(w[j] * b[j] for j in units_t) / sum(w[j] for j in units_t)
-        for i in range(n_models):
-            r = [k for k in range(model.size) if model[k] == i and unit_type[unit[k]] == t
-                 and w[unit[k]] > 0]
-            if r:
-                num = sum(w[unit[k]] * (brier[k] - b[unit[k]]) for k in r)
-                D[t, i] = num / sum(w[unit[k]] for k in r) + mean_b
-    return D, fitted, b_all
 
 
 def connected(model, unit, in_estimation, unit_type, t, weights=None) -> bool:

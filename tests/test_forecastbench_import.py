@@ -25,6 +25,8 @@ from generator.store.fast_forecasts import forecast_bytes
 from generator.store.hub import Hub
 from generator.timeutil import parse_ts
 
+from helpers import MINI_FSET, MINI_QSET, MINI_RSET, mini_fb
+
 FB = Path(__file__).resolve().parents[2] / "shared" / "forecastbench"
 AS_OF = "2026-08-21T00:00:00Z"
 needs_fb = pytest.mark.skipif(not (FB / "datasets").is_dir(), reason=f"real ForecastBench files not found at {FB}")
@@ -77,37 +79,8 @@ def test_statements_follow_their_round_and_the_due_date_void_rule():
 
 # -- malformed input ------------------------------------------------------------------------------
 
-QSET = {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "questions": [
-    {"id": "m1", "source": "manifold", "question": "Will m1?", "resolution_criteria": "", "background": "", "url": "",
-     "freeze_datetime": "2025-12-25T00:00:00+00:00", "freeze_datetime_value": "0.3", "freeze_datetime_value_explanation": "",
-     "source_intro": "", "market_info_open_datetime": "N/A", "market_info_close_datetime": "2026-06-01T00:00:00+00:00",
-     "market_info_resolution_criteria": "N/A", "resolution_dates": "N/A"},
-    {"id": "F1", "source": "fred", "question": "Will F1 rise?", "resolution_criteria": "", "background": "", "url": "",
-     "freeze_datetime": "2025-12-25T00:00:00+00:00", "freeze_datetime_value": "1.5", "freeze_datetime_value_explanation": "",
-     "source_intro": "", "market_info_open_datetime": "N/A", "market_info_close_datetime": "N/A",
-     "market_info_resolution_criteria": "N/A", "resolution_dates": ["2026-01-11", "2026-02-03"]},
-]}
-RSET = {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "resolutions": [
-    {"id": "m1", "source": "manifold", "direction": None, "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
-    {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
-    {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-02-03", "resolved_to": 1.0, "resolved": True},
-    {"id": ["F1", "m1"], "source": "fred", "direction": [1, 1], "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
-]}
-FSET = {"organization": "Team A", "model": "Model X 1.0", "model_organization": "Lab", "question_set": "2026-01-04-llm.json",
-        "forecasts": [{"id": "m1", "source": "manifold", "forecast": 0.8, "resolution_date": None, "reasoning": None},
-                      {"id": "F1", "source": "fred", "forecast": 0.4, "resolution_date": "2026-01-11", "reasoning": "r"}]}
 
 
-def _mini(root: Path, qset=QSET, rset=RSET, fset=FSET, raw: dict[str, str] | None = None) -> tuple[Path, Path]:
-    data, forecasts = root / "fb" / "datasets", root / "forecasts"
-    files = {"question_sets/2026-01-04-llm.json": json.dumps(qset), "resolution_sets/2026-01-04_resolution_set.json": json.dumps(rset)}
-    files.update(raw or {})
-    for name, text in files.items():
-        (data / name).parent.mkdir(parents=True, exist_ok=True)
-        (data / name).write_text(text)
-    forecasts.mkdir(parents=True, exist_ok=True)
-    (forecasts / "x.json").write_text(json.dumps(fset))
-    return root / "fb", forecasts
 
 
 def _edit(base: dict, key: str, index: int, **changes) -> dict:
@@ -124,23 +97,23 @@ def _drop(base: dict, key: str, index: int | None, field: str) -> dict:
 
 BAD = {
     "bad-json": {"raw": {"question_sets/2026-01-18-llm.json": "{not json"}},
-    "bad-structure": {"qset": {**QSET, "questions": {"id": "m1"}}},
-    "missing-key": {"rset": _drop(RSET, "resolutions", 0, "resolved")},
-    "unknown-source": {"qset": _edit(QSET, "questions", 0, source="kalshi")},
-    "bad-date": {"rset": _edit(RSET, "resolutions", 1, resolution_date="soon")},
-    "bad-outcome": {"rset": _edit(RSET, "resolutions", 1, resolved_to="yes")},
-    "bad-value": {"rset": _edit(RSET, "resolutions", 1, resolved="yes")},
-    "bad-probability": {"fset": _edit(FSET, "forecasts", 0, forecast=1.5)},
-    "bad-id": {"fset": _edit(FSET, "forecasts", 0, id=None)},
-    "bad-model": {"fset": {**FSET, "organization": ""}},
-    "unknown-round": {"fset": {**FSET, "question_set": "2030-01-06-llm.json"}},
-    "due-mismatch": {"raw": {"resolution_sets/2026-01-18_resolution_set.json": json.dumps(RSET)}},
+    "bad-structure": {"qset": {**MINI_QSET, "questions": {"id": "m1"}}},
+    "missing-key": {"rset": _drop(MINI_RSET, "resolutions", 0, "resolved")},
+    "unknown-source": {"qset": _edit(MINI_QSET, "questions", 0, source="kalshi")},
+    "bad-date": {"rset": _edit(MINI_RSET, "resolutions", 1, resolution_date="soon")},
+    "bad-outcome": {"rset": _edit(MINI_RSET, "resolutions", 1, resolved_to="yes")},
+    "bad-value": {"rset": _edit(MINI_RSET, "resolutions", 1, resolved="yes")},
+    "bad-probability": {"fset": _edit(MINI_FSET, "forecasts", 0, forecast=1.5)},
+    "bad-id": {"fset": _edit(MINI_FSET, "forecasts", 0, id=None)},
+    "bad-model": {"fset": {**MINI_FSET, "organization": ""}},
+    "unknown-round": {"fset": {**MINI_FSET, "question_set": "2030-01-06-llm.json"}},
+    "due-mismatch": {"raw": {"resolution_sets/2026-01-18_resolution_set.json": json.dumps(MINI_RSET)}},
 }
 
 
 @pytest.mark.parametrize("code", sorted(BAD))
 def test_each_malformed_file_is_rejected_with_its_code_and_nothing_is_written(tmp_path, code):
-    data, forecasts = _mini(tmp_path, **BAD[code])
+    data, forecasts = mini_fb(tmp_path, **BAD[code])
     hub = tmp_path / "hub"
     with pytest.raises(SchemaError) as info:
         import_forecastbench(hub, data, forecasts, as_of=AS_OF)
@@ -164,8 +137,8 @@ def test_a_rejected_import_whose_workers_staged_files_leaves_the_hub_as_it_was(t
             out.write(f"{staged}\n")
         return staged
     monkeypatch.setattr(workers, "stage_bytes", logged)
-    data, forecasts = _mini(tmp_path, fset=_edit(FSET, "forecasts", 0, forecast=1.5))
-    (forecasts / "good.json").write_text(json.dumps({**FSET, "model": "Good"}))
+    data, forecasts = mini_fb(tmp_path, fset=_edit(MINI_FSET, "forecasts", 0, forecast=1.5))
+    (forecasts / "good.json").write_text(json.dumps({**MINI_FSET, "model": "Good"}))
     hub = tmp_path / "hub"
     if not fresh:
         (hub / "data").mkdir(parents=True)
@@ -180,12 +153,12 @@ def test_a_rejected_import_whose_workers_staged_files_leaves_the_hub_as_it_was(t
 
 
 def test_list_ids_are_dropped_with_a_warning_and_the_cli_reports_errors_without_a_traceback(tmp_path):
-    data, forecasts = _mini(tmp_path)
+    data, forecasts = mini_fb(tmp_path)
     report = import_forecastbench(tmp_path / "hub", data, forecasts, as_of=AS_OF)
     assert [p.code for p in report.warnings] == ["combination-id"]
     stated = readers.load_resolutions(Hub(tmp_path / "hub"))
     assert sorted(stated["question_id"]) == ["fred:F1", "fred:F1", "manifold:m1"]
-    bad, bad_forecasts = _mini(tmp_path / "bad", fset=BAD["bad-probability"]["fset"])
+    bad, bad_forecasts = mini_fb(tmp_path / "bad", fset=BAD["bad-probability"]["fset"])
     cmd = [sys.executable, "-m", "generator", "import", "forecastbench", str(bad), "--forecasts", str(bad_forecasts),
            "--hub", str(tmp_path / "hub2"), "--as-of", AS_OF]
     run = subprocess.run(cmd, check=False, capture_output=True, text=True)
@@ -193,7 +166,7 @@ def test_list_ids_are_dropped_with_a_warning_and_the_cli_reports_errors_without_
 
 
 def test_a_small_import_scores_from_stated_resolutions(tmp_path):
-    data, forecasts = _mini(tmp_path)
+    data, forecasts = mini_fb(tmp_path)
     hub = tmp_path / "hub"
     import_forecastbench(hub, data, forecasts, as_of=AS_OF)
     scores, _ = score_hub(Hub(hub), parse_ts(AS_OF))
@@ -271,9 +244,9 @@ def test_an_import_refuses_while_a_nightly_run_holds_the_hub(tmp_path):
     """The import writes the same ledgers as a nightly run, so it takes the same lock (exit 7, nothing written)."""
     import signal
 
-    from conftest import tree_bytes
+    from helpers import tree_bytes
 
-    data, forecasts = _mini(tmp_path)
+    data, forecasts = mini_fb(tmp_path)
     hub = tmp_path / "hub"
     import_forecastbench(hub, data, as_of="2026-01-01T00:00:00Z")  # an earlier, smaller state of the hub
     hold = ("import sys, time\nfrom pathlib import Path\nfrom generator.store.lock import hub_lock\n"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_hub
+from helpers import write_hub
 
 NIGHTS = ("2026-01-16", "2026-01-30", "2026-02-10", "2026-02-24", "2026-03-10")
 

@@ -2,64 +2,33 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from generator.audit import git as audit_git
-from generator.pipeline.nightly import nightly
 from generator.schemas import BETS, ORACLE_QUESTIONS, QUESTIONS
-from generator.timeutil import parse_ts
 
-from conftest import write_hub
+from helpers import commit_at, git
 
-NIGHTS = ("2026-01-16T00:00:00Z", "2026-01-20T00:00:00Z", "2026-02-20T00:00:00Z", "2026-03-01T00:00:00Z")  # round due 01-25
 OBS = "data/observations/sim/2026-01.csv"
 HISTORY = "data/leaderboard/history.csv"
 
 
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
 
 
-def commit_at(root: Path, when: str, message: str) -> str:
-    """Commit everything with author and committer dates set to ``when``; return the sha."""
-    stamp = f"@{int(parse_ts(when).timestamp())} +0000"
-    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
-    git(root, "add", "-A")
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", message],
-                   cwd=root, env=env, check=True, capture_output=True)
-    return git(root, "rev-parse", "HEAD").strip()
 
 
-def an_hour_after(when: str) -> str:
-    return (parse_ts(when) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def build_season(root: Path) -> Path:
-    """A hub with four nightly runs, each committed an hour after its as_of, like the workflow does."""
-    write_hub(root)
-    git(root, "init", "-q", "-b", "main")
-    commit_at(root, "2026-01-01T00:00:00Z", "hub")
-    for night in NIGHTS:
-        nightly(root, parse_ts(night))
-        commit_at(root, an_hour_after(night), f"nightly: data as of {night}")
-    return root
-
-
-@pytest.fixture(scope="module")
-def season(tmp_path_factory) -> Path:
-    return build_season(tmp_path_factory.mktemp("season") / "hub")
 
 
 @pytest.fixture
-def repo(season: Path, tmp_path: Path) -> Path:
+def repo(git_season: Path, tmp_path: Path) -> Path:
     """A private copy of the season (working tree and .git) that a test may change."""
-    return Path(shutil.copytree(season, tmp_path / "hub"))
+    return Path(shutil.copytree(git_season, tmp_path / "hub"))
 
 
 def codes(problems) -> list[str]:

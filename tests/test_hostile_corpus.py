@@ -38,7 +38,7 @@ from generator.submissions.content import probability_problem
 from generator.submissions.paths import classify
 from generator.submissions.validate import DiskTree
 
-from conftest import run_cli, write_hub
+from helpers import run_cli, write_hub
 
 DUE, OTHER_DUE = "2026-01-25", "2026-02-08"
 CSV = f"data/forecasts/{DUE}/acme.gpt-x.csv"
@@ -511,7 +511,7 @@ def test_site_downloads_neutralise_formula_text_and_the_ledger_keeps_it(tmp_path
     from generator.store.hub import Hub
     from generator.timeutil import parse_ts
 
-    from conftest import write_hub
+    from helpers import write_hub
 
     root = write_hub(tmp_path / "hub")
     nightly(root, parse_ts("2026-01-16T00:00:00Z"))

@@ -20,7 +20,7 @@ from generator.sources.http import (
     retry_after_seconds,
 )  # fmt: skip
 
-from conftest import InFlight
+from helpers import InFlight
 
 URL = "https://api.example.test/v0/thing"
 

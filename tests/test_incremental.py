@@ -12,8 +12,6 @@ and quiet nights.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -21,140 +19,35 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.forecasters.baselines import forecast_frame
 from generator.pipeline import incremental
 from generator.pipeline.nightly import nightly
 from generator.pipeline.recompute import hub_view, scores_by_round
-from generator.schemas import FORECASTS, OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES
-from generator.sources.base import FetchContext, FetchResult, Observation, Question
+from generator.schemas import OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES
+from generator.sources.base import Observation, Question
 from generator.store import ledger, readers
-from generator.store.atomic import write_bytes_atomic
 from generator.store.csvio import to_csv_bytes
 from generator.store.hub import Hub
 from generator.store.ingest import observation_frame, question_frame
-from generator.timeutil import days, format_date, format_ts, parse_ts
-from generator.vocabulary import DATASET, MARKET
+from generator.timeutil import days, format_ts
+from generator.vocabulary import MARKET
 
-HUB = """\
-[hub]
-title = "Incremental test hub"
-
-[rounds]
-first_due = "2026-01-05T00:00:00Z"
-cadence_days = 2
-open_days_before_due = 1
-market_questions = 4
-dataset_questions = 2
-horizons = [1, 2]
-
-[scoring]
-min_resolved = 2
-min_age_days = 1
-
-[sources.sim]
-enabled = true
-"""
-START = parse_ts("2026-01-02T00:00:00Z")
-FAR = parse_ts("2027-01-01T00:00:00Z")
-
-
-@dataclass
-class World:
-    """A scripted source: markets (value, status, outcome) and series (date → value)."""
-
-    markets: dict[str, tuple[float, str, float | None]] = field(default_factory=dict)
-    series: dict[str, dict[datetime, float]] = field(default_factory=dict)
-
-    def fetch(self, ctx: FetchContext) -> FetchResult:
-        questions = [Question(q, "sim", MARKET, f"Market {q}?", category="c", open_time=START, close_time=FAR)
-                     for q in self.markets]
-        questions += [Question(q, "sim", DATASET, f"Series {q}", category="d") for q in self.series]
-        observations = [Observation(q, ctx.as_of, value, status, outcome) for q, (value, status, outcome) in self.markets.items()]
-        observations += [Observation(q, when, value) for q, values in self.series.items() for when, value in values.items()]
-        return FetchResult("sim", questions, observations)
-
-
-EVENT = st.one_of(
-    st.tuples(st.just("new-market")),
-    st.tuples(st.just("new-series")),
-    st.tuples(st.just("move"), st.integers(0, 20), st.sampled_from([0.1, 0.35, 0.6, 0.9])),
-    st.tuples(st.just("resolve"), st.integers(0, 20), st.sampled_from([0.0, 1.0])),
-    st.tuples(st.just("void"), st.integers(0, 20)),
-    st.tuples(st.just("reopen"), st.integers(0, 20)),
-    st.tuples(st.just("value"), st.integers(0, 5), st.sampled_from([1.0, 2.0, 3.0])),
-    st.tuples(st.just("revise"), st.integers(0, 5), st.integers(0, 30), st.sampled_from([0.5, 2.5, 4.0])),
-    st.tuples(st.just("late"), st.integers(0, 5), st.sampled_from([0.2, 0.7])),
-    st.tuples(st.just("state"), st.integers(0, 5), st.integers(0, 30), st.sampled_from(["resolved", "void"])),
-)
-
-
-def apply(world: World, event: tuple, night: datetime, roots: list[Path], n: int) -> None:
-    """One event, in the world or (late files, stated resolutions) in both hubs alike."""
-    kind, *args = event
-    markets, series = sorted(world.markets), sorted(world.series)
-    if kind == "new-market":
-        world.markets[f"sim:m{len(markets)}"] = (0.5, "open", None)
-    elif kind == "new-series":
-        world.series[f"sim:s{len(series)}"] = {night - days(2): 1.0}
-    elif kind in ("move", "resolve", "void", "reopen") and markets:
-        q = markets[args[0] % len(markets)]
-        value = world.markets[q][0]
-        world.markets[q] = {"move": (args[1] if kind == "move" else value, "open", None),
-                            "resolve": (args[1] if kind == "resolve" else value, "resolved", args[1] if kind == "resolve" else None),
-                            "void": (value, "void", None), "reopen": (value, "open", None)}[kind]
-    elif kind == "value" and series:
-        world.series[series[args[0] % len(series)]][night - days(1)] = args[1]
-    elif kind == "revise" and series:
-        values = world.series[series[args[0] % len(series)]]
-        dates = sorted(values)
-        values[dates[args[1] % len(dates)]] = args[2]
-    elif kind in ("late", "state"):
-        for root in roots:
-            _in_hub(root, kind, args, night, n)
-
-
-def _in_hub(root: Path, kind: str, args: list, night: datetime, n: int) -> None:
-    hub = Hub.load(root)
-    layout = hub.layout
-    dues = [d for d in readers.round_dues(hub) if d <= night]
-    if not dues:
-        return
-    due = dues[args[0] % len(dues)]
-    questions = readers.load_round(hub, due)
-    if kind == "late":  # a forecast file merged after the round's due time
-        frame = forecast_frame(questions, np.full(len(questions), args[1]))
-        write_bytes_atomic(layout.forecast(due, f"late-{n}"), to_csv_bytes(frame, FORECASTS))
-        return
-    unit = questions.iloc[args[1] % len(questions)]
-    status = args[2]
-    row = pd.DataFrame([{"round": format_date(due), "question_id": unit["question_id"],
-                         "resolution_date": unit["resolution_date"], "recorded_at": format_ts(night),
-                         "status": status, "outcome": 1.0 if status == "resolved" else np.nan,
-                         "resolved_at": format_ts(night) if status == "resolved" else "", "value": np.nan,
-                         "payload_sha256": ""}])
-    path = layout.data / "resolutions" / "stated.csv"
-    ledger.append(path, row, RESOLUTIONS, layout.relative(path))
-
-
-def data_bytes(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "data").rglob("*"))
-            if p.is_file() and p.name != ".prescient.lock"}
+from helpers import WORLD_EVENT, WORLD_FAR, WORLD_HUB, WORLD_START, World, apply_event, data_bytes
 
 
 @settings(max_examples=6, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.lists(EVENT, max_size=5), min_size=6, max_size=9))
+@given(st.lists(st.lists(WORLD_EVENT, max_size=5), min_size=6, max_size=9))
 def test_incremental_nights_write_the_bytes_of_a_full_recompute(tmp_path_factory, season: list[list[tuple]]):
     roots = [tmp_path_factory.mktemp("incremental"), tmp_path_factory.mktemp("full")]
     for root in roots:
         (root / "data").mkdir()
-        (root / "data/hub.toml").write_text(HUB, encoding="utf-8")
+        (root / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
     world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
-                  {f"sim:s{i}": {START - days(2): 1.0, START - days(1): 2.0} for i in range(2)})
+                  {f"sim:s{i}": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0} for i in range(2)})
     kept = Hub.load(roots[0])  # hub A: one command's cache through the season
     for n, events in enumerate(season):
-        night = START + days(n)
+        night = WORLD_START + days(n)
         for event in events:
-            apply(world, event, night, roots, n)
+            apply_event(world, event, night, roots, n)
         nightly(kept, night, env={}, sources={"sim": world})
         nightly(Hub.load(roots[1]), night, env={}, sources={"sim": world})
         assert data_bytes(roots[0]) == data_bytes(roots[1]), f"night {n}: incremental and full recompute differ"
@@ -167,7 +60,7 @@ def test_incremental_nights_write_the_bytes_of_a_full_recompute(tmp_path_factory
 
 def test_appended_rows_sees_an_append_an_unchanged_file_and_a_rewrite(tmp_path: Path):
     (tmp_path / "data").mkdir()
-    (tmp_path / "data/hub.toml").write_text(HUB, encoding="utf-8")
+    (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
     hub = Hub.load(tmp_path)
     layout = hub.layout
     path = layout.data / "resolutions" / "stated.csv"
@@ -192,30 +85,30 @@ def test_the_fetch_sees_an_observation_ledger_changed_behind_the_commands_back(t
     """The nightly keeps the observation ledger's state between nights (``nightly.fetch_stage``);
     a file another process wrote in between must be read again, not judged by the kept state."""
     (tmp_path / "data").mkdir()
-    (tmp_path / "data/hub.toml").write_text(HUB, encoding="utf-8")
+    (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
     world = World({"sim:m0": (0.5, "open", None)}, {})
     kept = Hub.load(tmp_path)
-    nightly(kept, START, env={}, sources={"sim": world})
-    path = kept.layout.observations("sim", START)
-    moved = observation_frame([Observation("sim:m0", START + days(0.5), 0.7)], START + days(0.5))
+    nightly(kept, WORLD_START, env={}, sources={"sim": world})
+    path = kept.layout.observations("sim", WORLD_START)
+    moved = observation_frame([Observation("sim:m0", WORLD_START + days(0.5), 0.7)], WORLD_START + days(0.5))
     ledger.append(path, moved, OBSERVATIONS, kept.layout.relative(path))  # another command, its own cache
     world.markets["sim:m0"] = (0.7, "open", None)
-    nightly(kept, START + days(1), env={}, sources={"sim": world})
+    nightly(kept, WORLD_START + days(1), env={}, sources={"sim": world})
     recorded = readers.load_observations(Hub.load(tmp_path))["recorded_at"]
-    assert format_ts(START + days(1)) not in set(recorded), "the move already recorded was recorded again"
+    assert format_ts(WORLD_START + days(1)) not in set(recorded), "the move already recorded was recorded again"
 
 
 def test_the_fetch_sees_a_question_bank_changed_behind_the_commands_back(tmp_path: Path):
     (tmp_path / "data").mkdir()
-    (tmp_path / "data/hub.toml").write_text(HUB, encoding="utf-8")
+    (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
     world = World({"sim:m0": (0.5, "open", None)}, {})
     kept = Hub.load(tmp_path)
-    nightly(kept, START, env={}, sources={"sim": world})
+    nightly(kept, WORLD_START, env={}, sources={"sim": world})
     path = kept.layout.questions("sim")
-    edited = question_frame([Question("sim:m0", "sim", MARKET, "Edited?", category="c", open_time=START, close_time=FAR)],
-                            START + days(0.5))
+    edited = question_frame([Question("sim:m0", "sim", MARKET, "Edited?", category="c", open_time=WORLD_START, close_time=WORLD_FAR)],
+                            WORLD_START + days(0.5))
     ledger.append(path, edited, QUESTIONS, kept.layout.relative(path))  # another command, its own cache
-    nightly(kept, START + days(1), env={}, sources={"sim": world})
+    nightly(kept, WORLD_START + days(1), env={}, sources={"sim": world})
     bank = readers.load_bank(Hub.load(tmp_path))
     assert bank["text"].tolist() == ["Market sim:m0?", "Edited?", "Market sim:m0?"], "the edit back was not recorded"
 
@@ -227,19 +120,19 @@ def test_a_forecast_file_rewritten_in_place_is_scored_and_recorded_again(tmp_pat
     from generator.store import manifest
 
     (tmp_path / "data").mkdir()
-    (tmp_path / "data/hub.toml").write_text(HUB, encoding="utf-8")
+    (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
     world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
-                  {f"sim:s{i}": {START - days(2): 1.0, START - days(1): 2.0} for i in range(2)})
+                  {f"sim:s{i}": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0} for i in range(2)})
     kept = Hub.load(tmp_path)
     for n in range(5):
         world.markets["sim:m0"] = (1.0, "resolved", 1.0) if n == 4 else (0.5, "open", None)
-        nightly(kept, START + days(n), env={}, sources={"sim": world})
+        nightly(kept, WORLD_START + days(n), env={}, sources={"sim": world})
     due = readers.round_dues(kept)[0]
     path = kept.layout.forecast(due, "prescient.always-1")
     inode, before = path.stat().st_ino, kept.layout.scores(due).read_bytes()
     path.write_bytes(path.read_bytes().replace(b"1.000000", b"0.900000"))  # in place: same inode, same size
     assert path.stat().st_ino == inode
-    night = START + days(5)
+    night = WORLD_START + days(5)
     nightly(kept, night, env={}, sources={"sim": world})
     fresh = Hub.load(tmp_path)
     view = hub_view(fresh, readers.load_observations(fresh), night)

@@ -30,9 +30,8 @@ from generator.store.csvio import RoundTripError, read_table, to_csv_bytes, writ
 from generator.store.fast_forecasts import forecast_bytes
 from generator.timeutil import parse_ts
 
-from conftest import MANIFOLD_API, MANIFOLD_HUB, write_hub
+from helpers import MANIFOLD_API, MANIFOLD_HUB, write_hub
 
-# What a hostile or broken source can put in a JSON string: controls, NUL, line and paragraph
 # separators, bidi overrides and isolates, a BOM, lone surrogates, and CSV's own syntax.
 NASTY = ["\r", "\n", "\x00", "\x01", "\t", "\x0b", "\x0c", "\x1c", "\x1f", "\x7f", "\x85", "\x9f",
          "\u2028", "\u2029", "\u202e", "\u202d", "\u2066", "\u2069", "\u200b", "\ufeff", "\ud800", "\udbff",

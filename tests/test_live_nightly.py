@@ -12,7 +12,7 @@ import pandas as pd
 from generator.pipeline.nightly import nightly
 from generator.timeutil import parse_ts
 
-from conftest import MANIFOLD_API, MANIFOLD_HUB, tree_bytes, write_hub
+from helpers import MANIFOLD_API, MANIFOLD_HUB, tree_bytes, write_hub
 
 
 def transport(resolved: bool) -> httpx.Client:

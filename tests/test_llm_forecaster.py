@@ -24,7 +24,7 @@ from generator.store.csvio import read_table, write_table
 from generator.submissions import validate_files
 from generator.timeutil import parse_ts
 
-from conftest import run_cli, write_hub
+from helpers import run_cli, write_hub
 
 DUE = parse_ts("2026-01-25T00:00:00Z")
 BEFORE = parse_ts("2026-01-20T00:00:00Z")

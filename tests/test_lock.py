@@ -14,7 +14,7 @@ from pathlib import Path
 from generator.store.atomic import FAULT_ENV
 from generator.store.lock import command_line
 
-from conftest import run_cli, tree_bytes
+from helpers import run_cli, tree_bytes
 
 HOLD = """
 import sys, time

@@ -16,7 +16,7 @@ from generator.store.hub import Hub
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
-from conftest import tree_bytes
+from helpers import tree_bytes
 
 DUE = "2026-01-25"
 MODEL_YML = "name: {name}\norganization: Team\nkind: llm\nmaintainers: [someone]\n"

@@ -19,7 +19,7 @@ from generator.store.hub import Hub
 from generator.store.ingest import observation_frame
 from generator.timeutil import parse_ts
 
-from conftest import SMALL_HUB, write_hub
+from helpers import SMALL_HUB, write_hub
 
 T = parse_ts
 AS_OF = "2026-01-20T00:00:00Z"  # the day before: 2026-01-19T00:00:00Z

@@ -14,19 +14,16 @@ from generator.cli import main
 from generator.errors import PrescientError, SchemaError
 from generator.models import ModelMeta
 from generator.oracle import import_oracle, oracle_board, oracle_scores, temporal_view, yoy_summary
-from generator.oracle.formats import parse_questions, question_id
+from generator.oracle.formats import parse_questions
 from generator.oracle.temporal import moving_average
 from generator.store import readers
 from generator.store.hub import Hub
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
-from conftest import run_cli, tree_bytes, write_hub
+from helpers import LAYOFFS, ORACLE_DATA, ORACLE_FORECAST_HEADER, run_cli, tree_bytes, write_hub
 
-DATA = Path(__file__).parent / "data" / "oracle"
 AS_OF = parse_ts("2026-01-01T00:00:00Z")
-FORECAST_HEADER = "question_id,prob_a,prob_b,prob_c,prob_d,reasoning\n"
-LAYOFFS = question_id("Which company will announce the largest layoffs in April 2024?", "2024-04-30")
 
 
 def codes(parsed) -> list[tuple[str, int | None, str | None]]:
@@ -37,8 +34,8 @@ def codes(parsed) -> list[tuple[str, int | None, str | None]]:
 
 
 def test_csv_and_jsonl_give_the_same_questions():
-    csv_ = parse_questions((DATA / "questions.csv").read_bytes(), "questions.csv", "csv")
-    jsonl = parse_questions((DATA / "questions.jsonl").read_bytes(), "questions.jsonl", "jsonl")
+    csv_ = parse_questions((ORACLE_DATA / "questions.csv").read_bytes(), "questions.csv", "csv")
+    jsonl = parse_questions((ORACLE_DATA / "questions.jsonl").read_bytes(), "questions.jsonl", "jsonl")
     assert csv_.problems == [] and jsonl.errors == []
     assert [p.code for p in jsonl.problems] == ["ignored-column"]
     assert csv_.rows == jsonl.rows
@@ -50,7 +47,7 @@ def test_csv_and_jsonl_give_the_same_questions():
 
 
 def test_every_problem_of_a_bad_file_is_reported_with_row_and_column():
-    parsed = parse_questions((DATA / "bad_questions.csv").read_bytes(), "bad_questions.csv", "csv")
+    parsed = parse_questions((ORACLE_DATA / "bad_questions.csv").read_bytes(), "bad_questions.csv", "csv")
     assert codes(parsed) == [
         ("ignored-column", 1, "notes"),
         ("bad-id", 3, "id"),
@@ -79,10 +76,10 @@ def test_structural_problems_of_csv_and_jsonl():
 
 def test_import_appends_only_new_or_changed_versions(tmp_path):
     hub = write_hub(tmp_path / "hub")
-    first = import_oracle(hub, DATA / "questions.csv", "news", AS_OF)
+    first = import_oracle(hub, ORACLE_DATA / "questions.csv", "news", AS_OF)
     assert (first.questions, first.added, first.path) == (4, 4, "data/oracle/news/questions.csv")
     before = tree_bytes(hub)
-    again = import_oracle(hub, DATA / "questions.jsonl", "news", parse_ts("2026-02-01T00:00:00Z"))
+    again = import_oracle(hub, ORACLE_DATA / "questions.jsonl", "news", parse_ts("2026-02-01T00:00:00Z"))
     assert again.added == 0 and tree_bytes(hub) == before  # same questions in the other format: no byte changes
 
     corrected = tmp_path / "fix.csv"
@@ -91,19 +88,19 @@ def test_import_appends_only_new_or_changed_versions(tmp_path):
     assert import_oracle(hub, corrected, "news", parse_ts("2026-03-01T00:00:00Z")).added == 1
     ledger = readers.load_oracle_questions(Hub(hub), "news")
     assert len(ledger) == 5 and list(ledger["recorded_at"])[-1] == "2026-03-01T00:00:00Z"
-    assert (DATA / "questions.csv").read_bytes() != (hub / first.path).read_bytes()
+    assert (ORACLE_DATA / "questions.csv").read_bytes() != (hub / first.path).read_bytes()
     assert (hub / first.path).read_bytes().startswith(b"id,recorded_at,kind,text,choice_a,choice_b,choice_c,choice_d,answer,")
 
 
 def test_import_refuses_bad_input_and_writes_nothing(tmp_path):
     hub = write_hub(tmp_path / "hub")
     with pytest.raises(SchemaError) as err:
-        import_oracle(hub, DATA / "bad_questions.csv", "news", AS_OF)
+        import_oracle(hub, ORACLE_DATA / "bad_questions.csv", "news", AS_OF)
     assert len(err.value.problems) == 9 and not (hub / "data" / "oracle").exists()
     with pytest.raises(PrescientError):
-        import_oracle(hub, DATA / "questions.csv", "Bad Name", AS_OF)
+        import_oracle(hub, ORACLE_DATA / "questions.csv", "Bad Name", AS_OF)
     with pytest.raises(PrescientError):
-        import_oracle(hub, DATA / "questions.csv".replace(".csv", ".txt"), "news", AS_OF)
+        import_oracle(hub, ORACLE_DATA / "questions.csv".replace(".csv", ".txt"), "news", AS_OF)
 
 
 # --- scoring, by hand --------------------------------------------------------------------------
@@ -111,11 +108,11 @@ def test_import_refuses_bad_input_and_writes_nothing(tmp_path):
 
 def hub_with_forecasts(tmp_path: Path, files: dict[str, str], cutoffs: dict[str, str] | None = None) -> Path:
     hub = write_hub(tmp_path / "hub")
-    import_oracle(hub, DATA / "questions.csv", "news", AS_OF)
+    import_oracle(hub, ORACLE_DATA / "questions.csv", "news", AS_OF)
     for model, body in files.items():
         path = Layout(hub).oracle_forecast("news", model)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(FORECAST_HEADER + body)
+        path.write_text(ORACLE_FORECAST_HEADER + body)
     for model, cutoff in (cutoffs or {}).items():
         meta = ModelMeta(model, model, "Acme", "llm", knowledge_cutoff=cutoff, maintainers=("octo",))
         Layout(hub).model_meta(model).parent.mkdir(parents=True, exist_ok=True)
@@ -154,9 +151,9 @@ def test_questions_resolving_after_as_of_or_recorded_later_are_not_scored(tmp_pa
     hub = hub_with_forecasts(tmp_path, {"acme.alpha": ALPHA})
     assert oracle_scores(Hub(hub), parse_ts("2025-12-31T00:00:00Z")).empty  # imported at AS_OF, after this time
     early = write_hub(tmp_path / "early")
-    import_oracle(early, DATA / "questions.csv", "news", parse_ts("2024-03-01T00:00:00Z"))
+    import_oracle(early, ORACLE_DATA / "questions.csv", "news", parse_ts("2024-03-01T00:00:00Z"))
     Layout(early).oracle_forecast("news", "acme.alpha").parent.mkdir(parents=True)
-    Layout(early).oracle_forecast("news", "acme.alpha").write_text(FORECAST_HEADER + ALPHA)
+    Layout(early).oracle_forecast("news", "acme.alpha").write_text(ORACLE_FORECAST_HEADER + ALPHA)
     assert set(oracle_scores(Hub(early), parse_ts("2024-04-01T00:00:00Z"))["question_id"]) == {"tf-1", "tf-2"}
 
 
@@ -212,7 +209,7 @@ def synthetic_hub(tmp_path: Path) -> tuple[Path, dict[tuple[str, str], list[tupl
                 lines.append(f"{month}-{j}," + ",".join(f"{p:.6f}" for p in probs + [math.nan] * (4 - k)).replace("nan", "") + ",")
         path = Layout(hub).oracle_forecast("synthetic", model)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(FORECAST_HEADER + "\n".join(lines) + "\n")
+        path.write_text(ORACLE_FORECAST_HEADER + "\n".join(lines) + "\n")
     return hub, truth
 
 
@@ -301,7 +298,7 @@ def test_pooling_by_model_and_the_board_carry_the_same_summary(synthetic):
 def test_cli_import_then_board(tmp_path, capsys):
     hub = hub_with_forecasts(tmp_path, {"acme.alpha": ALPHA, "acme.beta": BETA}, {"acme.alpha": "2024-03-31"})
     before = tree_bytes(hub)
-    again = run_cli("import", "oracle", str(DATA / "questions.jsonl"), "--set", "news", "--hub", str(hub),
+    again = run_cli("import", "oracle", str(ORACLE_DATA / "questions.jsonl"), "--set", "news", "--hub", str(hub),
                     "--as-of", "2026-02-01T00:00:00Z")
     assert again.returncode == 0, again.stderr
     assert "0 new or changed version(s)" in again.stdout and "article_title" in again.stderr
@@ -319,7 +316,7 @@ def test_cli_import_then_board(tmp_path, capsys):
 
 def test_cli_import_of_a_bad_file_exits_3_listing_every_problem(tmp_path):
     hub = write_hub(tmp_path / "hub")
-    result = run_cli("import", "oracle", str(DATA / "bad_questions.csv"), "--set", "news", "--hub", str(hub),
+    result = run_cli("import", "oracle", str(ORACLE_DATA / "bad_questions.csv"), "--set", "news", "--hub", str(hub),
                      "--as-of", "2026-01-01T00:00:00Z")
     assert result.returncode == 3
     assert all(code in result.stderr for code in ("bad-id", "bad-date", "bad-url", "bad-answer", "bad-choices", "duplicate-question"))

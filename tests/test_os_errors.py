@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, tree_bytes, write_hub
+from helpers import run_cli, tree_bytes, write_hub
 
 START, NIGHT = "2026-01-16T00:00:00Z", "2026-01-30T00:00:00Z"
 

@@ -10,7 +10,7 @@ import pytest
 from generator.pipeline.nightly import nightly
 from generator.timeutil import parse_ts
 
-from conftest import tree_bytes
+from helpers import tree_bytes
 
 APPEND_ONLY = ("data/questions/", "data/observations/", "data/leaderboard/history.csv")
 
@@ -96,7 +96,7 @@ def test_a_forecastbench_json_submission_is_scored_like_its_csv_twin(repo: Path)
 
 
 def test_a_round_is_never_frozen_empty_and_the_next_night_in_its_window_opens_it(sim_hub: Path):
-    from conftest import SMALL_HUB, write_hub
+    from helpers import SMALL_HUB, write_hub
 
     write_hub(sim_hub, SMALL_HUB.replace("[sources.sim]\nenabled = true", "[sources.sim]\nenabled = false"))
     quiet = nightly(sim_hub, parse_ts("2026-01-16T00:00:00Z"))  # every source down or disabled

@@ -22,7 +22,7 @@ from generator.store.csvio import read_table
 from generator.store.hub import Hub
 from generator.timeutil import parse_ts
 
-from conftest import run_cli, tree_bytes, write_hub
+from helpers import run_cli, tree_bytes, write_hub
 
 START, NIGHT, NEXT = "2026-01-16T00:00:00Z", "2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z"  # scored by NIGHT
 ROUND = "data/forecasts/2026-01-25"

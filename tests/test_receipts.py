@@ -32,7 +32,7 @@ from generator.store.hub import Hub
 from generator.submissions import validate_pr
 from generator.timeutil import format_ts, parse_ts
 
-from conftest import write_hub
+from helpers import write_hub
 
 DUE = "2026-01-25T00:00:00Z"
 FILE = "data/forecasts/2026-01-25/acme.gpt-x.csv"

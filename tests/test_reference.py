@@ -16,7 +16,7 @@ from generator.leaderboard.fb_board import NO_REFERENCE, FBOptions, fb_board
 from generator.models import ModelMeta
 from generator.timeutil import parse_ts
 
-from conftest import score_rows
+from helpers import score_rows
 
 AS_OF = parse_ts("2026-03-01T00:00:00Z")
 OUTCOME = {"d1": 1.0, "d2": 0.0, "m1": 1.0, "m2": 0.0}

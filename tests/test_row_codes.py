@@ -87,7 +87,7 @@ def test_a_board_made_with_codes_equals_the_board_made_without(seed, board, text
 def test_every_board_and_view_of_one_call_equals_each_made_alone(tmp_path):
     from generator.store.hub import Hub
 
-    from conftest import SMALL_HUB, write_hub
+    from helpers import SMALL_HUB, write_hub
 
     settings_ = Hub.load(write_hub(tmp_path, SMALL_HUB + '\n[leaderboard]\nviews = ["overall", "market", "dataset"]\n')).settings
     pairs = [(b, v) for v in ("overall", "market", "dataset") for b in ("tournament", "baseline")]

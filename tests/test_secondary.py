@@ -18,7 +18,7 @@ from generator.models import ModelMeta
 from generator.scoring.brier import brier
 from generator.timeutil import parse_ts
 
-from conftest import SMALL_HUB, score_rows, write_hub
+from helpers import SMALL_HUB, score_rows, write_hub
 
 AS_OF = parse_ts("2026-03-01T00:00:00Z")
 OUTCOME = {"d1": 1.0, "d2": 0.0, "m1": 1.0}

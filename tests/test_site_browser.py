@@ -6,7 +6,7 @@ local server (no CDN, no Google Fonts), tables sort, the dark-mode switch re-col
 plotly.js is loaded once from the local asset, and XSS payloads in a model's metadata and a
 question's text and url stay inert text.
 
-Skips (with the reason) where /usr/bin/chromium or Playwright is missing (tests/_browser.py).
+Skips (with the reason) where /usr/bin/chromium or Playwright is missing (tests/helpers.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
-from _browser import ARTIFACTS, require_browser, serve
+
+from helpers import ARTIFACTS, require_browser, serve
 
 require_browser()
 
@@ -29,6 +30,8 @@ from playwright.sync_api import Browser, BrowserContext, Page
 
 from generator.pipeline.demo import SEASON_END
 from generator.site.build import build_site
+
+from helpers import ALL_CHARTS_DRAWN, built_site
 
 pytestmark = pytest.mark.browser
 
@@ -44,8 +47,6 @@ QUESTION_TEXT = "<svg onload=alert(5)> Will [y](javascript:alert(6)) happen?"
 QUESTION_URL = "javascript:alert(4)"
 REASONING = "</script><img src=x onerror=alert(7)> [z](javascript:alert(8)) =HYPERLINK(\"http://x\")"
 
-ALL_CHARTS_DRAWN = """() => Array.from(document.querySelectorAll('.prescient-chart'))
-    .every(el => el.querySelector('.main-svg') !== null)"""
 
 
 # --------------------------------------------------------------------------------------------
@@ -93,19 +94,17 @@ def _xss_round_file(root: Path) -> Path:
     return max((root / "data" / "rounds").glob("*/questions.csv"))
 
 
-def _site(root: Path) -> Path:
-    return root / "site_src" / "site"
 
 
 @pytest.fixture(scope="module")
 def base_url(demo_hub: Path) -> Iterator[str]:
-    with serve(_site(demo_hub)) as url:
+    with serve(built_site(demo_hub)) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def xss_url(xss_hub: Path) -> Iterator[str]:
-    with serve(_site(xss_hub)) as url:
+    with serve(built_site(xss_hub)) as url:
         yield url
 
 
@@ -229,7 +228,7 @@ def test_plotly_is_never_a_static_script_nor_inlined(demo_hub: Path, site: Site,
     """prescient.js adds the one local plotly.js where a chart is (test_page_renders_cleanly_and_offline
     checks what the browser then loads); the HTML itself names no Plotly and no outside script."""
     path = site.path(name)
-    html = (_site(demo_hub) / path / "index.html").read_text(encoding="utf-8")
+    html = (built_site(demo_hub) / path / "index.html").read_text(encoding="utf-8")
     srcs = re.findall(r"<script\b[^>]*\bsrc=\"([^\"]*)\"", html)
     assert not [s for s in srcs if "plotly" in s], srcs
     assert not [s for s in srcs if s.startswith(("http:", "https:", "//"))], srcs
@@ -393,7 +392,7 @@ def test_names_inside_plotly_charts_are_plain_text(xss_site: Site, name: str) ->
 
 def test_xss_payloads_reached_the_pages_escaped(xss_hub: Path) -> None:
     """Guards the fixture: the payloads reached the generated pages (escaped), so the checks above bite."""
-    generated = _site(xss_hub).parent / "docs" / "generated"
+    generated = built_site(xss_hub).parent / "docs" / "generated"
     model_md = (generated / "models" / f"{MODEL}.md").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in model_md
     assert "<script>alert" not in model_md

@@ -3,10 +3,10 @@
 What a page weighs, that every view of the board ranks, that the Leaderboard puts its table
 first, the charts (distinct lines, the Always 0.5 line, following the switches, nothing clipped)
 and the layout at both widths. Screenshots of the key pages at both widths are saved under
-``test-artifacts/screenshots/`` (tests/_browser.py) and the page weights in
+``test-artifacts/screenshots/`` (tests/helpers.py) and the page weights in
 ``test-artifacts/page-weights.json``.
 
-Runs on the session's demo in the browser of tests/_browser.py (skipped, with its reason, where
+Runs on the session's demo in the browser of tests/conftest.py (its helpers in tests/helpers.py) (skipped, with its reason, where
 Chromium or Playwright is missing).
 """
 
@@ -18,11 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _browser import ARTIFACTS, gzipped_bytes, require_browser, screenshot, serve
+
+from helpers import ARTIFACTS, gzipped_bytes, require_browser, screenshot, serve
 
 require_browser()
 
-from test_site_browser import ALL_CHARTS_DRAWN, _site
+from helpers import ALL_CHARTS_DRAWN, built_site
 
 pytestmark = pytest.mark.browser
 
@@ -37,8 +38,8 @@ CHART_PAGES = {"home", "model"}
 
 @pytest.fixture(scope="module")
 def served(demo_hub: Path) -> Iterator[tuple[Path, str]]:
-    with serve(_site(demo_hub)) as url:
-        yield _site(demo_hub), url
+    with serve(built_site(demo_hub)) as url:
+        yield built_site(demo_hub), url
 
 
 def _context(browser, width: int):

@@ -4,7 +4,7 @@ The demo as `prescient demo` builds it, as of the end of its season (2026-07-19)
 2026-07-26 is open (its set was published on 07-16), the older ones are closed. The site is served
 by ``prescient serve``'s own handler (``generator.site.serve``), so a missing path gets the site's
 404 page as GitHub Pages would serve it. Skips (with the reason) where /usr/bin/chromium or
-Playwright is missing (``tests/_browser.py``).
+Playwright is missing (``helpers.require_browser``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from urllib.parse import urljoin
 
 import pandas as pd
 import pytest
-from _browser import ARTIFACTS, require_browser, serve
+
+from helpers import ARTIFACTS, require_browser, serve
 
 require_browser()
 

@@ -24,7 +24,7 @@ from generator.pipeline.nightly import nightly
 from generator.sources.http import Budget, BudgetExhausted, FetchError, Http, RateLimiter
 from generator.timeutil import parse_ts
 
-from conftest import SMALL_HUB, run_cli, write_hub
+from helpers import SMALL_HUB, run_cli, write_hub
 
 SEARCH = json.loads((Path(__file__).parent / "data/api/manifold/search_markets_binary_open_2026-08.json").read_text())
 AS_OF = "2026-01-16T00:00:00Z"

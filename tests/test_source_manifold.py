@@ -14,7 +14,7 @@ from generator.sources._util import ParseError, item_hash
 from generator.sources.base import Failure, FetchContext
 from generator.sources.manifold import ManifoldSource, parse_market, qualifies
 
-from conftest import InFlight
+from helpers import InFlight
 
 DATA = Path(__file__).parent / "data" / "api" / "manifold"
 AS_OF = datetime(2026, 8, 5, 12, 0, tzinfo=UTC)

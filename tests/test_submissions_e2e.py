@@ -23,7 +23,7 @@ from generator.store.csvio import read_table
 from generator.submissions import render, validate_pr
 from generator.timeutil import parse_ts
 
-from conftest import PRESCIENT
+from helpers import PRESCIENT
 
 TEMPLATE = Path(__file__).parents[1] / "generator" / "data_templates" / "demo-hub.toml"
 DUE = "2026-01-25"
@@ -261,9 +261,9 @@ def test_a_file_that_passes_is_readable_by_the_nightly_reader(hub, repo):
 
 def _hostile_pr(repo: Path) -> None:
     """Files whose names and cells carry Markdown, HTML, newlines and bytes that are not UTF-8."""
-    from test_validate_report import HOSTILE
+    from helpers import HOSTILE_TEXTS
 
-    names = [h for h in HOSTILE if "\x00" not in h]
+    names = [h for h in HOSTILE_TEXTS if "\x00" not in h]
     for i, name in enumerate(names):
         for rel in (f"data/forecasts/{DUE}/{name}.csv", f"data/models/{name}{i}.yml", f"data/forecasts/{name}/acme.gpt-x.csv"):
             full = os.fsencode(str(repo / rel))
@@ -274,13 +274,13 @@ def _hostile_pr(repo: Path) -> None:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["question_id", "resolution_date", "probability", "reasoning"])
     # a cell with NUL, CR or a byte that is not UTF-8 stops the parse before any message quotes it
-    cells = [h.replace("\x00", "").replace("\r", "").encode("utf-8", "replace").decode() for h in HOSTILE]
+    cells = [h.replace("\x00", "").replace("\r", "").encode("utf-8", "replace").decode() for h in HOSTILE_TEXTS]
     writer.writerows([cell, "", "0.5", cell] for cell in cells)
     (repo / OWN).write_text(buffer.getvalue(), encoding="utf-8")
 
 
 def test_hostile_file_names_and_cells_are_inert_in_every_format(hub, repo):
-    from test_validate_report import assert_inert_markdown
+    from helpers import assert_inert_markdown
 
     _hostile_pr(repo)
     ok, codes, report = pr(repo, base_of(hub))

@@ -17,7 +17,7 @@ import pytest
 from generator.store import readers
 from generator.store.hub import Hub
 
-from conftest import run_cli, tree_bytes, write_hub
+from helpers import run_cli, tree_bytes, write_hub
 
 START, LATER, EARLIER = "2026-01-16T00:00:00Z", "2026-01-20T00:00:00Z", "2026-01-18T00:00:00Z"
 ORACLE = Path(__file__).parent / "data" / "oracle"
@@ -47,14 +47,14 @@ def test_a_run_dated_before_the_latest_record_is_refused_and_writes_nothing(fetc
 
 
 def test_imports_dated_before_the_latest_record_are_refused(fetched: Path, tmp_path: Path):
-    from test_forecastbench_import import _mini
+    from helpers import mini_fb
 
     hub = tmp_path / "hub"
     shutil.copytree(fetched, hub)
     before = tree_bytes(hub)
     refused(run_cli("import", "oracle", str(ORACLE / "questions.csv"), "--set", "news", "--hub", str(hub),
                     "--as-of", EARLIER), EARLIER, LATER)
-    data, forecasts = _mini(tmp_path)
+    data, forecasts = mini_fb(tmp_path)
     refused(run_cli("import", "forecastbench", str(data), "--forecasts", str(forecasts), "--hub", str(hub),
                     "--as-of", EARLIER), EARLIER, LATER)
     assert tree_bytes(hub) == before

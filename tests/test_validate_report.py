@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
 from generator.submissions import Report, problem, render
 from generator.submissions.report import MAX_MARKDOWN_ROWS, code, md, printable
+
+from helpers import HOSTILE_TEXTS, assert_inert_markdown
 
 FILE = "data/forecasts/2026-01-25/acme.gpt-x.csv"
 
@@ -71,82 +72,19 @@ def test_json_report():
                                    "severity": "warning", "message": "the file forecasts 3 of 4"}
 
 
-# Hostile text, as file names (git gives any bytes but NUL and "/") and as cell content quoted in
-# messages. None may inject into the PR comment, forge a line or fail to encode in any format.
-HOSTILE = [
-    "a\n| error | forged.csv | 1 | x | `ok` | a forged row |\nb",
-    "x](javascript:alert(1))",
-    "[click](https://evil.example)",
-    "<img src=x onerror=alert(1)>",
-    "@everyone and @org/team",
-    "<!-- the rest is hidden",
-    "``a`b```",
-    "a|b\\|c",
-    "\udcff\udcfe not UTF-8",
-    "\u202egnp.exe",
-    "a\r\n\r\n## Approved\n\n---",
-    "see https://evil.example and www.evil.example",
-    "$\\Huge{PASSED}$",
-    "#1 and owner/repo#2",
-    "\u2028x\u0085y\x00z\x1b[31m",
-    " `lead and trail` ",
-    "**bold** _it_ ~~gone~~ ![img](x)",
-    "&lt;escaped&gt; &#60;",
-]
-ZWSP = "\u200b"
 
 
 def hostile_report() -> Report:
-    names = [f"data/forecasts/2026-01-25/{h}.csv" for h in HOSTILE]
+    names = [f"data/forecasts/2026-01-25/{h}.csv" for h in HOSTILE_TEXTS]
     problems = [problem("bad-file-name", n, None, None, f"{n!r} is not <team>.<model>") for n in names]
-    problems += [problem("unknown-question", FILE, i + 2, h, f"{h} is not in the round") for i, h in enumerate(HOSTILE)]
+    problems += [problem("unknown-question", FILE, i + 2, h, f"{h} is not in the round") for i, h in enumerate(HOSTILE_TEXTS)]
     return Report("2026-01-20T00:00:00Z", tuple(names + [FILE]), tuple(problems))
 
 
-def _cells(line: str) -> list[str]:
-    """A table row split at its unescaped pipes (a pipe after an even number of backslashes)."""
-    cells, start, i = [], 0, 0
-    while i < len(line):
-        if line[i] == "\\":
-            i += 2
-            continue
-        if line[i] == "|":
-            cells.append(line[start:i])
-            start = i + 1
-        i += 1
-    return cells[1:] + ([line[start:]] if line[start:].strip() else [])
 
 
-def assert_inert_cell(cell: str) -> None:
-    """Markdown text with no markup: every special character escaped, no autolink or mention."""
-    i = 0
-    while i < len(cell):
-        ch = cell[i]
-        if ch == "\\":
-            i += 2
-            continue
-        assert ch not in "[]`*_~!$|<>\n\r", (ch, cell)
-        if ch in "@#":
-            assert cell[i + 1:i + 2] == ZWSP, cell
-        i += 1
-    assert "://" not in cell and "www." not in cell.lower() and "&#" not in cell and "&l" not in cell.replace("&lt;", "")
 
 
-def assert_inert_markdown(text: str, report: Report) -> None:
-    assert all(line.replace(ZWSP, "").isprintable() for line in text.split("\n")), "a control or format character reached the comment"
-    table = [line for line in text.split("\n") if line.startswith("| ") and not line.startswith("| severity")]
-    assert len(table) == min(len(report.problems), MAX_MARKDOWN_ROWS)
-    for line in table:
-        cells = _cells(line)
-        assert len(cells) == 6, line
-        for cell in (cells[1], cells[3], cells[5]):  # file, column, message
-            assert_inert_cell(cell.strip())
-    section = text.split("Files checked:\n\n", 1)[1].split("\n\n", 1)[0]
-    listed = section.split("\n")
-    assert len(listed) == len(report.files)
-    for line in listed:
-        fence = re.match("- (`+)", line)[1]
-        assert line.endswith(fence) and fence not in line[2 + len(fence):-len(fence)], line
 
 
 def test_hostile_names_and_cells_are_inert_in_markdown():

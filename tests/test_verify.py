@@ -9,28 +9,22 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_git_audit import NIGHTS, build_season
 
 from generator.audit.verify import first_difference, verify
 from generator.scoring.corrections import corrections
 from generator.site.build import build_site
 from generator.timeutil import parse_ts
 
-from conftest import run_cli
+from helpers import SEASON_NIGHTS, run_cli
 
 SCORES = "data/scores/2026-01-25.csv"
 
 
-@pytest.fixture(scope="module")
-def season(tmp_path_factory) -> Path:
-    return build_season(tmp_path_factory.mktemp("season") / "hub")
-
-
 @pytest.fixture
-def hub(season: Path, tmp_path: Path) -> Path:
+def hub(git_season: Path, tmp_path: Path) -> Path:
     """A private, committed copy of the four-night season that a test may change."""
-    return Path(shutil.copytree(season, tmp_path / "hub"))
-LAST = parse_ts(NIGHTS[-1])
+    return Path(shutil.copytree(git_season, tmp_path / "hub"))
+LAST = parse_ts(SEASON_NIGHTS[-1])
 
 
 def _edit_line(path: Path, index: int, column: int, value: str) -> None:
@@ -46,7 +40,7 @@ def test_a_committed_season_verifies_with_its_git_history(hub: Path):
     assert report.ok and report.problems == []
     status = {c.name: c.status for c in report.checks}
     assert status == {"scores": "ok", "history": "ok", "pages": "skipped", "git": "ok", "timing": "ok"}
-    assert report.as_of == NIGHTS[-1]  # the latest time the ledgers record
+    assert report.as_of == SEASON_NIGHTS[-1]  # the latest time the ledgers record
     history = next(c for c in report.checks if c.name == "history")
     assert history.note.startswith("2 of 2 night(s)")  # nothing was resolved on the first two nights
 
@@ -126,7 +120,7 @@ def test_corrections_list_re_resolutions_and_revisions_with_the_rounds_they_chan
 
 
 def test_a_hub_with_empty_ledgers_verifies_and_says_it_is_empty(tmp_path: Path):
-    from conftest import write_hub
+    from helpers import write_hub
 
     root = write_hub(tmp_path / "empty")
     done = run_cli("verify", "--hub", str(root))
@@ -135,7 +129,7 @@ def test_a_hub_with_empty_ledgers_verifies_and_says_it_is_empty(tmp_path: Path):
 
 
 def test_a_ledger_turned_into_a_symlink_fails_verify_git_with_a_code_not_a_traceback(hub: Path):
-    from test_git_audit import commit_at
+    from helpers import commit_at
 
     ledger = hub / "data/questions/sim.csv"
     ledger.rename(hub / "data/questions/sim.txt")
@@ -160,8 +154,6 @@ def test_a_history_from_before_the_view_column_gains_it_keeps_its_rows_and_verif
     column runs; the nights before it keep their rows (view empty, read as overall), `verify`
     recomputes them as the overall view, `verify --git` accepts the one change of header, and the
     Leaderboard's Score over time says where a view's history starts."""
-    from test_git_audit import an_hour_after, commit_at, git
-
     from generator.leaderboard.hub_boards import history_views
     from generator.pipeline.nightly import nightly
     from generator.site.build import gather
@@ -169,13 +161,13 @@ def test_a_history_from_before_the_view_column_gains_it_keeps_its_rows_and_verif
     from generator.store import readers
     from generator.store.hub import Hub
 
-    from conftest import write_hub
+    from helpers import an_hour_after, commit_at, git, write_hub
 
     root = write_hub(tmp_path / "hub")
     git(root, "init", "-q", "-b", "main")
     commit_at(root, "2026-01-01T00:00:00Z", "hub")
     path = root / "data/leaderboard/history.csv"
-    for night in NIGHTS[:-1]:  # the old code's nights
+    for night in SEASON_NIGHTS[:-1]:  # the old code's nights
         nightly(root, parse_ts(night))
         if path.is_file():
             _as_before_views(path)
@@ -183,14 +175,14 @@ def test_a_history_from_before_the_view_column_gains_it_keeps_its_rows_and_verif
     old = path.read_text()
     assert old.splitlines()[0].endswith(",ledger_digest") and len(old.splitlines()) > 1
     nightly(root, LAST)  # the new code's first night
-    commit_at(root, an_hour_after(NIGHTS[-1]), "nightly")
+    commit_at(root, an_hour_after(SEASON_NIGHTS[-1]), "nightly")
 
     text = path.read_text()
     assert text.splitlines()[0].endswith(",ledger_digest,view")
     assert [line + "," for line in old.splitlines()[1:]] == text.splitlines()[1:len(old.splitlines())], "old rows changed"
     history = readers.load_history(Hub(root))
     views = history.groupby("as_of")["view"].agg(lambda v: sorted(set(v))).to_dict()
-    assert views == {NIGHTS[-2]: [""], NIGHTS[-1]: ["dataset", "overall"]}  # no market question has resolved yet
+    assert views == {SEASON_NIGHTS[-2]: [""], SEASON_NIGHTS[-1]: ["dataset", "overall"]}  # no market question has resolved yet
     assert set(history_views(history)["view"]) == {"dataset", "overall"}
 
     report = verify(root, git_rev="HEAD", all_nights=True)
@@ -204,6 +196,6 @@ def test_a_history_from_before_the_view_column_gains_it_keeps_its_rows_and_verif
     page = render_site(gather(root, LAST))[f"{GENERATED}/leaderboard.md"].decode()
     parts = re.findall(r'<div class="prescient-panel-part prescient-history" data-board="(\w+)" data-view="(\w+)"', page)
     assert parts == [(b, v) for b in ("tournament", "baseline") for v in ("overall", "dataset", "market")]
-    since = f"nights before {NIGHTS[-1][:10]} recorded the overall view only."
-    assert page.count(f"The dataset view's history starts on {NIGHTS[-1][:10]}, later than the overall view's: {since}") == 2
+    since = f"nights before {SEASON_NIGHTS[-1][:10]} recorded the overall view only."
+    assert page.count(f"The dataset view's history starts on {SEASON_NIGHTS[-1][:10]}, later than the overall view's: {since}") == 2
     assert page.count("No night has recorded the market view") == 2 and page.count(since) == 4

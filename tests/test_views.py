@@ -13,7 +13,7 @@ from generator.schemas import SCORES
 from generator.store.csvio import write_table
 from generator.vocabulary import PLAIN_VIEWS, parse_view
 
-from conftest import SMALL_HUB, run_cli, write_hub
+from helpers import SMALL_HUB, run_cli, write_hub
 
 
 def available_views(scores: pd.DataFrame) -> list[str]:
