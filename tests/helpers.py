@@ -45,6 +45,7 @@ from generator.vocabulary import DATASET, MARKET
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 DATA = TESTS / "data"
+API_DATA = DATA / "api"  # recorded responses of the live sources, one folder per source
 
 
 # -- paths, small hubs, the CLI as a user runs it --------------------------------------------------

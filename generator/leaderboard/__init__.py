@@ -1,5 +1,5 @@
 """Boards from scores: ForecastBench's difficulty-adjusted Brier with bootstrap CIs, and the hub's
-boards built on it. Pure: frames in, frames out; no I/O stage is imported (``tests/test_architecture.py``).
+boards built on it. Pure: frames in, frames out; no I/O stage is imported (``tests/repo/test_architecture.py``).
 
 - ``fb_board``: ForecastBench's board from the SCORES frame: rows, estimation sample, fit, bootstrap,
   stability rule (``fb_board``, ``selection_board``)

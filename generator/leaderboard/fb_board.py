@@ -307,7 +307,7 @@ def unit_codes(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 def first_appearance_codes(rows: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Per row: the code of its values in the columns ``names``, numbered in order of first
     appearance, and whether the row is the first with them. The same as factorizing the
-    MultiIndex of the columns (tests/test_fast_paths.py), by combining per-column codes."""
+    MultiIndex of the columns (tests/store/test_fast_paths.py), by combining per-column codes."""
     columns = [rows[c] for c in names]
     factorized = [pd.factorize(c) for c in columns]
     sizes = [max(len(u), 1) for _, u in factorized]
@@ -443,6 +443,6 @@ def _frame(names, models, point, summary, in_est, score: str, secondary: dict[st
 def board_order(rank: np.ndarray, score: np.ndarray) -> np.ndarray:
     """The order of a board whose rows are its models sorted by id: rank ascending, then ``score``
     descending, then model id, NaN last in each; the order of pandas' ``sort_values`` on the three
-    columns (tests/test_fb_board.py) from one ``np.lexsort`` (keys least significant first)."""
+    columns (tests/leaderboard/test_fb_board.py) from one ``np.lexsort`` (keys least significant first)."""
     return np.lexsort((np.arange(rank.size), np.where(np.isnan(score), 0.0, -score), np.isnan(score),
                        np.where(np.isnan(rank), 0.0, rank), np.isnan(rank)))

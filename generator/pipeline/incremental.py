@@ -15,7 +15,7 @@ So a night that knows the rows added since the last derive (``_changes``) scores
 rounds one of these touches, or whose files changed; every other round keeps the scores frame it
 had, and its score file, written from that frame, is not touched. The result equals the full
 recompute byte for byte (``prescient verify`` still recomputes everything from scratch and is the
-proof; tests/test_incremental.py compares both after every night of random seasons).
+proof; tests/pipeline/test_incremental.py compares both after every night of random seasons).
 
 Whenever that reasoning may not hold, the whole derive is done again: the first derive of a
 command, the ``market_proxy`` policy (its proxies move every night), a run dated before the last

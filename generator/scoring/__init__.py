@@ -1,5 +1,5 @@
 """Scores of forecasts from what the ledgers say. Pure: frames in, frames out; no I/O stage is
-imported (``tests/test_architecture.py``).
+imported (``tests/repo/test_architecture.py``).
 
 - ``resolve``: what the ledgers say at a time: market states, series values, round outcomes
 - ``market_proxy``: the legacy ForecastBench policy for markets that have not resolved

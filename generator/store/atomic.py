@@ -7,7 +7,7 @@ The one place a file under the hub is replaced or grown:
   parsing worker of the ForecastBench import) and put in place in another;
 - ``append_bytes_atomic`` / ``roll_back_append``: bytes added after a file's own, all or nothing,
   with a journal that lets the next writer under the hub lock undo an interrupted append;
-- ``FAULT_ENV``: the test hook that kills (or stops) a writer at its N-th write (tests/test_faults.py).
+- ``FAULT_ENV``: the test hook that kills (or stops) a writer at its N-th write (tests/store/test_faults.py).
 
 It knows nothing of CSV: ``csvio`` writes its canonical bytes through it, and so do the site's
 pages, the model files and the disk cache.
@@ -149,7 +149,7 @@ def new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-# Test hook for the crash tests (tests/test_faults.py), inert unless the variable is set:
+# Test hook for the crash tests (tests/store/test_faults.py), inert unless the variable is set:
 # PRESCIENT_FAULT_AFTER_WRITES=N sends this process SIGKILL at its N-th atomic write, after the
 # temp file is written and fsynced but before the rename (the worst moment); "N:stop" sends SIGSTOP
 # instead, freezing the writer there with the hub lock held.

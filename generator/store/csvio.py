@@ -79,7 +79,7 @@ def parse_bytes(data: bytes, label: str) -> pd.DataFrame:
     if not text[bom:].strip():
         raise SchemaError(f"{label}: empty file", [Problem(label, 1, None, "empty-file", "the file has no header row")])
     # the bytes themselves, known to be UTF-8: the parser reads text as its UTF-8 bytes anyway (in a
-    # third less time; tests/test_fast_paths.py compares with parsing the decoded text)
+    # third less time; tests/store/test_fast_paths.py compares with parsing the decoded text)
     return pd.read_csv(io.BytesIO(data[3:] if bom else data), dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8")
 
 
@@ -294,7 +294,7 @@ def plain_bytes(data: bytes, rows: int, width: int) -> bool:
     text joined as it is by commas and line ends, are split by the reader exactly there: they hold
     no quote and no control character but the line ends, and exactly as many commas and line ends as
     the joins put in. Checked on the bytes, not on how the cells were judged (``needs_quotes``), so
-    it holds even if that judgement is wrong (tests/test_fast_paths.py compares with the reader)."""
+    it holds even if that judgement is wrong (tests/store/test_fast_paths.py compares with the reader)."""
     return width >= 2 and data.count(b"\n") == rows + 1 and data.count(b",") == (rows + 1) * (width - 1) \
         and not data.translate(None, _PLAIN_BYTES)
 
@@ -401,7 +401,7 @@ _SUSPECT = re.compile("[,\"\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff"
 
 def _encodes(text: str) -> bool:
     """Whether ``text`` has a UTF-8 form: it holds no lone surrogate (several times faster than
-    ``_UNWRITABLE`` searching a long non-ASCII text; tests/test_fast_paths.py compares them)."""
+    ``_UNWRITABLE`` searching a long non-ASCII text; tests/store/test_fast_paths.py compares them)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -4,7 +4,7 @@ An import writes thousands of forecast files; the plain writer (``csvio.to_csv_b
 formats cell by cell. ``forecast_bytes`` joins the cells directly and gives the same bytes: any cell
 the plain writer would quote or change (see ``csvio.all_bare``: a comma, a quote, a control
 character, edge whitespace, a lone surrogate...), or a value outside the schema, sends the frame to
-the plain writer instead, so the output never differs (tests/test_fast_paths.py compares both).
+the plain writer instead, so the output never differs (tests/store/test_fast_paths.py compares both).
 ``forecast_file`` does the same from plain column lists and also returns the rows as written, from
 which ``as_read`` builds the frame ``csvio.read_table`` would parse from those bytes, so the import
 can hand it to the scoring (``ReadCache.remember``) without reading the file back.
@@ -63,7 +63,7 @@ _MEMO_LIMIT = 1_000_000
 def _prob_table(probs: set[float], memo: ProbabilityTexts) -> ProbabilityTexts:
     """A dict holding every value of ``probs`` (in [0, 1]): per probability, its "%.6f" text and the
     value the reader gives that text, which is ``float``'s (``coerce`` gives every one of the
-    1,000,001 such texts the value ``float`` gives: tests/test_fast_paths.py). ``memo`` (a
+    1,000,001 such texts the value ``float`` gives: tests/store/test_fast_paths.py). ``memo`` (a
     command's ``ReadCache.probabilities``, bounded) is completed as needed."""
     missing = [p for p in probs if p not in memo]
     if not missing:
@@ -151,7 +151,7 @@ def as_read(cells: list[list[str]]) -> pd.DataFrame | None:
     (the CSV reader's handling of them is not restated here), or a question_id is blank (the
     reader rejects it). Every other check of the reader holds by construction (header, unique
     keys, dates, "%.6f" probabilities in [0, 1]); the probabilities come parsed by the reader's
-    own ``coerce`` (see ``_prob_table``). tests/test_fast_paths.py compares with real reads."""
+    own ``coerce`` (see ``_prob_table``). tests/store/test_fast_paths.py compares with real reads."""
     ids, dates, _, reasons, values = cells
     return forecasts_frame(ids, dates, values, reasons) if reads_as_written(cells) else None
 

@@ -152,7 +152,7 @@ def remember_forecasts(hub: Hub, path: Path, frame: pd.DataFrame) -> None:
     in the hub's read cache under the file's current signature, so the next read gives it without
     parsing; any later change of the file (a new inode, mtime or size) makes read_table read it
     again. The import calls it for the forecast files it has just written
-    (``fast_forecasts.as_read``; tests/test_fast_paths.py compares with reads from disk)."""
+    (``fast_forecasts.as_read``; tests/store/test_fast_paths.py compares with reads from disk)."""
     hub.cache.remember(path, FORECASTS, hub.layout.relative(path), frame)
 
 

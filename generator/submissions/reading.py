@@ -3,7 +3,7 @@
 ``store.readers`` reads a submitted CSV with ``csvio.read_table``: every cell is checked by
 ``csvio.check_frame`` and converted by ``csvio.coerce``. The validator runs those same two functions
 on its parsed rows, so a file it accepts is one the nightly and ``build`` read, with the same values
-(tests/test_validate_fuzz.py holds both sides to it). Its own checks word the problems; a cell the
+(tests/submissions/test_validate_fuzz.py holds both sides to it). Its own checks word the problems; a cell the
 reader refuses that they let through is still reported, as ``unreadable-cell``.
 """
 

@@ -20,7 +20,7 @@ codes), ending in the sha256 of all the bytes before it, read with ``numpy.fromb
 length, offset, code and name was checked. Any
 entry that is missing, stale (another hash), truncated, of another format version or malformed is a
 miss: the caller takes the full path (parse, check, derive) as if there were no cache. A frame
-restored equals the frame saved, dtypes and index included (``tests/test_diskcache.py``).
+restored equals the frame saved, dtypes and index included (``tests/store/test_diskcache.py``).
 
 ``prescient verify`` never uses it: it recomputes from the files alone.
 """
