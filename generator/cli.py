@@ -8,11 +8,12 @@ traceback; exit codes are documented in ``prescient --help``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -150,8 +151,8 @@ def cmd_nightly(args: argparse.Namespace) -> int:
     as_of = _as_of(args)
     hub = _cached_hub(_hub(args.hub), args)
     try:
-        with requests_progress() as progress:
-            report = nightly(hub, as_of, progress=progress)
+        with requests_progress() as progress, _walker(hub, args) as walk:
+            report = nightly(hub, as_of, progress=progress, walk=walk)
     except PartialFailure as exc:
         print_sources(exc.run_report)
         raise
@@ -162,7 +163,26 @@ def cmd_nightly(args: argparse.Namespace) -> int:
           f"{len(report.written)} file(s) written")
     for line in report.unranked:  # the imputation rule is never silent
         print(f"unranked: {line}")
+    for found in report.sealing:
+        print(f"{found.severity}: {found}", file=sys.stderr)
     return 0
+
+
+@contextlib.contextmanager
+def _walker(hub, args: argparse.Namespace) -> Iterator:
+    """Under [hub] receipts = "github" with GITHUB_REPOSITORY set: the nightly's walk of the validation runs."""
+    from .pipeline.receipts import walk
+
+    if hub.settings.receipts != "github" or not os.environ.get("GITHUB_REPOSITORY"):
+        yield None
+        return
+    with _github(None) as github:
+        def run(the_hub, as_of) -> bool:
+            done = walk(the_hub, github, as_of, branch_rows=_branch_rows(the_hub.root, args.receipts_from))
+            for note in done.notes:
+                print(f"note: receipts: {note}", file=sys.stderr)
+            return done.complete
+        yield run
 
 
 def _cached_hub(root: Path, args: argparse.Namespace):
@@ -318,7 +338,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             if settings.leaderboard.market_difficulty == "crowd" and dues else None
         scores = scores_as_of(hub, as_of) if args.as_of else readers.load_scores(layout)
         _check_view(args.view, scores)
-        board = board_for(scores, readers.load_models(layout), as_of, settings, board=args.board or settings.leaderboard.boards[0],
+        board = board_for(scores, readers.load_models(layout, as_of), as_of, settings, board=args.board or settings.leaderboard.boards[0],
                           view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
     except ValueError as exc:
         raise PrescientError(f"leaderboard: {exc}") from None
@@ -382,8 +402,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise PrescientError(f"--at {args.at!r}: {exc}") from None
     hub = _hub(args.hub)
-    report = validate_pr(hub, args.base, args.head, args.author, at, _attested(hub, args.receipts_rev)) if pr_mode else \
-        validate_files(hub, [Path(f) for f in args.files], at)
+    report = validate_pr(hub, args.base, args.head, args.author, at, _receipts(hub, args.receipts_rev, args.receipts_from),
+                         _hub_maintainers(hub)) if pr_mode else validate_files(hub, [Path(f) for f in args.files], at)
     text = render(report, args.format, _submit_page(hub))
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
@@ -402,33 +422,64 @@ def _submit_page(hub: Path) -> str:
         return SUBMIT_DOCS
 
 
-def cmd_receipts(args: argparse.Namespace) -> int:
-    """Record when GitHub attests the submitted files' bytes: one run (record), or every open pull request (catch-up)."""
-    from .pipeline.receipts import catch_up, record_run
+@contextlib.contextmanager
+def _github(repo: str | None) -> Iterator:
+    """GitHub's API for ``repo`` (else GITHUB_REPOSITORY), with GITHUB_TOKEN and GITHUB_API_URL from the environment."""
     from .sources.github import API_URL, GitHub, headers
     from .sources.http import http_for, open_client
-    from .store.hub import Hub
 
-    repo = args.repo or os.environ.get("GITHUB_REPOSITORY", "")
+    repo = repo or os.environ.get("GITHUB_REPOSITORY", "")
     if not repo.count("/") == 1:
         raise ConfigError("give the repository as --repo OWNER/NAME (or set GITHUB_REPOSITORY, as Actions does)")
-    as_of, hub = _as_of(args), Hub.load(_hub(args.hub))
     with open_client({}) as client:
         http = http_for(client, {}, headers=headers(os.environ.get("GITHUB_TOKEN")))
-        github = GitHub(http, repo, os.environ.get("GITHUB_API_URL") or API_URL)
-        done = record_run(hub, github, args.run_id, as_of) if args.receipts_command == "record" else catch_up(hub, github, as_of)
+        yield GitHub(http, repo, os.environ.get("GITHUB_API_URL") or API_URL)
+
+
+def _branch_rows(root: Path, rev: str | None):
+    """The receipts branch's file for a run (``--receipts-from``), when the branch is here."""
+    from .store import receipts
+    from .store.git import resolve_commit
+
+    if not rev:
+        return lambda _run: None
+    try:
+        commit = resolve_commit(root, rev)
+    except PrescientError:
+        print(f"note: {rev} is not in this repository; runs whose head is gone are recorded as unreadable", file=sys.stderr)
+        return lambda _run: None
+    return lambda run_id: receipts.load_run_at(root, commit, run_id)
+
+
+def cmd_receipts(args: argparse.Namespace) -> int:
+    """Record when GitHub attests the submitted files' bytes: one run (record), or every run since the oldest unsealed round (catch-up)."""
+    from .pipeline.receipts import record_run, walk
+    from .store.hub import Hub
+
+    as_of, hub = _as_of(args), Hub.load(_hub(args.hub))
+    with _github(args.repo) as github:
+        if args.receipts_command == "record":
+            done = record_run(hub, github, args.run_id, as_of, out=Path(args.out) if args.out else None)
+        else:
+            done = walk(hub, github, as_of, branch_rows=_branch_rows(hub.root, args.receipts_from))
     for note in done.notes:
         print(f"note: {note}", file=sys.stderr)
-    print(f"{len(done.added)} receipt row(s) added ({done.added['head_sha'].nunique()} head commit(s))")
-    return 0
+    print(f"{len(done.added)} receipt row(s) {'written' if getattr(args, 'out', None) else 'added'} "
+          f"({done.added['head_sha'].nunique()} head commit(s))" + ("" if done.complete else "; some runs could not be read"))
+    return 0 if done.complete else PartialFailure.exit_code
 
 
 def _add_receipts(sub) -> None:
     receipts = sub.add_parser("receipts", help="record when GitHub attests a pull request's submitted files (the workflows run it)")
     actions = receipts.add_subparsers(dest="receipts_command", required=True, metavar="ACTION")
     record = actions.add_parser("record", help="the receipt of one validation run (the receipts workflow, on workflow_run)")
-    catch = actions.add_parser("catch-up", help="receipts for every open pull request whose head has none yet (the nightly)")
+    catch = actions.add_parser("catch-up", help="receipts for every validation run since the oldest round still open or unsealed "
+                                                "that none records yet (the nightly does this itself under [hub] receipts = \"github\")")
     record.add_argument("--run-id", required=True, type=int, metavar="ID", help="the workflow run's id (github.event.workflow_run.id)")
+    record.add_argument("--out", metavar="DIR", help="write the rows to DIR/<run id>.csv (the receipts branch's runs/ folder) "
+                                                     "instead of appending them to the hub's ledger")
+    catch.add_argument("--receipts-from", metavar="REV", help="the receipts branch (e.g. refs/prescient/receipts): a run whose "
+                                                              "head commit is gone is recorded from its file there")
     for parser in (record, catch):
         _add_common(parser)
         parser.add_argument("--repo", metavar="OWNER/NAME", help="the GitHub repository (default: GITHUB_REPOSITORY); "
@@ -436,14 +487,30 @@ def _add_receipts(sub) -> None:
         parser.set_defaults(func=cmd_receipts)
 
 
-def _attested(root: Path, rev: str | None):
-    """The receipts (path, blob) → earliest attested time, from the hub's files or from commit ``rev``."""
+def _receipts(root: Path, rev: str | None, branch: str | None = None):
+    """The receipts ledger, from the hub's files or from commit ``rev``, with the receipts branch's
+    runs at ``branch`` (recorded there when each run completed; the nightly copies them later)."""
+    import pandas as pd
+
     from .store import receipts
     from .store.git import resolve_commit
     from .store.layout import Layout
 
-    frame = receipts.load_receipts_at(root, resolve_commit(root, rev)) if rev else receipts.load_receipts(Layout(root))
-    return receipts.attested(frame)
+    ledger = receipts.load_receipts_at(root, resolve_commit(root, rev)) if rev else receipts.load_receipts(Layout(root))
+    if not branch:
+        return ledger
+    runs = receipts.load_branch_at(root, resolve_commit(root, branch))
+    return pd.concat([ledger, runs], ignore_index=True).drop_duplicates(["head_sha", "path"]) if len(runs) else ledger
+
+
+def _hub_maintainers(root: Path) -> tuple[str, ...]:
+    """``[hub] maintainers`` of the hub (of the base commit's checkout, in the workflow); none when it does not load."""
+    from .config import load_settings
+
+    try:
+        return load_settings(root).maintainers
+    except ConfigError:
+        return ()
 
 
 def cmd_forecast_llm(args: argparse.Namespace) -> int:
@@ -590,6 +657,40 @@ def cmd_round_template(args: argparse.Namespace) -> int:
     data = forecast_template(Layout(_hub(args.hub)), due, args.format, args.model)
     _emit(data, args.out, f": fill in probability (0 to 1) on every row, then `prescient validate {args.out}`")
     return 0
+
+
+def cmd_commit(args: argparse.Namespace) -> int:
+    """A commit–reveal round's first step: the commitment into the hub, the salt next to the file."""
+    from .pipeline.commitments import commit
+    from .store.hub import Hub
+
+    done = commit(Hub.load(_hub(args.hub)), Path(args.file), args.round, args.model, os.urandom(32).hex().encode("ascii") + b"\n")
+    print(f"wrote {done.commitment} (push it now, in a pull request) and {done.salt} (keep it, and {args.file}, "
+          f"secret until the due time; then run `prescient reveal {args.file} --round {args.round} --model {args.model}`)")
+    return 0
+
+
+def cmd_reveal(args: argparse.Namespace) -> int:
+    """A commit–reveal round's second step: the file and its salt into the hub, checked against the commitment."""
+    from .pipeline.commitments import reveal
+    from .store.hub import Hub
+
+    written = reveal(Hub.load(_hub(args.hub)), Path(args.file), args.round, args.model)
+    print("wrote " + " and ".join(map(str, written)) + ": open a pull request with both before the round's reveal_by")
+    return 0
+
+
+def _add_commit_reveal(sub) -> None:
+    for name, func, text in (("commit", cmd_commit, "a commit–reveal round, before its due time: write the commitment of FILE "
+                                                    "into the hub and its salt to FILE.salt"),
+                             ("reveal", cmd_reveal, "a commit–reveal round, after its due time: copy FILE and FILE.salt into "
+                                                    "the hub, checked against the commitment")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("file", metavar="FILE", help="the forecast file (keep it outside the hub until you reveal it)")
+        p.add_argument("--round", required=True, metavar="DUE", help="the round's due date (YYYY-MM-DD)")
+        p.add_argument("--model", required=True, metavar="TEAM.MODEL", help="the model the file is for")
+        _add_common(p, as_of=False)
+        p.set_defaults(func=func)
 
 
 def cmd_import_forecastbench(args: argparse.Namespace) -> int:
@@ -752,6 +853,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
     sub.choices["fetch"].add_argument("--source", help="fetch only this source")
     _add_cache_options(sub.choices["nightly"])
+    sub.choices["nightly"].add_argument("--receipts-from", metavar="REV", help="under [hub] receipts = \"github\": the receipts "
+                                        "branch (e.g. refs/prescient/receipts), whose file records a run whose head commit is gone")
     sources = sub.add_parser("sources", help="list the sources with their status")
     _add_common(sources, as_of=False)
     sources.set_defaults(func=cmd_sources)
@@ -785,6 +888,9 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                           help="the report as text, Markdown (a pull-request comment) or JSON (default text)")
     validate.add_argument("--output", metavar="FILE", help="also write the report to FILE")
+    validate.add_argument("--receipts-from", metavar="REV", help="also the receipts branch's runs at REV (e.g. "
+                                                                "refs/prescient/receipts): what counts for a round past its due time "
+                                                                "before the nightly has copied them")
     validate.add_argument("--receipts-rev", metavar="REV", help="read the receipts ledger from this commit (the default "
                                                                 "branch's latest) instead of the hub's files")
     validate.set_defaults(func=cmd_validate)
@@ -815,6 +921,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.set_defaults(func=cmd_arena)
     _add_forecast_commands(sub)
     _add_receipts(sub)
+    _add_commit_reveal(sub)
     return parser
 
 

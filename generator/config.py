@@ -23,6 +23,7 @@ from .vocabulary import BOARDS, REPLICATES, known_sources
 HUB_FILE = "data/hub.toml"
 SUBMIT_DOCS = "site_src/docs/submit.md"  # the Submit page's source, named where no site_url is set
 HORIZONS = (7, 30, 90, 180, 365, 1095, 1825, 3650)
+BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"  # GitHub Actions' committer, as the workflows set it
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,10 @@ class RoundSettings:
     market_questions: int = 50
     dataset_questions: int = 25
     horizons: tuple[int, ...] = HORIZONS
+    # "open": forecast files are submitted before the due time; "commit-reveal": only a commitment
+    # before it, the file and its salt after it, within reveal_days (Submit page, "Sealed rounds").
+    secrecy: str = "open"
+    reveal_days: int = 2
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,9 @@ class Settings:
     sources: tuple[SourceSettings, ...] = field(default_factory=tuple)
     leaderboard: LeaderboardSettings = LeaderboardSettings()
     site_url: str = ""
+    maintainers: tuple[str, ...] = ()
+    receipts: str = "ledger"
+    bot_email: str = ""
 
     @property
     def submit_page(self) -> str:
@@ -98,6 +106,13 @@ class HubTable:
     site_url: str = ""
     # GitHub logins or @org/team names; .github/codeowners.py writes CODEOWNERS from them.
     maintainers: tuple[str, ...] = ()
+    # Where the nightly's seals learn of pull-request pushes: "github" (it reads every validation run
+    # GitHub created since the oldest unsealed round, through the API) or "ledger" (only the receipts
+    # data/receipts/ holds: a hub without pull requests, or run by hand).
+    receipts: str = "ledger"
+    # The committer e-mail of the hub's own commits (the nightly's): the only one that may change
+    # receipts, seals and the model log (`prescient verify --git`). Empty: not checked.
+    bot_email: str = BOT_EMAIL
 
 
 # The type a TOML value must have, per field annotation (a tuple field is a TOML array).
@@ -117,6 +132,15 @@ _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
 }
 # How an open market of a round past its due time is treated (methodology page, "Unresolved markets").
 UNRESOLVED_POLICIES = ("ignore", "market_proxy")
+RECEIPT_MODES = ("ledger", "github")
+SECRECY = ("open", "commit-reveal")
+
+
+def _check_choice(table: dict, name: str, key: str, choices: tuple[str, ...], path: Path, problems: list[Problem]) -> None:
+    if table[key] not in choices:
+        problems.append(_problem(path, f"{name}.{key}", "bad-value",
+                                 f"{name}.{key} = {table[key]!r}; expected one of: {', '.join(map(_quoted, choices))}"))
+        table[key] = choices[0]
 
 
 def load_settings(root: Path) -> Settings:
@@ -133,6 +157,11 @@ def load_settings(root: Path) -> Settings:
     _check_leaderboard(tables["leaderboard"], path, problems)
     _check_budgets(raw, path, problems)
     _check_site_url(tables["hub"].get("site_url"), path, problems)
+    _check_choice(tables["hub"], "hub", "receipts", RECEIPT_MODES, path, problems)
+    _check_choice(tables["rounds"], "rounds", "secrecy", SECRECY, path, problems)
+    if tables["rounds"]["reveal_days"] < 1:
+        problems.append(_problem(path, "rounds.reveal_days", "bad-value",
+                                 f"rounds.reveal_days = {tables['rounds']['reveal_days']}; expected 1 or more"))
     scoring = _scoring(tables["scoring"], path, problems)
     if problems:
         raise ConfigError(f"{path}: {len(problems)} problem(s) in the hub configuration", problems)
@@ -145,6 +174,9 @@ def load_settings(root: Path) -> Settings:
         title=tables["hub"]["title"],
         repo_url=tables["hub"]["repo_url"],
         site_url=tables["hub"]["site_url"],
+        maintainers=tuple(tables["hub"]["maintainers"]),
+        receipts=tables["hub"]["receipts"],
+        bot_email=tables["hub"]["bot_email"],
         rounds=RoundSettings(**rounds),
         scoring=ScoringSettings(**scoring),
         http=MappingProxyType(dict(raw.get("http", {}))),

@@ -453,7 +453,7 @@ def _write(layout: Layout, due: datetime, options: Options, template: str, recor
 
 def _finish(root: Path, due: datetime, as_of: datetime, layout: Layout, report: LLMReport) -> LLMReport:
     if report.written:
-        report.validation = validate_files(root, [root / p for p in report.written], as_of)
+        report.validation = validate_files(root, [root / p for p in report.written], as_of, hub_own=True)
         if not report.validation.ok:
             raise SubmissionInvalid(f"{report.written[0]}: the LLM forecaster's file fails validation",
                                     report.validation.errors)

@@ -24,18 +24,18 @@ from typing import TypeVar, cast
 import httpx
 import pandas as pd
 
-from ..config import Settings
+from ..config import RoundSettings, Settings
 from ..errors import PartialFailure, Problem, SchemaError
 from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from ..interop.forecastbench import export
 from ..leaderboard.fb_board import board_options, inputs_digest, unranked_rounds
 from ..leaderboard.hub_boards import KeptBoards
 from ..models import ModelMeta
-from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
+from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, ROUND_REVEAL
 from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
 from ..sources.registry import build_source
-from ..store import ingest, ledger, manifest, readers
+from ..store import ingest, ledger, manifest, model_log, readers, seals
 from ..store.csvio import to_csv_bytes, write_bytes_atomic, write_table
 from ..store.forecast_file import parse_forecast
 from ..store.hub import Hub, as_hub
@@ -46,6 +46,7 @@ from ..timeutil import days, format_date, format_ts
 from . import incremental, memo_store, sampling
 from .forked import default_processes, forked_map
 from .recompute import history_for, hub_view
+from .seal import reveal_by, seal_stage
 
 T = TypeVar("T")
 ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
@@ -73,6 +74,7 @@ class NightlyReport:
     written: list[str] = field(default_factory=list)
     quarantined: list[Problem] = field(default_factory=list)  # unreadable submitted files, one problem each
     unranked: list[str] = field(default_factory=list)  # "model · round: reason", left off by the imputation rule
+    sealing: list[Problem] = field(default_factory=list)  # rounds whose seal waits, files put back to their seal
 
     @property
     def failed_sources(self) -> list[SourceReport]:
@@ -82,13 +84,17 @@ class NightlyReport:
 def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_only: bool = False,
             extra: ExtraForecasters | None = None, extra_models: dict[str, ModelMeta] | None = None,
             env: dict[str, str] | None = None, client: httpx.Client | None = None,
-            progress: ProgressFactory | None = None, sources: Mapping[str, Source] | None = None) -> NightlyReport:
+            progress: ProgressFactory | None = None, sources: Mapping[str, Source] | None = None,
+            walk: Callable[[Hub, datetime], bool] | None = None) -> NightlyReport:
     """One nightly run over ``hub`` (a Hub, or its folder). Raises PartialFailure after writing if a source failed.
 
     ``client`` replaces the sources' own HTTP clients (tests pass one over a mock transport);
     ``progress(source)`` returns a callback told of each finished request of that source;
     ``sources`` holds sources already built, by name, used instead of building them from hub.toml
-    (the demo builds its sim world once for the season).
+    (the demo builds its sim world once for the season); ``walk(hub, as_of)`` records the receipts of
+    every pull-request run GitHub created since the oldest unsealed round (``pipeline.receipts.walk``)
+    and says whether it read them all: under ``[hub] receipts = "github"`` no round is sealed in a run
+    whose walk did not complete (or without one).
     """
     hub = as_hub(hub)
     settings, layout = hub.settings, hub.layout
@@ -99,7 +105,12 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
         readers.check_as_of(layout, format_ts(as_of))
         bank = fetch_stage(settings, layout, as_of, report, only, env, client, progress, sources)
         if not fetch_only:
-            derive_stage(hub, as_of, bank, report, extra, extra_models or {})
+            complete = settings.receipts != "github" or (walk is not None and walk(hub, as_of))
+            if not complete:
+                report.sealing.append(Problem("data/receipts/", None, None, "receipts-incomplete",
+                                              "the pull requests' runs could not all be read (GITHUB_TOKEN and GITHUB_REPOSITORY "
+                                              "set? GitHub's API reachable?), so no round is sealed in this run", "warning"))
+            derive_stage(hub, as_of, bank, report, extra, extra_models or {}, complete)
     if report.failed_sources or report.quarantined:
         raise PartialFailure(partial_summary(report), report_problems(report), run_report=report)
     return report
@@ -206,7 +217,7 @@ def _ingest(layout, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceRep
 
 # -- phase 2: derive ------------------------------------------------------------------------------
 
-def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models) -> None:
+def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_complete: bool = True) -> None:
     settings, layout = hub.settings, hub.layout
     observations = _lazy(lambda: readers.load_observations(layout))  # the ledger after the fetch, read when needed
     existing = {p.name for p in layout.round_dirs()}
@@ -217,8 +228,12 @@ def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models) -> None:
             report.rounds_waiting.append(format_date(due))
             continue
         write_forecasts(layout, due, questions, extra, report)  # before the round: a crash leaves it unopened
-        publish_round(layout, due, questions, bank, report)
+        publish_round(layout, due, questions, bank, report, settings.rounds)
     _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
+    report.written += model_log.record(layout, readers.load_models(layout), as_of)  # what tonight's boards count
+    sealed = seal_stage(hub, as_of, receipts_complete)  # before anything reads a past round's files
+    report.written += sealed.written
+    report.sealing += sealed.problems
     view = _lazy(lambda: hub_view(hub, observations(), as_of))  # built only when a stage needs it
     stats = layout.forecast_stats()  # every round's forecast files: what the manifest and the scores read
     if _write_after_due(layout, view, as_of, report, stats, settings.scoring.crowd_min_forecasters):  # after the others' files
@@ -239,9 +254,15 @@ def _lazy(make: Callable[[], T]) -> Callable[[], T]:
     return value
 
 
-def publish_round(layout: Layout, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report) -> None:
+def publish_round(layout: Layout, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report,
+                  rounds: RoundSettings | None = None) -> None:
     """questions.csv marks a round as open (``Layout.round_dirs``), so it is written last: a run
-    killed before it leaves a round the next run opens again from the start."""
+    killed before it leaves a round the next run opens again from the start. Under ``[rounds]
+    secrecy = "commit-reveal"`` the round's reveal window is frozen with it (``reveal.csv``)."""
+    if rounds is not None and rounds.secrecy == "commit-reveal":
+        reveal = pd.DataFrame({"reveal_by": [format_ts(due + days(rounds.reveal_days))]})
+        write_table(layout.round_reveal(due), reveal, ROUND_REVEAL, cache=layout.cache)
+        report.written.append(layout.relative(layout.round_reveal(due)))
     write_bytes_atomic(layout.round_json(due), export.forecastbench_json(questions, bank))
     write_table(layout.round_questions(due), questions, ROUND_QUESTIONS, cache=layout.cache)
     report.rounds_opened.append(format_date(due))
@@ -263,9 +284,10 @@ def _write_after_due(layout: Layout, view, as_of: datetime, report, stats: dict[
     rounds to write are shared among forked processes (``forked.forked_map``; the first night after
     an import writes every round's), their files reported in round order as one process writes them."""
     todo: list[tuple[datetime, list[str]]] = []
+    revealed = seals.sealed_rounds(seals.load_seals(layout), "reveal")
     for due in readers.round_dues(layout):
-        if due > as_of:
-            continue
+        if due > as_of or (reveal_by(layout, due) is not None and format_date(due) not in revealed):
+            continue  # a commit–reveal round's crowd waits for the reveals
         present = {name for name, _ in stats.get(format_date(due), ())}
         missing = [m for m in AFTER_DUE if f"{m}.csv" not in present]  # layout.forecast's name, without a path per model
         if missing:
@@ -352,7 +374,7 @@ def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None,
     time. The frames are concatenated only when the boards are made again."""
     settings, layout = hub.settings, hub.layout
     options = board_options(settings.scoring, settings.leaderboard)
-    key = (inputs_digest(frames, as_of, options, parts, times), repr(sorted(readers.load_models(layout).items())),
+    key = (inputs_digest(frames, as_of, options, parts, times), repr(sorted(readers.load_models(layout, as_of).items())),
            repr(settings.scoring), repr(settings.leaderboard))
     kept = layout.cache.derived.get("headline")
     if kept is None and layout.cache.disk is not None:  # a fresh process: what the last command kept (memo_store)
@@ -391,5 +413,5 @@ def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime,
         left = made[first].attrs["unranked"]
     else:
         options = board_options(settings.scoring, settings.leaderboard)
-        left = unranked_rounds(scores, readers.load_models(hub.layout), as_of, options)
+        left = unranked_rounds(scores, readers.load_models(hub.layout, as_of), as_of, options)
     return [f"{m} · round {r}: {why}" for m, r, why in zip(left["model"], left["round"], left["reason"])]

@@ -29,7 +29,7 @@ def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_o
     with ``--as-of`` and ``--view`` (point estimates; the bootstrap is not needed for them).
     ``kept``: the boards of an earlier night, each taken again while nothing it reads changed."""
     lb = settings.leaderboard
-    boards = boards_for(scores, readers.load_models(layout), as_of, settings,
+    boards = boards_for(scores, readers.load_models(layout, as_of), as_of, settings,
                         [(b, v) for b in lb.boards for v in lb.views], replicates=0, kept=kept)
     return history_rows(boards, as_of, settings.scoring.methodology_version)
 

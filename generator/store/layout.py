@@ -111,6 +111,29 @@ class Layout:
     def receipt_files(self) -> list[Path]:
         return sorted((self.data / "receipts").glob("*.csv"))
 
+    def seals(self, due: datetime) -> Path:
+        """The seals ledger of the year of ``due`` (``schemas.SEALS``)."""
+        return self.data / "seals" / f"{due:%Y}.csv"
+
+    def seal_files(self) -> list[Path]:
+        return sorted((self.data / "seals").glob("*.csv"))
+
+    @property
+    def model_log(self) -> Path:
+        """The scoring-relevant metadata as each night recorded it (``schemas.MODEL_LOG``)."""
+        return self.data / "metadata" / "models.csv"
+
+    def round_reveal(self, due: datetime) -> Path:
+        """Present only in a commit–reveal round (``schemas.ROUND_REVEAL``)."""
+        return self.round_dir(due) / "reveal.csv"
+
+    def commitment(self, due: datetime, model: str) -> Path:
+        """A commit–reveal round's commitment: the sha256 (hex) of the salt file's bytes followed by the forecast file's."""
+        return self.data / "commitments" / format_date(due) / f"{model}.sha256"
+
+    def commitment_salt(self, due: datetime, model: str) -> Path:
+        return self.data / "commitments" / format_date(due) / f"{model}.salt"
+
     def all_forecast_files(self) -> list[Path]:
         """Every forecast file in every round folder of ``data/forecasts`` (CSV or JSON)."""
         return [path for folder in self.forecast_folders() for path in _named(folder, FORECAST_SUFFIXES)]

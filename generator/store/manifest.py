@@ -1,4 +1,5 @@
-"""The forecast manifest: the sha256 of every forecast file, recorded the first time a run saw it.
+"""The manifest: the sha256 of every submitted file of a round (forecast, bet and commitment files),
+recorded the first time a run saw it.
 
 Each (path, sha256) pair is recorded once, with the time of the first nightly run that found it,
 so a rerun with nothing new writes no byte. A run that saw a new set of files also records a root
@@ -12,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from datetime import datetime
+from pathlib import Path
 
 import pandas as pd
 
@@ -19,7 +21,7 @@ from ..schemas import MANIFEST
 from ..timeutil import format_ts
 from . import ledger
 from .csvio import empty_frame, read_table
-from .layout import FileStats, Layout
+from .layout import FileStats, Layout, file_stats
 
 ROOT = "*"
 
@@ -41,13 +43,21 @@ def current_hashes(layout: Layout, stats: dict[str, FileStats] | None = None) ->
     stats = layout.forecast_stats() if stats is None else stats
     out: dict[str, str] = {}
     for name, files in stats.items():
-        out.update(layout.cache.kept_by(f"manifest_hashes {name}", files, functools.partial(_folder_hashes, layout, name, files)))
+        out.update(layout.cache.kept_by(f"manifest_hashes {name}", files,
+                                        functools.partial(_folder_hashes, layout, layout.data / "forecasts" / name, files)))
+    for area, suffixes in OTHER_AREAS:  # bet files and commitments: each round folder, whenever it changed
+        for folder in sorted(p for p in (layout.data / area).glob("*") if p.is_dir()):
+            files = file_stats(folder, suffixes)
+            out.update(layout.cache.kept_by(f"manifest_hashes {area}/{folder.name}", files,
+                                            functools.partial(_folder_hashes, layout, folder, files)))
     return out
 
 
-def _folder_hashes(layout: Layout, name: str, files: FileStats) -> dict[str, str]:
-    """The hashes of a round folder's forecast files (``files``: their stats), by path relative to the hub root."""
-    folder = layout.data / "forecasts" / name
+OTHER_AREAS = (("bets", (".csv",)), ("commitments", (".sha256", ".salt")))  # a round's submitted files besides forecasts
+
+
+def _folder_hashes(layout: Layout, folder: Path, files: FileStats) -> dict[str, str]:
+    """The hashes of a round folder's files (``files``: their stats), by path relative to the hub root."""
     return {layout.relative(folder / file): layout.cache.sha256(folder / file) for file, _ in files}
 
 
@@ -104,8 +114,9 @@ def record(layout: Layout, as_of: datetime, stats: dict[str, FileStats] | None =
 
 
 def ledger_digest(layout: Layout) -> str:
-    """The night's anchor: ``root_hash`` over every manifest and receipts file by path."""
-    files = [*layout.manifest_files(), *layout.receipt_files()]
+    """The night's anchor: ``root_hash`` over every manifest, receipts and seals file and the model log, by path."""
+    files = [*layout.manifest_files(), *layout.receipt_files(), *layout.seal_files(),
+             *([layout.model_log] if layout.model_log.is_file() else [])]
     return root_hash({layout.relative(p): layout.cache.sha256(p) for p in files})
 
 

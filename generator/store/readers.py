@@ -26,8 +26,8 @@ from ..schemas import (
     SCORES,
     Table,
 )
-from ..timeutil import parse_ts
-from . import ledger
+from ..timeutil import format_ts, parse_ts
+from . import ledger, model_log
 from .csvio import check_frame, coerce, empty_frame, file_signature, read_table
 from .forecast_file import group_median, is_individual, member_keyed, parse_forecast
 from .layout import Layout
@@ -56,8 +56,11 @@ def load_resolutions(layout: Layout) -> pd.DataFrame:
     return _read_all(layout, resolution_files(layout), RESOLUTIONS)
 
 
-def load_models(layout: Layout) -> dict[str, ModelMeta]:
-    return {p.name.removesuffix(".yml"): _model(layout, p) for p in layout.model_files()}
+def load_models(layout: Layout, as_of: datetime | None = None) -> dict[str, ModelMeta]:
+    """Every model's metadata; with ``as_of``, its scoring-relevant fields as the model log recorded
+    them by then (``store.model_log``): what a board of that night counts."""
+    models = {p.name.removesuffix(".yml"): _model(layout, p) for p in layout.model_files()}
+    return models if as_of is None else model_log.as_of(models, model_log.load_log(layout), format_ts(as_of))
 
 
 def _model(layout: Layout, path: Path) -> ModelMeta:

@@ -31,14 +31,16 @@ from typing import TypeVar
 import pandas as pd
 
 from ...errors import Problem, SchemaError
-from ...forecasters.baselines import AT_OPEN
+from ...forecasters.baselines import AFTER_DUE, AT_OPEN
 from ...models import ModelMeta
 from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ...scoring.brier import set_name
-from ...store import ingest, ledger, readers
+from ...store import ingest, ledger, readers, seals
 from ...store.csvio import empty_frame, read_table, to_csv_bytes, write_bytes_atomic
+from ...store.git import blob_id
 from ...store.layout import Layout
 from ...store.lock import LOCK_NAME, hub_lock
+from ...submissions import sealing
 from ...timeutil import format_ts, parse_ts
 from . import frames
 from . import parse as fbp
@@ -238,6 +240,7 @@ def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_
                 sets = {due: _write_round_sets(layout, due, rounds[due], inputs, report) for due in dues}
                 made = {due: inputs.rounds[due] for due in dues if rounds[due] is inputs.rounds.get(due)}
                 _write_forecasts(layout, rounds, sets, fsets, as_of_text, report, workers, made, inputs.baselines)
+                _seal_imported(layout, [d for d in dues if frames.midnight(d) <= as_of_text], as_of_text, report)
         finally:
             _remove_staged(inputs)
     return report
@@ -458,6 +461,26 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict
         if not path.is_file() and write_bytes_atomic(path, meta.to_yaml()):
             report.written.append(layout.relative(path))
     report.models = sorted(models)
+
+
+def _seal_imported(layout: Layout, dues: list[str], as_of: str, report: ImportReport) -> None:
+    """Seal the imported past rounds as they were published (evidence ``import``, at the import's time):
+    their files are history, not submissions, so the nightly's seal (``pipeline.seal``) leaves them be.
+    A round sealed already (a re-import) keeps its seal."""
+    done = seals.sealed_rounds(seals.load_seals(layout))
+    rows: list[dict] = []
+    for due in (d for d in dues if d not in done):
+        counted = []
+        for path in layout.forecast_files(parse_ts(due)):
+            target = sealing.target_of(layout.relative(path))
+            if target is None or target.model in AFTER_DUE:
+                continue
+            data = path.read_bytes()
+            version = sealing.Version(layout.relative(path), blob_id(data), as_of, "import")
+            counted.append(sealing.row(target, "sealed", version, versions=1, sealed_at=as_of, sha256=layout.cache.sha256(path)))
+        rows += [*counted, sealing.marker(due, "forecast", as_of, f"{len(counted)} file(s) imported as published")]
+    if rows:
+        report.written += seals.append(layout, sealing.frame(rows))
 
 
 def _add_prepared(writer: FileWriter, due: str, model: str, prepared: worker_pool.Prepared, units: tuple, problems: list[Problem]) -> bool:
