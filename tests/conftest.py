@@ -18,6 +18,8 @@ from generator.timeutil import parse_ts
 SMALL_HUB = """\
 [hub]
 title = "Test hub"
+maintainers = ["hub-maintainer"]
+bot_email = "t@example.invalid"  # the committer of the tests' git histories, playing the hub's nightly
 
 [rounds]
 first_due = "2026-01-25T00:00:00Z"

@@ -124,7 +124,7 @@ def test_the_demo_bets_every_round_and_every_bet_file_validates_clean(demo_hub: 
         cash = cash_before(noisy["amount"].tolist())
         assert any(a >= max_bet(c) - 0.01 for a, c in zip(noisy["amount"], cash))  # the 25% limit binds, and holds
         report = validate_files(demo_hub, sorted((demo_hub / f"data/bets/{due}").glob("*.csv")), parse_ts(placed))
-        assert report.problems == (), report.problems
+        assert [p.code for p in report.problems] == ["author-unchecked"], report.problems  # the one thing files cannot tell
     oracle = sorted((demo_hub / "data/oracle").glob("*/forecasts/*.csv"))
     first = min(pd.read_csv(f, dtype=str)["placed_at"].min() for f in files)
     result = run_cli("validate", "--hub", str(demo_hub), "--at", first, *map(str, files + oracle))
@@ -136,8 +136,8 @@ def test_the_arena_shows_each_bettors_cohorts_and_a_calibrated_forecast_earns_mo
     table = arena_table(load_cohorts(demo_hub, SEASON_END))
     bets = table[table["view"] == "bets"]
     assert set(bets["model"]) == set(BETTORS)
-    rounds = len(list((demo_hub / "data/rounds").glob("*/questions.csv")))
-    by_model = bets.groupby("model")
+    rounds = len([p for p in (demo_hub / "data/rounds").glob("*/questions.csv") if p.parent.name <= f"{SEASON_END:%Y-%m-%d}"])
+    by_model = bets.groupby("model")  # the round still open at the season's end shows no bets yet
     assert by_model.size().to_dict() == {m: rounds for m in BETTORS}
     assert (by_model["n_resolved"].sum() > 100).all()
     pnl = by_model["total_value"].sum() - by_model["start"].sum()

@@ -229,7 +229,7 @@ def test_run_against_a_local_server(hub, server):
     assert (meta.kind, meta.prompt_variant, meta.prompt_sha256, meta.saw_crowd) == \
         ("llm", "zero-shot", llm.template_sha256("zero-shot"), False)
     files = [hub / f"data/forecasts/2026-01-25/{MODEL_ID}.csv", hub / f"data/models/{MODEL_ID}.yml"]
-    assert validate_files(hub, files, BEFORE).ok
+    assert validate_files(hub, files, BEFORE, hub_own=True).ok
 
 
 def test_prompts_carry_the_bank_background_and_no_crowd_value(hub, server):
