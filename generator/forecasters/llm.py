@@ -29,6 +29,7 @@ import pandas as pd
 from ..errors import ConfigError, PartialFailure
 from ..llm import CallOptions, Endpoint, Reply, Templates, prompt_sha256, request_body, session, settled
 from ..llm import endpoint as llm_endpoint
+from ..llm.endpoint import looks_like_refusal
 from ..models import ModelMeta, load_model
 from ..schemas import FORECASTS
 from ..store import calllog, readers
@@ -119,9 +120,6 @@ _TAGGED = re.compile(r"(?:probability|forecast|answer)[^\S\n]*(?:\([^)\n]{0,20}\
                      r"[^\S\n]*\**[^\S\n]*(?:about|around|roughly|approximately|~)?[^\S\n]*" + _NUM + _PCT, re.I)
 _BARE = re.compile(r"^\**[^\S\n]*" + _NUM + _PCT + r"[^\S\n]*\**\.?$", re.I)
 _LOOSE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?[^\S\n]*(?:%|percent\b)|0?\.\d+|[01]\.0+)(?![\d.]*\d)", re.I)
-_REFUSAL = re.compile(r"\b(?:I\s*(?:can(?:no|['’])t|cannot|won['’]t|will\s+not|am\s+(?:not\s+able|unable)|['’]m\s+(?:not\s+able|unable))"
-                      r"|unable\s+to\s+(?:provide|give|make|predict|forecast|assign)|as\s+an\s+AI)\b", re.I)
-
 
 @dataclass(frozen=True)
 class Answer:
@@ -173,7 +171,7 @@ def parse_answer(text: str) -> tuple[str, float | None]:
     probability = parse_probability(text)
     if probability is not None:
         return "ok", round(probability, 6)
-    return ("refused" if _REFUSAL.search(text) else "unparseable"), None
+    return ("refused" if looks_like_refusal(text) else "unparseable"), None
 
 
 def read_completion(payload: Any) -> Answer:

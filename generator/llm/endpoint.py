@@ -4,6 +4,7 @@ deadline and size cap), and a reading of its answer that never raises on odd sha
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -93,6 +94,15 @@ def read_completion(payload: Any) -> Completion:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+REFUSAL = re.compile(r"\b(?:I\s*(?:can(?:no|['’])t|cannot|won['’]t|will\s+not|am\s+(?:not\s+able|unable)|['’]m\s+(?:not\s+able|unable))"
+                     r"|unable\s+to\s+(?:provide|give|make|predict|forecast|assign)|as\s+an\s+AI)\b", re.I)
+
+
+def looks_like_refusal(text: str) -> bool:
+    """True when an answer reads as a refusal ("I can't predict...", "As an AI...")."""
+    return REFUSAL.search(text) is not None
 
 
 @dataclass(frozen=True)
