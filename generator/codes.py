@@ -196,5 +196,12 @@ def problem(code: str, file: str, row: int | None, column: str | None, message: 
     return Problem(file, row, column, code, message, CODES[code].severity)
 
 
+def reported(code: str, file: str, row: int | None, column: str | None, message: str) -> Problem:
+    """A Problem of a code outside the submission checks, its severity from ``OTHER_CODES`` (an
+    unregistered code raises KeyError)."""
+    severity = next(group[code].severity for group in OTHER_CODES.values() if code in group)
+    return Problem(file, row, column, code, message, severity)
+
+
 def explain(code: str) -> str:
     return CODES[code].meaning if code in CODES else ""

@@ -44,6 +44,10 @@ FIGURES = {
          "knowledge_cutoff": ["2025-12-01"] * 2})),
     "oracle_months_no_cutoff": lambda: charts.oracle_months(pd.DataFrame(
         {"month": ["2026-01"], "accuracy": [0.5], "accuracy_ma5": [0.5], "n": [3], "knowledge_cutoff": ["2024-01-01"]})),
+    "oracle_accuracy_by_month": lambda: charts.oracle_accuracy_by_month(pd.DataFrame(
+        {"model": ["prescient.m-closed-book", "prescient.m-closed-book", HOSTILE, "x.y"], "kind": ["tf", "tf", "tf", "mc"],
+         "month": ["2025-12", "2026-01", "2026-01", "2026-01"], "accuracy": [0.5, 0.75, 0.25, 1.0], "n": [2, 4, 4, 1],
+         "knowledge_cutoff": ["2025-12-31", "2025-12-31", "", ""]}), "tf"),
 }
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 import httpx
 import pandas as pd
 
+from ..codes import reported
 from ..errors import ConfigError, PartialFailure, Problem, SchemaError
 from ..forecasters.llm import slug
 from ..llm import CallOptions, Endpoint, Reply, Templates, prompt_sha256, request_body, session, settled
@@ -41,7 +42,7 @@ from ..store.newstexts import NewsTexts
 from ..submissions.oracle import check_oracle_forecast
 from ..timeutil import format_ts, is_iso_date
 from .importer import check_set_name, current
-from .news import current_news
+from .ledgers import current_news
 from .retrieval import K, Retrieved, retrieve
 
 TEMPLATES = Templates(Path(__file__).parent / "prompts")
@@ -163,10 +164,10 @@ def _one(run, question: dict, articles: list[Retrieved], options: AnswerOptions,
     with run.lock:
         report.counts[status] += 1
         if status == "error":
-            report.problems.append(Problem(question["id"], None, None, "llm-call-failed", detail))
+            report.problems.append(reported("llm-call-failed", question["id"], None, None, detail))
         elif status == "unparseable":
-            report.problems.append(Problem(question["id"], None, None, "answer-unparseable",
-                                           f"the answer names no option: {content[:80]!r}", "warning"))
+            report.problems.append(reported("answer-unparseable", question["id"], None, None,
+                                            f"the answer names no option: {content[:80]!r}"))
 
 
 def _read(reply: Reply, kind: str) -> tuple[str, str | None, str, str]:
@@ -192,10 +193,9 @@ def answers_frame(records: list[dict], questions: pd.DataFrame) -> pd.DataFrame:
             continue
         offered = LETTERS[:2] if kinds[qid] == "tf" else LETTERS
         choice = record.get("choice") if record["status"] == "ok" else None
-        probs = [("1" if x == choice else "0") if choice in offered and x in offered else "" for x in LETTERS]
+        probs = [(1.0 if x == choice else 0.0) if choice in offered and x in offered else float("nan") for x in LETTERS]
         rows.append([qid, *probs, "" if choice else record["status"]])
-    frame = pd.DataFrame(rows, columns=list(ORACLE_FORECASTS.names))
-    return frame.astype({c: float for c in ("prob_a", "prob_b", "prob_c", "prob_d")}) if rows else frame
+    return pd.DataFrame(rows, columns=list(ORACLE_FORECASTS.names))
 
 
 def meta_for(mid: str, options: AnswerOptions) -> ModelMeta:

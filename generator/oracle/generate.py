@@ -13,7 +13,9 @@ the days given), in date order:
    (the import format, resolution date = publication date, url = the article), and last its
    summary, as a new version of its row in the news ledger. That version marks the article done.
 Nothing is written for an article still pending (a failed or malformed call, the budget spent): the
-next run takes it up where the call log left it.
+next run takes it up where the call log left it, even once its day has left the window. An article
+whose step failed for good (refused, or malformed three times) yields no question; its summary
+version, written all the same, marks it done.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from ..timeutil import days, format_date, format_ts, parse_ts
 from . import llm_maker, template_maker
 from .candidates import Article, Outcome, kept
 from .importer import changed_versions
-from .news import current_news, oracle_settings, typed
+from .ledgers import current_news, oracle_settings, typed
 from .selection import select_day
 
 
@@ -113,7 +115,7 @@ def _model(endpoint: Endpoint | None, model: str) -> str:
 
 def _select(layout: Layout, qset: str, news: pd.DataFrame, report: GenerateReport, texts: NewsTexts,
             random_n: int, hot_n: int) -> pd.DataFrame:
-    """The window's selected articles, selecting (and recording) the days not selected yet."""
+    """Every selected article, after selecting (and recording) the window's days not selected yet."""
     chosen = readers.load_oracle_articles(layout, qset)
     done = set(chosen["day"].astype(str))
     new_days = [d for d in report.days if d not in done]
@@ -136,7 +138,7 @@ def _select(layout: Layout, qset: str, news: pd.DataFrame, report: GenerateRepor
         chosen = pd.concat([chosen, added], ignore_index=True)
         report.selected = len(added)
         report.written.append(layout.relative(path))
-    return chosen[chosen["day"].astype(str).isin(report.days)]
+    return chosen  # every day's: an article left pending on a day now past the window is still made
 
 
 def _facts(news: pd.DataFrame, urls) -> dict[str, dict[str, str]]:
@@ -187,11 +189,11 @@ def _write(layout: Layout, qset: str, news: pd.DataFrame, todo: list[Article], o
     facts = _facts(news, [a.url for a in todo])
     for article, outcome in zip(todo, outcomes):
         report.problems += outcome.problems
-        if outcome.status == "pending" or outcome.new_event is None:
-            report.pending += outcome.status == "pending"
+        if outcome.status == "pending":
+            report.pending += 1
             continue
         report.made += 1
-        report.no_event += not outcome.new_event
+        report.no_event += outcome.new_event is False
         for c in outcome.candidates:
             keep = bool(made[c.question_id]) if c.question_id in made else \
                 kept(c, min_score) and _plain(c.text) not in asked  # the set asks each question once
@@ -202,8 +204,8 @@ def _write(layout: Layout, qset: str, news: pd.DataFrame, todo: list[Article], o
                 generated.append(_generated_row(c, article, stamp, report.maker, keep))
             if keep:
                 questions.append(_question_row(c, article, stamp, outcome.category))
-        summaries.append({**facts[article.url], "recorded_at": stamp, "summary": outcome.summary,
-                          "summarized_by": report.maker, "new_event": "1" if outcome.new_event else "0"})
+        summaries.append({**facts[article.url], "recorded_at": stamp, "summary": outcome.summary, "summarized_by": report.maker,
+                          "new_event": "" if outcome.new_event is None else "1" if outcome.new_event else "0"})
     _append(layout, layout.oracle_generated(qset), generated, ORACLE_GENERATED, report)
     if questions:
         new = typed(questions, ORACLE_QUESTIONS)

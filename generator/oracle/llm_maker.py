@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..codes import reported
 from ..errors import Problem
 from ..llm import Session, Templates, prompt_sha256, request_body, settled
 from ..timeutil import format_ts, parse_ts
@@ -101,7 +102,7 @@ class LLMMaker:
         prompt = TEMPLATES.render(step, ctx)
         reply = session.ask(request_body(self.name, prompt))
         if reply.skipped:
-            return Outcome("pending", problems=[Problem(article.url, None, step, "llm-budget-spent", reply.error)])
+            return Outcome("pending", problems=[reported("llm-budget-spent", article.url, None, step, reply.error)])
         record = {"key": key, "article": article.text_sha256, "url": article.url, "step": step, "model": self.name,
                   "template_sha256": self.shas[step], "prompt_sha256": prompt_sha256(prompt), "recorded_at": self.stamp,
                   "tokens_in": reply.tokens[0], "tokens_out": reply.tokens[1], "cost_usd": reply.cost_usd}
@@ -131,7 +132,7 @@ class LLMMaker:
     def _problem(article: Article, step: str, record: dict) -> Problem:
         status = record["status"]
         code = "llm-refused" if status == "refused" else "llm-call-failed" if status == "error" else "llm-malformed-json"
-        return Problem(article.url, None, step, code, f"the {step} step: {record.get('detail') or record['status']}")
+        return reported(code, article.url, None, step, f"the {step} step: {record.get('detail') or record['status']}")
 
 
 def _with_summary(outcome: Outcome, summary: tuple[str, str, bool, str]) -> Outcome:

@@ -18,49 +18,30 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import httpx
-import pandas as pd
 
 from .. import __version__
-from ..config import OracleSettings, Settings
-from ..errors import ConfigError, Problem
-from ..schemas import NEWS, Table
+from ..codes import reported
+from ..config import Settings
+from ..errors import Problem
+from ..schemas import NEWS
 from ..sources.feeds import FeedItem, NewsError, NewsReader, source_of
 from ..sources.http import client_for, fetch_many
 from ..sources.sim import SimWorld, world_from_options
 from ..sources.sim_news import FEED_URL, HOST, Newsroom
 from ..store import ledger, readers
-from ..store.csvio import as_text, coerce
 from ..store.hub import Hub
 from ..store.lock import hub_lock
 from ..store.newstexts import NewsTexts
 from ..timeutil import format_ts
+from .ledgers import oracle_settings, typed
 
 CONCURRENCY = 4  # feeds, then pages, read at once (one host still gets host_rate_per_second)
-
-
-def oracle_settings(settings: Settings) -> OracleSettings:
-    """The hub's [oracle] settings; ConfigError when the stage is off (no [oracle] table)."""
-    if settings.oracle is None:
-        raise ConfigError(f"{settings.root / 'data/hub.toml'}: no [oracle] table, so the oracle's news stage is off; "
-                          "add one (feeds, the question set, the maker: see the Methodology page) to turn it on")
-    return settings.oracle
 
 
 def user_agent(settings: Settings) -> str:
     """The User-Agent of the intake: the program, and the hub that runs it (its repository when known)."""
     contact = f"+{settings.repo_url}; " if settings.repo_url else ""
     return f"prescient-news/{__version__} ({contact}{settings.title}: forecasting questions from the day's news)"
-
-
-def typed(rows: list[dict], table: Table) -> pd.DataFrame:
-    """Rows built in Python (text cells) as the typed frame ``read_table`` would give."""
-    return coerce(as_text(pd.DataFrame(rows, columns=list(table.names)), table), table)
-
-
-def current_news(news: pd.DataFrame) -> pd.DataFrame:
-    """Each article's latest version (the intake's row, or a later one with its summary), by address."""
-    ordered = news.sort_values(["recorded_at", "summarized_by", "url"], kind="mergesort", na_position="first")
-    return ordered.drop_duplicates("url", keep="last").reset_index(drop=True)
 
 
 @dataclass
@@ -125,10 +106,10 @@ def _new_items(reader: NewsReader, report: NewsReport, known: set[str], per_feed
     todo, seen = [], set(known)
     for result, items in zip(report.feeds, listed):
         if isinstance(items, NewsError):
-            result.problems.append(Problem(result.feed, None, None, items.code, str(items)))
+            result.problems.append(reported(items.code, result.feed, None, None, str(items)))
             continue
         if not isinstance(items, list):  # another SourceError (fetch_many returns them): the feed failed
-            result.problems.append(Problem(result.feed, None, None, "feed-failed", str(items)))
+            result.problems.append(reported("feed-failed", result.feed, None, None, str(items)))
             continue
         unseen = [i for i in items if i.url not in seen]
         result.listed, result.known = len(items), len(items) - len(unseen)
@@ -144,7 +125,7 @@ def _rows(todo: list[tuple[FeedResult, FeedItem]], pages: list, known_texts: set
     for (result, item), text in zip(todo, pages):
         if not isinstance(text, str):
             code = text.code if isinstance(text, NewsError) else "article-failed"
-            result.problems.append(Problem(item.url, None, None, code, str(text)))
+            result.problems.append(reported(code, item.url, None, None, str(text)))
             continue
         sha = texts.put(text)
         if sha in known_texts:

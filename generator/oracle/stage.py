@@ -24,7 +24,8 @@ from ..store.hub import Hub
 from ..store.newstexts import NewsTexts
 from .answer import AnswerOptions, AnswerReport, answer_set
 from .generate import GenerateReport, generate
-from .news import NewsReport, fetch_news, oracle_settings
+from .ledgers import oracle_settings
+from .news import NewsReport, fetch_news
 from .template_maker import NAME as TEMPLATE
 
 

@@ -103,8 +103,9 @@ class NewsReader:
     through ``client``."""
 
     def __init__(self, client: httpx.Client, *, rate: float, max_article_bytes: int, options: Mapping[str, Any],
-                 transports: Mapping[str, httpx.Client] | None = None, sleep: Callable[[float], None] = time.sleep):
-        self.client, self.rate, self.sleep = client, rate, sleep
+                 transports: Mapping[str, httpx.Client] | None = None, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic):
+        self.client, self.rate, self.sleep, self.clock = client, rate, sleep, clock
         self.transports = dict(transports or {})
         self.feed_limits = RequestLimits.from_options(options)
         self.article_limits = RequestLimits(min(max_article_bytes, self.feed_limits.max_bytes), self.feed_limits.seconds)
@@ -115,7 +116,7 @@ class NewsReader:
 
     def _limiter(self, host: str) -> RateLimiter:
         with self._lock:
-            return self._limiters.setdefault(host, RateLimiter(self.rate, sleep=self.sleep))
+            return self._limiters.setdefault(host, RateLimiter(self.rate, clock=self.clock, sleep=self.sleep))
 
     def _get(self, url: str, limits: RequestLimits, code: str) -> tuple[str, bytes]:
         host = urlsplit(url).hostname or ""
