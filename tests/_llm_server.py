@@ -1,6 +1,7 @@
 """A local OpenAI-compatible chat-completions server for tests: ``http.server`` on 127.0.0.1 in a
 thread, never the network. Shared by every test of code that asks an LLM (the LLM forecaster, the
-oracle's question maker and answerer, and what comes next).
+oracle's question maker and answerer, and what comes next); ``LocalServer`` under it serves any
+other local fixture (the oracle's news feeds).
 
 ``FakeLLM(respond)`` serves ``POST /v1/chat/completions``: ``respond(body)`` returns (status, headers,
 bytes); every request body is kept in ``requests`` (with its ``Authorization`` header as
@@ -33,55 +34,86 @@ def prompt_of(body: dict) -> str:
     return body["messages"][-1]["content"]
 
 
-class FakeLLM:
-    """The server and what it has seen. Use as a context manager (or call ``start``/``stop``)."""
+class LocalServer:
+    """``http.server`` on 127.0.0.1 in a thread, as a context manager (or ``start``/``stop``):
+    ``handle(method, path, headers, body)`` answers each GET and POST with (status, headers, bytes)."""
 
-    def __init__(self, respond: Callable[[dict], Response]):
-        self.respond = respond
-        self.requests: list[dict] = []
-        self.lock = threading.Lock()
-        self.delay, self.in_flight, self.max_in_flight = 0.0, 0, 0
-        self.url = ""
+    url = ""
 
-    def start(self) -> FakeLLM:
+    def handle(self, method: str, path: str, headers, body: bytes) -> Response:
+        return 404, {}, b"{}"
+
+    def start(self):
         state = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's naming)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                body["_auth"], body["_path"] = self.headers.get("Authorization"), self.path
-                with state.lock:
-                    state.requests.append(body)
-                    state.in_flight += 1
-                    state.max_in_flight = max(state.max_in_flight, state.in_flight)
-                time.sleep(state.delay)
-                status, headers, data = (404, {}, b"{}") if self.path != "/v1/chat/completions" else state.respond(body)
-                with state.lock:
-                    state.in_flight -= 1
+            def _answer(self, method: str) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                status, headers, data = state.handle(method, self.path, self.headers, body)
                 self.send_response(status)
                 for key, value in headers.items():
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client stopped reading (a size cap)
+                    pass
+
+            def do_GET(self):  # noqa: N802 (http.server's naming)
+                self._answer("GET")
+
+            def do_POST(self):  # noqa: N802
+                self._answer("POST")
 
             def log_message(self, *args):
                 pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         return self
 
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
 
-    def __enter__(self) -> FakeLLM:
+    def __enter__(self):
         return self.start()
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+class FakeLLM(LocalServer):
+    """The chat-completions endpoint (``url`` ends in /v1) and the requests it has seen."""
+
+    def __init__(self, respond: Callable[[dict], Response]):
+        self.respond = respond
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        self.delay, self.in_flight, self.max_in_flight = 0.0, 0, 0
+
+    def start(self) -> FakeLLM:
+        super().start()
+        self.url += "/v1"
+        return self
+
+    def handle(self, method: str, path: str, headers, raw: bytes) -> Response:
+        if method != "POST" or path != "/v1/chat/completions":
+            return 404, {}, b"{}"
+        body = json.loads(raw)
+        body["_auth"], body["_path"] = headers.get("Authorization"), path
+        with self.lock:
+            self.requests.append(body)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        time.sleep(self.delay)
+        try:
+            return self.respond(body)
+        finally:
+            with self.lock:
+                self.in_flight -= 1
 
     def prompts(self) -> list[str]:
         with self.lock:

@@ -27,7 +27,7 @@ import httpx
 import pandas as pd
 
 from ..errors import ConfigError, PartialFailure
-from ..llm import CallOptions, Endpoint, Reply, Templates, prompt_sha256, request_body, session, settled
+from ..llm import ANSWERED, CallOptions, Endpoint, Reply, RunReport, Templates, prompt_sha256, request_body, session, settled
 from ..llm import endpoint as llm_endpoint
 from ..llm.endpoint import looks_like_refusal
 from ..models import ModelMeta, load_model
@@ -42,7 +42,7 @@ from ..timeutil import format_ts, is_iso_date, parse_ts
 PROMPTS = Path(__file__).parent / "prompts"
 TEMPLATES = Templates(PROMPTS)
 VARIANTS = ("zero-shot", "scratchpad")
-FINAL = ("ok", "refused", "unparseable")  # statuses a re-run keeps; "error" units are asked again
+FINAL = ANSWERED  # statuses a re-run keeps; "error" units are asked again
 MAX_CSV_REASONING = 2000  # characters of reasoning copied into the forecast file (the log keeps all)
 _UNIT = ["question_id", "resolution_date"]
 
@@ -215,17 +215,9 @@ def forecasts_from_log(records: list[dict]) -> pd.DataFrame:
 
 # -- the runner ---------------------------------------------------------------------------------
 
-@dataclass
-class LLMReport:
-    model: str
+@dataclass(kw_only=True)
+class LLMReport(RunReport):
     due: str
-    asked: int = 0
-    skipped: int = 0
-    counts: dict[str, int] = field(default_factory=lambda: {s: 0 for s in (*FINAL, "error")})
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float | None = None
-    written: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     validation: Any = None
 
@@ -306,7 +298,7 @@ def run_llm(root: Path, due: datetime, as_of: datetime, endpoint: Endpoint, opti
     layout, mid = Layout(root), model_id(options)
     check_round(layout, due, as_of)
     template, log_path = template_sha256(options.variant), layout.llm_log(due, mid)
-    report = LLMReport(mid, f"{due:%Y-%m-%d}")
+    report = LLMReport(mid, due=f"{due:%Y-%m-%d}")
     with hub_lock(layout.data, f"prescient forecast llm {mid} --round {due:%Y-%m-%d}"):
         earlier = read_log(log_path)
         _check_template(earlier, template, layout.relative(log_path))

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -74,6 +74,24 @@ class Reply:
     @property
     def tokens(self) -> tuple[int | None, int | None]:
         return (self.completion.tokens_in, self.completion.tokens_out) if self.completion else (None, None)
+
+
+ANSWERED = ("ok", "refused", "unparseable")  # an answer's final statuses; "error" (the call failed) is asked again
+
+
+@dataclass
+class RunReport:
+    """What a run of one model's calls did: units asked and skipped (answered before), how each ended,
+    tokens and cost, and the files it wrote."""
+
+    model: str
+    asked: int = 0
+    skipped: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys((*ANSWERED, "error"), 0))
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = None
+    written: list[str] = field(default_factory=list)
 
 
 class Session:

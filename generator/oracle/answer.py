@@ -30,7 +30,7 @@ import pandas as pd
 from ..codes import reported
 from ..errors import ConfigError, PartialFailure, Problem, SchemaError
 from ..forecasters.llm import slug
-from ..llm import CallOptions, Endpoint, Reply, Templates, prompt_sha256, request_body, session, settled
+from ..llm import ANSWERED, CallOptions, Endpoint, Reply, RunReport, Templates, prompt_sha256, request_body, session, settled
 from ..llm.endpoint import looks_like_refusal
 from ..models import HUB_TEAM, ModelMeta, load_model
 from ..schemas import ORACLE_FORECASTS
@@ -47,7 +47,7 @@ from .retrieval import K, Retrieved, retrieve
 
 TEMPLATES = Templates(Path(__file__).parent / "prompts")
 SETTINGS = ("closed-book", "open-book")
-FINAL = ("ok", "refused", "unparseable")
+FINAL = ANSWERED
 LETTERS = ("A", "B", "C", "D")
 _TF = re.compile(r"^\W*(yes|no|true|false)\b", re.I)
 _MC = re.compile(r"^\W*(?:answer\W*)?\(?([abcd])\)?(?:\W|$)", re.I)
@@ -94,18 +94,10 @@ def template_sha256() -> str:
     return TEMPLATES.sha256("answer")
 
 
-@dataclass
-class AnswerReport:
-    model: str
+@dataclass(kw_only=True)
+class AnswerReport(RunReport):
     question_set: str
-    asked: int = 0
-    skipped: int = 0
-    counts: dict[str, int] = field(default_factory=lambda: {s: 0 for s in (*FINAL, "error")})
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float | None = None
     problems: list[Problem] = field(default_factory=list)
-    written: list[str] = field(default_factory=list)
 
 
 def answer_set(hub: Hub, as_of: datetime, endpoint: Endpoint, options: AnswerOptions, qset: str, texts: NewsTexts, *,
@@ -116,7 +108,7 @@ def answer_set(hub: Hub, as_of: datetime, endpoint: Endpoint, options: AnswerOpt
     layout, mid = hub.layout, model_id(options)
     if qset not in layout.oracle_sets():
         raise ConfigError(f"--set {qset!r}: no such oracle set (have: {', '.join(layout.oracle_sets()) or 'none'})")
-    report, log = AnswerReport(mid, qset), layout.oracle_answer_log(qset, mid)
+    report, log = AnswerReport(mid, question_set=qset), layout.oracle_answer_log(qset, mid)
     with hub_lock(layout.data, f"prescient oracle answer --model {options.model} --set {qset}"):
         earlier = calllog.read_records(log, "question_id")
         _check_template(earlier, layout.relative(log))

@@ -88,11 +88,11 @@ def generate(hub: Hub, as_of: datetime, texts: NewsTexts, *, endpoint: Endpoint 
         readers.check_as_of(layout, format_ts(as_of))
         news = current_news(readers.load_news(layout))
         articles = _select(layout, qset, news, report, texts, settings.random_articles, settings.hot_topics)
-        todo = _todo(news, articles, name)
+        todo = _todo(news, articles)
         if maker is not None:
             outcomes = [maker.make(a) for a in todo]
         else:
-            todo = [replace(a, text=texts.get(a.text_sha256) or f"{a.title}\n{a.text}") for a in todo]
+            todo = [replace(a, text=texts.get(a.text_sha256) or a.title) for a in todo]  # the title when the text is lost
             outcomes = _llm(layout, qset, name, todo, endpoint, settings, report, client, sleep)
         if todo:
             _write(layout, qset, news, todo, outcomes, settings.min_score, report)
@@ -147,13 +147,14 @@ def _facts(news: pd.DataFrame, urls) -> dict[str, dict[str, str]]:
     return {r["url"]: {k: _cell(v) for k, v in r.items()} for r in rows.to_dict("records")}
 
 
-def _todo(news: pd.DataFrame, articles: pd.DataFrame, maker: str) -> list[Article]:
-    """The selected articles whose questions this maker has not made yet (no summary version by it);
-    ``text`` holds the summary, if any, until the LLM maker reads the text itself."""
+def _todo(news: pd.DataFrame, articles: pd.DataFrame) -> list[Article]:
+    """The selected articles whose questions no maker has made yet (no summary version: a question's
+    id is its article's, so a maker configured later never makes an article's questions again);
+    ``text`` holds the title until the LLM maker reads the text itself."""
     facts = _facts(news, articles["url"])
-    return [Article(url, day, f["published_at"], f["title"], f["source"], f["text_sha256"], f["summary"])
+    return [Article(url, day, f["published_at"], f["title"], f["source"], f["text_sha256"], f["title"])
             for day, url in sorted(zip(articles["day"].astype(str), articles["url"]))
-            if (f := facts[url])["summarized_by"] != maker]
+            if not (f := facts[url])["summarized_by"]]
 
 
 def _cell(value) -> str:
@@ -163,6 +164,8 @@ def _cell(value) -> str:
 def _llm(layout: Layout, qset: str, model: str, todo: list[Article], endpoint, settings, report: GenerateReport,
          client, sleep) -> list[Outcome]:
     """The LLM maker over ``todo``, within the day's budget, logging to this month's call log."""
+    if not todo:
+        return []
     maker = llm_maker.LLMMaker(model, calllog.read_records(layout.oracle_call_files(qset), "key"), report.as_of)
     this_month = layout.oracle_calls(qset, report.as_of)
     usd, tokens = settings.daily_budget_usd or None, settings.daily_budget_tokens or None
@@ -170,11 +173,11 @@ def _llm(layout: Layout, qset: str, model: str, todo: list[Article], endpoint, s
         raise ConfigError("[oracle] daily_budget_usd needs the endpoint's prices: set PRESCIENT_LLM_PRICE_IN and "
                           "PRESCIENT_LLM_PRICE_OUT (USD per million tokens), or use daily_budget_tokens")
     budget = Budget.of_day(calllog.read_records(this_month, "key"), format_date(report.as_of), usd, tokens)
+    size = this_month.stat().st_size if this_month.is_file() else 0
     with session(endpoint, CallOptions(), this_month, budget, client, sleep) as run:
-        outcomes = run.map(lambda a: maker.make(run, a), todo) if todo else []
+        outcomes = run.map(lambda a: maker.make(run, a), todo)
         report.calls, report.tokens_in, report.tokens_out, report.cost_usd = run.calls, run.tokens_in, run.tokens_out, run.cost_usd
-    report.budget_spent = budget.spent()
-    if todo and layout.relative(this_month) not in report.written and this_month.is_file():
+    if this_month.is_file() and this_month.stat().st_size != size:
         report.written.append(layout.relative(this_month))
     return outcomes
 
@@ -188,7 +191,8 @@ def _write(layout: Layout, qset: str, news: pd.DataFrame, todo: list[Article], o
     stamp, generated, questions, summaries = format_ts(report.as_of), [], [], []
     facts = _facts(news, [a.url for a in todo])
     for article, outcome in zip(todo, outcomes):
-        report.problems += outcome.problems
+        report.problems += [p for p in outcome.problems if p.code != "llm-budget-spent" or not report.budget_spent]
+        report.budget_spent = report.budget_spent or any(p.code == "llm-budget-spent" for p in outcome.problems)
         if outcome.status == "pending":
             report.pending += 1
             continue

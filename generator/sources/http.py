@@ -279,10 +279,11 @@ def get_json(
     throttle: Callable[[], None] | None = None,
     budget: Budget | None = None,
     limits: RequestLimits = RequestLimits(),
+    _parse: Callable | None = None,
 ) -> tuple[Any, bytes]:
     """GET ``url`` and parse JSON, retrying transient failures ``retries`` times (within ``budget``)."""
     return _retrying(client, url, params, headers, None, retries=retries, backoff=backoff, max_wait=max_wait,
-                     sleep=sleep, rng=rng, throttle=throttle, budget=budget, limits=limits)
+                     sleep=sleep, rng=rng, throttle=throttle, budget=budget, limits=limits, parse=_parse)
 
 
 def post_json(
@@ -304,23 +305,10 @@ def post_json(
                      sleep=sleep, rng=rng, throttle=throttle, limits=limits)
 
 
-def get_bytes(
-    client: httpx.Client,
-    url: str,
-    *,
-    retries: int = 3,
-    backoff: float = 0.5,
-    max_wait: float = 60.0,
-    sleep: Callable[[float], None] = time.sleep,
-    rng: Callable[[], float] = random.random,
-    throttle: Callable[[], None] | None = None,
-    budget: Budget | None = None,
-    limits: RequestLimits = RequestLimits(),
-) -> tuple[str, bytes]:
+def get_bytes(client: httpx.Client, url: str, **options: Any) -> tuple[str, bytes]:
     """GET ``url`` and return (its Content-Type, its body) unparsed (a news feed, an article's page),
-    with ``get_json``'s retries, total deadline and size cap."""
-    return _retrying(client, url, None, None, None, retries=retries, backoff=backoff, max_wait=max_wait, sleep=sleep,
-                     rng=rng, throttle=throttle, budget=budget, limits=limits, parse=_content)
+    with ``get_json``'s retries, total deadline and size cap; ``options``: ``get_json``'s keywords."""
+    return get_json(client, url, **options, _parse=_content)
 
 
 def _content(url: str, response: httpx.Response, raw: bytes, method: str = "GET") -> tuple[str, bytes]:
