@@ -5,6 +5,8 @@ data: hostile names, missing values, more models than colours, an oracle cutoff 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -55,6 +57,13 @@ FIGURES = {
 def test_each_chart_is_in_plotlys_normal_form(name):
     figure = FIGURES[name]()
     assert charts.to_json(go.Figure(figure).to_plotly_json()) == charts.to_json(figure)
+
+
+def test_a_month_without_its_moving_average_is_a_gap_not_nan():
+    """Months apart by more than the window (two oracle sets years apart) leave averages undefined:
+    they must be JSON nulls, since the browser's JSON.parse refuses NaN and draws no chart."""
+    figure = charts.to_json(FIGURES["oracle_months_cutoff"]())
+    assert "NaN" not in figure and json.loads(figure)["data"][1]["y"] == [0.5, None]
 
 
 def test_the_template_is_plotlys_none():

@@ -191,7 +191,8 @@ def oracle_months(months: pd.DataFrame) -> Figure:
         _trace("bar", dict(x=x, y=months["accuracy"].round(4).tolist(), name="accuracy", opacity=0.45,
                            customdata=months["n"].tolist(),
                            hovertemplate="%{x}<br>accuracy %{y:.3f}<br>N %{customdata}<extra></extra>")),
-        _scatter(x=x, y=months["accuracy_ma5"].round(4).tolist(), mode="lines", name="5-month moving average"),
+        _scatter(x=x, y=[None if pd.isna(v) else v for v in months["accuracy_ma5"].round(4).tolist()], mode="lines",
+                 name="5-month moving average"),  # a month without its average is a gap (null), never NaN: not JSON
     ]
     cutoff = str(months["knowledge_cutoff"].iloc[0]) if len(months) else ""
     shapes = [dict(type="line", xref="x", yref="paper", x0=cutoff[:7], x1=cutoff[:7], y0=0, y1=1,
