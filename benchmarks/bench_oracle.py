@@ -149,7 +149,8 @@ def main() -> None:
           f"(one answer malformed and asked again), {run['kept']} questions kept, {run['dropped']} dropped")
     print(f"per kept question: {run['calls'] / run['kept']:.2f} calls, ~{run['tokens_in'] / run['kept']:.0f} tokens in, "
           f"~{run['tokens_out'] / run['kept']:.0f} out (estimates: characters / 4); per article with an event: "
-          f"{(run['calls'] - 1 - run['no_event']) / made:.0f} calls, ~{(run['tokens_in'] + run['tokens_out']) / run['articles']:.0f} tokens")
+          f"{(run['calls'] - 1 - run['no_event']) / made:.0f} calls; per article read: "
+          f"~{(run['tokens_in'] + run['tokens_out']) / run['articles']:.0f} tokens")
     print(f"{cpu_model()}, {os.cpu_count()} CPUs; load average {Path('/proc/loadavg').read_text().split()[0]}")
 
 
