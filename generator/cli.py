@@ -727,12 +727,11 @@ def cmd_oracle_generate(args: argparse.Namespace) -> int:
     from .store.hub import Hub
 
     hub = Hub.load(_hub(args.hub))
-    llm = hub.settings.oracle is not None and hub.settings.oracle.maker == "llm"
-    endpoint = endpoint_from_env(os.environ, "the oracle's question maker") if llm else None
+    oracle = hub.settings.oracle
+    endpoint = endpoint_from_env(os.environ, "the oracle's question maker") if oracle and oracle.maker == "llm" else None
+    model = args.model or (oracle.model if oracle else "") or os.environ.get("PRESCIENT_LLM_MODEL", "")
     days = [_day_option("--day", d) for d in args.day or []] or None
-    report = generate(hub, _as_of(args), _news_texts(args), endpoint=endpoint,
-                      model=args.model or (hub.settings.oracle.model if hub.settings.oracle else "") or os.environ.get("PRESCIENT_LLM_MODEL", ""),
-                      news_days=days)
+    report = generate(hub, _as_of(args), _news_texts(args), endpoint=endpoint, model=model, news_days=days)
     print("\n".join(generate_lines(report)))
     return _problems_exit(report.problems)
 
