@@ -754,8 +754,10 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     scores = load_scores(layout, _as_of(args), [args.set] if args.set else None, quarantine)
     _warn_quarantined(quarantine)
     cutoffs = {m: meta.knowledge_cutoff for m, meta in readers.load_models(layout).items()}
-    print("oracle board: self-reported (the answers are in the repository and oracle files have no deadline)", file=sys.stderr)
-    print_frame(temporal_view(scores, cutoffs) if args.months else oracle_board(scores, cutoffs), args.format)
+    print("oracle board: run_by hub rows are the hub's own runs (prescient.*, every call logged); every other row is "
+          "self-reported (the answers are in the repository and oracle files have no deadline)", file=sys.stderr)
+    by = ("set", "model", "kind") if args.by_kind else ("set", "model")
+    print_frame(temporal_view(scores, cutoffs, by=by) if args.months else oracle_board(scores, cutoffs), args.format)
     return 0
 
 
@@ -766,12 +768,110 @@ def _add_oracle_commands(sub, import_kinds) -> None:
     imp.add_argument("--set", required=True, metavar="NAME", help="the question set to load it into, e.g. daily-oracle")
     _add_common(imp)
     imp.set_defaults(func=cmd_import_oracle)
-    oracle = sub.add_parser("oracle", help="the oracle board: accuracy, Brier, N and year-on-year change around the cutoff")
+    oracle = sub.add_parser("oracle", help="the oracle board: accuracy, Brier, N and year-on-year change around the cutoff; "
+                                           "its actions make the questions from the news and answer them")
     _add_common(oracle)
     oracle.add_argument("--set", metavar="NAME", help="only this question set (default: every set)")
     oracle.add_argument("--months", action="store_true", help="print the view by resolution month instead")
+    oracle.add_argument("--by-kind", action="store_true", help="with --months: true/false (tf) and multiple-choice (mc) apart")
     oracle.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the board (default table)")
     oracle.set_defaults(func=cmd_oracle)
+    _add_oracle_actions(oracle.add_subparsers(dest="oracle_command", required=False, metavar="ACTION"))
+
+
+def _add_oracle_actions(actions) -> None:
+    """`prescient oracle fetch-news | generate | answer` (issue 33: Daily Oracle, living)."""
+    fetch = actions.add_parser("fetch-news", help="read the [oracle] feeds and record the new articles in the news ledger")
+    generate = actions.add_parser("generate", help="select each news day's articles and make their questions "
+                                                   "(the [oracle] maker: the LLM, or the demo's template maker)")
+    generate.add_argument("--day", action="append", metavar="YYYY-MM-DD",
+                          help="make this news day's questions (repeatable; default: the [oracle] lookback_days before today)")
+    generate.add_argument("--model", metavar="NAME", help="the endpoint's model (default: [oracle] model, else $PRESCIENT_LLM_MODEL)")
+    answer = actions.add_parser("answer", help="the hub's own LLM answers an oracle set's unanswered questions")
+    answer.add_argument("--model", required=True, metavar="NAME", help="the endpoint's model name")
+    answer.add_argument("--set", metavar="NAME", help="the oracle set (default: [oracle] question_set)")
+    answer.add_argument("--setting", choices=("closed-book", "open-book"), default="closed-book",
+                        help="closed-book (the question only; default) or open-book (with articles retrieved from the news ledger)")
+    answer.add_argument("--cutoff", metavar="YYYY-MM-DD", help="open-book: retrieve only articles published before this date")
+    answer.add_argument("--knowledge-cutoff", metavar="YYYY-MM-DD", help="the model's training cutoff, for its metadata")
+    answer.add_argument("--concurrency", type=int, default=4, metavar="N", help="calls in flight at once (default 4)")
+    for parser, func in ((fetch, cmd_oracle_fetch_news), (generate, cmd_oracle_generate), (answer, cmd_oracle_answer)):
+        _add_common(parser)
+        parser.add_argument("--cache-dir", metavar="DIR", help="where the articles' full texts are kept (default: the "
+                                                               "nightly's cache folder; never inside the repository)")
+        parser.set_defaults(func=func)
+
+
+def _news_texts(args: argparse.Namespace):
+    from .store.newstexts import NewsTexts
+
+    root = _hub(args.hub)
+    return NewsTexts.for_hub(root, Path(args.cache_dir) if args.cache_dir else None)
+
+
+def cmd_oracle_fetch_news(args: argparse.Namespace) -> int:
+    """Read the feeds, record the new articles (issue 33)."""
+    from .oracle.describe import news_lines
+    from .oracle.news import fetch_news
+    from .store.hub import Hub
+
+    report = fetch_news(Hub.load(_hub(args.hub)), _as_of(args), _news_texts(args))
+    print("\n".join(news_lines(report)))
+    return _problems_exit(report.problems)
+
+
+def cmd_oracle_generate(args: argparse.Namespace) -> int:
+    """Select and make the questions of the window's news days (issue 33)."""
+    from .llm import endpoint_from_env
+    from .oracle.describe import generate_lines
+    from .oracle.generate import generate
+    from .store.hub import Hub
+
+    hub = Hub.load(_hub(args.hub))
+    oracle = hub.settings.oracle
+    endpoint = endpoint_from_env(os.environ, "the oracle's question maker") if oracle and oracle.maker == "llm" else None
+    model = args.model or (oracle.model if oracle else "") or os.environ.get("PRESCIENT_LLM_MODEL", "")
+    days = [_day_option("--day", d) for d in args.day or []] or None
+    report = generate(hub, _as_of(args), _news_texts(args), endpoint=endpoint, model=model, news_days=days)
+    print("\n".join(generate_lines(report)))
+    return _problems_exit(report.problems)
+
+
+def cmd_oracle_answer(args: argparse.Namespace) -> int:
+    """The hub's LLM answers an oracle set (issue 33)."""
+    from .llm import endpoint_from_env
+    from .oracle.answer import AnswerOptions, answer_set
+    from .oracle.describe import answer_lines
+    from .store.hub import Hub
+
+    hub = Hub.load(_hub(args.hub))
+    qset = args.set or (hub.settings.oracle.question_set if hub.settings.oracle else "")
+    if not qset:
+        raise ConfigError("give --set NAME (no [oracle] question_set in data/hub.toml)")
+    options = AnswerOptions(args.model, args.setting, args.cutoff or "", args.knowledge_cutoff or "", args.concurrency)
+    try:
+        report = answer_set(hub, _as_of(args), endpoint_from_env(os.environ, "the oracle's answerer"), options, qset,
+                            _news_texts(args))
+    except PartialFailure as exc:
+        print("\n".join(answer_lines(exc.run_report)))
+        raise
+    print("\n".join(answer_lines(report)))
+    return 0
+
+
+def _day_option(option: str, value: str) -> str:
+    from .timeutil import is_iso_date
+
+    if not is_iso_date(value):
+        raise ConfigError(f"{option} {value!r}: write a date as YYYY-MM-DD")
+    return value
+
+
+def _problems_exit(problems: list[Problem]) -> int:
+    """Every problem on stderr with its code; exit 6 when one is an error (the rest was written)."""
+    for problem in problems:
+        print(f"{problem.severity}: {problem}", file=sys.stderr)
+    return PartialFailure.exit_code if any(p.severity == "error" for p in problems) else 0
 
 
 def _add_fb_commands(sub, board: argparse.ArgumentParser) -> None:
@@ -931,7 +1031,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         root = _announce(args)
         if root is not None and args.command in READ_COMMANDS and not getattr(args, "git", None) \
-                and _recorded_nothing(root):
+                and not getattr(args, "oracle_command", None) and _recorded_nothing(root):
             print(f"prescient {args.command}: nothing recorded yet in {root / 'data'} (no questions, forecasts or "
                   "scores); `prescient nightly` records the first ones", file=sys.stderr)
             return 0

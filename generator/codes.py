@@ -140,6 +140,18 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "source-failed": Code(ERROR, "A source could not be fetched or parsed in this run; the other sources were written."),
         "response-too-large": Code(ERROR, "A source's response is larger than `max_response_bytes`; reading stopped there."),
     },
+    "News intake and question making (`prescient oracle fetch-news`, `generate`, `answer`; the nightly)": {
+        "feed-failed": Code(ERROR, "A news feed could not be fetched (HTTP error, timeout, too large); the other feeds were read and recorded."),
+        "feed-unreadable": Code(ERROR, "A news feed's bytes are not RSS or Atom; nothing of it was recorded, and the other feeds were read."),
+        "article-failed": Code(ERROR, "An article's page could not be fetched; it is not recorded, and the next run tries it again."),
+        "article-too-large": Code(ERROR, "An article's page is larger than `[oracle] max_article_bytes`; reading stopped there and it is not recorded."),
+        "article-no-text": Code(WARNING, "No article text could be extracted from the page; it is not recorded."),
+        "llm-call-failed": Code(ERROR, "A call to the LLM endpoint failed (HTTP error, timeout); nothing of it is lost, the next run makes it again."),
+        "llm-malformed-json": Code(ERROR, "The LLM's answer is not the JSON its step asks for; it is logged, and the next run asks again (three times at most)."),
+        "llm-refused": Code(WARNING, "The LLM refused a step of the question maker; that article yields no question."),
+        "llm-budget-spent": Code(WARNING, "The day's `[oracle]` budget is spent: the question maker stopped before its next call; the next day's budget goes on."),
+        "answer-unparseable": Code(WARNING, "The LLM's answer to an oracle question names no option; it is written as a refusal, which scores as wrong."),
+    },
     "Audit (`prescient verify`)": {
         "derived-missing": Code(ERROR, "A file the ledgers recompute to is not on disk."),
         "derived-differs": Code(ERROR, "A score file on disk differs from the one recomputed from the ledgers."),
@@ -209,6 +221,13 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
 def problem(code: str, file: str, row: int | None, column: str | None, message: str) -> Problem:
     """A Problem whose severity comes from the registry (an unregistered code raises KeyError)."""
     return Problem(file, row, column, code, message, CODES[code].severity)
+
+
+def reported(code: str, file: str, row: int | None, column: str | None, message: str) -> Problem:
+    """A Problem of a code outside the submission checks, its severity from ``OTHER_CODES`` (an
+    unregistered code raises KeyError)."""
+    severity = next(group[code].severity for group in OTHER_CODES.values() if code in group)
+    return Problem(file, row, column, code, message, severity)
 
 
 def explain(code: str) -> str:

@@ -26,6 +26,7 @@ LAYERS = [
     "config",       # Settings from data/hub.toml
     "sources",      # fetch_* (network) and parse_* (pure), one module per platform
     "store",        # every disk read and write of data/: layout, csvio, ledger, ingest, manifest, git plumbing
+    "llm",          # OpenAI-compatible chat calls: endpoint, prompt templates, budget, call log (resume state)
     "scoring",      # resolve (ledger view, resolutions), market proxies, Brier, corrections
     "arena",        # bets and portfolios: scoring of a second kind (DESIGN §2 puts it under scoring)
     "submissions",  # validation of pull requests (forecasts, bets, oracle files) -> Problems

@@ -146,13 +146,13 @@ def test_the_arena_shows_each_bettors_cohorts_and_a_calibrated_forecast_earns_mo
 
 def test_the_demo_oracle_set_is_scored_and_shows_the_decline_after_the_cutoff(demo_hub: Path):
     layout = Layout(demo_hub)
-    assert layout.oracle_sets() == [ORACLE_SET]
+    assert layout.oracle_sets() == ["demo-news", ORACLE_SET]  # the Sim Wire's set too: see the test below
     questions = readers.load_oracle_questions(layout, ORACLE_SET)
     assert 150 <= len(questions) <= 300 and set(questions["kind"]) == {"tf", "mc"}
     assert questions["resolution_date"].str[:7].nunique() == 24
     models = readers.load_models(layout)
     cutoffs = {m: meta.knowledge_cutoff for m, meta in models.items()}
-    board = oracle_board(load_scores(layout, SEASON_END), cutoffs).set_index("model")
+    board = oracle_board(load_scores(layout, SEASON_END, [ORACLE_SET]), cutoffs).set_index("model")
     assert set(board.index) == {"demo.calibrated", "demo.noisy", "demo.overconfident"}
     assert (board["n"] == len(questions)).all() and (board["answered"] == board["n"]).all()
     assert board.loc["demo.calibrated", "accuracy"] > board.loc["demo.noisy", "accuracy"] + 0.15
@@ -160,10 +160,27 @@ def test_the_demo_oracle_set_is_scored_and_shows_the_decline_after_the_cutoff(de
     assert declining["knowledge_cutoff"] == models["demo.overconfident"].knowledge_cutoff != ""
     assert declining["yoy_months_before"] >= 3 and declining["yoy_months_after"] >= 3
     assert declining["yoy_accuracy_after"] < -0.15 < declining["yoy_accuracy_before"]
-    months = temporal_view(load_scores(layout, SEASON_END), cutoffs, by=("model",))
+    months = temporal_view(load_scores(layout, SEASON_END, [ORACLE_SET]), cutoffs, by=("model",))
     own = months[months["model"] == "demo.overconfident"]
     before, after = own[own["months_from_cutoff"] <= 0], own[own["months_from_cutoff"] > 0]
     assert after["accuracy"].mean() < before["accuracy"].mean() - 0.15
+
+
+def test_the_demo_makes_questions_from_its_own_news_with_the_labelled_template_maker(demo_hub: Path):
+    """The Sim Wire, read each night from its start by the news intake; its questions written by the
+    template maker (labelled as such, never as an LLM) and answered by the synthetic forecasters."""
+    layout = Layout(demo_hub)
+    news = readers.load_news(layout)
+    assert len(news) and set(news["source"]) == {"sim"} and news["published_at"].min() >= "2026-07-11"
+    generated = readers.load_oracle_generated(layout, "demo-news")
+    assert set(generated["maker"]) == {"template"} and set(generated["kept"]) == {0, 1}
+    assert ((generated["total"] >= 13) | (generated["kept"] == 0)).all()
+    questions = readers.load_oracle_questions(layout, "demo-news")
+    assert set(questions["id"]) == set(generated.loc[generated["kept"] == 1, "question_id"])
+    assert set(readers.load_oracle_forecasts(layout, "demo-news")) == {"demo.calibrated", "demo.noisy", "demo.overconfident"}
+    page = (demo_hub / "site_src/docs/generated/oracle/sets/demo-news.md").read_text(encoding="utf-8")
+    assert "template-generated, not an LLM" in page and "LLM template" not in page
+    assert not list(demo_hub.rglob("*.txt")), "no article text in the hub (they stay in the cache folder)"
 
 
 def test_rerunning_the_demo_on_its_last_night_changes_no_byte(demo_hub: Path):

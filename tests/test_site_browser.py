@@ -34,6 +34,7 @@ pytestmark = pytest.mark.browser
 
 AS_OF = SEASON_END
 MODEL = "demo.noisy"
+ORACLE_SET = "demo-news"
 
 # Payloads: each must come out as visible, inert text.
 # Markup Plotly itself would draw (a link, bold, a styled span) when the name reaches a chart raw.
@@ -78,8 +79,23 @@ def xss_hub(demo_hub: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     forecasts = pd.read_csv(forecasts_file, dtype=str, keep_default_na=False)
     forecasts.loc[forecasts["question_id"] == frame.loc[0, "question_id"], "reasoning"] = REASONING
     forecasts.to_csv(forecasts_file, index=False, lineterminator="\n")
+    _xss_oracle(root)
     build_site(root, AS_OF)
     return root
+
+
+def _xss_oracle(root: Path) -> None:
+    """The newest question of the demo's news set, one of its options and its article's title (a feed's strings) carry payloads."""
+    path = root / "data" / "oracle" / ORACLE_SET / "questions.csv"
+    questions = pd.read_csv(path, dtype=str, keep_default_na=False)
+    newest = questions.sort_values(["resolution_date", "id"], ascending=[False, True]).index[0]
+    questions.loc[newest, "text"] = QUESTION_TEXT
+    questions.loc[questions["kind"] == "mc", "choice_c"] = ORGANIZATION
+    questions.to_csv(path, index=False, lineterminator="\n")
+    for news_file in (root / "data" / "news").glob("*.csv"):
+        news = pd.read_csv(news_file, dtype=str, keep_default_na=False)
+        news.loc[news["url"] == questions.loc[newest, "url"], "title"] = NAME
+        news.to_csv(news_file, index=False, lineterminator="\n")
 
 
 def _xss_question_path(root: Path) -> str:
@@ -159,7 +175,7 @@ class Site:
     def path(self, name: str) -> str:
         return {"home": "", "model": f"generated/models/{MODEL}/", "models index": "generated/models/",
                 "round": f"generated/rounds/{_xss_round_file(self.root).parent.name}/",
-                "question": _xss_question_path(self.root)}[name]
+                "question": _xss_question_path(self.root), "oracle set": f"generated/oracle/sets/{ORACLE_SET}/"}[name]
 
     def __getitem__(self, name: str) -> Visit:
         if name not in self.visits:
@@ -186,7 +202,7 @@ def xss_site(browser: Browser, xss_hub: Path, xss_url: str) -> Iterator[Site]:
     s.close()
 
 
-PAGES = ["home", "model", "round", "models index", "question"]
+PAGES = ["home", "model", "round", "models index", "question", "oracle set"]
 PLOTLY = "generated/assets/plotly.min.js"
 
 
@@ -371,6 +387,9 @@ def test_xss_payloads_stay_inert(xss_site: Site, name: str) -> None:
         assert [links.nth(i).get_attribute("href") for i in range(links.count())] == \
             [f"../../{_xss_question_path(xss_site.root).removeprefix('generated/')}"], \
             "the only link is to the question's page: a javascript: url must not become a link"
+    if name == "oracle set":  # a question, an option and an article's title as the question maker and a feed wrote them
+        assert QUESTION_TEXT in text and ORGANIZATION in text and NAME in text
+        assert page.locator('a[href^="http://sim.invalid/"]').count() > 0, "the articles are linked"
     if name == "question":
         assert page.locator("article h1").first.inner_text() == QUESTION_TEXT
         page.locator("details.prescient-raw > summary").click()  # the raw rows (with the reasoning) are collapsed

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import httpx
 import pandas as pd
@@ -41,12 +41,16 @@ from ..store.forecast_file import parse_forecast
 from ..store.hub import Hub, as_hub
 from ..store.layout import FileStats, Layout
 from ..store.lock import hub_lock
+from ..store.newstexts import NewsTexts
 from ..submissions.content import check_content, round_set
 from ..timeutil import days, format_date, format_ts
 from . import incremental, memo_store, sampling
 from .forked import default_processes, forked_map
 from .recompute import history_for, hub_view
 from .seal import reveal_by, seal_stage
+
+if TYPE_CHECKING:
+    from ..oracle.stage import OracleNight
 
 T = TypeVar("T")
 ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
@@ -75,10 +79,15 @@ class NightlyReport:
     quarantined: list[Problem] = field(default_factory=list)  # unreadable submitted files, one problem each
     unranked: list[str] = field(default_factory=list)  # "model · round: reason", left off by the imputation rule
     sealing: list[Problem] = field(default_factory=list)  # rounds whose seal waits, files put back to their seal
+    oracle: OracleNight | None = None  # the [oracle] stage (news, questions, the hub's answers), when configured
 
     @property
     def failed_sources(self) -> list[SourceReport]:
         return [s for s in self.sources if s.error or s.failures]
+
+    @property
+    def oracle_errors(self) -> list[Problem]:
+        return self.oracle.errors if self.oracle is not None else []
 
 
 def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_only: bool = False,
@@ -111,13 +120,26 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
                                               "the pull requests' runs could not all be read (GITHUB_TOKEN and GITHUB_REPOSITORY "
                                               "set? GitHub's API reachable?), so no round is sealed in this run", "warning"))
             derive_stage(hub, as_of, bank, report, extra, extra_models or {}, complete)
-    if report.failed_sources or report.quarantined:
+    if settings.oracle is not None and not fetch_only and only is None:  # its steps take the lock themselves
+        from ..oracle.stage import oracle_night  # its libraries (feeds, scikit-learn) load only where it runs
+
+        report.oracle = oracle_night(hub, as_of, env, _news_texts(hub), client=client,
+                                     world=getattr((sources or {}).get("sim"), "world", None))
+    if report.failed_sources or report.quarantined or report.oracle_errors:
         raise PartialFailure(partial_summary(report), report_problems(report), run_report=report)
     return report
 
 
+def _news_texts(hub: Hub) -> NewsTexts:
+    """The articles' texts: in the command's cache folder (``--cache-dir``), else the hub's default one."""
+    disk = hub.layout.cache.disk
+    return NewsTexts(disk.folder / "news-texts") if disk is not None else NewsTexts.for_hub(hub.root)
+
+
 def partial_summary(report: NightlyReport) -> str:
     parts = [f"these sources failed: {', '.join(s.name for s in report.failed_sources)}"] if report.failed_sources else []
+    if report.oracle_errors:
+        parts.append(f"the oracle stage reported {len(report.oracle_errors)} problem(s) (feeds, articles or LLM calls)")
     if report.quarantined:
         parts.append(f"{len(report.quarantined)} submitted file(s) could not be read and were quarantined (not scored)")
     return "wrote everything that succeeded; " + "; ".join(parts)
@@ -125,7 +147,7 @@ def partial_summary(report: NightlyReport) -> str:
 
 def report_problems(report: NightlyReport) -> list[Problem]:
     return [Problem(f"source {s.name}", None, None, "source-failed", s.error or "; ".join(s.failures[:5]))
-            for s in report.failed_sources] + report.quarantined
+            for s in report.failed_sources] + report.quarantined + report.oracle_errors
 
 
 # -- phase 1: fetch -------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from ..leaderboard.fb_board import crowd_from_rounds
 from ..leaderboard.hub_boards import board_for, history_views
 from ..oracle.board import load_scores as oracle_scores
 from ..oracle.board import oracle_board
+from ..oracle.sets import oracle_sets
 from ..oracle.temporal import temporal_view
 from ..schemas import FORECASTS
 from ..scoring.corrections import corrections
@@ -128,7 +129,8 @@ def _arena(root: Path, as_of: datetime, quarantine: list[Problem], forecasts: di
 def _oracle(layout: Layout, as_of: datetime, models: dict, quarantine: list[Problem]) -> dict:
     scores = oracle_scores(layout, as_of, quarantine=quarantine)
     cutoffs = {m: meta.knowledge_cutoff or "" for m, meta in models.items()}
-    return {"oracle_board": oracle_board(scores, cutoffs),
+    board = oracle_board(scores, cutoffs)
+    return {"oracle_board": board, "oracle_sets": oracle_sets(layout, as_of, scores, board, cutoffs),
             "oracle_months": temporal_view(scores, cutoffs, by=("model",)) if len(scores) else pd.DataFrame()}
 
 

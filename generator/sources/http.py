@@ -3,7 +3,8 @@
 ``get_json`` retries connect errors, timeouts, 429 and 5xx with exponential backoff and jitter,
 honours ``Retry-After`` (seconds, or an HTTP date measured against the response's own ``Date``
 header, so no wall clock is read), and returns ``(parsed_json, raw_bytes)``; ``post_json`` does the
-same for a JSON POST (the LLM forecaster's chat completions). When it gives up it
+same for a JSON POST (the LLM calls' chat completions), ``get_bytes`` for a body kept unparsed (news
+feeds and articles). When it gives up it
 raises ``FetchError`` (a ``SourceError``) whose message names the URL without its query string,
 so API keys passed as params never reach a log.
 
@@ -278,10 +279,11 @@ def get_json(
     throttle: Callable[[], None] | None = None,
     budget: Budget | None = None,
     limits: RequestLimits = RequestLimits(),
+    _parse: Callable | None = None,
 ) -> tuple[Any, bytes]:
     """GET ``url`` and parse JSON, retrying transient failures ``retries`` times (within ``budget``)."""
     return _retrying(client, url, params, headers, None, retries=retries, backoff=backoff, max_wait=max_wait,
-                     sleep=sleep, rng=rng, throttle=throttle, budget=budget, limits=limits)
+                     sleep=sleep, rng=rng, throttle=throttle, budget=budget, limits=limits, parse=_parse)
 
 
 def post_json(
@@ -303,8 +305,18 @@ def post_json(
                      sleep=sleep, rng=rng, throttle=throttle, limits=limits)
 
 
+def get_bytes(client: httpx.Client, url: str, **options: Any) -> tuple[str, bytes]:
+    """GET ``url`` and return (its Content-Type, its body) unparsed (a news feed, an article's page),
+    with ``get_json``'s retries, total deadline and size cap; ``options``: ``get_json``'s keywords."""
+    return get_json(client, url, **options, _parse=_content)
+
+
+def _content(url: str, response: httpx.Response, raw: bytes, method: str = "GET") -> tuple[str, bytes]:
+    return response.headers.get("Content-Type", ""), raw
+
+
 def _retrying(client, url, params, headers, body, *, retries, backoff, max_wait, sleep, rng, throttle,
-              budget: Budget | None = None, limits: RequestLimits = RequestLimits()) -> tuple[Any, bytes]:
+              budget: Budget | None = None, limits: RequestLimits = RequestLimits(), parse=None) -> tuple[Any, bytes]:
     method, reason = ("GET" if body is None else "POST"), ""
     for attempt in range(retries + 1):
         if throttle is not None:
@@ -313,7 +325,7 @@ def _retrying(client, url, params, headers, body, *, retries, backoff, max_wait,
             budget.check(f"{method} {url}")
         response, raw, reason, retry_after = _attempt(client, url, params, headers, body, budget, limits)
         if response is not None:
-            return _check(url, response, raw, method)
+            return _check(url, response, raw, method, parse or _decode)
         if attempt < retries:
             wait = retry_after if retry_after is not None else backoff_delay(attempt, backoff, rng)
             sleep(min(wait, max_wait, budget.remaining()) if budget is not None else min(wait, max_wait))
@@ -322,11 +334,11 @@ def _retrying(client, url, params, headers, body, *, retries, backoff, max_wait,
     raise FetchError(f"{method} {url}: gave up after {retries + 1} attempts ({reason})", transient=True)
 
 
-def _check(url: str, response: httpx.Response, raw: bytes, method: str = "GET") -> tuple[Any, bytes]:
+def _check(url: str, response: httpx.Response, raw: bytes, method: str = "GET", parse=_decode) -> tuple[Any, Any]:
     if response.status_code >= 400:
         status = response.status_code
         raise FetchError(f"{method} {url}: HTTP {status} {response.reason_phrase}".rstrip(), status=status)
-    return _decode(url, response, raw, method)
+    return parse(url, response, raw, method)
 
 
 class RateLimiter:

@@ -160,6 +160,32 @@ class Layout:
     def oracle_forecast_files(self, qset: str) -> list[Path]:
         return sorted((self.data / "oracle" / qset / "forecasts").glob("*.csv"))
 
+    def news(self, recorded_at: datetime) -> Path:
+        """The news ledger's file for the month a row is recorded in."""
+        return self.data / "news" / f"{recorded_at:%Y-%m}.csv"
+
+    def news_files(self) -> list[Path]:
+        return sorted((self.data / "news").glob("*.csv"))
+
+    def oracle_articles(self, qset: str) -> Path:
+        """The set's article selections, one row per day × article."""
+        return self.data / "oracle" / qset / "articles.csv"
+
+    def oracle_generated(self, qset: str) -> Path:
+        """Every question the set's maker wrote, kept or dropped, with its filter scores."""
+        return self.data / "oracle" / qset / "generated.csv"
+
+    def oracle_calls(self, qset: str, recorded_at: datetime) -> Path:
+        """The question maker's call log (its resume state) for the month a call is made in."""
+        return self.data / "oracle" / qset / "calls" / f"{recorded_at:%Y-%m}.jsonl"
+
+    def oracle_call_files(self, qset: str) -> list[Path]:
+        return sorted((self.data / "oracle" / qset / "calls").glob("*.jsonl"))
+
+    def oracle_answer_log(self, qset: str, model: str) -> Path:
+        """The hub's answer run log of one model on one set (its resume state)."""
+        return self.data / "oracle" / qset / "answers" / f"{model}.jsonl"
+
     def relative(self, path: Path) -> str:
         """``path`` relative to the hub root, with slashes (as ``relative_to``; by text, a night asks
         it for every forecast file); ``str(path)`` for a path outside the hub."""

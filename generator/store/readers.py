@@ -16,8 +16,11 @@ from ..schemas import (
     FORECASTS,
     HISTORY,
     MANIFEST,
+    NEWS,
     OBSERVATIONS,
+    ORACLE_ARTICLES,
     ORACLE_FORECASTS,
+    ORACLE_GENERATED,
     ORACLE_QUESTIONS,
     QUESTION_SETS,
     QUESTIONS,
@@ -246,6 +249,21 @@ def load_oracle_forecasts(layout: Layout, qset: str, quarantine: list[Problem] |
                       quarantine)
 
 
+def load_news(layout: Layout) -> pd.DataFrame:
+    """Every recorded version of every article of the news ledger (``schemas.NEWS``); empty if none."""
+    return _read_all(layout, layout.news_files(), NEWS)
+
+
+def load_oracle_articles(layout: Layout, qset: str) -> pd.DataFrame:
+    """An oracle set's article selections (``schemas.ORACLE_ARTICLES``); empty if none."""
+    return _read_all(layout, [p for p in [layout.oracle_articles(qset)] if p.is_file()], ORACLE_ARTICLES)
+
+
+def load_oracle_generated(layout: Layout, qset: str) -> pd.DataFrame:
+    """Every question an oracle set's maker wrote, with its filter scores (``schemas.ORACLE_GENERATED``)."""
+    return _read_all(layout, [p for p in [layout.oracle_generated(qset)] if p.is_file()], ORACLE_GENERATED)
+
+
 # -- time never runs backwards --------------------------------------------------------------------
 
 def _recording_ledgers(layout: Layout) -> list[tuple[Path, Table, str]]:
@@ -258,6 +276,10 @@ def _recording_ledgers(layout: Layout) -> list[tuple[Path, Table, str]]:
     files += [(p, RESOLUTIONS, "recorded_at") for p in resolution_files(layout)]
     files += [(p, MANIFEST, "recorded_at") for p in layout.manifest_files()[-1:]]
     files += [(layout.oracle_questions(s), ORACLE_QUESTIONS, "recorded_at") for s in layout.oracle_sets()]
+    files += [(p, NEWS, "recorded_at") for p in layout.news_files()[-1:]]  # filed by the month recorded
+    files += [(path, table, "recorded_at") for s in layout.oracle_sets()
+              for path, table in ((layout.oracle_articles(s), ORACLE_ARTICLES), (layout.oracle_generated(s), ORACLE_GENERATED))
+              if path.is_file()]
     return files + ([(layout.history, HISTORY, "as_of")] if layout.history.is_file() else [])
 
 
