@@ -16,8 +16,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-# The submission areas: forecasts, bets, model metadata and oracle answers (unowned).
-SUBMISSION_AREAS = ("/data/forecasts", "/data/bets", "/data/models", "/data/oracle/*/forecasts")
+# The submission areas: forecasts, bets, commitments, model metadata and oracle answers (unowned).
+SUBMISSION_AREAS = ("/data/forecasts", "/data/bets", "/data/commitments", "/data/models", "/data/oracle/*/forecasts")
 # A GitHub login, an @org/team, or an e-mail address (the three forms CODEOWNERS accepts).
 _OWNER = re.compile(r"^@?(?:[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}"
                     r"(?:/[A-Za-z0-9][A-Za-z0-9_.-]*)?|[^@\s]+@[^@\s]+\.[^@\s]+)$")

@@ -27,7 +27,8 @@ class Code:
 CODES: dict[str, Code] = {
     # where the file is and what it is called
     "unsafe-path": Code(ERROR, "The path is absolute, contains `..`, a backslash or a control character."),
-    "outside-submission-area": Code(ERROR, "A submission may only change files under `data/forecasts/`, `data/bets/`, `data/oracle/<set>/forecasts/` and `data/models/`."),
+    "outside-submission-area": Code(ERROR, "A submission may only change files under `data/forecasts/`, `data/bets/`, `data/commitments/`, `data/oracle/<set>/forecasts/` and `data/models/`."),
+    "hub-ledger": Code(ERROR, "Receipts, seals and the model log (`data/receipts/`, `data/seals/`, `data/metadata/`) are written only by the hub's own runs; no pull request may add, change or delete them."),
     "bad-round-folder": Code(ERROR, "A forecast file must sit in `data/forecasts/<due date as YYYY-MM-DD>/`."),
     "bad-file-name": Code(ERROR, "The file name is not `<team>.<model>` in lower-case letters, digits and dashes."),
     "bad-extension": Code(ERROR, "Forecast files end in `.csv` or `.json`, model metadata files in `.yml`."),
@@ -37,7 +38,16 @@ CODES: dict[str, Code] = {
     # the round
     "unknown-round": Code(ERROR, "No round with this due date has been published in `data/rounds/`."),
     "round-closed": Code(ERROR, "The round's due time (UTC) had passed at the time the submission was checked."),
-    "past-round-changed": Code(ERROR, "A forecast file of a round whose due time has passed was edited, renamed or deleted."),
+    "past-round-changed": Code(ERROR, "A forecast file of a round whose due time has passed was edited, renamed or deleted, and the result is not the version sealed at the due time."),
+    "not-the-sealed-version": Code(ERROR, "A file of a round past its due time differs from the version that counts: the last one attested before the due time (its seal)."),
+    "sealed-round": Code(WARNING, "The round's due time has passed: the version that counts was fixed then (the last one pushed before it), whatever is merged now."),
+    # commit–reveal rounds (data/commitments/<due>/)
+    "bad-commitment": Code(ERROR, "A commitment file is not one line of 64 hex digits, or a salt file not one line of 32 to 128 hex digits."),
+    "commitment-required": Code(ERROR, "In a commit–reveal round only a commitment may be submitted before the due time; the forecast file is revealed after it."),
+    "not-commit-reveal": Code(ERROR, "A commitment or salt file was submitted for a round that is not a commit–reveal round."),
+    "reveal-window-closed": Code(ERROR, "The round's reveal window has closed: a forecast revealed now never counts."),
+    "reveal-without-commitment": Code(ERROR, "No commitment was sealed for this model at the round's due time, so nothing can be revealed."),
+    "reveal-mismatch": Code(ERROR, "The revealed forecast file and its salt do not hash to the commitment sealed at the due time (or the salt file is missing)."),
     # bytes, encoding and syntax
     "file-too-large": Code(ERROR, "The file is larger than the size cap."),
     "too-many-files": Code(ERROR, "The pull request changes more than 100 files, so none of them was checked; a submission changes one model's files."),
@@ -101,6 +111,8 @@ CODES: dict[str, Code] = {
     "reserved-prefix": Code(ERROR, "The team prefix `prescient.` belongs to the hub's own forecasters; no pull request may add, edit or delete their files."),
     "reserved-kind": Code(ERROR, "The kind `baseline` belongs to the hub's own forecasters; no pull request may register or edit such a model."),
     "team-prefix-taken": Code(ERROR, "A new model uses the team prefix of existing models, and the pull request's author maintains none of them."),
+    "scoring-metadata-changed": Code(ERROR, "A model's `kind`, `saw_crowd`, `release_date` or `knowledge_cutoff` changes what boards count, so only a hub maintainer (`[hub] maintainers`) may change them."),
+    "author-unchecked": Code(WARNING, "Checking files on disk cannot know who will open the pull request: the rules on the author (maintainers, team prefix) are checked on the pull request."),
 }
 
 
@@ -128,6 +140,18 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "source-failed": Code(ERROR, "A source could not be fetched or parsed in this run; the other sources were written."),
         "response-too-large": Code(ERROR, "A source's response is larger than `max_response_bytes`; reading stopped there."),
     },
+    "News intake and question making (`prescient oracle fetch-news`, `generate`, `answer`; the nightly)": {
+        "feed-failed": Code(ERROR, "A news feed could not be fetched (HTTP error, timeout, too large); the other feeds were read and recorded."),
+        "feed-unreadable": Code(ERROR, "A news feed's bytes are not RSS or Atom; nothing of it was recorded, and the other feeds were read."),
+        "article-failed": Code(ERROR, "An article's page could not be fetched; it is not recorded, and the next run tries it again."),
+        "article-too-large": Code(ERROR, "An article's page is larger than `[oracle] max_article_bytes`; reading stopped there and it is not recorded."),
+        "article-no-text": Code(WARNING, "No article text could be extracted from the page; it is not recorded."),
+        "llm-call-failed": Code(ERROR, "A call to the LLM endpoint failed (HTTP error, timeout); nothing of it is lost, the next run makes it again."),
+        "llm-malformed-json": Code(ERROR, "The LLM's answer is not the JSON its step asks for; it is logged, and the next run asks again (three times at most)."),
+        "llm-refused": Code(WARNING, "The LLM refused a step of the question maker; that article yields no question."),
+        "llm-budget-spent": Code(WARNING, "The day's `[oracle]` budget is spent: the question maker stopped before its next call; the next day's budget goes on."),
+        "answer-unparseable": Code(WARNING, "The LLM's answer to an oracle question names no option; it is written as a refusal, which scores as wrong."),
+    },
     "Audit (`prescient verify`)": {
         "derived-missing": Code(ERROR, "A file the ledgers recompute to is not on disk."),
         "derived-differs": Code(ERROR, "A score file on disk differs from the one recomputed from the ledgers."),
@@ -153,6 +177,21 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "bets-changed-after-due": Code(ERROR, "A commit changed or deleted a bet file after its round's due time."),
         "bets-committed-after-due": Code(ERROR, "A bet file was first committed after its round's due time."),
         "commit-date-backwards": Code(ERROR, "A commit is dated earlier than its first parent."),
+        "seal-broken": Code(ERROR, "A file of a sealed round differs from its seal: bytes that do not count are in place of the sealed ones, or a sealed file is missing."),
+        "seal-differs": Code(ERROR, "A seal does not name the last version the receipts attest before the round's due time."),
+        "seal-unchecked": Code(WARNING, "A seal rests on a receipt whose head commit is not in this clone, so that its blob is at its path cannot be checked."),
+        "hub-ledger-edited": Code(ERROR, "A commit that is not one of the hub's own runs (a merge, or another author) changed receipts, seals or the model log."),
+        "receipt-blob-mismatch": Code(ERROR, "A receipt names a blob that its head commit does not hold at its path: the row is forged or wrong."),
+        "receipt-unchecked": Code(WARNING, "Receipts whose head commits are not in this clone cannot be checked against them (fetch `refs/pull/*/head`)."),
+        "replace-refs": Code(WARNING, "The repository has replace refs or grafts; the audit ignores them and reads the commits as their ids name them."),
+        "no-maintainers": Code(WARNING, "`data/hub.toml` names no `[hub] maintainers`, so CODEOWNERS has no owner and nobody's review is required."),
+        "data-not-tracked": Code(ERROR, "`verify --git` was asked of a hub whose `data/` is not in the git repository."),
+    },
+    "Seals (`prescient nightly`, `prescient seal`)": {
+        "seal-deferred": Code(WARNING, "A round past its due time was not sealed in this run (its receipts could not be completed, or a sealed version's bytes are not here yet); the next run tries again, and the round is scored from its files meanwhile."),
+        "seal-not-counted": Code(WARNING, "A model's file in a round just sealed does not count: its last version before the due time fails validation, cannot be read, or has no record before the due time; the seal says why and the file is removed."),
+        "seal-enforced": Code(WARNING, "A file of a sealed round differed from its seal; the run put the sealed bytes back (or removed a file that does not count)."),
+        "receipts-incomplete": Code(WARNING, "The GitHub runs since the oldest unsealed round could not all be read, so no round was sealed in this run."),
     },
     "Imports (ForecastBench and oracle question sets)": {
         "not-forecastbench": Code(ERROR, "The folder holds no ForecastBench `question_sets` and `resolution_sets`."),
@@ -182,6 +221,13 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
 def problem(code: str, file: str, row: int | None, column: str | None, message: str) -> Problem:
     """A Problem whose severity comes from the registry (an unregistered code raises KeyError)."""
     return Problem(file, row, column, code, message, CODES[code].severity)
+
+
+def reported(code: str, file: str, row: int | None, column: str | None, message: str) -> Problem:
+    """A Problem of a code outside the submission checks, its severity from ``OTHER_CODES`` (an
+    unregistered code raises KeyError)."""
+    severity = next(group[code].severity for group in OTHER_CODES.values() if code in group)
+    return Problem(file, row, column, code, message, severity)
 
 
 def explain(code: str) -> str:

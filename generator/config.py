@@ -23,6 +23,7 @@ from .vocabulary import BOARDS, REPLICATES, known_sources
 HUB_FILE = "data/hub.toml"
 SUBMIT_DOCS = "site_src/docs/submit.md"  # the Submit page's source, named where no site_url is set
 HORIZONS = (7, 30, 90, 180, 365, 1095, 1825, 3650)
+BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"  # GitHub Actions' committer, as the workflows set it
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,10 @@ class RoundSettings:
     market_questions: int = 50
     dataset_questions: int = 25
     horizons: tuple[int, ...] = HORIZONS
+    # "open": forecast files are submitted before the due time; "commit-reveal": only a commitment
+    # before it, the file and its salt after it, within reveal_days (Submit page, "Sealed rounds").
+    secrecy: str = "open"
+    reveal_days: int = 2
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,29 @@ class LeaderboardSettings:
 
 
 @dataclass(frozen=True)
+class OracleSettings:
+    """[oracle]: the daily news-to-questions stage (off without the table). Methodology page, "Daily Oracle"."""
+
+    question_set: str = "daily-news"  # the oracle set the questions land in: data/oracle/<question_set>/
+    feeds: tuple[str, ...] = ()  # RSS/Atom feed URLs; "sim:news" is the sim world's own feed (offline)
+    maker: str = "llm"  # "llm" (PRESCIENT_LLM_*) or "template" (the demo's labelled template maker, not an LLM)
+    model: str = ""  # the endpoint's model that writes the questions (default: $PRESCIENT_LLM_MODEL)
+    daily_budget_usd: float = 0.0  # generation stops for the day once its calls cost this much (0: no limit)
+    daily_budget_tokens: int = 0  # ... or used this many tokens (0: no limit)
+    random_articles: int = 3  # articles drawn at random each day
+    hot_topics: int = 3  # one article from each of the day's largest coherent clusters
+    min_score: int = 13  # a question is kept when its filter scores sum to at least this (of 14)
+    lookback_days: int = 2  # news days, before the run's date, that generate looks at
+    per_feed: int = 50  # new articles read from one feed in one run, at most
+    host_rate_per_second: float = 1.0  # requests per second to one host (robots-friendly)
+    max_article_bytes: int = 2097152  # a larger page is refused (article-too-large)
+    answer_models: tuple[str, ...] = ()  # models the nightly answers the set with (closed-book)
+
+
+ORACLE_MAKERS = ("llm", "template")
+
+
+@dataclass(frozen=True)
 class SourceSettings:
     name: str
     enabled: bool
@@ -77,6 +105,10 @@ class Settings:
     sources: tuple[SourceSettings, ...] = field(default_factory=tuple)
     leaderboard: LeaderboardSettings = LeaderboardSettings()
     site_url: str = ""
+    maintainers: tuple[str, ...] = ()
+    receipts: str = "ledger"
+    bot_email: str = ""
+    oracle: OracleSettings | None = None  # None: no [oracle] table, the stage is off
 
     @property
     def submit_page(self) -> str:
@@ -98,6 +130,13 @@ class HubTable:
     site_url: str = ""
     # GitHub logins or @org/team names; .github/codeowners.py writes CODEOWNERS from them.
     maintainers: tuple[str, ...] = ()
+    # Where the nightly's seals learn of pull-request pushes: "github" (it reads every validation run
+    # GitHub created since the oldest unsealed round, through the API) or "ledger" (only the receipts
+    # data/receipts/ holds: a hub without pull requests, or run by hand).
+    receipts: str = "ledger"
+    # The committer e-mail of the hub's own commits (the nightly's): the only one that may change
+    # receipts, seals and the model log (`prescient verify --git`). Empty: not checked.
+    bot_email: str = BOT_EMAIL
 
 
 # The type a TOML value must have, per field annotation (a tuple field is a TOML array).
@@ -114,9 +153,19 @@ def _spec(table: type) -> dict[str, tuple[type | tuple[type, ...], Any]]:
 _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
     "hub": _spec(HubTable), "rounds": _spec(RoundSettings),
     "scoring": _spec(ScoringSettings), "leaderboard": _spec(LeaderboardSettings),
+    "oracle": _spec(OracleSettings),
 }
 # How an open market of a round past its due time is treated (methodology page, "Unresolved markets").
 UNRESOLVED_POLICIES = ("ignore", "market_proxy")
+RECEIPT_MODES = ("ledger", "github")
+SECRECY = ("open", "commit-reveal")
+
+
+def _check_choice(table: dict, name: str, key: str, choices: tuple[str, ...], path: Path, problems: list[Problem]) -> None:
+    if table[key] not in choices:
+        problems.append(_problem(path, f"{name}.{key}", "bad-value",
+                                 f"{name}.{key} = {table[key]!r}; expected one of: {', '.join(map(_quoted, choices))}"))
+        table[key] = choices[0]
 
 
 def load_settings(root: Path) -> Settings:
@@ -133,24 +182,38 @@ def load_settings(root: Path) -> Settings:
     _check_leaderboard(tables["leaderboard"], path, problems)
     _check_budgets(raw, path, problems)
     _check_site_url(tables["hub"].get("site_url"), path, problems)
+    _check_choice(tables["hub"], "hub", "receipts", RECEIPT_MODES, path, problems)
+    _check_choice(tables["rounds"], "rounds", "secrecy", SECRECY, path, problems)
+    if tables["rounds"]["reveal_days"] < 1:
+        problems.append(_problem(path, "rounds.reveal_days", "bad-value",
+                                 f"rounds.reveal_days = {tables['rounds']['reveal_days']}; expected 1 or more"))
     scoring = _scoring(tables["scoring"], path, problems)
+    _check_oracle(tables["oracle"], path, problems)
     if problems:
         raise ConfigError(f"{path}: {len(problems)} problem(s) in the hub configuration", problems)
     rounds = dict(tables["rounds"], first_due=first_due)
     rounds["horizons"] = tuple(rounds["horizons"])
-    # TOML values, each checked against its field's type by _table; an array becomes the field's tuple
-    leaderboard: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in tables["leaderboard"].items()}
+    leaderboard = _tuples(tables["leaderboard"])
     return Settings(
         root=root,
         title=tables["hub"]["title"],
         repo_url=tables["hub"]["repo_url"],
         site_url=tables["hub"]["site_url"],
+        maintainers=tuple(tables["hub"]["maintainers"]),
+        receipts=tables["hub"]["receipts"],
+        bot_email=tables["hub"]["bot_email"],
         rounds=RoundSettings(**rounds),
         scoring=ScoringSettings(**scoring),
         http=MappingProxyType(dict(raw.get("http", {}))),
         sources=sources,
         leaderboard=LeaderboardSettings(**leaderboard),
+        oracle=OracleSettings(**_tuples(tables["oracle"])) if "oracle" in raw else None,
     )
+
+
+def _tuples(table: dict[str, Any]) -> dict[str, Any]:
+    """TOML values, each checked against its field's type by _table; an array becomes the field's tuple."""
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in table.items()}
 
 
 def _parse_toml(path: Path) -> dict[str, Any]:
@@ -274,6 +337,30 @@ def _check_budgets(raw: Mapping, path: Path, problems: list[Problem]) -> None:
             unit = " of seconds" if key.endswith("seconds") else " of bytes"
             problems.append(_problem(path, f"{table}.{key}", "bad-value",
                                      f"{table}.{key} = {value!r}; expected a positive number{unit}"))
+
+
+def _check_oracle(table: dict, path: Path, problems: list[Problem]) -> None:
+    """Values of [oracle] (types are checked by ``_table``); code ``bad-value``, naming the key."""
+    def bad(key: str, message: str) -> None:
+        problems.append(_problem(path, f"oracle.{key}", "bad-value", f"oracle.{key}: {message}"))
+
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", table["question_set"]):
+        bad("question_set", f"{table['question_set']!r}: a set name is lower-case letters, digits and dashes")
+    for feed in table["feeds"]:
+        if not isinstance(feed, str) or not (feed == "sim:news" or re.fullmatch(r"https?://[^\s<>\"'`]+", feed)):
+            bad("feeds", f"{feed!r}: give a feed's http(s) address (or \"sim:news\", the offline world's feed)")
+    if table["maker"] not in ORACLE_MAKERS:
+        bad("maker", f"{table['maker']!r}; expected \"llm\" or \"template\"")
+    if not 0 <= table["min_score"] <= 14:
+        bad("min_score", f"{table['min_score']}; the seven filter principles score 0 to 14 together")
+    for key in ("daily_budget_usd", "daily_budget_tokens", "random_articles", "hot_topics", "lookback_days"):
+        if table[key] < 0:
+            bad(key, f"{table[key]}; expected 0 or more")
+    for key in ("per_feed", "host_rate_per_second", "max_article_bytes"):
+        if table[key] <= 0:
+            bad(key, f"{table[key]}; expected a positive number")
+    if not all(isinstance(m, str) and m.strip() for m in table["answer_models"]):
+        bad("answer_models", "expected a list of the endpoint's model names (non-empty strings)")
 
 
 def _check_site_url(value: Any, path: Path, problems: list[Problem]) -> None:

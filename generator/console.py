@@ -35,6 +35,10 @@ def print_sources(report) -> None:
             print(f"  - {failure}")
     for due in getattr(report, "rounds_waiting", []):
         print(f"round {due}: not opened, no eligible question yet (the next run before its due time tries again)")
+    if getattr(report, "oracle", None) is not None:
+        from .oracle.describe import night_lines  # the oracle stage's libraries load only where it ran
+
+        print("\n".join(night_lines(report.oracle)))
 
 
 def demo_summary(result, start: datetime, seconds: float, hub: str, program: str) -> str:

@@ -29,6 +29,10 @@ class Problem:
     message: str
     severity: str = "error"
 
+    def sort_key(self) -> tuple:
+        """An order over any problems: a problem of a whole file (no row or column) before its rows'."""
+        return self.file, -1 if self.row is None else self.row, self.column or "", self.code, self.message, self.severity
+
     def __str__(self) -> str:
         where = self.file
         if self.row is not None:

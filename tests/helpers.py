@@ -53,6 +53,8 @@ API_DATA = DATA / "api"  # recorded responses of the live sources, one folder pe
 SMALL_HUB = """\
 [hub]
 title = "Test hub"
+maintainers = ["hub-maintainer"]
+bot_email = "t@example.invalid"  # the committer of the tests' git histories, playing the hub's nightly
 
 [rounds]
 first_due = "2026-01-25T00:00:00Z"
@@ -564,6 +566,22 @@ def commit_at(root: Path, when: str, message: str) -> str:
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", message],
                    cwd=root, env=env, check=True, capture_output=True)
     return git(root, "rev-parse", "HEAD").strip()
+
+
+def git_dated(root: Path, *args: str, when: str | None = None, check: bool = True) -> str:
+    """``git -C root ARGS`` as the tests' one identity (t, the hub's ``bot_email`` in SMALL_HUB), with
+    author and committer dates at ``when`` if given; its output, stripped."""
+    stamp = f"@{int(parse_ts(when).timestamp())} +0000" if when else None
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.invalid", **({"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp} if stamp else {})}
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, env=env, check=check).stdout.strip()
+
+
+def commit_dated(root: Path, when: str, message: str) -> str:
+    """Commit everything (an empty commit if nothing changed) at ``when``; return the sha."""
+    git_dated(root, "add", "-A")
+    git_dated(root, "commit", "-qm", message, "--allow-empty", when=when)
+    return git_dated(root, "rev-parse", "HEAD")
 
 
 def an_hour_after(when: str) -> str:

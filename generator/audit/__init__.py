@@ -2,4 +2,5 @@
 
 - ``verify``: ``prescient verify``: scores, history and pages recomputed from the ledgers and compared
 - ``git``: what the git history says: ledgers only appended, frozen files kept, files on time
+- ``seals``: the seals against their rule, the receipts and the files in place
 """

@@ -55,7 +55,7 @@ from ..store import git
 from ..store.csvio import UNREADABLE, parse_bytes, why_unreadable
 from ..store.git import blob_id
 from ..store.manifest import root_hash, sha256
-from ..submissions.paths import BETS, FORECAST, classify
+from ..submissions.paths import DATED, HUB_LEDGERS, classify
 from ..timeutil import format_ts, parse_ts
 
 _PATTERN = re.compile(r"<[^>]+>")
@@ -81,6 +81,8 @@ class FileChange:
     new_blob: str
     old_mode: str = "100644"
     new_mode: str = "100644"
+    committer: str = ""  # the commit's committer e-mail
+    parents: int = 1  # 2 or more: a merge (a pull request's, on GitHub)
 
     @property
     def where(self) -> str:
@@ -98,19 +100,20 @@ def parse_log(out: bytes) -> list[FileChange]:
     changes = []
     for record in out.split(b"\x01")[1:]:
         header, _, body = record.partition(b"\0")
-        sha, seconds = header.decode().split()
+        sha, seconds, *rest = header.decode("utf-8", "replace").split(" ")
         when = format_ts(datetime.fromtimestamp(int(seconds), tz=UTC))
+        who, parents = (rest[0], len([p for p in rest[1:] if p])) if rest else ("", 1)
         fields, i = body.lstrip(b"\n").split(b"\0"), 0
         while i < len(fields) and fields[i].startswith(b":"):
             old_mode, new_mode, old_blob, new_blob, status = fields[i].decode().lstrip(":").split()
             letter, paths = status[0], [f.decode("utf-8", "surrogateescape") for f in fields[i + 1:i + 3]]
             if letter in "RC":
                 if letter == "R":
-                    changes.append(FileChange(sha, when, "D", paths[0], old_blob, "0" * len(old_blob), old_mode, "000000"))
-                changes.append(FileChange(sha, when, "A", paths[1], "0" * len(new_blob), new_blob, "000000", new_mode))
+                    changes.append(FileChange(sha, when, "D", paths[0], old_blob, "0" * len(old_blob), old_mode, "000000", who, parents))
+                changes.append(FileChange(sha, when, "A", paths[1], "0" * len(new_blob), new_blob, "000000", new_mode, who, parents))
                 i += 3
             else:
-                changes.append(FileChange(sha, when, letter, paths[0], old_blob, new_blob, old_mode, new_mode))
+                changes.append(FileChange(sha, when, letter, paths[0], old_blob, new_blob, old_mode, new_mode, who, parents))
                 i += 2
     return changes
 
@@ -129,18 +132,33 @@ def is_frozen(path: str) -> bool:
 
 
 def _due_file(path: str):
-    """The classified target when ``path`` is a forecast or bet file of a round, else None."""
+    """The classified target when ``path`` is a forecast, bet or commitment file of a round, else None."""
     target, errors = classify(path)
-    return target if not errors and target.kind in (FORECAST, BETS) and target.due is not None else None
+    if errors or target.kind not in DATED or target.due is None or target.fmt == "salt":
+        return None  # a commit–reveal round's salt is revealed after the due time; its reveal seal judges it
+    return target
 
 
 # -- the checks, pure over the parsed history (the ledgers' bytes come through ``read``) -------------
 
+@dataclass(frozen=True)
+class Seal:
+    """What the seals ledger says of the sealed rounds: their due dates, and path → blob of every file that counts."""
+
+    rounds: frozenset[str]
+    counted: Mapping[str, str]
+
+    def of(self, due: str | None) -> Seal | None:
+        return self if due in self.rounds else None
+
+
 def file_problems(changes: list[FileChange], read, judged_additions=lambda c: True,
-                  attested: Mapping[tuple[str, str], str] | None = None) -> list[Problem]:
+                  attested: Mapping[tuple[str, str], str] | None = None, sealed: Seal | None = None) -> list[Problem]:
     """Every problem of the changes to guarded files. ``read(blob)`` gives a blob's bytes or None;
     ``judged_additions(c)`` says whether an addition's time can be judged (not in a shallow clone's
-    oldest commit); ``attested``: (path, blob) → the earliest receipt time (ISO UTC) of those bytes."""
+    oldest commit); ``attested``: (path, blob) → the earliest receipt time (ISO UTC) of those bytes, the
+    rule of rounds without a seal; ``sealed``: the seals (a sealed round's file may change after its due
+    time only to its sealed bytes, and only a file that does not count may be removed)."""
     attested = attested or {}
     problems, versions = [], _Versions(read)
     for c in changes:
@@ -155,7 +173,8 @@ def file_problems(changes: list[FileChange], read, judged_additions=lambda c: Tr
         elif frozen:
             problems += _frozen_change(c)
         else:
-            problems += _due_change(c, due, judged_additions(c), attested.get((c.path, c.new_blob)))
+            problems += _due_change(c, due, judged_additions(c), attested.get((c.path, c.new_blob)),
+                                    sealed.of(due.due) if sealed is not None else None)
     return problems
 
 
@@ -310,10 +329,15 @@ def _frozen_change(c: FileChange) -> list[Problem]:
     return []
 
 
-def _due_change(c: FileChange, target, judged: bool, receipt: str | None = None) -> list[Problem]:
+def _due_change(c: FileChange, target, judged: bool, receipt: str | None = None, seal: Seal | None = None) -> list[Problem]:
     due = format_ts(parse_ts(target.due))
-    forecast = target.kind == FORECAST
-    if c.time <= due or (c.status in "AM" and receipt is not None and receipt < due):
+    forecast = target.kind != "bets"  # a forecast or commitment file
+    if c.time <= due:
+        return []
+    if seal is not None:  # a sealed round: after its due time a file only ever becomes its sealed bytes, or goes
+        if (c.status in "AM" and c.new_blob == seal.counted.get(c.path)) or (c.status == "D" and c.path not in seal.counted):
+            return []
+    elif c.status in "AM" and receipt is not None and receipt < due:  # a round sealed before 0.7: the receipts' rule
         return []
     if c.status in "MDT":
         if c.status == "M" and c.old_blob == c.new_blob:
@@ -325,6 +349,20 @@ def _due_change(c: FileChange, target, judged: bool, receipt: str | None = None)
         return [Problem(c.path, None, None, "forecast-committed-after-due" if forecast else "bets-committed-after-due",
                         f"first committed by {c.where}, after the round's due time {due}")]
     return []
+
+
+def hub_ledger_problems(changes: list[FileChange], bot: str) -> list[Problem]:
+    """One problem per commit that changed a hub-written ledger and is a merge, or not the hub's committer."""
+    problems, seen = [], set()
+    for c in changes:
+        if not c.path.startswith(HUB_LEDGERS) or c.commit in seen:
+            continue
+        why = "is a merge (a pull request's)" if c.parents > 1 else \
+            f"was committed by {c.committer or 'nobody'}, not the hub ({bot})" if bot and c.committer != bot else ""
+        if why:
+            seen.add(c.commit)
+            problems.append(Problem(c.path, None, None, "hub-ledger-edited", f"{c.where} changed it and {why}"))
+    return problems
 
 
 def date_problems(dates: list[tuple[str, int]]) -> list[Problem]:
@@ -360,7 +398,7 @@ def effective_times(changes: list[FileChange], dates: list[tuple[str, int]]) -> 
 
 
 HISTORY_PATH = HISTORY.path
-DIGESTED = ("data/manifest/", "data/receipts/")
+DIGESTED = ("data/manifest/", "data/receipts/", "data/seals/", "data/metadata/models.csv")
 
 
 def digest_problems(repo: Path, changes: list[FileChange], read) -> list[Problem]:
@@ -403,19 +441,30 @@ def tree_digest(repo: Path, commit: str, read) -> str:
     return root_hash({path: sha256(read(blob) or b"") for path, blob in blobs.items()})
 
 
-def audit_history(repo: Path, rev: str = "HEAD",
-                  attested: Mapping[tuple[str, str], str] | None = None) -> tuple[list[FileChange], list[Problem]]:
-    """The history of ``rev`` and every problem in it; ``attested``: the receipts (see ``file_problems``)."""
+def audit_history(repo: Path, rev: str = "HEAD", attested: Mapping[tuple[str, str], str] | None = None,
+                  sealed: Seal | None = None, bot: str = "") -> tuple[list[FileChange], list[Problem]]:
+    """The history of ``rev`` and every problem in it; ``attested`` and ``sealed``: the receipts and the
+    seals (see ``file_problems``); ``bot``: the committer e-mail of the hub's own runs, the only one that
+    may change receipts, seals and the model log (none: not checked)."""
     head = git.resolve_commit(repo, rev)
+    if not git.tracked(repo, head, "data/"):
+        return [], [Problem("data/", None, None, "data-not-tracked",
+                            f"{rev} holds nothing under data/: the hub's ledgers are not in this git repository, so its "
+                            "history proves nothing (commit data/, or audit the repository that holds it)")]
     dates = git.first_parent_dates(repo, head)
     changes = effective_times(parse_log(git.first_parent_raw_log(repo, head, "data/")), dates)
     boundary = git.shallow_commits(repo)
     # In a shallow clone the oldest commits show every file as added then; when a file was really
     # first committed is unknown, so those additions are not judged.
     with git.BlobReader(repo) as blobs:
-        problems = file_problems(changes, blobs.read, lambda c: not (c.commit in boundary and c.status == "A"), attested)
+        problems = file_problems(changes, blobs.read, lambda c: not (c.commit in boundary and c.status == "A"), attested, sealed)
         problems += digest_problems(repo, changes, blobs.read)
-    problems += date_problems(dates)
+    problems += date_problems(dates) + hub_ledger_problems(changes, bot)
+    replaced = git.replaced(repo)
+    if replaced:
+        problems.append(Problem(".git", None, None, "replace-refs",
+                                f"{len(replaced)} replace ref(s) or a grafts file ({replaced[0]}): ignored, the commits were read "
+                                "as their ids name them", "warning"))
     if boundary:
         problems.insert(0, Problem(".git", None, None, "shallow-clone",
                                    "this is a shallow clone: commits before its oldest one were not checked "

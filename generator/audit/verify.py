@@ -25,15 +25,17 @@ from ..errors import Problem
 from ..forecasters.baselines import AFTER_DUE
 from ..leaderboard.hub_boards import RECORDED_BEFORE_VIEWS
 from ..pipeline import recompute
+from ..pipeline.seal import due_time
 from ..schemas import HISTORY, SCORES
 from ..site.build import gather, strip_generated
 from ..site.render import GENERATED, render_site
-from ..store import manifest, readers, receipts
+from ..store import manifest, readers, receipts, seals
 from ..store.csvio import to_csv_bytes
 from ..store.git import resolve_commit
 from ..store.hub import Hub, as_hub
-from ..timeutil import format_ts, parse_ts
+from ..timeutil import format_date, format_ts, parse_ts
 from . import git
+from .seals import receipt_problems, seal_problems
 
 DEFAULT_NIGHTS = 7
 OK, FAILED, SKIPPED = "ok", "failed", "skipped"
@@ -59,7 +61,7 @@ class VerifyReport:
     def add(self, name: str, problems: list[Problem], note: str, skipped: bool = False) -> None:
         failed = any(p.severity == "error" for p in problems)
         self.checks.append(Check(name, SKIPPED if skipped else FAILED if failed else OK, note))
-        self.problems += sorted(problems)
+        self.problems += sorted(problems, key=Problem.sort_key)
 
 
 EPOCH = "1970-01-01T00:00:00Z"  # the as_of of a hub whose ledgers are still empty
@@ -75,15 +77,37 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
     report.add("scores", *check_scores(hub, as_of))
     report.add("history", *check_history(hub, None if all_nights else nights))
     report.add("pages", *check_pages(hub, as_of), skipped=not (root / "site_src" / "docs" / GENERATED).is_dir())
+    report.add("seals", *check_seals(hub))
     changes, attested = None, receipts.attested(receipts.load_receipts(hub))
     if git_rev:
-        attested = receipts.attested(receipts.load_receipts_at(root, resolve_commit(root, git_rev)))
-        stamps = {key: format_ts(when) for key, when in attested.items()}
-        changes, problems = git.audit_history(root, git_rev, stamps)
+        commit = resolve_commit(root, git_rev)
+        ledger = receipts.load_receipts_at(root, commit)
+        attested = receipts.attested(ledger)
+        changes, problems = git.audit_history(root, git_rev, {key: format_ts(when) for key, when in attested.items()},
+                                              sealed_at(root, commit), hub.settings.bot_email)
+        problems += receipt_problems(root, ledger, seals.load_seals_at(root, commit))
         report.add("git", problems, f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev}; "
                                     f"{len(attested)} file version(s) attested by receipts")
     report.add("timing", *check_timing(hub, as_of, changes, attested))
+    if not hub.settings.maintainers:
+        report.add("maintainers", [Problem("data/hub.toml", None, "hub.maintainers", "no-maintainers",
+                                           "[hub] maintainers is empty: CODEOWNERS has no owner, so no review is required "
+                                           "for a change of code, workflows or ledgers", "warning")], "none listed")
     return report
+
+
+def check_seals(hub: Hub) -> tuple[list[Problem], str]:
+    """The seals against their rule and the files in place (``audit.seals``)."""
+    recorded = seals.load_seals(hub)
+    dues = {format_date(d): due_time(hub, d) for d in readers.round_dues(hub)}
+    problems = seal_problems(hub, recorded, receipts.load_receipts(hub), dues)
+    return problems, f"{len(seals.sealed_rounds(recorded))} sealed round(s) checked against their receipts and files"
+
+
+def sealed_at(root: Path, commit: str) -> git.Seal:
+    """The seals as stored in ``commit``: the sealed rounds and the blob of every file that counts."""
+    recorded = seals.load_seals_at(root, commit)
+    return git.Seal(frozenset(seals.sealed_rounds(recorded)), seals.counted(recorded))
 
 
 def latest_run(hub: Hub) -> datetime:

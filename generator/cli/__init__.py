@@ -9,7 +9,8 @@ traceback; exit codes are documented in ``prescient --help``.
 - ``run``: the hub's own runs: ``demo``, ``nightly``, ``fetch``, ``sources``, ``build``, ``serve``
 - ``boards``: what the hub recorded, read back: ``leaderboard``, ``arena``, ``oracle``, ``verify``
 - ``rounds``: ``round open``, ``round template``, ``rounds``, ``forecast llm``
-- ``submissions``: pull requests: ``validate``, ``receipts``
+- ``submissions``: pull requests: ``validate``, ``receipts``; a commit–reveal round's ``commit``, ``reveal``
+- ``oracle``: the Daily Oracle's actions: ``oracle fetch-news``, ``oracle generate``, ``oracle answer``
 - ``interop``: other benchmarks' files: ``import forecastbench``, ``import oracle``, ``export forecastbench``
 - this module: ``build_parser`` (the commands in the order ``--help`` lists them) and ``main``
 """
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     boards.add_arena(sub)
     rounds.add_forecast(sub)
     submissions.add_receipts(sub)
+    submissions.add_commit_reveal(sub)
     return parser
 
 
@@ -59,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         root = _announce(args)
         if root is not None and args.command in READ_COMMANDS and not getattr(args, "git", None) \
-                and recorded_nothing(root):
+                and not getattr(args, "oracle_command", None) and recorded_nothing(root):
             print(f"prescient {args.command}: nothing recorded yet in {root / 'data'} (no questions, forecasts or "
                   "scores); `prescient nightly` records the first ones", file=sys.stderr)
             return 0

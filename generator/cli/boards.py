@@ -35,7 +35,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             if settings.leaderboard.market_difficulty == "crowd" and dues else None
         scores = scores_as_of(hub, as_of) if args.as_of else readers.load_scores(hub)
         _check_view(args.view, scores)
-        board = hub_board(scores, readers.load_models(hub), as_of, settings, board=args.board or settings.leaderboard.boards[0],
+        board = hub_board(scores, readers.load_models(hub, as_of), as_of, settings, board=args.board or settings.leaderboard.boards[0],
                           view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
     except ValueError as exc:
         raise PrescientError(f"leaderboard: {exc}") from None
@@ -95,8 +95,10 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     scores = oracle_scores(hub, command_time(args), [args.set] if args.set else None, quarantine)
     warn_quarantined(quarantine)
     cutoffs = {m: meta.knowledge_cutoff for m, meta in readers.load_models(hub).items()}
-    print("oracle board: self-reported (the answers are in the repository and oracle files have no deadline)", file=sys.stderr)
-    print_frame(temporal_view(scores, cutoffs) if args.months else oracle_board(scores, cutoffs), args.format)
+    print("oracle board: run_by hub rows are the hub's own runs (prescient.*, every call logged); every other row is "
+          "self-reported (the answers are in the repository and oracle files have no deadline)", file=sys.stderr)
+    by = ("set", "model", "kind") if args.by_kind else ("set", "model")
+    print_frame(temporal_view(scores, cutoffs, by=by) if args.months else oracle_board(scores, cutoffs), args.format)
     return 0
 
 
@@ -150,12 +152,17 @@ def add_leaderboard(sub) -> None:
 
 def add_oracle(sub) -> None:
     """`oracle`: the oracle board (issue 6, Daily Oracle)."""
-    oracle = sub.add_parser("oracle", help="the oracle board: accuracy, Brier, N and year-on-year change around the cutoff")
+    from .oracle import add_oracle_actions
+
+    oracle = sub.add_parser("oracle", help="the oracle board: accuracy, Brier, N and year-on-year change around the cutoff; "
+                                           "its actions make the questions from the news and answer them")
     add_common(oracle)
     oracle.add_argument("--set", metavar="NAME", help="only this question set (default: every set)")
     oracle.add_argument("--months", action="store_true", help="print the view by resolution month instead")
+    oracle.add_argument("--by-kind", action="store_true", help="with --months: true/false (tf) and multiple-choice (mc) apart")
     oracle.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the board (default table)")
     oracle.set_defaults(func=cmd_oracle)
+    add_oracle_actions(oracle.add_subparsers(dest="oracle_command", required=False, metavar="ACTION"))
 
 
 def add_verify(sub) -> None:

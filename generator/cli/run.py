@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..console import demo_summary, print_sources, progress_bar, requests_progress
@@ -66,8 +68,8 @@ def cmd_nightly(args: argparse.Namespace) -> int:
     as_of = command_time(args)
     with opened(args, "nightly") as hub:
         try:
-            with requests_progress() as progress:
-                report = nightly(hub, as_of, progress=progress)
+            with requests_progress() as progress, _walker(hub, args) as walk:
+                report = nightly(hub, as_of, progress=progress, walk=walk)
         except PartialFailure as exc:
             print_sources(exc.run_report)
             raise
@@ -76,7 +78,27 @@ def cmd_nightly(args: argparse.Namespace) -> int:
           f"{len(report.written)} file(s) written")
     for line in report.unranked:  # the imputation rule is never silent
         print(f"unranked: {line}")
+    for found in report.sealing:
+        print(f"{found.severity}: {found}", file=sys.stderr)
     return 0
+
+
+@contextlib.contextmanager
+def _walker(hub, args: argparse.Namespace) -> Iterator:
+    """Under [hub] receipts = "github" with GITHUB_REPOSITORY set: the nightly's walk of the validation runs."""
+    from ..pipeline.receipts import walk
+    from .submissions import branch_rows, github_api
+
+    if hub.settings.receipts != "github" or not os.environ.get("GITHUB_REPOSITORY"):
+        yield None
+        return
+    with github_api(None) as github:
+        def run(the_hub, as_of) -> bool:
+            done = walk(the_hub, github, as_of, branch_rows=branch_rows(the_hub.root, args.receipts_from))
+            for note in done.notes:
+                print(f"note: receipts: {note}", file=sys.stderr)
+            return done.complete
+        yield run
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
@@ -175,6 +197,8 @@ def add_run(sub) -> None:
         p.set_defaults(func=func)
     sub.choices["fetch"].add_argument("--source", help="fetch only this source")
     add_cache_options(sub.choices["nightly"])
+    sub.choices["nightly"].add_argument("--receipts-from", metavar="REV", help="under [hub] receipts = \"github\": the receipts "
+                                        "branch (e.g. refs/prescient/receipts), whose file records a run whose head commit is gone")
     sources = sub.add_parser("sources", help="list the sources with their status")
     add_common(sources, as_of=False)
     sources.set_defaults(func=cmd_sources)

@@ -14,8 +14,6 @@ the hub's imputation policy applies to the missing rows, and the run's report co
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import re
 import threading
 import time
@@ -26,14 +24,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import jinja2
 import pandas as pd
 
-from ..errors import ConfigError, PartialFailure, PrescientError
+from ..errors import ConfigError, PartialFailure
+from ..llm import ANSWERED, CallOptions, Endpoint, Reply, RunReport, Templates, prompt_sha256, request_body, session, settled
+from ..llm import endpoint as llm_endpoint
+from ..llm.endpoint import looks_like_refusal
 from ..models import ModelMeta, load_model
 from ..schemas import FORECASTS
-from ..sources.http import RateLimiter, client_for, fetch_many, post_json
-from ..store import readers
+from ..store import calllog, readers
 from ..store.atomic import write_bytes_atomic
 from ..store.csvio import write_table
 from ..store.hub import Hub
@@ -43,41 +42,18 @@ from ..submissions import SubmissionInvalid, validate_files
 from ..timeutil import format_ts, is_iso_date, parse_ts
 
 PROMPTS = Path(__file__).parent / "prompts"
+TEMPLATES = Templates(PROMPTS)
 VARIANTS = ("zero-shot", "scratchpad")
-FINAL = ("ok", "refused", "unparseable")  # statuses a re-run keeps; "error" units are asked again
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+FINAL = ANSWERED  # statuses a re-run keeps; "error" units are asked again
 MAX_CSV_REASONING = 2000  # characters of reasoning copied into the forecast file (the log keeps all)
 _UNIT = ["question_id", "resolution_date"]
 
 
 # -- configuration -----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Endpoint:
-    """Where to send the calls, and what a million input/output tokens cost (USD), if known."""
-
-    api_key: str
-    base_url: str = DEFAULT_BASE_URL
-    price_in: float | None = None
-    price_out: float | None = None
-
-
 def endpoint_from_env(env: Mapping[str, str]) -> Endpoint:
     """Read the PRESCIENT_LLM_* variables; without an API key the forecaster is off (ConfigError)."""
-    key = env.get("PRESCIENT_LLM_API_KEY", "").strip()
-    if not key:
-        raise ConfigError("the LLM forecaster is off: set PRESCIENT_LLM_API_KEY (and PRESCIENT_LLM_BASE_URL for an "
-                          f"endpoint other than {DEFAULT_BASE_URL}) to run it")
-    return Endpoint(key, env.get("PRESCIENT_LLM_BASE_URL", "").strip().rstrip("/") or DEFAULT_BASE_URL,
-                    _price(env, "PRESCIENT_LLM_PRICE_IN"), _price(env, "PRESCIENT_LLM_PRICE_OUT"))
-
-
-def _price(env: Mapping[str, str], name: str) -> float | None:
-    raw = env.get(name, "").strip()
-    try:
-        return float(raw) if raw else None
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number (USD per million tokens)") from None
+    return llm_endpoint.endpoint_from_env(env, "the LLM forecaster")
 
 
 @dataclass(frozen=True)
@@ -117,17 +93,9 @@ def model_id(options: Options) -> str:
 
 # -- prompts ------------------------------------------------------------------------------------
 
-def _templates() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(PROMPTS), undefined=jinja2.StrictUndefined,
-                              autoescape=False, keep_trailing_newline=False)  # plain text, never HTML
-
-
 def template_sha256(variant: str) -> str:
     """sha256 over the variant's template file and the shared question block it includes."""
-    digest = hashlib.sha256()
-    for name in (f"{variant}.j2", "_question.j2"):
-        digest.update((PROMPTS / name).read_bytes() + b"\0")
-    return digest.hexdigest()
+    return TEMPLATES.sha256(variant, "_question")
 
 
 def prompt_context(row: Mapping[str, Any], with_crowd: bool) -> dict:
@@ -143,11 +111,7 @@ def prompt_context(row: Mapping[str, Any], with_crowd: bool) -> dict:
 def render_prompt(variant: str, context: Mapping[str, Any]) -> str:
     if variant not in VARIANTS:
         raise ConfigError(f"unknown prompt variant {variant!r}; choose one of {', '.join(VARIANTS)}")
-    return _templates().get_template(f"{variant}.j2").render(**context).strip() + "\n"
-
-
-def request_body(model: str, prompt: str) -> dict:
-    return {"model": model, "messages": [{"role": "user", "content": prompt}]}
+    return TEMPLATES.render(variant, context)
 
 
 # -- answers ------------------------------------------------------------------------------------
@@ -158,9 +122,6 @@ _TAGGED = re.compile(r"(?:probability|forecast|answer)[^\S\n]*(?:\([^)\n]{0,20}\
                      r"[^\S\n]*\**[^\S\n]*(?:about|around|roughly|approximately|~)?[^\S\n]*" + _NUM + _PCT, re.I)
 _BARE = re.compile(r"^\**[^\S\n]*" + _NUM + _PCT + r"[^\S\n]*\**\.?$", re.I)
 _LOOSE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?[^\S\n]*(?:%|percent\b)|0?\.\d+|[01]\.0+)(?![\d.]*\d)", re.I)
-_REFUSAL = re.compile(r"\b(?:I\s*(?:can(?:no|['’])t|cannot|won['’]t|will\s+not|am\s+(?:not\s+able|unable)|['’]m\s+(?:not\s+able|unable))"
-                      r"|unable\s+to\s+(?:provide|give|make|predict|forecast|assign)|as\s+an\s+AI)\b", re.I)
-
 
 @dataclass(frozen=True)
 class Answer:
@@ -212,63 +173,38 @@ def parse_answer(text: str) -> tuple[str, float | None]:
     probability = parse_probability(text)
     if probability is not None:
         return "ok", round(probability, 6)
-    return ("refused" if _REFUSAL.search(text) else "unparseable"), None
+    return ("refused" if looks_like_refusal(text) else "unparseable"), None
 
 
 def read_completion(payload: Any) -> Answer:
     """Turn a chat-completions response into an Answer; never raises on odd shapes."""
-    try:
-        choice = payload["choices"][0]
-        message = choice.get("message") or {}
-    except (KeyError, IndexError, TypeError, AttributeError):
-        return Answer("unparseable", detail="the response has no choices[0].message")
-    usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
-    tokens_in, tokens_out = _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
-    content = message.get("content")
-    if not isinstance(content, str):
-        content = ""
-    if message.get("refusal") or choice.get("finish_reason") == "content_filter":
-        return Answer("refused", None, str(message.get("refusal") or content).strip(), tokens_in, tokens_out,
-                      detail="the endpoint flagged a refusal")
-    status, probability = parse_answer(content)
-    return Answer(status, probability, content.strip(), tokens_in, tokens_out)
+    return answer_of(llm_endpoint.read_completion(payload))
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def answer_of(completion: llm_endpoint.Completion) -> Answer:
+    tokens = completion.tokens_in, completion.tokens_out
+    if completion.malformed:
+        return Answer("unparseable", detail=completion.detail)
+    if completion.refused:
+        return Answer("refused", None, completion.content, *tokens, detail=completion.detail)
+    status, probability = parse_answer(completion.content)
+    return Answer(status, probability, completion.content.strip(), *tokens)
 
 
 def cost_usd(answer: Answer, endpoint: Endpoint) -> float | None:
-    if answer.tokens_in is None or answer.tokens_out is None or endpoint.price_in is None or endpoint.price_out is None:
-        return None
-    return round((answer.tokens_in * endpoint.price_in + answer.tokens_out * endpoint.price_out) / 1e6, 8)
+    return llm_endpoint.cost_usd(answer.tokens_in, answer.tokens_out, endpoint)
 
 
 # -- the run log --------------------------------------------------------------------------------
 
 def read_log(path: Path) -> list[dict]:
     """The log's records; a line cut short by a crash (not valid JSON) is skipped."""
-    if not path.is_file():
-        return []
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict) and "question_id" in record:
-            records.append(record)
-    return records
+    return calllog.read_records(path, "question_id")
 
 
 def final_units(records: list[dict]) -> dict[tuple[str, str], dict]:
     """The record that settled each unit (the first with a final status)."""
-    out: dict[tuple[str, str], dict] = {}
-    for record in records:
-        key = (record["question_id"], record.get("resolution_date") or "")
-        if record.get("status") in FINAL and key not in out:
-            out[key] = record
-    return out
+    return settled(records, lambda r: (r["question_id"], r.get("resolution_date") or ""), FINAL)  # type: ignore[return-value]
 
 
 def forecasts_from_log(records: list[dict]) -> pd.DataFrame:
@@ -279,36 +215,11 @@ def forecasts_from_log(records: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(FORECASTS.names))
 
 
-class _Appender:
-    """Appends records to the log as they arrive, from any worker thread."""
-
-    def __init__(self, path: Path):
-        self.path, self.lock = path, threading.Lock()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_file() and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
-            with open(path, "ab") as handle:  # end a line a crash cut short, so it stays one bad line
-                handle.write(b"\n")
-
-    def __call__(self, record: dict) -> None:
-        line = json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n"
-        with self.lock, open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(line)
-            handle.flush()
-
-
 # -- the runner ---------------------------------------------------------------------------------
 
-@dataclass
-class LLMReport:
-    model: str
+@dataclass(kw_only=True)
+class LLMReport(RunReport):
     due: str
-    asked: int = 0
-    skipped: int = 0
-    counts: dict[str, int] = field(default_factory=lambda: {s: 0 for s in (*FINAL, "error")})
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float | None = None
-    written: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     validation: Any = None
 
@@ -356,13 +267,12 @@ def check_round(hub: Hub, due: datetime, as_of: datetime) -> None:
         raise ConfigError(f"round {due:%Y-%m-%d} was due {due_ts} and it is {format_ts(as_of)}: too late to forecast it")
 
 
-def _ask(http: Callable[[dict], Any], endpoint: Endpoint, options: Options, row: dict) -> tuple[Answer, str]:
+def _ask(ask: Callable[[dict], Reply], options: Options, row: dict) -> tuple[Answer, str]:
     prompt = render_prompt(options.variant, prompt_context(row, options.with_crowd))
-    try:
-        payload, _ = http(request_body(options.model, prompt))
-    except PrescientError as exc:
-        return Answer("error", detail=str(exc)), prompt
-    return read_completion(payload), prompt
+    reply = ask(request_body(options.model, prompt))
+    if reply.completion is None:
+        return Answer("error", detail=reply.error), prompt
+    return answer_of(reply.completion), prompt
 
 
 def _record(row: dict, answer: Answer, prompt: str, template: str, options: Options, endpoint: Endpoint, as_of) -> dict:
@@ -371,7 +281,7 @@ def _record(row: dict, answer: Answer, prompt: str, template: str, options: Opti
             "detail": answer.detail, "tokens_in": answer.tokens_in, "tokens_out": answer.tokens_out,
             "cost_usd": cost_usd(answer, endpoint), "model": options.model, "variant": options.variant,
             "with_crowd": options.with_crowd, "template_sha256": template,
-            "prompt_sha256": hashlib.sha256(prompt.encode("utf-8")).hexdigest(), "recorded_at": format_ts(as_of)}
+            "prompt_sha256": prompt_sha256(prompt), "recorded_at": format_ts(as_of)}
 
 
 def meta_for(options: Options, template: str) -> ModelMeta:
@@ -392,7 +302,7 @@ def run_llm(root: Path, due: datetime, as_of: datetime, endpoint: Endpoint, opti
     layout = hub.layout
     check_round(hub, due, as_of)
     template, log_path = template_sha256(options.variant), layout.llm_log(due, mid)
-    report = LLMReport(mid, f"{due:%Y-%m-%d}")
+    report = LLMReport(mid, due=f"{due:%Y-%m-%d}")
     with hub_lock(layout.data, f"prescient forecast llm {mid} --round {due:%Y-%m-%d}"):
         earlier = read_log(log_path)
         _check_template(earlier, template, layout.relative(log_path))
@@ -400,7 +310,7 @@ def run_llm(root: Path, due: datetime, as_of: datetime, endpoint: Endpoint, opti
         done = final_units(earlier)
         pending = [u for u in units if (u["question_id"], u["resolution_date"] or "") not in done]
         report.skipped, report.asked = len(units) - len(pending), len(pending)
-        _call_all(pending, endpoint, options, template, as_of, _Appender(log_path), report, client, progress, sleep)
+        _call_all(pending, endpoint, options, template, as_of, log_path, report, client, progress, sleep)
         _write(layout, due, options, template, read_log(log_path), report)
     return _finish(root, due, as_of, layout, report)
 
@@ -412,23 +322,19 @@ def _check_template(records: list[dict], template: str, label: str) -> None:
                           "a changed prompt is a new forecaster: run it under another --team or --model name")
 
 
-def _call_all(pending, endpoint, options, template, as_of, append, report, client, progress, sleep) -> None:
-    headers = {"Authorization": f"Bearer {endpoint.api_key}"}
-    limiter, lock, url = RateLimiter(None), threading.Lock(), f"{endpoint.base_url}/chat/completions"
-    with client_for(client, {"concurrency": options.concurrency, "timeout": options.timeout}) as http_client:
-        def http(body: dict):
-            return post_json(http_client, url, body, headers=headers, retries=options.retries,
-                             backoff=options.backoff, sleep=sleep, throttle=limiter.wait)
-
+def _call_all(pending, endpoint, options, template, as_of, log_path, report, client, progress, sleep) -> None:
+    lock = threading.Lock()
+    calls = CallOptions(options.concurrency, options.retries, options.backoff, options.timeout)
+    with session(endpoint, calls, log_path, client=client, sleep=sleep) as run:
         def one(row: dict) -> None:
-            answer, prompt = _ask(http, endpoint, options, row)
-            append(_record(row, answer, prompt, template, options, endpoint, as_of))
+            answer, prompt = _ask(run.ask, options, row)
+            run.log(_record(row, answer, prompt, template, options, endpoint, as_of))
             with lock:
                 _tally(report, answer, endpoint, row)
                 if progress is not None:
                     progress(sum(report.counts.values()), len(pending), f"{report.counts['ok']} ok")
 
-        fetch_many(one, pending, concurrency=options.concurrency)
+        run.map(one, pending)
 
 
 def _tally(report: LLMReport, answer: Answer, endpoint: Endpoint, row: dict) -> None:
@@ -457,7 +363,7 @@ def _write(layout: Layout, due: datetime, options: Options, template: str, recor
 
 def _finish(root: Path, due: datetime, as_of: datetime, layout: Layout, report: LLMReport) -> LLMReport:
     if report.written:
-        report.validation = validate_files(root, [root / p for p in report.written], as_of)
+        report.validation = validate_files(root, [root / p for p in report.written], as_of, hub_own=True)
         if not report.validation.ok:
             raise SubmissionInvalid(f"{report.written[0]}: the LLM forecaster's file fails validation",
                                     report.validation.errors)

@@ -1,5 +1,6 @@
-"""The oracle board (per set and model: N, accuracy, Brier, refusals, YoY before/after the cutoff)
-and the one function that reads a hub's oracle sets into scores."""
+"""The oracle board (per set and model: N, accuracy, Brier, refusals, YoY before/after the cutoff,
+who ran it, and true/false and multiple-choice accuracy apart) and the one function that reads a
+hub's oracle sets into scores."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import datetime
 import pandas as pd
 
 from ..errors import Problem
+from ..models import HUB_TEAM
 from ..store import readers
 from ..store.hub import Hub
 from ..timeutil import format_date, format_ts
@@ -17,7 +19,14 @@ from .temporal import temporal_view, yoy_summary
 
 BOARD_COLUMNS = ("set", "model", "n", "answered", "refused", "missing", "accuracy", "brier", "knowledge_cutoff",
                  "yoy_accuracy_before", "yoy_accuracy_after", "yoy_brier_before", "yoy_brier_after",
-                 "yoy_months_before", "yoy_months_after")
+                 "yoy_months_before", "yoy_months_after", "run_by", "n_tf", "accuracy_tf", "n_mc", "accuracy_mc")
+HUB_RUN, SELF_REPORTED = "hub", "self-reported"
+
+
+def run_by(model: str) -> str:
+    """``hub`` for the hub's own runs (``prescient.*``: no pull request may add or change their files,
+    and their calls are logged), ``self-reported`` for every answer file a forecaster submitted."""
+    return HUB_RUN if model.split(".", 1)[0] == HUB_TEAM else SELF_REPORTED
 
 
 def oracle_scores(hub: Hub, as_of: datetime, sets: list[str] | None = None,
@@ -49,8 +58,20 @@ def oracle_board(scores: pd.DataFrame, cutoffs: dict[str, str]) -> pd.DataFrame:
         accuracy=("correct", "mean"), brier=("brier", "mean")).reset_index()
     board["knowledge_cutoff"] = board["model"].map(lambda m: cutoffs.get(m, ""))
     board = board.merge(yoy_summary(temporal_view(scores, cutoffs)), on=["set", "model"], how="left")
+    board = board.assign(run_by=board["model"].map(run_by)).merge(_by_kind(scores), on=["set", "model"], how="left")
     board = board.sort_values(["set", "accuracy", "model"], ascending=[True, False, True], kind="mergesort")
     return board[list(BOARD_COLUMNS)].reset_index(drop=True)
 
 
-__all__ = ["SCORE_COLUMNS", "oracle_board", "oracle_scores"]
+def _by_kind(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per set and model: N and accuracy of the true/false (tf) and the multiple-choice (mc) questions apart."""
+    by_kind = scores.groupby(["set", "model", "kind"], sort=True)["correct"].agg(["size", "mean"]).unstack("kind")
+    out = pd.DataFrame(index=by_kind.index)
+    for kind in ("tf", "mc"):
+        present = ("size", kind) in by_kind.columns
+        out[f"n_{kind}"] = by_kind[("size", kind)].fillna(0).astype("int64") if present else 0
+        out[f"accuracy_{kind}"] = by_kind[("mean", kind)] if present else float("nan")
+    return out.reset_index()
+
+
+__all__ = ["HUB_RUN", "SCORE_COLUMNS", "SELF_REPORTED", "oracle_board", "oracle_scores", "run_by"]

@@ -10,5 +10,7 @@
 - ``sampling``: the round schedule and the stratified question-set sampling (pure)
 - ``forecaster``: ``prescient rounds`` (status, time left) and ``prescient round template``
 - ``receipts``: ``prescient receipts``: when GitHub attests a pull request's files
+- ``seal``: the seal of each round past its due time: the version of each file that counts, held every night
+- ``commitments``: ``prescient commit`` and ``reveal``, a commit–reveal round's two steps
 - ``demo``: a simulated season end to end
 """

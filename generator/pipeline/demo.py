@@ -13,6 +13,7 @@ Every file is checked by the same validation code as a pull request before it is
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -81,12 +82,15 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
         load_oracle(root, world.seed, todo[0])
     placed: set[str] = set()  # rounds whose bets this run has seen to
     done = len(nights) - len(todo)
+    news_start = _news_start(options)
     for i, night in enumerate(todo, start=done + 1):
-        nightly(hub, night, extra=lambda q: synthetic_forecasts(world, q), extra_models=synthetic_models(), env={},
-                sources={"sim": sim})
+        nightly(_with_news(hub, night > news_start), night, extra=lambda q: synthetic_forecasts(world, q),
+                extra_models=synthetic_models(), env={}, sources={"sim": sim})
         place_bets(hub, placed)
         if progress:
             progress(i, len(nights), f"night {night:%Y-%m-%d}")
+    if todo and hub.settings.oracle is not None:
+        write_oracle_forecasts(hub, hub.settings.oracle.question_set, world.seed)
     last = nights[-1] if nights else None
     if build and last:
         build_site(hub, last)
@@ -134,24 +138,42 @@ def load_oracle(root: Path, seed: int, as_of: datetime) -> list[str]:
     re-import of the same questions changes no byte), then write the forecasters' files. Return the
     files that changed."""
     hub = Hub(root)
-    layout = hub.layout
     with tempfile.TemporaryDirectory(prefix="prescient-demo-") as folder:
         source = Path(folder) / f"{ORACLE_SET}.csv"
         oracle_question_file(seed).to_csv(source, index=False, lineterminator="\n")
         report = import_oracle(root, source, ORACLE_SET, as_of)
-    written = [report.path] if report.added else []
-    questions_path = layout.oracle_questions(ORACLE_SET)
-    questions_label = layout.relative(questions_path)
-    questions = current(readers.load_oracle_questions(hub, ORACLE_SET))
+    return ([report.path] if report.added else []) + write_oracle_forecasts(hub, ORACLE_SET, seed)
+
+
+def write_oracle_forecasts(hub: Hub, qset: str, seed: int) -> list[str]:
+    """The synthetic forecasters' answers to every question of the oracle set ``qset`` (self-reported,
+    as any submitted file), each checked as a pull request's would be; the files that changed."""
+    layout = hub.layout
+    questions_path = layout.oracle_questions(qset)
+    if not questions_path.is_file():
+        return []
+    questions_label, written = layout.relative(questions_path), []
+    questions = current(readers.load_oracle_questions(hub, qset))
     with hub_lock(layout.data, "prescient demo: oracle forecasts"):
         for model, frame in sorted(oracle_forecasts(questions, seed).items()):
-            path = layout.oracle_forecast(ORACLE_SET, model)
+            path = layout.oracle_forecast(qset, model)
             data = to_csv_bytes(frame, ORACLE_FORECASTS)
             _refuse(layout.relative(path), check_oracle_forecast(data, layout.relative(path),
                                                                  questions_path.read_bytes(), questions_label))
             if write_bytes_atomic(path, data):
                 written.append(layout.relative(path))
     return written
+
+
+def _news_start(options: dict) -> datetime:
+    """When the Sim Wire starts publishing (``[sources.sim] news_start``, else the world's start)."""
+    return parse_ts(str(options.get("news_start") or options.get("start", "2026-01-04T00:00:00Z")))
+
+
+def _with_news(hub: Hub, on: bool) -> Hub:
+    """The hub with its [oracle] stage on, or off on the nights before the Sim Wire has published
+    anything (the stage would read an empty feed each of those nights: time the demo spares)."""
+    return hub if on or hub.settings.oracle is None else hub.with_settings(dataclasses.replace(hub.settings, oracle=None))
 
 
 def _refuse(label: str, problems: list[Problem]) -> None:

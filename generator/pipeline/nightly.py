@@ -19,12 +19,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import httpx
 import pandas as pd
 
-from ..config import Settings
+from ..config import RoundSettings, Settings
 from ..errors import PartialFailure, Problem, SchemaError
 from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from ..interop.forecastbench import export
@@ -33,11 +33,11 @@ from ..leaderboard.fb_board import board_options, unranked_rounds
 from ..leaderboard.hub_boards import KeptBoards
 from ..models import ModelMeta
 from ..parallel import default_processes, forked_map
-from ..schemas import HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS
+from ..schemas import HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, ROUND_REVEAL
 from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
 from ..sources.registry import build_source
-from ..store import ingest, ledger, manifest, readers
+from ..store import ingest, ledger, manifest, model_log, readers, seals
 from ..store.atomic import write_bytes_atomic
 from ..store.cache import Slot, signatures
 from ..store.csvio import to_csv_bytes
@@ -46,10 +46,15 @@ from ..store.forecast_file import parse_forecast
 from ..store.hub import Hub, as_hub
 from ..store.layout import FileStats, Layout
 from ..store.lock import hub_lock
+from ..store.newstexts import NewsTexts
 from ..submissions.content import check_content, round_set
 from ..timeutil import days, format_date, format_ts
 from . import incremental, memo_store, sampling
 from .recompute import concat_scores, history_for, hub_view
+from .seal import reveal_by, seal_stage
+
+if TYPE_CHECKING:
+    from ..oracle.stage import OracleNight
 
 T = TypeVar("T")
 # What a nightly keeps in its command's cache (``store.cache.ReadCache``) from night to night.
@@ -86,22 +91,32 @@ class NightlyReport:
     written: list[str] = field(default_factory=list)
     quarantined: list[Problem] = field(default_factory=list)  # unreadable submitted files, one problem each
     unranked: list[str] = field(default_factory=list)  # "model · round: reason", left off by the imputation rule
+    sealing: list[Problem] = field(default_factory=list)  # rounds whose seal waits, files put back to their seal
+    oracle: OracleNight | None = None  # the [oracle] stage (news, questions, the hub's answers), when configured
 
     @property
     def failed_sources(self) -> list[SourceReport]:
         return [s for s in self.sources if s.error or s.failures]
 
+    @property
+    def oracle_errors(self) -> list[Problem]:
+        return self.oracle.errors if self.oracle is not None else []
+
 
 def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_only: bool = False,
             extra: ExtraForecasters | None = None, extra_models: dict[str, ModelMeta] | None = None,
             env: dict[str, str] | None = None, client: httpx.Client | None = None,
-            progress: ProgressFactory | None = None, sources: Mapping[str, Source] | None = None) -> NightlyReport:
+            progress: ProgressFactory | None = None, sources: Mapping[str, Source] | None = None,
+            walk: Callable[[Hub, datetime], bool] | None = None) -> NightlyReport:
     """One nightly run over ``hub`` (a Hub, or its folder). Raises PartialFailure after writing if a source failed.
 
     ``client`` replaces the sources' own HTTP clients (tests pass one over a mock transport);
     ``progress(source)`` returns a callback told of each finished request of that source;
     ``sources`` holds sources already built, by name, used instead of building them from hub.toml
-    (the demo builds its sim world once for the season).
+    (the demo builds its sim world once for the season); ``walk(hub, as_of)`` records the receipts of
+    every pull-request run GitHub created since the oldest unsealed round (``pipeline.receipts.walk``)
+    and says whether it read them all: under ``[hub] receipts = "github"`` no round is sealed in a run
+    whose walk did not complete (or without one).
     """
     hub = as_hub(hub)
     settings, layout = hub.settings, hub.layout
@@ -112,14 +127,32 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
         readers.check_as_of(hub, format_ts(as_of))
         bank = fetch_stage(settings, hub, as_of, report, only, env, client, progress, sources)
         if not fetch_only:
-            derive_stage(hub, as_of, bank, report, extra, extra_models or {})
-    if report.failed_sources or report.quarantined:
+            complete = settings.receipts != "github" or (walk is not None and walk(hub, as_of))
+            if not complete:
+                report.sealing.append(Problem("data/receipts/", None, None, "receipts-incomplete",
+                                              "the pull requests' runs could not all be read (GITHUB_TOKEN and GITHUB_REPOSITORY "
+                                              "set? GitHub's API reachable?), so no round is sealed in this run", "warning"))
+            derive_stage(hub, as_of, bank, report, extra, extra_models or {}, complete)
+    if settings.oracle is not None and not fetch_only and only is None:  # its steps take the lock themselves
+        from ..oracle.stage import oracle_night  # its libraries (feeds, scikit-learn) load only where it runs
+
+        report.oracle = oracle_night(hub, as_of, env, _news_texts(hub), client=client,
+                                     world=getattr((sources or {}).get("sim"), "world", None))
+    if report.failed_sources or report.quarantined or report.oracle_errors:
         raise PartialFailure(partial_summary(report), report_problems(report), run_report=report)
     return report
 
 
+def _news_texts(hub: Hub) -> NewsTexts:
+    """The articles' texts: in the command's cache folder (``--cache-dir``), else the hub's default one."""
+    disk = hub.cache.disk
+    return NewsTexts(disk.folder / "news-texts") if disk is not None else NewsTexts.for_hub(hub.root)
+
+
 def partial_summary(report: NightlyReport) -> str:
     parts = [f"these sources failed: {', '.join(s.name for s in report.failed_sources)}"] if report.failed_sources else []
+    if report.oracle_errors:
+        parts.append(f"the oracle stage reported {len(report.oracle_errors)} problem(s) (feeds, articles or LLM calls)")
     if report.quarantined:
         parts.append(f"{len(report.quarantined)} submitted file(s) could not be read and were quarantined (not scored)")
     return "wrote everything that succeeded; " + "; ".join(parts)
@@ -127,7 +160,7 @@ def partial_summary(report: NightlyReport) -> str:
 
 def report_problems(report: NightlyReport) -> list[Problem]:
     return [Problem(f"source {s.name}", None, None, "source-failed", s.error or "; ".join(s.failures[:5]))
-            for s in report.failed_sources] + report.quarantined
+            for s in report.failed_sources] + report.quarantined + report.oracle_errors
 
 
 # -- phase 1: fetch -------------------------------------------------------------------------------
@@ -221,7 +254,7 @@ def _ingest(hub: Hub, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceR
 
 # -- phase 2: derive ------------------------------------------------------------------------------
 
-def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models) -> None:
+def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_complete: bool = True) -> None:
     settings, layout = hub.settings, hub.layout
     observations = _lazy(lambda: readers.load_observations(hub))  # the ledger after the fetch, read when needed
     existing = {p.name for p in layout.round_dirs()}
@@ -232,8 +265,12 @@ def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models) -> None:
             report.rounds_waiting.append(format_date(due))
             continue
         write_forecasts(layout, due, questions, extra, report)  # before the round: a crash leaves it unopened
-        publish_round(hub, due, questions, bank, report)
+        publish_round(hub, due, questions, bank, report, settings.rounds)
     _write_models(hub, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
+    report.written += model_log.record(hub, readers.load_models(hub), as_of)  # what tonight's boards count
+    sealed = seal_stage(hub, as_of, receipts_complete)  # before anything reads a past round's files
+    report.written += sealed.written
+    report.sealing += sealed.problems
     view = _lazy(lambda: hub_view(hub, observations(), as_of))  # built only when a stage needs it
     stats = layout.forecast_stats()  # every round's forecast files: what the manifest and the scores read
     if _write_after_due(hub, view, as_of, report, stats, settings.scoring.crowd_min_forecasters):  # after the others' files
@@ -259,10 +296,16 @@ def _lazy(make: Callable[[], T]) -> Callable[[], T]:
     return value
 
 
-def publish_round(hub: Hub, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report) -> None:
+def publish_round(hub: Hub, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report,
+                  rounds: RoundSettings | None = None) -> None:
     """questions.csv marks a round as open (``Layout.round_dirs``), so it is written last: a run
-    killed before it leaves a round the next run opens again from the start."""
+    killed before it leaves a round the next run opens again from the start. Under ``[rounds]
+    secrecy = "commit-reveal"`` the round's reveal window is frozen with it (``reveal.csv``)."""
     layout = hub.layout
+    if rounds is not None and rounds.secrecy == "commit-reveal":
+        reveal = pd.DataFrame({"reveal_by": [format_ts(due + days(rounds.reveal_days))]})
+        hub.cache.write_table(layout.round_reveal(due), reveal, ROUND_REVEAL)
+        report.written.append(layout.relative(layout.round_reveal(due)))
     write_bytes_atomic(layout.round_json(due), export.forecastbench_json(questions, bank))
     hub.cache.write_table(layout.round_questions(due), questions, ROUND_QUESTIONS)
     report.rounds_opened.append(format_date(due))
@@ -284,9 +327,10 @@ def _write_after_due(hub: Hub, view, as_of: datetime, report, stats: dict[str, F
     rounds to write are shared among forked processes (``parallel.forked_map``; the first night after
     an import writes every round's), their files reported in round order as one process writes them."""
     todo: list[tuple[datetime, list[str]]] = []
+    revealed = seals.sealed_rounds(seals.load_seals(hub), "reveal")
     for due in readers.round_dues(hub):
-        if due > as_of:
-            continue
+        if due > as_of or (reveal_by(hub, due) is not None and format_date(due) not in revealed):
+            continue  # a commit–reveal round's crowd waits for the reveals
         present = {name for name, _ in stats.get(format_date(due), ())}
         missing = [m for m in AFTER_DUE if f"{m}.csv" not in present]  # layout.forecast's name, without a path per model
         if missing:
@@ -364,7 +408,7 @@ def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None,
     time. The frames are concatenated only when the boards are made again."""
     settings, cache = hub.settings, hub.cache
     options = board_options(settings.scoring, settings.leaderboard)
-    key = (inputs_digest(frames, as_of, options, parts, times), repr(sorted(readers.load_models(hub).items())),
+    key = (inputs_digest(frames, as_of, options, parts, times), repr(sorted(readers.load_models(hub, as_of).items())),
            repr(settings.scoring), repr(settings.leaderboard))
     kept = cache.state(HEADLINE)  # with a disk cache, a fresh process starts from what the last command kept
     if kept is not None and kept[0] == key:
@@ -399,5 +443,5 @@ def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime,
         left = made[first].attrs["unranked"]
     else:
         options = board_options(settings.scoring, settings.leaderboard)
-        left = unranked_rounds(scores, readers.load_models(hub), as_of, options)
+        left = unranked_rounds(scores, readers.load_models(hub, as_of), as_of, options)
     return [f"{m} · round {r}: {why}" for m, r, why in zip(left["model"], left["round"], left["reason"])]

@@ -1,46 +1,127 @@
-"""``prescient receipts``: write the receipts that make a submission's time provable.
+"""``prescient receipts``: the receipts that make a submission's push time provable.
 
-- ``record_run``: after a validation run (the trusted ``receipts`` workflow, on ``workflow_run``),
-  ask GitHub when that run was created and for which head commit, and record the forecast and bet
-  files the pull request adds or changes at that head, by path and blob id.
-- ``catch_up``: the nightly's safety net. For every open pull request whose head commit no receipt
-  records yet, take the earliest pull-request run GitHub created for that head and record it the
-  same way, so a receipts run that failed or never started is made good the same night.
+A receipt row says that GitHub created the validation run ``run_id`` for the head commit ``head_sha``
+at ``attested_at``, and that this commit held ``blob`` at ``path`` (``store.receipts``). Which files a
+run's receipt may name is bounded as the pull-request check bounds what it reads (``receipt_files``):
+at most ``validate.MAX_FILES`` changed files in the pull request, only well-formed forecast, bet and
+commitment files of open rounds, of one model that the pull request's author may submit for, none
+larger than the file cap, and at most ``MAX_ROWS_PER_PR`` rows for one pull request. Anything else
+gets no row, so no push can flood the ledger.
 
-The files are read from the local repository through git plumbing (the head commit must have been
-fetched, e.g. ``git fetch origin refs/pull/<n>/head``); nothing from the pull request is checked out
-or run. The diff is the pull request's own: ``base...head`` (from their merge base), as GitHub shows it.
+- ``record_run``: the ``receipts`` workflow, after each validation run: the run's receipt, read from
+  GitHub's API by run id and from the head commit's objects (fetched, never checked out). With an
+  ``out`` folder the rows go to ``<out>/<run_id>.csv`` (the workflow pushes them to the receipts
+  branch, which needs no key that bypasses the default branch's rules); without, to the hub's ledger.
+- ``walk``: the nightly's, before it seals: every validation run GitHub created since the oldest
+  round still open or unsealed, page by page; each run no receipt records yet is recorded from its
+  head commit, or from the receipts branch's file for it when the head is gone, or, when neither
+  can be read, as a row with path ``*`` (``head-unavailable``: what it held is unknown, and the seal
+  then lets no earlier version of its author's models count in its place). One run that cannot be
+  read never stops the others. It returns whether every run was read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pandas as pd
+import yaml
 
-from ..errors import PrescientError
-from ..sources.github import GitHub, Pull, Run
-from ..store import git, receipts
+from ..errors import PrescientError, SchemaError
+from ..schemas import RECEIPTS
+from ..sources._util import ParseError
+from ..sources.github import GitHub, Run
+from ..sources.http import FetchError
+from ..store import git, readers, receipts, seals
+from ..store.atomic import write_bytes_atomic
+from ..store.csvio import parse_bytes, to_csv_bytes
+from ..store.forecast_file import MAX_FORECAST_BYTES
 from ..store.hub import Hub, as_hub
-from ..submissions.paths import BETS, FORECAST, classify
+from ..submissions import paths, policy
+from ..submissions.sealing import NULL_BLOB
+from ..submissions.validate import MAX_FILES
+from ..timeutil import days, format_date, format_ts
+from .seal import due_time
 
-DATED = (FORECAST, BETS)  # the files with a due time
+MAX_ROWS_PER_PR = 200  # receipt rows one pull request may ever add (a file's versions over many pushes)
+WINDOW_DAYS = 90  # the longest look back: GitHub keeps a run's record about this long by default
+HEAD_UNAVAILABLE = "head-unavailable"
 
 
 @dataclass
 class Receipts:
-    """What one command recorded, and what it could not (one line each)."""
+    """What one command recorded, what it could not (one line each), and whether it read every run."""
 
     added: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    complete: bool = True
 
 
-def submission_blobs(repo, base: str, head: str) -> dict[str, str]:
-    """path → blob id of each forecast or bet file ``head`` adds or changes since it left ``base``."""
-    changed = git.changed_files(repo, base, head)
-    paths = [c.path for c in changed if c.status in "AMR" and classify(c.path)[0].kind in DATED]
-    return git.blob_ids(repo, head, paths)
+def receipt_files(repo, base: str, head: str, author: str, at: str) -> tuple[dict[str, str], str]:
+    """path → blob of the files a receipt of ``head`` (pushed by ``author`` at ``at``) may name, and why
+    nothing, when nothing: the pull request's forecast, bet and commitment files (added or changed
+    since it left ``base``) of rounds still open at ``at``, of one model ``author`` may submit for."""
+    changed = [c for c in git.changed_files(repo, base, head) if c.status in "AMR"]
+    if len(changed) > MAX_FILES:
+        return {}, f"{len(changed)} files changed (the check reads none past {MAX_FILES})"
+    targets = [t for c in changed if not (found := paths.classify(c.path))[1] and (t := found[0]).kind in paths.DATED]
+    models = sorted({t.model for t in targets if t.model})
+    if not targets:
+        return {}, ""
+    if len(models) != 1 or any(t.model is None for t in targets):
+        return {}, "the submission files are not all one model's"
+    model, base_tree, head_tree = models[0], git.GitTree(repo, base), git.GitTree(repo, head)
+    if not _may_submit(base_tree, head_tree, model, author):
+        return {}, f"@{author or '?'} may not submit for {model}"
+    open_rounds = {t.due for t in targets if t.due and _open_at(base_tree, t.due, at)}
+    kept = [t.path for t in targets if t.due in open_rounds]
+    sizes = git.blob_sizes(repo, head, kept)
+    kept = [p for p in kept if sizes.get(p, MAX_FORECAST_BYTES + 1) <= MAX_FORECAST_BYTES]
+    return git.blob_ids(repo, head, kept), ""
+
+
+def _may_submit(base: git.GitTree, head: git.GitTree, model: str, author: str) -> bool:
+    """The pull-request check's rules on who may submit: a maintainer of the model at base, or, for a
+    model the pull request registers, one its new metadata lists whose team prefix is free or theirs."""
+    if policy.check_reserved_prefix(paths.Target(paths.model_path(model), paths.MODEL, model)):
+        return False
+    at_base = _yaml(base, paths.model_path(model))
+    if at_base is not None:
+        return policy.is_maintainer(author, policy.maintainers_of(at_base))
+    if not policy.is_maintainer(author, policy.maintainers_of(_yaml(head, paths.model_path(model)))):
+        return False
+    team = model.partition(".")[0]
+    stems = [n.removesuffix(".yml") for n in base.names(paths.MODELS_DIR) if n.endswith(".yml")]
+    team_models = {s: policy.maintainers_of(_yaml(base, paths.model_path(s))) for s in stems if s.partition(".")[0] == team}
+    return not policy.check_team_prefix(paths.Target(paths.model_path(model), paths.MODEL, model), author, team_models)
+
+
+def _yaml(tree: git.GitTree, path: str) -> object:
+    entry = tree.entry(path)
+    if not entry or entry[0] != "file" or entry[1] > policy.MAX_METADATA_BYTES:
+        return None
+    try:
+        return policy.load_metadata(tree.read(path))
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError):
+        return None
+
+
+def _open_at(base: git.GitTree, due: str, at: str) -> bool:
+    """The round exists at base and was still open at ``at``."""
+    entry = base.entry(paths.round_path(due))
+    if not entry or entry[0] != "file":
+        return False
+    return at < _due_of(base.read(paths.round_path(due)), due)
+
+
+def _due_of(data: bytes, due: str) -> str:
+    try:
+        frame = parse_bytes(data, paths.round_path(due))
+    except (SchemaError, ValueError):
+        return f"{due}T00:00:00Z"
+    return str(frame["due"].iloc[0]) if "due" in frame.columns and len(frame) else f"{due}T00:00:00Z"
 
 
 def _present(repo, sha: str) -> bool:
@@ -51,14 +132,36 @@ def _present(repo, sha: str) -> bool:
     return True
 
 
-def _rows(hub: Hub, run: Run, pr: int, base: str, as_of: datetime) -> pd.DataFrame:
-    files = submission_blobs(hub.root, base, run.head_sha)
-    return receipts.receipt_rows(files, attested_at=run.created_at, head_sha=run.head_sha, pr=pr,
-                                 run_id=run.id, verdict=run.verdict, as_of=as_of)
+def run_rows(hub: Hub, run: Run, pr: int, author: str, base: str, as_of: datetime) -> tuple[pd.DataFrame, str]:
+    """The rows of one run's receipt (and why none, when none)."""
+    files, why = receipt_files(hub.root, base, run.head_sha, author, run.created_at)
+    rows = receipts.receipt_rows(files, attested_at=run.created_at, head_sha=run.head_sha, pr=pr, run_id=run.id,
+                                 verdict=run.verdict, as_of=as_of, author=author)
+    return rows, why
 
 
-def record_run(hub: Hub, github: GitHub, run_id: int, as_of: datetime, base: str = "HEAD") -> Receipts:
-    """The receipt of workflow run ``run_id``; ``base``: the default branch's commit (the checkout)."""
+def unreadable_row(run: Run, pr: int, author: str, as_of: datetime) -> pd.DataFrame:
+    """The row of a run whose head commit could not be read: what it held is unknown."""
+    return receipts.receipt_rows({"*": NULL_BLOB}, attested_at=run.created_at, head_sha=run.head_sha, pr=pr,
+                                 run_id=run.id, verdict=HEAD_UNAVAILABLE, as_of=as_of, author=author)
+
+
+def _author(github: GitHub, run: Run, authors: dict) -> tuple[int, str]:
+    """The run's pull request and its author (a fork's run is matched by its head owner and branch)."""
+    key = run.pulls[:1] or (run.head_owner, run.head_branch)
+    if key not in authors:
+        if run.pulls:
+            pull = github.fetch_pull(run.pulls[0])
+            authors[key] = (pull.number, pull.author)
+        else:
+            found = github.fetch_pulls_from(run.head_owner, run.head_branch) if run.head_owner and run.head_branch else []
+            authors[key] = (found[0].number, found[0].author) if found else (0, "")
+    return authors[key]
+
+
+def record_run(hub: Hub, github: GitHub, run_id: int, as_of: datetime, base: str = "HEAD", out=None) -> Receipts:
+    """The receipt of workflow run ``run_id``; ``base``: the default branch's commit (the checkout);
+    ``out``: a folder to write ``<run_id>.csv`` in instead of appending to the hub's ledger."""
     hub = as_hub(hub)
     run = github.fetch_run(run_id)
     if run.event != "pull_request":
@@ -66,35 +169,87 @@ def record_run(hub: Hub, github: GitHub, run_id: int, as_of: datetime, base: str
     if not _present(hub.root, run.head_sha):
         raise PrescientError(f"the head commit {run.head_sha} of run {run_id} is not in {hub.root}; "
                              f"fetch it first (git fetch origin {run.head_sha})")
-    pr = run.pulls[0] if run.pulls else _pull_for(github, run.head_sha)
-    rows = _rows(hub, run, pr, base, as_of)
-    return Receipts(receipts.record(hub, [rows], as_of))
+    pr, author = _author(github, run, {})
+    rows, why = run_rows(hub, run, pr, author, base, as_of)
+    notes = [f"run {run_id}: no receipt ({why})"] if why else []
+    rows = rows.iloc[:max(0, MAX_ROWS_PER_PR - _rows_of(receipts.load_receipts(hub), pr))]
+    if out is not None:
+        target = out / f"{run_id}.csv"
+        if len(rows):
+            write_bytes_atomic(target, to_csv_bytes(rows, RECEIPTS), hub_file=False)
+        return Receipts(rows, notes)
+    return Receipts(receipts.record(hub, [rows], as_of), notes)
 
 
-def _pull_for(github: GitHub, head_sha: str) -> int:
-    """The open pull request whose head is ``head_sha`` (a fork's run names none); 0 when none is."""
-    return next((p.number for p in github.fetch_open_pulls() if p.head_sha == head_sha), 0)
+def _rows_of(recorded: pd.DataFrame, pr: int) -> int:
+    return int((recorded["pr"] == pr).sum()) if pr else 0
+
+
+def window_start(hub: Hub, as_of: datetime) -> str | None:
+    """The date from which the walk lists runs: the freeze of the oldest round still open or not yet
+    sealed, a day early (None when there is no such round), never more than WINDOW_DAYS back."""
+    sealed = seals.sealed_rounds(seals.load_seals(hub))
+    pending = [d for d in readers.round_dues(hub) if format_date(d) not in sealed]
+    if not pending:
+        return None
+    questions = readers.load_round(hub, min(pending))
+    freeze = str(questions["freeze_time"].min()) if len(questions) else due_time(hub, min(pending))
+    start = max(freeze[:10], format_date(as_of - timedelta(days=WINDOW_DAYS)))
+    return format_date(datetime.fromisoformat(start + "T00:00:00+00:00") - days(1))
+
+
+def walk(hub: Hub, github: GitHub, as_of: datetime, base: str = "HEAD",
+         branch_rows: Callable[[int], pd.DataFrame | None] = lambda _run: None) -> Receipts:
+    """Record every validation run since ``window_start`` that no receipt records yet.
+    ``branch_rows(run_id)``: the receipts workflow's file for that run, when the receipts branch has one."""
+    hub = as_hub(hub)
+    since = window_start(hub, as_of)
+    if since is None:
+        return Receipts(receipts.empty())
+    try:
+        runs, complete = github.fetch_validation_runs(since)
+    except (FetchError, ParseError) as exc:
+        return Receipts(receipts.empty(), [f"the validation runs since {since} could not be listed: {exc}"], complete=False)
+    recorded = receipts.load_receipts(hub)
+    known, counts = receipts.heads(recorded), recorded["pr"].value_counts().to_dict()
+    frames: list[pd.DataFrame] = []
+    notes: list[str] = []
+    authors: dict[object, tuple[int, str]] = {}
+    for run in sorted(runs, key=lambda r: (r.created_at, r.id)):
+        if run.event != "pull_request" or run.head_sha in known or run.created_at > format_ts(as_of):
+            continue
+        try:
+            frame, note = _walk_one(hub, github, run, base, as_of, authors, branch_rows)
+        except (FetchError, ParseError, PrescientError) as exc:  # isolation: one run never stops the others
+            notes.append(f"run {run.id}: {exc}")
+            complete = False
+            continue
+        pr = int(frame["pr"].iloc[0]) if len(frame) else 0
+        frame = frame.iloc[:max(0, MAX_ROWS_PER_PR - counts.get(pr, 0))] if pr else frame
+        counts[pr] = counts.get(pr, 0) + len(frame)
+        known.add(run.head_sha)
+        frames.append(frame)
+        notes += [note] if note else []
+    return Receipts(receipts.record(hub, frames, as_of), notes, complete)
+
+
+def _walk_one(hub: Hub, github: GitHub, run: Run, base: str, as_of: datetime, authors: dict,
+              branch_rows: Callable[[int], pd.DataFrame | None]) -> tuple[pd.DataFrame, str]:
+    """One run's rows: the receipts workflow's file for it when the branch has one (read when the run
+    completed, against the default branch as it was then), else read from its head now, else unreadable."""
+    pr, author = _author(github, run, authors)
+    prompt, present = branch_rows(run.id), _present(hub.root, run.head_sha)
+    if prompt is not None and 0 < len(prompt) <= MAX_FILES and (prompt["head_sha"] == run.head_sha).all() \
+            and all(paths.classify(str(p))[0].kind in paths.DATED for p in prompt["path"]) \
+            and (not present or git.blob_ids(hub.root, run.head_sha, list(prompt["path"])) == dict(zip(prompt["path"], prompt["blob"]))):
+        # the time, run, pull request and author are GitHub's, read again now; the files are the prompt record's
+        return prompt.assign(recorded_at=format_ts(as_of), attested_at=run.created_at, run_id=run.id, pr=pr, author=author), ""
+    if present:
+        rows, _why = run_rows(hub, run, pr, author, git.base_for(hub.root, git.resolve_commit(hub.root, base), run.head_sha), as_of)
+        return rows, ""
+    return unreadable_row(run, pr, author, as_of), f"run {run.id}: head {run.head_sha[:12]} could not be read (recorded as {HEAD_UNAVAILABLE})"
 
 
 def catch_up(hub: Hub, github: GitHub, as_of: datetime, base: str = "HEAD") -> Receipts:
-    """Receipts for the open pull requests whose head commit has none yet."""
-    hub = as_hub(hub)
-    known = receipts.heads(receipts.load_receipts(hub))
-    frames, notes = [], []
-    for pull in sorted(github.fetch_open_pulls(), key=lambda p: p.number):
-        if pull.head_sha in known:
-            continue
-        frame, note = _catch_one(hub, github, pull, base, as_of)
-        frames.append(frame)
-        notes += [note] if note else []
-    return Receipts(receipts.record(hub, frames, as_of), notes)
-
-
-def _catch_one(hub: Hub, github: GitHub, pull: Pull, base: str, as_of: datetime) -> tuple[pd.DataFrame, str]:
-    runs = sorted(github.fetch_runs_for(pull.head_sha), key=lambda r: (r.created_at, r.id))
-    if not runs:
-        return receipts.empty(), f"pull request #{pull.number}: no run yet for head {pull.head_sha[:12]}"
-    if not _present(hub.root, pull.head_sha):
-        return receipts.empty(), (f"pull request #{pull.number}: head {pull.head_sha[:12]} is not fetched "
-                                        f"(git fetch origin refs/pull/{pull.number}/head)")
-    return _rows(hub, runs[0], pull.number, base, as_of), ""
+    """``walk``, by hand (``prescient receipts catch-up``)."""
+    return walk(hub, github, as_of, base)

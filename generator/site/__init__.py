@@ -12,4 +12,5 @@
 - ``shell``: question pages filled from one themed shell page
 - ``write``: write only the pages whose bytes changed
 - ``serve``: preview a built site over HTTP, as GitHub Pages serves it
+- ``oracle_sets``: what the site shows of each oracle set (its news, questions, makers and board)
 """

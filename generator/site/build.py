@@ -27,6 +27,7 @@ from ..leaderboard.crowd import crowd_from_rounds
 from ..leaderboard.diff import first_rounds, history_diffs
 from ..leaderboard.hub_boards import history_views, hub_board
 from ..oracle.board import oracle_board, oracle_scores
+from ..oracle.sets import oracle_sets
 from ..oracle.temporal import temporal_view
 from ..schemas import FORECASTS
 from ..scoring.corrections import corrections
@@ -57,7 +58,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     hub = as_hub(hub)
     root, settings = hub.root, hub.settings
     quarantine = [] if quarantine is None else quarantine
-    scores, models = readers.load_scores(hub), readers.load_models(hub)
+    scores, models = readers.load_scores(hub), readers.load_models(hub, as_of)
     history = readers.load_history(hub)  # every view; a night from before the view column has it empty
     named = history_views(history)
     overall = named[named["view"] == "overall"]
@@ -72,10 +73,13 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     by_round = {r: g for r, g in scores.groupby("round", sort=False)} if len(scores) else {}
     for due, questions in sets.items():
         day = format_date(due)
-        by_model = read[day] = readers.load_forecasts(hub, due, quarantine)
+        by_model = readers.load_forecasts(hub, due, quarantine)
         status, units = _round_state(day, questions, view, as_of)
         board = None if status.state == OPEN else _round_board(by_round.get(day), questions, models, as_of, settings, first)
         rounds.append(RoundInfo(day, questions, tuple(sorted(by_model)), status=status, resolutions=units, board=board))
+        if status.state == OPEN:  # an open round's forecasts are never published: a late team could copy them
+            continue
+        read[day] = by_model
         forecasts += [f.assign(round=day, model=m) for m, f in sorted(by_model.items())]
     gathered: dict[str, Any] = dict(
         title=settings.title, as_of=as_of, methodology_version=settings.scoring.methodology_version,
@@ -87,7 +91,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
                                 {r.due: r.questions for r in rounds}),
         **_arena(root, as_of, quarantine, read), **_oracle(hub, as_of, models, quarantine),
         rounds=rounds, questions=_questions(hub, observations, rounds, forecasts, scores, as_of),
-        repo_url=settings.repo_url, **_downloads(hub, readers.quarantined_files(quarantine), settings.repo_url),
+        repo_url=settings.repo_url, **_downloads(hub, readers.quarantined_files(quarantine), settings.repo_url, as_of),
     )
     boards = made()
     return SiteData(board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards, **gathered)
@@ -123,7 +127,8 @@ def _arena(root: Path, as_of: datetime, quarantine: list[Problem], forecasts: di
 def _oracle(hub: Hub, as_of: datetime, models: dict, quarantine: list[Problem]) -> dict:
     scores = oracle_scores(hub, as_of, quarantine=quarantine)
     cutoffs = {m: meta.knowledge_cutoff or "" for m, meta in models.items()}
-    return {"oracle_board": oracle_board(scores, cutoffs),
+    board = oracle_board(scores, cutoffs)
+    return {"oracle_board": board, "oracle_sets": oracle_sets(hub, as_of, scores, board, cutoffs),
             "oracle_months": temporal_view(scores, cutoffs, by=("model",)) if len(scores) else pd.DataFrame()}
 
 
@@ -147,10 +152,11 @@ def _with_resolutions(r: RoundInfo) -> pd.DataFrame:
     return out
 
 
-def _downloads(hub: Hub, quarantined: set[str], repo_url: str = "") -> dict:
+def _downloads(hub: Hub, quarantined: set[str], repo_url: str = "", as_of: datetime | None = None) -> dict:
     """The files offered for download: each round's question set (CSV and ForecastBench JSON) and
-    every forecast file. ``offered`` maps each one's name on the site (``downloads/...``, mirroring
-    ``data/``) to its path in the repository. With a ``repo_url`` the pages link to the repository's
+    every forecast file of a round past its due time at ``as_of`` (an open round's are never offered).
+    ``offered`` maps each one's name on the site (``downloads/...``, mirroring ``data/``) to its path
+    in the repository. With a ``repo_url`` the pages link to the repository's
     own copy and the site holds none; without one, ``downloads`` holds the site's copies, as
     committed except that a CSV cell a spreadsheet would run as a formula gets a leading single
     quote (the ledgers keep it raw). A quarantined file (unreadable, not a regular file) is not offered."""
@@ -158,7 +164,7 @@ def _downloads(hub: Hub, quarantined: set[str], repo_url: str = "") -> dict:
     for folder in layout.round_dirs():
         for path in sorted(folder.glob("questions.*")):
             offered[f"downloads/rounds/{folder.name}/{path.name}"] = path
-    for due in readers.round_dues(hub):
+    for due in (d for d in readers.round_dues(hub) if as_of is None or d <= as_of):
         for path in (p for p in layout.forecast_files(due) if layout.relative(p) not in quarantined):
             offered[f"downloads/forecasts/{format_date(due)}/{path.name}"] = path
     local = not safe_url(repo_url)

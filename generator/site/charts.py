@@ -191,10 +191,36 @@ def oracle_months(months: pd.DataFrame) -> Figure:
         _trace("bar", dict(x=x, y=months["accuracy"].round(4).tolist(), name="accuracy", opacity=0.45,
                            customdata=months["n"].tolist(),
                            hovertemplate="%{x}<br>accuracy %{y:.3f}<br>N %{customdata}<extra></extra>")),
-        _scatter(x=x, y=months["accuracy_ma5"].round(4).tolist(), mode="lines", name="5-month moving average"),
+        _scatter(x=x, y=[None if pd.isna(v) else v for v in months["accuracy_ma5"].round(4).tolist()], mode="lines",
+                 name="5-month moving average"),  # a month without its average is a gap (null), never NaN: not JSON
     ]
     cutoff = str(months["knowledge_cutoff"].iloc[0]) if len(months) else ""
     shapes = [dict(type="line", xref="x", yref="paper", x0=cutoff[:7], x1=cutoff[:7], y0=0, y1=1,
                    line=dict(dash="dash", width=1))] if cutoff[:7] in x else []
     return _figure(traces, height=320, shapes=shapes, xaxis=_axis("resolution month", type="category"),
+                   yaxis=_axis("accuracy", range=[0, 1]))
+
+
+def oracle_accuracy_by_month(months: pd.DataFrame, kind: str) -> Figure:
+    """Daily Oracle's Figure 3 view for one kind of question (``tf`` or ``mc``): each model's accuracy
+    by resolution month (N in the hover), and its knowledge cutoff as a dashed line of its colour.
+    ``months``: ``oracle.temporal.temporal_view`` by (model, kind)."""
+    rows = months[months["kind"] == kind].sort_values(["model", "month"], kind="mergesort")
+    x = sorted(set(rows["month"].astype(str)))
+    models = sorted(set(rows["model"].astype(str)))
+    styles = line_styles(models, set())
+    traces, shapes = [], []
+    for model in models:
+        own = rows[rows["model"] == model]
+        style = styles[model]
+        traces.append(_scatter(x=own["month"].astype(str).tolist(), y=own["accuracy"].round(4).tolist(),
+                               customdata=own["n"].tolist(), mode="lines+markers", name=plain(model),
+                               line=dict(color=style["color"], dash=style["dash"], width=2),
+                               hovertemplate=plain(model) + "<br>%{x}<br>accuracy %{y:.3f}<br>N %{customdata}<extra></extra>"))
+        cutoff = str(own["knowledge_cutoff"].iloc[0])[:7]
+        if cutoff in x:
+            shapes.append(dict(type="line", xref="x", yref="paper", x0=cutoff, x1=cutoff, y0=0, y1=1,
+                               line=dict(color=style["color"], dash="dash", width=1)))
+    return _figure(traces, height=340, shapes=shapes,
+                   xaxis=_axis("resolution month", type="category", categoryorder="array", categoryarray=x),
                    yaxis=_axis("accuracy", range=[0, 1]))

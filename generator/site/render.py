@@ -23,11 +23,13 @@ from ..leaderboard.hub_boards import RECORDED_BEFORE_VIEWS, headline_of, history
 from ..leaderboard.views import horizon_days
 from ..models import FIELDS as MODEL_FIELDS
 from ..models import ModelMeta
+from ..oracle.sets import OracleSet
 from ..schemas import ALL_TABLES, SCORES
 from ..store.csvio import empty_frame
 from ..timeutil import format_ts, parse_ts
 from . import charts, shell
 from .downloads import for_spreadsheets, raw_url
+from .oracle_sets import oracle_pages
 from .payloads import models_script, script_json
 from .questions import QuestionInfo
 from .rounds import OPEN, RoundStatus
@@ -70,6 +72,7 @@ class SiteData:
     oracle_board: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.board.BOARD_COLUMNS
     board_history: pd.DataFrame = field(default_factory=pd.DataFrame)  # HISTORY rows of every board
     round_age_days: int | None = None  # a round enters the boards this many days after its due date
+    oracle_sets: list[OracleSet] = field(default_factory=list)  # the Oracle pages, one per set
 
 
 def data_dictionary(env: jinja2.Environment) -> str:
@@ -223,6 +226,7 @@ def render_site(data: SiteData) -> dict[str, bytes]:
         pages[f"rounds/{r.due}.md"] = page
         pages[f"{shell.ROUND_TABLES}/{r.due}.html"] = table
     pages.update(_question_pages(env, data.questions, updated))
+    pages.update(oracle_pages(env, data.oracle_sets, common))
     files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
     files.update({f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
                   for path, content in data.downloads.items()})

@@ -9,4 +9,6 @@
 - ``fred``, ``dbnomics``: the series platforms
 - ``sim``: a deterministic offline world, the hub's embedded default
 - ``github``: the GitHub REST API, for the times GitHub itself attests (receipts)
+- ``feeds``: news feeds (RSS, Atom) and articles' pages, for the Daily Oracle
+- ``sim_news``: the sim world's news wire, the offline default's feed
 """

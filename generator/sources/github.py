@@ -1,9 +1,13 @@
 """The GitHub REST API, for the times GitHub itself attests: when a pull request's workflow run was
 created for its head commit (the receipts; see ``store.receipts``).
 
-Three reads, each a ``fetch_*`` through ``Http`` and a pure ``parse_*``:
+Reads, each a ``fetch_*`` through ``Http`` and a pure ``parse_*``:
 - ``GET /repos/<repo>/actions/runs/<id>``: one run (its head commit, creation time, event,
   conclusion and the pull requests it was for; for a fork's pull request that list is empty);
+- ``GET /repos/<repo>/actions/workflows/validate.yml/runs?event=pull_request&created=>=<date>``:
+  every validation run created since a date, page by page: what the nightly's walk records;
+- ``GET /repos/<repo>/pulls/<number>`` and ``GET /repos/<repo>/pulls?state=all&head=<owner>:<branch>``:
+  a pull request's author (whose right to submit a file is checked), also for a fork's run;
 - ``GET /repos/<repo>/pulls?state=open``: the open pull requests, page by page;
 - ``GET /repos/<repo>/actions/runs?head_sha=<sha>&event=pull_request``: the runs created for one
   head commit, whose earliest creation time attests it.
@@ -26,6 +30,7 @@ API_URL = "https://api.github.com"
 PER_PAGE = 100
 MAX_PAGES = 50  # 5,000 open pull requests: far beyond any hub; the catch-up stops there
 PENDING = "pending"
+VALIDATE_WORKFLOW = "validate.yml"  # the workflow whose pull-request runs attest a push
 
 
 @dataclass(frozen=True)
@@ -36,12 +41,15 @@ class Run:
     event: str
     verdict: str  # the conclusion, or "pending" while the run has none
     pulls: tuple[int, ...]  # the pull requests GitHub links the run to (empty for a fork's)
+    head_owner: str = ""  # the login owning the head repository (a fork's owner), and its branch
+    head_branch: str = ""
 
 
 @dataclass(frozen=True)
 class Pull:
     number: int
     head_sha: str
+    author: str = ""
 
 
 def _int(item: Mapping[str, Any], key: str) -> int:
@@ -61,10 +69,14 @@ def parse_run(item: Any) -> Run:
     if not isinstance(item, Mapping):
         raise ParseError("a workflow run is not a JSON object")
     pulls = item.get("pull_requests") or []
+    repo = item.get("head_repository")
+    owner = repo.get("owner") if isinstance(repo, Mapping) else None
     return Run(id=_int(item, "id"), head_sha=_sha(item.get("head_sha"), "head_sha"),
                created_at=format_ts(parse_ts(str(require(item, "created_at")))),
                event=str(item.get("event") or ""), verdict=str(item.get("conclusion") or PENDING),
-               pulls=tuple(_int(p, "number") for p in pulls if isinstance(p, Mapping)))
+               pulls=tuple(_int(p, "number") for p in pulls if isinstance(p, Mapping)),
+               head_owner=str(owner.get("login") or "") if isinstance(owner, Mapping) else "",
+               head_branch=str(item.get("head_branch") or ""))
 
 
 def parse_runs(payload: Any) -> list[Run]:
@@ -79,11 +91,17 @@ def parse_pulls(payload: Any) -> list[Pull]:
         raise ParseError("the pull-request list is not a JSON array")
     out = []
     for item in payload:
-        head = item.get("head") if isinstance(item, Mapping) else None
-        if not isinstance(head, Mapping):
-            raise ParseError("a pull request has no head")
-        out.append(Pull(_int(item, "number"), _sha(head.get("sha"), "head.sha")))
+        out.append(parse_pull(item))
     return out
+
+
+def parse_pull(item: Any) -> Pull:
+    head = item.get("head") if isinstance(item, Mapping) else None
+    if not isinstance(head, Mapping):
+        raise ParseError("a pull request has no head")
+    user = item.get("user")
+    author = user.get("login") if isinstance(user, Mapping) else ""
+    return Pull(_int(item, "number"), _sha(head.get("sha"), "head.sha"), str(author or ""))
 
 
 class GitHub:
@@ -108,6 +126,28 @@ class GitHub:
             if len(found) < PER_PAGE:
                 break
         return pulls
+
+    def fetch_validation_runs(self, since: str, workflow: str = VALIDATE_WORKFLOW) -> tuple[list[Run], bool]:
+        """Every pull-request run of ``workflow`` created on or after the date ``since`` (YYYY-MM-DD),
+        and whether that is all of them (False when the page cap stopped the listing)."""
+        runs: list[Run] = []
+        for page in range(1, MAX_PAGES + 1):
+            payload, _raw = self.http.get(self._url(f"actions/workflows/{workflow}/runs"),
+                                          {"event": "pull_request", "created": f">={since}", "per_page": PER_PAGE, "page": page})
+            found = parse_runs(payload)
+            runs += found
+            if len(found) < PER_PAGE:
+                return runs, True
+        return runs, False
+
+    def fetch_pull(self, number: int) -> Pull:
+        payload, _raw = self.http.get(self._url(f"pulls/{number}"))
+        return parse_pull(payload)
+
+    def fetch_pulls_from(self, owner: str, branch: str) -> list[Pull]:
+        """The pull requests (open or closed) whose head is ``owner:branch``: a fork's run names none."""
+        payload, _raw = self.http.get(self._url("pulls"), {"state": "all", "head": f"{owner}:{branch}", "per_page": PER_PAGE})
+        return parse_pulls(payload)
 
     def fetch_runs_for(self, head_sha: str) -> list[Run]:
         """The pull-request runs created for ``head_sha`` (the first page, newest first, is enough:

@@ -3,7 +3,8 @@
 ``get_json`` retries connect errors, timeouts, 429 and 5xx with exponential backoff and jitter,
 honours ``Retry-After`` (seconds, or an HTTP date measured against the response's own ``Date``
 header, so no wall clock is read), and returns ``(parsed_json, raw_bytes)``; ``post_json`` does the
-same for a JSON POST (the LLM forecaster's chat completions). When it gives up it
+same for a JSON POST (the LLM calls' chat completions), ``get_bytes`` for a body kept unparsed (news
+feeds and articles). When it gives up it
 raises ``FetchError`` (a ``SourceError``) whose message names the URL without its query string,
 so API keys passed as params never reach a log.
 
@@ -291,10 +292,22 @@ def post_json(client: httpx.Client, url: str, body: Any, *, headers: Mapping[str
     return _retrying(client, url, None, headers, body, limits=limits, **retry)
 
 
+def get_bytes(client: httpx.Client, url: str, *, params: Mapping[str, Any] | None = None,
+              headers: Mapping[str, str] | None = None, budget: Budget | None = None,
+              limits: RequestLimits = RequestLimits(), **retry: Unpack[RetryOptions]) -> tuple[str, bytes]:
+    """GET ``url`` and return (its Content-Type, its body) unparsed (a news feed, an article's page),
+    with ``get_json``'s retries, total deadline and size cap."""
+    return _retrying(client, url, params, headers, None, budget=budget, limits=limits, parse=_content, **retry)
+
+
+def _content(url: str, response: httpx.Response, raw: bytes, method: str = "GET") -> tuple[str, bytes]:
+    return response.headers.get("Content-Type", ""), raw
+
+
 def _retrying(client, url, params, headers, body, *, retries: int = 3, backoff: float = 0.5, max_wait: float = 60.0,
               sleep: Callable[[float], None] = time.sleep, rng: Callable[[], float] = random.random,
               throttle: Callable[[], None] | None = None, budget: Budget | None = None,
-              limits: RequestLimits = RequestLimits()) -> tuple[Any, bytes]:
+              limits: RequestLimits = RequestLimits(), parse=None) -> tuple[Any, bytes]:
     method, reason = ("GET" if body is None else "POST"), ""
     for attempt in range(retries + 1):
         if throttle is not None:
@@ -303,7 +316,7 @@ def _retrying(client, url, params, headers, body, *, retries: int = 3, backoff: 
             budget.check(f"{method} {url}")
         response, raw, reason, retry_after = _attempt(client, url, params, headers, body, budget, limits)
         if response is not None:
-            return _check(url, response, raw, method)
+            return _check(url, response, raw, method, parse or _decode)
         if attempt < retries:
             wait = retry_after if retry_after is not None else backoff_delay(attempt, backoff, rng)
             sleep(min(wait, max_wait, budget.remaining()) if budget is not None else min(wait, max_wait))
@@ -312,11 +325,11 @@ def _retrying(client, url, params, headers, body, *, retries: int = 3, backoff: 
     raise FetchError(f"{method} {url}: gave up after {retries + 1} attempts ({reason})", transient=True)
 
 
-def _check(url: str, response: httpx.Response, raw: bytes, method: str = "GET") -> tuple[Any, bytes]:
+def _check(url: str, response: httpx.Response, raw: bytes, method: str = "GET", parse=_decode) -> tuple[Any, Any]:
     if response.status_code >= 400:
         status = response.status_code
         raise FetchError(f"{method} {url}: HTTP {status} {response.reason_phrase}".rstrip(), status=status)
-    return _decode(url, response, raw, method)
+    return parse(url, response, raw, method)
 
 
 class RateLimiter:

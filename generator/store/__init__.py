@@ -17,6 +17,10 @@ beside them, each in its own module.
 - ``forecast_file``: a forecast file's bytes → rows of text cells (the validator's reader)
 - ``manifest``: the sha256 of every forecast file, recorded the first time a run saw it
 - ``receipts``: when GitHub attests a submitted file's bytes
+- ``seals``: which exact bytes count for each model in each round
+- ``model_log``: the models' scoring-relevant metadata, versioned in time
+- ``calllog``: the LLM calls' JSONL logs (what was asked, what came back, the resume state)
+- ``newstexts``: the news articles' full texts, kept in the cache folder, never in the repository
 - ``lock``: one writer at a time
 - ``git``: git plumbing, the one place the hub talks to git
 """

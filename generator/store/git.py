@@ -14,6 +14,7 @@ while they are compared.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -35,9 +36,14 @@ class Change:
     old_path: str | None = None
 
 
+# The object graph as the commit ids name it: replace refs (``refs/replace/*``) and grafts, which let
+# whoever controls a clone show other commits or trees under the same ids, are ignored.
+ENV = {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": os.devnull}
+
+
 def run_git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes:
     try:
-        done = subprocess.run(["git", "-C", str(repo), *args], input=stdin, capture_output=True, check=False)
+        done = subprocess.run(["git", "-C", str(repo), *args], input=stdin, capture_output=True, check=False, env=ENV)
     except OSError as exc:
         raise PrescientError(f"cannot run git: {exc}") from None
     if done.returncode != 0:
@@ -82,13 +88,13 @@ def first_parent_dates(repo: Path, head: str) -> list[tuple[str, int]]:
 def first_parent_raw_log(repo: Path, head: str, folder: str) -> bytes:
     """``git log --raw -z`` of the first-parent line of ``head``, oldest first, limited to ``folder``.
 
-    Each commit starts with ``\\x01<sha> <committer epoch seconds>\\0``, followed by its raw
+    Each commit starts with ``\\x01<sha> <committer epoch seconds> <committer e-mail> <parents>\\0``, followed by its raw
     change records (``:<old mode> <new mode> <old blob> <new blob> <status>\\0<path>\\0``, two
     paths for a status R or C). A merge is diffed against its first parent; renames are not
     detected (a rename is a deletion and an addition), whatever the user's git configuration says.
     """
     return run_git(repo, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--no-renames",
-                "--no-abbrev", "--no-ext-diff", "--no-textconv", "--raw", "-z", "--format=%x01%H %ct",
+                "--no-abbrev", "--no-ext-diff", "--no-textconv", "--raw", "-z", "--format=%x01%H %ct %ce %P",
                 head, "--", folder)
 
 
@@ -107,12 +113,80 @@ def blob_id(data: bytes, length: int = 40) -> str:
     return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
 
 
+PATHS_PER_CALL = 200  # paths named on one git command line: any number of long paths stays far below the OS's limit
+
+
 def blob_ids(repo: Path, commit: str, paths: list[str]) -> dict[str, str]:
     """path → blob id of each of ``paths`` that is a regular file in ``commit`` (others are left out)."""
-    if not paths:
-        return {}
-    found = _regular_blobs(run_git(repo, "ls-tree", "-z", "--full-tree", commit, "--", *paths))
+    found: dict[str, str] = {}
+    for start in range(0, len(paths), PATHS_PER_CALL):
+        chunk = paths[start:start + PATHS_PER_CALL]
+        found.update(_regular_blobs(run_git(repo, "ls-tree", "-z", "--full-tree", commit, "--", *chunk)))
     return {path: found[path] for path in paths if path in found}
+
+
+def blob_sizes(repo: Path, commit: str, paths: list[str]) -> dict[str, int]:
+    """path → size in bytes of each of ``paths`` that is a regular file in ``commit``."""
+    sizes: dict[str, int] = {}
+    for start in range(0, len(paths), PATHS_PER_CALL):
+        out = run_git(repo, "ls-tree", "-z", "--long", "--full-tree", commit, "--", *paths[start:start + PATHS_PER_CALL])
+        for record in out.split(b"\0"):
+            meta, _, name = record.partition(b"\t")
+            fields = meta.decode().split()
+            if len(fields) == 4 and fields[0] in ("100644", "100755") and fields[3].isdigit():
+                sizes[name.decode("utf-8", "surrogateescape")] = int(fields[3])
+    return sizes
+
+
+def is_work_tree(root: Path) -> bool:
+    """True when ``root`` is the top of a git work tree (a hub kept in git)."""
+    try:
+        top = run_git(root, "rev-parse", "--show-toplevel").decode().strip()
+    except PrescientError:
+        return False
+    return Path(top).resolve() == root.resolve()
+
+
+def base_for(repo: Path, main: str, head: str) -> str:
+    """The commit to diff a pull request's ``head`` against: ``main`` itself, or, once ``head`` has been
+    merged into it, the first parent of the merge commit that brought it in (main as it was then)."""
+    if run_git(repo, "merge-base", main, head).strip().decode() != head:
+        return main
+    line = run_git(repo, "rev-list", "--first-parent", "--ancestry-path", f"{head}..{main}").decode().split()
+    return f"{line[-1]}^1" if line else main
+
+
+def tracked(repo: Path, commit: str, folder: str) -> bool:
+    """True when ``commit`` holds anything under ``folder``."""
+    return bool(run_git(repo, "ls-tree", "--full-tree", "--name-only", commit, "--", folder).strip())
+
+
+def replaced(repo: Path) -> list[str]:
+    """What could show other objects under the same ids: replace refs, and a grafts file."""
+    refs = [line for line in run_git(repo, "for-each-ref", "--format=%(refname)", "refs/replace/").decode().splitlines() if line]
+    grafts = Path(run_git(repo, "rev-parse", "--git-path", "info/grafts").decode().strip())
+    grafts = grafts if grafts.is_absolute() else repo / grafts
+    return refs + ([str(grafts)] if grafts.is_file() else [])
+
+
+def first_held(repo: Path, head: str, path: str, blob: str) -> tuple[str, int] | None:
+    """(commit, time) of the first commit on the first-parent line of ``head`` that put ``blob`` at
+    ``path``; its time is its committer date raised to the latest of the commits before it, so a
+    back-dated commit never counts earlier than its parent. None when no such commit."""
+    running, times = 0, {}
+    for sha, seconds in reversed(first_parent_dates(repo, head)):
+        running = max(running, seconds)
+        times[sha] = running
+    out = run_git(repo, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--no-renames", "--no-abbrev",
+                  "--raw", "-z", "--format=%x01%H", head, "--", path)
+    for record in out.split(b"\x01")[1:]:
+        head_line, _, body = record.partition(b"\0")
+        fields = body.lstrip(b"\n").split(b"\0")
+        for i in range(0, len(fields) - 1, 2):
+            if fields[i].startswith(b":") and fields[i].split()[3].decode() == blob:
+                commit = head_line.decode().strip()
+                return commit, times.get(commit, 0)
+    return None
 
 
 def tree_blobs(repo: Path, commit: str, folders: tuple[str, ...]) -> dict[str, str]:
@@ -143,7 +217,7 @@ class BlobReader:
 
     def __enter__(self) -> BlobReader:
         try:
-            self._process = subprocess.Popen(["git", "-C", str(self.repo), "cat-file", "--batch"],
+            self._process = subprocess.Popen(["git", "-C", str(self.repo), "cat-file", "--batch"], env=ENV,
                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         except OSError as exc:
             raise PrescientError(f"cannot run git: {exc}") from None

@@ -38,6 +38,13 @@ class Hub:
         """``data/hub.toml``, read and checked (ConfigError) on the first ask."""
         return load_settings(self.root)
 
+    def with_settings(self, settings: Settings) -> Hub:
+        """This hub (its folder and its cache) with ``settings`` in place of what data/hub.toml says:
+        a command that runs the hub with a stage turned off (the demo's nights before any news)."""
+        other = Hub(self.root, self.cache)
+        other.__dict__["settings"] = settings  # the cached_property's slot: never read from the file
+        return other
+
     @classmethod
     def load(cls, root: Path, cache: ReadCache | None = None) -> Hub:
         """The hub at ``root`` with ``data/hub.toml`` read and checked now (ConfigError), and a fresh

@@ -106,6 +106,29 @@ class Layout:
     def receipt_files(self) -> list[Path]:
         return sorted((self.data / "receipts").glob("*.csv"))
 
+    def seals(self, due: datetime) -> Path:
+        """The seals ledger of the year of ``due`` (``schemas.SEALS``)."""
+        return self.data / "seals" / f"{due:%Y}.csv"
+
+    def seal_files(self) -> list[Path]:
+        return sorted((self.data / "seals").glob("*.csv"))
+
+    @property
+    def model_log(self) -> Path:
+        """The scoring-relevant metadata as each night recorded it (``schemas.MODEL_LOG``)."""
+        return self.data / "metadata" / "models.csv"
+
+    def round_reveal(self, due: datetime) -> Path:
+        """Present only in a commit–reveal round (``schemas.ROUND_REVEAL``)."""
+        return self.round_dir(due) / "reveal.csv"
+
+    def commitment(self, due: datetime, model: str) -> Path:
+        """A commit–reveal round's commitment: the sha256 (hex) of the salt file's bytes followed by the forecast file's."""
+        return self.data / "commitments" / format_date(due) / f"{model}.sha256"
+
+    def commitment_salt(self, due: datetime, model: str) -> Path:
+        return self.data / "commitments" / format_date(due) / f"{model}.salt"
+
     def all_forecast_files(self) -> list[Path]:
         """Every forecast file in every round folder of ``data/forecasts`` (CSV or JSON)."""
         return [path for folder in self.forecast_folders() for path in _named(folder, FORECAST_SUFFIXES)]
@@ -131,6 +154,32 @@ class Layout:
 
     def oracle_forecast_files(self, qset: str) -> list[Path]:
         return sorted((self.data / "oracle" / qset / "forecasts").glob("*.csv"))
+
+    def news(self, recorded_at: datetime) -> Path:
+        """The news ledger's file for the month a row is recorded in."""
+        return self.data / "news" / f"{recorded_at:%Y-%m}.csv"
+
+    def news_files(self) -> list[Path]:
+        return sorted((self.data / "news").glob("*.csv"))
+
+    def oracle_articles(self, qset: str) -> Path:
+        """The set's article selections, one row per day × article."""
+        return self.data / "oracle" / qset / "articles.csv"
+
+    def oracle_generated(self, qset: str) -> Path:
+        """Every question the set's maker wrote, kept or dropped, with its filter scores."""
+        return self.data / "oracle" / qset / "generated.csv"
+
+    def oracle_calls(self, qset: str, recorded_at: datetime) -> Path:
+        """The question maker's call log (its resume state) for the month a call is made in."""
+        return self.data / "oracle" / qset / "calls" / f"{recorded_at:%Y-%m}.jsonl"
+
+    def oracle_call_files(self, qset: str) -> list[Path]:
+        return sorted((self.data / "oracle" / qset / "calls").glob("*.jsonl"))
+
+    def oracle_answer_log(self, qset: str, model: str) -> Path:
+        """The hub's answer run log of one model on one set (its resume state)."""
+        return self.data / "oracle" / qset / "answers" / f"{model}.jsonl"
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the hub root, with slashes (as ``relative_to``; by text, a night asks

@@ -14,12 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import LedgerError, Problem
+from ..errors import LedgerError, Problem, SchemaError
 from ..schemas import Table
 from . import csvio
 from .atomic import append_bytes_atomic, write_bytes_atomic
 from .cache import ReadCache, Slot, signatures
-from .csvio import as_text, cell_text, empty_frame
+from .csvio import as_text, cell_text, check_frame, coerce, empty_frame, parse_bytes
+from .git import GitTree
 
 LAST_KEY: Slot[tuple[str, ...] | None] = Slot("ledger's last key")  # .of((table, path)): ``last_key``
 
@@ -106,6 +107,21 @@ def _conflict(label: str, row: int, changed: list[str], values: pd.Series, key: 
 
 def _key_words(values: pd.Series, key: list[str]) -> str:
     return "(" + ", ".join(f"{k}={values[k]!r}" for k in key) + ")"
+
+
+def load_at(repo: Path, commit: str, folder: str, table: Table) -> pd.DataFrame:
+    """Every ``*.csv`` of ``folder`` as stored in ``commit`` of the git repository at ``repo``, checked
+    against ``table`` (read through git plumbing, so a ledger can be read from another commit than the
+    checkout's)."""
+    tree, frames = GitTree(repo, commit), []
+    for name in (n for n in tree.names(folder) if n.endswith(".csv")):
+        label = f"{folder}/{name}"
+        raw = parse_bytes(tree.read(label), label)
+        problems = check_frame(raw, table, label)
+        if problems:
+            raise SchemaError(f"{label} (in {commit[:12]}): {len(problems)} problem(s)", problems)
+        frames.append(coerce(raw, table))
+    return pd.concat(frames, ignore_index=True) if frames else empty_frame(table)
 
 
 def append(path: Path, new: pd.DataFrame, table: Table, label: str, cache: ReadCache | None = None) -> pd.DataFrame:

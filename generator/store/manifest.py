@@ -1,4 +1,5 @@
-"""The forecast manifest: the sha256 of every forecast file, recorded the first time a run saw it.
+"""The manifest: the sha256 of every submitted file of a round (forecast, bet and commitment files),
+recorded the first time a run saw it.
 
 Each (path, sha256) pair is recorded once, with the time of the first nightly run that found it,
 so a rerun with nothing new writes no byte. A run that saw a new set of files also records a root
@@ -12,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from datetime import datetime
+from pathlib import Path
 
 import pandas as pd
 
@@ -21,7 +23,7 @@ from . import ledger
 from .cache import Slot, signatures
 from .csvio import empty_frame
 from .hub import Hub
-from .layout import FileStats
+from .layout import FileStats, file_stats
 
 ROOT = "*"
 FOLDER_HASHES: Slot[dict[str, str]] = Slot("manifest: a round folder's hashes")  # .of(folder), kept while its files' stats are
@@ -47,14 +49,22 @@ def current_hashes(hub: Hub, stats: dict[str, FileStats] | None = None) -> dict[
     stats = hub.layout.forecast_stats() if stats is None else stats
     out: dict[str, str] = {}
     for name, files in stats.items():
-        hashes: dict[str, str] = hub.cache.kept(FOLDER_HASHES.of(name), files, functools.partial(_folder_hashes, hub, name, files))
+        folder = hub.layout.data / "forecasts" / name
+        hashes: dict[str, str] = hub.cache.kept(FOLDER_HASHES.of(f"forecasts/{name}"), files, functools.partial(_folder_hashes, hub, folder, files))
         out.update(hashes)
+    for area, suffixes in OTHER_AREAS:  # bet files and commitments: each round folder, whenever it changed
+        for folder in sorted(p for p in (hub.layout.data / area).glob("*") if p.is_dir()):
+            files = file_stats(folder, suffixes)
+            hashes = hub.cache.kept(FOLDER_HASHES.of(f"{area}/{folder.name}"), files, functools.partial(_folder_hashes, hub, folder, files))
+            out.update(hashes)
     return out
 
 
-def _folder_hashes(hub: Hub, name: str, files: FileStats) -> dict[str, str]:
-    """The hashes of a round folder's forecast files (``files``: their stats), by path relative to the hub root."""
-    folder = hub.layout.data / "forecasts" / name
+OTHER_AREAS = (("bets", (".csv",)), ("commitments", (".sha256", ".salt")))  # a round's submitted files besides forecasts
+
+
+def _folder_hashes(hub: Hub, folder: Path, files: FileStats) -> dict[str, str]:
+    """The hashes of a round folder's files (``files``: their stats), by path relative to the hub root."""
     return {hub.layout.relative(folder / file): hub.cache.sha256(folder / file) for file, _ in files}
 
 
@@ -113,9 +123,11 @@ def record(hub: Hub, as_of: datetime, stats: dict[str, FileStats] | None = None)
 
 
 def ledger_digest(hub: Hub) -> str:
-    """The night's anchor: ``root_hash`` over every manifest and receipts file by path."""
-    files = [*hub.layout.manifest_files(), *hub.layout.receipt_files()]
-    return root_hash({hub.layout.relative(p): hub.cache.sha256(p) for p in files})
+    """The night's anchor: ``root_hash`` over every manifest, receipts and seals file and the model log, by path."""
+    layout = hub.layout
+    files = [*layout.manifest_files(), *layout.receipt_files(), *layout.seal_files(),
+             *([layout.model_log] if layout.model_log.is_file() else [])]
+    return root_hash({layout.relative(p): hub.cache.sha256(p) for p in files})
 
 
 def first_recorded(recorded: pd.DataFrame) -> dict[tuple[str, str], str]:

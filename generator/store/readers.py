@@ -16,8 +16,11 @@ from ..schemas import (
     FORECASTS,
     HISTORY,
     MANIFEST,
+    NEWS,
     OBSERVATIONS,
+    ORACLE_ARTICLES,
     ORACLE_FORECASTS,
+    ORACLE_GENERATED,
     ORACLE_QUESTIONS,
     QUESTION_SETS,
     QUESTIONS,
@@ -26,8 +29,8 @@ from ..schemas import (
     SCORES,
     Table,
 )
-from ..timeutil import parse_ts
-from . import ledger
+from ..timeutil import format_ts, parse_ts
+from . import ledger, model_log
 from .cache import file_signature
 from .csvio import check_frame, coerce, empty_frame
 from .forecast_file import group_median, is_individual, member_keyed, parse_forecast
@@ -58,9 +61,12 @@ def load_resolutions(hub: Hub) -> pd.DataFrame:
     return _read_all(hub, resolution_files(hub.layout), RESOLUTIONS)
 
 
-def load_models(hub: Hub) -> dict[str, ModelMeta]:
-    """Every model file's metadata, by model (parsed once per command while a file is unchanged)."""
-    return {p.name.removesuffix(".yml"): hub.cache.read_model(p, hub.layout.relative(p)) for p in hub.layout.model_files()}
+def load_models(hub: Hub, as_of: datetime | None = None) -> dict[str, ModelMeta]:
+    """Every model file's metadata, by model (parsed once per command while a file is unchanged);
+    with ``as_of``, its scoring-relevant fields as the model log recorded them by then
+    (``store.model_log``): what a board of that night counts."""
+    models = {p.name.removesuffix(".yml"): hub.cache.read_model(p, hub.layout.relative(p)) for p in hub.layout.model_files()}
+    return models if as_of is None else model_log.as_of(models, model_log.load_log(hub), format_ts(as_of))
 
 
 def round_dues(hub: Hub) -> list[datetime]:
@@ -247,6 +253,21 @@ def load_oracle_forecasts(hub: Hub, qset: str, quarantine: list[Problem] | None 
                       quarantine)
 
 
+def load_news(hub: Hub) -> pd.DataFrame:
+    """Every recorded version of every article of the news ledger (``schemas.NEWS``); empty if none."""
+    return _read_all(hub, hub.layout.news_files(), NEWS)
+
+
+def load_oracle_articles(hub: Hub, qset: str) -> pd.DataFrame:
+    """An oracle set's article selections (``schemas.ORACLE_ARTICLES``); empty if none."""
+    return _read_all(hub, [p for p in [hub.layout.oracle_articles(qset)] if p.is_file()], ORACLE_ARTICLES)
+
+
+def load_oracle_generated(hub: Hub, qset: str) -> pd.DataFrame:
+    """Every question an oracle set's maker wrote, with its filter scores (``schemas.ORACLE_GENERATED``)."""
+    return _read_all(hub, [p for p in [hub.layout.oracle_generated(qset)] if p.is_file()], ORACLE_GENERATED)
+
+
 # -- time never runs backwards --------------------------------------------------------------------
 
 def _recording_ledgers(layout: Layout) -> list[tuple[Path, Table, str]]:
@@ -259,6 +280,10 @@ def _recording_ledgers(layout: Layout) -> list[tuple[Path, Table, str]]:
     files += [(p, RESOLUTIONS, "recorded_at") for p in resolution_files(layout)]
     files += [(p, MANIFEST, "recorded_at") for p in layout.manifest_files()[-1:]]
     files += [(layout.oracle_questions(s), ORACLE_QUESTIONS, "recorded_at") for s in layout.oracle_sets()]
+    files += [(p, NEWS, "recorded_at") for p in layout.news_files()[-1:]]  # filed by the month recorded
+    files += [(path, table, "recorded_at") for s in layout.oracle_sets()
+              for path, table in ((layout.oracle_articles(s), ORACLE_ARTICLES), (layout.oracle_generated(s), ORACLE_GENERATED))
+              if path.is_file()]
     return files + ([(layout.history, HISTORY, "as_of")] if layout.history.is_file() else [])
 
 

@@ -5,9 +5,9 @@ A receipt row says: the pull-request workflow run ``run_id`` was created by GitH
 ``attested_at`` for the head commit ``head_sha``, and at that commit ``path`` held the blob
 ``blob``. A run cannot be created for a commit GitHub does not have, so the bytes existed (pushed)
 by that time; the time is GitHub's, never the submitter's. One row per (head commit, path), recorded
-once: a second run on the same head, or the nightly's catch-up after the receipts workflow, adds
-nothing. ``attested`` folds the ledger into the one rule every check uses: a file's bytes count at
-the earliest time a receipt attests them.
+once: a second run on the same head adds nothing. ``attested`` gives the earliest time a receipt
+attests a file's bytes (when they were first pushed); which version of a model's file counts is the
+seal's rule (``submissions.sealing``: the last one attested before the due time).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from .git import GitTree
 from .hub import Hub
 
 FOLDER = "data/receipts"
+UNREAD = "*"  # the path of a row whose run's head commit could not be read (verdict head-unavailable)
 
 
 def empty() -> pd.DataFrame:
@@ -43,19 +44,37 @@ def load_receipts(hub: Hub) -> pd.DataFrame:
 def load_receipts_at(repo: Path, commit: str) -> pd.DataFrame:
     """Every receipt row as stored in ``commit`` of the git repository at ``repo`` (read through git
     plumbing, so the receipts of the default branch can be read from a checkout of another commit)."""
-    tree, frames = GitTree(repo, commit), []
-    for name in (n for n in tree.names(FOLDER) if n.endswith(".csv")):
-        label = f"{FOLDER}/{name}"
+    return ledger.load_at(repo, commit, FOLDER, RECEIPTS)
+
+
+BRANCH_FOLDER = "runs"  # on the receipts branch: runs/<run_id>.csv, one file per run, each written once
+
+
+def load_run_at(repo: Path, rev: str, run_id: int) -> pd.DataFrame | None:
+    """The receipts workflow's file for one run on the receipts branch at ``rev``, or None when it has none
+    (or it is not a receipts file)."""
+    tree, label = GitTree(repo, rev), f"{BRANCH_FOLDER}/{run_id}.csv"
+    entry = tree.entry(label)
+    if not entry or entry[0] != "file" or entry[1] > 1_000_000:
+        return None
+    try:
         raw = parse_bytes(tree.read(label), label)
-        problems = check_frame(raw, RECEIPTS, label)
-        if problems:
-            raise SchemaError(f"{label} (in {commit[:12]}): {len(problems)} problem(s)", problems)
-        frames.append(coerce(raw, RECEIPTS))
+    except (SchemaError, ValueError):
+        return None
+    return None if check_frame(raw, RECEIPTS, label) else coerce(raw, RECEIPTS)
+
+
+def load_branch_at(repo: Path, rev: str) -> pd.DataFrame:
+    """Every run's file on the receipts branch at ``rev`` (files that are not receipts are left out)."""
+    tree = GitTree(repo, rev)
+    runs = [int(n.removesuffix(".csv")) for n in tree.names(BRANCH_FOLDER) if n.removesuffix(".csv").isdigit()]
+    frames = [f for run in sorted(runs) if (f := load_run_at(repo, rev, run)) is not None]
     return pd.concat(frames, ignore_index=True) if frames else empty_frame(RECEIPTS)
 
 
 def attested(receipts: pd.DataFrame) -> dict[tuple[str, str], datetime]:
     """(path, blob) → the earliest time a receipt attests those bytes at that path."""
+    receipts = receipts[receipts["path"] != UNREAD]
     if receipts.empty:
         return {}
     earliest = receipts.groupby(["path", "blob"], sort=True)["attested_at"].min()
@@ -63,12 +82,12 @@ def attested(receipts: pd.DataFrame) -> dict[tuple[str, str], datetime]:
 
 
 def receipt_rows(files: dict[str, str], *, attested_at: str, head_sha: str, pr: int, run_id: int,
-                 verdict: str, as_of: datetime) -> pd.DataFrame:
+                 verdict: str, as_of: datetime, author: str = "") -> pd.DataFrame:
     """The rows of one receipt: one per (path, blob) of ``files``. Pure."""
     paths = sorted(files)
     return pd.DataFrame({"recorded_at": format_ts(as_of), "attested_at": attested_at, "path": paths,
                          "blob": [files[p] for p in paths], "head_sha": head_sha, "pr": pr, "run_id": run_id,
-                         "verdict": verdict}, columns=list(RECEIPTS.names))
+                         "verdict": verdict, "author": author or None}, columns=list(RECEIPTS.names))
 
 
 def new_rows(existing: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:

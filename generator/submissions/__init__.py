@@ -12,6 +12,9 @@ or JSON. Every code is registered, with its meaning, in ``codes.CODES``.
 - ``bets``: an Arena bet file
 - ``oracle``: an oracle forecast file against its question set
 - ``report``: the Report and its three renderings
+- ``deadline``: a change to a round's files against its due time and its seal
+- ``sealing``: the rule that picks the version that counts (pure)
+- ``commitment``: a commit–reveal round's commitment and reveal
 """
 
 from __future__ import annotations

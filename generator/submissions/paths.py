@@ -17,6 +17,9 @@ from ..timeutil import is_iso_date
 FORECAST, MODEL, OTHER = "forecast", "model", "other"
 ORACLE = "oracle"  # an oracle forecast file, data/oracle/<set>/forecasts/<team>.<model>.csv
 BETS = "bets"  # an Arena bet file, data/bets/<due>/<team>.<model>.csv
+COMMITMENT = "commitment"  # a commit–reveal round's data/commitments/<due>/<team>.<model>.sha256 (or its .salt)
+DATED = (FORECAST, BETS, COMMITMENT)  # the submission files of a round, with its due time
+COMMITMENT_FORMATS = ("sha256", "salt")
 FORECAST_FORMATS = ("csv", "json")
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
 ORACLE_SET = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -47,9 +50,15 @@ def classify(path: str) -> tuple[Target, list[Problem]]:
         return _oracle(path, parts)
     if parts[:2] == ["data", "bets"]:
         return _forecast(path, parts, BETS)
+    if parts[:2] == ["data", "commitments"]:
+        return _forecast(path, parts, COMMITMENT)
+    if is_hub_ledger(path):
+        return Target(path, OTHER), [problem("hub-ledger", path, None, None,
+                                             "receipts, seals and the model log are written by the hub's own runs only; "
+                                             "leave data/receipts/, data/seals/ and data/metadata/ out of the pull request")]
     return Target(path, OTHER), [problem("outside-submission-area", path, None, None,
-                                         "only files under data/forecasts/, data/bets/, data/oracle/<set>/forecasts/ and data/models/ "
-                                         "may be changed by a submission")]
+                                         "only files under data/forecasts/, data/bets/, data/commitments/, "
+                                         "data/oracle/<set>/forecasts/ and data/models/ may be changed by a submission")]
 
 
 def _unsafe(path: str) -> str:
@@ -72,8 +81,9 @@ def _split_name(name: str) -> tuple[str, str]:
 
 
 def _forecast(path: str, parts: list[str], kind: str = FORECAST) -> tuple[Target, list[Problem]]:
-    """A forecast file, or (kind BETS) an Arena bet file: same rules, in data/bets/ and CSV only."""
-    noun, formats = ("bet", ("csv",)) if kind == BETS else ("forecast", FORECAST_FORMATS)
+    """A forecast file, or (kind BETS) an Arena bet file, or (kind COMMITMENT) a commit–reveal round's
+    commitment or salt: the same rules, each in its own folder with its own extensions."""
+    noun, formats = {BETS: ("bet", ("csv",)), COMMITMENT: ("commitment", COMMITMENT_FORMATS)}.get(kind, ("forecast", FORECAST_FORMATS))
     if len(parts) != 4:
         return Target(path, kind), [problem("bad-round-folder", path, None, None,
                                             f"{noun} files sit directly in data/{parts[1]}/<due date>/, e.g. "
@@ -129,6 +139,18 @@ def oracle_questions_path(question_set: str) -> str:
 
 def forecast_path(due: str, model: str, fmt: str) -> str:
     return f"data/forecasts/{due}/{model}.{fmt}"
+
+
+def commitment_path(due: str, model: str, fmt: str = "sha256") -> str:
+    return f"data/commitments/{due}/{model}.{fmt}"
+
+
+HUB_LEDGERS = ("data/receipts/", "data/seals/", "data/metadata/")  # written only by the hub's own runs
+
+
+def is_hub_ledger(path: str) -> bool:
+    """A path only the hub's own runs write: no pull request may add, change or delete it."""
+    return path.startswith(HUB_LEDGERS)
 
 
 MODELS_DIR = "data/models"

@@ -178,6 +178,23 @@ def check_team_prefix(target: Target, author: str, team_models: dict[str, tuple[
                     "a maintainer of that team can add you, or choose your own team prefix")]
 
 
+SCORING_FIELDS = ("kind", "saw_crowd", "release_date", "knowledge_cutoff")  # what a board counts (store.model_log)
+
+
+def check_scoring_fields(target: Target, base: object, head: object, author: str, hub_maintainers: tuple[str, ...]) -> list[Problem]:
+    """An edit of a model's scoring-relevant fields needs a hub maintainer: a board of tonight counts
+    them (past nights keep theirs, ``store.model_log``)."""
+    if not isinstance(base, dict) or not isinstance(head, dict) or is_maintainer(author, hub_maintainers):
+        return []
+    changed = [k for k in SCORING_FIELDS if str(base.get(k) or "") != str(head.get(k) or "")]
+    if not changed:
+        return []
+    who = ", ".join(hub_maintainers) if hub_maintainers else "nobody ([hub] maintainers in data/hub.toml is empty)"
+    return [problem("scoring-metadata-changed", target.path, None, changed[0],
+                    f"{', '.join(changed)} changed: these decide which boards count the model, so only a hub maintainer "
+                    f"({who}) may change them; open an issue for them, or leave these fields as they are")]
+
+
 def check_one_model(targets: list[Target]) -> list[Problem]:
     models = sorted({t.model for t in targets if t.model})
     if len(models) <= 1:

@@ -15,20 +15,21 @@ Two entry points share the same per-file checks:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
+import pandas as pd
 import yaml
 
 from ..codes import problem
 from ..errors import Problem
-from ..store import git
+from ..store import git, receipts
 from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
-from ..timeutil import format_ts
+from ..store.hub import Hub
+from ..timeutil import format_ts, parse_ts
 from . import bets as bet_checks
-from . import paths, policy
+from . import commitment, deadline, paths, policy
 from .content import RoundSet, check_content, check_question_set, describe_missing, missing_units, round_set
 from .oracle import check_oracle_forecast
 from .report import Report
@@ -73,10 +74,11 @@ def _read(tree: Tree, path: str) -> bytes | None:
 class _Run:
     """The state of one validation: the trees, the time, and the rounds read so far."""
 
-    def __init__(self, head: Tree, base: Tree, at: datetime):
-        self.head, self.base, self.at = head, base, at
-        self.first_seen: dict[str, datetime] = {}  # path → the earlier time a receipt attests its bytes
+    def __init__(self, head: Tree, base: Tree, at: datetime, receipts: pd.DataFrame | None = None):
+        self.head, self.base, self.at, self.receipts = head, base, at, receipts
         self.rounds: dict[str, RoundSet | None] = {}
+        self.hub_maintainers: tuple[str, ...] = ()
+        self.author = ""
         self.problems: list[Problem] = []
         self.notes: set[str] = set()
 
@@ -91,16 +93,31 @@ class _Run:
         return self.rounds[due]
 
     def forecast(self, target: paths.Target, status: str) -> None:
+        """A round's file (forecast, bets, commitment or salt): open rounds as they are, past ones by their seal."""
         assert target.due is not None  # callers pass only well-formed targets, and classify sets their due
         rnd = self.round(target.due)
-        seen = self.first_seen.get(target.path)
-        at = min(self.at, seen) if seen is not None and status != "D" else self.at
-        if at < self.at:
-            self.notes.add(f"{target.path} counts at {format_ts(at)}: a receipt attests these exact bytes then "
-                           "(pushed earlier in a pull request)")
-        self.problems.extend(policy.check_timing(target, status, rnd, at))
-        if status != "D":
+        base = lambda path: _read(self.base, path)  # noqa: E731
+        reveal_by = deadline.reveal_deadline(base, target.due)
+        if rnd is None or self.at < parse_ts(rnd.due_ts):
+            self.problems.extend(policy.check_timing(target, status, rnd, self.at))
+            self.problems.extend(deadline.before_due(target, reveal_by is not None) if rnd is not None else [])
+        elif reveal_by is not None and deadline.is_reveal(target):
+            self.problems.extend(self._reveal(target, status, reveal_by))
+        else:
+            data = _read(self.head, target.path) if status not in ("D", "R") else None
+            self.problems.extend(deadline.after_due(target, status, git.blob_id(data) if data is not None else None, rnd.due_ts,
+                                                    self.at, deadline.seal_rows(base, target.due), self.receipts))
+        if status not in ("D", "R"):
             self.problems.extend(self._forecast_file(target, rnd))
+
+    def _reveal(self, target: paths.Target, status: str, reveal_by: str) -> list[Problem]:
+        assert target.due is not None and target.model is not None  # a well-formed path
+        if target.kind == paths.COMMITMENT:  # the salt: its format is checked as a file, the hash with its forecast
+            return deadline.window_closed(target, reveal_by, self.at)
+        return deadline.reveal(target, status, _read(self.head, target.path),
+                               _read(self.head, paths.commitment_path(target.due, target.model, "salt")), reveal_by, self.at,
+                               deadline.seal_rows(lambda p: _read(self.base, p), target.due),
+                               _read(self.base, paths.commitment_path(target.due, target.model)))
 
     def _forecast_file(self, target: paths.Target, rnd: RoundSet | None) -> list[Problem]:
         entry = self.head.entry(target.path)
@@ -110,36 +127,26 @@ class _Run:
             return [problem("not-a-regular-file", target.path, None, None, f"the path is a {entry[0]}, not a plain file")]
         if entry[1] > MAX_FORECAST_BYTES:
             return [problem("file-too-large", target.path, None, None, f"the file has {entry[1]:,} bytes; the cap is {MAX_FORECAST_BYTES:,}")]
-        if target.kind == paths.BETS:
-            return bet_checks.check_bet_file(self.head.read(target.path), target.path, rnd)
         if target.kind == paths.ORACLE:
             assert target.question_set is not None  # classify sets it on every well-formed oracle path
             questions = paths.oracle_questions_path(target.question_set)
             return check_oracle_forecast(self.head.read(target.path), target.path, _read(self.base, questions), questions)
-        assert target.fmt is not None  # classify sets it on every well-formed forecast path
-        parsed = parse_forecast(self.head.read(target.path), target.path, target.fmt)
-        found = parsed.problems + (check_content(parsed, rnd) if parsed.columns else [])
-        missing = missing_units(parsed, rnd)
-        warned = any(p.code == "low-coverage" for p in found)  # below 95%: the warning names them
-        if missing and parsed.rows and rnd is not None and not warned:  # below 100%: a note names them
-            total = len(rnd.units)
-            self.notes.add(f"{target.path} covers {total - len(missing)} of the round's {total} questions × "
-                           f"resolution dates: {describe_missing(missing)}")
-        assert target.due is not None  # a well-formed forecast path
-        return found + parsed.keep(check_question_set(parsed, rnd, target.due) + self._twin(target)) + parsed.summary()
-
-    def oracle(self, target: paths.Target, status: str) -> None:
-        """An oracle forecast file: no deadline (its questions have resolved); checked against its set at base."""
-        if status != "D":
-            self.problems.extend(self._forecast_file(target, None))
+        return dated_file_problems(target, self.head.read(target.path), rnd, self.notes.add, self._twin(target))
 
     def _twin(self, target: paths.Target) -> list[Problem]:
+        if target.kind != paths.FORECAST:
+            return []
         assert target.due is not None and target.model is not None  # a well-formed forecast path
         other = "json" if target.fmt == "csv" else "csv"
         if self.head.entry(paths.forecast_path(target.due, target.model, other)) is None:
             return []
         return [problem("duplicate-submission", target.path, None, None,
                         f"{target.model} also has a .{other} file for round {target.due}; keep only one")]
+
+    def oracle(self, target: paths.Target, status: str) -> None:
+        """An oracle forecast file: no deadline (its questions have resolved); checked against its set at base."""
+        if status != "D":
+            self.problems.extend(self._forecast_file(target, None))
 
     def metadata(self, model: str) -> tuple[str, ...] | None:
         path = paths.model_path(model)
@@ -151,6 +158,27 @@ class _Run:
         maintainers, found = policy.check_metadata(model, path, _read(self.head, path))
         self.problems.extend(found)
         return maintainers
+
+
+def dated_file_problems(target: paths.Target, data: bytes, rnd: RoundSet | None, note=lambda _text: None,
+                        extra: list[Problem] | None = None) -> list[Problem]:
+    """Every problem of a round's submitted file (forecast, bets, commitment or salt) from its bytes:
+    what the pull-request check reports and what the seal checks the sealed bytes with. ``note``
+    takes a line about coverage; ``extra``: problems found elsewhere to keep with the file's."""
+    if target.kind == paths.BETS:
+        return bet_checks.check_bet_file(data, target.path, rnd)
+    if target.kind == paths.COMMITMENT:
+        return (commitment.check_salt if target.fmt == "salt" else commitment.check_commitment)(data, target.path)
+    assert target.fmt is not None and target.due is not None  # classify sets them on every well-formed forecast path
+    parsed = parse_forecast(data, target.path, target.fmt)
+    found = parsed.problems + (check_content(parsed, rnd) if parsed.columns else [])
+    missing = missing_units(parsed, rnd)
+    warned = any(p.code == "low-coverage" for p in found)  # below 95%: the warning names them
+    if missing and parsed.rows and rnd is not None and not warned:  # below 100%: a note names them
+        total = len(rnd.units)
+        note(f"{target.path} covers {total - len(missing)} of the round's {total} questions × "
+             f"resolution dates: {describe_missing(missing)}")
+    return found + parsed.keep(check_question_set(parsed, rnd, target.due) + (extra or [])) + parsed.summary()
 
 
 def _classify_all(run: _Run, rel_paths: list[str]) -> list[paths.Target]:
@@ -175,22 +203,31 @@ def _report(run: _Run, files: list[str]) -> Report:
     return Report(format_ts(run.at), tuple(files), tuple(run.problems), tuple(run.notes))
 
 
-def validate_files(root: Path, files: list[Path], at: datetime) -> Report:
-    """Check files of the working tree at ``root`` as if they were being submitted at ``at``."""
+def validate_files(root: Path, files: list[Path], at: datetime, hub_own: bool = False) -> Report:
+    """Check files of the working tree at ``root`` as if they were being submitted at ``at``; with
+    ``hub_own``, files the hub's own forecasters wrote (the names only they may use are theirs)."""
     tree = DiskTree(root)
-    run = _Run(tree, tree, at)
+    run = _Run(tree, tree, at, receipts.load_receipts(Hub(root)))
     rel_paths = [_relative(root, f) for f in files]
     outside = [p for p in rel_paths if Path(p).is_absolute()]
     run.problems.extend(problem("outside-submission-area", p, None, None, f"the file is not inside the hub at {root}")
                         for p in outside)
     targets = _classify_all(run, [p for p in rel_paths if p not in outside])
     for target in targets:
-        if target.kind in (paths.FORECAST, paths.BETS) and target.model:
+        if target.kind in paths.DATED and target.model:
             run.forecast(target, "A")
         elif target.kind == paths.ORACLE and target.model:
             run.oracle(target, "A")
+        if not hub_own:  # what the pull-request check refuses in any submission
+            run.problems.extend(policy.check_reserved_prefix(target))
+            if target.kind == paths.MODEL and target.model:
+                run.problems.extend(policy.check_reserved_kind(target, None, _capped_yaml(tree, target.path)))
     for model in sorted({t.model for t in targets if t.model}):
         run.metadata(model)
+    if any(t.model for t in targets) and not hub_own:  # what only the pull request can tell, said, not passed silently
+        run.problems.append(problem("author-unchecked", min(t.path for t in targets if t.model), None, None,
+                                    "files on disk name no author: the pull request's check also requires that you are in the "
+                                    "model's maintainers and, for a new model, that its team prefix is free or yours"))
     return _report(run, rel_paths)
 
 
@@ -203,16 +240,15 @@ def _relative(root: Path, file: Path) -> str:
 
 
 def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime,
-                attested: Mapping[tuple[str, str], datetime] | None = None) -> Report:
+                receipts_frame: pd.DataFrame | None = None, hub_maintainers: tuple[str, ...] = ()) -> Report:
     """Check the changes of a pull request from ``base`` to ``head`` pushed by ``author`` at ``at``.
-    ``attested``: (path, blob) → the earliest time a receipt attests those bytes."""
+    ``receipts_frame``: the receipts ledger, from which a past round's version that counts is known
+    before its seal; ``hub_maintainers``: who may change a model's scoring-relevant metadata."""
     base_sha, head_sha = git.resolve_commit(repo, base), git.resolve_commit(repo, head)
     head_tree, base_tree = git.GitTree(repo, head_sha), git.GitTree(repo, base_sha)
-    run = _Run(head_tree, base_tree, at)
+    run = _Run(head_tree, base_tree, at, receipts_frame)
+    run.hub_maintainers, run.author = hub_maintainers, author
     changes = git.changed_files(repo, base_sha, head_sha)
-    if attested:
-        blobs = git.blob_ids(repo, head_sha, [c.path for c in changes if c.status != "D"][:MAX_FILES])
-        run.first_seen = {path: attested[(path, blob)] for path, blob in blobs.items() if (path, blob) in attested}
     steps = [(c.status if c.status != "R" else "A", c.path) for c in changes]
     steps += [("R", c.old_path) for c in changes if c.status == "R" and c.old_path]
     run.problems.extend(too_many_files([p for _, p in steps]))
@@ -222,19 +258,26 @@ def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime,
     for (status, _), target in zip(steps, targets):
         _pr_target(run, target, status)
     run.problems.extend(policy.check_one_model(targets))
+    metadata_only = {t.model for t in targets if t.kind == paths.MODEL} - {t.model for t in targets if t.kind != paths.MODEL}
     for model in sorted({t.model for t in targets if t.model}):
+        if model in metadata_only and policy.is_maintainer(author, hub_maintainers):
+            run.metadata(model)  # a hub maintainer may edit any model's metadata (kind, saw_crowd, ...), nothing else
+            continue
         _pr_author(run, model, author)
     run.problems.extend(_pr_names(run, base_tree, [s for s, _ in steps], targets, author))
     return _report(run, [p for _, p in steps])
 
 
 def _pr_target(run: _Run, target: paths.Target, status: str) -> None:
-    if target.kind in (paths.FORECAST, paths.BETS) and target.model:
+    if target.kind in paths.DATED and target.model:
         run.forecast(target, status)
     elif target.kind == paths.ORACLE and target.model:
         run.oracle(target, status)
     elif target.kind == paths.MODEL and target.model:
         run.problems.extend(policy.check_metadata_change(target, status))
+        if status == "M":
+            run.problems.extend(policy.check_scoring_fields(target, _capped_yaml(run.base, target.path),
+                                                            _capped_yaml(run.head, target.path), run.author, run.hub_maintainers))
 
 
 def _pr_author(run: _Run, model: str, author: str) -> None:

@@ -13,7 +13,9 @@ from generator.arena import bets as b
 from generator.arena.gather import load_cohorts
 from generator.arena.portfolio import arena_table, pnl_curves
 from generator.schemas import BETS, FORECASTS, OBSERVATIONS, ROUND_QUESTIONS
+from generator.store import manifest
 from generator.store.csvio import write_table
+from generator.store.layout import Layout
 from generator.submissions.bets import check_bet_file
 from generator.submissions.content import RoundSet
 from generator.timeutil import parse_ts
@@ -80,6 +82,7 @@ def _observations(root: Path) -> None:
     write_table(root / "data/observations/sim/2026-01.csv", frame, OBSERVATIONS)
 
 
+ATTESTED = "2026-01-20T00:00:00Z"  # when the hub's manifest first recorded the files
 BETS_CSV = """question_id,placed_at,side,amount,reasoning
 sim:m2,2026-01-21T00:00:00Z,NO,2500,max bet against
 sim:m1,2026-01-22T00:00:00Z,YES,500,
@@ -100,6 +103,9 @@ def hub(tmp_path: Path) -> Path:
     write_table(root / f"data/forecasts/2026-01-25/{MODEL}.csv", forecasts, FORECASTS)
     (root / "data/models").mkdir(parents=True)
     (root / f"data/models/{MODEL}.yml").write_text("name: Bot\norganization: Acme\nkind: llm\nmaintainers: [alice]\n")
+    # the hub's record of the files, by a nightly run before the bets' own times: what attests them (a
+    # bet file nothing attests is never priced)
+    manifest.record(Layout(root), parse_ts(ATTESTED))
     return root
 
 
@@ -226,7 +232,8 @@ def test_prescient_validate_names_file_row_column_and_code_of_an_over_limit_bet(
     done = run_cli("validate", "--hub", str(hub), path, "--at", "2026-01-22T00:00:00Z", "--format", "json", cwd=hub)
     assert done.returncode == 9, done.stderr
     problems = json.loads(done.stdout)["problems"]
-    assert [(p["file"], p["row"], p["column"], p["code"]) for p in problems] == [(path, 2, "amount", "bet-over-limit")]
+    assert [(p["file"], p["row"], p["column"], p["code"]) for p in problems] == [
+        (path, None, None, "author-unchecked"), (path, 2, "amount", "bet-over-limit")]
     text = run_cli("validate", "--hub", str(hub), path, "--at", "2026-01-22T00:00:00Z", cwd=hub).stdout
     assert "bet-over-limit" in text and "row 2" in text and "amount" in text
 

@@ -39,7 +39,7 @@ def test_a_committed_season_verifies_with_its_git_history(hub: Path):
     report = verify(hub, git_rev="HEAD", all_nights=True)
     assert report.ok and report.problems == []
     status = {c.name: c.status for c in report.checks}
-    assert status == {"scores": "ok", "history": "ok", "pages": "skipped", "git": "ok", "timing": "ok"}
+    assert status == {"scores": "ok", "history": "ok", "pages": "skipped", "seals": "ok", "git": "ok", "timing": "ok"}
     assert report.as_of == SEASON_NIGHTS[-1]  # the latest time the ledgers record
     history = next(c for c in report.checks if c.name == "history")
     assert history.note.startswith("2 of 2 night(s)")  # nothing was resolved on the first two nights

@@ -81,7 +81,8 @@ def test_version_is_the_newest_changelog_entry():
 def test_malformed_hub_toml(tmp_path: Path):
     write_hub(tmp_path, SMALL_HUB.replace("[scoring]", "[scoring"))
     result = run_cli("nightly", "--hub", str(tmp_path), "--as-of", "2026-01-16T00:00:00Z")
-    assert_clean_failure(result, 2, "data/hub.toml", "[toml-syntax]", "row 12")
+    line = SMALL_HUB.splitlines().index("[scoring]") + 1
+    assert_clean_failure(result, 2, "data/hub.toml", "[toml-syntax]", f"row {line}")
 
 
 def test_unknown_source(tmp_path: Path):

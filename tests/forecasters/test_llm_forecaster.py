@@ -6,15 +6,12 @@ buried in prose, a refusal, a 429 before the answer, or a body that is not JSON.
 
 from __future__ import annotations
 
-import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
+from _llm_server import FakeLLM, completion, prompt_of
 
 from generator.errors import ConfigError, PartialFailure
 from generator.forecasters import llm
@@ -41,24 +38,18 @@ QUESTIONS_ = [  # (id, kind, resolution dates, tag, freeze value)
 
 
 class Endpoint:
-    """The server's state: requests seen, and whether the 'broken' question is fixed yet."""
+    """What the fake endpoint answers, from a tag in the question text; and whether 'broken' is fixed yet."""
 
     def __init__(self):
-        self.requests: list[dict] = []
         self.flaky_calls = 0
         self.broken = True
-        self.lock = threading.Lock()
-        self.delay, self.in_flight, self.max_in_flight = 0.0, 0, 0
 
-    def answer(self, body: dict) -> tuple[int, dict, bytes]:
-        prompt = body["messages"][0]["content"]
-        tag = prompt.split("[tag:", 1)[1].split("]", 1)[0]
-        with self.lock:
-            self.requests.append(body)
-            if tag == "flaky":
-                self.flaky_calls += 1
-                if self.flaky_calls == 1:
-                    return 429, {"Retry-After": "0"}, b'{"error": "slow down"}'
+    def __call__(self, body: dict) -> tuple[int, dict, bytes]:
+        tag = prompt_of(body).split("[tag:", 1)[1].split("]", 1)[0]
+        if tag == "flaky":
+            self.flaky_calls += 1
+            if self.flaky_calls == 1:
+                return 429, {"Retry-After": "0"}, b'{"error": "slow down"}'
         if tag == "broken" and self.broken:
             return 200, {}, b'{"choices": [ this is not json'
         text = {"good": "0.62",
@@ -67,45 +58,33 @@ class Endpoint:
                 "flaky": "Probability: 0.8",
                 "broken": "0.15",
                 "series": "The series has drifted upward.\nProbability: 0.55"}[tag]
-        payload = {"id": "x", "object": "chat.completion",
-                   "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-                   "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}
-        return 200, {"Content-Type": "application/json"}, json.dumps(payload).encode()
+        return 200, {"Content-Type": "application/json"}, completion(text)
+
+
+class Server(FakeLLM):
+    """The shared local server (tests/_llm_server.py) with this test's endpoint behind it."""
+
+    def __init__(self):
+        self.endpoint = Endpoint()
+        super().__init__(self.endpoint)
+
+    @property
+    def flaky_calls(self) -> int:
+        return self.endpoint.flaky_calls
+
+    @property
+    def broken(self) -> bool:
+        return self.endpoint.broken
+
+    @broken.setter
+    def broken(self, value: bool) -> None:
+        self.endpoint.broken = value
 
 
 @pytest.fixture
 def server():
-    state = Endpoint()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 (http.server's naming)
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            assert self.path == "/v1/chat/completions"
-            body["_auth"] = self.headers.get("Authorization")
-            with state.lock:
-                state.in_flight += 1
-                state.max_in_flight = max(state.max_in_flight, state.in_flight)
-            time.sleep(state.delay)
-            status, headers, data = state.answer(body)
-            with state.lock:
-                state.in_flight -= 1
-            self.send_response(status)
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    yield state
-    httpd.shutdown()
-    httpd.server_close()
+    with Server() as state:
+        yield state
 
 
 @pytest.fixture
@@ -229,7 +208,7 @@ def test_run_against_a_local_server(hub, server):
     assert (meta.kind, meta.prompt_variant, meta.prompt_sha256, meta.saw_crowd) == \
         ("llm", "zero-shot", llm.template_sha256("zero-shot"), False)
     files = [hub / f"data/forecasts/2026-01-25/{MODEL_ID}.csv", hub / f"data/models/{MODEL_ID}.yml"]
-    assert validate_files(hub, files, BEFORE).ok
+    assert validate_files(hub, files, BEFORE, hub_own=True).ok
 
 
 def test_prompts_carry_the_bank_background_and_no_crowd_value(hub, server):

@@ -99,7 +99,7 @@ def test_validate_files_on_a_working_tree(hub, capsys):
     other.parent.mkdir(parents=True)
     other.write_text(ORACLE_FORECAST_HEADER + "tf-1,0.8,0.3,,,\n")
     report = validate_files(hub, [other], AT)
-    assert [p.code for p in report.problems] == ["unknown-oracle-set"]
+    assert [p.code for p in report.problems] == ["author-unchecked", "unknown-oracle-set"]  # the warning: who will submit is the PR's
     path.write_text(ORACLE_FORECAST_HEADER + "tf-1,0.8,0.3,,,\n")
     assert main(["validate", "--hub", str(hub), "--at", "2026-01-02T00:00:00Z", str(path)]) == 9
     assert "probabilities-not-summing" in capsys.readouterr().out

@@ -87,6 +87,7 @@ def test_a_forecastbench_json_submission_is_scored_like_its_csv_twin(repo: Path)
               "resolution_date": q.resolution_date or None, "reasoning": ""} for q in questions.itertuples()]
     body = {"organization": "Team", "model": "json", "model_organization": "Team", "question_set": "2026-01-25", "forecasts": items}
     (repo / "data/forecasts/2026-01-25/team.json.json").write_text(json.dumps(body), encoding="utf-8")
+    nightly(repo, parse_ts("2026-01-17T00:00:00Z"))  # a run before the due time records it (its seal's evidence)
     nightly(repo, parse_ts("2026-03-01T00:00:00Z"))
     scores = pd.read_csv(repo / "data/scores/2026-01-25.csv", dtype={"resolution_date": str}, keep_default_na=False)
     mine = scores[scores["model"] == "team.json"].drop(columns="model").reset_index(drop=True)

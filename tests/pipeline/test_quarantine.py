@@ -1,6 +1,7 @@
-"""One unreadable submitted file never stops the night: the nightly quarantines it (reports its path
-and code, scores everything else, writes everything else, exits 6 so the workflow commits what was
-fetched), the next night does the same, and `prescient build` still produces the site.
+"""One unreadable submitted file never stops the night. Pushed before the due time as the last
+version, it is what the seal fixes, and it fails validation: the seal says so with its code, the file
+is removed, and everything else is scored and written; in an open round the site build quarantines it
+(reports its path and code and leaves it out).
 
 The runs are the real executable on a sim hub; the other kinds of broken file (bets, oracle
 answers, JSON, a symbolic link, a model with two files) are read through the same readers below.
@@ -8,7 +9,6 @@ answers, JSON, a symbolic link, a model with two files) are read through the sam
 
 from __future__ import annotations
 
-import io
 import shutil
 from pathlib import Path
 
@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from generator.errors import SchemaError
-from generator.schemas import SCORES
+from generator.schemas import SCORES, SEALS
 from generator.store import readers
 from generator.store.csvio import read_table
 from generator.store.hub import Hub
@@ -25,6 +25,7 @@ from generator.timeutil import parse_ts
 from helpers import run_cli, tree_bytes, write_hub
 
 START, NIGHT, NEXT = "2026-01-16T00:00:00Z", "2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z"  # scored by NIGHT
+BEFORE_DUE = "2026-01-20T00:00:00Z"
 ROUND = "data/forecasts/2026-01-25"
 GARBAGE = b'question_id,probability\n"an unclosed quote,0.5\n\xff\xfe,1,2,3\n'
 
@@ -35,57 +36,66 @@ def nightly(hub: Path, as_of: str):
 
 @pytest.fixture(scope="module")
 def hubs(tmp_path_factory) -> dict[str, Path]:
-    """A hub after its first night, and a copy that runs NIGHT with no broken file (the reference)."""
+    """A hub after its first night, and a copy that runs BEFORE_DUE and NIGHT with no broken file (the reference)."""
     base = tmp_path_factory.mktemp("quarantine")
     start = write_hub(base / "start")
     assert nightly(start, START).returncode == 0
     clean = base / "clean"
     shutil.copytree(start, clean)
+    assert nightly(clean, BEFORE_DUE).returncode == 0
     result = nightly(clean, NIGHT)
     assert result.returncode == 0, result.stderr
     return {"start": start, "clean": clean}
 
 
-def test_a_garbage_forecast_file_is_quarantined_the_rest_is_scored_and_written(hubs, tmp_path: Path):
+def test_a_garbage_forecast_file_is_sealed_invalid_the_rest_is_scored_and_written(hubs, tmp_path: Path):
+    """A broken file pushed before the due time is the version that counts, and it fails validation: the
+    seal says so (with its code), the file is removed, and everything else is what a night without it writes."""
     hub = tmp_path / "hub"
     shutil.copytree(hubs["start"], hub)
     (hub / ROUND / "team.garbage.csv").write_bytes(GARBAGE)
+    early = nightly(hub, BEFORE_DUE)  # the round is open: the manifest records the file, and the night reports it
+    assert early.returncode == 6 and f"{ROUND}/team.garbage.csv" in early.stderr and "quarantined" in early.stderr
     before = tree_bytes(hub)
 
     first = nightly(hub, NIGHT)
-    assert first.returncode == 6, first.stderr
+    assert first.returncode == 0, first.stderr
     assert "Traceback" not in first.stderr + first.stdout
-    assert f"{ROUND}/team.garbage.csv" in first.stderr and "quarantined" in first.stderr
+    assert f"{ROUND}/team.garbage.csv" in first.stderr and "[seal-not-counted]" in first.stderr
     assert "[bad-csv]" in first.stderr or "[not-utf8]" in first.stderr
     assert "sim: ok" in first.stdout
+    assert not (hub / ROUND / "team.garbage.csv").exists()
+    sealed = read_table(hub / "data/seals/2026.csv", SEALS)
+    row = sealed[sealed["model"] == "team.garbage"].iloc[0]
+    assert (row["status"], row["evidence"], row["attested_at"]) == ("invalid", "manifest", BEFORE_DUE)
 
-    after, clean = tree_bytes(hub), tree_bytes(hubs["clean"])
+    after = tree_bytes(hub)
     obs = "data/observations/sim/2026-03.csv"
     assert obs not in before and obs in after  # the fetched rows are kept
-    # Everything else is exactly what a night without the broken file writes (the manifest also
-    # records the broken file's hash, as it records every file it sees).
-    # The night's ledger digest (history.csv's ledger_digest column) covers the manifest, so it differs too.
-    def kept(files):
-        undigested = lambda d: pd.read_csv(io.BytesIO(d), dtype=str, keep_default_na=False).drop(columns="ledger_digest").to_csv()  # noqa: E731
-        return {p: undigested(d) if p == "data/leaderboard/history.csv" else d for p, d in files.items()
-                if not p.startswith("data/manifest/") and not p.endswith("team.garbage.csv")}
-    assert kept(after) == kept(clean)
     scores = read_table(hub / "data/scores/2026-01-25.csv", SCORES)
     assert "team.garbage" not in set(scores["model"]) and "prescient.always-0.5" in set(scores["model"])
+    clean = read_table(hubs["clean"] / "data/scores/2026-01-25.csv", SCORES)
+    pd.testing.assert_frame_equal(scores, clean)  # the same scores as a night that never saw the file
 
     second = nightly(hub, NEXT)
-    assert second.returncode == 6, second.stderr
-    assert "Traceback" not in second.stderr and f"{ROUND}/team.garbage.csv" in second.stderr
+    assert second.returncode == 0, second.stderr
     assert tree_bytes(hub)[obs].startswith(after[obs])
-
     built = run_cli("build", "--hub", str(hub), "--as-of", NEXT)
     assert built.returncode == 0, built.stderr
-    assert "Traceback" not in built.stderr and f"warning: {ROUND}/team.garbage.csv" in built.stderr
     assert (hub / "site_src/site/index.html").is_file()
     assert not list((hub / "site_src").rglob("team.garbage.csv"))  # not offered for download either
-
     verified = run_cli("verify", "--hub", str(hub))
-    assert verified.returncode == 0, verified.stdout + verified.stderr  # verify leaves it out alike
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_a_garbage_file_in_an_open_round_is_quarantined_by_the_site_build(hubs, tmp_path: Path):
+    hub = tmp_path / "hub"
+    shutil.copytree(hubs["start"], hub)
+    (hub / ROUND / "team.garbage.csv").write_bytes(GARBAGE)
+    built = run_cli("build", "--hub", str(hub), "--as-of", BEFORE_DUE)
+    assert built.returncode == 0, built.stderr
+    assert "Traceback" not in built.stderr and f"warning: {ROUND}/team.garbage.csv" in built.stderr
+    assert not list((hub / "site_src").rglob("team.garbage.csv"))
 
 
 # -- the readers: strict by default, quarantining on request ------------------------------------

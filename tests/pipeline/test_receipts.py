@@ -1,6 +1,7 @@
-"""One provable submission time, end to end: a local bare repository plays GitHub's git side, an
-``httpx.MockTransport`` plays its REST API (workflow runs and pull requests), and the receipts the
-hub records from them decide the same thing in the pull-request check and in ``verify --git``.
+"""Receipts, through the library: a local bare repository plays GitHub's git side, ``tests/_github.py``
+(through ``httpx.MockTransport``) its REST API. What the receipts decide is tried end to end, with the
+real executable, in ``tests/submissions/test_seals.py``; here: which files a receipt names, the walk, the audit of
+the ledgers' history and the nightly's digest.
 
 The hub's nightly (as of 2026-01-16) opened the round due 2026-01-25T00:00:00Z and registered
 acme.gpt-x. A forecaster pushes a pull request from a clone; GitHub "creates a run" for each push
@@ -10,88 +11,33 @@ merges with a merge commit dated when the button was pressed.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from datetime import timedelta
 from pathlib import Path
 
-import httpx
 import pandas as pd
 import pytest
+from _github import FakeGitHub
 
 from generator.audit import git as audit_git
 from generator.audit.verify import check_timing
 from generator.pipeline.forecaster import forecast_template
 from generator.pipeline.nightly import nightly
-from generator.pipeline.receipts import catch_up, record_run, submission_blobs
-from generator.sources.github import GitHub, parse_run
-from generator.sources.http import http_for
+from generator.pipeline.receipts import receipt_files, record_run, walk
+from generator.sources.github import parse_run
 from generator.store import receipts
 from generator.store.hub import Hub
 from generator.submissions import validate_pr
 from generator.timeutil import format_ts, parse_ts
 
+from helpers import commit_dated as commit
+from helpers import git_dated as git
 from helpers import write_hub
 
 DUE = "2026-01-25T00:00:00Z"
 FILE = "data/forecasts/2026-01-25/acme.gpt-x.csv"
 MODEL = "data/models/acme.gpt-x.yml"
-REPO = "acme/hub"
-API = "https://api.github.test"
-
-
-def git(root: Path, *args: str, when: str | None = None) -> str:
-    stamp = f"@{int(parse_ts(when).timestamp())} +0000" if when else None
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.invalid", **({"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp} if stamp else {})}
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, env=env, check=True).stdout.strip()
-
-
-def commit(root: Path, when: str, message: str) -> str:
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", message, when=when)
-    return git(root, "rev-parse", "HEAD")
-
-
-class FakeGitHub:
-    """The REST API's answers for the runs and pull requests a test creates."""
-
-    def __init__(self):
-        self.runs: dict[int, dict] = {}
-        self.pulls: dict[int, str] = {}  # open pull request → head sha
-        self.requests: list[str] = []
-
-    def run(self, pr: int, head: str, created_at: str, *, fork: bool = False, conclusion: str | None = "success") -> int:
-        run_id = 9000 + len(self.runs)
-        self.runs[run_id] = {"id": run_id, "head_sha": head, "created_at": created_at, "event": "pull_request",
-                             "status": "completed", "conclusion": conclusion,
-                             "pull_requests": [] if fork else [{"number": pr, "head": {"sha": head}}]}
-        self.pulls[pr] = head
-        return run_id
-
-    def handler(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(str(request.url))
-        assert request.headers["Authorization"] == "Bearer t0ken"
-        path = request.url.path.removeprefix(f"/repos/{REPO}/")
-        if path.startswith("actions/runs/"):
-            run = self.runs.get(int(path.rsplit("/", 1)[1]))
-            return httpx.Response(200, json=run) if run else httpx.Response(404, json={"message": "Not Found"})
-        if path == "actions/runs":
-            sha = request.url.params["head_sha"]
-            found = sorted((r for r in self.runs.values() if r["head_sha"] == sha), key=lambda r: -r["id"])
-            return httpx.Response(200, json={"total_count": len(found), "workflow_runs": found})
-        if path == "pulls":
-            assert request.url.params["state"] == "open"
-            page = int(request.url.params.get("page", "1"))
-            pulls = [{"number": n, "state": "open", "head": {"sha": s}} for n, s in sorted(self.pulls.items())]
-            return httpx.Response(200, json=pulls if page == 1 else [])
-        return httpx.Response(404, json={"message": "Not Found"})
-
-    def client(self) -> GitHub:
-        http = http_for(httpx.Client(transport=httpx.MockTransport(self.handler)), {"retries": 0},
-                        headers={"Authorization": "Bearer t0ken"})
-        return GitHub(http, REPO, API)
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +92,7 @@ def merge(world: Path, when: str, pr: int = 1, fast_forward: bool = False) -> st
 
 
 def receipt(world: Path, api: FakeGitHub, run_id: int, as_of: str):
-    fetch_pull(world, next(pr for pr, s in api.pulls.items() if s == api.runs[run_id]["head_sha"]))
+    fetch_pull(world, next(pr for pr, p in api.pulls.items() if p["head"]["sha"] == api.runs[run_id]["head_sha"]))
     return record_run(Hub.load(world / "hub"), api.client(), run_id, parse_ts(as_of))
 
 
@@ -162,61 +108,11 @@ def audit(world: Path) -> list[tuple[str, str]]:
 
 def check(world: Path, head: str, at: str) -> list[str]:
     hub = world / "hub"
-    attested = receipts.attested(receipts.load_receipts(Hub(hub)))
-    report = validate_pr(hub, "main", head, "alice", parse_ts(at), attested)
+    report = validate_pr(hub, "main", head, "alice", parse_ts(at), receipts.load_receipts(Hub(hub)))
     return sorted(p.code for p in report.problems if p.severity == "error")
 
 
 # -- the issue's cases -------------------------------------------------------------------------------
-
-def test_an_on_time_pull_request_merged_after_the_due_time_passes_verify(world: Path):
-    api, data = FakeGitHub(), forecast_bytes(world / "hub")
-    head = push(world, data, "2026-01-24T20:00:00Z")
-    run = api.run(1, head, "2026-01-24T20:00:07Z")
-    added = receipt(world, api, run, "2026-01-24T20:03:00Z").added
-    assert list(added["path"]) == [FILE] and list(added["attested_at"]) == ["2026-01-24T20:00:07Z"]
-    assert list(added["blob"]) == [audit_git.blob_id(data)] and list(added["pr"]) == [1]
-    commit_receipts(world, "2026-01-24T20:03:30Z")
-    merge(world, "2026-01-25T09:00:00Z")  # the next morning
-    assert audit(world) == []
-    without = [(p.code, p.file) for p in audit_git.audit_history(world / "hub")[1]]
-    assert without == [("forecast-committed-after-due", FILE)], "without the receipt the merge time would count"
-
-
-def test_update_branch_after_due_keeps_the_file_on_time(world: Path):
-    api, hub, data = FakeGitHub(), world / "hub", forecast_bytes(world / "hub")
-    first = push(world, data, "2026-01-24T22:00:00Z")
-    receipt(world, api, api.run(1, first, "2026-01-24T22:00:05Z"), "2026-01-24T22:02:00Z")
-    commit_receipts(world, "2026-01-24T22:02:30Z")
-    git(hub, "push", "-q", "origin", "main")
-    # After the due time a maintainer presses "Update branch": main is merged into the pull request.
-    fork = world / "fork"
-    git(fork, "fetch", "-q", "origin", "main")
-    git(fork, "merge", "-q", "--no-ff", "-m", "Merge branch 'main'", "FETCH_HEAD", when="2026-01-25T08:00:00Z")
-    git(fork, "push", "-q", "-f", "origin", "HEAD:refs/pull/1/head")
-    second = git(fork, "rev-parse", "HEAD")
-    later = api.run(1, second, "2026-01-25T08:00:04Z")
-    fetch_pull(world)
-    assert check(world, second, "2026-01-25T08:00:04Z") == [], "the unchanged file counts at its first receipt"
-    assert receipt(world, api, later, "2026-01-25T08:01:00Z").added["attested_at"].tolist() == ["2026-01-25T08:00:04Z"]
-    commit_receipts(world, "2026-01-25T08:01:30Z")
-    merge(world, "2026-01-25T09:00:00Z")
-    assert audit(world) == []
-
-
-def test_a_changed_file_pushed_after_due_is_late(world: Path):
-    api, data = FakeGitHub(), forecast_bytes(world / "hub")
-    first = push(world, data, "2026-01-24T22:00:00Z")
-    receipt(world, api, api.run(1, first, "2026-01-24T22:00:05Z"), "2026-01-24T22:02:00Z")
-    commit_receipts(world, "2026-01-24T22:02:30Z")
-    second = push(world, forecast_bytes(world / "hub", "0.6"), "2026-01-25T07:00:00Z", message="better")
-    receipt(world, api, api.run(1, second, "2026-01-25T07:00:03Z"), "2026-01-25T07:01:00Z")
-    assert check(world, second, "2026-01-25T07:00:03Z") == ["round-closed"]
-    assert check(world, first, "2026-01-25T07:00:03Z") == [], "the first push's bytes stay on time"
-    commit_receipts(world, "2026-01-25T07:01:30Z")
-    merge(world, "2026-01-25T09:00:00Z")
-    assert audit(world) == [("forecast-committed-after-due", FILE)]
-
 
 def test_a_back_dated_committer_date_changes_nothing(world: Path):
     api, hub = FakeGitHub(), world / "hub"
@@ -229,7 +125,6 @@ def test_a_back_dated_committer_date_changes_nothing(world: Path):
     assert git(fork, "log", "-1", "--format=%cI", late).startswith("2026-01-20")
     receipt(world, api, api.run(1, late, "2026-01-25T07:00:02Z"), "2026-01-25T07:01:00Z")
     assert check(world, late, "2026-01-25T07:00:02Z") == ["round-closed"]
-    commit_receipts(world, "2026-01-25T07:01:30Z")
     # Merged by the merge button (GitHub dates the merge commit) or fast-forwarded (the back-dated
     # commit itself lands on main, on top of later commits): late both ways.
     merged = shutil.copytree(world, world.parent / "merged", symlinks=True)
@@ -260,31 +155,6 @@ def test_the_receipts_ledger_is_append_only_under_verify_git(world: Path):
     assert ("ledger-deleted", rel) in audit(world)
 
 
-def test_catch_up_records_the_earliest_run_of_every_open_pull_request_once(world: Path):
-    api, hub = FakeGitHub(), world / "hub"
-    head = push(world, forecast_bytes(hub), "2026-01-24T20:00:00Z")
-    api.run(1, head, "2026-01-24T20:00:07Z", fork=True, conclusion="failure")
-    api.run(1, head, "2026-01-24T21:30:00Z", fork=True)  # a later run on the same head (e.g. a reopen)
-    fetch_pull(world)
-    done = catch_up(Hub.load(hub), api.client(), parse_ts("2026-01-25T00:30:00Z"))
-    assert done.added[["attested_at", "pr", "verdict", "path"]].values.tolist() == [
-        ["2026-01-24T20:00:07Z", 1, "failure", FILE]]
-    before = {p: p.read_bytes() for p in (hub / "data" / "receipts").glob("*.csv")}
-    again = catch_up(Hub.load(hub), api.client(), parse_ts("2026-01-26T00:30:00Z"))
-    assert again.added.empty and {p: p.read_bytes() for p in (hub / "data" / "receipts").glob("*.csv")} == before
-
-
-def test_catch_up_names_what_it_cannot_record(world: Path):
-    api, hub = FakeGitHub(), world / "hub"
-    head = push(world, forecast_bytes(hub), "2026-01-24T20:00:00Z")
-    api.pulls[1] = head  # open, but no run yet
-    assert catch_up(Hub.load(hub), api.client(), parse_ts("2026-01-25T00:30:00Z")).notes == [
-        f"pull request #1: no run yet for head {head[:12]}"]
-    api.run(1, head, "2026-01-24T20:00:07Z")
-    notes = catch_up(Hub.load(hub), api.client(), parse_ts("2026-01-25T00:30:00Z")).notes  # not fetched yet
-    assert notes == [f"pull request #1: head {head[:12]} is not fetched (git fetch origin refs/pull/1/head)"]
-
-
 def test_a_fork_run_is_matched_to_its_pull_request_and_other_events_give_no_receipt(world: Path):
     api, hub = FakeGitHub(), world / "hub"
     head = push(world, forecast_bytes(hub), "2026-01-24T20:00:00Z", pr=7)
@@ -303,7 +173,26 @@ def test_only_dated_submission_files_get_a_receipt(world: Path):
     (fork / "data" / "bets" / "2026-01-25" / "acme.gpt-x.csv").write_text("x\n")
     head = push(world, forecast_bytes(hub), "2026-01-24T20:00:00Z")
     fetch_pull(world)
-    assert sorted(submission_blobs(hub, "main", head)) == ["data/bets/2026-01-25/acme.gpt-x.csv", FILE]
+    files, why = receipt_files(hub, "main", head, "alice", "2026-01-24T20:00:05Z")
+    assert sorted(files) == ["data/bets/2026-01-25/acme.gpt-x.csv", FILE] and why == ""
+    assert receipt_files(hub, "main", head, "mallory", "2026-01-24T20:00:05Z") == ({}, "@mallory may not submit for acme.gpt-x")
+    assert receipt_files(hub, "main", head, "alice", "2026-01-25T00:00:05Z")[0] == {}, "a round closed at the push: nothing"
+
+
+def test_the_walk_records_every_run_once_and_a_head_it_cannot_read_as_unreadable(world: Path):
+    api, hub = FakeGitHub(), world / "hub"
+    first = push(world, forecast_bytes(hub, "0.2"), "2026-01-24T10:00:00Z")
+    api.run(1, first, "2026-01-24T10:00:05Z")
+    fetch_pull(world)
+    second = push(world, forecast_bytes(hub, "0.7"), "2026-01-24T11:00:00Z")  # a force push: the first head is fetched, this one not
+    api.run(1, second, "2026-01-24T11:00:05Z")
+    done = walk(Hub.load(hub), api.client(), parse_ts("2026-01-25T02:00:00Z"))
+    assert done.complete and done.added[["head_sha", "path", "verdict"]].values.tolist() == [
+        [first, FILE, "success"], [second, "*", "head-unavailable"]]
+    assert any("could not be read" in note for note in done.notes)
+    again = walk(Hub.load(hub), api.client(), parse_ts("2026-01-25T03:00:00Z"))
+    assert again.added.empty, "a run is recorded once"
+    assert any("validate.yml/runs?created=>=2026-01-14" in r for r in api.requests), "from the open round's freeze, a day early"
 
 
 def test_timing_in_verify_takes_a_receipt_as_evidence(world: Path):
@@ -325,37 +214,6 @@ def test_parse_run_reads_githubs_own_fields_only():
     with pytest.raises(ValueError):
         parse_run({"id": 5, "head_sha": "not a sha", "created_at": "2026-01-24T20:00:07Z"})
     assert parse_ts(run.created_at) - parse_ts(DUE) < timedelta(0)
-
-
-def test_a_bets_price_follows_its_attested_time(world: Path):
-    """A bet that claims an early time buys at the price of the push that made it."""
-    from generator.arena.gather import load_cohorts
-    from generator.scoring.resolve import values_at
-    from generator.store import readers
-
-    api, hub = FakeGitHub(), world / "hub"
-    nightly(hub, parse_ts("2026-01-30T00:00:00Z"))  # opens the round due 2026-02-08, with markets
-    nightly(hub, parse_ts("2026-02-03T00:00:00Z"))  # a second night of prices
-    files, due = Hub(hub), "2026-02-08T00:00:00Z"
-    questions = readers.load_round(files, parse_ts(due))
-    known = readers.load_observations(files)
-    early, late = "2026-01-30T00:00:00Z", "2026-02-03T06:00:00Z"
-    at = lambda q, t: float(values_at(known, pd.Series([q]), t).iloc[0])  # noqa: E731
-    moved = [q for q in questions.loc[questions["kind"] == "binary", "question_id"] if at(q, early) != at(q, late)]
-    assert moved, "the sim world moved some price between the two nights"
-    bet = f"question_id,placed_at,side,amount,reasoning\n{moved[0]},{early},YES,100,\n".encode()
-    path = "data/bets/2026-02-08/acme.gpt-x.csv"
-    (hub / path).parent.mkdir(parents=True, exist_ok=True)
-    (hub / path).write_bytes(bet)
-
-    def price() -> float:
-        positions = load_cohorts(hub, parse_ts("2026-02-04T00:00:00Z")).positions
-        return float(positions.loc[positions["view"] == "bets", "yes_price"].iloc[0])
-
-    assert price() == at(moved[0], early), "no receipt: priced at placed_at"
-    head = push(world, bet, early, path=path)  # a back-dated commit, pushed on 02-03
-    receipt(world, api, api.run(1, head, late), "2026-02-03T06:01:00Z")
-    assert price() == at(moved[0], late)
 
 
 # -- the nightly ledger digest (anchoring) ---------------------------------------------------------

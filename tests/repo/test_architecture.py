@@ -31,6 +31,7 @@ LAYERS = [
     "config",       # Settings from data/hub.toml
     "sources",      # fetch_* (network) and parse_* (pure), one module per platform
     "store",        # every disk read and write of data/: layout, csvio, ledger, ingest, manifest, git plumbing
+    "llm",          # OpenAI-compatible chat calls: endpoint, prompt templates, budget, call log (resume state)
     "parallel",     # the one module that forks, with its one rule for when that is sound (it reads store.atomic's fault hook)
     "scoring",      # resolve (ledger view, resolutions), market proxies, Brier, corrections
     "arena",        # bets and portfolios: scoring of a second kind (secondary views, never the rank)

@@ -41,12 +41,13 @@ def commands() -> dict[tuple[str, ...], argparse.ArgumentParser]:
     return found
 
 
-def has_subcommands(parser: argparse.ArgumentParser) -> bool:
-    return any(isinstance(a, argparse._SubParsersAction) for a in parser._actions)
+def runs_alone(parser: argparse.ArgumentParser) -> bool:
+    """A command that does something without a sub-command: none, or an optional one (`prescient oracle`)."""
+    return not any(isinstance(a, argparse._SubParsersAction) and a.required for a in parser._actions)
 
 
 COMMANDS = commands()
-LEAVES = [p for p, parser in COMMANDS.items() if p and not has_subcommands(parser)]
+LEAVES = [p for p, parser in COMMANDS.items() if p and runs_alone(parser)]
 
 
 def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:

@@ -367,10 +367,11 @@ def test_no_install_line_imports_code_from_the_checkout(machine, workflow, job, 
     m = machine
     seed_base(m, hostile_files(m.marker))
     open_pull_request(m, {"data/models/acme.gpt-x.yml": MODEL})
-    m.context.update({"github.ref_name": "main", "github.sha": m.base, "secrets.METACULUS_TOKEN": "", "secrets.FRED_API_KEY": "",
+    m.context.update({"github.ref_name": "main", "github.sha": m.base, "github.repository": "acme/hub",
+                      "needs.nightly.outputs.commit": m.base, "secrets.METACULUS_TOKEN": "", "secrets.FRED_API_KEY": "",
                       "secrets.NIGHTLY_PUSH_KEY": "",
                       "secrets.PRESCIENT_LLM_API_KEY": "", "vars.PRESCIENT_LLM_BASE_URL": "",
-                      "vars.PRESCIENT_LLM_MODEL": ""})
+                      "vars.PRESCIENT_LLM_MODEL": "", "vars.PRESCIENT_LLM_PRICE_IN": "", "vars.PRESCIENT_LLM_PRICE_OUT": ""})
     stub = m.tmp / "bin" / "prescient"  # the install step is under test, not the commands after it
     stub.write_text("#!/bin/sh\nexit 0\n")
     ref = "refs/pull/1/merge" if workflow != "nightly.yml" else "refs/heads/main"

@@ -102,28 +102,62 @@ def test_comment_workflow_takes_the_pr_number_from_the_event():
 def test_receipts_workflow_runs_no_pull_request_code_and_trusts_only_githubs_time():
     wf = load("receipts.yml")
     assert triggers(wf)["workflow_run"] == {"workflows": ["validate"], "types": ["completed"]}
-    assert wf["permissions"] == {} and wf["concurrency"] == {"group": "receipts", "cancel-in-progress": False}
-    job = wf["jobs"]["receipts"]
-    assert job["if"] == "github.event.workflow_run.event == 'pull_request'"
-    assert job["permissions"] == {"contents": "write", "actions": "read", "pull-requests": "read"}
-    checkouts = [s for s in job["steps"] if "actions/checkout" in s.get("uses", "")]
+    assert wf["permissions"] == {} and "concurrency" not in wf, "no group: GitHub would cancel pending runs of it"
+    record, push = wf["jobs"]["record"], wf["jobs"]["push"]
+    assert record["if"] == "github.event.workflow_run.event == 'pull_request'"
+    assert record["permissions"] == {"contents": "read", "actions": "read", "pull-requests": "read"}
+    checkouts = [s for s in record["steps"] if "actions/checkout" in s.get("uses", "")]
     assert [s["with"]["ref"] for s in checkouts] == ["${{ github.event.repository.default_branch }}"]
-    assert not any("download-artifact" in s.get("uses", "") for s in job["steps"]), "the artifact is untrusted"
-    record = next(s for s in job["steps"] if "prescient receipts record" in s.get("run", ""))
-    assert record["env"]["RUN_ID"] == "${{ github.event.workflow_run.id }}"
-    assert "git checkout" not in record["run"] and "git add -A data/receipts" in record["run"]
+    assert all(s["with"]["persist-credentials"] is False for s in checkouts)
+    step = next(s for s in record["steps"] if "prescient receipts record" in s.get("run", ""))
+    assert step["env"]["RUN_ID"] == "${{ github.event.workflow_run.id }}" and "--out" in step["run"]
+    assert "git checkout" not in step["run"] and "git push" not in step["run"]
+    assert push["needs"] == "record" and push["permissions"] == {"contents": "write"}
+    script = "\n".join(s.get("run", "") for s in push["steps"])
+    assert not re.search(r"\bprescient (receipts|nightly|validate)\b", script) and not re.search(r"\bpython", script), \
+        "the job that may write runs git alone"
+    assert "HEAD:prescient-receipts" in script and "core.hooksPath=/dev/null" in script
+    assert "secrets." not in (WORKFLOWS / "receipts.yml").read_text(), "no key that bypasses the default branch's rules"
 
 
 def test_nightly_workflow_shape():
     wf = load("nightly.yml")
     assert set(triggers(wf)) == {"schedule", "workflow_dispatch"}
     assert wf["concurrency"] == {"group": "nightly", "cancel-in-progress": False}
-    assert wf["jobs"]["nightly"]["permissions"] == {"contents": "write", "pages": "write", "id-token": "write",
-                                                    "actions": "read", "pull-requests": "read"}
-    data = next(s for s in steps(wf) if s.get("id") == "data")
-    assert set(data["env"]) >= {"METACULUS_TOKEN", "FRED_API_KEY"}
+    nightly, site = wf["jobs"]["nightly"], wf["jobs"]["site"]
+    assert nightly["permissions"] == {"contents": "write", "actions": "read", "pull-requests": "read"}
+    assert nightly["environment"] == "nightly", "the bypass key is a secret of a protected environment"
+    assert site["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"} and site["needs"] == "nightly"
+    data = next(s for s in nightly["steps"] if s.get("id") == "data")
+    assert set(data["env"]) >= {"METACULUS_TOKEN", "FRED_API_KEY"} and "git push" not in data["run"]
+    holders = [s for s in steps(wf) if "NIGHTLY_PUSH_KEY" in json.dumps(s)]
+    assert [s.get("id") for s in holders] == ["push"], "only the push step sees the key"
+    assert not re.search(r"\bprescient ", holders[0]["run"]) and not re.search(r"\bpython", holders[0]["run"])
+    assert "core.hooksPath=/dev/null" in holders[0]["run"]
+    assert all(s["with"]["persist-credentials"] is False for s in steps(wf) if "actions/checkout" in s.get("uses", ""))
+    installs = [s["run"] for s in steps(wf) if "pip install" in s.get("run", "")]
+    assert installs and all("--require-hashes" in run for run in installs)
+    names = [s.get("name", "") for s in site["steps"]]
+    assert names.index("Check the pages against the files before they are deployed") < names.index("Upload the site")
     uses = [s.get("uses", "") for s in steps(wf)]
     assert any("upload-pages-artifact" in u for u in uses) and any("deploy-pages" in u for u in uses)
+
+
+def test_the_lock_pins_every_dependency_with_its_hashes():
+    """The workflows that hold write credentials install only what .github/requirements.lock pins."""
+    import tomllib
+
+    lock = (ROOT / ".github" / "requirements.lock").read_text(encoding="utf-8")
+    pinned = {m.group(1).lower().replace("_", "-"): m.group(2) for m in re.finditer(r"^([A-Za-z0-9_.-]+)==(\S+) \\$", lock, re.M)}
+    entries = re.split(r"\n(?=[A-Za-z0-9])", lock.split("\n", 1)[1] if lock.startswith("#") else lock)
+    assert all("--hash=sha256:" in e for e in entries if "==" in e), "every pin carries its hashes"
+    wanted = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {re.split(r"[<>=!~\[ ;]", d, maxsplit=1)[0].lower().replace("_", "-") for d in wanted}
+    assert names <= set(pinned), f"not in the lock: {sorted(names - set(pinned))}"
+    assert "hatchling" in pinned, "the build backend, for `pip install --no-build-isolation`"
+    for name in ("nightly.yml", "receipts.yml"):
+        text = (WORKFLOWS / name).read_text()
+        assert text.count("--require-hashes") == text.count("pip install --no-deps --no-build-isolation"), name
 
 
 def test_ci_workflow_runs_the_ci_script():
@@ -265,8 +299,8 @@ def test_zizmor_reports_no_high_severity_finding():
 
 # -- the nightly data step, run as written ---------------------------------------------------------
 
-def data_script() -> str:
-    return next(s for s in steps(load("nightly.yml")) if s.get("id") == "data")["run"]
+def step_script(step_id: str) -> str:
+    return next(s for s in steps(load("nightly.yml")) if s.get("id") == step_id)["run"]
 
 
 def sh(cwd: Path, *args: str, env: dict | None = None) -> str:
@@ -302,9 +336,17 @@ def commit(repo: Path, message: str, env: dict) -> None:
 
 
 def run_step(work: Path, env: dict, as_of: datetime, **extra: str) -> subprocess.CompletedProcess:
+    """The data step, then (if it passed) the push step, then the job's verdict as its last step gives it."""
     epoch = str(int(as_of.timestamp()))
-    return subprocess.run(["bash", "-c", data_script()], cwd=work, capture_output=True, text=True, check=False,
-                          env={**env, "SOURCE_DATE_EPOCH": epoch, **extra}, timeout=300)
+    run = lambda script: subprocess.run(["bash", "-c", script], cwd=work, capture_output=True, text=True,  # noqa: E731
+                                        check=False, env={**env, "SOURCE_DATE_EPOCH": epoch, **extra}, timeout=300)
+    data = run(step_script("data"))
+    if data.returncode != 0:
+        return data
+    push = run(step_script("push"))
+    status = Path(env["GITHUB_OUTPUT"]).read_text().split("status=")[-1].split()[0]
+    code = push.returncode or (int(status) if status not in ("0", "6") else 0)
+    return subprocess.CompletedProcess(push.args, code, data.stdout + push.stdout, data.stderr + push.stderr)
 
 
 def origin_log(origin: Path, env: dict) -> list[str]:
@@ -323,7 +365,7 @@ def test_nightly_step_commits_once_and_a_rerun_commits_nothing(clone):
     assert "nothing to commit" in second.stdout
     assert origin_log(origin, env) == ["nightly: data as of 2026-01-16T00:00:00Z", "a new hub"]
     assert sh(work, "git", "status", "--porcelain", env=env) == ""
-    assert Path(env["GITHUB_OUTPUT"]).read_text().splitlines()[-1] == "status=0"
+    assert "status=0" in Path(env["GITHUB_OUTPUT"]).read_text().splitlines()
 
 
 def test_nightly_step_survives_a_push_race(clone, tmp_path):
@@ -336,7 +378,7 @@ def test_nightly_step_survives_a_push_race(clone, tmp_path):
     sh(other, "git", "push", "-q", "origin", "main", env=env)
     done = run_step(work, env, datetime(2026, 1, 16, tzinfo=UTC))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "push raced" in done.stdout
+    assert "push raced" in done.stdout and "rebasing" in done.stdout
     assert origin_log(origin, env) == ["nightly: data as of 2026-01-16T00:00:00Z", "merge acme's registration", "a new hub"]
 
 
@@ -349,7 +391,7 @@ def test_nightly_step_commits_what_was_written_whatever_the_exit_code(clone, cod
     assert done.returncode == (0 if code == 6 else code), done.stdout + done.stderr
     assert origin_log(origin, env) == [f"nightly: data as of 2026-01-16T00:00:00Z (exit {code})", "a new hub"]
     assert "data/rounds/2026-01-25/questions.csv" in sh(origin, "git", "ls-tree", "-r", "--name-only", "main", env=env).splitlines()
-    assert Path(env["GITHUB_OUTPUT"]).read_text().splitlines()[-1] == f"status={code}"
+    assert f"status={code}" in Path(env["GITHUB_OUTPUT"]).read_text().splitlines()
 
 
 @pytest.mark.parametrize("code", [2, 7])

@@ -37,6 +37,7 @@ pytestmark = pytest.mark.browser
 
 AS_OF = SEASON_END
 MODEL = "demo.noisy"
+ORACLE_SET = "demo-news"
 
 # Payloads: each must come out as visible, inert text.
 # Markup Plotly itself would draw (a link, bold, a styled span) when the name reaches a chart raw.
@@ -79,8 +80,23 @@ def xss_hub(demo_hub: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     forecasts = pd.read_csv(forecasts_file, dtype=str, keep_default_na=False)
     forecasts.loc[forecasts["question_id"] == frame.loc[0, "question_id"], "reasoning"] = REASONING
     forecasts.to_csv(forecasts_file, index=False, lineterminator="\n")
+    _xss_oracle(root)
     build_site(root, AS_OF)
     return root
+
+
+def _xss_oracle(root: Path) -> None:
+    """The newest question of the demo's news set, one of its options and its article's title (a feed's strings) carry payloads."""
+    path = root / "data" / "oracle" / ORACLE_SET / "questions.csv"
+    questions = pd.read_csv(path, dtype=str, keep_default_na=False)
+    newest = questions.sort_values(["resolution_date", "id"], ascending=[False, True]).index[0]
+    questions.loc[newest, "text"] = QUESTION_TEXT
+    questions.loc[questions["kind"] == "mc", "choice_c"] = ORGANIZATION
+    questions.to_csv(path, index=False, lineterminator="\n")
+    for news_file in (root / "data" / "news").glob("*.csv"):
+        news = pd.read_csv(news_file, dtype=str, keep_default_na=False)
+        news.loc[news["url"] == questions.loc[newest, "url"], "title"] = NAME
+        news.to_csv(news_file, index=False, lineterminator="\n")
 
 
 def _xss_question_path(root: Path) -> str:
@@ -91,7 +107,8 @@ def _xss_question_path(root: Path) -> str:
 
 
 def _xss_round_file(root: Path) -> Path:
-    return max((root / "data" / "rounds").glob("*/questions.csv"))
+    """The latest round past its due time at AS_OF (an open round's forecasts are never shown)."""
+    return max(p for p in (root / "data" / "rounds").glob("*/questions.csv") if p.parent.name <= f"{AS_OF:%Y-%m-%d}")
 
 
 
@@ -157,7 +174,7 @@ class Site:
     def path(self, name: str) -> str:
         return {"home": "", "model": f"generated/models/{MODEL}/", "models index": "generated/models/",
                 "round": f"generated/rounds/{_xss_round_file(self.root).parent.name}/",
-                "question": _xss_question_path(self.root)}[name]
+                "question": _xss_question_path(self.root), "oracle set": f"generated/oracle/sets/{ORACLE_SET}/"}[name]
 
     def __getitem__(self, name: str) -> Visit:
         if name not in self.visits:
@@ -184,7 +201,7 @@ def xss_site(browser: Browser, xss_hub: Path, xss_url: str) -> Iterator[Site]:
     s.close()
 
 
-PAGES = ["home", "model", "round", "models index", "question"]
+PAGES = ["home", "model", "round", "models index", "question", "oracle set"]
 PLOTLY = "generated/assets/plotly.min.js"
 
 
@@ -237,6 +254,11 @@ def test_plotly_is_never_a_static_script_nor_inlined(demo_hub: Path, site: Site,
     assert "fonts.googleapis" not in html and "cdn.plot.ly" not in html
 
 
+def _rows(page: Page, table: str) -> list[str]:
+    """Each body row's whole text: which rows, in which order."""
+    return page.eval_on_selector(table, "t => Array.from(t.tBodies[0].rows).map(r => r.textContent.trim())")
+
+
 def _column(page: Page, table: str, index: int, attribute: bool) -> list[str]:
     return page.eval_on_selector(table, """(t, [i, attr]) => Array.from(t.tBodies[0].rows).map(r => {
         const c = r.children[i]; return attr && c.hasAttribute('data-value') ? c.getAttribute('data-value')
@@ -249,27 +271,27 @@ def _column(page: Page, table: str, index: int, attribute: bool) -> list[str]:
 def test_numeric_header_sorts_the_table(site: Site, name: str, header: str) -> None:
     visit = site[name]
     page = visit.page
-    table = "table.prescient-table"
+    table = f'table.prescient-table:has(th:text-is("{header}"))'  # a past round's page shows its board first
     if name == "question":  # its raw forecast rows wait behind a disclosure, under the summary
         table = "table.prescient-table[data-forecasts]"
         page.locator("details.prescient-raw > summary").click()
     headers = page.eval_on_selector(table, "t => Array.from(t.tHead.rows[0].cells).map(c => c.textContent.trim())")
     index = headers.index(header)
     th = page.locator(f"{table} thead th").nth(index)
-    first_before = _column(page, table, 0, False)
+    first_before = _rows(page, table)
     assert len(first_before) >= 2, "the table is too short to show sorting"
 
     th.click()
     assert th.get_attribute("aria-sort") == "ascending"
     values = [float(v) for v in _column(page, table, index, True) if v != ""]
     assert values == sorted(values) and len(set(values)) >= 2
-    first_ascending = _column(page, table, 0, False)
+    first_ascending = _rows(page, table)
 
     th.click()
     assert th.get_attribute("aria-sort") == "descending"
     values = [float(v) for v in _column(page, table, index, True) if v != ""]
     assert values == sorted(values, reverse=True)
-    first_descending = _column(page, table, 0, False)
+    first_descending = _rows(page, table)
 
     assert sorted(first_ascending) == sorted(first_descending) == sorted(first_before)  # the same rows
     assert first_ascending != first_descending
@@ -364,6 +386,9 @@ def test_xss_payloads_stay_inert(xss_site: Site, name: str) -> None:
         assert [links.nth(i).get_attribute("href") for i in range(links.count())] == \
             [f"../../{_xss_question_path(xss_site.root).removeprefix('generated/')}"], \
             "the only link is to the question's page: a javascript: url must not become a link"
+    if name == "oracle set":  # a question, an option and an article's title as the question maker and a feed wrote them
+        assert QUESTION_TEXT in text and ORGANIZATION in text and NAME in text
+        assert page.locator('a[href^="http://sim.invalid/"]').count() > 0, "the articles are linked"
     if name == "question":
         assert page.locator("article h1").first.inner_text() == QUESTION_TEXT
         page.locator("details.prescient-raw > summary").click()  # the raw rows (with the reasoning) are collapsed

@@ -5,6 +5,8 @@ data: hostile names, missing values, more models than colours, an oracle cutoff 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -44,6 +46,10 @@ FIGURES = {
          "knowledge_cutoff": ["2025-12-01"] * 2})),
     "oracle_months_no_cutoff": lambda: charts.oracle_months(pd.DataFrame(
         {"month": ["2026-01"], "accuracy": [0.5], "accuracy_ma5": [0.5], "n": [3], "knowledge_cutoff": ["2024-01-01"]})),
+    "oracle_accuracy_by_month": lambda: charts.oracle_accuracy_by_month(pd.DataFrame(
+        {"model": ["prescient.m-closed-book", "prescient.m-closed-book", HOSTILE, "x.y"], "kind": ["tf", "tf", "tf", "mc"],
+         "month": ["2025-12", "2026-01", "2026-01", "2026-01"], "accuracy": [0.5, 0.75, 0.25, 1.0], "n": [2, 4, 4, 1],
+         "knowledge_cutoff": ["2025-12-31", "2025-12-31", "", ""]}), "tf"),
 }
 
 
@@ -51,6 +57,13 @@ FIGURES = {
 def test_each_chart_is_in_plotlys_normal_form(name):
     figure = FIGURES[name]()
     assert charts.to_json(go.Figure(figure).to_plotly_json()) == charts.to_json(figure)
+
+
+def test_a_month_without_its_moving_average_is_a_gap_not_nan():
+    """Months apart by more than the window (two oracle sets years apart) leave averages undefined:
+    they must be JSON nulls, since the browser's JSON.parse refuses NaN and draws no chart."""
+    figure = charts.to_json(FIGURES["oracle_months_cutoff"]())
+    assert "NaN" not in figure and json.loads(figure)["data"][1]["y"] == [0.5, None]
 
 
 def test_the_template_is_plotlys_none():

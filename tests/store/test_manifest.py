@@ -10,7 +10,7 @@ import pandas as pd
 from generator.audit.verify import check_timing, verify
 from generator.pipeline.nightly import nightly
 from generator.schemas import MANIFEST
-from generator.store import manifest
+from generator.store import manifest, seals
 from generator.store.csvio import empty_frame
 from generator.store.hub import Hub
 from generator.store.layout import Layout
@@ -57,13 +57,16 @@ def test_a_rerun_writes_no_byte_and_the_manifest_proves_what_was_there_before_du
     assert manifest.first_recorded(recorded)[(early, manifest.sha256((sim_hub / early).read_bytes()))] == "2026-01-20T00:00:00Z"
     assert list(recorded.loc[recorded["path"] == "*", "recorded_at"]) == ["2026-01-16T00:00:00Z", "2026-01-20T00:00:00Z"]
 
-    late = _submit(sim_hub, "team.late")  # appears after the due time; the next run records it then
-    nightly(sim_hub, parse_ts("2026-02-20T00:00:00Z"))
-    problems, _ = check_timing(Hub(sim_hub), parse_ts("2026-02-20T00:00:00Z"), None)
-    assert [(p.file, p.code, p.severity) for p in problems] == [(late, "timing-unproven", "warning")]
+    late = _submit(sim_hub, "team.late")  # appears after the due time: no record shows it before
+    assert [(p.file, p.code, p.severity) for p in check_timing(Hub(sim_hub), parse_ts("2026-02-20T00:00:00Z"), None)[0]] \
+        == [(late, "timing-unproven", "warning")]
+    nightly(sim_hub, parse_ts("2026-02-20T00:00:00Z"))  # the seal rules it out (unproven) and removes it
+    assert not (sim_hub / late).exists() and (sim_hub / early).exists()
+    sealed = seals.load_seals(Hub(sim_hub)).set_index("model")
+    assert sealed.loc["team.late", "status"] == "unproven" and sealed.loc["team.early", "status"] == "sealed"
+    assert sealed.loc["team.early", "attested_at"] == "2026-01-20T00:00:00Z"  # the manifest's record is its evidence
     report = verify(sim_hub)
-    assert report.ok, report.problems  # a warning lists the file but does not fail the run
-    assert [p.file for p in report.problems] == [late]
+    assert report.ok and not report.problems, report.problems
 
 
 def test_a_changed_file_is_recorded_again(sim_hub: Path):

@@ -103,7 +103,7 @@ def test_the_baseline_kind_is_the_hubs_alone(base):
 
 def test_an_existing_model_cannot_become_a_baseline(base):
     codes, report = check(base, {ACME: meta("[alice, bob]", kind="baseline")}, "alice")
-    assert not report.ok and set(codes) == {"reserved-kind"}
+    assert not report.ok and set(codes) == {"reserved-kind", "scoring-metadata-changed"}
 
 
 def test_a_new_model_without_its_author_among_maintainers_gets_the_hint(base):

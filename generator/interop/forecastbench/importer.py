@@ -46,6 +46,7 @@ from . import frames
 from . import parse as fbp
 from . import workers as worker_pool
 from .filewriter import FileWriter
+from .sealed import seal_imported
 
 T = TypeVar("T")
 WRITE_THREADS = 4  # forecast files written (and fsynced) at once by default
@@ -241,6 +242,7 @@ def import_forecastbench(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir
                 sets = {due: _write_round_sets(hub, due, rounds[due], inputs, report) for due in dues}
                 made = {due: inputs.rounds[due] for due in dues if rounds[due] is inputs.rounds.get(due)}
                 _write_forecasts(hub, rounds, sets, fsets, as_of_text, report, workers, made, inputs.baselines)
+                report.written += seal_imported(hub, [d for d in dues if frames.midnight(d) <= as_of_text], as_of_text)
         finally:
             _remove_staged(inputs)
     return report

@@ -2,48 +2,26 @@
 
 The same declarations drive reading (type checks that report file, row and column), writing
 (fixed column order, sorted rows, fixed number formats) and the site's Data page.
+
+- ``table``: ``Column`` and ``Table``, what every declaration is made of
+- ``oracle``: the Daily Oracle's tables (questions, answers, the news and what was made of it)
+- this module: every other table, and ``ALL_TABLES``
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-# Column types. "ts" is an ISO-8601 UTC timestamp with Z; "date" is YYYY-MM-DD;
-# "prob" is a float in [0, 1] written with 6 decimals; "float" is written with 10 significant digits.
-TYPES = ("str", "ts", "date", "float", "prob", "int", "enum")
-
-
-@dataclass(frozen=True)
-class Column:
-    name: str
-    type: str
-    description: str
-    nullable: bool = False
-    choices: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Table:
-    name: str
-    path: str
-    description: str
-    columns: tuple[Column, ...]
-    key: tuple[str, ...]
-    sort: tuple[str, ...]
-    mutability: str
-    late: tuple[str, ...] = ()  # nullable columns added after the first files were written: a file may lack them
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(c.name for c in self.columns)
-
-    def column(self, name: str) -> Column:
-        return next(c for c in self.columns if c.name == name)
-
-
-def _c(name: str, type_: str, description: str, nullable: bool = False, choices: tuple[str, ...] = ()) -> Column:
-    return Column(name, type_, description, nullable, choices)
-
+from .oracle import (
+    FILTER_PRINCIPLES,
+    NEWS,
+    ORACLE_ANSWER,
+    ORACLE_ARTICLES,
+    ORACLE_FORECASTS,
+    ORACLE_GENERATED,
+    ORACLE_KIND,
+    ORACLE_QUESTIONS,
+)
+from .table import TYPES, Column, Table
+from .table import col as _c
 
 KIND = ("binary", "dataset")
 STATUS = ("open", "resolved", "void")
@@ -217,7 +195,8 @@ HISTORY = Table(
         _c("provisional", "int", "1 while the model does not yet meet the stability rule."),
         _c("methodology_version", "str", "Scoring methodology version that produced the row."),
         _c("ledger_digest", "str", "The night's anchor: the sha256 of the sorted `<path> <sha256>` lines (each ending in a newline) of "
-           "every manifest and receipts file (`data/manifest/*.csv`, `data/receipts/*.csv`) as that night's run left them; the same on "
+           "every manifest, receipts, seals and model-log file (`data/manifest/*.csv`, `data/receipts/*.csv`, `data/seals/*.csv`, "
+           "`data/metadata/models.csv`) as that night's run left them; the same on "
            "every row of the night, and shown on the Changes page. Empty on nights recorded before the column existed.", nullable=True),
         _c("view", "str", "The Leaderboard view the row belongs to: `overall`, `dataset`, `market` or another configured view "
            "(`[leaderboard] views`). Empty on nights recorded before the column existed, which recorded the overall view only: "
@@ -254,69 +233,19 @@ RESOLUTIONS = Table(
     mutability="append-only",
 )
 
-ORACLE_KIND = ("tf", "mc")
-ORACLE_ANSWER = ("A", "B", "C", "D")
-
-ORACLE_QUESTIONS = Table(
-    name="oracle_questions",
-    path="data/oracle/<set>/questions.csv",
-    description=(
-        "A Daily Oracle–style question set (true/false and 4-option multiple-choice questions generated from news), "
-        "loaded with `prescient import oracle`. Append-only: a re-import adds a row only for a new or changed "
-        "question; the latest row per id is the question's current version."
-    ),
-    columns=(
-        _c("id", "str", "Question id, unique within the set (given by the import file, else derived from the text and resolution date)."),
-        _c("recorded_at", "ts", "When the hub recorded this version (the import's as_of)."),
-        _c("kind", "enum", "`tf` (true/false: choices A = True, B = False) or `mc` (multiple choice, 4 options).", choices=ORACLE_KIND),
-        _c("text", "str", "The question as asked."),
-        _c("choice_a", "str", "Option A (`True` for a tf question)."),
-        _c("choice_b", "str", "Option B (`False` for a tf question)."),
-        _c("choice_c", "str", "Option C (empty for a tf question).", nullable=True),
-        _c("choice_d", "str", "Option D (empty for a tf question).", nullable=True),
-        _c("answer", "enum", "The correct option: `A`–`D` (`A` or `B` for a tf question).", choices=ORACLE_ANSWER),
-        _c("resolution_date", "date", "When the answer became known (the source article's publication date)."),
-        _c("category", "str", "Topic category."),
-        _c("url", "str", "The source article the question was generated from.", nullable=True),
-    ),
-    key=("id", "recorded_at"),
-    sort=("recorded_at", "id"),
-    mutability="append-only",
-)
-
-ORACLE_FORECASTS = Table(
-    name="oracle_forecasts",
-    path="data/oracle/<set>/forecasts/<team>.<model>.csv",
-    description=(
-        "One forecaster's option probabilities for an oracle question set. Leaving every probability of a row "
-        "empty is a refusal (scored as wrong); a question with no row is missing (also wrong)."
-    ),
-    columns=(
-        _c("question_id", "str", "A question id from the set's questions.csv."),
-        _c("prob_a", "prob", "Probability of option A.", nullable=True),
-        _c("prob_b", "prob", "Probability of option B.", nullable=True),
-        _c("prob_c", "prob", "Probability of option C (empty for a tf question).", nullable=True),
-        _c("prob_d", "prob", "Probability of option D (empty for a tf question).", nullable=True),
-        _c("reasoning", "str", "Optional free-text rationale.", nullable=True),
-    ),
-    key=("question_id",),
-    sort=("question_id",),
-    mutability="edited by pull request (no deadline)",
-)
-
 MANIFEST = Table(
     name="manifest",
     path="data/manifest/<YYYY>.csv",
     description=(
-        "The forecast manifest: the sha256 of every forecast file a nightly run found, recorded the first "
-        "time a run saw that exact content, partitioned by the year it was recorded. A run that saw a new "
-        "set of files also adds one row with path `*`: the sha256 of the sorted `<path> <sha256>` lines of "
-        "every forecast file present, one hash ready for an external timestamping service. "
-        "`prescient verify` uses it to show that a file existed before its round's due time."
+        "The manifest: the sha256 of every submitted file of a round (forecast, bet and commitment files) a nightly run "
+        "found, recorded the first time a run saw that exact content, partitioned by the year it was recorded. A run that "
+        "saw a new set of files also adds one row with path `*`: the sha256 of the sorted `<path> <sha256>` lines of "
+        "every such file present, one hash ready for an external timestamping service. "
+        "It is the hub's own record that a file existed before its round's due time (the seals use it where no receipt does)."
     ),
     columns=(
         _c("recorded_at", "ts", "The nightly run that first saw this content (its as_of)."),
-        _c("path", "str", "Forecast file path relative to the hub root, or `*` for the run's root hash."),
+        _c("path", "str", "The file's path relative to the hub root, or `*` for the run's root hash."),
         _c("sha256", "str", "sha256 of the file's bytes (for `*`: of the sorted `<path> <sha256>` lines, each ending in a newline)."),
     ),
     key=("path", "sha256"),
@@ -341,12 +270,134 @@ RECEIPTS = Table(
         _c("head_sha", "str", "The pull request's head commit that the run was created for."),
         _c("pr", "int", "The pull request's number."),
         _c("run_id", "int", "The GitHub Actions run whose creation time is `attested_at` (look it up: `/actions/runs/<run_id>`)."),
-        _c("verdict", "str", "The run's conclusion as GitHub reports it (`success`, `failure`, ...; `pending` while it runs). Informative only: the time is the proof."),
+        _c("verdict", "str", "The run's conclusion as GitHub reports it (`success`, `failure`, ...; `pending` while it runs; "
+           "`head-unavailable` on a row with path `*`: the run's head commit could not be read, so which files it held is unknown). "
+           "Informative only: the time is the proof."),
+        _c("author", "str", "The pull request's author (GitHub login), whose right to submit for the file's model was checked "
+           "when the row was written. Empty on rows written before the column existed.", nullable=True),
     ),
     key=("head_sha", "path"),
     sort=("recorded_at", "head_sha", "path"),
     mutability="append-only",
+    late=("author",),
 )
 
-ALL_TABLES = (QUESTIONS, OBSERVATIONS, RESOLUTIONS, ROUND_QUESTIONS, QUESTION_SETS, FORECASTS, BETS, SCORES, HISTORY,
-              ORACLE_QUESTIONS, ORACLE_FORECASTS, MANIFEST, RECEIPTS)
+SEAL_KINDS = ("forecast", "bets", "commitment", "reveal")
+SEAL_STATUS = ("sealed", "invalid", "unavailable", "unproven", "revealed", "not-revealed")
+SEAL_EVIDENCE = ("receipt", "manifest", "git", "import", "legacy", "none")
+
+SEALS = Table(
+    name="seals",
+    path="data/seals/<YYYY>.csv",
+    description=(
+        "The seals: which exact bytes count for each model in each round, fixed by the first nightly run after the "
+        "round's due time and never changed (partitioned by the year of the due date). The version sealed is the last one "
+        "attested before the due time: by a receipt (GitHub's time of a pull-request push) when there is one for that model "
+        "and round, else by the hub's own records (the manifest, or the first-parent git history). The nightly then makes "
+        "the file in `data/forecasts/` (or `data/bets/`) equal the sealed bytes; a file that does not match its seal is never "
+        "scored. In a commit–reveal round the commitment is sealed at the due time, and the reveal at the end of the reveal "
+        "window (kind `reveal`). The Methodology page explains the rule and what it proves."
+    ),
+    columns=(
+        _c("due", "date", "The round's due date."),
+        _c("model", "str", "`<team>.<model>`"),
+        _c("kind", "enum", "`forecast`, `bets`, `commitment` (a commit–reveal round's sha256 commitment) or `reveal` (whether the "
+           "revealed file matched its commitment by the end of the reveal window).", choices=SEAL_KINDS),
+        _c("status", "enum", "`sealed` (these bytes count), `invalid` (the last version fails validation: nothing counts), "
+           "`unavailable` (the last version's bytes could not be read: nothing counts), `unproven` (a file with no record "
+           "before the due time: nothing counts), `revealed` or `not-revealed`.", choices=SEAL_STATUS),
+        _c("path", "str", "The sealed file's path relative to the hub root.", nullable=True),
+        _c("blob", "str", "The git blob id of the sealed bytes (`git hash-object`).", nullable=True),
+        _c("sha256", "str", "sha256 of the sealed bytes.", nullable=True),
+        _c("attested_at", "ts", "The time of the evidence that these bytes existed: the receipt's `attested_at`, the manifest's "
+           "`recorded_at` or the commit's date; bets are priced no earlier than this.", nullable=True),
+        _c("evidence", "enum", "`receipt`, `manifest`, `git`, `import` (written by `prescient import` for a past round), "
+           "`legacy` (a round a hub had scored before it sealed rounds, whose file has no record before the due time: kept as "
+           "it was) or `none`.", choices=SEAL_EVIDENCE),
+        _c("run_id", "int", "The receipt's workflow run (evidence `receipt`).", nullable=True),
+        _c("head_sha", "str", "The receipt's head commit, or the commit that first held these bytes (evidence `git`).", nullable=True),
+        _c("versions", "int", "How many distinct versions of this model's file were attested before the due time (the last counts)."),
+        _c("sealed_at", "ts", "The run that wrote the seal (its as_of)."),
+        _c("detail", "str", "Why nothing counts (status other than `sealed`/`revealed`), in a sentence.", nullable=True),
+    ),
+    key=("due", "model", "kind"),
+    sort=("due", "model", "kind"),
+    mutability="append-only",
+)
+
+MODEL_LOG = Table(
+    name="model_log",
+    path="data/metadata/models.csv",
+    description=(
+        "The scoring-relevant metadata of every model as the nightly runs recorded it: a row each time a run finds a "
+        "model's `kind`, `saw_crowd`, `release_date` or `knowledge_cutoff` different from its last row. A night's boards use "
+        "the values recorded at or before that night (a model's earliest row for nights before it), so a later edit of a "
+        "model file never changes a past night's board."
+    ),
+    columns=(
+        _c("recorded_at", "ts", "The nightly run that recorded these values (its as_of)."),
+        _c("model", "str", "`<team>.<model>`"),
+        _c("kind", "str", "The model's `kind`."),
+        _c("saw_crowd", "int", "1 when the model saw the market value (`saw_crowd: true`)."),
+        _c("release_date", "str", "The model's `release_date`, or empty.", nullable=True),
+        _c("knowledge_cutoff", "str", "The model's `knowledge_cutoff`, or empty.", nullable=True),
+    ),
+    key=("model", "recorded_at"),
+    sort=("recorded_at", "model"),
+    mutability="append-only",
+)
+
+ROUND_REVEAL = Table(
+    name="round_reveal",
+    path="data/rounds/<due>/reveal.csv",
+    description=(
+        "Present only in a commit–reveal round (`[rounds] secrecy = \"commit-reveal\"` when it opened): the end of its "
+        "reveal window, frozen with the round. Before the due time teams submit only a commitment; the forecast file and "
+        "its salt are revealed after it, until `reveal_by`."
+    ),
+    columns=(
+        _c("reveal_by", "ts", "The end of the reveal window (UTC)."),
+    ),
+    key=("reveal_by",),
+    sort=("reveal_by",),
+    mutability="frozen once published",
+)
+
+ALL_TABLES = (QUESTIONS, OBSERVATIONS, RESOLUTIONS, ROUND_QUESTIONS, QUESTION_SETS, ROUND_REVEAL, FORECASTS, BETS, SCORES,
+              HISTORY, ORACLE_QUESTIONS, ORACLE_FORECASTS, NEWS, ORACLE_ARTICLES, ORACLE_GENERATED, MANIFEST, RECEIPTS, SEALS,
+              MODEL_LOG)
+
+__all__ = [
+    "ALL_TABLES",
+    "BETS",
+    "BET_SIDES",
+    "Column",
+    "FILTER_PRINCIPLES",
+    "FORECASTS",
+    "HISTORY",
+    "KIND",
+    "MANIFEST",
+    "MODEL_LOG",
+    "NEWS",
+    "OBSERVATIONS",
+    "ORACLE_ANSWER",
+    "ORACLE_ARTICLES",
+    "ORACLE_FORECASTS",
+    "ORACLE_GENERATED",
+    "ORACLE_KIND",
+    "ORACLE_QUESTIONS",
+    "QUESTIONS",
+    "QUESTION_SETS",
+    "RECEIPTS",
+    "RESOLUTIONS",
+    "ROUND_QUESTIONS",
+    "ROUND_REVEAL",
+    "SCORES",
+    "SEALS",
+    "SEAL_EVIDENCE",
+    "SEAL_KINDS",
+    "SEAL_STATUS",
+    "STATUS",
+    "TYPES",
+    "Table",
+]
