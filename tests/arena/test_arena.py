@@ -15,7 +15,7 @@ from generator.arena.portfolio import arena_table, pnl_curves
 from generator.schemas import BETS, FORECASTS, OBSERVATIONS, ROUND_QUESTIONS
 from generator.store import manifest
 from generator.store.csvio import write_table
-from generator.store.layout import Layout
+from generator.store.hub import Hub
 from generator.submissions.bets import check_bet_file
 from generator.submissions.content import RoundSet
 from generator.timeutil import parse_ts
@@ -105,7 +105,7 @@ def hub(tmp_path: Path) -> Path:
     (root / f"data/models/{MODEL}.yml").write_text("name: Bot\norganization: Acme\nkind: llm\nmaintainers: [alice]\n")
     # the hub's record of the files, by a nightly run before the bets' own times: what attests them (a
     # bet file nothing attests is never priced)
-    manifest.record(Layout(root), parse_ts(ATTESTED))
+    manifest.record(Hub(root), parse_ts(ATTESTED))
     return root
 
 

@@ -27,10 +27,10 @@ from generator.store.csvio import read_table
 from generator.submissions import validate_files
 from generator.timeutil import days, format_ts, parse_ts
 
-from helpers import PRESCIENT, write_hub
+from helpers import DATA, PRESCIENT, write_hub
 
-NEWS_DATA = Path(__file__).parent / "data" / "oracle_news"
-RECORDED = Path(__file__).parent / "data" / "llm" / "oracle-recorded.json"
+NEWS_DATA = DATA / "oracle_news"
+RECORDED = DATA / "llm" / "oracle-recorded.json"
 HUGE = 20 * 2**20
 NIGHT = "2026-11-26T01:00:00Z"
 SET = "daily-news"

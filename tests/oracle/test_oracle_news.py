@@ -4,8 +4,6 @@ deduplication, the [oracle] table of hub.toml, and the Sim Wire (the demo's offl
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import httpx
 import pytest
 
@@ -22,9 +20,9 @@ from generator.store.hub import Hub
 from generator.store.newstexts import NewsTexts, text_sha256
 from generator.timeutil import parse_ts
 
-from helpers import write_hub
+from helpers import DATA, write_hub
 
-NEWS_DATA = Path(__file__).parent / "data" / "oracle_news"
+NEWS_DATA = DATA / "oracle_news"
 BASE = "https://news.example.org"
 
 

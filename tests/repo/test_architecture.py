@@ -247,6 +247,26 @@ def test_every_stage_init_opens_with_a_map_of_its_modules(package: Path):
     assert not mapped - members, f"{package.name}/__init__.py maps modules that do not exist: {sorted(mapped - members)}"
 
 
+def test_tests_mirror_the_packages_and_share_helpers_only_through_one_module():
+    """Every test module is in ``tests/<stage>/`` (or ``tests/repo/`` for the repository's own checks),
+    and imports no other test module and not ``conftest``: what tests share is in ``tests/helpers.py``
+    (and the two fake servers beside it, ``_github`` and ``_llm_server``)."""
+    tests = ROOT / "tests"
+    stages = {p.parent.name for p in PACKAGE.rglob("__init__.py") if p.parent.parent == PACKAGE}
+    folders = stages | {"repo", "foundations", "cli"}
+    misplaced, importing = [], []
+    for path in sorted(tests.rglob("test_*.py")):
+        where = path.relative_to(tests)
+        if len(where.parts) != 2 or where.parts[0] not in folders:
+            misplaced.append(str(where))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            importing += [f"{where}: {n}" for n in names if n.split(".")[0].startswith("test_") or n == "conftest"]
+    assert not misplaced, f"put these in tests/<stage>/: {misplaced}"
+    assert not importing, f"share through tests/helpers.py instead: {importing}"
+
+
 if __name__ == "__main__":  # print the graph's violations, for planning
     layer, private, unknown = scan()
     print("unknown packages:", sorted(unknown))

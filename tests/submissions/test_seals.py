@@ -22,7 +22,7 @@ from _github import FakeGitHub
 
 from generator.pipeline.forecaster import forecast_template
 from generator.store.git import blob_id
-from generator.store.layout import Layout
+from generator.store.hub import Hub
 from generator.timeutil import parse_ts
 
 from helpers import PRESCIENT, SMALL_HUB, write_hub
@@ -69,7 +69,7 @@ def world(world_template: Path, tmp_path: Path) -> Path:
 
 
 def forecast_bytes(hub: Path, p: str | list[str] = "0.5") -> bytes:
-    lines = forecast_template(Layout(hub), parse_ts(DUE), "csv", None).decode().splitlines()
+    lines = forecast_template(Hub(hub), parse_ts(DUE), "csv", None).decode().splitlines()
     values = p if isinstance(p, list) else [p] * (len(lines) - 1)
     rows = [line.removesuffix(",,") + f",{v}," for line, v in zip(lines[1:], values)]
     return ("\n".join([lines[0], *rows]) + "\n").encode()
@@ -77,7 +77,7 @@ def forecast_bytes(hub: Path, p: str | list[str] = "0.5") -> bytes:
 
 def versions(hub: Path, n: int = 8) -> list[bytes]:
     """``n`` different forecasts of the whole round (each question's probability differs per version)."""
-    units = len(forecast_template(Layout(hub), parse_ts(DUE), "csv", None).decode().splitlines()) - 1
+    units = len(forecast_template(Hub(hub), parse_ts(DUE), "csv", None).decode().splitlines()) - 1
     return [forecast_bytes(hub, [f"{(0.05 + 0.9 * ((i * 7 + u * 3) % n) / (n - 1)):.6f}" for u in range(units)]) for i in range(n)]
 
 
@@ -381,7 +381,7 @@ def test_a_bet_is_never_priced_before_a_record_of_it(world: Path):
     api, hub = FakeGitHub(), world / "hub"
     nightly(world, api, "2026-01-30T00:00:00Z")  # opens the round due 2026-02-08, with markets
     nightly(world, api, "2026-02-03T00:00:00Z")
-    layout, due = Layout(hub), "2026-02-08T00:00:00Z"
+    layout, due = Hub(hub), "2026-02-08T00:00:00Z"
     questions = readers.load_round(layout, parse_ts(due))
     known = readers.load_observations(layout)
     early, late = "2026-01-30T00:00:00Z", "2026-02-03T06:00:00Z"
