@@ -1,5 +1,7 @@
 """How long the README's first command takes: `prescient demo` (a season of nightly runs on the
-offline sim world, then the site), split into the nightly runs and the site build.
+offline sim world, then the site), split into the nightly runs and the site build, and what the
+demo's git history costs of the nightly runs (``pipeline.demo_git``: this process's time in its
+commits, and the CPU of its ``git fast-import``).
 
 Usage: python benchmarks/bench_demo.py [--runs 3]
 Prints one line per run and the medians; record them in benchmarks/RESULTS.md.
@@ -16,8 +18,32 @@ import tempfile
 import time
 from pathlib import Path
 
+from generator.pipeline import demo_git
 from generator.pipeline.demo import run_demo, season
 from generator.site.build import build_site
+
+GIT = {"cpu": 0.0, "fast_import": 0.0}
+
+
+def _timed(commit):
+    def timed(self, *args, **kwargs):
+        cpu = time.process_time()
+        try:
+            return commit(self, *args, **kwargs)
+        finally:
+            GIT["cpu"] += time.process_time() - cpu
+    return timed
+
+
+def _counted(leave):
+    def counted(self, *exc):
+        leave(self, *exc)
+        GIT["fast_import"] += self.git_cpu
+    return counted
+
+
+demo_git.NightlyCommits.commit = _timed(demo_git.NightlyCommits.commit)  # type: ignore[method-assign]
+demo_git.NightlyCommits.__exit__ = _counted(demo_git.NightlyCommits.__exit__)  # type: ignore[method-assign]
 
 
 def one_run() -> tuple[float, float, int, float]:
@@ -28,6 +54,7 @@ def one_run() -> tuple[float, float, int, float]:
         root = Path(tmp) / "demo"
         nights = season()
         start, cpu = time.perf_counter(), time.process_time()
+        GIT.update(cpu=0.0, fast_import=0.0)
         run_demo(root, nights=nights, build=False)
         nightly, cpu = time.perf_counter() - start, time.process_time() - cpu
         start = time.perf_counter()
@@ -49,6 +76,8 @@ def main() -> None:
     for nightly, build, nights, cpu in runs:
         print(f"nightly runs {nightly:.1f} s ({nightly / nights * 1000:.0f} ms/night over {nights} nights; CPU {cpu:.1f} s), "
               f"site {build:.1f} s")
+    print(f"last run's git history: {GIT['cpu']:.2f} CPU s in this process's commits, {GIT['fast_import']:.2f} CPU s "
+          f"in git fast-import")
     print(f"median: nightly {statistics.median(r[0] for r in runs):.1f} s (CPU {statistics.median(r[3] for r in runs):.1f} s), "
           f"site {statistics.median(r[1] for r in runs):.1f} s")
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB; {os.cpu_count()} CPUs, {cpu_model()}")

@@ -17,7 +17,7 @@ from .common import add_cache_options, add_common, build_time, command_time, hub
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from ..pipeline.demo import SEASON_START, run_demo, season
+    from ..pipeline.demo import SEASON_START, commit_site, run_demo, season
     from ..site.build import build_site
 
     target, started = Path(args.dir).resolve(), time.monotonic()
@@ -27,6 +27,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         result = run_demo(target, progress=advance, nights=nights, build=False)
     print("Building the site (mkdocs build --strict) ...", file=sys.stderr)
     build_site(result.root, end)
+    commit_site(result.root, end)
     print(demo_summary(result, SEASON_START, time.monotonic() - started, _shown(result.root), _program()))
     return 0
 

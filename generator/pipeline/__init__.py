@@ -13,4 +13,5 @@
 - ``seal``: the seal of each round past its due time: the version of each file that counts, held every night
 - ``commitments``: ``prescient commit`` and ``reveal``, a commit–reveal round's two steps
 - ``demo``: a simulated season end to end
+- ``demo_git``: the demo as a git repository, a commit a night by the hub's bot (one ``git fast-import``)
 """

@@ -39,6 +39,7 @@ from ..submissions.bets import check_bet_file
 from ..submissions.content import round_set
 from ..submissions.oracle import check_oracle_forecast
 from ..timeutil import days, format_date, format_ts, parse_ts
+from .demo_git import DEMO_TEAMS, MAINTAINER, NightlyCommits, gitignore
 from .nightly import nightly
 
 SEASON_START = parse_ts("2026-01-04T00:00:00Z")
@@ -78,23 +79,36 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
     world = sim.world
     nights = season() if nights is None else nights
     todo = remaining(hub, nights)
-    if todo:
-        load_oracle(root, world.seed, todo[0])
     placed: set[str] = set()  # rounds whose bets this run has seen to
     done = len(nights) - len(todo)
     news_start = _news_start(options)
-    for i, night in enumerate(todo, start=done + 1):
-        nightly(_with_news(hub, night > news_start), night, extra=lambda q: synthetic_forecasts(world, q),
-                extra_models=synthetic_models(), env={}, sources={"sim": sim})
-        place_bets(hub, placed)
-        if progress:
-            progress(i, len(nights), f"night {night:%Y-%m-%d}")
-    if todo and hub.settings.oracle is not None:
-        write_oracle_forecasts(hub, hub.settings.oracle.question_set, world.seed)
+    with NightlyCommits(root, hub.settings.bot_email) as commits:
+        if nights:
+            commits.commit(nights[0] - days(1), "hub: set up the demo hub (hub.toml, .gitignore)", MAINTAINER)
+        if todo:
+            load_oracle(root, world.seed, todo[0])
+        for i, night in enumerate(todo, start=done + 1):
+            nightly(_with_news(hub, night > news_start), night, extra=lambda q: synthetic_forecasts(world, q),
+                    extra_models=synthetic_models(), env={}, sources={"sim": sim})
+            place_bets(hub, placed)
+            commits.nightly(night)
+            if progress:
+                progress(i, len(nights), f"night {night:%Y-%m-%d}")
+        if todo and hub.settings.oracle is not None:
+            write_oracle_forecasts(hub, hub.settings.oracle.question_set, world.seed)
+            commits.commit(todo[-1], "demo teams: the synthetic forecasters' oracle answers", DEMO_TEAMS)
     last = nights[-1] if nights else None
     if build and last:
         build_site(hub, last)
+        commit_site(root, last)
     return DemoResult(root, len(nights), root / "site_src" / "site", last)
+
+
+def commit_site(root: Path, when: datetime) -> bool:
+    """The site's sources (``site_src``: mkdocs.yml and the pages' Markdown) committed by the demo's
+    maintainer once they are built; the generated pages and the built site are never committed."""
+    with NightlyCommits(root, "") as commits:
+        return commits.commit(when, "site: the hub's pages (site_src)", MAINTAINER)
 
 
 def remaining(hub: Hub, nights: list[datetime]) -> list[datetime]:
@@ -187,7 +201,7 @@ def _prepare(root: Path, layout: Layout) -> None:
         raise ConfigError(f"{root} exists and is not a Prescient hub; choose an empty or new folder for the demo")
     if not layout.hub_toml.is_file():
         write_bytes_atomic(layout.hub_toml, demo_hub_toml())
-        write_bytes_atomic(root / ".gitignore", b"site_src/docs/generated/\nsite_src/site/\ndata/.prescient.lock\n")
+        write_bytes_atomic(root / ".gitignore", gitignore())
 
 
 def _sim_options(settings: Settings) -> dict:

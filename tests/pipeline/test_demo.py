@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +13,7 @@ import pytest
 from generator.arena.bets import cash_before, max_bet
 from generator.arena.gather import load_cohorts
 from generator.arena.portfolio import arena_table
+from generator.config import BOT_EMAIL
 from generator.forecasters.synthetic import ORDER, synthetic_forecasts, synthetic_models
 from generator.forecasters.synthetic_views import BETTORS, ORACLE_SET
 from generator.oracle import oracle_board, oracle_scores, temporal_view
@@ -22,10 +24,10 @@ from generator.sources.sim import world_from_options
 from generator.store import readers
 from generator.store.hub import Hub
 from generator.submissions import validate_files
-from generator.timeutil import parse_ts
+from generator.timeutil import format_ts, parse_ts
 from generator.vocabulary import MARKET
 
-from helpers import run_cli, tree_bytes
+from helpers import PRESCIENT, ROOT, git, run_cli, tree_bytes
 
 
 def _final(demo_hub: Path, board: str = "tournament") -> pd.DataFrame:
@@ -185,10 +187,44 @@ def test_the_demo_makes_questions_from_its_own_news_with_the_labelled_template_m
 
 
 def test_rerunning_the_demo_on_its_last_night_changes_no_byte(demo_hub: Path):
-    """The oracle import, the oracle forecasts and the bets are each made once: a rerun keeps them."""
-    before = tree_bytes(demo_hub)
+    """The oracle import, the oracle forecasts and the bets are each made once: a rerun keeps them,
+    and commits nothing."""
+    before, head = tree_bytes(demo_hub), git(demo_hub, "rev-parse", "HEAD")
     run_demo(demo_hub, nights=[SEASON_END], build=False)
     assert tree_bytes(demo_hub) == before
+    assert git(demo_hub, "rev-parse", "HEAD") == head and git(demo_hub, "status", "--porcelain") == ""
+
+
+def test_the_demo_is_a_git_repository_with_a_commit_a_night_by_the_hubs_bot(demo_hub: Path):
+    """Issue 35: the demo's history is a real hub's: its maintainer's setup, then each night's data
+    committed by the hub's bot at the night's time with the workflow's message, the oracle answers and
+    the site's sources last; nothing left uncommitted, nothing ignored committed."""
+    log = [line.split("|") for line in git(demo_hub, "log", "--reverse", "--format=%an|%ae|%at|%ct|%s").splitlines()]
+    assert log[0][0] == "Demo Maintainer" and log[0][4].startswith("hub: set up")
+    nights = [entry for entry in log if entry[4].startswith("nightly: data as of ")]
+    assert [entry[4].removeprefix("nightly: data as of ") for entry in nights] == [format_ts(n) for n in season()]
+    assert {(e[0], e[1]) for e in nights} == {("github-actions[bot]", BOT_EMAIL)}
+    assert all(e[2] == e[3] == str(int(parse_ts(e[4][20:]).timestamp())) for e in nights)
+    assert [e[4].split(":")[0] for e in log[-2:]] == ["demo teams", "site"]
+    assert git(demo_hub, "status", "--porcelain", "--ignored=no") == ""
+    tracked = git(demo_hub, "ls-files").splitlines()
+    assert "data/hub.toml" in tracked and "site_src/mkdocs.yml" in tracked
+    assert not [p for p in tracked if p.startswith(("site_src/site/", "site_src/docs/generated/")) or p.endswith(".lock")]
+    first = git(demo_hub, "log", "--reverse", "--format=%s", "--", "data/forecasts/2026-01-25/demo.calibrated.csv").splitlines()[0]
+    assert first < "nightly: data as of 2026-01-25", "the round's forecasts were committed before its due time"
+
+
+def test_the_readmes_audit_lines_run_on_the_demo(demo_hub: Path):
+    """The README's three-line audit, run as written from the folder that holds the demo."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("### Audit the demo through git", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    lines = [line.replace(".venv/bin/prescient", PRESCIENT) for line in block.strip().splitlines()]
+    assert len(lines) == 3
+    outputs = [subprocess.run(line, shell=True, cwd=demo_hub.parent, capture_output=True, text=True, timeout=900) for line in lines]
+    assert [o.returncode for o in outputs] == [0, 0, 0], [o.stderr[-2000:] for o in outputs]
+    assert outputs[0].stdout.count("github-actions[bot]: nightly: data as of") == 3
+    assert "github-actions[bot]" in outputs[1].stdout
+    assert "ok      git: " in outputs[2].stdout and "verified: every check passed" in outputs[2].stdout
 
 
 def test_the_changes_page_lists_each_nights_ledger_digest(demo_hub: Path):
