@@ -936,6 +936,36 @@ def _count(text: str) -> int:
     return int(text)
 
 
+# -- the hub's own upkeep (issue 36): check-config --------------------------------------------------
+
+def _check_config(root: Path):
+    """data/hub.toml checked against the schema (``config_schema``); ConfigError (exit 2) on any problem."""
+    from .config import load_settings
+
+    return load_settings(root)
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    """Every table and key of data/hub.toml against the schema, and the files written from it (CODEOWNERS)."""
+    from .console import settings_summary
+    from .pipeline.hubinit import check_hub_files
+
+    root = _hub(args.hub)
+    settings = _check_config(root)
+    problems = check_hub_files(root, settings)
+    if problems:
+        raise ConfigError(f"{root / HUB_FILE}: the files written from it are out of step", problems)
+    print(settings_summary(settings, _as_of(args)))
+    return 0
+
+
+def _add_hub_commands(sub) -> None:
+    check = sub.add_parser("check-config", help="check data/hub.toml against the schema (every table, key, type and range; "
+                                                "exit 2 on any mistake) and CODEOWNERS against its maintainers")
+    _add_common(check)
+    check.set_defaults(func=cmd_check_config)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="prescient", description="A forecasting benchmark that lives in a git repository.",
                                      epilog=EPILOG)
@@ -1022,6 +1052,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_forecast_commands(sub)
     _add_receipts(sub)
     _add_commit_reveal(sub)
+    _add_hub_commands(sub)
     return parser
 
 
@@ -1030,6 +1061,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     root: Path | None = None
     try:
         root = _announce(args)
+        if root is not None:
+            _check_config(root)  # every command's first step: a hub.toml with a mistake stops it here (exit 2)
         if root is not None and args.command in READ_COMMANDS and not getattr(args, "git", None) \
                 and not getattr(args, "oracle_command", None) and _recorded_nothing(root):
             print(f"prescient {args.command}: nothing recorded yet in {root / 'data'} (no questions, forecasts or "

@@ -40,6 +40,24 @@ def print_sources(report) -> None:
         print("\n".join(night_lines(report.oracle)))
 
 
+def settings_summary(settings, as_of: datetime) -> str:
+    """What ``prescient check-config`` says of a hub.toml without a problem: the hub, its schedule, its sources."""
+    from .config_schema import NEEDS
+    from .pipeline.sampling import next_round
+
+    rounds = settings.rounds
+    due, freeze = next_round(rounds, as_of)
+    late = " (its freeze time has passed: the next nightly freezes it then)" if freeze <= as_of else ""
+    enabled = [s.name + (f" (needs {NEEDS[s.name]})" if s.name in NEEDS else "") for s in settings.enabled_sources]
+    return "\n".join([
+        f"{settings.root / 'data/hub.toml'}: no problem found",
+        f"  hub: {settings.title} · maintainers: {', '.join(settings.maintainers) or 'none (no review is required)'}",
+        f"  rounds: due every {rounds.cadence_days} day(s) from {format_ts(rounds.first_due)}, frozen "
+        f"{rounds.open_days_before_due} day(s) before; the next is due {format_ts(due)} (frozen and published {format_ts(freeze)}){late}",
+        f"  sources enabled: {', '.join(enabled) or 'none (the nightly fetches nothing)'}",
+    ])
+
+
 def demo_summary(result, start: datetime, seconds: float, hub: str, program: str) -> str:
     """What ``prescient demo`` says when it is done: what it made, how to look at it, how to go on."""
     end = result.as_of

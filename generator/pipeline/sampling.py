@@ -23,11 +23,21 @@ from ..vocabulary import DATASET, MARKET
 
 
 def due_dates(rounds: RoundSettings, until: datetime) -> list[datetime]:
+    if rounds.cadence_days < 1:  # hub.toml's check refuses it; never a loop that does not end
+        raise ValueError(f"cadence_days = {rounds.cadence_days}: rounds must be at least a day apart")
     out, due = [], rounds.first_due
     while due <= until:
         out.append(due)
         due += days(rounds.cadence_days)
     return out
+
+
+def next_round(rounds: RoundSettings, as_of: datetime) -> tuple[datetime, datetime]:
+    """(due, freeze time) of the first round due after ``as_of``."""
+    due = rounds.first_due
+    if due <= as_of:
+        due += days(rounds.cadence_days * ((as_of - due) // days(rounds.cadence_days) + 1))
+    return due, due - days(rounds.open_days_before_due)
 
 
 def rounds_to_open(rounds: RoundSettings, as_of: datetime, existing: set[str]) -> list[datetime]:
