@@ -32,8 +32,8 @@ def print_sources(report) -> None:
               f"resolved {s.resolved}, voided {s.voided}, item failures {len(s.failures)}")
         for failure in s.failures[:20]:
             print(f"  - {failure}")
-    for due in getattr(report, "rounds_waiting", []):
-        print(f"round {due}: not opened, no eligible question yet (the next run before its due time tries again)")
+    for note in getattr(report, "round_notes", []):
+        print(note)
     if getattr(report, "oracle", None) is not None:
         from .oracle.describe import night_lines  # the oracle stage's libraries load only where it ran
 
