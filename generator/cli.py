@@ -69,8 +69,8 @@ def _announce(args: argparse.Namespace) -> Path | None:
     from .store.layout import Layout
     from .timeutil import format_ts
 
-    if args.command == "demo":
-        print(f"prescient: demo hub {Path(args.dir).resolve()}", file=sys.stderr)
+    if args.command in ("demo", "init"):
+        print(f"prescient: {'demo hub' if args.command == 'demo' else 'hub'} {Path(args.dir).resolve()}", file=sys.stderr)
         return None
     if not hasattr(args, "hub"):
         return None
@@ -959,7 +959,38 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    """A new hub repository in DIR (or, with --upgrade, the hub in DIR refreshed for this version)."""
+    from .console import init_summary
+    from .pipeline.hubinit import DEFAULT_SOURCES, init_hub, upgrade_hub
+
+    root = Path(args.dir).resolve()
+    if args.upgrade:
+        result = upgrade_hub(root, package=args.package or "")
+    else:
+        sources = [s.strip() for s in args.sources.split(",") if s.strip()] if args.sources is not None else DEFAULT_SOURCES
+        result = init_hub(root, _as_of(args), title=args.title or "", maintainers=args.maintainer or (),
+                          sources=sources, package=args.package or "")
+    print(init_summary(result, _shown(root), _program()))
+    return 0
+
+
 def _add_hub_commands(sub) -> None:
+    init = sub.add_parser("init", help="create a new hub repository in DIR: a commented data/hub.toml, the workflows "
+                                       "pinned to this Prescient version, the site skeleton, CODEOWNERS, .gitignore, a README")
+    init.add_argument("dir", nargs="?", default=".", help="the new hub's folder, empty or new (default: the current one)")
+    init.add_argument("--title", help="the hub's name (default: the folder's name)")
+    init.add_argument("--maintainer", action="append", metavar="LOGIN",
+                      help="a GitHub login or @org/team who reviews every change outside the submission areas (repeatable)")
+    init.add_argument("--sources", metavar="NAME,...", help="the sources enabled (default: manifold,polymarket,kalshi,dbnomics; "
+                                                           "every other one is listed, disabled)")
+    init.add_argument("--package", metavar="REQUIREMENT", help="the pip requirement the workflows install Prescient from "
+                                                               "(default: this version's tag in the upstream repository)")
+    init.add_argument("--upgrade", action="store_true", help="refresh the workflows, .ci/run and site skeleton of the hub "
+                                                             "in DIR for this version; files the hub changed are kept and named")
+    init.add_argument("--as-of", metavar="ISO-TIMESTAMP", help="the time the first round is scheduled from (default: "
+                                                               "SOURCE_DATE_EPOCH, else now)")
+    init.set_defaults(func=cmd_init)
     check = sub.add_parser("check-config", help="check data/hub.toml against the schema (every table, key, type and range; "
                                                 "exit 2 on any mistake) and CODEOWNERS against its maintainers")
     _add_common(check)

@@ -58,6 +58,27 @@ def settings_summary(settings, as_of: datetime) -> str:
     ])
 
 
+def init_summary(result, hub: str, program: str) -> str:
+    """What ``prescient init`` (or ``init --upgrade``) did, and a new hub's next steps."""
+    lines = []
+    if result.previous_version is not None or result.first_due is None:
+        lines.append(f"upgraded {hub} to Prescient {result.version} (from {result.previous_version or 'an unrecorded version'}): "
+                     f"{len(result.written)} file(s) written, {len(result.unchanged)} already current")
+        lines += [f"  wrote {p}" for p in result.written]
+        lines += [f"  kept {p}: changed by the hub, so not replaced (compare it with a new hub's copy)" for p in result.kept]
+        return "\n".join(lines)
+    lines.append(f"created the hub {hub} ({len(result.written)} files{', a new git repository' if result.created_git else ''})")
+    lines += [f"  kept your {p}" for p in result.kept]
+    lines += [
+        f"  its first round is due {format_ts(result.first_due)}: the first `prescient nightly` freezes and publishes it",
+        "next:",
+        f"  edit {hub}/data/hub.toml (sources, schedule, maintainers), then `{program} check-config --hub {hub}`",
+        f"  `{program} nightly --hub {hub}`, `{program} build --hub {hub}`, `{program} serve --hub {hub}`",
+        f"  commit everything, push it to GitHub and set the repository up: {hub}/README.md, \"Maintaining\"",
+    ]
+    return "\n".join(lines)
+
+
 def demo_summary(result, start: datetime, seconds: float, hub: str, program: str) -> str:
     """What ``prescient demo`` says when it is done: what it made, how to look at it, how to go on."""
     end = result.as_of
