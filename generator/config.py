@@ -175,6 +175,16 @@ class HubTable:
 TABLES: dict[str, type] = {"hub": HubTable, "rounds": RoundSettings, "scoring": ScoringSettings,
                            "leaderboard": LeaderboardSettings, "http": HttpSettings, "oracle": OracleSettings}
 _SCHEMA: dict[str, dict[str, Spec]] = {name: specs(name, cls) for name, cls in TABLES.items()}
+def hub_schema() -> dict[str, list[Spec]]:
+    """Every table of hub.toml and its keys, in order (``[sources.<name>]``: the source's own keys; each
+    may also set the ``[http]`` keys of ``config_schema.HTTP_OVERRIDES``): the Data page's reference."""
+    from .config_schema import SOURCE_OPTIONS
+
+    tables = {name: list(specs.values()) for name, specs in _SCHEMA.items()}
+    tables.update({f"sources.{name}": list(specs(f"sources.{name}", cls).values()) for name, cls in SOURCE_OPTIONS.items()})
+    return tables
+
+
 # How an open market of a round past its due time is treated (methodology page, "Unresolved markets").
 UNRESOLVED_POLICIES = ("ignore", "market_proxy")
 RECEIPT_MODES = ("ledger", "github")

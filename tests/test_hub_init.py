@@ -72,6 +72,7 @@ def test_a_new_hub_from_init_runs_its_nightly_a_pull_request_build_and_verify_gi
     text = text.replace("[sources.sim]\n# Whether the nightly asks this source.\nenabled = false",
                         "[sources.sim]\n# Whether the nightly asks this source.\nenabled = true")
     text = text.replace("cadence_days = 14", "cadence_days = 7").replace("dataset_questions = 25", "dataset_questions = 4")
+    text = text.replace('site_url = ""', 'site_url = "https://lab.example.org/hub/"')
     (hub / "data/hub.toml").write_text(text)
     checked = ok(PRESCIENT, "check-config", "--hub", str(hub), "--as-of", INIT_AT)
     assert "due every 7 day(s)" in checked and "sources enabled: sim\n" in checked + "\n"
@@ -106,7 +107,8 @@ def test_a_new_hub_from_init_runs_its_nightly_a_pull_request_build_and_verify_gi
     assert "acme.gpt-x" in (hub / f"data/scores/{DUE}.csv").read_text()
 
     ok(PRESCIENT, "build", "--hub", str(hub), timeout=600)
-    assert (hub / "site_src/site/index.html").is_file()
+    assert "<title>Leaderboard - Lab tournament</title>" in (hub / "site_src/site/index.html").read_text()
+    assert "https://lab.example.org/hub/submit/" in (hub / "site_src/site/sitemap.xml").read_text(), "site_url reaches MkDocs"
     assert run("git", "status", "--porcelain", cwd=hub).stdout == "", "the built site is ignored, not committed"
     audited = run(PRESCIENT, "verify", "--hub", str(hub), "--git")
     assert audited.returncode == 0, (audited.stdout, audited.stderr)
@@ -170,3 +172,18 @@ def test_upgrade_refreshes_what_the_hub_left_alone_and_keeps_what_it_changed(tmp
     assert (hub / ".github/workflows/comment.yml").read_text() == "# the hub's own comment workflow\n"
     said = ok(PRESCIENT, "init", "--upgrade", str(hub))
     assert "kept .github/workflows/comment.yml: changed by the hub" in said
+
+
+def test_the_data_page_lists_every_key_of_every_table_the_check_knows():
+    from generator.config import hub_schema
+    from generator.site.render import data_dictionary, environment
+
+    page = data_dictionary(environment())
+    section = page[page.index("[start:hub-settings]"):page.index("[end:hub-settings]")]
+    for table, keys in hub_schema().items():
+        assert f"### [{table}]\n" in section
+        part = section[section.index(f"### [{table}]\n"):]
+        for spec in keys:
+            assert f"| `{spec.name}` |" in part.split("\n### ")[0], (table, spec.name)
+    assert "| `first_due` | " in section and "| required |" in section
+    assert "data/oracle/&lt;question_set&gt;/" in section, "text with angle brackets is escaped, not HTML"

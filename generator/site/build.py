@@ -188,7 +188,9 @@ def build_site(hub: Hub | Path, as_of: datetime, run_mkdocs: bool = True,
     site_src = ensure_site_src(hub.root)
     changed = write_tree(site_src / "docs" / GENERATED, strip_generated(render_site(gather(hub, as_of, quarantine))))
     if run_mkdocs:
-        run_mkdocs_build(site_src / "mkdocs.yml", as_of, hub.settings.title)
+        settings = hub.settings
+        run_mkdocs_build(site_src / "mkdocs.yml", as_of, settings.title,
+                         site_description=settings.description, site_url=settings.site_url or None)
     return changed
 
 
@@ -214,14 +216,17 @@ def ensure_site_src(root: Path) -> Path:
     return site_src
 
 
-def run_mkdocs_build(config_file: Path, as_of: datetime, title: str) -> None:
+def run_mkdocs_build(config_file: Path, as_of: datetime, title: str, **identity: str | None) -> None:
+    """``mkdocs build --strict`` with the hub's identity (``site_name``; ``site_description``, ``site_url``
+    from hub.toml when given) over the skeleton's mkdocs.yml."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
     with _source_date(as_of), _quiet_mkdocs():
         try:
-            config = load_config(str(config_file), strict=True, site_name=title)
+            config = load_config(str(config_file), strict=True, site_name=title,
+                                 **{k: v for k, v in identity.items() if v is not None})
             with _cleared_meanwhile(Path(config["site_dir"])):
                 build(config)
         except MkDocsException as exc:

@@ -18,6 +18,8 @@ import markupsafe
 import pandas as pd
 
 from ..codes import OTHER_CODES
+from ..config import hub_schema
+from ..config_schema import HTTP_OVERRIDES, allowed, describe_kind, toml_value
 from ..leaderboard.calibration import murphy, reliability_table
 from ..leaderboard.hub_boards import RECORDED_BEFORE_VIEWS, headline_of, history_views
 from ..leaderboard.views import horizon_days
@@ -76,10 +78,20 @@ class SiteData:
 
 
 def data_dictionary(env: jinja2.Environment) -> str:
-    """The Data page's snippet: every table's columns, the model metadata fields, and the problem
-    codes reported outside the submission checks (the Submit page lists those), one section each."""
+    """The Data page's snippet: every table's columns, the model metadata fields, the problem codes
+    reported outside the submission checks (the Submit page lists those) and every key of hub.toml,
+    one section each."""
+    settings = {table: [_setting_row(spec) for spec in keys] for table, keys in hub_schema().items()}
     return env.get_template("data_dictionary.md.j2").render(
-        tables=ALL_TABLES, model_fields=MODEL_FIELDS, problem_codes=OTHER_CODES)
+        tables=ALL_TABLES, model_fields=MODEL_FIELDS, problem_codes=OTHER_CODES, hub_settings=settings,
+        http_overrides=HTTP_OVERRIDES)
+
+
+def _setting_row(spec) -> dict[str, str]:
+    """One key of hub.toml as the Data page lists it (Markdown table cells; text never holds a pipe)."""
+    default = "required" if spec.required else "not set" if spec.default is None else f"`{toml_value(spec.default)}`"
+    return {"key": spec.name, "type": describe_kind(spec.kind), "default": default, "allowed": allowed(spec),
+            "meaning": html.escape(spec.meta.doc, quote=False).replace("|", "\\|")}
 
 
 def environment() -> jinja2.Environment:
