@@ -187,3 +187,19 @@ def test_the_data_page_lists_every_key_of_every_table_the_check_knows():
             assert f"| `{spec.name}` |" in part.split("\n### ")[0], (table, spec.name)
     assert "| `first_due` | " in section and "| required |" in section
     assert "data/oracle/&lt;question_set&gt;/" in section, "text with angle brackets is escaped, not HTML"
+
+
+def test_the_hubs_workflows_match_the_github_schema_and_zizmor_finds_nothing_high(tmp_path):
+    from conftest import installed
+
+    schema, zizmor = installed("check-jsonschema"), installed("zizmor")
+    if schema is None or zizmor is None:
+        pytest.skip("check-jsonschema or zizmor is not installed (pip install '.[test]')")
+    hub = tmp_path / "hub"
+    init_hub(hub, parse_ts(INIT_AT))
+    files = sorted(str(p) for p in (hub / ".github/workflows").glob("*.yml"))
+    done = subprocess.run([schema, "--builtin-schema", "vendor.github-workflows", *files], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run([zizmor, "--offline", "--format", "json", "--min-severity", "high", str(hub / ".github/workflows")],
+                          capture_output=True, text=True, check=False)
+    assert json.loads(done.stdout or "[]") == [], done.stdout[:3000]

@@ -93,7 +93,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
                                 {r.due: r.questions for r in rounds}),
         **_arena(root, as_of, quarantine, read), **_oracle(layout, as_of, models, quarantine),
         rounds=rounds, questions=_questions(layout, observations, rounds, forecasts, scores, as_of),
-        repo_url=settings.repo_url, **_downloads(layout, readers.quarantined_files(quarantine), settings.repo_url, as_of),
+        repo_url=settings.repo_url, settings=settings, **_downloads(layout, readers.quarantined_files(quarantine), settings.repo_url, as_of),
     )
     boards = made()
     return SiteData(board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards, **gathered)
