@@ -126,6 +126,16 @@ HTTP_OVERRIDES = ("timeout", "retries", "backoff", "max_wait", "concurrency", "r
                   "request_seconds", "max_response_bytes")
 
 
+def in_flight(default: int) -> Any:
+    """A source's own default of ``[http] concurrency``."""
+    return key(default, "Requests in flight at once.", ge=1, advanced=True)
+
+
+def per_second(default: float) -> Any:
+    """A source's own default of ``[http] rate_per_second``."""
+    return key(default, "Requests per second, at most.", ge=0, advanced=True)
+
+
 @dataclass(frozen=True)
 class MarketOptions(SourceBase):
     """Keys of the market platforms (``sources.shell.MarketSource``)."""
@@ -137,8 +147,8 @@ class MarketOptions(SourceBase):
 
 @dataclass(frozen=True)
 class ManifoldOptions(MarketOptions):
-    concurrency: int = key(4, "Requests in flight at once.", ge=1, advanced=True)
-    rate_per_second: float = key(8.0, "Requests per second, at most.", ge=0, advanced=True)
+    concurrency: int = in_flight(4)
+    rate_per_second: float = per_second(8.0)
     page_size: int = key(1000, "Markets asked for per discovery page.", ge=1, advanced=True)
     min_bettors: float = key(17, "A market qualifies with at least this many unique bettors (ForecastBench: 17).", ge=0)
     min_liquidity: float = key(120, "... and at least this much liquidity, in mana (ForecastBench: 120).", ge=0)
@@ -147,8 +157,8 @@ class ManifoldOptions(MarketOptions):
 
 @dataclass(frozen=True)
 class PolymarketOptions(MarketOptions):
-    concurrency: int = key(4, "Requests in flight at once.", ge=1, advanced=True)
-    rate_per_second: float = key(10.0, "Requests per second, at most.", ge=0, advanced=True)
+    concurrency: int = in_flight(4)
+    rate_per_second: float = per_second(10.0)
     max_pages: int = key(20, "Discovery pages read per night, at most.", ge=1, advanced=True)
     min_liquidity: float = key(1000, "A market qualifies with at least this much liquidity, in USD.", ge=0)
     min_volume: float = key(10000, "... and at least this much traded volume, in USD.", ge=0)
@@ -156,8 +166,8 @@ class PolymarketOptions(MarketOptions):
 
 @dataclass(frozen=True)
 class KalshiOptions(MarketOptions):
-    concurrency: int = key(4, "Requests in flight at once.", ge=1, advanced=True)
-    rate_per_second: float = key(10.0, "Requests per second, at most.", ge=0, advanced=True)
+    concurrency: int = in_flight(4)
+    rate_per_second: float = per_second(10.0)
     max_pages: int = key(25, "Discovery pages read per night, at most.", ge=1, advanced=True)
     page_size: int = key(200, "Events asked for per discovery page.", ge=1, advanced=True)
     min_volume: float = key(1000, "A market qualifies with at least this many contracts traded.", ge=0)
@@ -165,8 +175,8 @@ class KalshiOptions(MarketOptions):
 
 @dataclass(frozen=True)
 class MetaculusOptions(MarketOptions):
-    concurrency: int = key(2, "Requests in flight at once.", ge=1, advanced=True)
-    rate_per_second: float = key(2.0, "Requests per second, at most.", ge=0, advanced=True)
+    concurrency: int = in_flight(2)
+    rate_per_second: float = per_second(2.0)
     min_forecasters: float = key(20, "A question qualifies with at least this many forecasters. Needs METACULUS_TOKEN.", ge=0)
 
 
@@ -181,8 +191,8 @@ class SeriesOptions(SourceBase):
 
 @dataclass(frozen=True)
 class FredOptions(SeriesOptions):
-    concurrency: int = key(2, "Requests in flight at once.", ge=1, advanced=True)
-    rate_per_second: float = key(2.0, "Requests per second, at most.", ge=0, advanced=True)
+    concurrency: int = in_flight(2)
+    rate_per_second: float = per_second(2.0)
     series: tuple[str, ...] = key((), "FRED series ids, e.g. DGS10, UNRATE. Needs FRED_API_KEY.", example=("DGS10", "UNRATE"))
     observation_start: str = key("", "The first date read of each series (YYYY-MM-DD); empty: all of it.", form="date",
                                  advanced=True)
@@ -190,8 +200,8 @@ class FredOptions(SeriesOptions):
 
 @dataclass(frozen=True)
 class DbnomicsOptions(SeriesOptions):
-    concurrency: int = key(4, "Requests in flight at once.", ge=1, advanced=True)
-    rate_per_second: float = key(4.0, "Requests per second, at most.", ge=0, advanced=True)
+    concurrency: int = in_flight(4)
+    rate_per_second: float = per_second(4.0)
     series: tuple[str, ...] = key((), "DBnomics series codes, PROVIDER/DATASET/SERIES.", example=("ECB/EXR/D.USD.EUR.SP00.A",))
 
 
