@@ -203,3 +203,13 @@ def test_the_hubs_workflows_match_the_github_schema_and_zizmor_finds_nothing_hig
     done = subprocess.run([zizmor, "--offline", "--format", "json", "--min-severity", "high", str(hub / ".github/workflows")],
                           capture_output=True, text=True, check=False)
     assert json.loads(done.stdout or "[]") == [], done.stdout[:3000]
+
+
+@pytest.mark.parametrize("as_of,due", [("2026-03-02T10:00:00Z", "2026-03-08T00:00:00Z"),  # a Monday: that week's Sunday
+                                       ("2026-03-05T00:00:00Z", "2026-03-08T00:00:00Z"),  # a Thursday: 3 days on
+                                       ("2026-03-05T00:00:01Z", "2026-03-15T00:00:00Z"),  # a second short of it
+                                       ("2026-03-07T23:59:00Z", "2026-03-15T00:00:00Z")])  # a Saturday: the next week's
+def test_a_new_hubs_first_round_is_due_the_first_sunday_at_least_three_days_on(as_of, due):
+    from generator.pipeline.hubinit import first_due_for
+
+    assert first_due_for(parse_ts(as_of)) == parse_ts(due)

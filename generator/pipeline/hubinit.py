@@ -75,7 +75,9 @@ def default_pin(version: str = __version__) -> str:
 def first_due_for(as_of: datetime) -> datetime:
     """A new hub's first due time: the first Sunday 00:00 UTC at least three days after ``as_of``, so
     that its first nightly opens that round (frozen late, at that run) and forecasters get days to submit."""
-    day = datetime(as_of.year, as_of.month, as_of.day, tzinfo=UTC) + timedelta(days=3)
+    start = as_of + timedelta(days=3)
+    day = datetime(start.year, start.month, start.day, tzinfo=UTC)
+    day += timedelta(days=1) if day < start else timedelta(0)
     return day + timedelta(days=(6 - day.weekday()) % 7)
 
 
