@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .config_schema import HttpSettings, Spec, check_table, did_you_mean, key, source_specs, specs, toml_value
+from .config_schema import SOURCE_OPTIONS, HttpSettings, Spec, check_table, did_you_mean, key, source_specs, specs, toml_value
 from .config_schema import key_problem as schema_problem
 from .errors import ConfigError, Problem
 from .timeutil import UTC, parse_ts
@@ -108,9 +108,6 @@ class OracleSettings:
     answer_models: tuple[str, ...] = key((), "Models the nightly answers the set with, closed-book (the board's hub runs).")
 
 
-ORACLE_MAKERS = ("llm", "template")
-
-
 @dataclass(frozen=True)
 class SourceSettings:
     name: str
@@ -175,20 +172,14 @@ class HubTable:
 TABLES: dict[str, type] = {"hub": HubTable, "rounds": RoundSettings, "scoring": ScoringSettings,
                            "leaderboard": LeaderboardSettings, "http": HttpSettings, "oracle": OracleSettings}
 _SCHEMA: dict[str, dict[str, Spec]] = {name: specs(name, cls) for name, cls in TABLES.items()}
+
+
 def hub_schema() -> dict[str, list[Spec]]:
     """Every table of hub.toml and its keys, in order (``[sources.<name>]``: the source's own keys; each
     may also set the ``[http]`` keys of ``config_schema.HTTP_OVERRIDES``): the Data page's reference."""
-    from .config_schema import SOURCE_OPTIONS
-
-    tables = {name: list(specs.values()) for name, specs in _SCHEMA.items()}
+    tables = {name: list(keys.values()) for name, keys in _SCHEMA.items()}
     tables.update({f"sources.{name}": list(specs(f"sources.{name}", cls).values()) for name, cls in SOURCE_OPTIONS.items()})
     return tables
-
-
-# How an open market of a round past its due time is treated (methodology page, "Unresolved markets").
-UNRESOLVED_POLICIES = ("ignore", "market_proxy")
-RECEIPT_MODES = ("ledger", "github")
-SECRECY = ("open", "commit-reveal")
 
 
 def load_settings(root: Path) -> Settings:
