@@ -95,6 +95,9 @@ def test_a_new_hub_from_init_runs_its_nightly_a_pull_request_build_and_verify_gi
     report = ok(PRESCIENT, "validate", "--hub", str(hub), "--base", base, "--head", head, "--author", "alice",
                 "--at", "2026-03-03T09:05:00Z")
     assert report.startswith("Passed: 2 file(s) checked"), report
+    comment = ok(PRESCIENT, "validate", "--hub", str(hub), "--base", base, "--head", head, "--author", "alice",
+                 "--at", "2026-03-03T09:05:00Z", "--format", "markdown")
+    assert comment.startswith("## Lab tournament submission check\n"), "the pull-request comment names the hub"
     ok("git", "checkout", "-q", "main", cwd=hub)
     ok("git", "merge", "-q", "--no-ff", "-m", "Merge acme's forecasts", "acme", cwd=hub, at="2026-03-03T10:00:00Z")
 
