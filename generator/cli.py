@@ -1093,7 +1093,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     root: Path | None = None
     try:
         root = _announce(args)
-        if root is not None:
+        if root is not None and (root / HUB_FILE).is_file():
             _check_config(root)  # every command's first step: a hub.toml with a mistake stops it here (exit 2)
         if root is not None and args.command in READ_COMMANDS and not getattr(args, "git", None) \
                 and not getattr(args, "oracle_command", None) and _recorded_nothing(root):

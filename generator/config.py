@@ -36,7 +36,9 @@ class RoundSettings:
                                   "cadence_days after the one before.")
     cadence_days: int = key(14, "Days between two rounds' due times (14: every other week, as ForecastBench).", ge=1)
     open_days_before_due: int = key(10, "Days before its due time that a round's question set is frozen and published "
-                                        "(the freeze time; forecasters have these days to submit).", ge=1)
+                                        "(the freeze time; forecasters have these days to submit). 0 only in a hub of "
+                                        "imported rounds, with no source: the nightly never opens a round frozen at its "
+                                        "due time.", ge=0)
     market_questions: int = key(50, "Market questions per round, at most (stratified by source and category).", ge=0)
     dataset_questions: int = key(25, "Data-series questions per round, at most, each asked at every horizon.", ge=0)
     horizons: tuple[int, ...] = key(HORIZONS, "Days after the due time at which a data-series question resolves; each "
@@ -195,7 +197,7 @@ def load_settings(root: Path) -> Settings:
         problems.append(_problem(path, extra, "unknown-table",
                                  f"unknown table [{extra}]{did_you_mean(extra, [*_SCHEMA, 'sources'])}"))
     first_due = _first_due(tables["rounds"]["first_due"])
-    _check_rounds(tables["rounds"], path, problems)
+    _check_rounds(tables["rounds"], any(s.enabled for s in sources), path, problems)
     _check_leaderboard(tables["leaderboard"], path, problems)
     _check_site_url(tables["hub"].get("site_url"), path, problems)
     scoring = _scoring(tables["scoring"], path, problems)
@@ -281,12 +283,18 @@ def _sources(raw: Any, path: Path, problems: list[Problem]) -> tuple[SourceSetti
     return tuple(out)
 
 
-def _check_rounds(table: dict, path: Path, problems: list[Problem]) -> None:
-    """What one key's range cannot say: a round with questions, horizons once each (ranges: ``check_table``)."""
+def _check_rounds(table: dict, enabled: bool, path: Path, problems: list[Problem]) -> None:
+    """What one key's range cannot say: a round with questions, frozen before its due time where a source is
+    enabled, horizons once each (ranges: ``check_table``)."""
     if table["market_questions"] == 0 and table["dataset_questions"] == 0:
         problems.append(_problem(path, "rounds.market_questions", "bad-value",
                                  "rounds.market_questions and rounds.dataset_questions are both 0: a round would have no "
                                  "question and would never open; ask for at least one"))
+    if table["open_days_before_due"] == 0 and enabled:
+        problems.append(_problem(path, "rounds.open_days_before_due", "bad-value",
+                                 "rounds.open_days_before_due = 0: a round would be frozen at its due time, leaving no time "
+                                 "to submit, and the nightly would never open one; give 1 or more (0 is for a hub of "
+                                 "imported rounds, with every source disabled)"))
     horizons = table["horizons"]
     if len(set(horizons)) != len(horizons):
         problems.append(_problem(path, "rounds.horizons", "bad-value",

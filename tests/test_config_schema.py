@@ -41,7 +41,7 @@ MISTAKES = [
     ("a horizon of 0 days", ("horizons = [7, 30]", "horizons = [0, 30]"), "rounds.horizons", "bad-value", "expected 1 or more"),
     ("a cadence of 0 days", ("cadence_days = 14", "cadence_days = 0"), "rounds.cadence_days", "bad-value", "expected 1 or more"),
     ("a freeze at (not before) the due time", ("open_days_before_due = 10", "open_days_before_due = 0"),
-     "rounds.open_days_before_due", "bad-value", "expected 1 or more"),
+     "rounds.open_days_before_due", "bad-value", "leaving no time to submit"),
     ("rounds without questions", ("market_questions = 12\ndataset_questions = 4", "market_questions = 0\ndataset_questions = 0"),
      "rounds.market_questions", "bad-value", "would never open"),
     ("a misspelt table", ("[scoring]", "[scorng]"), "scorng", "unknown-table", 'did you mean "scoring"?'),
