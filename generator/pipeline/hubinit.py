@@ -30,7 +30,7 @@ from types import ModuleType
 from .. import __version__
 from ..config import HUB_FILE, Settings, load_settings
 from ..errors import ConfigError, Problem
-from ..store.csvio import write_bytes_atomic
+from ..store.atomic import write_bytes_atomic
 from ..store.git import init_repository, is_work_tree
 from ..timeutil import UTC
 from .hubtoml import render_hub_toml
