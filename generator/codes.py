@@ -126,8 +126,9 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "missing-key": Code(ERROR, "A required key is missing (`[rounds] first_due`; in a ForecastBench file, a required key)."),
         "wrong-type": Code(ERROR, "A value has the wrong type, for example text where a number belongs."),
         "unknown-source": Code(ERROR, "A source is not one the hub knows (`[sources.<name>]`, or a ForecastBench question's `source`)."),
-        "bad-timestamp": Code(ERROR, "`[rounds] first_due` is not a UTC timestamp written as YYYY-MM-DDTHH:MM:SSZ."),
-        "bad-value": Code(ERROR, "A value is not one of those allowed; the problem names the key and what is expected."),
+        "bad-timestamp": Code(ERROR, "A time in `data/hub.toml` (`[rounds] first_due`, `[sources.sim] start`) is not a UTC timestamp written as YYYY-MM-DDTHH:MM:SSZ."),
+        "bad-value": Code(ERROR, "A value is out of its range or not one of those allowed; the problem names the key and what is expected."),
+        "codeowners-stale": Code(ERROR, "`.github/CODEOWNERS` does not give every path to the `[hub] maintainers` of `data/hub.toml`; `python .github/codeowners.py` rewrites it."),
     },
     "Ledgers and data files": {
         "ledger-conflict": Code(ERROR, "An append would change a row already recorded under the same key: history is never rewritten."),

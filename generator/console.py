@@ -33,12 +33,51 @@ def print_sources(report) -> None:
               f"resolved {s.resolved}, voided {s.voided}, item failures {len(s.failures)}")
         for failure in s.failures[:20]:
             print(f"  - {failure}")
-    for due in getattr(report, "rounds_waiting", []):
-        print(f"round {due}: not opened, no eligible question yet (the next run before its due time tries again)")
+    for note in getattr(report, "round_notes", []):
+        print(note)
     if getattr(report, "oracle", None) is not None:
         from .oracle.describe import night_lines  # the oracle stage's libraries load only where it ran
 
         print("\n".join(night_lines(report.oracle)))
+
+
+def settings_summary(settings, as_of: datetime) -> str:
+    """What ``prescient check-config`` says of a hub.toml without a problem: the hub, its schedule, its sources."""
+    from .config_schema import NEEDS
+    from .pipeline.sampling import next_round
+
+    rounds = settings.rounds
+    due, freeze = next_round(rounds, as_of)
+    late = " (its freeze time has passed: the next nightly freezes it then)" if freeze <= as_of else ""
+    enabled = [s.name + (f" (needs {NEEDS[s.name]})" if s.name in NEEDS else "") for s in settings.enabled_sources]
+    return "\n".join([
+        f"{settings.root / 'data/hub.toml'}: no problem found",
+        f"  hub: {settings.title} · maintainers: {', '.join(settings.maintainers) or 'none (no review is required)'}",
+        f"  rounds: due every {rounds.cadence_days} day(s) from {format_ts(rounds.first_due)}, frozen "
+        f"{rounds.open_days_before_due} day(s) before; the next is due {format_ts(due)} (frozen and published {format_ts(freeze)}){late}",
+        f"  sources enabled: {', '.join(enabled) or 'none (the nightly fetches nothing)'}",
+    ])
+
+
+def init_summary(result, hub: str, program: str) -> str:
+    """What ``prescient init`` (or ``init --upgrade``) did, and a new hub's next steps."""
+    lines = []
+    if result.previous_version is not None or result.first_due is None:
+        lines.append(f"upgraded {hub} to Prescient {result.version} (from {result.previous_version or 'an unrecorded version'}): "
+                     f"{len(result.written)} file(s) written, {len(result.unchanged)} already current")
+        lines += [f"  wrote {p}" for p in result.written]
+        lines += [f"  kept {p}: changed by the hub, so not replaced (compare it with a new hub's copy)" for p in result.kept]
+        return "\n".join(lines)
+    lines.append(f"created the hub {hub} ({len(result.written)} files{', a new git repository' if result.created_git else ''})")
+    lines += [f"  kept your {p}" for p in result.kept]
+    lines += [
+        f"  its first round is due {format_ts(result.first_due)}: the first `prescient nightly` freezes and publishes it",
+        "next:",
+        f"  edit {hub}/data/hub.toml (sources, schedule, maintainers), then `{program} check-config --hub {hub}`",
+        f"  `{program} nightly --hub {hub}`, `{program} build --hub {hub}`, `{program} serve --hub {hub}`",
+        f"  commit everything, push it to GitHub and set the repository up: {hub}/README.md, \"Maintaining\"",
+    ]
+    return "\n".join(lines)
 
 
 def demo_summary(result, start: datetime, seconds: float, hub: str, program: str) -> str:

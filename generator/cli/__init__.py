@@ -6,7 +6,8 @@ traceback; exit codes are documented in ``prescient --help``.
 
 - ``common``: what every command shares: the hub (found, or opened with its cache: ``opened``), the
   run's time, the common options, output to a file or stdout
-- ``run``: the hub's own runs: ``demo``, ``nightly``, ``fetch``, ``sources``, ``build``, ``serve``
+- ``run``: the hub's own runs: ``demo``, ``nightly``, ``fetch``, ``sources``, ``build``, ``serve``; and
+  starting and checking one: ``init``, ``check-config``
 - ``boards``: what the hub recorded, read back: ``leaderboard``, ``arena``, ``oracle``, ``verify``
 - ``rounds``: ``round open``, ``round template``, ``rounds``, ``forecast llm``
 - ``submissions``: pull requests: ``validate``, ``receipts``; a commit–reveal round's ``commit``, ``reveal``
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
+from ..config import HUB_FILE, load_settings
 from ..errors import EXIT_CODES, INTERRUPTED, PrescientError, storage_error
 from . import boards, interop, rounds, run, submissions
 from .common import board_time, build_time, command_time, find_hub, hub_dir, recorded_nothing
@@ -60,6 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     root: Path | None = None
     try:
         root = _announce(args)
+        if root is not None and (root / HUB_FILE).is_file():
+            load_settings(root)  # every command's first step: a hub.toml with a mistake stops it here (exit 2)
         if root is not None and args.command in READ_COMMANDS and not getattr(args, "git", None) \
                 and not getattr(args, "oracle_command", None) and recorded_nothing(root):
             print(f"prescient {args.command}: nothing recorded yet in {root / 'data'} (no questions, forecasts or "
@@ -88,8 +92,8 @@ def _announce(args: argparse.Namespace) -> Path | None:
     from ..store.hub import Hub
     from ..timeutil import format_ts
 
-    if args.command == "demo":
-        print(f"prescient: demo hub {Path(args.dir).resolve()}", file=sys.stderr)
+    if args.command in ("demo", "init"):
+        print(f"prescient: {'demo hub' if args.command == 'demo' else 'hub'} {Path(args.dir).resolve()}", file=sys.stderr)
         return None
     if not hasattr(args, "hub"):
         return None

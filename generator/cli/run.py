@@ -1,4 +1,5 @@
-"""The hub's own runs: `demo`, `nightly`, `fetch`, `sources`, `build` and `serve`."""
+"""The hub's own runs: `demo`, `nightly`, `fetch`, `sources`, `build` and `serve`; and starting and
+checking a hub: `init` (and `init --upgrade`) and `check-config`."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..console import demo_summary, print_sources, progress_bar, requests_progress
+from ..console import demo_summary, init_summary, print_sources, progress_bar, requests_progress, settings_summary
 from ..errors import ConfigError, PartialFailure, PrescientError, Problem
 from .common import add_cache_options, add_common, build_time, command_time, hub_dir, opened, warn_quarantined
 
@@ -184,6 +185,35 @@ def _port(text: str) -> int:
     return int(text)
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    """A new hub repository in DIR (or, with --upgrade, the hub in DIR refreshed for this version)."""
+    from ..pipeline.hubinit import DEFAULT_SOURCES, init_hub, upgrade_hub
+
+    root = Path(args.dir).resolve()
+    if args.upgrade:
+        result = upgrade_hub(root, package=args.package or "")
+    else:
+        sources = [s.strip() for s in args.sources.split(",") if s.strip()] if args.sources is not None else DEFAULT_SOURCES
+        result = init_hub(root, command_time(args), title=args.title or "", maintainers=args.maintainer or (),
+                          sources=sources, package=args.package or "")
+    print(init_summary(result, _shown(root), _program()))
+    return 0
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    """Every table and key of data/hub.toml against the schema, and the files written from it (CODEOWNERS)."""
+    from ..config import HUB_FILE, load_settings
+    from ..pipeline.hubinit import check_hub_files
+
+    root = hub_dir(args.hub)
+    settings = load_settings(root)
+    problems = check_hub_files(root, settings)
+    if problems:
+        raise ConfigError(f"{root / HUB_FILE}: the files written from it are out of step", problems)
+    print(settings_summary(settings, command_time(args)))
+    return 0
+
+
 def add_run(sub) -> None:
     """`demo`, `nightly`, `fetch`, `sources`, `build` and `serve`."""
     demo = sub.add_parser("demo", help="create a complete demo hub on the offline sim world and build its site")
@@ -216,3 +246,27 @@ def add_run(sub) -> None:
     serve.add_argument("--port", type=_port, default=8000, metavar="N", help="the port to listen on (default 8000; 0: any free port)")
     serve.add_argument("--bind", default="127.0.0.1", metavar="ADDR", help="the address to listen on (default 127.0.0.1, this machine only)")
     serve.set_defaults(func=cmd_serve)
+    _add_hub_commands(sub)
+
+
+def _add_hub_commands(sub) -> None:
+    """`init` and `check-config`."""
+    init = sub.add_parser("init", help="create a new hub repository in DIR: a commented data/hub.toml, the workflows "
+                                       "pinned to this Prescient version, the site skeleton, CODEOWNERS, .gitignore, a README")
+    init.add_argument("dir", nargs="?", default=".", help="the new hub's folder, empty or new (default: the current one)")
+    init.add_argument("--title", help="the hub's name (default: the folder's name)")
+    init.add_argument("--maintainer", action="append", metavar="LOGIN",
+                      help="a GitHub login or @org/team who reviews every change outside the submission areas (repeatable)")
+    init.add_argument("--sources", metavar="NAME,...", help="the sources enabled (default: manifold,polymarket,kalshi,dbnomics; "
+                                                           "every other one is listed, disabled)")
+    init.add_argument("--package", metavar="REQUIREMENT", help="the pip requirement the workflows install Prescient from "
+                                                               "(default: this version's tag in the upstream repository)")
+    init.add_argument("--upgrade", action="store_true", help="refresh the workflows, .ci/run and site skeleton of the hub "
+                                                             "in DIR for this version; files the hub changed are kept and named")
+    init.add_argument("--as-of", metavar="ISO-TIMESTAMP", help="the time the first round is scheduled from (default: "
+                                                               "SOURCE_DATE_EPOCH, else now)")
+    init.set_defaults(func=cmd_init)
+    check = sub.add_parser("check-config", help="check data/hub.toml against the schema (every table, key, type and range; "
+                                                "exit 2 on any mistake) and CODEOWNERS against its maintainers")
+    add_common(check)
+    check.set_defaults(func=cmd_check_config)

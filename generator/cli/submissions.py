@@ -29,22 +29,23 @@ def cmd_validate(args: argparse.Namespace) -> int:
     hub = hub_dir(args.hub)
     report = validate_pr(hub, args.base, args.head, args.author, at, _receipts(hub, args.receipts_rev, args.receipts_from),
                          _hub_maintainers(hub)) if pr_mode else validate_files(hub, [Path(f) for f in args.files], at)
-    text = render(report, args.format, _submit_page(hub))
+    text = render(report, args.format, *_report_identity(hub))
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     sys.stdout.write(text)
     return 0 if report.ok else SubmissionInvalid.exit_code
 
 
-def _submit_page(hub: Path) -> str:
-    """The Submit page a report names: hub.toml's site_url, else the page's source. A hub.toml that does not
-    load leaves the report as it is (the check of hub.toml itself is `prescient verify`'s)."""
+def _report_identity(hub: Path) -> tuple[str, str]:
+    """The Submit page a report names (hub.toml's site_url, else the page's source) and the hub's title
+    that heads it. A hub.toml that does not load leaves the report as it is (check-config reports it)."""
     from ..config import SUBMIT_DOCS, load_settings
 
     try:
-        return load_settings(hub).submit_page
+        settings = load_settings(hub)
     except ConfigError:
-        return SUBMIT_DOCS
+        return SUBMIT_DOCS, "Prescient"
+    return settings.submit_page, settings.title
 
 
 @contextlib.contextmanager

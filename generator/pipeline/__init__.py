@@ -14,4 +14,7 @@
 - ``commitments``: ``prescient commit`` and ``reveal``, a commit–reveal round's two steps
 - ``demo``: a simulated season end to end
 - ``demo_git``: the demo as a git repository, a commit a night by the hub's bot (one ``git fast-import``)
+- ``hubinit``: ``prescient init``: a new hub's files (the workflows for a pinned version, the site
+  skeleton, CODEOWNERS), ``init --upgrade``, and the check of CODEOWNERS against hub.toml
+- ``hubtoml``: a new hub's commented ``data/hub.toml``, written from the schema
 """

@@ -88,6 +88,7 @@ class NightlyReport:
     sources: list[SourceReport] = field(default_factory=list)
     rounds_opened: list[str] = field(default_factory=list)
     rounds_waiting: list[str] = field(default_factory=list)  # due to open, but no eligible question yet
+    round_notes: list[str] = field(default_factory=list)  # a round frozen late, or why one waits and when the next opens
     written: list[str] = field(default_factory=list)
     quarantined: list[Problem] = field(default_factory=list)  # unreadable submitted files, one problem each
     unranked: list[str] = field(default_factory=list)  # "model · round: reason", left off by the imputation rule
@@ -259,11 +260,14 @@ def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_co
     observations = _lazy(lambda: readers.load_observations(hub))  # the ledger after the fetch, read when needed
     existing = {p.name for p in layout.round_dirs()}
     for due in sampling.rounds_to_open(settings.rounds, as_of, existing):
-        freeze = due - days(settings.rounds.open_days_before_due)
-        questions = sampling.sample_round(bank, observations(), due, freeze, settings.rounds, as_of)
+        freeze, questions = sampling.freeze_round(bank, observations(), due, settings.rounds, as_of)
         if questions.empty:  # never freeze an empty round: the next night in its window tries again
             report.rounds_waiting.append(format_date(due))
+            report.round_notes.append(sampling.waiting_note(settings.rounds, due, as_of))
             continue
+        if freeze != due - days(settings.rounds.open_days_before_due):
+            report.round_notes.append(f"round {format_date(due)}: nothing was eligible at its freeze time, so it is frozen "
+                                      f"now, {format_ts(freeze)} (the first run with eligible questions)")
         write_forecasts(layout, due, questions, extra, report)  # before the round: a crash leaves it unopened
         publish_round(hub, due, questions, bank, report, settings.rounds)
     _write_models(hub, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)

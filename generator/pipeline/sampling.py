@@ -23,6 +23,8 @@ from ..vocabulary import DATASET, MARKET
 
 
 def due_dates(rounds: RoundSettings, until: datetime) -> list[datetime]:
+    if rounds.cadence_days < 1:  # hub.toml's check refuses it; never a loop that does not end
+        raise ValueError(f"cadence_days = {rounds.cadence_days}: rounds must be at least a day apart")
     out, due = [], rounds.first_due
     while due <= until:
         out.append(due)
@@ -30,11 +32,46 @@ def due_dates(rounds: RoundSettings, until: datetime) -> list[datetime]:
     return out
 
 
+def next_round(rounds: RoundSettings, as_of: datetime) -> tuple[datetime, datetime]:
+    """(due, freeze time) of the first round due after ``as_of``."""
+    due = rounds.first_due
+    if due <= as_of:
+        due += days(rounds.cadence_days * ((as_of - due) // days(rounds.cadence_days) + 1))
+    return due, due - days(rounds.open_days_before_due)
+
+
 def rounds_to_open(rounds: RoundSettings, as_of: datetime, existing: set[str]) -> list[datetime]:
     """Rounds whose publication time has come, that are not due yet and not written yet."""
     window = days(rounds.open_days_before_due)
     return [due for due in due_dates(rounds, as_of + window)
             if due - window <= as_of < due and format_date(due) not in existing]
+
+
+LATE_LEAD = days(1)  # a round frozen after its freeze time leaves forecasters at least this long before its due time
+
+
+def freeze_round(bank: pd.DataFrame, obs: pd.DataFrame, due: datetime, rounds: RoundSettings,
+                 as_of: datetime) -> tuple[datetime, pd.DataFrame]:
+    """(freeze time, question set) of the round due at ``due``, opened by a run at ``as_of``: frozen at
+    its freeze time, from what the ledgers knew then; when nothing was eligible then (a hub whose first
+    fetch came after it, or a source that was down), frozen at ``as_of`` instead, as long as
+    ``LATE_LEAD`` is left before the due time. The question set's ``freeze_time`` says which."""
+    freeze = due - days(rounds.open_days_before_due)
+    questions = sample_round(bank, obs, due, freeze, rounds, as_of)
+    if questions.empty and freeze < as_of and as_of + LATE_LEAD <= due:
+        freeze = as_of
+        questions = sample_round(bank, obs, due, freeze, rounds, as_of)
+    return freeze, questions
+
+
+def waiting_note(rounds: RoundSettings, due: datetime, as_of: datetime) -> str:
+    """Why the round due at ``due`` did not open at ``as_of`` (nothing was eligible), and when one will."""
+    if as_of + LATE_LEAD <= due:
+        return (f"round {format_date(due)}: not opened, no eligible question yet; each nightly until "
+                f"{format_ts(due - LATE_LEAD)} tries again (the round is then frozen when it opens)")
+    following, freeze = next_round(rounds, due)
+    return (f"round {format_date(due)}: not opened, no eligible question before its due time; the next round is due "
+            f"{format_ts(following)} and opens at the first nightly from {format_ts(freeze)} that has eligible questions")
 
 
 def sample_round(bank: pd.DataFrame, obs: pd.DataFrame, due: datetime, freeze: datetime,

@@ -91,7 +91,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
                                 {r.due: r.questions for r in rounds}),
         **_arena(root, as_of, quarantine, read), **_oracle(hub, as_of, models, quarantine),
         rounds=rounds, questions=_questions(hub, observations, rounds, forecasts, scores, as_of),
-        repo_url=settings.repo_url, **_downloads(hub, readers.quarantined_files(quarantine), settings.repo_url, as_of),
+        repo_url=settings.repo_url, settings=settings, **_downloads(hub, readers.quarantined_files(quarantine), settings.repo_url, as_of),
     )
     boards = made()
     return SiteData(board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards, **gathered)
@@ -186,7 +186,9 @@ def build_site(hub: Hub | Path, as_of: datetime, run_mkdocs: bool = True,
     site_src = ensure_site_src(hub.root)
     changed = write_tree(site_src / "docs" / GENERATED, strip_generated(render_site(gather(hub, as_of, quarantine))))
     if run_mkdocs:
-        run_mkdocs_build(site_src / "mkdocs.yml", as_of, hub.settings.title)
+        settings = hub.settings
+        run_mkdocs_build(site_src / "mkdocs.yml", as_of, settings.title,
+                         site_description=settings.description, site_url=settings.site_url or None)
     return changed
 
 
@@ -212,14 +214,17 @@ def ensure_site_src(root: Path) -> Path:
     return site_src
 
 
-def run_mkdocs_build(config_file: Path, as_of: datetime, title: str) -> None:
+def run_mkdocs_build(config_file: Path, as_of: datetime, title: str, **identity: str | None) -> None:
+    """``mkdocs build --strict`` with the hub's identity (``site_name``; ``site_description``, ``site_url``
+    from hub.toml when given) over the skeleton's mkdocs.yml."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
     with _source_date(as_of), _quiet_mkdocs():
         try:
-            config = load_config(str(config_file), strict=True, site_name=title)
+            config = load_config(str(config_file), strict=True, site_name=title,
+                                 **{k: v for k, v in identity.items() if v is not None})
             with _cleared_meanwhile(Path(config["site_dir"])):
                 build(config)
         except MkDocsException as exc:

@@ -12,12 +12,15 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
+from typing import Any
 
 import jinja2
 import markupsafe
 import pandas as pd
 
 from ..codes import OTHER_CODES
+from ..config import hub_schema
+from ..config_schema import HTTP_OVERRIDES, allowed, describe_kind, toml_value
 from ..leaderboard.calibration import murphy, reliability_table
 from ..leaderboard.hub_boards import RECORDED_BEFORE_VIEWS, headline_of, history_views
 from ..leaderboard.views import horizon_days
@@ -29,6 +32,7 @@ from ..store.csvio import empty_frame
 from ..timeutil import format_ts, parse_ts
 from . import charts, shell
 from .downloads import for_spreadsheets, raw_url
+from .hub_settings import hub_settings_values
 from .oracle_sets import oracle_pages
 from .payloads import models_script, script_json
 from .questions import QuestionInfo
@@ -72,14 +76,30 @@ class SiteData:
     oracle_board: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.board.BOARD_COLUMNS
     board_history: pd.DataFrame = field(default_factory=pd.DataFrame)  # HISTORY rows of every board
     round_age_days: int | None = None  # a round enters the boards this many days after its due date
+    settings: Any = None  # config.Settings: the Methodology page's "This hub's settings" (None: not shown)
     oracle_sets: list[OracleSet] = field(default_factory=list)  # the Oracle pages, one per set
 
 
 def data_dictionary(env: jinja2.Environment) -> str:
-    """The Data page's snippet: every table's columns, the model metadata fields, and the problem
-    codes reported outside the submission checks (the Submit page lists those), one section each."""
+    """The Data page's snippet: every table's columns, the model metadata fields, the problem codes
+    reported outside the submission checks (the Submit page lists those) and every key of hub.toml,
+    one section each."""
+    settings = {table: [_setting_row(spec) for spec in keys] for table, keys in hub_schema().items()}
     return env.get_template("data_dictionary.md.j2").render(
-        tables=ALL_TABLES, model_fields=MODEL_FIELDS, problem_codes=OTHER_CODES)
+        tables=ALL_TABLES, model_fields=MODEL_FIELDS, problem_codes=OTHER_CODES, hub_settings=settings,
+        http_overrides=HTTP_OVERRIDES)
+
+
+def hub_settings_page(env: jinja2.Environment, settings) -> str:
+    """The Methodology page's snippet of this hub's numbers (``hub_settings``); empty without settings."""
+    return env.get_template("hub_settings.md.j2").render(**hub_settings_values(settings)) if settings is not None else ""
+
+
+def _setting_row(spec) -> dict[str, str]:
+    """One key of hub.toml as the Data page lists it (Markdown table cells; text never holds a pipe)."""
+    default = "required" if spec.required else "not set" if spec.default is None else f"`{toml_value(spec.default)}`"
+    return {"key": spec.name, "type": describe_kind(spec.kind), "default": default, "allowed": allowed(spec),
+            "meaning": html.escape(spec.meta.doc, quote=False).replace("|", "\\|")}
 
 
 def environment() -> jinja2.Environment:
@@ -216,6 +236,7 @@ def render_site(data: SiteData) -> dict[str, bytes]:
             **common, rounds=data.rounds, open_now=open_now(env, data, prefix="../", root="../../")),
         "open-now.md": open_now(env, data, prefix=f"{GENERATED}/", root=""),
         "data-dictionary.md": data_dictionary(env),
+        "hub-settings.md": hub_settings_page(env, data.settings),
     }
     per_model = {name: _by_model(getattr(data, name)) for name in ("history", "arena", "oracle_board", "arena_curves", "oracle_months")}
     pages.update({f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()})

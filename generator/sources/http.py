@@ -43,9 +43,10 @@ from typing import Any, TypedDict, TypeVar, Unpack
 import httpcore
 import httpx
 
+from ..config_schema import HttpSettings
 from ..errors import SourceError
 
-USER_AGENT = "prescient/0.1 (+https://github.com/prescient-forecasting/prescient; forecasting benchmark)"
+USER_AGENT = HttpSettings.user_agent  # hub.toml's [http] user_agent (config_schema: every key's default, once)
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_BYTES = 20 * 2**20  # max_response_bytes
 DEFAULT_REQUEST_SECONDS = 120.0  # request_seconds: the total deadline of one request

@@ -147,6 +147,12 @@ def is_work_tree(root: Path) -> bool:
     return Path(top).resolve() == root.resolve()
 
 
+def init_repository(root: Path) -> None:
+    """Make ``root`` a git repository whose first branch is ``main`` (``prescient init``)."""
+    run_git(root, "init", "-q")
+    run_git(root, "symbolic-ref", "HEAD", "refs/heads/main")
+
+
 def base_for(repo: Path, main: str, head: str) -> str:
     """The commit to diff a pull request's ``head`` against: ``main`` itself, or, once ``head`` has been
     merged into it, the first parent of the merge commit that brought it in (main as it was then)."""

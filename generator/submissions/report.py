@@ -60,9 +60,12 @@ class Report:
                 f"in {n} file(s) checked at {self.at} (UTC).")
 
 
-def render(report: Report, fmt: str, submit_page: str = SUBMIT_DOCS) -> str:
-    """The report in ``fmt``; every format ends by naming ``submit_page`` (the Submit page's URL, or its source)."""
-    return {"text": render_text, "markdown": render_markdown, "json": render_json}[fmt](report, submit_page)
+def render(report: Report, fmt: str, submit_page: str = SUBMIT_DOCS, title: str = "Prescient") -> str:
+    """The report in ``fmt``; every format ends by naming ``submit_page`` (the Submit page's URL, or its
+    source). The Markdown one (the pull-request comment) is headed with the hub's ``title``."""
+    if fmt == "markdown":
+        return render_markdown(report, submit_page, title)
+    return {"text": render_text, "json": render_json}[fmt](report, submit_page)
 
 
 _HIDDEN = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))  # control, format (bidi, zero-width), surrogate, separators
@@ -139,9 +142,9 @@ def code(text: object, limit: int = 300) -> str:
     return f"{fence}{pad}{value}{pad}{fence}"
 
 
-def render_markdown(report: Report, submit_page: str = SUBMIT_DOCS) -> str:
+def render_markdown(report: Report, submit_page: str = SUBMIT_DOCS, title: str = "Prescient") -> str:
     icon = "✅" if report.ok else "❌"
-    lines = ["## Prescient submission check", "", f"{icon} **{md(report.summary())}**", ""]
+    lines = [f"## {md(title)} submission check", "", f"{icon} **{md(report.summary())}**", ""]
     lines += [f"- {md(n)}" for n in report.notes] + ([""] if report.notes else [])
     lines += ["Files checked:", ""] + _file_list(report.files) + [""]
     if report.problems:

@@ -108,7 +108,7 @@ def test_a_budget_that_is_not_a_positive_number_is_a_configuration_error(tmp_pat
     with pytest.raises(ConfigError) as caught:
         load_settings(root)
     keys = {p.column: p.code for p in caught.value.problems}
-    assert keys == {"http.source_budget_seconds": "bad-value", "sources.manifold.budget_seconds": "bad-value"}
+    assert keys == {"http.source_budget_seconds": "wrong-type", "sources.manifold.budget_seconds": "bad-value"}
     assert load_settings(write_hub(tmp_path / "ok", SMALL_HUB + "\n[http]\nsource_budget_seconds = 2.5\n")).http[
         "source_budget_seconds"] == 2.5
 

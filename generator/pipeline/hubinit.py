@@ -1,0 +1,279 @@
+"""The files a hub holds besides its data: what ``prescient init`` writes, ``init --upgrade``
+refreshes, and ``prescient check-config`` checks against ``data/hub.toml``.
+
+A hub made by ``init`` holds no package code and no data of this repository. It gets:
+
+- files it owns from the start, never rewritten: ``data/hub.toml`` (commented, from the schema:
+  ``hubtoml.py``), a ``README.md`` and ``.gitignore`` (kept when the folder already has them);
+- ``.github/CODEOWNERS``, always written from ``[hub] maintainers`` by the shipped ``codeowners.py``;
+- files Prescient ships and an upgrade refreshes: the workflows (this repository's own, each install
+  rewritten to install the version pinned in ``.github/prescient.txt`` instead of the checkout),
+  ``codeowners.py``, ``requirements.lock``, the pull-request and issue templates, the hub's
+  ``.ci/run`` and the site skeleton ``site_src/``. ``.github/prescient-hub.json`` records the
+  version and each such file's sha256 as written, so an upgrade replaces what the hub left as it was
+  and keeps, naming it, what the hub changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from types import ModuleType
+
+from .. import __version__
+from ..config import HUB_FILE, Settings, load_settings
+from ..errors import ConfigError, Problem
+from ..store.atomic import write_bytes_atomic
+from ..store.git import init_repository, is_work_tree
+from ..timeutil import UTC
+from .hubtoml import render_hub_toml
+
+UPSTREAM = "https://github.com/prescient-forecasting/prescient"  # where a hub installs Prescient from by default
+PIN_FILE = ".github/prescient.txt"  # the one place a hub pins its Prescient version (a pip requirement)
+MANIFEST = ".github/prescient-hub.json"  # the version and sha256 of each shipped file as init or an upgrade wrote it
+CODEOWNERS = ".github/CODEOWNERS"
+DEFAULT_SOURCES = ("manifold", "polymarket", "kalshi", "dbnomics")  # live, and need no key
+SHIPPED_GITHUB = ("workflows", "ISSUE_TEMPLATE", "codeowners.py", "requirements.lock", "pull_request_template.md")
+TEMPLATES = "data_templates/hub"  # in the package: the hub's README, .gitignore and .ci/run
+
+# Each workflow line that installs Prescient from the checkout, and what a hub's workflow does instead:
+# install the pinned requirement (read from the trusted checkout: main, or the pull request's base commit).
+INSTALLS = {
+    'python -I -m pip install --no-deps --no-build-isolation "$GITHUB_WORKSPACE"':
+        f'python -I -m pip install --no-deps -r "$GITHUB_WORKSPACE/{PIN_FILE}"',
+    'python -I -m pip install "$GITHUB_WORKSPACE"': f'python -I -m pip install -r "$GITHUB_WORKSPACE/{PIN_FILE}"',
+    'python -I -m pip install "$RUNNER_TEMP/verifier"': f'python -I -m pip install -r "$RUNNER_TEMP/verifier/{PIN_FILE}"',
+    "cache-dependency-path: pyproject.toml": f"cache-dependency-path: {PIN_FILE}",
+}
+
+
+@dataclass
+class HubFiles:
+    """What ``init`` or an upgrade did, file by file (paths relative to the hub)."""
+
+    root: Path
+    version: str
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # the hub changed it (or had it): left as it is
+    created_git: bool = False
+    first_due: datetime | None = None
+    previous_version: str | None = None
+
+
+def default_pin(version: str = __version__) -> str:
+    return f"prescient @ git+{UPSTREAM}@v{version}"
+
+
+def first_due_for(as_of: datetime) -> datetime:
+    """A new hub's first due time: the first Sunday 00:00 UTC at least three days after ``as_of``, so
+    that its first nightly opens that round (frozen late, at that run) and forecasters get days to submit."""
+    start = as_of + timedelta(days=3)
+    day = datetime(start.year, start.month, start.day, tzinfo=UTC)
+    day += timedelta(days=1) if day < start else timedelta(0)
+    return day + timedelta(days=(6 - day.weekday()) % 7)
+
+
+def init_hub(root: Path, as_of: datetime, title: str = "", maintainers: Iterable[str] = (),
+             sources: Iterable[str] = DEFAULT_SOURCES, package: str = "") -> HubFiles:
+    """A new hub in ``root`` (created, or an existing folder without a hub): its files, a git repository."""
+    from ..vocabulary import known_sources
+
+    sources = tuple(sources)
+    unknown = [s for s in sources if s not in known_sources()]
+    if unknown:
+        raise ConfigError(f"--sources: unknown source(s) {', '.join(unknown)}; known sources: {', '.join(known_sources())}")
+    if (root / HUB_FILE).exists():
+        raise ConfigError(f"{root / HUB_FILE} exists: {root} is a hub already; `prescient init --upgrade {root}` "
+                          "refreshes its workflows and site skeleton")
+    shipped = shipped_files(package or default_pin())
+    clashes = sorted(p for p in shipped if (root / p).exists())
+    if clashes:
+        raise ConfigError(f"{root} already holds {', '.join(clashes[:5])}{' …' if len(clashes) > 5 else ''}; "
+                          "`prescient init` makes a new hub in an empty folder (or one without these files)")
+    maintainers = tuple(maintainers)
+    wrong = [m for m in maintainers if not codeowners_script()._OWNER.match(m)]
+    if wrong:
+        raise ConfigError(f"--maintainer: {', '.join(map(repr, wrong))} is not a GitHub login, @org/team or e-mail address")
+    first_due = first_due_for(as_of)
+    result = HubFiles(root, __version__, first_due=first_due)
+    owned = {HUB_FILE: render_hub_toml(title or root.name, maintainers, first_due, sources),
+             "README.md": _template("README.md").replace(b"{title}", (title or root.name).encode()),
+             ".gitignore": _template("gitignore")}
+    root.mkdir(parents=True, exist_ok=True)
+    for path, data in owned.items():
+        (result.kept if (root / path).exists() else result.written).append(path)
+        if not (root / path).exists():
+            write_bytes_atomic(root / path, data)
+    settings = load_settings(root)  # what init wrote passes its own check
+    _write_codeowners(root, result)
+    _write_shipped(root, shipped, {}, result)
+    if not is_work_tree(root):
+        init_repository(root)
+        result.created_git = True
+    _check_written(root, settings)
+    return result
+
+
+def upgrade_hub(root: Path, package: str = "") -> HubFiles:
+    """Refresh the shipped files of the hub in ``root`` for this version of Prescient (see the module)."""
+    settings = load_settings(root)
+    recorded = _read_manifest(root)
+    pin = package or (default_pin() if _unchanged(root, PIN_FILE, recorded) else _current_pin(root))
+    result = HubFiles(root, __version__, previous_version=recorded.get("version"))
+    _write_shipped(root, shipped_files(pin), recorded.get("files", {}), result)
+    _write_codeowners(root, result)
+    _check_written(root, settings)
+    return result
+
+
+def _check_written(root: Path, settings: Settings) -> None:
+    problems = check_hub_files(root, settings)
+    if problems:
+        raise ConfigError(f"{root / HUB_FILE}: the files written from it are out of step", problems)
+
+
+def shipped_files(pin: str) -> dict[str, bytes]:
+    """Every file Prescient ships into a hub, by its path in the hub (the workflows rewritten for a hub)."""
+    files: dict[str, bytes] = {}
+    github = github_dir()
+    for name in SHIPPED_GITHUB:
+        for file in _files_under(github / name):
+            files[f".github/{file.relative_to(github).as_posix()}"] = file.read_bytes()
+    for name, data in list(files.items()):
+        if name.startswith(".github/workflows/"):
+            files[name] = hub_workflow(name, data)
+    from ..site.build import skeleton_dir
+
+    skeleton = skeleton_dir()
+    for path in _files_under(skeleton):
+        relative = path.relative_to(skeleton)
+        if relative.parts[0] != "site" and relative.parts[:2] != ("docs", "generated"):  # built, never shipped
+            files[f"site_src/{relative.as_posix()}"] = path.read_bytes()
+    files[".ci/run"] = _template("ci-run")
+    files[PIN_FILE] = (f"# The Prescient this hub runs, as a pip requirement (see README.md, \"Upgrading\").\n{pin}\n").encode()
+    return dict(sorted(files.items()))
+
+
+def hub_workflow(path: str, data: bytes) -> bytes:
+    """A workflow of this repository as a hub runs it: every install of the checkout becomes an install
+    of the pinned requirement. A ValueError when an install line is not one ``INSTALLS`` knows."""
+    text = data.decode("utf-8")
+    for old, new in INSTALLS.items():
+        text = text.replace(old, new)
+    leftover = [line.strip() for line in text.splitlines() if "pip install" in line and PIN_FILE not in line
+                and "requirements.lock" not in line]
+    if leftover or "pyproject.toml" in text:
+        raise ValueError(f"{path}: an install the hub's workflows cannot rewrite: {leftover or 'pyproject.toml'}")
+    return text.encode("utf-8")
+
+
+def _write_shipped(root: Path, files: dict[str, bytes], recorded: dict[str, str], result: HubFiles) -> None:
+    """Write each shipped file the hub does not have or left as recorded; keep (and name) what it changed."""
+    manifest: dict[str, str] = {}
+    for path, data in files.items():
+        target = root / path
+        current = target.read_bytes() if target.is_file() else None
+        if current == data:
+            result.unchanged.append(path)
+        elif current is None or _sha(current) == recorded.get(path):
+            write_bytes_atomic(target, data)
+            if path == ".ci/run":
+                target.chmod(0o755)
+            result.written.append(path)
+        else:
+            result.kept.append(path)
+            manifest[path] = recorded.get(path, _sha(data))
+            continue
+        manifest[path] = _sha(data)
+    body = {"version": __version__, "files": manifest}
+    write_bytes_atomic(root / MANIFEST, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode())
+
+
+def _write_codeowners(root: Path, result: HubFiles) -> None:
+    try:
+        text = codeowners_text(root).encode()
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if write_bytes_atomic(root / CODEOWNERS, text):
+        result.written.append(CODEOWNERS)
+
+
+def _read_manifest(root: Path) -> dict:
+    try:
+        return json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # a hub made before init kept one (or a damaged one): every differing file is the hub's own
+
+
+def _unchanged(root: Path, path: str, recorded: dict) -> bool:
+    target = root / path
+    return not target.is_file() or _sha(target.read_bytes()) == recorded.get("files", {}).get(path)
+
+
+def _current_pin(root: Path) -> str:
+    lines = [line.strip() for line in (root / PIN_FILE).read_text(encoding="utf-8").splitlines()]
+    return next((line for line in lines if line and not line.startswith("#")), default_pin())
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _files_under(folder: Path) -> list[Path]:
+    if folder.is_file():
+        return [folder]
+    return sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts and not p.name.startswith("."))
+
+
+def _template(name: str) -> bytes:
+    return resources.files("generator").joinpath(f"{TEMPLATES}/{name}").read_bytes()
+
+
+def github_dir() -> Path:
+    """The ``.github`` folder shipped with Prescient (in a wheel) or beside the package (a checkout)."""
+    packaged = resources.files("generator").joinpath("_github")
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parents[2] / ".github"  # generator/pipeline/hubinit.py -> the checkout
+
+
+@cache
+def codeowners_script() -> ModuleType:
+    """``.github/codeowners.py`` (standard library only), the one writer of CODEOWNERS, as shipped."""
+    spec = importlib.util.spec_from_file_location("prescient_codeowners", github_dir() / "codeowners.py")
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{github_dir() / 'codeowners.py'} cannot be loaded")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def codeowners_text(root: Path) -> str:
+    """CODEOWNERS as ``[hub] maintainers`` of ``root``'s hub.toml makes it (ValueError on a bad maintainer)."""
+    script = codeowners_script()
+    return script.render(script.owners(root / HUB_FILE))
+
+
+def check_hub_files(root: Path, settings: Settings) -> list[Problem]:
+    """``.github/CODEOWNERS``, when the hub has one written by codeowners.py, against ``[hub] maintainers``."""
+    path = root / CODEOWNERS
+    if not path.is_file() or not path.read_text(encoding="utf-8").startswith(codeowners_script().HEADER.splitlines()[0]):
+        return []
+    try:
+        wanted = codeowners_text(root)
+    except ValueError as exc:
+        return [Problem(HUB_FILE, None, "hub.maintainers", "bad-value", str(exc))]
+    if path.read_text(encoding="utf-8") != wanted:
+        listed = ", ".join(settings.maintainers) or "nobody"
+        return [Problem(CODEOWNERS, None, None, "codeowners-stale",
+                        f"it does not give every path to [hub] maintainers ({listed}); run `python .github/codeowners.py` "
+                        "(or `prescient init --upgrade`) and commit it")]
+    return []
