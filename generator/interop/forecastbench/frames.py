@@ -210,8 +210,13 @@ def model_id(fset: Parsed) -> str:
     return f"{slug(fset.header['organization'], False)}.{slug(model_name(fset), True)}"
 
 
+FB_ORGANIZATION = "ForecastBench"  # FB's own files (its runs and comparison models); any other team's is a submission
+
+
 def model_meta(fset: Parsed) -> ModelMeta:
-    """Metadata from a forecast set: FB's comparison models are baselines, the human medians human."""
+    """Metadata from a forecast set: FB's comparison models are baselines, the human medians human;
+    ``ran_by`` says who ran it as FB tells it, by the organization (``forecastbench`` for FB's own
+    files, ``team`` for a team's submission: never in the estimation sample)."""
     header, name = fset.header, model_name(fset)
     kind = "baseline" if name in BASELINE_NAMES else "human" if "median forecast" in name.lower() else "llm"
     variant = header.get("forecast_variant_key") or ""
@@ -223,7 +228,9 @@ def model_meta(fset: Parsed) -> ModelMeta:
                                    "(the imported file keeps each member's rows)" if members else "",
                                    "imported from a ForecastBench forecast set") if x)
     return ModelMeta(id=model_id(fset), name=name, organization=header["organization"], kind=kind,
-                     release_date=header.get("model_release_date") or "", method=method, saw_crowd=saw)
+                     release_date=header.get("model_release_date") or "", method=method, saw_crowd=saw,
+                     ran_by="forecastbench" if header["organization"].strip() == FB_ORGANIZATION else "team",
+                     model_organization=header.get("model_organization") or "")
 
 
 def unit_keys(units: pd.DataFrame) -> dict[tuple[str, str], tuple[str, str]]:
