@@ -31,7 +31,7 @@ from .errors import (
     SubmissionInvalid,
     storage_error,
 )
-from .vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, REPLICATES
+from .vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, PRELIMINARY, REPLICATES
 
 EPILOG = "exit codes: " + " · ".join(f"{code} {meaning}" for code, meaning in sorted(EXIT_CODES.items()))
 
@@ -318,11 +318,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     """A board as of any time: scores recomputed from the ledgers as recorded by ``--as-of`` (when
     given; else the committed score files), the hub's options, and the bootstrap."""
-    import pandas as pd
-
-    from .leaderboard.fb_board import crowd_from_rounds
     from .leaderboard.hub_boards import board_for
-    from .pipeline.recompute import scores_as_of
+    from .pipeline.recompute import hub_crowd, scores_as_of
     from .store import readers
     from .store.hub import Hub
 
@@ -332,26 +329,35 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     as_of = default[0] if default else _as_of(args)
     round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
         if args.fb_round_filter else {}
+    name = args.board or settings.leaderboard.boards[0]
     try:
-        dues = readers.round_dues(layout)
-        crowd = crowd_from_rounds(pd.concat([readers.load_round(layout, d) for d in dues]), readers.load_observations(layout)) \
-            if settings.leaderboard.market_difficulty == "crowd" and dues else None
+        crowd = hub_crowd(hub)
         scores = scores_as_of(hub, as_of) if args.as_of else readers.load_scores(layout)
         _check_view(args.view, scores)
-        board = board_for(scores, readers.load_models(layout, as_of), as_of, settings, board=args.board or settings.leaderboard.boards[0],
+        models = readers.load_models(layout, as_of)
+        board = board_for(scores, models, as_of, settings, board=name,
                           view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
     except ValueError as exc:
         raise PrescientError(f"leaderboard: {exc}") from None
     from .console import board_notes, board_text, empty_board_note
+    from .leaderboard.fb_rules import orphan_problem
 
+    if board.attrs.get("orphans"):  # never silent (issue 34): the warning goes to stderr in every format
+        print(f"warning: {orphan_problem(board.attrs['orphans'], name)}", file=sys.stderr)
     empty = empty_board_note(as_of, readers.round_dues(layout), settings.rounds.first_due,
-                             settings.scoring.min_age_days) if board.empty else ""
+                             0 if name == PRELIMINARY else settings.scoring.min_age_days, readers.load_resolutions(layout),
+                             settings.scoring.unresolved_markets == "market_proxy") if board.empty else ""
     if args.format != "table":
-        print_frame(board, args.format)
+        if args.format == "forecastbench":
+            from .leaderboard.fb_layout import fb_layout
+
+            print_frame(fb_layout(board, name, models), "csv")
+        else:
+            print_frame(board, args.format)
         if empty:
             print(f"prescient leaderboard: {empty}", file=sys.stderr)
         return 0
-    title = (f"{args.board or settings.leaderboard.boards[0]} board · view {args.view} · as of "
+    title = (f"{name} board · view {args.view} · as of "
              f"{as_of:%Y-%m-%dT%H:%M:%SZ} · Brier Index: higher is better")
     sys.stdout.write(f"{title}\n{empty}\n" if empty else
                      board_text(board, title, args.view, args.wide, shutil.get_terminal_size((100, 24)).columns))
@@ -697,7 +703,7 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
     from .interop.forecastbench.importer import collector_spared, import_forecastbench
     from .pipeline.forked import default_processes
-    from .pipeline.recompute import hub_view, score_counts
+    from .pipeline.recompute import board_warnings, hub_view, score_counts
     from .store import readers
     from .store.hub import Hub
 
@@ -711,6 +717,8 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
             hub = Hub.load(root, layout)  # data/hub.toml may be the import's own
             view = hub_view(hub, readers.load_observations(layout), as_of)
             scored, written = score_counts(layout, view, hub.settings.scoring.impute_value, default_processes())
+            for warning in board_warnings(hub, as_of):
+                print(f"warning: {warning}", file=sys.stderr)
     finally:
         _keep_cache(layout.cache, "import")
     print(f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "
@@ -877,7 +885,8 @@ def _problems_exit(problems: list[Problem]) -> int:
 def _add_fb_commands(sub, board: argparse.ArgumentParser) -> None:
     """`prescient import forecastbench` and the FB options of `prescient leaderboard` (issue 5)."""
     board.add_argument("--board", choices=BOARDS, default=None,
-                       help="tournament: every forecaster; baseline: those that saw no crowd value "
+                       help="tournament: every forecaster; baseline: those that saw no crowd value; preliminary: every "
+                            "forecaster on dataset questions, without the 50-day rule (ForecastBench's) "
                             "(default: the first of hub.toml [leaderboard] boards)")
     board.add_argument("--replicates", type=_count, default=None, metavar="N",
                        help=f"bootstrap replicates (default: hub.toml [leaderboard] replicates, {REPLICATES}; "
@@ -973,7 +982,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
     board = sub.add_parser("leaderboard", help="print the leaderboard")
     _add_common(board)
-    board.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the board (default table)")
+    board.add_argument("--format", choices=("table", "csv", "json", "forecastbench"), default="table",
+                       help="how to print the board (default table; forecastbench: CSV with the columns and rounding of "
+                            "ForecastBench's published leaderboard of that board)")
     board.add_argument("--wide", action="store_true", help="the table with every column, not only rank, model, "
                                                            "Brier Index, N and rank interval")
     _add_fb_commands(sub, board)

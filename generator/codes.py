@@ -193,6 +193,9 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "seal-enforced": Code(WARNING, "A file of a sealed round differed from its seal; the run put the sealed bytes back (or removed a file that does not count)."),
         "receipts-incomplete": Code(WARNING, "The GitHub runs since the oldest unsealed round could not all be read, so no round was sealed in this run."),
     },
+    "Boards (`prescient leaderboard`, `prescient import forecastbench`)": {
+        "orphan-units": Code(WARNING, "Units no estimation-sample forecaster answered (their difficulty is not identified) are scored at the average difficulty, each at its raw Brier; the board's `n_orphan` column counts them per model, and the warning names their rounds (ForecastBench refuses such a board)."),
+    },
     "Imports (ForecastBench and oracle question sets)": {
         "not-forecastbench": Code(ERROR, "The folder holds no ForecastBench `question_sets` and `resolution_sets`."),
         "bad-structure": Code(ERROR, "A ForecastBench file is not a JSON object, or a part of it that must be a list or an object is not."),

@@ -18,7 +18,7 @@ from typing import Any
 
 from .errors import ConfigError, Problem
 from .timeutil import UTC, parse_ts
-from .vocabulary import BOARDS, REPLICATES, known_sources
+from .vocabulary import BOARDS, DEFAULT_BOARDS, REPLICATES, known_sources
 
 HUB_FILE = "data/hub.toml"
 SUBMIT_DOCS = "site_src/docs/submit.md"  # the Submit page's source, named where no site_url is set
@@ -56,12 +56,18 @@ class ScoringSettings:
 
 @dataclass(frozen=True)
 class LeaderboardSettings:
-    boards: tuple[str, ...] = BOARDS
+    boards: tuple[str, ...] = DEFAULT_BOARDS
     views: tuple[str, ...] = ("overall", "dataset", "market")
     replicates: int = REPLICATES
     seed: int = 0
     reference: str = ""  # a model id, matched exactly (not on a board: no reference); empty: the top model
-    market_difficulty: str = "estimated"  # or "crowd" (FB's tournament rule)
+    market_difficulty: str = "estimated"  # or "crowd" (FB's tournament rule: the tournament board's markets)
+    # A market with no crowd value at the due time, on a crowd board: "estimate" its difficulty, or "drop" it (FB).
+    missing_crowd: str = "estimate"
+    public_reference: str = ""  # a second model id (FB: the public's median): "Forecaster > Public?" p-values
+    # ForecastBench's per-round filter: a round counts once it has this many resolved dataset units / markets.
+    min_dataset_rows: int = 0
+    min_market_questions: int = 0
 
 
 @dataclass(frozen=True)
@@ -158,6 +164,7 @@ _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
 # How an open market of a round past its due time is treated (methodology page, "Unresolved markets").
 UNRESOLVED_POLICIES = ("ignore", "market_proxy")
 RECEIPT_MODES = ("ledger", "github")
+MISSING_CROWD = ("estimate", "drop")  # [leaderboard] missing_crowd (methodology page, "Boards and views")
 SECRECY = ("open", "commit-reveal")
 
 
@@ -315,6 +322,11 @@ def _check_leaderboard(table: dict, path: Path, problems: list[Problem]) -> None
         bad("replicates", f"{table['replicates']}; expected at least 1")
     if table["market_difficulty"] not in ("estimated", "crowd"):
         bad("market_difficulty", f"{table['market_difficulty']!r}; expected \"estimated\" or \"crowd\"")
+    if table["missing_crowd"] not in MISSING_CROWD:
+        bad("missing_crowd", f"{table['missing_crowd']!r}; expected {' or '.join(map(_quoted, MISSING_CROWD))}")
+    for key in ("min_dataset_rows", "min_market_questions"):
+        if table[key] < 0:
+            bad(key, f"{table[key]}; expected 0 or more")
 
 
 def _quoted(word: str) -> str:

@@ -50,6 +50,21 @@ from .filewriter import FileWriter
 T = TypeVar("T")
 WRITE_THREADS = 4  # forecast files written (and fsynced) at once by default
 
+# ForecastBench's boards and tournament rules, for the hub an import creates (Methodology page,
+# "ForecastBench, rule by rule"): its three boards, p-values against its two human groups, the
+# tournament board's market difficulty from the crowd, and a market without the crowd's value at the
+# due date left out of it.
+FB_LEADERBOARD = (
+    "[leaderboard]\n# ForecastBench's boards and tournament rules (Methodology page, \"ForecastBench, rule by rule\").\n"
+    "boards = [\"tournament\", \"baseline\", \"preliminary\"]\n"
+    "reference = \"forecastbench.superforecaster-median-forecast\"\n"
+    "public_reference = \"forecastbench.public-median-forecast\"\n"
+    "market_difficulty = \"crowd\"   # the tournament board: each market's difficulty is the crowd's Brier\n"
+    "missing_crowd = \"drop\"        # a market without the crowd's value at the due date leaves that board\n"
+    "# ForecastBench ranks only rounds with >= 225 resolved dataset units and >= 50 resolved markets:\n"
+    "# set min_dataset_rows = 225 and min_market_questions = 50 (or pass --fb-round-filter) to do the same.\n"
+)
+
 # The hub's constant baselines, the same forecasters the nightly run writes for its own rounds.
 HUB_BASELINES = ("prescient.always-0", "prescient.always-1", "prescient.always-0.5")
 
@@ -297,7 +312,7 @@ def _write_hub_toml(layout: Layout, dues: list[str], report: ImportReport) -> No
             "[hub]\ntitle = \"ForecastBench (imported)\"\n\n[rounds]\n"
             f"first_due = \"{dues[0]}T00:00:00Z\"\ncadence_days = 14\nopen_days_before_due = 0\n\n"
             "[scoring]\n# ForecastBench exempts its own organisation's files from the 5% imputation rule.\n"
-            "imputation_exempt = [\"forecastbench\"]\n")
+            "imputation_exempt = [\"forecastbench\"]\n\n" + FB_LEADERBOARD)
     write_bytes_atomic(layout.hub_toml, text.encode("utf-8"))
     report.written.append(layout.relative(layout.hub_toml))
 
