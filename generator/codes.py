@@ -111,7 +111,7 @@ CODES: dict[str, Code] = {
     "reserved-prefix": Code(ERROR, "The team prefix `prescient.` belongs to the hub's own forecasters; no pull request may add, edit or delete their files."),
     "reserved-kind": Code(ERROR, "The kind `baseline` belongs to the hub's own forecasters; no pull request may register or edit such a model."),
     "team-prefix-taken": Code(ERROR, "A new model uses the team prefix of existing models, and the pull request's author maintains none of them."),
-    "scoring-metadata-changed": Code(ERROR, "A model's `kind`, `saw_crowd`, `release_date` or `knowledge_cutoff` changes what boards count, so only a hub maintainer (`[hub] maintainers`) may change them."),
+    "scoring-metadata-changed": Code(ERROR, "A model's `kind`, `saw_crowd`, `release_date`, `knowledge_cutoff` or `ran_by` changes what boards count, so only a hub maintainer (`[hub] maintainers`) may change them."),
     "author-unchecked": Code(WARNING, "Checking files on disk cannot know who will open the pull request: the rules on the author (maintainers, team prefix) are checked on the pull request."),
 }
 
