@@ -901,8 +901,11 @@ def _add_fb_commands(sub, board: argparse.ArgumentParser) -> None:
     importer = sub.add_parser("import", help="import another benchmark's files into the hub")
     kinds = importer.add_subparsers(dest="importer", required=True, metavar="FORMAT")
     fb = kinds.add_parser("forecastbench", help="ForecastBench question, resolution and forecast sets (JSON)")
-    fb.add_argument("dir", help="folder holding datasets/question_sets and datasets/resolution_sets (or datasets/ itself)")
-    fb.add_argument("--forecasts", metavar="DIR", help="folder of FB forecast-set JSON files (any depth)")
+    fb.add_argument("dir", help="folder holding datasets/question_sets and datasets/resolution_sets (or datasets/ itself), "
+                                "or the same as a .tar.gz")
+    fb.add_argument("--forecasts", metavar="DIR", help="folder of FB forecast-set JSON files (any depth), or a bundle as FB "
+                                                       "publishes it (forecast_sets.tar.gz, processed_forecast_sets.tar.gz), "
+                                                       "its members checked before anything is unpacked")
     _add_common(fb)
     _add_cache_options(fb)  # the files it writes, checked, are kept for the next nightly
     fb.set_defaults(func=cmd_import_forecastbench)

@@ -35,7 +35,7 @@ from ...forecasters.baselines import AFTER_DUE, AT_OPEN
 from ...models import ModelMeta
 from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ...scoring.brier import set_name
-from ...store import ingest, ledger, readers, seals
+from ...store import ingest, ledger, readers, seals, tarball
 from ...store.csvio import empty_frame, read_table, to_csv_bytes, write_bytes_atomic
 from ...store.git import blob_id
 from ...store.layout import Layout
@@ -230,7 +230,16 @@ def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_
                          as_of: datetime | str, workers: int = WRITE_THREADS) -> ImportReport:
     """Import FB files into the hub at ``hub_root`` (a folder, or the command's Layout, whose read
     cache then holds the written forecast files for the scoring); raise SchemaError (writing nothing)
-    on bad input. ``workers``: threads writing forecast files; 1 writes them one by one, in order."""
+    on bad input. ``workers``: threads writing forecast files; 1 writes them one by one, in order.
+    ``datasets_dir`` and ``forecasts_dir`` may each be a bundle as ForecastBench publishes them
+    (``.tar.gz``), checked member by member before anything is unpacked (``store.tarball``)."""
+    with tarball.unpacked(Path(datasets_dir)) as datasets, tarball.unpacked(Path(forecasts_dir) if forecasts_dir else None) as forecasts:
+        assert datasets is not None
+        return _import(hub_root, datasets, forecasts, as_of=as_of, workers=workers)
+
+
+def _import(hub_root: Path | Layout, datasets_dir: Path, forecasts_dir: Path | None, *,
+            as_of: datetime | str, workers: int) -> ImportReport:
     as_of_text = as_of if isinstance(as_of, str) else format_ts(as_of)
     layout = hub_root if isinstance(hub_root, Layout) else Layout(Path(hub_root))
     report = ImportReport(as_of_text)
