@@ -4,6 +4,7 @@ published facts reproduced from the real FB files in ../shared/forecastbench (sk
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 import subprocess
@@ -286,6 +287,10 @@ def test_the_preliminary_board_reproduces_the_published_always_rows(fb_hub):
         # the published N (33,789) is 0.7% above these files' (33,536): FB scored newer processed files
         assert abs(int(ours.loc[name, "N dataset"]) / int(published.loc[name, "N dataset"]) - 1) < 0.01
     assert board["n_market"].eq(0).all() and board.attrs["orphans"]["market"] == 0  # dataset units only
+    done = subprocess.run([sys.executable, "-m", "generator", "leaderboard", "--hub", str(fb_hub), "--board", "preliminary",
+                           "--replicates", "0", "--format", "forecastbench"], capture_output=True, text=True, check=True)
+    printed = pd.read_csv(io.StringIO(done.stdout), dtype=str, keep_default_na=False).set_index("Model")
+    assert printed.loc["Always 0", "Dataset"] == ours.loc["Always 0", "Dataset"] == published.loc["Always 0", "Dataset"]
 
 
 @needs_fb
