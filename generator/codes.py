@@ -201,6 +201,7 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "bad-structure": Code(ERROR, "A ForecastBench file is not a JSON object, or a part of it that must be a list or an object is not."),
         "bad-id": Code(ERROR, "A question id is not a string, or (oracle) uses characters other than letters, digits and `. _ : -`."),
         "combination-id": Code(WARNING, "Rows with a list id (ForecastBench combination questions) are dropped."),
+        "imputed-forecast": Code(WARNING, "Rows of a ForecastBench processed forecast set marked `imputed: true` are ForecastBench's imputations, not the model's forecasts: they are dropped, and the hub imputes those units itself (counting them for the 5% rule)."),
         "unsafe-member": Code(ERROR, "A member of a ForecastBench bundle (`.tar.gz`) has an absolute name, a `..` part, a backslash or a control character, or is a link, a device or a pipe: nothing is unpacked."),
         "member-too-large": Code(ERROR, "A member of a ForecastBench bundle claims more bytes than the cap (2 GiB a member, 16 GiB in all, 500,000 members): nothing is unpacked."),
         "bad-archive": Code(ERROR, "A ForecastBench bundle is not a readable gzip-compressed tar."),

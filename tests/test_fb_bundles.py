@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import tarfile
 import time
 from pathlib import Path
 
 import pytest
-from test_forecastbench_import import AS_OF, _digest, _mini
+from test_forecastbench_import import AS_OF, FSET, _digest, _mini, score_hub
 
 from generator.errors import SchemaError
 from generator.interop.forecastbench.importer import import_forecastbench
+from generator.store.layout import Layout
 from generator.store.tarball import unpacked
+from generator.timeutil import parse_ts
 
 from conftest import run_cli
 
@@ -99,3 +102,21 @@ def test_the_cli_refuses_a_traversing_bundle_with_exit_3_and_the_code(tmp_path):
     result = run_cli("import", "forecastbench", str(data), "--forecasts", str(bundle), "--hub", str(tmp_path / "hub"),
                      "--as-of", AS_OF)
     assert result.returncode == 3 and "[unsafe-member]" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_processed_file_keeps_the_model_s_forecasts_and_leaves_fb_imputations_to_the_hub(tmp_path):
+    # a processed forecast set carries what FB scored: its own imputations marked imputed, the
+    # crowd value at the due date, the outcome; only the model's own forecasts are imported
+    processed = json.loads(json.dumps(FSET))
+    processed["forecasts"] = [{**row, "imputed": False, "market_value_on_due_date": 0.7, "resolved": True}
+                              for row in processed["forecasts"]]
+    processed["forecasts"].append({"id": "F1", "source": "fred", "forecast": 0.5, "resolution_date": "2026-02-03",
+                                   "reasoning": None, "imputed": True, "resolved_to": 1.0, "resolved": True})
+    data, forecasts = _mini(tmp_path, fset=processed)
+    bundle = _bundle(tmp_path / "processed_forecast_sets.tar.gz", forecasts)
+    report = import_forecastbench(tmp_path / "hub", data, bundle, as_of=AS_OF)
+    (warning,) = [w for w in report.warnings if w.code == "imputed-forecast"]
+    assert "1 row(s) marked imputed" in warning.message and warning.severity == "warning"
+    scores, _ = score_hub(Layout(tmp_path / "hub"), parse_ts(AS_OF))
+    x = scores[scores["model"] == "team-a.model-x-1.0"].set_index(["question_id", "resolution_date"])
+    assert x.loc[("fred:F1", "2026-02-03"), "imputed"] == 1 and x.loc[("fred:F1", "2026-01-11"), "imputed"] == 0
