@@ -12,6 +12,7 @@ from ..errors import PrescientError, Problem
 from ..scoring.resolve import LedgerView, known_by, ledger_view, resolve_round
 from ..store import manifest, readers, receipts, seals
 from ..store.git import blob_id
+from ..store.hub import Hub
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
 from ..vocabulary import MARKET
@@ -29,21 +30,22 @@ def load_cohorts(root: Path, as_of: datetime, due: datetime | None = None,
     date ``YYYY-MM-DD`` -> ``readers.load_forecasts``) are forecast files the caller has read
     already (the site build): those rounds' files are not read again."""
     quarantine = [] if quarantine is None else quarantine
-    layout = Layout(root)
-    dues = readers.round_dues(layout)
+    hub = Hub(root)
+    layout = hub.layout
+    dues = readers.round_dues(hub)
     if due is not None:
         if format_date(due) not in {format_date(d) for d in dues}:
             raise PrescientError(f"no round is due on {format_date(due)} (no {layout.relative(layout.round_questions(due))})")
         dues = [d for d in dues if format_date(d) == format_date(due)]
-    rounds = {d: readers.load_round(layout, d) for d in dues if d <= as_of}  # an open round's bets are never shown
+    rounds = {d: readers.load_round(hub, d) for d in dues if d <= as_of}  # an open round's bets are never shown
     markets = {q for r in rounds.values() for q in r.loc[r["kind"] == MARKET, "question_id"]}
-    obs = readers.load_observations(layout)
+    obs = readers.load_observations(hub)
     obs = obs[obs["question_id"].isin(markets)]
     stamp = format_ts(as_of)
-    view, known = ledger_view(obs, stamp, readers.load_resolutions(layout)), known_by(obs, stamp)
-    attested = attestations(layout)
+    view, known = ledger_view(obs, stamp, readers.load_resolutions(hub)), known_by(obs, stamp)
+    attested = attestations(hub)
     given = forecasts or {}
-    frames = [_round_positions(layout, d, questions, view, known, quarantine, attested, given.get(format_date(d)))
+    frames = [_round_positions(hub, d, questions, view, known, quarantine, attested, given.get(format_date(d)))
               for d, questions in rounds.items()]
     frames = [f for f in frames if len(f)]
     positions = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=POSITIONS)
@@ -65,12 +67,12 @@ class Attestations:
         return min(found) if found else None
 
 
-def attestations(layout: Layout) -> Attestations:
-    by_blob = {key: format_ts(when) for key, when in receipts.attested(receipts.load_receipts(layout)).items()}
-    sealed = seals.load_seals(layout).dropna(subset=["path", "blob", "attested_at"])
+def attestations(hub: Hub) -> Attestations:
+    by_blob = {key: format_ts(when) for key, when in receipts.attested(receipts.load_receipts(hub)).items()}
+    sealed = seals.load_seals(hub).dropna(subset=["path", "blob", "attested_at"])
     for path, blob, at in zip(sealed["path"].astype(str), sealed["blob"].astype(str), sealed["attested_at"].astype(str)):
         by_blob[(path, blob)] = min(at, by_blob.get((path, blob), at))
-    return Attestations(by_blob, manifest.first_recorded(manifest.load_manifest(layout)))
+    return Attestations(by_blob, manifest.first_recorded(manifest.load_manifest(hub)))
 
 
 def attested_time(layout: Layout, path: Path, attested: Attestations) -> str | None:
@@ -78,15 +80,15 @@ def attested_time(layout: Layout, path: Path, attested: Attestations) -> str | N
     return attested.time_of(layout.relative(path), path.read_bytes())
 
 
-def _round_positions(layout: Layout, due: datetime, questions: pd.DataFrame, view: LedgerView,
+def _round_positions(hub: Hub, due: datetime, questions: pd.DataFrame, view: LedgerView,
                      known: pd.DataFrame, quarantine: list[Problem], attested: Attestations,
                      forecasts: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     label, due_ts = format_date(due), format_ts(due)
     markets = questions[questions["kind"] == MARKET]
-    timed = {model: (frame, attested_time(layout, layout.bets(due, model), attested))
-             for model, frame in readers.load_bets(layout, due, quarantine).items()}
+    timed = {model: (frame, attested_time(hub.layout, hub.layout.bets(due, model), attested))
+             for model, frame in readers.load_bets(hub, due, quarantine).items()}
     parts = [bet_positions(label, model, frame, markets, known, when) for model, (frame, when) in timed.items() if when is not None]
-    given = readers.load_forecasts(layout, due, quarantine) if forecasts is None else forecasts
+    given = readers.load_forecasts(hub, due, quarantine) if forecasts is None else forecasts
     parts.append(simulated_positions(label, given, markets, due_ts))
     parts = [p for p in parts if len(p)]
     if not parts or markets.empty:

@@ -23,11 +23,11 @@ from ..models import ModelMeta
 from ..timeutil import format_date
 from ..vocabulary import MARKET
 from .bootstrap import BootstrapResult
+from .crowd import CROWD_AT_DUE
 from .fixed_effects import brier_index
 from .stats import one_sided_p
 
 RELEASE_WINDOW_DAYS = 365  # FB: an LLM it ran enters the estimation sample on rounds due this soon after its release
-CROWD_AT_DUE, CROWD_AT_FREEZE = "due", "freeze"  # where a round's crowd value comes from (``crowd_from_rounds``)
 _NEVER = "9999-12-31"
 
 

@@ -210,6 +210,21 @@ def model_id(fset: Parsed) -> str:
     return f"{slug(fset.header['organization'], False)}.{slug(model_name(fset), True)}"
 
 
+# ForecastBench's boards and tournament rules, for the hub an import creates (Methodology page,
+# "ForecastBench, rule by rule"): its three boards, p-values against its two human groups, the
+# tournament board's market difficulty from the crowd, and a market without the crowd's value at the
+# due date left out of it.
+FB_LEADERBOARD = (
+    "[leaderboard]\n# ForecastBench's boards and tournament rules (Methodology page, \"ForecastBench, rule by rule\").\n"
+    "boards = [\"tournament\", \"baseline\", \"preliminary\"]\n"
+    "reference = \"forecastbench.superforecaster-median-forecast\"\n"
+    "public_reference = \"forecastbench.public-median-forecast\"\n"
+    "market_difficulty = \"crowd\"   # the tournament board: each market's difficulty is the crowd's Brier\n"
+    "missing_crowd = \"drop\"        # a market without the crowd's value at the due date leaves that board\n"
+    "# ForecastBench ranks only rounds with >= 225 resolved dataset units and >= 50 resolved markets:\n"
+    "# set min_dataset_rows = 225 and min_market_questions = 50 (or pass --fb-round-filter) to do the same.\n"
+)
+
 FB_ORGANIZATION = "ForecastBench"  # FB's own files (its runs and comparison models); any other team's is a submission
 
 
@@ -247,7 +262,7 @@ def forecast_columns(fset: Parsed, allowed: dict[tuple[str, str], tuple[str, str
     """The forecast set's rows on the round's units (``allowed``, see ``unit_keys``): the kept rows'
     columns, and one warning for repeated rows (the first is kept) and one for rows outside the
     round (dropped). ``fset.rows`` is the one dict of four plain columns ``parse.parse_forecast_set``
-    makes (tests/test_fast_paths.py compares with the same done on a DataFrame)."""
+    makes (tests/store/test_fast_paths.py compares with the same done on a DataFrame)."""
     columns = fset.rows[0] if len(fset.rows) == 1 and isinstance(fset.rows[0], dict) else None
     if columns is None or set(columns) != set(_F_NAMES) or len({len(columns[c]) for c in _F_NAMES}) != 1:
         raise ValueError(f"{fset.label}: not the four forecast columns parse_forecast_set makes")
