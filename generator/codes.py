@@ -111,7 +111,7 @@ CODES: dict[str, Code] = {
     "reserved-prefix": Code(ERROR, "The team prefix `prescient.` belongs to the hub's own forecasters; no pull request may add, edit or delete their files."),
     "reserved-kind": Code(ERROR, "The kind `baseline` belongs to the hub's own forecasters; no pull request may register or edit such a model."),
     "team-prefix-taken": Code(ERROR, "A new model uses the team prefix of existing models, and the pull request's author maintains none of them."),
-    "scoring-metadata-changed": Code(ERROR, "A model's `kind`, `saw_crowd`, `release_date` or `knowledge_cutoff` changes what boards count, so only a hub maintainer (`[hub] maintainers`) may change them."),
+    "scoring-metadata-changed": Code(ERROR, "A model's `kind`, `saw_crowd`, `release_date`, `knowledge_cutoff` or `ran_by` changes what boards count, so only a hub maintainer (`[hub] maintainers`) may change them."),
     "author-unchecked": Code(WARNING, "Checking files on disk cannot know who will open the pull request: the rules on the author (maintainers, team prefix) are checked on the pull request."),
 }
 
@@ -194,11 +194,18 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "seal-enforced": Code(WARNING, "A file of a sealed round differed from its seal; the run put the sealed bytes back (or removed a file that does not count)."),
         "receipts-incomplete": Code(WARNING, "The GitHub runs since the oldest unsealed round could not all be read, so no round was sealed in this run."),
     },
+    "Boards (`prescient leaderboard`, `prescient import forecastbench`)": {
+        "orphan-units": Code(WARNING, "Units no estimation-sample forecaster answered (their difficulty is not identified) are scored at the average difficulty, each at its raw Brier; the board's `n_orphan` column counts them per model, and the warning names their rounds (ForecastBench refuses such a board)."),
+    },
     "Imports (ForecastBench and oracle question sets)": {
         "not-forecastbench": Code(ERROR, "The folder holds no ForecastBench `question_sets` and `resolution_sets`."),
         "bad-structure": Code(ERROR, "A ForecastBench file is not a JSON object, or a part of it that must be a list or an object is not."),
         "bad-id": Code(ERROR, "A question id is not a string, or (oracle) uses characters other than letters, digits and `. _ : -`."),
         "combination-id": Code(WARNING, "Rows with a list id (ForecastBench combination questions) are dropped."),
+        "imputed-forecast": Code(WARNING, "Rows of a ForecastBench processed forecast set marked `imputed: true` are ForecastBench's imputations, not the model's forecasts: they are dropped, and the hub imputes those units itself (counting them for the 5% rule)."),
+        "unsafe-member": Code(ERROR, "A member of a ForecastBench bundle (`.tar.gz`) has an absolute name, a `..` part, a backslash or a control character, or is a link, a device or a pipe: nothing is unpacked."),
+        "member-too-large": Code(ERROR, "A member of a ForecastBench bundle claims more bytes than the cap (2 GiB a member, 16 GiB in all, 500,000 members): nothing is unpacked."),
+        "bad-archive": Code(ERROR, "A ForecastBench bundle is not a readable gzip-compressed tar."),
         "lfs-pointer": Code(ERROR, "The file is a Git LFS pointer, not the data: fetch the object (`git lfs pull`) and import that."),
         "unknown-question-set": Code(WARNING, "A ForecastBench forecast set's `question_set` names none of its round's question sets; it is scored on the whole round."),
         "bad-outcome": Code(ERROR, "A ForecastBench resolution's `resolved_to` is not a number."),

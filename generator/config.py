@@ -22,7 +22,7 @@ from .config_schema import SOURCE_OPTIONS, HttpSettings, Spec, check_table, did_
 from .config_schema import key_problem as schema_problem
 from .errors import ConfigError, Problem
 from .timeutil import UTC, parse_ts
-from .vocabulary import BOARDS, REPLICATES, known_sources
+from .vocabulary import BOARDS, DEFAULT_BOARDS, REPLICATES, known_sources
 
 HUB_FILE = "data/hub.toml"
 SUBMIT_DOCS = "site_src/docs/submit.md"  # the Submit page's source, named where no site_url is set
@@ -72,8 +72,9 @@ class ScoringSettings:
 
 @dataclass(frozen=True)
 class LeaderboardSettings:
-    boards: tuple[str, ...] = key(BOARDS, "\"tournament\" (every forecaster) and \"baseline\" (those that saw no crowd "
-                                          "value); the first is the headline.", choices=BOARDS, nonempty=True)
+    boards: tuple[str, ...] = key(DEFAULT_BOARDS, "\"tournament\" (every forecaster), \"baseline\" (those that saw no crowd "
+                                                  "value) and \"preliminary\" (ForecastBench's: dataset questions only, no "
+                                                  "50-day rule); the first is the headline.", choices=BOARDS, nonempty=True)
     views: tuple[str, ...] = key(("overall", "dataset", "market"), "Rows each board ranks: overall, market, dataset, "
                                                                    "resolved-only, source:NAME, category:NAME, horizon:DAYS.",
                                  nonempty=True)
@@ -82,8 +83,15 @@ class LeaderboardSettings:
     # a model id, matched exactly (not on a board: no reference); empty: the top model
     reference: str = key("", "p-values are against this model id; empty: the top model.", advanced=True)
     market_difficulty: str = key("estimated", "\"estimated\" (fixed effects) or \"crowd\" (a market's difficulty fixed "
-                                              "at the crowd's Brier: ForecastBench's tournament rule).",
+                                              "at the crowd's Brier: ForecastBench's rule, for the tournament board's markets).",
                                  choices=("estimated", "crowd"), advanced=True)
+    missing_crowd: str = key("estimate", "A market with no crowd value at its due time, on a crowd board: \"estimate\" its "
+                                         "difficulty, or \"drop\" it (ForecastBench).", choices=("estimate", "drop"), advanced=True)
+    public_reference: str = key("", "A second model id (ForecastBench: the public's median) for the \"Forecaster > "
+                                    "Public?\" p-values; empty: none.", advanced=True)
+    min_dataset_rows: int = key(0, "ForecastBench's per-round filter: a round counts once it has this many resolved "
+                                   "dataset units ...", ge=0, advanced=True)
+    min_market_questions: int = key(0, "... and this many resolved markets.", ge=0, advanced=True)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .store.csvio import encode
 from .store.spreadsheet import spreadsheet_safe
-from .timeutil import format_ts
+from .timeutil import format_ts, parse_ts
 
 if TYPE_CHECKING:  # rich is imported only when a terminal shows the bar
     from rich.progress import Progress, TaskID
@@ -200,9 +200,9 @@ def board_columns(board: pd.DataFrame, view: str, wide: bool) -> pd.DataFrame:
         out = pd.DataFrame(index=board.index)
         for c in board.columns:
             col = board[c]
-            if c in ("rank", "rank_low", "rank_high", "n_dataset", "n_market", "provisional", "in_estimation", "n"):
+            if c in ("rank", "rank_low", "rank_high", "n_dataset", "n_market", "provisional", "in_estimation", "n", "n_orphan"):
                 out[c] = col.map(_rank)
-            elif c.startswith("brier") or c in ("log_score", "peer", "bss", "accuracy", "p_value"):
+            elif c.startswith("brier") or c in ("log_score", "peer", "bss", "accuracy", "p_value", "p_public"):
                 out[c] = col.map(lambda x: _num(x, 3))
             elif pd.api.types.is_float_dtype(col):
                 out[c] = col.map(lambda x: _num(x, 1))
@@ -212,9 +212,12 @@ def board_columns(board: pd.DataFrame, view: str, wide: bool) -> pd.DataFrame:
     return out[keep]
 
 
-def empty_board_note(as_of: datetime, dues: list[datetime], first_due: datetime, min_age_days: int) -> str:
+def empty_board_note(as_of: datetime, dues: list[datetime], first_due: datetime, min_age_days: int,
+                     resolutions: pd.DataFrame | None = None, market_proxy: bool = False) -> str:
     """Why a board is empty, and when the first scores can appear: a round counts ``min_age_days`` after
-    its due time (FB's 50-day rule), so nothing shows before the first round's due time plus that."""
+    its due time (FB's 50-day rule), so nothing shows before the first round's due time plus that.
+    ``resolutions`` (the stated-resolutions ledger): resolutions of those rounds recorded only after
+    ``as_of`` (an import records them at its own ``--as-of``) are named, with the time to ask at."""
     first = min(dues) if dues else first_due
     earliest = first + timedelta(days=min_age_days)
     if earliest > as_of:
@@ -222,8 +225,29 @@ def empty_board_note(as_of: datetime, dues: list[datetime], first_due: datetime,
         return (f"no scored forecasts as of {format_ts(as_of)}; first scores on {earliest:%Y-%m-%d} at the earliest: "
                 f"{which} counts {min_age_days} days after its due time")
     cutoff = as_of - timedelta(days=min_age_days)
-    return (f"no scored forecasts as of {format_ts(as_of)}: no forecast of a round due by {cutoff:%Y-%m-%d} "
+    note = (f"no scored forecasts as of {format_ts(as_of)}: no forecast of a round due by {cutoff:%Y-%m-%d} "
             "has resolved yet, or every such file was left out by the imputation rule")
+    late = recorded_later(resolutions, as_of, cutoff)
+    if late is None:
+        return note
+    count, when = late
+    ask = parse_ts(when) + timedelta(days=1) if market_proxy else parse_ts(when)
+    return (f"no scored forecasts as of {format_ts(as_of)}: {count:,} resolution(s) of rounds due by {cutoff:%Y-%m-%d} "
+            f"are in the hub but were recorded after that time (the first at {when}, e.g. by `prescient import "
+            "forecastbench --as-of`, which records what it imports at its own time); a board sees a resolution "
+            f"from the time the hub recorded it: ask with --as-of {format_ts(ask)} or later"
+            + (" (under market_proxy an open market takes the value recorded a day before the board's time)" if market_proxy else ""))
+
+
+def recorded_later(resolutions: pd.DataFrame | None, as_of: datetime, cutoff: datetime) -> tuple[int, str] | None:
+    """How many stated resolutions (resolved or void) of rounds due by ``cutoff``, resolved by ``as_of``,
+    were recorded only after ``as_of``, and the earliest such recording time; None when none."""
+    if resolutions is None or resolutions.empty:
+        return None
+    rows = resolutions[(resolutions["status"] != "open") & (resolutions["recorded_at"] > format_ts(as_of))
+                       & (resolutions["resolved_at"].fillna("") <= format_ts(as_of))
+                       & (resolutions["round"].fillna("").astype(str).str[:10] <= f"{cutoff:%Y-%m-%d}")]
+    return (len(rows), str(rows["recorded_at"].min())) if len(rows) else None
 
 
 def board_text(board: pd.DataFrame, title: str, view: str, wide: bool, width: int) -> str:
@@ -258,5 +282,8 @@ def board_notes(board: pd.DataFrame) -> str:
     if crowd:
         lines.append(f"market difficulty: crowd value at the due time on {crowd['at_due']:,} unit(s), freeze value on "
                      f"{crowd['at_freeze']:,}, estimated (no crowd value known) on {crowd['estimated']:,}"
-                     + (f"; {crowd['dropped']:,} with no difficulty at all left out" if crowd.get("dropped") else ""))
+                     + (f"; {crowd['missing_at_due']:,} without the crowd's value at the due time left out (missing_crowd = "
+                        "\"drop\")" if crowd.get("missing_at_due") else "")
+                     + (f"; {crowd['average']:,} with neither (orphans) at the other markets' average" if crowd.get("average") else ""))
     return "".join(line + "\n" for line in lines)
+

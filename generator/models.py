@@ -17,6 +17,8 @@ GITHUB_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}", 
 HUB_TEAM = "prescient"  # the hub's own forecasters: prescient.<model>, written by the nightly only
 HUB_KINDS = ("baseline",)  # kinds only the hub's own forecasters may have
 KINDS = ("llm", "human", "team", "baseline", "synthetic")
+# Who ran a forecaster (ForecastBench's estimation sample is its own runs): empty for a hub's models.
+RAN_BY = ("forecastbench", "team")
 FIELDS = {
     "name": "Display name.",
     "organization": "Who built or runs the forecaster.",
@@ -28,8 +30,11 @@ FIELDS = {
     "maintainers": "GitHub logins allowed to submit for this model.",
     "prompt_variant": "LLM forecasters: the prompt used (e.g. `zero-shot`, `scratchpad`).",
     "prompt_sha256": "LLM forecasters: sha256 of the prompt template file, so a changed prompt is visible.",
+    "ran_by": "Who ran the forecaster: `forecastbench` (ForecastBench's own runs) or `team` (a team's submission, "
+              "never in the estimation sample); empty for a hub's own models. A ForecastBench import sets it.",
+    "model_organization": "Who made the model, when not the organization that runs it (ForecastBench's Model Organization).",
 }
-OPTIONAL = ("prompt_variant", "prompt_sha256")  # left out of the YAML when empty
+OPTIONAL = ("prompt_variant", "prompt_sha256", "ran_by", "model_organization")  # left out of the YAML when empty
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,8 @@ class ModelMeta:
     maintainers: tuple[str, ...] = ()
     prompt_variant: str = ""
     prompt_sha256: str = ""
+    ran_by: str = ""
+    model_organization: str = ""
 
     def to_yaml(self) -> bytes:
         body = {k: v for k, v in asdict(self).items() if k != "id" and (k not in OPTIONAL or v)}
@@ -67,7 +74,8 @@ def load_model(path: Path, label: str | None = None) -> ModelMeta:
                      knowledge_cutoff=text["knowledge_cutoff"], release_date=text["release_date"],
                      method=text["method"], saw_crowd=bool(body.get("saw_crowd")),
                      maintainers=tuple(v for v in body.get("maintainers") or () if is_login(v)),
-                     prompt_variant=text["prompt_variant"], prompt_sha256=text["prompt_sha256"])
+                     prompt_variant=text["prompt_variant"], prompt_sha256=text["prompt_sha256"],
+                     ran_by=text["ran_by"], model_organization=text["model_organization"])
 
 
 def check_model(model_id: str, body: object, label: str) -> list[Problem]:
@@ -79,6 +87,8 @@ def check_model(model_id: str, body: object, label: str) -> list[Problem]:
     problems += [Problem(label, None, k, "missing-field", f"{k!r} is required") for k in ("name", "organization", "kind") if not body.get(k)]
     if body.get("kind") and body["kind"] not in KINDS:
         problems.append(Problem(label, None, "kind", "bad-value", f"kind {body['kind']!r} is not one of {', '.join(KINDS)}"))
+    if body.get("ran_by") and body["ran_by"] not in RAN_BY:
+        problems.append(Problem(label, None, "ran_by", "bad-value", f"ran_by {body['ran_by']!r} is not one of {', '.join(RAN_BY)}"))
     if not isinstance(body.get("maintainers", []), list):
         problems.append(Problem(label, None, "maintainers", "bad-value", "maintainers must be a list of GitHub logins"))
     return problems

@@ -8,9 +8,11 @@ DATASET = "dataset"
 KINDS = (MARKET, DATASET)
 STATUSES = ("open", "resolved", "void")
 
-# tournament: every forecaster; baseline: those that saw no crowd value (model metadata saw_crowd).
-TOURNAMENT, BASELINE = "tournament", "baseline"
-BOARDS = (TOURNAMENT, BASELINE)
+# tournament: every forecaster; baseline: those that saw no crowd value (model metadata saw_crowd);
+# preliminary: every forecaster on dataset questions only, without the 50-day rule (ForecastBench's).
+TOURNAMENT, BASELINE, PRELIMINARY = "tournament", "baseline", "preliminary"
+BOARDS = (TOURNAMENT, BASELINE, PRELIMINARY)
+DEFAULT_BOARDS = (TOURNAMENT, BASELINE)  # hub.toml [leaderboard] boards' default: a hub adds preliminary itself
 REPLICATES = 1999  # bootstrap replicates of a board: hub.toml [leaderboard] replicates' default
 # ForecastBench's per-round filter (its tournament board): a round counts when it has at least this
 # many resolved dataset rows and resolved markets (leaderboard.fb_board.FB_TOURNAMENT).

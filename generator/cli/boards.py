@@ -8,18 +8,15 @@ import sys
 
 from ..console import print_frame
 from ..errors import VERIFY_FAILED, PrescientError, Problem
-from ..vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, REPLICATES
+from ..vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, PRELIMINARY, REPLICATES
 from .common import add_common, board_time, command_time, hub_dir, recorded_nothing, warn_quarantined
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     """A board as of any time: scores recomputed from the ledgers as recorded by ``--as-of`` (when
     given; else the committed score files), the hub's options, and the bootstrap."""
-    import pandas as pd
-
-    from ..leaderboard.crowd import crowd_from_rounds
     from ..leaderboard.hub_boards import hub_board
-    from ..pipeline.recompute import scores_as_of
+    from ..pipeline.recompute import hub_crowd, scores_as_of
     from ..store import readers
     from ..store.hub import Hub
 
@@ -29,26 +26,31 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     as_of = default[0] if default else command_time(args)
     round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
         if args.fb_round_filter else {}
+    name = args.board or settings.leaderboard.boards[0]
     try:
-        dues = readers.round_dues(hub)
-        crowd = crowd_from_rounds(pd.concat([readers.load_round(hub, d) for d in dues]), readers.load_observations(hub)) \
-            if settings.leaderboard.market_difficulty == "crowd" and dues else None
         scores = scores_as_of(hub, as_of) if args.as_of else readers.load_scores(hub)
         _check_view(args.view, scores)
-        board = hub_board(scores, readers.load_models(hub, as_of), as_of, settings, board=args.board or settings.leaderboard.boards[0],
-                          view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
+        models = readers.load_models(hub, as_of)
+        board = hub_board(scores, models, as_of, settings, board=name, view=args.view, replicates=args.replicates,
+                          seed=args.seed, crowd=hub_crowd(hub), **round_filter)
     except ValueError as exc:
         raise PrescientError(f"leaderboard: {exc}") from None
     from ..console import board_notes, board_text, empty_board_note
+    from ..leaderboard.fb_layout import fb_layout
+    from ..leaderboard.fb_rules import orphan_problem
 
+    if board.attrs.get("orphans"):  # never silent (issue 34): the warning goes to stderr in every format
+        print(f"warning: {orphan_problem(board.attrs['orphans'], name)}", file=sys.stderr)
     empty = empty_board_note(as_of, readers.round_dues(hub), settings.rounds.first_due,
-                             settings.scoring.min_age_days) if board.empty else ""
+                             0 if name == PRELIMINARY else settings.scoring.min_age_days, readers.load_resolutions(hub),
+                             settings.scoring.unresolved_markets == "market_proxy") if board.empty else ""
     if args.format != "table":
-        print_frame(board, args.format)
+        print_frame(fb_layout(board, name, models) if args.format == "forecastbench" else board,
+                    "csv" if args.format == "forecastbench" else args.format)
         if empty:
             print(f"prescient leaderboard: {empty}", file=sys.stderr)
         return 0
-    title = (f"{args.board or settings.leaderboard.boards[0]} board · view {args.view} · as of "
+    title = (f"{name} board · view {args.view} · as of "
              f"{as_of:%Y-%m-%dT%H:%M:%SZ} · Brier Index: higher is better")
     sys.stdout.write(f"{title}\n{empty}\n" if empty else
                      board_text(board, title, args.view, args.wide, shutil.get_terminal_size((100, 24)).columns))
@@ -131,11 +133,14 @@ def add_leaderboard(sub) -> None:
     """`leaderboard`, with the ForecastBench options of its board (issue 5)."""
     board = sub.add_parser("leaderboard", help="print the leaderboard")
     add_common(board)
-    board.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the board (default table)")
+    board.add_argument("--format", choices=("table", "csv", "json", "forecastbench"), default="table",
+                       help="how to print the board (default table; forecastbench: CSV with the columns and rounding of "
+                            "ForecastBench's published leaderboard of that board)")
     board.add_argument("--wide", action="store_true", help="the table with every column, not only rank, model, "
                                                            "Brier Index, N and rank interval")
     board.add_argument("--board", choices=BOARDS, default=None,
-                       help="tournament: every forecaster; baseline: those that saw no crowd value "
+                       help="tournament: every forecaster; baseline: those that saw no crowd value; preliminary: every "
+                            "forecaster on dataset questions, without the 50-day rule (ForecastBench's) "
                             "(default: the first of hub.toml [leaderboard] boards)")
     board.add_argument("--replicates", type=_count, default=None, metavar="N",
                        help=f"bootstrap replicates (default: hub.toml [leaderboard] replicates, {REPLICATES}; "

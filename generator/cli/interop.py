@@ -13,7 +13,7 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
     """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
     from ..interop.forecastbench.importer import collector_spared, import_forecastbench
     from ..parallel import default_processes
-    from ..pipeline.recompute import hub_view, write_round_scores_in_parallel
+    from ..pipeline.recompute import board_warnings, hub_view, write_round_scores_in_parallel
     from ..store import readers
 
     as_of = command_time(args)
@@ -25,6 +25,8 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
         with collector_spared():  # the frames the import handed over live until the end
             view = hub_view(hub, readers.load_observations(hub), as_of)
             scored, written = write_round_scores_in_parallel(hub, view, hub.settings.scoring.impute_value, default_processes())
+            for warning in board_warnings(hub, as_of):
+                print(f"warning: {warning}", file=sys.stderr)
     print(f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "
           f"{report.statements_added} stated resolution(s), {report.forecast_files} forecast file(s) added; "
           f"{scored} forecast(s) scored, {len(report.written) + len(written)} file(s) written")
@@ -58,8 +60,11 @@ def add_import(sub):
     importer = sub.add_parser("import", help="import another benchmark's files into the hub")
     kinds = importer.add_subparsers(dest="importer", required=True, metavar="FORMAT")
     fb = kinds.add_parser("forecastbench", help="ForecastBench question, resolution and forecast sets (JSON)")
-    fb.add_argument("dir", help="folder holding datasets/question_sets and datasets/resolution_sets (or datasets/ itself)")
-    fb.add_argument("--forecasts", metavar="DIR", help="folder of FB forecast-set JSON files (any depth)")
+    fb.add_argument("dir", help="folder holding datasets/question_sets and datasets/resolution_sets (or datasets/ itself), "
+                                "or the same as a .tar.gz")
+    fb.add_argument("--forecasts", metavar="DIR", help="folder of FB forecast-set JSON files (any depth), or a bundle as FB "
+                                                       "publishes it (forecast_sets.tar.gz, processed_forecast_sets.tar.gz), "
+                                                       "its members checked before anything is unpacked")
     add_common(fb)
     add_cache_options(fb)  # the files it writes, checked, are kept for the next nightly
     fb.set_defaults(func=cmd_import_forecastbench)

@@ -10,6 +10,9 @@ boards built on it. Pure: frames in, frames out; no I/O stage is imported (``tes
   effects fit, the stratified cluster bootstrap, and the CIs, p-values and ranks from it
 - ``secondary``: log score, Peer score, BSS and accuracy columns
 - ``crowd``: the crowd's value and Brier of each market (the tournament board's market difficulty)
+- ``fb_rules``: ForecastBench's rules on what a board holds: orphan units, the 365-day and
+  missing-crowd rules, the public's p-value
+- ``fb_layout``: a board as ForecastBench publishes it (its CSV columns and rounding)
 - ``calibration``: reliability tables and the Murphy decomposition
 - ``diff``: the nightly leaderboard diff in plain words
 - ``row_codes``, ``frame_times``, ``digest``: speed only: rows coded once for every board, a

@@ -11,26 +11,34 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
    silently: ``unranked_rounds`` lists each with its reason, and the board carries that list in
    ``attrs["unranked"]``. Models named in ``imputation_exempt`` (ids, or teams: the part before the
    dot) are exempt, as FB exempts its own files.
-   The baseline board keeps only models whose metadata says they saw no crowd value.
+   The baseline board keeps only models whose metadata says they saw no crowd value; the
+   preliminary board (FB's) keeps dataset units only, with no 50-day rule, no market minimum and no
+   stability age (``board_rules``).
 2. Estimation sample (which rows fit the fixed effects), from model metadata: kind ``llm``,
    ``human`` or ``team``; never ``baseline`` (Always-x, Naive, Imputed, random) or ``synthetic``,
-   and never a crowd aggregate of submitted forecasts (model ids ``*.crowd-*``; FB excludes its
-   ensembles too). FB further restricts the sample to its own, non-tournament runs; the metadata
-   does not say who ran a model, so we do not. If no model qualifies, every model enters (a board
-   of baselines alone then shows raw mean Brier, which is what FB's rescaling gives them). Units
-   without an estimation row are dropped (``orphan_units``).
+   never a crowd aggregate of submitted forecasts (model ids ``*.crowd-*``; FB excludes its
+   ensembles too), never a model whose ``ran_by`` is ``team`` (FB: no external submission); an LLM
+   that ForecastBench ran (``ran_by: forecastbench``) only on rounds due less than 365 days after its
+   ``release_date`` (FB's rule). If no model qualifies, every model enters (a board of baselines
+   alone then shows raw mean Brier, which is what FB's rescaling gives them). Units without an
+   estimation row (``orphan_units``, default ``"average"``) are kept and scored as units of average
+   difficulty, so each counts at its raw Brier; ``attrs["orphans"]`` and the ``n_orphan`` column
+   say how many (FB refuses such a board).
 3. Per type, ``fit`` gives D (rescaled so a forecaster covering every unit scores its raw Brier);
    overall = (D_dataset + D_market) / 2; Brier Index = 100 (1 - sqrt(D)). With
    ``market_difficulty="crowd"`` the market question effects are fixed at the crowd's Brier
    (FB's tournament board; ``crowd`` gives the crowd's probability per round and market,
    ``crowd.crowd_from_rounds``). A market with no crowd value keeps its estimated difficulty (a first
-   fit without fixed market effects); ``attrs["crowd_values"]`` counts the units of each kind
+   fit without fixed market effects; not identified either, an orphan: the mean crowd Brier of the
+   other markets), or with ``missing_crowd="drop"`` (FB) leaves the board when its round knows other
+   markets' values at the due time; ``attrs["crowd_values"]`` counts the units of each kind
    (``crowd.crowd_counts``).
 4. ``bootstrap`` (strata (round, source), unit resampling as FB) and ``summarize``: 95% CIs,
    one-sided p-values against ``reference`` (a model id, matched exactly; not on this board: no
    reference, every p_label says so; not configured: the top model) with FB's labels, % ranked #1
    and rank intervals, on the score the board ranks by (``FBOptions.score``: overall by default;
-   a view of one question type ranks by that type's score, see ``ranking_score``).
+   a view of one question type ranks by that type's score, see ``ranking_score``); % in the top 5%
+   (``pct_top5``) and, against ``public_reference``, FB's "Forecaster > Public?" p-value (``p_public``).
 5. Stability rule (``provisional_models``): a model with fewer than ``min_resolved`` resolved units
    it forecast itself, or whose first round on the board is due less than ``min_age_days`` before
    ``as_of``, is shown with ``provisional = 1`` and no rank; rank statistics (% #1, rank
@@ -43,7 +51,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -54,14 +62,17 @@ from ..timeutil import format_date, format_ts
 from ..vocabulary import (
     BASELINE,
     BOARDS,
+    DATASET,
     FB_MIN_DATASET_ROWS,
     FB_MIN_MARKET_QUESTIONS,
     MARKET,
+    PRELIMINARY,
     REPLICATES,
     TOURNAMENT,
 )
 from .bootstrap import bootstrap
 from .crowd import crowd_brier, crowd_counts
+from .fb_rules import missing_at_due, orphan_note, public_p, refuse_orphans, within_release_window
 from .fixed_effects import fit
 from .panel import build_panel, sorted_codes
 from .row_codes import RowCodes, first_appearance
@@ -75,14 +86,14 @@ COLUMNS = ["rank", "model", "name", "organization", "kind",
            "overall", "overall_ci_low", "overall_ci_high", "n_dataset", "n_market",
            "brier_dataset", "brier_market", "brier_overall", "pct_rank1", "rank_low", "rank_high",
            "p_value", "p_display", "p_label", "in_estimation",
-           "log_score", "peer", "bss", "accuracy", "provisional"]
+           "log_score", "peer", "bss", "accuracy", "provisional", "pct_top5", "p_public", "n_orphan"]
 _UNIT = ["round", "question_id", "resolution_date"]
 NO_REFERENCE = "no reference"  # p_label of every row when the configured reference is not on the board
 
 
 @dataclass(frozen=True)
 class FBOptions:
-    board: str = TOURNAMENT  # or BASELINE: models that saw no crowd value
+    board: str = TOURNAMENT  # or BASELINE (models that saw no crowd value), PRELIMINARY (dataset units)
     replicates: int = REPLICATES  # 0: point estimates and ranks only (the bootstrap's statistics NaN, p-values blank)
     min_round_age_days: int | None = 50
     min_dataset_rows: int = 0  # FB: FB_MIN_DATASET_ROWS
@@ -90,7 +101,9 @@ class FBOptions:
     max_imputed_share: float | None = 0.05
     market_difficulty: str = "estimated"  # or "crowd"
     reference: str | None = None
-    orphan_units: str = "drop"
+    public_reference: str | None = None  # FB's second comparison (the public's median): p_public
+    orphan_units: str = "average"  # units with no estimation row: "average" difficulty, "drop", "raise" (FB)
+    missing_crowd: str = "estimate"  # a crowd board's market with no crowd value: "estimate" or "drop" (FB)
     naive_model: str | None = NAIVE_MODEL  # the BSS reference
     min_resolved: int = 0  # stability rule; hub.toml [scoring] min_resolved
     min_age_days: int = 0  # stability rule; hub.toml [scoring] min_age_days
@@ -103,13 +116,29 @@ FB_TOURNAMENT = FBOptions(min_dataset_rows=FB_MIN_DATASET_ROWS, min_market_quest
 
 def board_options(scoring, leaderboard, **overrides) -> FBOptions:
     """FBOptions from the hub's ``[scoring]`` and ``[leaderboard]`` settings; ``overrides`` that are
-    None are ignored (a command-line option left unset). ``board`` defaults to the first configured."""
+    None are ignored (a command-line option left unset). ``board`` defaults to the first configured;
+    what the board fixes whatever the hub says comes last (``board_rules``)."""
     base = dict(board=leaderboard.boards[0], replicates=leaderboard.replicates,
                 min_round_age_days=scoring.min_age_days, max_imputed_share=scoring.max_imputed_share,
                 market_difficulty=leaderboard.market_difficulty, reference=leaderboard.reference or None,
                 min_resolved=scoring.min_resolved, min_age_days=scoring.min_age_days,
-                imputation_exempt=tuple(getattr(scoring, "imputation_exempt", ())))
-    return FBOptions(**{**base, **{k: v for k, v in overrides.items() if v is not None}})
+                imputation_exempt=tuple(getattr(scoring, "imputation_exempt", ())),
+                missing_crowd=leaderboard.missing_crowd, public_reference=leaderboard.public_reference or None,
+                min_dataset_rows=leaderboard.min_dataset_rows, min_market_questions=leaderboard.min_market_questions)
+    return board_rules(FBOptions(**{**base, **{k: v for k, v in overrides.items() if v is not None}}))
+
+
+def board_rules(options: FBOptions) -> FBOptions:
+    """What each board fixes, as ForecastBench's boards do: only the tournament board takes market
+    difficulty from the crowd (the baseline board estimates it); the preliminary board
+    (``driver_preliminary``) has no 50-day rule, no market minimum and no stability age (a new model
+    is ranked once its rows resolve) and ranks by the dataset score."""
+    if options.board == PRELIMINARY:
+        return replace(options, min_round_age_days=None, min_market_questions=0, min_age_days=0,
+                       market_difficulty="estimated", score=DATASET)
+    if options.board != TOURNAMENT and options.market_difficulty != "estimated":
+        return replace(options, market_difficulty="estimated")
+    return options
 
 
 SCORES = ("overall", *TYPES)
@@ -130,7 +159,8 @@ def ranking_score(wanted: str, n_per_type) -> str:
 
 def is_estimation_model(model: str, meta: ModelMeta | None) -> bool:
     """The metadata rule of step 2 in the module docstring."""
-    return meta is not None and meta.kind in ESTIMATION_KINDS and not model.split(".", 1)[-1].startswith("crowd-")
+    return meta is not None and meta.kind in ESTIMATION_KINDS and meta.ran_by != "team" \
+        and not model.split(".", 1)[-1].startswith("crowd-")
 
 
 def _eligible_rows(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> pd.DataFrame:
@@ -257,6 +287,9 @@ def _board_rows(rows: pd.DataFrame, models: dict[str, ModelMeta], options: FBOpt
             rows, codes = rows[keep], codes.take(keep)
         else:
             rows = rows[rows["model"].isin([m for m in rows["model"].unique() if _blind(m, models)])]
+    elif options.board == PRELIMINARY:
+        keep = (rows["kind"] == DATASET).to_numpy()
+        rows, codes = rows[keep], codes.take(keep) if codes is not None else None
     elif options.board != TOURNAMENT:
         raise ValueError(f"unknown board {options.board!r}; expected {' or '.join(BOARDS)}")
     return rows.reset_index(drop=True), codes
@@ -292,7 +325,8 @@ def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.Da
     unit_type = (units["kind"].to_numpy() == MARKET).astype(np.int64)
     stratum = first_appearance_codes(units, ["round", "source"])[0]
     flags = np.array([is_estimation_model(m, models.get(m)) for m in names])
-    est = flags[model] if flags.any() else np.ones(len(rows), bool)
+    est = flags[model] & within_release_window(rows["round"].to_numpy(), names, model, models) if flags.any() \
+        else np.ones(len(rows), bool)
     if options.market_difficulty not in ("estimated", "crowd"):
         raise ValueError("market_difficulty must be 'estimated' or 'crowd'")
     b_fixed = crowd_brier(units, crowd) if options.market_difficulty == "crowd" else None
@@ -349,16 +383,29 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
     names, model, unit, est, unit_type, stratum, b_fixed, units = _panel_inputs(rows, models, crowd, options, codes)
     brier = rows["brier"].to_numpy(dtype=float)
     if b_fixed is not None:
+        missing = missing_at_due(units, crowd) if options.missing_crowd == "drop" else np.zeros(len(units), bool)
+        if missing.any():  # FB: a market without the crowd's value at the due date leaves every row
+            rows, codes = rows[~missing[unit]].reset_index(drop=True), codes.take(~missing[unit]) if codes is not None else None
+            names, model, unit, est, unit_type, stratum, _, units = _panel_inputs(rows, models, None, options, codes)
+            brier, b_fixed = rows["brier"].to_numpy(dtype=float), b_fixed[~missing]  # unit codes keep their order
         notes["crowd_values"] = crowd_counts(units, crowd, b_fixed)
+        if missing.any():
+            notes["crowd_values"]["missing_at_due"] = int(missing.sum())
         b_fixed = _fill_estimated((model, unit, brier, est, unit_type, stratum), b_fixed)
         lost = (unit_type == 1) & ~np.isfinite(b_fixed)  # markets whose difficulty nothing identifies
-        if lost.any():
-            notes["crowd_values"]["dropped"] = int(lost.sum())
-            rows, codes = rows[~lost[unit]].reset_index(drop=True), codes.take(~lost[unit]) if codes is not None else None
-            names, model, unit, est, unit_type, stratum, _, units = _panel_inputs(rows, models, None, options, codes)
-            brier, b_fixed = rows["brier"].to_numpy(dtype=float), b_fixed[~lost]  # unit codes keep their order
-    panel = build_panel(model, unit, brier, est, unit_type, stratum,
-                        b_fixed=b_fixed, type_names=TYPES, orphan_units=options.orphan_units)
+        if lost.any():  # orphans of a crowd board: the average difficulty of its other markets
+            notes["crowd_values"].update(average=int(lost.sum()), estimated=notes["crowd_values"]["estimated"] - int(lost.sum()))
+            known = (unit_type == 1) & np.isfinite(b_fixed)
+            b_fixed = np.where(lost, b_fixed[known].mean(), b_fixed) if known.any() else None
+    else:
+        lost = np.zeros(len(units), bool)
+    panel = build_panel(model, unit, brier, est, unit_type, stratum, b_fixed=b_fixed, type_names=TYPES,
+                        orphan_units="average" if options.orphan_units == "raise" else options.orphan_units)
+    orphan = lost | (panel.orphan if panel.orphan is not None else False)
+    if orphan.any():
+        notes["orphans"] = orphan_note(units, orphan)
+        if options.orphan_units == "raise":
+            raise refuse_orphans(notes["orphans"])
     point = fit(panel)
     boot = bootstrap(panel, options.replicates, rng) if options.replicates else None
     score = ranking_score(options.score, np.nansum(point.n, axis=1))
@@ -371,9 +418,11 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
         p_display = p_label = [""] * len(names)
     elif ref is None and options.reference is not None:
         p_label = [NO_REFERENCE] * len(names)
+    extra = {"pct_top5": summary.pct_top5, "p_public": public_p(names, boot, score, options.public_reference),
+             "n_orphan": np.bincount(model, weights=orphan[unit], minlength=len(names)).astype(np.int64)}
     out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score,
                  model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None),
-                 provisional, (p_display, p_label))
+                 provisional, (p_display, p_label), extra)
     out.attrs.update(notes)
     return out
 
@@ -412,7 +461,7 @@ def _reference(names: np.ndarray, D: np.ndarray, wanted: str | None) -> int | No
 
 
 def _frame(names, models, point, summary, in_est, score: str, secondary: dict[str, np.ndarray], provisional,
-           p_text: tuple[list[str], list[str]]) -> pd.DataFrame:
+           p_text: tuple[list[str], list[str]], extra: dict[str, np.ndarray]) -> pd.DataFrame:
     """The board's ``COLUMNS``, one row per model of ``names`` (sorted; ``secondary``'s arrays follow them),
     ordered best first: by rank, then the ranking score (higher first), then model id, missing
     ranks and scores last. Built in one frame and ordered with one lexsort (the frame's many
@@ -433,7 +482,7 @@ def _frame(names, models, point, summary, in_est, score: str, secondary: dict[st
         "p_value": summary.p_value, "p_display": p_text[0], "p_label": p_text[1],
         "in_estimation": in_est.astype(np.int64),
         **{c: secondary[c] for c in ("log_score", "peer", "bss", "accuracy")},
-        "provisional": np.asarray(provisional, dtype=np.int64),
+        "provisional": np.asarray(provisional, dtype=np.int64), **extra,
     })
     order = board_order(summary.rank, columns[score])
     return pd.DataFrame({c: np.asarray(columns[c], dtype=object if isinstance(columns[c], list) else None)[order]

@@ -16,7 +16,12 @@ differ:
   never reach the leaderboard. Here the caller passes ``in_estimation`` per row: the policy lives
   with the caller, the kernel only does algebra.
 * Units with no estimation-sample forecast: FB raises ("Estimated num. of question fixed effects
-  ... not equal to num. of questions"). We raise by default; ``orphan_units='drop'`` removes them.
+  ... not equal to num. of questions"). We raise by default; ``orphan_units='drop'`` removes them;
+  ``orphan_units='average'`` (the boards' rule) keeps them as units of the type's average difficulty,
+  ``b_j = mean_b``: a model's D is then ``(n_id (mean over its identified units of (B - b) + mean_b)
+  + sum of its Briers on orphans) / (n_id + n_orphans)``, so its orphans count at their raw Brier
+  and a model covering every unit still scores its raw mean Brier. A type with no identified unit
+  is scored raw.
 * Score. FB averages ``brier_ij - b_j`` over each model's rows, then shifts every column so that
   Always 0.5 scores 0.25. We add the (weighted) mean of ``b_j`` over all units of the type instead,
   which is the same number whenever Always 0.5 covers every unit, and needs no Always 0.5 row.
@@ -165,7 +170,22 @@ def scores_for_weights(panel: Panel, weights: np.ndarray) -> np.ndarray:
         if k.units.size:
             W = np.ascontiguousarray(weights[:, k.units].T, dtype=float)
             out[t] = type_scores(k, W, model_effects(k, W))[0]
+            n_id = (k.Y @ W).T
+        else:
+            n_id = np.zeros((weights.shape[0], panel.n_models))
+        if k.orphans.size:
+            out[t] = with_orphans(k, out[t], n_id, np.ascontiguousarray(weights[:, k.orphans].T, dtype=float))
     return out
+
+
+def with_orphans(k: TypeKernel, D: np.ndarray, n_id: np.ndarray, Wo: np.ndarray) -> np.ndarray:
+    """D (batch, models) over the identified units, with the type's orphan units (weights ``Wo``,
+    orphans x batch) added at the average difficulty: each model's orphans count at their raw Brier,
+    weighted by the share of its units they are (module docstring). ``n_id``: each model's weighted
+    number of identified units (batch, models)."""
+    n_orphan, brier = (k.Yo @ Wo).T, (k.Bo @ Wo).T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.where(n_id > 0, n_id * D, 0.0) + brier) / (n_id + n_orphan)
 
 
 def _weights(panel: Panel, weights) -> np.ndarray:
@@ -185,11 +205,18 @@ def fit(panel: Panel, weights=None) -> FitResult:
     D, a, n = (np.full((n_t, n_m), np.nan) for _ in range(3))
     b, mean_b = np.full(panel.n_units, np.nan), np.full(n_t, np.nan)
     for t, k in enumerate(panel.kernels):
-        if not k.units.size:
+        if not (k.units.size or k.orphans.size):
             continue
-        W = w[k.units, None]
-        a_t = model_effects(k, W)
-        D_t, mean_b[t : t + 1], beta = type_scores(k, W, a_t)
-        D[t], a[t, k.est_models], b[k.units] = D_t[0], a_t[0], k.m - beta[:, 0]
-        n[t] = (k.Y @ W)[:, 0]
+        n[t] = 0.0
+        if k.units.size:
+            W = w[k.units, None]
+            a_t = model_effects(k, W)
+            D_t, mean_b[t : t + 1], beta = type_scores(k, W, a_t)
+            D[t], a[t, k.est_models], b[k.units] = D_t[0], a_t[0], k.m - beta[:, 0]
+            n[t] = (k.Y @ W)[:, 0]
+        if k.orphans.size:
+            Wo = w[k.orphans, None]
+            D[t] = with_orphans(k, D[t][None], n[t][None], Wo)[0]
+            b[k.orphans] = mean_b[t]
+            n[t] += (k.Yo @ Wo)[:, 0]
     return FitResult(panel.type_names, D, overall_score(D), a, b, mean_b, n)

@@ -40,7 +40,7 @@ from .views import view_mask
 HEADLINE = {"overall": "overall", "market": "market", "dataset": "dataset"}
 RECORDED_BEFORE_VIEWS = ""  # history.csv's view on nights recorded before the column existed: the overall view
 BOOTSTRAP_COLUMNS = (*(f"{s}_ci_{e}" for s in ("dataset", "market", "overall") for e in ("low", "high")),
-                     "pct_rank1", "rank_low", "rank_high", "p_value")
+                     "pct_rank1", "rank_low", "rank_high", "p_value", "pct_top5", "p_public")
 
 
 def headline_of(view: str, board: pd.DataFrame) -> str:

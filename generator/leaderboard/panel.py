@@ -12,19 +12,22 @@ question type, the dense matrices that make a fixed-effects fit a handful of mat
   upper triangle of ``x_p x_p^T / n_p`` per pattern, so the reduced matrix of any weighting is one
   (weights x patterns) @ (patterns x est^2/2) product. ``G`` is None when that table would exceed
   ``PATTERN_TABLE_MAX_BYTES``; it is then rebuilt in blocks from ``patterns`` (patterns x est).
+* ``orphans``/``Yo``/``Bo``  under ``orphan_units="average"``: the type's units no estimation-sample
+  row answers (their difficulty is not identified), and who answered them with which Brier
+  (models x orphans); they are scored as units of average difficulty (``fixed_effects``).
 
 See ``fixed_effects`` for the algebra and the ForecastBench comparison.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
-ORPHAN_POLICIES = ("raise", "drop")
+ORPHAN_POLICIES = ("raise", "drop", "average")
 # Above this size the per-pattern table G is not stored but rebuilt block by block for every chunk
 # of replicates (same result, bounded memory when nearly every unit has its own pattern).
 PATTERN_TABLE_MAX_BYTES = 512 * 2**20
@@ -47,6 +50,9 @@ class TypeKernel:
     patterns: np.ndarray
     G: np.ndarray | None
     fixed: bool
+    orphans: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    Yo: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    Bo: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
     @property
     def n_est(self) -> int:
@@ -79,6 +85,7 @@ class Panel:
     slot_start: np.ndarray
     slot_size: np.ndarray
     kernels: tuple[TypeKernel, ...]
+    orphan: np.ndarray | None = None  # per unit: no estimation-sample row (``orphan_units="average"``)
 
     @property
     def n_clusters(self) -> int:
@@ -142,17 +149,27 @@ def _check_fixed(b_fixed: np.ndarray, unit_type: np.ndarray, n_types: int) -> np
     return flags
 
 
-def _active_units(panel_rows, unit_type, fixed_types, n_units: int, orphans: str) -> np.ndarray:
-    """Units whose question effect is identified; orphans are raised on or dropped."""
-    _, unit, est = panel_rows
-    has_est = np.bincount(unit[est], minlength=n_units) > 0
-    orphan = ~has_est & ~fixed_types[unit_type]
+def orphan_units(model, unit, in_estimation, unit_type, n_units: int, fixed_types=None) -> np.ndarray:
+    """Per unit: no estimation-sample row answers it and its type's effects are not fixed, so its
+    difficulty is not identified (ForecastBench refuses such a board)."""
+    has_est = np.bincount(np.asarray(unit)[np.asarray(in_estimation, bool)], minlength=n_units) > 0
+    fixed = np.zeros(int(np.max(unit_type, initial=0)) + 1, bool) if fixed_types is None else fixed_types
+    return ~has_est & ~fixed[np.asarray(unit_type)]
+
+
+def _active_units(panel_rows, unit_type, fixed_types, n_units: int, orphans: str) -> tuple[np.ndarray, np.ndarray]:
+    """Units that stay in the panel, and the orphans among them: raised on, dropped, or kept
+    (``"average"``: every unit stays, its orphans scored at the type's average difficulty)."""
+    model, unit, est = panel_rows
+    orphan = orphan_units(model, unit, est, unit_type, n_units, fixed_types)
     if orphan.any() and orphans == "raise":
         raise ValueError(
             f"{int(orphan.sum())} units have no estimation-sample forecast, so their difficulty "
             "is not identified (ForecastBench raises here); pass orphan_units='drop' to skip them"
         )
-    return ~orphan
+    if orphans == "average":
+        return np.ones(n_units, bool), orphan
+    return ~orphan, np.zeros(n_units, bool)
 
 
 def _cluster_slots(unit_cluster, unit_stratum, n_units: int):
@@ -199,8 +216,26 @@ def _stored_table(xp: np.ndarray) -> np.ndarray:
     return table
 
 
-def _kernel(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fixed: bool):
-    """Build the TypeKernel of one question type from the rows that fall in ``units``."""
+def _kernel(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fixed: bool,
+            orphans: np.ndarray | None = None) -> TypeKernel:
+    """Build the TypeKernel of one question type from the rows that fall in ``units`` (identified)
+    and in ``orphans`` (kept at average difficulty)."""
+    kernel = _identified(rows, units, n_models, b_fixed, fixed)
+    if orphans is None or not orphans.size:
+        return kernel
+    model, unit, brier, _ = rows
+    local = np.full(int(unit.max(initial=0)) + 1, -1)
+    local[orphans] = np.arange(orphans.size)
+    keep = local[unit] >= 0
+    Yo = np.zeros((n_models, orphans.size))
+    Bo = np.zeros_like(Yo)
+    Yo[model[keep], local[unit[keep]]] = 1.0
+    Bo[model[keep], local[unit[keep]]] = brier[keep]
+    return replace(kernel, orphans=orphans, Yo=Yo, Bo=Bo)
+
+
+def _identified(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fixed: bool) -> TypeKernel:
+    """The TypeKernel of the rows that fall in ``units``, the type's identified units."""
     model, unit, brier, est = rows
     local = np.full(int(unit.max(initial=0)) + 1, -1)
     local[units] = np.arange(units.size)
@@ -244,7 +279,8 @@ def build_panel(
             cluster, as in FB; pass the question id to resample all horizons of a question).
         b_fixed: float per unit, NaN to estimate; finite values fix the question effect (FB's
             market rule: the crowd forecast's Brier at the due date). All or none per type.
-        orphan_units: "raise" (FB) or "drop" for free-type units with no estimation row.
+        orphan_units: for free-type units with no estimation row: "raise" (FB), "drop", or
+            "average" (kept, scored as units of the type's average difficulty: ``fixed_effects``).
     """
     if orphan_units not in ORPHAN_POLICIES:
         raise ValueError(f"orphan_units must be one of {ORPHAN_POLICIES}")
@@ -265,13 +301,13 @@ def build_panel(
     if fixed_b.shape != (n_units,):
         raise ValueError(f"b_fixed must have one value per unit ({n_units})")
     fixed_types = _check_fixed(fixed_b, unit_type, len(type_names))
-    active = _active_units((model, unit, est), unit_type, fixed_types, n_units, orphan_units)
+    active, orphan = _active_units((model, unit, est), unit_type, fixed_types, n_units, orphan_units)
     rows = (model, unit, brier, est & active[unit])
     kernels = tuple(
-        _kernel(rows, np.flatnonzero(active & (unit_type == t)), int(model.max()) + 1,
-                fixed_b, bool(fixed_types[t]))
+        _kernel(rows, np.flatnonzero(active & ~orphan & (unit_type == t)), int(model.max()) + 1,
+                fixed_b, bool(fixed_types[t]), np.flatnonzero(orphan & (unit_type == t)))
         for t in range(len(type_names))
     )
     order, start, size = _cluster_slots(cluster, stratum, n_units)
     return Panel(int(model.max()) + 1, n_units, tuple(type_names), model, unit, brier, est,
-                 unit_type, stratum, cluster, active, order, start, size, kernels)
+                 unit_type, stratum, cluster, active, order, start, size, kernels, orphan)

@@ -10,6 +10,8 @@ from datetime import datetime
 import pandas as pd
 
 from ..errors import Problem
+from ..leaderboard.crowd import crowd_from_rounds
+from ..leaderboard.fb_rules import orphan_problem
 from ..leaderboard.hub_boards import KeptBoards, history_rows, pair_boards
 from ..parallel import forked_map
 from ..schemas import SCORES
@@ -29,6 +31,25 @@ def headline_rows(hub: Hub, scores: pd.DataFrame, as_of: datetime, kept: KeptBoa
     boards = pair_boards(scores, readers.load_models(hub, as_of), as_of, settings,
                          [(b, v) for b in lb.boards for v in lb.views], replicates=0, kept=kept)
     return history_rows(boards, as_of, settings.scoring.methodology_version)
+
+
+def board_warnings(hub: Hub, as_of: datetime) -> list[Problem]:
+    """What the configured boards (overall view, point estimates) would print as warnings as of
+    ``as_of``: ``orphan-units`` for a board that scores units no estimation-sample forecaster answered
+    (issue 34: an import of a few forecast sets must not shrink or skew a board unsaid)."""
+    settings = hub.settings
+    boards = pair_boards(readers.load_scores(hub), readers.load_models(hub, as_of), as_of, settings,
+                         [(b, "overall") for b in settings.leaderboard.boards], replicates=0, crowd=hub_crowd(hub))
+    return [orphan_problem(board.attrs["orphans"], name) for (name, _), board in boards.items() if board.attrs.get("orphans")]
+
+
+def hub_crowd(hub: Hub) -> pd.DataFrame | None:
+    """The crowd value of every round's markets (``crowd_from_rounds``) when the hub takes market
+    difficulty from the crowd (``[leaderboard] market_difficulty = "crowd"``), else None."""
+    dues = readers.round_dues(hub)
+    if hub.settings.leaderboard.market_difficulty != "crowd" or not dues:
+        return None
+    return crowd_from_rounds(pd.concat([readers.load_round(hub, d) for d in dues]), readers.load_observations(hub))
 
 
 def hub_view(hub: Hub, obs: pd.DataFrame, as_of: datetime) -> LedgerView:

@@ -182,7 +182,8 @@ HISTORY = Table(
     ),
     columns=(
         _c("as_of", "ts", "The nightly run's time."),
-        _c("board", "str", "Board name: `tournament` or `baseline`."),
+        _c("board", "str", "Board name: `tournament`, `baseline` or `preliminary` (as configured in `[leaderboard] boards`; "
+           "a board added later has rows from the night it was added)."),
         _c("model", "str", "`<team>.<model>`"),
         _c("rank", "int", "Rank on the board's view that night (1 = best); empty while provisional.", nullable=True),
         _c("n", "int", "Resolved forecasts scored (dataset + market)."),
@@ -330,7 +331,7 @@ MODEL_LOG = Table(
     path="data/metadata/models.csv",
     description=(
         "The scoring-relevant metadata of every model as the nightly runs recorded it: a row each time a run finds a "
-        "model's `kind`, `saw_crowd`, `release_date` or `knowledge_cutoff` different from its last row. A night's boards use "
+        "model's `kind`, `saw_crowd`, `release_date`, `knowledge_cutoff` or `ran_by` different from its last row. A night's boards use "
         "the values recorded at or before that night (a model's earliest row for nights before it), so a later edit of a "
         "model file never changes a past night's board."
     ),
@@ -341,10 +342,13 @@ MODEL_LOG = Table(
         _c("saw_crowd", "int", "1 when the model saw the market value (`saw_crowd: true`)."),
         _c("release_date", "str", "The model's `release_date`, or empty.", nullable=True),
         _c("knowledge_cutoff", "str", "The model's `knowledge_cutoff`, or empty.", nullable=True),
+        _c("ran_by", "str", "The model's `ran_by` (`forecastbench` or `team`: who ran it; the estimation sample follows it), or "
+           "empty. Absent from logs written before the column existed: read as empty.", nullable=True),
     ),
     key=("model", "recorded_at"),
     sort=("recorded_at", "model"),
     mutability="append-only",
+    late=("ran_by",),
 )
 
 ROUND_REVEAL = Table(

@@ -22,6 +22,7 @@ from ..codes import OTHER_CODES
 from ..config import hub_schema
 from ..config_schema import HTTP_OVERRIDES, allowed, describe_kind, toml_value
 from ..leaderboard.calibration import murphy, reliability_table
+from ..leaderboard.fb_rules import orphan_text
 from ..leaderboard.hub_boards import RECORDED_BEFORE_VIEWS, headline_of, history_views
 from ..leaderboard.views import horizon_days
 from ..models import FIELDS as MODEL_FIELDS
@@ -320,6 +321,9 @@ def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], upda
 BOARD_HELP = {
     "tournament": "Every forecaster, including those that saw the crowd's forecast when they forecast.",
     "baseline": "Only forecasters that did not see the crowd's forecast (model metadata saw_crowd: false).",
+    "preliminary": "ForecastBench's preliminary board: every forecaster on dataset questions only, without the 50-day "
+                   "rule, so a new forecaster appears days after its first round instead of fifty; ranked by the "
+                   "dataset Brier Index.",
 }
 VIEW_HELP = {
     "overall": "Ranked by the overall Brier Index, the mean of the dataset and market difficulty-adjusted scores.",
@@ -342,6 +346,7 @@ def _panels(boards: dict[tuple[str, str], pd.DataFrame]) -> list[dict]:
             "rows": frame.to_dict("records"),
             "dots": charts.to_json(charts.board_dots(frame, headline)) if len(frame) else "",
             "left_off": _left_off(frame),
+            "orphans": orphan_text(frame.attrs["orphans"]) if frame.attrs.get("orphans") else "",
         })
     return panels
 

@@ -21,6 +21,7 @@ beside them, each in its own module.
 - ``model_log``: the models' scoring-relevant metadata, versioned in time
 - ``calllog``: the LLM calls' JSONL logs (what was asked, what came back, the resume state)
 - ``newstexts``: the news articles' full texts, kept in the cache folder, never in the repository
+- ``tarball``: ForecastBench's bundles (``.tar.gz``), every member checked before it is unpacked
 - ``lock``: one writer at a time
 - ``git``: git plumbing, the one place the hub talks to git
 """

@@ -2,7 +2,8 @@
 runs recorded it, so that a night's boards are fixed by what was known that night.
 
 ``kind`` (which board and estimation sample a model is in), ``saw_crowd`` (the baseline board),
-``release_date`` and ``knowledge_cutoff`` (the temporal views) change what a board counts. A model
+``release_date`` and ``knowledge_cutoff`` (the temporal views, and ForecastBench's 365-day rule) and
+``ran_by`` (who ran it: the estimation sample) change what a board counts. A model
 file may be edited at any time; the nightly appends a row when it finds these fields different from
 the model's last row (``record``), and every board as of a night reads them as recorded by then
 (``as_of``). A later edit therefore never changes a past night, and ``prescient verify`` recomputes a
@@ -23,7 +24,8 @@ from . import ledger
 from .csvio import empty_frame
 from .hub import Hub
 
-FIELDS = ("kind", "saw_crowd", "release_date", "knowledge_cutoff")
+FIELDS = ("kind", "saw_crowd", "release_date", "knowledge_cutoff", "ran_by")
+Values = tuple[str, int, str, str, str]
 
 
 def load_log(hub: Hub) -> pd.DataFrame:
@@ -31,22 +33,23 @@ def load_log(hub: Hub) -> pd.DataFrame:
     return hub.cache.read_table(path, MODEL_LOG, hub.layout.relative(path)) if path.is_file() else empty_frame(MODEL_LOG)
 
 
-def _values(meta: ModelMeta) -> tuple[str, int, str, str]:
-    return meta.kind, int(meta.saw_crowd), meta.release_date, meta.knowledge_cutoff
+def _values(meta: ModelMeta) -> Values:
+    return meta.kind, int(meta.saw_crowd), meta.release_date, meta.knowledge_cutoff, meta.ran_by
 
 
-def _latest(log: pd.DataFrame, as_of: str | None = None) -> dict[str, tuple[str, int, str, str]]:
+def _latest(log: pd.DataFrame, as_of: str | None = None) -> dict[str, Values]:
     """Per model, the values of its last row recorded at or before ``as_of`` (its first row when it has
     none by then; every row when ``as_of`` is None)."""
     if log.empty:
         return {}
     ordered = log.sort_values(["model", "recorded_at"], kind="mergesort")
-    text = ordered.fillna({"release_date": "", "knowledge_cutoff": ""})
-    rows = list(zip(text["model"], text["recorded_at"], text["kind"], text["saw_crowd"], text["release_date"], text["knowledge_cutoff"]))
-    out: dict[str, tuple[str, int, str, str]] = {}
-    for model, when, kind, saw, release, cutoff in rows:
+    text = ordered.fillna({"release_date": "", "knowledge_cutoff": "", "ran_by": ""})
+    rows = list(zip(text["model"], text["recorded_at"], text["kind"], text["saw_crowd"], text["release_date"],
+                    text["knowledge_cutoff"], text["ran_by"]))
+    out: dict[str, Values] = {}
+    for model, when, kind, saw, release, cutoff, ran_by in rows:
         if model not in out or as_of is None or when <= as_of:
-            out[model] = (str(kind), int(saw), str(release), str(cutoff))
+            out[model] = (str(kind), int(saw), str(release), str(cutoff), str(ran_by))
     return out
 
 
@@ -55,7 +58,8 @@ def new_rows(log: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime) -
     last = _latest(log)
     changed = [(m, _values(meta)) for m, meta in sorted(models.items()) if last.get(m) != _values(meta)]
     return pd.DataFrame([{"recorded_at": format_ts(as_of), "model": m, "kind": v[0], "saw_crowd": v[1],
-                          "release_date": v[2] or None, "knowledge_cutoff": v[3] or None} for m, v in changed],
+                          "release_date": v[2] or None, "knowledge_cutoff": v[3] or None, "ran_by": v[4] or None}
+                         for m, v in changed],
                         columns=list(MODEL_LOG.names))
 
 
@@ -76,5 +80,6 @@ def as_of(models: dict[str, ModelMeta], log: pd.DataFrame, when: str) -> dict[st
     for model, meta in models.items():
         values = known.get(model)
         out[model] = meta if values is None else dataclasses.replace(
-            meta, kind=values[0], saw_crowd=bool(values[1]), release_date=values[2], knowledge_cutoff=values[3])
+            meta, kind=values[0], saw_crowd=bool(values[1]), release_date=values[2], knowledge_cutoff=values[3],
+            ran_by=values[4])
     return out

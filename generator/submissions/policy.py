@@ -178,7 +178,7 @@ def check_team_prefix(target: Target, author: str, team_models: dict[str, tuple[
                     "a maintainer of that team can add you, or choose your own team prefix")]
 
 
-SCORING_FIELDS = ("kind", "saw_crowd", "release_date", "knowledge_cutoff")  # what a board counts (store.model_log)
+SCORING_FIELDS = ("kind", "saw_crowd", "release_date", "knowledge_cutoff", "ran_by")  # what a board counts (store.model_log)
 
 
 def check_scoring_fields(target: Target, base: object, head: object, author: str, hub_maintainers: tuple[str, ...]) -> list[Problem]:

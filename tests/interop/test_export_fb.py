@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from generator.interop.forecastbench.export import export_forecastbench
 from generator.interop.forecastbench.importer import import_forecastbench
 from generator.interop.forecastbench.parse import parse_question_set
@@ -15,9 +17,10 @@ from generator.store.hub import Hub
 from generator.store.layout import Layout
 from generator.timeutil import parse_ts
 
-from helpers import run_cli
+from helpers import ROOT, run_cli
 
 DUE = parse_ts("2026-01-25T00:00:00Z")
+FB_SETS = ROOT.parent / "shared" / "forecastbench" / "datasets" / "question_sets"
 
 
 def test_the_export_is_the_published_question_set_byte_for_byte(sim_hub: Path, tmp_path: Path):
@@ -69,3 +72,42 @@ def test_an_exported_round_reads_back_through_the_forecastbench_parser(tmp_path:
     market = back[("manifold:m1", ())]
     assert (market["question"], market["freeze_datetime_value"], market["url"]) == ("Will m1?", "0.3", "https://manifold.markets/m1")
     assert back[("fred:F1", ("2026-01-11", "2026-02-03"))]["freeze_datetime_value"] == "1.5"
+
+
+def _round_trip(sets: list[Path], tmp_path: Path) -> tuple[Hub, Hub]:
+    """Import the question sets into one hub, export each of its rounds, import those into a second."""
+    first, second = tmp_path / "a" / "datasets" / "question_sets", tmp_path / "b" / "datasets" / "question_sets"
+    first.mkdir(parents=True)
+    second.mkdir(parents=True)
+    for path in sets:
+        (first / path.name).symlink_to(path)
+    import_forecastbench(tmp_path / "hub1", tmp_path / "a", as_of="2026-08-21T00:00:00Z")
+    one = Hub(tmp_path / "hub1")
+    for due in readers.round_dues(one):
+        (second / f"{due:%Y-%m-%d}-llm.json").write_bytes(export_forecastbench(tmp_path / "hub1", due))
+    import_forecastbench(tmp_path / "hub2", tmp_path / "b", as_of="2026-08-21T00:00:00Z")
+    return one, Hub(tmp_path / "hub2")
+
+
+def test_a_frozen_value_keeps_every_digit_through_export_and_import(tmp_path: Path):
+    # 0.6.4 wrote 6 significant digits (87594.74 -> 87594.7): a team forecasting from the export
+    # forecast a different question
+    body = json.loads(json.dumps(QSET))
+    body["questions"][1]["freeze_datetime_value"] = "87594.74"
+    body["questions"][0]["freeze_datetime_value"] = "0.979920031255855"
+    (tmp_path / "set.json").write_text(json.dumps(body))
+    one, two = _round_trip([tmp_path / "set.json"], tmp_path)
+    due = parse_ts("2026-01-04")
+    values = readers.load_round(two, due).set_index("question_id")["freeze_value"]
+    assert values["fred:F1"].iloc[0] == 87594.74 and values["manifold:m1"] == pytest.approx(0.979920031255855, abs=1e-10)
+    assert readers.load_round(one, due).equals(readers.load_round(two, due))
+
+
+@pytest.mark.skipif(not FB_SETS.is_dir(), reason=f"real ForecastBench files not found at {FB_SETS.parent.parent}")
+def test_every_real_round_round_trips_through_export_and_import(tmp_path: Path):
+    one, two = _round_trip(sorted(FB_SETS.glob("*-llm.json")), tmp_path)
+    dues = readers.round_dues(one)
+    assert len(dues) == 22 and readers.round_dues(two) == dues
+    for due in dues:  # every question, resolution date, frozen value and time of the round
+        assert readers.load_round(one, due).equals(readers.load_round(two, due)), due
+    assert readers.load_bank(one).equals(readers.load_bank(two))  # every text field, as of every round

@@ -239,7 +239,9 @@ def test_a_crowd_difficulty_board_of_the_real_round_stands_and_counts_its_crowd_
     counts = board.attrs["crowd_values"]
     # the 67 markets of the LLM set known only from the resolution set have no freeze value (the issue's
     # "67 market units have no crowd probability"), and only the hub's baselines answer them: no
-    # difficulty is identified, so they leave the board as on the estimated-difficulty board
-    assert counts == {"at_due": 0, "at_freeze": 57, "estimated": 67, "dropped": 67}
-    row = board.set_index("model").loc[MEDIAN]
-    assert row["n_market"] == 57 and np.isfinite(row["brier_market"])
+    # difficulty is identified, so they are orphans, at the other markets' average, and said so (issue 34)
+    assert counts == {"at_due": 0, "at_freeze": 57, "estimated": 0, "average": 67}
+    rows = board.set_index("model")
+    assert rows.loc[MEDIAN, "n_market"] == 57 and np.isfinite(rows.loc[MEDIAN, "brier_market"])
+    assert rows.loc["prescient.always-0.5", "n_market"] == 124 and rows.loc["prescient.always-0.5", "n_orphan"] >= 67
+    assert board.attrs["orphans"]["market"] == 67 and board.attrs["orphans"]["rounds"] == [DUE]

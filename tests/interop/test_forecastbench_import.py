@@ -4,7 +4,9 @@ published facts reproduced from the real FB files in ../shared/forecastbench (sk
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +17,8 @@ import pytest
 
 from generator.errors import SchemaError
 from generator.interop.forecastbench.importer import import_forecastbench
-from generator.leaderboard.fb_board import FB_TOURNAMENT, FBOptions, fb_board
+from generator.leaderboard.fb_board import FB_TOURNAMENT, FBOptions, board_rules, fb_board
+from generator.leaderboard.fb_layout import fb_layout
 from generator.pipeline.recompute import hub_view, write_round_scores
 from generator.schemas import FORECASTS, OBSERVATIONS, RESOLUTIONS
 from generator.scoring.resolve import ledger_view, resolve_round
@@ -200,7 +203,8 @@ def fb_hub(tmp_path_factory):
     if not (FB / "datasets").is_dir():
         pytest.skip(f"real ForecastBench files not found at {FB}")
     hub = tmp_path_factory.mktemp("fbhub")
-    import_forecastbench(hub, FB, as_of=AS_OF)
+    # the datasets and the one public forecast set, the superforecasters': a partial import (issue 34)
+    import_forecastbench(hub, FB, FB / "datasets" / "forecast_sets", as_of=AS_OF)
     score_hub(Hub(hub), parse_ts(AS_OF))
     return hub
 
@@ -219,6 +223,47 @@ def test_the_published_always_rows_and_counts_are_reproduced(fb_hub):
         got = board.loc[model, ["dataset", "market", "overall"]].to_numpy(dtype=float)
         assert np.abs(got - np.array(published)).max() <= 0.2, (model, got, published)
         assert (board.loc[model, "n_dataset"], board.loc[model, "n_market"]) == (32_579, 3_091)
+
+
+PRELIMINARY = FB / "leaderboards" / "leaderboard_preliminary.csv"
+
+
+@needs_fb
+def test_a_partial_import_keeps_every_unit_and_says_how_many_no_estimation_model_answered(fb_hub):
+    # the superforecasters are the only estimation-sample model and answer 578 of the 35,670 units:
+    # 0.6.4 dropped the rest silently (Always 0 overall 45.9); now every unit stays, at its raw Brier
+    layout = Hub(fb_hub)
+    board = fb_board(readers.load_scores(layout), readers.load_models(layout), parse_ts(AS_OF),
+                     np.random.default_rng(0), FBOptions(**{**FB_TOURNAMENT.__dict__, "replicates": 0})).set_index("model")
+    assert board.loc["forecastbench.superforecaster-median-forecast", "in_estimation"] == 1
+    assert board.loc["prescient.always-0", "n_orphan"] == 35_670 - 578 == board.attrs["orphans"]["units"]
+    assert round(board.loc["prescient.always-0", "overall"], 1) == 44.7
+    done = subprocess.run([sys.executable, "-m", "generator", "leaderboard", "--hub", str(fb_hub), "--replicates", "0",
+                           "--format", "csv"], capture_output=True, text=True, check=True)
+    # the imported hub's tournament board takes market difficulty from the crowd: fewer orphans, still said
+    assert re.search(r"\[orphan-units\] tournament board: [\d,]+ unit\(s\) .* in 31 round\(s\)", done.stderr)
+    assert "n_orphan" in done.stdout.splitlines()[0]
+
+
+@needs_fb
+def test_the_preliminary_board_reproduces_the_published_always_rows(fb_hub):
+    published = pd.read_csv(PRELIMINARY, dtype=str, keep_default_na=False).set_index("Model")
+    layout = Hub(fb_hub)
+    options = board_rules(FBOptions(board="preliminary", replicates=50))
+    board = fb_board(readers.load_scores(layout), readers.load_models(layout), parse_ts(AS_OF),
+                     np.random.default_rng(0), options)
+    ours = fb_layout(board, "preliminary", readers.load_models(layout))
+    assert list(ours.columns) == list(pd.read_csv(PRELIMINARY, nrows=0).columns)
+    ours = ours.set_index("Model")
+    for name in ("Always 0", "Always 1", "Always 0.5"):
+        assert abs(float(ours.loc[name, "Dataset"]) - float(published.loc[name, "Dataset"])) <= 0.1, name
+        # the published N (33,789) is 0.7% above these files' (33,536): FB scored newer processed files
+        assert abs(int(ours.loc[name, "N dataset"]) / int(published.loc[name, "N dataset"]) - 1) < 0.01
+    assert board["n_market"].eq(0).all() and board.attrs["orphans"]["market"] == 0  # dataset units only
+    done = subprocess.run([sys.executable, "-m", "generator", "leaderboard", "--hub", str(fb_hub), "--board", "preliminary",
+                           "--replicates", "0", "--format", "forecastbench"], capture_output=True, text=True, check=True)
+    printed = pd.read_csv(io.StringIO(done.stdout), dtype=str, keep_default_na=False).set_index("Model")
+    assert printed.loc["Always 0", "Dataset"] == ours.loc["Always 0", "Dataset"] == published.loc["Always 0", "Dataset"]
 
 
 @needs_fb

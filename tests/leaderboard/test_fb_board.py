@@ -197,10 +197,10 @@ def test_a_board_without_replicates_has_the_point_estimates_and_ranks_of_one_wit
     # replicates=0 (the nightly's history, a round's own board) fits no bootstrap at all
     point = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=0)).set_index("model")
     full = board()
-    replicated = [c for c in COLUMNS if "_ci_" in c or c in ("pct_rank1", "rank_low", "rank_high", "p_value")]
+    replicated = [c for c in COLUMNS if "_ci_" in c or c in ("pct_rank1", "rank_low", "rank_high", "p_value", "pct_top5")]
     assert point[replicated].isna().all().all() and full[replicated].notna().any().all()
-    pd.testing.assert_frame_equal(point.drop(columns=[*replicated, "p_display", "p_label"]),
-                                  full.drop(columns=[*replicated, "p_display", "p_label"]), check_exact=True)
+    pd.testing.assert_frame_equal(point.drop(columns=[*replicated, "p_display", "p_label", "p_public"]),
+                                  full.drop(columns=[*replicated, "p_display", "p_label", "p_public"]), check_exact=True)
 
 
 @pytest.mark.parametrize("seed", range(20))

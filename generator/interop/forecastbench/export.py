@@ -3,7 +3,8 @@
 A round published by the hub (nightly or ``prescient round open``) already has its frozen
 ``questions.json`` beside ``questions.csv``; the export is those exact bytes. A round without one
 (e.g. imported from ForecastBench) is rendered by ``forecastbench_json`` from its
-``questions.csv`` and the question bank as it stood at the round's due time.
+``questions.csv`` and the question bank as it stood at the round's due time. Frozen values are
+written in full (``repr``): exporting a round and importing the export gives the same round.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _fb_item(qid: str, rows: pd.DataFrame, q: pd.Series) -> dict:
     return {
         "id": qid.split(":", 1)[1], "source": first["source"], "question": q["text"],
         "resolution_criteria": q["resolution_criteria"], "background": q["background"], "url": q["url"],
-        "freeze_datetime": first["freeze_time"], "freeze_datetime_value": "" if pd.isna(value) else f"{value:g}",
+        "freeze_datetime": first["freeze_time"], "freeze_datetime_value": "" if pd.isna(value) else repr(float(value)),
         "freeze_datetime_value_explanation": "market probability" if first["kind"] == MARKET else "series value",
         "source_intro": "", "market_info_open_datetime": q["open_time"] or "N/A",
         "market_info_close_datetime": q["close_time"] or "N/A",

@@ -210,8 +210,28 @@ def model_id(fset: Parsed) -> str:
     return f"{slug(fset.header['organization'], False)}.{slug(model_name(fset), True)}"
 
 
+# ForecastBench's boards and tournament rules, for the hub an import creates (Methodology page,
+# "ForecastBench, rule by rule"): its three boards, p-values against its two human groups, the
+# tournament board's market difficulty from the crowd, and a market without the crowd's value at the
+# due date left out of it.
+FB_LEADERBOARD = (
+    "[leaderboard]\n# ForecastBench's boards and tournament rules (Methodology page, \"ForecastBench, rule by rule\").\n"
+    "boards = [\"tournament\", \"baseline\", \"preliminary\"]\n"
+    "reference = \"forecastbench.superforecaster-median-forecast\"\n"
+    "public_reference = \"forecastbench.public-median-forecast\"\n"
+    "market_difficulty = \"crowd\"   # the tournament board: each market's difficulty is the crowd's Brier\n"
+    "missing_crowd = \"drop\"        # a market without the crowd's value at the due date leaves that board\n"
+    "# ForecastBench ranks only rounds with >= 225 resolved dataset units and >= 50 resolved markets:\n"
+    "# set min_dataset_rows = 225 and min_market_questions = 50 (or pass --fb-round-filter) to do the same.\n"
+)
+
+FB_ORGANIZATION = "ForecastBench"  # FB's own files (its runs and comparison models); any other team's is a submission
+
+
 def model_meta(fset: Parsed) -> ModelMeta:
-    """Metadata from a forecast set: FB's comparison models are baselines, the human medians human."""
+    """Metadata from a forecast set: FB's comparison models are baselines, the human medians human;
+    ``ran_by`` says who ran it as FB tells it, by the organization (``forecastbench`` for FB's own
+    files, ``team`` for a team's submission: never in the estimation sample)."""
     header, name = fset.header, model_name(fset)
     kind = "baseline" if name in BASELINE_NAMES else "human" if "median forecast" in name.lower() else "llm"
     variant = header.get("forecast_variant_key") or ""
@@ -223,7 +243,9 @@ def model_meta(fset: Parsed) -> ModelMeta:
                                    "(the imported file keeps each member's rows)" if members else "",
                                    "imported from a ForecastBench forecast set") if x)
     return ModelMeta(id=model_id(fset), name=name, organization=header["organization"], kind=kind,
-                     release_date=header.get("model_release_date") or "", method=method, saw_crowd=saw)
+                     release_date=header.get("model_release_date") or "", method=method, saw_crowd=saw,
+                     ran_by="forecastbench" if header["organization"].strip() == FB_ORGANIZATION else "team",
+                     model_organization=header.get("model_organization") or "")
 
 
 def unit_keys(units: pd.DataFrame) -> dict[tuple[str, str], tuple[str, str]]:

@@ -35,7 +35,7 @@ from ...forecasters.baselines import AT_OPEN
 from ...models import ModelMeta
 from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ...scoring.brier import set_name
-from ...store import ingest, ledger, readers
+from ...store import ingest, ledger, readers, tarball
 from ...store.atomic import write_bytes_atomic
 from ...store.csvio import empty_frame, to_csv_bytes
 from ...store.hub import Hub
@@ -216,7 +216,16 @@ def import_forecastbench(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir
                          as_of: datetime | str, workers: int = WRITE_THREADS) -> ImportReport:
     """Import FB files into the hub at ``hub_root`` (a folder, or the command's Hub, whose read
     cache then holds the written forecast files for the scoring); raise SchemaError (writing nothing)
-    on bad input. ``workers``: threads writing forecast files; 1 writes them one by one, in order."""
+    on bad input. ``workers``: threads writing forecast files; 1 writes them one by one, in order.
+    ``datasets_dir`` and ``forecasts_dir`` may each be a bundle as ForecastBench publishes them
+    (``.tar.gz``), checked member by member before anything is unpacked (``store.tarball``)."""
+    with tarball.unpacked(Path(datasets_dir)) as datasets, tarball.unpacked(Path(forecasts_dir) if forecasts_dir else None) as forecasts:
+        assert datasets is not None
+        return _import(hub_root, datasets, forecasts, as_of=as_of, workers=workers)
+
+
+def _import(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir: Path | None, *,
+            as_of: datetime | str, workers: int) -> ImportReport:
     as_of_text = as_of if isinstance(as_of, str) else format_ts(as_of)
     hub = hub_root if isinstance(hub_root, Hub) else Hub(Path(hub_root))
     layout = hub.layout
@@ -299,7 +308,7 @@ def _write_hub_toml(layout: Layout, dues: list[str], report: ImportReport) -> No
             "[hub]\ntitle = \"ForecastBench (imported)\"\n\n[rounds]\n"
             f"first_due = \"{dues[0]}T00:00:00Z\"\ncadence_days = 14\nopen_days_before_due = 0\n\n"
             "[scoring]\n# ForecastBench exempts its own organisation's files from the 5% imputation rule.\n"
-            "imputation_exempt = [\"forecastbench\"]\n")
+            "imputation_exempt = [\"forecastbench\"]\n\n" + frames.FB_LEADERBOARD)
     write_bytes_atomic(layout.hub_toml, text.encode("utf-8"))
     report.written.append(layout.relative(layout.hub_toml))
 

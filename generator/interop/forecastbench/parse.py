@@ -303,7 +303,7 @@ def parse_forecast_set(body: object, label: str) -> Parsed:
                 parsed.problems.append(_problem(label, "bad-model", f"{key} must be a non-empty string", column=key))
         due_of(parsed, parsed.header["question_set"], "question_set")
         parsed.header.update({k: body.get(k) for k in OPTIONAL_HEADER if isinstance(body.get(k), str)})
-        items = body["forecasts"]
+        items = _without_imputed(parsed, body["forecasts"])
         individual = isinstance(items, list) and _any_member(items)
         columns = fast_forecasts(items, individual)
         if columns is None:  # something is off: take the row-by-row path, which says what
@@ -317,6 +317,23 @@ def parse_forecast_set(body: object, label: str) -> Parsed:
 
 
 _F_COLUMNS = ("question_id", "resolution_date", "probability", "reasoning")
+
+
+def _imputed(row: object) -> bool:
+    return isinstance(row, dict) and row.get("imputed") is True
+
+
+def _without_imputed(parsed: Parsed, items: object) -> object:
+    """``items`` without the rows a processed forecast set marks ``"imputed": true``: ForecastBench's
+    imputations, not the model's forecasts (the hub imputes a missing forecast itself, and counts it
+    for the 5% rule); one ``imputed-forecast`` warning says how many."""
+    if not isinstance(items, list) or not any(map(_imputed, items)):
+        return items
+    kept = [row for row in items if not _imputed(row)]
+    parsed.problems.append(_problem(parsed.label, "imputed-forecast", f"{len(items) - len(kept)} row(s) marked imputed "
+                                    "(ForecastBench's imputations, not the model's forecasts) dropped", column="imputed",
+                                    severity="warning"))
+    return kept
 
 
 def _any_member(items: list) -> bool:
