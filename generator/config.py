@@ -88,6 +88,16 @@ ORACLE_MAKERS = ("llm", "template")
 
 
 @dataclass(frozen=True)
+class ArenaSettings:
+    """[arena]: cohorts of the Arena view and the hub's LLM agents that trade in them. Methodology page, "Arena view"."""
+
+    cohort_rounds: int = 1  # rounds per cohort: a cohort starts with fresh balances and carries portfolios over its rounds
+    agent_models: tuple[str, ...] = ()  # the endpoint's models the nightly trades with (PRESCIENT_LLM_*); empty: off
+    nightly_budget_usd: float = 0.0  # the agents stop for the night once their calls cost this much (0: no limit of this kind)
+    nightly_budget_tokens: int = 0  # ... or used this many tokens (0: no limit of this kind); with agents, one is required
+
+
+@dataclass(frozen=True)
 class SourceSettings:
     name: str
     enabled: bool
@@ -109,6 +119,7 @@ class Settings:
     receipts: str = "ledger"
     bot_email: str = ""
     oracle: OracleSettings | None = None  # None: no [oracle] table, the stage is off
+    arena: ArenaSettings = ArenaSettings()
 
     @property
     def submit_page(self) -> str:
@@ -153,7 +164,7 @@ def _spec(table: type) -> dict[str, tuple[type | tuple[type, ...], Any]]:
 _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], Any]]] = {
     "hub": _spec(HubTable), "rounds": _spec(RoundSettings),
     "scoring": _spec(ScoringSettings), "leaderboard": _spec(LeaderboardSettings),
-    "oracle": _spec(OracleSettings),
+    "oracle": _spec(OracleSettings), "arena": _spec(ArenaSettings),
 }
 # How an open market of a round past its due time is treated (methodology page, "Unresolved markets").
 UNRESOLVED_POLICIES = ("ignore", "market_proxy")
@@ -189,6 +200,7 @@ def load_settings(root: Path) -> Settings:
                                  f"rounds.reveal_days = {tables['rounds']['reveal_days']}; expected 1 or more"))
     scoring = _scoring(tables["scoring"], path, problems)
     _check_oracle(tables["oracle"], path, problems)
+    _check_arena(tables["arena"], path, problems)
     if problems:
         raise ConfigError(f"{path}: {len(problems)} problem(s) in the hub configuration", problems)
     rounds = dict(tables["rounds"], first_due=first_due)
@@ -208,6 +220,7 @@ def load_settings(root: Path) -> Settings:
         sources=sources,
         leaderboard=LeaderboardSettings(**leaderboard),
         oracle=OracleSettings(**_tuples(tables["oracle"])) if "oracle" in raw else None,
+        arena=ArenaSettings(**_tuples(tables["arena"])),
     )
 
 
@@ -361,6 +374,24 @@ def _check_oracle(table: dict, path: Path, problems: list[Problem]) -> None:
             bad(key, f"{table[key]}; expected a positive number")
     if not all(isinstance(m, str) and m.strip() for m in table["answer_models"]):
         bad("answer_models", "expected a list of the endpoint's model names (non-empty strings)")
+
+
+def _check_arena(table: dict, path: Path, problems: list[Problem]) -> None:
+    """Values of [arena] (types are checked by ``_table``); code ``bad-value``, naming the key."""
+    def bad(key: str, message: str) -> None:
+        problems.append(_problem(path, f"arena.{key}", "bad-value", f"arena.{key}: {message}"))
+
+    if table["cohort_rounds"] < 1:
+        bad("cohort_rounds", f"{table['cohort_rounds']}; expected 1 or more (rounds in a cohort)")
+    for key in ("nightly_budget_usd", "nightly_budget_tokens"):
+        if table[key] < 0:
+            bad(key, f"{table[key]}; expected 0 or more")
+    models = table["agent_models"]
+    if not all(isinstance(m, str) and m.strip() for m in models):
+        bad("agent_models", "expected a list of the endpoint's model names (non-empty strings)")
+    elif models and table["nightly_budget_usd"] <= 0 and table["nightly_budget_tokens"] <= 0:
+        bad("nightly_budget_tokens", "the agents need a per-night budget: set nightly_budget_tokens or nightly_budget_usd "
+                                     "(with PRESCIENT_LLM_PRICE_IN and PRESCIENT_LLM_PRICE_OUT) above 0")
 
 
 def _check_site_url(value: Any, path: Path, problems: list[Problem]) -> None:

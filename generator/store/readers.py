@@ -218,7 +218,15 @@ def load_bets(layout: Layout, due: datetime, quarantine: list[Problem] | None = 
     """A round's bet files (``schemas.BETS``, the Arena cohort), by model; empty when there are none.
     With a ``quarantine`` list, unreadable files are set aside there (as in ``load_forecasts``)."""
     files = {p.stem: [p] for p in layout.bet_files(due)}
-    return _read_each(layout, files, lambda lay, paths: read_table(paths[0], BETS, lay.relative(paths[0]), lay.cache), quarantine)
+    read = _read_each(layout, files, lambda lay, paths: read_table(paths[0], BETS, lay.relative(paths[0]), lay.cache), quarantine)
+    return {model: _with_late(frame, BETS) for model, frame in read.items()}
+
+
+def _with_late(frame: pd.DataFrame, table) -> pd.DataFrame:
+    """``frame`` with every column of ``table``: a late column its file lacks (``Table.late``) empty."""
+    missing = [name for name in table.late if name not in frame.columns]
+    return frame.assign(**{name: pd.Series([None] * len(frame), index=frame.index, dtype=object) for name in missing}
+                        )[list(table.names)] if missing else frame
 
 
 def score_files(layout: Layout) -> list[Path]:
