@@ -88,7 +88,10 @@ CODES: dict[str, Code] = {
     "bad-bet-side": Code(ERROR, "The bet's side is not `YES` or `NO`."),
     "bad-bet-amount": Code(ERROR, "The bet's amount is not a finite number greater than 0."),
     "bet-not-market": Code(ERROR, "Only market (binary) questions of the round can be bet on."),
-    "bet-over-limit": Code(ERROR, "The bet is more than 25% of the cash left at its `placed_at` (bets replayed in time order)."),
+    "bet-over-limit": Code(ERROR, "The bet is more than 25% of the cash left at its `placed_at` (bets replayed in time order, from the cash the cohort carries into the round)."),
+    "bad-bet-action": Code(ERROR, "The bet's action is not `buy` or `sell` (empty means `buy`)."),
+    "sell-not-held": Code(ERROR, "A sale names a market and side in which the forecaster holds no position in its cohort at that time."),
+    "sell-over-held": Code(ERROR, "A sale closes more than the stake the forecaster holds in that market and side at that time."),
     "duplicate-bet": Code(ERROR, "The same question and `placed_at` appear in more than one bet row."),
     # oracle question sets (data/oracle/<set>/forecasts/)
     "bad-oracle-folder": Code(ERROR, "An oracle forecast file must sit in `data/oracle/<set>/forecasts/`, the set named in lower-case letters, digits and dashes."),
