@@ -155,6 +155,13 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "llm-budget-spent": Code(WARNING, "The day's `[oracle]` budget is spent: the question maker stopped before its next call; the next day's budget goes on."),
         "answer-unparseable": Code(WARNING, "The LLM's answer to an oracle question names no option; it is written as a refusal, which scores as wrong."),
     },
+    "Arena agents (`prescient forecast llm --bets`; the nightly)": {
+        "agent-answer-unparseable": Code(WARNING, "An agent's answer is not the JSON decisions its prompt asks for; it is logged with its status, makes no bet, and is not asked again for that round."),
+        "agent-refused": Code(WARNING, "An agent refused to trade a round; the refusal is logged, makes no bet, and is not asked again for that round."),
+        "agent-decision-refused": Code(WARNING, "A decision of an agent is malformed or breaks a rule of bet files (its code is in the message); it is logged with that status and never becomes a bet."),
+        "agent-budget-spent": Code(WARNING, "The night's `[arena]` budget is spent: the agent was not asked about the round, which waits for the next night."),
+        "agent-failed": Code(ERROR, "An agent could not run on a round (a changed prompt under the same name, a bet file that fails validation); the other agents ran."),
+    },
     "Audit (`prescient verify`)": {
         "derived-missing": Code(ERROR, "A file the ledgers recompute to is not on disk."),
         "derived-differs": Code(ERROR, "A score file on disk differs from the one recomputed from the ledgers."),
