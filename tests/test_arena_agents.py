@@ -166,6 +166,14 @@ def test_two_rounds_of_a_cohort_end_to_end_match_the_hand_computation(tmp_path: 
     assert mine.loc["all", "bet_brier"] == pytest.approx(sum(sq.values()) / 4) == pytest.approx(row["bet_brier"])
     assert mine.loc["all", "bss_ratio"] == pytest.approx(1 - sum(sq.values()) / 4 / 0.25)
 
+    built = _run(hub, llm, cache, "build", "--no-mkdocs", "--as-of", NIGHTS[2])
+    assert built.returncode == 0, built.stdout + built.stderr
+    page = (hub / "site_src/docs/generated/arena/index.md").read_text()
+    cohort = page.split("## Cohort 2026-01-25")[1].split("## Bet Brier by round")[0]
+    assert f'<a href="../models/{AGENT}/">{AGENT}</a> <span class="prescient-badge">hub agent</span>' in cohort
+    assert f">{10_000 + pnl:.2f}</td>" in cohort and f">{1 - sum(sq.values()) / 4 / 0.25:.2f}</td>" in cohort
+    assert page.count(f'<a href="../models/{AGENT}/">') == 4  # the cohort's row, and rounds 2026-01-25, 2026-02-08, all
+
     before = tree_bytes(hub)
     assert _run(hub, llm, cache, "nightly", "--as-of", NIGHTS[2]).returncode == 0
     assert tree_bytes(hub) == before and len(llm.requests) == 4
