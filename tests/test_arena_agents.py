@@ -212,3 +212,45 @@ def test_a_sale_takes_the_side_held_and_the_limit_is_replayed_by_market():
     decisions, frame = ad.judge(raw, books, ROUND, "2026-02-01T00:00:00Z", "f.csv")
     assert [d.status for d in decisions] == ["bet-over-limit", "bet", "bet"]  # m4 before m5: 25% of the 3,000 left is 750
     assert frame["side"].tolist() == ["NO", "YES"]
+
+
+def test_the_nights_budget_stops_the_next_agent_and_a_failed_call_is_asked_again(tmp_path: Path):
+    """The library path through ``httpx.MockTransport``: the first agent's call spends the night's
+    1,000 tokens, so the second waits (``agent-budget-spent``, nothing logged); the next day it is asked,
+    its call fails (HTTP 500, logged as ``error``) and the day after it is asked again."""
+    import httpx
+
+    from _llm_server import completion
+    from generator.config import ArenaSettings
+    from generator.forecasters.agents import agents_night
+
+    hub = _hub(tmp_path / "hub")
+    _observe(hub, NIGHTS[0])
+    seen: list[str] = []
+    failing = {"trader-2": 4}  # the second agent's first call fails, and its three retries
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        model = json.loads(request.content)["model"]
+        seen.append(model)
+        if model == "trader-2" and failing["trader-2"]:
+            failing["trader-2"] -= 1
+            return httpx.Response(500, json={"error": "recorded failure"})
+        body = {"decisions": [{"market": "sim:m1", "action": "BUY_YES", "amount": 100, "reason": "cheap"}]}
+        return httpx.Response(200, content=completion(json.dumps(body), tokens_in=1_100, tokens_out=100))
+
+    settings = ArenaSettings(agent_models=("trader-1", "trader-2"), nightly_budget_tokens=1_000)
+    env = {"PRESCIENT_LLM_API_KEY": "sk-test", "PRESCIENT_LLM_BASE_URL": "http://llm.invalid/v1"}
+    with httpx.Client(transport=httpx.MockTransport(handler)) as client:
+        def night(at: str):
+            return agents_night(hub, settings, parse_ts(at), env, client=client, sleep=lambda _s: None)
+
+        first = night("2026-01-20T00:00:00Z")
+        assert seen == ["trader-1"] and [p.code for p in first.problems] == ["agent-budget-spent"]
+        assert not (hub / f"data/llm/2026-01-25/{MUTE}.jsonl").exists() and first.errors == []
+        second = night("2026-01-21T00:00:00Z")
+        assert seen[1:] == ["trader-2"] * 4  # one call, its three retries
+        assert [p.code for p in second.errors] == ["llm-call-failed"]
+        assert [r["status"] for r in calllog.read_records(hub / f"data/llm/2026-01-25/{MUTE}.jsonl", "round")] == ["error"]
+        third = night("2026-01-22T00:00:00Z")
+        assert seen[5:] == ["trader-2"] and third.problems == []
+    assert (hub / f"data/bets/2026-01-25/{MUTE}.csv").read_text().splitlines()[1] == "sim:m1,2026-01-22T00:00:00Z,buy,YES,100,cheap"
