@@ -11,14 +11,17 @@ import os
 import subprocess
 from pathlib import Path
 
+import httpx
 import pandas as pd
 import pytest
-from _llm_server import FakeLLM, Recorded
+from _llm_server import FakeLLM, Recorded, completion
 
 from generator.arena.cohorts import Books
 from generator.arena.gather import load_cohorts
 from generator.arena.portfolio import bet_brier
+from generator.config import ArenaSettings
 from generator.forecasters import agent_decisions as ad
+from generator.forecasters.agents import agents_night
 from generator.schemas import OBSERVATIONS, ROUND_QUESTIONS
 from generator.store import calllog, readers, seals
 from generator.store.csvio import write_table
@@ -218,12 +221,6 @@ def test_the_nights_budget_stops_the_next_agent_and_a_failed_call_is_asked_again
     """The library path through ``httpx.MockTransport``: the first agent's call spends the night's
     1,000 tokens, so the second waits (``agent-budget-spent``, nothing logged); the next day it is asked,
     its call fails (HTTP 500, logged as ``error``) and the day after it is asked again."""
-    import httpx
-
-    from _llm_server import completion
-    from generator.config import ArenaSettings
-    from generator.forecasters.agents import agents_night
-
     hub = _hub(tmp_path / "hub")
     _observe(hub, NIGHTS[0])
     seen: list[str] = []
