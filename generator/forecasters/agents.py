@@ -28,7 +28,7 @@ from ..arena.gather import books_for
 from ..codes import reported
 from ..config import ArenaSettings
 from ..errors import ConfigError, PartialFailure, PrescientError, Problem
-from ..llm import ANSWERED, Budget, CallOptions, Endpoint, RunReport, Templates, prompt_sha256, request_body, session, settled
+from ..llm import ANSWERED, Budget, CallOptions, Endpoint, NightStage, RunReport, Templates, prompt_sha256, request_body, session, settled
 from ..llm.endpoint import endpoint_from_env, looks_like_refusal
 from ..models import ModelMeta, load_model
 from ..schemas import BETS
@@ -223,14 +223,8 @@ def _write(layout: Layout, due: datetime, as_of: datetime, options: AgentOptions
 # -- the nightly's part --------------------------------------------------------------------------
 
 @dataclass
-class AgentsNight:
+class AgentsNight(NightStage):
     reports: list[AgentReport] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-
-    @property
-    def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "error"]
 
 
 def agents_night(root: Path, settings: ArenaSettings, as_of: datetime, env: Mapping[str, str], *,
