@@ -148,6 +148,9 @@ def test_two_rounds_of_a_cohort_end_to_end_match_the_hand_computation(tmp_path: 
     night = _run(hub, llm, cache, "nightly", "--as-of", NIGHTS[2])
     assert night.returncode == 0, night.stdout + night.stderr
     assert len(llm.requests) == 4  # one call per agent and round, never again
+    sealed = seals.load_seals(Layout(hub))
+    mine = sealed[(sealed["model"] == AGENT) & (sealed["due"] == "2026-02-08")]
+    assert mine[["kind", "status", "evidence", "attested_at"]].values.tolist() == [["bets", "sealed", "manifest", NIGHTS[1]]]
     done = _run(hub, llm, cache, "arena", "--as-of", NIGHTS[2], "--format", "json")
     row = next(r for r in json.loads(done.stdout) if r["model"] == AGENT)
 
