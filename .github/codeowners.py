@@ -4,7 +4,7 @@
     python .github/codeowners.py --check    # exit 1 when it differs from what hub.toml says
 
 Every path of the repository is owned by the hub's maintainers except the submission areas, which
-have no owner: the `validate` check judges those. tests/test_workflows.py runs ``--check`` and
+have no owner: the `validate` check judges those. tests/repo/test_workflows.py runs ``--check`` and
 keeps the areas in step with generator/submissions/paths.py and the validate workflow.
 """
 

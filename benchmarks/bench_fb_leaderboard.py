@@ -4,7 +4,7 @@ Workload: ``/work/shared/tools/synth_fb.py --rounds 14 --models 100 --seed 1`` (
 sets over the real FB question and resolution sets, ~3.3 million forecast rows with FB's baselines
 and two human-median stand-ins), written once to a temporary folder (not timed). Each run, in a
 fresh process and a fresh hub: ``import_forecastbench`` (all real FB sets + the forecast sets) →
-``pipeline.recompute.score_rounds`` (every round scored with the stated resolutions, ``data/scores`` written) →
+``pipeline.recompute.write_round_scores`` (every round scored with the stated resolutions, ``data/scores`` written) →
 ``fb_board`` with FB's tournament options and 1,999 bootstrap replicates, as of 2026-08-21.
 
 Run from the repository root: ``python -m benchmarks.bench_fb_leaderboard [--repeats 3]``.
@@ -42,21 +42,20 @@ def one_run(synth: Path, hub: Path, replicates: int) -> dict:
 
     from generator.interop.forecastbench.importer import import_forecastbench
     from generator.leaderboard.fb_board import FB_TOURNAMENT, FBOptions, fb_board
-    from generator.pipeline.recompute import hub_view, score_rounds
+    from generator.pipeline.recompute import hub_view, write_round_scores
     from generator.store import readers
     from generator.store.hub import Hub
-    from generator.store.layout import Layout
     from generator.timeutil import parse_ts
 
     t0, c0 = time.perf_counter(), time.process_time()
-    layout = Layout(hub)  # one command's read cache: the scoring reads the files the import wrote from it
-    report = import_forecastbench(layout, FB, synth / "forecast_sets", as_of=AS_OF)
+    files = Hub(hub)  # one command's read cache: the scoring reads the files the import wrote from it
+    report = import_forecastbench(files, FB, synth / "forecast_sets", as_of=AS_OF)
     t1, c1 = time.perf_counter(), time.process_time()
-    view = hub_view(Hub.load(hub, layout), readers.load_observations(layout), parse_ts(AS_OF))
-    scores, _ = score_rounds(layout, view, 0.5)
+    view = hub_view(files, readers.load_observations(files), parse_ts(AS_OF))
+    scores, _ = write_round_scores(files, view, 0.5)
     t2, c2 = time.perf_counter(), time.process_time()
     options = FBOptions(**{**FB_TOURNAMENT.__dict__, "replicates": replicates})
-    board = fb_board(scores, readers.load_models(Layout(hub)), parse_ts(AS_OF), np.random.default_rng(1), options)
+    board = fb_board(scores, readers.load_models(Hub(hub)), parse_ts(AS_OF), np.random.default_rng(1), options)
     t3, c3 = time.perf_counter(), time.process_time()
     return {"import": t1 - t0, "score": t2 - t1, "board": t3 - t2, "total": t3 - t0,
             "cpu_import": c1 - c0, "cpu_score": c2 - c1, "cpu_board": c3 - c2, "cpu_total": c3 - c0,
@@ -106,7 +105,7 @@ then `fb_board` with FB's tournament options as of {AS_OF} and {replicates:,} bo
 | phase | wall clock, median of {len(runs)} | CPU, median |
 |---|---|---|
 | import (`import_forecastbench`) | {med['import']:.1f} s | {cpu['import']:.1f} s |
-| score (`pipeline.score_rounds`: read rounds and forecast files, resolve, score, write `data/scores`) | {med['score']:.1f} s | {cpu['score']:.1f} s |
+| score (`recompute.write_round_scores`: read, resolve, score, write `data/scores`) | {med['score']:.1f} s | {cpu['score']:.1f} s |
 | board (`fb_board`: panel, fit, {replicates:,} replicates, summary) | {med['board']:.1f} s | {cpu['board']:.1f} s |
 | **total** | **{med['total']:.1f} s** ({cells}) | {cpu['total']:.1f} s |
 

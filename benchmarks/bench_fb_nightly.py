@@ -13,8 +13,8 @@ The import and the nightlies share one cache folder (``--cache-dir``), as they s
 
 Each command runs as its own process (``os.wait4``: wall clock, the process's user + system CPU
 seconds and its peak RSS). ``--code DIR`` runs another tree of the package (``git archive REV``
-unpacked there) to measure it the same way; a tree without ``store/diskcache.py`` gets no
-``--cache-dir``. The load average is sampled before and after each command: the machine is shared.
+unpacked there) to measure it the same way; a tree whose command takes no ``--cache-dir`` (its
+``--help`` says) gets none. The load average is sampled before and after each command: the machine is shared.
 
 Run from the repository root: ``python -m benchmarks.bench_fb_nightly [--runs 1] [--nights 3]``.
 """
@@ -55,11 +55,18 @@ def _run(args: list[str], code: Path | None) -> dict:
             "load": f"{load:.1f}→{os.getloadavg()[0]:.1f}"}
 
 
+def _takes_cache_dir(command: list[str], code: Path | None) -> bool:
+    """Whether the tree's ``prescient COMMAND`` has the ``--cache-dir`` option (its ``--help`` lists it)."""
+    env = dict(os.environ, PYTHONPATH=str(code)) if code else dict(os.environ)
+    shown = subprocess.run([sys.executable, "-m", "generator", *command, "--help"], cwd=tempfile.gettempdir(), env=env,
+                           capture_output=True, text=True)
+    return "--cache-dir" in shown.stdout
+
+
 def one_run(synth: Path, work: Path, code: Path | None, nights: int) -> dict:
     hub, cache = work / "hub", work / "cache"
-    tree = code or ROOT
-    cached = ["--cache-dir", str(cache)] if (tree / "generator" / "store" / "diskcache.py").is_file() else []
-    imports_cached = cached if "_add_cache_options(fb)" in (tree / "generator" / "cli.py").read_text() else []
+    cached = ["--cache-dir", str(cache)] if _takes_cache_dir(["nightly"], code) else []
+    imports_cached = cached if _takes_cache_dir(["import", "forecastbench"], code) else []
     result = {"import": _run(["import", "forecastbench", str(FB), "--forecasts", str(synth / "forecast_sets"),
                               "--hub", str(hub), "--as-of", AS_OF, *imports_cached], code)}
     print(f"import: {result['import']}", file=sys.stderr)

@@ -59,15 +59,14 @@ def set_repo_url(hub: Path, url: str) -> None:
 def prepare(synth: Path, hub: Path) -> None:
     """Import and score the FB-scale hub once (not timed)."""
     from generator.interop.forecastbench.importer import import_forecastbench
-    from generator.pipeline.recompute import hub_view, score_rounds
+    from generator.pipeline.recompute import hub_view, write_round_scores
     from generator.store import readers
     from generator.store.hub import Hub
-    from generator.store.layout import Layout
     from generator.timeutil import parse_ts
 
-    layout = Layout(hub)
-    import_forecastbench(layout, FB, synth / "forecast_sets", as_of=AS_OF)
-    score_rounds(layout, hub_view(Hub.load(hub, layout), readers.load_observations(layout), parse_ts(AS_OF)), 0.5)
+    files = Hub(hub)
+    import_forecastbench(files, FB, synth / "forecast_sets", as_of=AS_OF)
+    write_round_scores(files, hub_view(files, readers.load_observations(files), parse_ts(AS_OF)), 0.5)
 
 
 def page_weight(site: Path) -> tuple[int, int, list[str]]:

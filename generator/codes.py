@@ -2,9 +2,9 @@
 
 ``CODES`` holds the submission checks' codes: every problem they report is made through
 ``problem()``, so a code that is not registered there cannot be reported, and the Submit page's
-table is checked against it (tests/test_validate_docs.py). ``OTHER_CODES`` holds, by group, the
+table is checked against it (tests/submissions/test_validate_docs.py). ``OTHER_CODES`` holds, by group, the
 codes the rest of the package reports (hub.toml, the ledgers and files, sources, the audit,
-imports); the Data page's "Problem codes" table is generated from it. tests/test_codes.py reads
+imports); the Data page's "Problem codes" table is generated from it. tests/foundations/test_codes.py reads
 every module and holds each code written in a ``Problem(...)`` (or passed on as one) to this
 registry.
 """

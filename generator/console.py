@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .store.csvio import encode, spreadsheet_safe
+from .store.csvio import encode
+from .store.spreadsheet import spreadsheet_safe
 from .timeutil import format_ts
 
 if TYPE_CHECKING:  # rich is imported only when a terminal shows the bar

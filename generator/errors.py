@@ -165,7 +165,7 @@ def storage_error(exc: OSError, where: str | None = None, root: Path | None = No
 
 
 def _shown(name: str, root: Path | None) -> str:
-    name = re.sub(r"(^|/)\.([^/]+)\.[^./]+\.tmp$", r"\1\2", name)  # csvio.write_bytes_atomic's temp file
+    name = re.sub(r"(^|/)\.([^/]+)\.[^./]+\.tmp$", r"\1\2", name)  # atomic.write_bytes_atomic's temp file
     if root is not None and Path(name).is_relative_to(root):
         return Path(name).relative_to(root).as_posix()
     return name

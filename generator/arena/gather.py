@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..config import HUB_FILE, load_settings
+from ..config import HUB_FILE
 from ..errors import PrescientError, Problem
 from ..scoring.resolve import LedgerView, known_by, ledger_view, resolve_round
 from ..store import manifest, readers, receipts, seals
 from ..store.git import blob_id
+from ..store.hub import Hub
 from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
 from ..vocabulary import MARKET
@@ -33,17 +34,18 @@ def load_cohorts(root: Path, as_of: datetime, due: datetime | None = None,
     date ``YYYY-MM-DD`` -> ``readers.load_forecasts``) are forecast files the caller has read
     already (the site build): those rounds' files are not read again."""
     quarantine = [] if quarantine is None else quarantine
-    layout = Layout(root)
-    labels = round_cohorts(root, layout)
-    dues = readers.round_dues(layout)
+    hub = Hub(root)
+    layout = hub.layout
+    labels = round_cohorts(hub)
+    dues = readers.round_dues(hub)
     if due is not None:
         if format_date(due) not in labels:
             raise PrescientError(f"no round is due on {format_date(due)} (no {layout.relative(layout.round_questions(due))})")
         dues = [d for d in dues if labels[format_date(d)] == labels[format_date(due)]]
-    ledgers = _Ledgers.read(layout, [d for d in dues if d <= as_of], as_of)  # an open round's bets are never shown
+    ledgers = _Ledgers.read(hub, [d for d in dues if d <= as_of], as_of)  # an open round's bets are never shown
     given = forecasts or {}
-    frames = [simulated_round(layout, d, r, ledgers, quarantine, given.get(format_date(d))) for d, r in ledgers.rounds.items()]
-    rows = {d: bet_rows(layout, d, r, ledgers, quarantine) for d, r in ledgers.rounds.items()}
+    frames = [simulated_round(hub, d, r, ledgers, quarantine, given.get(format_date(d))) for d, r in ledgers.rounds.items()]
+    rows = {d: bet_rows(hub, d, r, ledgers, quarantine) for d, r in ledgers.rounds.items()}
     frames += [_replayed(cohort, model, parts, _closes(ledgers, labels, cohort))[0]
                for (cohort, model), parts in _by_cohort(rows, labels).items()]
     frames = [f for f in frames if len(f)]
@@ -54,24 +56,24 @@ def load_cohorts(root: Path, as_of: datetime, due: datetime | None = None,
 def books_for(root: Path, as_of: datetime, due: datetime, model: str) -> tuple[Books, pd.DataFrame]:
     """What ``model`` carries into the round due at ``due`` (its cohort's books when the round opened),
     and its positions of the cohort's earlier rounds as the ledgers stood at ``as_of`` (``POSITIONS``)."""
-    layout = Layout(root)
-    labels = round_cohorts(root, layout)
+    hub = Hub(root)
+    labels = round_cohorts(hub)
     cohort = labels.get(format_date(due))
-    earlier = [d for d in readers.round_dues(layout) if d < due and labels[format_date(d)] == cohort]
+    earlier = [d for d in readers.round_dues(hub) if d < due and labels[format_date(d)] == cohort]
     if cohort is None or not earlier:
         return Books(), pd.DataFrame(columns=POSITIONS)
-    ledgers = _Ledgers.read(layout, [*earlier, due], as_of)
-    rows = {d: bet_rows(layout, d, ledgers.rounds[d], ledgers, [], only=model) for d in earlier}
+    ledgers = _Ledgers.read(hub, [*earlier, due], as_of)
+    rows = {d: bet_rows(hub, d, ledgers.rounds[d], ledgers, [], only=model) for d in earlier}
     parts = [frame for by_model in rows.values() for m, frame in by_model.items() if m == model]
     positions, books = _replayed(cohort, model, parts, [(format_date(d), _books_close(ledgers.rounds[d])) for d in [*earlier, due]])
     return books[format_date(due)], positions
 
 
-def round_cohorts(root: Path, layout: Layout) -> dict[str, str]:
+def round_cohorts(hub: Hub) -> dict[str, str]:
     """Each published round's cohort (``cohorts.cohort_labels`` under the hub's ``[arena] cohort_rounds``)."""
-    settings = load_settings(root) if (root / HUB_FILE).is_file() else None
+    settings = hub.settings if (hub.root / HUB_FILE).is_file() else None
     n, cadence = (settings.arena.cohort_rounds, settings.rounds.cadence_days) if settings else (1, 14)
-    return cohort_labels([format_date(d) for d in readers.round_dues(layout)], n, cadence)
+    return cohort_labels([format_date(d) for d in readers.round_dues(hub)], n, cadence)
 
 
 @dataclass(frozen=True)
@@ -87,14 +89,14 @@ class _Ledgers:
     attested: Attestations
 
     @classmethod
-    def read(cls, layout: Layout, dues: list[datetime], as_of: datetime) -> _Ledgers:
-        rounds = {d: readers.load_round(layout, d) for d in dues}
+    def read(cls, hub: Hub, dues: list[datetime], as_of: datetime) -> _Ledgers:
+        rounds = {d: readers.load_round(hub, d) for d in dues}
         markets = {q for r in rounds.values() for q in r.loc[r["kind"] == MARKET, "question_id"]}
-        obs = readers.load_observations(layout)
+        obs = readers.load_observations(hub)
         obs = obs[obs["question_id"].isin(markets)]
-        stamp, stated = format_ts(as_of), readers.load_resolutions(layout)
+        stamp, stated = format_ts(as_of), readers.load_resolutions(hub)
         view, known = ledger_view(obs, stamp, stated), known_by(obs, stamp)
-        return cls(stamp, rounds, view, known, settlements_recorded(known, view.stated), attestations(layout))
+        return cls(stamp, rounds, view, known, settlements_recorded(known, view.stated), attestations(hub))
 
 
 def settlements_recorded(known: pd.DataFrame, stated: pd.DataFrame) -> dict[str, str]:
@@ -106,27 +108,27 @@ def settlements_recorded(known: pd.DataFrame, stated: pd.DataFrame) -> dict[str,
     return both.groupby("question_id")["recorded_at"].min().astype(str).to_dict() if len(both) else {}
 
 
-def simulated_round(layout: Layout, due: datetime, questions: pd.DataFrame, ledgers: _Ledgers, quarantine: list[Problem],
+def simulated_round(hub: Hub, due: datetime, questions: pd.DataFrame, ledgers: _Ledgers, quarantine: list[Problem],
                     forecasts: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """The simulated portfolios of the round's probability forecasts, settled."""
     markets = questions[questions["kind"] == MARKET]
-    given = readers.load_forecasts(layout, due, quarantine) if forecasts is None else forecasts
+    given = readers.load_forecasts(hub, due, quarantine) if forecasts is None else forecasts
     frame = simulated_positions(format_date(due), given, markets, format_ts(due))
     if frame.empty or markets.empty:
         return pd.DataFrame(columns=POSITIONS)
     return settle(frame, resolve_round(markets, ledgers.view), format_ts(due))
 
 
-def bet_rows(layout: Layout, due: datetime, questions: pd.DataFrame, ledgers: _Ledgers, quarantine: list[Problem],
+def bet_rows(hub: Hub, due: datetime, questions: pd.DataFrame, ledgers: _Ledgers, quarantine: list[Problem],
              only: str | None = None) -> dict[str, pd.DataFrame]:
     """Each model's bet rows of the round (``cohorts.ROWS``), priced at the later of ``placed_at`` and the
     attestation of the file's bytes, buys settled; a file nothing attests is left out (never priced)."""
-    label, due_ts = format_date(due), format_ts(due)
+    label, due_ts, layout = format_date(due), format_ts(due), hub.layout
     markets = questions[questions["kind"] == MARKET]
     freeze = markets.drop_duplicates("question_id").set_index("question_id")["freeze_value"]
     outcomes = resolve_round(markets, ledgers.view)
     out = {}
-    for model, frame in readers.load_bets(layout, due, quarantine).items():
+    for model, frame in readers.load_bets(hub, due, quarantine).items():
         when = attested_time(layout, layout.bets(due, model), ledgers.attested) if only in (None, model) else None
         if when is None or frame.empty:
             continue
@@ -179,12 +181,12 @@ class Attestations:
         return min(found) if found else None
 
 
-def attestations(layout: Layout) -> Attestations:
-    by_blob = {key: format_ts(when) for key, when in receipts.attested(receipts.load_receipts(layout)).items()}
-    sealed = seals.load_seals(layout).dropna(subset=["path", "blob", "attested_at"])
+def attestations(hub: Hub) -> Attestations:
+    by_blob = {key: format_ts(when) for key, when in receipts.attested(receipts.load_receipts(hub)).items()}
+    sealed = seals.load_seals(hub).dropna(subset=["path", "blob", "attested_at"])
     for path, blob, at in zip(sealed["path"].astype(str), sealed["blob"].astype(str), sealed["attested_at"].astype(str)):
         by_blob[(path, blob)] = min(at, by_blob.get((path, blob), at))
-    return Attestations(by_blob, manifest.first_recorded(manifest.load_manifest(layout)))
+    return Attestations(by_blob, manifest.first_recorded(manifest.load_manifest(hub)))
 
 
 def attested_time(layout: Layout, path: Path, attested: Attestations) -> str | None:

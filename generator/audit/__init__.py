@@ -1,1 +1,6 @@
-"""Audit: recompute what is derived and compare it byte for byte, check git history, keep the forecast manifest."""
+"""Audit: recompute what is derived and compare it byte for byte, and check the git history.
+
+- ``verify``: ``prescient verify``: scores, history and pages recomputed from the ledgers and compared
+- ``git``: what the git history says: ledgers only appended, frozen files kept, files on time
+- ``seals``: the seals against their rule, the receipts and the files in place
+"""

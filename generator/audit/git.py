@@ -39,7 +39,6 @@ Model metadata, oracle forecasts, scores (derived) and ``hub.toml`` may change i
 from __future__ import annotations
 
 import fnmatch
-import io
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -53,6 +52,7 @@ from ..errors import Problem
 from ..forecasters.baselines import AFTER_DUE
 from ..schemas import ALL_TABLES, HISTORY, Table
 from ..store import git
+from ..store.csvio import UNREADABLE, parse_bytes, why_unreadable
 from ..store.git import blob_id
 from ..store.manifest import root_hash, sha256
 from ..submissions.paths import DATED, HUB_LEDGERS, classify
@@ -258,14 +258,14 @@ def appended(old: bytes, new: bytes) -> bool:
 
 def records(data: bytes) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """(header, rows as tuples of cell text) of a CSV version, parsed as ``store.csvio`` reads a
-    ledger (``pandas.read_csv``: every cell kept as text, nothing read as missing). ValueError when
+    ledger (``csvio.parse_bytes``: every cell kept as text, nothing read as missing). ValueError when
     it does not parse."""
     if not data.strip():
         return (), []
     try:
-        frame = pd.read_csv(io.StringIO(data.decode("utf-8")), dtype=str, keep_default_na=False, na_filter=False)
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise ValueError(str(exc)) from None
+        frame = parse_bytes(data, "")
+    except UNREADABLE as exc:
+        raise ValueError(why_unreadable(exc)) from None
     if not isinstance(frame.index, pd.RangeIndex):  # more cells than header names in every row
         raise ValueError("rows have more cells than the header names")
     return tuple(str(c) for c in frame.columns), list(frame.itertuples(index=False, name=None))

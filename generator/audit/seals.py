@@ -20,16 +20,16 @@ import pandas as pd
 
 from ..errors import Problem
 from ..store import git, manifest
-from ..store.layout import Layout
+from ..store.hub import Hub
 from ..store.seals import COUNTED, MARKER, sealed_rounds
 from ..submissions.sealing import Target, last_before, receipt_versions, target_of
 
 
-def seal_problems(layout: Layout, recorded: pd.DataFrame, receipts: pd.DataFrame, dues: dict[str, str]) -> list[Problem]:
+def seal_problems(hub: Hub, recorded: pd.DataFrame, receipts: pd.DataFrame, dues: dict[str, str]) -> list[Problem]:
     """``dues``: round due date → its due time (ISO UTC)."""
-    problems: list[Problem] = []
+    layout, problems = hub.layout, list[Problem]()
     versions = receipt_versions(receipts)
-    seen = manifest.first_recorded(manifest.load_manifest(layout))
+    seen = manifest.first_recorded(manifest.load_manifest(hub))
     rows = recorded[(recorded["model"] != MARKER) & recorded["kind"].isin(["forecast", "bets", "commitment"])]
     for r in rows.itertuples(index=False):
         due_ts = dues.get(str(r.due))
@@ -46,14 +46,14 @@ def seal_problems(layout: Layout, recorded: pd.DataFrame, receipts: pd.DataFrame
                                                     f"version before the due time, and receipts decide"))
         elif r.evidence == "manifest" and not (seen.get((str(r.path), str(r.sha256)), "~") < due_ts):
             problems.append(_differs(label, target, "the manifest has no record of these bytes before the due time"))
-    return problems + _broken(layout, recorded)
+    return problems + _broken(hub, recorded)
 
 
 def _differs(label: str, target: Target, what: str) -> Problem:
     return Problem(label, None, "blob", "seal-differs", f"the seal of {target.model}'s {target.kind} in round {target.due}: {what}")
 
 
-def _broken(layout: Layout, recorded: pd.DataFrame) -> list[Problem]:
+def _broken(hub: Hub, recorded: pd.DataFrame) -> list[Problem]:
     """Files of sealed rounds that are not their counted bytes, and counted files that are missing."""
     done = sealed_rounds(recorded)
     if not done:
@@ -61,7 +61,7 @@ def _broken(layout: Layout, recorded: pd.DataFrame) -> list[Problem]:
     counted_rows = recorded[recorded["status"].isin(COUNTED) & (recorded["model"] != MARKER)]
     counted = dict(zip(counted_rows["path"].astype(str), counted_rows["sha256"].astype(str)))
     decided = {(str(d), str(m)) for d, m, k in zip(recorded["due"], recorded["model"], recorded["kind"]) if k != "commitment"}
-    hashes = manifest.current_hashes(layout)
+    hashes = manifest.current_hashes(hub)
     problems = []
     for path, digest in sorted(hashes.items()):
         target = target_of(path)

@@ -1,7 +1,7 @@
 """``prescient verify``: recompute every derived file from the raw ledgers and compare byte for byte.
 
 Checks, each returning located problems (file, first differing row, stable code):
-- scores: every ``data/scores/<due>.csv`` against ``pipeline.recompute.round_scores`` over the ledgers;
+- scores: every ``data/scores/<due>.csv`` against ``pipeline.recompute.scores_by_round`` over the ledgers;
 - history: the rows of ``data/leaderboard/history.csv`` of the latest nights (all with
   ``all_nights``) against ``pipeline.recompute.history_for`` at each night's as_of, the function the nightly
   uses, so only what was recorded by then counts; rows of another methodology version are skipped;
@@ -33,7 +33,6 @@ from ..store import manifest, readers, receipts, seals
 from ..store.csvio import to_csv_bytes
 from ..store.git import resolve_commit
 from ..store.hub import Hub, as_hub
-from ..store.layout import Layout
 from ..timeutil import format_date, format_ts, parse_ts
 from . import git
 from .seals import receipt_problems, seal_problems
@@ -72,14 +71,14 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
            all_nights: bool = False, nights: int = DEFAULT_NIGHTS) -> VerifyReport:
     """Run every check on ``hub`` (a Hub, or its folder). ``as_of`` defaults to the latest time the ledgers record."""
     hub = as_hub(hub)
-    root, layout = hub.root, hub.layout
-    as_of = as_of or latest_run(layout)
+    root = hub.root
+    as_of = as_of or latest_run(hub)
     report = VerifyReport(format_ts(as_of))
     report.add("scores", *check_scores(hub, as_of))
     report.add("history", *check_history(hub, None if all_nights else nights))
     report.add("pages", *check_pages(hub, as_of), skipped=not (root / "site_src" / "docs" / GENERATED).is_dir())
     report.add("seals", *check_seals(hub))
-    changes, attested = None, receipts.attested(receipts.load_receipts(layout))
+    changes, attested = None, receipts.attested(receipts.load_receipts(hub))
     if git_rev:
         commit = resolve_commit(root, git_rev)
         ledger = receipts.load_receipts_at(root, commit)
@@ -89,7 +88,7 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
         problems += receipt_problems(root, ledger, seals.load_seals_at(root, commit))
         report.add("git", problems, f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev}; "
                                     f"{len(attested)} file version(s) attested by receipts")
-    report.add("timing", *check_timing(layout, as_of, changes, attested))
+    report.add("timing", *check_timing(hub, as_of, changes, attested))
     if not hub.settings.maintainers:
         report.add("maintainers", [Problem("data/hub.toml", None, "hub.maintainers", "no-maintainers",
                                            "[hub] maintainers is empty: CODEOWNERS has no owner, so no review is required "
@@ -99,10 +98,9 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
 
 def check_seals(hub: Hub) -> tuple[list[Problem], str]:
     """The seals against their rule and the files in place (``audit.seals``)."""
-    layout = hub.layout
-    recorded = seals.load_seals(layout)
-    dues = {format_date(d): due_time(layout, d) for d in readers.round_dues(layout)}
-    problems = seal_problems(layout, recorded, receipts.load_receipts(layout), dues)
+    recorded = seals.load_seals(hub)
+    dues = {format_date(d): due_time(hub, d) for d in readers.round_dues(hub)}
+    problems = seal_problems(hub, recorded, receipts.load_receipts(hub), dues)
     return problems, f"{len(seals.sealed_rounds(recorded))} sealed round(s) checked against their receipts and files"
 
 
@@ -112,10 +110,10 @@ def sealed_at(root: Path, commit: str) -> git.Seal:
     return git.Seal(frozenset(seals.sealed_rounds(recorded)), seals.counted(recorded))
 
 
-def latest_run(layout: Layout) -> datetime:
+def latest_run(hub: Hub) -> datetime:
     """The latest time recorded in the ledgers (observations, resolutions, history, manifest)."""
-    stamps = [readers.load_observations(layout)["recorded_at"], readers.load_resolutions(layout)["recorded_at"],
-              readers.load_history(layout)["as_of"], manifest.load_manifest(layout)["recorded_at"]]
+    stamps = [readers.load_observations(hub)["recorded_at"], readers.load_resolutions(hub)["recorded_at"],
+              readers.load_history(hub)["as_of"], manifest.load_manifest(hub)["recorded_at"]]
     known = [s.max() for s in stamps if len(s)]
     return parse_ts(max(known)) if known else parse_ts(EPOCH)
 
@@ -136,9 +134,9 @@ def _differs(label: str, code: str, row: int | None, want: str, have: str) -> Pr
 
 def check_scores(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
     layout = hub.layout
-    view = recompute.hub_view(hub, readers.load_observations(layout), as_of)
+    view = recompute.hub_view(hub, readers.load_observations(hub), as_of)
     problems = []
-    recomputed = recompute.round_scores(layout, view, hub.settings.scoring.impute_value)
+    recomputed = recompute.scores_by_round(hub, view, hub.settings.scoring.impute_value)
     for due, frame in recomputed.items():
         path, expected = layout.scores(due), to_csv_bytes(frame, SCORES)
         label = layout.relative(path)
@@ -154,7 +152,7 @@ def check_scores(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
 
 def check_history(hub: Hub, nights: int | None) -> tuple[list[Problem], str]:
     """Recompute the history rows of the latest ``nights`` nights (all when None)."""
-    history, version = readers.load_history(hub.layout), hub.settings.scoring.methodology_version
+    history, version = readers.load_history(hub), hub.settings.scoring.methodology_version
     current = history[history["methodology_version"] == version]
     stamps = sorted(current["as_of"].unique())
     chosen = stamps if nights is None else stamps[-nights:]
@@ -198,12 +196,13 @@ def check_pages(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
     return problems, f"{len(expected)} page(s) regenerated as of {format_ts(as_of)}"
 
 
-def check_timing(layout: Layout, as_of: datetime, changes: list[git.FileChange] | None,
+def check_timing(hub: Hub, as_of: datetime, changes: list[git.FileChange] | None,
                  attested: dict[tuple[str, str], datetime] | None = None) -> tuple[list[Problem], str]:
     """Forecast files of rounds past due whose timing neither the manifest, a receipt nor git proves."""
     attested = attested or {}
-    seen, problems, checked = manifest.first_recorded(manifest.load_manifest(layout)), [], 0
-    for due in (d for d in readers.round_dues(layout) if d <= as_of):
+    layout = hub.layout
+    seen, problems, checked = manifest.first_recorded(manifest.load_manifest(hub)), [], 0
+    for due in (d for d in readers.round_dues(hub) if d <= as_of):
         stamp = format_ts(due)
         for path in layout.forecast_files(due):
             if path.stem in AFTER_DUE:

@@ -35,6 +35,7 @@ from ..schemas import BETS
 from ..scoring.resolve import known_by, values_at
 from ..store import calllog, manifest, readers
 from ..store.csvio import to_csv_bytes, write_bytes_atomic
+from ..store.hub import Hub
 from ..store.layout import Layout
 from ..store.lock import hub_lock
 from ..submissions import SubmissionInvalid, validate_files
@@ -79,11 +80,12 @@ def run_agent(root: Path, due: datetime, as_of: datetime, endpoint: Endpoint, op
     """Ask the agent about the round due at ``due`` unless its log settled it, then write its bet file."""
     if not slug(options.model) or not slug(options.team):
         raise ConfigError("no model: give --model NAME (the endpoint's model name) or set PRESCIENT_LLM_MODEL")
-    layout, mid, stamp = Layout(root), agent_id(options), format_ts(as_of)
-    check_round(layout, due, as_of)
+    hub, mid, stamp = Hub(root), agent_id(options), format_ts(as_of)
+    layout = hub.layout
+    check_round(hub, due, as_of)
     report, log = AgentReport(mid, due=format_date(due)), layout.llm_log(due, mid)
     with hub_lock(layout.data, f"prescient forecast llm --bets --model {options.model} --round {format_date(due)}"):
-        readers.check_as_of(layout, stamp)
+        readers.check_as_of(hub, stamp)
         earlier = calllog.read_records(log, "round")
         used = {r.get("template_sha256") for r in earlier if r.get("status") in ANSWERED} - {template_sha256()}
         if used:
@@ -92,7 +94,7 @@ def run_agent(root: Path, due: datetime, as_of: datetime, endpoint: Endpoint, op
         record = settled(earlier, lambda r: r["round"], ANSWERED).get(report.due)
         if record is None:
             report.asked = 1
-            record = _ask(layout, due, as_of, endpoint, options, budget, client, sleep, report)
+            record = _ask(hub, due, as_of, endpoint, options, budget, client, sleep, report)
         else:
             report.skipped = 1
         if record is not None and record["status"] == "ok":
@@ -103,11 +105,12 @@ def run_agent(root: Path, due: datetime, as_of: datetime, endpoint: Endpoint, op
     return report
 
 
-def _ask(layout: Layout, due: datetime, as_of: datetime, endpoint: Endpoint, options: AgentOptions,
+def _ask(hub: Hub, due: datetime, as_of: datetime, endpoint: Endpoint, options: AgentOptions,
          budget: Budget | None, client, sleep, report: AgentReport) -> dict | None:
     """One call; its record is logged (unless the budget stopped it) and returned when final."""
+    layout = hub.layout
     stamp, log = format_ts(as_of), layout.llm_log(due, agent_id(options))
-    books, positions, markets, rnd = _situation(layout, due, as_of, agent_id(options))
+    books, positions, markets, rnd = _situation(hub, due, as_of, agent_id(options))
     prompt = TEMPLATES.render(TEMPLATE, ad.prompt_context(format_ts(due), stamp, books, positions, markets))
     with session(endpoint, CallOptions(1, options.retries, 1.0, options.timeout), log, budget, client, sleep) as run:
         reply = run.ask(request_body(options.model, prompt))
@@ -154,13 +157,13 @@ def _problems(record: dict, log: str) -> list[Problem]:
             for d in record["decisions"] if d["status"] not in (ad.BET, ad.HOLD)]
 
 
-def _situation(layout: Layout, due: datetime, as_of: datetime, mid: str) -> tuple[Books, list[dict], list[dict], object]:
+def _situation(hub: Hub, due: datetime, as_of: datetime, mid: str) -> tuple[Books, list[dict], list[dict], object]:
     """What the agent is shown: its books, its open positions marked at ``as_of``, the round's open markets."""
-    stamp = format_ts(as_of)
-    books, held = books_for(layout.root, as_of, due, mid)
-    questions = readers.load_round(layout, due)
+    stamp, layout = format_ts(as_of), hub.layout
+    books, held = books_for(hub.root, as_of, due, mid)
+    questions = readers.load_round(hub, due)
     markets = questions[questions["kind"] == MARKET].drop_duplicates("question_id")
-    obs = readers.load_observations(layout)
+    obs = readers.load_observations(hub)
     ids = set(markets["question_id"]) | set(held["question_id"])
     known = known_by(obs[obs["question_id"].isin(ids)], stamp)
     latest = known.drop_duplicates("question_id", keep="last").set_index("question_id")["status"]
@@ -169,14 +172,14 @@ def _situation(layout: Layout, due: datetime, as_of: datetime, mid: str) -> tupl
     shown = [{"question_id": q, "text": t, "yes_price": ad.price(p)}
              for q, t, p in sorted(zip(markets["question_id"], markets["text"], yes_now))]
     rnd = round_set(layout.round_questions(due).read_bytes(), format_date(due), layout.relative(layout.round_questions(due)))
-    return books, _positions(layout, books, held, known, stamp), shown, rnd
+    return books, _positions(hub, books, held, known, stamp), shown, rnd
 
 
-def _positions(layout: Layout, books: Books, held: pd.DataFrame, known: pd.DataFrame, stamp: str) -> list[dict]:
+def _positions(hub: Hub, books: Books, held: pd.DataFrame, known: pd.DataFrame, stamp: str) -> list[dict]:
     rows = held[(held["status"] != "sold") & (held["shares"] > 0)] if len(held) else held
     texts: dict[str, str] = {}
     for label in sorted(set(rows["round"])) if len(rows) else []:
-        frame = readers.load_round(layout, parse_ts(label))
+        frame = readers.load_round(hub, parse_ts(label))
         texts.update(zip(frame["question_id"], frame["text"]))
     out = []
     for (qid, side), stake in sorted(books.held.items()):
@@ -217,7 +220,7 @@ def _write(layout: Layout, due: datetime, as_of: datetime, options: AgentOptions
     checked = validate_files(layout.root, [path, meta_path], as_of, hub_own=True)
     if not checked.ok:
         raise SubmissionInvalid(f"{layout.relative(path)}: the agent's bet file fails validation", checked.errors)
-    report.written += manifest.record(layout, as_of)  # the hub attests the bytes now: the bets are priced now
+    report.written += manifest.record(Hub(layout.root), as_of)  # the hub attests the bytes now: the bets are priced now
 
 
 # -- the nightly's part --------------------------------------------------------------------------

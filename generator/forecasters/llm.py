@@ -33,7 +33,9 @@ from ..llm.endpoint import looks_like_refusal
 from ..models import ModelMeta, load_model
 from ..schemas import FORECASTS
 from ..store import calllog, readers
-from ..store.csvio import write_bytes_atomic, write_table
+from ..store.atomic import write_bytes_atomic
+from ..store.csvio import write_table
+from ..store.hub import Hub
 from ..store.layout import Layout
 from ..store.lock import hub_lock
 from ..submissions import SubmissionInvalid, validate_files
@@ -222,9 +224,9 @@ class LLMReport(RunReport):
     validation: Any = None
 
 
-def _units(layout: Layout, due: datetime) -> pd.DataFrame:
-    questions = readers.load_round(layout, due)
-    bank = readers.load_bank(layout)
+def _units(hub: Hub, due: datetime) -> pd.DataFrame:
+    questions = readers.load_round(hub, due)
+    bank = readers.load_bank(hub)
     freeze = questions["freeze_time"].max() if len(questions) else ""
     latest = bank[bank["recorded_at"] <= freeze].sort_values("recorded_at", kind="mergesort").drop_duplicates("id", keep="last")
     extra = latest.set_index("id")[["background", "resolution_criteria"]]
@@ -233,9 +235,9 @@ def _units(layout: Layout, due: datetime) -> pd.DataFrame:
 
 def open_dues(root: Path, as_of: datetime) -> list[datetime]:
     """The due dates (round folders) of every published round still open at ``as_of``."""
-    layout = Layout(root)
-    return [due for due in readers.round_dues(layout)
-            if parse_ts(readers.load_round(layout, due)["due"].iloc[0]) > as_of]
+    hub = Hub(root)
+    return [due for due in readers.round_dues(hub)
+            if parse_ts(readers.load_round(hub, due)["due"].iloc[0]) > as_of]
 
 
 def describe(report: LLMReport | None) -> list[str]:
@@ -255,11 +257,12 @@ def describe(report: LLMReport | None) -> list[str]:
     return lines
 
 
-def check_round(layout: Layout, due: datetime, as_of: datetime) -> None:
+def check_round(hub: Hub, due: datetime, as_of: datetime) -> None:
+    layout = hub.layout
     path = layout.round_questions(due)
     if not path.is_file():
         raise ConfigError(f"{layout.relative(path)}: no round due {due:%Y-%m-%d} has been published")
-    due_ts = readers.load_round(layout, due)["due"].iloc[0]
+    due_ts = readers.load_round(hub, due)["due"].iloc[0]
     if as_of >= parse_ts(due_ts):
         raise ConfigError(f"round {due:%Y-%m-%d} was due {due_ts} and it is {format_ts(as_of)}: too late to forecast it")
 
@@ -295,14 +298,15 @@ def run_llm(root: Path, due: datetime, as_of: datetime, endpoint: Endpoint, opti
             sleep: Callable[[float], None] = time.sleep) -> LLMReport:
     """Forecast every unanswered unit of the round due at ``due``, then write the forecast file."""
     check_options(options)
-    layout, mid = Layout(root), model_id(options)
-    check_round(layout, due, as_of)
+    hub, mid = Hub(root), model_id(options)
+    layout = hub.layout
+    check_round(hub, due, as_of)
     template, log_path = template_sha256(options.variant), layout.llm_log(due, mid)
     report = LLMReport(mid, due=f"{due:%Y-%m-%d}")
     with hub_lock(layout.data, f"prescient forecast llm {mid} --round {due:%Y-%m-%d}"):
         earlier = read_log(log_path)
         _check_template(earlier, template, layout.relative(log_path))
-        units = _units(layout, due).to_dict("records")
+        units = _units(hub, due).to_dict("records")
         done = final_units(earlier)
         pending = [u for u in units if (u["question_id"], u["resolution_date"] or "") not in done]
         report.skipped, report.asked = len(units) - len(pending), len(pending)

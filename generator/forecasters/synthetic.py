@@ -2,7 +2,7 @@
 
 Each one sees a known amount of information, so the order of their expected Brier scores is known
 in advance. Over a large simulated sample (3,000 markets, 300 series, 20 rounds; see
-``tests/test_synthetic.py``) the expected headline Brier scores are about:
+``tests/forecasters/test_synthetic.py``) the expected headline Brier scores are about:
 
 1. ``calibrated`` (0.126): the exact probability given the world up to 7 days past the due date;
 2. ``overconfident`` (0.144): the calibrated forecast with its log-odds stretched 3×;

@@ -1,1 +1,4 @@
-"""Exchange with other forecasting benchmarks (today: ForecastBench)."""
+"""Exchange with other forecasting benchmarks.
+
+- ``forecastbench``: ForecastBench's question, resolution and forecast sets in, question sets out
+"""

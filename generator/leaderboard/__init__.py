@@ -1,0 +1,17 @@
+"""Boards from scores: ForecastBench's difficulty-adjusted Brier with bootstrap CIs, and the hub's
+boards built on it. Pure: frames in, frames out; no I/O stage is imported (``tests/repo/test_architecture.py``).
+
+- ``fb_board``: ForecastBench's board from the SCORES frame: rows, estimation sample, fit, bootstrap,
+  stability rule (``fb_board``, ``selection_board``)
+- ``hub_boards``: the hub's published boards (``hub_board``, ``point_boards``,
+  ``bootstrapped_boards``) and tonight's history rows
+- ``views``: which SCORES rows a board is computed on
+- ``panel``, ``fixed_effects``, ``bootstrap``, ``stats``: the scored panel, the two-way fixed
+  effects fit, the stratified cluster bootstrap, and the CIs, p-values and ranks from it
+- ``secondary``: log score, Peer score, BSS and accuracy columns
+- ``crowd``: the crowd's value and Brier of each market (the tournament board's market difficulty)
+- ``calibration``: reliability tables and the Murphy decomposition
+- ``diff``: the nightly leaderboard diff in plain words
+- ``row_codes``, ``frame_times``, ``digest``: speed only: rows coded once for every board, a
+  frame's times, and the digest of all a board reads (a board is kept while it is the same)
+"""

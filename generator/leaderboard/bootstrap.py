@@ -11,7 +11,7 @@ unit weights, and a chunk of replicates is solved at once (see ``fixed_effects``
 Differences: the draw uses the caller's ``numpy.random.Generator`` (reproducible, and independent
 of ``chunk``: replicate r always consumes the same random numbers), and the resampling unit is a
 *cluster* (default: the unit, as in FB; pass the question id to keep all horizons of a dataset
-question together, which is what DESIGN 8 "CIs that ignore clustering" asks for).
+question together, so the CIs do not ignore how the horizons of one question cluster).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def bootstrap(
     rng: np.random.Generator,
     chunk: int = 256,
 ) -> BootstrapResult:
-    """Refit the fixed effects on ``n_replicates`` (DESIGN: 1,999) stratified cluster resamples.
+    """Refit the fixed effects on ``n_replicates`` (the hub's default: 1,999) stratified cluster resamples.
 
     Memory grows with ``chunk`` (about chunk x (n_units + 3 n_est^2) doubles per type), not with
     ``n_replicates``. The result depends only on the rng state, not on ``chunk``.

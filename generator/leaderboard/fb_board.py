@@ -22,9 +22,10 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 3. Per type, ``fit`` gives D (rescaled so a forecaster covering every unit scores its raw Brier);
    overall = (D_dataset + D_market) / 2; Brier Index = 100 (1 - sqrt(D)). With
    ``market_difficulty="crowd"`` the market question effects are fixed at the crowd's Brier
-   (FB's tournament board; ``crowd`` gives the crowd's probability per round and market). A market
-   with no crowd value keeps its estimated difficulty (a first fit without fixed market effects);
-   ``attrs["crowd_values"]`` counts the units of each kind (see ``crowd_at_due``).
+   (FB's tournament board; ``crowd`` gives the crowd's probability per round and market,
+   ``crowd.crowd_from_rounds``). A market with no crowd value keeps its estimated difficulty (a first
+   fit without fixed market effects); ``attrs["crowd_values"]`` counts the units of each kind
+   (``crowd.crowd_counts``).
 4. ``bootstrap`` (strata (round, source), unit resampling as FB) and ``summarize``: 95% CIs,
    one-sided p-values against ``reference`` (a model id, matched exactly; not on this board: no
    reference, every p_label says so; not configured: the top model) with FB's labels, % ranked #1
@@ -40,9 +41,8 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 
 from __future__ import annotations
 
-import hashlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -61,8 +61,8 @@ from ..vocabulary import (
     TOURNAMENT,
 )
 from .bootstrap import bootstrap
+from .crowd import crowd_brier, crowd_counts
 from .fixed_effects import fit
-from .frame_times import FrameTimes, times_marks
 from .panel import build_panel, sorted_codes
 from .row_codes import RowCodes, first_appearance
 from .secondary import NAIVE_MODEL, model_secondary
@@ -141,64 +141,12 @@ def _eligible_rows(scores: pd.DataFrame, as_of: datetime, options: FBOptions) ->
     return rows[rows["round"].isin(_rounds_passing(rows, options))]
 
 
-def inputs_digest(scores: pd.DataFrame | Sequence[pd.DataFrame], as_of: datetime, options: FBOptions,
-                  parts: Sequence[tuple[object, int]] | None = None,
-                  times: Sequence[FrameTimes | None] | None = None) -> str:
-    """A digest of all that ``fb_board`` reads from ``scores`` and ``as_of`` under ``options``, on
-    any board and any view (``views.view_rows`` is a filter of rows): the rows resolved by ``as_of``
-    in rounds old enough (step 1's filters by time; every later step reads only these rows, their
-    order included) and which of their rounds are old enough for the stability rule (step 5, the
-    only other use of ``as_of``). Equal digests, models, options and crowd values give equal boards,
-    so a board may be kept from one night to the next while its digest stays the same.
-
-    ``scores`` may be the frames whose concatenation the board would read (a nightly's rounds: not
-    concatenated unless the board is made). ``parts``, when given, knows each of those frames by a
-    token of its bytes (a score file's size and sha256) and its number of rows: the rows are then
-    known by their tokens and which of them step 1 keeps, without hashing 1.6 M rows again.
-    ``times``, with ``parts``: each frame's ``frame_times.FrameTimes``, kept by the caller with its
-    token; which rows step 1 keeps is then known from a bisection per round of a frame
-    (``times_marks``), without comparing every row's times (a nightly's frames are its rounds, most
-    of them unchanged from one night to the next)."""
-    frames = [scores] if isinstance(scores, pd.DataFrame) else list(scores)
-    described = parts if parts is not None and [n for _, n in parts] == [len(frame) for frame in frames] else None
-    known = [t for t in times if t is not None] if times is not None else []
-    if described is not None and len(known) == len(frames):
-        return _digest_of_times(described, known, as_of, options)
-    columns = {c: pd.concat([f[c] for f in frames], ignore_index=True) if frames else pd.Series([], dtype=object)
-               for c in ("resolved_at", "round")}  # one comparison over all frames, not one per frame
-    keep = _timely_mask(columns, as_of, options)
-    rounds = sorted({str(r)[:10] for r in pd.unique(columns["round"].to_numpy()[keep])})
-    old_enough = [r for r in rounds if r <= format_date(as_of - timedelta(days=options.min_age_days))]
-    digest = hashlib.sha256(repr(old_enough).encode())
-    if described is not None:
-        digest.update(repr(("parts", list(described))).encode())  # a token stands for its frame's rows and types
-        digest.update(np.packbits(keep).tobytes())
-    elif frames:
-        rows = (frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True))[keep]
-        digest.update(repr([(str(c), str(t)) for c, t in rows.dtypes.items()]).encode())
-        digest.update(pd.util.hash_pandas_object(rows, index=False).to_numpy().tobytes())
-    return digest.hexdigest()
-
-
-def _digest_of_times(parts: Sequence[tuple[object, int]], times: Sequence[FrameTimes], as_of: datetime,
-                     options: FBOptions) -> str:
-    """``inputs_digest`` of frames known by their ``parts`` and ``times``: the same rounds old enough,
-    and per frame its token and which of its rows step 1 keeps (``times_marks``)."""
-    cutoff = None if options.min_round_age_days is None else format_date(as_of - timedelta(days=options.min_round_age_days))
-    marks = [times_marks(t, format_ts(as_of), cutoff) for t in times]
-    rounds = sorted({r[:10] for mark in marks for r, _ in mark})
-    old_enough = [r for r in rounds if r <= format_date(as_of - timedelta(days=options.min_age_days))]
-    digest = hashlib.sha256(repr(old_enough).encode())
-    digest.update(repr(("times", [(token, n, mark) for (token, n), mark in zip(parts, marks)])).encode())
-    return digest.hexdigest()
-
-
 def _timely_rows(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> pd.DataFrame:
     """The rows resolved by ``as_of``, in rounds at least ``min_round_age_days`` old (FB's 50-day rule)."""
-    return scores[_timely_mask(scores, as_of, options)]
+    return scores[timely_mask(scores, as_of, options)]
 
 
-def _timely_mask(scores: pd.DataFrame | Mapping[str, pd.Series], as_of: datetime, options: FBOptions) -> np.ndarray:
+def timely_mask(scores: pd.DataFrame | Mapping[str, pd.Series], as_of: datetime, options: FBOptions) -> np.ndarray:
     keep = scores["resolved_at"] <= format_ts(as_of)
     if options.min_round_age_days is not None:
         keep &= scores["round"] <= format_date(as_of - timedelta(days=options.min_round_age_days))
@@ -266,7 +214,7 @@ def _unranked(shares: ImputedShares, exempt: np.ndarray, models: dict[str, Model
 class Selection:
     """Step 1 up to the board's own filter: the rows every board of these options ranks on (``rows``:
     eligible and within the imputation rule) and what the imputation rule left off (``unranked``).
-    Boards whose options have the same ``selection_key`` share one (``hub_boards.boards_for``).
+    Boards whose options have the same ``selection_key`` share one (``hub_boards.pair_boards``).
     ``codes``: the ``RowCodes`` of ``rows``, when ``select`` was given those of its scores."""
 
     rows: pd.DataFrame
@@ -334,37 +282,6 @@ def _rounds_passing(rows: pd.DataFrame, options: FBOptions) -> list[str]:
     return list(counts.index[ok])
 
 
-CROWD_AT_DUE, CROWD_AT_FREEZE = "due", "freeze"
-
-
-def crowd_from_rounds(round_questions: pd.DataFrame, observations: pd.DataFrame | None = None) -> pd.DataFrame:
-    """(round, question_id, probability, at) of every market of the round question sets: the crowd value
-    at the due time, i.e. the latest observation (``schemas.OBSERVATIONS``) observed at or before the
-    due time (``at`` = "due"), else the freeze value (``at`` = "freeze"; a ForecastBench import knows
-    nothing later). Markets with neither are absent."""
-    markets = round_questions[round_questions["kind"] == MARKET]
-    out = pd.DataFrame({"round": markets["due"].str[:10].to_numpy(), "question_id": markets["question_id"].to_numpy(),
-                        "probability": markets["freeze_value"].astype(float).to_numpy(), "at": CROWD_AT_FREEZE})
-    if observations is not None and len(observations) and len(out):
-        at_due = _value_at(observations, markets["question_id"].to_numpy(), markets["due"].to_numpy())
-        known = ~np.isnan(at_due)
-        out.loc[known, "probability"], out.loc[known, "at"] = at_due[known], CROWD_AT_DUE
-    return out.dropna(subset=["probability"]).drop_duplicates(["round", "question_id"]).reset_index(drop=True)
-
-
-def _value_at(obs: pd.DataFrame, question_ids: np.ndarray, times: np.ndarray) -> np.ndarray:
-    """Per (question id, time): the value of the latest observation observed at or before the time
-    (the latest recorded, for a corrected one), NaN when none."""
-    seen = obs[obs["value"].notna()]
-    wanted = pd.DataFrame({"question_id": question_ids, "t": times, "i": np.arange(len(question_ids))})
-    hits = wanted.merge(seen[["question_id", "observed_at", "recorded_at", "value"]], on="question_id", how="inner")
-    hits = hits[hits["observed_at"] <= hits["t"]]
-    last = hits.sort_values(["i", "observed_at", "recorded_at"], kind="mergesort").drop_duplicates("i", keep="last")
-    out = np.full(len(question_ids), np.nan)
-    out[last["i"].to_numpy(dtype=np.int64)] = last["value"].to_numpy(dtype=float)
-    return out
-
-
 def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.DataFrame | None, options: FBOptions,
                   codes: RowCodes | None = None):
     """Integer codes for ``build_panel``: models sorted by id, units in order of first appearance
@@ -378,7 +295,7 @@ def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.Da
     est = flags[model] if flags.any() else np.ones(len(rows), bool)
     if options.market_difficulty not in ("estimated", "crowd"):
         raise ValueError("market_difficulty must be 'estimated' or 'crowd'")
-    b_fixed = _crowd_brier(units, crowd) if options.market_difficulty == "crowd" else None
+    b_fixed = crowd_brier(units, crowd) if options.market_difficulty == "crowd" else None
     return names, model, unit, est, unit_type, stratum, b_fixed, units
 
 
@@ -390,7 +307,7 @@ def unit_codes(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 def first_appearance_codes(rows: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Per row: the code of its values in the columns ``names``, numbered in order of first
     appearance, and whether the row is the first with them. The same as factorizing the
-    MultiIndex of the columns (tests/test_fast_paths.py), by combining per-column codes."""
+    MultiIndex of the columns (tests/store/test_fast_paths.py), by combining per-column codes."""
     columns = [rows[c] for c in names]
     factorized = [pd.factorize(c) for c in columns]
     sizes = [max(len(u), 1) for _, u in factorized]
@@ -401,30 +318,6 @@ def first_appearance_codes(rows: pd.DataFrame, names: list[str]) -> tuple[np.nda
     for (codes, _), size in zip(factorized, sizes):
         combined = combined * size + codes
     return first_appearance(combined)
-
-
-def _crowd_brier(units: pd.DataFrame, crowd: pd.DataFrame | None) -> np.ndarray:
-    """Per unit: NaN for dataset units, the crowd's Brier for markets (FB's tournament rule); NaN too
-    for a market without a crowd value (``fb_board`` gives it its estimated difficulty)."""
-    market = (units["kind"] == MARKET).to_numpy()
-    if crowd is None or crowd.empty:
-        return np.full(len(units), np.nan)
-    lookup = crowd.drop_duplicates(["round", "question_id"]).set_index(["round", "question_id"])["probability"]
-    p = lookup.reindex(pd.MultiIndex.from_frame(units[["round", "question_id"]])).to_numpy(dtype=float)
-    return np.where(market, (p - units["outcome"].to_numpy(dtype=float)) ** 2, np.nan)
-
-
-def crowd_counts(units: pd.DataFrame, crowd: pd.DataFrame | None, b_fixed: np.ndarray) -> dict[str, int]:
-    """How many market units took the crowd value at the due time, the freeze value, or (none known)
-    their estimated difficulty."""
-    market = (units["kind"] == MARKET).to_numpy()
-    known = market & np.isfinite(b_fixed)
-    at = pd.Series(CROWD_AT_FREEZE, index=range(len(units)))
-    if crowd is not None and "at" in crowd and len(crowd):
-        lookup = crowd.drop_duplicates(["round", "question_id"]).set_index(["round", "question_id"])["at"]
-        at = lookup.reindex(pd.MultiIndex.from_frame(units[["round", "question_id"]])).fillna(CROWD_AT_FREEZE).reset_index(drop=True)
-    due = known & (at.to_numpy() == CROWD_AT_DUE)
-    return {"at_due": int(due.sum()), "at_freeze": int((known & ~due).sum()), "estimated": int((market & ~known).sum())}
 
 
 def _fill_estimated(panel_args: tuple, b_fixed: np.ndarray) -> np.ndarray:
@@ -441,11 +334,11 @@ def _fill_estimated(panel_args: tuple, b_fixed: np.ndarray) -> np.ndarray:
 def fb_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
              options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
     """The board (``COLUMNS``), best overall Brier Index first; empty when nothing is scored."""
-    return board_of(select(scores, models, as_of, options), models, as_of, rng, options, crowd)
+    return selection_board(select(scores, models, as_of, options), models, as_of, rng, options, crowd)
 
 
-def board_of(selection: Selection, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
-             options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
+def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
+                    options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
     """``fb_board`` from the ``select``-ion it makes (made with options of the same ``selection_key``)."""
     rows, codes = _board_rows(selection.rows, models, options, selection.codes)
     notes: dict = {"unranked": selection.unranked}
@@ -550,6 +443,6 @@ def _frame(names, models, point, summary, in_est, score: str, secondary: dict[st
 def board_order(rank: np.ndarray, score: np.ndarray) -> np.ndarray:
     """The order of a board whose rows are its models sorted by id: rank ascending, then ``score``
     descending, then model id, NaN last in each; the order of pandas' ``sort_values`` on the three
-    columns (tests/test_fb_board.py) from one ``np.lexsort`` (keys least significant first)."""
+    columns (tests/leaderboard/test_fb_board.py) from one ``np.lexsort`` (keys least significant first)."""
     return np.lexsort((np.arange(rank.size), np.where(np.isnan(score), 0.0, -score), np.isnan(score),
                        np.where(np.isnan(rank), 0.0, rank), np.isnan(rank)))

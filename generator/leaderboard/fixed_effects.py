@@ -7,8 +7,8 @@ differ:
   ``feols(brier ~ 1 | question_pk + model_pk)``), fitted separately for dataset and market units.
   A dataset unit is question x horizon (``question_pk`` includes the horizon). In the current code
   markets are *not* regressed: ``b_j`` is the Brier of the "Imputed Forecaster" (the crowd value at
-  the due date). We regress both types by default (DESIGN 4); ``build_panel(b_fixed=...)``
-  reproduces FB's market rule (DESIGN 4.5).
+  the due date). We regress both types by default (the Methodology page, site_src/docs/methodology.md);
+  ``build_panel(b_fixed=...)`` reproduces FB's market rule (``market_difficulty = "crowd"``).
 * Estimation sample. FB keeps only its own, non-tournament models (no external teams, no "with
   freeze values / news / web search" variants), drops Always 0, Always 1, Always 0.5, Random
   Uniform and the Imputed Forecaster, and drops the *rows* of an LLM forecasting more than 365 days

@@ -1,6 +1,6 @@
 """What a board's filters by time read of a frame of SCORES rows, to digest them without a row each. Pure.
 
-``fb_board.inputs_digest`` digests the rows a board may read: those resolved by ``as_of`` in rounds
+``digest.inputs_digest`` digests the rows a board may read: those resolved by ``as_of`` in rounds
 old enough (step 1 of ``fb_board``). A frame's rows that pass are fixed by its content and, per
 round of it, how many of its distinct ``resolved_at`` times are at or before ``as_of``; so a caller
 that knows its frames by a token of their rows (a nightly's rounds, most of them unchanged from one
@@ -26,7 +26,7 @@ class FrameTimes:
     @classmethod
     def of(cls, frame: pd.DataFrame) -> FrameTimes | None:
         """The frame's times; None when a round or a time is not text (then only the rows' own
-        comparisons say which pass, as ``fb_board._timely_mask`` makes them)."""
+        comparisons say which pass, as ``fb_board.timely_mask`` makes them)."""
         by_round: dict[str, set[str]] = {}
         for round_, resolved in set(zip(frame["round"].to_numpy(dtype=object).tolist(),
                                         frame["resolved_at"].to_numpy(dtype=object).tolist())):

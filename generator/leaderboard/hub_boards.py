@@ -18,15 +18,15 @@ from ..config import Settings
 from ..models import ModelMeta
 from ..schemas import HISTORY
 from ..timeutil import format_date, format_ts
+from .crowd import crowd_from_rounds
 from .fb_board import (
     AUTO,
     FBOptions,
     Selection,
-    board_of,
     board_options,
-    crowd_from_rounds,
     ranking_score,
     select,
+    selection_board,
     selection_key,
     unit_codes,
 )
@@ -49,23 +49,23 @@ def headline_of(view: str, board: pd.DataFrame) -> str:
     return ranking_score(HEADLINE.get(view, AUTO), counts)
 
 
-def board_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings, *,
+def hub_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings, *,
               board: str, view: str = "overall", replicates: int | None = None, seed: int | None = None,
               crowd: pd.DataFrame | None = None, **options) -> pd.DataFrame:
     """One board × view, as ``fb_board`` computes it with the hub's options (``options`` override
     ``FBOptions`` fields). ``replicates=0``: point estimates and ranks only, bootstrap columns empty."""
-    return boards_for(scores, models, as_of, settings, [(board, view)], replicates=replicates, seed=seed, crowd=crowd,
-                      **options)[(board, view)]
+    return pair_boards(scores, models, as_of, settings, [(board, view)], replicates=replicates, seed=seed, crowd=crowd,
+                       **options)[(board, view)]
 
 
 @dataclass
 class KeptBoards:
-    """Boards kept from one call of ``boards_for`` to the next (the nightly's headline, night after
+    """Boards kept from one call of ``pair_boards`` to the next (the nightly's headline, night after
     night): a board is made again only when something it reads has changed. A board reads the rows
     ``select`` keeps, the rows the imputation rule left off, the models' metadata, its options and
     seed, and, of the time, only which rounds are old enough for the stability rule; its key covers
     them all. The rows are known by ``parts``, the caller's names for the frames whose concatenation
-    is ``scores`` (``fb_board.inputs_digest``'s: a token of each frame's rows and its number of rows),
+    is ``scores`` (``digest.inputs_digest``'s: a token of each frame's rows and its number of rows),
     and their positions in those frames: a board none of whose rows lies in a frame that changed
     (a round too young for the board, say) is taken again. ``parts`` None keeps nothing. ``made``:
     the boards of the last call, by (board, view)."""
@@ -75,11 +75,11 @@ class KeptBoards:
     made: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)
 
 
-def boards_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
-               pairs: list[tuple[str, str]], *, replicates: int | None = None, seed: int | None = None,
-               crowd: pd.DataFrame | None = None, kept: KeptBoards | None = None,
-               **options) -> dict[tuple[str, str], pd.DataFrame]:
-    """Each (board, view) of ``pairs`` as ``board_for`` computes it, in the order given. The boards of
+def pair_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
+                pairs: list[tuple[str, str]], *, replicates: int | None = None, seed: int | None = None,
+                crowd: pd.DataFrame | None = None, kept: KeptBoards | None = None,
+                **options) -> dict[tuple[str, str], pd.DataFrame]:
+    """Each (board, view) of ``pairs`` as ``hub_board`` computes it, in the order given. The boards of
     one view share one row selection (``fb_board.select``): the baseline board's rows are the
     tournament's rows of the models that saw no crowd value, so step 1 runs once per view; and every
     selection and board reads the ids of ``scores`` coded once (``RowCodes``). ``kept``:
@@ -106,7 +106,7 @@ def boards_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: dateti
                 out[(board, view)] = fresh[name] = kept.boards[name]
                 continue
             shared[key] = codes.with_units(shared[key], mask)
-            made = board_of(shared[key], models, as_of, np.random.default_rng(seed), fb_options, board_crowd)
+            made = selection_board(shared[key], models, as_of, np.random.default_rng(seed), fb_options, board_crowd)
             out[(board, view)] = _point_only(made, replicates)
             if name is not None:
                 fresh[name] = out[(board, view)]
@@ -116,7 +116,7 @@ def boards_for(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: dateti
 
 
 class _Codes:
-    """The ``RowCodes`` of one ``boards_for`` call's ``scores``, for every selection; their units
+    """The ``RowCodes`` of one ``pair_boards`` call's ``scores``, for every selection; their units
     coded when a first board is made (a night whose boards are all kept codes no unit)."""
 
     def __init__(self, scores: pd.DataFrame):
@@ -139,7 +139,7 @@ class _Codes:
 
 
 class _Keys:
-    """``KeptBoards``' key of each board of one ``boards_for`` call."""
+    """``KeptBoards``' key of each board of one ``pair_boards`` call."""
 
     def __init__(self, parts: list[tuple[object, int]], scores: pd.DataFrame, models: dict[str, ModelMeta],
                  as_of: datetime, seed: int):
@@ -171,16 +171,16 @@ def _point_only(board: pd.DataFrame, replicates: int | None) -> pd.DataFrame:
     return board
 
 
-def all_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
-               round_questions: pd.DataFrame | None = None, replicates: int | None = None,
-               observations: pd.DataFrame | None = None) -> dict[tuple[str, str], pd.DataFrame]:
+def configured_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
+                      round_questions: pd.DataFrame | None = None, replicates: int | None = None,
+                      observations: pd.DataFrame | None = None) -> dict[tuple[str, str], pd.DataFrame]:
     """Every configured (board, view), in configuration order; ``observations`` give the crowd value at
     each round's due time (``crowd_from_rounds``). Each board's ``attrs["unranked"]`` lists the files
     the imputation rule left off, with the reason."""
     crowd = crowd_from_rounds(round_questions, observations) if round_questions is not None and len(round_questions) else None
     lb = settings.leaderboard
-    return boards_for(scores, models, as_of, settings, [(b, v) for b in lb.boards for v in lb.views],
-                      replicates=replicates, crowd=crowd)
+    return pair_boards(scores, models, as_of, settings, [(b, v) for b in lb.boards for v in lb.views],
+                       replicates=replicates, crowd=crowd)
 
 
 def history_rows(boards: dict[tuple[str, str], pd.DataFrame], as_of: datetime, version: str) -> pd.DataFrame:

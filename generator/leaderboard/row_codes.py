@@ -5,7 +5,7 @@ of first appearance, ``fb_board.unit_codes``). The six board × view combination
 subsets of one frame, and hashing its 1.6 M ids again for each cost the nightly's headline boards
 more than their fit at ForecastBench scale. ``RowCodes`` holds the codes of the whole frame once; a
 subset's codes are then integer work on them (``take``), equal to coding the subset's own values
-(tests/test_row_codes.py).
+(tests/leaderboard/test_row_codes.py).
 """
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def rankdata(*args, **kwargs) -> np.ndarray:
 
 def replicate_ranks(bi: np.ndarray) -> np.ndarray:
     """Rank per replicate row (1 = highest index; ties share the lowest rank; NaN stays NaN): scipy's
-    ``rankdata(-bi, axis=1, method="min", nan_policy="omit")`` (tests/test_bootstrap.py) from one
+    ``rankdata(-bi, axis=1, method="min", nan_policy="omit")`` (tests/leaderboard/test_bootstrap.py) from one
     sort of the rows, each value's rank one plus the position where its run of equal values starts
     (scipy ranked the site's 1,999 replicates a row at a time)."""
     x = -np.asarray(bi, dtype=float)
@@ -125,7 +125,7 @@ def row_nanquantile(x: np.ndarray, q: float) -> np.ndarray:
     """``np.nanquantile(x, q, axis=1)`` (NaN for a row of NaN only, without a warning): numpy takes a
     row with a NaN one at a time, but its value is the quantile of the row's other values, so rows
     sharing which cells are NaN (a board's replicates: those of the models outside the ranking) are
-    taken together, as ``np.quantile`` of their finite columns (tests/test_bootstrap.py)."""
+    taken together, as ``np.quantile`` of their finite columns (tests/leaderboard/test_bootstrap.py)."""
     out = np.full(x.shape[0], np.nan)
     missing = np.isnan(x)
     patterns, group = np.unique(missing, axis=0, return_inverse=True)

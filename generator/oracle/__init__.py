@@ -8,7 +8,7 @@ option probabilities (``data/oracle/<set>/forecasts/<team>.<model>.csv``).
 - ``scoring``: argmax accuracy and multi-class Brier per question (refusal/missing = wrong);
 - ``temporal``: ``temporal_view`` (by resolution month, 5-month moving average, months from the
   knowledge cutoff) and ``yoy_summary`` (mean year-on-year change before/after the cutoff);
-- ``board``: ``load_scores`` (reads a hub) and ``oracle_board`` (hub runs apart from self-reported).
+- ``board``: ``oracle_scores`` (reads a hub) and ``oracle_board`` (hub runs apart from self-reported).
 
 The ``[oracle]`` stage (Daily Oracle, living), each module imported where it is used (the feed
 parser and scikit-learn load only then):
@@ -22,8 +22,8 @@ parser and scikit-learn load only then):
   shows of each set; ``ledgers``: small helpers over the stage's ledgers.
 """
 
-from .board import load_scores, oracle_board
+from .board import oracle_board, oracle_scores
 from .importer import import_oracle
 from .temporal import temporal_view, yoy_summary
 
-__all__ = ["import_oracle", "load_scores", "oracle_board", "temporal_view", "yoy_summary"]
+__all__ = ["import_oracle", "oracle_board", "oracle_scores", "temporal_view", "yoy_summary"]

@@ -35,7 +35,8 @@ from ..llm.endpoint import looks_like_refusal
 from ..models import HUB_TEAM, ModelMeta, load_model
 from ..schemas import ORACLE_FORECASTS
 from ..store import calllog, readers
-from ..store.csvio import to_csv_bytes, write_bytes_atomic
+from ..store.atomic import write_bytes_atomic
+from ..store.csvio import to_csv_bytes
 from ..store.hub import Hub
 from ..store.lock import hub_lock
 from ..store.newstexts import NewsTexts
@@ -112,7 +113,7 @@ def answer_set(hub: Hub, as_of: datetime, endpoint: Endpoint, options: AnswerOpt
     with hub_lock(layout.data, f"prescient oracle answer --model {options.model} --set {qset}"):
         earlier = calllog.read_records(log, "question_id")
         _check_template(earlier, layout.relative(log))
-        questions = current(readers.load_oracle_questions(layout, qset), format_ts(as_of))
+        questions = current(readers.load_oracle_questions(hub, qset), format_ts(as_of))
         done = settled(earlier, lambda r: r["question_id"], FINAL)
         todo = questions[~questions["id"].isin(list(done))].sort_values("id", kind="mergesort")
         report.asked, report.skipped = len(todo), len(questions) - len(todo)
@@ -138,7 +139,7 @@ def _check_template(records: list[dict], label: str) -> None:
 def _articles(hub: Hub, todo: pd.DataFrame, options: AnswerOptions, texts: NewsTexts) -> dict[str, list[Retrieved]]:
     if options.setting != "open-book" or todo.empty:
         return {}
-    news = current_news(readers.load_news(hub.layout))
+    news = current_news(readers.load_news(hub))
     return retrieve(todo, news, lambda row: texts.get(row.text_sha256) or row.summary or "", options.cutoff)
 
 

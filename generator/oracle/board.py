@@ -11,7 +11,7 @@ import pandas as pd
 from ..errors import Problem
 from ..models import HUB_TEAM
 from ..store import readers
-from ..store.layout import Layout
+from ..store.hub import Hub
 from ..timeutil import format_date, format_ts
 from .importer import current
 from .scoring import ANSWERED, MISSING, REFUSED, SCORE_COLUMNS, empty_scores, scorable, score_set
@@ -29,15 +29,15 @@ def run_by(model: str) -> str:
     return HUB_RUN if model.split(".", 1)[0] == HUB_TEAM else SELF_REPORTED
 
 
-def load_scores(layout: Layout, as_of: datetime, sets: list[str] | None = None,
+def oracle_scores(hub: Hub, as_of: datetime, sets: list[str] | None = None,
                 quarantine: list[Problem] | None = None) -> pd.DataFrame:
     """Score every forecast file of the hub's oracle sets (or of ``sets``) as of ``as_of``:
     questions recorded by then, in their latest version, resolved on or before its date. An
     unreadable answer file is left out; ``quarantine`` collects those files."""
     frames, quarantine = [], [] if quarantine is None else quarantine
-    for qset in sets if sets is not None else layout.oracle_sets():
-        questions = scorable(current(readers.load_oracle_questions(layout, qset), format_ts(as_of)), format_date(as_of))
-        frames.append(score_set(qset, questions, readers.load_oracle_forecasts(layout, qset, quarantine)))
+    for qset in sets if sets is not None else hub.layout.oracle_sets():
+        questions = scorable(current(readers.load_oracle_questions(hub, qset), format_ts(as_of)), format_date(as_of))
+        frames.append(score_set(qset, questions, readers.load_oracle_forecasts(hub, qset, quarantine)))
     frames = [f for f in frames if len(f)]
     return pd.concat(frames, ignore_index=True) if frames else empty_scores()
 
@@ -47,7 +47,7 @@ def oracle_board(scores: pd.DataFrame, cutoffs: dict[str, str]) -> pd.DataFrame:
     and missing count as wrong), mean multi-class Brier, the knowledge cutoff and the YoY summary of
     ``temporal.yoy_summary``. Sorted by set, then accuracy (best first), then model.
 
-    ``scores`` comes from ``load_scores`` (or ``scoring.score_set``); ``cutoffs`` maps model id →
+    ``scores`` comes from ``oracle_scores`` (or ``scoring.score_set``); ``cutoffs`` maps model id →
     ``ModelMeta.knowledge_cutoff``.
     """
     if scores.empty:
@@ -74,4 +74,4 @@ def _by_kind(scores: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-__all__ = ["HUB_RUN", "SCORE_COLUMNS", "SELF_REPORTED", "load_scores", "oracle_board", "run_by"]
+__all__ = ["HUB_RUN", "SCORE_COLUMNS", "SELF_REPORTED", "oracle_board", "oracle_scores", "run_by"]

@@ -85,9 +85,9 @@ def generate(hub: Hub, as_of: datetime, texts: NewsTexts, *, endpoint: Endpoint 
     if any(d >= format_date(as_of) for d in report.days):
         raise ConfigError(f"news day {max(report.days)} is not over at {format_ts(as_of)}: a day's questions are made once it has ended")
     with hub_lock(layout.data, f"prescient oracle generate --as-of {format_ts(as_of)}"):
-        readers.check_as_of(layout, format_ts(as_of))
-        news = current_news(readers.load_news(layout))
-        articles = _select(layout, qset, news, report, texts, settings.random_articles, settings.hot_topics)
+        readers.check_as_of(hub, format_ts(as_of))
+        news = current_news(readers.load_news(hub))
+        articles = _select(hub, qset, news, report, texts, settings.random_articles, settings.hot_topics)
         todo = _todo(news, articles)
         if maker is not None:
             outcomes = [maker.make(a) for a in todo]
@@ -95,7 +95,7 @@ def generate(hub: Hub, as_of: datetime, texts: NewsTexts, *, endpoint: Endpoint 
             todo = [replace(a, text=texts.get(a.text_sha256) or a.title) for a in todo]  # the title when the text is lost
             outcomes = _llm(layout, qset, name, todo, endpoint, settings, report, client, sleep)
         if todo:
-            _write(layout, qset, news, todo, outcomes, settings.min_score, report)
+            _write(hub, qset, news, todo, outcomes, settings.min_score, report)
     return report
 
 
@@ -113,10 +113,10 @@ def _model(endpoint: Endpoint | None, model: str) -> str:
     return model.strip()
 
 
-def _select(layout: Layout, qset: str, news: pd.DataFrame, report: GenerateReport, texts: NewsTexts,
+def _select(hub: Hub, qset: str, news: pd.DataFrame, report: GenerateReport, texts: NewsTexts,
             random_n: int, hot_n: int) -> pd.DataFrame:
     """Every selected article, after selecting (and recording) the window's days not selected yet."""
-    chosen = readers.load_oracle_articles(layout, qset)
+    layout, chosen = hub.layout, readers.load_oracle_articles(hub, qset)
     done = set(chosen["day"].astype(str))
     new_days = [d for d in report.days if d not in done]
     published = news["published_at"].fillna("").astype(str).str[:10].to_numpy() if new_days else None
@@ -134,7 +134,7 @@ def _select(layout: Layout, qset: str, news: pd.DataFrame, report: GenerateRepor
                  for p in select_day(day, urls, words, random_n, hot_n)]
     if rows:
         path = layout.oracle_articles(qset)
-        added = ledger.append(path, typed(rows, ORACLE_ARTICLES), ORACLE_ARTICLES, layout.relative(path), layout.cache)
+        added = ledger.append(path, typed(rows, ORACLE_ARTICLES), ORACLE_ARTICLES, layout.relative(path), hub.cache)
         chosen = pd.concat([chosen, added], ignore_index=True)
         report.selected = len(added)
         report.written.append(layout.relative(path))
@@ -182,12 +182,12 @@ def _llm(layout: Layout, qset: str, model: str, todo: list[Article], endpoint, s
     return outcomes
 
 
-def _write(layout: Layout, qset: str, news: pd.DataFrame, todo: list[Article], outcomes: list[Outcome], min_score: int,
+def _write(hub: Hub, qset: str, news: pd.DataFrame, todo: list[Article], outcomes: list[Outcome], min_score: int,
            report: GenerateReport) -> None:
     """generated.csv, then the kept questions, then the summaries (which mark the articles done)."""
-    earlier = readers.load_oracle_generated(layout, qset)
+    layout, earlier = hub.layout, readers.load_oracle_generated(hub, qset)
     made = dict(zip(earlier["question_id"], earlier["kept"].astype(int)))  # decided before: a run cut short
-    asked = {_plain(t) for t in readers.load_oracle_questions(layout, qset)["text"]}
+    asked = {_plain(t) for t in readers.load_oracle_questions(hub, qset)["text"]}
     stamp, generated, questions, summaries = format_ts(report.as_of), [], [], []
     facts = _facts(news, [a.url for a in todo])
     for article, outcome in zip(todo, outcomes):
@@ -210,22 +210,22 @@ def _write(layout: Layout, qset: str, news: pd.DataFrame, todo: list[Article], o
                 questions.append(_question_row(c, article, stamp, outcome.category))
         summaries.append({**facts[article.url], "recorded_at": stamp, "summary": outcome.summary, "summarized_by": report.maker,
                           "new_event": "" if outcome.new_event is None else "1" if outcome.new_event else "0"})
-    _append(layout, layout.oracle_generated(qset), generated, ORACLE_GENERATED, report)
+    _append(hub, layout.oracle_generated(qset), generated, ORACLE_GENERATED, report)
     if questions:
         new = typed(questions, ORACLE_QUESTIONS)
-        _append(layout, layout.oracle_questions(qset),
-                changed_versions(readers.load_oracle_questions(layout, qset), new), ORACLE_QUESTIONS, report)
-    _append(layout, layout.news(report.as_of), summaries, NEWS, report)
+        _append(hub, layout.oracle_questions(qset),
+                changed_versions(readers.load_oracle_questions(hub, qset), new), ORACLE_QUESTIONS, report)
+    _append(hub, layout.news(report.as_of), summaries, NEWS, report)
 
 
 def _plain(text: str) -> str:
     return " ".join(str(text).casefold().split())
 
 
-def _append(layout: Layout, path, rows, table, report: GenerateReport) -> None:
+def _append(hub: Hub, path, rows, table, report: GenerateReport) -> None:
     frame = rows if isinstance(rows, pd.DataFrame) else typed(rows, table)
-    if len(frame) and len(ledger.append(path, frame, table, layout.relative(path), layout.cache)):
-        report.written.append(layout.relative(path))
+    if len(frame) and len(ledger.append(path, frame, table, hub.layout.relative(path), hub.cache)):
+        report.written.append(hub.layout.relative(path))
 
 
 def _generated_row(c, article: Article, stamp: str, maker: str, keep: bool) -> dict:

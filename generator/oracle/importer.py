@@ -19,7 +19,7 @@ from ..errors import PrescientError, Problem, SchemaError
 from ..schemas import ORACLE_QUESTIONS
 from ..store import ledger, readers
 from ..store.csvio import as_text
-from ..store.layout import Layout
+from ..store.hub import Hub
 from ..store.lock import hub_lock
 from ..timeutil import format_ts
 from .formats import parse_questions
@@ -53,13 +53,14 @@ def import_oracle(hub: Path, file: Path, qset: str, as_of: datetime) -> OracleIm
     parsed = parse_questions(file.read_bytes(), file.name, fmt)
     if parsed.errors:
         raise SchemaError(f"{file.name}: {len(parsed.errors)} problem(s); nothing was imported", parsed.errors)
-    layout = Layout(hub)
+    target = Hub(hub)
+    layout = target.layout
     path = layout.oracle_questions(qset)
     new = _frame(parsed.rows, format_ts(as_of))
     with hub_lock(layout.data, f"prescient import oracle --set {qset}"):
-        changed = changed_versions(readers.load_oracle_questions(layout, qset), new)
+        changed = changed_versions(readers.load_oracle_questions(target, qset), new)
         if len(changed):  # time never runs backwards in a ledger (a re-import that adds nothing is fine)
-            readers.check_as_of(layout, format_ts(as_of))
+            readers.check_as_of(target, format_ts(as_of))
         added = ledger.append(path, changed, ORACLE_QUESTIONS, layout.relative(path)) if len(changed) else changed
     warnings = [p for p in parsed.problems if p.severity != "error"]
     return OracleImport(qset, layout.relative(path), len(new), len(added), warnings)

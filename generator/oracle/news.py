@@ -75,8 +75,8 @@ def fetch_news(hub: Hub, as_of: datetime, texts: NewsTexts, *, client: httpx.Cli
     settings = oracle_settings(hub.settings)
     layout = hub.layout
     with hub_lock(layout.data, f"prescient oracle fetch-news --as-of {format_ts(as_of)}"):
-        readers.check_as_of(layout, format_ts(as_of))
-        news = readers.load_news(layout)
+        readers.check_as_of(hub, format_ts(as_of))
+        news = readers.load_news(hub)
         report = NewsReport(as_of, [FeedResult(f) for f in settings.feeds])
         options = {**hub.settings.http, "user_agent": user_agent(hub.settings), "concurrency": CONCURRENCY}
         transports = {HOST: _sim_room(hub.settings, world).client(as_of)} if "sim:news" in settings.feeds else {}
@@ -89,7 +89,7 @@ def fetch_news(hub: Hub, as_of: datetime, texts: NewsTexts, *, client: httpx.Cli
         rows = _rows(todo, pages, set(news["text_sha256"]), texts, as_of)
         if rows:
             path = layout.news(as_of)
-            ledger.append(path, typed(rows, NEWS), NEWS, layout.relative(path), layout.cache)
+            ledger.append(path, typed(rows, NEWS), NEWS, layout.relative(path), hub.cache)
             report.written.append(layout.relative(path))
     return report
 

@@ -10,7 +10,7 @@ from datetime import datetime
 import pandas as pd
 
 from ..store import readers
-from ..store.layout import Layout
+from ..store.hub import Hub
 from ..timeutil import format_ts
 from .importer import current
 from .ledgers import current_news
@@ -31,15 +31,16 @@ class OracleSet:
         return sorted(set(self.generated["maker"].astype(str))) if len(self.generated) else []
 
 
-def oracle_sets(layout: Layout, as_of: datetime, scores: pd.DataFrame, board: pd.DataFrame,
+def oracle_sets(hub: Hub, as_of: datetime, scores: pd.DataFrame, board: pd.DataFrame,
                 cutoffs: dict[str, str]) -> list[OracleSet]:
-    """Every oracle set of the hub as recorded at ``as_of``; ``scores`` and ``board``: ``board.load_scores``
+    """Every oracle set of the hub as recorded at ``as_of``; ``scores`` and ``board``: ``board.oracle_scores``
     and ``board.oracle_board`` of the same time."""
     stamp, out = format_ts(as_of), []
-    news = current_news(readers.load_news(layout), stamp) if layout.news_files() else pd.DataFrame(columns=["url"])
+    layout = hub.layout
+    news = current_news(readers.load_news(hub), stamp) if layout.news_files() else pd.DataFrame(columns=["url"])
     for name in layout.oracle_sets():
-        questions = current(readers.load_oracle_questions(layout, name), stamp)
-        generated = readers.load_oracle_generated(layout, name)
+        questions = current(readers.load_oracle_questions(hub, name), stamp)
+        generated = readers.load_oracle_generated(hub, name)
         mine = scores[scores["set"] == name] if len(scores) else scores
         out.append(OracleSet(name, questions, generated[generated["recorded_at"] <= stamp],
                              news[news["url"].isin(questions["url"])],

@@ -1,10 +1,16 @@
 """The shell around the pure stages; the CLI calls one function of it per command.
 
 - ``nightly``: fetch every source, open due rounds, run the hub's forecasters, score, append history
+- ``incremental``: the nightly's derive: only the rounds that what changed can affect are scored
+  again (``rescore_changed_rounds``), the bytes of the full recompute
+- ``memo_store``: the derive's memo and the night's headline, kept between commands in the disk cache
+- ``recompute``: scores and history recomputed from the ledgers (``score_one_round`` composes a
+  round's scores for the nightly, ``verify`` and the ForecastBench import alike)
 - ``rounds``: ``prescient round open``, one round outside the schedule
 - ``sampling``: the round schedule and the stratified question-set sampling (pure)
-- ``recompute``: scores and history recomputed from the ledgers (the nightly and ``verify`` share it)
-- ``forked``: independent pieces of a command's work (rounds to score, after-due files) shared among forked processes
-- ``demo``: a simulated season end to end
 - ``forecaster``: ``prescient rounds`` (status, time left) and ``prescient round template``
+- ``receipts``: ``prescient receipts``: when GitHub attests a pull request's files
+- ``seal``: the seal of each round past its due time: the version of each file that counts, held every night
+- ``commitments``: ``prescient commit`` and ``reveal``, a commit–reveal round's two steps
+- ``demo``: a simulated season end to end
 """

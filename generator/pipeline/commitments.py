@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PrescientError
-from ..store.csvio import write_bytes_atomic
+from ..store.atomic import write_bytes_atomic
 from ..store.hub import Hub
 from ..submissions import paths
 from ..submissions.commitment import check_salt, commitment_of, read_commitment

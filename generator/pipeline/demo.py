@@ -30,7 +30,8 @@ from ..schemas import BETS, ORACLE_FORECASTS
 from ..site.build import build_site
 from ..sources.sim import SimSource, world_from_options
 from ..store import readers
-from ..store.csvio import to_csv_bytes, write_bytes_atomic
+from ..store.atomic import write_bytes_atomic
+from ..store.csvio import to_csv_bytes
 from ..store.hub import Hub
 from ..store.layout import Layout
 from ..store.lock import hub_lock
@@ -74,9 +75,9 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
     hub = Hub.load(root)
     options = _sim_options(hub.settings)
     sim = SimSource(options, world_from_options(options))  # drawn once for the season
-    world, layout = sim.world, hub.layout
+    world = sim.world
     nights = season() if nights is None else nights
-    todo = remaining(layout, nights)
+    todo = remaining(hub, nights)
     if todo:
         load_oracle(root, world.seed, todo[0])
     placed: set[str] = set()  # rounds whose bets this run has seen to
@@ -85,38 +86,38 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
     for i, night in enumerate(todo, start=done + 1):
         nightly(_with_news(hub, night > news_start), night, extra=lambda q: synthetic_forecasts(world, q),
                 extra_models=synthetic_models(), env={}, sources={"sim": sim})
-        place_bets(layout, placed)
+        place_bets(hub, placed)
         if progress:
             progress(i, len(nights), f"night {night:%Y-%m-%d}")
     if todo and hub.settings.oracle is not None:
-        write_oracle_forecasts(layout, hub.settings.oracle.question_set, world.seed)
+        write_oracle_forecasts(hub, hub.settings.oracle.question_set, world.seed)
     last = nights[-1] if nights else None
     if build and last:
         build_site(hub, last)
     return DemoResult(root, len(nights), root / "site_src" / "site", last)
 
 
-def remaining(layout: Layout, nights: list[datetime]) -> list[datetime]:
+def remaining(hub: Hub, nights: list[datetime]) -> list[datetime]:
     """The nights still to run in a hub left by an earlier (perhaps interrupted) demo: from the last
     night the ledgers record on, that one included, since a night's run is idempotent and completes
     what an interrupted run of it began. Time never runs backwards in a ledger, so earlier nights
     cannot be replayed."""
-    latest = readers.latest_recorded(layout)
+    latest = readers.latest_recorded(hub)
     return [n for n in nights if latest is None or format_ts(n) >= latest[0]]
 
 
-def place_bets(layout: Layout, placed: set[str]) -> list[str]:
+def place_bets(hub: Hub, placed: set[str]) -> list[str]:
     """Write the bettors' files of every round not in ``placed`` (then added to it); return the files
     written. A round's bets are made once, from its forecast files, and a file already there is kept."""
-    written = []
-    for due in readers.round_dues(layout):
+    layout, written = hub.layout, []
+    for due in readers.round_dues(hub):
         if format_date(due) in placed:
             continue
         placed.add(format_date(due))
         missing = [m for m in BETTORS if not layout.bets(due, m).exists() and layout.forecast(due, m).exists()]
         if not missing:
             continue
-        questions, forecasts = readers.load_round(layout, due), readers.load_forecasts(layout, due)
+        questions, forecasts = readers.load_round(hub, due), readers.load_forecasts(hub, due)
         the_round = round_set(layout.round_questions(due).read_bytes(), format_date(due),
                               layout.relative(layout.round_questions(due)))
         with hub_lock(layout.data, "prescient demo: bets"):
@@ -136,22 +137,23 @@ def load_oracle(root: Path, seed: int, as_of: datetime) -> list[str]:
     """Import the demo oracle set as ``prescient import oracle FILE --set demo-oracle`` does (a
     re-import of the same questions changes no byte), then write the forecasters' files. Return the
     files that changed."""
-    layout = Layout(root)
+    hub = Hub(root)
     with tempfile.TemporaryDirectory(prefix="prescient-demo-") as folder:
         source = Path(folder) / f"{ORACLE_SET}.csv"
         oracle_question_file(seed).to_csv(source, index=False, lineterminator="\n")
         report = import_oracle(root, source, ORACLE_SET, as_of)
-    return ([report.path] if report.added else []) + write_oracle_forecasts(layout, ORACLE_SET, seed)
+    return ([report.path] if report.added else []) + write_oracle_forecasts(hub, ORACLE_SET, seed)
 
 
-def write_oracle_forecasts(layout: Layout, qset: str, seed: int) -> list[str]:
+def write_oracle_forecasts(hub: Hub, qset: str, seed: int) -> list[str]:
     """The synthetic forecasters' answers to every question of the oracle set ``qset`` (self-reported,
     as any submitted file), each checked as a pull request's would be; the files that changed."""
+    layout = hub.layout
     questions_path = layout.oracle_questions(qset)
     if not questions_path.is_file():
         return []
     questions_label, written = layout.relative(questions_path), []
-    questions = current(readers.load_oracle_questions(layout, qset))
+    questions = current(readers.load_oracle_questions(hub, qset))
     with hub_lock(layout.data, "prescient demo: oracle forecasts"):
         for model, frame in sorted(oracle_forecasts(questions, seed).items()):
             path = layout.oracle_forecast(qset, model)
@@ -171,8 +173,7 @@ def _news_start(options: dict) -> datetime:
 def _with_news(hub: Hub, on: bool) -> Hub:
     """The hub with its [oracle] stage on, or off on the nights before the Sim Wire has published
     anything (the stage would read an empty feed each of those nights: time the demo spares)."""
-    return hub if on or hub.settings.oracle is None else dataclasses.replace(
-        hub, settings=dataclasses.replace(hub.settings, oracle=None))
+    return hub if on or hub.settings.oracle is None else hub.with_settings(dataclasses.replace(hub.settings, oracle=None))
 
 
 def _refuse(label: str, problems: list[Problem]) -> None:

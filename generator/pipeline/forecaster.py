@@ -14,7 +14,7 @@ from ..errors import PrescientError
 from ..schemas import FORECASTS
 from ..store import readers
 from ..store.csvio import encode
-from ..store.layout import Layout
+from ..store.hub import Hub
 from ..timeutil import format_date, format_ts
 
 
@@ -37,14 +37,14 @@ def _units(frame: pd.DataFrame) -> set[tuple[str, str]]:
     return set(zip(frame["question_id"].astype(str), dates, strict=True))
 
 
-def round_statuses(layout: Layout, as_of: datetime) -> list[RoundStatus]:
+def round_statuses(hub: Hub, as_of: datetime) -> list[RoundStatus]:
     """Every published round, newest first, with its status as of ``as_of``."""
-    scores = readers.load_scores(layout)
+    scores = readers.load_scores(hub)
     if not scores.empty:  # resolved by as_of: an earlier --as-of sees the round as it was then
         scores = scores[scores["resolved_at"].fillna("").astype(str) <= format_ts(as_of)]
     out = []
-    for due in reversed(readers.round_dues(layout)):
-        units = _units(readers.load_round(layout, due))
+    for due in reversed(readers.round_dues(hub)):
+        units = _units(readers.load_round(hub, due))
         scored = _units(scores[scores["round"] == format_date(due)]) & units if not scores.empty else set()
         if as_of < due:
             status = f"open · closes in {_left((due - as_of).total_seconds())}"
@@ -56,13 +56,13 @@ def round_statuses(layout: Layout, as_of: datetime) -> list[RoundStatus]:
     return out
 
 
-def forecast_template(layout: Layout, due: datetime, fmt: str, model: str | None) -> bytes:
+def forecast_template(hub: Hub, due: datetime, fmt: str, model: str | None) -> bytes:
     """Every question × resolution date of the round due at ``due``, probability empty: the CSV
     columns ``prescient validate`` expects, or a ForecastBench forecast-set JSON (``forecast`` null)."""
-    if not layout.round_questions(due).is_file():
-        have = ", ".join(format_date(d) for d in readers.round_dues(layout)) or "none yet"
+    if not hub.layout.round_questions(due).is_file():
+        have = ", ".join(format_date(d) for d in readers.round_dues(hub)) or "none yet"
         raise PrescientError(f"--due {format_date(due)}: no such round (published rounds: {have})")
-    frame = readers.load_round(layout, due)
+    frame = readers.load_round(hub, due)
     rows = sorted((str(q), "" if pd.isna(d) else str(d), str(s))
                   for q, d, s in zip(frame["question_id"], frame["resolution_date"], frame["source"], strict=True))
     if fmt == "json":

@@ -1,7 +1,7 @@
 """The nightly's incremental derive: only the rounds that what changed can affect are scored again.
 
 A round's scores are a pure function of its questions file, its forecast files, the impute value
-and what the ledger view says about the round's units (``recompute.round_scores``). Under the
+and what the ledger view says about the round's units (``recompute.scores_by_round``). Under the
 ``ignore`` policy for open markets, what the view says about a unit changes only when
 - a market's latest state is resolved or void, or becomes so: a row of a market that has ever had
   a resolved or void row (``closed``) is a change; rows of a market that was only ever open are
@@ -15,14 +15,14 @@ So a night that knows the rows added since the last derive (``_changes``) scores
 rounds one of these touches, or whose files changed; every other round keeps the scores frame it
 had, and its score file, written from that frame, is not touched. The result equals the full
 recompute byte for byte (``prescient verify`` still recomputes everything from scratch and is the
-proof; tests/test_incremental.py compares both after every night of random seasons).
+proof; tests/pipeline/test_incremental.py compares both after every night of random seasons).
 
 Whenever that reasoning may not hold, the whole derive is done again: the first derive of a
 command, the ``market_proxy`` policy (its proxies move every night), a run dated before the last
 one, a ledger file removed or rewritten other than by appending (its old bytes are no longer the
 start of the file: sha256), or a row recorded after the time of the last derive. The memo lives in
 the command's read cache (``Layout.cache``); the demo runs its whole season in one process. With a
-disk cache (``store.diskcache``, the ``prescient nightly`` command's) it is also kept between
+disk cache (``store.cache.disk``, the ``prescient nightly`` command's) it is also kept between
 commands (``memo_store``), the files then known by their bytes (size and sha256) rather than their
 inode and mtime, so a fresh process, or a fresh clone of the same files, is incremental too.
 """
@@ -33,7 +33,6 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
 
 import pandas as pd
 
@@ -43,133 +42,108 @@ from ..schemas import OBSERVATIONS, RESOLUTIONS, SCORES, Table
 from ..scoring import market_proxy
 from ..scoring.resolve import LedgerView
 from ..store import readers
+from ..store.cache import Slot
 from ..store.csvio import write_table
-from ..store.layout import FileStats, Layout
+from ..store.hub import Hub
+from ..store.layout import FileStats
 from ..timeutil import format_date
 from ..vocabulary import MARKET
 from . import memo_store
-from .recompute import scored_round
+from .memo_store import DeriveMemo, RoundMemo
+from .recompute import score_one_round
 
-
-@dataclass(frozen=True)
-class RoundMemo:
-    key: tuple  # the files the round's scores come from (``_round_key``), and the impute value
-    markets: frozenset[str]  # its market question ids
-    watch: dict[str, str]  # per series question id: a new value dated at or before this matters
-    whens: tuple[str, ...]  # its resolution dates as timestamps, sorted
-    scores: pd.DataFrame
-    quarantined: tuple[Problem, ...]  # the problems its forecast files gave
-    written: tuple | None  # the score file's signature once written from ``scores``
+MEMO: Slot[DeriveMemo] = Slot("nightly: the derive's memo", lambda cache: memo_store.load(cache.disk, cache.state(memo_store.SAVED))
+                              if cache.disk is not None else DeriveMemo())
+ROUND_KEY: Slot[tuple] = Slot("nightly: a round's files")  # .of(due): ``_round_key``, kept while the files' stats are
 
 
 @dataclass
-class DeriveMemo:
-    """What this command's last derive saw and computed (see the module docstring)."""
+class ScoreParts:
+    """What ``score_parts`` gave each round's frame: round -> (frame, token, times); compared by ``is``."""
 
-    as_of: str = ""
-    latest: str = ""  # the latest recorded_at in the observation and resolution ledgers then
-    closed: set[str] = field(default_factory=set)  # questions with a resolved or void row, ever
-    ledgers: dict[str, readers.LedgerMark] = field(default_factory=dict)
-    rounds: dict[str, RoundMemo] = field(default_factory=dict)
+    known: dict[str, tuple[pd.DataFrame, object, FrameTimes | None]] = field(default_factory=dict)
+    given: int = 0  # the tokens given so far
 
 
-def memo_of(layout: Layout) -> DeriveMemo:
-    """The command's memo, kept in its read cache (one per ``Layout``)."""
-    memo = layout.cache.derived.get("nightly")
-    if not isinstance(memo, DeriveMemo):
-        disk = layout.cache.disk
-        memo = memo_store.load(disk, layout.cache.derived) if disk is not None else DeriveMemo()
-        layout.cache.derived["nightly"] = memo
-    return memo
+PARTS: Slot[ScoreParts] = Slot("nightly: the score frames' tokens", lambda cache: ScoreParts())
 
 
-def score_rounds(layout: Layout, view: Callable[[], LedgerView], as_of: str, impute_value: float, policy: str,
-                 quarantine: list[Problem]) -> tuple[pd.DataFrame, list[str]]:
-    """``recompute.score_rounds``, scoring again only what changed since this command's last derive.
+def memo_of(hub: Hub) -> DeriveMemo:
+    """The command's memo, kept in its read cache (one per ``Hub``; with a disk cache, the last command's)."""
+    return hub.cache.state(MEMO)
 
+
+def rescore_changed_rounds(hub: Hub, view: Callable[[], LedgerView], as_of: str, impute_value: float, policy: str,
+                           quarantine: list[Problem], stats: dict[str, FileStats] | None = None) -> tuple[list[pd.DataFrame], list[str]]:
+    """Every round's scores, a frame per round in round order, and the score files written:
+    ``recompute.write_round_scores``, scoring again only what changed since this command's last derive.
     ``view()`` gives the ledger view at ``as_of``; it is only asked for when a round needs scoring.
-    Returns every round's scores (as ``recompute.score_rounds``) and the score files that changed."""
-    frames, written = score_frames(layout, view, as_of, impute_value, policy, quarantine)
-    return concat_scores(frames), written
-
-
-def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """The rounds' score frames as one (``recompute.score_rounds``' frame)."""
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
-
-
-def score_frames(layout: Layout, view: Callable[[], LedgerView], as_of: str, impute_value: float, policy: str,
-                 quarantine: list[Problem], stats: dict[str, FileStats] | None = None) -> tuple[list[pd.DataFrame], list[str]]:
-    """``score_rounds`` with each round's scores as its own frame, in round order: not concatenated,
-    since a night whose boards are kept never needs them as one (half the memory at FB scale).
-    ``stats``: ``layout.forecast_stats()``, if the caller has them (as they are now)."""
-    memo = memo_of(layout)
-    stats = layout.forecast_stats() if stats is None else stats
+    The frames are not concatenated, since a night whose boards are kept never needs them as one
+    (half the memory at FB scale). ``stats``: ``layout.forecast_stats()``, if the caller has them
+    (as they are now)."""
+    memo = memo_of(hub)
+    stats = hub.layout.forecast_stats() if stats is None else stats
     trusted = policy == market_proxy.IGNORE and memo.as_of != "" and memo.as_of <= as_of and memo.latest <= memo.as_of
-    found = _changes(layout, memo) if trusted else None
+    found = _changes(hub, memo) if trusted else None
     if found is None:  # something the incremental reasoning cannot follow: score every round
-        trusted, found = False, _changes(layout, DeriveMemo())
+        trusted, found = False, _changes(hub, DeriveMemo())
     assert found is not None  # an empty memo always gives the changes: every row is new
     changes, ledgers, latest = found
     frames, written, rounds = [], [], {}
-    for due in readers.round_dues(layout):
+    for due in readers.round_dues(hub):
         label = format_date(due)
-        key = _round_key(layout, due, impute_value, stats.get(label, ()))
+        key = _round_key(hub, due, impute_value, stats.get(label, ()))
         entry = memo.rounds.get(label)
         if entry is None or not trusted or entry.key != key or _touched(entry, changes) \
                 or _passes(entry.whens, memo.as_of, as_of):
-            fresh = _score(layout, due, view(), key, impute_value)
+            fresh = _rescore(hub, due, view(), key, impute_value)
             # scores equal to the ones last written give the same bytes: the file need not be written
             # again, and the frame kept is the one written (what ``score_parts`` knows it by)
             same = entry is not None and fresh.scores.equals(entry.scores)
             entry = _with_written(fresh, entry.written, entry.scores) if same and entry is not None else fresh
-        path = layout.scores(due)
-        if entry.written is None or _fingerprint(layout, path) != entry.written:
+        path = hub.layout.scores(due)
+        if entry.written is None or _fingerprint(hub, path) != entry.written:
             # no ``cache``: its check that the same frame was written last (a digest of every row) is the
             # memo's ``equals`` above, already done
             if write_table(path, entry.scores, SCORES):
-                written.append(layout.relative(path))
-            entry = _with_written(entry, layout.cache.fingerprint(path))
+                written.append(hub.layout.relative(path))
+            entry = _with_written(entry, hub.cache.fingerprint(path))
         for problem in entry.quarantined:  # as loading the round's forecast files would report them
             if problem not in quarantine:
                 quarantine.append(problem)
         rounds[label] = entry
         frames.append(entry.scores)
     memo.as_of, memo.latest, memo.closed, memo.ledgers, memo.rounds = as_of, latest, changes.closed, ledgers, rounds
-    if layout.cache.disk is not None:
-        memo_store.save(layout.cache.disk, memo, layout.cache.derived)
+    if hub.cache.disk is not None:
+        memo_store.save(hub.cache.disk, memo, hub.cache.state(memo_store.SAVED))
     return frames, written
 
 
-def score_parts(layout: Layout) -> tuple[list[tuple[object, int]], list[FrameTimes | None]] | None:
-    """The frames the last ``score_frames`` gave, in order, each as (a token of its rows, its number of
-    rows), and each one's ``FrameTimes``: ``fb_board.inputs_digest``'s ``parts`` and ``times``. With a
+def score_parts(hub: Hub) -> tuple[list[tuple[object, int]], list[FrameTimes | None]]:
+    """The frames the last ``rescore_changed_rounds`` gave, in order, each as (a token of its rows, its number of
+    rows), and each one's ``FrameTimes``: ``digest.inputs_digest``'s ``parts`` and ``times``. With a
     disk cache the token is the score file's size and sha256 (its fingerprint then is of the bytes,
     the same in any process); without one, a number this command gives each frame it keeps: a
-    round scored again to equal scores keeps its frame (``score_frames``), so equal tokens mean the
+    round scored again to equal scores keeps its frame (``rescore_changed_rounds``), so equal tokens mean the
     same frame, and no row is hashed. Times are made once per frame."""
-    memo = layout.cache.derived.get("nightly")
-    if not isinstance(memo, DeriveMemo):
-        return None
-    disk = layout.cache.disk is not None
-    known = cast(dict, layout.cache.derived.get("score_parts", {}))  # round -> (frame, token, times); `is`, not id()
-    given = cast(int, layout.cache.derived.get("score_tokens", 0))  # the tokens given so far
-    kept = {}
+    memo, disk, tokens = memo_of(hub), hub.cache.disk is not None, hub.cache.state(PARTS)
+    known, given = tokens.known, tokens.given
+    kept: dict[str, tuple[pd.DataFrame, object, FrameTimes | None]] = {}
     for label, entry in memo.rounds.items():
         if label in known and known[label][0] is entry.scores:
             kept[label] = known[label]
         else:
             given += 1
             kept[label] = (entry.scores, None if disk else ("frame", given), FrameTimes.of(entry.scores))
-    layout.cache.derived["score_parts"], layout.cache.derived["score_tokens"] = kept, given
+    tokens.known, tokens.given = kept, given
     parts = [(entry.written if disk else kept[label][1], len(entry.scores)) for label, entry in memo.rounds.items()]
     return parts, [kept[label][2] for label in memo.rounds]
 
 
-def _score(layout: Layout, due, view: LedgerView, key: tuple, impute_value: float) -> RoundMemo:
-    """One round scored as ``prescient verify`` scores it (``recompute.scored_round``)."""
+def _rescore(hub: Hub, due, view: LedgerView, key: tuple, impute_value: float) -> RoundMemo:
+    """One round scored as ``prescient verify`` scores it (``recompute.score_one_round``)."""
     problems: list[Problem] = []
-    questions, resolutions, scores = scored_round(layout, due, view, impute_value, problems)
+    questions, resolutions, scores = score_one_round(hub, due, view, impute_value, problems)
     whens = tuple(sorted({f"{d}T00:00:00Z" for d in questions["resolution_date"]}))
     markets = frozenset(questions.loc[questions["kind"] == MARKET, "question_id"])
     return RoundMemo(key, markets, _watch(questions, resolutions, view.as_of), whens, scores, tuple(problems), None)
@@ -220,25 +194,25 @@ def _with_written(entry: RoundMemo, signature: tuple | None, scores: pd.DataFram
                      entry.quarantined, signature)
 
 
-def _round_key(layout: Layout, due, impute_value: float, forecasts: FileStats) -> tuple:
+def _round_key(hub: Hub, due, impute_value: float, forecasts: FileStats) -> tuple:
     """The files a round's scores are computed from, by fingerprint: its questions, question sets and
     forecast files. Kept per round in the command's cache while their stats are the same (the forecast
     files' ``forecasts``, ``layout.forecast_stats``), so a night stats each file instead of
     fingerprinting it (with a disk cache, a sha256 looked up by path) through a Path of its own."""
-    stats = (*layout.round_stats(due), forecasts, impute_value)
-    return layout.cache.kept_by(f"round_key {format_date(due)}", stats, lambda: _files_key(layout, due, impute_value))
+    stats = (*hub.layout.round_stats(due), forecasts, impute_value)
+    return hub.cache.kept(ROUND_KEY.of(format_date(due)), stats, lambda: _files_key(hub, due, impute_value))
 
 
-def _files_key(layout: Layout, due, impute_value: float) -> tuple:
-    sets = layout.round_sets(due)
-    files = [layout.round_questions(due), *([sets] if sets.is_file() else []), *layout.forecast_files(due)]
-    return (*((p.name, layout.cache.fingerprint(p)) for p in files), impute_value)
+def _files_key(hub: Hub, due, impute_value: float) -> tuple:
+    sets = hub.layout.round_sets(due)
+    files = [hub.layout.round_questions(due), *([sets] if sets.is_file() else []), *hub.layout.forecast_files(due)]
+    return (*((p.name, hub.cache.fingerprint(p)) for p in files), impute_value)
 
 
-def _fingerprint(layout: Layout, path: Path) -> tuple | None:
-    """``layout.cache.fingerprint(path)``; None when there is no file."""
+def _fingerprint(hub: Hub, path: Path) -> tuple | None:
+    """``hub.cache.fingerprint(path)``; None when there is no file."""
     try:
-        return layout.cache.fingerprint(path)
+        return hub.cache.fingerprint(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
 
@@ -249,12 +223,12 @@ def _passes(whens: tuple[str, ...], before: str, now: str) -> bool:
     return i < len(whens) and whens[i] <= now
 
 
-def _changes(layout: Layout, memo: DeriveMemo) -> tuple[Changes, dict[str, readers.LedgerMark], str] | None:
+def _changes(hub: Hub, memo: DeriveMemo) -> tuple[Changes, dict[str, readers.LedgerMark], str] | None:
     """What was added to the observation and resolution ledgers since ``memo`` (every row, with an
     empty memo), the ledgers as they are now and the latest recorded_at in them. None when a
     ledger was removed or changed other than by appending."""
-    files: list[tuple[Path, Table]] = [(p, OBSERVATIONS) for p in layout.observation_files()]
-    files += [(p, RESOLUTIONS) for p in readers.resolution_files(layout)]
+    files: list[tuple[Path, Table]] = [(p, OBSERVATIONS) for p in hub.layout.observation_files()]
+    files += [(p, RESOLUTIONS) for p in readers.resolution_files(hub.layout)]
     if set(memo.ledgers) - {str(p) for p, _ in files}:
         return None  # a ledger file is gone
     ledgers: dict[str, readers.LedgerMark] = {}
@@ -263,7 +237,7 @@ def _changes(layout: Layout, memo: DeriveMemo) -> tuple[Changes, dict[str, reade
     latest, closed = memo.latest, set(memo.closed)
     for path, table in files:
         old = memo.ledgers.get(str(path))
-        mark, new = readers.appended_rows(layout, path, table, old)
+        mark, new = readers.appended_rows(hub, path, table, old)
         ledgers[str(path)] = mark
         if new is None:
             return None  # rewritten other than by appending

@@ -1,9 +1,9 @@
-"""The incremental derive's memo (``incremental.DeriveMemo``) and the night's headline boards
-(``nightly._headline``) kept between commands in the disk cache.
+"""The incremental derive's memo (``DeriveMemo``, what ``incremental`` saw and computed) and the
+night's headline boards (``nightly._headline``), kept between commands in the disk cache.
 
 A fresh nightly process starts from what the last one derived, so it too scores again only the
 rounds that what changed can affect. The memo is a JSON document (``state/nightly-memo.json``) plus
-one frame per round's scores (``store.diskcache`` frames), each tagged with a token drawn when it was
+one frame per round's scores (``store.cache.disk`` frames), each tagged with a token drawn when it was
 written, so a document and a frame written by different runs never pair up. The round keys and score
 files are identified by their bytes (size and sha256, ``ReadCache.fingerprint``), so a fresh clone of
 the same files finds its rounds unchanged. Anything missing, malformed or not matching is dropped:
@@ -13,20 +13,40 @@ the memo then lacks those rounds (they are scored again) or is empty (everything
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
 from ..errors import Problem
 from ..store import readers
-
-if TYPE_CHECKING:
-    from ..store.diskcache import DiskCache
-    from .incremental import DeriveMemo
+from ..store.cache import DiskCache, Slot
 
 _DOC = "nightly-memo"
 _HEADLINE = "nightly-headline"  # the night's history rows and unranked lines, and what they were made from
-_SAVED = "nightly-saved"  # ReadCache.derived key: per round, the scores frame on disk and its token
+SAVED: Slot[dict[str, tuple[pd.DataFrame, str]]] = Slot("nightly: the memo's frames on disk", lambda cache: {})  # round -> (frame, token)
+
+
+@dataclass(frozen=True)
+class RoundMemo:
+    key: tuple  # the files the round's scores come from (``_round_key``), and the impute value
+    markets: frozenset[str]  # its market question ids
+    watch: dict[str, str]  # per series question id: a new value dated at or before this matters
+    whens: tuple[str, ...]  # its resolution dates as timestamps, sorted
+    scores: pd.DataFrame
+    quarantined: tuple[Problem, ...]  # the problems its forecast files gave
+    written: tuple | None  # the score file's signature once written from ``scores``
+
+
+@dataclass
+class DeriveMemo:
+    """What this command's last derive saw and computed (see ``incremental``'s docstring)."""
+
+    as_of: str = ""
+    latest: str = ""  # the latest recorded_at in the observation and resolution ledgers then
+    closed: set[str] = field(default_factory=set)  # questions with a resolved or void row, ever
+    ledgers: dict[str, readers.LedgerMark] = field(default_factory=dict)
+    rounds: dict[str, RoundMemo] = field(default_factory=dict)
 
 
 def _tuples(value: Any) -> Any:
@@ -34,24 +54,20 @@ def _tuples(value: Any) -> Any:
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
-def load(disk: DiskCache, derived: dict) -> DeriveMemo:
-    """The memo the last command saved in ``disk``; an empty one when there is none or it is unusable."""
-    from .incremental import DeriveMemo
-
+def load(disk: DiskCache, saved: dict[str, tuple[pd.DataFrame, str]]) -> DeriveMemo:
+    """The memo the last command saved in ``disk``; an empty one when there is none or it is unusable.
+    ``saved``: the command's record of the frames on disk (``SAVED``), completed with the ones found."""
     body = disk.load_json(_DOC)
     try:
-        return _memo(disk, body, derived) if isinstance(body, dict) else DeriveMemo()
+        return _memo(disk, body, saved) if isinstance(body, dict) else DeriveMemo()
     except (KeyError, TypeError, ValueError, AttributeError):
         return DeriveMemo()
 
 
-def _memo(disk: DiskCache, body: dict, derived: dict) -> DeriveMemo:
-    from .incremental import DeriveMemo, RoundMemo
-
+def _memo(disk: DiskCache, body: dict, saved: dict[str, tuple[pd.DataFrame, str]]) -> DeriveMemo:
     memo = DeriveMemo(str(body["as_of"]), str(body["latest"]), {str(q) for q in body["closed"]})
     for path, (signature, size, digest, rows) in body["ledgers"].items():
         memo.ledgers[str(path)] = readers.LedgerMark(_tuples(signature), int(size), str(digest), int(rows))
-    saved = derived.setdefault(_SAVED, {})
     for label, doc in body["rounds"].items():
         scores = disk.load_frame(f"memo scores {label}", str(doc["token"]))
         if scores is None:
@@ -65,9 +81,9 @@ def _memo(disk: DiskCache, body: dict, derived: dict) -> DeriveMemo:
     return memo
 
 
-def save(disk: DiskCache, memo: DeriveMemo, derived: dict) -> None:
-    """Keep ``memo`` in ``disk``: the frames of rounds scored since they were last kept, then the document."""
-    saved = derived.setdefault(_SAVED, {})
+def save(disk: DiskCache, memo: DeriveMemo, saved: dict[str, tuple[pd.DataFrame, str]]) -> None:
+    """Keep ``memo`` in ``disk``: the frames of rounds scored since they were last kept (``saved``:
+    the command's record of them, ``SAVED``), then the document."""
     rounds = {}
     for label, entry in sorted(memo.rounds.items()):
         kept = saved.get(label)

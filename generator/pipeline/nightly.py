@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar
 
 import httpx
 import pandas as pd
@@ -28,15 +28,20 @@ from ..config import RoundSettings, Settings
 from ..errors import PartialFailure, Problem, SchemaError
 from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from ..interop.forecastbench import export
-from ..leaderboard.fb_board import board_options, inputs_digest, unranked_rounds
+from ..leaderboard.digest import inputs_digest
+from ..leaderboard.fb_board import board_options, unranked_rounds
 from ..leaderboard.hub_boards import KeptBoards
 from ..models import ModelMeta
-from ..schemas import FORECASTS, HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, ROUND_REVEAL
+from ..parallel import default_processes, forked_map
+from ..schemas import HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, ROUND_REVEAL
 from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
 from ..sources.registry import build_source
 from ..store import ingest, ledger, manifest, model_log, readers, seals
-from ..store.csvio import to_csv_bytes, write_bytes_atomic, write_table
+from ..store.atomic import write_bytes_atomic
+from ..store.cache import Slot, signatures
+from ..store.csvio import to_csv_bytes
+from ..store.fast_forecasts import forecast_bytes
 from ..store.forecast_file import parse_forecast
 from ..store.hub import Hub, as_hub
 from ..store.layout import FileStats, Layout
@@ -45,8 +50,7 @@ from ..store.newstexts import NewsTexts
 from ..submissions.content import check_content, round_set
 from ..timeutil import days, format_date, format_ts
 from . import incremental, memo_store, sampling
-from .forked import default_processes, forked_map
-from .recompute import history_for, hub_view
+from .recompute import concat_scores, history_for, hub_view
 from .seal import reveal_by, seal_stage
 
 if TYPE_CHECKING:
@@ -54,6 +58,15 @@ if TYPE_CHECKING:
     from ..oracle.stage import OracleNight
 
 T = TypeVar("T")
+# What a nightly keeps in its command's cache (``store.cache.ReadCache``) from night to night.
+BANK: Slot[pd.DataFrame] = Slot("fetch: the question bank")  # while the question files are unchanged
+LATEST_QUESTIONS: Slot[dict] = Slot("fetch: the questions' latest versions")  # ``ingest.latest_contents``
+OBSERVATION_STATE: Slot[ingest.ObservationState] = Slot("fetch: the observation ledger's state")
+MODEL_TEXTS: Slot[dict[ModelMeta, bytes]] = Slot("derive: the hub models' YAML", lambda cache: {})
+HEADLINE: Slot[tuple[tuple[str, ...], tuple[str, ...], pd.DataFrame] | None] = Slot(
+    "derive: the night's headline (key, unranked lines, history rows)",
+    lambda cache: memo_store.load_headline(cache.disk) if cache.disk is not None else None)
+BOARDS: Slot[KeptBoards] = Slot("derive: the boards of the last headline", lambda cache: KeptBoards())
 ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
 ProgressFactory = Callable[[str], Callable[[int], None]]
 
@@ -117,8 +130,8 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
     env = dict(os.environ) if env is None else env
     command = "fetch" if fetch_only else "nightly"
     with hub_lock(layout.data, f"prescient {command} --as-of {format_ts(as_of)}"):
-        readers.check_as_of(layout, format_ts(as_of))
-        bank = fetch_stage(settings, layout, as_of, report, only, env, client, progress, sources)
+        readers.check_as_of(hub, format_ts(as_of))
+        bank = fetch_stage(settings, hub, as_of, report, only, env, client, progress, sources)
         if not fetch_only:
             complete = settings.receipts != "github" or (walk is not None and walk(hub, as_of))
             if not complete:
@@ -142,7 +155,7 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
 
 def _news_texts(hub: Hub) -> NewsTexts:
     """The articles' texts: in the command's cache folder (``--cache-dir``), else the hub's default one."""
-    disk = hub.layout.cache.disk
+    disk = hub.cache.disk
     return NewsTexts(disk.folder / "news-texts") if disk is not None else NewsTexts.for_hub(hub.root)
 
 
@@ -164,33 +177,34 @@ def report_problems(report: NightlyReport) -> list[Problem]:
 
 # -- phase 1: fetch -------------------------------------------------------------------------------
 
-def fetch_stage(settings: Settings, layout: Layout, as_of: datetime, report: NightlyReport,
+def fetch_stage(settings: Settings, hub: Hub, as_of: datetime, report: NightlyReport,
                 only: str | None, env: dict[str, str], client: httpx.Client | None = None,
                 progress: ProgressFactory | None = None,
                 sources: Mapping[str, Source] | None = None) -> pd.DataFrame:
     """Ask every enabled source (or ``only``) and append what is new; return the question bank as it
     is then. The observation ledger is not concatenated into one frame here: the fetch compares with
     its kept state, and the derive reads the ledger only when a stage needs it."""
-    bank = layout.cache.kept("fetch_bank", layout.question_files(), lambda: readers.load_bank(layout))  # while unchanged
-    kept = _Kept(layout.cache.kept("fetch_questions", layout.question_files(), lambda: ingest.latest_contents(bank)),
-                 layout.cache.kept("fetch_observations", layout.observation_files(),
-                                   lambda: ingest.ObservationState.of(readers.load_observations(layout))))
+    layout, cache = hub.layout, hub.cache
+    bank = cache.kept(BANK, signatures(layout.question_files()), lambda: readers.load_bank(hub))  # while unchanged
+    kept = _Kept(cache.kept(LATEST_QUESTIONS, signatures(layout.question_files()), lambda: ingest.latest_contents(bank)),
+                 cache.kept(OBSERVATION_STATE, signatures(layout.observation_files()),
+                            lambda: ingest.ObservationState.of(readers.load_observations(hub))))
     for src in (s for s in settings.enabled_sources if only in (None, s.name)):
         source_report = SourceReport(src.name)
         report.sources.append(source_report)
         options = {**settings.http, **src.options}  # [http] defaults, then the source's own table
         ticker = progress(src.name) if progress else None
         built = (sources or {}).get(src.name)
-        result = _fetch_one(src.name, options, as_of, bank, layout, kept.observations, env, client, ticker, source_report, built)
+        result = _fetch_one(src.name, options, as_of, bank, hub, kept.observations, env, client, ticker, source_report, built)
         if result is not None:
-            bank = _ingest(layout, as_of, bank, kept, result, source_report, report)
+            bank = _ingest(hub, as_of, bank, kept, result, source_report, report)
     return bank
 
 
 @dataclass
 class _Kept:
     """What the fetch keeps of the ledgers between nights, in the command's cache
-    (``ReadCache.kept``: while their files are unchanged): the question bank's latest versions
+    (``ReadCache.kept``, while their files are unchanged: ``BANK``, ``LATEST_QUESTIONS``, ``OBSERVATION_STATE``): the question bank's latest versions
     (``ingest.latest_contents``) and the observation ledger's state (``ingest.ObservationState``),
     so that a night compares what it fetched with them instead of sorting the whole ledgers again;
     ``_ingest`` adds what it appends."""
@@ -199,7 +213,7 @@ class _Kept:
     observations: ingest.ObservationState
 
 
-def _fetch_one(name, options, as_of, bank, layout: Layout, state: ingest.ObservationState, env, client, ticker,
+def _fetch_one(name, options, as_of, bank, hub: Hub, state: ingest.ObservationState, env, client, ticker,
                source_report: SourceReport, built: Source | None = None) -> FetchResult | None:
     """Ask one source. Live sources open their own client through ``sources.http.open_client``.
 
@@ -210,7 +224,7 @@ def _fetch_one(name, options, as_of, bank, layout: Layout, state: ingest.Observa
     if state.recorded <= stamp:
         known = state
     else:
-        obs = readers.load_observations(layout)
+        obs = readers.load_observations(hub)
         known = ingest.ObservationState.of(obs[obs["recorded_at"] <= stamp])
     closed = known.closed(ids)
     budget = Budget.from_options(options)
@@ -229,20 +243,21 @@ def _fetch_one(name, options, as_of, bank, layout: Layout, state: ingest.Observa
     return result
 
 
-def _ingest(layout, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceReport, report: NightlyReport) -> pd.DataFrame:
+def _ingest(hub: Hub, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceReport, report: NightlyReport) -> pd.DataFrame:
+    layout, cache = hub.layout, hub.cache
     new_q = ingest.new_questions(bank, ingest.question_frame(result.questions, as_of), kept.questions)
     kinds = {**dict(zip(bank["id"].tolist(), bank["kind"].tolist())), **dict(zip(new_q["id"].tolist(), new_q["kind"].tolist()))}
     new_o = kept.observations.new_rows(ingest.observation_frame(result.observations, as_of), kinds)
     if len(new_q):
-        ledger.append(layout.questions(result.source), new_q, QUESTIONS, layout.relative(layout.questions(result.source)), layout.cache)
+        ledger.append(layout.questions(result.source), new_q, QUESTIONS, layout.relative(layout.questions(result.source)), cache)
         report.written.append(layout.relative(layout.questions(result.source)))
-        layout.cache.keep("fetch_questions", layout.question_files(), ingest.latest_contents(new_q, kept.questions))
+        cache.keep(LATEST_QUESTIONS, signatures(layout.question_files()), ingest.latest_contents(new_q, kept.questions))
     if len(new_o):
         path = layout.observations(result.source, as_of)
-        ledger.append(path, new_o, OBSERVATIONS, layout.relative(path), layout.cache)
+        ledger.append(path, new_o, OBSERVATIONS, layout.relative(path), cache)
         report.written.append(layout.relative(path))
         kept.observations.add(new_o)
-        layout.cache.keep("fetch_observations", layout.observation_files(), kept.observations)
+        cache.keep(OBSERVATION_STATE, signatures(layout.observation_files()), kept.observations)
     sr.new_questions, sr.new_observations = len(new_q), len(new_o)
     sr.resolved = int((new_o["status"] == "resolved").sum())
     sr.voided = int((new_o["status"] == "void").sum())
@@ -253,7 +268,7 @@ def _ingest(layout, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceRep
 
 def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_complete: bool = True) -> None:
     settings, layout = hub.settings, hub.layout
-    observations = _lazy(lambda: readers.load_observations(layout))  # the ledger after the fetch, read when needed
+    observations = _lazy(lambda: readers.load_observations(hub))  # the ledger after the fetch, read when needed
     existing = {p.name for p in layout.round_dirs()}
     for due in sampling.rounds_to_open(settings.rounds, as_of, existing):
         freeze = due - days(settings.rounds.open_days_before_due)
@@ -262,19 +277,24 @@ def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_co
             report.rounds_waiting.append(format_date(due))
             continue
         write_forecasts(layout, due, questions, extra, report)  # before the round: a crash leaves it unopened
-        publish_round(layout, due, questions, bank, report, settings.rounds)
-    _write_models(layout, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
-    report.written += model_log.record(layout, readers.load_models(layout), as_of)  # what tonight's boards count
+        publish_round(hub, due, questions, bank, report, settings.rounds)
+    _write_models(hub, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
+    report.written += model_log.record(hub, readers.load_models(hub), as_of)  # what tonight's boards count
     sealed = seal_stage(hub, as_of, receipts_complete)  # before anything reads a past round's files
     report.written += sealed.written
     report.sealing += sealed.problems
     view = _lazy(lambda: hub_view(hub, observations(), as_of))  # built only when a stage needs it
     stats = layout.forecast_stats()  # every round's forecast files: what the manifest and the scores read
-    if _write_after_due(layout, view, as_of, report, stats, settings.scoring.crowd_min_forecasters):  # after the others' files
+    if _write_after_due(hub, view, as_of, report, stats, settings.scoring.crowd_min_forecasters):  # after the others' files
         stats = layout.forecast_stats()
-    report.written += manifest.record(layout, as_of, stats)  # every forecast file's sha256, first time seen
-    frames = _score_all(settings, layout, view, as_of, report, stats)
-    _append_history(hub, frames, as_of, report, incremental.score_parts(layout))
+    report.written += manifest.record(hub, as_of, stats)  # every forecast file's sha256, first time seen
+    # every round's scores, a frame per round; only the rounds what changed since this command's last
+    # night can affect are scored again (the bytes of ``recompute.write_round_scores``)
+    scoring = settings.scoring
+    frames, written = incremental.rescore_changed_rounds(hub, view, format_ts(as_of), scoring.impute_value,
+                                                         scoring.unresolved_markets, report.quarantined, stats)
+    report.written += written
+    _append_history(hub, frames, as_of, report, incremental.score_parts(hub))
 
 
 def _lazy(make: Callable[[], T]) -> Callable[[], T]:
@@ -288,17 +308,18 @@ def _lazy(make: Callable[[], T]) -> Callable[[], T]:
     return value
 
 
-def publish_round(layout: Layout, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report,
+def publish_round(hub: Hub, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report,
                   rounds: RoundSettings | None = None) -> None:
     """questions.csv marks a round as open (``Layout.round_dirs``), so it is written last: a run
     killed before it leaves a round the next run opens again from the start. Under ``[rounds]
     secrecy = "commit-reveal"`` the round's reveal window is frozen with it (``reveal.csv``)."""
+    layout = hub.layout
     if rounds is not None and rounds.secrecy == "commit-reveal":
         reveal = pd.DataFrame({"reveal_by": [format_ts(due + days(rounds.reveal_days))]})
-        write_table(layout.round_reveal(due), reveal, ROUND_REVEAL, cache=layout.cache)
+        hub.cache.write_table(layout.round_reveal(due), reveal, ROUND_REVEAL)
         report.written.append(layout.relative(layout.round_reveal(due)))
     write_bytes_atomic(layout.round_json(due), export.forecastbench_json(questions, bank))
-    write_table(layout.round_questions(due), questions, ROUND_QUESTIONS, cache=layout.cache)
+    hub.cache.write_table(layout.round_questions(due), questions, ROUND_QUESTIONS)
     report.rounds_opened.append(format_date(due))
     report.written += [layout.relative(layout.round_questions(due)), layout.relative(layout.round_json(due))]
 
@@ -311,16 +332,16 @@ def write_forecasts(layout, due, questions, extra: ExtraForecasters | None, repo
     _write_hub_files(layout, due, questions, frames, report, replace=True)
 
 
-def _write_after_due(layout: Layout, view, as_of: datetime, report, stats: dict[str, FileStats],
+def _write_after_due(hub: Hub, view, as_of: datetime, report, stats: dict[str, FileStats],
                      crowd_min: int = 2) -> bool:
     """Imputed, Naive and the crowd aggregates, once per round, at the first run after its due time;
     ``stats``: ``layout.forecast_stats()`` as they are now. True when a file was written. Several
-    rounds to write are shared among forked processes (``forked.forked_map``; the first night after
+    rounds to write are shared among forked processes (``parallel.forked_map``; the first night after
     an import writes every round's), their files reported in round order as one process writes them."""
     todo: list[tuple[datetime, list[str]]] = []
-    revealed = seals.sealed_rounds(seals.load_seals(layout), "reveal")
-    for due in readers.round_dues(layout):
-        if due > as_of or (reveal_by(layout, due) is not None and format_date(due) not in revealed):
+    revealed = seals.sealed_rounds(seals.load_seals(hub), "reveal")
+    for due in readers.round_dues(hub):
+        if due > as_of or (reveal_by(hub, due) is not None and format_date(due) not in revealed):
             continue  # a commit–reveal round's crowd waits for the reveals
         present = {name for name, _ in stats.get(format_date(due), ())}
         missing = [m for m in AFTER_DUE if f"{m}.csv" not in present]  # layout.forecast's name, without a path per model
@@ -332,10 +353,10 @@ def _write_after_due(layout: Layout, view, as_of: datetime, report, stats: dict[
 
     def one(item: tuple[datetime, list[str]]) -> tuple[list[str], list[Problem]]:
         done = NightlyReport(as_of)  # what the round adds to the report
-        _after_due_round(layout, at, *item, crowd_min, done)
+        _after_due_round(hub, at, *item, crowd_min, done)
         return done.written, done.quarantined
 
-    results = forked_map(one, todo, default_processes(), layout.cache)
+    results = forked_map(one, todo, default_processes(), hub.cache.disk)
     written = False
     for files, quarantined in results if results is not None else map(one, todo):
         report.written += files
@@ -344,12 +365,12 @@ def _write_after_due(layout: Layout, view, as_of: datetime, report, stats: dict[
     return written
 
 
-def _after_due_round(layout: Layout, view, due: datetime, missing: list[str], crowd_min: int, report) -> None:
-    questions = readers.load_round(layout, due)
-    ctx = AtDeadline(view, due, readers.load_forecasts(layout, due, report.quarantined), crowd_min)
+def _after_due_round(hub: Hub, view, due: datetime, missing: list[str], crowd_min: int, report) -> None:
+    questions = readers.load_round(hub, due)
+    ctx = AtDeadline(view, due, readers.load_forecasts(hub, due, report.quarantined), crowd_min)
     made = {m: AFTER_DUE[m][1](questions, ctx) for m in missing}
     # a crowd of fewer than crowd_min forecasters on every unit forecasts nothing: no file, not a file of 0.5
-    _write_hub_files(layout, due, questions, {m: f for m, f in made.items() if len(f)}, report)
+    _write_hub_files(hub.layout, due, questions, {m: f for m, f in made.items() if len(f)}, report)
 
 
 def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, frames: dict, report,
@@ -360,7 +381,7 @@ def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, fra
     for model, frame in sorted(frames.items()):
         path = layout.forecast(due, model)
         if replace or not path.exists():
-            data = _validated(layout.relative(path), to_csv_bytes(frame, FORECASTS), the_round)
+            data = _validated(layout.relative(path), forecast_bytes(frame), the_round)
             if write_bytes_atomic(path, data):
                 report.written.append(layout.relative(path))
 
@@ -372,8 +393,8 @@ def _validated(label: str, data: bytes, the_round) -> bytes:
     return data
 
 
-def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
-    texts = cast(dict, layout.cache.derived.setdefault("model_yaml", {}))  # the same metadata every night: formatted once
+def _write_models(hub: Hub, models: dict[str, ModelMeta], report) -> None:
+    layout, texts = hub.layout, hub.cache.state(MODEL_TEXTS)  # the same metadata every night: formatted once
     for model, meta in sorted(models.items()):
         if meta not in texts:
             texts[meta] = meta.to_yaml()
@@ -381,20 +402,11 @@ def _write_models(layout: Layout, models: dict[str, ModelMeta], report) -> None:
             report.written.append(layout.relative(layout.model_meta(model)))
 
 
-def _score_all(settings, layout, view, as_of, report, stats=None) -> list[pd.DataFrame]:
-    """Every round's scores, a frame per round; only the rounds what changed since this command's last
-    run can affect are scored again (``incremental``: the same bytes as ``recompute.score_rounds``)."""
-    frames, written = incremental.score_frames(layout, view, format_ts(as_of), settings.scoring.impute_value,
-                                               settings.scoring.unresolved_markets, report.quarantined, stats)
-    report.written += written
-    return frames
-
-
 def _append_history(hub: Hub, frames: list[pd.DataFrame], as_of, report, known=None) -> None:
     report.unranked, rows = _headline(hub, frames, as_of, *(known or (None, None)))
     layout = hub.layout
-    rows = rows.assign(ledger_digest=manifest.ledger_digest(layout))  # the anchor of tonight's ledgers
-    if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history), layout.cache)):
+    rows = rows.assign(ledger_digest=manifest.ledger_digest(hub))  # the anchor of tonight's ledgers
+    if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history), hub.cache)):
         report.written.append(layout.relative(layout.history))
 
 
@@ -402,37 +414,33 @@ def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None,
               times=None) -> tuple[list[str], pd.DataFrame]:
     """Tonight's ``unranked_lines`` and history rows (``recompute.history_for``). They are kept from
     this command's last night while all the boards read is unchanged: the rows and rounds of the
-    rounds' score ``frames`` that ``fb_board.inputs_digest`` covers (time enters a board only there;
+    rounds' score ``frames`` that ``digest.inputs_digest`` covers (time enters a board only there;
     ``parts`` and ``times``, ``incremental.score_parts``, spare it hashing the rows and comparing
     their times), the models' metadata and the settings; the kept rows then only take tonight's
     time. The frames are concatenated only when the boards are made again."""
-    settings, layout = hub.settings, hub.layout
+    settings, cache = hub.settings, hub.cache
     options = board_options(settings.scoring, settings.leaderboard)
-    key = (inputs_digest(frames, as_of, options, parts, times), repr(sorted(readers.load_models(layout, as_of).items())),
+    key = (inputs_digest(frames, as_of, options, parts, times), repr(sorted(readers.load_models(hub, as_of).items())),
            repr(settings.scoring), repr(settings.leaderboard))
-    kept = layout.cache.derived.get("headline")
-    if kept is None and layout.cache.disk is not None:  # a fresh process: what the last command kept (memo_store)
-        kept = memo_store.load_headline(layout.cache.disk)
-    if isinstance(kept, tuple) and kept[0] == key:
+    kept = cache.state(HEADLINE)  # with a disk cache, a fresh process starts from what the last command kept
+    if kept is not None and kept[0] == key:
         return list(kept[1]), kept[2].assign(as_of=format_ts(as_of))
-    scores = incremental.concat_scores(frames)
-    boards = _kept_boards(layout, frames, parts)
+    scores = concat_scores(frames)
+    boards = _kept_boards(hub, frames, parts)
     rows = history_for(hub, as_of, scores, boards)
     lines = unranked_lines(hub, scores, as_of, boards.made)
-    layout.cache.derived["headline"] = (key, tuple(lines), rows)
-    if layout.cache.disk is not None:
-        memo_store.save_headline(layout.cache.disk, key, tuple(lines), rows)
+    cache.put(HEADLINE, (key, tuple(lines), rows))
+    if cache.disk is not None:
+        memo_store.save_headline(cache.disk, key, tuple(lines), rows)
     return lines, rows
 
 
-def _kept_boards(layout: Layout, frames: list[pd.DataFrame], parts) -> KeptBoards:
+def _kept_boards(hub: Hub, frames: list[pd.DataFrame], parts) -> KeptBoards:
     """The boards of this command's last headline (``hub_boards.KeptBoards``), each taken again while
     nothing it reads changed; tonight's scores, the rounds' ``frames`` concatenated, are known by
     their ``parts`` (none when they do not describe the frames: nothing is then taken)."""
-    kept = layout.cache.derived.get("boards")
-    kept = kept if isinstance(kept, KeptBoards) else KeptBoards()
+    kept = hub.cache.state(BOARDS)
     kept.parts = parts if parts is not None and [n for _, n in parts] == [len(f) for f in frames] else None
-    layout.cache.derived["boards"] = kept
     return kept
 
 
@@ -440,12 +448,12 @@ def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime,
                    made: dict[tuple[str, str], pd.DataFrame] | None = None) -> list[str]:
     """What tonight's first board leaves off by the imputation rule, one line per model and round;
     ``made``: tonight's boards by (board, view), if made already (the first board's overall view
-    then carries them: ``fb_board.board_of``'s ``attrs["unranked"]``)."""
+    then carries them: ``fb_board.selection_board``'s ``attrs["unranked"]``)."""
     settings = hub.settings
     first = (settings.leaderboard.boards[0], "overall")
     if made is not None and first in made:
         left = made[first].attrs["unranked"]
     else:
         options = board_options(settings.scoring, settings.leaderboard)
-        left = unranked_rounds(scores, readers.load_models(hub.layout, as_of), as_of, options)
+        left = unranked_rounds(scores, readers.load_models(hub, as_of), as_of, options)
     return [f"{m} · round {r}: {why}" for m, r, why in zip(left["model"], left["round"], left["reason"])]

@@ -35,7 +35,8 @@ from ..sources._util import ParseError
 from ..sources.github import GitHub, Run
 from ..sources.http import FetchError
 from ..store import git, readers, receipts, seals
-from ..store.csvio import parse_bytes, to_csv_bytes, write_bytes_atomic
+from ..store.atomic import write_bytes_atomic
+from ..store.csvio import parse_bytes, to_csv_bytes
 from ..store.forecast_file import MAX_FORECAST_BYTES
 from ..store.hub import Hub, as_hub
 from ..submissions import paths, policy
@@ -171,13 +172,13 @@ def record_run(hub: Hub, github: GitHub, run_id: int, as_of: datetime, base: str
     pr, author = _author(github, run, {})
     rows, why = run_rows(hub, run, pr, author, base, as_of)
     notes = [f"run {run_id}: no receipt ({why})"] if why else []
-    rows = rows.iloc[:max(0, MAX_ROWS_PER_PR - _rows_of(receipts.load_receipts(hub.layout), pr))]
+    rows = rows.iloc[:max(0, MAX_ROWS_PER_PR - _rows_of(receipts.load_receipts(hub), pr))]
     if out is not None:
         target = out / f"{run_id}.csv"
         if len(rows):
             write_bytes_atomic(target, to_csv_bytes(rows, RECEIPTS), hub_file=False)
         return Receipts(rows, notes)
-    return Receipts(receipts.record(hub.layout, [rows], as_of), notes)
+    return Receipts(receipts.record(hub, [rows], as_of), notes)
 
 
 def _rows_of(recorded: pd.DataFrame, pr: int) -> int:
@@ -187,13 +188,12 @@ def _rows_of(recorded: pd.DataFrame, pr: int) -> int:
 def window_start(hub: Hub, as_of: datetime) -> str | None:
     """The date from which the walk lists runs: the freeze of the oldest round still open or not yet
     sealed, a day early (None when there is no such round), never more than WINDOW_DAYS back."""
-    layout = hub.layout
-    sealed = seals.sealed_rounds(seals.load_seals(layout))
-    pending = [d for d in readers.round_dues(layout) if format_date(d) not in sealed]
+    sealed = seals.sealed_rounds(seals.load_seals(hub))
+    pending = [d for d in readers.round_dues(hub) if format_date(d) not in sealed]
     if not pending:
         return None
-    questions = readers.load_round(layout, min(pending))
-    freeze = str(questions["freeze_time"].min()) if len(questions) else due_time(layout, min(pending))
+    questions = readers.load_round(hub, min(pending))
+    freeze = str(questions["freeze_time"].min()) if len(questions) else due_time(hub, min(pending))
     start = max(freeze[:10], format_date(as_of - timedelta(days=WINDOW_DAYS)))
     return format_date(datetime.fromisoformat(start + "T00:00:00+00:00") - days(1))
 
@@ -210,7 +210,7 @@ def walk(hub: Hub, github: GitHub, as_of: datetime, base: str = "HEAD",
         runs, complete = github.fetch_validation_runs(since)
     except (FetchError, ParseError) as exc:
         return Receipts(receipts.empty(), [f"the validation runs since {since} could not be listed: {exc}"], complete=False)
-    recorded = receipts.load_receipts(hub.layout)
+    recorded = receipts.load_receipts(hub)
     known, counts = receipts.heads(recorded), recorded["pr"].value_counts().to_dict()
     frames: list[pd.DataFrame] = []
     notes: list[str] = []
@@ -230,7 +230,7 @@ def walk(hub: Hub, github: GitHub, as_of: datetime, base: str = "HEAD",
         known.add(run.head_sha)
         frames.append(frame)
         notes += [note] if note else []
-    return Receipts(receipts.record(hub.layout, frames, as_of), notes, complete)
+    return Receipts(receipts.record(hub, frames, as_of), notes, complete)
 
 
 def _walk_one(hub: Hub, github: GitHub, run: Run, base: str, as_of: datetime, authors: dict,

@@ -9,28 +9,25 @@ from datetime import datetime
 
 import pandas as pd
 
-from ..config import Settings
 from ..errors import Problem
-from ..leaderboard.hub_boards import KeptBoards, boards_for, history_rows
+from ..leaderboard.hub_boards import KeptBoards, history_rows, pair_boards
+from ..parallel import forked_map
 from ..schemas import SCORES
 from ..scoring.brier import resolved_units, score_round
 from ..scoring.resolve import LedgerView, ledger_view, resolve_round
 from ..store import readers
-from ..store.csvio import write_table
 from ..store.hub import Hub
-from ..store.layout import Layout
 from ..timeutil import format_date, format_ts
-from .forked import forked_map
 
 
-def headline_rows(settings: Settings, layout: Layout, scores: pd.DataFrame, as_of: datetime,
-                  kept: KeptBoards | None = None) -> pd.DataFrame:
+def headline_rows(hub: Hub, scores: pd.DataFrame, as_of: datetime, kept: KeptBoards | None = None) -> pd.DataFrame:
     """Tonight's history rows: each configured board × view, as ``prescient leaderboard`` prints it
     with ``--as-of`` and ``--view`` (point estimates; the bootstrap is not needed for them).
     ``kept``: the boards of an earlier night, each taken again while nothing it reads changed."""
+    settings = hub.settings
     lb = settings.leaderboard
-    boards = boards_for(scores, readers.load_models(layout, as_of), as_of, settings,
-                        [(b, v) for b in lb.boards for v in lb.views], replicates=0, kept=kept)
+    boards = pair_boards(scores, readers.load_models(hub, as_of), as_of, settings,
+                         [(b, v) for b in lb.boards for v in lb.views], replicates=0, kept=kept)
     return history_rows(boards, as_of, settings.scoring.methodology_version)
 
 
@@ -38,59 +35,60 @@ def hub_view(hub: Hub, obs: pd.DataFrame, as_of: datetime) -> LedgerView:
     """What the ledgers (observations and stated resolutions) said at ``as_of``, under the hub's
     policy for open markets past their round's due time (``[scoring] unresolved_markets``)."""
     policy = hub.settings.scoring.unresolved_markets
-    return ledger_view(obs, format_ts(as_of), readers.load_resolutions(hub.layout), policy)
+    return ledger_view(obs, format_ts(as_of), readers.load_resolutions(hub), policy)
 
 
-def score_rounds(layout: Layout, view: LedgerView, impute_value: float,
+def write_round_scores(hub: Hub, view: LedgerView, impute_value: float,
                  quarantine: list[Problem] | None = None) -> tuple[pd.DataFrame, list[str]]:
     """Score every round with what ``view`` says. Returns all scores and the score files that changed."""
     frames, written = [], []
-    for due, scores in round_scores(layout, view, impute_value, quarantine).items():
-        if write_table(layout.scores(due), scores, SCORES, cache=layout.cache):
-            written.append(layout.relative(layout.scores(due)))
+    for due, scores in scores_by_round(hub, view, impute_value, quarantine).items():
+        if hub.cache.write_table(hub.layout.scores(due), scores, SCORES):
+            written.append(hub.layout.relative(hub.layout.scores(due)))
         frames.append(scores)
-    return _all_scores(frames), written
+    return concat_scores(frames), written
 
 
-def score_counts(layout: Layout, view: LedgerView, impute_value: float, processes: int = 1) -> tuple[int, list[str]]:
-    """``score_rounds`` for a command that needs only how many forecasts were scored and the score
+def write_round_scores_in_parallel(hub: Hub, view: LedgerView, impute_value: float, processes: int = 1) -> tuple[int, list[str]]:
+    """``write_round_scores`` for a command that needs only how many forecasts were scored and the score
     files that changed (the FB import): with ``processes`` > 1 the rounds are shared among that many
-    forked processes (``forked.forked_map``), each scoring and writing its rounds' files as
-    ``score_rounds`` would."""
+    forked processes (``parallel.forked_map``), each scoring and writing its rounds' files as
+    ``write_round_scores`` would."""
     def one(due: datetime) -> tuple[int, str | None]:
-        scores = scored_round(layout, due, view, impute_value, [])[2]
-        changed = write_table(layout.scores(due), scores, SCORES, cache=layout.cache)
-        return len(scores), layout.relative(layout.scores(due)) if changed else None
+        scores = score_one_round(hub, due, view, impute_value, [])[2]
+        changed = hub.cache.write_table(hub.layout.scores(due), scores, SCORES)
+        return len(scores), hub.layout.relative(hub.layout.scores(due)) if changed else None
 
-    done = forked_map(one, readers.round_dues(layout), processes, layout.cache)
+    done = forked_map(one, readers.round_dues(hub), processes, hub.cache.disk)
     if done is None:
-        scores, written = score_rounds(layout, view, impute_value)
+        scores, written = write_round_scores(hub, view, impute_value)
         return len(scores), written
     return sum(n for n, _ in done), [path for _, path in done if path is not None]
 
 
-def round_scores(layout: Layout, view: LedgerView, impute_value: float,
+def scores_by_round(hub: Hub, view: LedgerView, impute_value: float,
                  quarantine: list[Problem] | None = None) -> dict[datetime, pd.DataFrame]:
     """Every round's scores under ``view``, by due time; nothing is written (``prescient verify`` uses it).
 
     A forecast file that cannot be read is never scored, so every caller (the nightly, verify, the
     leaderboard) leaves it out alike; ``quarantine`` collects those files when the caller reports them."""
     quarantine = [] if quarantine is None else quarantine
-    return {due: scored_round(layout, due, view, impute_value, quarantine)[2] for due in readers.round_dues(layout)}
+    return {due: score_one_round(hub, due, view, impute_value, quarantine)[2] for due in readers.round_dues(hub)}
 
 
-def scored_round(layout: Layout, due: datetime, view: LedgerView, impute_value: float,
+def score_one_round(hub: Hub, due: datetime, view: LedgerView, impute_value: float,
                  quarantine: list[Problem]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """One round under ``view``: its questions, their resolutions and its scores (the one place a
-    round's scores are composed: ``round_scores`` and the nightly's incremental derive both call it)."""
-    questions = readers.load_round(layout, due)
+    round's scores are composed: ``scores_by_round`` and the nightly's incremental derive both call it)."""
+    questions = readers.load_round(hub, due)
     resolutions = resolve_round(questions, view)
     scores = score_round(format_date(due), resolved_units(questions, resolutions),
-                         readers.load_forecasts(layout, due, quarantine), impute_value, readers.load_round_sets(layout, due))
+                         readers.load_forecasts(hub, due, quarantine), impute_value, readers.load_round_sets(hub, due))
     return questions, resolutions, scores
 
 
-def _all_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
+def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The rounds' score frames as one SCORES frame (an empty one for no round)."""
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
 
 
@@ -102,10 +100,10 @@ def history_for(hub: Hub, as_of: datetime, scores: pd.DataFrame | None = None,
     (``kept``); without scores they are recomputed from the ledgers as recorded by ``as_of`` (how
     ``prescient verify`` checks a past night's rows).
     """
-    return headline_rows(hub.settings, hub.layout, scores_as_of(hub, as_of) if scores is None else scores, as_of, kept)
+    return headline_rows(hub, scores_as_of(hub, as_of) if scores is None else scores, as_of, kept)
 
 
 def scores_as_of(hub: Hub, as_of: datetime) -> pd.DataFrame:
     """Every round's scores from the ledgers as recorded by ``as_of`` (nothing is written)."""
-    view = hub_view(hub, readers.load_observations(hub.layout), as_of)
-    return _all_scores(list(round_scores(hub.layout, view, hub.settings.scoring.impute_value).values()))
+    view = hub_view(hub, readers.load_observations(hub), as_of)
+    return concat_scores(list(scores_by_round(hub, view, hub.settings.scoring.impute_value).values()))

@@ -28,12 +28,12 @@ def open_round(hub: Hub | Path, due: datetime, as_of: datetime) -> nightly.Night
     if as_of >= due:
         raise ConfigError(f"--due {format_ts(due)} is not after --as-of {format_ts(as_of)}: the round would be closed already")
     freeze = min(due - days(settings.rounds.open_days_before_due), as_of)
-    bank, obs = readers.load_bank(layout), readers.load_observations(layout)
+    bank, obs = readers.load_bank(hub), readers.load_observations(hub)
     questions = sampling.sample_round(bank, obs, due, freeze, settings.rounds, as_of)
     if questions.empty:
         raise ConfigError(f"no question in the bank is eligible for a round due {format_ts(due)}; run `prescient nightly` first")
     report = nightly.NightlyReport(as_of)
     with hub_lock(layout.data, f"prescient round open --due {format_ts(due)}"):
-        nightly.publish_round(layout, due, questions, bank, report)
+        nightly.publish_round(hub, due, questions, bank, report)
         nightly.write_forecasts(layout, due, questions, None, report)
     return report

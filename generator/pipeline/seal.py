@@ -37,7 +37,7 @@ from ..forecasters.baselines import AFTER_DUE
 from ..models import HUB_TEAM, team_of
 from ..schemas import ROUND_REVEAL
 from ..store import git, manifest, readers, receipts, seals
-from ..store.csvio import read_table, write_bytes_atomic
+from ..store.atomic import write_bytes_atomic
 from ..store.hub import Hub
 from ..store.layout import Layout
 from ..submissions import paths
@@ -64,18 +64,18 @@ def _problem(code: str, file: str, message: str) -> Problem:
     return Problem(file, None, None, code, message, _SEVERITY[code])
 
 
-def reveal_by(layout: Layout, due: datetime) -> str | None:
+def reveal_by(hub: Hub, due: datetime) -> str | None:
     """The end of a commit–reveal round's reveal window (ISO UTC); None for an open round."""
-    path = layout.round_reveal(due)
+    path = hub.layout.round_reveal(due)
     if not path.is_file():
         return None
-    frame = read_table(path, ROUND_REVEAL, layout.relative(path), layout.cache)
+    frame = hub.cache.read_table(path, ROUND_REVEAL, hub.layout.relative(path))
     return str(frame["reveal_by"].iloc[0]) if len(frame) else None
 
 
-def due_time(layout: Layout, due: datetime) -> str:
+def due_time(hub: Hub, due: datetime) -> str:
     """A round's due time as its question set states it (ISO UTC)."""
-    questions = readers.load_round(layout, due)
+    questions = readers.load_round(hub, due)
     return str(questions["due"].iloc[0]) if len(questions) else format_ts(due)
 
 
@@ -85,12 +85,12 @@ class _Evidence:
 
     def __init__(self, hub: Hub, blobs: Callable[[str], bytes | None] | None):
         layout = hub.layout
-        self.layout, self.blobs = layout, blobs
-        recorded = receipts.load_receipts(layout)
+        self.hub, self.layout, self.blobs = hub, layout, blobs
+        recorded = receipts.load_receipts(hub)
         self.receipts = receipt_versions(recorded)
         self.unreadable = unreadable_runs(recorded)
-        self.first_seen = manifest.first_recorded(manifest.load_manifest(layout))
-        self.maintainers = {m: meta.maintainers for m, meta in readers.load_models(layout).items()}
+        self.first_seen = manifest.first_recorded(manifest.load_manifest(hub))
+        self.maintainers = {m: meta.maintainers for m, meta in readers.load_models(hub).items()}
         self.git = git.is_work_tree(layout.root)
         self.legacy = False  # set while sealing a round the hub scored before it had any seal
 
@@ -138,20 +138,20 @@ class _Round:
 def seal_stage(hub: Hub, as_of: datetime, receipts_complete: bool = True) -> SealReport:
     """Seal what is due, close what is revealed, hold every sealed round to its seal."""
     layout, stamp, report = hub.layout, format_ts(as_of), SealReport()
-    recorded = seals.load_seals(layout)
+    recorded = seals.load_seals(hub)
     done, revealed = seals.sealed_rounds(recorded), seals.sealed_rounds(recorded, "reveal")
-    past = [d for d in readers.round_dues(layout) if d <= as_of]
-    todo = [d for d in past if format_date(d) not in done and due_time(layout, d) <= stamp]
+    past = [d for d in readers.round_dues(hub) if d <= as_of]
+    todo = [d for d in past if format_date(d) not in done and due_time(hub, d) <= stamp]
     closing = [d for d in past if format_date(d) in done and format_date(d) not in revealed
-               and (reveal_by(layout, d) or "~") <= stamp]
-    legacy = _legacy_until(layout, recorded)
+               and (reveal_by(hub, d) or "~") <= stamp]
+    legacy = _legacy_until(hub, recorded)
     if todo and not receipts_complete:
         report.problems += [_problem("seal-deferred", f"data/rounds/{format_date(d)}/",
                                      "not sealed: the receipts of the pull requests could not be completed in this run") for d in todo]
         todo = []
     new_rows: list[dict] = []
     if not todo and not closing:  # most nights: nothing to seal, only the sealed rounds to hold
-        _enforce(layout, recorded, report)
+        _enforce(hub, recorded, report)
         return report
     with _blob_reader(layout.root) as blobs:
         evidence = _Evidence(hub, blobs)
@@ -163,19 +163,19 @@ def seal_stage(hub: Hub, as_of: datetime, receipts_complete: bool = True) -> Sea
             made = _reveal_round(evidence, due, recorded, stamp)
             new_rows += _settle(layout, made, as_of, report, report.reveals)
     if new_rows:
-        report.written += seals.append(layout, rows_frame(new_rows))
-        recorded = seals.load_seals(layout)
-    _enforce(layout, recorded, report)
+        report.written += seals.append(hub, rows_frame(new_rows))
+        recorded = seals.load_seals(hub)
+    _enforce(hub, recorded, report)
     return report
 
 
-def _legacy_until(layout: Layout, recorded: pd.DataFrame) -> str:
+def _legacy_until(hub: Hub, recorded: pd.DataFrame) -> str:
     """The latest night a hub scored before it sealed any round (ISO UTC; "" when it seals from its
     start): rounds due by then were scored from their files as they were, so a file of theirs with no
     record before its due time (an import's, say) is sealed as it stands (``legacy``) rather than removed."""
     if len(recorded):
         return ""
-    history = readers.load_history(layout)
+    history = readers.load_history(hub)
     return str(history["as_of"].max()) if len(history) else ""
 
 class _blob_reader:
@@ -252,8 +252,8 @@ def _targets(evidence: _Evidence, due: datetime, commit_reveal: bool) -> list[Ta
 
 def _seal_round(evidence: _Evidence, due: datetime, stamp: str) -> _Round:
     layout = evidence.layout
-    made = _Round(due, due_time(layout, due), _round_set(layout, due))
-    commit_reveal = reveal_by(layout, due) is not None
+    made = _Round(due, due_time(evidence.hub, due), _round_set(layout, due))
+    commit_reveal = reveal_by(evidence.hub, due) is not None
     for target in _targets(evidence, due, commit_reveal):
         _seal_target(evidence, made, target, stamp)
     made.rows.append(marker(format_date(due), "forecast", stamp, f"{len(made.rows)} file(s) sealed or ruled out"))
@@ -300,7 +300,7 @@ def _seal_version(evidence: _Evidence, made: _Round, target: Target, chosen: Ver
 
 def _reveal_round(evidence: _Evidence, due: datetime, recorded: pd.DataFrame, stamp: str) -> _Round:
     layout, day = evidence.layout, format_date(due)
-    deadline = reveal_by(layout, due) or stamp
+    deadline = reveal_by(evidence.hub, due) or stamp
     made = _Round(due, deadline, _round_set(layout, due))
     commitments = recorded[(recorded["due"].astype(str) == day) & (recorded["kind"] == "commitment")]
     for model, status, blob in zip(commitments["model"], commitments["status"], commitments["blob"]):
@@ -352,7 +352,7 @@ def _matching(evidence: _Evidence, versions: list[Version], salts: list[Version]
     return None
 
 
-def _enforce(layout: Layout, recorded: pd.DataFrame, report: SealReport) -> None:
+def _enforce(hub: Hub, recorded: pd.DataFrame, report: SealReport) -> None:
     """Hold every sealed round's files to its seal: a sealed file differing is put back, a file that
     does not count is removed (each reported as ``seal-enforced``). Files are compared by sha256 through
     the manifest's hashes, which the command's cache keeps while the files are unchanged."""
@@ -362,13 +362,13 @@ def _enforce(layout: Layout, recorded: pd.DataFrame, report: SealReport) -> None
     revealed = seals.sealed_rounds(recorded, "reveal")
     rows = recorded[recorded["status"].isin(seals.COUNTED) & (recorded["model"] != seals.MARKER)]
     counted = dict(zip(rows["path"].astype(str), zip(rows["sha256"].astype(str), rows["blob"].astype(str))))
-    hashes = manifest.current_hashes(layout)
+    layout, hashes = hub.layout, manifest.current_hashes(hub)
     for path, digest in sorted(hashes.items()):
         target = target_of(path)
         if target is None or target.due not in done or target.model in AFTER_DUE:
             continue
         if target.kind == "forecast" and team_of(target.model) != HUB_TEAM and target.due not in revealed \
-                and reveal_by(layout, parse_ts(target.due)) is not None:
+                and reveal_by(hub, parse_ts(target.due)) is not None:
             continue  # a commit–reveal round's forecast, still in its reveal window
         want = counted.get(path)
         if want is not None and want[0] == digest:

@@ -65,7 +65,7 @@ def score_round(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.D
     if not forecasts or units.empty:
         return pd.DataFrame(columns=list(SCORES.names))
     answered = answered_sets(forecasts, sets)
-    scored = _score_all(round_label, units, forecasts, impute_value)
+    scored = _score_models(round_label, units, forecasts, impute_value)
     if not answered or sets is None:
         return scored
     member = sets.assign(question_set=sets["question_set"].map(set_name))
@@ -76,7 +76,7 @@ def score_round(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.D
     return scored[whole | inside].reset_index(drop=True)
 
 
-def _score_all(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.DataFrame],
+def _score_models(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.DataFrame],
                impute_value: float) -> pd.DataFrame:
     models = sorted(forecasts)
     units = units.reset_index(drop=True)

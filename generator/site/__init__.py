@@ -1,0 +1,17 @@
+"""The site: gather → render → write, then MkDocs (``build.build_site``).
+
+- ``build``: gather everything the pages show from the hub, render, write, run MkDocs
+- ``boards``: the bootstrapped boards, made in the background (``parallel.in_background``) and kept
+  in the disk cache
+- ``render``: the generated pages from a ``SiteData`` bundle (pure: data in, {path: bytes} out)
+- ``charts``: Plotly figures as plain dicts
+- ``questions``, ``summaries``, ``payloads``: question pages, what they say of their units, and
+  their forecasts as compact columns
+- ``rounds``: where each round stands at ``as_of`` and how its questions resolved
+- ``downloads``: CSV files offered for download, safe to open in a spreadsheet
+- ``shell``: question pages filled from one themed shell page
+- ``write``: write only the pages whose bytes changed
+- ``serve``: preview a built site over HTTP, as GitHub Pages serves it
+- ``oracle_sets``: what the site shows of each oracle set (its news, questions, makers and board)
+- ``arena_page``: the Arena page, every cohort apart, the hub's agents marked
+"""

@@ -1,12 +1,12 @@
 """The site's bootstrapped boards: made in a worker process while the rest is gathered, and kept.
 
-Every configured board × view with its bootstrap (``hub_boards.all_boards``) is about half of a
+Every configured board × view with its bootstrap (``hub_boards.configured_boards``) is about half of a
 ForecastBench-scale build's CPU time, and the rest of ``site.build.gather`` does not need them.
-``site_boards`` therefore makes them in a forked worker process (``in_background``) while the main
+``site_boards`` therefore makes them in a forked worker process (``parallel.in_background``) while the main
 process reads, gathers and renders the rest; the boards are the same whichever process makes them
 (each draws from its own ``numpy.random.default_rng(seed)``, never from a shared stream).
 
-With a disk cache (``store.diskcache``, the nightly's), the boards are also kept under a digest of
+With a disk cache (``store.cache.disk``, the nightly's), the boards are also kept under a digest of
 everything they read (``boards_key``): a build with nothing new takes them again instead of making
 them. A board is kept as a cache frame, its ``attrs["unranked"]`` as another, the rest of its attrs
 in one small JSON document with the digest; any miss (another digest, a frame not kept, a type the
@@ -15,44 +15,41 @@ frame format does not hold) makes the boards again.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import multiprocessing
-import os
-import threading
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, TypeVar
 
 import pandas as pd
 
 from ..config import Settings
-from ..leaderboard.fb_board import board_options, crowd_from_rounds, inputs_digest
-from ..leaderboard.hub_boards import all_boards
+from ..leaderboard.crowd import crowd_from_rounds
+from ..leaderboard.digest import inputs_digest
+from ..leaderboard.fb_board import board_options
+from ..leaderboard.hub_boards import configured_boards
 from ..models import ModelMeta
+from ..parallel import in_background
 from ..store import readers
-from ..store.diskcache import DiskCache
-from ..store.layout import Layout
+from ..store.cache import DiskCache
+from ..store.hub import Hub
 
-T = TypeVar("T")
 Boards = dict[tuple[str, str], pd.DataFrame]
 KEPT = "site-boards"  # the JSON document (and the prefix of the frames) of the kept boards
 WORKER_MIN_ROWS = 20_000  # fewer scored rows: the boards take less than a worker costs to start
 
 
-def site_boards(layout: Layout, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
+def site_boards(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
                 settings: Settings, asked: pd.DataFrame | None, observations: pd.DataFrame) -> Callable[[], Boards]:
-    """``all_boards(scores, models, as_of, settings, asked, observations=observations)``, to be taken
-    by calling the function returned: the boards kept in ``layout``'s disk cache when nothing they
+    """``configured_boards(scores, models, as_of, settings, asked, observations=observations)``, to be taken
+    by calling the function returned: the boards kept in the hub's disk cache when nothing they
     read has changed, else made in the background (``in_background``) and then kept."""
-    disk = layout.cache.disk
-    key = boards_key(layout, scores, models, as_of, settings, asked, observations) if disk is not None else ""
+    disk = hub.cache.disk
+    key = boards_key(hub, scores, models, as_of, settings, asked, observations) if disk is not None else ""
     kept = load_boards(disk, key) if disk is not None else None
     if kept is not None:
         return lambda: kept
 
     def make() -> Boards:
-        return all_boards(scores, models, as_of, settings, asked, observations=observations)
+        return configured_boards(scores, models, as_of, settings, asked, observations=observations)
 
     pending = in_background(make) if len(scores) >= WORKER_MIN_ROWS else make
 
@@ -65,13 +62,13 @@ def site_boards(layout: Layout, scores: pd.DataFrame, models: dict[str, ModelMet
     return taken
 
 
-def boards_key(layout: Layout, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
+def boards_key(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
                settings: Settings, asked: pd.DataFrame | None, observations: pd.DataFrame) -> str:
-    """A digest of all that ``all_boards`` reads: the rows of the score files as ``inputs_digest`` sees
+    """A digest of all that ``configured_boards`` reads: the rows of the score files as ``inputs_digest`` sees
     them at ``as_of`` (the files known by their bytes' digests, as the nightly's kept boards know
     them), the models' metadata, the scoring and leaderboard settings (every board, view, option,
     replicate count and seed), and the crowd values when a board reads them."""
-    files = tuple((p.name, layout.cache.fingerprint(p)) for p in readers.score_files(layout))
+    files = tuple((p.name, hub.cache.fingerprint(p)) for p in readers.score_files(hub.layout))
     options = board_options(settings.scoring, settings.leaderboard)
     digest = hashlib.sha256(inputs_digest([scores], as_of, options, parts=[(files, len(scores))]).encode())
     digest.update(repr((sorted(models.items()), settings.scoring, settings.leaderboard)).encode())
@@ -107,47 +104,3 @@ def load_boards(disk: DiskCache, key: str) -> Boards | None:
         board.attrs.update({"unranked": unranked, **attrs})
         out[(pair[0], pair[1])] = board
     return out
-
-
-def in_background(make: Callable[[], T]) -> Callable[[], T]:
-    """``make()`` run in a forked worker process: the function returned waits for its result. Without
-    a second core or ``fork``, or when the worker fails (an exception, a result that cannot be sent,
-    a killed process), ``make()`` runs here when the result is asked for: the same value either way,
-    and an error raised where it would have been raised without a worker. Not with other threads
-    alive: a fork copies their locks as held, and the worker could wait on one for ever."""
-    if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods() \
-            or threading.active_count() > 1:
-        return make
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-    worker = context.Process(target=_work, args=(make, send), daemon=True)  # forked: ``make`` is not pickled
-    worker.start()
-    send.close()
-
-    def result() -> T:
-        try:
-            sent: Any = receive.recv()
-        except (EOFError, OSError):
-            sent = None
-        finally:
-            receive.close()
-            worker.join()
-        return sent[0] if isinstance(sent, tuple) else make()
-
-    return result
-
-
-def _work(make: Callable[[], Any], send: Any) -> None:
-    """The worker: send ``(make(),)``, or None when that fails (the caller then makes it itself).
-    At the main process's priority: a lower one starved it on a busy machine while the build waited."""
-    try:
-        value = (make(),)
-    except BaseException:  # noqa: BLE001 (any failure: the main process makes it again and raises it there)
-        value = None
-    try:
-        send.send(value)  # pickled whole before a byte is written: a failure here sends nothing
-    except Exception:  # noqa: BLE001 (a result that cannot be sent: the same fallback)
-        with contextlib.suppress(Exception):
-            send.send(None)
-    finally:
-        send.close()

@@ -23,20 +23,18 @@ import pandas as pd
 from ..arena.gather import load_cohorts
 from ..arena.portfolio import arena_table, bet_brier, pnl_curves
 from ..errors import BuildError, Problem
+from ..leaderboard.crowd import crowd_from_rounds
 from ..leaderboard.diff import first_rounds, history_diffs
-from ..leaderboard.fb_board import crowd_from_rounds
-from ..leaderboard.hub_boards import board_for, history_views
-from ..oracle.board import load_scores as oracle_scores
-from ..oracle.board import oracle_board
+from ..leaderboard.hub_boards import history_views, hub_board
+from ..oracle.board import oracle_board, oracle_scores
 from ..oracle.sets import oracle_sets
 from ..oracle.temporal import temporal_view
 from ..schemas import FORECASTS
 from ..scoring.corrections import corrections
 from ..scoring.resolve import LedgerView, ledger_view
 from ..store import readers
-from ..store.csvio import spreadsheet_safe_bytes
 from ..store.hub import Hub, as_hub
-from ..store.layout import Layout
+from ..store.spreadsheet import spreadsheet_safe_bytes
 from ..timeutil import format_date, format_ts
 from .boards import site_boards
 from .questions import question_infos
@@ -58,24 +56,24 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     """Everything the pages show. A submitted file that cannot be read (forecast, bet, oracle answer)
     is left out, as the nightly leaves it out of the scores; ``quarantine`` collects those files."""
     hub = as_hub(hub)
-    root, settings, layout = hub.root, hub.settings, hub.layout
+    root, settings = hub.root, hub.settings
     quarantine = [] if quarantine is None else quarantine
-    scores, models = readers.load_scores(layout), readers.load_models(layout, as_of)
-    history = readers.load_history(layout)  # every view; a night from before the view column has it empty
+    scores, models = readers.load_scores(hub), readers.load_models(hub, as_of)
+    history = readers.load_history(hub)  # every view; a night from before the view column has it empty
     named = history_views(history)
     overall = named[named["view"] == "overall"]
-    observations = readers.load_observations(layout)
-    view = ledger_view(observations, format_ts(as_of), readers.load_resolutions(layout),
+    observations = readers.load_observations(hub)
+    view = ledger_view(observations, format_ts(as_of), readers.load_resolutions(hub),
                        settings.scoring.unresolved_markets)
     first = settings.leaderboard.boards[0]
-    sets = {due: readers.load_round(layout, due) for due in readers.round_dues(layout)}
+    sets = {due: readers.load_round(hub, due) for due in readers.round_dues(hub)}
     asked = pd.concat(list(sets.values()), ignore_index=True) if sets else None
-    made = site_boards(layout, scores, models, as_of, settings, asked, observations)  # in the background meanwhile
+    made = site_boards(hub, scores, models, as_of, settings, asked, observations)  # in the background meanwhile
     rounds, forecasts, read = [], [], {}
     by_round = {r: g for r, g in scores.groupby("round", sort=False)} if len(scores) else {}
     for due, questions in sets.items():
         day = format_date(due)
-        by_model = readers.load_forecasts(layout, due, quarantine)
+        by_model = readers.load_forecasts(hub, due, quarantine)
         status, units = _round_state(day, questions, view, as_of)
         board = None if status.state == OPEN else _round_board(by_round.get(day), questions, models, as_of, settings, first)
         rounds.append(RoundInfo(day, questions, tuple(sorted(by_model)), status=status, resolutions=units, board=board))
@@ -91,9 +89,9 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         changes=history_diffs(_last_nights(overall, CHANGES_NIGHTS), first_rounds=first_rounds(scores)),
         corrections=corrections(observations, format_ts(as_of),
                                 {r.due: r.questions for r in rounds}),
-        **_arena(root, as_of, quarantine, read), **_oracle(layout, as_of, models, quarantine),
-        rounds=rounds, questions=_questions(layout, observations, rounds, forecasts, scores, as_of),
-        repo_url=settings.repo_url, **_downloads(layout, readers.quarantined_files(quarantine), settings.repo_url, as_of),
+        **_arena(root, as_of, quarantine, read), **_oracle(hub, as_of, models, quarantine),
+        rounds=rounds, questions=_questions(hub, observations, rounds, forecasts, scores, as_of),
+        repo_url=settings.repo_url, **_downloads(hub, readers.quarantined_files(quarantine), settings.repo_url, as_of),
     )
     boards = made()
     return SiteData(board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards, **gathered)
@@ -115,7 +113,7 @@ def _round_board(scores: pd.DataFrame | None, questions: pd.DataFrame, models: d
     crowd = crowd_from_rounds(questions) if len(questions) else None
     # min_round_age_days=0: the round is shown as soon as something resolves; the Leaderboard waits
     # [scoring] min_age_days before it counts a round
-    return board_for(scores, models, as_of, settings, board=board, view="overall", replicates=0, crowd=crowd,
+    return hub_board(scores, models, as_of, settings, board=board, view="overall", replicates=0, crowd=crowd,
                      min_round_age_days=0)
 
 
@@ -126,22 +124,22 @@ def _arena(root: Path, as_of: datetime, quarantine: list[Problem], forecasts: di
     return {"arena": arena_table(cohorts), "arena_curves": pnl_curves(cohorts), "arena_brier": bet_brier(cohorts)}
 
 
-def _oracle(layout: Layout, as_of: datetime, models: dict, quarantine: list[Problem]) -> dict:
-    scores = oracle_scores(layout, as_of, quarantine=quarantine)
+def _oracle(hub: Hub, as_of: datetime, models: dict, quarantine: list[Problem]) -> dict:
+    scores = oracle_scores(hub, as_of, quarantine=quarantine)
     cutoffs = {m: meta.knowledge_cutoff or "" for m, meta in models.items()}
     board = oracle_board(scores, cutoffs)
-    return {"oracle_board": board, "oracle_sets": oracle_sets(layout, as_of, scores, board, cutoffs),
+    return {"oracle_board": board, "oracle_sets": oracle_sets(hub, as_of, scores, board, cutoffs),
             "oracle_months": temporal_view(scores, cutoffs, by=("model",)) if len(scores) else pd.DataFrame()}
 
 
-def _questions(layout: Layout, observations: pd.DataFrame, rounds: list[RoundInfo], forecasts: list, scores,
+def _questions(hub: Hub, observations: pd.DataFrame, rounds: list[RoundInfo], forecasts: list, scores,
                as_of: datetime) -> list:
     if not rounds:
         return []
     asked = pd.concat([_with_resolutions(r) for r in rounds], ignore_index=True)
     given = (pd.concat(forecasts, ignore_index=True) if forecasts
              else pd.DataFrame(columns=["round", "model", *FORECASTS.names]))
-    return question_infos(readers.load_bank(layout), observations, asked, given, scores,
+    return question_infos(readers.load_bank(hub), observations, asked, given, scores,
                           format_ts(as_of))
 
 
@@ -154,7 +152,7 @@ def _with_resolutions(r: RoundInfo) -> pd.DataFrame:
     return out
 
 
-def _downloads(layout: Layout, quarantined: set[str], repo_url: str = "", as_of: datetime | None = None) -> dict:
+def _downloads(hub: Hub, quarantined: set[str], repo_url: str = "", as_of: datetime | None = None) -> dict:
     """The files offered for download: each round's question set (CSV and ForecastBench JSON) and
     every forecast file of a round past its due time at ``as_of`` (an open round's are never offered).
     ``offered`` maps each one's name on the site (``downloads/...``, mirroring ``data/``) to its path
@@ -162,11 +160,11 @@ def _downloads(layout: Layout, quarantined: set[str], repo_url: str = "", as_of:
     own copy and the site holds none; without one, ``downloads`` holds the site's copies, as
     committed except that a CSV cell a spreadsheet would run as a formula gets a leading single
     quote (the ledgers keep it raw). A quarantined file (unreadable, not a regular file) is not offered."""
-    offered = {}
+    layout, offered = hub.layout, {}
     for folder in layout.round_dirs():
         for path in sorted(folder.glob("questions.*")):
             offered[f"downloads/rounds/{folder.name}/{path.name}"] = path
-    for due in (d for d in readers.round_dues(layout) if as_of is None or d <= as_of):
+    for due in (d for d in readers.round_dues(hub) if as_of is None or d <= as_of):
         for path in (p for p in layout.forecast_files(due) if layout.relative(p) not in quarantined):
             offered[f"downloads/forecasts/{format_date(due)}/{path.name}"] = path
     local = not safe_url(repo_url)

@@ -7,7 +7,7 @@ Each figure is the dict ``plotly.graph_objects.Figure(...).to_plotly_json()`` gi
 directly: Plotly's validating objects cost ~25 ms a figure, and a ForecastBench-scale site draws
 hundreds. So the dicts follow Plotly's normal form: an axis title is ``{"text": ...}``, a property
 set to None or an empty list of shapes is left out, every trace names its ``type``, and
-``template="none"`` is ``NONE_TEMPLATE`` (``tests/test_site_charts.py`` checks that Plotly turns
+``template="none"`` is ``NONE_TEMPLATE`` (``tests/site/test_site_charts.py`` checks that Plotly turns
 each figure into itself).
 
 Plotly reads its text (trace names, category ticks, hover text, titles) as pseudo-HTML: ``<a

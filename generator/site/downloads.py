@@ -1,6 +1,6 @@
 """CSV files offered for download, made safe to open in a spreadsheet. Pure: bytes in, bytes out.
 
-``store.csvio.spreadsheet_safe_bytes`` prefixes a single quote to a cell that starts like a formula
+``store.spreadsheet.spreadsheet_safe_bytes`` prefixes a single quote to a cell that starts like a formula
 (``=``, ``+``, ``-``, ``@``, tab, CR). That is enough where a spreadsheet splits the file on commas.
 Where the list separator is ``;`` (most of continental Europe), a spreadsheet opening a ``.csv``
 splits each line on ``;`` instead, and the comma file's quoting is only honoured at the start of a
@@ -19,7 +19,7 @@ import io
 import re
 from urllib.parse import quote
 
-from ..store.csvio import formula_like, spreadsheet_safe_bytes
+from ..store.spreadsheet import formula_like, spreadsheet_safe_bytes
 
 # A separator inside a cell, and the piece after it up to the next separator.
 _PIECE = re.compile(r"([;\t\r\n])([^;\t\r\n]*)")

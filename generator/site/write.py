@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..store.csvio import write_bytes_atomic
+from ..store.atomic import write_bytes_atomic
 
 
 def write_tree(root: Path, files: dict[str, bytes]) -> list[str]:

@@ -38,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 
 import httpcore
 import httpx
@@ -265,58 +265,49 @@ def _attempt(client, url, params, headers, body=None, budget: Budget | None = No
         return None, b"", f"{type(exc).__name__}: {exc}", None
 
 
-def get_json(
-    client: httpx.Client,
-    url: str,
-    *,
-    params: Mapping[str, Any] | None = None,
-    headers: Mapping[str, str] | None = None,
-    retries: int = 3,
-    backoff: float = 0.5,
-    max_wait: float = 60.0,
-    sleep: Callable[[float], None] = time.sleep,
-    rng: Callable[[], float] = random.random,
-    throttle: Callable[[], None] | None = None,
-    budget: Budget | None = None,
-    limits: RequestLimits = RequestLimits(),
-    _parse: Callable | None = None,
-) -> tuple[Any, bytes]:
-    """GET ``url`` and parse JSON, retrying transient failures ``retries`` times (within ``budget``)."""
-    return _retrying(client, url, params, headers, None, retries=retries, backoff=backoff, max_wait=max_wait,
-                     sleep=sleep, rng=rng, throttle=throttle, budget=budget, limits=limits, parse=_parse)
+class RetryOptions(TypedDict, total=False):
+    """How ``get_json`` and ``post_json`` retry (each defaults as ``_retrying`` says): ``retries``
+    after the first attempt, ``backoff`` (seconds, doubled each retry, with jitter from ``rng``), a
+    ``max_wait`` per wait, the ``sleep`` that waits, and ``throttle`` (a rate limiter's wait) before
+    every attempt."""
+
+    retries: int
+    backoff: float
+    max_wait: float
+    sleep: Callable[[float], None]
+    rng: Callable[[], float]
+    throttle: Callable[[], None] | None
 
 
-def post_json(
-    client: httpx.Client,
-    url: str,
-    body: Any,
-    *,
-    headers: Mapping[str, str] | None = None,
-    retries: int = 3,
-    backoff: float = 0.5,
-    max_wait: float = 60.0,
-    sleep: Callable[[float], None] = time.sleep,
-    rng: Callable[[], float] = random.random,
-    throttle: Callable[[], None] | None = None,
-    limits: RequestLimits = RequestLimits(),
-) -> tuple[Any, bytes]:
+def get_json(client: httpx.Client, url: str, *, params: Mapping[str, Any] | None = None,
+             headers: Mapping[str, str] | None = None, budget: Budget | None = None,
+             limits: RequestLimits = RequestLimits(), **retry: Unpack[RetryOptions]) -> tuple[Any, bytes]:
+    """GET ``url`` and parse JSON, retrying transient failures (``RetryOptions``) within ``budget``."""
+    return _retrying(client, url, params, headers, None, budget=budget, limits=limits, **retry)
+
+
+def post_json(client: httpx.Client, url: str, body: Any, *, headers: Mapping[str, str] | None = None,
+              limits: RequestLimits = RequestLimits(), **retry: Unpack[RetryOptions]) -> tuple[Any, bytes]:
     """POST ``body`` as JSON to ``url`` and parse the JSON answer, with ``get_json``'s retries."""
-    return _retrying(client, url, None, headers, body, retries=retries, backoff=backoff, max_wait=max_wait,
-                     sleep=sleep, rng=rng, throttle=throttle, limits=limits)
+    return _retrying(client, url, None, headers, body, limits=limits, **retry)
 
 
-def get_bytes(client: httpx.Client, url: str, **options: Any) -> tuple[str, bytes]:
+def get_bytes(client: httpx.Client, url: str, *, params: Mapping[str, Any] | None = None,
+              headers: Mapping[str, str] | None = None, budget: Budget | None = None,
+              limits: RequestLimits = RequestLimits(), **retry: Unpack[RetryOptions]) -> tuple[str, bytes]:
     """GET ``url`` and return (its Content-Type, its body) unparsed (a news feed, an article's page),
-    with ``get_json``'s retries, total deadline and size cap; ``options``: ``get_json``'s keywords."""
-    return get_json(client, url, **options, _parse=_content)
+    with ``get_json``'s retries, total deadline and size cap."""
+    return _retrying(client, url, params, headers, None, budget=budget, limits=limits, parse=_content, **retry)
 
 
 def _content(url: str, response: httpx.Response, raw: bytes, method: str = "GET") -> tuple[str, bytes]:
     return response.headers.get("Content-Type", ""), raw
 
 
-def _retrying(client, url, params, headers, body, *, retries, backoff, max_wait, sleep, rng, throttle,
-              budget: Budget | None = None, limits: RequestLimits = RequestLimits(), parse=None) -> tuple[Any, bytes]:
+def _retrying(client, url, params, headers, body, *, retries: int = 3, backoff: float = 0.5, max_wait: float = 60.0,
+              sleep: Callable[[float], None] = time.sleep, rng: Callable[[], float] = random.random,
+              throttle: Callable[[], None] | None = None, budget: Budget | None = None,
+              limits: RequestLimits = RequestLimits(), parse=None) -> tuple[Any, bytes]:
     method, reason = ("GET" if body is None else "POST"), ""
     for attempt in range(retries + 1):
         if throttle is not None:

@@ -1,12 +1,14 @@
-"""Deterministic CSV bytes and atomic writes, checked against ``schemas.Table`` both ways.
+"""The CSV format: a checked read, a canonical write and the read-back that proves it, against
+``schemas.Table`` both ways. The plain reference: nothing here caches or dispatches elsewhere.
 
-Reading keeps every cell as text first, then converts column by column and reports each bad cell
-with file, row (the header is row 1) and column; a column whose distinct values all match a strict
-pattern in one regex pass is known clean without the cell-by-cell check (same verdict, see
-``_column_clean``). Writing fixes the column order, sorts rows by the
-table's sort key, formats numbers the same way every time, and replaces the file atomically (temp
-file in the same folder, fsync, read back and checked, rename) only when its bytes change; a new
-file gets the mode ``open`` would give it (0644 under the usual umask), never mkstemp's 0600.
+Reading keeps every cell as text first (``parse_bytes``), then checks it (``check_frame``) and
+converts it column by column (``coerce``), reporting each bad cell with file, row (the header is
+row 1) and column; a column whose distinct values all match a strict pattern in one regex pass is
+known clean without the cell-by-cell check (same verdict, see ``_column_clean``). Writing fixes the
+column order, sorts rows by the table's sort key and formats numbers the same way every time
+(``to_csv_bytes``); ``write_table`` replaces the file through ``atomic.write_bytes_atomic`` only
+when its bytes change, after parsing them back with the reader and comparing them with the rows
+meant (``RoundTripError``, code ``write-read-back``, when they differ: the old file stays).
 
 Any text can be written and read back. A cell is wrapped in double quotes (its quotes doubled) when
 it holds a comma, a quote, CR or LF, any other control character, U+2028 or U+2029, or starts or
@@ -14,36 +16,25 @@ ends with whitespace; every other cell is written bare, as before. Two things ca
 sent and become U+FFFD (the replacement character) in every text cell, wherever the text came
 from: a lone surrogate (a JSON payload may carry ``"\\ud800"``; it has no UTF-8 encoding) and NUL
 (git would treat the file as binary). ``ingest`` builds the fetched rows through ``as_text``, so a
-source's text is cleaned the moment it enters the hub. Before a ledger write replaces a file, the
-written bytes are parsed back with the reader and compared with the rows meant
-(``RoundTripError``, code ``write-read-back``, when they differ: the old file stays).
-"""
+source's text is cleaned the moment it enters the hub.
 
+Around it: ``atomic`` (how a file is replaced or grown), ``fast_forecasts`` (forecast files, the
+same bytes fast), ``spreadsheet`` (CSV for people), ``ledger.append_rows`` (a ledger grown in
+place), ``cache`` (a command reads each file once).
+"""
 from __future__ import annotations
 
-import csv
 import functools
-import hashlib
 import io
-import operator
-import os
 import re
-import signal
-import stat
-import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
 
 from ..errors import LedgerError, Problem, SchemaError
-from ..schemas import FORECASTS, Column, Table
-
-if TYPE_CHECKING:
-    from .diskcache import DiskCache
+from ..schemas import Column, Table
+from .atomic import write_bytes_atomic
 
 
 class RoundTripError(LedgerError):
@@ -54,124 +45,10 @@ _TS_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
 _DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 
 
-def read_table(path: Path, table: Table, label: str | None = None, cache: ReadCache | None = None) -> pd.DataFrame:
-    """Read and type-check one CSV. Raises SchemaError listing every problem found.
-
-    With a ``cache`` (a command's, ``Layout.cache``), a parsed file is kept by (path, inode, mtime,
-    size); writes here replace files atomically (a new inode), so a cached frame is never stale.
-    """
-    if cache is None:
-        return _read_checked(path, table, label or str(path))
-    key, signature = (str(path), table.name, label), file_signature(path)
-    cached = cache.tables.get(key)
-    if cached is None or cached[0] != signature:
-        frame = cache.disk_frame(path, table, label)
-        if frame is None:
-            frame = _read_checked(path, table, label or str(path))
-            cache.keep_on_disk(path, table, label, frame)
-        cache.tables[key] = (signature, frame)
-    return cache.tables[key][1].copy()
-
-
-@dataclass
-class ReadCache:
-    """What one command has read and written, so that it does neither twice: the parsed files
-    (``read_table``), the frames it wrote (``write_table``) and the probability texts of forecast
-    files (``forecast_file``). One per ``Layout``; ``store.hub.Hub`` holds the command's one. Nothing
-    is cached process-wide. With ``disk`` (a ``store.diskcache.DiskCache``, the nightly's), the
-    ledgers' checked frames and the incremental derive's memo are also kept across commands, by the
-    sha256 of the files' bytes; without it nothing outlives the command."""
-
-    tables: dict[tuple, tuple[tuple, pd.DataFrame]] = field(default_factory=dict)
-    written: dict[str, tuple[str | None, tuple]] = field(default_factory=dict)
-    probabilities: dict[float, tuple[str, float]] = field(default_factory=dict)
-    models: dict[str, tuple[tuple, object]] = field(default_factory=dict)  # model files' metadata (``readers``)
-    derived: dict[str, object] = field(default_factory=dict)  # a stage's memo between runs (``pipeline.incremental``)
-    disk: DiskCache | None = None  # the cache kept between commands, if any (``store.diskcache``)
-    hashes: dict[str, tuple[tuple, str]] = field(default_factory=dict)  # sha256 by file signature, without ``disk``
-
-    def fingerprint(self, path: Path) -> tuple:
-        """What identifies the file's bytes: (size, sha256) with a disk cache (the same in any process
-        and checkout), else its signature (inode, mtime, size: this process only)."""
-        return self.disk.fingerprint(path) if self.disk is not None else file_signature(path)
-
-    def sha256(self, path: Path) -> str:
-        """The sha256 of the file's bytes, read only when its stat changed (as ``read_table`` trusts
-        a file whose signature is unchanged; kept between commands with a disk cache)."""
-        if self.disk is not None:
-            return self.disk.sha256(path)
-        signature, known = file_signature(path), self.hashes.get(str(path))
-        if known is None or known[0] != signature:
-            known = self.hashes[str(path)] = (signature, hashlib.sha256(path.read_bytes()).hexdigest())
-        return known[1]
-
-    def kept(self, name: str, paths: Sequence[Path], make: Callable[[], Any]) -> Any:
-        """The value kept as ``name`` while ``paths`` are the same files with the same signatures as
-        when it was kept (``keep``); else ``make()``, kept so. A write to any of them by other code
-        (a new inode, mtime or size), a file more or less, or the command's first call makes it again."""
-        return self.kept_by(name, _signatures(paths), make)
-
-    def kept_by(self, name: str, key: Any, make: Callable[[], Any]) -> Any:
-        """The value kept as ``name`` while ``key``, what it is made from (files' signatures or
-        stats), equals the key it was kept with; else ``make()``, kept so."""
-        entry = self.derived.get(name)
-        if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == key:
-            return entry[1]
-        value = make()
-        self.derived[name] = (key, value)
-        return value
-
-    def keep(self, name: str, paths: Sequence[Path], value: Any) -> None:
-        """Keep ``value`` as ``name`` for ``paths`` as they are now (the caller has just written them)."""
-        self.derived[name] = (_signatures(paths), value)
-
-    def disk_frame(self, path: Path, table: Table, label: str | None) -> pd.DataFrame | None:
-        """The checked frame of the file's current bytes kept by an earlier command, if any and valid."""
-        if self.disk is None:
-            return None
-        frame = self.disk.load_frame(_disk_name(path, table, label), self.disk.sha256(path))
-        return frame if frame is not None and _typed_as(frame, table) else None
-
-    def keep_on_disk(self, path: Path, table: Table, label: str | None, frame: pd.DataFrame) -> None:
-        if self.disk is not None:
-            self.disk.save_frame(_disk_name(path, table, label), self.disk.sha256(path), frame)
-
-    def entry_name(self, path: Path, table: Table, label: str | None) -> str | None:
-        """The name a disk-cache entry of the file's checked frame carries
-        (``diskcache.encode_columns``), for an entry made elsewhere; None without a disk cache."""
-        return None if self.disk is None else self.disk.entry_name(_disk_name(path, table, label))
-
-    def save_entry(self, path: Path, table: Table, label: str | None, entry: bytes) -> bool:
-        """Keep ``entry``, made elsewhere under ``entry_name``, as the checked frame of the file at
-        ``path`` when it holds the bytes the entry names; False when not kept. Nothing is held in
-        memory: ``read_table`` decodes the entry when the file is read. Safe in a forked process."""
-        return self.disk is not None and self.disk.save_entry(_disk_name(path, table, label), entry)
-
-    def know(self, path: Path, digest: str) -> None:
-        """The file at ``path``, as it is now, holds bytes whose sha256 is ``digest`` (the caller has
-        just written them): kept so that the cache need not read it back to find its entries."""
-        if self.disk is not None:
-            self.disk.know(path, digest)
-
-    def remember(self, path: Path, table: Table, label: str | None, frame: pd.DataFrame) -> None:
-        """Keep ``frame`` as what ``read_table(path, table, label, self)`` returns for the file's
-        current bytes; any later change of the file (a new inode, mtime or size) makes it read again.
-        ``frame`` must be exactly the frame ``read_table`` would return (checked and typed)."""
-        self.tables[(str(path), table.name, label)] = (file_signature(path), frame)
-        self.keep_on_disk(path, table, label, frame)
-
-
-def _signatures(paths: Sequence[Path]) -> tuple:
-    return tuple((str(p), file_signature(p)) for p in paths)
-
-
-def _disk_name(path: Path, table: Table, label: str | None) -> str:
-    return f"table {table.name} {label} {os.path.abspath(path)}"
-
-
-def _typed_as(frame: pd.DataFrame, table: Table) -> bool:
-    """Whether ``frame`` has the columns and dtypes ``coerce`` gives ``table`` (a kept frame must)."""
-    return list(frame.columns) == list(table.names) and [str(t) for t in frame.dtypes] == table_dtypes(table)
+def read_table(path: Path, table: Table, label: str | None = None) -> pd.DataFrame:
+    """Read and type-check one CSV. Raises SchemaError listing every problem found. (A command reads
+    through its cache, ``store.cache.ReadCache.read_table``, which calls this once per file.)"""
+    return _read_checked(path, table, label or str(path))
 
 
 @functools.cache
@@ -202,8 +79,17 @@ def parse_bytes(data: bytes, label: str) -> pd.DataFrame:
     if not text[bom:].strip():
         raise SchemaError(f"{label}: empty file", [Problem(label, 1, None, "empty-file", "the file has no header row")])
     # the bytes themselves, known to be UTF-8: the parser reads text as its UTF-8 bytes anyway (in a
-    # third less time; tests/test_fast_paths.py compares with parsing the decoded text)
+    # third less time; tests/store/test_fast_paths.py compares with parsing the decoded text)
     return pd.read_csv(io.BytesIO(data[3:] if bom else data), dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8")
+
+
+UNREADABLE = (SchemaError, pd.errors.ParserError, pd.errors.EmptyDataError)  # what parse_bytes raises on bytes it cannot read
+
+
+def why_unreadable(exc: Exception) -> str:
+    """Why ``parse_bytes`` could not read some bytes, in words: its problem's message (the decoder's
+    own, for bytes that are not UTF-8), else the parser's."""
+    return exc.problems[0].message if isinstance(exc, SchemaError) and exc.problems else str(exc)
 
 
 def check_frame(raw: pd.DataFrame, table: Table, label: str, keys: bool = True) -> list[Problem]:
@@ -337,14 +223,8 @@ def _empty(table: Table) -> pd.DataFrame:
 
 
 def to_csv_bytes(frame: pd.DataFrame, table: Table) -> bytes:
-    """The canonical bytes of ``frame``: schema column order, sorted by the table's sort key. A
-    forecast file's frame takes ``forecast_bytes`` (the same bytes, fast)."""
-    if table is FORECASTS and set(FORECASTS.names) <= set(frame.columns) and not frame.columns.has_duplicates:
-        return forecast_bytes(frame)
-    return _canonical_bytes(frame, table)
-
-
-def _canonical_bytes(frame: pd.DataFrame, table: Table) -> bytes:
+    """The canonical bytes of ``frame``: schema column order, sorted by the table's sort key (the
+    plain writer; ``fast_forecasts.forecast_bytes`` gives a forecast file's, the same bytes, fast)."""
     return encode(table.names, canonical_cells(frame, table))
 
 
@@ -395,9 +275,9 @@ def _encoded(names: tuple[str, ...], columns: list[np.ndarray]) -> tuple[bytes, 
     """``encode``'s bytes, and whether they are plain (``plain_bytes``) with every cell, the
     header's too, written as it is: such bytes read back as exactly these cells (``read_back_check``)."""
     lone = len(columns) == 1  # a lone empty cell would be a blank line, which readers skip
-    written = [_quoted(c, lone) for c in columns]
+    written = [quote_cells(c, lone) for c in columns]
     header = np.array(names, dtype=object)
-    head = _quoted(header, lone)
+    head = quote_cells(header, lone)
     lines = map(",".join, zip(*(c.tolist() for c in written)))
     data = "\n".join([",".join(head), *lines, ""]).encode("utf-8")
     as_is = head is header and all(w is c for w, c in zip(written, columns))
@@ -414,7 +294,7 @@ def plain_bytes(data: bytes, rows: int, width: int) -> bool:
     text joined as it is by commas and line ends, are split by the reader exactly there: they hold
     no quote and no control character but the line ends, and exactly as many commas and line ends as
     the joins put in. Checked on the bytes, not on how the cells were judged (``needs_quotes``), so
-    it holds even if that judgement is wrong (tests/test_fast_paths.py compares with the reader)."""
+    it holds even if that judgement is wrong (tests/store/test_fast_paths.py compares with the reader)."""
     return width >= 2 and data.count(b"\n") == rows + 1 and data.count(b",") == (rows + 1) * (width - 1) \
         and not data.translate(None, _PLAIN_BYTES)
 
@@ -440,7 +320,7 @@ def all_bare(cells: list[str]) -> bool:
     return _SUSPECT.search(joined) is None or not _QUOTE_ANY.search(joined) and not _UNWRITABLE.search(joined)
 
 
-def _quoted(cells: np.ndarray, lone: bool = False) -> np.ndarray:
+def quote_cells(cells: np.ndarray, lone: bool = False) -> np.ndarray:
     """Cells as written: wrapped in quotes, their quotes doubled, when they need it. Each distinct
     text is looked at once (a long column repeats its ids, dates and numbers)."""
     values = cells.tolist()
@@ -521,7 +401,7 @@ _SUSPECT = re.compile("[,\"\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff"
 
 def _encodes(text: str) -> bool:
     """Whether ``text`` has a UTF-8 form: it holds no lone surrogate (several times faster than
-    ``_UNWRITABLE`` searching a long non-ASCII text; tests/test_fast_paths.py compares them)."""
+    ``_UNWRITABLE`` searching a long non-ASCII text; tests/store/test_fast_paths.py compares them)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -537,71 +417,13 @@ def writable(cells: np.ndarray) -> np.ndarray:
     return np.array([_UNWRITABLE.sub("\ufffd", v) for v in cells.tolist()], dtype=object)
 
 
-def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None = None,
-                cache: ReadCache | None = None) -> bool:
-    """Write ``frame`` canonically; return True when the bytes on disk changed.
-
-    When this command (``cache``) last wrote the very same frame to the file and the file is
-    untouched since, serialising again cannot change anything, so it is skipped. The frame's digest
-    is taken from the command's second write of a file on (a file written once, as the import
-    writes each score file, is never hashed).
-    """
-    known = cache.written.get(str(path)) if cache is not None else None
-    digest = _frame_digest(frame, table) if known is not None else None
-    if known is not None and digest is not None and path.is_file() and known == (digest, file_signature(path)):
-        return False
+def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None = None) -> bool:
+    """Write ``frame`` canonically, checked by reading the bytes back (``read_back_check``); return
+    True when the bytes on disk changed. (``ReadCache.write_table`` skips writing a frame again.)"""
     cells = canonical_cells(frame, table)
     data, plain = _encoded(table.names, cells)
     check = read_back_check(table, cells, label or str(path), meant=data if plain else None)
-    changed = write_bytes_atomic(path, data, check=check)
-    if cache is not None:
-        cache.written[str(path)] = (digest, file_signature(path))
-    return changed
-
-
-def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existing: int,
-                text: pd.DataFrame | None = None) -> pd.DataFrame | None:
-    """Add ``rows`` after the ``existing`` rows of the file at ``path``, its bytes kept as they are
-    (a last line missing its line end gets one), checked by reading the file back.
-
-    When the file's header is the schema's own, only the new lines are written, after the file's
-    bytes (``append_bytes_atomic``), and only they are read back and parsed (under that header): a
-    long ledger is neither rewritten nor parsed again to add a night's rows. It then returns the
-    new rows as ``read_table`` reads them (checked and typed), so a caller can keep the whole file's
-    frame without reading it; otherwise it rewrites the file and reads it back whole, as every
-    rewrite does, and returns None. ``text``: ``as_text(rows, table)`` when the caller has it already."""
-    cells = canonical_cells(rows, table, text)
-    header, body = encode(table.names, cells).split(b"\n", 1)
-    first, last = _first_line_and_last_byte(path)
-    if first != header:
-        old = path.read_bytes()
-        prefix = old + (b"\n" if old and not old.endswith(b"\n") else b"")
-        write_bytes_atomic(path, prefix + body, check=read_back_check(table, cells, label, existing))
-        return None
-    tail = (b"\n" if last != b"\n" else b"") + body
-    parsed: list[pd.DataFrame] = []
-
-    def check(data: bytes) -> None:
-        read = parse_bytes(header + b"\n" + data[len(tail) - len(body):], label)
-        problems = [] if data == tail else [
-            Problem(label, None, None, "write-read-back", "the rows appended did not read back as written")]
-        problems = problems or read_back_problems(read, table, cells, label, offset=existing)
-        if problems:
-            raise RoundTripError(f"{label}: the written file would not read back as written; it was not changed", problems)
-        parsed.append(read)
-
-    append_bytes_atomic(path, tail, check=check)
-    return coerce(parsed[0], table) if parsed else None
-
-
-def _first_line_and_last_byte(path: Path) -> tuple[bytes, bytes]:
-    """The file's first line (without its LF) and its last byte, without reading the rest."""
-    with path.open("rb") as handle:
-        first = handle.readline()
-        if not first:
-            return b"", b""
-        handle.seek(-1, os.SEEK_END)
-        return first.removesuffix(b"\n"), handle.read(1)
+    return write_bytes_atomic(path, data, check=check)
 
 
 def read_back_check(table: Table, cells: list[np.ndarray], label: str, before: int = 0, meant: bytes | None = None):
@@ -629,355 +451,3 @@ def read_back_problems(parsed: pd.DataFrame, table: Table, cells: list[np.ndarra
         for i in np.flatnonzero(got != meant)[:1]:
             return [Problem(label, offset + before + int(i) + 2, name, "write-read-back", f"read back {got[i]!r}, meant {meant[i]!r}")]
     return []
-
-
-def _frame_digest(frame: pd.DataFrame, table: Table) -> str | None:
-    """A digest of the frame's values, or None when it holds a lone surrogate (no UTF-8 form)."""
-    present = [c for c in table.names if c in frame.columns]
-    try:
-        rows = pd.util.hash_pandas_object(frame[present], index=False).to_numpy()
-    except UnicodeEncodeError:
-        return None
-    return hashlib.sha256(rows.tobytes() + ",".join(present).encode()).hexdigest()
-
-
-def file_signature(path: Path) -> tuple:
-    stat = path.stat()
-    return stat.st_ino, stat.st_mtime_ns, stat.st_size
-
-
-def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, check: Callable[[bytes], None] | None = None,
-                       hub_file: bool = True) -> bool:
-    """Replace ``path`` with ``data`` atomically; leave it untouched when already identical.
-
-    The temp file gets the mode the file would get from ``open`` (an existing file keeps its own).
-    ``check``, if given, is called with the temp file's bytes as read back from disk before the
-    rename; whatever it raises leaves ``path`` as it was. ``durable=False`` skips the fsync, for
-    output that is rebuilt from the ledgers anyway (the generated site pages): still never
-    half-written, but a power cut may lose the newest version. ``hub_file=False`` for files outside
-    the hub (the nightly's disk cache): the fault hook counts the hub's writes only."""
-    if path.is_file() and path.read_bytes() == data:
-        return False
-    tmp = stage_bytes(path, data, durable)
-    try:
-        if check is not None:
-            check(tmp.read_bytes())
-        commit_staged(tmp, path, hub_file)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return True
-
-
-def stage_bytes(path: Path, data: bytes, durable: bool = True) -> Path:
-    """``write_bytes_atomic``'s first half: a new temp file beside ``path`` (``.<name>.*.tmp``, which
-    a killed writer's successor removes: ``lock.remove_stale_temp_files``) holding ``data``, with the
-    mode ``path`` has or would get, fsynced unless not ``durable``. ``commit_staged`` puts it in place;
-    whoever stages a file removes it if it is not committed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else new_file_mode()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), mode)
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return Path(tmp)
-
-
-def commit_staged(tmp: Path, path: Path, hub_file: bool = True) -> None:
-    """Put a staged file (``stage_bytes``) in place of ``path``, atomically."""
-    if hub_file:
-        _fault_point()
-    os.replace(tmp, path)
-
-
-APPEND_JOURNAL = ".append-"  # in the name of an append's journal: ``.<name>.append-<random>.tmp``
-
-
-def append_bytes_atomic(path: Path, tail: bytes, check: Callable[[bytes], None] | None = None) -> None:
-    """Add ``tail`` after the bytes of the existing file at ``path``, in place: only the new bytes
-    are written and fsynced, never the whole file, and the file keeps its inode and mode. All or
-    nothing, as ``write_bytes_atomic``: ``check``, if given, is called with the added bytes as read
-    back from disk, and whatever it or the write raises truncates the file back to its old length.
-    Against a crash, a journal next to the file (``APPEND_JOURNAL``: its old length, fsynced before
-    the file is touched) lasts as long as the append; a killed writer leaves it, and the next writer
-    to take the hub lock truncates the file back (``roll_back_append``, from
-    ``lock.remove_stale_temp_files``): an interrupted append leaves the bytes the file had."""
-    size = path.stat().st_size
-    fd, journal = tempfile.mkstemp(prefix=f".{path.name}{APPEND_JOURNAL}", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(b"%d\n" % size)
-            handle.flush()
-            os.fsync(handle.fileno())  # on disk, with its folder entry (ext4), before the first byte is added
-        with path.open("r+b") as handle:
-            try:
-                handle.seek(size)
-                handle.write(tail)
-                handle.flush()
-                os.fsync(handle.fileno())
-                _fault_point()  # the worst moment: the bytes are added, the journal still says to drop them
-                handle.seek(size)
-                if check is not None:
-                    check(handle.read())
-            except BaseException:
-                handle.truncate(size)
-                os.fsync(handle.fileno())
-                raise
-    finally:
-        Path(journal).unlink(missing_ok=True)
-
-
-def roll_back_append(journal: Path) -> Path | None:
-    """Undo the interrupted append whose journal (``append_bytes_atomic``) is ``journal``: truncate
-    its file back to the length it records. Return the file, or None when ``journal`` is not an
-    append's journal (or was cut short: the file was then never touched). Call with the hub lock held."""
-    name, found, _ = journal.name.rpartition(APPEND_JOURNAL)
-    if not found or not name.startswith(".") or len(name) < 2:
-        return None
-    target = journal.with_name(name[1:])
-    if not target.is_file():
-        return None
-    recorded = journal.read_bytes()
-    if not re.fullmatch(rb"\d+\n", recorded):
-        return None
-    size = int(recorded)
-    if target.stat().st_size > size:
-        with target.open("r+b") as handle:
-            handle.truncate(size)
-            os.fsync(handle.fileno())
-    return target
-
-
-@functools.cache
-def new_file_mode() -> int:
-    """0666 less the process umask: the mode ``open`` gives a new file (0644 under umask 022)."""
-    try:  # Linux states it; elsewhere reading the umask means setting it, so put it straight back
-        status = Path("/proc/self/status").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        status = ""
-    if found := re.search(r"^Umask:\s*([0-7]+)", status, re.MULTILINE):
-        mask = int(found.group(1), 8)
-    else:
-        mask = os.umask(0o022)
-        os.umask(mask)
-    return 0o666 & ~mask
-
-
-# Test hook for the crash tests (tests/test_faults.py), inert unless the variable is set:
-# PRESCIENT_FAULT_AFTER_WRITES=N sends this process SIGKILL at its N-th atomic write, after the
-# temp file is written and fsynced but before the rename (the worst moment); "N:stop" sends SIGSTOP
-# instead, freezing the writer there with the hub lock held.
-FAULT_ENV = "PRESCIENT_FAULT_AFTER_WRITES"
-_FAULT_WRITES = [0]
-
-
-def _fault_point() -> None:
-    spec = os.environ.get(FAULT_ENV)
-    if not spec:
-        return
-    _FAULT_WRITES[0] += 1
-    count, _, mode = spec.partition(":")
-    if _FAULT_WRITES[0] == int(count):
-        os.kill(os.getpid(), signal.SIGSTOP if mode == "stop" else signal.SIGKILL)
-
-
-# -- forecast files, fast -------------------------------------------------------------------------
-# An import writes thousands of forecast files; the general writer checks and formats cell by cell.
-# ``forecast_bytes`` joins the cells directly and gives the same bytes as the general writer
-# (``_canonical_bytes``; ``to_csv_bytes`` of a forecast frame takes this path): any cell the general
-# writer would quote or change (see ``all_bare``: a comma, a quote, a control character, edge
-# whitespace, a lone surrogate...), or a value outside the schema,
-# sends the frame to the general writer instead, so the output never differs (tests compare both).
-# ``forecast_file`` does the same from plain column lists and also returns the rows as written, from
-# which ``as_read`` builds the frame ``read_table`` would parse from those bytes, so the import can
-# hand it to the scoring (``ReadCache.remember``) without reading the file back
-# (tests/test_fast_paths.py).
-
-_FORECAST_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})?$")
-_FORECAST_HEADER = ",".join(FORECASTS.names) + "\n"
-
-
-def _plain(values: list) -> bool:
-    """Every value a str the general writer writes as it is (no quotes, nothing replaced)."""
-    return set(map(type, values)) <= _STR and all_bare(values)
-
-
-_STR = {str}
-
-
-def _probabilities_ok(probs: list) -> bool:
-    """Every value a float (not NaN) in [0, 1]."""
-    if not set(map(type, probs)) <= {float}:
-        return False
-    values = np.array(probs, dtype=float)
-    return bool(((values >= 0.0) & (values <= 1.0)).all())
-
-
-def _fast_rows(ids: list, dates: list, probs: list, reasons: list) -> list[tuple] | None:
-    """The rows in file order when the cells need no quoting and fit the schema; None otherwise.
-    (Rows are sorted as plain tuples: the (id, date) pairs are unique, so only they decide.)"""
-    ok = (_plain(ids) and _plain(dates) and _plain(reasons) and "" not in ids and len(set(zip(ids, dates))) == len(ids)
-          and all(_FORECAST_DATE.match(d) for d in set(dates)) and _probabilities_ok(probs))
-    return sorted(zip(ids, dates, probs, reasons)) if ok else None
-
-
-_MEMO_LIMIT = 1_000_000
-
-
-def _prob_table(probs: set[float], memo: dict[float, tuple[str, float]]) -> dict[float, tuple[str, float]]:
-    """A dict holding every value of ``probs`` (in [0, 1]): per probability, its "%.6f" text and the
-    value the reader gives that text, which is ``float``'s (``coerce`` gives every one of the
-    1,000,001 such texts the value ``float`` gives: tests/test_fast_paths.py). ``memo`` (a
-    command's ``ReadCache.probabilities``, bounded) is completed as needed."""
-    missing = [p for p in probs if p not in memo]
-    if not missing:
-        return memo
-    texts = [f"{p + 0.0:.6f}" for p in missing]
-    found = dict(zip(missing, zip(texts, map(float, texts))))
-    if len(memo) + len(found) <= _MEMO_LIMIT:
-        memo.update(found)
-        return memo
-    return {**{p: memo[p] for p in probs if p in memo}, **found}
-
-
-def _body(rows: list[tuple], memo: dict[float, tuple[str, float]]) -> tuple[bytes, list[str], list[float]]:
-    """The file's bytes, each row's probability text and the value the reader parses from it."""
-    texts, values = _prob_texts([r[2] for r in rows], memo)
-    body = "".join([f"{a},{b},{c},{d}\n" for (a, b, _, d), c in zip(rows, texts)])
-    return (_FORECAST_HEADER + body).encode("utf-8"), texts, values
-
-
-def _prob_texts(probs: list[float], memo: dict[float, tuple[str, float]]) -> tuple[list[str], list[float]]:
-    """Each probability's text and the value the reader parses from it."""
-    found = list(map(memo.get, probs))
-    # each distinct value not in the memo formatted (and parsed) once
-    pairs = cast(list, found) if None not in found else list(map(_prob_table(set(probs), memo).__getitem__, probs))
-    return list(map(_TEXT, pairs)), list(map(_VALUE, pairs))
-
-
-_TEXT, _VALUE = operator.itemgetter(0), operator.itemgetter(1)
-
-
-def plain_units(ids: list[str], dates: list[str]) -> list[bool]:
-    """Per (question_id, resolution_date) unit: whether ``forecast_file`` writes both cells as they are,
-    within the schema, and ``as_read`` reads them back (``_fast_rows`` and ``reads_as_written`` on
-    the unit alone: both look at each cell by itself). ``ordered_forecast_file`` takes such units."""
-    return [type(i) is str and type(d) is str and i.strip() != "" and _plain([i]) and _plain([d])
-            and _FORECAST_DATE.match(d) is not None and _UNSTABLE.search(i) is None for i, d in zip(ids, dates)]
-
-
-def ordered_forecast_file(units: list[str], probs: list, reasons: list,
-                          cache: ReadCache | None = None) -> tuple[bytes, list[str], list[float]] | None:
-    """``forecast_file``'s bytes for rows already in file order, each given as its unit's first two
-    cells written out (``"question_id,resolution_date,"``, of distinct units ``plain_units`` passes),
-    its probability and its reasoning; with the probability texts and the values the reader parses
-    from them. None when a probability or a reasoning takes ``forecast_file`` off its fast path or
-    ``as_read`` gives no frame for it: the caller then asks ``forecast_file``."""
-    if not units or not (_plain(reasons) and _UNSTABLE.search("".join(reasons)) is None and _probabilities_ok(probs)):
-        return None
-    texts, values = _prob_texts(probs, {} if cache is None else cache.probabilities)
-    body = "".join([f"{u}{c},{d}\n" for u, c, d in zip(units, texts, reasons)])
-    return (_FORECAST_HEADER + body).encode("utf-8"), texts, values
-
-
-def forecast_bytes(frame: pd.DataFrame, cache: ReadCache | None = None) -> bytes:
-    """The canonical CSV bytes of a FORECASTS frame: ``to_csv_bytes(frame, FORECASTS)``, fast."""
-    rows = _fast_rows(*forecast_lists(frame).values())
-    return _canonical_bytes(frame, FORECASTS) if rows is None else _body(rows, {} if cache is None else cache.probabilities)[0]
-
-
-def forecast_lists(frame: pd.DataFrame) -> dict[str, list]:
-    """A FORECASTS frame's columns as ``forecast_file`` takes them (plain lists, "" for a missing text)."""
-    return {"question_id": frame["question_id"].tolist(), "resolution_date": frame["resolution_date"].fillna("").tolist(),
-            "probability": frame["probability"].tolist(), "reasoning": frame["reasoning"].fillna("").tolist()}
-
-
-def forecast_file(columns: dict[str, list], cache: ReadCache | None = None) -> tuple[bytes, list[list[str]] | None]:
-    """``forecast_bytes`` of the frame of ``columns`` (FORECASTS' four column lists, no missing
-    values), and the file's text cells column by column followed by the probabilities as the
-    reader parses them (None when the general writer wrote the file)."""
-    names = FORECASTS.names
-    rows = _fast_rows(*(columns[n] for n in names))
-    if rows is None:
-        return forecast_bytes(pd.DataFrame({n: columns[n] for n in names}, columns=list(names)), cache), None
-    data, texts, values = _body(rows, {} if cache is None else cache.probabilities)
-    return data, [[r[0] for r in rows], [r[1] for r in rows], texts, [r[3] for r in rows], values]
-
-
-_UNSTABLE = re.compile(r"[\x00-\x1f\x7f\ufeff]")
-
-
-def as_read(cells: list[list[str]]) -> pd.DataFrame | None:
-    """The frame ``read_table`` returns for a ``forecast_file`` body with these cells, or
-    None when it would not be exactly that or would not pass: a cell holds a control character
-    (the CSV reader's handling of them is not restated here), or a question_id is blank (the
-    reader rejects it). Every other check of the reader holds by construction (header, unique
-    keys, dates, "%.6f" probabilities in [0, 1]); the probabilities come parsed by the reader's
-    own ``coerce`` (see ``_prob_table``). tests/test_fast_paths.py compares with real reads."""
-    ids, dates, _, reasons, values = cells
-    return forecasts_frame(ids, dates, values, reasons) if reads_as_written(cells) else None
-
-
-def reads_as_written(cells: list[list[str]]) -> bool:
-    """Whether ``as_read`` gives a frame for these cells (see there): no control character in an id
-    or a reasoning, no blank id. A parsing worker of the import asks it of the files it makes."""
-    ids, reasons = cells[0], cells[3]
-    return not (_UNSTABLE.search("".join(ids)) or _UNSTABLE.search("".join(reasons)) or not all(map(str.strip, ids)))
-
-
-def forecasts_frame(ids: Sequence | np.ndarray, dates: Sequence | np.ndarray, values: Sequence | np.ndarray,
-                    reasons: Sequence | np.ndarray) -> pd.DataFrame:
-    """The checked and typed FORECASTS frame of these columns (texts and probabilities), as ``read_table`` types it."""
-    return pd.DataFrame({"question_id": pd.array(ids, dtype=str), "resolution_date": pd.array(dates, dtype=str),
-                         "probability": np.array(values, dtype=float), "reasoning": pd.array(reasons, dtype=str)},
-                        index=pd.RangeIndex(len(ids)))
-
-
-# -- CSV for people (downloads, `--format csv`): formula injection neutralised ----------------------
-# A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)`). The
-# ledgers keep raw text (they are data); only CSV written for people to open goes through here.
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
-# A cell of a data row starts after a comma or a line end, maybe inside quotes: a file where no such
-# start is followed by a formula character has no formula-like cell (the header row is never
-# rewritten, so the file's own start need not be looked at; an \A alternative would triple the time).
-_CELL_START = re.compile(rb'[,\n]"?[=+\-@\t\r]')
-
-
-def formula_like(text: str) -> bool:
-    """True for text a spreadsheet may run as a formula; a plain number such as -0.5 is not."""
-    return text.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text)
-
-
-def spreadsheet_safe_bytes(data: bytes) -> bytes:
-    """A CSV file's bytes with formula-like text cells prefixed by a single quote.
-
-    A file with no such cell (or that is not UTF-8 CSV) comes back unchanged, byte for byte; a
-    rewritten file is quoted as the ledgers are (``encode``), with ``\\n`` line ends.
-    """
-    if not _CELL_START.search(data):  # no cell starts like a formula: skip parsing (most files)
-        return data
-    try:
-        rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
-    except (UnicodeDecodeError, csv.Error):
-        return data
-    if not any(formula_like(cell) for row in rows[1:] for cell in row):
-        return data
-    safe = [rows[0] if rows else []] + [["'" + cell if formula_like(cell) else cell for cell in row] for row in rows[1:]]
-    return "".join(",".join(_quoted(np.array(row, dtype=object), len(row) == 1).tolist()) + "\n" for row in safe).encode("utf-8")
-
-
-def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy whose formula-like text cells start with a single quote; numeric columns untouched."""
-    out = frame.copy()
-    for name in out.columns:
-        if out[name].dtype == object or isinstance(out[name].dtype, pd.StringDtype):
-            out[name] = out[name].map(lambda v: "'" + v if isinstance(v, str) and formula_like(v) else v)
-    return out

@@ -1,37 +1,73 @@
-"""``Hub``: the hub a command works on, loaded once at the CLI edge and passed down.
+"""``Hub``: the hub a command works on, with the command's cache, opened at the edge and passed down.
 
-It bundles the folder, its ``Layout`` (every path under ``data/``, with the command's read cache,
-``csvio.ReadCache``) and its ``Settings`` (``data/hub.toml``, read once). The pipeline and the
-other shells take a Hub; their public functions also take the folder and load one, for tests and
-scripts.
+It bundles the folder, its ``Layout`` (every path under ``data/``), its ``Settings``
+(``data/hub.toml``, read once, when first asked for) and the command's ``ReadCache``
+(``store.cache``), which the Hub owns: every reader of ``store`` reads through it, so one command
+reads each file once. ``Hub.opened`` gives a command its hub with the disk cache kept between
+commands, and writes what the command learnt there when it ends. The pipeline and the other shells
+take a Hub; their public functions also take the folder and load one, for tests and scripts.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import Settings, load_settings
-from .csvio import ReadCache
+from .cache import DiskCache, ReadCache, default_dir
 from .layout import Layout
 
 
 @dataclass(frozen=True)
 class Hub:
     root: Path
-    layout: Layout
-    settings: Settings
+    cache: ReadCache = field(default_factory=ReadCache, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(self.root))
+
+    @functools.cached_property
+    def layout(self) -> Layout:
+        return Layout(self.root)
+
+    @functools.cached_property
+    def settings(self) -> Settings:
+        """``data/hub.toml``, read and checked (ConfigError) on the first ask."""
+        return load_settings(self.root)
+
+    def with_settings(self, settings: Settings) -> Hub:
+        """This hub (its folder and its cache) with ``settings`` in place of what data/hub.toml says:
+        a command that runs the hub with a stage turned off (the demo's nights before any news)."""
+        other = Hub(self.root, self.cache)
+        other.__dict__["settings"] = settings  # the cached_property's slot: never read from the file
+        return other
 
     @classmethod
-    def load(cls, root: Path, layout: Layout | None = None) -> Hub:
-        """The hub at ``root``: ``data/hub.toml`` read and checked (ConfigError), a fresh read cache
-        unless ``layout`` (a Layout of ``root`` already in use by this command) is given."""
-        root = Path(root)
-        return cls(root, layout or Layout(root), load_settings(root))
+    def load(cls, root: Path, cache: ReadCache | None = None) -> Hub:
+        """The hub at ``root`` with ``data/hub.toml`` read and checked now (ConfigError), and a fresh
+        read cache unless ``cache`` (one this command already uses) is given."""
+        hub = cls(Path(root), cache if cache is not None else ReadCache())
+        hub.settings  # noqa: B018 (read now: a bad hub.toml fails the command before it starts)
+        return hub
 
-    @property
-    def cache(self) -> ReadCache:
-        return self.layout.cache
+    @classmethod
+    @contextlib.contextmanager
+    def opened(cls, root: Path, cache_dir: Path | None = None, *, disk: bool = True, settings: bool = True) -> Iterator[Hub]:
+        """The hub at ``root`` for one command, with the disk cache kept between commands
+        (``cache.disk``: in ``cache_dir``, else its default folder for the hub) unless not ``disk``.
+        What the command learnt is written there when the block ends, however it ends; a cache that
+        cannot be written never fails the command (``hub.cache.unkept`` says why). ``settings=False``
+        for a command that may write ``data/hub.toml`` first (the ForecastBench import)."""
+        root = Path(root)
+        kept = DiskCache.open(Path(cache_dir) if cache_dir else default_dir(root), root) if disk else None
+        hub = cls.load(root, ReadCache(disk=kept)) if settings else cls(root, ReadCache(disk=kept))
+        try:
+            yield hub
+        finally:
+            hub.cache.close()
 
 
 def as_hub(hub: Hub | Path) -> Hub:

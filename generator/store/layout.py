@@ -1,24 +1,19 @@
-"""Every path under a hub's ``data/`` folder, in one place, and the read cache of the command using them.
-
-``Layout(root)`` starts an empty ``csvio.ReadCache``: the readers (``store.readers``) keep the files
-they parse in it, so one command reads each file once. A command builds one Layout (``store.hub.Hub``)
-and passes it down; nothing is cached past it."""
+"""Every path under a hub's ``data/`` folder, in one place (paths only: the command's cache is its
+``store.hub.Hub``'s)."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from ..timeutil import format_date
-from .csvio import ReadCache
 
 
 @dataclass(frozen=True)
 class Layout:
     root: Path
-    cache: ReadCache = field(default_factory=ReadCache, compare=False, repr=False)
 
     @property
     def data(self) -> Path:

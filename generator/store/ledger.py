@@ -7,6 +7,7 @@ position, and nothing is written.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -15,8 +16,13 @@ import pandas as pd
 
 from ..errors import LedgerError, Problem, SchemaError
 from ..schemas import Table
-from .csvio import ReadCache, append_rows, as_text, cell_text, check_frame, coerce, empty_frame, parse_bytes, read_table, write_table
+from . import csvio
+from .atomic import append_bytes_atomic, write_bytes_atomic
+from .cache import ReadCache, Slot, signatures
+from .csvio import as_text, cell_text, check_frame, coerce, empty_frame, parse_bytes
 from .git import GitTree
+
+LAST_KEY: Slot[tuple[str, ...] | None] = Slot("ledger's last key")  # .of((table, path)): ``last_key``
 
 
 def merge(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -120,13 +126,14 @@ def load_at(repo: Path, commit: str, folder: str, table: Table) -> pd.DataFrame:
 
 def append(path: Path, new: pd.DataFrame, table: Table, label: str, cache: ReadCache | None = None) -> pd.DataFrame:
     """Append ``new`` to the ledger file at ``path``; return the rows added (possibly none).
-    ``cache``: the command's (``Layout.cache``), to read the file through.
+    ``cache``: the command's (``Hub.cache``), to read and write the file through.
 
     When every added row sorts after the file's last row (the usual case: the sort key starts with
-    the recording time) the file's bytes are kept and the new rows' bytes follow them; otherwise the
-    whole file is rewritten in canonical order. Either way the write is atomic.
+    the recording time) the file's bytes are kept and the new rows' bytes follow them
+    (``append_rows``); otherwise the whole file is rewritten in canonical order. Either way the
+    write is atomic.
     """
-    existing = read_table(path, table, label, cache) if path.is_file() else empty_frame(table)
+    existing = _read(path, table, label, cache) if path.is_file() else empty_frame(table)
     last = _kept_last(path, existing, table, cache)
     added, text = _added(existing, new, table, label, last)
     if len(added) and last is not None and _header(path) == table.names and _text_key(text, table, min) > last:
@@ -135,8 +142,61 @@ def append(path: Path, new: pd.DataFrame, table: Table, label: str, cache: ReadC
             cache.remember(path, table, label, pd.concat([existing, appended], ignore_index=True))
             _keep_last(path, table, cache, _text_key(text, table, max))  # every added row sorts after ``last``
     elif len(added):
-        write_table(path, pd.concat([existing, added], ignore_index=True), table, label, cache)
+        rows = pd.concat([existing, added], ignore_index=True)
+        if cache is not None:
+            cache.write_table(path, rows, table, label)
+        else:
+            csvio.write_table(path, rows, table, label)
     return added
+
+
+def _read(path: Path, table: Table, label: str, cache: ReadCache | None) -> pd.DataFrame:
+    return cache.read_table(path, table, label) if cache is not None else csvio.read_table(path, table, label)
+
+
+def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existing: int,
+                text: pd.DataFrame | None = None) -> pd.DataFrame | None:
+    """Add ``rows`` after the ``existing`` rows of the file at ``path``, its bytes kept as they are
+    (a last line missing its line end gets one), checked by reading the file back.
+
+    When the file's header is the schema's own, only the new lines are written, after the file's
+    bytes (``append_bytes_atomic``), and only they are read back and parsed (under that header): a
+    long ledger is neither rewritten nor parsed again to add a night's rows. It then returns the
+    new rows as ``read_table`` reads them (checked and typed), so a caller can keep the whole file's
+    frame without reading it; otherwise it rewrites the file and reads it back whole, as every
+    rewrite does, and returns None. ``text``: ``as_text(rows, table)`` when the caller has it already."""
+    cells = csvio.canonical_cells(rows, table, text)
+    header, body = csvio.encode(table.names, cells).split(b"\n", 1)
+    first, last = _first_line_and_last_byte(path)
+    if first != header:
+        old = path.read_bytes()
+        prefix = old + (b"\n" if old and not old.endswith(b"\n") else b"")
+        write_bytes_atomic(path, prefix + body, check=csvio.read_back_check(table, cells, label, existing))
+        return None
+    tail = (b"\n" if last != b"\n" else b"") + body
+    parsed: list[pd.DataFrame] = []
+
+    def check(data: bytes) -> None:
+        read = csvio.parse_bytes(header + b"\n" + data[len(tail) - len(body):], label)
+        problems = [] if data == tail else [
+            Problem(label, None, None, "write-read-back", "the rows appended did not read back as written")]
+        problems = problems or csvio.read_back_problems(read, table, cells, label, offset=existing)
+        if problems:
+            raise csvio.RoundTripError(f"{label}: the written file would not read back as written; it was not changed", problems)
+        parsed.append(read)
+
+    append_bytes_atomic(path, tail, check=check)
+    return csvio.coerce(parsed[0], table) if parsed else None
+
+
+def _first_line_and_last_byte(path: Path) -> tuple[bytes, bytes]:
+    """The file's first line (without its LF) and its last byte, without reading the rest."""
+    with path.open("rb") as handle:
+        first = handle.readline()
+        if not first:
+            return b"", b""
+        handle.seek(-1, os.SEEK_END)
+        return first.removesuffix(b"\n"), handle.read(1)
 
 
 def _kept_last(path: Path, existing: pd.DataFrame, table: Table, cache: ReadCache | None) -> tuple[str, ...] | None:
@@ -145,7 +205,7 @@ def _kept_last(path: Path, existing: pd.DataFrame, table: Table, cache: ReadCach
     frame, so a long ledger is not scanned again for each night's rows."""
     if cache is None or not path.is_file():
         return _text_last(existing, table)
-    return cache.kept(_last_name(path, table), [path], lambda: _text_last(existing, table))
+    return cache.kept(LAST_KEY.of((table.name, str(path))), signatures([path]), lambda: _text_last(existing, table))
 
 
 def last_key(path: Path, table: Table, label: str, cache: ReadCache) -> tuple[str, ...] | None:
@@ -153,16 +213,12 @@ def last_key(path: Path, table: Table, label: str, cache: ReadCache) -> tuple[st
     when it has no row or text order is not its sort order). Kept in the command's cache while the
     file is unchanged, and by ``append`` for what it appends, so a run's check of the ledgers'
     latest time (``readers.latest_recorded``) scans no long ledger again night after night."""
-    return cache.kept(_last_name(path, table), [path], lambda: _text_last(read_table(path, table, label, cache), table))
+    return cache.kept(LAST_KEY.of((table.name, str(path))), signatures([path]), lambda: _text_last(cache.read_table(path, table, label), table))
 
 
 def _keep_last(path: Path, table: Table, cache: ReadCache | None, last: tuple[str, ...] | None) -> None:
     if cache is not None:
-        cache.keep(_last_name(path, table), [path], last)
-
-
-def _last_name(path: Path, table: Table) -> str:
-    return f"ledger_last {table.name} {path}"
+        cache.keep(LAST_KEY.of((table.name, str(path))), signatures([path]), last)
 
 
 def _text_last(existing: pd.DataFrame, table: Table) -> tuple[str, ...] | None:

@@ -6,8 +6,8 @@ refuses at once with LockError (exit code 7) rather than waiting, so a scheduler
 message names the lock file and the holder: what it is doing, its command line as typed (``prescient
 nightly --hub …``), its pid and when it took the lock (the wall clock: this is not data, the lock file
 is never committed). Once the lock is taken, temp files
-that a killed writer left behind (``.<name>.*.tmp``, from ``csvio.write_bytes_atomic``) are
-removed: no live writer can own one then; an interrupted append's journal (``csvio.append_bytes_atomic``)
+that a killed writer left behind (``.<name>.*.tmp``, from ``atomic.write_bytes_atomic``) are
+removed: no live writer can own one then; an interrupted append's journal (``atomic.append_bytes_atomic``)
 first truncates its ledger back to the length it had. A process taking the lock again skips that
 walk over ``data/`` when the lock file is as this process left it at its own release (same inode,
 size 0, mtime): no other writer has held the lock since (holding it writes the holder line), so
@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import LockError
-from .csvio import roll_back_append
+from .atomic import roll_back_append
 
 LOCK_NAME = ".prescient.lock"
 
@@ -91,7 +91,7 @@ def command_line(argv: list[str] | None = None, orig_argv: list[str] | None = No
 
 def remove_stale_temp_files(data_dir: Path) -> list[Path]:
     """Delete the temp files of interrupted atomic writes under ``data_dir``, each interrupted
-    append's journal once its ledger is truncated back (``csvio.roll_back_append``); call with the
+    append's journal once its ledger is truncated back (``atomic.roll_back_append``); call with the
     lock held."""
     # os.walk, and a Path only for a temp file's name: a night walks every file of the hub
     temps = (Path(folder, name) for folder, _, files in os.walk(data_dir) for name in files

@@ -20,10 +20,16 @@ import pandas as pd
 from ..schemas import MANIFEST
 from ..timeutil import format_ts
 from . import ledger
-from .csvio import empty_frame, read_table
-from .layout import FileStats, Layout, file_stats
+from .cache import Slot, signatures
+from .csvio import empty_frame
+from .hub import Hub
+from .layout import FileStats, file_stats
 
 ROOT = "*"
+FOLDER_HASHES: Slot[dict[str, str]] = Slot("manifest: a round folder's hashes")  # .of(folder), kept while its files' stats are
+PAIRS: Slot[set[tuple[str, str]]] = Slot("manifest: the pairs recorded")  # kept while the manifest files are unchanged
+CHECKED: Slot[tuple[set[tuple[str, str]], dict[str, str]] | None] = Slot(
+    "manifest: the last pairs and hashes found with nothing new", lambda cache: None)
 
 
 def sha256(data: bytes) -> str:
@@ -35,34 +41,36 @@ def root_hash(hashes: dict[str, str]) -> str:
     return sha256("".join(f"{path} {digest}\n" for path, digest in sorted(hashes.items())).encode("utf-8"))
 
 
-def current_hashes(layout: Layout, stats: dict[str, FileStats] | None = None) -> dict[str, str]:
+def current_hashes(hub: Hub, stats: dict[str, FileStats] | None = None) -> dict[str, str]:
     """Every forecast file present, by path relative to the hub root. A round folder's hashes are
     kept in the command's cache while its files' stats are the same (``stats``: the caller's
     ``layout.forecast_stats()``, as they are now, else read here), so a night with nothing new
     stats each file without a Path per file and hashes none."""
-    stats = layout.forecast_stats() if stats is None else stats
+    stats = hub.layout.forecast_stats() if stats is None else stats
     out: dict[str, str] = {}
     for name, files in stats.items():
-        out.update(layout.cache.kept_by(f"manifest_hashes {name}", files,
-                                        functools.partial(_folder_hashes, layout, layout.data / "forecasts" / name, files)))
+        folder = hub.layout.data / "forecasts" / name
+        hashes: dict[str, str] = hub.cache.kept(FOLDER_HASHES.of(f"forecasts/{name}"), files, functools.partial(_folder_hashes, hub, folder, files))
+        out.update(hashes)
     for area, suffixes in OTHER_AREAS:  # bet files and commitments: each round folder, whenever it changed
-        for folder in sorted(p for p in (layout.data / area).glob("*") if p.is_dir()):
+        for folder in sorted(p for p in (hub.layout.data / area).glob("*") if p.is_dir()):
             files = file_stats(folder, suffixes)
-            out.update(layout.cache.kept_by(f"manifest_hashes {area}/{folder.name}", files,
-                                            functools.partial(_folder_hashes, layout, folder, files)))
+            hashes = hub.cache.kept(FOLDER_HASHES.of(f"{area}/{folder.name}"), files, functools.partial(_folder_hashes, hub, folder, files))
+            out.update(hashes)
     return out
 
 
 OTHER_AREAS = (("bets", (".csv",)), ("commitments", (".sha256", ".salt")))  # a round's submitted files besides forecasts
 
 
-def _folder_hashes(layout: Layout, folder: Path, files: FileStats) -> dict[str, str]:
+def _folder_hashes(hub: Hub, folder: Path, files: FileStats) -> dict[str, str]:
     """The hashes of a round folder's files (``files``: their stats), by path relative to the hub root."""
-    return {layout.relative(folder / file): layout.cache.sha256(folder / file) for file, _ in files}
+    return {hub.layout.relative(folder / file): hub.cache.sha256(folder / file) for file, _ in files}
 
 
-def load_manifest(layout: Layout) -> pd.DataFrame:
-    frames = [read_table(p, MANIFEST, layout.relative(p), layout.cache) for p in layout.manifest_files()]
+def load_manifest(hub: Hub) -> pd.DataFrame:
+    layout = hub.layout
+    frames = [hub.cache.read_table(p, MANIFEST, layout.relative(p)) for p in layout.manifest_files()]
     return pd.concat(frames, ignore_index=True) if frames else empty_frame(MANIFEST)
 
 
@@ -90,34 +98,36 @@ def _rows(pairs: list[tuple[str, str]], as_of: datetime) -> pd.DataFrame:
                          "sha256": [d for _, d in pairs]}, columns=list(MANIFEST.names))
 
 
-def record(layout: Layout, as_of: datetime, stats: dict[str, FileStats] | None = None) -> list[str]:
+def record(hub: Hub, as_of: datetime, stats: dict[str, FileStats] | None = None) -> list[str]:
     """Append tonight's new rows to ``data/manifest/<YYYY>.csv``; return the files written. The pairs
     recorded are kept in the command's cache while the manifest files are unchanged
     (``ReadCache.kept``), and a night whose hashes are those last found recorded does not compare
     them again (nor hash their root), so a night with nothing new reads no manifest at all.
     ``stats``: ``current_hashes``'."""
-    seen = layout.cache.kept("manifest_pairs", layout.manifest_files(), lambda: recorded_pairs(load_manifest(layout)))
-    hashes = current_hashes(layout, stats)
-    checked = layout.cache.derived.get("manifest_checked")  # the last (pairs recorded, hashes) found nothing new
-    if isinstance(checked, tuple) and checked[0] is seen and checked[1] == hashes:
+    layout, cache = hub.layout, hub.cache
+    seen = cache.kept(PAIRS, signatures(layout.manifest_files()), lambda: recorded_pairs(load_manifest(hub)))
+    hashes = current_hashes(hub, stats)
+    checked = cache.state(CHECKED)  # the last (pairs recorded, hashes) found nothing new
+    if checked is not None and checked[0] is seen and checked[1] == hashes:
         return []
     pairs = new_pairs(seen, hashes)
     if not pairs:
-        layout.cache.derived["manifest_checked"] = (seen, hashes)
+        cache.put(CHECKED, (seen, hashes))
         return []
     path = layout.manifest(as_of)
-    ledger.append(path, _rows(pairs, as_of), MANIFEST, layout.relative(path), layout.cache)
+    ledger.append(path, _rows(pairs, as_of), MANIFEST, layout.relative(path), cache)
     seen = seen | set(pairs)
-    layout.cache.keep("manifest_pairs", layout.manifest_files(), seen)
-    layout.cache.derived["manifest_checked"] = (seen, hashes)  # every pair of these hashes is recorded now
+    cache.keep(PAIRS, signatures(layout.manifest_files()), seen)
+    cache.put(CHECKED, (seen, hashes))  # every pair of these hashes is recorded now
     return [layout.relative(path)]
 
 
-def ledger_digest(layout: Layout) -> str:
+def ledger_digest(hub: Hub) -> str:
     """The night's anchor: ``root_hash`` over every manifest, receipts and seals file and the model log, by path."""
+    layout = hub.layout
     files = [*layout.manifest_files(), *layout.receipt_files(), *layout.seal_files(),
              *([layout.model_log] if layout.model_log.is_file() else [])]
-    return root_hash({layout.relative(p): layout.cache.sha256(p) for p in files})
+    return root_hash({layout.relative(p): hub.cache.sha256(p) for p in files})
 
 
 def first_recorded(recorded: pd.DataFrame) -> dict[tuple[str, str], str]:

@@ -20,15 +20,15 @@ from ..models import ModelMeta
 from ..schemas import MODEL_LOG
 from ..timeutil import format_ts
 from . import ledger
-from .csvio import empty_frame, read_table
-from .layout import Layout
+from .csvio import empty_frame
+from .hub import Hub
 
 FIELDS = ("kind", "saw_crowd", "release_date", "knowledge_cutoff")
 
 
-def load_log(layout: Layout) -> pd.DataFrame:
-    path = layout.model_log
-    return read_table(path, MODEL_LOG, layout.relative(path), layout.cache) if path.is_file() else empty_frame(MODEL_LOG)
+def load_log(hub: Hub) -> pd.DataFrame:
+    path = hub.layout.model_log
+    return hub.cache.read_table(path, MODEL_LOG, hub.layout.relative(path)) if path.is_file() else empty_frame(MODEL_LOG)
 
 
 def _values(meta: ModelMeta) -> tuple[str, int, str, str]:
@@ -59,12 +59,12 @@ def new_rows(log: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime) -
                         columns=list(MODEL_LOG.names))
 
 
-def record(layout: Layout, models: dict[str, ModelMeta], as_of: datetime) -> list[str]:
+def record(hub: Hub, models: dict[str, ModelMeta], as_of: datetime) -> list[str]:
     """Append tonight's changed values; return the file written (or nothing)."""
-    rows = new_rows(load_log(layout), models, as_of)
+    layout, rows = hub.layout, new_rows(load_log(hub), models, as_of)
     if rows.empty:
         return []
-    ledger.append(layout.model_log, rows, MODEL_LOG, layout.relative(layout.model_log), layout.cache)
+    ledger.append(layout.model_log, rows, MODEL_LOG, layout.relative(layout.model_log), hub.cache)
     return [layout.relative(layout.model_log)]
 
 

@@ -1,6 +1,6 @@
 """The news articles' full texts, kept outside the repository (the hub may record and republish an
 article's address, title and summary, not its text): ``<cache folder>/news-texts/<ab>/<sha256>.txt``,
-the cache folder being the nightly's (``diskcache.default_dir``, or ``--cache-dir``).
+the cache folder being the nightly's (``cache.default_dir``, or ``--cache-dir``).
 
 Content-addressed: a text is filed under the sha256 of its UTF-8 bytes, which the news ledger
 records, so a text read back is checked against its name (a damaged or foreign file is a miss) and
@@ -15,8 +15,8 @@ import hashlib
 import re
 from pathlib import Path
 
+from .cache import default_dir
 from .csvio import write_bytes_atomic
-from .diskcache import default_dir
 
 
 def text_sha256(text: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import LedgerError, Problem, SchemaError
-from ..models import ModelMeta, load_model
+from ..models import ModelMeta
 from ..schemas import (
     BETS,
     FORECASTS,
@@ -31,22 +31,24 @@ from ..schemas import (
 )
 from ..timeutil import format_ts, parse_ts
 from . import ledger, model_log
-from .csvio import check_frame, coerce, empty_frame, file_signature, read_table
+from .cache import file_signature
+from .csvio import check_frame, coerce, empty_frame
 from .forecast_file import group_median, is_individual, member_keyed, parse_forecast
+from .hub import Hub
 from .layout import Layout
 
 
-def _read_all(layout: Layout, paths: list[Path], table: Table) -> pd.DataFrame:
-    frames = [read_table(p, table, layout.relative(p), layout.cache) for p in paths]
+def _read_all(hub: Hub, paths: list[Path], table: Table) -> pd.DataFrame:
+    frames = [hub.cache.read_table(p, table, hub.layout.relative(p)) for p in paths]
     return pd.concat(frames, ignore_index=True) if frames else empty_frame(table)
 
 
-def load_bank(layout: Layout) -> pd.DataFrame:
-    return _read_all(layout, layout.question_files(), QUESTIONS)
+def load_bank(hub: Hub) -> pd.DataFrame:
+    return _read_all(hub, hub.layout.question_files(), QUESTIONS)
 
 
-def load_observations(layout: Layout) -> pd.DataFrame:
-    return _read_all(layout, layout.observation_files(), OBSERVATIONS)
+def load_observations(hub: Hub) -> pd.DataFrame:
+    return _read_all(hub, hub.layout.observation_files(), OBSERVATIONS)
 
 
 def resolution_files(layout: Layout) -> list[Path]:
@@ -54,68 +56,65 @@ def resolution_files(layout: Layout) -> list[Path]:
     return sorted((layout.data / "resolutions").glob("*.csv"))
 
 
-def load_resolutions(layout: Layout) -> pd.DataFrame:
+def load_resolutions(hub: Hub) -> pd.DataFrame:
     """Every stated resolution (see ``schemas.RESOLUTIONS``); empty when the hub has none."""
-    return _read_all(layout, resolution_files(layout), RESOLUTIONS)
+    return _read_all(hub, resolution_files(hub.layout), RESOLUTIONS)
 
 
-def load_models(layout: Layout, as_of: datetime | None = None) -> dict[str, ModelMeta]:
-    """Every model's metadata; with ``as_of``, its scoring-relevant fields as the model log recorded
-    them by then (``store.model_log``): what a board of that night counts."""
-    models = {p.name.removesuffix(".yml"): _model(layout, p) for p in layout.model_files()}
-    return models if as_of is None else model_log.as_of(models, model_log.load_log(layout), format_ts(as_of))
+def load_models(hub: Hub, as_of: datetime | None = None) -> dict[str, ModelMeta]:
+    """Every model file's metadata, by model (parsed once per command while a file is unchanged);
+    with ``as_of``, its scoring-relevant fields as the model log recorded them by then
+    (``store.model_log``): what a board of that night counts."""
+    models = {p.name.removesuffix(".yml"): hub.cache.read_model(p, hub.layout.relative(p)) for p in hub.layout.model_files()}
+    return models if as_of is None else model_log.as_of(models, model_log.load_log(hub), format_ts(as_of))
 
 
-def _model(layout: Layout, path: Path) -> ModelMeta:
-    """A model file's metadata, parsed once per command while the file is unchanged (same inode,
-    mtime and size; ``ModelMeta`` is frozen, so the one object can be shared)."""
-    signature, cached = file_signature(path), layout.cache.models.get(str(path))
-    if cached is None or cached[0] != signature:
-        cached = layout.cache.models[str(path)] = (signature, load_model(path, layout.relative(path)))
-    return cached[1]  # type: ignore[return-value]
+def round_dues(hub: Hub) -> list[datetime]:
+    return [parse_ts(p.name) for p in hub.layout.round_dirs()]
 
 
-def round_dues(layout: Layout) -> list[datetime]:
-    return [parse_ts(p.name) for p in layout.round_dirs()]
-
-
-def load_round(layout: Layout, due: datetime) -> pd.DataFrame:
+def load_round(hub: Hub, due: datetime) -> pd.DataFrame:
+    layout = hub.layout
     path = layout.round_questions(due)
-    return read_table(path, ROUND_QUESTIONS, layout.relative(path), layout.cache)
+    return hub.cache.read_table(path, ROUND_QUESTIONS, layout.relative(path))
 
 
-def load_round_sets(layout: Layout, due: datetime) -> pd.DataFrame:
+def load_round_sets(hub: Hub, due: datetime) -> pd.DataFrame:
     """The round's question sets (``schemas.QUESTION_SETS``); empty when it has one set, the whole round."""
+    layout = hub.layout
     path = layout.round_sets(due)
-    return read_table(path, QUESTION_SETS, layout.relative(path), layout.cache) if path.is_file() else empty_frame(QUESTION_SETS)
+    return hub.cache.read_table(path, QUESTION_SETS, layout.relative(path)) if path.is_file() else empty_frame(QUESTION_SETS)
 
 
-def load_forecasts(layout: Layout, due: datetime, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
+def load_forecasts(hub: Hub, due: datetime, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
     """Every forecast file of a round, by model. A model with both a CSV and a JSON file is an error.
 
     Strict by default (the first unreadable file raises SchemaError); with a ``quarantine`` list,
     an unreadable file is set aside there (see ``set_aside``) and every other file is returned."""
+    layout = hub.layout
     by_model: dict[str, list[Path]] = {}
     for path in layout.forecast_files(due):
         by_model.setdefault(path.stem, []).append(path)
-    return _read_each(layout, by_model, _one_forecast, quarantine)
+    return _read_each(hub, by_model, _one_forecast, quarantine)
 
 
-def _one_forecast(layout: Layout, paths: list[Path]) -> pd.DataFrame:
+def _one_forecast(hub: Hub, paths: list[Path]) -> pd.DataFrame:
+    layout = hub.layout
     if len(paths) > 1:
         label = layout.relative(paths[-1])
         raise SchemaError(f"{label}: {paths[-1].stem} has two forecast files for this round",
                           [Problem(label, None, None, "duplicate-submission", "keep either the .csv or the .json file")])
-    return _forecast_frame(layout, paths[0])
+    return _forecast_frame(hub, paths[0])
 
 
-def _read_each(layout: Layout, files: dict[str, list[Path]], read, quarantine: list[Problem] | None) -> dict[str, pd.DataFrame]:
-    """``read(layout, paths)`` for each model's submitted files; unreadable ones raise, or with a
+def _read_each(hub: Hub, files: dict[str, list[Path]], read, quarantine: list[Problem] | None) -> dict[str, pd.DataFrame]:
+    """``read(hub, paths)`` for each model's submitted files; unreadable ones raise, or with a
     ``quarantine`` list are set aside there."""
+    layout = hub.layout
     out: dict[str, pd.DataFrame] = {}
     for model, paths in files.items():
         try:
-            out[model] = _submitted(layout, paths, read)
+            out[model] = _submitted(hub, paths, read)
         except SchemaError as exc:
             if quarantine is None:
                 raise
@@ -123,14 +122,15 @@ def _read_each(layout: Layout, files: dict[str, list[Path]], read, quarantine: l
     return out
 
 
-def _submitted(layout: Layout, paths: list[Path], read) -> pd.DataFrame:
+def _submitted(hub: Hub, paths: list[Path], read) -> pd.DataFrame:
     """A submitted file's frame; a symlink or a CSV the parser cannot tokenise is a coded SchemaError too."""
+    layout = hub.layout
     label = layout.relative(paths[0])
     if any(p.is_symlink() or not p.is_file() for p in paths):
         raise SchemaError(f"{label}: not a regular file",
                           [Problem(label, None, None, "not-a-regular-file", "a symbolic link or a folder is never read")])
     try:
-        return read(layout, paths)
+        return read(hub, paths)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError) as exc:
         raise SchemaError(f"{label}: cannot parse the file",
                           [Problem(label, None, None, "bad-csv", f"cannot parse the CSV: {exc}")]) from None
@@ -152,20 +152,21 @@ def quarantined_files(quarantine: list[Problem]) -> set[str]:
     return {p.file for p in quarantine}
 
 
-def remember_forecasts(layout: Layout, path: Path, frame: pd.DataFrame) -> None:
+def remember_forecasts(hub: Hub, path: Path, frame: pd.DataFrame) -> None:
     """Tell ``load_forecasts`` what the CSV file at ``path`` holds: ``frame`` must be exactly the
     frame ``csvio.read_table`` returns for the file's current bytes (checked and typed). It is kept
-    in the layout's read cache under the file's current signature, so the next read gives it without
+    in the hub's read cache under the file's current signature, so the next read gives it without
     parsing; any later change of the file (a new inode, mtime or size) makes read_table read it
     again. The import calls it for the forecast files it has just written
-    (``csvio.as_read``; tests/test_fast_paths.py compares with reads from disk)."""
-    layout.cache.remember(path, FORECASTS, layout.relative(path), frame)
+    (``fast_forecasts.as_read``; tests/store/test_fast_paths.py compares with reads from disk)."""
+    hub.cache.remember(path, FORECASTS, hub.layout.relative(path), frame)
 
 
-def _forecast_frame(layout: Layout, path: Path) -> pd.DataFrame:
+def _forecast_frame(hub: Hub, path: Path) -> pd.DataFrame:
+    layout = hub.layout
     label = layout.relative(path)
     if path.suffix == ".csv":
-        return read_table(path, FORECASTS, label, layout.cache)
+        return hub.cache.read_table(path, FORECASTS, label)
     parsed = parse_forecast(path.read_bytes(), label, "json")  # the validator's own JSON reader
     errors = [p for p in parsed.problems if p.severity == "error"]
     raw = pd.DataFrame([row.cells for row in parsed.rows], columns=list(FORECASTS.names), dtype=str)
@@ -191,18 +192,19 @@ class LedgerMark:
     rows: int
 
 
-def appended_rows(layout: Layout, path: Path, table: Table, before: LedgerMark | None) -> tuple[LedgerMark, pd.DataFrame | None]:
+def appended_rows(hub: Hub, path: Path, table: Table, before: LedgerMark | None) -> tuple[LedgerMark, pd.DataFrame | None]:
     """The file's mark now and its rows added since ``before`` (every row when None; none, unread,
     when its signature is unchanged). The rows are None when the file changed other than by
     appending rows: its first ``before.size`` bytes are no longer the bytes it had."""
+    layout = hub.layout
     signature = file_signature(path)
     if before is not None and before.signature == signature:
         return before, empty_frame(table)
-    if before is not None and layout.cache.disk is not None and path.stat().st_size == before.size \
-            and layout.cache.sha256(path) == before.sha256:  # the same bytes, in another process or checkout
+    if before is not None and hub.cache.disk is not None and path.stat().st_size == before.size \
+            and hub.cache.sha256(path) == before.sha256:  # the same bytes, in another process or checkout
         return LedgerMark(signature, before.size, before.sha256, before.rows), empty_frame(table)
     data = memoryview(path.read_bytes())
-    frame = read_table(path, table, layout.relative(path), layout.cache)
+    frame = hub.cache.read_table(path, table, layout.relative(path))
     digest = hashlib.sha256(data[:before.size] if before is not None else data)
     prefix = digest.hexdigest()  # of the bytes the file had, if it only grew: one pass over the file for both
     if before is not None:
@@ -214,11 +216,11 @@ def appended_rows(layout: Layout, path: Path, table: Table, before: LedgerMark |
     return mark, frame.iloc[before.rows:] if kept else None
 
 
-def load_bets(layout: Layout, due: datetime, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
+def load_bets(hub: Hub, due: datetime, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
     """A round's bet files (``schemas.BETS``, the Arena cohort), by model; empty when there are none.
     With a ``quarantine`` list, unreadable files are set aside there (as in ``load_forecasts``)."""
-    files = {p.stem: [p] for p in layout.bet_files(due)}
-    read = _read_each(layout, files, lambda lay, paths: read_table(paths[0], BETS, lay.relative(paths[0]), lay.cache), quarantine)
+    files = {p.stem: [p] for p in hub.layout.bet_files(due)}
+    read = _read_each(hub, files, lambda h, paths: h.cache.read_table(paths[0], BETS, h.layout.relative(paths[0])), quarantine)
     return {model: _with_late(frame, BETS) for model, frame in read.items()}
 
 
@@ -234,42 +236,44 @@ def score_files(layout: Layout) -> list[Path]:
     return sorted((layout.data / "scores").glob("*.csv"))
 
 
-def load_scores(layout: Layout) -> pd.DataFrame:
-    return _read_all(layout, score_files(layout), SCORES)
+def load_scores(hub: Hub) -> pd.DataFrame:
+    return _read_all(hub, score_files(hub.layout), SCORES)
 
 
-def load_history(layout: Layout) -> pd.DataFrame:
+def load_history(hub: Hub) -> pd.DataFrame:
+    layout = hub.layout
     path = layout.history
-    return read_table(path, HISTORY, layout.relative(path), layout.cache) if path.is_file() else empty_frame(HISTORY)
+    return hub.cache.read_table(path, HISTORY, layout.relative(path)) if path.is_file() else empty_frame(HISTORY)
 
 
-def load_oracle_questions(layout: Layout, qset: str) -> pd.DataFrame:
+def load_oracle_questions(hub: Hub, qset: str) -> pd.DataFrame:
     """Every recorded version of an oracle set's questions (``schemas.ORACLE_QUESTIONS``); empty if none."""
+    layout = hub.layout
     path = layout.oracle_questions(qset)
-    return read_table(path, ORACLE_QUESTIONS, layout.relative(path), layout.cache) if path.is_file() else empty_frame(ORACLE_QUESTIONS)
+    return hub.cache.read_table(path, ORACLE_QUESTIONS, layout.relative(path)) if path.is_file() else empty_frame(ORACLE_QUESTIONS)
 
 
-def load_oracle_forecasts(layout: Layout, qset: str, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
+def load_oracle_forecasts(hub: Hub, qset: str, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
     """An oracle set's forecast files, by model (``schemas.ORACLE_FORECASTS``). With a
     ``quarantine`` list, unreadable files are set aside there (as in ``load_forecasts``)."""
-    files = {p.stem: [p] for p in layout.oracle_forecast_files(qset)}
-    return _read_each(layout, files, lambda lay, paths: read_table(paths[0], ORACLE_FORECASTS, lay.relative(paths[0]), lay.cache),
+    files = {p.stem: [p] for p in hub.layout.oracle_forecast_files(qset)}
+    return _read_each(hub, files, lambda h, paths: h.cache.read_table(paths[0], ORACLE_FORECASTS, h.layout.relative(paths[0])),
                       quarantine)
 
 
-def load_news(layout: Layout) -> pd.DataFrame:
+def load_news(hub: Hub) -> pd.DataFrame:
     """Every recorded version of every article of the news ledger (``schemas.NEWS``); empty if none."""
-    return _read_all(layout, layout.news_files(), NEWS)
+    return _read_all(hub, hub.layout.news_files(), NEWS)
 
 
-def load_oracle_articles(layout: Layout, qset: str) -> pd.DataFrame:
+def load_oracle_articles(hub: Hub, qset: str) -> pd.DataFrame:
     """An oracle set's article selections (``schemas.ORACLE_ARTICLES``); empty if none."""
-    return _read_all(layout, [p for p in [layout.oracle_articles(qset)] if p.is_file()], ORACLE_ARTICLES)
+    return _read_all(hub, [p for p in [hub.layout.oracle_articles(qset)] if p.is_file()], ORACLE_ARTICLES)
 
 
-def load_oracle_generated(layout: Layout, qset: str) -> pd.DataFrame:
+def load_oracle_generated(hub: Hub, qset: str) -> pd.DataFrame:
     """Every question an oracle set's maker wrote, with its filter scores (``schemas.ORACLE_GENERATED``)."""
-    return _read_all(layout, [p for p in [layout.oracle_generated(qset)] if p.is_file()], ORACLE_GENERATED)
+    return _read_all(hub, [p for p in [hub.layout.oracle_generated(qset)] if p.is_file()], ORACLE_GENERATED)
 
 
 # -- time never runs backwards --------------------------------------------------------------------
@@ -291,34 +295,35 @@ def _recording_ledgers(layout: Layout) -> list[tuple[Path, Table, str]]:
     return files + ([(layout.history, HISTORY, "as_of")] if layout.history.is_file() else [])
 
 
-def latest_recorded(layout: Layout) -> tuple[str, str, str] | None:
+def latest_recorded(hub: Hub) -> tuple[str, str, str] | None:
     """The latest time the ledgers record, and where: ``(stamp, file, column)``; None for a new hub."""
+    layout = hub.layout
     latest = None
     for path, table, column in _recording_ledgers(layout):
         label = layout.relative(path)
-        stamp = _latest_stamp(path, table, column, label, layout)
+        stamp = _latest_stamp(path, table, column, label, hub)
         if stamp is not None and (latest is None or stamp > latest[0]):
             latest = (stamp, label, column)
     return latest
 
 
-def _latest_stamp(path: Path, table: Table, column: str, label: str, layout: Layout) -> str | None:
+def _latest_stamp(path: Path, table: Table, column: str, label: str, hub: Hub) -> str | None:
     """The largest value of ``column`` in the ledger at ``path`` (None when it has no row). When the
     table's sort key starts with it, that is the first cell of the ledger's largest sort key, which
     the command's cache keeps from night to night (``ledger.last_key``) instead of a scan of the
     whole column each night."""
     if table.sort[0] == column:
-        last = ledger.last_key(path, table, label, layout.cache)
+        last = ledger.last_key(path, table, label, hub.cache)
         if last is not None:
             return last[0]
-    stamps = read_table(path, table, label, layout.cache)[column]
+    stamps = hub.cache.read_table(path, table, label)[column]
     return str(stamps.max()) if len(stamps) else None
 
 
-def check_as_of(layout: Layout, as_of: str) -> None:
+def check_as_of(hub: Hub, as_of: str) -> None:
     """Refuse a run dated before a row already recorded: rows dated ``as_of`` would be appended
     after later ones, and boards as of any time in between would silently change."""
-    latest = latest_recorded(layout)
+    latest = latest_recorded(hub)
     if latest is None or as_of >= latest[0]:
         return
     stamp, label, column = latest

@@ -22,9 +22,9 @@ from ..errors import SchemaError
 from ..schemas import RECEIPTS
 from ..timeutil import format_ts, parse_ts
 from . import ledger
-from .csvio import check_frame, coerce, empty_frame, parse_bytes, read_table
+from .csvio import check_frame, coerce, empty_frame, parse_bytes
 from .git import GitTree
-from .layout import Layout
+from .hub import Hub
 
 FOLDER = "data/receipts"
 UNREAD = "*"  # the path of a row whose run's head commit could not be read (verdict head-unavailable)
@@ -35,9 +35,9 @@ def empty() -> pd.DataFrame:
     return empty_frame(RECEIPTS)
 
 
-def load_receipts(layout: Layout) -> pd.DataFrame:
+def load_receipts(hub: Hub) -> pd.DataFrame:
     """Every receipt row in the hub's working tree."""
-    frames = [read_table(p, RECEIPTS, layout.relative(p), layout.cache) for p in layout.receipt_files()]
+    frames = [hub.cache.read_table(p, RECEIPTS, hub.layout.relative(p)) for p in hub.layout.receipt_files()]
     return pd.concat(frames, ignore_index=True) if frames else empty_frame(RECEIPTS)
 
 
@@ -102,13 +102,13 @@ def heads(receipts: pd.DataFrame) -> set[str]:
     return set(receipts["head_sha"])
 
 
-def record(layout: Layout, rows: Iterable[pd.DataFrame], as_of: datetime) -> pd.DataFrame:
+def record(hub: Hub, rows: Iterable[pd.DataFrame], as_of: datetime) -> pd.DataFrame:
     """Append the new ones of ``rows`` to ``data/receipts/<YYYY-MM of as_of>.csv``; return the rows added."""
     frames = [f for f in rows if len(f)]
     if not frames:
         return empty_frame(RECEIPTS)
-    fresh = new_rows(load_receipts(layout), pd.concat(frames, ignore_index=True).drop_duplicates(["head_sha", "path"]))
+    fresh = new_rows(load_receipts(hub), pd.concat(frames, ignore_index=True).drop_duplicates(["head_sha", "path"]))
     if fresh.empty:
         return fresh
-    path = layout.receipts(as_of)
-    return ledger.append(path, fresh, RECEIPTS, layout.relative(path), layout.cache)
+    path = hub.layout.receipts(as_of)
+    return ledger.append(path, fresh, RECEIPTS, hub.layout.relative(path), hub.cache)

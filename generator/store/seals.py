@@ -15,8 +15,8 @@ import pandas as pd
 
 from ..schemas import SEALS
 from . import ledger
-from .csvio import empty_frame, read_table
-from .layout import Layout
+from .csvio import empty_frame
+from .hub import Hub
 
 FOLDER = "data/seals"
 
@@ -24,8 +24,8 @@ MARKER = "*"  # the model of a round's marker row: the round is sealed (kind for
 COUNTED = ("sealed", "revealed")  # statuses whose bytes count
 
 
-def load_seals(layout: Layout) -> pd.DataFrame:
-    frames = [read_table(p, SEALS, layout.relative(p), layout.cache) for p in layout.seal_files()]
+def load_seals(hub: Hub) -> pd.DataFrame:
+    frames = [hub.cache.read_table(p, SEALS, hub.layout.relative(p)) for p in hub.layout.seal_files()]
     return pd.concat(frames, ignore_index=True) if frames else empty_frame(SEALS)
 
 
@@ -53,12 +53,12 @@ def counted(seals: pd.DataFrame) -> dict[str, str]:
     return dict(zip(rows["path"].astype(str), rows["blob"].astype(str)))
 
 
-def append(layout: Layout, rows: pd.DataFrame) -> list[str]:
+def append(hub: Hub, rows: pd.DataFrame) -> list[str]:
     """Append ``rows`` to the ledger of each row's year; return the files written."""
-    written = []
+    layout, written = hub.layout, []
     for year, part in rows.groupby(rows["due"].astype(str).str[:4], sort=True):
         path = layout.seals(datetime(int(year), 1, 1, tzinfo=UTC))
-        if len(ledger.append(path, part, SEALS, layout.relative(path), layout.cache)):
+        if len(ledger.append(path, part, SEALS, layout.relative(path), hub.cache)):
             written.append(layout.relative(path))
     return written
 

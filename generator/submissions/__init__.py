@@ -3,6 +3,18 @@
 ``validate_files`` checks files in a working tree, ``validate_pr`` the files a pull request
 changed (read through git plumbing, never executed); ``render`` prints a Report as text, Markdown
 or JSON. Every code is registered, with its meaning, in ``codes.CODES``.
+
+- ``validate``: run every check over the changed files and gather one Report
+- ``paths``: what a changed path is (a forecast file, model metadata, or neither)
+- ``policy``: who may change what, and when: deadline, metadata, maintainers, immutability
+- ``content``: a parsed forecast file against its round's question set
+- ``reading``: the hub's own reader run on the rows parsed (what the nightly would read)
+- ``bets``: an Arena bet file
+- ``oracle``: an oracle forecast file against its question set
+- ``report``: the Report and its three renderings
+- ``deadline``: a change to a round's files against its due time and its seal
+- ``sealing``: the rule that picks the version that counts (pure)
+- ``commitment``: a commit–reveal round's commitment and reveal
 """
 
 from __future__ import annotations

@@ -4,7 +4,6 @@ function that returns the problems it finds; ``check_content`` runs them all (co
 
 from __future__ import annotations
 
-import io
 import math
 import re
 from collections import Counter
@@ -12,17 +11,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
-import pandas as pd
-
 from ..codes import problem
-from ..errors import Problem, SchemaError
+from ..errors import Problem
 from ..schemas import FORECASTS, QUESTION_SETS, ROUND_QUESTIONS, Table
 from ..scoring.brier import set_name
-from ..store.csvio import check_frame, formula_like
 from ..store.forecast_file import Parsed, Row
+from ..store.spreadsheet import formula_like
 from ..timeutil import is_iso_date
 from ..vocabulary import MARKET
-from .reading import has_errors, reader_problems
+from .reading import has_errors, hub_file, reader_problems
 
 COVERAGE_WARN = 0.95
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$", re.ASCII)  # ASCII digits: what the nightly reader takes
@@ -54,21 +51,10 @@ class RoundSet:
         return self.sets.get(set_name(question_set), self.units)
 
 
-def _csv(data: bytes, label: str, table: Table, what: str) -> pd.DataFrame:
-    try:
-        frame = pd.read_csv(io.StringIO(data.decode("utf-8")), dtype=str, keep_default_na=False, na_filter=False)
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise SchemaError(f"{label}: the round's {what} cannot be read: {exc}") from None
-    problems = [p for p in check_frame(frame, table, label) if p.severity == "error"]
-    if problems:
-        raise SchemaError(f"{label}: the round's {what} does not match its schema", problems)
-    return frame
-
-
 def round_set(data: bytes, due: str, label: str, sets: bytes | None = None, sets_label: str = "") -> RoundSet:
     """A published round's questions.csv (and question_sets.csv, when the round has several sets) →
     RoundSet. A broken round file is the hub's fault: SchemaError."""
-    frame = _csv(data, label, ROUND_QUESTIONS, "question set")
+    frame = hub_file(data, label, ROUND_QUESTIONS, "the round's question set")
     kinds = dict(zip(frame["question_id"], frame["kind"]))
     dated: dict[str, list[str]] = {}  # a dict of lists, not a groupby: a Python call per question either way
     for question, date in zip(frame["question_id"].tolist(), frame["resolution_date"].tolist()):
@@ -78,7 +64,7 @@ def round_set(data: bytes, due: str, label: str, sets: bytes | None = None, sets
     due_ts = frame["due"].iloc[0] if len(frame) else f"{due}T00:00:00Z"
     named: dict[str, frozenset[tuple[str, str]]] = {}
     if sets is not None:
-        members = _csv(sets, sets_label, QUESTION_SETS, "question sets")
+        members = hub_file(sets, sets_label, QUESTION_SETS, "the round's question sets")
         named = {set_name(n): frozenset(zip(g["question_id"], g["resolution_date"])) for n, g in members.groupby("question_set")}
     return RoundSet(due, due_ts, kinds, dates, named)
 

@@ -9,20 +9,16 @@ empty, which is a refusal (scored as wrong).
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Iterator
 from itertools import chain
 
-import pandas as pd
-
 from ..codes import problem
-from ..errors import Problem, SchemaError
+from ..errors import Problem
 from ..schemas import ORACLE_FORECASTS, ORACLE_QUESTIONS
-from ..store.csvio import check_frame
 from ..store.forecast_file import Parsed, Row, parse_forecast
 from .content import ASCII_SPACE, check_header, probability_problem
-from .reading import has_errors, reader_problems, reader_values
+from .reading import has_errors, hub_file, reader_problems, reader_values
 
 SUM_TOLERANCE = 1e-6
 PROBS = ("prob_a", "prob_b", "prob_c", "prob_d")
@@ -30,13 +26,7 @@ PROBS = ("prob_a", "prob_b", "prob_c", "prob_d")
 
 def question_kinds(data: bytes, label: str) -> dict[str, str]:
     """A set's questions.csv → {question id: kind} of the current versions. A broken file is the hub's fault."""
-    try:
-        frame = pd.read_csv(io.StringIO(data.decode("utf-8")), dtype=str, keep_default_na=False, na_filter=False)
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise SchemaError(f"{label}: the oracle question set cannot be read: {exc}") from None
-    problems = [p for p in check_frame(frame, ORACLE_QUESTIONS, label) if p.severity == "error"]
-    if problems:
-        raise SchemaError(f"{label}: the oracle question set does not match its schema", problems)
+    frame = hub_file(data, label, ORACLE_QUESTIONS, "the oracle question set")
     latest = frame.sort_values(["recorded_at", "id"], kind="mergesort").drop_duplicates("id", keep="last")
     return dict(zip(latest["id"], latest["kind"]))
 

@@ -14,7 +14,7 @@ from yaml.composer import ComposerError
 from ..codes import problem
 from ..errors import Problem
 from ..models import HUB_KINDS, HUB_TEAM, check_model, is_login, maintainer_problems, team_of
-from ..store.csvio import formula_like
+from ..store.spreadsheet import formula_like
 from ..timeutil import format_ts, parse_ts
 from .content import RoundSet
 from .paths import Target

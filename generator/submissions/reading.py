@@ -3,7 +3,7 @@
 ``store.readers`` reads a submitted CSV with ``csvio.read_table``: every cell is checked by
 ``csvio.check_frame`` and converted by ``csvio.coerce``. The validator runs those same two functions
 on its parsed rows, so a file it accepts is one the nightly and ``build`` read, with the same values
-(tests/test_validate_fuzz.py holds both sides to it). Its own checks word the problems; a cell the
+(tests/submissions/test_validate_fuzz.py holds both sides to it). Its own checks word the problems; a cell the
 reader refuses that they let through is still reported, as ``unreadable-cell``.
 """
 
@@ -12,10 +12,24 @@ from __future__ import annotations
 import pandas as pd
 
 from ..codes import problem
-from ..errors import Problem
+from ..errors import Problem, SchemaError
 from ..schemas import Table
-from ..store.csvio import check_frame, coerce
+from ..store.csvio import UNREADABLE, check_frame, coerce, parse_bytes, why_unreadable
 from ..store.forecast_file import Parsed, member_keyed
+
+
+def hub_file(data: bytes, label: str, table: Table, what: str) -> pd.DataFrame:
+    """A file the hub published (a round's questions and question sets, an oracle set's questions),
+    every cell as text (``csvio.parse_bytes``), checked against ``table``. One that cannot be read or
+    breaks its schema is the hub's fault, not the submitter's: SchemaError (``what`` names it)."""
+    try:
+        frame = parse_bytes(data, label)
+    except UNREADABLE as exc:
+        raise SchemaError(f"{label}: {what} cannot be read: {why_unreadable(exc)}") from None
+    problems = [p for p in check_frame(frame, table, label) if p.severity == "error"]
+    if problems:
+        raise SchemaError(f"{label}: {what} does not match its schema", problems)
+    return frame
 
 
 def text_frame(parsed: Parsed) -> pd.DataFrame:

@@ -29,7 +29,7 @@ from ..codes import problem
 from ..errors import Problem
 from ..store import git, receipts
 from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
-from ..store.layout import Layout
+from ..store.hub import Hub
 from ..timeutil import format_ts, parse_ts
 from . import bets as bet_checks
 from . import commitment, deadline, paths, policy
@@ -225,7 +225,7 @@ def validate_files(root: Path, files: list[Path], at: datetime, hub_own: bool = 
     """Check files of the working tree at ``root`` as if they were being submitted at ``at``; with
     ``hub_own``, files the hub's own forecasters wrote (the names only they may use are theirs)."""
     tree = DiskTree(root)
-    run = _Run(tree, tree, at, receipts.load_receipts(Layout(root)))
+    run = _Run(tree, tree, at, receipts.load_receipts(Hub(root)))
     run.books_of = books_reader(root, at)
     rel_paths = [_relative(root, f) for f in files]
     outside = [p for p in rel_paths if Path(p).is_absolute()]

@@ -1,1 +1,11 @@
-"""Importers: turn another benchmark's published files into this hub's ledgers."""
+"""ForecastBench's files: imported into the hub's ledgers, and a round's question set exported.
+
+- ``importer``: ``prescient import forecastbench``: every input checked, then the ledgers, rounds and
+  forecast files written
+- ``parse``: FB JSON files → plain row dicts, every problem collected
+- ``frames``: parsed rows → the hub's ledger frames (pure)
+- ``workers``: the import's parsing worker processes (``parallel.worker_pool``) and the files they make
+- ``sealed``: the seals of the imported rounds (evidence ``import``)
+- ``filewriter``: the forecast files written in order, their fsyncs overlapped
+- ``export``: ``prescient export forecastbench``: a round's question set as FB JSON
+"""

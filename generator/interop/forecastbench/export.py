@@ -17,20 +17,21 @@ import pandas as pd
 from ...errors import ConfigError
 from ...scoring.resolve import latest_questions
 from ...store import readers
-from ...store.layout import Layout
+from ...store.hub import Hub
 from ...timeutil import format_date, format_ts
 from ...vocabulary import DATASET, MARKET
 
 
 def export_forecastbench(root: Path, due: datetime) -> bytes:
     """The FB question-set JSON of the round due at ``due`` in the hub at ``root``."""
-    layout = Layout(root)
+    hub = Hub(root)
+    layout = hub.layout
     if not layout.round_questions(due).is_file():
         known = ", ".join(p.name for p in layout.round_dirs()) or "none"
         raise ConfigError(f"--round {format_date(due)}: no such round in {layout.data / 'rounds'} (rounds: {known})")
     if layout.round_json(due).is_file():
         return layout.round_json(due).read_bytes()
-    return forecastbench_json(readers.load_round(layout, due), bank_at(readers.load_bank(layout), format_ts(due)))
+    return forecastbench_json(readers.load_round(hub, due), bank_at(readers.load_bank(hub), format_ts(due)))
 
 
 def bank_at(bank: pd.DataFrame, when: str) -> pd.DataFrame:

@@ -12,18 +12,24 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pandas as pd
 
 from ...errors import Problem
 from ...store import readers
-from ...store.csvio import as_read, commit_staged, forecast_file, forecast_lists, write_bytes_atomic
-from ...store.layout import Layout
+from ...store.atomic import commit_staged, write_bytes_atomic
+from ...store.fast_forecasts import as_read, forecast_file, forecast_lists
+from ...store.hub import Hub
 from ...timeutil import parse_ts
 
-if TYPE_CHECKING:
-    from .importer import ImportReport
+
+class Outcomes(Protocol):
+    """Where the writer reports (the import's ``ImportReport``)."""
+
+    warnings: list[Problem]
+    written: list[str]
+    forecast_files: int
 
 _NO_FRAME: Callable[[], pd.DataFrame | None] = lambda: None  # noqa: E731
 
@@ -41,8 +47,8 @@ class FileWriter:
 
     WINDOW = 64
 
-    def __init__(self, layout: Layout, report: ImportReport, workers: int):
-        self.layout, self.report = layout, report
+    def __init__(self, hub: Hub, report: Outcomes, workers: int):
+        self.hub, self.layout, self.report = hub, hub.layout, report
         self.pending: deque[tuple[list[Problem], Path, Future[str], Callable[[], pd.DataFrame | None]]] = deque()
         self.pool = ThreadPoolExecutor(workers, thread_name_prefix="fb-write") if workers > 1 else None
 
@@ -50,7 +56,7 @@ class FileWriter:
         return self
 
     def add(self, due: str, model: str, rows: pd.DataFrame | dict[str, list], problems: list[Problem]) -> None:
-        data, cells = forecast_file(rows if isinstance(rows, dict) else forecast_lists(rows), self.layout.cache)
+        data, cells = forecast_file(rows if isinstance(rows, dict) else forecast_lists(rows), self.hub.cache.probabilities)
         self.add_made(due, model, data, _NO_FRAME if cells is None else lambda: as_read(cells), problems)
 
     def add_made(self, due: str, model: str, data: bytes, frame: Callable[[], pd.DataFrame | None], problems: list[Problem]) -> None:
@@ -62,13 +68,12 @@ class FileWriter:
                    frame: Callable[[], pd.DataFrame | None], problems: list[Problem]) -> None:
         """A CSV forecast file a parsing worker staged (``workers``; its bytes' sha256 ``digest``),
         put in place unless a file is there; ``entry_kept``: its frame is in the disk cache."""
-        layout = self.layout
-        path = layout.forecast(parse_ts(due), model)
+        path, disk = self.layout.forecast(parse_ts(due), model), self.hub.cache.disk
 
         def store() -> str:
             outcome = _commit(staged, path, digest)
-            if entry_kept and outcome != "different":
-                layout.cache.know(path, digest)
+            if entry_kept and outcome != "different" and disk is not None:
+                disk.know(path, digest)
             return outcome
         self._add(problems, path, store, frame)
 
@@ -101,7 +106,7 @@ class FileWriter:
             report.forecast_files += 1
         read = frame()
         if read is not None:  # the file holds these bytes: hand the scoring the frame it would read
-            readers.remember_forecasts(layout, path, read)
+            readers.remember_forecasts(self.hub, path, read)
 
     def __exit__(self, *exc) -> None:
         try:
@@ -113,7 +118,7 @@ class FileWriter:
 
 
 def _commit(staged: Path, path: Path, digest: str) -> str:
-    """``_store`` for a staged file (``csvio.stage_bytes``) of bytes whose sha256 is ``digest``."""
+    """``_store`` for a staged file (``atomic.stage_bytes``) of bytes whose sha256 is ``digest``."""
     if path.is_file():
         outcome = "same" if hashlib.sha256(path.read_bytes()).hexdigest() == digest else "different"
         staged.unlink(missing_ok=True)

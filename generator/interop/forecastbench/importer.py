@@ -31,21 +31,22 @@ from typing import TypeVar
 import pandas as pd
 
 from ...errors import Problem, SchemaError
-from ...forecasters.baselines import AFTER_DUE, AT_OPEN
+from ...forecasters.baselines import AT_OPEN
 from ...models import ModelMeta
 from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ...scoring.brier import set_name
-from ...store import ingest, ledger, readers, seals
-from ...store.csvio import empty_frame, read_table, to_csv_bytes, write_bytes_atomic
-from ...store.git import blob_id
+from ...store import ingest, ledger, readers
+from ...store.atomic import write_bytes_atomic
+from ...store.csvio import empty_frame, to_csv_bytes
+from ...store.hub import Hub
 from ...store.layout import Layout
 from ...store.lock import LOCK_NAME, hub_lock
-from ...submissions import sealing
 from ...timeutil import format_ts, parse_ts
 from . import frames
 from . import parse as fbp
 from . import workers as worker_pool
 from .filewriter import FileWriter
+from .sealed import seal_imported
 
 T = TypeVar("T")
 WRITE_THREADS = 4  # forecast files written (and fsynced) at once by default
@@ -134,7 +135,7 @@ def read_sets(datasets_dir: Path, forecasts_dir: Path | None = None) -> _Inputs:
     return _Inputs(dated, rsets, [], own, rounds, checks)
 
 
-def read_forecast_sets(inputs: _Inputs, forecasts_dir: Path | None, hub: Layout | None = None,
+def read_forecast_sets(inputs: _Inputs, forecasts_dir: Path | None, hub: Hub | None = None,
                        meanwhile: Callable[[], T] | None = None, baselines: list[tuple[str, str]] | None = None) -> tuple[_Inputs, T | None]:
     """``inputs`` with the forecast sets under ``forecasts_dir`` parsed, by worker processes when
     there are many, which then also make their files (``worker_pool``) and, given the ``hub`` (its
@@ -211,13 +212,14 @@ def _check_forecasts(inputs: _Inputs, dues: list[str], as_of: str) -> tuple[list
     return keep, problems
 
 
-def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_dir: Path | None = None, *,
+def import_forecastbench(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir: Path | None = None, *,
                          as_of: datetime | str, workers: int = WRITE_THREADS) -> ImportReport:
-    """Import FB files into the hub at ``hub_root`` (a folder, or the command's Layout, whose read
+    """Import FB files into the hub at ``hub_root`` (a folder, or the command's Hub, whose read
     cache then holds the written forecast files for the scoring); raise SchemaError (writing nothing)
     on bad input. ``workers``: threads writing forecast files; 1 writes them one by one, in order."""
     as_of_text = as_of if isinstance(as_of, str) else format_ts(as_of)
-    layout = hub_root if isinstance(hub_root, Layout) else Layout(Path(hub_root))
+    hub = hub_root if isinstance(hub_root, Hub) else Hub(Path(hub_root))
+    layout = hub.layout
     report = ImportReport(as_of_text)
     inputs = read_sets(Path(datasets_dir), Path(forecasts_dir) if forecasts_dir else None)
     dues = _round_dues(inputs, as_of_text)
@@ -225,22 +227,22 @@ def import_forecastbench(hub_root: Path | Layout, datasets_dir: Path, forecasts_
         _checked(read_forecast_sets(inputs, Path(forecasts_dir) if forecasts_dir else None)[0], dues, report)
         return report
     with _locked(layout, f"prescient import forecastbench --as-of {as_of_text}"):  # a nightly run must wait
-        readers.check_as_of(layout, as_of_text)  # time never runs backwards in a ledger
-        plan = None if _any_error(inputs.problems) else functools.partial(_plan, layout, inputs, dues, as_of_text)
+        readers.check_as_of(hub, as_of_text)  # time never runs backwards in a ledger
+        plan = None if _any_error(inputs.problems) else functools.partial(_plan, hub, inputs, dues, as_of_text)
         baselines = [(due, model) for due in dues if frames.midnight(due) <= as_of_text for model in HUB_BASELINES]
-        inputs, planned = read_forecast_sets(inputs, Path(forecasts_dir) if forecasts_dir else None, layout, plan, baselines)  # files staged
+        inputs, planned = read_forecast_sets(inputs, Path(forecasts_dir) if forecasts_dir else None, hub, plan, baselines)  # files staged
         try:
             fsets = _checked(inputs, dues, report)
-            planned = planned or _plan(layout, inputs, dues, as_of_text)  # planned unless a set had an error
+            planned = planned or _plan(hub, inputs, dues, as_of_text)  # planned unless a set had an error
             with collector_spared():
                 _write_hub_toml(layout, dues, report)
-                _write_bank(layout, planned.questions, report)
-                _write_statements(layout, planned.statements, report)
-                rounds = {due: _write_round(layout, due, inputs, planned.rounds[due], report) for due in dues}
-                sets = {due: _write_round_sets(layout, due, rounds[due], inputs, report) for due in dues}
+                _write_bank(hub, planned.questions, report)
+                _write_statements(hub, planned.statements, report)
+                rounds = {due: _write_round(hub, due, inputs, planned.rounds[due], report) for due in dues}
+                sets = {due: _write_round_sets(hub, due, rounds[due], inputs, report) for due in dues}
                 made = {due: inputs.rounds[due] for due in dues if rounds[due] is inputs.rounds.get(due)}
-                _write_forecasts(layout, rounds, sets, fsets, as_of_text, report, workers, made, inputs.baselines)
-                _seal_imported(layout, [d for d in dues if frames.midnight(d) <= as_of_text], as_of_text, report)
+                _write_forecasts(hub, rounds, sets, fsets, as_of_text, report, workers, made, inputs.baselines)
+                report.written += seal_imported(hub, [d for d in dues if frames.midnight(d) <= as_of_text], as_of_text)
         finally:
             _remove_staged(inputs)
     return report
@@ -311,13 +313,13 @@ class _Plan:
     rounds: dict[str, bytes]  # each round's questions file, by due
 
 
-def _plan(layout: Layout, inputs: _Inputs, dues: list[str], as_of: str) -> _Plan:
-    return _Plan(_bank_rows(layout, inputs, dues), _statement_rows(layout, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of),
+def _plan(hub: Hub, inputs: _Inputs, dues: list[str], as_of: str) -> _Plan:
+    return _Plan(_bank_rows(hub, inputs, dues), _statement_rows(hub, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of),
                  {due: to_csv_bytes(inputs.rounds[due], ROUND_QUESTIONS) for due in dues})
 
 
-def _bank_rows(layout: Layout, inputs: _Inputs, dues: list[str]) -> pd.DataFrame:
-    bank = readers.load_bank(layout)
+def _bank_rows(hub: Hub, inputs: _Inputs, dues: list[str]) -> pd.DataFrame:
+    bank = readers.load_bank(hub)
     added: list[pd.DataFrame] = []
     latest: dict[str, tuple[str, tuple[str, ...]]] = {}
     covered = 0  # ingest.latest_contents (``latest``) of the bank's first ``covered`` rows
@@ -342,10 +344,11 @@ def _bank_rows(layout: Layout, inputs: _Inputs, dues: list[str]) -> pd.DataFrame
     return pd.concat(added, ignore_index=True) if added else bank.iloc[:0]
 
 
-def _write_bank(layout: Layout, rows: pd.DataFrame, report: ImportReport) -> None:
+def _write_bank(hub: Hub, rows: pd.DataFrame, report: ImportReport) -> None:
+    layout = hub.layout
     for source, group in rows.groupby("source", sort=True):
         path = layout.questions(source)
-        added_rows = len(ledger.append(path, group, QUESTIONS, layout.relative(path), layout.cache))
+        added_rows = len(ledger.append(path, group, QUESTIONS, layout.relative(path), hub.cache))
         report.questions_added += added_rows
         report.written += [layout.relative(path)] if added_rows else []
 
@@ -354,42 +357,45 @@ def resolution_path(layout: Layout, source: str) -> Path:
     return layout.data / "resolutions" / f"{source}.csv"
 
 
-def _statement_rows(layout: Layout, rsets: list[fbp.Parsed], as_of: str) -> pd.DataFrame | None:
+def _statement_rows(hub: Hub, rsets: list[fbp.Parsed], as_of: str) -> pd.DataFrame | None:
     stated = [frames.stated_frame(r, as_of) for r in rsets]
     if not stated:
         return None
-    return frames.new_statements(readers.load_resolutions(layout), pd.concat(stated, ignore_index=True), as_of)
+    return frames.new_statements(readers.load_resolutions(hub), pd.concat(stated, ignore_index=True), as_of)
 
 
-def _write_statements(layout: Layout, new: pd.DataFrame | None, report: ImportReport) -> None:
+def _write_statements(hub: Hub, new: pd.DataFrame | None, report: ImportReport) -> None:
     if new is None:
         return
+    layout = hub.layout
     for source, group in new.groupby(new["question_id"].str.split(":", n=1).str[0], sort=True):
         path = resolution_path(layout, source)
-        added_rows = len(ledger.append(path, group, RESOLUTIONS, layout.relative(path), layout.cache))
+        added_rows = len(ledger.append(path, group, RESOLUTIONS, layout.relative(path), hub.cache))
         report.statements_added += added_rows
         report.written += [layout.relative(path)] if added_rows else []
 
 
-def _write_round(layout: Layout, due: str, inputs: _Inputs, data: bytes, report: ImportReport) -> pd.DataFrame:
+def _write_round(hub: Hub, due: str, inputs: _Inputs, data: bytes, report: ImportReport) -> pd.DataFrame:
     """Write the round (``data``: its file's bytes) once; an existing, different round file is kept
     (rounds are frozen). The round's questions as kept."""
+    layout = hub.layout
     path = layout.round_questions(parse_ts(due))
     if path.is_file() and path.read_bytes() != data:
         report.warnings.append(Problem(layout.relative(path), None, None, "round-frozen",
                                        "the round is already published with other questions; it is kept as it is", "warning"))
-        return read_table(path, ROUND_QUESTIONS, layout.relative(path), layout.cache)
+        return hub.cache.read_table(path, ROUND_QUESTIONS, layout.relative(path))
     if write_bytes_atomic(path, data):
         report.written.append(layout.relative(path))
     return inputs.rounds[due]
 
 
-def _write_round_sets(layout: Layout, due: str, units: pd.DataFrame, inputs: _Inputs, report: ImportReport) -> pd.DataFrame:
+def _write_round_sets(hub: Hub, due: str, units: pd.DataFrame, inputs: _Inputs, report: ImportReport) -> pd.DataFrame:
     """The round's question sets (``schemas.QUESTION_SETS``) where a set asks less than the whole
     round; written once, like the round (an existing file is kept)."""
+    layout = hub.layout
     path = layout.round_sets(parse_ts(due))
     if path.is_file():
-        return read_table(path, QUESTION_SETS, layout.relative(path), layout.cache)
+        return hub.cache.read_table(path, QUESTION_SETS, layout.relative(path))
     frame = frames.round_sets_frame(units, [q for q in inputs.qsets if q.due == due])
     if frame is None:
         return empty_frame(QUESTION_SETS)
@@ -419,7 +425,7 @@ def _set_problems(fset: fbp.Parsed, names: set[str]) -> list[Problem]:
                     f"({', '.join(sorted(names))}); it is scored on the whole round", "warning")]
 
 
-def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict[str, pd.DataFrame], fsets: list[fbp.Parsed],
+def _write_forecasts(hub: Hub, rounds: dict[str, pd.DataFrame], sets: dict[str, pd.DataFrame], fsets: list[fbp.Parsed],
                      as_of: str, report: ImportReport, workers: int = 1, made: dict[str, pd.DataFrame] | None = None,
                      baselines: dict[tuple[str, str], worker_pool.Prepared] | None = None) -> None:
     """``made``: the rounds, by due, whose forecast files the parsing workers made (``worker_pool``):
@@ -429,7 +435,8 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict
     units = {due: (q["question_id"].to_numpy(dtype=object), q["resolution_date"].to_numpy(dtype=object))
              for due, q in (made or {}).items()}
     names = {due: _set_names(frame) for due, frame in sets.items()}
-    with FileWriter(layout, report, workers) as writer:
+    layout = hub.layout
+    with FileWriter(hub, report, workers) as writer:
         for due, questions in rounds.items():
             if frames.midnight(due) > as_of:
                 continue
@@ -461,26 +468,6 @@ def _write_forecasts(layout: Layout, rounds: dict[str, pd.DataFrame], sets: dict
         if not path.is_file() and write_bytes_atomic(path, meta.to_yaml()):
             report.written.append(layout.relative(path))
     report.models = sorted(models)
-
-
-def _seal_imported(layout: Layout, dues: list[str], as_of: str, report: ImportReport) -> None:
-    """Seal the imported past rounds as they were published (evidence ``import``, at the import's time):
-    their files are history, not submissions, so the nightly's seal (``pipeline.seal``) leaves them be.
-    A round sealed already (a re-import) keeps its seal."""
-    done = seals.sealed_rounds(seals.load_seals(layout))
-    rows: list[dict] = []
-    for due in (d for d in dues if d not in done):
-        counted = []
-        for path in layout.forecast_files(parse_ts(due)):
-            target = sealing.target_of(layout.relative(path))
-            if target is None or target.model in AFTER_DUE:
-                continue
-            data = path.read_bytes()
-            version = sealing.Version(layout.relative(path), blob_id(data), as_of, "import")
-            counted.append(sealing.row(target, "sealed", version, versions=1, sealed_at=as_of, sha256=layout.cache.sha256(path)))
-        rows += [*counted, sealing.marker(due, "forecast", as_of, f"{len(counted)} file(s) imported as published")]
-    if rows:
-        report.written += seals.append(layout, sealing.frame(rows))
 
 
 def _add_prepared(writer: FileWriter, due: str, model: str, prepared: worker_pool.Prepared, units: tuple, problems: list[Problem]) -> bool:

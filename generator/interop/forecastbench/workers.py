@@ -1,19 +1,19 @@
 """The import's parsing worker processes, and the forecast files they make.
 
-Many files are parsed by two worker processes (forked: they run this package's code as loaded),
+Many files are parsed by two worker processes (``parallel.worker_pool``: forked, they run this package's code as loaded),
 results taken in file order, so the outcome is the one of parsing them one by one (``parse_one``).
 The forecast sets are parsed by a second pool, forked once the rounds' questions are known
 (``pool(n, rounds)``): a worker then also makes each set's CSV forecast file against its round, so
 both cores make files. Most sets are rows of distinct, plain units of the round: their rows are put
 in file order by the units' ranks, each unit's cells checked once per round (``in_file_order``);
-any other set goes through ``frames.forecast_columns``, then ``csvio.forecast_file``. The workers
+any other set goes through ``frames.forecast_columns``, then ``fast_forecasts.forecast_file``. The workers
 also make the files of the hub's constant baselines for the rounds they know (``baseline``).
 
-Given the hub (``pool(n, rounds, layout)``, under the hub lock), a worker also stages the file
-beside its place in the hub (``csvio.stage_bytes``: written and fsynced, not yet in place) and, with
-a disk cache, keeps the frame ``csvio.as_read`` would give as the cache entry ``read_table`` decodes
+Given the hub (``pool(n, rounds, hub)``, under the hub lock), a worker also stages the file
+beside its place in the hub (``atomic.stage_bytes``: written and fsynced, not yet in place) and, with
+a disk cache, keeps the frame ``fast_forecasts.as_read`` would give as the cache entry ``read_table`` decodes
 (``cache_entry``, made from the round's units without pandas). The import, once every input is
-checked, puts each staged file in place (``csvio.commit_staged``) or removes it: the files' bytes
+checked, puts each staged file in place (``atomic.commit_staged``) or removes it: the files' bytes
 never cross to the main process, and their writing overlaps the parsing. Without the hub, the bytes
 cross back (``Prepared.data``). Either way, what else crosses is small: the warnings, and, when no
 entry was kept, the rows as positions among the round's units, the parsed probabilities and the
@@ -29,8 +29,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import multiprocessing
-import os
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,20 +39,22 @@ import pandas as pd
 
 from ...errors import Problem
 from ...forecasters.baselines import AT_OPEN
+from ...parallel import fork_sound, worker_pool
 from ...schemas import FORECASTS
-from ...store import diskcache
-from ...store.csvio import (
-    ReadCache,
+from ...store.atomic import stage_bytes
+from ...store.cache import disk as diskcache
+from ...store.cache.reads import table_entry
+from ...store.csvio import table_dtypes
+from ...store.fast_forecasts import (
+    ProbabilityTexts,
     forecast_file,
     forecast_lists,
     forecasts_frame,
     ordered_forecast_file,
     plain_units,
     reads_as_written,
-    stage_bytes,
-    table_dtypes,
 )
-from ...store.layout import Layout
+from ...store.hub import Hub
 from ...timeutil import parse_ts
 from . import frames
 from . import parse as fbp
@@ -67,8 +67,8 @@ _ROUNDS: dict[str, RoundUnits] = {}
 # The rounds' questions, for the hub's baselines (``baseline``), and the hub the workers stage
 # forecast files in (see the module docstring), if any: both set like ``_ROUNDS``.
 _QUESTIONS: dict[str, pd.DataFrame] = {}
-_HUB: list[Layout] = []
-_MEMO = ReadCache()  # a worker's probability texts (``csvio._prob_table``): made once per distinct value
+_HUB: list[Hub] = []
+_MEMO: ProbabilityTexts = {}  # a worker's probability texts (``fast_forecasts._prob_table``): made once per distinct value
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class RoundUnits:
     @functools.cached_property
     def written(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per unit: its place in a forecast file's row order, its first two cells as written
-        (``"question_id,resolution_date,"``) and whether they are plain (``csvio.plain_units``).
+        (``"question_id,resolution_date,"``) and whether they are plain (``fast_forecasts.plain_units``).
         Made by a worker when it first makes a file against the round."""
         units = list(self.allowed)
         rank = np.empty(len(units), dtype=np.int64)
@@ -108,7 +108,7 @@ def _factorized(values: list[str]) -> tuple[list[str], np.ndarray]:
 @dataclass
 class Prepared:
     """A forecast set's CSV forecast file as a worker made it. ``rows``: the file's rows as int32
-    positions among its round's units, None when ``csvio.as_read`` gives no frame for the file or the
+    positions among its round's units, None when ``fast_forecasts.as_read`` gives no frame for the file or the
     frame was kept as a cache entry."""
 
     data: bytes | None
@@ -116,17 +116,18 @@ class Prepared:
     rows: bytes | None
     values: bytes  # float64: each row's probability as the reader parses its text
     reasoning: object  # ``packed``
-    staged: str | None = None  # where the file is staged (``csvio.stage_bytes``; ``data`` is then None)
+    staged: str | None = None  # where the file is staged (``atomic.stage_bytes``; ``data`` is then None)
     digest: str = ""  # with ``staged``: the sha256 of the file's bytes
     entry_kept: bool = False  # the file's frame is kept as a disk-cache entry (rows, values, reasoning left empty)
 
 
 def pooled(n_files: int) -> bool:
-    """Whether ``n_files`` are parsed by worker processes (enough of them, two cores, fork)."""
-    return n_files >= _POOL_MIN_FILES and (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
+    """Whether ``n_files`` are parsed by worker processes: enough of them, where forking is sound
+    (``parallel.fork_sound``)."""
+    return n_files >= _POOL_MIN_FILES and fork_sound()
 
 
-def pool(use: bool, rounds: dict[str, pd.DataFrame] | None = None, hub: Layout | None = None):
+def pool(use: bool, rounds: dict[str, pd.DataFrame] | None = None, hub: Hub | None = None):
     """A pool of forked workers (a null context when not ``use``); ``rounds``: the round questions
     the workers make forecast files against; ``hub``: the hub they stage them in, its lock held by
     the caller, who commits or removes every staged file (see the module docstring)."""
@@ -137,7 +138,7 @@ def pool(use: bool, rounds: dict[str, pd.DataFrame] | None = None, hub: Layout |
     _QUESTIONS.update(rounds or {})
     _HUB[:] = [hub] if hub is not None else []
     try:
-        return multiprocessing.get_context("fork").Pool(_POOL_WORKERS)
+        return worker_pool(_POOL_WORKERS)
     finally:
         _ROUNDS.clear()  # the workers have their copy; the parent keeps none
         _QUESTIONS.clear()
@@ -192,7 +193,7 @@ def prepare(fset: fbp.Parsed, model: str | None = None) -> Prepared | None:
             return None
         data, cells = forecast_file(columns, _MEMO)
         rows = _rows_read(cells, units)
-    staged = _staged(_HUB[0], _HUB[0].forecast(parse_ts(fset.due), model or frames.model_id(fset)), data, problems, units, rows) \
+    staged = _staged(_HUB[0], _HUB[0].layout.forecast(parse_ts(fset.due), model or frames.model_id(fset)), data, problems, units, rows) \
         if _HUB else None
     if staged is not None:
         return staged
@@ -201,13 +202,13 @@ def prepare(fset: fbp.Parsed, model: str | None = None) -> Prepared | None:
     return Prepared(data, problems, rows[0].tobytes(), np.asarray(rows[1], dtype=np.float64).tobytes(), packed(rows[2]))
 
 
-# A file's rows that ``csvio.as_read`` reads back: their units' positions in the round (int32), the
+# A file's rows that ``fast_forecasts.as_read`` reads back: their units' positions in the round (int32), the
 # probabilities as the reader parses them, the reasonings, all in file order.
 Rows = tuple[np.ndarray, list[float], list[str]]
 
 
 def _rows_read(cells: list[list] | None, units: RoundUnits) -> Rows | None:
-    """The ``Rows`` of a ``csvio.forecast_file`` file of these cells; None when ``as_read`` gives no frame for it."""
+    """The ``Rows`` of a ``fast_forecasts.forecast_file`` file of these cells; None when ``as_read`` gives no frame for it."""
     if cells is None or not reads_as_written(cells):
         return None
     position = units.position
@@ -216,10 +217,10 @@ def _rows_read(cells: list[list] | None, units: RoundUnits) -> Rows | None:
 
 def in_file_order(fset: fbp.Parsed, units: RoundUnits) -> tuple[bytes, Rows] | None:
     """The forecast file of a set whose rows are distinct units of the round, each one plain
-    (``csvio.plain_units``), with plain reasonings: its bytes and ``Rows``, the rows put in file
+    (``fast_forecasts.plain_units``), with plain reasonings: its bytes and ``Rows``, the rows put in file
     order by the units' ranks (``RoundUnits.written``) rather than by sorting their texts. None for
-    any other set: ``frames.forecast_columns`` and ``csvio.forecast_file`` then make the file, and
-    say what is off (tests/test_fast_paths.py compares both ways on hostile sets)."""
+    any other set: ``frames.forecast_columns`` and ``fast_forecasts.forecast_file`` then make the file, and
+    say what is off (tests/store/test_fast_paths.py compares both ways on hostile sets)."""
     columns = fset.rows[0] if len(fset.rows) == 1 and isinstance(fset.rows[0], dict) else None
     if columns is None or set(columns) != set(FORECASTS.names):
         return None
@@ -243,7 +244,7 @@ def in_file_order(fset: fbp.Parsed, units: RoundUnits) -> tuple[bytes, Rows] | N
     return None if made is None else (made[0], (at.astype(np.int32), made[2], reasons))
 
 
-def _staged(hub: Layout, path: Path, data: bytes, problems: list[Problem], units: RoundUnits,
+def _staged(hub: Hub, path: Path, data: bytes, problems: list[Problem], units: RoundUnits,
             rows: Rows | None) -> Prepared | None:
     """The file staged beside ``path`` in the hub and, with a disk cache, its frame kept as an entry;
     None when it cannot be staged (the main process then writes it itself, and meets the same error)."""
@@ -251,18 +252,18 @@ def _staged(hub: Layout, path: Path, data: bytes, problems: list[Problem], units
         staged = str(stage_bytes(path, data))
     except OSError:
         return None
-    digest, label = hashlib.sha256(data).hexdigest(), hub.relative(path)
+    digest, label, disk = hashlib.sha256(data).hexdigest(), hub.layout.relative(path), hub.cache.disk
     if rows is None:
         return Prepared(None, problems, None, b"", None, staged, digest)
-    name = hub.cache.entry_name(path, FORECASTS, label)
-    entry = None if name is None else cache_entry(name, digest, units, rows)
-    if entry is not None and hub.cache.save_entry(path, FORECASTS, label, entry):
+    name = table_entry(path, FORECASTS, label)
+    entry = None if disk is None else cache_entry(disk.entry_name(name), digest, units, rows)
+    if entry is not None and disk is not None and disk.save_entry(name, entry):
         return Prepared(None, problems, None, b"", None, staged, digest, entry_kept=True)
     return Prepared(None, problems, rows[0].tobytes(), np.asarray(rows[1], dtype=np.float64).tobytes(), packed(rows[2]), staged, digest)
 
 
 def cache_entry(name: str, digest: str, units: RoundUnits, rows: Rows) -> bytes | None:
-    """The disk-cache entry (``diskcache.encode_columns``) of the frame ``csvio.as_read`` gives for a
+    """The disk-cache entry (``cache.disk.encode_columns``) of the frame ``fast_forecasts.as_read`` gives for a
     file of these ``rows``; None when a text has no UTF-8 form. The unit columns' distinct values
     come from the round's (``RoundUnits``), not found anew."""
     (question_id, resolution_date, probability, reasoning), dtypes = FORECASTS.names, table_dtypes(FORECASTS)
@@ -285,7 +286,7 @@ def _used(factorized: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[l
 
 
 def frame_of(prepared: Prepared, ids: np.ndarray, dates: np.ndarray) -> pd.DataFrame | None:
-    """The frame ``csvio.as_read`` gives for the prepared file (None when it gives none); ``ids`` and
+    """The frame ``fast_forecasts.as_read`` gives for the prepared file (None when it gives none); ``ids`` and
     ``dates``: the round's unit columns (object arrays) the worker's positions point into."""
     if prepared.rows is None:
         return None

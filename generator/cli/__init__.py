@@ -1,0 +1,123 @@
+"""``prescient``: a thin command line over the library, one module per group of commands.
+
+Each command parses its options, resolves ``as_of`` once, calls one library function and maps
+errors to exit codes. Expected failures (PrescientError) print a located, coded report and no
+traceback; exit codes are documented in ``prescient --help``.
+
+- ``common``: what every command shares: the hub (found, or opened with its cache: ``opened``), the
+  run's time, the common options, output to a file or stdout
+- ``run``: the hub's own runs: ``demo``, ``nightly``, ``fetch``, ``sources``, ``build``, ``serve``
+- ``boards``: what the hub recorded, read back: ``leaderboard``, ``arena``, ``oracle``, ``verify``
+- ``rounds``: ``round open``, ``round template``, ``rounds``, ``forecast llm``
+- ``submissions``: pull requests: ``validate``, ``receipts``; a commit–reveal round's ``commit``, ``reveal``
+- ``oracle``: the Daily Oracle's actions: ``oracle fetch-news``, ``oracle generate``, ``oracle answer``
+- ``interop``: other benchmarks' files: ``import forecastbench``, ``import oracle``, ``export forecastbench``
+- this module: ``build_parser`` (the commands in the order ``--help`` lists them) and ``main``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import __version__
+from ..errors import EXIT_CODES, INTERRUPTED, PrescientError, storage_error
+from . import boards, interop, rounds, run, submissions
+from .common import board_time, build_time, command_time, find_hub, hub_dir, recorded_nothing
+
+__all__ = ["EPILOG", "build_parser", "find_hub", "main"]
+
+EPILOG = "exit codes: " + " · ".join(f"{code} {meaning}" for code, meaning in sorted(EXIT_CODES.items()))
+
+READ_COMMANDS = ("leaderboard", "verify", "arena", "oracle")  # they only read what the hub recorded
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="prescient", description="A forecasting benchmark that lives in a git repository.",
+                                     epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"prescient {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run.add_run(sub)
+    boards.add_leaderboard(sub)
+    interop.add_import_oracle(interop.add_import(sub))
+    boards.add_oracle(sub)
+    interop.add_export(sub)
+    submissions.add_validate(sub)
+    rounds.add_rounds(sub)
+    boards.add_verify(sub)
+    boards.add_arena(sub)
+    rounds.add_forecast(sub)
+    submissions.add_receipts(sub)
+    submissions.add_commit_reveal(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    root: Path | None = None
+    try:
+        root = _announce(args)
+        if root is not None and args.command in READ_COMMANDS and not getattr(args, "git", None) \
+                and not getattr(args, "oracle_command", None) and recorded_nothing(root):
+            print(f"prescient {args.command}: nothing recorded yet in {root / 'data'} (no questions, forecasts or "
+                  "scores); `prescient nightly` records the first ones", file=sys.stderr)
+            return 0
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe (`prescient leaderboard | head -1`) shows here, not at exit
+        return code
+    except BrokenPipeError:  # the reader stopped reading: not an error, and no traceback at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except PrescientError as exc:
+        print(f"prescient {args.command}: {exc.report()}", file=sys.stderr)
+        return exc.exit_code
+    except OSError as exc:  # disk full, read-only, permission: one coded line, never a traceback
+        error = storage_error(exc, _failed_path(exc), root)
+        print(f"prescient {args.command}: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _announce(args: argparse.Namespace) -> Path | None:
+    """The first line on stderr: the hub and the as-of time the command uses (stdout stays data)."""
+    from ..store.hub import Hub
+    from ..timeutil import format_ts
+
+    if args.command == "demo":
+        print(f"prescient: demo hub {Path(args.dir).resolve()}", file=sys.stderr)
+        return None
+    if not hasattr(args, "hub"):
+        return None
+    root = hub_dir(args.hub)
+    line = f"prescient: hub {root}"
+    if args.command == "validate":
+        line += f" · at {args.at}" if args.at else f" · at {format_ts(command_time(args))}"
+    elif hasattr(args, "as_of"):
+        default = board_time(args, Hub(root)) if args.command == "leaderboard" and not args.as_of else None
+        if args.command == "build":
+            when, why = build_time(args, root)
+            default = (when, why) if why else None
+        if args.command == "verify" and not args.as_of:
+            line += " · as of the latest time its ledgers record"
+        elif default is not None:
+            line += f" · as of {format_ts(default[0])} ({default[1]})"
+        else:
+            line += f" · as of {format_ts(command_time(args))}"
+    print(line, file=sys.stderr)
+    return root
+
+
+def _failed_path(exc: BaseException) -> str | None:
+    """The file an OSError was about when it does not say (a write on an open descriptor): the
+    ``path`` of the innermost frame that has one (``atomic.write_bytes_atomic``, the readers)."""
+    tb, found = exc.__traceback__, None
+    while tb is not None:
+        path = tb.tb_frame.f_locals.get("path")
+        found = str(path) if isinstance(path, Path) else found
+        tb = tb.tb_next
+    return found

@@ -1,0 +1,187 @@
+"""What the hub recorded, read back: `leaderboard`, `arena`, `oracle` and `verify`."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+
+from ..console import print_frame
+from ..errors import VERIFY_FAILED, PrescientError, Problem
+from ..vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, REPLICATES
+from .common import add_common, board_time, command_time, hub_dir, recorded_nothing, warn_quarantined
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    """A board as of any time: scores recomputed from the ledgers as recorded by ``--as-of`` (when
+    given; else the committed score files), the hub's options, and the bootstrap."""
+    import pandas as pd
+
+    from ..leaderboard.crowd import crowd_from_rounds
+    from ..leaderboard.hub_boards import hub_board
+    from ..pipeline.recompute import scores_as_of
+    from ..store import readers
+    from ..store.hub import Hub
+
+    hub = Hub.load(hub_dir(args.hub))
+    settings = hub.settings
+    default = None if args.as_of else board_time(args, hub)
+    as_of = default[0] if default else command_time(args)
+    round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
+        if args.fb_round_filter else {}
+    try:
+        dues = readers.round_dues(hub)
+        crowd = crowd_from_rounds(pd.concat([readers.load_round(hub, d) for d in dues]), readers.load_observations(hub)) \
+            if settings.leaderboard.market_difficulty == "crowd" and dues else None
+        scores = scores_as_of(hub, as_of) if args.as_of else readers.load_scores(hub)
+        _check_view(args.view, scores)
+        board = hub_board(scores, readers.load_models(hub, as_of), as_of, settings, board=args.board or settings.leaderboard.boards[0],
+                          view=args.view, replicates=args.replicates, seed=args.seed, crowd=crowd, **round_filter)
+    except ValueError as exc:
+        raise PrescientError(f"leaderboard: {exc}") from None
+    from ..console import board_notes, board_text, empty_board_note
+
+    empty = empty_board_note(as_of, readers.round_dues(hub), settings.rounds.first_due,
+                             settings.scoring.min_age_days) if board.empty else ""
+    if args.format != "table":
+        print_frame(board, args.format)
+        if empty:
+            print(f"prescient leaderboard: {empty}", file=sys.stderr)
+        return 0
+    title = (f"{args.board or settings.leaderboard.boards[0]} board · view {args.view} · as of "
+             f"{as_of:%Y-%m-%dT%H:%M:%SZ} · Brier Index: higher is better")
+    sys.stdout.write(f"{title}\n{empty}\n" if empty else
+                     board_text(board, title, args.view, args.wide, shutil.get_terminal_size((100, 24)).columns))
+    sys.stdout.write(board_notes(board))
+    return 0
+
+
+def _check_view(view: str, scores) -> None:
+    """--view source:NAME or category:NAME names one the scores hold (ValueError listing them)."""
+    kind, _, arg = view.partition(":")
+    if kind in ("source", "category") and kind in scores and arg not in set(scores[kind].dropna().astype(str)):
+        have = sorted(set(scores[kind].dropna().astype(str)) - {""})
+        raise ValueError(f"--view {view!r}: no scored forecast has {kind} {arg!r}; the {kind}s scored are "
+                         f"{', '.join(f'{kind}:{h}' for h in have) or 'none yet'}")
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    """The Arena view: bet cohorts and simulated portfolios (secondary; never the rank)."""
+    from ..arena.gather import load_cohorts
+    from ..arena.portfolio import arena_table
+    from ..timeutil import parse_ts
+
+    try:
+        due = parse_ts(args.round) if args.round else None
+    except ValueError as exc:
+        raise PrescientError(f"--round {args.round!r}: {exc}") from None
+    quarantine: list[Problem] = []
+    print_frame(arena_table(load_cohorts(hub_dir(args.hub), command_time(args), due, quarantine)), args.format)
+    warn_quarantined(quarantine)
+    return 0
+
+
+def cmd_oracle(args: argparse.Namespace) -> int:
+    """Per-model accuracy, Brier, N and the YoY summary of the oracle sets, or (--months) the view by month."""
+    from ..oracle import oracle_board, oracle_scores, temporal_view
+    from ..store import readers
+    from ..store.hub import Hub
+
+    hub = Hub(hub_dir(args.hub))
+    layout = hub.layout
+    if args.set and args.set not in layout.oracle_sets():
+        raise PrescientError(f"--set {args.set!r}: no such oracle set (have: {', '.join(layout.oracle_sets()) or 'none'})")
+    quarantine: list[Problem] = []
+    scores = oracle_scores(hub, command_time(args), [args.set] if args.set else None, quarantine)
+    warn_quarantined(quarantine)
+    cutoffs = {m: meta.knowledge_cutoff for m, meta in readers.load_models(hub).items()}
+    print("oracle board: run_by hub rows are the hub's own runs (prescient.*, every call logged); every other row is "
+          "self-reported (the answers are in the repository and oracle files have no deadline)", file=sys.stderr)
+    by = ("set", "model", "kind") if args.by_kind else ("set", "model")
+    print_frame(temporal_view(scores, cutoffs, by=by) if args.months else oracle_board(scores, cutoffs), args.format)
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Recompute the derived files and compare them byte for byte; optionally audit the git history."""
+    import json
+
+    from ..audit.verify import render_text, to_json, verify
+    from ..store.hub import Hub
+
+    as_of = command_time(args) if args.as_of else None
+    root = hub_dir(args.hub)
+    report = verify(Hub.load(root), as_of, git_rev=args.git, all_nights=args.all)
+    text = render_text(report)
+    if recorded_nothing(root):  # only the git history was checked: never "verified" on an empty hub
+        text = text.replace("verified: every check passed", "nothing recorded yet: no ledger to recompute; "
+                                                             "the git history's checks passed")
+    sys.stdout.write(json.dumps(to_json(report), indent=2) + "\n" if args.format == "json" else text)
+    return 0 if report.ok else VERIFY_FAILED
+
+
+def _count(text: str) -> int:
+    """A whole number of at least 0 (a usage error otherwise)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 0 or more")
+    return int(text)
+
+
+def add_leaderboard(sub) -> None:
+    """`leaderboard`, with the ForecastBench options of its board (issue 5)."""
+    board = sub.add_parser("leaderboard", help="print the leaderboard")
+    add_common(board)
+    board.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the board (default table)")
+    board.add_argument("--wide", action="store_true", help="the table with every column, not only rank, model, "
+                                                           "Brier Index, N and rank interval")
+    board.add_argument("--board", choices=BOARDS, default=None,
+                       help="tournament: every forecaster; baseline: those that saw no crowd value "
+                            "(default: the first of hub.toml [leaderboard] boards)")
+    board.add_argument("--replicates", type=_count, default=None, metavar="N",
+                       help=f"bootstrap replicates (default: hub.toml [leaderboard] replicates, {REPLICATES}; "
+                            "0: point estimates and ranks only, as history.csv records them)")
+    board.add_argument("--seed", type=int, default=None, metavar="S", help="bootstrap seed (default: hub.toml, 0)")
+    board.add_argument("--view", default="overall", metavar="VIEW",
+                       help="rows to rank: overall, market, dataset, resolved-only, source:NAME, category:NAME "
+                            "or horizon:DAYS (default overall)")
+    board.add_argument("--fb-round-filter", action="store_true",
+                       help=f"keep only rounds with >={FB_MIN_DATASET_ROWS} resolved dataset rows "
+                            f"and >={FB_MIN_MARKET_QUESTIONS} resolved markets (ForecastBench)")
+    board.set_defaults(func=cmd_leaderboard)
+
+
+def add_oracle(sub) -> None:
+    """`oracle`: the oracle board (issue 6, Daily Oracle)."""
+    from .oracle import add_oracle_actions
+
+    oracle = sub.add_parser("oracle", help="the oracle board: accuracy, Brier, N and year-on-year change around the cutoff; "
+                                           "its actions make the questions from the news and answer them")
+    add_common(oracle)
+    oracle.add_argument("--set", metavar="NAME", help="only this question set (default: every set)")
+    oracle.add_argument("--months", action="store_true", help="print the view by resolution month instead")
+    oracle.add_argument("--by-kind", action="store_true", help="with --months: true/false (tf) and multiple-choice (mc) apart")
+    oracle.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the board (default table)")
+    oracle.set_defaults(func=cmd_oracle)
+    add_oracle_actions(oracle.add_subparsers(dest="oracle_command", required=False, metavar="ACTION"))
+
+
+def add_verify(sub) -> None:
+    verify = sub.add_parser("verify", help="recompute scores, history and pages from the ledgers and compare "
+                                           "byte for byte (exit 10 on any difference)",
+                            description="Without --as-of, scores and pages are recomputed as of the latest time the "
+                                        "ledgers record (observations, resolutions, history, manifest). Exit 0: "
+                                        "verified; 10: a difference or a history violation; warnings do not fail.")
+    add_common(verify)
+    verify.add_argument("--git", nargs="?", const="HEAD", metavar="REF",
+                        help="also audit the history of REF (default HEAD): append-only ledgers, forecast timing")
+    verify.add_argument("--all", action="store_true", help="recompute every night of history.csv, not the latest 7")
+    verify.add_argument("--format", choices=("text", "json"), default="text", help="the report as text or JSON (default text)")
+    verify.set_defaults(func=cmd_verify)
+
+
+def add_arena(sub) -> None:
+    arena = sub.add_parser("arena", help="the Arena view: bet P/L per cohort and simulated portfolios (never the rank)")
+    add_common(arena)
+    arena.add_argument("--round", metavar="DUE", help="only the round due on this date (YYYY-MM-DD)")
+    arena.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the view (default table)")
+    arena.set_defaults(func=cmd_arena)

@@ -1,0 +1,130 @@
+"""Rounds and the hub's own forecasters: `round open`, `round template`, `rounds` and `forecast llm`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ..console import progress_bar
+from ..errors import PartialFailure, PrescientError
+from .common import add_common, command_time, emit, hub_dir, time_option
+
+
+def cmd_round(args: argparse.Namespace) -> int:
+    from ..pipeline.rounds import open_round
+    from ..store.hub import Hub
+
+    due = time_option("--due", args.due)
+    report = open_round(Hub.load(hub_dir(args.hub)), due, command_time(args))
+    print(f"round {report.rounds_opened[0]} opened; wrote {', '.join(report.written)}")
+    return 0
+
+
+def cmd_rounds(args: argparse.Namespace) -> int:
+    """Every published round with its status and time left as of --as-of (issue 19)."""
+    from ..pipeline.forecaster import round_statuses
+    from ..store.hub import Hub
+
+    as_of = command_time(args)
+    shown = [r for r in round_statuses(Hub(hub_dir(args.hub)), as_of) if r.is_open or not args.open]
+    if not shown:
+        print(f"no round is {'open' if args.open else 'published'} as of {as_of:%Y-%m-%dT%H:%M:%SZ}")
+    for r in shown:
+        print(f"{r.due:%Y-%m-%d}  {r.units:>4} question(s) × date  {r.status}")
+    return 0
+
+
+def cmd_round_template(args: argparse.Namespace) -> int:
+    """A ready-to-fill forecast file for one round, to stdout or --out (issue 19)."""
+    from ..pipeline.forecaster import forecast_template
+    from ..store.hub import Hub
+
+    due = time_option("--due", args.due)
+    data = forecast_template(Hub(hub_dir(args.hub)), due, args.format, args.model)
+    emit(data, args.out, f": fill in probability (0 to 1) on every row, then `prescient validate {args.out}`")
+    return 0
+
+
+def cmd_forecast_llm(args: argparse.Namespace) -> int:
+    """The hub's LLM forecaster over one round, or every round open at --as-of (issue 6)."""
+    from ..forecasters import llm
+    from ..timeutil import parse_ts
+
+    hub, as_of = hub_dir(args.hub), command_time(args)
+    endpoint = llm.endpoint_from_env(os.environ)
+    options = llm.Options(model=args.model or os.environ.get("PRESCIENT_LLM_MODEL", ""), variant=args.variant,
+                          with_crowd=args.with_crowd, team=args.team, concurrency=args.concurrency,
+                          knowledge_cutoff=args.knowledge_cutoff or "")
+    try:
+        dues = [parse_ts(args.round)] if args.round else llm.open_dues(hub, as_of)
+    except ValueError as exc:
+        raise PrescientError(f"--round {args.round!r}: {exc}") from None
+    if not dues:
+        print(f"no round is open at {as_of:%Y-%m-%dT%H:%M:%SZ}; nothing to forecast")
+    if args.bets:
+        return _forecast_bets(args, hub, as_of, endpoint, dues)
+    for due in dues:
+        with progress_bar(f"{llm.model_id(options)} round {due:%Y-%m-%d}") as advance:
+            try:
+                report = llm.run_llm(hub, due, as_of, endpoint, options, progress=advance)
+            except PrescientError as exc:
+                print("\n".join(llm.describe(exc.run_report if isinstance(exc, PartialFailure) else None)))
+                raise
+        print("\n".join(llm.describe(report)))
+    return 0
+
+
+def _forecast_bets(args: argparse.Namespace, hub, as_of, endpoint, dues) -> int:
+    """``forecast llm --bets``: the hub's LLM agent trades each round (issue 38)."""
+    from ..forecasters import agents
+
+    options = agents.AgentOptions(model=args.model or os.environ.get("PRESCIENT_LLM_MODEL", ""), team=args.team,
+                                  knowledge_cutoff=args.knowledge_cutoff or "")
+    for due in dues:
+        try:
+            report = agents.run_agent(hub, due, as_of, endpoint, options)
+        except PartialFailure as exc:
+            print("\n".join(agents.describe(exc.run_report)))
+            raise
+        print("\n".join(agents.describe(report)))
+    return 0
+
+
+def add_rounds(sub) -> None:
+    """`round open`, `round template` and `rounds`."""
+    round_ = sub.add_parser("round", help="manage rounds")
+    round_sub = round_.add_subparsers(dest="round_command", required=True, metavar="ACTION")
+    round_open = round_sub.add_parser("open", help="freeze and publish the round due at --due (refuses an existing round)")
+    add_common(round_open)
+    round_open.add_argument("--due", required=True, metavar="ISO-TIMESTAMP", help="the round's due time in UTC, e.g. 2026-02-08T00:00:00Z")
+    round_open.set_defaults(func=cmd_round)
+    template = round_sub.add_parser("template", help="write a ready-to-fill forecast file for the round due at --due: "
+                                                     "every question and resolution date, probability empty")
+    add_common(template, as_of=False)
+    template.add_argument("--due", required=True, metavar="DUE", help="the round's due date, e.g. 2026-02-08")
+    template.add_argument("--format", choices=("csv", "json"), default="csv",
+                          help="CSV with the forecast columns, or a ForecastBench forecast-set JSON (default csv)")
+    template.add_argument("--model", metavar="TEAM.MODEL", help="your forecaster id, for the JSON's organization and model")
+    template.add_argument("--out", metavar="FILE", help="write here instead of to standard output")
+    template.set_defaults(func=cmd_round_template)
+    rounds = sub.add_parser("rounds", help="list the rounds with their status (open, closed and resolving, scored) and time left")
+    add_common(rounds)
+    rounds.add_argument("--open", action="store_true", help="only the rounds still open for forecasts")
+    rounds.set_defaults(func=cmd_rounds)
+
+
+def add_forecast(sub) -> None:
+    forecast = sub.add_parser("forecast", help="run one of the hub's own forecasters")
+    kinds = forecast.add_subparsers(dest="forecaster", required=True, metavar="FORECASTER")
+    llm = kinds.add_parser("llm", help="ask an OpenAI-compatible chat endpoint (PRESCIENT_LLM_API_KEY, _BASE_URL)")
+    llm.add_argument("--model", metavar="NAME", help="the endpoint's model name (default: $PRESCIENT_LLM_MODEL)")
+    llm.add_argument("--round", metavar="DUE", help="the round's due date, e.g. 2026-02-08 (default: every open round)")
+    llm.add_argument("--variant", choices=("zero-shot", "scratchpad"), default="zero-shot", help="the prompt (default zero-shot)")
+    llm.add_argument("--with-crowd", action="store_true", help="show the market's probability at the freeze time")
+    llm.add_argument("--team", default="prescient", help="the team part of the forecaster id (default prescient)")
+    llm.add_argument("--concurrency", type=int, default=4, metavar="N", help="calls in flight at once (default 4)")
+    llm.add_argument("--knowledge-cutoff", metavar="YYYY-MM-DD", help="the model's training cutoff, for its metadata")
+    llm.add_argument("--bets", action="store_true", help="trade in the Arena instead: write a bet file per round "
+                     "(<team>.<model>-arena), the agent's portfolio carried over its cohort")
+    add_common(llm)
+    llm.set_defaults(func=cmd_forecast_llm)

@@ -1,0 +1,144 @@
+"""The one place that forks: a command's independent work shared among forked worker processes.
+
+One rule says when forking is sound (``fork_sound``): a second core, the ``fork`` start method, no
+other thread alive in this process (a fork copies the locks other threads hold as held, and a
+worker could wait on one for ever), and not under the crash tests' write counter
+(``atomic.FAULT_ENV``: "the N-th write" means one process's writes). Where it is not, the work is
+done here, in order. Either way the results are the same: every use hands over work whose result
+does not depend on the process doing it (a round's scores are a function of its files, each
+bootstrap draws from its own seeded generator), and a worker that fails makes the caller do the
+work itself, where the error is raised as it would have been. Whether forking is *worth* it (how
+many items, files or rows) is each caller's call.
+
+Three shapes, one per kind of work:
+- ``forked_map(work, items, processes, carry)``: ``[work(i) for i in items]`` by forked processes,
+  in order; what they learnt of the files' digests (``carry``: the command's disk cache) comes back
+  (``pipeline.recompute.write_round_scores_in_parallel``, ``pipeline.nightly``'s after-due files);
+- ``in_background(make)``: ``make()`` in one forked worker while this process goes on
+  (``site.boards``);
+- ``worker_pool(n)``: forked workers taking a stream of jobs (``interop.forecastbench.workers``).
+
+Workers are forked, never spawned: they run the code and see the memory of this process as it is
+at the fork (the work is not pickled, only its items and results are).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable
+from multiprocessing.pool import Pool
+from typing import Any, Protocol, TypeVar
+
+from .store.atomic import FAULT_ENV
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def fork_sound() -> bool:
+    """Whether forking workers is sound here and now (see the module docstring): the one rule."""
+    return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods() \
+        and threading.active_count() == 1 and not os.environ.get(FAULT_ENV)
+
+
+def default_processes() -> int:
+    """Processes for a command's independent pieces: two, on a machine of two cores or more."""
+    return min(2, os.cpu_count() or 1)
+
+
+class Carried(Protocol):
+    """What a forked process learns that the command keeps (``store.cache.DiskCache``): marked before
+    the work, what was learnt since sent back, and absorbed by the command's process."""
+
+    def mark(self) -> Any: ...
+
+    def since(self, mark: Any) -> Any: ...
+
+    def absorb(self, learnt: Any) -> None: ...
+
+
+_WORK: list[tuple[Callable[[Any], Any], Carried | None]] = []  # the work the forked processes do, set before the fork
+
+
+def forked_map(work: Callable[[T], R], items: list[T], processes: int, carry: Carried | None = None) -> list[R] | None:
+    """``[work(i) for i in items]`` by ``processes`` forked processes, in the items' order, with what
+    each learnt absorbed into ``carry``; None, and the caller does the work itself, when forking is
+    not sound (``fork_sound``), not worth it (one process, fewer than two items) or a call raised
+    (done again by the caller, it raises as it would have)."""
+    if processes < 2 or len(items) < 2 or not fork_sound():
+        return None
+    _WORK[:] = [(work, carry)]
+    try:
+        with multiprocessing.get_context("fork").Pool(min(processes, len(items))) as pool:
+            done = list(pool.imap(_call, items))
+    finally:
+        _WORK.clear()
+    if any(d is None for d in done):
+        return None
+    for _, learnt in (d for d in done if d is not None):
+        if carry is not None:
+            carry.absorb(learnt)
+    return [d[0] for d in done if d is not None]
+
+
+def _call(item: Any) -> tuple[Any, Any] | None:
+    """``work(item)`` in a forked process, with what it learnt meanwhile; None if it raised."""
+    work, carry = _WORK[0]
+    mark = carry.mark() if carry is not None else None
+    try:
+        result = work(item)
+    except Exception:  # noqa: BLE001 - done again in the command's process, which raises it as it should
+        return None
+    return result, carry.since(mark) if carry is not None else None
+
+
+def in_background(make: Callable[[], T]) -> Callable[[], T]:
+    """``make()`` run in a forked worker process: the function returned waits for its result. Where
+    forking is not sound (``fork_sound``), or when the worker fails (an exception, a result that
+    cannot be sent, a killed process), ``make()`` runs here when the result is asked for: the same
+    value either way, and an error raised where it would have been raised without a worker."""
+    if not fork_sound():
+        return make
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    worker = context.Process(target=_work, args=(make, send), daemon=True)  # forked: ``make`` is not pickled
+    worker.start()
+    send.close()
+
+    def result() -> T:
+        try:
+            sent: Any = receive.recv()
+        except (EOFError, OSError):
+            sent = None
+        finally:
+            receive.close()
+            worker.join()
+        return sent[0] if isinstance(sent, tuple) else make()
+
+    return result
+
+
+def _work(make: Callable[[], Any], send: Any) -> None:
+    """The background worker: send ``(make(),)``, or None when that fails (the caller then makes it
+    itself). At the main process's priority: a lower one starved it on a busy machine while the
+    build waited."""
+    try:
+        value = (make(),)
+    except BaseException:  # noqa: BLE001 (any failure: the main process makes it again and raises it there)
+        value = None
+    try:
+        send.send(value)  # pickled whole before a byte is written: a failure here sends nothing
+    except Exception:  # noqa: BLE001 (a result that cannot be sent: the same fallback)
+        with contextlib.suppress(Exception):
+            send.send(None)
+    finally:
+        send.close()
+
+
+def worker_pool(workers: int) -> Pool:
+    """A pool of ``workers`` forked processes for a stream of jobs (``imap``, ``map_async``); the
+    caller has checked ``fork_sound`` (and set, before calling, whatever the workers read)."""
+    return multiprocessing.get_context("fork").Pool(workers)

@@ -1,0 +1,167 @@
+"""Atomic, staged and journalled writes of whole files' bytes, and the crash tests' fault hook.
+
+The one place a file under the hub is replaced or grown:
+- ``write_bytes_atomic``: a temp file beside the target (``.<name>.*.tmp``), written, fsynced,
+  read back and checked if asked, then renamed over it; nothing happens when the bytes are the same;
+- ``stage_bytes`` / ``commit_staged``: the same in two halves, for a file made in one place (a
+  parsing worker of the ForecastBench import) and put in place in another;
+- ``append_bytes_atomic`` / ``roll_back_append``: bytes added after a file's own, all or nothing,
+  with a journal that lets the next writer under the hub lock undo an interrupted append;
+- ``FAULT_ENV``: the test hook that kills (or stops) a writer at its N-th write (tests/store/test_faults.py).
+
+It knows nothing of CSV: ``csvio`` writes its canonical bytes through it, and so do the site's
+pages, the model files and the disk cache.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import signal
+import stat
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+
+def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, check: Callable[[bytes], None] | None = None,
+                       hub_file: bool = True) -> bool:
+    """Replace ``path`` with ``data`` atomically; leave it untouched when already identical.
+
+    The temp file gets the mode the file would get from ``open`` (an existing file keeps its own).
+    ``check``, if given, is called with the temp file's bytes as read back from disk before the
+    rename; whatever it raises leaves ``path`` as it was. ``durable=False`` skips the fsync, for
+    output that is rebuilt from the ledgers anyway (the generated site pages): still never
+    half-written, but a power cut may lose the newest version. ``hub_file=False`` for files outside
+    the hub (the nightly's disk cache): the fault hook counts the hub's writes only."""
+    if path.is_file() and path.read_bytes() == data:
+        return False
+    tmp = stage_bytes(path, data, durable)
+    try:
+        if check is not None:
+            check(tmp.read_bytes())
+        commit_staged(tmp, path, hub_file)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return True
+
+
+def stage_bytes(path: Path, data: bytes, durable: bool = True) -> Path:
+    """``write_bytes_atomic``'s first half: a new temp file beside ``path`` (``.<name>.*.tmp``, which
+    a killed writer's successor removes: ``lock.remove_stale_temp_files``) holding ``data``, with the
+    mode ``path`` has or would get, fsynced unless not ``durable``. ``commit_staged`` puts it in place;
+    whoever stages a file removes it if it is not committed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else new_file_mode()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def commit_staged(tmp: Path, path: Path, hub_file: bool = True) -> None:
+    """Put a staged file (``stage_bytes``) in place of ``path``, atomically."""
+    if hub_file:
+        _fault_point()
+    os.replace(tmp, path)
+
+
+APPEND_JOURNAL = ".append-"  # in the name of an append's journal: ``.<name>.append-<random>.tmp``
+
+
+def append_bytes_atomic(path: Path, tail: bytes, check: Callable[[bytes], None] | None = None) -> None:
+    """Add ``tail`` after the bytes of the existing file at ``path``, in place: only the new bytes
+    are written and fsynced, never the whole file, and the file keeps its inode and mode. All or
+    nothing, as ``write_bytes_atomic``: ``check``, if given, is called with the added bytes as read
+    back from disk, and whatever it or the write raises truncates the file back to its old length.
+    Against a crash, a journal next to the file (``APPEND_JOURNAL``: its old length, fsynced before
+    the file is touched) lasts as long as the append; a killed writer leaves it, and the next writer
+    to take the hub lock truncates the file back (``roll_back_append``, from
+    ``lock.remove_stale_temp_files``): an interrupted append leaves the bytes the file had."""
+    size = path.stat().st_size
+    fd, journal = tempfile.mkstemp(prefix=f".{path.name}{APPEND_JOURNAL}", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(b"%d\n" % size)
+            handle.flush()
+            os.fsync(handle.fileno())  # on disk, with its folder entry (ext4), before the first byte is added
+        with path.open("r+b") as handle:
+            try:
+                handle.seek(size)
+                handle.write(tail)
+                handle.flush()
+                os.fsync(handle.fileno())
+                _fault_point()  # the worst moment: the bytes are added, the journal still says to drop them
+                handle.seek(size)
+                if check is not None:
+                    check(handle.read())
+            except BaseException:
+                handle.truncate(size)
+                os.fsync(handle.fileno())
+                raise
+    finally:
+        Path(journal).unlink(missing_ok=True)
+
+
+def roll_back_append(journal: Path) -> Path | None:
+    """Undo the interrupted append whose journal (``append_bytes_atomic``) is ``journal``: truncate
+    its file back to the length it records. Return the file, or None when ``journal`` is not an
+    append's journal (or was cut short: the file was then never touched). Call with the hub lock held."""
+    name, found, _ = journal.name.rpartition(APPEND_JOURNAL)
+    if not found or not name.startswith(".") or len(name) < 2:
+        return None
+    target = journal.with_name(name[1:])
+    if not target.is_file():
+        return None
+    recorded = journal.read_bytes()
+    if not re.fullmatch(rb"\d+\n", recorded):
+        return None
+    size = int(recorded)
+    if target.stat().st_size > size:
+        with target.open("r+b") as handle:
+            handle.truncate(size)
+            os.fsync(handle.fileno())
+    return target
+
+
+@functools.cache
+def new_file_mode() -> int:
+    """0666 less the process umask: the mode ``open`` gives a new file (0644 under umask 022)."""
+    try:  # Linux states it; elsewhere reading the umask means setting it, so put it straight back
+        status = Path("/proc/self/status").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        status = ""
+    if found := re.search(r"^Umask:\s*([0-7]+)", status, re.MULTILINE):
+        mask = int(found.group(1), 8)
+    else:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
+
+
+# Test hook for the crash tests (tests/store/test_faults.py), inert unless the variable is set:
+# PRESCIENT_FAULT_AFTER_WRITES=N sends this process SIGKILL at its N-th atomic write, after the
+# temp file is written and fsynced but before the rename (the worst moment); "N:stop" sends SIGSTOP
+# instead, freezing the writer there with the hub lock held.
+FAULT_ENV = "PRESCIENT_FAULT_AFTER_WRITES"
+_FAULT_WRITES = [0]
+
+
+def _fault_point() -> None:
+    spec = os.environ.get(FAULT_ENV)
+    if not spec:
+        return
+    _FAULT_WRITES[0] += 1
+    count, _, mode = spec.partition(":")
+    if _FAULT_WRITES[0] == int(count):
+        os.kill(os.getpid(), signal.SIGSTOP if mode == "stop" else signal.SIGKILL)

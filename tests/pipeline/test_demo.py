@@ -1,0 +1,230 @@
+"""The demo: a whole season on the offline world, whose leaderboard recovers the known order."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from generator.arena.bets import cash_before, max_bet
+from generator.arena.gather import load_cohorts
+from generator.arena.portfolio import arena_table
+from generator.forecasters.synthetic import ORDER, synthetic_forecasts, synthetic_models
+from generator.forecasters.synthetic_views import BETTORS, ORACLE_SET
+from generator.oracle import oracle_board, oracle_scores, temporal_view
+from generator.pipeline.demo import SEASON_END, run_demo, season
+from generator.pipeline.nightly import nightly
+from generator.site.build import build_site
+from generator.sources.sim import world_from_options
+from generator.store import readers
+from generator.store.hub import Hub
+from generator.submissions import validate_files
+from generator.timeutil import parse_ts
+from generator.vocabulary import MARKET
+
+from helpers import run_cli, tree_bytes
+
+
+def _final(demo_hub: Path, board: str = "tournament") -> pd.DataFrame:
+    history = pd.read_csv(demo_hub / "data/leaderboard/history.csv", dtype={"model": str})
+    rows = history[(history["board"] == board) & (history["view"] == "overall")]
+    return rows[rows["as_of"] == rows["as_of"].max()].sort_values("rank")
+
+
+def test_leaderboard_ranks_the_synthetic_forecasters_in_their_known_order(demo_hub: Path):
+    final = _final(demo_hub)
+    assert tuple(m for m in final["model"] if m in ORDER) == ORDER
+    assert final["provisional"].eq(0).all()
+    assert final["n"].min() >= 400
+    rank = dict(zip(final["model"], final["rank"]))
+    for worse in ("prescient.always-0", "prescient.always-1", "prescient.random-uniform"):
+        assert rank[worse] > rank["prescient.always-0.5"]  # no skill at all, and it shows
+    assert final.loc[final["model"] == "prescient.always-0.5", "overall"].item() == pytest.approx(50)
+
+
+def test_the_baseline_board_leaves_out_everyone_who_saw_the_crowd(demo_hub: Path):
+    on_board = set(_final(demo_hub, "baseline")["model"])
+    assert "demo.market-copier" not in on_board and "prescient.imputed" not in on_board
+    assert not any(m.startswith("prescient.crowd-") for m in on_board)
+    assert {"demo.calibrated", "prescient.always-0.5"} <= on_board
+
+
+@pytest.mark.parametrize("night", [-1, 60])
+def test_cli_leaderboard_as_of_a_past_night_reproduces_the_published_history(demo_hub: Path, night: int):
+    """Scores are recomputed from the ledgers as recorded by that night: later observations and
+    resolutions are ignored, so the board printed today equals the one published then."""
+    history = pd.read_csv(demo_hub / "data/leaderboard/history.csv", dtype={"model": str}, keep_default_na=False, na_values=[""])
+    nights = sorted(history["as_of"].unique())
+    as_of = nights[night]
+    tonight = history[(history["as_of"] == as_of) & (history["board"] == "tournament")]
+    assert {"overall", "dataset", "market"} <= set(tonight["view"]), "history records every view of the Leaderboard"
+    for view in ("overall", "dataset", "market"):
+        published = tonight[tonight["view"] == view].set_index("model")
+        result = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", as_of, "--replicates", "0", "--view", view, "--format", "json")
+        assert result.returncode == 0, result.stderr
+        printed = pd.DataFrame(json.loads(result.stdout)).set_index("model")
+        assert sorted(printed.index) == sorted(published.index), view
+        for column in ("rank", "overall", "dataset", "market", "n_dataset", "n_market", "provisional"):
+            assert printed.loc[published.index, column].astype(float).tolist() == \
+                pytest.approx(published[column].astype(float).tolist(), rel=1e-8, nan_ok=True), (view, column)
+    adjusted = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", nights[-1], "--replicates", "99", "--format", "json")
+    assert adjusted.returncode == 0, adjusted.stderr
+    assert tuple(row["model"] for row in json.loads(adjusted.stdout) if row["model"] in ORDER) == ORDER
+
+
+def test_rerunning_the_last_night_and_rebuilding_changes_no_byte(demo_hub: Path):
+    before = tree_bytes(demo_hub)
+    site_before = {p: p.read_bytes() for p in (demo_hub / "site_src/docs/generated").rglob("*") if p.is_file()}
+    world = world_from_options({"seed": 7, "start": "2026-01-04T00:00:00Z", "markets": 260, "series": 12, "span_days": 200})
+    nightly(demo_hub, SEASON_END, extra=lambda q: synthetic_forecasts(world, q), extra_models=synthetic_models(), env={})
+    assert tree_bytes(demo_hub) == before
+    assert build_site(demo_hub, SEASON_END, run_mkdocs=False) == []
+    assert {p: p.read_bytes() for p in (demo_hub / "site_src/docs/generated").rglob("*") if p.is_file()} == site_before
+
+
+def test_the_site_is_built_with_a_chart_and_one_local_plotly(demo_hub: Path):
+    site = demo_hub / "site_src/site"
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert 'class="prescient-table prescient-board"' in home
+    figures = re.findall(r'class="prescient-chart" data-figure="([^"]+)"', home)
+    assert len(figures) >= 2
+    assert "plotly" not in home.lower() and "cdn" not in home.lower()  # prescient.js loads it where a chart is
+    assert "generated/assets/plotly.min.js" in (site / "assets/prescient.js").read_text(encoding="utf-8")
+    assert (site / "generated/assets/plotly.min.js").stat().st_size > 1_000_000
+    for page in ("methodology/index.html", "submit/index.html", "data/index.html",
+                 "generated/models/demo.calibrated/index.html", "generated/rounds/index.html"):
+        assert (site / page).is_file(), page
+    data_page = (site / "data/index.html").read_text(encoding="utf-8")
+    assert "payload_sha256" in data_page and "recorded_at" in data_page  # dictionary from schemas.py
+
+
+# -- the secondary views: Arena bets and the demo oracle set ----------------------------------------
+
+
+def _bet_files(demo_hub: Path) -> list[Path]:
+    return sorted((demo_hub / "data/bets").glob("*/*.csv"))
+
+
+def test_the_demo_bets_every_round_and_every_bet_file_validates_clean(demo_hub: Path):
+    rounds = sorted(p.name for p in (demo_hub / "data/rounds").iterdir() if (p / "questions.csv").is_file())
+    files = _bet_files(demo_hub)
+    assert {(f.parent.name, f.stem) for f in files} == {(r, m) for r in rounds for m in BETTORS}
+    for due in rounds:  # each round's bets, judged at the time they were placed (its freeze time)
+        questions = pd.read_csv(demo_hub / f"data/rounds/{due}/questions.csv", dtype=str, keep_default_na=False)
+        markets = set(questions.loc[questions["kind"] == MARKET, "question_id"])
+        placed = questions["freeze_time"].iloc[0]
+        for model in BETTORS:
+            bets = pd.read_csv(demo_hub / f"data/bets/{due}/{model}.csv", dtype={"amount": str})
+            assert len(bets) >= 5 and set(bets["question_id"]) <= markets
+            assert (bets["placed_at"] == placed).all() and placed < questions["due"].iloc[0]
+        noisy = pd.read_csv(demo_hub / f"data/bets/{due}/demo.noisy.csv").sort_values(["placed_at", "question_id"])
+        cash = cash_before(noisy["amount"].tolist())
+        assert any(a >= max_bet(c) - 0.01 for a, c in zip(noisy["amount"], cash))  # the 25% limit binds, and holds
+        report = validate_files(demo_hub, sorted((demo_hub / f"data/bets/{due}").glob("*.csv")), parse_ts(placed))
+        assert [p.code for p in report.problems] == ["author-unchecked"], report.problems  # the one thing files cannot tell
+    oracle = sorted((demo_hub / "data/oracle").glob("*/forecasts/*.csv"))
+    first = min(pd.read_csv(f, dtype=str)["placed_at"].min() for f in files)
+    result = run_cli("validate", "--hub", str(demo_hub), "--at", first, *map(str, files + oracle))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"{len(files) + len(oracle)} file(s) checked" in result.stdout
+
+
+def test_the_arena_shows_each_bettors_cohorts_and_a_calibrated_forecast_earns_more(demo_hub: Path):
+    table = arena_table(load_cohorts(demo_hub, SEASON_END))
+    bets = table[table["view"] == "bets"]
+    assert set(bets["model"]) == set(BETTORS)
+    rounds = len([p for p in (demo_hub / "data/rounds").glob("*/questions.csv") if p.parent.name <= f"{SEASON_END:%Y-%m-%d}"])
+    by_model = bets.groupby("model")  # the round still open at the season's end shows no bets yet
+    assert by_model.size().to_dict() == {m: rounds for m in BETTORS}
+    assert (by_model["n_resolved"].sum() > 100).all()
+    pnl = by_model["total_value"].sum() - by_model["start"].sum()
+    assert pnl["demo.calibrated"] > 0 and pnl["demo.calibrated"] > pnl["demo.noisy"] + 10_000, pnl.to_dict()
+
+
+def test_the_demo_oracle_set_is_scored_and_shows_the_decline_after_the_cutoff(demo_hub: Path):
+    hub_files = Hub(demo_hub)
+    layout = hub_files.layout
+    assert layout.oracle_sets() == ["demo-news", ORACLE_SET]  # the Sim Wire's set too: see the test below
+    questions = readers.load_oracle_questions(hub_files, ORACLE_SET)
+    assert 150 <= len(questions) <= 300 and set(questions["kind"]) == {"tf", "mc"}
+    assert questions["resolution_date"].str[:7].nunique() == 24
+    models = readers.load_models(hub_files)
+    cutoffs = {m: meta.knowledge_cutoff for m, meta in models.items()}
+    board = oracle_board(oracle_scores(hub_files, SEASON_END, [ORACLE_SET]), cutoffs).set_index("model")
+    assert set(board.index) == {"demo.calibrated", "demo.noisy", "demo.overconfident"}
+    assert (board["n"] == len(questions)).all() and (board["answered"] == board["n"]).all()
+    assert board.loc["demo.calibrated", "accuracy"] > board.loc["demo.noisy", "accuracy"] + 0.15
+    declining = board.loc["demo.overconfident"]
+    assert declining["knowledge_cutoff"] == models["demo.overconfident"].knowledge_cutoff != ""
+    assert declining["yoy_months_before"] >= 3 and declining["yoy_months_after"] >= 3
+    assert declining["yoy_accuracy_after"] < -0.15 < declining["yoy_accuracy_before"]
+    months = temporal_view(oracle_scores(hub_files, SEASON_END, [ORACLE_SET]), cutoffs, by=("model",))
+    own = months[months["model"] == "demo.overconfident"]
+    before, after = own[own["months_from_cutoff"] <= 0], own[own["months_from_cutoff"] > 0]
+    assert after["accuracy"].mean() < before["accuracy"].mean() - 0.15
+
+
+def test_the_demo_makes_questions_from_its_own_news_with_the_labelled_template_maker(demo_hub: Path):
+    """The Sim Wire, read each night from its start by the news intake; its questions written by the
+    template maker (labelled as such, never as an LLM) and answered by the synthetic forecasters."""
+    layout = Hub(demo_hub)
+    news = readers.load_news(layout)
+    assert len(news) and set(news["source"]) == {"sim"} and news["published_at"].min() >= "2026-07-11"
+    generated = readers.load_oracle_generated(layout, "demo-news")
+    assert set(generated["maker"]) == {"template"} and set(generated["kept"]) == {0, 1}
+    assert ((generated["total"] >= 13) | (generated["kept"] == 0)).all()
+    questions = readers.load_oracle_questions(layout, "demo-news")
+    assert set(questions["id"]) == set(generated.loc[generated["kept"] == 1, "question_id"])
+    assert set(readers.load_oracle_forecasts(layout, "demo-news")) == {"demo.calibrated", "demo.noisy", "demo.overconfident"}
+    page = (demo_hub / "site_src/docs/generated/oracle/sets/demo-news.md").read_text(encoding="utf-8")
+    assert "template-generated, not an LLM" in page and "LLM template" not in page
+    assert not list(demo_hub.rglob("*.txt")), "no article text in the hub (they stay in the cache folder)"
+
+
+def test_rerunning_the_demo_on_its_last_night_changes_no_byte(demo_hub: Path):
+    """The oracle import, the oracle forecasts and the bets are each made once: a rerun keeps them."""
+    before = tree_bytes(demo_hub)
+    run_demo(demo_hub, nights=[SEASON_END], build=False)
+    assert tree_bytes(demo_hub) == before
+
+
+def test_the_changes_page_lists_each_nights_ledger_digest(demo_hub: Path):
+    """Issue 16: the night's anchor, as in history.csv, is published on the Changes page."""
+    page = (demo_hub / "site_src/docs/generated/changes.md").read_text(encoding="utf-8")
+    history = (demo_hub / "data/leaderboard/history.csv").read_text(encoding="utf-8").splitlines()
+    latest = history[-1].split(",")
+    assert history[0].endswith(",ledger_digest,view") and len(latest[-2]) == 64
+    assert f"<tr><td>{latest[0]}</td><td><code>{latest[-2]}</code></td></tr>" in page
+
+
+@pytest.mark.parametrize("model,bets", [("demo.calibrated", True), ("demo.noisy", True), ("demo.overconfident", False)])
+def test_the_model_pages_show_the_arena_and_oracle_sections_with_charts(demo_hub: Path, model: str, bets: bool):
+    page = (demo_hub / f"site_src/docs/generated/models/{model}.md").read_text(encoding="utf-8")
+    sections = re.split(r"^## ", page, flags=re.MULTILINE)
+    arena = next(s for s in sections if s.startswith("Arena view"))
+    assert 'class="prescient-chart"' in arena
+    assert ("<td>bets</td>" in arena) == bets and "<td>simulated</td>" in arena
+    assert ("&#34;name&#34;:&#34;bets&#34;" in arena) == bets  # the P/L chart has a line for the bets
+    quiz = next(s for s in sections if s.startswith("True/false and multiple-choice questions"))
+    assert 'class="prescient-chart"' in quiz and f"<td>{ORACLE_SET}</td>" in quiz
+    assert quiz.startswith("True/false and multiple-choice questions (self-reported)") and "<strong>Self-reported:</strong>" in quiz
+    assert "measured at attested times" in arena  # issue 16: bets buy at the price of the push that made them
+    html = (demo_hub / f"site_src/site/generated/models/{model}/index.html").read_text(encoding="utf-8")
+    assert html.count('class="prescient-chart"') == page.count('class="prescient-chart"') >= 4
+
+
+# -- a demo folder left by an earlier or interrupted run ------------------------------------------
+
+
+def test_an_interrupted_demo_resumes_to_the_bytes_of_a_fresh_run(tmp_path: Path):
+    nights = season(end=parse_ts("2026-01-26T00:00:00Z"))  # the first round opens and closes
+    fresh = run_demo(tmp_path / "fresh", nights=nights, build=False).root
+    resumed = tmp_path / "resumed"
+    run_demo(resumed, nights=nights[:13], build=False)  # stopped after night 13
+    run_demo(resumed, nights=nights, build=False)
+    assert tree_bytes(resumed) == tree_bytes(fresh)
+    assert run_demo(resumed, nights=nights, build=False).nights == len(nights)
+    assert tree_bytes(resumed) == tree_bytes(fresh), "a finished demo run again changes nothing"

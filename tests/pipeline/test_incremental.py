@@ -1,0 +1,142 @@
+"""The nightly's incremental derive (``pipeline.incremental``) writes what a full recompute writes.
+
+Two hubs live through the same random season: hub A runs every night with one ``Hub`` (one
+command's read cache, so each night scores only the rounds that what changed can affect), hub B
+loads a fresh ``Hub`` every night (an empty memo: every round scored from scratch, as the first
+night of any command does). After every night both ``data/`` trees must be identical byte for byte,
+and A's score files must equal ``recompute.scores_by_round`` (what ``prescient verify`` recomputes).
+The seasons hold new questions, market moves, resolutions, voids, reopenings (corrections), new
+and revised series values, forecast files added late to rounds already due, stated resolutions,
+and quiet nights.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator.pipeline import incremental
+from generator.pipeline.nightly import nightly
+from generator.pipeline.recompute import hub_view, scores_by_round
+from generator.schemas import OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES
+from generator.sources.base import Observation, Question
+from generator.store import ledger, readers
+from generator.store.csvio import to_csv_bytes
+from generator.store.hub import Hub
+from generator.store.ingest import observation_frame, question_frame
+from generator.timeutil import days, format_ts
+from generator.vocabulary import MARKET
+
+from helpers import WORLD_EVENT, WORLD_FAR, WORLD_HUB, WORLD_START, World, apply_event, data_bytes
+
+
+@settings(max_examples=6, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(WORLD_EVENT, max_size=5), min_size=6, max_size=9))
+def test_incremental_nights_write_the_bytes_of_a_full_recompute(tmp_path_factory, season: list[list[tuple]]):
+    roots = [tmp_path_factory.mktemp("incremental"), tmp_path_factory.mktemp("full")]
+    for root in roots:
+        (root / "data").mkdir()
+        (root / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
+    world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
+                  {f"sim:s{i}": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0} for i in range(2)})
+    kept = Hub.load(roots[0])  # hub A: one command's cache through the season
+    for n, events in enumerate(season):
+        night = WORLD_START + days(n)
+        for event in events:
+            apply_event(world, event, night, roots, n)
+        nightly(kept, night, env={}, sources={"sim": world})
+        nightly(Hub.load(roots[1]), night, env={}, sources={"sim": world})
+        assert data_bytes(roots[0]) == data_bytes(roots[1]), f"night {n}: incremental and full recompute differ"
+        fresh = Hub.load(roots[0])
+        view = hub_view(fresh, readers.load_observations(fresh), night)
+        for due, scores in scores_by_round(fresh, view, fresh.settings.scoring.impute_value).items():
+            assert fresh.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES)
+    assert incremental.memo_of(kept).rounds, "hub A's nights never used the memo"
+
+
+def test_appended_rows_sees_an_append_an_unchanged_file_and_a_rewrite(tmp_path: Path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
+    hub = Hub.load(tmp_path)
+    layout = hub.layout
+    path = layout.data / "resolutions" / "stated.csv"
+
+    def row(q: str, at: str) -> pd.DataFrame:
+        return pd.DataFrame([{"round": "", "question_id": q, "resolution_date": "", "recorded_at": at, "status": "void",
+                              "outcome": np.nan, "resolved_at": "", "value": np.nan, "payload_sha256": ""}])
+
+    ledger.append(path, row("sim:a", "2026-01-02T00:00:00Z"), RESOLUTIONS, layout.relative(path), hub.cache)
+    mark, rows = readers.appended_rows(hub, path, RESOLUTIONS, None)
+    assert rows is not None and rows["question_id"].tolist() == ["sim:a"]
+    same, rows = readers.appended_rows(hub, path, RESOLUTIONS, mark)
+    assert same == mark and rows is not None and rows.empty
+    ledger.append(path, row("sim:b", "2026-01-03T00:00:00Z"), RESOLUTIONS, layout.relative(path), hub.cache)
+    mark, rows = readers.appended_rows(hub, path, RESOLUTIONS, mark)
+    assert rows is not None and rows["question_id"].tolist() == ["sim:b"]
+    path.write_bytes(path.read_bytes().replace(b"sim:a", b"sim:c"))  # history edited in place, not appended
+    assert readers.appended_rows(hub, path, RESOLUTIONS, mark)[1] is None
+
+
+def test_the_fetch_sees_an_observation_ledger_changed_behind_the_commands_back(tmp_path: Path):
+    """The nightly keeps the observation ledger's state between nights (``nightly.fetch_stage``);
+    a file another process wrote in between must be read again, not judged by the kept state."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
+    world = World({"sim:m0": (0.5, "open", None)}, {})
+    kept = Hub.load(tmp_path)
+    nightly(kept, WORLD_START, env={}, sources={"sim": world})
+    path = kept.layout.observations("sim", WORLD_START)
+    moved = observation_frame([Observation("sim:m0", WORLD_START + days(0.5), 0.7)], WORLD_START + days(0.5))
+    ledger.append(path, moved, OBSERVATIONS, kept.layout.relative(path))  # another command, its own cache
+    world.markets["sim:m0"] = (0.7, "open", None)
+    nightly(kept, WORLD_START + days(1), env={}, sources={"sim": world})
+    recorded = readers.load_observations(Hub.load(tmp_path))["recorded_at"]
+    assert format_ts(WORLD_START + days(1)) not in set(recorded), "the move already recorded was recorded again"
+
+
+def test_the_fetch_sees_a_question_bank_changed_behind_the_commands_back(tmp_path: Path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
+    world = World({"sim:m0": (0.5, "open", None)}, {})
+    kept = Hub.load(tmp_path)
+    nightly(kept, WORLD_START, env={}, sources={"sim": world})
+    path = kept.layout.questions("sim")
+    edited = question_frame([Question("sim:m0", "sim", MARKET, "Edited?", category="c", open_time=WORLD_START, close_time=WORLD_FAR)],
+                            WORLD_START + days(0.5))
+    ledger.append(path, edited, QUESTIONS, kept.layout.relative(path))  # another command, its own cache
+    nightly(kept, WORLD_START + days(1), env={}, sources={"sim": world})
+    bank = readers.load_bank(Hub.load(tmp_path))
+    assert bank["text"].tolist() == ["Market sim:m0?", "Edited?", "Market sim:m0?"], "the edit back was not recorded"
+
+
+def test_a_forecast_file_rewritten_in_place_is_scored_and_recorded_again(tmp_path: Path):
+    """The derive keeps each round's key, and the manifest each round folder's hashes, while the
+    files' stats are the same (``layout.forecast_stats``): a forecast file rewritten in place (the
+    same inode) between two nights of one command must be scored and recorded again."""
+    from generator.store import manifest
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
+    world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
+                  {f"sim:s{i}": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0} for i in range(2)})
+    kept = Hub.load(tmp_path)
+    for n in range(5):
+        world.markets["sim:m0"] = (1.0, "resolved", 1.0) if n == 4 else (0.5, "open", None)
+        nightly(kept, WORLD_START + days(n), env={}, sources={"sim": world})
+    due = readers.round_dues(kept)[0]
+    path = kept.layout.forecast(due, "prescient.always-1")
+    inode, before = path.stat().st_ino, kept.layout.scores(due).read_bytes()
+    path.write_bytes(path.read_bytes().replace(b"1.000000", b"0.900000"))  # in place: same inode, same size
+    assert path.stat().st_ino == inode
+    night = WORLD_START + days(5)
+    nightly(kept, night, env={}, sources={"sim": world})
+    fresh = Hub.load(tmp_path)
+    view = hub_view(fresh, readers.load_observations(fresh), night)
+    scores = scores_by_round(fresh, view, fresh.settings.scoring.impute_value)[due]
+    assert kept.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES) != before
+    recorded = manifest.load_manifest(fresh)
+    assert (kept.layout.relative(path), manifest.sha256(path.read_bytes())) in set(zip(recorded["path"], recorded["sha256"]))

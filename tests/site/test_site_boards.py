@@ -1,0 +1,106 @@
+"""The site's boards made in a worker process and kept in the disk cache (``site.boards``) are the
+boards ``configured_boards`` makes in the main process: the same frames, dtypes and attrs, so the same pages.
+
+The worker is only a way to use the second core: whatever goes wrong in it (an exception, a result
+that cannot be sent back) ends with the value, or the error, that the main process alone gives.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from generator.leaderboard.hub_boards import configured_boards
+from generator.site import boards as site_boards_module
+from generator.site.boards import boards_key, load_boards, save_boards
+from generator.site.build import gather
+from generator.site.render import render_site
+from generator.store import readers
+from generator.store.cache import ReadCache
+from generator.store.cache.disk import DiskCache
+from generator.store.hub import Hub
+from generator.timeutil import parse_ts
+
+AS_OF = parse_ts("2026-07-19T00:00:00Z")
+HOSTILE = ['a "quoted", name', "two\nlines\r\nand a CR\r", "ünïcödé ✓ 模型 🙂", "", "=1+1", "back\\slash\t"]
+
+
+def _hub(demo_hub: Path, tmp_path: Path) -> Hub:
+    root = tmp_path / "demo"
+    shutil.copytree(demo_hub, root, symlinks=True, ignore=shutil.ignore_patterns("site", "site_src"))
+    return Hub.load(root, ReadCache(disk=DiskCache.open(tmp_path / "cache", root)))
+
+
+def _inputs(hub: Hub):
+    asked = pd.concat([readers.load_round(hub, d) for d in readers.round_dues(hub)], ignore_index=True)
+    return readers.load_scores(hub), readers.load_models(hub), asked, readers.load_observations(hub)
+
+
+def _assert_same_boards(got: dict, expected: dict) -> None:
+    assert list(got) == list(expected)
+    for pair, board in expected.items():
+        pd.testing.assert_frame_equal(got[pair], board, check_exact=True)
+        assert list(got[pair].attrs) == list(board.attrs)
+        pd.testing.assert_frame_equal(got[pair].attrs["unranked"], board.attrs["unranked"], check_exact=True)
+        assert {k: v for k, v in got[pair].attrs.items() if k != "unranked"} == \
+            {k: v for k, v in board.attrs.items() if k != "unranked"}
+
+
+def test_kept_boards_read_back_exactly_hostile_names_included(demo_hub: Path, tmp_path: Path):
+    hub = _hub(demo_hub, tmp_path)
+    scores, models, asked, obs = _inputs(hub)
+    boards = configured_boards(scores, models, AS_OF, hub.settings, asked, observations=obs)
+    for board in boards.values():  # names as a submitter may write them
+        if len(board):
+            board["name"] = [HOSTILE[i % len(HOSTILE)] for i in range(len(board))]
+    disk = hub.cache.disk
+    assert disk is not None
+    save_boards(disk, "k1", boards)
+    _assert_same_boards(load_boards(disk, "k1") or {}, boards)
+    assert load_boards(disk, "another key") is None
+    assert load_boards(DiskCache.open(tmp_path / "cache", tmp_path / "elsewhere"), "k1") is None  # another hub's
+
+
+def test_a_board_the_cache_cannot_hold_is_not_kept(demo_hub: Path, tmp_path: Path):
+    hub = _hub(demo_hub, tmp_path)
+    scores, models, asked, obs = _inputs(hub)
+    boards = configured_boards(scores, models, AS_OF, hub.settings, asked, observations=obs)
+    first = next(iter(boards))
+    boards[first] = boards[first].assign(name=None)  # a missing text value: not a frame the cache holds
+    disk = hub.cache.disk
+    assert disk is not None
+    save_boards(disk, "k", boards)
+    assert load_boards(disk, "k") is None
+
+
+def test_the_key_follows_what_the_boards_read(demo_hub: Path, tmp_path: Path):
+    hub = _hub(demo_hub, tmp_path)
+    scores, models, asked, obs = _inputs(hub)
+    key = boards_key(hub, scores, models, AS_OF, hub.settings, asked, obs)
+    assert key == boards_key(hub, scores, models, AS_OF, hub.settings, asked, obs)
+    fewer = dict(list(models.items())[1:])
+    assert key != boards_key(hub, scores, fewer, AS_OF, hub.settings, asked, obs)
+    assert key != boards_key(hub, scores, models, parse_ts("2026-05-01T00:00:00Z"), hub.settings, asked, obs)
+    score_file = readers.score_files(hub.layout)[0]  # one with rows (the newest holds only its header)
+    for data, same in ((score_file.read_bytes(), True), (score_file.read_bytes().replace(b"0.", b"1.", 1), False)):
+        replaced = score_file.with_suffix(".new")  # a new file in its place, as git and the nightly write
+        replaced.write_bytes(data)
+        replaced.replace(score_file)
+        assert (key == boards_key(hub, scores, models, AS_OF, hub.settings, asked, obs)) is same
+
+
+@pytest.mark.parametrize("min_rows", [0, 10**9])  # every build in the worker; none
+def test_the_pages_are_the_same_made_here_in_the_worker_or_kept(demo_hub: Path, tmp_path: Path, monkeypatch, min_rows: int):
+    monkeypatch.setattr(site_boards_module, "WORKER_MIN_ROWS", min_rows)
+    root = tmp_path / "demo"
+    shutil.copytree(demo_hub, root, symlinks=True, ignore=shutil.ignore_patterns("site", "site_src"))
+    alone = render_site(gather(Hub.load(root), AS_OF))  # no disk cache: made here (or in the worker), not kept
+    for _ in range(2):  # made and kept, then taken from the cache
+        cached = Hub.load(root, ReadCache(disk=DiskCache.open(tmp_path / "cache", root)))
+        assert render_site(gather(cached, AS_OF)) == alone
+        cached.cache.close()
+    assert load_boards(DiskCache.open(tmp_path / "cache", root), boards_key(
+        cached, *_inputs(cached)[:2], AS_OF, cached.settings, *_inputs(cached)[2:])) is not None
