@@ -88,7 +88,10 @@ CODES: dict[str, Code] = {
     "bad-bet-side": Code(ERROR, "The bet's side is not `YES` or `NO`."),
     "bad-bet-amount": Code(ERROR, "The bet's amount is not a finite number greater than 0."),
     "bet-not-market": Code(ERROR, "Only market (binary) questions of the round can be bet on."),
-    "bet-over-limit": Code(ERROR, "The bet is more than 25% of the cash left at its `placed_at` (bets replayed in time order)."),
+    "bet-over-limit": Code(ERROR, "The bet is more than 25% of the cash left at its `placed_at` (bets replayed in time order, from the cash the cohort carries into the round)."),
+    "bad-bet-action": Code(ERROR, "The bet's action is not `buy` or `sell` (empty means `buy`)."),
+    "sell-not-held": Code(ERROR, "A sale names a market and side in which the forecaster holds no position in its cohort at that time."),
+    "sell-over-held": Code(ERROR, "A sale closes more than the stake the forecaster holds in that market and side at that time."),
     "duplicate-bet": Code(ERROR, "The same question and `placed_at` appear in more than one bet row."),
     # oracle question sets (data/oracle/<set>/forecasts/)
     "bad-oracle-folder": Code(ERROR, "An oracle forecast file must sit in `data/oracle/<set>/forecasts/`, the set named in lower-case letters, digits and dashes."),
@@ -152,6 +155,13 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "llm-refused": Code(WARNING, "The LLM refused a step of the question maker; that article yields no question."),
         "llm-budget-spent": Code(WARNING, "The day's `[oracle]` budget is spent: the question maker stopped before its next call; the next day's budget goes on."),
         "answer-unparseable": Code(WARNING, "The LLM's answer to an oracle question names no option; it is written as a refusal, which scores as wrong."),
+    },
+    "Arena agents (`prescient forecast llm --bets`; the nightly)": {
+        "agent-answer-unparseable": Code(WARNING, "An agent's answer is not the JSON decisions its prompt asks for; it is logged with its status, makes no bet, and is not asked again for that round."),
+        "agent-refused": Code(WARNING, "An agent refused to trade a round; the refusal is logged, makes no bet, and is not asked again for that round."),
+        "agent-decision-refused": Code(WARNING, "A decision of an agent is malformed or breaks a rule of bet files (its code is in the message); it is logged with that status and never becomes a bet."),
+        "agent-budget-spent": Code(WARNING, "The night's `[arena]` budget is spent: the agent was not asked about the round, which waits for the next night."),
+        "agent-failed": Code(ERROR, "An agent could not run on a round (a changed prompt under the same name, a bet file that fails validation); the other agents ran."),
     },
     "Audit (`prescient verify`)": {
         "derived-missing": Code(ERROR, "A file the ledgers recompute to is not on disk."),

@@ -119,6 +119,20 @@ class OracleSettings:
 
 
 @dataclass(frozen=True)
+class ArenaSettings:
+    """[arena]: cohorts of the Arena view and the hub's LLM agents that trade in them. Methodology page, "Arena view"."""
+
+    cohort_rounds: int = key(1, "Rounds per cohort: a cohort starts with fresh balances and carries portfolios over "
+                                "its rounds.", ge=1)
+    agent_models: tuple[str, ...] = key((), "The endpoint's models (PRESCIENT_LLM_*) the nightly trades with as the hub's "
+                                            "Arena agents; empty: off.")
+    nightly_budget_usd: float = key(0.0, "The agents stop for the night once their calls cost this much (0: no limit of "
+                                         "this kind; needs PRESCIENT_LLM_PRICE_IN and _OUT).", ge=0)
+    nightly_budget_tokens: int = key(0, "... or once they used this many tokens (0: no limit of this kind); with agents, "
+                                        "one of the two budgets is required.", ge=0)
+
+
+@dataclass(frozen=True)
 class SourceSettings:
     name: str
     enabled: bool
@@ -141,6 +155,7 @@ class Settings:
     bot_email: str = ""
     oracle: OracleSettings | None = None  # None: no [oracle] table, the stage is off
     description: str = ""
+    arena: ArenaSettings = ArenaSettings()
 
     @property
     def submit_page(self) -> str:
@@ -180,7 +195,8 @@ class HubTable:
 
 # table -> {key: Spec}, each default written once, in its dataclass (``config_schema.key``).
 TABLES: dict[str, type] = {"hub": HubTable, "rounds": RoundSettings, "scoring": ScoringSettings,
-                           "leaderboard": LeaderboardSettings, "http": HttpSettings, "oracle": OracleSettings}
+                           "leaderboard": LeaderboardSettings, "http": HttpSettings, "oracle": OracleSettings,
+                           "arena": ArenaSettings}
 _SCHEMA: dict[str, dict[str, Spec]] = {name: specs(name, cls) for name, cls in TABLES.items()}
 
 
@@ -210,6 +226,7 @@ def load_settings(root: Path) -> Settings:
     _check_site_url(tables["hub"].get("site_url"), path, problems)
     scoring = _scoring(tables["scoring"], path, problems)
     _check_oracle(tables["oracle"], path, problems)
+    _check_arena(tables["arena"], path, problems)
     if problems:
         raise ConfigError(f"{path}: {len(problems)} problem(s) in the hub configuration", _located(path, problems))
     rounds = dict(_tuples(tables["rounds"]), first_due=first_due)
@@ -223,6 +240,7 @@ def load_settings(root: Path) -> Settings:
         sources=sources,
         leaderboard=LeaderboardSettings(**_tuples(tables["leaderboard"])),
         oracle=OracleSettings(**_tuples(tables["oracle"])) if "oracle" in raw else None,
+        arena=ArenaSettings(**_tuples(tables["arena"])),
     )
 
 
@@ -347,6 +365,19 @@ def _check_oracle(table: dict, path: Path, problems: list[Problem]) -> None:
             bad("feeds", f"{feed!r}: give a feed's http(s) address (or \"sim:news\", the offline world's feed)")
     if not all(m.strip() for m in table["answer_models"]):
         bad("answer_models", "expected a list of the endpoint's model names (non-empty strings)")
+
+
+def _check_arena(table: dict, path: Path, problems: list[Problem]) -> None:
+    """What the [arena] keys' ranges cannot say (types and ranges: ``check_table``); code ``bad-value``."""
+    def bad(key_name: str, message: str) -> None:
+        problems.append(_problem(path, f"arena.{key_name}", "bad-value", f"arena.{key_name}: {message}"))
+
+    models = table["agent_models"]
+    if not all(isinstance(m, str) and m.strip() for m in models):
+        bad("agent_models", "expected a list of the endpoint's model names (non-empty strings)")
+    elif models and table["nightly_budget_usd"] <= 0 and table["nightly_budget_tokens"] <= 0:
+        bad("nightly_budget_tokens", "the agents need a per-night budget: set nightly_budget_tokens or nightly_budget_usd "
+                                     "(with PRESCIENT_LLM_PRICE_IN and PRESCIENT_LLM_PRICE_OUT) above 0")
 
 
 def _check_site_url(value: Any, path: Path, problems: list[Problem]) -> None:

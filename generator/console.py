@@ -39,6 +39,14 @@ def print_sources(report) -> None:
         from .oracle.describe import night_lines  # the oracle stage's libraries load only where it ran
 
         print("\n".join(night_lines(report.oracle)))
+    if getattr(report, "agents", None) is not None:
+        from .forecasters.agents import describe
+
+        night = report.agents
+        failed = [p.message for p in night.problems if p.code == "agent-failed"]
+        lines = [line for r in night.reports for line in describe(r)] + night.notes + failed
+        if lines:
+            print("\n".join(f"arena: {line}" for line in lines))
 
 
 def settings_summary(settings, as_of: datetime) -> str:

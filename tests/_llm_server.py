@@ -7,7 +7,8 @@ other local fixture (the oracle's news feeds).
 bytes); every request body is kept in ``requests`` (with its ``Authorization`` header as
 ``_auth``). ``Recorded(path)`` is a ``respond`` that answers from a file of recorded responses
 (``tests/data/llm/``): the first entry whose ``match`` strings all occur in the prompt gives the
-answer, each entry's ``replies`` taken in turn (the last one repeats).
+answer (and whose ``model``, when it names one, is the request's), each entry's ``replies`` taken in
+turn (the last one repeats).
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ class Recorded:
     def __call__(self, body: dict) -> Response:
         prompt = prompt_of(body)
         for i, entry in enumerate(self.entries):
-            if all(m in prompt for m in entry["match"]):
+            if entry.get("model", body.get("model")) == body.get("model") and all(m in prompt for m in entry["match"]):
                 with self.lock:
                     n = self.used[i] = self.used.get(i, -1) + 1
                 reply = entry["replies"][min(n, len(entry["replies"]) - 1)]

@@ -4,8 +4,10 @@ A secondary view, never the rank: P/L and bet-implied confidence are not proper 
 
 - ``bets``: the arithmetic of one bet (pure scalars);
 - ``portfolio``: cohort replay, mark-to-market, settlement, ``arena_table`` and ``pnl_curves``;
+- ``cohorts``: rounds grouped into cohorts, and the replay of one forecaster's rows over its cohort
+  (books closed at each round's publication, sales of part of a position);
 - ``simulate``: probability forecasts → the simulated bets of the "averaged return" view;
-- ``gather``: the one I/O edge, ``load_cohorts`` (reads a hub through ``store.readers``).
+- ``gather``: the one I/O edge, ``load_cohorts`` and ``books_for`` (read a hub through ``store.readers``).
 
 A bet file is validated by ``submissions.bets``. Nothing is imported here.
 """

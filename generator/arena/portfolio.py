@@ -1,9 +1,11 @@
 """Cohort replay, mark-to-market and settlement of the Arena view. Pure: frames in, frames out.
 
-A *position* is one bet after replay: its price, shares, implied confidence and, once the market
-is settled, its payout. ``POSITIONS`` lists the columns. A cohort is one (round, model, view):
-view ``bets`` for the forecaster's own bets, ``simulated`` for the portfolio simulated from its
-probability forecasts (see ``simulate.py``).
+A *position* is one bet after replay (``cohorts.replay``): its price, shares, implied confidence
+and, once the market is settled, its payout; a part of a bet that was sold is a position of its own
+(status ``sold``, settled at the sale). ``POSITIONS`` lists the columns. A cohort is one (cohort,
+model, view): view ``bets`` for the forecaster's own bets, over the rounds of its cohort
+(``cohorts.cohort_labels``), and ``simulated`` for the portfolio simulated from its probability
+forecasts of one round (see ``simulate.py``; its cohort is that round).
 
 Timeline of a position (all times UTC):
 - placed at ``placed_at`` (at or before the round's due time), buying at the latest market price
@@ -14,8 +16,8 @@ Timeline of a position (all times UTC):
 - marked to market at time t at shares × the side's latest price observed at or before t;
 - settled at ``settle_at`` = the later of the resolution time and the round's due time: $1 per
   share of the winning side, $0 per losing share; a void market (or one never priced) refunds
-  the stake. Settling no earlier than the due time means no bet can use settled money, so the cash
-  at bet time is the start minus the earlier stakes.
+  the stake. Money that comes back (settlements, sales) may be bet again from the cohort's next round
+  on (``cohorts``), so within a round the cash at bet time is the round's cash less the earlier stakes.
 Only what the ledgers said at ``as_of`` counts (the ``known`` observations and the resolutions).
 """
 
@@ -29,10 +31,10 @@ import pandas as pd
 from ..scoring.resolve import values_at
 from . import bets as b
 
-COHORT = ["round", "model", "view"]
-POSITIONS = [*COHORT, "start", "question_id", "placed_at", "side", "amount", "cash_before", "confidence", "f_yes",
+COHORT = ["cohort", "model", "view"]
+POSITIONS = ["cohort", "round", "model", "view", "start", "question_id", "placed_at", "side", "amount", "cash_before", "confidence", "f_yes",
              "yes_price", "price", "shares", "status", "outcome", "settle_at", "payout"]
-TABLE = [*COHORT, "n_bets", "n_open", "n_resolved", "n_void", "start", "cash", "positions_value", "total_value",
+TABLE = [*COHORT, "n_bets", "n_open", "n_resolved", "n_void", "n_sold", "start", "cash", "positions_value", "total_value",
          "return_pct", "realised_pnl", "unrealised_pnl", "win_rate", "bet_brier"]
 CURVE = [*COHORT, "at", "cash", "positions_value", "total_value", "pnl", "return_pct"]
 
@@ -55,24 +57,6 @@ def prices_at(known: pd.DataFrame, question_ids: pd.Series, when: pd.Series) -> 
     return out
 
 
-def bet_positions(round_label: str, model: str, bets: pd.DataFrame, questions: pd.DataFrame,
-                  known: pd.DataFrame, attested_at: str | None = None) -> pd.DataFrame:
-    """One forecaster's bets in one cohort, replayed in (placed_at, question_id) order and priced at
-    the later of each ``placed_at`` and ``attested_at`` (the file's receipt time, ISO UTC; None: none)."""
-    ordered = bets.sort_values(["placed_at", "question_id"], kind="mergesort").reset_index(drop=True)
-    amounts = ordered["amount"].astype(float).tolist()
-    cash = b.cash_before(amounts)
-    confidence = [b.implied_confidence(a, c) for a, c in zip(amounts, cash)]
-    freeze = ordered["question_id"].map(questions.drop_duplicates("question_id").set_index("question_id")["freeze_value"])
-    placed = ordered["placed_at"]
-    priced_at = placed if attested_at is None else placed.where(placed >= attested_at, attested_at)
-    yes_price = prices_at(known, ordered["question_id"], priced_at).fillna(freeze)
-    frame = ordered[["question_id", "placed_at", "side", "amount"]].assign(
-        round=round_label, model=model, view="bets", start=b.START_CASH, cash_before=cash, confidence=confidence,
-        f_yes=[b.f_yes(s, c) for s, c in zip(ordered["side"], confidence)], yes_price=yes_price)
-    return priced(frame)
-
-
 def priced(frame: pd.DataFrame) -> pd.DataFrame:
     """Add the side's price and the shares bought (NaN when the market had no price at bet time)."""
     yes_price = frame["yes_price"].to_numpy(dtype=float)
@@ -84,7 +68,7 @@ def settle(positions: pd.DataFrame, outcomes: pd.DataFrame, due_ts: str) -> pd.D
     """Status, outcome, settle_at and payout of each position from the round's market resolutions.
 
     ``outcomes``: one row per market question with status (open, resolved, void), outcome and
-    resolved_at, as ``scoring.resolve.resolve_round`` gives them.
+    resolved_at, as ``scoring.resolve.resolve_round`` gives them. The other columns are kept.
     """
     by_q = outcomes.drop_duplicates("question_id").set_index("question_id")
     status = positions["question_id"].map(by_q["status"]).fillna("open")
@@ -92,8 +76,7 @@ def settle(positions: pd.DataFrame, outcomes: pd.DataFrame, due_ts: str) -> pd.D
     outcome = positions["question_id"].map(by_q["outcome"]).astype(float).where(status == "resolved")
     resolved_at = positions["question_id"].map(by_q["resolved_at"]).fillna("").astype(str).to_numpy(dtype=object)
     settle_at = np.where(status == "open", "", np.where(resolved_at < due_ts, due_ts, resolved_at).astype(str))
-    out = positions.assign(status=status, outcome=outcome, settle_at=settle_at, payout=_payouts(positions, status, outcome))
-    return out[POSITIONS]
+    return positions.assign(status=status, outcome=outcome, settle_at=settle_at, payout=_payouts(positions, status, outcome))
 
 
 def _payouts(positions: pd.DataFrame, status: pd.Series, outcome: pd.Series) -> np.ndarray:
@@ -123,42 +106,68 @@ def _state(frame: pd.DataFrame, yes_now: pd.Series, at) -> pd.DataFrame:
 
 
 def summarise(marked: pd.DataFrame, keys: list[str] = COHORT) -> pd.DataFrame:
-    """Per cohort (``keys``) at the marking time: cash, positions, total value, return, P/L, win rate, bet Brier."""
+    """Per cohort (``keys``) at the marking time: cash, positions, total value, return, P/L, win rate, bet Brier.
+    A part sold (status ``sold``) is no bet of its own: it counts in ``n_sold`` once sold, and in money."""
+    part = (marked["status"] == "sold").to_numpy()
     m = marked.assign(
         staked=np.where(marked["placed"], marked["amount"], 0.0),
         realised=np.where(marked["settled"], marked["proceeds"] - marked["amount"], 0.0),
         unrealised=np.where(marked["live"], marked["value"] - marked["amount"], 0.0),
+        bet=marked["placed"] & ~part, open=marked["live"] & ~part, sold=marked["settled"] & part,
         resolved=marked["settled"] & (marked["status"] == "resolved"),
         void=marked["settled"] & (marked["status"] == "void"))
-    m = m.assign(won=m["resolved"] & (m["proceeds"] > 0),
-                 sq_err=np.where(m["resolved"], (m["f_yes"] - m["outcome"]) ** 2, np.nan))
+    won_side = np.where(m["side"].to_numpy() == b.YES, m["outcome"].to_numpy(dtype=float) == 1.0,
+                        m["outcome"].to_numpy(dtype=float) == 0.0)
+    m = m.assign(won=m["resolved"] & won_side, sq_err=np.where(m["resolved"], (m["f_yes"] - m["outcome"]) ** 2, np.nan))
     g = m.groupby(keys, sort=True)
-    out = g.agg(n_bets=("placed", "sum"), n_open=("live", "sum"), n_resolved=("resolved", "sum"), n_void=("void", "sum"),
-                start=("start", "first"), staked=("staked", "sum"), proceeds=("proceeds", "sum"),
+    out = g.agg(n_bets=("bet", "sum"), n_open=("open", "sum"), n_resolved=("resolved", "sum"), n_void=("void", "sum"),
+                n_sold=("sold", "sum"), start=("start", "first"), staked=("staked", "sum"), proceeds=("proceeds", "sum"),
                 positions_value=("value", "sum"), realised_pnl=("realised", "sum"), unrealised_pnl=("unrealised", "sum"),
                 wins=("won", "sum"), bet_brier=("sq_err", "mean")).reset_index()
     out["cash"] = out["start"] - out["staked"] + out["proceeds"]
     out["total_value"] = out["cash"] + out["positions_value"]
     out["return_pct"] = b.return_pct(out["total_value"], out["start"])
     out["win_rate"] = (out["wins"] / out["n_resolved"]).where(out["n_resolved"] > 0)
-    for column in ("n_bets", "n_open", "n_resolved", "n_void"):
+    for column in ("n_bets", "n_open", "n_resolved", "n_void", "n_sold"):
         out[column] = out[column].astype("int64")
     return out[[*keys, *TABLE[len(COHORT):]]]
 
 
 def arena_table(cohorts: Cohorts) -> pd.DataFrame:
-    """The Arena summary at ``as_of``: one row per (round, model, view), sorted by round, view, model.
+    """The Arena summary at ``as_of``: one row per (cohort, model, view), sorted by cohort, view, model.
 
-    Columns: n_bets, n_open, n_resolved, n_void, start (the cohort's starting balance), cash,
-    positions_value (open positions marked to market), total_value, return_pct (total vs start, %),
-    realised_pnl (settled: payout − stake), unrealised_pnl (open: value − stake), win_rate (share of
-    resolved bets on the winning side) and bet_brier (mean (f_YES − outcome)² over resolved bets).
-    A secondary view: the rows are never ranked by any of these.
+    Columns: n_bets, n_open, n_resolved, n_void, n_sold (parts of bets sold), start (the cohort's
+    starting balance), cash, positions_value (open positions marked to market), total_value,
+    return_pct (total vs start, %), realised_pnl (settled or sold: payout − stake), unrealised_pnl
+    (open: value − stake), win_rate (share of resolved bets on the winning side) and bet_brier (mean
+    (f_YES − outcome)² over resolved bets). A secondary view: the rows are never ranked by any of these.
     """
     if cohorts.positions.empty:
         return pd.DataFrame(columns=TABLE)
     table = summarise(mark(cohorts.positions, cohorts.known, cohorts.as_of))
-    return table.sort_values(["round", "view", "model"], kind="mergesort").reset_index(drop=True)
+    return table.sort_values(["cohort", "view", "model"], kind="mergesort").reset_index(drop=True)
+
+
+BRIER = ["model", "round", "n_resolved", "bet_brier", "bss_ratio"]
+BRIER_REFERENCE = 0.25  # Forecaster Arena's reference: always 0.5 (a random guess) on a yes/no question
+
+
+def bet_brier(cohorts: Cohorts) -> pd.DataFrame:
+    """The bet Brier of each model's own bets per round and across every round (``round`` = ``all``),
+    over the bets resolved at ``as_of`` (parts sold are no bets), with Forecaster Arena's skill score
+    ``bss_ratio`` = 1 − bet_brier / 0.25. Rows by model, then round, ``all`` last."""
+    positions = cohorts.positions
+    bets = positions[(positions["view"] == "bets") & (positions["status"] == "resolved")] if len(positions) else positions
+    bets = bets[bets["settle_at"] <= cohorts.as_of] if len(bets) else bets
+    if bets.empty:
+        return pd.DataFrame(columns=BRIER)
+    err = bets.assign(sq=(bets["f_yes"].astype(float) - bets["outcome"].astype(float)) ** 2)
+    per_round = err.groupby(["model", "round"], sort=True)["sq"].agg(["size", "mean"]).reset_index()
+    across = err.groupby("model", sort=True)["sq"].agg(["size", "mean"]).reset_index().assign(round="all")
+    out = pd.concat([per_round, across], ignore_index=True).rename(columns={"size": "n_resolved", "mean": "bet_brier"})
+    out["bss_ratio"] = 1.0 - out["bet_brier"] / BRIER_REFERENCE
+    out["_all"] = out["round"] == "all"
+    return out.sort_values(["model", "_all", "round"], kind="mergesort")[BRIER].reset_index(drop=True)
 
 
 def curve_points(first: str, as_of: str) -> list[str]:
@@ -169,19 +178,19 @@ def curve_points(first: str, as_of: str) -> list[str]:
 
 
 def pnl_curves(cohorts: Cohorts) -> pd.DataFrame:
-    """The daily P/L curve of every cohort: one row per (round, model, view) × mark time ``at``.
+    """The daily P/L curve of every cohort: one row per (cohort, model, view) × mark time ``at``.
 
     Marks are taken at 00:00 UTC every day after the cohort's first bet, and at ``as_of``; each
     mark values open positions at the latest price observed by then and counts settlements made by
     then. ``pnl`` = total_value − start; ``return_pct`` = pnl / start in percent. Once every
-    position of a round is settled its curves are flat, so they stop at the first mark after the
+    position of a cohort is settled its curves are flat, so they stop at the first mark after the
     last settlement (and ``as_of``). The same numbers as ``summarise(mark(...))`` at each mark, computed
-    per round as positions × marks arrays (a hub at ForecastBench scale has millions of positions).
+    per cohort as positions × marks arrays (a hub at ForecastBench scale has millions of positions).
     """
     positions = cohorts.positions
     if positions.empty:
         return pd.DataFrame(columns=CURVE)
-    parts = [_round_curves(rows, cohorts.known, cohorts.as_of) for _, rows in positions.groupby("round", sort=True)]
+    parts = [_cohort_curves(rows, cohorts.known, cohorts.as_of) for _, rows in positions.groupby("cohort", sort=True)]
     curves = pd.concat([p for p in parts if len(p)] or [pd.DataFrame(columns=CURVE)], ignore_index=True)
     return curves[CURVE].sort_values([*COHORT, "at"], kind="mergesort").reset_index(drop=True)
 
@@ -189,7 +198,7 @@ def pnl_curves(cohorts: Cohorts) -> pd.DataFrame:
 _MARKS_PER_BLOCK = 64  # marks evaluated at once: bounds memory at positions × 64 floats per array
 
 
-def _round_curves(rows: pd.DataFrame, known: pd.DataFrame, as_of: str) -> pd.DataFrame:
+def _cohort_curves(rows: pd.DataFrame, known: pd.DataFrame, as_of: str) -> pd.DataFrame:
     rows = rows.sort_values(COHORT, kind="mergesort")
     points = curve_points(rows["placed_at"].min(), as_of)
     settled_by = rows["settle_at"].where(rows["status"] != "open")

@@ -29,7 +29,7 @@ def simulated_positions(round_label: str, by_model: dict[str, pd.DataFrame], que
     frame = pd.DataFrame({
         "question_id": both["question_id"], "placed_at": due_ts,
         "side": np.where(both["probability"] > both["freeze_value"], b.YES, b.NO),
-        "amount": b.SIM_STAKE, "round": round_label, "model": both["model"], "view": "simulated",
+        "amount": b.SIM_STAKE, "cohort": round_label, "round": round_label, "model": both["model"], "view": "simulated",
         "start": b.SIM_STAKE * both.groupby("model")["model"].transform("size"), "cash_before": np.nan,
         "confidence": np.nan, "f_yes": both["probability"].astype(float), "yes_price": both["freeze_value"].astype(float)})
     return priced(frame)

@@ -61,6 +61,8 @@ def cmd_forecast_llm(args: argparse.Namespace) -> int:
         raise PrescientError(f"--round {args.round!r}: {exc}") from None
     if not dues:
         print(f"no round is open at {as_of:%Y-%m-%dT%H:%M:%SZ}; nothing to forecast")
+    if args.bets:
+        return _forecast_bets(args, hub, as_of, endpoint, dues)
     for due in dues:
         with progress_bar(f"{llm.model_id(options)} round {due:%Y-%m-%d}") as advance:
             try:
@@ -69,6 +71,22 @@ def cmd_forecast_llm(args: argparse.Namespace) -> int:
                 print("\n".join(llm.describe(exc.run_report if isinstance(exc, PartialFailure) else None)))
                 raise
         print("\n".join(llm.describe(report)))
+    return 0
+
+
+def _forecast_bets(args: argparse.Namespace, hub, as_of, endpoint, dues) -> int:
+    """``forecast llm --bets``: the hub's LLM agent trades each round (issue 38)."""
+    from ..forecasters import agents
+
+    options = agents.AgentOptions(model=args.model or os.environ.get("PRESCIENT_LLM_MODEL", ""), team=args.team,
+                                  knowledge_cutoff=args.knowledge_cutoff or "")
+    for due in dues:
+        try:
+            report = agents.run_agent(hub, due, as_of, endpoint, options)
+        except PartialFailure as exc:
+            print("\n".join(agents.describe(exc.run_report)))
+            raise
+        print("\n".join(agents.describe(report)))
     return 0
 
 
@@ -106,5 +124,7 @@ def add_forecast(sub) -> None:
     llm.add_argument("--team", default="prescient", help="the team part of the forecaster id (default prescient)")
     llm.add_argument("--concurrency", type=int, default=4, metavar="N", help="calls in flight at once (default 4)")
     llm.add_argument("--knowledge-cutoff", metavar="YYYY-MM-DD", help="the model's training cutoff, for its metadata")
+    llm.add_argument("--bets", action="store_true", help="trade in the Arena instead: write a bet file per round "
+                     "(<team>.<model>-arena), the agent's portfolio carried over its cohort")
     add_common(llm)
     llm.set_defaults(func=cmd_forecast_llm)

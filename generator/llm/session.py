@@ -19,7 +19,7 @@ from typing import TypeVar
 
 import httpx
 
-from ..errors import PrescientError
+from ..errors import PrescientError, Problem
 from ..sources.http import fetch_many
 from ..store.calllog import Appender
 from .endpoint import CallOptions, Completion, Endpoint, Post, chat, cost_usd, read_completion
@@ -74,6 +74,19 @@ class Reply:
     @property
     def tokens(self) -> tuple[int | None, int | None]:
         return (self.completion.tokens_in, self.completion.tokens_out) if self.completion else (None, None)
+
+
+@dataclass
+class NightStage:
+    """What a nightly stage that asks an LLM noted (``notes``: a step skipped, and why) and found
+    (``problems``); its ``errors`` end the night with PartialFailure after everything was written."""
+
+    notes: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
 
 
 ANSWERED = ("ok", "refused", "unparseable")  # an answer's final statuses; "error" (the call failed) is asked again

@@ -17,8 +17,8 @@ from datetime import datetime
 
 import httpx
 
-from ..errors import ConfigError, PartialFailure, Problem
-from ..llm import Endpoint, endpoint_from_env
+from ..errors import ConfigError, PartialFailure
+from ..llm import Endpoint, NightStage, endpoint_from_env
 from ..sources.sim import SimWorld
 from ..store.hub import Hub
 from ..store.newstexts import NewsTexts
@@ -30,16 +30,10 @@ from .template_maker import NAME as TEMPLATE
 
 
 @dataclass
-class OracleNight:
+class OracleNight(NightStage):
     news: NewsReport | None = None
     generated: GenerateReport | None = None
     answers: list[AnswerReport] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-
-    @property
-    def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "error"]
 
 
 def oracle_night(hub: Hub, as_of: datetime, env: Mapping[str, str], texts: NewsTexts, *, client: httpx.Client | None = None,

@@ -54,6 +54,7 @@ from .recompute import concat_scores, history_for, hub_view
 from .seal import reveal_by, seal_stage
 
 if TYPE_CHECKING:
+    from ..forecasters.agents import AgentsNight
     from ..oracle.stage import OracleNight
 
 T = TypeVar("T")
@@ -94,6 +95,7 @@ class NightlyReport:
     unranked: list[str] = field(default_factory=list)  # "model · round: reason", left off by the imputation rule
     sealing: list[Problem] = field(default_factory=list)  # rounds whose seal waits, files put back to their seal
     oracle: OracleNight | None = None  # the [oracle] stage (news, questions, the hub's answers), when configured
+    agents: AgentsNight | None = None  # the hub's Arena agents ([arena] agent_models), when configured
 
     @property
     def failed_sources(self) -> list[SourceReport]:
@@ -102,6 +104,10 @@ class NightlyReport:
     @property
     def oracle_errors(self) -> list[Problem]:
         return self.oracle.errors if self.oracle is not None else []
+
+    @property
+    def agent_errors(self) -> list[Problem]:
+        return self.agents.errors if self.agents is not None else []
 
 
 def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_only: bool = False,
@@ -139,7 +145,11 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
 
         report.oracle = oracle_night(hub, as_of, env, _news_texts(hub), client=client,
                                      world=getattr((sources or {}).get("sim"), "world", None))
-    if report.failed_sources or report.quarantined or report.oracle_errors:
+    if settings.arena.agent_models and not fetch_only and only is None:  # each agent's run takes the lock itself
+        from ..forecasters.agents import agents_night
+
+        report.agents = agents_night(hub.root, settings.arena, as_of, env, client=client)
+    if report.failed_sources or report.quarantined or report.oracle_errors or report.agent_errors:
         raise PartialFailure(partial_summary(report), report_problems(report), run_report=report)
     return report
 
@@ -154,6 +164,8 @@ def partial_summary(report: NightlyReport) -> str:
     parts = [f"these sources failed: {', '.join(s.name for s in report.failed_sources)}"] if report.failed_sources else []
     if report.oracle_errors:
         parts.append(f"the oracle stage reported {len(report.oracle_errors)} problem(s) (feeds, articles or LLM calls)")
+    if report.agent_errors:
+        parts.append(f"the Arena agents reported {len(report.agent_errors)} problem(s) (LLM calls, bet files)")
     if report.quarantined:
         parts.append(f"{len(report.quarantined)} submitted file(s) could not be read and were quarantined (not scored)")
     return "wrote everything that succeeded; " + "; ".join(parts)
@@ -161,7 +173,7 @@ def partial_summary(report: NightlyReport) -> str:
 
 def report_problems(report: NightlyReport) -> list[Problem]:
     return [Problem(f"source {s.name}", None, None, "source-failed", s.error or "; ".join(s.failures[:5]))
-            for s in report.failed_sources] + report.quarantined + report.oracle_errors
+            for s in report.failed_sources] + report.quarantined + report.oracle_errors + report.agent_errors
 
 
 # -- phase 1: fetch -------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..arena.gather import books_for
 from ..codes import OTHER_CODES
 from ..errors import Problem
 from ..forecasters.baselines import AFTER_DUE
@@ -287,7 +288,8 @@ def _seal_version(evidence: _Evidence, made: _Round, target: Target, chosen: Ver
                              detail=f"the bytes of blob {chosen.blob} are not in the repository"))
         return
     classified, _ = paths.classify(chosen.path)
-    errors = [p for p in dated_file_problems(classified, data, made.rnd) if p.severity == "error"]
+    carried = books_for(evidence.layout.root, parse_ts(stamp), made.due, target.model)[0] if target.kind == "bets" else None
+    errors = [p for p in dated_file_problems(classified, data, made.rnd, carried=carried) if p.severity == "error"]
     if errors:
         made.rows.append(row(target, "invalid", chosen, versions=count, sealed_at=stamp, sha256=manifest.sha256(data),
                              detail=f"the last version fails validation: [{errors[0].code}] {errors[0].message}"[:300]))

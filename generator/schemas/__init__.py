@@ -126,25 +126,33 @@ FORECASTS = Table(
 )
 
 BET_SIDES = ("YES", "NO")
+BET_ACTIONS = ("buy", "sell")
 
 BETS = Table(
     name="bets",
     path="data/bets/<due>/<team>.<model>.csv",
     description=(
-        "One forecaster's bets in one round's cohort (the Arena view): each row buys shares of one side of a "
-        "market question at its price at `placed_at`, from a $10,000 starting balance; a bet may be at most "
-        "25% of the cash left at that time. Secondary view only: bets are never ranked."
+        "One forecaster's bets in one round (the Arena view): each row buys shares of one side of a market question "
+        "at its price at `placed_at`, or sells part of a position the forecaster holds in its cohort. A cohort starts "
+        "with $10,000 and carries over its rounds (`[arena] cohort_rounds`); a buy may be at most 25% of the cash "
+        "left. Secondary view only: bets are never ranked."
     ),
     columns=(
-        _c("question_id", "str", "A market (binary) question id from the round's question set."),
-        _c("placed_at", "ts", "When the bet was placed (UTC, at or before the round's due time); it buys at the market price then, or at the time a receipt first attests the file's bytes when that is later."),
-        _c("side", "enum", "`YES` or `NO`.", choices=BET_SIDES),
-        _c("amount", "float", "Dollars staked (more than 0, at most 25% of the cash at `placed_at`)."),
+        _c("question_id", "str", "A market (binary) question id from the round's question set; for a sale, a market "
+                                 "whose position the forecaster holds in its cohort."),
+        _c("placed_at", "ts", "When the bet was placed (UTC, at or before the round's due time); it is priced at the market "
+                              "price then, or at the time a receipt, seal or the manifest first attests the file's bytes when "
+                              "that is later."),
+        _c("action", "enum", "`buy` (also when empty) or `sell`.", nullable=True, choices=BET_ACTIONS),
+        _c("side", "enum", "`YES` or `NO`: the side bought, or the side of the position sold.", choices=BET_SIDES),
+        _c("amount", "float", "Dollars: for a buy, the stake (more than 0, at most 25% of the cash left); for a sale, "
+                              "the part of the position's stake (cost) closed, at most what is held."),
         _c("reasoning", "str", "Optional free-text rationale.", nullable=True),
     ),
     key=("question_id", "placed_at"),
     sort=("placed_at", "question_id"),
     mutability="immutable after the due time",
+    late=("action",),
 )
 
 SCORES = Table(

@@ -14,4 +14,5 @@
 - ``serve``: preview a built site over HTTP, as GitHub Pages serves it
 - ``oracle_sets``: what the site shows of each oracle set (its news, questions, makers and board)
 - ``hub_settings``: the Methodology page's "This hub's settings", from the hub's ``data/hub.toml``
+- ``arena_page``: the Arena page, every cohort apart, the hub's agents marked
 """

@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from ..arena.gather import load_cohorts
-from ..arena.portfolio import arena_table, pnl_curves
+from ..arena.portfolio import arena_table, bet_brier, pnl_curves
 from ..errors import BuildError, Problem
 from ..leaderboard.crowd import crowd_from_rounds
 from ..leaderboard.diff import first_rounds, history_diffs
@@ -121,7 +121,7 @@ def _arena(root: Path, as_of: datetime, quarantine: list[Problem], forecasts: di
     """The Arena's table and curves, from the forecast files ``gather`` has read (not read twice:
     at ForecastBench scale a read of every forecast file costs ~20 s)."""
     cohorts = load_cohorts(root, as_of, quarantine=quarantine, forecasts=forecasts)
-    return {"arena": arena_table(cohorts), "arena_curves": pnl_curves(cohorts)}
+    return {"arena": arena_table(cohorts), "arena_curves": pnl_curves(cohorts), "arena_brier": bet_brier(cohorts)}
 
 
 def _oracle(hub: Hub, as_of: datetime, models: dict, quarantine: list[Problem]) -> dict:

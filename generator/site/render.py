@@ -32,6 +32,7 @@ from ..schemas import ALL_TABLES, SCORES
 from ..store.csvio import empty_frame
 from ..timeutil import format_ts, parse_ts
 from . import charts, shell
+from .arena_page import arena_pages
 from .downloads import for_spreadsheets, raw_url
 from .hub_settings import hub_settings_values
 from .oracle_sets import oracle_pages
@@ -73,6 +74,7 @@ class SiteData:
     corrections: pd.DataFrame = field(default_factory=pd.DataFrame)  # audit.corrections.COLUMNS
     arena: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.TABLE
     arena_curves: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.CURVE
+    arena_brier: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.BRIER
     oracle_months: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.temporal view, by model
     oracle_board: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.board.BOARD_COLUMNS
     board_history: pd.DataFrame = field(default_factory=pd.DataFrame)  # HISTORY rows of every board
@@ -249,6 +251,7 @@ def render_site(data: SiteData) -> dict[str, bytes]:
         pages[f"{shell.ROUND_TABLES}/{r.due}.html"] = table
     pages.update(_question_pages(env, data.questions, updated))
     pages.update(oracle_pages(env, data.oracle_sets, common))
+    pages.update(arena_pages(env, data.arena, data.arena_brier, common))
     files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
     files.update({f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
                   for path, content in data.downloads.items()})

@@ -220,7 +220,15 @@ def load_bets(hub: Hub, due: datetime, quarantine: list[Problem] | None = None) 
     """A round's bet files (``schemas.BETS``, the Arena cohort), by model; empty when there are none.
     With a ``quarantine`` list, unreadable files are set aside there (as in ``load_forecasts``)."""
     files = {p.stem: [p] for p in hub.layout.bet_files(due)}
-    return _read_each(hub, files, lambda h, paths: h.cache.read_table(paths[0], BETS, h.layout.relative(paths[0])), quarantine)
+    read = _read_each(hub, files, lambda h, paths: h.cache.read_table(paths[0], BETS, h.layout.relative(paths[0])), quarantine)
+    return {model: _with_late(frame, BETS) for model, frame in read.items()}
+
+
+def _with_late(frame: pd.DataFrame, table) -> pd.DataFrame:
+    """``frame`` with every column of ``table``: a late column its file lacks (``Table.late``) empty."""
+    missing = [name for name in table.late if name not in frame.columns]
+    return frame.assign(**{name: pd.Series([None] * len(frame), index=frame.index, dtype=object) for name in missing}
+                        )[list(table.names)] if missing else frame
 
 
 def score_files(layout: Layout) -> list[Path]:

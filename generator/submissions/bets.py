@@ -1,9 +1,11 @@
 """Validation of an Arena bet file, ``data/bets/<due>/<team>.<model>.csv``. Pure: bytes in, problems out.
 
 The file is read by the forecast parser (encoding, line endings, CSV syntax), then every row is
-checked against the ``schemas.BETS`` columns and the round (collect-all). The 25% limit is
-checked by replaying the file's bets in (placed_at, question_id) order from the $10,000 start;
-every bet with a readable time and amount takes its stake out of the cash, even one that fails.
+checked against the ``schemas.BETS`` columns and the round (collect-all). The file's rows are then
+replayed in (placed_at, question_id) order from what the forecaster carries into the round
+(``arena.cohorts.Books``: $10,000 and nothing held in the first round of a cohort): every buy with
+a readable time and amount takes its stake out of the cash, even one that fails the 25% limit, and
+adds it to what is held; a sale may close at most the stake held in that market and side.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ import re
 from collections.abc import Iterator
 from itertools import chain
 
-from ..arena.bets import START_CASH, cash_before, max_bet, over_limit
+from ..arena.bets import max_bet, over_limit
+from ..arena.cohorts import SELL, Books
 from ..codes import problem
 from ..errors import Problem
-from ..schemas import BET_SIDES, BETS
+from ..schemas import BET_ACTIONS, BET_SIDES, BETS
 from ..store.forecast_file import Parsed, Row, parse_forecast
 from ..vocabulary import MARKET
 from .content import RoundSet, check_header, plain_number
@@ -26,9 +29,10 @@ _TS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")  # f
 REQUIRED = tuple(c.name for c in BETS.columns if not c.nullable)
 
 
-def check_bet_file(data: bytes, label: str, rnd: RoundSet | None) -> list[Problem]:
+def check_bet_file(data: bytes, label: str, rnd: RoundSet | None, carried: Books | None = None) -> list[Problem]:
     """Every problem of a bet file (at most MAX_PROBLEMS and a count of the rest); checks that need
-    the round are skipped when it is unknown. Amounts are taken as the hub's reader converts them."""
+    the round are skipped when it is unknown. Amounts are taken as the hub's reader converts them.
+    ``carried``: what the forecaster carries into the round (None: a cohort's first round)."""
     parsed = parse_forecast(data, label, "csv")
     if not parsed.columns:
         return parsed.problems + parsed.summary()
@@ -37,7 +41,7 @@ def check_bet_file(data: bytes, label: str, rnd: RoundSet | None) -> list[Proble
         return problems + parsed.summary()
     amounts = dict(zip((row.number for row in parsed.rows), bet_amounts(parsed)))
     rows = (p for row in parsed.rows for p in check_bet_row(parsed.label, row, rnd, amounts[row.number]))
-    problems += parsed.keep(chain(rows, check_duplicate_bets(parsed), check_limit(parsed, amounts)))
+    problems += parsed.keep(chain(rows, check_duplicate_bets(parsed), check_limit(parsed, amounts, carried or Books())))
     if not parsed.records:
         problems += parsed.keep([problem("no-forecasts", label, None, None, "the file has no bets")])
     if not has_errors(problems):
@@ -57,7 +61,7 @@ def check_bet_columns(parsed: Parsed) -> list[Problem]:
 
 
 def check_bet_row(label: str, row: Row, rnd: RoundSet | None, amount: float | None) -> list[Problem]:
-    return (_question(label, row, rnd) + _placed_at(label, row, rnd) + _side(label, row)
+    return (_question(label, row, rnd) + _placed_at(label, row, rnd) + _action(label, row) + _side(label, row)
             + ([] if amount is not None else [_amount_problem(label, row)]))
 
 
@@ -65,7 +69,7 @@ def _question(label: str, row: Row, rnd: RoundSet | None) -> list[Problem]:
     qid = row.cells.get("question_id", "").strip()
     if not qid:
         return [problem("empty-value", label, row.number, "question_id", "the question id is empty")]
-    if rnd is None:
+    if rnd is None or _is_sale(row):  # a sale's market is one held in the cohort (check_limit), of any of its rounds
         return []
     if qid not in rnd.kinds:
         return [problem("unknown-question", label, row.number, "question_id", f"{qid!r} is not in the question set of round {rnd.due}")]
@@ -84,6 +88,17 @@ def _placed_at(label: str, row: Row, rnd: RoundSet | None) -> list[Problem]:
         return [problem("bet-after-due", label, row.number, "placed_at",
                         f"the bet was placed at {text}, after the round's due time {rnd.due_ts}")]
     return []
+
+
+def _is_sale(row: Row) -> bool:
+    return row.cells.get("action", "") == SELL
+
+
+def _action(label: str, row: Row) -> list[Problem]:
+    action = row.cells.get("action", "")
+    if action in ("", *BET_ACTIONS):
+        return []
+    return [problem("bad-bet-action", label, row.number, "action", f"{action!r} is not buy or sell (lower case; empty means buy)")]
 
 
 def _side(label: str, row: Row) -> list[Problem]:
@@ -109,12 +124,35 @@ def check_duplicate_bets(parsed: Parsed) -> Iterator[Problem]:
         first.setdefault(key, row.number)
 
 
-def check_limit(parsed: Parsed, amounts: dict[int, float | None]) -> list[Problem]:
-    """Replay the readable bets in time order; report each bet over 25% of the cash left."""
+def check_limit(parsed: Parsed, amounts: dict[int, float | None], carried: Books) -> list[Problem]:
+    """Replay the readable rows in time order from what is ``carried`` into the round: report each buy over
+    25% of the cash left, and each sale of more than the stake held in its market and side."""
     readable = [(row.cells["placed_at"], row.cells.get("question_id", ""), value, row) for row in parsed.rows
-                if _TS.fullmatch(row.cells.get("placed_at", "")) and (value := amounts[row.number]) is not None]
+                if _TS.fullmatch(row.cells.get("placed_at", "")) and (value := amounts[row.number]) is not None
+                and row.cells.get("action", "") in ("", *BET_ACTIONS) and row.cells.get("side", "") in BET_SIDES]
     readable.sort(key=lambda r: (r[0], r[1], r[3].number))
-    cash = cash_before([r[2] for r in readable], START_CASH)
-    return [problem("bet-over-limit", parsed.label, row.number, "amount",
-                    f"${amount:,.2f} is over the limit of ${max_bet(left):,.2f}: 25% of the ${left:,.2f} cash left at {placed}")
-            for (placed, _, amount, row), left in zip(readable, cash) if over_limit(amount, left)]
+    cash, held, problems = carried.cash, dict(carried.held), []
+    for placed, qid, amount, row in readable:
+        key = (qid, row.cells["side"])
+        if _is_sale(row):
+            problems += _sale_problem(parsed.label, row, key, amount, held.get(key, 0.0))
+            held[key] = max(held.get(key, 0.0) - amount, 0.0)
+            continue
+        if over_limit(amount, cash):
+            problems.append(problem("bet-over-limit", parsed.label, row.number, "amount",
+                                    f"${amount:,.2f} is over the limit of ${max_bet(cash):,.2f}: 25% of the ${cash:,.2f} "
+                                    f"cash left at {placed}"))
+        cash -= amount
+        held[key] = held.get(key, 0.0) + amount
+    return problems
+
+
+def _sale_problem(label: str, row: Row, key: tuple[str, str], amount: float, stake: float) -> list[Problem]:
+    if stake <= 0:
+        return [problem("sell-not-held", label, row.number, "question_id",
+                        f"no {key[1]} position in {key[0]!r} is held in the cohort at {row.cells['placed_at']}")]
+    if amount > stake * (1 + 1e-12):
+        return [problem("sell-over-held", label, row.number, "amount",
+                        f"${amount:,.2f} is more than the ${stake:,.2f} stake held in {key[1]} of {key[0]!r} at "
+                        f"{row.cells['placed_at']}")]
+    return []

@@ -15,6 +15,7 @@ Two entry points share the same per-file checks:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
@@ -22,6 +23,8 @@ from typing import Protocol
 import pandas as pd
 import yaml
 
+from ..arena.cohorts import Books
+from ..arena.gather import books_for
 from ..codes import problem
 from ..errors import Problem
 from ..store import git, receipts
@@ -81,6 +84,12 @@ class _Run:
         self.author = ""
         self.problems: list[Problem] = []
         self.notes: set[str] = set()
+        self.books_of: Callable[[str, str], Books] | None = None  # what a model carries into a round of its cohort
+
+    def books(self, target: paths.Target) -> Books | None:
+        if target.kind != paths.BETS or self.books_of is None or target.due is None or target.model is None:
+            return None
+        return self.books_of(target.due, target.model)
 
     def round(self, due: str) -> RoundSet | None:
         if due not in self.rounds:
@@ -131,7 +140,8 @@ class _Run:
             assert target.question_set is not None  # classify sets it on every well-formed oracle path
             questions = paths.oracle_questions_path(target.question_set)
             return check_oracle_forecast(self.head.read(target.path), target.path, _read(self.base, questions), questions)
-        return dated_file_problems(target, self.head.read(target.path), rnd, self.notes.add, self._twin(target))
+        return dated_file_problems(target, self.head.read(target.path), rnd, self.notes.add, self._twin(target),
+                                   self.books(target))
 
     def _twin(self, target: paths.Target) -> list[Problem]:
         if target.kind != paths.FORECAST:
@@ -161,12 +171,13 @@ class _Run:
 
 
 def dated_file_problems(target: paths.Target, data: bytes, rnd: RoundSet | None, note=lambda _text: None,
-                        extra: list[Problem] | None = None) -> list[Problem]:
+                        extra: list[Problem] | None = None, carried: Books | None = None) -> list[Problem]:
     """Every problem of a round's submitted file (forecast, bets, commitment or salt) from its bytes:
     what the pull-request check reports and what the seal checks the sealed bytes with. ``note``
-    takes a line about coverage; ``extra``: problems found elsewhere to keep with the file's."""
+    takes a line about coverage; ``extra``: problems found elsewhere to keep with the file's;
+    ``carried``: what a bet file's model carries into the round (``arena.gather.books_for``)."""
     if target.kind == paths.BETS:
-        return bet_checks.check_bet_file(data, target.path, rnd)
+        return bet_checks.check_bet_file(data, target.path, rnd, carried)
     if target.kind == paths.COMMITMENT:
         return (commitment.check_salt if target.fmt == "salt" else commitment.check_commitment)(data, target.path)
     assert target.fmt is not None and target.due is not None  # classify sets them on every well-formed forecast path
@@ -179,6 +190,13 @@ def dated_file_problems(target: paths.Target, data: bytes, rnd: RoundSet | None,
         note(f"{target.path} covers {total - len(missing)} of the round's {total} questions × "
              f"resolution dates: {describe_missing(missing)}")
     return found + parsed.keep(check_question_set(parsed, rnd, target.due) + (extra or [])) + parsed.summary()
+
+
+def books_reader(root: Path, at: datetime) -> Callable[[str, str], Books]:
+    """What a model carries into a round of its cohort, from the hub at ``root`` as it stood at ``at``."""
+    def books(due: str, model: str) -> Books:
+        return books_for(root, at, parse_ts(due), model)[0]
+    return books
 
 
 def _classify_all(run: _Run, rel_paths: list[str]) -> list[paths.Target]:
@@ -208,6 +226,7 @@ def validate_files(root: Path, files: list[Path], at: datetime, hub_own: bool = 
     ``hub_own``, files the hub's own forecasters wrote (the names only they may use are theirs)."""
     tree = DiskTree(root)
     run = _Run(tree, tree, at, receipts.load_receipts(Hub(root)))
+    run.books_of = books_reader(root, at)
     rel_paths = [_relative(root, f) for f in files]
     outside = [p for p in rel_paths if Path(p).is_absolute()]
     run.problems.extend(problem("outside-submission-area", p, None, None, f"the file is not inside the hub at {root}")
@@ -248,6 +267,7 @@ def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime,
     head_tree, base_tree = git.GitTree(repo, head_sha), git.GitTree(repo, base_sha)
     run = _Run(head_tree, base_tree, at, receipts_frame)
     run.hub_maintainers, run.author = hub_maintainers, author
+    run.books_of = books_reader(repo, at)  # the hub's ledgers as checked out (the workflow checks out the base)
     changes = git.changed_files(repo, base_sha, head_sha)
     steps = [(c.status if c.status != "R" else "A", c.path) for c in changes]
     steps += [("R", c.old_path) for c in changes if c.status == "R" and c.old_path]

@@ -185,7 +185,7 @@ def test_the_simulated_portfolio_bets_100_toward_the_forecast_at_the_freeze_pric
 def test_the_arena_table_never_ranks(hub):
     table = arena_table(load_cohorts(hub, parse_ts("2026-01-30T00:00:00Z")))
     assert "rank" not in table.columns
-    assert table[["round", "view", "model"]].values.tolist() == [["2026-01-25", "bets", MODEL], ["2026-01-25", "simulated", MODEL]]
+    assert table[["cohort", "view", "model"]].values.tolist() == [["2026-01-25", "bets", MODEL], ["2026-01-25", "simulated", MODEL]]
 
 
 # --- validation of bet files ----------------------------------------------------------------
@@ -254,8 +254,9 @@ def test_prescient_arena_prints_the_table_as_csv_and_json(hub):
     done = run_cli("arena", "--hub", str(hub), "--as-of", "2026-01-30T00:00:00Z", "--format", "csv")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("round,model,view,n_bets,n_open,n_resolved,n_void,start,cash,positions_value,total_value,return_pct")
-    assert lines[1].startswith(f"2026-01-25,{MODEL},bets,3,0,2,1,10000,11375,0,11375,13.75,1375,0,1,")
+    assert lines[0].startswith("cohort,model,view,n_bets,n_open,n_resolved,n_void,n_sold,start,cash,positions_value,"
+                               "total_value,return_pct")
+    assert lines[1].startswith(f"2026-01-25,{MODEL},bets,3,0,2,1,0,10000,11375,0,11375,13.75,1375,0,1,")
     done = run_cli("arena", "--hub", str(hub), "--as-of", "2026-01-30T00:00:00Z", "--round", "2026-01-25", "--format", "json")
     records = json.loads(done.stdout)
     assert [(r["view"], r["total_value"]) for r in records] == [("bets", 11375.0), ("simulated", 600.0)]

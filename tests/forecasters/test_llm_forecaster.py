@@ -166,7 +166,7 @@ def test_prompts_render_from_template_files_and_show_the_crowd_only_when_asked()
     series = llm.render_prompt("zero-shot", llm.prompt_context(
         {**row, "kind": "dataset", "resolution_date": "2026-02-24", "freeze_value": 101.5}, with_crowd=False))
     assert "2026-02-24" in series and "2026-01-25" in series and "101.5" in series
-    assert {p.name for p in llm.PROMPTS.glob("*.j2")} == {"zero-shot.j2", "scratchpad.j2", "_question.j2"}
+    assert {p.name for p in llm.PROMPTS.glob("*.j2")} == {"zero-shot.j2", "scratchpad.j2", "_question.j2", "arena.j2"}  # arena: agents.py
     assert llm.template_sha256("zero-shot") != llm.template_sha256("scratchpad")
     with pytest.raises(ConfigError):
         llm.render_prompt("few-shot", llm.prompt_context(row, with_crowd=False))

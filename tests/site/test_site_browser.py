@@ -174,7 +174,8 @@ class Site:
     def path(self, name: str) -> str:
         return {"home": "", "model": f"generated/models/{MODEL}/", "models index": "generated/models/",
                 "round": f"generated/rounds/{_xss_round_file(self.root).parent.name}/",
-                "question": _xss_question_path(self.root), "oracle set": f"generated/oracle/sets/{ORACLE_SET}/"}[name]
+                "question": _xss_question_path(self.root), "oracle set": f"generated/oracle/sets/{ORACLE_SET}/",
+                "arena": "generated/arena/"}[name]
 
     def __getitem__(self, name: str) -> Visit:
         if name not in self.visits:
@@ -201,7 +202,7 @@ def xss_site(browser: Browser, xss_hub: Path, xss_url: str) -> Iterator[Site]:
     s.close()
 
 
-PAGES = ["home", "model", "round", "models index", "question", "oracle set"]
+PAGES = ["home", "model", "round", "models index", "question", "oracle set", "arena"]
 PLOTLY = "generated/assets/plotly.min.js"
 
 

@@ -32,7 +32,8 @@ CHART_PAGE_BUDGET = 800_000  # bytes gzipped, everything the Leaderboard loads, 
 PLAIN_PAGE_BUDGET = 300_000  # a page that draws no chart
 PAGES = {"home": "", "models": "generated/models/", "model": "generated/models/demo.calibrated/",
          "rounds": "generated/rounds/", "methodology": "methodology/", "submit": "submit/", "data": "data/",
-         "changes": "changes/", "oracle": "generated/oracle/", "oracle set": "generated/oracle/sets/demo-news/"}
+         "changes": "changes/", "oracle": "generated/oracle/", "oracle set": "generated/oracle/sets/demo-news/",
+         "arena": "generated/arena/"}
 CHART_PAGES = {"home", "model", "oracle set"}
 
 
