@@ -100,7 +100,7 @@ def test_csv_stays_parseable_with_the_header_on_stderr(sim_hub: Path):
     result = run_cli("arena", "--hub", str(sim_hub), "--as-of", AS_OF, "--format", "csv")
     clean(result, 0)
     assert result.stderr.splitlines()[0] == f"prescient: hub {sim_hub.resolve()} · as of {AS_OF}"
-    assert result.stdout.startswith("round,model") and "prescient" not in result.stdout
+    assert result.stdout.startswith("cohort,model") and "prescient" not in result.stdout
 
 
 def test_fetch_of_an_unknown_source_names_the_valid_ones(sim_hub: Path):
