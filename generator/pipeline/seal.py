@@ -84,15 +84,18 @@ class _Evidence:
     and the git repository (when the hub is one) for blobs and commit times."""
 
     def __init__(self, hub: Hub, blobs: Callable[[str], bytes | None] | None):
-        layout = hub.layout
-        self.hub, self.layout, self.blobs = hub, layout, blobs
+        self.hub, self.blobs = hub, blobs
         recorded = receipts.load_receipts(hub)
         self.receipts = receipt_versions(recorded)
         self.unreadable = unreadable_runs(recorded)
         self.first_seen = manifest.first_recorded(manifest.load_manifest(hub))
         self.maintainers = {m: meta.maintainers for m, meta in readers.load_models(hub).items()}
-        self.git = git.is_work_tree(layout.root)
+        self.git = git.is_work_tree(hub.root)
         self.legacy = False  # set while sealing a round the hub scored before it had any seal
+
+    @property
+    def layout(self) -> Layout:
+        return self.hub.layout
 
     def local(self, path: str, deadline: str) -> Version | None:
         """The file now at ``path``, with the earliest record before ``deadline`` of its bytes (manifest, else git)."""
