@@ -15,4 +15,6 @@
 - ``oracle_sets``: what the site shows of each oracle set (its news, questions, makers and board)
 - ``hub_settings``: the Methodology page's "This hub's settings", from the hub's ``data/hub.toml``
 - ``arena_page``: the Arena page, every cohort apart, the hub's agents marked
+- ``human_groups``: the human comparison groups of a board and ForecastBench's two tests against them
+- ``explore_page``: the Explore page, each board's score against release date and the projected parity dates
 """

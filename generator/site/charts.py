@@ -21,6 +21,8 @@ import json
 
 import pandas as pd
 
+from ..leaderboard.explore import day_number
+
 NONE_TEMPLATE = {"data": {"scatter": [{"type": "scatter"}]}}  # Plotly's template "none", as its JSON holds it
 _LAYOUT = dict(template=NONE_TEMPLATE, margin=dict(l=60, r=20, t=30, b=50), hovermode="closest",
                legend=dict(orientation="h", y=-0.15, yanchor="top"), autosize=True)
@@ -224,3 +226,44 @@ def oracle_accuracy_by_month(months: pd.DataFrame, kind: str) -> Figure:
     return _figure(traces, height=340, shapes=shapes,
                    xaxis=_axis("resolution month", type="category", categoryorder="array", categoryarray=x),
                    yaxis=_axis("accuracy", range=[0, 1]))
+
+
+def explore_scores(points: pd.DataFrame, trend, parity: list, names: dict[str, str] | None = None) -> Figure:
+    """The Explore chart (``leaderboard.explore``): each model's Brier Index (95% CI) at its release date,
+    the state of the art (the running best) as a line, its linear trend dashed out to the latest
+    projected parity date, and each human group's score as a level line with its projected date and
+    Fieller interval. ``parity``: ``explore.Parity`` rows."""
+    x = points["release_date"].tolist()
+    hover = [plain(n) + "<br>released " + plain(r) + (", knowledge cutoff " + plain(c) if c else "") for n, r, c in
+             zip(points["name"], points["release_date"], points["knowledge_cutoff"])]
+    traces = [_scatter(x=x, y=points["score"].round(2).tolist(), mode="markers", name="model", text=hover,
+                       marker=dict(size=8, symbol=["circle-open" if p else "circle" for p in points["provisional"]]),
+                       error_y=dict(type="data", symmetric=False, thickness=1, width=0,
+                                    array=(points["ci_high"] - points["score"]).round(2).fillna(0).tolist(),
+                                    arrayminus=(points["score"] - points["ci_low"]).round(2).fillna(0).tolist()),
+                       hovertemplate="%{text}<br>Brier Index %{y:.1f}<extra></extra>")]
+    frontier = points[points["frontier"]]
+    if len(frontier):
+        traces.append(_scatter(x=frontier["release_date"].tolist(), y=frontier["score"].round(2).tolist(),
+                               mode="lines+markers", name="state of the art", line=dict(shape="hv", width=2),
+                               marker=dict(size=10, symbol="diamond"), hoverinfo="skip"))
+    ends = [d for p in parity for d in (p.date, p.high) if p.status == "projected" and d]
+    if trend is not None and len(frontier):
+        x0, x1 = str(frontier["release_date"].iloc[0]), max([str(points["release_date"].max()), *ends])
+        traces.append(_scatter(x=[x0, x1], y=[round(trend.at(day_number(d)), 2) for d in (x0, x1)], mode="lines",
+                               name=f"trend of the state of the art ({trend.per_year():+.1f} a year)",
+                               line=dict(dash="dash", width=1.5), hoverinfo="skip"))
+    span = [min([*x, *[p.low for p in parity if p.low]], default=""), max([*x, *ends], default="")]
+    for p in parity:
+        label = plain(p.name)
+        traces.append(_scatter(x=span, y=[round(p.score, 2)] * 2, mode="lines", name=label,
+                               line=dict(dash="dot", width=1.5), hovertemplate=label + " %{y:.1f}<extra></extra>"))
+        if p.status == "projected":
+            high = p.high or p.date
+            traces.append(_scatter(x=[p.low or p.date, p.date, high], y=[round(p.score, 2)] * 3, mode="lines+markers",
+                                   name=f"{label}: parity {p.date}", line=dict(width=4),
+                                   marker=dict(size=[0, 12, 0], symbol="star"),
+                                   hovertemplate=f"{label}: projected parity {p.date} (95% {p.low or '?'} to "
+                                                 f"{p.high or 'no upper bound'})<extra></extra>"))
+    return _figure(traces, height=440, xaxis=_axis("release date", type="date"),
+                   yaxis=_axis("Brier Index, 95% CI (higher is better)"))

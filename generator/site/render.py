@@ -34,7 +34,9 @@ from ..timeutil import format_ts, parse_ts
 from . import charts, shell
 from .arena_page import arena_pages
 from .downloads import for_spreadsheets, raw_url
+from .explore_page import explore_pages
 from .hub_settings import hub_settings_values
+from .human_groups import human_columns
 from .oracle_sets import oracle_pages
 from .payloads import models_script, script_json
 from .questions import QuestionInfo
@@ -252,6 +254,7 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     pages.update(_question_pages(env, data.questions, updated))
     pages.update(oracle_pages(env, data.oracle_sets, common))
     pages.update(arena_pages(env, data.arena, data.arena_brier, common))
+    pages.update(explore_pages(env, data.boards, data.models, common))
     files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
     files.update({f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
                   for path, content in data.downloads.items()})
@@ -350,6 +353,7 @@ def _panels(boards: dict[tuple[str, str], pd.DataFrame]) -> list[dict]:
             "dots": charts.to_json(charts.board_dots(frame, headline)) if len(frame) else "",
             "left_off": _left_off(frame),
             "orphans": orphan_text(frame.attrs["orphans"]) if frame.attrs.get("orphans") else "",
+            "humans": human_columns(frame, headline) if len(frame) else {},
         })
     return panels
 
