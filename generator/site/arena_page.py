@@ -1,6 +1,8 @@
-"""The Arena page (``generated/arena/index.md``): every cohort apart, each forecaster's bets in it
-(the hub's own agents marked), and the bet Brier per round and across rounds with Forecaster Arena's
-skill score. A secondary view: rows are ordered by name, never by P/L or Brier."""
+"""The Arena page (``generated/arena/index.md``): every bettor's portfolio value over time on one chart,
+every cohort apart, each forecaster's bets in it (the hub's own agents marked) beside its proper score
+(the leaderboard's Brier Index), the bet Brier per round and across rounds with Forecaster Arena's
+skill score, and each forecaster's decisions with their reasoning. A secondary view: rows are
+ordered by name, never by P/L or Brier."""
 
 from __future__ import annotations
 
@@ -9,18 +11,44 @@ import pandas as pd
 
 from ..arena.portfolio import BRIER_REFERENCE
 from ..models import HUB_TEAM, team_of
+from . import charts
+from .questions import question_slug
 
 AGENT_SUFFIX = "-arena"  # forecasters.agents.agent_id: the hub's Arena agents are prescient.<model>-arena
+PROPER = ("overall", "overall_ci_low", "overall_ci_high", "rank")  # the board's columns shown beside P/L
 
 
 def is_hub_agent(model: str) -> bool:
     return team_of(model) == HUB_TEAM and model.endswith(AGENT_SUFFIX)
 
 
-def arena_pages(env: jinja2.Environment, arena: pd.DataFrame, brier: pd.DataFrame, common: dict) -> dict[str, str]:
+def _proper(board: pd.DataFrame | None) -> dict[str, dict]:
+    """Per model on the board: its Brier Index, CI and rank (the proper score beside the P/L)."""
+    if board is None or not len(board):
+        return {}
+    return {r["model"]: {k: r[k] for k in PROPER} for r in board.to_dict("records")}
+
+
+def decision_groups(decisions: pd.DataFrame | None, names: dict[str, str]) -> list[dict]:
+    """Each model's decisions (``arena.decisions.DECISIONS``), in time order, with its question page."""
+    if decisions is None or not len(decisions):
+        return []
+    return [{"model": model, "name": names.get(model, model), "agent": is_hub_agent(model),
+             "rows": [{**r, "slug": question_slug(r["question_id"])} for r in rows.to_dict("records")]}
+            for model, rows in decisions.groupby("model", sort=True)]
+
+
+def arena_pages(env: jinja2.Environment, arena: pd.DataFrame, brier: pd.DataFrame, common: dict,
+                curves: pd.DataFrame | None = None, decisions: pd.DataFrame | None = None,
+                board: pd.DataFrame | None = None, names: dict[str, str] | None = None) -> dict[str, str]:
+    names = names or {}
+    proper = _proper(board)
     bets = arena[arena["view"] == "bets"] if len(arena) else arena
-    cohorts = [{"name": name, "rows": [{**r, "agent": is_hub_agent(r["model"]),
+    cohorts = [{"name": name, "rows": [{**r, "agent": is_hub_agent(r["model"]), "proper": proper.get(r["model"]),
                                         "bss": 1.0 - r["bet_brier"] / BRIER_REFERENCE} for r in rows.to_dict("records")]}
                for name, rows in sorted(bets.groupby("cohort"), key=lambda item: str(item[0]), reverse=True)] if len(bets) else []
     rows = [{**r, "agent": is_hub_agent(r["model"])} for r in brier.to_dict("records")] if len(brier) else []
-    return {"arena/index.md": env.get_template("arena_index.md.j2").render(**common, cohorts=cohorts, brier=rows)}
+    own = curves[curves["view"] == "bets"] if curves is not None and len(curves) else None
+    chart = charts.to_json(charts.arena_portfolios(own, names)) if own is not None and len(own) else ""
+    return {"arena/index.md": env.get_template("arena_index.md.j2").render(
+        **common, cohorts=cohorts, brier=rows, chart=chart, decisions=decision_groups(decisions, names))}

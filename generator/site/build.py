@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..arena.decisions import decision_rows
 from ..arena.gather import load_cohorts
 from ..arena.portfolio import arena_table, bet_brier, pnl_curves
 from ..errors import BuildError, Problem
@@ -56,7 +57,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     """Everything the pages show. A submitted file that cannot be read (forecast, bet, oracle answer)
     is left out, as the nightly leaves it out of the scores; ``quarantine`` collects those files."""
     hub = as_hub(hub)
-    root, settings = hub.root, hub.settings
+    settings = hub.settings
     quarantine = [] if quarantine is None else quarantine
     scores, models = readers.load_scores(hub), readers.load_models(hub, as_of)
     history = readers.load_history(hub)  # every view; a night from before the view column has it empty
@@ -89,7 +90,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         changes=history_diffs(_last_nights(overall, CHANGES_NIGHTS), first_rounds=first_rounds(scores)),
         corrections=corrections(observations, format_ts(as_of),
                                 {r.due: r.questions for r in rounds}),
-        **_arena(root, as_of, quarantine, read), **_oracle(hub, as_of, models, quarantine),
+        **_arena(hub, as_of, quarantine, read), **_oracle(hub, as_of, models, quarantine),
         rounds=rounds, questions=_questions(hub, observations, rounds, forecasts, scores, as_of),
         repo_url=settings.repo_url, settings=settings, **_downloads(hub, readers.quarantined_files(quarantine), settings.repo_url, as_of),
     )
@@ -117,11 +118,14 @@ def _round_board(scores: pd.DataFrame | None, questions: pd.DataFrame, models: d
                      min_round_age_days=0)
 
 
-def _arena(root: Path, as_of: datetime, quarantine: list[Problem], forecasts: dict[str, dict[str, pd.DataFrame]]) -> dict:
-    """The Arena's table and curves, from the forecast files ``gather`` has read (not read twice:
-    at ForecastBench scale a read of every forecast file costs ~20 s)."""
-    cohorts = load_cohorts(root, as_of, quarantine=quarantine, forecasts=forecasts)
-    return {"arena": arena_table(cohorts), "arena_curves": pnl_curves(cohorts), "arena_brier": bet_brier(cohorts)}
+def _arena(hub: Hub, as_of: datetime, quarantine: list[Problem], forecasts: dict[str, dict[str, pd.DataFrame]]) -> dict:
+    """The Arena's table, curves and decisions, from the forecast files ``gather`` has read (not read
+    twice: at ForecastBench scale a read of every forecast file costs ~20 s). The decisions read the
+    bet files of the rounds past their due time (an unreadable one is already in ``quarantine``)."""
+    cohorts = load_cohorts(hub.root, as_of, quarantine=quarantine, forecasts=forecasts)
+    bets = {format_date(due): readers.load_bets(hub, due, []) for due in readers.round_dues(hub) if due <= as_of}
+    return {"arena": arena_table(cohorts), "arena_curves": pnl_curves(cohorts), "arena_brier": bet_brier(cohorts),
+            "arena_decisions": decision_rows(cohorts.positions, bets)}
 
 
 def _oracle(hub: Hub, as_of: datetime, models: dict, quarantine: list[Problem]) -> dict:

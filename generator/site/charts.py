@@ -267,3 +267,47 @@ def explore_scores(points: pd.DataFrame, trend, parity: list, names: dict[str, s
                                                  f"{p.high or 'no upper bound'})<extra></extra>"))
     return _figure(traces, height=440, xaxis=_axis("release date", type="date"),
                    yaxis=_axis("Brier Index, 95% CI (higher is better)"))
+
+
+COHORT_LABELS = 4  # more cohorts than this: their start lines are not labelled (the labels would overlap)
+
+
+def arena_portfolios(curves: pd.DataFrame, names: dict[str, str] | None = None) -> Figure:
+    """Every bettor's portfolio value over time on one chart (``arena.portfolio.CURVE`` rows of the
+    ``bets`` view), one line per (model, cohort); a range selector, a $/% switch (Plotly
+    ``updatemenus``: total value in dollars, or the return in percent), and each cohort's start as a
+    dotted vertical line (labelled up to ``COHORT_LABELS`` cohorts). One legend entry per model: clicking
+    it hides all its cohorts. The starting value is a grey reference line ($10,000, or 0%)."""
+    names = names or {}
+    own = curves[curves["view"] == "bets"].sort_values(["model", "cohort", "at"], kind="mergesort")
+    groups = list(own.groupby(["model", "cohort"], sort=True))
+    styles = line_styles(sorted({m for (m, _), _ in groups}), set())
+    traces, dollars, percent = [], [], []
+    shown: set[str] = set()
+    for (model, cohort), rows in groups:
+        label = plain(names.get(model, model))
+        dollars.append(rows["total_value"].round(2).tolist())
+        percent.append(rows["return_pct"].round(2).tolist())
+        traces.append(_scatter(x=[a[:10] for a in rows["at"]], y=dollars[-1], mode="lines", legendgroup=model,
+                               name=label if model not in shown else None, showlegend=model not in shown,
+                               line=dict(styles[model], width=2),
+                               hovertemplate=f"{label} · cohort {plain(cohort)}<br>%{{x}}<br>%{{y:,.2f}}<extra></extra>"))
+        shown.add(model)
+    cohorts = sorted(set(own["cohort"].astype(str)))
+    shapes = [dict(type="line", xref="x", yref="paper", x0=c, x1=c, y0=0, y1=1, line=dict(dash="dot", width=1, color="#8c8c8c"),
+                   layer="below") for c in cohorts]
+    marks = [dict(text=f"cohort {plain(c)}", showarrow=False, xref="x", yref="paper", x=c, y=1, xanchor="left",
+                  yanchor="bottom", font=dict(size=10, color="#8c8c8c")) for c in cohorts] if len(cohorts) <= COHORT_LABELS else []
+    level = lambda y: dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=y, y1=y, line=REFERENCE_LINE, layer="below")  # noqa: E731
+    switch = dict(type="buttons", direction="right", x=0, xanchor="left", y=1.18, yanchor="bottom", showactive=True,
+                  buttons=[dict(label="$", method="update",
+                                args=[{"y": dollars}, {"yaxis.title.text": "portfolio value, $ (not a proper score)", "shapes": [*shapes, level(10_000)]}]),
+                           dict(label="%", method="update",
+                                args=[{"y": percent}, {"yaxis.title.text": "return, % (not a proper score)", "shapes": [*shapes, level(0)]}])])
+    ranges = dict(buttons=[dict(count=1, label="1m", step="month", stepmode="backward"),
+                           dict(count=3, label="3m", step="month", stepmode="backward"), dict(step="all", label="all")],
+                  x=1, xanchor="right", y=1.18, yanchor="bottom")
+    return _figure(traces, height=460, shapes=[*shapes, level(10_000)], annotations=marks, updatemenus=[switch],
+                   margin=dict(l=60, r=20, t=70, b=50),
+                   xaxis=_axis("mark (00:00 UTC)", type="date", rangeselector=ranges),
+                   yaxis=_axis("portfolio value, $ (not a proper score)"))

@@ -77,6 +77,7 @@ class SiteData:
     arena: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.TABLE
     arena_curves: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.CURVE
     arena_brier: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.BRIER
+    arena_decisions: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.decisions.DECISIONS
     oracle_months: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.temporal view, by model
     oracle_board: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.board.BOARD_COLUMNS
     board_history: pd.DataFrame = field(default_factory=pd.DataFrame)  # HISTORY rows of every board
@@ -253,7 +254,8 @@ def render_site(data: SiteData) -> dict[str, bytes]:
         pages[f"{shell.ROUND_TABLES}/{r.due}.html"] = table
     pages.update(_question_pages(env, data.questions, updated))
     pages.update(oracle_pages(env, data.oracle_sets, common))
-    pages.update(arena_pages(env, data.arena, data.arena_brier, common))
+    pages.update(arena_pages(env, data.arena, data.arena_brier, common, curves=data.arena_curves,
+                             decisions=data.arena_decisions, board=data.board, names=names))
     pages.update(explore_pages(env, data.boards, data.models, common))
     files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
     files.update({f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
