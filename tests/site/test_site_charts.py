@@ -50,7 +50,48 @@ FIGURES = {
         {"model": ["prescient.m-closed-book", "prescient.m-closed-book", HOSTILE, "x.y"], "kind": ["tf", "tf", "tf", "mc"],
          "month": ["2025-12", "2026-01", "2026-01", "2026-01"], "accuracy": [0.5, 0.75, 0.25, 1.0], "n": [2, 4, 4, 1],
          "knowledge_cutoff": ["2025-12-31", "2025-12-31", "", ""]}), "tf"),
+    "explore_scores": lambda: _explore_figure(),
+    "arena_portfolios": lambda: charts.arena_portfolios(_curves(), {"a.x": HOSTILE}),
 }
+
+
+def _explore_figure():
+    from generator.leaderboard.explore import explore
+    from generator.models import ModelMeta
+
+    board = pd.DataFrame({"model": ["a.x", "b.y", "c.z", "h.s", "h.p"], "name": ["A", HOSTILE, "C", "Supers", "Public"],
+                          "kind": ["llm", "llm", "llm", "human", "human"], "overall": [50.0, 55.0, 60.0, 75.0, 52.0],
+                          "overall_ci_low": [48.0, 53.0, np.nan, 73.0, 50.0], "overall_ci_high": [52.0, 57.0, 62.0, 77.0, 54.0],
+                          "provisional": [0, 0, 0, 0, 0]})
+    dates = {"a.x": "2024-01-01", "b.y": "2024-06-01", "c.z": "2025-01-01"}
+    models = {m: ModelMeta(id=m, name=m, organization="", kind=k, release_date=dates.get(m, ""), knowledge_cutoff=HOSTILE)
+              for m, k in zip(board["model"], board["kind"])}
+    out = explore(board, models)
+    return charts.explore_scores(out.points, out.trend, out.parity)
+
+
+def _curves() -> pd.DataFrame:
+    at = ["2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"]
+    return pd.DataFrame({"cohort": ["2026-01-01"] * 4 + ["2026-01-15"] * 2, "model": ["a.x"] * 2 + ["b.y"] * 2 + ["a.x"] * 2,
+                         "view": ["bets"] * 6, "at": at * 3, "total_value": [10_000.0, 10_250.5, 9_900.0, 9_800.0, 10_000.0, 10_100.0],
+                         "return_pct": [0.0, 2.505, -1.0, -2.0, 0.0, 1.0]})
+
+
+def test_the_explore_chart_draws_points_frontier_trend_and_each_human_group() -> None:
+    names = [t.get("name") for t in _explore_figure()["data"]]
+    assert names[:2] == ["model", "state of the art"] and names[2].startswith("trend of the state of the art")
+    assert "Supers" in names and "Public" in names and any(str(n).startswith("Supers: parity") for n in names)
+    assert all("<b>" not in json.dumps(t) for t in _explore_figure()["data"])  # the hostile name and cutoff drawn as text
+
+
+def test_the_arena_chart_switches_dollars_and_percent_and_marks_each_cohort() -> None:
+    figure = charts.arena_portfolios(_curves())
+    dollars, percent = (b["args"][0]["y"] for b in figure["layout"]["updatemenus"][0]["buttons"])
+    assert dollars == [t["y"] for t in figure["data"]] == [[10_000.0, 10_250.5], [10_000.0, 10_100.0], [9_900.0, 9_800.0]]
+    assert percent == [[0.0, 2.5], [0.0, 1.0], [-1.0, -2.0]]
+    assert [t.get("showlegend") for t in figure["data"]] == [True, False, True]  # one legend entry a model
+    assert [s["x0"] for s in figure["layout"]["shapes"] if s["xref"] == "x"] == ["2026-01-01", "2026-01-15"]
+    assert [b["label"] for b in figure["layout"]["xaxis"]["rangeselector"]["buttons"]] == ["1m", "3m", "all"]
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
