@@ -80,9 +80,18 @@ def xss_hub(demo_hub: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     forecasts = pd.read_csv(forecasts_file, dtype=str, keep_default_na=False)
     forecasts.loc[forecasts["question_id"] == frame.loc[0, "question_id"], "reasoning"] = REASONING
     forecasts.to_csv(forecasts_file, index=False, lineterminator="\n")
+    _xss_bets(root)
     _xss_oracle(root)
     build_site(root, AS_OF)
     return root
+
+
+def _xss_bets(root: Path) -> None:
+    """The reasoning of the model's first bet in its first round carries a payload (the Arena's decisions)."""
+    path = min((root / "data" / "bets").glob(f"*/{MODEL}.csv"))
+    bets = pd.read_csv(path, dtype=str, keep_default_na=False)
+    bets.loc[0, "reasoning"] = REASONING
+    bets.to_csv(path, index=False, lineterminator="\n")
 
 
 def _xss_oracle(root: Path) -> None:
@@ -175,7 +184,7 @@ class Site:
         return {"home": "", "model": f"generated/models/{MODEL}/", "models index": "generated/models/",
                 "round": f"generated/rounds/{_xss_round_file(self.root).parent.name}/",
                 "question": _xss_question_path(self.root), "oracle set": f"generated/oracle/sets/{ORACLE_SET}/",
-                "arena": "generated/arena/"}[name]
+                "arena": "generated/arena/", "explore": "generated/explore/"}[name]
 
     def __getitem__(self, name: str) -> Visit:
         if name not in self.visits:
@@ -202,7 +211,7 @@ def xss_site(browser: Browser, xss_hub: Path, xss_url: str) -> Iterator[Site]:
     s.close()
 
 
-PAGES = ["home", "model", "round", "models index", "question", "oracle set", "arena"]
+PAGES = ["home", "model", "round", "models index", "question", "oracle set", "arena", "explore"]
 PLOTLY = "generated/assets/plotly.min.js"
 
 
@@ -219,9 +228,12 @@ def test_page_renders_cleanly_and_offline(site: Site, name: str) -> None:
         assert charts.count() >= 1, f"the {name} page has no chart"
     for i in range(charts.count()):
         assert charts.nth(i).locator(".main-svg").count() >= 1, f"chart {i} on the {name} page is not drawn"
-    assert page.locator("table.prescient-table tbody tr").count() >= 1
-    padding = page.eval_on_selector("table.prescient-table td", "td => parseFloat(getComputedStyle(td).paddingLeft)")
-    assert padding >= 4, "table cells have no padding: the numbers run together"
+    if name == "explore":  # the demo's forecasters have no release date: each board lists them as left out
+        assert page.locator("details.prescient-left-out").count() >= 1
+    else:
+        assert page.locator("table.prescient-table tbody tr").count() >= 1
+        padding = page.eval_on_selector("table.prescient-table td", "td => parseFloat(getComputedStyle(td).paddingLeft)")
+        assert padding >= 4, "table cells have no padding: the numbers run together"
     page.wait_for_timeout(200)  # let late console messages arrive
     visit.assert_clean()
     # plotly.js: on a page with a chart, one script element, the local asset, fetched from nowhere else
@@ -390,6 +402,12 @@ def test_xss_payloads_stay_inert(xss_site: Site, name: str) -> None:
     if name == "oracle set":  # a question, an option and an article's title as the question maker and a feed wrote them
         assert QUESTION_TEXT in text and ORGANIZATION in text and NAME in text
         assert page.locator('a[href^="http://sim.invalid/"]').count() > 0, "the articles are linked"
+    if name == "explore":  # the model is listed as left out (no release date)
+        page.locator("details.prescient-left-out > summary").first.click()
+        assert NAME in page.evaluate("document.body.innerText")
+    if name == "arena":  # the bet's reasoning, in the model's decisions
+        page.locator("details.prescient-decisions > summary", has_text="decisions").last.click()
+        assert REASONING in page.evaluate("document.body.innerText")
     if name == "question":
         assert page.locator("article h1").first.inner_text() == QUESTION_TEXT
         page.locator("details.prescient-raw > summary").click()  # the raw rows (with the reasoning) are collapsed

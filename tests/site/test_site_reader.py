@@ -33,8 +33,8 @@ PLAIN_PAGE_BUDGET = 300_000  # a page that draws no chart
 PAGES = {"home": "", "models": "generated/models/", "model": "generated/models/demo.calibrated/",
          "rounds": "generated/rounds/", "methodology": "methodology/", "submit": "submit/", "data": "data/",
          "changes": "changes/", "oracle": "generated/oracle/", "oracle set": "generated/oracle/sets/demo-news/",
-         "arena": "generated/arena/"}
-CHART_PAGES = {"home", "model", "oracle set"}
+         "arena": "generated/arena/", "explore": "generated/explore/"}
+CHART_PAGES = {"home", "model", "oracle set", "arena"}
 
 
 @pytest.fixture(scope="module")
