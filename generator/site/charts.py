@@ -299,15 +299,16 @@ def arena_portfolios(curves: pd.DataFrame, names: dict[str, str] | None = None) 
     marks = [dict(text=f"cohort {plain(c)}", showarrow=False, xref="x", yref="paper", x=c, y=1, xanchor="left",
                   yanchor="bottom", font=dict(size=10, color="#8c8c8c")) for c in cohorts] if len(cohorts) <= COHORT_LABELS else []
     level = lambda y: dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=y, y1=y, line=REFERENCE_LINE, layer="below")  # noqa: E731
+    value_title, return_title = "portfolio value, $ (not a proper score)", "return, % (not a proper score)"
     switch = dict(type="buttons", direction="right", x=0, xanchor="left", y=1.18, yanchor="bottom", showactive=True,
                   buttons=[dict(label="$", method="update",
-                                args=[{"y": dollars}, {"yaxis.title.text": "portfolio value, $ (not a proper score)", "shapes": [*shapes, level(10_000)]}]),
+                                args=[{"y": dollars}, {"yaxis.title.text": value_title, "shapes": [*shapes, level(10_000)]}]),
                            dict(label="%", method="update",
-                                args=[{"y": percent}, {"yaxis.title.text": "return, % (not a proper score)", "shapes": [*shapes, level(0)]}])])
+                                args=[{"y": percent}, {"yaxis.title.text": return_title, "shapes": [*shapes, level(0)]}])])
     ranges = dict(buttons=[dict(count=1, label="1m", step="month", stepmode="backward"),
                            dict(count=3, label="3m", step="month", stepmode="backward"), dict(step="all", label="all")],
                   x=1, xanchor="right", y=1.18, yanchor="bottom")
     return _figure(traces, height=460, shapes=[*shapes, level(10_000)], annotations=marks, updatemenus=[switch],
                    margin=dict(l=60, r=20, t=70, b=50),
                    xaxis=_axis("mark (00:00 UTC)", type="date", rangeselector=ranges),
-                   yaxis=_axis("portfolio value, $ (not a proper score)"))
+                   yaxis=_axis(value_title))
