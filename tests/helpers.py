@@ -435,6 +435,26 @@ def built_site(root: Path) -> Path:
     return root / "site_src" / "site"
 
 
+def reader_context(browser, width: int):
+    """A browser context as a reader's: a phone (``width`` under 500 px: touch, mobile) or a desktop."""
+    phone = width < 500
+    return browser.new_context(viewport={"width": width, "height": 900 if not phone else 844}, is_mobile=phone,
+                               has_touch=phone, device_scale_factor=1, color_scheme="light", service_workers="block")
+
+
+def open_page(context, base: str, path: str):
+    """``base + path`` opened in ``context`` once its charts are drawn; its console and page errors
+    collect in ``page._prescient_errors``."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base + path, wait_until="load")
+    page.wait_for_function(ALL_CHARTS_DRAWN, timeout=20_000)
+    page._prescient_errors = errors
+    return page
+
+
 # -- hostile text in a validation report -----------------------------------------------------------
 
 # Hostile text, as file names (git gives any bytes but NUL and "/") and as cell content quoted in

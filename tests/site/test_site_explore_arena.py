@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ALL_CHARTS_DRAWN, built_site, require_browser, screenshot, serve
+from helpers import built_site, open_page, reader_context, require_browser, screenshot, serve
 
 require_browser()
 
@@ -68,28 +68,11 @@ def base(explore_hub: Path) -> Iterator[str]:
         yield url
 
 
-def _context(browser, width: int):
-    phone = width < 500
-    return browser.new_context(viewport={"width": width, "height": 844 if phone else 900}, is_mobile=phone,
-                               has_touch=phone, device_scale_factor=1, color_scheme="light", service_workers="block")
-
-
 @pytest.fixture(scope="module", params=[DESKTOP, PHONE], ids=["desktop", "phone"])
 def context(request, browser):
-    context = _context(browser, request.param)
+    context = reader_context(browser, request.param)
     yield context
     context.close()
-
-
-def _open(context, base: str, path: str):
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(base + path, wait_until="load")
-    page.wait_for_function(ALL_CHARTS_DRAWN, timeout=20_000)
-    page._prescient_errors = errors  # type: ignore[attr-defined]
-    return page
 
 
 def _trace_names(page, index: int = 0) -> list[str]:
@@ -106,7 +89,7 @@ def _fits(page) -> bool:
 
 
 def test_explore_plots_each_board_against_release_date_with_its_frontier_trend_and_parity(context, base) -> None:
-    page = _open(context, base, "generated/explore/")
+    page = open_page(context, base, "generated/explore/")
     charts = page.locator(".prescient-chart")
     assert charts.count() == 2  # the tournament and the baseline board
     for i in range(charts.count()):
@@ -132,7 +115,7 @@ def test_explore_plots_each_board_against_release_date_with_its_frontier_trend_a
 
 
 def test_explore_is_in_the_navigation(context, base) -> None:
-    page = _open(context, base, "")
+    page = open_page(context, base, "")
     assert page.locator("a[href$='generated/explore/']").count() >= 1
 
 
@@ -141,7 +124,7 @@ def test_explore_is_in_the_navigation(context, base) -> None:
 
 
 def test_human_groups_are_marked_and_tested_both_ways(context, base) -> None:
-    page = _open(context, base, "")
+    page = open_page(context, base, "")
     panel = page.locator(".prescient-panel:not([hidden])")
     head = panel.locator("thead th").all_inner_texts()
     head = [h.strip() for h in head]
@@ -170,7 +153,7 @@ def test_human_groups_are_marked_and_tested_both_ways(context, base) -> None:
 
 
 def test_the_arena_draws_every_portfolio_with_a_range_selector_and_a_dollar_percent_switch(context, base) -> None:
-    page = _open(context, base, "generated/arena/")
+    page = open_page(context, base, "generated/arena/")
     chart = page.locator(".prescient-arena-chart")
     assert chart.locator(".main-svg").count() >= 1
     legend = [n for n in _trace_names(page) if n]
@@ -194,7 +177,7 @@ def test_the_arena_draws_every_portfolio_with_a_range_selector_and_a_dollar_perc
 
 
 def test_the_arena_shows_each_decision_with_its_reasoning_and_the_proper_score(context, base, explore_hub: Path) -> None:
-    page = _open(context, base, "generated/arena/")
+    page = open_page(context, base, "generated/arena/")
     head = page.locator("table.prescient-table").first.locator("thead th").all_inner_texts()
     assert "Brier Index" in [h.strip() for h in head]
     assert re.match(r"\d+\.\d \[", page.locator("table.prescient-table").first.locator("tbody tr td").last.inner_text())

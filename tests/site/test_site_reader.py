@@ -23,7 +23,7 @@ from helpers import ARTIFACTS, gzipped_bytes, require_browser, screenshot, serve
 
 require_browser()
 
-from helpers import ALL_CHARTS_DRAWN, built_site
+from helpers import ALL_CHARTS_DRAWN, built_site, open_page, reader_context
 
 pytestmark = pytest.mark.browser
 
@@ -43,10 +43,7 @@ def served(demo_hub: Path) -> Iterator[tuple[Path, str]]:
         yield built_site(demo_hub), url
 
 
-def _context(browser, width: int):
-    phone = width < 500
-    return browser.new_context(viewport={"width": width, "height": 900 if not phone else 844}, is_mobile=phone,
-                               has_touch=phone, device_scale_factor=1, color_scheme="light", service_workers="block")
+_context = reader_context
 
 
 @pytest.fixture(scope="module")
@@ -63,15 +60,7 @@ def phone(browser):
     context.close()
 
 
-def _open(context, base: str, path: str):
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(base + path, wait_until="load")
-    page.wait_for_function(ALL_CHARTS_DRAWN, timeout=20_000)
-    page._prescient_errors = errors  # type: ignore[attr-defined]
-    return page
+_open = open_page
 
 
 _pages: dict[tuple[int, str], object] = {}
