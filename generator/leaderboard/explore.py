@@ -210,6 +210,8 @@ def parity_of(human: dict, points: pd.DataFrame, trend: Trend | None, score: str
     if trend.slope <= 0:
         return Parity(**base, status="none", reason="the state of the art's trend is not rising")
     x_star, low, high = fieller(trend, target)
+    if not day_text(x_star):
+        return Parity(**base, status="none", reason="the trend reaches it only past the calendar's last date")
     return Parity(**base, status="projected", date=day_text(x_star),
                   low=day_text(low) if math.isfinite(low) else "", high=day_text(high) if math.isfinite(high) else "",
                   reason="" if math.isfinite(high) else f"the slope is not distinguishable from zero at {LEVEL:.0%}, so the "

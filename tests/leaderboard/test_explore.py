@@ -88,3 +88,9 @@ def test_too_few_frontier_points_give_no_projection() -> None:
     out = explore(board, _models(board, {"t.a": "2024-01-01", "t.b": "2024-04-01"}))
     assert out.trend is None
     assert out.parity[0].status == "none" and "at least 3" in out.parity[0].reason
+
+
+def test_a_trend_too_slow_for_the_calendar_gives_no_date() -> None:
+    board = _board([("t.a", "llm", 50.0), ("t.b", "llm", 50.001), ("t.c", "llm", 50.002), ("h.supers", "human", 99.0)])
+    out = explore(board, _models(board, {"t.a": "2024-01-01", "t.b": "2024-04-01", "t.c": "2024-07-01"}))
+    assert out.parity[0].status == "none" and "calendar" in out.parity[0].reason
