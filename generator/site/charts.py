@@ -277,7 +277,7 @@ def arena_portfolios(curves: pd.DataFrame, names: dict[str, str] | None = None) 
     ``bets`` view), one line per (model, cohort); a range selector, a $/% switch (Plotly
     ``updatemenus``: total value in dollars, or the return in percent), and each cohort's start as a
     dotted vertical line (labelled up to ``COHORT_LABELS`` cohorts). One legend entry per model: clicking
-    it hides all its cohorts. The starting value is a grey reference line ($10,000, or 0%)."""
+    it hides all its cohorts."""
     names = names or {}
     own = curves[curves["view"] == "bets"].sort_values(["model", "cohort", "at"], kind="mergesort")
     groups = list(own.groupby(["model", "cohort"], sort=True))
@@ -298,17 +298,15 @@ def arena_portfolios(curves: pd.DataFrame, names: dict[str, str] | None = None) 
                    layer="below") for c in cohorts]
     marks = [dict(text=f"cohort {plain(c)}", showarrow=False, xref="x", yref="paper", x=c, y=1, xanchor="left",
                   yanchor="bottom", font=dict(size=10, color="#8c8c8c")) for c in cohorts] if len(cohorts) <= COHORT_LABELS else []
-    level = lambda y: dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=y, y1=y, line=REFERENCE_LINE, layer="below")  # noqa: E731
-    value_title, return_title = "portfolio value, $ (not a proper score)", "return, % (not a proper score)"
+    # "restyle" only: the switch changes the lines' values, never the layout, which the site's script
+    # sets again on a dark-mode switch (a layout change here would then be undone under the new data)
     switch = dict(type="buttons", direction="right", x=0, xanchor="left", y=1.18, yanchor="bottom", showactive=True,
-                  buttons=[dict(label="$", method="update",
-                                args=[{"y": dollars}, {"yaxis.title.text": value_title, "shapes": [*shapes, level(10_000)]}]),
-                           dict(label="%", method="update",
-                                args=[{"y": percent}, {"yaxis.title.text": return_title, "shapes": [*shapes, level(0)]}])])
+                  buttons=[dict(label="$", method="restyle", args=[{"y": dollars}]),
+                           dict(label="%", method="restyle", args=[{"y": percent}])])
     ranges = dict(buttons=[dict(count=1, label="1m", step="month", stepmode="backward"),
                            dict(count=3, label="3m", step="month", stepmode="backward"), dict(step="all", label="all")],
                   x=1, xanchor="right", y=1.18, yanchor="bottom")
-    return _figure(traces, height=460, shapes=[*shapes, level(10_000)], annotations=marks, updatemenus=[switch],
+    return _figure(traces, height=460, shapes=shapes, annotations=marks, updatemenus=[switch],
                    margin=dict(l=60, r=20, t=70, b=50),
                    xaxis=_axis("mark (00:00 UTC)", type="date", rangeselector=ranges),
-                   yaxis=_axis(value_title))
+                   yaxis=_axis("$ value or % return, as switched (not a proper score)"))

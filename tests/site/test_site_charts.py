@@ -86,7 +86,9 @@ def test_the_explore_chart_draws_points_frontier_trend_and_each_human_group() ->
 
 def test_the_arena_chart_switches_dollars_and_percent_and_marks_each_cohort() -> None:
     figure = charts.arena_portfolios(_curves())
-    dollars, percent = (b["args"][0]["y"] for b in figure["layout"]["updatemenus"][0]["buttons"])
+    buttons = figure["layout"]["updatemenus"][0]["buttons"]
+    assert [b["method"] for b in buttons] == ["restyle", "restyle"]  # the layout stays the site script's to set
+    dollars, percent = (b["args"][0]["y"] for b in buttons)
     assert dollars == [t["y"] for t in figure["data"]] == [[10_000.0, 10_250.5], [10_000.0, 10_100.0], [9_900.0, 9_800.0]]
     assert percent == [[0.0, 2.5], [0.0, 1.0], [-1.0, -2.0]]
     assert [t.get("showlegend") for t in figure["data"]] == [True, False, True]  # one legend entry a model

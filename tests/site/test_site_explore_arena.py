@@ -158,13 +158,11 @@ def test_the_arena_draws_every_portfolio_with_a_range_selector_and_a_dollar_perc
     assert chart.locator(".main-svg").count() >= 1
     legend = [n for n in _trace_names(page) if n]
     assert sorted(legend) == ["Noisy", "Superforecaster median"]  # one entry a bettor, its cohorts grouped
-    title = lambda: chart.locator(".ytitle").text_content()  # noqa: E731
-    assert title().startswith("portfolio value, $")
     first_y = "() => document.querySelector('.prescient-arena-chart').data[0].y.slice(0, 1)[0]"
-    assert page.evaluate(first_y) > 1000
+    assert page.evaluate(first_y) > 1_000  # dollars: a cohort starts with $10,000
     chart.locator(".updatemenu-button").nth(1).click()  # %
-    page.wait_for_function("() => document.querySelector('.prescient-arena-chart .ytitle').textContent.startsWith('return')")
-    assert abs(page.evaluate(first_y)) < 100
+    page.wait_for_function(f"Math.abs(({first_y})()) < 100")  # the same line as a return in percent
+    assert chart.locator(".ytitle").text_content().startswith("$ value or % return")
     assert chart.locator(".rangeselector .button").count() == 3
     full = page.evaluate("() => document.querySelector('.prescient-arena-chart').layout.xaxis.range.slice()")
     chart.locator(".rangeselector .button").first.click()  # 1m
