@@ -3,7 +3,8 @@
 - ``build``: gather everything the pages show from the hub, render, write, run MkDocs
 - ``boards``: the bootstrapped boards, made in the background (``parallel.in_background``) and kept
   in the disk cache
-- ``render``: the generated pages from a ``SiteData`` bundle (pure: data in, {path: bytes} out)
+- ``render``: the generated pages from a ``SiteData`` bundle (pure: data in, {path: bytes} out);
+  ``sitedata``: that bundle; ``listings``: the Changes, Questions, Models and methodology-versions lists
 - ``charts``: Plotly figures as plain dicts
 - ``questions``, ``summaries``, ``payloads``: question pages, what they say of their units, and
   their forecasts as compact columns
@@ -15,4 +16,8 @@
 - ``oracle_sets``: what the site shows of each oracle set (its news, questions, makers and board)
 - ``hub_settings``: the Methodology page's "This hub's settings", from the hub's ``data/hub.toml``
 - ``arena_page``: the Arena page, every cohort apart, the hub's agents marked
+- ``speak``: the boards in words: a sentence under each board; the Changes page's nights, reshuffles
+  inside the rank intervals set apart
+- ``api``: the static JSON API (``/api/``) and the boards as CSV, each file with a JSON Schema
+  (``api_schemas/``)
 """
