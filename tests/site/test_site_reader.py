@@ -124,7 +124,7 @@ RANKS = """(panel) => Array.from(panel.querySelectorAll('tbody tr')).map(tr => {
     const head = Array.from(panel.querySelectorAll('thead th')).map(th => th.textContent.trim());
     const cell = name => { const i = head.indexOf(name); return i < 0 ? null : tr.children[i].textContent.trim(); };
     return {provisional: tr.classList.contains('provisional'), rank: cell('Rank'), interval: cell('Rank 95%'),
-            first: cell('% #1'), ref: cell('vs. ref'), score: tr.children[head.findIndex(h => /Brier Index|BI$/.test(h))].textContent.trim()};
+            first: cell('% #1'), ref: cell('Ref better?'), score: tr.children[head.findIndex(h => /Brier Index|BI$/.test(h))].textContent.trim()};
 })"""
 
 
@@ -165,11 +165,13 @@ def test_the_leaderboard_shows_its_table_before_any_prose(desktop, phone, served
     page = _page(desktop if width == DESKTOP else phone, base, "home")
     table = page.locator(".prescient-panel:not([hidden]) table.prescient-board")
     top = table.bounding_box()["y"]
-    assert top < 450, f"the table starts {top:.0f} px down: something comes before it"
+    open_now = page.locator("#open-now").bounding_box()  # the one thing above the board (issue 37): the open rounds
+    assert open_now and open_now["y"] < top
+    assert top < 450 + open_now["height"], f"the table starts {top:.0f} px down: something comes before it"
     first_row = table.locator("tbody tr").first.bounding_box()
     assert first_row["y"] + first_row["height"] <= page.viewport_size["height"], "the first row is below the fold"
     paragraphs = page.evaluate("""() => Array.from(document.querySelectorAll('article p, article details'))
-        .filter(p => p.offsetParent !== null && !p.closest('table, .prescient-board-wrap'))
+        .filter(p => p.offsetParent !== null && !p.closest('table, .prescient-board-wrap, #open-now'))
         .map(p => ({y: p.getBoundingClientRect().top + window.scrollY, text: p.textContent.trim().slice(0, 40)}))""")
     before = [p for p in paragraphs if p["y"] < top]
     assert before == [], f"prose above the table: {before}"
@@ -177,7 +179,7 @@ def test_the_leaderboard_shows_its_table_before_any_prose(desktop, phone, served
     assert details.locator("summary").inner_text().strip() == "How to read this"
     assert details.get_attribute("open") is None, "the explanation is folded away"
     legend = page.locator(".prescient-legend").inner_text()
-    for term in ("baseline", "ref", "provisional", "vs. ref"):
+    for term in ("baseline", "ref", "provisional", "Ref better?"):
         assert term in legend
     updated = page.locator(".prescient-updated").first.inner_text()
     assert re.search(r"Updated \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC", updated), updated
@@ -239,7 +241,7 @@ def test_on_a_phone_rank_model_and_brier_index_fit_without_sideways_scrolling(ph
     toggle = wrap.locator("button.prescient-columns")
     toggle.tap()
     assert toggle.get_attribute("aria-pressed") == "true"
-    assert {"Rank 95%", "% #1", "vs. ref"} <= set(head())
+    assert {"Rank 95%", "% #1", "Ref better?"} <= set(head())
     toggle.tap()
     assert head() == ["Rank", "Model", "Brier Index"]
 
