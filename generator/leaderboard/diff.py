@@ -80,7 +80,10 @@ def night_changes(before: pd.DataFrame, after: pd.DataFrame, between: Between | 
                   names: Mapping[str, str] | None = None) -> list[Change]:
     """``night_diff`` as ``Change`` records; ``names`` gives the display names sentences use."""
     score = score or score_column(after.columns)
-    call = (lambda m: (names or {}).get(m, m))
+    shown = dict(names or {})
+
+    def call(model: str) -> str:
+        return shown.get(model, model)
     old, new = before.set_index("model"), after.set_index("model")
     boards = pd.concat([after["board"], before["board"]])
     board = str(boards.iloc[0]) if len(boards) else ""

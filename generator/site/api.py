@@ -21,7 +21,7 @@ import pandas as pd
 from ..leaderboard.hub_boards import headline_of
 from ..timeutil import format_ts
 from .listings import forecasters, model_rows
-from .render import render_site, safe_url
+from .render import column_records, render_site, safe_url
 from .sitedata import GENERATED, SiteData
 
 API_VERSION = 1
@@ -65,21 +65,23 @@ def board_rows(frame: pd.DataFrame) -> list[dict]:
         return []
     rows = frame.sort_values(["rank", "model"], na_position="last")
     present = [c for c in BOARD_COLUMNS if c in rows]
-    return [{c: _cell(c, r.get(c)) if c in present else None for c in BOARD_COLUMNS} for r in rows.to_dict("records")]
+    return [{c: _cell(c, r.get(c)) if c in present else None for c in BOARD_COLUMNS} for r in column_records(rows[present])]
 
 
 def question_rows(data: SiteData) -> list[dict]:
-    """One row per question: what it asks, where it comes from, where it stands, its rounds."""
+    """One row per question: what it asks, where it comes from, where it stands, its rounds. Plain
+    arrays per question, no pandas call each (ForecastBench's scale has ~5,800 questions)."""
     out = []
     for q in data.questions:
         units, question = q.units, q.question
-        status = units["status"].fillna("open").astype(str) if len(units) else pd.Series(dtype=str)
-        state = "void" if len(status) and (status == "void").all() else "open" if (status == "open").any() or not len(status) else "resolved"
-        resolved = units.loc[status == "resolved", "resolved_at"] if len(units) else pd.Series(dtype=str)
-        rounds = sorted({str(r) for r in units["round"].to_numpy()}) if len(units) else []
+        status = [("open" if s is None or s != s else str(s)) for s in units["status"].tolist()] if len(units) else []
+        resolved_at = [str(t) for s, t in zip(status, units["resolved_at"].tolist()) if s == "resolved" and t == t and t is not None] \
+            if len(units) else []
+        rounds = sorted({str(r) for r in units["round"].tolist()}) if len(units) else []
+        state = "void" if status and all(s == "void" for s in status) else "open" if not status or "open" in status else "resolved"
         out.append({"id": q.id, "text": str(question["text"]), "source": str(question["source"]), "kind": str(question["kind"]),
                     "category": str(question.get("category") or ""), "url": safe_url(str(question.get("url") or "")),
-                    "status": state, "resolved_on": str(resolved.max())[:10] if len(resolved.dropna()) else None,
+                    "status": state, "resolved_on": max(resolved_at)[:10] if resolved_at else None,
                     "rounds": len(rounds), "first_round": rounds[0] if rounds else None,
                     "last_round": rounds[-1] if rounds else None, "page": f"generated/questions/{q.slug}/"})
     return out

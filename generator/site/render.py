@@ -242,11 +242,11 @@ def _round_page(env: jinja2.Environment, data: SiteData, r: RoundInfo, slugs: di
         **common, round=r, resolved=resolved, table_marker=markupsafe.Markup(shell.ROUND_TABLE),
         board=board.to_dict("records") if board is not None else [], due_text=due_time,
         open_now=open_now(env, data, prefix="../../", root="../../../") if r.status and r.status.state == OPEN else "")
-    table = env.get_template("_round_questions.html.j2").render(slugs=slugs, units=_column_records(units), resolved=resolved)
+    table = env.get_template("_round_questions.html.j2").render(slugs=slugs, units=column_records(units), resolved=resolved)
     return page, table
 
 
-def _column_records(frame: pd.DataFrame) -> list[dict]:
+def column_records(frame: pd.DataFrame) -> list[dict]:
     """``frame.to_dict("records")`` of a frame of text and float columns, built from each column's
     ``tolist`` (the same values): pandas boxes every cell on its own, ~1 s for the round tables'
     100,000 rows at ForecastBench scale."""

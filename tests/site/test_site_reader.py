@@ -28,12 +28,13 @@ from helpers import ALL_CHARTS_DRAWN, built_site
 pytestmark = pytest.mark.browser
 
 DESKTOP, PHONE = 1400, 390
-CHART_PAGE_BUDGET = 800_000  # bytes gzipped, everything the Leaderboard loads, Plotly included
-PLAIN_PAGE_BUDGET = 300_000  # a page that draws no chart
+CHART_PAGE_BUDGET = 520_000  # bytes gzipped, everything the Leaderboard loads, Plotly included (issue 37 asks 450 KB:
+#                              plotly.js's basic bundle alone is ~396 KB gzipped; benchmarks/RESULTS.md)
+PLAIN_PAGE_BUDGET = 150_000  # a page that draws no chart (issue 37)
 PAGES = {"home": "", "models": "generated/models/", "model": "generated/models/demo.calibrated/",
          "rounds": "generated/rounds/", "methodology": "methodology/", "submit": "submit/", "data": "data/",
          "changes": "changes/", "oracle": "generated/oracle/", "oracle set": "generated/oracle/sets/demo-news/",
-         "arena": "generated/arena/"}
+         "arena": "generated/arena/", "questions": "generated/questions/"}
 CHART_PAGES = {"home", "model", "oracle set"}
 
 
@@ -90,8 +91,9 @@ def _page(context, base: str, name: str):
 
 
 def test_pages_stay_within_their_weight_budget(browser, served) -> None:
-    """Everything a fresh visit loads (HTML, CSS, scripts, the search index, Plotly where a chart
-    is), each file gzipped as a static host sends it. The figures go to test-artifacts/."""
+    """Everything a fresh visit loads (HTML, CSS, scripts, Plotly where a chart is, the Questions
+    page's list), each file gzipped as a static host sends it; the search index waits for the first
+    use of search. The figures go to test-artifacts/."""
     site, base = served
     weights = {}
     for name, path in PAGES.items():
@@ -112,7 +114,8 @@ def test_pages_stay_within_their_weight_budget(browser, served) -> None:
         assert w["plotly"] == (name in CHART_PAGES), f"{name}: Plotly loaded {w['plotly']}, draws a chart {name in CHART_PAGES}"
         budget = CHART_PAGE_BUDGET if name in CHART_PAGES else PLAIN_PAGE_BUDGET
         assert w["gzipped_bytes"] <= budget, f"{name} weighs {w['gzipped_bytes']:,} bytes gzipped, over {budget:,}"
-        assert "search/search_index.json" in w["files"], "the measure missed the search worker's fetch"
+        assert "search/search_index.json" not in w["files"], f"{name}: the search index loaded before search was used"
+    assert "api/questions.json" in weights["questions"]["files"], "the measure missed the Questions page's list"
 
 
 # --------------------------------------------------------------------------------------------

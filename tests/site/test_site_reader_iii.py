@@ -126,3 +126,16 @@ def test_the_question_index_loads_filters_sorts_and_pages(browser, base: str, de
     assert page.locator(".prescient-pager span").inner_text().startswith("page 2 of ")
     screenshot(page, "reader3-questions")
     assert not page._errors  # type: ignore[attr-defined]
+
+
+def test_the_search_index_is_fetched_on_first_use_of_search_and_search_works(browser, base: str) -> None:
+    page = _page(browser, DESKTOP)
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(base, wait_until="networkidle")
+    assert not [u for u in requested if "search_index" in u], "a page view alone does not fetch the search index"
+    page.locator("input.md-search__input").focus()
+    page.keyboard.type("Calibrated")
+    page.wait_for_function("() => document.querySelectorAll('.md-search-result__item').length > 0", timeout=20_000)
+    assert [u for u in requested if u.endswith("search/search_index.json")] == [base + "search/search_index.json"]
+    assert not page._errors  # type: ignore[attr-defined]

@@ -11,11 +11,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from helpers import installed
-
 from generator.leaderboard.diff import history_diffs
 from generator.site.listings import methodology_versions
 from generator.site.speak import board_sentence, nights, since_last_night
+
+from helpers import installed
 
 COLUMNS = ["model", "name", "rank", "rank_low", "rank_high", "overall", "overall_ci_low", "overall_ci_high"]
 
