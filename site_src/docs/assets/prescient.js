@@ -282,6 +282,22 @@
     });
   }
 
+  // On a phone the board's Rank and Model columns stick to the left edge while the other columns
+  // scroll (prescient.css); Model sticks right after Rank, whose width is measured here, as drawn.
+  function stickyColumns() {
+    var measure = function () {
+      document.querySelectorAll("table.prescient-board").forEach(function (table) {
+        var rank = table.tHead && table.tHead.rows[0] && table.tHead.rows[0].cells[0];
+        if (rank && rank.offsetWidth) { table.style.setProperty("--prescient-rank-width", rank.offsetWidth + "px"); }
+      });
+    };
+    measure();
+    window.addEventListener("resize", measure);
+    document.addEventListener("click", function (event) {  // "All columns" and the board switches change what is drawn
+      if (event.target.closest && event.target.closest(".prescient-columns, .prescient-switch")) { window.setTimeout(measure, 0); }
+    });
+  }
+
   // A column's definition by tap, click or keyboard, not only by hover: each header with a
   // data-definition gets a "?" button; pressing it shows the definition in a note above the table
   // (one note per table: another "?" replaces it, the same one or Escape closes it). Not a title:
@@ -421,6 +437,7 @@
     forecastTables();
     definitions();
     columnToggles();
+    stickyColumns();
     if (document.querySelector(".prescient-chart[data-figure]")) { loadPlotly(renderCharts); }
     sortableTables();
     countdowns();
