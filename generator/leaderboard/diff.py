@@ -39,11 +39,29 @@ class Between:
 
 
 @dataclass(frozen=True)
+class Change:
+    """One model's change between two nights: ``name`` (its display name, else its id) then ``rest``
+    make the sentence; ``before``/``after`` are its ranks (None: provisional or not on the board)."""
+
+    model: str
+    what: str  # "entered", "moved" or "left"
+    before: int | None
+    after: int | None
+    name: str
+    rest: str
+
+    @property
+    def sentence(self) -> str:
+        return f"{self.name} {self.rest}"
+
+
+@dataclass(frozen=True)
 class NightChanges:
     as_of: str
     previous: str
     board: str
     sentences: tuple[str, ...]
+    items: tuple[Change, ...] = ()  # the same changes, structured (the site links names and groups noise)
 
 
 def score_column(columns) -> str:
@@ -54,17 +72,29 @@ def score_column(columns) -> str:
 def night_diff(before: pd.DataFrame, after: pd.DataFrame, between: Between | None = None,
                first_rounds: Mapping[str, str] | None = None, score: str | None = None) -> list[str]:
     """Sentences for one board from its rows on one night (``before``) and the next (``after``)."""
+    return [c.sentence for c in night_changes(before, after, between, first_rounds, score)]
+
+
+def night_changes(before: pd.DataFrame, after: pd.DataFrame, between: Between | None = None,
+                  first_rounds: Mapping[str, str] | None = None, score: str | None = None,
+                  names: Mapping[str, str] | None = None) -> list[Change]:
+    """``night_diff`` as ``Change`` records; ``names`` gives the display names sentences use."""
     score = score or score_column(after.columns)
+    shown = dict(names or {})
+
+    def call(model: str) -> str:
+        return shown.get(model, model)
     old, new = before.set_index("model"), after.set_index("model")
     boards = pd.concat([after["board"], before["board"]])
     board = str(boards.iloc[0]) if len(boards) else ""
     entered = sorted(set(new.index) - set(old.index), key=lambda m: _order(new, m))
     left = sorted(set(old.index) - set(new.index), key=lambda m: _order(old, m))
     stayed = [m for m in new.index if m in old.index and _rank(old, m) != _rank(new, m)]
-    reason = _reason(_news(old, new, between), entered, left, _versions(before, after))
-    out = [_entered(m, new, board, first_rounds or {}) for m in entered]
-    out += [_moved(m, old, new, reason, score) for m in sorted(stayed, key=lambda m: _order(new, m))]
-    return out + [f"{m} left the {board} board (was {_place(old, m)})." for m in left]
+    reason = _reason(_news(old, new, between), [call(m) for m in entered], [call(m) for m in left], _versions(before, after))
+    out = [Change(m, "entered", None, _rank(new, m), call(m), _entered(m, new, board, first_rounds or {})) for m in entered]
+    out += [Change(m, "moved", _rank(old, m), _rank(new, m), call(m), _moved(m, old, new, reason, score))
+            for m in sorted(stayed, key=lambda m: _order(new, m))]
+    return out + [Change(m, "left", _rank(old, m), None, call(m), f"left the {board} board (was {_place(old, m)}).") for m in left]
 
 
 def first_rounds(scores: pd.DataFrame) -> dict[str, str]:
@@ -75,7 +105,8 @@ def first_rounds(scores: pd.DataFrame) -> dict[str, str]:
 
 
 def history_diffs(history: pd.DataFrame, news: Mapping[str, Between] | None = None,
-                  first_rounds: Mapping[str, str] | None = None, score: str | None = None) -> list[NightChanges]:
+                  first_rounds: Mapping[str, str] | None = None, score: str | None = None,
+                  names: Mapping[str, str] | None = None) -> list[NightChanges]:
     """Every consecutive pair of nights, per board, that has something to say; latest night first.
 
     ``news`` maps a night's ``as_of`` to what changed since the previous night; nights without an
@@ -85,10 +116,10 @@ def history_diffs(history: pd.DataFrame, news: Mapping[str, Between] | None = No
     for board, rows in history.groupby("board", sort=True):
         nights = sorted(rows["as_of"].unique())
         for previous, as_of in zip(nights, nights[1:]):
-            said = night_diff(rows[rows["as_of"] == previous], rows[rows["as_of"] == as_of],
-                              (news or {}).get(as_of), first_rounds, score)
+            said = night_changes(rows[rows["as_of"] == previous], rows[rows["as_of"] == as_of],
+                                 (news or {}).get(as_of), first_rounds, score, names)
             if said:
-                out.append(NightChanges(str(as_of), str(previous), str(board), tuple(said)))
+                out.append(NightChanges(str(as_of), str(previous), str(board), tuple(c.sentence for c in said), tuple(said)))
     return sorted(out, key=lambda c: (c.as_of, c.board), reverse=True)
 
 
@@ -159,7 +190,7 @@ def _place(frame: pd.DataFrame, model: str) -> str:
 def _entered(model: str, new: pd.DataFrame, board: str, first_rounds: Mapping[str, str]) -> str:
     note = f" (first round resolved: {first_rounds[model]})" if model in first_rounds else ""
     where = "as provisional (unranked)" if _rank(new, model) is None else f"at {_place(new, model)}"
-    return f"{model} entered the {board} board {where}{note}."
+    return f"entered the {board} board {where}{note}."
 
 
 def _moved(model: str, old: pd.DataFrame, new: pd.DataFrame, reason: str, score: str) -> str:
@@ -169,8 +200,8 @@ def _moved(model: str, old: pd.DataFrame, new: pd.DataFrame, reason: str, score:
         quote = f" ({label} {fmt.format(old.at[model, score])} → {fmt.format(new.at[model, score])})"
     before, after = _rank(old, model), _rank(new, model)
     if before is None:
-        return f"{model} was ranked for the first time, at {_place(new, model)}, {reason}{quote}."
+        return f"was ranked for the first time, at {_place(new, model)}, {reason}{quote}."
     if after is None:
-        return f"{model} became provisional again (was {_place(old, model)}) {reason}{quote}."
+        return f"became provisional again (was {_place(old, model)}) {reason}{quote}."
     way = "up" if after < before else "down"
-    return f"{model} moved {way} from {_place(old, model)} to {_place(new, model)} {reason}{quote}."
+    return f"moved {way} from {_place(old, model)} to {_place(new, model)} {reason}{quote}."

@@ -3,7 +3,8 @@
 - ``build``: gather everything the pages show from the hub, render, write, run MkDocs
 - ``boards``: the bootstrapped boards, made in the background (``parallel.in_background``) and kept
   in the disk cache
-- ``render``: the generated pages from a ``SiteData`` bundle (pure: data in, {path: bytes} out)
+- ``render``: the generated pages from a ``SiteData`` bundle (pure: data in, {path: bytes} out);
+  ``sitedata``: that bundle; ``listings``: the Changes, Questions, Models and methodology-versions lists
 - ``charts``: Plotly figures as plain dicts
 - ``questions``, ``summaries``, ``payloads``: question pages, what they say of their units, and
   their forecasts as compact columns
@@ -17,4 +18,8 @@
 - ``arena_page``: the Arena page, every cohort apart, the hub's agents marked
 - ``human_groups``: the human comparison groups of a board and ForecastBench's two tests against them
 - ``explore_page``: the Explore page, each board's score against release date and the projected parity dates
+- ``speak``: the boards in words: a sentence under each board; the Changes page's nights, reshuffles
+  inside the rank intervals set apart
+- ``api``: the static JSON API (``/api/``) and the boards as CSV, each file with a JSON Schema
+  (``api_schemas/``)
 """

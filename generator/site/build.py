@@ -37,14 +37,14 @@ from ..store import readers
 from ..store.hub import Hub, as_hub
 from ..store.spreadsheet import spreadsheet_safe_bytes
 from ..timeutil import format_date, format_ts
+from .api import site_files
 from .boards import site_boards
 from .questions import question_infos
-from .render import GENERATED, RoundInfo, SiteData, render_site, safe_url
+from .render import GENERATED, RoundInfo, SiteData, safe_url
 from .rounds import OPEN, RoundStatus, resolutions, round_status
 from .shell import FRAGMENTS, ROUND_TABLE, ROUND_TABLES, SHELL
+from .speak import CHANGES_NIGHTS
 from .write import write_tree
-
-CHANGES_NIGHTS = 90  # nights compared on the Changes page (the history keeps them all)
 
 
 def _last_nights(history: pd.DataFrame, n: int) -> pd.DataFrame:
@@ -87,7 +87,8 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         history=overall[overall["board"] == first], board_history=history, models=models,
         round_age_days=settings.scoring.min_age_days,
         model_scores={m: g for m, g in scores.groupby("model", sort=True)},
-        changes=history_diffs(_last_nights(overall, CHANGES_NIGHTS), first_rounds=first_rounds(scores)),
+        changes=history_diffs(_last_nights(overall, CHANGES_NIGHTS), first_rounds=first_rounds(scores),
+                              names={m: meta.name for m, meta in models.items()}),
         corrections=corrections(observations, format_ts(as_of),
                                 {r.due: r.questions for r in rounds}),
         **_arena(hub, as_of, quarantine, read), **_oracle(hub, as_of, models, quarantine),
@@ -188,7 +189,7 @@ def build_site(hub: Hub | Path, as_of: datetime, run_mkdocs: bool = True,
     An unreadable submitted file never stops the build: it is left out and listed in ``quarantine``."""
     hub = as_hub(hub)
     site_src = ensure_site_src(hub.root)
-    changed = write_tree(site_src / "docs" / GENERATED, strip_generated(render_site(gather(hub, as_of, quarantine))))
+    changed = write_tree(site_src / "docs" / GENERATED, strip_generated(site_files(gather(hub, as_of, quarantine))))
     if run_mkdocs:
         settings = hub.settings
         run_mkdocs_build(site_src / "mkdocs.yml", as_of, settings.title,

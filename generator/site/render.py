@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import html
 import json
-from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
-from typing import Any
 
 import jinja2
 import markupsafe
@@ -27,7 +25,6 @@ from ..leaderboard.hub_boards import RECORDED_BEFORE_VIEWS, headline_of, history
 from ..leaderboard.views import horizon_days
 from ..models import FIELDS as MODEL_FIELDS
 from ..models import ModelMeta
-from ..oracle.sets import OracleSet
 from ..schemas import ALL_TABLES, SCORES
 from ..store.csvio import empty_frame
 from ..timeutil import format_ts, parse_ts
@@ -37,53 +34,16 @@ from .downloads import for_spreadsheets, raw_url
 from .explore_page import explore_pages
 from .hub_settings import hub_settings_values
 from .human_groups import human_columns
+from .listings import changes_page, forecasters, methodology_versions, model_rows, question_index
 from .oracle_sets import oracle_pages
 from .payloads import models_script, script_json
 from .questions import QuestionInfo
-from .rounds import OPEN, RoundStatus
+from .rounds import OPEN
+from .sitedata import GENERATED, RoundInfo, SiteData
+from .speak import board_sentence
 from .summaries import outcome_text, resolution_text, time_marks, unit_summary
 
-GENERATED = "generated"
 MODELS_SCRIPT = "assets/question-models.js"  # under generated/: the model ids every question page names by index
-
-
-@dataclass(frozen=True)
-class RoundInfo:
-    due: str  # YYYY-MM-DD
-    questions: pd.DataFrame
-    participants: tuple[str, ...]
-    status: RoundStatus | None = None  # where the round stands at as_of (None: not computed)
-    resolutions: pd.DataFrame | None = None  # rounds.resolutions: one row per unit, in question-set order
-    board: pd.DataFrame | None = None  # the round's own board once it is closed and something scored
-
-
-@dataclass(frozen=True)
-class SiteData:
-    title: str
-    as_of: datetime
-    methodology_version: str
-    board: pd.DataFrame  # the first board's overall view (model pages, models index)
-    history: pd.DataFrame
-    models: dict[str, ModelMeta]
-    model_scores: dict[str, pd.DataFrame]
-    rounds: list[RoundInfo] = field(default_factory=list)
-    questions: list[QuestionInfo] = field(default_factory=list)
-    downloads: dict[str, bytes] = field(default_factory=dict)  # the site's own copies: path under generated/ -> bytes
-    offered: dict[str, str] = field(default_factory=dict)  # every download: path under generated/ -> path in the repository
-    repo_url: str = ""  # hub.toml's [hub] repo_url: downloads link to the repository's raw files when set
-    boards: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)  # (board, view) -> board
-    changes: list = field(default_factory=list)  # leaderboard.diff.NightChanges, newest first
-    corrections: pd.DataFrame = field(default_factory=pd.DataFrame)  # audit.corrections.COLUMNS
-    arena: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.TABLE
-    arena_curves: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.CURVE
-    arena_brier: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.BRIER
-    arena_decisions: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.decisions.DECISIONS
-    oracle_months: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.temporal view, by model
-    oracle_board: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.board.BOARD_COLUMNS
-    board_history: pd.DataFrame = field(default_factory=pd.DataFrame)  # HISTORY rows of every board
-    round_age_days: int | None = None  # a round enters the boards this many days after its due date
-    settings: Any = None  # config.Settings: the Methodology page's "This hub's settings" (None: not shown)
-    oracle_sets: list[OracleSet] = field(default_factory=list)  # the Oracle pages, one per set
 
 
 def data_dictionary(env: jinja2.Environment) -> str:
@@ -159,17 +119,6 @@ def _history_charts(data: SiteData, names: dict[str, str]) -> list[dict]:
     return out
 
 
-DIGEST_NIGHTS = 30  # nights whose ledger digest the Changes page lists (history.csv keeps them all)
-
-
-def night_digests(history: pd.DataFrame) -> list[tuple[str, str]]:
-    """(as_of, ledger_digest) of the latest nights that recorded one, newest first."""
-    if "ledger_digest" not in history or history.empty:
-        return []
-    nights = history.loc[history["ledger_digest"] != "", ["as_of", "ledger_digest"]].drop_duplicates("as_of")
-    return [(str(a), str(d)) for a, d in nights.sort_values("as_of", ascending=False).head(DIGEST_NIGHTS).itertuples(index=False)]
-
-
 def _baselines(data: SiteData) -> set[str]:
     return {m for m, meta in data.models.items() if meta.kind == "baseline"}
 
@@ -221,8 +170,8 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     everyone = forecasters(data)
     names = {**{m: meta.name for m, meta in data.models.items()},
              **{m: (data.models[m].name if m in data.models else m) for m in data.board.get("model", [])}}
-    # ``prefix`` leads from the page a snippet is shown on to generated/: the leaderboard and changes
-    # snippets are included by hand-written pages at the docs root (index.md, changes.md).
+    # ``prefix`` leads from the page a snippet is shown on to generated/: the leaderboard snippet is
+    # included by index.md (the site root), the changes snippet by changes.md (served as changes/).
     updated = format_ts(data.as_of)
     common = {"data": data, "updated": updated, "updated_friendly": friendly_time(data.as_of), "prefix": f"{GENERATED}/"}
     first_round = min((r.due for r in data.rounds), default="")
@@ -233,16 +182,15 @@ def render_site(data: SiteData) -> dict[str, bytes]:
             boards=list(dict.fromkeys(b for b, _ in data.boards)), views=list(dict.fromkeys(v for _, v in data.boards)),
             history=_history_charts(data, names), first_round=first_round, round_age_days=data.round_age_days,
             history_start=history_start if data.round_age_days and first_round and history_start > first_round else ""),
-        "changes.md": env.get_template("changes.md.j2").render(
-            **common, changes=data.changes, corrections=data.corrections.to_dict("records"),
-            digests=night_digests(data.board_history)),
-        "models/index.md": env.get_template("models_index.md.j2").render(
-            **common, board=data.board.to_dict("records"), others=_others(data, everyone)),
+        "changes.md": changes_page(env, data, common),
+        "models/index.md": env.get_template("models_index.md.j2").render(**common, models=model_rows(data, everyone)),
         "rounds/index.md": env.get_template("rounds_index.md.j2").render(
             **common, rounds=data.rounds, open_now=open_now(env, data, prefix="../", root="../../")),
-        "open-now.md": open_now(env, data, prefix=f"{GENERATED}/", root=""),
+        "open-now.md": open_now(env, data, prefix=f"{GENERATED}/", root="", only_open=True),
         "data-dictionary.md": data_dictionary(env),
         "hub-settings.md": hub_settings_page(env, data.settings),
+        "methodology-versions.md": env.get_template("methodology_versions.md.j2").render(
+            versions=methodology_versions(data.history, str(data.methodology_version)), current=data.methodology_version),
     }
     per_model = {name: _by_model(getattr(data, name)) for name in ("history", "arena", "oracle_board", "arena_curves", "oracle_months")}
     pages.update({f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()})
@@ -252,7 +200,8 @@ def render_site(data: SiteData) -> dict[str, bytes]:
         page, table = _round_page(env, data, r, slugs, common)
         pages[f"rounds/{r.due}.md"] = page
         pages[f"{shell.ROUND_TABLES}/{r.due}.html"] = table
-    pages.update(_question_pages(env, data.questions, updated))
+    pages.update(_question_pages(env, data.questions, updated, frozenset(_baselines(data))))
+    pages["questions/index.md"] = question_index(env, data, common)
     pages.update(oracle_pages(env, data.oracle_sets, common))
     pages.update(arena_pages(env, data.arena, data.arena_brier, common, curves=data.arena_curves,
                              decisions=data.arena_decisions, board=data.board, names=names))
@@ -264,13 +213,16 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     return files
 
 
-def open_now(env: jinja2.Environment, data: SiteData, prefix: str, root: str) -> markupsafe.Markup:
+def open_now(env: jinja2.Environment, data: SiteData, prefix: str, root: str, only_open: bool = False) -> markupsafe.Markup:
     """The "Open now" box: every round still taking forecasts at ``as_of``, soonest due first, with
-    its due time and links to its question set and the Submit page. ``prefix`` leads from the page
-    it is shown on to generated/, ``root`` to the site root."""
+    its due time, a countdown the reader's browser keeps current, and links to its question set and
+    the Submit page. ``prefix`` leads from the page it is shown on to generated/, ``root`` to the site
+    root. ``only_open``: nothing at all when no round is open (the top of the Leaderboard)."""
     rounds = sorted((r for r in data.rounds if r.status is not None and r.status.state == OPEN), key=lambda r: r.due)
-    return markupsafe.Markup(env.get_template("_open_now.html.j2").render(rounds=rounds, prefix=prefix, root=root,
-                                                                          due_text=due_time))
+    if only_open and not rounds:
+        return markupsafe.Markup("")
+    return markupsafe.Markup(env.get_template("_open_now.html.j2").render(
+        rounds=rounds, prefix=prefix, root=root, due_text=due_time, updated=format_ts(data.as_of)))
 
 
 def due_time(ts: str) -> str:
@@ -294,11 +246,11 @@ def _round_page(env: jinja2.Environment, data: SiteData, r: RoundInfo, slugs: di
         **common, round=r, resolved=resolved, table_marker=markupsafe.Markup(shell.ROUND_TABLE),
         board=board.to_dict("records") if board is not None else [], due_text=due_time,
         open_now=open_now(env, data, prefix="../../", root="../../../") if r.status and r.status.state == OPEN else "")
-    table = env.get_template("_round_questions.html.j2").render(slugs=slugs, units=_column_records(units), resolved=resolved)
+    table = env.get_template("_round_questions.html.j2").render(slugs=slugs, units=column_records(units), resolved=resolved)
     return page, table
 
 
-def _column_records(frame: pd.DataFrame) -> list[dict]:
+def column_records(frame: pd.DataFrame) -> list[dict]:
     """``frame.to_dict("records")`` of a frame of text and float columns, built from each column's
     ``tolist`` (the same values): pandas boxes every cell on its own, ~1 s for the round tables'
     100,000 rows at ForecastBench scale."""
@@ -306,8 +258,10 @@ def _column_records(frame: pd.DataFrame) -> list[dict]:
     return [dict(zip(columns, values)) for values in zip(*(frame[c].tolist() for c in columns))]
 
 
-def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], updated: str) -> dict[str, str]:
-    """The question shell page, each question's body fragment and their titles (see ``site.shell``)."""
+def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], updated: str,
+                    baselines: frozenset[str] = frozenset()) -> dict[str, str]:
+    """The question shell page, each question's body fragment and their titles (see ``site.shell``);
+    the forecasts' summary leaves out the hub's ``baselines``."""
     if not questions:
         return {}
     body = env.get_template("question.html.j2")
@@ -315,7 +269,7 @@ def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], upda
     pages = {f"questions/{shell.SHELL}.md": shell.shell_markdown(), MODELS_SCRIPT: models_script(models)}
     for q in questions:
         pages[f"{shell.FRAGMENTS}/{q.slug}.html"] = body.render(
-            updated=updated, prefix="../../", q=q, payload=script_json(q.payload), summary=unit_summary(q.payload, models),
+            updated=updated, prefix="../../", q=q, payload=script_json(q.payload), summary=unit_summary(q.payload, models, baselines),
             outcome=outcome_text(q.question["kind"], q.units), resolution=resolution_text(q.question["kind"], q.units),
             rounds=sorted({str(r) for r in q.units["round"].to_numpy()}), marks=json.dumps(time_marks(q.units), separators=(",", ":")),
             chart=charts.to_json(charts.question_history(q.history, q.question["kind"])) if len(q.history) else "")
@@ -348,9 +302,12 @@ def _panels(boards: dict[tuple[str, str], pd.DataFrame]) -> list[dict]:
         headline = headline_of(view, frame)
         unranked = frame["p_value"].isna() & frame[headline].notna() if len(frame) else frame.get("p_value", [])
         reference = frame.loc[unranked, "model"].iloc[0] if len(frame) and unranked.sum() == 1 else ""
+        label = "Brier Index" if headline == "overall" else f"{headline.capitalize()} Brier Index"
+        named = frame.loc[frame["model"] == reference, "name"] if reference and "name" in frame else []
         panels.append({
-            "board": board, "view": view, "headline": headline, "reference": reference,
-            "label": "Brier Index" if headline == "overall" else f"{headline.capitalize()} Brier Index",
+            "board": board, "view": view, "headline": headline, "reference": reference, "label": label,
+            "reference_name": str(named.iloc[0]) if len(named) else reference,
+            "sentence": board_sentence(frame, headline, label),
             "rows": frame.to_dict("records"),
             "dots": charts.to_json(charts.board_dots(frame, headline)) if len(frame) else "",
             "left_off": _left_off(frame),
@@ -364,36 +321,6 @@ def _left_off(frame: pd.DataFrame) -> list[dict]:
     """The forecasters and rounds the imputation rule left off this board, with the reason (issue 17)."""
     unranked = frame.attrs.get("unranked")
     return [] if unranked is None else unranked[["model", "name", "round", "reason"]].to_dict("records")
-
-
-def forecasters(data: SiteData) -> list[str]:
-    """Every model with a page: scored, taking part in a round (not resolved yet), betting in the
-    Arena, answering an oracle set, or only registered (``data/models/``)."""
-    found = set(data.model_scores) | set(data.models) | {m for r in data.rounds for m in r.participants}
-    for frame in (data.arena, data.oracle_board):
-        if len(frame) and "model" in frame:
-            found |= set(frame["model"])
-    return sorted(found)
-
-
-def _others(data: SiteData, everyone: list[str]) -> list[dict]:
-    """The forecasters of ``everyone`` (those with a page) with no row on the board, and what they have so far."""
-    on_board = set(data.board.get("model", []))
-    arena = set(data.arena["model"]) if len(data.arena) else set()
-    oracle = set(data.oracle_board["model"]) if len(data.oracle_board) else set()
-    out = []
-    for model in everyone:
-        if model in on_board:
-            continue
-        meta = data.models.get(model)
-        rounds = [r.due for r in data.rounds if model in r.participants]
-        has = ([f"forecasts in {len(rounds)} round{'s' if len(rounds) != 1 else ''} (latest {rounds[-1]})"] if rounds else [])
-        has += ["scored forecasts (none on the board yet)"] if model in data.model_scores else []
-        has += ["Arena bets"] if model in arena else []
-        has += ["oracle answers"] if model in oracle else []
-        out.append({"model": model, "name": meta.name if meta else model, "organization": meta.organization if meta else "",
-                    "kind": meta.kind if meta else "", "has": "; ".join(has) or "metadata only"})
-    return out
 
 
 def _model_page(env: jinja2.Environment, data: SiteData, model: str, mine: dict[str, pd.DataFrame | None]) -> str:

@@ -10,17 +10,21 @@ from ..vocabulary import MARKET
 from .payloads import payload_rows
 
 
-def unit_summary(payload: dict, models: list[str]) -> list[dict]:
+def unit_summary(payload: dict, models: list[str], leave_out: frozenset[str] = frozenset()) -> list[dict]:
     """The forecasts' distribution per unit (round × resolution date) of a ``forecast_payload``, in
     its unit order: N, min, median, mean and max of the probabilities, the outcome, and once
     resolved the best and the worst forecast (lowest and highest Brier; ties broken by model id).
-    ``models`` is the list the payload's model indexes point into.
+    ``models`` is the list the payload's model indexes point into; the forecasts of ``leave_out``
+    (the hub's baselines: Always 0 and Always 1 would always be the range, the best and the worst)
+    are left out of every column.
     Vectorised over the question's forecasts (one call per question page)."""
     if not payload["units"]:
         return []
     p = np.array(payload["p"], dtype=float)  # None (no probability) as NaN
     u, m = payload_rows(payload)
     keep = ~np.isnan(p)
+    if leave_out:
+        keep &= ~np.isin(m, [k for k, model in enumerate(models) if model in leave_out])
     p, u, m = p[keep], u[keep], m[keep]
     n_units = len(payload["units"])
     count = np.bincount(u, minlength=n_units)

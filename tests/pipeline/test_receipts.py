@@ -265,7 +265,7 @@ def test_a_history_written_before_the_digest_column_is_read_extended_and_accepte
 
 
 def test_the_changes_page_lists_the_latest_digests_newest_first():
-    from generator.site.render import night_digests
+    from generator.site.listings import night_digests
 
     history = pd.DataFrame({"as_of": ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"],
                             "ledger_digest": ["a" * 64, "a" * 64, "", "b" * 64]})

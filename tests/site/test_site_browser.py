@@ -279,7 +279,7 @@ def _column(page: Page, table: str, index: int, attribute: bool) -> list[str]:
                                  [index, attribute])
 
 
-@pytest.mark.parametrize("name,header", [("home", "Brier Index"), ("models index", "Brier Index"),
+@pytest.mark.parametrize("name,header", [("home", "Brier Index"), ("models index", "Rounds"),
                                          ("round", "Freeze value"), ("question", "Probability")])
 def test_numeric_header_sorts_the_table(site: Site, name: str, header: str) -> None:
     visit = site[name]
@@ -294,17 +294,16 @@ def test_numeric_header_sorts_the_table(site: Site, name: str, header: str) -> N
     first_before = _rows(page, table)
     assert len(first_before) >= 2, "the table is too short to show sorting"
 
-    th.click()
-    assert th.get_attribute("aria-sort") == "ascending"
-    values = [float(v) for v in _column(page, table, index, True) if v != ""]
-    assert values == sorted(values) and len(set(values)) >= 2
-    first_ascending = _rows(page, table)
-
-    th.click()
-    assert th.get_attribute("aria-sort") == "descending"
-    values = [float(v) for v in _column(page, table, index, True) if v != ""]
-    assert values == sorted(values, reverse=True)
-    first_descending = _rows(page, table)
+    best_first = "descending" if th.get_attribute("data-better") == "higher" else "ascending"  # issue 37: best first
+    assert (best_first == "descending") == (header in ("Brier Index", "Rounds"))
+    orders = {}
+    for direction in (best_first, "ascending" if best_first == "descending" else "descending"):
+        th.click()
+        assert th.get_attribute("aria-sort") == direction
+        values = [float(v) for v in _column(page, table, index, True) if v != ""]
+        assert values == sorted(values, reverse=direction == "descending") and len(set(values)) >= 2
+        orders[direction] = _rows(page, table)
+    first_ascending, first_descending = orders["ascending"], orders["descending"]
 
     assert sorted(first_ascending) == sorted(first_descending) == sorted(first_before)  # the same rows
     assert first_ascending != first_descending

@@ -180,20 +180,20 @@ def test_a_missing_page_gets_the_sites_own_404_page(page: Page, base: str) -> No
 
 
 def test_the_round_tables_rows_are_the_frames_records():
-    """The round tables read their rows from each column's list (render._column_records): the same
+    """The round tables read their rows from each column's list (render.column_records): the same
     values as DataFrame.to_dict("records"), missing text and numbers included."""
     import math
 
     import numpy as np
 
-    from generator.site.render import _column_records
+    from generator.site.render import column_records
 
     frame = pd.DataFrame({"question_id": pd.Series(["a:1", "b:2", None], dtype="str"), "freeze_value": [0.25, np.nan, 1.0],
                           "status": np.array(["resolved", "open", "void"], dtype=object)})
-    expected, got = frame.to_dict("records"), _column_records(frame)
+    expected, got = frame.to_dict("records"), column_records(frame)
     assert [list(r) for r in got] == [list(r) for r in expected]
     for a, b in zip(got, expected):
         for key in a:
             same = a[key] == b[key] or (isinstance(a[key], float) and math.isnan(a[key]) and math.isnan(b[key]))
             assert same and type(a[key]) is type(b[key]), (key, a[key], b[key])
-    assert _column_records(frame.iloc[:0]) == []
+    assert column_records(frame.iloc[:0]) == []

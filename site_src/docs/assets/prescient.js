@@ -79,9 +79,13 @@
     return cell.hasAttribute("data-value") ? cell.getAttribute("data-value") : cell.textContent.trim();
   }
 
+  // The first sort of a column puts the best first: a header says which way is better
+  // (data-better="higher": the Brier Index, % #1; otherwise lower first: Rank, Log); a second
+  // sort of the same column reverses it.
   function sortBy(table, th, index) {
     var numeric = th.getAttribute("data-sort") === "number";
-    var ascending = th.getAttribute("aria-sort") !== "ascending";
+    var current = th.getAttribute("aria-sort");
+    var ascending = current ? current !== "ascending" : th.getAttribute("data-better") !== "higher";
     table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
     th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
     if (table._prescientForecasts) { sortForecasts(table, index, numeric, ascending); return; }
@@ -89,9 +93,10 @@
     var rows = Array.prototype.slice.call(body.rows);
     rows.sort(function (a, b) {
       var x = cellValue(a, index), y = cellValue(b, index);
-      if (numeric) {
-        x = x === "" ? Infinity : parseFloat(x);
-        y = y === "" ? Infinity : parseFloat(y);
+      if (numeric) {  // an empty cell (not ranked, no value) sorts last either way
+        x = x === "" ? NaN : parseFloat(x);
+        y = y === "" ? NaN : parseFloat(y);
+        if (isNaN(x) || isNaN(y)) { return isNaN(x) - isNaN(y); }
         return ascending ? x - y : y - x;
       }
       return ascending ? x.localeCompare(y) : y.localeCompare(x);
@@ -99,12 +104,44 @@
     rows.forEach(function (row) { body.appendChild(row); });
   }
 
-  function sortableTables() {
-    document.querySelectorAll("table.prescient-table").forEach(function (table) {
+  // Headers sort by click and by keyboard: each is a tab stop, Enter or Space sorts.
+  function sortableTables() {  // the Questions page sorts its own data (questionIndex)
+    document.querySelectorAll("table.prescient-table:not(.prescient-questions)").forEach(function (table) {
       table.querySelectorAll("thead th").forEach(function (th, index) {
+        th.tabIndex = 0;
         th.addEventListener("click", function () { sortBy(table, th, index); });
+        th.addEventListener("keydown", function (event) {
+          if (event.target !== th || (event.key !== "Enter" && event.key !== " ")) { return; }
+          event.preventDefault();
+          sortBy(table, th, index);
+        });
       });
     });
+  }
+
+  // "Open now" counts down in the reader's browser from the round's UTC due time (data-due), so a
+  // page built days ago never says "open" past the deadline (say, after a failed nightly).
+  function countdownText(due, now) {
+    var seconds = Math.floor((due - now) / 1000);
+    if (seconds <= 0) { return "deadline passed \u00b7 closed, scored by the next nightly run"; }
+    var days = Math.floor(seconds / 86400), hours = Math.floor(seconds % 86400 / 3600), minutes = Math.floor(seconds % 3600 / 60);
+    var left = days ? days + " d " + hours + " h" : hours ? hours + " h " + minutes + " min" : Math.max(minutes, 1) + " min";
+    return "open \u00b7 closes in " + left;
+  }
+
+  function countdowns() {
+    var marks = document.querySelectorAll(".prescient-countdown[data-due]");
+    if (!marks.length) { return; }
+    var tick = function () {
+      marks.forEach(function (el) {
+        var due = Date.parse(el.getAttribute("data-due"));
+        if (isNaN(due)) { return; }
+        el.textContent = countdownText(due, Date.now());
+        el.classList.toggle("prescient-status-passed", due <= Date.now());
+      });
+    };
+    tick();
+    window.setInterval(tick, 30000);
   }
 
   // A question page ships its forecasts as compact columns (generator/site/questions.py
@@ -245,6 +282,22 @@
     });
   }
 
+  // On a phone the board's Rank and Model columns stick to the left edge while the other columns
+  // scroll (prescient.css); Model sticks right after Rank, whose width is measured here, as drawn.
+  function stickyColumns() {
+    var measure = function () {
+      document.querySelectorAll("table.prescient-board").forEach(function (table) {
+        var rank = table.tHead && table.tHead.rows[0] && table.tHead.rows[0].cells[0];
+        if (rank && rank.offsetWidth) { table.style.setProperty("--prescient-rank-width", rank.offsetWidth + "px"); }
+      });
+    };
+    measure();
+    window.addEventListener("resize", measure);
+    document.addEventListener("click", function (event) {  // "All columns" and the board switches change what is drawn
+      if (event.target.closest && event.target.closest(".prescient-columns, .prescient-switch")) { window.setTimeout(measure, 0); }
+    });
+  }
+
   // A column's definition by tap, click or keyboard, not only by hover: each header with a
   // data-definition gets a "?" button; pressing it shows the definition in a note above the table
   // (one note per table: another "?" replaces it, the same one or Escape closes it). Not a title:
@@ -304,13 +357,91 @@
     });
   }
 
+  // The Questions page (generated/questions/index.md): its rows come from the API's questions.json,
+  // fetched when the page opens, filtered, sorted and drawn a page at a time; every value goes in
+  // as text. Links are relative to the page (the API gives them from the site root).
+  function questionIndex() {
+    var root = document.getElementById("prescient-question-index");
+    if (!root) { return; }
+    var table = root.querySelector("table"), body = table.tBodies[0], count = root.querySelector(".prescient-index-count");
+    var pager = root.querySelector(".prescient-pager"), form = root.querySelector("form");
+    var size = parseInt(root.getAttribute("data-page-size"), 10) || 100;
+    var toRoot = new URL("../../", window.location.href);
+    var state = { rows: [], shown: [], page: 0, key: "last_round", ascending: false };
+    function draw() {
+      var pages = Math.max(1, Math.ceil(state.shown.length / size));
+      state.page = Math.min(state.page, pages - 1);
+      body.replaceChildren();
+      state.shown.slice(state.page * size, (state.page + 1) * size).forEach(function (q) {
+        var row = body.insertRow();
+        linkCell(row, q.text, new URL(q.page, toRoot).href);
+        cell(row, q.source); cell(row, q.category || "\u2013"); cell(row, q.status);
+        cell(row, q.resolved_on || "\u2013"); cell(row, String(q.rounds), q.rounds); cell(row, q.last_round || "\u2013");
+      });
+      count.textContent = state.shown.length + " of " + state.rows.length + " questions";
+      pager.querySelector("span").textContent = "page " + (state.page + 1) + " of " + pages;
+      pager.querySelector('[data-page="prev"]').disabled = state.page === 0;
+      pager.querySelector('[data-page="next"]').disabled = state.page >= pages - 1;
+    }
+    function refresh() {
+      var words = form.q.value.trim().toLowerCase(), picks = {};
+      form.querySelectorAll("select").forEach(function (s) { picks[s.name] = s.value; });
+      state.shown = state.rows.filter(function (q) {
+        for (var name in picks) { if (picks[name] && String(q[name] || "") !== picks[name]) { return false; } }
+        return !words || (q.text + " " + q.id).toLowerCase().indexOf(words) >= 0;
+      });
+      var key = state.key, sign = state.ascending ? 1 : -1;
+      state.shown.sort(function (a, b) {
+        var x = a[key], y = b[key];
+        if (x === null || x === "") { return (y === null || y === "") ? 0 : 1; }
+        if (y === null || y === "") { return -1; }
+        return sign * (typeof x === "number" ? x - y : String(x).localeCompare(String(y)));
+      });
+      draw();
+    }
+    form.addEventListener("input", function () { state.page = 0; refresh(); });
+    pager.addEventListener("click", function (event) {
+      var which = event.target.getAttribute && event.target.getAttribute("data-page");
+      if (!which) { return; }
+      state.page += which === "next" ? 1 : -1;
+      draw();
+    });
+    table.querySelectorAll("thead th").forEach(function (th) {
+      th.tabIndex = 0;
+      var sort = function () {
+        var key = th.getAttribute("data-key"), current = th.getAttribute("aria-sort");
+        state.ascending = current ? current !== "ascending" : th.getAttribute("data-better") !== "higher";
+        state.key = key;
+        table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", state.ascending ? "ascending" : "descending");
+        refresh();
+      };
+      th.addEventListener("click", sort);
+      th.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); sort(); }
+      });
+    });
+    fetch(root.getAttribute("data-src")).then(function (r) {
+      if (!r.ok) { throw new Error(r.status); }
+      return r.json();
+    }).then(function (data) {
+      state.rows = data.questions || [];
+      refresh();
+    }).catch(function () {
+      count.textContent = "The list could not be loaded here; it is in questions.csv (linked above).";
+    });
+  }
+
   function start() {
     disclosures();
     forecastTables();
     definitions();
     columnToggles();
+    stickyColumns();
     if (document.querySelector(".prescient-chart[data-figure]")) { loadPlotly(renderCharts); }
     sortableTables();
+    countdowns();
+    questionIndex();
     switches();
     new MutationObserver(recolour).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
   }
