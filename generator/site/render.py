@@ -72,6 +72,7 @@ class SiteData:
     boards: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)  # (board, view) -> board
     changes: list = field(default_factory=list)  # leaderboard.diff.NightChanges, newest first
     corrections: pd.DataFrame = field(default_factory=pd.DataFrame)  # audit.corrections.COLUMNS
+    decisions: pd.DataFrame = field(default_factory=pd.DataFrame)  # schemas.MAINTAINER_ACTIONS, newest first
     arena: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.TABLE
     arena_curves: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.CURVE
     arena_brier: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.BRIER
@@ -232,6 +233,7 @@ def render_site(data: SiteData) -> dict[str, bytes]:
             history_start=history_start if data.round_age_days and first_round and history_start > first_round else ""),
         "changes.md": env.get_template("changes.md.j2").render(
             **common, changes=data.changes, corrections=data.corrections.to_dict("records"),
+            decisions=data.decisions.to_dict("records"),
             digests=night_digests(data.board_history)),
         "models/index.md": env.get_template("models_index.md.j2").render(
             **common, board=data.board.to_dict("records"), others=_others(data, everyone)),

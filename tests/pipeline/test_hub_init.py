@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -19,31 +18,12 @@ from generator.pipeline.hubtoml import render_hub_toml
 from generator.timeutil import parse_ts
 from generator.vocabulary import known_sources
 
-from helpers import PRESCIENT, installed
+from helpers import INIT_AT, PRESCIENT, installed
+from helpers import scene_commit as commit
+from helpers import scene_ok as ok
+from helpers import scene_run as run
 
-INIT_AT = "2026-03-02T10:00:00Z"
 DUE = "2026-03-08"
-
-
-def run(*args: str, cwd: Path | None = None, at: str = INIT_AT, email: str = "alice@example.org", timeout: int = 300):
-    """The command as a maintainer types it; git's dates are the scenario's, not the clock's."""
-    env = {**os.environ, "GIT_AUTHOR_NAME": "alice", "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": "alice",
-           "GIT_COMMITTER_EMAIL": email, "GIT_AUTHOR_DATE": at, "GIT_COMMITTER_DATE": at,
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    done = subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout, check=False)
-    assert "Traceback" not in done.stderr, done.stderr
-    return done
-
-
-def ok(*args: str, **kw) -> str:
-    done = run(*args, **kw)
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done.stdout
-
-
-def commit(hub: Path, message: str, at: str, email: str = "alice@example.org") -> None:
-    ok("git", "add", "-A", cwd=hub, at=at, email=email)
-    ok("git", "commit", "-q", "-m", message, cwd=hub, at=at, email=email)
 
 
 def forecasts(hub: Path, probability: float) -> str:
