@@ -623,3 +623,13 @@ def scene_ok(*args: str, **kw) -> str:
 def scene_commit(hub: Path, message: str, at: str, email: str = "alice@example.org") -> None:
     scene_ok("git", "add", "-A", cwd=hub, at=at, email=email)
     scene_ok("git", "commit", "-q", "-m", message, cwd=hub, at=at, email=email)
+
+
+def sim_only(text: str) -> str:
+    """A `prescient init` hub.toml with the offline world as its only source, weekly rounds of 4 series."""
+    for name in ("manifold", "polymarket", "kalshi", "dbnomics"):
+        text = text.replace(f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = true",
+                            f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = false")
+    text = text.replace("[sources.sim]\n# Whether the nightly asks this source.\nenabled = false",
+                        "[sources.sim]\n# Whether the nightly asks this source.\nenabled = true")
+    return text.replace("cadence_days = 14", "cadence_days = 7").replace("dataset_questions = 25", "dataset_questions = 4")

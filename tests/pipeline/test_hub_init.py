@@ -18,7 +18,7 @@ from generator.pipeline.hubtoml import render_hub_toml
 from generator.timeutil import parse_ts
 from generator.vocabulary import known_sources
 
-from helpers import INIT_AT, PRESCIENT, installed
+from helpers import INIT_AT, PRESCIENT, installed, sim_only
 from helpers import scene_commit as commit
 from helpers import scene_ok as ok
 from helpers import scene_run as run
@@ -45,13 +45,7 @@ def test_a_new_hub_from_init_runs_its_nightly_a_pull_request_build_and_verify_gi
     assert run("git", "status", "--porcelain", cwd=hub).stdout == "", ".gitignore leaves nothing out"
 
     # The maintainer picks the offline world as the hub's source and a weekly cadence.
-    text = (hub / "data/hub.toml").read_text()
-    for name in ("manifold", "polymarket", "kalshi", "dbnomics"):
-        text = text.replace(f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = true",
-                            f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = false")
-    text = text.replace("[sources.sim]\n# Whether the nightly asks this source.\nenabled = false",
-                        "[sources.sim]\n# Whether the nightly asks this source.\nenabled = true")
-    text = text.replace("cadence_days = 14", "cadence_days = 7").replace("dataset_questions = 25", "dataset_questions = 4")
+    text = sim_only((hub / "data/hub.toml").read_text())
     text = text.replace('site_url = ""', 'site_url = "https://lab.example.org/hub/"')
     (hub / "data/hub.toml").write_text(text)
     checked = ok(PRESCIENT, "check-config", "--hub", str(hub), "--as-of", INIT_AT)

@@ -13,7 +13,7 @@ import pytest
 
 from generator.config import BOT_EMAIL
 
-from helpers import INIT_AT, PRESCIENT
+from helpers import INIT_AT, PRESCIENT, sim_only
 from helpers import scene_commit as commit
 from helpers import scene_ok as ok
 from helpers import scene_run as run
@@ -42,15 +42,8 @@ def season(tmp_path_factory) -> Path:
     """A hub (init, the sim world) whose first round is scored, with two teams' forecasts, in git."""
     hub = tmp_path_factory.mktemp("season") / "hub"
     ok(PRESCIENT, "init", str(hub), "--title", "Lab", "--maintainer", "alice", "--as-of", INIT_AT)
-    text = (hub / "data/hub.toml").read_text()
-    for name in ("manifold", "polymarket", "kalshi", "dbnomics"):
-        text = text.replace(f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = true",
-                            f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = false")
-    text = text.replace("[sources.sim]\n# Whether the nightly asks this source.\nenabled = false",
-                        "[sources.sim]\n# Whether the nightly asks this source.\nenabled = true")
-    (hub / "data/hub.toml").write_text(text.replace("cadence_days = 14", "cadence_days = 7")
-                                       .replace("dataset_questions = 25", "dataset_questions = 4")
-                                       .replace("min_age_days = 50", "min_age_days = 0").replace("min_resolved = 20", "min_resolved = 1"))
+    text = sim_only((hub / "data/hub.toml").read_text())
+    (hub / "data/hub.toml").write_text(text.replace("min_age_days = 50", "min_age_days = 0").replace("min_resolved = 20", "min_resolved = 1"))
     commit(hub, "A new hub on the sim world", INIT_AT)
     nightly(hub, "2026-03-02T12:00:00Z")
     for model, p in (("acme.gpt-x", 0.6), ("beta.owl", 0.3)):
