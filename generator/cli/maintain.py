@@ -43,8 +43,11 @@ def _by(args: argparse.Namespace, maintainers: tuple[str, ...]) -> str:
     return by
 
 
+SLUG = 40  # characters of the target in the suggested branch name
+
+
 def _slug(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in text)[:40]
+    return "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in text)[:SLUG]
 
 
 def _outcome(value: str) -> float:
