@@ -115,6 +115,14 @@ CODES: dict[str, Code] = {
     "reserved-kind": Code(ERROR, "The kind `baseline` belongs to the hub's own forecasters; no pull request may register or edit such a model."),
     "team-prefix-taken": Code(ERROR, "A new model uses the team prefix of existing models, and the pull request's author maintains none of them."),
     "scoring-metadata-changed": Code(ERROR, "A model's `kind`, `saw_crowd`, `release_date`, `knowledge_cutoff` or `ran_by` changes what boards count, so only a hub maintainer (`[hub] maintainers`) may change them."),
+    # the maintainers' ledger (prescient void, correct, exclude)
+    "action-malformed": Code(ERROR, "The maintainers' ledger (`data/maintainer/actions.csv`) does not read as its schema: a column, a type or a duplicate key."),
+    "action-rewritten": Code(ERROR, "A row of the maintainers' ledger was changed or deleted, or the ledger removed; it is append-only."),
+    "action-not-maintainer": Code(ERROR, "A row of the maintainers' ledger was added by someone not in `[hub] maintainers`, or its `by` is not the pull request's author."),
+    "action-no-reason": Code(ERROR, "A row of the maintainers' ledger gives no reason."),
+    "action-unknown-target": Code(ERROR, "A void or correction names no known question, or an exclusion no model with metadata."),
+    "action-bad-outcome": Code(ERROR, "A correction lacks an outcome in [0, 1] or its resolved_at (or a dataset question its resolution date), or a void or exclusion carries one."),
+    "action-backdated": Code(ERROR, "A maintainer's decision takes effect before it was recorded, or at or before a night the history already recorded: it would change a past night."),
     "author-unchecked": Code(WARNING, "Checking files on disk cannot know who will open the pull request: the rules on the author (maintainers, team prefix) are checked on the pull request."),
 }
 
@@ -196,6 +204,8 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "receipt-unchecked": Code(WARNING, "Receipts whose head commits are not in this clone cannot be checked against them (fetch `refs/pull/*/head`)."),
         "replace-refs": Code(WARNING, "The repository has replace refs or grafts; the audit ignores them and reads the commits as their ids name them."),
         "no-maintainers": Code(WARNING, "`data/hub.toml` names no `[hub] maintainers`, so CODEOWNERS has no owner and nobody's review is required."),
+        "maintainer-commit-unauthorized": Code(ERROR, "A commit that added rows to the maintainers' ledger is not authored by a hub maintainer, or a row's `by` is not one (`[hub] maintainers` before the commit)."),
+        "maintainer-action-backdated": Code(ERROR, "A row of the maintainers' ledger takes effect at or before a night the history held when it was committed."),
         "data-not-tracked": Code(ERROR, "`verify --git` was asked of a hub whose `data/` is not in the git repository."),
     },
     "Seals (`prescient nightly`, `prescient seal`)": {

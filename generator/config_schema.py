@@ -143,6 +143,11 @@ class MarketOptions(SourceBase):
     max_markets: int = key(500, "Qualifying open markets taken into the question bank per night, at most.", ge=0)
     max_pages: int = key(10, "Discovery pages read per night, at most.", ge=1, advanced=True)
     page_size: int = key(100, "Markets asked for per discovery page.", ge=1, advanced=True)
+    reread_days: int = key(30, "Resolved (or void) markets whose resolution is at most this many days old are read "
+                               "again, so a changed outcome at the source is recorded (a correction on the Changes page); "
+                               "0: never.", ge=0, le=3650)
+    reread_max: int = key(25, "Resolved markets read again per night, at most (one request each), taken in turn.", ge=0,
+                          le=10000)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ def print_sources(report) -> None:
             continue
         status = f"FAILED: {s.error}" if s.error else "ok"
         print(f"{s.name}: {status}; new questions {s.new_questions}, new observations {s.new_observations}, "
-              f"resolved {s.resolved}, voided {s.voided}, item failures {len(s.failures)}")
+              f"resolved {s.resolved}, voided {s.voided}, item failures {len(s.failures)}"
+              + (f"; resolved markets read again {s.reread}" if getattr(s, "reread", 0) else ""))
         for failure in s.failures[:20]:
             print(f"  - {failure}")
     for note in getattr(report, "round_notes", []):

@@ -52,9 +52,12 @@ class ModelMeta:
     prompt_sha256: str = ""
     ran_by: str = ""
     model_organization: str = ""
+    # Not a field of the file: set on a board's metadata when the maintainers' ledger excludes the model
+    # at the board's time (``store.maintainer``); the board then leaves the model's rows out.
+    excluded: bool = False
 
     def to_yaml(self) -> bytes:
-        body = {k: v for k, v in asdict(self).items() if k != "id" and (k not in OPTIONAL or v)}
+        body = {k: v for k, v in asdict(self).items() if k not in ("id", "excluded") and (k not in OPTIONAL or v)}
         body["maintainers"] = list(self.maintainers)
         return yaml.safe_dump(body, sort_keys=False, allow_unicode=True).encode("utf-8")
 

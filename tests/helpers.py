@@ -617,3 +617,39 @@ def build_git_season(root: Path) -> Path:
         nightly(root, parse_ts(night))
         commit_at(root, an_hour_after(night), f"nightly: data as of {night}")
     return root
+
+
+# -- a hub's maintainer at the command line, with real git (tests/pipeline/test_hub_init.py, test_maintainer_actions.py)
+
+INIT_AT = "2026-03-02T10:00:00Z"
+
+
+def scene_run(*args: str, cwd: Path | None = None, at: str = INIT_AT, email: str = "alice@example.org", timeout: int = 300):
+    """The command as a maintainer (alice) types it; git's dates are the scenario's, not the clock's."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "alice", "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": "alice",
+           "GIT_COMMITTER_EMAIL": email, "GIT_AUTHOR_DATE": at, "GIT_COMMITTER_DATE": at,
+           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout, check=False)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def scene_ok(*args: str, **kw) -> str:
+    done = scene_run(*args, **kw)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done.stdout
+
+
+def scene_commit(hub: Path, message: str, at: str, email: str = "alice@example.org") -> None:
+    scene_ok("git", "add", "-A", cwd=hub, at=at, email=email)
+    scene_ok("git", "commit", "-q", "-m", message, cwd=hub, at=at, email=email)
+
+
+def sim_only(text: str) -> str:
+    """A `prescient init` hub.toml with the offline world as its only source, weekly rounds of 4 series."""
+    for name in ("manifold", "polymarket", "kalshi", "dbnomics"):
+        text = text.replace(f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = true",
+                            f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = false")
+    text = text.replace("[sources.sim]\n# Whether the nightly asks this source.\nenabled = false",
+                        "[sources.sim]\n# Whether the nightly asks this source.\nenabled = true")
+    return text.replace("cadence_days = 14", "cadence_days = 7").replace("dataset_questions = 25", "dataset_questions = 4")

@@ -94,7 +94,7 @@ class _Ledgers:
         markets = {q for r in rounds.values() for q in r.loc[r["kind"] == MARKET, "question_id"]}
         obs = readers.load_observations(hub)
         obs = obs[obs["question_id"].isin(markets)]
-        stamp, stated = format_ts(as_of), readers.load_resolutions(hub)
+        stamp, stated = format_ts(as_of), readers.load_statements(hub)
         view, known = ledger_view(obs, stamp, stated), known_by(obs, stamp)
         return cls(stamp, rounds, view, known, settlements_recorded(known, view.stated), attestations(hub))
 

@@ -2,5 +2,6 @@
 
 - ``verify``: ``prescient verify``: scores, history and pages recomputed from the ledgers and compared
 - ``git``: what the git history says: ledgers only appended, frozen files kept, files on time
+- ``maintainers``: the maintainers' ledger's commits: by maintainers, never into a past night
 - ``seals``: the seals against their rule, the receipts and the files in place
 """

@@ -10,7 +10,7 @@ Checks, each returning located problems (file, first differing row, stable code)
 - timing: every forecast file of a round past its due time was recorded in the manifest by a run
   before the due time, or (with git) first committed with these bytes before it; files for which
   neither holds are listed as warnings (the hub's after-due forecasters are exempt);
-- git (optional): the history checks of ``audit.git``.
+- git (optional): the history checks of ``audit.git``, and ``audit.maintainers``' of the maintainers' ledger.
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ from ..site.build import gather, strip_generated
 from ..site.render import GENERATED
 from ..store import manifest, readers, receipts, seals
 from ..store.csvio import to_csv_bytes
-from ..store.git import resolve_commit
+from ..store.git import BlobReader, resolve_commit
 from ..store.hub import Hub, as_hub
 from ..timeutil import format_date, format_ts, parse_ts
 from . import git
+from .maintainers import maintainer_problems
 from .seals import receipt_problems, seal_problems
 
 DEFAULT_NIGHTS = 7
@@ -87,6 +88,8 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
         changes, problems = git.audit_history(root, git_rev, {key: format_ts(when) for key, when in attested.items()},
                                               sealed_at(root, commit), hub.settings.bot_email)
         problems += receipt_problems(root, ledger, seals.load_seals_at(root, commit))
+        with BlobReader(root) as blobs:
+            problems += maintainer_problems(root, changes, blobs.read)
         report.add("git", problems, f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev}; "
                                     f"{len(attested)} file version(s) attested by receipts")
     report.add("timing", *check_timing(hub, as_of, changes, attested))

@@ -11,6 +11,7 @@ traceback; exit codes are documented in ``prescient --help``.
 - ``boards``: what the hub recorded, read back: ``leaderboard``, ``arena``, ``oracle``, ``verify``
 - ``rounds``: ``round open``, ``round template``, ``rounds``, ``forecast llm``
 - ``submissions``: pull requests: ``validate``, ``receipts``; a commit–reveal round's ``commit``, ``reveal``
+- ``maintain``: a hub maintainer's decisions: ``void``, ``correct``, ``exclude``
 - ``oracle``: the Daily Oracle's actions: ``oracle fetch-news``, ``oracle generate``, ``oracle answer``
 - ``interop``: other benchmarks' files: ``import forecastbench``, ``import oracle``, ``export forecastbench``
 - this module: ``build_parser`` (the commands in the order ``--help`` lists them) and ``main``
@@ -27,7 +28,7 @@ from pathlib import Path
 from .. import __version__
 from ..config import HUB_FILE, load_settings
 from ..errors import EXIT_CODES, INTERRUPTED, PrescientError, storage_error
-from . import boards, interop, rounds, run, submissions
+from . import boards, interop, maintain, rounds, run, submissions
 from .common import board_time, build_time, command_time, find_hub, hub_dir, recorded_nothing
 
 __all__ = ["EPILOG", "build_parser", "find_hub", "main"]
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     rounds.add_forecast(sub)
     submissions.add_receipts(sub)
     submissions.add_commit_reveal(sub)
+    maintain.add_decisions(sub)
     return parser
 
 

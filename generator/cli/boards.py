@@ -42,7 +42,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     if board.attrs.get("orphans"):  # never silent (issue 34): the warning goes to stderr in every format
         print(f"warning: {orphan_problem(board.attrs['orphans'], name)}", file=sys.stderr)
     empty = empty_board_note(as_of, readers.round_dues(hub), settings.rounds.first_due,
-                             0 if name == PRELIMINARY else settings.scoring.min_age_days, readers.load_resolutions(hub),
+                             0 if name == PRELIMINARY else settings.scoring.min_age_days, readers.load_statements(hub),
                              settings.scoring.unresolved_markets == "market_proxy") if board.empty else ""
     if args.format != "table":
         print_frame(fb_layout(board, name, models) if args.format == "forecastbench" else board,

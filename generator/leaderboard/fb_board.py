@@ -4,7 +4,7 @@ Rows: one per scored unit (round, question_id, resolution_date) per model; a uni
 rounds (the same market asked in two rounds is two units, as in FB). Steps, with the options in
 ``FBOptions``:
 
-1. Rows. Only units resolved at or before ``as_of``. FB's 50-day rule keeps rounds due at or
+1. Rows. Only units resolved at or before ``as_of``, of models not ``excluded`` by the maintainers then. FB's 50-day rule keeps rounds due at or
    before ``as_of - min_round_age_days``; FB's per-round filter keeps rounds with at least
    ``min_dataset_rows`` resolved dataset units and ``min_market_questions`` resolved markets. A
    model's round whose share of imputed forecasts exceeds ``max_imputed_share`` is left out, never
@@ -263,6 +263,8 @@ def select(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, 
     """The ``Selection`` of ``scores`` at ``as_of`` (the board named in ``options`` plays no part);
     ``codes``: the ``RowCodes`` of ``scores`` (every board of a night codes one frame once)."""
     rows = _eligible_rows(scores, as_of, options)
+    if out := [m for m, meta in models.items() if meta.excluded]:  # by the maintainers, as of the board's night
+        rows = rows[~rows["model"].isin(out).to_numpy()]
     if codes is not None:  # known by its rows' labels in ``scores``
         codes = codes.take(scores.index.get_indexer(rows.index)) if scores.index.is_unique else None
     limit = options.max_imputed_share

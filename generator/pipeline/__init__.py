@@ -12,6 +12,8 @@
 - ``receipts``: ``prescient receipts``: when GitHub attests a pull request's files
 - ``seal``: the seal of each round past its due time: the version of each file that counts, held every night
 - ``commitments``: ``prescient commit`` and ``reveal``, a commit–reveal round's two steps
+- ``maintainer``: ``prescient void``, ``correct``, ``exclude``: a maintainer's decision, one row of the
+  maintainers' ledger, checked as its pull request will be
 - ``demo``: a simulated season end to end
 - ``demo_git``: the demo as a git repository, a commit a night by the hub's bot (one ``git fast-import``)
 - ``hubinit``: ``prescient init``: a new hub's files (the workflows for a pinned version, the site

@@ -10,7 +10,9 @@ and what the ledger view says about the round's units (``recompute.scores_by_rou
   resolution-date values are read there), or any value while a unit whose resolution date has
   passed still waits for one (``_watch``);
 - time passes a unit's resolution date (a series value dated then only counts from then on);
-- a stated resolution of one of its questions is added.
+- a stated resolution of one of its questions is added (a maintainer's ``void`` or ``correct`` is
+  one, recorded at its ``effective_at``: until then a night's derive is whole, as for any row recorded
+  after the last derive).
 So a night that knows the rows added since the last derive (``_changes``) scores again only the
 rounds one of these touches, or whose files changed; every other round keeps the scores frame it
 had, and its score file, written from that frame, is not touched. The result equals the full
@@ -38,7 +40,7 @@ import pandas as pd
 
 from ..errors import Problem
 from ..leaderboard.frame_times import FrameTimes
-from ..schemas import OBSERVATIONS, RESOLUTIONS, SCORES, Table
+from ..schemas import EXCLUDE, MAINTAINER_ACTIONS, OBSERVATIONS, RESOLUTIONS, SCORES, Table
 from ..scoring import market_proxy
 from ..scoring.resolve import LedgerView
 from ..store import readers
@@ -229,6 +231,7 @@ def _changes(hub: Hub, memo: DeriveMemo) -> tuple[Changes, dict[str, readers.Led
     ledger was removed or changed other than by appending."""
     files: list[tuple[Path, Table]] = [(p, OBSERVATIONS) for p in hub.layout.observation_files()]
     files += [(p, RESOLUTIONS) for p in readers.resolution_files(hub.layout)]
+    files += [(hub.layout.maintainer_actions, MAINTAINER_ACTIONS)] if hub.layout.maintainer_actions.is_file() else []
     if set(memo.ledgers) - {str(p) for p, _ in files}:
         return None  # a ledger file is gone
     ledgers: dict[str, readers.LedgerMark] = {}
@@ -244,6 +247,11 @@ def _changes(hub: Hub, memo: DeriveMemo) -> tuple[Changes, dict[str, readers.Led
         if not len(new):
             continue
         latest = max(latest, str(new["recorded_at"].max()))
+        if table is MAINTAINER_ACTIONS:  # void and correct rows are statements recorded at their effective_at
+            resolving = new[new["action"] != EXCLUDE]
+            stated.update(resolving["target"].tolist())
+            latest = max(latest, str(resolving["effective_at"].max())) if len(resolving) else latest
+            continue
         if table is RESOLUTIONS:
             stated.update(new["question_id"].tolist())
             continue

@@ -25,6 +25,7 @@ import httpx
 import pandas as pd
 
 from ..config import RoundSettings, Settings
+from ..config_schema import source_specs
 from ..errors import PartialFailure, Problem, SchemaError
 from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from ..interop.forecastbench import export
@@ -78,6 +79,7 @@ class SourceReport:
     new_observations: int = 0
     resolved: int = 0
     voided: int = 0
+    reread: int = 0  # resolved markets read again tonight (``reread_days``, at most ``reread_max``)
     failures: list[str] = field(default_factory=list)
     skipped: str | None = None
     error: str | None = None
@@ -228,8 +230,11 @@ def _fetch_one(name, options, as_of, bank, hub: Hub, state: ingest.ObservationSt
         obs = readers.load_observations(hub)
         known = ingest.ObservationState.of(obs[obs["recorded_at"] <= stamp])
     closed = known.closed(ids)
+    window, cap = reread_options(name, options)
+    again = known.reread(closed, format_ts(as_of - days(window)), cap, as_of.toordinal())  # resolved lately: read again
+    source_report.reread = len(again)
     budget = Budget.from_options(options)
-    ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed), settled=frozenset(closed),
+    ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed | again), settled=frozenset(closed - again),
                        client=client, env=env, progress=ticker, budget=budget)
     try:
         result = (built or build_source(name, options)).fetch(ctx)
@@ -242,6 +247,15 @@ def _fetch_one(name, options, as_of, bank, hub: Hub, state: ingest.ObservationSt
     source_report.skipped = result.skipped
     source_report.failures += [str(f) for f in result.failures]
     return result
+
+
+def reread_options(name: str, options: Mapping) -> tuple[int, int]:
+    """A market source's ``reread_days`` and ``reread_max`` (``config_schema.MarketOptions``); (0, 0) for others."""
+    declared = source_specs(name)
+    if "reread_days" not in declared:
+        return 0, 0
+    given = {k: options[k] if k in options else declared[k].default for k in ("reread_days", "reread_max")}
+    return int(given["reread_days"]), int(given["reread_max"])
 
 
 def _ingest(hub: Hub, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceReport, report: NightlyReport) -> pd.DataFrame:

@@ -56,7 +56,7 @@ def hub_view(hub: Hub, obs: pd.DataFrame, as_of: datetime) -> LedgerView:
     """What the ledgers (observations and stated resolutions) said at ``as_of``, under the hub's
     policy for open markets past their round's due time (``[scoring] unresolved_markets``)."""
     policy = hub.settings.scoring.unresolved_markets
-    return ledger_view(obs, format_ts(as_of), readers.load_resolutions(hub), policy)
+    return ledger_view(obs, format_ts(as_of), readers.load_statements(hub), policy)
 
 
 def write_round_scores(hub: Hub, view: LedgerView, impute_value: float,

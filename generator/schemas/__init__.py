@@ -5,11 +5,13 @@ The same declarations drive reading (type checks that report file, row and colum
 
 - ``table``: ``Column`` and ``Table``, what every declaration is made of
 - ``oracle``: the Daily Oracle's tables (questions, answers, the news and what was made of it)
+- ``maintainer``: the maintainers' ledger (void, correct, exclude)
 - this module: every other table, and ``ALL_TABLES``
 """
 
 from __future__ import annotations
 
+from .maintainer import ACTIONS, CORRECT, EXCLUDE, MAINTAINER_ACTIONS, VOID
 from .oracle import (
     FILTER_PRINCIPLES,
     NEWS,
@@ -377,17 +379,21 @@ ROUND_REVEAL = Table(
 
 ALL_TABLES = (QUESTIONS, OBSERVATIONS, RESOLUTIONS, ROUND_QUESTIONS, QUESTION_SETS, ROUND_REVEAL, FORECASTS, BETS, SCORES,
               HISTORY, ORACLE_QUESTIONS, ORACLE_FORECASTS, NEWS, ORACLE_ARTICLES, ORACLE_GENERATED, MANIFEST, RECEIPTS, SEALS,
-              MODEL_LOG)
+              MODEL_LOG, MAINTAINER_ACTIONS)
 
 __all__ = [
+    "ACTIONS",
     "ALL_TABLES",
     "BETS",
     "BET_SIDES",
+    "CORRECT",
+    "EXCLUDE",
     "Column",
     "FILTER_PRINCIPLES",
     "FORECASTS",
     "HISTORY",
     "KIND",
+    "MAINTAINER_ACTIONS",
     "MANIFEST",
     "MODEL_LOG",
     "NEWS",
@@ -411,5 +417,6 @@ __all__ = [
     "SEAL_STATUS",
     "STATUS",
     "TYPES",
+    "VOID",
     "Table",
 ]

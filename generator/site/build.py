@@ -33,7 +33,7 @@ from ..oracle.temporal import temporal_view
 from ..schemas import FORECASTS
 from ..scoring.corrections import corrections
 from ..scoring.resolve import LedgerView, ledger_view
-from ..store import readers
+from ..store import maintainer, readers
 from ..store.hub import Hub, as_hub
 from ..store.spreadsheet import spreadsheet_safe_bytes
 from ..timeutil import format_date, format_ts
@@ -64,7 +64,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     named = history_views(history)
     overall = named[named["view"] == "overall"]
     observations = readers.load_observations(hub)
-    view = ledger_view(observations, format_ts(as_of), readers.load_resolutions(hub),
+    view = ledger_view(observations, format_ts(as_of), readers.load_statements(hub),
                        settings.scoring.unresolved_markets)
     first = settings.leaderboard.boards[0]
     sets = {due: readers.load_round(hub, due) for due in readers.round_dues(hub)}
@@ -91,12 +91,20 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
                               names={m: meta.name for m, meta in models.items()}),
         corrections=corrections(observations, format_ts(as_of),
                                 {r.due: r.questions for r in rounds}),
+        decisions=_decisions(hub, as_of),
         **_arena(hub, as_of, quarantine, read), **_oracle(hub, as_of, models, quarantine),
         rounds=rounds, questions=_questions(hub, observations, rounds, forecasts, scores, as_of),
         repo_url=settings.repo_url, settings=settings, **_downloads(hub, readers.quarantined_files(quarantine), settings.repo_url, as_of),
     )
     boards = made()
     return SiteData(board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards, **gathered)
+
+
+def _decisions(hub: Hub, as_of: datetime) -> pd.DataFrame:
+    """The maintainers' decisions recorded by ``as_of``, newest first (those not yet in effect included)."""
+    actions = maintainer.load_actions(hub)
+    actions = actions[actions["recorded_at"] <= format_ts(as_of)]
+    return actions.iloc[::-1].reset_index(drop=True)
 
 
 def _round_state(due: str, questions: pd.DataFrame, view: LedgerView, as_of: datetime) -> tuple[RoundStatus, pd.DataFrame]:

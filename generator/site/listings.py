@@ -20,7 +20,8 @@ def changes_page(env: jinja2.Environment, data: SiteData, common: dict) -> str:
     compared = sorted({str(a) for a in data.history["as_of"].unique()})[-CHANGES_NIGHTS:] if len(data.history) else []
     return env.get_template("changes.md.j2").render(
         **{**common, "prefix": f"../{GENERATED}/"}, nights=said, lead=since_last_night(compared, said),
-        corrections=data.corrections.to_dict("records"), digests=night_digests(data.board_history),
+        corrections=data.corrections.to_dict("records"), decisions=data.decisions.to_dict("records"),
+        digests=night_digests(data.board_history),
         names={m: meta.name for m, meta in data.models.items()})
 
 

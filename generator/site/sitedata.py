@@ -44,6 +44,7 @@ class SiteData:
     boards: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)  # (board, view) -> board
     changes: list = field(default_factory=list)  # leaderboard.diff.NightChanges, newest first
     corrections: pd.DataFrame = field(default_factory=pd.DataFrame)  # audit.corrections.COLUMNS
+    decisions: pd.DataFrame = field(default_factory=pd.DataFrame)  # schemas.MAINTAINER_ACTIONS, newest first
     arena: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.TABLE
     arena_curves: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.CURVE
     arena_brier: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.BRIER

@@ -295,3 +295,15 @@ class GitTree:
             if meta and _KINDS.get(meta.split()[0].decode(), "other") == "file":
                 names.append(name.decode("utf-8", "surrogateescape").rpartition("/")[2])
         return sorted(names)
+
+
+def commit_author(repo: Path, commit: str) -> tuple[str, str]:
+    """A commit's author name and e-mail."""
+    name, _, email = run_git(repo, "show", "-s", "--format=%an%x00%ae", commit).decode("utf-8", "replace").strip().partition("\0")
+    return name, email
+
+
+def first_parent(repo: Path, commit: str) -> str | None:
+    """A commit's first parent (None for a root commit)."""
+    parents = run_git(repo, "show", "-s", "--format=%P", commit).decode().split()
+    return parents[0] if parents else None

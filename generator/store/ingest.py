@@ -94,6 +94,7 @@ class ObservationState:
     market: dict[str, tuple[tuple[str, str], tuple[str, ...]]] = field(default_factory=dict)
     series: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     recorded: str = ""
+    closed_at: dict[str, str] = field(default_factory=dict)  # per question: observed_at of its first resolved or void row
 
     @classmethod
     def of(cls, observations: pd.DataFrame) -> ObservationState:
@@ -109,10 +110,24 @@ class ObservationState:
             _take_latest(self.market, question, (observed, recorded), state)
             _take_latest(self.series, (question, observed), recorded, state)
             self.recorded = max(self.recorded, recorded)
+            if state[1] in ("resolved", "void"):
+                self.closed_at.setdefault(question, observed)
 
     def closed(self, questions: Iterable[str]) -> set[str]:
         """The ``questions`` whose latest row is resolved or void."""
         return {q for q in questions if q in self.market and self.market[q][1][1] in ("resolved", "void")}
+
+    def reread(self, closed: Iterable[str], since: str, cap: int, night: int) -> set[str]:
+        """Of the ``closed`` questions, those to fetch again tonight: the ones whose first resolved or void
+        row is dated (observed_at) at or after ``since`` (the re-read window: a market the source resolves
+        again is not read for longer), at most ``cap`` of them, taken in turn:
+        sorted by id, a slice of ``cap`` that moves on by ``cap`` each ``night`` (a day number), so every
+        one is read again within ceil(n / cap) nights, whatever else changes (no state is kept)."""
+        window = sorted(q for q in closed if self.closed_at.get(q, "") >= since and q in self.closed_at)
+        if len(window) <= cap:
+            return set(window)
+        start = (night * cap) % len(window)
+        return set((window + window)[start:start + cap])
 
     def new_rows(self, fetched: pd.DataFrame, kinds: Mapping[str, str]) -> pd.DataFrame:
         """Rows of ``fetched`` that change what the ledger says (see the module docstring): a market

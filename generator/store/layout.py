@@ -118,6 +118,11 @@ class Layout:
         """The scoring-relevant metadata as each night recorded it (``schemas.MODEL_LOG``)."""
         return self.data / "metadata" / "models.csv"
 
+    @property
+    def maintainer_actions(self) -> Path:
+        """The maintainers' decisions: void, correct, exclude (``schemas.MAINTAINER_ACTIONS``)."""
+        return self.data / "maintainer" / "actions.csv"
+
     def round_reveal(self, due: datetime) -> Path:
         """Present only in a commit–reveal round (``schemas.ROUND_REVEAL``)."""
         return self.round_dir(due) / "reveal.csv"

@@ -15,6 +15,7 @@ from ..schemas import (
     BETS,
     FORECASTS,
     HISTORY,
+    MAINTAINER_ACTIONS,
     MANIFEST,
     NEWS,
     OBSERVATIONS,
@@ -30,7 +31,7 @@ from ..schemas import (
     Table,
 )
 from ..timeutil import format_ts, parse_ts
-from . import ledger, model_log
+from . import ledger, maintainer, model_log
 from .cache import file_signature
 from .csvio import check_frame, coerce, empty_frame
 from .forecast_file import group_median, is_individual, member_keyed, parse_forecast
@@ -61,12 +62,28 @@ def load_resolutions(hub: Hub) -> pd.DataFrame:
     return _read_all(hub, resolution_files(hub.layout), RESOLUTIONS)
 
 
+def load_statements(hub: Hub) -> pd.DataFrame:
+    """What scoring takes as stated: every stated resolution (``load_resolutions``) and the maintainers'
+    ``void`` and ``correct`` rows as statements recorded at their ``effective_at`` (``store.maintainer``)."""
+    stated, actions = load_resolutions(hub), maintainer.load_actions(hub)
+    if actions.empty:
+        return stated
+    voided = maintainer.voided_questions(actions)
+    dates = maintainer.unit_dates([load_round(hub, due) for due in round_dues(hub)], voided) if voided else {}
+    own = maintainer.statements(actions, dates)
+    return pd.concat([stated, own], ignore_index=True) if len(stated) else own
+
+
 def load_models(hub: Hub, as_of: datetime | None = None) -> dict[str, ModelMeta]:
     """Every model file's metadata, by model (parsed once per command while a file is unchanged);
     with ``as_of``, its scoring-relevant fields as the model log recorded them by then
-    (``store.model_log``): what a board of that night counts."""
+    (``store.model_log``), and ``excluded`` set on each model the maintainers excluded by then
+    (``store.maintainer``): what a board of that night counts."""
     models = {p.name.removesuffix(".yml"): hub.cache.read_model(p, hub.layout.relative(p)) for p in hub.layout.model_files()}
-    return models if as_of is None else model_log.as_of(models, model_log.load_log(hub), format_ts(as_of))
+    if as_of is None:
+        return models
+    stamp = format_ts(as_of)
+    return maintainer.with_exclusions(model_log.as_of(models, model_log.load_log(hub), stamp), maintainer.load_actions(hub), stamp)
 
 
 def round_dues(hub: Hub) -> list[datetime]:
@@ -286,6 +303,7 @@ def _recording_ledgers(layout: Layout) -> list[tuple[Path, Table, str]]:
     files = [(p, OBSERVATIONS, "recorded_at") for p in latest_obs.values()]
     files += [(p, QUESTIONS, "recorded_at") for p in layout.question_files()]
     files += [(p, RESOLUTIONS, "recorded_at") for p in resolution_files(layout)]
+    files += [(layout.maintainer_actions, MAINTAINER_ACTIONS, "recorded_at")] if layout.maintainer_actions.is_file() else []
     files += [(p, MANIFEST, "recorded_at") for p in layout.manifest_files()[-1:]]
     files += [(layout.oracle_questions(s), ORACLE_QUESTIONS, "recorded_at") for s in layout.oracle_sets()]
     files += [(p, NEWS, "recorded_at") for p in layout.news_files()[-1:]]  # filed by the month recorded

@@ -15,6 +15,7 @@ or JSON. Every code is registered, with its meaning, in ``codes.CODES``.
 - ``deadline``: a change to a round's files against its due time and its seal
 - ``sealing``: the rule that picks the version that counts (pure)
 - ``commitment``: a commit–reveal round's commitment and reveal
+- ``maintainer``: the maintainers' ledger in a pull request (and before ``prescient void`` writes a row)
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ from ..timeutil import is_iso_date
 FORECAST, MODEL, OTHER = "forecast", "model", "other"
 ORACLE = "oracle"  # an oracle forecast file, data/oracle/<set>/forecasts/<team>.<model>.csv
 BETS = "bets"  # an Arena bet file, data/bets/<due>/<team>.<model>.csv
+MAINTAINER = "maintainer"  # the maintainers' ledger, data/maintainer/actions.csv (``submissions.maintainer``)
+MAINTAINER_LEDGER = "data/maintainer/actions.csv"
 COMMITMENT = "commitment"  # a commit–reveal round's data/commitments/<due>/<team>.<model>.sha256 (or its .salt)
 DATED = (FORECAST, BETS, COMMITMENT)  # the submission files of a round, with its due time
 COMMITMENT_FORMATS = ("sha256", "salt")
@@ -52,6 +54,8 @@ def classify(path: str) -> tuple[Target, list[Problem]]:
         return _forecast(path, parts, BETS)
     if parts[:2] == ["data", "commitments"]:
         return _forecast(path, parts, COMMITMENT)
+    if path == MAINTAINER_LEDGER:
+        return Target(path, MAINTAINER), []
     if is_hub_ledger(path):
         return Target(path, OTHER), [problem("hub-ledger", path, None, None,
                                              "receipts, seals and the model log are written by the hub's own runs only; "

@@ -32,7 +32,7 @@ from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from ..store.hub import Hub
 from ..timeutil import format_ts, parse_ts
 from . import bets as bet_checks
-from . import commitment, deadline, paths, policy
+from . import commitment, deadline, maintainer, paths, policy
 from .content import RoundSet, check_content, check_question_set, describe_missing, missing_units, round_set
 from .oracle import check_oracle_forecast
 from .report import Report
@@ -293,6 +293,9 @@ def _pr_target(run: _Run, target: paths.Target, status: str) -> None:
         run.forecast(target, status)
     elif target.kind == paths.ORACLE and target.model:
         run.oracle(target, status)
+    elif target.kind == paths.MAINTAINER:
+        run.problems.extend(maintainer.check_change(_read(run.base, target.path), _read(run.head, target.path) if status != "D"
+                                                    else None, maintainer.known_in(run.base, run.hub_maintainers), run.author))
     elif target.kind == paths.MODEL and target.model:
         run.problems.extend(policy.check_metadata_change(target, status))
         if status == "M":

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -19,31 +18,12 @@ from generator.pipeline.hubtoml import render_hub_toml
 from generator.timeutil import parse_ts
 from generator.vocabulary import known_sources
 
-from helpers import PRESCIENT, installed
+from helpers import INIT_AT, PRESCIENT, installed, sim_only
+from helpers import scene_commit as commit
+from helpers import scene_ok as ok
+from helpers import scene_run as run
 
-INIT_AT = "2026-03-02T10:00:00Z"
 DUE = "2026-03-08"
-
-
-def run(*args: str, cwd: Path | None = None, at: str = INIT_AT, email: str = "alice@example.org", timeout: int = 300):
-    """The command as a maintainer types it; git's dates are the scenario's, not the clock's."""
-    env = {**os.environ, "GIT_AUTHOR_NAME": "alice", "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": "alice",
-           "GIT_COMMITTER_EMAIL": email, "GIT_AUTHOR_DATE": at, "GIT_COMMITTER_DATE": at,
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    done = subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout, check=False)
-    assert "Traceback" not in done.stderr, done.stderr
-    return done
-
-
-def ok(*args: str, **kw) -> str:
-    done = run(*args, **kw)
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done.stdout
-
-
-def commit(hub: Path, message: str, at: str, email: str = "alice@example.org") -> None:
-    ok("git", "add", "-A", cwd=hub, at=at, email=email)
-    ok("git", "commit", "-q", "-m", message, cwd=hub, at=at, email=email)
 
 
 def forecasts(hub: Path, probability: float) -> str:
@@ -65,13 +45,7 @@ def test_a_new_hub_from_init_runs_its_nightly_a_pull_request_build_and_verify_gi
     assert run("git", "status", "--porcelain", cwd=hub).stdout == "", ".gitignore leaves nothing out"
 
     # The maintainer picks the offline world as the hub's source and a weekly cadence.
-    text = (hub / "data/hub.toml").read_text()
-    for name in ("manifold", "polymarket", "kalshi", "dbnomics"):
-        text = text.replace(f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = true",
-                            f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = false")
-    text = text.replace("[sources.sim]\n# Whether the nightly asks this source.\nenabled = false",
-                        "[sources.sim]\n# Whether the nightly asks this source.\nenabled = true")
-    text = text.replace("cadence_days = 14", "cadence_days = 7").replace("dataset_questions = 25", "dataset_questions = 4")
+    text = sim_only((hub / "data/hub.toml").read_text())
     text = text.replace('site_url = ""', 'site_url = "https://lab.example.org/hub/"')
     (hub / "data/hub.toml").write_text(text)
     checked = ok(PRESCIENT, "check-config", "--hub", str(hub), "--as-of", INIT_AT)

@@ -212,7 +212,7 @@ def is_submission(path: str) -> bool:
     from generator.submissions import paths
 
     target, _ = paths.classify(path)
-    return target.kind != paths.OTHER
+    return target.kind not in (paths.OTHER, paths.MAINTAINER)  # the maintainers' ledger is checked, and owned
 
 
 def repo_paths() -> list[str]:

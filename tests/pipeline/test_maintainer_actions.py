@@ -1,0 +1,161 @@
+"""`prescient void`, `correct` and `exclude` (issue 36): a maintainer's decision is one row of
+data/maintainer/actions.csv, written by the real executable, checked by the pull-request validator,
+merged with real git, applied by the next nightly from its effective time on (never to a past night),
+published on the Changes page with its reason, and accepted by `verify --git` only from a maintainer."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from generator.config import BOT_EMAIL
+
+from helpers import INIT_AT, PRESCIENT, sim_only
+from helpers import scene_commit as commit
+from helpers import scene_ok as ok
+from helpers import scene_run as run
+
+DUE = "2026-03-08"
+
+SCORES = f"data/scores/{DUE}.csv"
+ACTIONS = "data/maintainer/actions.csv"
+DECIDED = "2026-03-17T09:00:00Z"  # after the night of 2026-03-17T02:00:00Z
+
+
+def forecasts(hub: Path, probability: float) -> str:
+    questions = pd.read_csv(hub / f"data/rounds/{DUE}/questions.csv", dtype=str, keep_default_na=False)
+    return "question_id,resolution_date,probability\n" + "".join(
+        f"{q},{d},{probability}\n" for q, d in zip(questions["question_id"], questions["resolution_date"]))
+
+
+def nightly(hub: Path, at: str) -> None:
+    done = run(PRESCIENT, "nightly", "--hub", str(hub), "--as-of", at)
+    assert done.returncode == 0, done.stderr
+    commit(hub, f"nightly {at}", at, email=BOT_EMAIL)
+
+
+@pytest.fixture(scope="module")
+def season(tmp_path_factory) -> Path:
+    """A hub (init, the sim world) whose first round is scored, with two teams' forecasts, in git."""
+    hub = tmp_path_factory.mktemp("season") / "hub"
+    ok(PRESCIENT, "init", str(hub), "--title", "Lab", "--maintainer", "alice", "--as-of", INIT_AT)
+    text = sim_only((hub / "data/hub.toml").read_text())
+    (hub / "data/hub.toml").write_text(text.replace("min_age_days = 50", "min_age_days = 0").replace("min_resolved = 20", "min_resolved = 1"))
+    commit(hub, "A new hub on the sim world", INIT_AT)
+    nightly(hub, "2026-03-02T12:00:00Z")
+    for model, p in (("acme.gpt-x", 0.6), ("beta.owl", 0.3)):
+        team = model.partition(".")[0]
+        (hub / f"data/models/{model}.yml").write_text(f"name: {model}\norganization: {team}\nkind: llm\nmaintainers: [alice]\n")
+        (hub / f"data/forecasts/{DUE}/{model}.csv").write_text(forecasts(hub, p))
+        commit(hub, f"{model} for round {DUE}", "2026-03-03T09:00:00Z")
+    for at in ("2026-03-04T02:00:00Z", "2026-03-09T02:00:00Z", "2026-03-17T02:00:00Z"):
+        nightly(hub, at)
+    return hub
+
+
+@pytest.fixture
+def hub(season, tmp_path) -> Path:
+    return Path(shutil.copytree(season, tmp_path / "hub", symlinks=True))
+
+
+def scored_units(hub: Path) -> list[tuple[str, str]]:
+    """The (question, resolution date) units of the round scored so far (the sim world's round asks series)."""
+    scores = pd.read_csv(hub / SCORES, dtype=str, keep_default_na=False)
+    mine = scores[scores["model"] == "acme.gpt-x"]
+    return sorted(set(zip(mine["question_id"], mine["resolution_date"])))
+
+
+def validate(hub: Path, base: str, head: str, author: str):
+    return run(PRESCIENT, "validate", "--hub", str(hub), "--base", base, "--head", head, "--author", author,
+               "--at", "2026-03-17T09:30:00Z")
+
+
+def test_void_correct_and_exclude_are_validated_merged_applied_from_their_time_and_pass_verify_git(hub):
+    (voided, _), (corrected, date) = scored_units(hub)[:2]
+    before = pd.read_csv(hub / SCORES, dtype=str, keep_default_na=False)
+    outcome = before.loc[before["question_id"] == corrected, "outcome"].iloc[0]
+    flipped = "0" if float(outcome) == 1 else "1"
+    history_before = (hub / "data/leaderboard/history.csv").read_bytes()
+    assert b"acme.gpt-x" in history_before
+    base = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
+    ok("git", "checkout", "-q", "-b", "decisions", cwd=hub)
+
+    said = ok(PRESCIENT, "void", voided, "--reason", "The market was annulled by its operator.", "--by", "alice",
+              "--hub", str(hub), "--as-of", DECIDED)
+    assert f"{voided} voided from {DECIDED}, by @alice" in said and "open a pull request" in said
+    ok(PRESCIENT, "correct", corrected, "--resolution-date", date, "--outcome", flipped, "--reason", "The source resolved it the wrong way.",
+       "--hub", str(hub), "--as-of", DECIDED)  # --by: the hub's only maintainer
+    ok(PRESCIENT, "exclude", "acme.gpt-x", "--reason", "It was found to read the resolutions.", "--by", "alice",
+       "--hub", str(hub), "--as-of", DECIDED)
+    rows = pd.read_csv(hub / ACTIONS, dtype=str, keep_default_na=False)
+    assert list(rows["action"]) == ["correct", "exclude", "void"] and set(rows["by"]) == {"alice"}
+    assert (rows["effective_at"] == DECIDED).all()
+    commit(hub, "Void, correct, exclude", "2026-03-17T09:10:00Z")
+    head = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
+
+    assert validate(hub, base, head, "alice").stdout.startswith("Passed"), validate(hub, base, head, "alice").stdout
+    refused = validate(hub, base, head, "mallory")
+    assert refused.returncode == 9 and "[action-not-maintainer]" in refused.stdout
+
+    ok("git", "checkout", "-q", "main", cwd=hub)
+    ok("git", "merge", "-q", "--no-ff", "-m", "Merge decisions", "decisions", cwd=hub, at="2026-03-17T10:00:00Z")
+    nightly(hub, "2026-03-18T02:00:00Z")
+
+    after = pd.read_csv(hub / SCORES, dtype=str, keep_default_na=False)
+    assert voided not in set(after["question_id"]), "a void drops the question from scoring"
+    fixed = after[(after["question_id"] == corrected) & (after["resolution_date"] == date)]
+    assert len(fixed) and set(fixed["outcome"].astype(float)) == {float(flipped)}
+    assert "acme.gpt-x" in set(after["model"]), "an excluded model's scores stay"
+    history = pd.read_csv(hub / "data/leaderboard/history.csv", dtype=str, keep_default_na=False)
+    assert (hub / "data/leaderboard/history.csv").read_bytes().startswith(history_before), "past nights unchanged"
+    assert "acme.gpt-x" in set(history.loc[history["as_of"] == "2026-03-17T02:00:00Z", "model"])
+    assert "acme.gpt-x" not in set(history.loc[history["as_of"] == "2026-03-18T02:00:00Z", "model"])
+    assert "beta.owl" in set(history.loc[history["as_of"] == "2026-03-18T02:00:00Z", "model"])
+
+    ok(PRESCIENT, "build", "--hub", str(hub), "--no-mkdocs")
+    changes = (hub / "site_src/docs/generated/changes.md").read_text()
+    for reason in ("The market was annulled by its operator.", "The source resolved it the wrong way.",
+                   "It was found to read the resolutions."):
+        assert reason in changes
+    audited = run(PRESCIENT, "verify", "--hub", str(hub), "--git", "--all")
+    assert audited.returncode == 0, (audited.stdout, audited.stderr)
+
+
+def test_a_decision_may_not_reach_a_past_night_nor_name_an_unknown_target(hub):
+    market = scored_units(hub)[0][0]
+    back = run(PRESCIENT, "void", market, "--reason", "x", "--by", "alice", "--hub", str(hub), "--as-of", DECIDED,
+               "--from", "2026-03-16T00:00:00Z")
+    assert back.returncode == 9 and "[action-backdated]" in back.stderr and not (hub / ACTIONS).exists()
+    unknown = run(PRESCIENT, "exclude", "nobody.none", "--reason", "x", "--by", "alice", "--hub", str(hub), "--as-of", DECIDED)
+    assert unknown.returncode == 9 and "[action-unknown-target]" in unknown.stderr
+    blank = run(PRESCIENT, "void", market, "--reason", "  ", "--by", "alice", "--hub", str(hub), "--as-of", DECIDED)
+    assert blank.returncode == 9 and "[action-no-reason]" in blank.stderr
+    stranger = run(PRESCIENT, "void", market, "--reason", "x", "--by", "mallory", "--hub", str(hub), "--as-of", DECIDED)
+    assert stranger.returncode == 9 and "[action-not-maintainer]" in stranger.stderr and not (hub / ACTIONS).exists()
+
+
+def test_verify_git_refuses_a_non_maintainers_decision_and_a_rewritten_one(hub):
+    market = scored_units(hub)[0][0]
+    ok(PRESCIENT, "void", market, "--reason", "Annulled.", "--by", "alice", "--hub", str(hub), "--as-of", DECIDED)
+    base = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
+    commit(hub, "a decision committed by someone else", "2026-03-17T09:10:00Z", email="mallory@example.org")
+    ok("git", "commit", "-q", "--amend", "--no-edit", "--author", "mallory <mallory@example.org>", cwd=hub, at="2026-03-17T09:10:00Z")
+    audited = run(PRESCIENT, "verify", "--hub", str(hub), "--git")
+    assert audited.returncode != 0 and "[maintainer-commit-unauthorized]" in audited.stdout, audited.stdout
+
+    ok("git", "reset", "-q", "--hard", base, cwd=hub)
+    ok(PRESCIENT, "void", market, "--reason", "Annulled.", "--by", "alice", "--hub", str(hub), "--as-of", DECIDED)
+    commit(hub, "void", "2026-03-17T09:10:00Z")
+    assert run(PRESCIENT, "verify", "--hub", str(hub), "--git").returncode == 0
+    edited = base_rev = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
+    text = (hub / ACTIONS).read_text().replace("Annulled.", "Cancelled.")
+    (hub / ACTIONS).write_text(text)
+    commit(hub, "reword the reason", "2026-03-17T09:20:00Z")
+    head = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
+    audited = run(PRESCIENT, "verify", "--hub", str(hub), "--git")
+    assert audited.returncode != 0 and "[ledger-row-rewritten]" in audited.stdout, audited.stdout
+    refused = validate(hub, edited, head, "alice")
+    assert refused.returncode == 9 and "[action-rewritten]" in refused.stdout and base_rev
