@@ -212,7 +212,8 @@ def expected_set(due: str) -> str:
 def foreign_set(parsed: Parsed, rnd: RoundSet, unknown: list[str]) -> Problem:
     declared = parsed.question_set if parsed.fmt == "json" else None
     theirs = _set_round(declared)
-    what = (f"this is ForecastBench round {theirs}'s question set ({declared})" if theirs and theirs != rnd.due
+    whose = "" if set_name(declared).endswith("-prescient") else "ForecastBench "
+    what = (f"this is {whose}round {theirs}'s question set ({declared})" if theirs and theirs != rnd.due
             else f"is this another round's file? (first: {', '.join(repr(q) for q in unknown[:3])})")
     sets = (f"one of {', '.join(f'{n}.json' for n in sorted(rnd.sets))}" if rnd.sets
             else f"{expected_set(rnd.due)}, the questions of data/rounds/{rnd.due}/questions.csv")
@@ -287,7 +288,7 @@ def check_coverage(parsed: Parsed, rnd: RoundSet | None, line: float | None = No
     if line is not None and without > line * len(units):
         return [problem("too-many-missing", parsed.label, None, None,
                         f"{without:,} of the {_scope(parsed, rnd)}'s {len(units):,} questions × resolution dates have no "
-                        f"probability: {_why_without(without, left_out)}. A file with more than {line:.0%} missing is never "
+                        f"probability: {_why_without(without, left_out)}. A file with more than {line * 100:g}% missing is never "
                         f"ranked ([scoring] max_imputed_share): give a probability from 0 to 1 on every row")]
     share = len(covered) / len(units)
     if share >= COVERAGE_WARN:
