@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from generator.forecasters.baselines import forecast_frame
 from generator.oracle.formats import question_id
 from generator.pipeline.nightly import nightly
-from generator.schemas import FORECASTS, RESOLUTIONS
+from generator.schemas import FORECASTS, RESOLUTIONS, ROUND_QUESTIONS
 from generator.site.serve import SiteHandler
 from generator.sources.base import FetchContext, FetchResult, Observation, Question
 from generator.store import ledger, readers
@@ -110,6 +110,14 @@ def write_hub(root: Path, text: str = SMALL_HUB) -> Path:
     (root / "data").mkdir(parents=True, exist_ok=True)
     (root / "data" / "hub.toml").write_text(text, encoding="utf-8")
     return root
+
+
+def round_file(due: str, units: list[tuple[str, str, str]]) -> bytes:
+    """A published round's questions.csv: one row per (question id, resolution date, kind) of ``units``."""
+    rows = [{"question_id": q, "resolution_date": d, "source": q.split(":")[0], "kind": kind, "category": "",
+             "due": f"{due}T00:00:00Z", "freeze_time": "2026-01-10T00:00:00Z", "freeze_value": "0.5",
+             "text": f"Will {q} happen?", "url": ""} for q, d, kind in units]
+    return to_csv_bytes(pd.DataFrame(rows, columns=list(ROUND_QUESTIONS.names)), ROUND_QUESTIONS)
 
 
 def ts(text: str):

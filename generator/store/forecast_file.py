@@ -56,6 +56,7 @@ class Parsed:
     problems: list[Problem] = field(default_factory=list)
     listed: int = 0  # problems handed out by ``keep``, in ``problems`` or to a check's caller
     hidden: Counter = field(default_factory=Counter)  # problems past MAX_PROBLEMS, by severity
+    nulls: set[tuple[str, str]] = field(default_factory=set)  # JSON items whose forecast is null: (question id, resolution date)
 
     def keep(self, found: Iterable[Problem]) -> list[Problem]:
         """The problems that still fit in the file's MAX_PROBLEMS; the rest are only counted.
@@ -93,11 +94,26 @@ def parse_forecast(data: bytes, label: str, fmt: str) -> Parsed:
     parsed.problems.extend(parsed.keep(problems))
     if text is None:
         return parsed
+    other = looks_like(text)
+    if other is not None and other != fmt:  # one diagnosis, not a column error per field of the other format
+        parsed.add(problem("wrong-format", label, 1, None, f"this looks like {other.upper()}, not {fmt.upper()}; "
+                           f"name the file .{other} (a {other.upper()} file is read as one)"))
+        return parsed
     if fmt == "json":
         _parse_json(text, parsed)
     else:
         _parse_csv(text, parsed)
     return parsed
+
+
+def looks_like(text: str) -> str | None:
+    """``json`` for text that opens as a JSON object or list, ``csv`` for text whose first line is the
+    forecast file's header (or names its question_id column), None when it is neither."""
+    start = text.lstrip(" \t\r\n")
+    if start[:1] in ("{", "["):
+        return "json"
+    first = start.split("\n", 1)[0].strip().lower()
+    return "csv" if "," in first and "question_id" in first.split(",") else None
 
 
 def _decode(data: bytes, label: str, problems: list[Problem]) -> str | None:
@@ -133,10 +149,11 @@ def _looks_utf16(data: bytes) -> bool:
 
 
 def _parse_csv(text: str, parsed: Parsed) -> None:
-    if "\r" in text:  # a spreadsheet's line endings: read as line ends (inside quotes, as text); never rewritten
-        parsed.add(problem("crlf-line-endings", parsed.label, text[:text.index("\r")].count("\n") + 1, None,
-                           "the file has carriage returns (Windows line endings, as spreadsheets save them); "
-                           "they are read as line ends, and the file is kept as it is"))
+    lone = _lone_cr(text)
+    if lone is not None:  # CRLF throughout is RFC 4180's own ending (Python's csv writes it): said nothing of
+        parsed.add(problem("crlf-line-endings", parsed.label, text[:lone].count("\n") + 1, None,
+                           "the file has a carriage return that ends no CRLF pair (old Mac line endings, or "
+                           "endings mixed); it is read as a line end, and the file is kept as it is"))
     if "\x00" in text:
         parsed.add(problem("bad-csv", parsed.label, text[:text.index("\x00")].count("\n") + 1, None,
                            "the file contains a NUL byte; is it a spreadsheet saved in a binary format?"))
@@ -155,6 +172,16 @@ def _parse_csv(text: str, parsed: Parsed) -> None:
         parsed.rows.clear()
         return
     parsed.columns, parsed.records = header, number - 1
+
+
+def _lone_cr(text: str) -> int | None:
+    """The offset of the first carriage return that is not followed by a line feed, else None."""
+    at = text.find("\r")
+    while at != -1:
+        if text[at + 1:at + 2] != "\n":
+            return at
+        at = text.find("\r", at + 2)
+    return None
 
 
 def _add_row(parsed: Parsed, header: tuple[str, ...], number: int, values: list[str]) -> None:
@@ -216,14 +243,14 @@ def _json_row(item: object, number: int, parsed: Parsed) -> Row | None:
         parsed.add(problem("missing-field", parsed.label, number, key, f"the forecast has no {key!r}"))
     if missing:
         return None
-    if item["forecast"] is None:  # FB's "no forecast", as the FB importer reads it too: imputed when scored
-        parsed.add(problem("null-forecast", parsed.label, number, "forecast",
-                                       f"no forecast for {_scalar(item['source'])}:{_scalar(item['id'])}; scored as missing (0.5)"))
-        return None
     qid = _scalar(item["id"])
     source = _scalar(item["source"])
     if qid and source and not qid.startswith(source + ":"):
         qid = f"{source}:{qid}"
+    if item["forecast"] is None:  # FB's "no forecast", as the FB importer reads it too: imputed when scored
+        parsed.add(problem("null-forecast", parsed.label, number, "forecast", "the forecast is null; scored as missing (0.5)"))
+        parsed.nulls.add((qid, _scalar(item.get("resolution_date"))))
+        return None
     cells = {"question_id": qid, "resolution_date": _scalar(item.get("resolution_date")),
              "probability": _scalar(item["forecast"]), "reasoning": _scalar(item.get("reasoning"))}
     member = item.get(MEMBER_KEY)

@@ -286,13 +286,13 @@ class GitTree:
     def read(self, path: str) -> bytes:
         return run_git(self.repo, "cat-file", "blob", f"{self.commit}:{path}")
 
-    def names(self, folder: str) -> list[str]:
-        """The names of the plain files directly in ``folder`` (none when it does not exist)."""
+    def names(self, folder: str, kind: str = "file") -> list[str]:
+        """The names of the plain files (``kind="dir"``: the folders) directly in ``folder`` (none when it does not exist)."""
         out = run_git(self.repo, "ls-tree", "-z", "--full-tree", self.commit, "--", folder.rstrip("/") + "/")
         names = []
         for record in out.split(b"\0"):
             meta, _, name = record.partition(b"\t")
-            if meta and _KINDS.get(meta.split()[0].decode(), "other") == "file":
+            if meta and _KINDS.get(meta.split()[0].decode(), "other") == kind:
                 names.append(name.decode("utf-8", "surrogateescape").rpartition("/")[2])
         return sorted(names)
 

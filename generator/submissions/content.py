@@ -4,6 +4,7 @@ function that returns the problems it finds; ``check_content`` runs them all (co
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import Counter
@@ -69,18 +70,31 @@ def round_set(data: bytes, due: str, label: str, sets: bytes | None = None, sets
     return RoundSet(due, due_ts, kinds, dates, named)
 
 
-def check_content(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
+def check_content(parsed: Parsed, rnd: RoundSet | None, line: float | None = None) -> list[Problem]:
     """Every problem of the rows (up to the file's MAX_PROBLEMS; ``parsed.summary()`` counts the rest);
-    checks that need the round are skipped when it is unknown. A file with no error here is one the
-    hub's reader reads: its own checks run last, on what the others let through."""
+    checks that need the round are skipped when it is unknown. ``line``: the hub's imputation line (the
+    largest share of the round a file may leave without a probability and still be ranked), beyond which
+    the file is refused (``too-many-missing``); None (the seal, the hub's own files) only warns. A file
+    with no error here is one the hub's reader reads: its own checks run last, on what the others let through."""
     problems = parsed.keep(check_columns(parsed))
     if any(p.code == "missing-column" for p in problems):
         return problems
-    problems += parsed.keep(chain(check_probabilities(parsed), check_dates(parsed), check_duplicates(parsed),
-                                  check_question_ids(parsed, rnd), check_coverage(parsed, rnd), check_formulas(parsed)))
+    ours = _ours(parsed, rnd)  # the rows of another set's file are told once (check_question_ids), not row by row
+    problems += parsed.keep(chain(check_probabilities(ours), check_dates(ours), check_duplicates(ours),
+                                  check_question_ids(parsed, rnd), check_formulas(ours)))
+    # the coverage, once the rows' own errors are known: a file failing already gets the warning, not a second error
+    problems += parsed.keep(check_coverage(parsed, rnd, None if has_errors(parsed.problems + problems) else line))
     if not has_errors(parsed.problems + problems):
         problems += parsed.keep(reader_problems(parsed, FORECASTS))
     return problems
+
+
+def _ours(parsed: Parsed, rnd: RoundSet | None) -> Parsed:
+    """``parsed``, or, for a file answering another question set, a copy holding only its rows of the round."""
+    if not foreign_rows(parsed, rnd):
+        return parsed
+    assert rnd is not None  # foreign_rows finds none without a round
+    return dataclasses.replace(parsed, rows=[r for r in parsed.rows if _key(r)[0] in rnd.kinds])
 
 
 def check_columns(parsed: Parsed) -> list[Problem]:
@@ -166,13 +180,53 @@ def check_duplicates(parsed: Parsed) -> Iterator[Problem]:
         first.setdefault(key, row.number)
 
 
+FOREIGN_MIN = 10  # unknown question ids from which a file that is mostly unknown ids gets one diagnosis
+
+
 def check_question_ids(parsed: Parsed, rnd: RoundSet | None) -> Iterator[Problem]:
+    foreign = foreign_rows(parsed, rnd)
+    if foreign and rnd is not None:  # another round's (or ForecastBench's) file: one diagnosis, not an error per row
+        yield foreign_set(parsed, rnd, foreign)
     for row in parsed.rows:
         qid, rdate = _key(row)
         if not qid.strip():
             yield problem("empty-value", parsed.label, row.number, parsed.col("question_id"), "the question id is empty")
-        elif rnd is not None:
+        elif rnd is not None and not (foreign and qid not in rnd.kinds):
             yield from _against_round(parsed, row, qid, rdate, rnd)
+
+
+def foreign_rows(parsed: Parsed, rnd: RoundSet | None) -> list[str]:
+    """The question ids of the rows not in the round, when they are most of the file's rows (at least
+    FOREIGN_MIN): the file answers another question set. Else empty."""
+    if rnd is None:
+        return []
+    unknown = [q for row in parsed.rows if (q := _key(row)[0]).strip() and q not in rnd.kinds]
+    return unknown if len(unknown) >= FOREIGN_MIN and 2 * len(unknown) > len(parsed.rows) else []
+
+
+def expected_set(due: str) -> str:
+    """The ``question_set`` a JSON file of a round with one set declares (what ``round template`` writes)."""
+    return f"{due}-prescient.json"
+
+
+def foreign_set(parsed: Parsed, rnd: RoundSet, unknown: list[str]) -> Problem:
+    declared = parsed.question_set if parsed.fmt == "json" else None
+    theirs = _set_round(declared)
+    whose = "" if set_name(declared).endswith("-prescient") else "ForecastBench "
+    what = (f"this is {whose}round {theirs}'s question set ({declared})" if theirs and theirs != rnd.due
+            else f"is this another round's file? (first: {', '.join(repr(q) for q in unknown[:3])})")
+    sets = (f"one of {', '.join(f'{n}.json' for n in sorted(rnd.sets))}" if rnd.sets
+            else f"{expected_set(rnd.due)}, the questions of data/rounds/{rnd.due}/questions.csv")
+    return problem("question-set-mismatch", parsed.label, None, parsed.col("question_id"),
+                   f"{len(unknown):,} of the file's {len(parsed.rows):,} rows name questions that are not in round "
+                   f"{rnd.due}: {what}; this round's set is {sets} (`prescient round template --due {rnd.due}` "
+                   f"writes a file to fill)")
+
+
+def _set_round(name: str | None) -> str | None:
+    """The due date a question set's name starts with (``2025-10-26-llm.json`` → ``2025-10-26``), else None."""
+    head = set_name(name)[:10]
+    return head if is_iso_date(head) else None
 
 
 def _against_round(parsed: Parsed, row: Row, qid: str, rdate: str, rnd: RoundSet) -> list[Problem]:
@@ -203,11 +257,12 @@ def check_formulas(parsed: Parsed) -> Iterator[Problem]:
 
 
 def missing_units(parsed: Parsed, rnd: RoundSet | None) -> list[tuple[str, str]]:
-    """The round's questions × resolution dates the file gives no valid probability for, sorted."""
+    """The round's questions × resolution dates the file has no row for at all, sorted: not those of its
+    rows with an error or a null forecast, which are reported on their own rows."""
     if rnd is None or not parsed.columns:
         return []
-    covered = {_unit(r, rnd) for r in parsed.rows if probability_problem(r.cells.get("probability", "")) is None}
-    return sorted(rnd.units_of(parsed.question_set) - covered)
+    given = {_unit(r, rnd) for r in parsed.rows} | {(q, "") if rnd.kinds.get(q) == MARKET else (q, d) for q, d in parsed.nulls}
+    return sorted(rnd.units_of(parsed.question_set) - given)
 
 
 def describe_missing(missing: list[tuple[str, str]], shown: int = 10) -> str:
@@ -218,21 +273,37 @@ def describe_missing(missing: list[tuple[str, str]], shown: int = 10) -> str:
     return f"missing {names}{more}; {these} will be scored as 0.5"
 
 
-def check_coverage(parsed: Parsed, rnd: RoundSet | None) -> list[Problem]:
+def check_coverage(parsed: Parsed, rnd: RoundSet | None, line: float | None = None) -> list[Problem]:
     if not parsed.records:
         return [problem("no-forecasts", parsed.label, None, None, "the file has no forecast rows")]
     units = rnd.units_of(parsed.question_set) if rnd is not None else frozenset()
     if not units:
         return []
     assert rnd is not None  # units is empty without a round
+    if foreign_rows(parsed, rnd):  # another set's file: its one diagnosis says so
+        return []
     covered = units & {_unit(r, rnd) for r in parsed.rows if probability_problem(r.cells.get("probability", "")) is None}
+    left_out = missing_units(parsed, rnd)
+    without = len(units) - len(covered)
+    if line is not None and without > line * len(units):
+        return [problem("too-many-missing", parsed.label, None, None,
+                        f"{without:,} of the {_scope(parsed, rnd)}'s {len(units):,} questions × resolution dates have no "
+                        f"probability: {_why_without(without, left_out)}. A file with more than {line * 100:g}% missing is never "
+                        f"ranked ([scoring] max_imputed_share): give a probability from 0 to 1 on every row")]
     share = len(covered) / len(units)
     if share >= COVERAGE_WARN:
         return []
     return [problem("low-coverage", parsed.label, None, None,
                     f"the file forecasts {len(covered)} of the {_scope(parsed, rnd)}'s {len(units)} questions × resolution dates "
-                    f"({share:.1%}); {describe_missing(sorted(units - covered))}, and a file with more than "
+                    f"({share:.1%}); {_why_without(without, left_out)}, and a file with more than "
                     f"{1 - COVERAGE_WARN:.0%} imputed is left off the ranking")]
+
+
+def _why_without(without: int, left_out: list[tuple[str, str]]) -> str:
+    """Of the units without a probability, how many are in rows reported on their own, and which are left out."""
+    shown = without - len(left_out)
+    parts = [f"{shown:,} in rows reported on their own (empty, null or not a probability)"] if shown else []
+    return "; ".join(parts + ([describe_missing(left_out)] if left_out else []))
 
 
 def _scope(parsed: Parsed, rnd: RoundSet | None) -> str:
@@ -243,8 +314,9 @@ def _scope(parsed: Parsed, rnd: RoundSet | None) -> str:
 
 def check_question_set(parsed: Parsed, rnd: RoundSet | None, due: str) -> list[Problem]:
     """A JSON file's ``question_set`` must name one of the round's sets (any name of the round's due
-    date when it has one set); a CSV file answers the whole round."""
-    if parsed.fmt != "json" or parsed.question_set is None:
+    date when it has one set); a CSV file answers the whole round. A file whose rows are another set's
+    has its diagnosis from ``check_question_ids`` instead."""
+    if parsed.fmt != "json" or parsed.question_set is None or foreign_rows(parsed, rnd):
         return []
     name = set_name(parsed.question_set)
     if rnd is not None and rnd.sets:
@@ -252,8 +324,10 @@ def check_question_set(parsed: Parsed, rnd: RoundSet | None, due: str) -> list[P
             return []
         known = ", ".join(f"{n}.json" for n in sorted(rnd.sets))
         return [problem("question-set-mismatch", parsed.label, None, "question_set",
-                        f"question_set is {parsed.question_set!r}, which names none of round {due}'s question sets ({known})")]
+                        f"question_set is {parsed.question_set!r}, which names none of round {due}'s question sets; "
+                        f"write one of {known}")]
     if name.startswith(due):
         return []
     return [problem("question-set-mismatch", parsed.label, None, "question_set",
-                    f"question_set is {parsed.question_set!r}, but the file is in round {due}")]
+                    f"question_set is {parsed.question_set!r}, but the file is in round {due}; "
+                    f"write \"question_set\": \"{expected_set(due)}\"")]

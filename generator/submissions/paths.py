@@ -164,5 +164,8 @@ def model_path(model: str) -> str:
     return f"{MODELS_DIR}/{model}.yml"
 
 
+ROUNDS_DIR = "data/rounds"
+
+
 def round_path(due: str) -> str:
-    return f"data/rounds/{due}/questions.csv"
+    return f"{ROUNDS_DIR}/{due}/questions.csv"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import yaml
@@ -53,11 +54,19 @@ def round_note(rnd: RoundSet, at: datetime) -> str:
     return f"round {rnd.due} is due {rnd.due_ts} (UTC); at {format_ts(at)} it is {state}"
 
 
-def check_timing(target: Target, status: str, rnd: RoundSet | None, at: datetime) -> list[Problem]:
-    """A = new file, M = replaced, D = deleted. New files need an open round; past rounds are frozen."""
+def check_timing(target: Target, status: str, rnd: RoundSet | None, at: datetime,
+                 open_rounds: Callable[[], list[str]] = list) -> list[Problem]:
+    """A = new file, M = replaced, D = deleted. New files need an open round; past rounds are frozen.
+    ``open_rounds``: the due dates of the rounds open at ``at``, named when the file's round does not exist."""
     if rnd is None:
-        return [] if status == "D" else [problem("unknown-round", target.path, None, None,
-                                                 f"no round is due on {target.due}: data/rounds/{target.due}/questions.csv does not exist")]
+        if status == "D":
+            return []
+        dues = open_rounds()
+        where = (f"the open round{'s are' if len(dues) > 1 else ' is'} {', '.join(dues)}: put the file in "
+                 f"data/forecasts/{dues[0]}/" + (" (or another open round's folder)" if len(dues) > 1 else "")
+                 if dues else f"no round is open at {format_ts(at)} (`prescient rounds` lists the published ones)")
+        return [problem("unknown-round", target.path, None, None,
+                        f"no round is due on {target.due}: data/rounds/{target.due}/questions.csv does not exist; {where}")]
     if at < parse_ts(rnd.due_ts):
         return []
     when = f"the round was due {rnd.due_ts} (UTC) and this was checked at {format_ts(at)}, {describe_delta(parse_ts(rnd.due_ts), at)} later"

@@ -96,10 +96,43 @@ def _printable_problem(p: Problem) -> Problem:
                    message=printable(p.message))
 
 
+SHOWN_ROWS = 5  # rows named in a group of identical problems; the count says how many more
+
+
+@dataclass(frozen=True)
+class Group:
+    """Identical problems (file, column, code and message) on different rows: the first, and every row."""
+
+    first: Problem
+    rows: tuple[int | None, ...]
+
+    def where(self) -> str:
+        """``rows 2, 3, 4, 5, 6, … (70 rows)`` (``row 2`` alone; empty for a problem of the whole file)."""
+        rows = [r for r in self.rows if r is not None]
+        if len(rows) <= 1:
+            return f"row {rows[0]}" if rows else ""
+        shown = ", ".join(str(r) for r in rows[:SHOWN_ROWS]) + (", …" if len(rows) > SHOWN_ROWS else "")
+        return f"{len(rows):,} rows: rows {shown}"
+
+
+def grouped(problems: tuple[Problem, ...]) -> list[Group]:
+    """The problems with identical ones (all but the row) as one group, in the report's order."""
+    groups: dict[tuple, list[Problem]] = {}
+    for p in problems:
+        groups.setdefault((p.file, p.column, p.code, p.severity, p.message), []).append(p)
+    return [Group(found[0], tuple(p.row for p in found)) for found in groups.values()]
+
+
+def _group_line(g: Group) -> str:
+    p = _printable_problem(g.first)
+    where = ", ".join(part for part in (p.file, g.where(), f"column {p.column!r}" if p.column else "") if part)
+    return f"  {p.severity}: {where}: [{p.code}] {p.message}"
+
+
 def render_text(report: Report, submit_page: str = SUBMIT_DOCS) -> str:
     lines = [printable(report.summary())]
     lines += [f"  note: {printable(n)}" for n in report.notes]
-    lines += [f"  {p.severity}: {_printable_problem(p)}" for p in report.problems]
+    lines += [_group_line(g) for g in grouped(report.problems)]
     fix = "" if report.ok else "Fix every error and push again. "
     lines.append(f"{fix}The rules and every code are on the Submit page: {printable(submit_page)}")
     return "\n".join(lines) + "\n"
@@ -162,10 +195,11 @@ def _file_list(files: tuple[str, ...]) -> list[str]:
 
 def _problem_table(problems: tuple[Problem, ...]) -> list[str]:
     rows = ["| severity | file | row | column | code | message |", "|---|---|---|---|---|---|"]
-    rows += [f"| {p.severity} | {md(p.file)} | {'' if p.row is None else p.row} | {md(p.column)} | "
-             f"`{p.code}` | {md(p.message)} |" for p in problems[:MAX_MARKDOWN_ROWS]]
-    if len(problems) > MAX_MARKDOWN_ROWS:
-        rows += ["", f"… and {len(problems) - MAX_MARKDOWN_ROWS} more; run `prescient validate` locally for the full list."]
+    groups = grouped(problems)
+    rows += [f"| {g.first.severity} | {md(g.first.file)} | {g.where().removeprefix('row ')} | {md(g.first.column)} | "
+             f"`{g.first.code}` | {md(g.first.message)} |" for g in groups[:MAX_MARKDOWN_ROWS]]
+    if len(groups) > MAX_MARKDOWN_ROWS:
+        rows += ["", f"… and {len(groups) - MAX_MARKDOWN_ROWS} more; run `prescient validate` locally for the full list."]
     return rows
 
 

@@ -26,11 +26,12 @@ import yaml
 from ..arena.cohorts import Books
 from ..arena.gather import books_for
 from ..codes import problem
-from ..errors import Problem
+from ..config import ScoringSettings, load_settings
+from ..errors import ConfigError, Problem
 from ..store import git, receipts
 from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from ..store.hub import Hub
-from ..timeutil import format_ts, parse_ts
+from ..timeutil import format_ts, is_iso_date, parse_ts
 from . import bets as bet_checks
 from . import commitment, deadline, maintainer, paths, policy
 from .content import RoundSet, check_content, check_question_set, describe_missing, missing_units, round_set
@@ -43,6 +44,7 @@ MAX_FILES = 100  # files a pull request may change; more are refused unread (a l
 class Tree(Protocol):
     def entry(self, path: str) -> tuple[str, int] | None: ...
     def read(self, path: str) -> bytes: ...
+    def names(self, folder: str, kind: str = "file") -> list[str]: ...
 
 
 class DiskTree:
@@ -62,6 +64,14 @@ class DiskTree:
     def read(self, path: str) -> bytes:
         return (self.root / path).read_bytes()
 
+    def names(self, folder: str, kind: str = "file") -> list[str]:
+        """The plain files (``kind="dir"``: the folders) directly in ``folder``, symbolic links left out."""
+        full = self.root / folder
+        if not full.is_dir() or full.is_symlink():
+            return []
+        test = Path.is_dir if kind == "dir" else Path.is_file
+        return sorted(c.name for c in full.iterdir() if not c.is_symlink() and test(c))
+
 
 def _prefixes(path: str) -> list[str]:
     """``a/b/c`` → ``a``, ``a/b``, ``a/b/c``."""
@@ -77,8 +87,10 @@ def _read(tree: Tree, path: str) -> bytes | None:
 class _Run:
     """The state of one validation: the trees, the time, and the rounds read so far."""
 
-    def __init__(self, head: Tree, base: Tree, at: datetime, receipts: pd.DataFrame | None = None):
+    def __init__(self, head: Tree, base: Tree, at: datetime, receipts: pd.DataFrame | None = None,
+                 line: Callable[[str], float | None] = lambda _model: None):
         self.head, self.base, self.at, self.receipts = head, base, at, receipts
+        self.line = line  # model → the hub's imputation line (``missing_line``); None: not applied (the hub's own files)
         self.rounds: dict[str, RoundSet | None] = {}
         self.hub_maintainers: tuple[str, ...] = ()
         self.author = ""
@@ -92,14 +104,23 @@ class _Run:
         return self.books_of(target.due, target.model)
 
     def round(self, due: str) -> RoundSet | None:
+        """The round due on ``due`` as published at base (None when it is not), noted in the report."""
+        rnd = self.published(due)
+        if rnd is not None:
+            self.notes.add(policy.round_note(rnd, self.at))
+        return rnd
+
+    def published(self, due: str) -> RoundSet | None:
         if due not in self.rounds:
             data = _read(self.base, paths.round_path(due))
             sets = paths.round_path(due).replace("questions.csv", "question_sets.csv")
-            rnd = round_set(data, due, paths.round_path(due), _read(self.base, sets), sets) if data is not None else None
-            self.rounds[due] = rnd
-            if rnd is not None:
-                self.notes.add(policy.round_note(rnd, self.at))
+            self.rounds[due] = round_set(data, due, paths.round_path(due), _read(self.base, sets), sets) if data is not None else None
         return self.rounds[due]
+
+    def open_rounds(self) -> list[str]:
+        """The due dates of the rounds open at ``at`` (published at base), for a file naming another."""
+        later = [d for d in self.base.names(paths.ROUNDS_DIR, "dir") if is_iso_date(d) and d >= format_ts(self.at)[:10]]
+        return [d for d in later if (rnd := self.published(d)) is not None and self.at < parse_ts(rnd.due_ts)]
 
     def forecast(self, target: paths.Target, status: str) -> None:
         """A round's file (forecast, bets, commitment or salt): open rounds as they are, past ones by their seal."""
@@ -108,7 +129,7 @@ class _Run:
         base = lambda path: _read(self.base, path)  # noqa: E731
         reveal_by = deadline.reveal_deadline(base, target.due)
         if rnd is None or self.at < parse_ts(rnd.due_ts):
-            self.problems.extend(policy.check_timing(target, status, rnd, self.at))
+            self.problems.extend(policy.check_timing(target, status, rnd, self.at, lambda: self.open_rounds()))
             self.problems.extend(deadline.before_due(target, reveal_by is not None) if rnd is not None else [])
         elif reveal_by is not None and deadline.is_reveal(target):
             self.problems.extend(self._reveal(target, status, reveal_by))
@@ -141,7 +162,7 @@ class _Run:
             questions = paths.oracle_questions_path(target.question_set)
             return check_oracle_forecast(self.head.read(target.path), target.path, _read(self.base, questions), questions)
         return dated_file_problems(target, self.head.read(target.path), rnd, self.notes.add, self._twin(target),
-                                   self.books(target))
+                                   self.books(target), self.line(target.model or ""))
 
     def _twin(self, target: paths.Target) -> list[Problem]:
         if target.kind != paths.FORECAST:
@@ -171,23 +192,26 @@ class _Run:
 
 
 def dated_file_problems(target: paths.Target, data: bytes, rnd: RoundSet | None, note=lambda _text: None,
-                        extra: list[Problem] | None = None, carried: Books | None = None) -> list[Problem]:
+                        extra: list[Problem] | None = None, carried: Books | None = None,
+                        line: float | None = None) -> list[Problem]:
     """Every problem of a round's submitted file (forecast, bets, commitment or salt) from its bytes:
     what the pull-request check reports and what the seal checks the sealed bytes with. ``note``
     takes a line about coverage; ``extra``: problems found elsewhere to keep with the file's;
-    ``carried``: what a bet file's model carries into the round (``arena.gather.books_for``)."""
+    ``carried``: what a bet file's model carries into the round (``arena.gather.books_for``); ``line``:
+    the hub's imputation line, applied by the pull-request check only (the seal scores a file beyond
+    it, unranked, as the leaderboard's rule says)."""
     if target.kind == paths.BETS:
         return bet_checks.check_bet_file(data, target.path, rnd, carried)
     if target.kind == paths.COMMITMENT:
         return (commitment.check_salt if target.fmt == "salt" else commitment.check_commitment)(data, target.path)
     assert target.fmt is not None and target.due is not None  # classify sets them on every well-formed forecast path
     parsed = parse_forecast(data, target.path, target.fmt)
-    found = parsed.problems + (check_content(parsed, rnd) if parsed.columns else [])
+    found = parsed.problems + (check_content(parsed, rnd, line) if parsed.columns else [])
     missing = missing_units(parsed, rnd)
-    warned = any(p.code == "low-coverage" for p in found)  # below 95%: the warning names them
+    warned = any(p.code in ("low-coverage", "too-many-missing") for p in found)  # the problem names them
     if missing and parsed.rows and rnd is not None and not warned:  # below 100%: a note names them
-        total = len(rnd.units)
-        note(f"{target.path} covers {total - len(missing)} of the round's {total} questions × "
+        total = len(rnd.units_of(parsed.question_set))
+        note(f"{target.path} has no row for {len(missing)} of the round's {total} questions × "
              f"resolution dates: {describe_missing(missing)}")
     return found + parsed.keep(check_question_set(parsed, rnd, target.due) + (extra or [])) + parsed.summary()
 
@@ -226,6 +250,8 @@ def validate_files(root: Path, files: list[Path], at: datetime, hub_own: bool = 
     ``hub_own``, files the hub's own forecasters wrote (the names only they may use are theirs)."""
     tree = DiskTree(root)
     run = _Run(tree, tree, at, receipts.load_receipts(Hub(root)))
+    if not hub_own:
+        run.line = missing_line(root)
     run.books_of = books_reader(root, at)
     rel_paths = [_relative(root, f) for f in files]
     outside = [p for p in rel_paths if Path(p).is_absolute()]
@@ -250,6 +276,18 @@ def validate_files(root: Path, files: list[Path], at: datetime, hub_own: bool = 
     return _report(run, rel_paths)
 
 
+def missing_line(root: Path) -> Callable[[str], float | None]:
+    """model → the hub's imputation line (``[scoring] max_imputed_share``; None for a model of
+    ``imputation_exempt``): a submitted file leaving more of its round without a probability is refused.
+    A hub.toml that does not load gives the defaults (``prescient check-config`` reports it)."""
+    try:
+        scoring = load_settings(root).scoring
+    except ConfigError:
+        scoring = ScoringSettings()
+    exempt = set(scoring.imputation_exempt)
+    return lambda model: None if model in exempt or model.partition(".")[0] in exempt else scoring.max_imputed_share
+
+
 def _relative(root: Path, file: Path) -> str:
     full = Path(os.path.abspath(file))
     try:
@@ -265,7 +303,7 @@ def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime,
     before its seal; ``hub_maintainers``: who may change a model's scoring-relevant metadata."""
     base_sha, head_sha = git.resolve_commit(repo, base), git.resolve_commit(repo, head)
     head_tree, base_tree = git.GitTree(repo, head_sha), git.GitTree(repo, base_sha)
-    run = _Run(head_tree, base_tree, at, receipts_frame)
+    run = _Run(head_tree, base_tree, at, receipts_frame, missing_line(repo))
     run.hub_maintainers, run.author = hub_maintainers, author
     run.books_of = books_reader(repo, at)  # the hub's ledgers as checked out (the workflow checks out the base)
     changes = git.changed_files(repo, base_sha, head_sha)

@@ -147,7 +147,7 @@ def test_round_closed_says_how_to_check_a_file_for_a_past_round(season):
         (season / "data/models/me.bot.yml").unlink()
 
 
-@pytest.mark.parametrize("keep", [17, 6])  # 85% of the round: the low-coverage warning; 30%: the same, first ten named
+@pytest.mark.parametrize("keep", [17, 6])  # 85% and 30% of the round: over the 5% line, an error naming the first ten
 def test_validation_names_the_missing_units_below_full_coverage(season, keep):
     (season / "data/models/me.bot.yml").write_text(MODEL_YML, encoding="utf-8")
     target = season / "data/forecasts/2026-02-08/me.bot.csv"
@@ -159,7 +159,7 @@ def test_validation_names_the_missing_units_below_full_coverage(season, keep):
     finally:
         target.unlink()
         (season / "data/models/me.bot.yml").unlink()
-    assert result.returncode == 0, result.stdout
+    assert result.returncode == 9 and f"[too-many-missing] {20 - keep} of the round's 20" in result.stdout, result.stdout
     missing = [line.split(",")[0] for line in lines[1:1 + 20 - keep]]
     assert f"these {20 - keep} units will be scored as 0.5" in result.stdout
     assert all(q in result.stdout for q in missing[:10])
@@ -183,7 +183,7 @@ def test_validation_notes_the_missing_units_of_a_nearly_complete_file_and_not_of
         (season / "data/models/me.bot.yml").unlink()
     assert full.returncode == 0 and "scored as 0.5" not in full.stdout, full.stdout
     assert nearly.returncode == 0 and "0 warning" not in nearly.stdout and "low-coverage" not in nearly.stdout
-    assert f"note: {target.relative_to(season).as_posix()} covers 19 of the round's 20" in nearly.stdout
+    assert f"note: {target.relative_to(season).as_posix()} has no row for 1 of the round's 20" in nearly.stdout
     assert f"missing {lines[1].split(',')[0]}; this 1 unit will be scored as 0.5" in nearly.stdout
 
 
@@ -237,7 +237,8 @@ def test_a_spreadsheet_saved_csv_validates_with_a_note_and_is_never_rewritten(se
         target.unlink()
         (season / "data/models/me.bot.yml").unlink()
     assert result.returncode == 0, result.stdout
-    assert "Passed" in result.stdout and "[utf8-bom]" in result.stdout and "[crlf-line-endings]" in result.stdout
+    assert "Passed" in result.stdout and "[utf8-bom]" in result.stdout  # CRLF throughout is no spreadsheet's mark
+    assert "[crlf-line-endings]" not in result.stdout
     assert "file is kept as it is" in result.stdout
 
 

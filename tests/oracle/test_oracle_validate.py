@@ -86,7 +86,8 @@ def test_file_level_problems(hub):
         ("missing-column", 1, "prob_c"), ("missing-column", 1, "prob_d"), ("missing-column", 1, "reasoning"),
         ("unknown-column", 1, "probability")]
     assert found(hub, ORACLE_FORECAST_HEADER) == [("no-forecasts", None, None)]
-    assert found(hub, ORACLE_FORECAST_HEADER.replace("\n", "\r\n")) == [("crlf-line-endings", 1, None), ("no-forecasts", None, None)]
+    assert found(hub, ORACLE_FORECAST_HEADER.replace("\n", "\r\n")) == [("no-forecasts", None, None)]  # CRLF: RFC 4180's ending
+    assert found(hub, ORACLE_FORECAST_HEADER.replace("\n", "\r")) == [("crlf-line-endings", 1, None), ("no-forecasts", None, None)]
     assert check_oracle_forecast(b"x", FILE, None, QUESTIONS)[0].code == "unknown-oracle-set"
 
 

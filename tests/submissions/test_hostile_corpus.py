@@ -30,8 +30,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.console import print_frame
-from generator.schemas import FORECASTS, ROUND_QUESTIONS
-from generator.store.csvio import check_frame, read_table, to_csv_bytes
+from generator.schemas import FORECASTS
+from generator.store.csvio import check_frame, read_table
 from generator.store.forecast_file import MAX_FORECAST_BYTES
 from generator.store.spreadsheet import formula_like, spreadsheet_safe, spreadsheet_safe_bytes
 from generator.submissions import CODES, validate_files
@@ -39,7 +39,7 @@ from generator.submissions.content import probability_problem
 from generator.submissions.paths import classify
 from generator.submissions.validate import DiskTree
 
-from helpers import ROOT, run_cli, write_hub
+from helpers import ROOT, round_file, run_cli, write_hub
 
 DUE, OTHER_DUE = "2026-01-25", "2026-02-08"
 CSV = f"data/forecasts/{DUE}/acme.gpt-x.csv"
@@ -51,13 +51,6 @@ FULL = "manifold:m1,,0.7,\nmanifold:m2,,0.2,\nfred:GDP,2026-02-01,0.5,\nfred:GDP
 GOOD_META = "name: GPT-X\norganization: Acme\nkind: llm\nmaintainers: [alice]\n"
 
 
-def _round(due: str, units: list[tuple[str, str, str]]) -> bytes:
-    rows = [{"question_id": q, "resolution_date": d, "source": q.split(":")[0], "kind": kind, "category": "",
-             "due": f"{due}T00:00:00Z", "freeze_time": "2026-01-10T00:00:00Z", "freeze_value": "0.5",
-             "text": f"Will {q} happen?", "url": ""} for q, d, kind in units]
-    return to_csv_bytes(pd.DataFrame(rows, columns=list(ROUND_QUESTIONS.names)), ROUND_QUESTIONS)
-
-
 def make_hub(root: Path) -> Path:
     """Two published rounds and one registered model; no forecast file yet."""
     hub = write_hub(root / "hub")
@@ -65,7 +58,7 @@ def make_hub(root: Path) -> Path:
                               ("fred:GDP", "2026-02-01", "dataset"), ("fred:GDP", "2026-02-24", "dataset")]),
                        (OTHER_DUE, [("manifold:later", "", "binary")])):
         (hub / f"data/rounds/{due}").mkdir(parents=True)
-        (hub / f"data/rounds/{due}/questions.csv").write_bytes(_round(due, units))
+        (hub / f"data/rounds/{due}/questions.csv").write_bytes(round_file(due, units))
     (hub / "data/models").mkdir(parents=True)
     (hub / META).write_text(GOOD_META, encoding="utf-8")
     return hub
@@ -240,9 +233,8 @@ ACCEPTED = {
 # Saved by a spreadsheet: read as what they mean, with a warning naming what was read past (issue 19).
 SPREADSHEET_SAVED = {
     "utf8-bom": (CSV, b"\xef\xbb\xbf" + (HEADER + FULL).encode(), {("utf8-bom", 1)}),
-    "crlf": (CSV, (HEADER + FULL).replace("\n", "\r\n").encode(), {("crlf-line-endings", 1)}),
-    "bom-and-crlf": (CSV, b"\xef\xbb\xbf" + (HEADER + FULL).replace("\n", "\r\n").encode(),
-                     {("utf8-bom", 1), ("crlf-line-endings", 1)}),
+    "crlf": (CSV, (HEADER + FULL).replace("\n", "\r\n").encode(), set()),  # RFC 4180's own ending, as Python's csv writes
+    "bom-and-crlf": (CSV, b"\xef\xbb\xbf" + (HEADER + FULL).replace("\n", "\r\n").encode(), {("utf8-bom", 1)}),
     "lone-cr": (CSV, (HEADER + FULL).replace("\n", "\r").encode(), {("crlf-line-endings", 1)}),
     "cr-inside-quoted-reasoning": (CSV, (HEADER + FULL.replace("0.2,", '0.2,"a\rb"')).encode(), {("crlf-line-endings", 3)}),
     "json-bom": (JSON, b"\xef\xbb\xbf" + fb(FB_FULL), {("utf8-bom", 1)}),

@@ -54,8 +54,11 @@ def test_markdown_keeps_submitter_text_inert():
 
 
 def test_markdown_caps_the_table():
-    many = tuple(problem("empty-value", FILE, i, "question_id", "empty") for i in range(2, MAX_MARKDOWN_ROWS + 12))
+    many = tuple(problem("empty-value", FILE, i, "question_id", f"empty {i}") for i in range(2, MAX_MARKDOWN_ROWS + 12))
     text = render(Report("2026-01-20T00:00:00Z", (FILE,), many), "markdown")
+    same = tuple(problem("empty-value", FILE, i, "question_id", "empty") for i in range(2, MAX_MARKDOWN_ROWS + 12))
+    grouped = render(Report("2026-01-20T00:00:00Z", (FILE,), same), "markdown")  # identical: one row, counted
+    assert grouped.count("`empty-value` |") == 1 and f"| {MAX_MARKDOWN_ROWS + 10} rows: rows 2, 3, 4, 5, 6, … |" in grouped
     assert text.count("`empty-value` |") == MAX_MARKDOWN_ROWS and "… and 10 more" in text
 
 
