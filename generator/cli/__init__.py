@@ -26,9 +26,9 @@ from pathlib import Path
 
 from .. import __version__
 from ..config import HUB_FILE, load_settings
-from ..errors import EXIT_CODES, INTERRUPTED, PrescientError, storage_error
+from ..errors import EXIT_CODES, INTERRUPTED, ConfigError, PrescientError, storage_error
 from . import boards, interop, rounds, run, submissions
-from .common import board_time, build_time, command_time, find_hub, hub_dir, recorded_nothing
+from .common import find_hub, hub_dir, not_a_hub, recorded_nothing, run_time
 
 __all__ = ["EPILOG", "build_parser", "find_hub", "main"]
 
@@ -62,8 +62,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     root: Path | None = None
     try:
         root = _announce(args)
-        if root is not None and (root / HUB_FILE).is_file():
-            load_settings(root)  # every command's first step: a hub.toml with a mistake stops it here (exit 2)
         if root is not None and args.command in READ_COMMANDS and not getattr(args, "git", None) \
                 and not getattr(args, "oracle_command", None) and recorded_nothing(root):
             print(f"prescient {args.command}: nothing recorded yet in {root / 'data'} (no questions, forecasts or "
@@ -89,7 +87,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _announce(args: argparse.Namespace) -> Path | None:
     """The first line on stderr: the hub and the as-of time the command uses (stdout stays data)."""
-    from ..store.hub import Hub
     from ..timeutil import format_ts
 
     if args.command in ("demo", "init"):
@@ -98,22 +95,27 @@ def _announce(args: argparse.Namespace) -> Path | None:
     if not hasattr(args, "hub"):
         return None
     root = hub_dir(args.hub)
+    if not (root / HUB_FILE).is_file() and not _makes_its_hub(args):
+        raise not_a_hub(args.hub, root)
     line = f"prescient: hub {root}"
-    if args.command == "validate":
-        line += f" · at {args.at}" if args.at else f" · at {format_ts(command_time(args))}"
-    elif hasattr(args, "as_of"):
-        default = board_time(args, Hub(root)) if args.command == "leaderboard" and not args.as_of else None
-        if args.command == "build":
-            when, why = build_time(args, root)
-            default = (when, why) if why else None
-        if args.command == "verify" and not args.as_of:
-            line += " · as of the latest time its ledgers record"
-        elif default is not None:
-            line += f" · as of {format_ts(default[0])} ({default[1]})"
-        else:
-            line += f" · as of {format_ts(command_time(args))}"
+    if (root / HUB_FILE).is_file():
+        try:
+            load_settings(root)  # every command's first step: a hub.toml with a mistake stops it here (exit 2)
+        except ConfigError:
+            print(line, file=sys.stderr)
+            raise
+    if args.command == "validate" and args.at:
+        line += f" · at {args.at}"
+    elif hasattr(args, "as_of") or args.command == "validate":
+        when, why = run_time(args)
+        line += f" · {'at' if args.command == 'validate' else 'as of'} {format_ts(when)}" + (f" ({why})" if why else "")
     print(line, file=sys.stderr)
     return root
+
+
+def _makes_its_hub(args: argparse.Namespace) -> bool:
+    """`import forecastbench` into an empty folder writes the hub's data/hub.toml itself."""
+    return args.command == "import" and getattr(args, "importer", None) == "forecastbench"
 
 
 def _failed_path(exc: BaseException) -> str | None:

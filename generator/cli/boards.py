@@ -9,7 +9,7 @@ import sys
 from ..console import print_frame
 from ..errors import VERIFY_FAILED, PrescientError, Problem
 from ..vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, PRELIMINARY, REPLICATES
-from .common import add_common, board_time, command_time, hub_dir, recorded_nothing, warn_quarantined
+from .common import LEDGERS, add_common, command_time, hub_dir, recorded_nothing, run_time, warn_quarantined
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -22,8 +22,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     hub = Hub.load(hub_dir(args.hub))
     settings = hub.settings
-    default = None if args.as_of else board_time(args, hub)
-    as_of = default[0] if default else command_time(args)
+    as_of = command_time(args)
     round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
         if args.fb_round_filter else {}
     name = args.board or settings.leaderboard.boards[0]
@@ -111,7 +110,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from ..audit.verify import render_text, to_json, verify
     from ..store.hub import Hub
 
-    as_of = command_time(args) if args.as_of else None
+    when, why = run_time(args)
+    as_of = None if why == LEDGERS else when  # verify finds the same latest time itself
     root = hub_dir(args.hub)
     report = verify(Hub.load(root), as_of, git_rev=args.git, all_nights=args.all)
     text = render_text(report)

@@ -247,7 +247,7 @@ def test_a_hub_not_yet_scoring_says_when_the_first_scores_come(tmp_path):
     assert prescient("nightly", "--hub", str(hub), "--as-of", "2026-01-16T00:00:00Z").returncode in (0, 6)
     result = prescient("leaderboard", "--hub", str(hub))
     assert result.returncode == 0, result.stderr
-    assert result.stderr.splitlines()[0].endswith("as of 2026-01-16T00:00:00Z (the latest time the ledgers record)")
+    assert result.stderr.splitlines()[0].endswith("as of 2026-01-16T00:00:00Z (the latest time its ledgers record)")
     title, note = result.stdout.splitlines()
     assert title.startswith("tournament board · view overall · as of 2026-01-16T00:00:00Z")
     # round 2026-01-25 is the first; the hub's min_age_days is 20
