@@ -19,7 +19,9 @@ traceback; exit codes are documented in ``prescient --help``.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,8 +39,44 @@ EPILOG = "exit codes: " + " · ".join(f"{code} {meaning}" for code, meaning in s
 READ_COMMANDS = ("leaderboard", "verify", "arena", "oracle")  # they only read what the hub recorded
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with a usage error told as the command's own usage, a "did you mean" for a mistyped
+    command or option, and the documented exit code of a usage error (``ConfigError``: 2)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(ConfigError.exit_code, f"{self.prog}: error: {message}{self._suggestion(message)}\n"
+                                         f"(`{self.prog} --help` lists every option)\n")
+
+    def _suggestion(self, message: str) -> str:
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            close = difflib.get_close_matches(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)), n=1)
+        else:
+            typed = re.findall(r"(--?[\w-]+)", message.partition("unrecognized arguments:")[2])
+            options = [o for action in self._actions for o in action.option_strings]
+            close = [m for t in typed for m in difflib.get_close_matches(t.split("=")[0], options, n=1)][:1]
+        return f"; did you mean {close[0]}?" if close else ""
+
+    def command_parser(self, args: argparse.Namespace) -> Parser:
+        """The parser of the (sub)command ``args`` ran: its usage is the one a mistake there shows."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and getattr(args, action.dest, None) in action.choices:
+                return action.choices[getattr(args, action.dest)].command_parser(args)
+        return self
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The options; an option no parser knows is reported by the subcommand's parser, with its usage."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        parser.command_parser(args).error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="prescient", description="A forecasting benchmark that lives in a git repository.",
+    parser = Parser(prog="prescient", description="A forecasting benchmark that lives in a git repository.",
                                      epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"prescient {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -58,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse(argv)
     root: Path | None = None
     try:
         root = _announce(args)

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..config import HUB_FILE
-from ..errors import ConfigError, PrescientError, Problem
+from ..errors import ConfigError, Problem
 
 
 def find_hub(start: Path) -> Path | None:
@@ -152,7 +152,7 @@ def time_option(option: str, value: str):
     try:
         return parse_ts(value)
     except ValueError as exc:
-        raise PrescientError(f"{option} {value!r}: {exc}") from None
+        raise ConfigError(f"{option} {value!r}: {exc}") from None
 
 
 def emit(data: bytes, out: str | None, note: str) -> None:

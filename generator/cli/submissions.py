@@ -19,13 +19,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     pr_mode = bool(args.base or args.head or args.author)
     if pr_mode and not (args.base and args.head and args.author and args.at):
-        raise PrescientError("a pull request is validated with all of --base, --head, --author and --at")
+        raise ConfigError("a pull request is validated with all of --base, --head, --author and --at")
     if not pr_mode and not args.files:
-        raise PrescientError("give FILE... to check, or --base/--head/--author/--at for a pull request")
+        raise ConfigError("give FILE... to check, or --base/--head/--author/--at for a pull request")
     try:
         at = parse_ts(args.at) if args.at else command_time(args)
     except ValueError as exc:
-        raise PrescientError(f"--at {args.at!r}: {exc}") from None
+        raise ConfigError(f"--at {args.at!r}: {exc}") from None
     hub = hub_dir(args.hub)
     report = validate_pr(hub, args.base, args.head, args.author, at, _receipts(hub, args.receipts_rev, args.receipts_from),
                          _hub_maintainers(hub)) if pr_mode else validate_files(hub, [Path(os.path.abspath(f)) for f in args.files], at)
