@@ -43,7 +43,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, with a usage error told as the command's own usage, a "did you mean" for a mistyped
     command or option, and the documented exit code of a usage error (``ConfigError``: 2)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         self.print_usage(sys.stderr)
         self.exit(ConfigError.exit_code, f"{self.prog}: error: {message}{self._suggestion(message)}\n"
                                          f"(`{self.prog} --help` lists every option)\n")
@@ -62,7 +62,8 @@ class Parser(argparse.ArgumentParser):
         """The parser of the (sub)command ``args`` ran: its usage is the one a mistake there shows."""
         for action in self._actions:
             if isinstance(action, argparse._SubParsersAction) and getattr(args, action.dest, None) in action.choices:
-                return action.choices[getattr(args, action.dest)].command_parser(args)
+                chosen = action.choices[getattr(args, action.dest)]
+                return chosen.command_parser(args) if isinstance(chosen, Parser) else self
         return self
 
 
@@ -75,7 +76,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> Parser:
     parser = Parser(prog="prescient", description="A forecasting benchmark that lives in a git repository.",
                                      epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"prescient {__version__}")
