@@ -34,6 +34,9 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         print(f"no round is {'open' if args.open else 'published'} as of {as_of:%Y-%m-%dT%H:%M:%SZ}")
     for r in shown:
         print(f"{r.due:%Y-%m-%d}  {r.units:>4} question(s) × date  {r.status}")
+    if any(r.void for r in shown):
+        print("void: a question cancelled, annulled or resolved ambiguously by its source, or resolving on or before the "
+              "round's due time, is dropped from scoring; a round is scored once every other question is resolved")
     return 0
 
 

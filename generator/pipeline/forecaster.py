@@ -24,7 +24,8 @@ class RoundStatus:
     units: int  # question × resolution date rows of the frozen question set
     resolved: int  # of those, the units with a score
     is_open: bool
-    status: str  # "open · closes in 5 d", "closed, resolving (3 of 40 resolved)", "scored"
+    status: str  # "open · closes in 5 d", "closed, resolving (3 of 40 resolved, 1 void)", "scored (39 resolved, 1 void)"
+    void: int = 0  # of the units, those of a question void by then (never scored)
 
 
 def _left(seconds: float) -> str:
@@ -42,18 +43,34 @@ def round_statuses(hub: Hub, as_of: datetime) -> list[RoundStatus]:
     scores = readers.load_scores(hub)
     if not scores.empty:  # resolved by as_of: an earlier --as-of sees the round as it was then
         scores = scores[scores["resolved_at"].fillna("").astype(str) <= format_ts(as_of)]
-    out = []
+    out, void = [], _void_questions(hub, as_of)
     for due in reversed(readers.round_dues(hub)):
         units = _units(readers.load_round(hub, due))
         scored = _units(scores[scores["round"] == format_date(due)]) & units if not scores.empty else set()
+        voided = {u for u in units - scored if u[0] in void}
+        void_note = f", {len(voided)} void" if voided else ""
         if as_of < due:
             status = f"open · closes in {_left((due - as_of).total_seconds())}"
-        elif len(scored) >= len(units):
-            status = "scored"
+        elif len(scored) + len(voided) >= len(units):
+            status = f"scored ({len(scored)} resolved{void_note})"
         else:
-            status = f"closed, resolving ({len(scored)} of {len(units)} resolved)"
-        out.append(RoundStatus(due, len(units), len(scored), as_of < due, status))
+            status = f"closed, resolving ({len(scored)} of {len(units)} resolved{void_note})"
+        out.append(RoundStatus(due, len(units), len(scored), as_of < due, status, len(voided)))
     return out
+
+
+def _void_questions(hub: Hub, as_of: datetime) -> set[str]:
+    """The questions void as of ``as_of``: the latest observation recorded by then says so, or a
+    stated resolution does (a void question is dropped from scoring)."""
+    stamp = format_ts(as_of)
+    void: set[str] = set()
+    for frame in (readers.load_observations(hub), readers.load_resolutions(hub)):
+        if frame.empty:
+            continue
+        known = frame[frame["recorded_at"].astype(str) <= stamp].sort_values("recorded_at", kind="stable")
+        latest = known.drop_duplicates("question_id", keep="last")
+        void |= set(latest.loc[latest["status"].astype(str) == "void", "question_id"].astype(str))
+    return void
 
 
 def forecast_template(hub: Hub, due: datetime, fmt: str, model: str | None) -> bytes:
