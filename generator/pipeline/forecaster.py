@@ -33,44 +33,25 @@ def _left(seconds: float) -> str:
     return f"{days} d {hours} h" if days else f"{hours} h {int(seconds % 3600 // 60)} min"
 
 
-def _units(frame: pd.DataFrame) -> set[tuple[str, str]]:
-    dates = frame["resolution_date"].fillna("").astype(str)
-    return set(zip(frame["question_id"].astype(str), dates, strict=True))
-
-
 def round_statuses(hub: Hub, as_of: datetime) -> list[RoundStatus]:
-    """Every published round, newest first, with its status as of ``as_of``."""
-    scores = readers.load_scores(hub)
-    if not scores.empty:  # resolved by as_of: an earlier --as-of sees the round as it was then
-        scores = scores[scores["resolved_at"].fillna("").astype(str) <= format_ts(as_of)]
-    out, void = [], _void_questions(hub, as_of)
+    """Every published round, newest first, with its status as of ``as_of``: the Rounds page's
+    (``site.rounds.round_status``: open, closed and resolving, scored once every unit is resolved
+    or void), the time left to the minute while it is open, and how many of its units are void."""
+    from ..site.rounds import OPEN, SCORED, resolutions, round_status
+    from .recompute import hub_view
+
+    view = hub_view(hub, readers.load_observations(hub), as_of)
+    out = []
     for due in reversed(readers.round_dues(hub)):
-        units = _units(readers.load_round(hub, due))
-        scored = _units(scores[scores["round"] == format_date(due)]) & units if not scores.empty else set()
-        voided = {u for u in units - scored if u[0] in void}
-        void_note = f", {len(voided)} void" if voided else ""
-        if as_of < due:
-            status = f"open · closes in {_left((due - as_of).total_seconds())}"
-        elif len(scored) + len(voided) >= len(units):
-            status = f"scored ({len(scored)} resolved{void_note})"
-        else:
-            status = f"closed, resolving ({len(scored)} of {len(units)} resolved{void_note})"
-        out.append(RoundStatus(due, len(units), len(scored), as_of < due, status, len(voided)))
+        questions = readers.load_round(hub, due)
+        units = resolutions(questions, view) if len(questions) else pd.DataFrame(columns=["status"])
+        state = round_status(format_ts(due), units, as_of)
+        label = f"open · closes in {_left((due - as_of).total_seconds())}" if state.state == OPEN else state.label
+        if state.state == SCORED:
+            label += f" ({state.resolved} resolved)"
+        label += f" · {state.void} void" if state.void else ""
+        out.append(RoundStatus(due, state.units, state.resolved, state.state == OPEN, label, state.void))
     return out
-
-
-def _void_questions(hub: Hub, as_of: datetime) -> set[str]:
-    """The questions void as of ``as_of``: the latest observation recorded by then says so, or a
-    stated resolution does (a void question is dropped from scoring)."""
-    stamp = format_ts(as_of)
-    void: set[str] = set()
-    for frame in (readers.load_observations(hub), readers.load_resolutions(hub)):
-        if frame.empty:
-            continue
-        known = frame[frame["recorded_at"].astype(str) <= stamp].sort_values("recorded_at", kind="stable")
-        latest = known.drop_duplicates("question_id", keep="last")
-        void |= set(latest.loc[latest["status"].astype(str) == "void", "question_id"].astype(str))
-    return void
 
 
 def forecast_template(hub: Hub, due: datetime, fmt: str, model: str | None) -> bytes:
