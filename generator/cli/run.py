@@ -30,7 +30,23 @@ def cmd_demo(args: argparse.Namespace) -> int:
     build_site(result.root, end)
     commit_site(result.root, end)
     print(demo_summary(result, SEASON_START, time.monotonic() - started, shown(result.root), _program()))
+    _say_unscored(result.root, end, shown(result.root))
     return 0
+
+
+def _say_unscored(root: Path, end, hub: str) -> None:
+    """A demo stopped before its first scores says so, and how long a season shows a board."""
+    from ..console import empty_board_note
+    from ..store import readers
+    from ..store.hub import Hub
+
+    the_hub = Hub.load(root)
+    if not readers.load_history(the_hub).empty:
+        return
+    settings = the_hub.settings
+    note = empty_board_note(end, readers.round_dues(the_hub), settings.rounds.first_due, settings.scoring.min_age_days)
+    print(f"\nNo leaderboard yet: {note}. The site shows the rounds and questions, but its boards are empty; "
+          f"go on with `{_program()} nightly --hub {hub} --catch-up --as-of DATE`, or make a longer demo with --until.")
 
 
 def _demo_until(until: str | None):
@@ -218,7 +234,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not (site / "index.html").is_file():
         raise PrescientError(f"{site}: no built site; run `prescient build` (or `prescient demo`) first")
     try:
-        server = site_server(site, args.bind, args.port)
+        server = site_server(site, args.bind, args.port, args.verbose)
     except (OSError, OverflowError) as exc:  # busy port, an address not of this machine, no permission
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise PrescientError(f"cannot listen on {args.bind}:{args.port}: {reason} "
@@ -302,6 +318,7 @@ def add_run(sub) -> None:
     add_common(serve, as_of=False)
     serve.add_argument("--port", type=_port, default=8000, metavar="N", help="the port to listen on (default 8000; 0: any free port)")
     serve.add_argument("--bind", default="127.0.0.1", metavar="ADDR", help="the address to listen on (default 127.0.0.1, this machine only)")
+    serve.add_argument("--verbose", action="store_true", help="log every request on stderr (default: quiet)")
     serve.set_defaults(func=cmd_serve)
     _add_hub_commands(sub)
 
