@@ -30,7 +30,7 @@ from .. import __version__
 from ..config import HUB_FILE, load_settings
 from ..errors import EXIT_CODES, INTERRUPTED, ConfigError, PrescientError, storage_error
 from . import boards, interop, rounds, run, submissions
-from .common import find_hub, hub_dir, not_a_hub, recorded_nothing, run_time
+from .common import find_hub, hub_dir, not_a_hub, recorded_nothing, run_time, shown
 
 __all__ = ["EPILOG", "build_parser", "find_hub", "main"]
 
@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if root is not None and args.command in READ_COMMANDS and not getattr(args, "git", None) \
                 and not getattr(args, "oracle_command", None) and recorded_nothing(root):
             print(f"prescient {args.command}: nothing recorded yet in {root / 'data'} (no questions, forecasts or "
-                  "scores); `prescient nightly` records the first ones", file=sys.stderr)
+                  f"scores); {_first_steps(args, root)}", file=sys.stderr)
             return 0
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe (`prescient leaderboard | head -1`) shows here, not at exit
@@ -150,6 +150,16 @@ def _announce(args: argparse.Namespace) -> Path | None:
         line += f" · {'at' if args.command == 'validate' else 'as of'} {format_ts(when)}" + (f" ({why})" if why else "")
     print(line, file=sys.stderr)
     return root
+
+
+def _first_steps(args: argparse.Namespace, root: Path) -> str:
+    """What to do on a hub that records nothing: a hub with data in a folder below it (the demo made in a
+    clone of this repository) is named first; else the nightly, which fetches this hub's sources."""
+    below = [p for p in sorted(root.iterdir()) if p.is_dir() and (p / HUB_FILE).is_file() and not recorded_nothing(p)]
+    if below:
+        return (f"the hub in {shown(below[0])} has data: `prescient {args.command} --hub {shown(below[0])}`")
+    live = [s.name for s in load_settings(root).enabled_sources if s.name != "sim"]
+    return "`prescient nightly` records the first ones" + (f" (it fetches {', '.join(live)} from the network)" if live else "")
 
 
 def _makes_its_hub(args: argparse.Namespace) -> bool:

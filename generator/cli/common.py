@@ -54,10 +54,11 @@ def hub_option(args: argparse.Namespace) -> str:
 
 def shown(path: Path) -> str:
     """``path`` as the user would type it from where they stand: relative when it is below the current folder."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve())) or "."
-    except ValueError:
-        return str(path)
+    here = Path.cwd()
+    for candidate in (Path(path).absolute(), Path(path).resolve()):
+        if candidate.is_relative_to(here):
+            return str(candidate.relative_to(here)) or "."
+    return str(path)
 
 
 def command_time(args: argparse.Namespace) -> datetime:
