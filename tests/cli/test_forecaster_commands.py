@@ -15,18 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, write_hub
+from helpers import ROOT, prescient, write_hub
 
 NIGHTS = ("2026-01-16", "2026-01-30", "2026-02-10", "2026-02-24", "2026-03-10")
-
-
-def prescient(*args: str, cwd: Path | None = None, columns: int | None = None) -> subprocess.CompletedProcess:
-    """The installed ``prescient`` executable (never ``python -m``), optionally with a terminal width."""
-    env = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "COLUMNS")}
-    if columns:
-        env["COLUMNS"] = str(columns)
-    exe = Path(sys.executable).with_name("prescient")
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=600)
 
 
 @pytest.fixture(scope="module")
