@@ -171,7 +171,9 @@ def add_common(parser: argparse.ArgumentParser, as_of: bool = True) -> None:
     parser.add_argument("--hub", metavar="DIR", help="the hub (default: the nearest folder, walking up from here, that holds data/hub.toml)")
     if as_of:
         parser.add_argument("--as-of", metavar="ISO-TIMESTAMP",
-                            help="the run's time in UTC, e.g. 2026-11-22T00:00:00Z (default: SOURCE_DATE_EPOCH, else now)")
+                            help="the run's time in UTC, e.g. 2026-11-22T00:00:00Z (default: SOURCE_DATE_EPOCH, else the "
+                                 "latest time the ledgers record on a sim hub or for a command that reads them back, "
+                                 "else now; the first line on stderr names it)")
 
 
 def add_cache_options(parser: argparse.ArgumentParser) -> None:

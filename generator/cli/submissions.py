@@ -148,7 +148,8 @@ def add_validate(sub) -> None:
     add_common(validate, as_of=False)
     validate.add_argument("files", nargs="*", metavar="FILE", help="forecast or model files in the hub to check, named "
                                                                   "from where you stand (e.g. demo/data/forecasts/... with --hub demo)")
-    validate.add_argument("--at", metavar="ISO-TIMESTAMP", help="judge the deadline at this UTC time (default: SOURCE_DATE_EPOCH, else now)")
+    validate.add_argument("--at", metavar="ISO-TIMESTAMP", help="judge the deadline at this UTC time (default: SOURCE_DATE_EPOCH, else the "
+                                                                 "ledgers' latest time on a sim hub such as the demo, else now)")
     validate.add_argument("--base", metavar="SHA", help="the pull request's base commit")
     validate.add_argument("--head", metavar="SHA", help="the pull request's head commit")
     validate.add_argument("--author", metavar="LOGIN", help="the pull request author's GitHub login")
