@@ -134,7 +134,7 @@ def _announce(args: argparse.Namespace) -> Path | None:
     if not hasattr(args, "hub"):
         return None
     root = hub_dir(args.hub)
-    if not (root / HUB_FILE).is_file() and not _makes_its_hub(args):
+    if not (root / HUB_FILE).is_file() and not (root / "data").is_dir() and not _makes_its_hub(args):
         raise not_a_hub(args.hub, root)
     line = f"prescient: hub {root}"
     if (root / HUB_FILE).is_file():

@@ -40,10 +40,10 @@ ADVANCING = ("nightly", "fetch")  # they record a new night: on a replaying hub,
 
 
 def not_a_hub(value: str, root: Path) -> ConfigError:
-    """``--hub DIR`` at a folder with no data/hub.toml (exit 2): what a hub is, and how to make one."""
+    """``--hub DIR`` at a folder with neither data/hub.toml nor data/ (exit 2): what a hub is, and how to make one."""
     message = (f"--hub {value}: {root} is not a hub; a hub is a folder whose {HUB_FILE} holds its settings, with its "
                "ledgers beside it under data/ (`prescient init DIR` starts one, `prescient demo DIR` makes the demo)")
-    return ConfigError(message, [Problem(value, None, None, "not-a-hub", f"no {HUB_FILE} in {root}")])
+    return ConfigError(message, [Problem(value, None, None, "not-a-hub", f"neither {HUB_FILE} nor data/ in {root}")])
 
 
 def hub_option(args: argparse.Namespace) -> str:
