@@ -166,9 +166,47 @@ def print_frame(frame: pd.DataFrame, fmt: str, hide: tuple[str, ...] = (), digit
         print(shown.to_string(index=False, float_format=(lambda x: f"{x:.{digits}f}") if digits is not None else None))
 
 
+MONEY = ("start", "cash", "positions_value", "total_value", "realised_pnl", "unrealised_pnl", "pnl")
+
+
+def frame_text(frame: pd.DataFrame, compact: tuple[str, ...], wide: bool, width: int) -> str:
+    """A view (the Arena's, the oracle board) as an aligned table, as ``board_text`` prints the
+    leaderboard: money with 2 decimals, percentages with 1, rates and scores with 3, whole counts
+    as integers, a missing value empty; without ``wide`` only the ``compact`` columns, the model
+    names shortened to fit ``width``, and a last line naming what was left out."""
+    columns = list(frame.columns) if wide else [c for c in frame.columns if c in compact]
+    cells = pd.DataFrame({c: [_cell(c, v) for v in frame[c].tolist()] for c in columns}, columns=columns)
+    if cells.empty:
+        return "(no rows)\n"
+    if not wide and "model" in cells:
+        others = sum(max(len(c), int(cells[c].str.len().max())) + 2 for c in columns if c != "model")
+        room = max(12, width - others)
+        cells["model"] = cells["model"].map(lambda m: m if len(m) <= room else m[: room - 1] + "…")
+    widths = {c: max(len(c), int(cells[c].str.len().max())) for c in columns}
+    numeric = {c for c in columns if pd.api.types.is_numeric_dtype(frame[c])}
+
+    def line(row: dict) -> str:
+        return "  ".join(str(row[c]).rjust(widths[c]) if c in numeric else str(row[c]).ljust(widths[c]) for c in columns).rstrip()
+    rows = [line({c: c for c in columns})] + [line(r) for r in cells.to_dict("records")]
+    hidden = len(frame.columns) - len(columns)
+    more = [f"({hidden} more column(s): --wide shows every one, --format csv or json the full data)"] if hidden else []
+    return "\n".join(rows + more) + "\n"
+
+
+def _cell(column: str, value) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return str(value)
+    if float(value).is_integer() and (isinstance(value, (int, np.integer)) or column.startswith("n")):
+        return f"{int(value):,}"
+    digits = 2 if column in MONEY else 1 if column.endswith("_pct") else 3
+    return f"{float(value):,.{digits}f}"
+
+
 def _csv_cell(value) -> str:
     """A value as the console's CSV writes it: empty for a missing one, floats to six significant digits."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
     return f"{value:.6g}" if isinstance(value, float) else str(value)
 

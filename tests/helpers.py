@@ -130,6 +130,17 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
                           cwd=cwd, timeout=600)
 
 
+def prescient(*args: str, cwd: Path | None = None, columns: int | None = None,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """The installed ``prescient`` executable (never ``python -m``), as a user runs it: no
+    SOURCE_DATE_EPOCH unless ``env`` sets it, optionally a terminal width; never raises."""
+    clean = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "COLUMNS")}
+    if columns:
+        clean["COLUMNS"] = str(columns)
+    return subprocess.run([PRESCIENT, *args], capture_output=True, text=True, cwd=cwd, env={**clean, **(env or {})},
+                          timeout=600)
+
+
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file under root/data, as bytes: to prove a run changed nothing."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "data").rglob("*")) if p.is_file()}

@@ -20,16 +20,18 @@ traceback; exit codes are documented in ``prescient --help``.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
 from ..config import HUB_FILE, load_settings
-from ..errors import EXIT_CODES, INTERRUPTED, PrescientError, storage_error
+from ..errors import EXIT_CODES, INTERRUPTED, ConfigError, PrescientError, storage_error
 from . import boards, interop, maintain, rounds, run, submissions
-from .common import board_time, build_time, command_time, find_hub, hub_dir, recorded_nothing
+from .common import find_hub, hub_dir, not_a_hub, recorded_nothing, run_time, shown
 
 __all__ = ["EPILOG", "build_parser", "find_hub", "main"]
 
@@ -38,8 +40,45 @@ EPILOG = "exit codes: " + " · ".join(f"{code} {meaning}" for code, meaning in s
 READ_COMMANDS = ("leaderboard", "verify", "arena", "oracle")  # they only read what the hub recorded
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="prescient", description="A forecasting benchmark that lives in a git repository.",
+class Parser(argparse.ArgumentParser):
+    """argparse, with a usage error told as the command's own usage, a "did you mean" for a mistyped
+    command or option, and the documented exit code of a usage error (``ConfigError``: 2)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(ConfigError.exit_code, f"{self.prog}: error: {message}{self._suggestion(message)}\n"
+                                         f"(`{self.prog} --help` lists every option)\n")
+
+    def _suggestion(self, message: str) -> str:
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            close = difflib.get_close_matches(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)), n=1)
+        else:
+            typed = re.findall(r"(--?[\w-]+)", message.partition("unrecognized arguments:")[2])
+            options = [o for action in self._actions for o in action.option_strings]
+            close = [m for t in typed for m in difflib.get_close_matches(t.split("=")[0], options, n=1)][:1]
+        return f"; did you mean {close[0]}?" if close else ""
+
+    def command_parser(self, args: argparse.Namespace) -> Parser:
+        """The parser of the (sub)command ``args`` ran: its usage is the one a mistake there shows."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and getattr(args, action.dest, None) in action.choices:
+                chosen = action.choices[getattr(args, action.dest)]
+                return chosen.command_parser(args) if isinstance(chosen, Parser) else self
+        return self
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The options; an option no parser knows is reported by the subcommand's parser, with its usage."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        parser.command_parser(args).error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="prescient", description="A forecasting benchmark that lives in a git repository.",
                                      epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"prescient {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -60,16 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse(argv)
     root: Path | None = None
     try:
         root = _announce(args)
-        if root is not None and (root / HUB_FILE).is_file():
-            load_settings(root)  # every command's first step: a hub.toml with a mistake stops it here (exit 2)
         if root is not None and args.command in READ_COMMANDS and not getattr(args, "git", None) \
                 and not getattr(args, "oracle_command", None) and recorded_nothing(root):
             print(f"prescient {args.command}: nothing recorded yet in {root / 'data'} (no questions, forecasts or "
-                  "scores); `prescient nightly` records the first ones", file=sys.stderr)
+                  f"scores); {_first_steps(args, root)}", file=sys.stderr)
             return 0
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe (`prescient leaderboard | head -1`) shows here, not at exit
@@ -91,7 +128,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _announce(args: argparse.Namespace) -> Path | None:
     """The first line on stderr: the hub and the as-of time the command uses (stdout stays data)."""
-    from ..store.hub import Hub
     from ..timeutil import format_ts
 
     if args.command in ("demo", "init"):
@@ -100,22 +136,37 @@ def _announce(args: argparse.Namespace) -> Path | None:
     if not hasattr(args, "hub"):
         return None
     root = hub_dir(args.hub)
+    if not (root / HUB_FILE).is_file() and not (root / "data").is_dir() and not _makes_its_hub(args):
+        raise not_a_hub(args.hub, root)
     line = f"prescient: hub {root}"
-    if args.command == "validate":
-        line += f" · at {args.at}" if args.at else f" · at {format_ts(command_time(args))}"
-    elif hasattr(args, "as_of"):
-        default = board_time(args, Hub(root)) if args.command == "leaderboard" and not args.as_of else None
-        if args.command == "build":
-            when, why = build_time(args, root)
-            default = (when, why) if why else None
-        if args.command == "verify" and not args.as_of:
-            line += " · as of the latest time its ledgers record"
-        elif default is not None:
-            line += f" · as of {format_ts(default[0])} ({default[1]})"
-        else:
-            line += f" · as of {format_ts(command_time(args))}"
+    if (root / HUB_FILE).is_file():
+        try:
+            load_settings(root)  # every command's first step: a hub.toml with a mistake stops it here (exit 2)
+        except ConfigError:
+            print(line, file=sys.stderr)
+            raise
+    if args.command == "validate" and args.at:
+        line += f" · at {args.at}"
+    elif hasattr(args, "as_of") or args.command == "validate":
+        when, why = run_time(args)
+        line += f" · {'at' if args.command == 'validate' else 'as of'} {format_ts(when)}" + (f" ({why})" if why else "")
     print(line, file=sys.stderr)
     return root
+
+
+def _first_steps(args: argparse.Namespace, root: Path) -> str:
+    """What to do on a hub that records nothing: a hub with data in a folder below it (the demo made in a
+    clone of this repository) is named first; else the nightly, which fetches this hub's sources."""
+    below = [p for p in sorted(root.iterdir()) if p.is_dir() and (p / HUB_FILE).is_file() and not recorded_nothing(p)]
+    if below:
+        return (f"the hub in {shown(below[0])} has data: `prescient {args.command} --hub {shown(below[0])}`")
+    live = [s.name for s in load_settings(root).enabled_sources if s.name != "sim"]
+    return "`prescient nightly` records the first ones" + (f" (it fetches {', '.join(live)} from the network)" if live else "")
+
+
+def _makes_its_hub(args: argparse.Namespace) -> bool:
+    """`import forecastbench` into an empty folder writes the hub's data/hub.toml itself."""
+    return args.command == "import" and getattr(args, "importer", None) == "forecastbench"
 
 
 def _failed_path(exc: BaseException) -> str | None:

@@ -7,9 +7,9 @@ import shutil
 import sys
 
 from ..console import print_frame
-from ..errors import VERIFY_FAILED, PrescientError, Problem
+from ..errors import VERIFY_FAILED, ConfigError, PrescientError, Problem
 from ..vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, PRELIMINARY, REPLICATES
-from .common import add_common, board_time, command_time, hub_dir, recorded_nothing, warn_quarantined
+from .common import LEDGERS, add_common, command_time, hub_dir, recorded_nothing, run_time, warn_quarantined
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -22,8 +22,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     hub = Hub.load(hub_dir(args.hub))
     settings = hub.settings
-    default = None if args.as_of else board_time(args, hub)
-    as_of = default[0] if default else command_time(args)
+    as_of = command_time(args)
     round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
         if args.fb_round_filter else {}
     name = args.board or settings.leaderboard.boards[0]
@@ -76,9 +75,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
     try:
         due = parse_ts(args.round) if args.round else None
     except ValueError as exc:
-        raise PrescientError(f"--round {args.round!r}: {exc}") from None
+        raise ConfigError(f"--round {args.round!r}: {exc}") from None
     quarantine: list[Problem] = []
-    print_frame(arena_table(load_cohorts(hub_dir(args.hub), command_time(args), due, quarantine)), args.format)
+    _print_view(arena_table(load_cohorts(hub_dir(args.hub), command_time(args), due, quarantine)), args, ARENA_COLUMNS)
     warn_quarantined(quarantine)
     return 0
 
@@ -100,8 +99,26 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     print("oracle board: run_by hub rows are the hub's own runs (prescient.*, every call logged); every other row is "
           "self-reported (the answers are in the repository and oracle files have no deadline)", file=sys.stderr)
     by = ("set", "model", "kind") if args.by_kind else ("set", "model")
-    print_frame(temporal_view(scores, cutoffs, by=by) if args.months else oracle_board(scores, cutoffs), args.format)
+    if args.months:
+        _print_view(temporal_view(scores, cutoffs, by=by), args, MONTH_COLUMNS)
+    else:
+        _print_view(oracle_board(scores, cutoffs), args, ORACLE_COLUMNS)
     return 0
+
+
+ARENA_COLUMNS = ("cohort", "model", "view", "n_bets", "total_value", "return_pct", "win_rate", "bet_brier")
+ORACLE_COLUMNS = ("set", "model", "n", "accuracy", "brier", "accuracy_tf", "accuracy_mc", "run_by")
+MONTH_COLUMNS = ("set", "model", "kind", "month", "n", "accuracy", "brier", "accuracy_ma5", "months_from_cutoff")
+
+
+def _print_view(frame, args: argparse.Namespace, compact: tuple[str, ...]) -> None:
+    """A secondary view as a table like the leaderboard's (``--wide``: every column), or CSV or JSON."""
+    from ..console import frame_text
+
+    if args.format != "table":
+        print_frame(frame, args.format)
+        return
+    sys.stdout.write(frame_text(frame, compact, args.wide, shutil.get_terminal_size((100, 24)).columns))
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -111,7 +128,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from ..audit.verify import render_text, to_json, verify
     from ..store.hub import Hub
 
-    as_of = command_time(args) if args.as_of else None
+    when, why = run_time(args)
+    as_of = None if why == LEDGERS else when  # verify finds the same latest time itself
     root = hub_dir(args.hub)
     report = verify(Hub.load(root), as_of, git_rev=args.git, all_nights=args.all)
     text = render_text(report)
@@ -165,6 +183,7 @@ def add_oracle(sub) -> None:
     oracle.add_argument("--set", metavar="NAME", help="only this question set (default: every set)")
     oracle.add_argument("--months", action="store_true", help="print the view by resolution month instead")
     oracle.add_argument("--by-kind", action="store_true", help="with --months: true/false (tf) and multiple-choice (mc) apart")
+    oracle.add_argument("--wide", action="store_true", help="the table with every column, not only the main ones")
     oracle.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the board (default table)")
     oracle.set_defaults(func=cmd_oracle)
     add_oracle_actions(oracle.add_subparsers(dest="oracle_command", required=False, metavar="ACTION"))
@@ -188,5 +207,6 @@ def add_arena(sub) -> None:
     arena = sub.add_parser("arena", help="the Arena view: bet P/L per cohort and simulated portfolios (never the rank)")
     add_common(arena)
     arena.add_argument("--round", metavar="DUE", help="only the round due on this date (YYYY-MM-DD)")
+    arena.add_argument("--wide", action="store_true", help="the table with every column, not only the main ones")
     arena.add_argument("--format", choices=("table", "csv", "json"), default="table", help="how to print the view (default table)")
     arena.set_defaults(func=cmd_arena)

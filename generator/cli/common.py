@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 import sys
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..config import HUB_FILE
-from ..errors import ConfigError, PrescientError, Problem
+from ..errors import ConfigError, Problem
 
 
 def find_hub(start: Path) -> Path | None:
@@ -32,13 +33,90 @@ def hub_dir(value: str | None) -> Path:
     return found
 
 
-def command_time(args: argparse.Namespace):
-    """The run's time, resolved once per command (the first line on stderr shows the same value)."""
+RECORD_READERS = ("leaderboard", "arena", "build", "verify")  # and the `oracle` board: they show what was recorded
+LEDGERS = "the latest time its ledgers record"
+NEXT_NIGHT = "the night after the latest its ledgers record"
+# they record a new night, or a decision for the nights to come: on a replaying hub, the next one
+ADVANCING = ("nightly", "fetch", "void", "correct", "exclude")
+
+
+def not_a_hub(value: str, root: Path) -> ConfigError:
+    """``--hub DIR`` at a folder with neither data/hub.toml nor data/ (exit 2): what a hub is, and how to make one."""
+    message = (f"--hub {value}: {root} is not a hub; a hub is a folder whose {HUB_FILE} holds its settings, with its "
+               "ledgers beside it under data/ (`prescient init DIR` starts one, `prescient demo DIR` makes the demo)")
+    return ConfigError(message, [Problem(value, None, None, "not-a-hub", f"neither {HUB_FILE} nor data/ in {root}")])
+
+
+def hub_option(args: argparse.Namespace) -> str:
+    """`` --hub DIR`` as the user gave it (empty when the hub was found from here), for the next steps we print."""
+    value = getattr(args, "hub", None)
+    return f" --hub {shlex.quote(value)}" if value else ""
+
+
+def shown(path: Path) -> str:
+    """``path`` as the user would type it from where they stand: relative when it is below the current folder."""
+    here = Path.cwd()
+    for candidate in (Path(path).absolute(), Path(path).resolve()):
+        if candidate.is_relative_to(here):
+            return str(candidate.relative_to(here)) or "."
+    return str(path)
+
+
+def command_time(args: argparse.Namespace) -> datetime:
+    """The run's time, resolved once per command by the one rule (``run_time``)."""
+    return run_time(args)[0]
+
+
+def run_time(args: argparse.Namespace) -> tuple[datetime, str | None]:
+    """The run's "now" and why (None when --as-of gave it), the same rule for every command:
+
+    1. ``--as-of``; 2. else ``SOURCE_DATE_EPOCH``; 3. else the latest time the hub's ledgers record,
+    when that is in the past and either the hub is a replay (every enabled source is the offline
+    ``sim`` world: the demo, whose season ended long ago) or the command only shows what was recorded
+    (``leaderboard``, ``arena``, the ``oracle`` board, ``build``, ``verify``: so that ``build`` and
+    ``verify`` agree), and for ``nightly`` and ``fetch``, which record a new night, and the maintainers' ``void``, ``correct`` and
+    ``exclude``, which decide for the nights to come, the night after it;
+    4. else the UTC clock. The first line on stderr names the time and the reason."""
     from ..config import resolve_as_of
 
     if getattr(args, "resolved_as_of", None) is None:
-        args.resolved_as_of = resolve_as_of(getattr(args, "as_of", None))
-    return args.resolved_as_of
+        given = getattr(args, "as_of", None)
+        env = os.environ.get("SOURCE_DATE_EPOCH")
+        args.resolved_as_of = resolve_as_of(given)
+        args.time_reason = None if given else "SOURCE_DATE_EPOCH" if env else "now, by the clock"
+        if not given and not env and hasattr(args, "hub"):
+            latest = _ledgers_time(args)
+            if latest is not None and args.command in ADVANCING:
+                latest, reason = latest + timedelta(days=1), NEXT_NIGHT
+            else:
+                reason = LEDGERS
+            if latest is not None and latest <= args.resolved_as_of:
+                args.resolved_as_of, args.time_reason = latest, reason
+    return args.resolved_as_of, args.time_reason
+
+
+def _ledgers_time(args: argparse.Namespace) -> datetime | None:
+    """The latest time the hub's ledgers record (``audit.verify.latest_run``, the time ``verify``
+    checks at) when the rule's third step applies to this command and hub; else None."""
+    from ..audit.verify import EPOCH, latest_run
+    from ..config import load_settings
+    from ..store.hub import Hub
+    from ..timeutil import format_ts
+
+    root = hub_dir(args.hub)
+    if not (root / HUB_FILE).is_file() or getattr(args, "catch_up", False):
+        return None
+    reader = args.command in RECORD_READERS or (args.command == "oracle" and not getattr(args, "oracle_command", None))
+    if not reader and not is_replay(load_settings(root)):
+        return None
+    latest = latest_run(Hub(root))
+    return None if format_ts(latest) == EPOCH else latest
+
+
+def is_replay(settings) -> bool:
+    """A hub whose every enabled source is the offline sim world (the demo): its clock is its ledgers."""
+    enabled = settings.enabled_sources
+    return bool(enabled) and all(source.name == "sim" for source in enabled)
 
 
 @contextlib.contextmanager
@@ -63,44 +141,6 @@ def recorded_nothing(root: Path) -> bool:
     return not any(p.suffix in (".csv", ".jsonl") for p in data.rglob("*") if p.is_file())
 
 
-def build_time(args: argparse.Namespace, root: Path) -> tuple[datetime, str | None]:
-    """The site's time: --as-of, else SOURCE_DATE_EPOCH, else the latest time the ledgers record, so
-    that a bare ``prescient build`` shows the data as of its last night and ``prescient verify`` (which
-    recomputes the pages at that time) agrees with it; the clock only for a hub that records nothing.
-    Second item: why, for the first stderr line (None when the time was given)."""
-    from ..audit.verify import EPOCH, latest_run
-    from ..store.hub import Hub
-    from ..timeutil import format_ts
-
-    if args.as_of or os.environ.get("SOURCE_DATE_EPOCH"):
-        return command_time(args), None
-    if getattr(args, "resolved_as_of", None) is None:
-        latest = latest_run(Hub(root))
-        args.resolved_as_of = latest if format_ts(latest) != EPOCH else command_time(args)
-        args.build_reason = "the latest time its ledgers record" if format_ts(latest) != EPOCH else None
-    return args.resolved_as_of, args.build_reason
-
-
-def board_time(args: argparse.Namespace, hub) -> tuple[datetime, str] | None:
-    """The leaderboard's time when no --as-of is given, and why: the latest night history.csv records
-    (the board the site shows), else the latest time the ledgers record (a hub not yet scoring);
-    None for a hub that records nothing. Read once per command (the first stderr line shows it)."""
-    if not hasattr(args, "board_time"):
-        args.board_time = _read_board_time(hub)
-    return args.board_time
-
-
-def _read_board_time(hub) -> tuple[datetime, str] | None:
-    from ..store import readers
-    from ..timeutil import parse_ts
-
-    history = readers.load_history(hub) if hub.root.joinpath("data", "leaderboard").is_dir() else None
-    if history is not None and not history.empty:
-        return parse_ts(str(history["as_of"].max())), "the latest night in history.csv"
-    latest = readers.latest_recorded(hub)
-    return (parse_ts(str(latest[0])), "the latest time the ledgers record") if latest else None
-
-
 def warn_quarantined(quarantine: list[Problem]) -> None:
     """The submitted files a command could not read and left out (it still succeeds: the site
     deploys without them; the nightly reports the same files and exits 6)."""
@@ -115,7 +155,7 @@ def time_option(option: str, value: str):
     try:
         return parse_ts(value)
     except ValueError as exc:
-        raise PrescientError(f"{option} {value!r}: {exc}") from None
+        raise ConfigError(f"{option} {value!r}: {exc}") from None
 
 
 def emit(data: bytes, out: str | None, note: str) -> None:
@@ -133,7 +173,9 @@ def add_common(parser: argparse.ArgumentParser, as_of: bool = True) -> None:
     parser.add_argument("--hub", metavar="DIR", help="the hub (default: the nearest folder, walking up from here, that holds data/hub.toml)")
     if as_of:
         parser.add_argument("--as-of", metavar="ISO-TIMESTAMP",
-                            help="the run's time in UTC, e.g. 2026-11-22T00:00:00Z (default: SOURCE_DATE_EPOCH, else now)")
+                            help="the run's time in UTC, e.g. 2026-11-22T00:00:00Z (default: SOURCE_DATE_EPOCH, else the "
+                                 "latest time the ledgers record on a sim hub or for a command that reads them back, "
+                                 "else now; the first line on stderr names it)")
 
 
 def add_cache_options(parser: argparse.ArgumentParser) -> None:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
+import sys
+from pathlib import Path
 
 from ..console import progress_bar
 from ..errors import PartialFailure, PrescientError
-from .common import add_common, command_time, emit, hub_dir, time_option
+from .common import add_common, command_time, emit, hub_dir, hub_option, shown, time_option
 
 
 def cmd_round(args: argparse.Namespace) -> int:
@@ -31,6 +34,9 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         print(f"no round is {'open' if args.open else 'published'} as of {as_of:%Y-%m-%dT%H:%M:%SZ}")
     for r in shown:
         print(f"{r.due:%Y-%m-%d}  {r.units:>4} question(s) × date  {r.status}")
+    if any(r.void for r in shown):
+        print("void: a question cancelled, annulled or resolved ambiguously by its source, or resolving on or before the "
+              "round's due time, is dropped from scoring; a round is scored once every other question is resolved")
     return 0
 
 
@@ -40,8 +46,14 @@ def cmd_round_template(args: argparse.Namespace) -> int:
     from ..store.hub import Hub
 
     due = time_option("--due", args.due)
-    data = forecast_template(Hub(hub_dir(args.hub)), due, args.format, args.model)
-    emit(data, args.out, f": fill in probability (0 to 1) on every row, then `prescient validate {args.out}`")
+    root = hub_dir(args.hub)
+    data = forecast_template(Hub(root), due, args.format, args.model)
+    if args.out and not Path(args.out).resolve().is_relative_to(root):  # named from here: outside the hub
+        inside = shown(root / "data" / "forecasts" / f"{due:%Y-%m-%d}" / Path(args.out).name)
+        print(f"warning: {args.out} is outside the hub at {shown(root)}: files are named from where you stand, and only a "
+              f"file in the hub is checked and submitted (e.g. --out {inside})", file=sys.stderr)
+    emit(data, args.out, f": fill in probability (0 to 1) on every row, then "
+                         f"`prescient validate{hub_option(args)} {shlex.quote(args.out or '')}`")
     return 0
 
 
@@ -105,7 +117,8 @@ def add_rounds(sub) -> None:
     template.add_argument("--format", choices=("csv", "json"), default="csv",
                           help="CSV with the forecast columns, or a ForecastBench forecast-set JSON (default csv)")
     template.add_argument("--model", metavar="TEAM.MODEL", help="your forecaster id, for the JSON's organization and model")
-    template.add_argument("--out", metavar="FILE", help="write here instead of to standard output")
+    template.add_argument("--out", metavar="FILE", help="write here instead of to standard output (named from where you "
+                                                        "stand, e.g. demo/data/forecasts/<due>/<team>.<model>.csv with --hub demo)")
     template.set_defaults(func=cmd_round_template)
     rounds = sub.add_parser("rounds", help="list the rounds with their status (open, closed and resolving, scored) and time left")
     add_common(rounds)

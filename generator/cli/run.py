@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..console import demo_summary, init_summary, print_sources, progress_bar, requests_progress, settings_summary
 from ..errors import ConfigError, PartialFailure, PrescientError, Problem
-from .common import add_cache_options, add_common, build_time, command_time, hub_dir, opened, warn_quarantined
+from .common import NEXT_NIGHT, add_cache_options, add_common, command_time, hub_dir, hub_option, is_replay, opened, run_time, shown, warn_quarantined
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -29,8 +29,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print("Building the site (mkdocs build --strict) ...", file=sys.stderr)
     build_site(result.root, end)
     commit_site(result.root, end)
-    print(demo_summary(result, SEASON_START, time.monotonic() - started, _shown(result.root), _program()))
+    print(demo_summary(result, SEASON_START, time.monotonic() - started, shown(result.root), _program()))
+    _say_unscored(result.root, end, shown(result.root))
     return 0
+
+
+def _say_unscored(root: Path, end, hub: str) -> None:
+    """A demo stopped before its first scores says so, and how long a season shows a board."""
+    from ..console import empty_board_note
+    from ..store import readers
+    from ..store.hub import Hub
+
+    the_hub = Hub.load(root)
+    if not readers.load_history(the_hub).empty:
+        return
+    settings = the_hub.settings
+    note = empty_board_note(end, readers.round_dues(the_hub), settings.rounds.first_due, settings.scoring.min_age_days)
+    print(f"\nNo leaderboard yet: {note}. The site shows the rounds and questions, but its boards are empty; "
+          f"go on with `{_program()} nightly --hub {hub} --catch-up --as-of DATE`, or make a longer demo with --until.")
 
 
 def _demo_until(until: str | None):
@@ -47,42 +63,96 @@ def _demo_until(until: str | None):
     return end
 
 
-def _shown(path: Path) -> str:
-    """``path`` as the user would type it from here: relative when it is below the current folder."""
-    try:
-        return str(path.relative_to(Path.cwd())) or "."
-    except ValueError:
-        return str(path)
-
-
 def _program() -> str:
     """How the user called this program, so the commands we suggest can be pasted as they are."""
     script = Path(sys.argv[0]).absolute()
     if script.name == "__main__.py":
         return "python -m generator"
     on_path = shutil.which(script.name)
-    return script.name if on_path and Path(on_path).absolute() == script else _shown(script)
+    return script.name if on_path and Path(on_path).absolute() == script else shown(script)
 
 
 def cmd_nightly(args: argparse.Namespace) -> int:
     from ..pipeline.nightly import nightly
 
-    as_of = command_time(args)
+    as_of, why = run_time(args)
     with opened(args, "nightly") as hub:
-        try:
-            with requests_progress() as progress, _walker(hub, args) as walk:
-                report = nightly(hub, as_of, progress=progress, walk=walk)
-        except PartialFailure as exc:
-            print_sources(exc.run_report)
-            raise
-    print_sources(report)
-    print(f"nightly {as_of:%Y-%m-%dT%H:%M:%SZ}: rounds opened {report.rounds_opened or 'none'}; "
-          f"{len(report.written)} file(s) written")
-    for line in report.unranked:  # the imputation rule is never silent
-        print(f"unranked: {line}")
-    for found in report.sealing:
-        print(f"{found.severity}: {found}", file=sys.stderr)
+        previous = _latest(hub)
+        nights = _catch_up_nights(hub, as_of, previous, args) if args.catch_up else [as_of]
+        if not args.catch_up and why != NEXT_NIGHT:
+            _say_skipped(hub, as_of, previous, args)
+        for night in nights:
+            try:
+                with requests_progress() as progress, _walker(hub, args) as walk:
+                    report = nightly(hub, night, progress=progress, walk=walk)
+            except PartialFailure as exc:
+                print_sources(exc.run_report)
+                raise
+            print_sources(report)
+            print(f"nightly {night:%Y-%m-%dT%H:%M:%SZ}: rounds opened {report.rounds_opened or 'none'}; "
+                  f"{len(report.written)} file(s) written")
+            for line in report.unranked:  # the imputation rule is never silent
+                print(f"unranked: {line}")
+            for found in report.sealing:
+                print(f"{found.severity}: {found}", file=sys.stderr)
+        if why == NEXT_NIGHT:
+            _say_behind(as_of, args)
     return 0
+
+
+def _latest(hub):
+    """The latest time the hub's ledgers record (None for a new hub)."""
+    from ..store import readers
+    from ..timeutil import parse_ts
+
+    latest = readers.latest_recorded(hub)
+    return parse_ts(latest[0]) if latest else None
+
+
+def _catch_up_nights(hub, until, latest, args: argparse.Namespace) -> list:
+    """--catch-up: one night a day from the one after the ledgers' latest up to ``until``; only on a
+    hub that replays (every source the offline sim world): a live source reports today's values only."""
+    from ..timeutil import days, format_ts
+
+    if not is_replay(hub.settings):
+        raise ConfigError("--catch-up replays past nights, which only the offline sim world can: a live source reports "
+                          "today's values only; run `prescient nightly` without it")
+    night = latest + days(1) if latest else until
+    nights = []
+    while night <= until:
+        nights.append(night)
+        night += days(1)
+    if not nights:
+        print(f"prescient nightly: nothing to catch up: the ledgers already record {format_ts(latest) if latest else 'nothing'}",
+              file=sys.stderr)
+    return nights
+
+
+def _say_behind(as_of, args: argparse.Namespace) -> None:
+    """On a replaying hub, run at the night after its ledgers' latest: how far that is behind the clock."""
+    from ..config import resolve_as_of
+    from ..timeutil import format_date
+
+    clock = resolve_as_of(None)
+    behind = (clock.date() - as_of.date()).days
+    if behind > 0:
+        print(f"note: this hub replays the offline sim world, so its time follows its ledgers: this run was the night "
+              f"after their latest ({format_date(as_of)}), {behind} day(s) before the clock ({format_date(clock)}); "
+              f"`prescient nightly{hub_option(args)} --catch-up` runs every night up to today", file=sys.stderr)
+
+
+def _say_skipped(hub, as_of, previous, args: argparse.Namespace) -> None:
+    """Never silent about a gap, said before the run: the nights between the ledgers' latest and this run's time."""
+    from ..timeutil import days, format_date, format_ts
+
+    if previous is None or (as_of.date() - previous.date()).days <= 1:
+        return
+    skipped = (as_of.date() - previous.date()).days - 1
+    print(f"warning: the ledgers end at {format_ts(previous)}: this run at {format_ts(as_of)} skips {skipped} night(s) "
+          f"({format_date(previous + days(1))} to {format_date(as_of - days(1))}): no market is observed and no round "
+          "opened on them" + (f"; `prescient nightly{hub_option(args)} --catch-up --as-of {format_ts(as_of)}` runs each "
+                              "of them instead" if is_replay(hub.settings) else
+                              " (a live source reports today's values only, so they cannot be replayed)"), file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -148,7 +218,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from ..site.build import build_site
 
     root = hub_dir(args.hub)
-    as_of = build_time(args, root)[0]
+    as_of = command_time(args)
     quarantine: list[Problem] = []
     with opened(args, "build") as hub:  # the checked frames the nightly kept: the build need not parse them again
         changed = build_site(hub, as_of, run_mkdocs=not args.no_mkdocs, quarantine=quarantine)
@@ -164,7 +234,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not (site / "index.html").is_file():
         raise PrescientError(f"{site}: no built site; run `prescient build` (or `prescient demo`) first")
     try:
-        server = site_server(site, args.bind, args.port)
+        server = site_server(site, args.bind, args.port, args.verbose)
     except (OSError, OverflowError) as exc:  # busy port, an address not of this machine, no permission
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise PrescientError(f"cannot listen on {args.bind}:{args.port}: {reason} "
@@ -196,7 +266,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         sources = [s.strip() for s in args.sources.split(",") if s.strip()] if args.sources is not None else DEFAULT_SOURCES
         result = init_hub(root, command_time(args), title=args.title or "", maintainers=args.maintainer or (),
                           sources=sources, package=args.package or "")
-    print(init_summary(result, _shown(root), _program()))
+    print(init_summary(result, shown(root), _program()))
     return 0
 
 
@@ -228,6 +298,9 @@ def add_run(sub) -> None:
         p.set_defaults(func=func)
     sub.choices["fetch"].add_argument("--source", help="fetch only this source")
     add_cache_options(sub.choices["nightly"])
+    sub.choices["nightly"].add_argument("--catch-up", action="store_true",
+                                        help="a hub on the offline sim world (the demo): run every night from the one after "
+                                             "the ledgers' latest up to --as-of (default: today), one nightly each")
     sub.choices["nightly"].add_argument("--receipts-from", metavar="REV", help="under [hub] receipts = \"github\": the receipts "
                                         "branch (e.g. refs/prescient/receipts), whose file records a run whose head commit is gone")
     sources = sub.add_parser("sources", help="list the sources with their status")
@@ -245,6 +318,7 @@ def add_run(sub) -> None:
     add_common(serve, as_of=False)
     serve.add_argument("--port", type=_port, default=8000, metavar="N", help="the port to listen on (default 8000; 0: any free port)")
     serve.add_argument("--bind", default="127.0.0.1", metavar="ADDR", help="the address to listen on (default 127.0.0.1, this machine only)")
+    serve.add_argument("--verbose", action="store_true", help="log every request on stderr (default: quiet)")
     serve.set_defaults(func=cmd_serve)
     _add_hub_commands(sub)
 

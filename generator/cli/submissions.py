@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import ConfigError, PartialFailure, PrescientError, SubmissionInvalid
-from .common import add_common, command_time, hub_dir
+from .common import add_common, command_time, hub_dir, hub_option, shown
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -19,16 +19,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     pr_mode = bool(args.base or args.head or args.author)
     if pr_mode and not (args.base and args.head and args.author and args.at):
-        raise PrescientError("a pull request is validated with all of --base, --head, --author and --at")
+        raise ConfigError("a pull request is validated with all of --base, --head, --author and --at")
     if not pr_mode and not args.files:
-        raise PrescientError("give FILE... to check, or --base/--head/--author/--at for a pull request")
+        raise ConfigError("give FILE... to check, or --base/--head/--author/--at for a pull request")
     try:
         at = parse_ts(args.at) if args.at else command_time(args)
     except ValueError as exc:
-        raise PrescientError(f"--at {args.at!r}: {exc}") from None
+        raise ConfigError(f"--at {args.at!r}: {exc}") from None
     hub = hub_dir(args.hub)
     report = validate_pr(hub, args.base, args.head, args.author, at, _receipts(hub, args.receipts_rev, args.receipts_from),
-                         _hub_maintainers(hub)) if pr_mode else validate_files(hub, [Path(f) for f in args.files], at)
+                         _hub_maintainers(hub)) if pr_mode else validate_files(hub, [Path(os.path.abspath(f)) for f in args.files], at)
     text = render(report, args.format, *_report_identity(hub))
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
@@ -127,8 +127,9 @@ def cmd_commit(args: argparse.Namespace) -> int:
     from ..store.hub import Hub
 
     done = commit(Hub.load(hub_dir(args.hub)), Path(args.file), args.round, args.model, os.urandom(32).hex().encode("ascii") + b"\n")
-    print(f"wrote {done.commitment} (push it now, in a pull request) and {done.salt} (keep it, and {args.file}, "
-          f"secret until the due time; then run `prescient reveal {args.file} --round {args.round} --model {args.model}`)")
+    print(f"wrote {shown(done.commitment)} (push it now, in a pull request) and {shown(done.salt)} (keep it, and {args.file}, "
+          f"secret until the due time; then run `prescient reveal{hub_option(args)} {args.file} --round {args.round} "
+          f"--model {args.model}`)")
     return 0
 
 
@@ -138,15 +139,17 @@ def cmd_reveal(args: argparse.Namespace) -> int:
     from ..store.hub import Hub
 
     written = reveal(Hub.load(hub_dir(args.hub)), Path(args.file), args.round, args.model)
-    print("wrote " + " and ".join(map(str, written)) + ": open a pull request with both before the round's reveal_by")
+    print("wrote " + " and ".join(map(shown, written)) + ": open a pull request with both before the round's reveal_by")
     return 0
 
 
 def add_validate(sub) -> None:
     validate = sub.add_parser("validate", help="check forecast files, or a pull request's changes (exit 9 on errors)")
     add_common(validate, as_of=False)
-    validate.add_argument("files", nargs="*", metavar="FILE", help="forecast or model files in the hub to check")
-    validate.add_argument("--at", metavar="ISO-TIMESTAMP", help="judge the deadline at this UTC time (default: SOURCE_DATE_EPOCH, else now)")
+    validate.add_argument("files", nargs="*", metavar="FILE", help="forecast or model files in the hub to check, named "
+                                                                  "from where you stand (e.g. demo/data/forecasts/... with --hub demo)")
+    validate.add_argument("--at", metavar="ISO-TIMESTAMP", help="judge the deadline at this UTC time (default: SOURCE_DATE_EPOCH, else the "
+                                                                 "ledgers' latest time on a sim hub such as the demo, else now)")
     validate.add_argument("--base", metavar="SHA", help="the pull request's base commit")
     validate.add_argument("--head", metavar="SHA", help="the pull request's head commit")
     validate.add_argument("--author", metavar="LOGIN", help="the pull request author's GitHub login")

@@ -24,7 +24,8 @@ class RoundStatus:
     units: int  # question × resolution date rows of the frozen question set
     resolved: int  # of those, the units with a score
     is_open: bool
-    status: str  # "open · closes in 5 d", "closed, resolving (3 of 40 resolved)", "scored"
+    status: str  # "open · closes in 5 d", "closed, resolving (3 of 40 resolved, 1 void)", "scored (39 resolved, 1 void)"
+    void: int = 0  # of the units, those of a question void by then (never scored)
 
 
 def _left(seconds: float) -> str:
@@ -32,27 +33,24 @@ def _left(seconds: float) -> str:
     return f"{days} d {hours} h" if days else f"{hours} h {int(seconds % 3600 // 60)} min"
 
 
-def _units(frame: pd.DataFrame) -> set[tuple[str, str]]:
-    dates = frame["resolution_date"].fillna("").astype(str)
-    return set(zip(frame["question_id"].astype(str), dates, strict=True))
-
-
 def round_statuses(hub: Hub, as_of: datetime) -> list[RoundStatus]:
-    """Every published round, newest first, with its status as of ``as_of``."""
-    scores = readers.load_scores(hub)
-    if not scores.empty:  # resolved by as_of: an earlier --as-of sees the round as it was then
-        scores = scores[scores["resolved_at"].fillna("").astype(str) <= format_ts(as_of)]
+    """Every published round, newest first, with its status as of ``as_of``: the Rounds page's
+    (``site.rounds.round_status``: open, closed and resolving, scored once every unit is resolved
+    or void), the time left to the minute while it is open, and how many of its units are void."""
+    from ..site.rounds import OPEN, SCORED, resolutions, round_status
+    from .recompute import hub_view
+
+    view = hub_view(hub, readers.load_observations(hub), as_of)
     out = []
     for due in reversed(readers.round_dues(hub)):
-        units = _units(readers.load_round(hub, due))
-        scored = _units(scores[scores["round"] == format_date(due)]) & units if not scores.empty else set()
-        if as_of < due:
-            status = f"open · closes in {_left((due - as_of).total_seconds())}"
-        elif len(scored) >= len(units):
-            status = "scored"
-        else:
-            status = f"closed, resolving ({len(scored)} of {len(units)} resolved)"
-        out.append(RoundStatus(due, len(units), len(scored), as_of < due, status))
+        questions = readers.load_round(hub, due)
+        units = resolutions(questions, view) if len(questions) else pd.DataFrame(columns=["status"])
+        state = round_status(format_ts(due), units, as_of)
+        label = f"open · closes in {_left((due - as_of).total_seconds())}" if state.state == OPEN else state.label
+        if state.state == SCORED:
+            label += f" ({state.resolved} resolved)"
+        label += f" · {state.void} void" if state.void else ""
+        out.append(RoundStatus(due, state.units, state.resolved, state.state == OPEN, label, state.void))
     return out
 
 

@@ -17,7 +17,14 @@ NOT_FOUND_PAGE = "404.html"
 
 
 class SiteHandler(SimpleHTTPRequestHandler):
-    """``SimpleHTTPRequestHandler`` on one folder, with that folder's ``404.html`` for a missing path."""
+    """``SimpleHTTPRequestHandler`` on one folder, with that folder's ``404.html`` for a missing path;
+    a line per request on stderr only when ``verbose``."""
+
+    verbose = False
+
+    def log_message(self, format: str, *args) -> None:
+        if self.verbose:
+            super().log_message(format, *args)
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         page = Path(self.directory) / NOT_FOUND_PAGE
@@ -34,7 +41,8 @@ class SiteHandler(SimpleHTTPRequestHandler):
             self.wfile.write(body)
 
 
-def site_server(site: Path, bind: str, port: int) -> ThreadingHTTPServer:
-    """A server (not yet serving) for the built site in ``site`` on ``bind``:``port`` (0: any free port).
-    Raises ``OSError``/``OverflowError`` where the address cannot be used."""
-    return ThreadingHTTPServer((bind, port), functools.partial(SiteHandler, directory=str(site)))
+def site_server(site: Path, bind: str, port: int, verbose: bool = False) -> ThreadingHTTPServer:
+    """A server (not yet serving) for the built site in ``site`` on ``bind``:``port`` (0: any free port),
+    logging each request when ``verbose``. Raises ``OSError``/``OverflowError`` where the address cannot be used."""
+    handler = type("SiteHandler", (SiteHandler,), {"verbose": verbose})
+    return ThreadingHTTPServer((bind, port), functools.partial(handler, directory=str(site)))

@@ -15,18 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, write_hub
+from helpers import ROOT, prescient, write_hub
 
 NIGHTS = ("2026-01-16", "2026-01-30", "2026-02-10", "2026-02-24", "2026-03-10")
-
-
-def prescient(*args: str, cwd: Path | None = None, columns: int | None = None) -> subprocess.CompletedProcess:
-    """The installed ``prescient`` executable (never ``python -m``), optionally with a terminal width."""
-    env = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "COLUMNS")}
-    if columns:
-        env["COLUMNS"] = str(columns)
-    exe = Path(sys.executable).with_name("prescient")
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=600)
 
 
 @pytest.fixture(scope="module")
@@ -248,7 +239,7 @@ def test_a_hub_not_yet_scoring_says_when_the_first_scores_come(tmp_path):
     assert prescient("nightly", "--hub", str(hub), "--as-of", "2026-01-16T00:00:00Z").returncode in (0, 6)
     result = prescient("leaderboard", "--hub", str(hub))
     assert result.returncode == 0, result.stderr
-    assert result.stderr.splitlines()[0].endswith("as of 2026-01-16T00:00:00Z (the latest time the ledgers record)")
+    assert result.stderr.splitlines()[0].endswith("as of 2026-01-16T00:00:00Z (the latest time its ledgers record)")
     title, note = result.stdout.splitlines()
     assert title.startswith("tournament board · view overall · as of 2026-01-16T00:00:00Z")
     # round 2026-01-25 is the first; the hub's min_age_days is 20

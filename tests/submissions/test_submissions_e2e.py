@@ -215,7 +215,7 @@ def test_the_cli_exit_code_and_json_output(hub, repo, tmp_path):
     assert body["ok"] is False and {p["code"] for p in body["problems"]} >= {"probability-out-of-range", "low-coverage"}
     assert out.read_text() == done.stdout
     missing = subprocess.run(args[:-4], capture_output=True, text=True, check=False)
-    assert missing.returncode == 1 and "--at" in missing.stderr
+    assert missing.returncode == 2 and "--at" in missing.stderr  # a usage error
     unknown = subprocess.run(args[:5] + ["deadbeef"] + args[6:], capture_output=True, text=True, check=False)
     assert unknown.returncode == 1 and "not a commit" in unknown.stderr and "Traceback" not in unknown.stderr
 
