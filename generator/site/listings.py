@@ -30,9 +30,9 @@ def methodology_versions(history: pd.DataFrame, current: str) -> list[dict]:
     night and how many nights; the version in force now is marked ``current``."""
     if not len(history) or "methodology_version" not in history:
         return []
-    nights = history[["as_of", "methodology_version"]].drop_duplicates("as_of").sort_values("as_of")
-    spans = nights.groupby("methodology_version", sort=False)["as_of"].agg(["min", "max", "count"]).sort_values("min")
-    latest = str(nights["methodology_version"].iloc[-1])
+    per_night = history[["as_of", "methodology_version"]].drop_duplicates("as_of").sort_values("as_of")
+    spans = per_night.groupby("methodology_version", sort=False)["as_of"].agg(["min", "max", "count"]).sort_values("min")
+    latest = str(per_night["methodology_version"].iloc[-1])
     return [{"version": str(v), "first": str(r["min"]), "last": str(r["max"]), "nights": int(r["count"]),
              "current": str(v) == latest == current} for v, r in spans.iterrows()]
 
