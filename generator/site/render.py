@@ -303,10 +303,13 @@ def _panels(boards: dict[tuple[str, str], pd.DataFrame]) -> list[dict]:
         unranked = frame["p_value"].isna() & frame[headline].notna() if len(frame) else frame.get("p_value", [])
         reference = frame.loc[unranked, "model"].iloc[0] if len(frame) and unranked.sum() == 1 else ""
         label = "Brier Index" if headline == "overall" else f"{headline.capitalize()} Brier Index"
-        named = frame.loc[frame["model"] == reference, "name"] if reference and "name" in frame else []
+        reference_name = reference
+        if reference and "name" in frame:
+            named = frame.loc[frame["model"] == reference, "name"]
+            reference_name = str(named.iloc[0]) if len(named) else reference
         panels.append({
             "board": board, "view": view, "headline": headline, "reference": reference, "label": label,
-            "reference_name": str(named.iloc[0]) if len(named) else reference,
+            "reference_name": reference_name,
             "sentence": board_sentence(frame, headline, label),
             "rows": frame.to_dict("records"),
             "dots": charts.to_json(charts.board_dots(frame, headline)) if len(frame) else "",

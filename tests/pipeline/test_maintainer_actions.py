@@ -27,8 +27,8 @@ DECIDED = "2026-03-17T09:00:00Z"  # after the night of 2026-03-17T02:00:00Z
 
 def forecasts(hub: Path, probability: float) -> str:
     questions = pd.read_csv(hub / f"data/rounds/{DUE}/questions.csv", dtype=str, keep_default_na=False)
-    return "question_id,resolution_date,probability\n" + "".join(
-        f"{q},{d},{probability}\n" for q, d in zip(questions["question_id"], questions["resolution_date"]))
+    return "question_id,resolution_date,probability,reasoning\n" + "".join(
+        f"{q},{d},{probability},\n" for q, d in zip(questions["question_id"], questions["resolution_date"]))
 
 
 def nightly(hub: Path, at: str) -> None:
