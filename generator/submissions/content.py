@@ -91,9 +91,8 @@ def check_content(parsed: Parsed, rnd: RoundSet | None, line: float | None = Non
 
 def _ours(parsed: Parsed, rnd: RoundSet | None) -> Parsed:
     """``parsed``, or, for a file answering another question set, a copy holding only its rows of the round."""
-    if not foreign_rows(parsed, rnd):
+    if rnd is None or not foreign_rows(parsed, rnd):
         return parsed
-    assert rnd is not None  # foreign_rows finds none without a round
     return dataclasses.replace(parsed, rows=[r for r in parsed.rows if _key(r)[0] in rnd.kinds])
 
 
