@@ -446,8 +446,21 @@ LAYOFFS = question_id("Which company will announce the largest layoffs in April 
 
 # -- the built site in the browser -----------------------------------------------------------------
 
-ALL_CHARTS_DRAWN = """() => Array.from(document.querySelectorAll('.prescient-chart'))
-    .every(el => el.querySelector('.main-svg') !== null)"""
+# every chart of the page is drawn, but for those whose figure is fetched when a reader first shows
+# their panel (data-figure-src: the home page's other boards and views) and whose panel is hidden
+CHARTS_SHOWN = """Array.from(document.querySelectorAll('.prescient-chart'))
+    .filter(el => !(el.hasAttribute('data-figure-src') && el.closest('[hidden]')))"""
+ALL_CHARTS_DRAWN = f"""() => {CHARTS_SHOWN}.every(el => el.querySelector('.main-svg') !== null)"""
+
+
+def show_every_panel(page) -> None:
+    """Press the home page's board and view switches through every panel, each drawn before the next
+    (their charts are fetched when first shown), and back to the first."""
+    panels = page.evaluate("() => Array.from(document.querySelectorAll('.prescient-panel')).map(p => [p.dataset.board, p.dataset.view])")
+    for board, view in panels[1:] + panels[:1]:
+        for switch, value in (("board", board), ("view", view)):
+            page.locator(f'.prescient-switch button[data-switch="{switch}"][data-value="{value}"]').click()
+        page.wait_for_function(ALL_CHARTS_DRAWN, timeout=20_000)
 
 
 def built_site(root: Path) -> Path:

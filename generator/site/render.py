@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from datetime import datetime
 from importlib import resources
 
@@ -176,11 +177,13 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     common = {"data": data, "updated": updated, "updated_friendly": friendly_time(data.as_of), "prefix": f"{GENERATED}/"}
     first_round = min((r.due for r in data.rounds), default="")
     history_start = str(data.history["as_of"].min())[:10] if len(data.history) else ""
+    panels, history = _panels(data.boards), _history_charts(data, names)
+    on_demand = {**figures_on_demand(panels, "dots", "board"), **figures_on_demand(history, "figure", "history")}
     pages = {
         "leaderboard.md": env.get_template("leaderboard.md.j2").render(
-            **common, panels=_panels(data.boards), board_help=BOARD_HELP, view_help=VIEW_HELP, methodology="methodology/",
+            **common, panels=panels, board_help=BOARD_HELP, view_help=VIEW_HELP, methodology="methodology/",
             boards=list(dict.fromkeys(b for b, _ in data.boards)), views=list(dict.fromkeys(v for _, v in data.boards)),
-            history=_history_charts(data, names), first_round=first_round, round_age_days=data.round_age_days,
+            history=history, first_round=first_round, round_age_days=data.round_age_days,
             history_start=history_start if data.round_age_days and first_round and history_start > first_round else ""),
         "changes.md": changes_page(env, data, common),
         "models/index.md": env.get_template("models_index.md.j2").render(**common, models=model_rows(data, everyone)),
@@ -209,8 +212,27 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
     files.update({f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
                   for path, content in data.downloads.items()})
+    files.update(on_demand)
     files[f"{GENERATED}/assets/plotly.min.js"] = plotly_js()
     return files
+
+
+def figures_on_demand(parts: list[dict], key: str, name: str) -> dict[str, bytes]:
+    """The home page opens on its first board and view; the figures of the others (``part[key]``,
+    JSON) move to files of their own, fetched by the site's script when a reader switches to them, so
+    a first visit does not load every board's charts. Each moved part gets ``key_src``, the file's
+    path from the site's root (its own is ""); returns the files by their path under docs/."""
+    files = {}
+    for i, part in enumerate(parts):
+        part[f"{key}_src"] = ""
+        if i and part[key]:
+            path = f"{GENERATED}/figures/{name}-{_file_part(part['board'])}-{_file_part(part['view'])}.json"
+            files[path], part[key], part[f"{key}_src"] = part[key].encode("utf-8"), "", path
+    return files
+
+
+def _file_part(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", text)
 
 
 def open_now(env: jinja2.Environment, data: SiteData, prefix: str, root: str, only_open: bool = False) -> markupsafe.Markup:
@@ -378,10 +400,11 @@ def _chart(rows: pd.DataFrame | None, chart) -> str:
     return charts.to_json(chart(rows)) if rows is not None and len(rows) else ""
 
 
-PLOTLY_TRACES = ("scatter", "bar", "pie")  # the trace types of the bundle plotly_js() returns
+PLOTLY_TRACES = ("scatter", "bar")  # the trace types of the bundle plotly_js() returns
 
 
 def plotly_js() -> bytes:
-    """The one plotly.js bundle: plotly.js's basic partial bundle (``PLOTLY_TRACES``), vendored
-    beside this module (``assets/README.md``; never a CDN). Only pages with a chart load it."""
-    return resources.files("generator.site").joinpath("assets/plotly-basic.min.js").read_bytes()
+    """The one plotly.js bundle: a partial bundle of plotly.js with the site's trace types
+    (``PLOTLY_TRACES``) and the components its charts use, built and vendored beside this module
+    (``assets/README.md``; never a CDN). Only pages with a chart load it."""
+    return resources.files("generator.site").joinpath("assets/plotly-site.min.js").read_bytes()

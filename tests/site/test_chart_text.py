@@ -52,21 +52,3 @@ def test_the_board_dot_plot_marks_always_half_on_its_brier_index_axis():
                           "overall_ci_high": [75.0], "n_dataset": [3], "n_market": [4]})
     figure = json.loads(charts.to_json(charts.board_dots(board)))
     assert [(s["x0"], s["x1"], s["yref"]) for s in figure["layout"]["shapes"]] == [(50.0, 50.0, "paper")]
-
-
-def test_every_chart_uses_only_trace_types_of_the_plotly_bundle_the_site_ships():
-    from generator.site.render import PLOTLY_TRACES, plotly_js
-
-    board = pd.DataFrame({"model": ["a.x"], "name": ["A"], "rank": [1], "overall": [70.0], "overall_ci_low": [65.0],
-                          "overall_ci_high": [75.0], "n_dataset": [3], "n_market": [4]})
-    history = pd.DataFrame({"as_of": ["2026-01-02T00:00:00Z"], "model": ["a.x"], "overall": [70.0]})
-    figures = [charts.board_dots(board), charts.history_lines(history, {}),
-               charts.question_history(pd.DataFrame({"observed_at": ["2026-01-01T00:00:00Z"], "value": [0.4]}), "binary"),
-               charts.reliability(pd.DataFrame({"forecast": [0.5], "observed": [0.4], "n": [3], "ci_low": [0.1], "ci_high": [0.8]})),
-               charts.arena_curves(pd.DataFrame({"view": ["bets"], "at": ["2026-01-02T00:00:00Z"], "pnl": [1.0]})),
-               charts.oracle_months(pd.DataFrame({"month": ["2026-01"], "accuracy": [0.5], "accuracy_ma5": [0.5], "n": [3],
-                                                  "knowledge_cutoff": ["2025-12-01"]}))]
-    types = {t["type"] for f in figures for t in json.loads(charts.to_json(f))["data"]}
-    assert types and types <= set(PLOTLY_TRACES), types
-    bundle = plotly_js()
-    assert bundle.startswith(b"/**\n* plotly.js (basic - minified)") and len(bundle) < 1_500_000

@@ -223,7 +223,7 @@ PLOTLY = "generated/assets/plotly.min.js"
 def test_page_renders_cleanly_and_offline(site: Site, name: str) -> None:
     visit = site[name]
     page = visit.page
-    charts = page.locator(".prescient-chart")
+    charts = page.locator(".prescient-chart:not([data-figure-src])")  # those drawn on demand: the switches' test
     if name in ("home", "model", "question"):
         assert charts.count() >= 1, f"the {name} page has no chart"
     for i in range(charts.count()):
@@ -343,7 +343,7 @@ def test_a_long_forecast_table_shows_one_page_sorts_all_rows_and_shows_the_rest_
     page.close()
 
 
-BACKGROUNDS = "() => Array.from(document.querySelectorAll('.prescient-chart')).map(el => el._fullLayout.paper_bgcolor)"
+BACKGROUNDS = "() => Array.from(document.querySelectorAll('.prescient-chart.js-plotly-plot')).map(el => el._fullLayout.paper_bgcolor)"
 SCHEME = "document.body.getAttribute('data-md-color-scheme')"
 TOGGLE = 'form[data-md-component="palette"] label.md-header__button:visible'
 
@@ -465,7 +465,16 @@ def test_board_and_view_switches_show_one_panel(site: Site) -> None:
     visible = ("() => Array.from(document.querySelectorAll('.prescient-panel')).filter(p => !p.hidden)"
                ".map(p => p.dataset.board + '/' + p.dataset.view)")
     assert page.evaluate(visible) == ["tournament/overall"]
+    # the first board and view's charts are in the page; every other panel's are fetched when shown
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url) if "/generated/figures/" in r.url else None)
+    lazy = page.locator(".prescient-chart[data-figure-src]")
+    assert lazy.count() >= 2 and page.locator(".prescient-chart[data-figure-src] .main-svg").count() == 0
     page.locator('.prescient-switch button[data-switch="view"][data-value="market"]').click()
+    drawn = """() => Array.from(document.querySelectorAll('.prescient-panel-part')).filter(p => !p.hidden)
+        .flatMap(p => Array.from(p.querySelectorAll('.prescient-chart'))).every(c => c.querySelector('.main-svg'))"""
+    page.wait_for_function(drawn, timeout=10_000)
+    assert sorted(u.rsplit("/", 1)[1] for u in fetched) == ["board-tournament-market.json", "history-tournament-market.json"]
     assert page.evaluate(visible) == ["tournament/market"]
     page.locator('.prescient-switch button[data-switch="board"][data-value="baseline"]').click()
     assert page.evaluate(visible) == ["baseline/market"]

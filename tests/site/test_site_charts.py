@@ -96,6 +96,37 @@ def test_the_arena_chart_switches_dollars_and_percent_and_marks_each_cohort() ->
     assert [b["label"] for b in figure["layout"]["xaxis"]["rangeselector"]["buttons"]] == ["1m", "3m", "all"]
 
 
+def test_every_chart_needs_only_what_the_sites_plotly_bundle_registers():
+    """The vendored bundle (generator/site/assets/) registers the scatter and bar traces and a list
+    of components (plotly-build/entry.js); a chart with another trace type, or a layout part whose
+    component is left out, would draw nothing or draw it wrong in the reader's browser."""
+    import re
+    from importlib import resources
+
+    from generator.site.render import PLOTLY_TRACES, plotly_js
+
+    entry = resources.files("generator.site").joinpath("assets/plotly-build/entry.js").read_text(encoding="utf-8")
+    registered = set(re.findall(r"require\('plotly\.js/src/(?:traces|components)/(\w+)'\)", entry))
+    assert set(PLOTLY_TRACES) <= registered
+    parts = {"annotations": "annotations", "shapes": "shapes", "updatemenus": "updatemenus", "rangeselector": "rangeselector",
+             "error_x": "errorbars", "error_y": "errorbars", "sliders": "sliders", "images": "images",
+             "rangeslider": "rangeslider", "colorbar": "colorbar", "grid": "grid"}
+
+    def used(node) -> set[str]:
+        if isinstance(node, dict):
+            return {parts[k] for k in node if k in parts} | {c for v in node.values() for c in used(v)}
+        return {c for v in node for c in used(v)} if isinstance(node, list) else set()
+
+    for name, make in FIGURES.items():
+        figure = json.loads(charts.to_json(make()))
+        assert {t["type"] for t in figure["data"]} <= set(PLOTLY_TRACES), name
+        assert used(figure) <= registered, (name, used(figure) - registered)
+    bundle = plotly_js()
+    assert bundle.startswith(b"/*! plotly.js 4.1.1 ") and 500_000 < len(bundle) < 1_200_000
+    shipped = resources.files("plotly").joinpath("package_data/plotly.min.js").read_bytes()[:200]
+    assert b"plotly.js v4.1.1" in shipped, "the plotly Python package ships another plotly.js: rebuild the bundle"
+
+
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_each_chart_is_in_plotlys_normal_form(name):
     figure = FIGURES[name]()

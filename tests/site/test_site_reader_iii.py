@@ -128,14 +128,17 @@ def test_the_question_index_loads_filters_sorts_and_pages(browser, base: str, de
     assert not page._errors  # type: ignore[attr-defined]
 
 
-def test_the_search_index_is_fetched_on_first_use_of_search_and_search_works(browser, base: str) -> None:
+def test_the_search_index_and_worker_are_fetched_on_first_use_of_search_and_search_works(browser, base: str) -> None:
     page = _page(browser, DESKTOP)
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
     page.goto(base, wait_until="networkidle")
-    assert not [u for u in requested if "search_index" in u], "a page view alone does not fetch the search index"
+    searching = [u for u in requested if "search_index" in u or "/workers/search." in u]
+    assert not searching, f"a page view alone does not fetch the search index or start its worker: {searching}"
     page.locator("input.md-search__input").focus()
     page.keyboard.type("Calibrated")
     page.wait_for_function("() => document.querySelectorAll('.md-search-result__item').length > 0", timeout=20_000)
     assert [u for u in requested if u.endswith("search/search_index.json")] == [base + "search/search_index.json"]
+    assert len([u for u in requested if "/workers/search." in u]) == 1
+    assert "Calibrated" in page.locator(".md-search-result__item").first.inner_text()
     assert not page._errors  # type: ignore[attr-defined]

@@ -17,7 +17,7 @@ from urllib.parse import urljoin
 import pandas as pd
 import pytest
 
-from helpers import ARTIFACTS, require_browser, serve
+from helpers import ALL_CHARTS_DRAWN, ARTIFACTS, require_browser, serve
 
 require_browser()
 
@@ -30,8 +30,7 @@ from generator.timeutil import format_ts
 pytestmark = pytest.mark.browser
 
 STATUS = re.compile(r"^(open · closes in \d+ (d|h|min)|closed, resolving \([\d,]+ of [\d,]+ resolved\)|scored)$")
-CHARTS_DRAWN = """() => Array.from(document.querySelectorAll('.prescient-chart'))
-    .every(el => el.querySelector('.main-svg') !== null)"""
+
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +55,7 @@ def page(browser: Browser) -> Iterator[Page]:
 def _open(page: Page, base: str, path: str) -> Page:
     response = page.goto(urljoin(base, path), wait_until="load")
     assert response is not None and response.status == 200, path
-    page.wait_for_function(CHARTS_DRAWN, timeout=20_000)
+    page.wait_for_function(ALL_CHARTS_DRAWN, timeout=20_000)
     return page
 
 

@@ -5,6 +5,9 @@
   // plotly.js (1.2 MB) is fetched only by a page that draws a chart, from beside this script's
   // folder: <site>/assets/prescient.js -> <site>/generated/assets/plotly.min.js.
   var PLOTLY = new URL("../generated/assets/plotly.min.js", document.currentScript.src).href;
+  // A chart whose figure is a file of its own (data-figure-src, a path from the site's root: the home
+  // page's boards and views other than the first) is fetched and drawn when its panel is first shown.
+  var ROOT = new URL("../", document.currentScript.src).href;
 
   function loadPlotly(then) {
     if (window.Plotly) { then(); return; }
@@ -52,19 +55,41 @@
   function renderCharts() {
     if (!window.Plotly) { return; }
     document.querySelectorAll(".prescient-chart[data-figure]").forEach(function (el) {
-      var figure = JSON.parse(el.getAttribute("data-figure"));
-      figure.layout = markTimes(el, figure.layout || {});
-      el._prescientLayout = figure.layout || {};
-      // no toolbar on a phone: it covers the chart, and a tap cannot hover to reach it anyway
-      var narrow = window.matchMedia("(max-width: 44.9375em)").matches;
-      var legend = (figure.data || []).filter(function (t) { return t.name; }).length;
-      if (narrow && legend > 4) {  // a phone's legend stacks one entry a line: give it room below the plot
-        el._prescientLayout = Object.assign({}, el._prescientLayout,
-          { height: (el._prescientLayout.height || 400) + 20 * legend });
-      }
-      window.Plotly.newPlot(el, figure.data || [], themed(el._prescientLayout),
-        { responsive: true, displaylogo: false, displayModeBar: narrow ? false : "hover" });
+      draw(el, JSON.parse(el.getAttribute("data-figure")));
     });
+  }
+
+  function drawOnDemand(root) {
+    var waiting = Array.prototype.filter.call(root.querySelectorAll(".prescient-chart[data-figure-src]"), function (el) {
+      return !el._prescientFetched;
+    });
+    if (!waiting.length) { return; }
+    waiting.forEach(function (el) { el._prescientFetched = true; });
+    loadPlotly(function () {
+      waiting.forEach(function (el) {
+        fetch(new URL(el.getAttribute("data-figure-src"), ROOT).href).then(function (r) {
+          if (!r.ok) { throw new Error(r.status); }
+          return r.json();
+        }).then(function (figure) { draw(el, figure); }).catch(function () {
+          el._prescientFetched = false;
+          el.textContent = "This chart could not be loaded here.";
+        });
+      });
+    });
+  }
+
+  function draw(el, figure) {
+    figure.layout = markTimes(el, figure.layout || {});
+    el._prescientLayout = figure.layout || {};
+    // no toolbar on a phone: it covers the chart, and a tap cannot hover to reach it anyway
+    var narrow = window.matchMedia("(max-width: 44.9375em)").matches;
+    var legend = (figure.data || []).filter(function (t) { return t.name; }).length;
+    if (narrow && legend > 4) {  // a phone's legend stacks one entry a line: give it room below the plot
+      el._prescientLayout = Object.assign({}, el._prescientLayout,
+        { height: (el._prescientLayout.height || 400) + 20 * legend });
+    }
+    window.Plotly.newPlot(el, figure.data || [], themed(el._prescientLayout),
+      { responsive: true, displaylogo: false, displayModeBar: narrow ? false : "hover" });
   }
 
   function recolour() {
@@ -253,6 +278,7 @@
         document.querySelectorAll(".prescient-panel, .prescient-panel-part").forEach(function (panel) {
           var show = panel.getAttribute("data-board") === board && panel.getAttribute("data-view") === view;
           panel.hidden = !show;
+          if (show) { drawOnDemand(panel); }
           if (show && window.Plotly) {
             // relayout at once (Plots.resize waits on a timer that background tabs throttle)
             panel.querySelectorAll(".prescient-chart.js-plotly-plot").forEach(function (el) {
