@@ -6,6 +6,8 @@ ordered by name, never by P/L or Brier."""
 
 from __future__ import annotations
 
+import json
+
 import jinja2
 import pandas as pd
 
@@ -34,8 +36,32 @@ def decision_groups(decisions: pd.DataFrame | None, names: dict[str, str]) -> li
     if decisions is None or not len(decisions):
         return []
     return [{"model": model, "name": names.get(model, model), "agent": is_hub_agent(model),
-             "rows": [{**r, "slug": question_slug(r["question_id"])} for r in rows.to_dict("records")]}
+             "rows": [{**r, "slug": question_slug(r["question_id"])} for r in rows.to_dict("records")],
+             "src": f"decisions/{model}.json"}
             for model, rows in decisions.groupby("model", sort=True)]
+
+
+def _figure(value: float, digits: int) -> dict:
+    """A number cell: its text as the page prints it, and its value for sorting (absent when missing)."""
+    return {"t": "–"} if pd.isna(value) else {"t": f"{value:.{digits}f}", "v": float(value)}
+
+
+def decision_cells(row: dict) -> list[dict]:
+    """One decision as the cells of its table row (``arena_index.md.j2``'s columns), each ``{"t": text}``
+    with ``"v"`` (sort value), ``"href"`` (a link from the Arena page) or ``"c"`` (a class) where one is
+    needed. The page's script writes them as text, never as markup."""
+    return [{"t": str(row["round"])}, {"t": str(row["placed_at"])[:16].replace("T", " "), "c": "prescient-nowrap"},
+            {"t": str(row["question_id"]), "href": f"../questions/{row['slug']}/"}, {"t": str(row["action"])},
+            {"t": str(row["side"])}, _figure(row["amount"], 2), _figure(row["price"], 3), _figure(row["f_yes"], 2),
+            {"t": str(row["status"] or "–")}, _figure(row["payout"], 2), {"t": str(row["reasoning"]), "c": "prescient-reasoning"}]
+
+
+def decision_files(groups: list[dict]) -> dict[str, str]:
+    """Each model's decisions as a file the Arena page fetches when a reader opens them (its reasoning
+    is most of the page's weight), by path under generated/."""
+    return {f"arena/{g['src']}": json.dumps({"model": g["model"], "rows": [decision_cells(r) for r in g["rows"]]},
+                                             ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+            for g in groups}
 
 
 def arena_pages(env: jinja2.Environment, arena: pd.DataFrame, brier: pd.DataFrame, common: dict,
@@ -50,5 +76,6 @@ def arena_pages(env: jinja2.Environment, arena: pd.DataFrame, brier: pd.DataFram
     rows = [{**r, "agent": is_hub_agent(r["model"])} for r in brier.to_dict("records")] if len(brier) else []
     own = curves[curves["view"] == "bets"] if curves is not None and len(curves) else None
     chart = charts.to_json(charts.arena_portfolios(own, names)) if own is not None and len(own) else ""
+    groups = decision_groups(decisions, names)
     return {"arena/index.md": env.get_template("arena_index.md.j2").render(
-        **common, cohorts=cohorts, brier=rows, chart=chart, decisions=decision_groups(decisions, names))}
+        **common, cohorts=cohorts, brier=rows, chart=chart, decisions=groups), **decision_files(groups)}

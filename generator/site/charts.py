@@ -272,6 +272,19 @@ def explore_scores(points: pd.DataFrame, trend, parity: list, names: dict[str, s
 COHORT_LABELS = 4  # more cohorts than this: their start lines are not labelled (the labels would overlap)
 
 
+DAY_MS = 86_400_000
+
+
+def _daily_x(days: list[str]) -> dict:
+    """A line's dates (YYYY-MM-DD): as its first day and a one-day step (Plotly's ``x0`` and ``dx``, in
+    milliseconds on a date axis) when they are consecutive days, as a night after night of marks is;
+    else as the list itself."""
+    stamps = pd.to_datetime(pd.Series(days), format="%Y-%m-%d")
+    if len(days) > 1 and (stamps.diff().iloc[1:] == pd.Timedelta(days=1)).all():
+        return {"x0": days[0], "dx": DAY_MS}
+    return {"x": days}
+
+
 def arena_portfolios(curves: pd.DataFrame, names: dict[str, str] | None = None) -> Figure:
     """Every bettor's portfolio value over time on one chart (``arena.portfolio.CURVE`` rows of the
     ``bets`` view), one line per (model, cohort); a range selector, a $/% switch (Plotly
@@ -286,12 +299,14 @@ def arena_portfolios(curves: pd.DataFrame, names: dict[str, str] | None = None) 
     shown: set[str] = set()
     for (model, cohort), rows in groups:
         label = plain(names.get(model, model))
-        dollars.append(rows["total_value"].round(2).tolist())
-        percent.append(rows["return_pct"].round(2).tolist())
-        traces.append(_scatter(x=[a[:10] for a in rows["at"]], y=dollars[-1], mode="lines", legendgroup=model,
+        # whole dollars and tenths of a percent: the page carries every line twice (the lines and the
+        # switch's other values), and a chart of $10,000 portfolios shows neither cents nor hundredths
+        dollars.append(rows["total_value"].round(0).tolist())
+        percent.append(rows["return_pct"].round(1).tolist())
+        traces.append(_scatter(**_daily_x([a[:10] for a in rows["at"]]), y=dollars[-1], mode="lines", legendgroup=model,
                                name=label if model not in shown else None, showlegend=model not in shown,
                                line=dict(styles[model], width=2),
-                               hovertemplate=f"{label} · cohort {plain(cohort)}<br>%{{x}}<br>%{{y:,.2f}}<extra></extra>"))
+                               hovertemplate=f"{label} · cohort {plain(cohort)}<br>%{{x}}<br>%{{y:,.1f}}<extra></extra>"))
         shown.add(model)
     cohorts = sorted(set(own["cohort"].astype(str)))
     shapes = [dict(type="line", xref="x", yref="paper", x0=c, x1=c, y0=0, y1=1, line=dict(dash="dot", width=1, color="#8c8c8c"),

@@ -404,9 +404,10 @@ def test_xss_payloads_stay_inert(xss_site: Site, name: str) -> None:
     if name == "explore":  # the model is listed as left out (no release date)
         page.locator("details.prescient-left-out > summary").first.click()
         assert NAME in page.evaluate("document.body.innerText")
-    if name == "arena":  # the bet's reasoning, in the model's decisions
+    if name == "arena":  # the bet's reasoning, in the model's decisions (fetched when opened), as text
         page.locator("details.prescient-decisions > summary", has_text="decisions").last.click()
-        assert REASONING in page.evaluate("document.body.innerText")
+        page.wait_for_function(f"() => document.body.innerText.includes({json.dumps(REASONING)})", timeout=10_000)
+        assert page.locator("details.prescient-decisions img").count() == 0
     if name == "question":
         assert page.locator("article h1").first.inner_text() == QUESTION_TEXT
         page.locator("details.prescient-raw > summary").click()  # the raw rows (with the reasoning) are collapsed

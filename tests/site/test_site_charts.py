@@ -84,13 +84,22 @@ def test_the_explore_chart_draws_points_frontier_trend_and_each_human_group() ->
     assert all("<b>" not in json.dumps(t) for t in _explore_figure()["data"])  # the hostile name and cutoff drawn as text
 
 
+def test_the_arena_chart_lists_the_dates_of_a_line_with_a_night_missing() -> None:
+    curves = _curves().drop(index=1)
+    curves = pd.concat([curves, curves.iloc[[0]].assign(at="2026-01-05T00:00:00Z", total_value=10_300.0)])
+    lines = {tuple(t.get("x", ())): t.get("x0") for t in charts.arena_portfolios(curves)["data"]}
+    assert lines[("2026-01-02", "2026-01-05")] is None and lines[()] == "2026-01-02"
+
+
 def test_the_arena_chart_switches_dollars_and_percent_and_marks_each_cohort() -> None:
     figure = charts.arena_portfolios(_curves())
     buttons = figure["layout"]["updatemenus"][0]["buttons"]
     assert [b["method"] for b in buttons] == ["restyle", "restyle"]  # the layout stays the site script's to set
     dollars, percent = (b["args"][0]["y"] for b in buttons)
-    assert dollars == [t["y"] for t in figure["data"]] == [[10_000.0, 10_250.5], [10_000.0, 10_100.0], [9_900.0, 9_800.0]]
+    assert dollars == [t["y"] for t in figure["data"]] == [[10_000.0, 10_250.0], [10_000.0, 10_100.0], [9_900.0, 9_800.0]]
     assert percent == [[0.0, 2.5], [0.0, 1.0], [-1.0, -2.0]]
+    assert [(t["x0"], t["dx"]) for t in figure["data"]] == [("2026-01-02", 86_400_000)] * 3  # nights in a row: no list of dates
+    assert "x" not in figure["data"][0]
     assert [t.get("showlegend") for t in figure["data"]] == [True, False, True]  # one legend entry a model
     assert [s["x0"] for s in figure["layout"]["shapes"] if s["xref"] == "x"] == ["2026-01-01", "2026-01-15"]
     assert [b["label"] for b in figure["layout"]["xaxis"]["rangeselector"]["buttons"]] == ["1m", "3m", "all"]

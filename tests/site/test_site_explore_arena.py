@@ -183,8 +183,12 @@ def test_the_arena_shows_each_decision_with_its_reasoning_and_the_proper_score(c
     assert groups.count() == 2
     first = groups.first
     assert not first.locator("table").is_visible()
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url) if "/arena/decisions/" in r.url else None)
     first.locator("summary").click()
     assert first.locator("table").is_visible()
+    first.locator("tbody tr").first.wait_for(timeout=10_000)  # fetched when opened: the reasoning is most of the page
+    assert [u.rsplit("/", 1)[1] for u in requested] == [first.get_attribute("id").removeprefix("decisions-") + ".json"]
     bets = sum(len(p.read_text(encoding="utf-8").splitlines()) - 1
                for p in (explore_hub / "data" / "bets").glob(f"*/{SUPERS}.csv") if p.parent.name <= f"{SEASON_END:%Y-%m-%d}")
     assert first.locator("tbody tr").count() == bets

@@ -458,7 +458,53 @@
     });
   }
 
+  // The Arena's decisions (tbody[data-decisions]: a file beside the page, one a model) are fetched
+  // when a reader opens them; each cell is {t: text, v: sort value, href: link, c: class}, written as text.
+  function decisionTables() {
+    document.querySelectorAll("details tbody[data-decisions]").forEach(function (body) {
+      var details = body.closest("details");
+      var load = function () {
+        if (!details.open || body._prescientLoaded) { return; }
+        body._prescientLoaded = true;
+        body.textContent = "";
+        fetch(body.getAttribute("data-decisions")).then(function (r) {
+          if (!r.ok) { throw new Error(r.status); }
+          return r.json();
+        }).then(function (data) {
+          (data.rows || []).forEach(function (cells) {
+            var row = document.createElement("tr");
+            cells.forEach(function (c) {
+              var td = document.createElement("td");
+              if (c.href) {
+                var a = document.createElement("a");
+                a.href = c.href;
+                a.textContent = c.t;
+                td.appendChild(a);
+              } else {
+                td.textContent = c.t;
+              }
+              if (c.v !== undefined) { td.setAttribute("data-value", c.v); }
+              if (c.c) { td.className = c.c; }
+              row.appendChild(td);
+            });
+            body.appendChild(row);
+          });
+        }).catch(function () {
+          body._prescientLoaded = false;
+          var row = document.createElement("tr"), td = document.createElement("td");
+          td.colSpan = 11;
+          td.textContent = "The decisions could not be loaded here; the JSON link below has them.";
+          row.appendChild(td);
+          body.appendChild(row);
+        });
+      };
+      details.addEventListener("toggle", load);
+      load();
+    });
+  }
+
   function start() {
+    decisionTables();
     disclosures();
     forecastTables();
     definitions();
