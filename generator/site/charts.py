@@ -273,6 +273,7 @@ COHORT_LABELS = 4  # more cohorts than this: their start lines are not labelled 
 
 
 DAY_MS = 86_400_000
+PERCENT_SWITCH = "prescient-dollars-percent"  # an updatemenu the site's script (prescient.js) carries out
 
 
 def _daily_x(days: list[str]) -> dict:
@@ -287,23 +288,26 @@ def _daily_x(days: list[str]) -> dict:
 
 def arena_portfolios(curves: pd.DataFrame, names: dict[str, str] | None = None) -> Figure:
     """Every bettor's portfolio value over time on one chart (``arena.portfolio.CURVE`` rows of the
-    ``bets`` view), one line per (model, cohort); a range selector, a $/% switch (Plotly
-    ``updatemenus``: total value in dollars, or the return in percent), and each cohort's start as a
-    dotted vertical line (labelled up to ``COHORT_LABELS`` cohorts). One legend entry per model: clicking
-    it hides all its cohorts."""
+    ``bets`` view), one line per (model, cohort); a range selector, a $/% switch, and each cohort's
+    start as a dotted vertical line (labelled up to ``COHORT_LABELS`` cohorts). One legend entry per
+    model: clicking it hides all its cohorts.
+
+    The lines are the total value in whole dollars, each with its cohort's starting balance as its
+    ``meta``; the switch's buttons (``PERCENT_SWITCH``, Plotly's ``skip`` method) leave the switching
+    to the site's script, which draws each line as its return in percent, ``(value / start − 1) ·
+    100`` to a tenth, and back: the page carries every value once (Plotly's own ``restyle`` buttons
+    would carry every line twice more)."""
     names = names or {}
     own = curves[curves["view"] == "bets"].sort_values(["model", "cohort", "at"], kind="mergesort")
     groups = list(own.groupby(["model", "cohort"], sort=True))
     styles = line_styles(sorted({m for (m, _), _ in groups}), set())
-    traces, dollars, percent = [], [], []
+    traces = []
     shown: set[str] = set()
     for (model, cohort), rows in groups:
         label = plain(names.get(model, model))
-        # whole dollars and tenths of a percent: the page carries every line twice (the lines and the
-        # switch's other values), and a chart of $10,000 portfolios shows neither cents nor hundredths
-        dollars.append(rows["total_value"].round(0).tolist())
-        percent.append(rows["return_pct"].round(1).tolist())
-        traces.append(_scatter(**_daily_x([a[:10] for a in rows["at"]]), y=dollars[-1], mode="lines", legendgroup=model,
+        start = float(rows["total_value"].iloc[0] - rows["pnl"].iloc[0])
+        traces.append(_scatter(**_daily_x([a[:10] for a in rows["at"]]), y=rows["total_value"].round(0).tolist(),
+                               meta=start, mode="lines", legendgroup=model,
                                name=label if model not in shown else None, showlegend=model not in shown,
                                line=dict(styles[model], width=2),
                                hovertemplate=f"{label} · cohort {plain(cohort)}<br>%{{x}}<br>%{{y:,.1f}}<extra></extra>"))
@@ -313,11 +317,8 @@ def arena_portfolios(curves: pd.DataFrame, names: dict[str, str] | None = None) 
                    layer="below") for c in cohorts]
     marks = [dict(text=f"cohort {plain(c)}", showarrow=False, xref="x", yref="paper", x=c, y=1, xanchor="left",
                   yanchor="bottom", font=dict(size=10, color="#8c8c8c")) for c in cohorts] if len(cohorts) <= COHORT_LABELS else []
-    # "restyle" only: the switch changes the lines' values, never the layout, which the site's script
-    # sets again on a dark-mode switch (a layout change here would then be undone under the new data)
     switch = dict(type="buttons", direction="right", x=0, xanchor="left", y=1.18, yanchor="bottom", showactive=True,
-                  buttons=[dict(label="$", method="restyle", args=[{"y": dollars}]),
-                           dict(label="%", method="restyle", args=[{"y": percent}])])
+                  name=PERCENT_SWITCH, buttons=[dict(label="$", method="skip", args=[]), dict(label="%", method="skip", args=[])])
     ranges = dict(buttons=[dict(count=1, label="1m", step="month", stepmode="backward"),
                            dict(count=3, label="3m", step="month", stepmode="backward"), dict(step="all", label="all")],
                   x=1, xanchor="right", y=1.18, yanchor="bottom")

@@ -74,7 +74,7 @@ def _curves() -> pd.DataFrame:
     at = ["2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"]
     return pd.DataFrame({"cohort": ["2026-01-01"] * 4 + ["2026-01-15"] * 2, "model": ["a.x"] * 2 + ["b.y"] * 2 + ["a.x"] * 2,
                          "view": ["bets"] * 6, "at": at * 3, "total_value": [10_000.0, 10_250.5, 9_900.0, 9_800.0, 10_000.0, 10_100.0],
-                         "return_pct": [0.0, 2.505, -1.0, -2.0, 0.0, 1.0]})
+                         "pnl": [0.0, 250.5, -100.0, -200.0, 0.0, 100.0], "return_pct": [0.0, 2.505, -1.0, -2.0, 0.0, 1.0]})
 
 
 def test_the_explore_chart_draws_points_frontier_trend_and_each_human_group() -> None:
@@ -93,11 +93,10 @@ def test_the_arena_chart_lists_the_dates_of_a_line_with_a_night_missing() -> Non
 
 def test_the_arena_chart_switches_dollars_and_percent_and_marks_each_cohort() -> None:
     figure = charts.arena_portfolios(_curves())
-    buttons = figure["layout"]["updatemenus"][0]["buttons"]
-    assert [b["method"] for b in buttons] == ["restyle", "restyle"]  # the layout stays the site script's to set
-    dollars, percent = (b["args"][0]["y"] for b in buttons)
-    assert dollars == [t["y"] for t in figure["data"]] == [[10_000.0, 10_250.0], [10_000.0, 10_100.0], [9_900.0, 9_800.0]]
-    assert percent == [[0.0, 2.5], [0.0, 1.0], [-1.0, -2.0]]
+    menu = figure["layout"]["updatemenus"][0]
+    assert menu["name"] == charts.PERCENT_SWITCH and [(b["label"], b["method"]) for b in menu["buttons"]] == [("$", "skip"), ("%", "skip")]
+    assert [t["y"] for t in figure["data"]] == [[10_000.0, 10_250.0], [10_000.0, 10_100.0], [9_900.0, 9_800.0]]  # once, in dollars
+    assert [t["meta"] for t in figure["data"]] == [10_000.0, 10_000.0, 10_000.0]  # each line's start: the script's % switch
     assert [(t["x0"], t["dx"]) for t in figure["data"]] == [("2026-01-02", 86_400_000)] * 3  # nights in a row: no list of dates
     assert "x" not in figure["data"][0]
     assert [t.get("showlegend") for t in figure["data"]] == [True, False, True]  # one legend entry a model

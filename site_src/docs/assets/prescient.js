@@ -90,6 +90,22 @@
     }
     window.Plotly.newPlot(el, figure.data || [], themed(el._prescientLayout),
       { responsive: true, displaylogo: false, displayModeBar: narrow ? false : "hover" });
+    if ((figure.layout.updatemenus || []).some(function (m) { return m.name === PERCENT_SWITCH; })) { percentSwitch(el); }
+  }
+
+  // The Arena chart's $/% switch (generator/site/charts.py arena_portfolios): its lines are values
+  // in dollars, each with its cohort's starting balance as its meta; "%" draws each as its return
+  // in percent, to a tenth, and "$" draws the values again.
+  var PERCENT_SWITCH = "prescient-dollars-percent";
+  function percentSwitch(el) {
+    var dollars = el.data.map(function (t) { return (t.y || []).slice(); });
+    el.on("plotly_buttonclicked", function (event) {
+      if (!event || !event.menu || event.menu.name !== PERCENT_SWITCH) { return; }
+      var percent = event.button.label === "%";
+      window.Plotly.restyle(el, { y: el.data.map(function (t, i) {
+        return percent ? dollars[i].map(function (v) { return Math.round((v / t.meta - 1) * 1000) / 10; }) : dollars[i];
+      }) });
+    });
   }
 
   function recolour() {
