@@ -424,15 +424,10 @@ def digest_problems(repo: Path, changes: list[FileChange], read, checked: frozen
     return problems
 
 
-def digested_nights(data: bytes | None) -> frozenset[str]:
-    """The nights of a history.csv version that carry a ledger digest (none for None)."""
-    return frozenset(_digests(data)) if data is not None else frozenset()
-
-
 def digested_nights_at(repo: Path, commit: str) -> frozenset[str]:
     """The nights whose digests history.csv holds in ``commit``: those a walk up to it has checked."""
     tree = git.GitTree(repo, commit)
-    return digested_nights(tree.read(HISTORY_PATH) if tree.entry(HISTORY_PATH) else None)
+    return frozenset(_digests(tree.read(HISTORY_PATH))) if tree.entry(HISTORY_PATH) else frozenset()
 
 
 def _digests(data: bytes) -> dict[str, str]:
@@ -455,12 +450,8 @@ def tree_digest(repo: Path, commit: str, read) -> str:
 
 @dataclass(frozen=True)
 class Start:
-    """Where a checkpointed walk starts (``audit.checkpoint`` says when one can be trusted): a commit on
-    the first-parent line whose whole history a full walk found without error, and what that walk
-    carried past it that the commits after it cannot show: the nights whose digests it checked. The
-    rest of its state is in each later change itself (a ledger's old version, a file's status against
-    its parent) or in the dates, which are read whole (the latest date at the start is its own date,
-    since no commit up to it was dated backwards)."""
+    """Where a checkpointed walk starts (``audit.checkpoint``): a commit whose history a full walk found
+    without error, and the nights whose digests that walk checked (the rest is in each later change)."""
 
     commit: str
     nights: frozenset[str] = frozenset()

@@ -10,7 +10,8 @@ Checks, each returning located problems (file, first differing row, stable code)
 - timing: every forecast file of a round past its due time was recorded in the manifest by a run
   before the due time, or (with git) first committed with these bytes before it; files for which
   neither holds are listed as warnings (the hub's after-due forecasters are exempt);
-- git (optional): the history checks of ``audit.git``, and ``audit.maintainers``' of the maintainers' ledger.
+- git (optional): the history checks of ``audit.git``, and ``audit.maintainers``' of the maintainers' ledger,
+  from the newest checkpoint that checks against the history (``audit.checkpoint``), or from the first commit.
 """
 
 from __future__ import annotations

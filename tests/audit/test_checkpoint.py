@@ -3,7 +3,6 @@ and a checkpoint it cannot check — forged, moved, on another branch, of other 
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import shutil
@@ -12,76 +11,23 @@ import sys
 from pathlib import Path
 
 import pytest
-import test_git_audit as cases  # the tamper cases of the full walk, run again here both ways
 
 from generator.audit import checkpoint
 from generator.audit import git as audit_git
-from generator.store import git as store_git
 
-from helpers import commit_at, git
+from helpers import commit_at, first_parent_line, git, rewrite_an_observation
 
 PRESCIENT = str(Path(sys.executable).with_name("prescient"))
 LEDGER = "data/metadata/checkpoints.csv"
-OBS = "data/observations/sim/2026-01.csv"
 
 
-def _line(repo: Path, rev: str = "HEAD") -> list[str]:
-    return [sha for sha, _ in store_git.first_parent_dates(repo, store_git.resolve_commit(repo, rev))]
-
-
-# -- the proof: every tamper case of tests/audit/test_git_audit.py, from a checkpoint before the tamper ----
-
-def _case_calls():
-    """(id, function, its keyword arguments) of every case that takes the season's repository."""
-    for name, case in sorted(vars(cases).items()):
-        if not (name.startswith("test_") and "repo" in inspect.signature(case).parameters):
-            continue
-        marks = [m for m in getattr(case, "pytestmark", []) if m.name == "parametrize"]
-        if marks:
-            arg, values = marks[0].args
-            for value in values:
-                yield f"{name}[{value}]", case, {arg: value}
-        else:
-            yield name, case, {}
-
-
-CALLS = list(_case_calls())
-
-
-@pytest.mark.parametrize(("name", "case", "kwargs"), CALLS, ids=[c[0] for c in CALLS])
-def test_every_tamper_case_finds_the_same_from_a_checkpoint_before_it(name, case, kwargs, git_season: Path, tmp_path: Path,
-                                                                       monkeypatch):
-    """Each case tampers after the season's history and asserts what the full walk finds; here every walk
-    it makes is made again from the newest commit of the untampered season on its line (the checkpoint a
-    nightly would have recorded), and must find the same problems, message for message."""
-    repo = Path(shutil.copytree(git_season, tmp_path / "hub"))
-    season = _line(repo)  # newest first; the tampering comes after
-    full_walk, compared = audit_git.audit_history, []
-
-    def both(where, rev="HEAD", *args, **kw):
-        changes, found = full_walk(where, rev, *args, **kw)
-        line = _line(Path(where), rev)
-        start = next((sha for sha in line if sha in season), None)
-        if start is not None and start != line[0]:
-            nights = audit_git.digested_nights_at(Path(where), start)
-            _, from_checkpoint = full_walk(where, rev, *args, start=audit_git.Start(start, nights), **kw)
-            assert from_checkpoint == found, name
-            compared.append(start)
-        return changes, found
-
-    monkeypatch.setattr(audit_git, "audit_history", both)
-    case(repo=repo, **({"tmp_path": tmp_path} if "tmp_path" in inspect.signature(case).parameters else {}), **kwargs)
-    assert bool(compared) == (case.__name__ not in NO_COMMIT_AFTER), f"{name}: compared {len(compared)} walk(s)"
-
-
-NO_COMMIT_AFTER = {  # the cases that add no commit after the season (nothing for a checkpoint to skip)
-    "test_a_clean_history_has_no_problem_and_after_due_baselines_are_not_reported", "test_a_bad_ref_is_a_clear_error",
-    "test_a_shallow_clone_is_checked_as_far_as_it_goes_and_says_so", "test_committed_before_matches_the_exact_bytes"}
-
+# -- the proof that both walks find the same is tests/audit/test_git_audit.py's fixture ``both_ways``:
+# every tamper case there is walked again from a checkpoint before the tamper and compared.
 
 def test_a_checkpointed_walk_reads_only_the_commits_after_it(git_season: Path):
-    line = _line(git_season)
-    changes, problems = audit_git.audit_history(git_season, start=audit_git.Start(line[1], audit_git.digested_nights_at(git_season, line[1])))
+    line = first_parent_line(git_season)
+    start = audit_git.Start(line[1], audit_git.digested_nights_at(git_season, line[1]))
+    changes, problems = audit_git.audit_history(git_season, start=start)
     assert problems == [] and {c.commit for c in changes} == {line[0]}
 
 
@@ -124,15 +70,6 @@ def test_the_full_walk_records_a_checkpoint_once_and_verify_git_starts_from_it(h
     assert "no checkpoint recorded" in again.stdout and git(hub, "status", "--porcelain").strip() == ""
 
 
-def _tamper_observation(hub: Path) -> None:
-    path = hub / OBS
-    lines = path.read_text().splitlines(keepends=True)
-    fields = lines[2].split(",")
-    fields[3] = "0.999"
-    lines[2] = ",".join(fields)
-    path.write_text("".join(lines))
-
-
 def _hub_ledger_by_someone_else(hub: Path) -> bool:
     path = hub / "data/metadata/models.csv"
     path.write_text(path.read_text() + path.read_text().splitlines()[-1].replace("2026-", "2027-", 1) + "\n")
@@ -143,7 +80,7 @@ def _hub_ledger_by_someone_else(hub: Path) -> bool:
 
 TAMPERS = {
     "hub-ledger-edited": _hub_ledger_by_someone_else,
-    "ledger-row-rewritten": _tamper_observation,
+    "ledger-row-rewritten": rewrite_an_observation,
     "forecast-changed-after-due": lambda hub: (hub / "data/forecasts/2026-01-25/prescient.always-0.csv").write_text(
         (hub / "data/forecasts/2026-01-25/prescient.always-0.csv").read_text().replace("0.000000", "0.100000")),
     "round-changed": lambda hub: (hub / "data/rounds/2026-01-25/questions.csv").write_text(
@@ -231,7 +168,7 @@ def test_a_checkpoint_a_pull_requests_merge_adds_is_refused(git_season: Path, tm
 def test_a_history_rewritten_before_the_checkpoint_makes_the_walk_full(hub: Path):
     """The checkpoint's commit is no longer on the rewritten line: nothing of the old row is trusted."""
     git(hub, "checkout", "-q", "-b", "rewritten", "HEAD~2")
-    _tamper_observation(hub)
+    rewrite_an_observation(hub)
     commit_at(hub, "2026-03-01T01:30:00Z", "the night, rewritten")
     git(hub, "checkout", "-q", "main", "--", LEDGER)  # carry the old checkpoint row over
     commit_at(hub, "2026-03-01T02:00:00Z", "nightly: the audit's checkpoint, carried over")
