@@ -33,6 +33,7 @@ from generator.pipeline.nightly import nightly
 from generator.schemas import FORECASTS, RESOLUTIONS, ROUND_QUESTIONS
 from generator.site.serve import SiteHandler
 from generator.sources.base import FetchContext, FetchResult, Observation, Question
+from generator.store import git as store_git
 from generator.store import ledger, readers
 from generator.store.atomic import write_bytes_atomic
 from generator.store.csvio import to_csv_bytes
@@ -618,6 +619,21 @@ def commit_at(root: Path, when: str, message: str) -> str:
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", message],
                    cwd=root, env=env, check=True, capture_output=True)
     return git(root, "rev-parse", "HEAD").strip()
+
+
+def first_parent_line(repo: Path, rev: str = "HEAD") -> list[str]:
+    """The commits of ``rev``'s first-parent line, newest first."""
+    return [sha for sha, _ in store_git.first_parent_dates(repo, store_git.resolve_commit(repo, rev))]
+
+
+def rewrite_an_observation(repo: Path) -> None:
+    """Edit the value of the sim observations' second record in place (row 3 of the January ledger), uncommitted."""
+    path = repo / "data/observations/sim/2026-01.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    fields = lines[2].split(",")
+    fields[3] = "0.999"
+    lines[2] = ",".join(fields)
+    path.write_text("".join(lines))
 
 
 def git_dated(root: Path, *args: str, when: str | None = None, check: bool = True) -> str:

@@ -4,4 +4,5 @@
 - ``git``: what the git history says: ledgers only appended, frozen files kept, files on time
 - ``maintainers``: the maintainers' ledger's commits: by maintainers, never into a past night
 - ``seals``: the seals against their rule, the receipts and the files in place
+- ``checkpoint``: where a pull request's ``verify --git`` may start: the nightly's checkpoints, trusted only when they check
 """

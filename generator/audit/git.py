@@ -401,19 +401,20 @@ HISTORY_PATH = HISTORY.path
 DIGESTED = ("data/manifest/", "data/receipts/", "data/seals/", "data/metadata/models.csv")
 
 
-def digest_problems(repo: Path, changes: list[FileChange], read) -> list[Problem]:
+def digest_problems(repo: Path, changes: list[FileChange], read, checked: frozenset[str] = frozenset()) -> list[Problem]:
     """Each night's ``ledger_digest`` in history.csv equals the digest of the manifest and receipts
     files in the first-parent commit that recorded that night: a later rewrite of those ledgers (or
-    of the digest) shows here, and against every copy of the digest published before it."""
+    of the digest) shows here, and against every copy of the digest published before it. ``checked``:
+    the nights already checked (a checkpointed walk's: those of history.csv in its start commit)."""
     problems: list[Problem] = []
-    checked: set[str] = set()
+    seen = set(checked)
     for c in changes:
         data = read(c.new_blob) if c.path == HISTORY_PATH and c.status in "AM" else None
         nights = _digests(data) if data is not None else {}
-        fresh = {night: digest for night, digest in nights.items() if night not in checked}
+        fresh = {night: digest for night, digest in nights.items() if night not in seen}
         if not fresh:
             continue
-        checked.update(fresh)
+        seen.update(fresh)
         actual = tree_digest(repo, c.commit, read)
         for night, digest in sorted(fresh.items()):
             if digest != actual:
@@ -421,6 +422,12 @@ def digest_problems(repo: Path, changes: list[FileChange], read) -> list[Problem
                                         f"the night {night} published {digest[:16]}…, but the manifest and receipts files of "
                                         f"{c.where} hash to {actual[:16]}…"))
     return problems
+
+
+def digested_nights_at(repo: Path, commit: str) -> frozenset[str]:
+    """The nights whose digests history.csv holds in ``commit``: those a walk up to it has checked."""
+    tree = git.GitTree(repo, commit)
+    return frozenset(_digests(tree.read(HISTORY_PATH))) if tree.entry(HISTORY_PATH) else frozenset()
 
 
 def _digests(data: bytes) -> dict[str, str]:
@@ -441,24 +448,37 @@ def tree_digest(repo: Path, commit: str, read) -> str:
     return root_hash({path: sha256(read(blob) or b"") for path, blob in blobs.items()})
 
 
+@dataclass(frozen=True)
+class Start:
+    """Where a checkpointed walk starts (``audit.checkpoint``): a commit whose history a full walk found
+    without error, and the nights whose digests that walk checked (the rest is in each later change)."""
+
+    commit: str
+    nights: frozenset[str] = frozenset()
+
+
 def audit_history(repo: Path, rev: str = "HEAD", attested: Mapping[tuple[str, str], str] | None = None,
-                  sealed: Seal | None = None, bot: str = "") -> tuple[list[FileChange], list[Problem]]:
+                  sealed: Seal | None = None, bot: str = "", start: Start | None = None) -> tuple[list[FileChange], list[Problem]]:
     """The history of ``rev`` and every problem in it; ``attested`` and ``sealed``: the receipts and the
     seals (see ``file_problems``); ``bot``: the committer e-mail of the hub's own runs, the only one that
-    may change receipts, seals and the model log (none: not checked)."""
+    may change receipts, seals and the model log (none: not checked); ``start``: a trusted checkpoint,
+    to judge only the commits after it (None: every commit from the first)."""
     head = git.resolve_commit(repo, rev)
     if not git.tracked(repo, head, "data/"):
         return [], [Problem("data/", None, None, "data-not-tracked",
                             f"{rev} holds nothing under data/: the hub's ledgers are not in this git repository, so its "
                             "history proves nothing (commit data/, or audit the repository that holds it)")]
     dates = git.first_parent_dates(repo, head)
-    changes = effective_times(parse_log(git.first_parent_raw_log(repo, head, "data/")), dates)
+    since = start.commit if start is not None else None
+    changes = effective_times(parse_log(git.first_parent_raw_log(repo, head, "data/", since)), dates)
+    if since is not None:  # the pairs up to the start were checked by the walk that made it
+        dates = dates[:next((i for i, (sha, _) in enumerate(dates) if sha == since), len(dates) - 1) + 1]
     boundary = git.shallow_commits(repo)
     # In a shallow clone the oldest commits show every file as added then; when a file was really
     # first committed is unknown, so those additions are not judged.
     with git.BlobReader(repo) as blobs:
         problems = file_problems(changes, blobs.read, lambda c: not (c.commit in boundary and c.status == "A"), attested, sealed)
-        problems += digest_problems(repo, changes, blobs.read)
+        problems += digest_problems(repo, changes, blobs.read, start.nights if start is not None else frozenset())
     problems += date_problems(dates) + hub_ledger_problems(changes, bot)
     replaced = git.replaced(repo)
     if replaced:

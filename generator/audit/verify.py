@@ -10,13 +10,14 @@ Checks, each returning located problems (file, first differing row, stable code)
 - timing: every forecast file of a round past its due time was recorded in the manifest by a run
   before the due time, or (with git) first committed with these bytes before it; files for which
   neither holds are listed as warnings (the hub's after-due forecasters are exempt);
-- git (optional): the history checks of ``audit.git``, and ``audit.maintainers``' of the maintainers' ledger.
+- git (optional): the history checks of ``audit.git``, and ``audit.maintainers``' of the maintainers' ledger,
+  from the newest checkpoint that checks against the history (``audit.checkpoint``), or from the first commit.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -30,12 +31,13 @@ from ..schemas import HISTORY, SCORES
 from ..site.api import site_files
 from ..site.build import gather, strip_generated
 from ..site.render import GENERATED
-from ..store import manifest, readers, receipts, seals
+from ..store import checkpoints, manifest, readers, receipts, seals
 from ..store.csvio import to_csv_bytes
-from ..store.git import BlobReader, resolve_commit
+from ..store.git import BlobReader, first_held, resolve_commit
 from ..store.hub import Hub, as_hub
+from ..store.lock import hub_lock
 from ..timeutil import format_date, format_ts, parse_ts
-from . import git
+from . import checkpoint, git
 from .maintainers import maintainer_problems
 from .seals import receipt_problems, seal_problems
 
@@ -55,6 +57,8 @@ class VerifyReport:
     as_of: str
     checks: list[Check] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    start: checkpoint.Found | None = None  # where the git walk started (with --git)
+    walked: tuple[int, int] = (0, 0)  # the git walk's commits touching data/, and its warnings
 
     @property
     def ok(self) -> bool:
@@ -70,8 +74,12 @@ EPOCH = "1970-01-01T00:00:00Z"  # the as_of of a hub whose ledgers are still emp
 
 
 def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | None = None,
-           all_nights: bool = False, nights: int = DEFAULT_NIGHTS) -> VerifyReport:
-    """Run every check on ``hub`` (a Hub, or its folder). ``as_of`` defaults to the latest time the ledgers record."""
+           all_nights: bool = False, nights: int = DEFAULT_NIGHTS, full: bool = False,
+           start: checkpoint.Found | None = None) -> VerifyReport:
+    """Run every check on ``hub`` (a Hub, or its folder). ``as_of`` defaults to the latest time the ledgers
+    record. ``git_rev``: also audit that commit's history, from the newest checkpoint that can be trusted
+    (``audit.checkpoint``), or from the first commit when ``full`` or when none can; ``start``: where to
+    start, decided by the caller instead (the tests' proof that both walks find the same)."""
     hub = as_hub(hub)
     root = hub.root
     as_of = as_of or latest_run(hub)
@@ -80,24 +88,66 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
     report.add("history", *check_history(hub, None if all_nights else nights))
     report.add("pages", *check_pages(hub, as_of), skipped=not (root / "site_src" / "docs" / GENERATED).is_dir())
     report.add("seals", *check_seals(hub))
-    changes, attested = None, receipts.attested(receipts.load_receipts(hub))
+    changes, attested, by_git = None, receipts.attested(receipts.load_receipts(hub)), None
     if git_rev:
         commit = resolve_commit(root, git_rev)
+        found = start or (checkpoint.Found(None, "--full: from the first commit") if full else checkpoint.find(root, commit))
+        report.start = found
         ledger = receipts.load_receipts_at(root, commit)
         attested = receipts.attested(ledger)
         changes, problems = git.audit_history(root, git_rev, {key: format_ts(when) for key, when in attested.items()},
-                                              sealed_at(root, commit), hub.settings.bot_email)
+                                              sealed_at(root, commit), hub.settings.bot_email, found.start)
+        if found.start is not None:  # the receipts in the start commit were checked by the walk that made it
+            ledger = new_rows(ledger, receipts.load_receipts_at(root, found.start.commit))
+            by_git = held_before(root, commit, changes)
         problems += receipt_problems(root, ledger, seals.load_seals_at(root, commit))
         with BlobReader(root) as blobs:
             problems += maintainer_problems(root, changes, blobs.read)
-        report.add("git", problems, f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev}; "
+        report.walked = len({c.commit for c in changes}), sum(p.severity == "warning" for p in problems)
+        since = f"since checkpoint {found.start.commit[:12]}" if found.start is not None else "from the first commit"
+        report.add("git", problems, f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev} {since}; "
                                     f"{len(attested)} file version(s) attested by receipts")
-    report.add("timing", *check_timing(hub, as_of, changes, attested))
+    report.add("timing", *check_timing(hub, as_of, changes, attested, by_git))
     if not hub.settings.maintainers:
         report.add("maintainers", [Problem("data/hub.toml", None, "hub.maintainers", "no-maintainers",
                                            "[hub] maintainers is empty: CODEOWNERS has no owner, so no review is required "
                                            "for a change of code, workflows or ledgers", "warning")], "none listed")
     return report
+
+
+def new_rows(ledger: pd.DataFrame, before: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``ledger`` that ``before`` does not hold (compared as text)."""
+    if before.empty:
+        return ledger
+    seen = set(before.astype(str).itertuples(index=False, name=None))
+    keep = [row not in seen for row in ledger.astype(str).itertuples(index=False, name=None)]
+    return ledger[keep]
+
+
+def held_before(root: Path, head: str, changes: list[git.FileChange]):
+    """Whether a commit of ``head``'s first-parent line put these bytes at this path before a time: from
+    ``changes`` (the walk's), else by asking git for that one path (the commits before a checkpoint)."""
+    def proven(rel: str, data: bytes, stamp: str) -> bool:
+        if git.committed_before(changes, rel, data, stamp):
+            return True
+        held = first_held(root, head, rel, git.blob_id(data))
+        return held is not None and format_ts(datetime.fromtimestamp(held[1], tz=UTC)) < stamp
+    return proven
+
+
+def record_checkpoint(hub: Hub, report: VerifyReport, git_rev: str, as_of: datetime) -> list[str]:
+    """After a full walk of ``git_rev`` that found no error (the report's git check), append its checkpoint
+    (``audit.checkpoint``); the files written (none when the walk failed or nothing new needs one)."""
+    done = next((c for c in report.checks if c.name == "git"), None)
+    start = report.start
+    if done is None or done.status != OK or start is None or start.start is not None:
+        return []
+    commit = resolve_commit(hub.root, git_rev)
+    if not checkpoint.needed(hub.root, commit, checkpoints.load_checkpoints(hub)):
+        return []
+    row = checkpoint.row_for(hub.root, commit, format_ts(as_of), *report.walked)
+    with hub_lock(hub.layout.data, f"prescient verify --record-checkpoint {commit[:12]}"):
+        return checkpoints.append(hub, row)
 
 
 def check_seals(hub: Hub) -> tuple[list[Problem], str]:
@@ -201,8 +251,10 @@ def check_pages(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
 
 
 def check_timing(hub: Hub, as_of: datetime, changes: list[git.FileChange] | None,
-                 attested: dict[tuple[str, str], datetime] | None = None) -> tuple[list[Problem], str]:
-    """Forecast files of rounds past due whose timing neither the manifest, a receipt nor git proves."""
+                 attested: dict[tuple[str, str], datetime] | None = None, by_git=None) -> tuple[list[Problem], str]:
+    """Forecast files of rounds past due whose timing neither the manifest, a receipt nor git proves.
+    ``by_git(path, bytes, due)``: whether git proves it (default: a change of ``changes`` does)."""
+    by_git = by_git or (lambda rel, data, stamp: git.committed_before(changes or [], rel, data, stamp))
     attested = attested or {}
     layout = hub.layout
     seen, problems, checked = manifest.first_recorded(manifest.load_manifest(hub)), [], 0
@@ -217,7 +269,7 @@ def check_timing(hub: Hub, as_of: datetime, changes: list[git.FileChange] | None
                 continue
             if attested.get((rel, git.blob_id(data)), due) < due:
                 continue
-            if changes is not None and git.committed_before(changes, rel, data, stamp):
+            if changes is not None and by_git(rel, data, stamp):
                 continue
             evidence = "the manifest, the receipts or the git history" if changes is not None else \
                 "the manifest or the receipts (add --git to use the history)"
@@ -226,14 +278,27 @@ def check_timing(hub: Hub, as_of: datetime, changes: list[git.FileChange] | None
     return problems, f"{checked} forecast file(s) of rounds due by {format_ts(as_of)} checked"
 
 
+def git_start(report: VerifyReport) -> str:
+    """Where the git walk started, for the report's first line ("" without --git)."""
+    found = report.start
+    if found is None:
+        return ""
+    if found.start is not None:
+        before = f"; {found.warnings} warning(s) before it, reported by the full audit" if found.warnings else ""
+        return f"; git history {found.why}{before} (--full walks from the first commit)"
+    return f"; git history walked in full ({found.why})"
+
+
 def to_json(report: VerifyReport) -> dict:
+    start = report.start
     return {"as_of": report.as_of, "ok": report.ok, "checks": [asdict(c) for c in report.checks],
-            "problems": [asdict(p) for p in report.problems]}
+            "problems": [asdict(p) for p in report.problems],
+            **({"git_start": {"checkpoint": start.start.commit if start.start else None, "why": start.why}} if start else {})}
 
 
 def render_text(report: VerifyReport) -> str:
     empty = report.as_of == EPOCH
-    lines = [f"prescient verify as of {report.as_of}" + (" (the ledgers record nothing yet)" if empty else "")]
+    lines = [f"prescient verify as of {report.as_of}" + (" (the ledgers record nothing yet)" if empty else "") + git_start(report)]
     lines += [f"  {c.status:<7} {c.name}: {c.note}" for c in report.checks]
     lines += [f"{p.severity}: {p}" for p in report.problems]
     errors = sum(p.severity == "error" for p in report.problems)

@@ -125,14 +125,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """Recompute the derived files and compare them byte for byte; optionally audit the git history."""
     import json
 
-    from ..audit.verify import render_text, to_json, verify
+    from ..audit.verify import record_checkpoint, render_text, to_json, verify
     from ..store.hub import Hub
 
+    if args.record_checkpoint and not (args.git and args.full):
+        raise ConfigError("--record-checkpoint records what a full walk found: give it with --git and --full")
     when, why = run_time(args)
     as_of = None if why == LEDGERS else when  # verify finds the same latest time itself
     root = hub_dir(args.hub)
-    report = verify(Hub.load(root), as_of, git_rev=args.git, all_nights=args.all)
+    hub = Hub.load(root)
+    report = verify(hub, as_of, git_rev=args.git, all_nights=args.all, full=args.full)
     text = render_text(report)
+    if args.record_checkpoint:
+        written = record_checkpoint(hub, report, args.git, when)
+        text += f"checkpoint recorded in {written[0]} for {args.git}\n" if written else \
+            "no checkpoint recorded (the git check failed, or nothing under data/ changed since the last one)\n"
     if recorded_nothing(root):  # only the git history was checked: never "verified" on an empty hub
         text = text.replace("verified: every check passed", "nothing recorded yet: no ledger to recompute; "
                                                              "the git history's checks passed")
@@ -197,7 +204,14 @@ def add_verify(sub) -> None:
                                         "verified; 10: a difference or a history violation; warnings do not fail.")
     add_common(verify)
     verify.add_argument("--git", nargs="?", const="HEAD", metavar="REF",
-                        help="also audit the history of REF (default HEAD): append-only ledgers, forecast timing")
+                        help="also audit the history of REF (default HEAD): append-only ledgers, forecast timing; from the "
+                             "newest checkpoint the nightly recorded that can be checked (the first line says which), "
+                             "else from the first commit")
+    verify.add_argument("--full", action="store_true", help="with --git: walk the whole history from the first commit, "
+                                                            "whatever the checkpoints (the nightly's audit)")
+    verify.add_argument("--record-checkpoint", action="store_true",
+                        help="with --git --full: when the walk finds no error, append its checkpoint to "
+                             "data/metadata/checkpoints.csv (the nightly does this; commit it with the night)")
     verify.add_argument("--all", action="store_true", help="recompute every night of history.csv, not the latest 7")
     verify.add_argument("--format", choices=("text", "json"), default="text", help="the report as text or JSON (default text)")
     verify.set_defaults(func=cmd_verify)

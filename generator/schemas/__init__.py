@@ -361,6 +361,31 @@ MODEL_LOG = Table(
     late=("ran_by",),
 )
 
+AUDIT_CHECKPOINTS = Table(
+    name="audit_checkpoints",
+    path="data/metadata/checkpoints.csv",
+    description=(
+        "The audit's checkpoints: a row each time the nightly's full `prescient verify --git --full` found no error in the "
+        "history up to a commit of the default branch, written by the hub's own run and committed after that commit. A "
+        "pull request's `verify --git` starts from the newest one it can check (the commit is on the first-parent line, "
+        "its `data/` tree and date are these, the row was added by a later non-merge commit of the hub's bot, with this "
+        "audit version) and reads only the commits after it; any other row is ignored and the whole history is walked."
+    ),
+    columns=(
+        _c("recorded_at", "ts", "The run that audited the history and wrote the row (its as_of)."),
+        _c("commit", "str", "The audited commit (full sha): every commit up to it on its first-parent line was checked."),
+        _c("committed_at", "ts", "The audited commit's committer date, the latest on the first-parent line up to it."),
+        _c("data_tree", "str", "The git tree id of `data/` in the audited commit: what the checkpoint vouches for."),
+        _c("commits", "int", "How many commits touching `data/` the full audit read, up to and including the audited commit."),
+        _c("warnings", "int", "How many warnings the full audit reported (a checkpoint is written only when it found no error)."),
+        _c("audit_version", "int", "The version of the audit's rules (`audit.checkpoint.AUDIT_VERSION`): a checkpoint of other "
+           "rules is ignored, so a new rule is applied to the whole history once."),
+    ),
+    key=("commit",),
+    sort=("recorded_at", "commit"),
+    mutability="append-only",
+)
+
 ROUND_REVEAL = Table(
     name="round_reveal",
     path="data/rounds/<due>/reveal.csv",
@@ -379,11 +404,12 @@ ROUND_REVEAL = Table(
 
 ALL_TABLES = (QUESTIONS, OBSERVATIONS, RESOLUTIONS, ROUND_QUESTIONS, QUESTION_SETS, ROUND_REVEAL, FORECASTS, BETS, SCORES,
               HISTORY, ORACLE_QUESTIONS, ORACLE_FORECASTS, NEWS, ORACLE_ARTICLES, ORACLE_GENERATED, MANIFEST, RECEIPTS, SEALS,
-              MODEL_LOG, MAINTAINER_ACTIONS)
+              MODEL_LOG, MAINTAINER_ACTIONS, AUDIT_CHECKPOINTS)
 
 __all__ = [
     "ACTIONS",
     "ALL_TABLES",
+    "AUDIT_CHECKPOINTS",
     "BETS",
     "BET_SIDES",
     "CORRECT",

@@ -19,6 +19,7 @@ beside them, each in its own module.
 - ``receipts``: when GitHub attests a submitted file's bytes
 - ``seals``: which exact bytes count for each model in each round
 - ``model_log``: the models' scoring-relevant metadata, versioned in time
+- ``checkpoints``: the audit's checkpoints, where a pull request's ``verify --git`` may start
 - ``maintainer``: the maintainers' ledger (void, correct, exclude) and what it means for scoring
 - ``calllog``: the LLM calls' JSONL logs (what was asked, what came back, the resume state)
 - ``newstexts``: the news articles' full texts, kept in the cache folder, never in the repository

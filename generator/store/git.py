@@ -85,8 +85,9 @@ def first_parent_dates(repo: Path, head: str) -> list[tuple[str, int]]:
     return [(sha, int(seconds)) for sha, seconds in (line.split() for line in out.decode().splitlines() if line)]
 
 
-def first_parent_raw_log(repo: Path, head: str, folder: str) -> bytes:
-    """``git log --raw -z`` of the first-parent line of ``head``, oldest first, limited to ``folder``.
+def first_parent_raw_log(repo: Path, head: str, folder: str, since: str | None = None) -> bytes:
+    """``git log --raw -z`` of the first-parent line of ``head``, oldest first, limited to ``folder``
+    (``since``: only the commits after that one, an ancestor of ``head`` on its first-parent line).
 
     Each commit starts with ``\\x01<sha> <committer epoch seconds> <committer e-mail> <parents>\\0``, followed by its raw
     change records (``:<old mode> <new mode> <old blob> <new blob> <status>\\0<path>\\0``, two
@@ -95,7 +96,7 @@ def first_parent_raw_log(repo: Path, head: str, folder: str) -> bytes:
     """
     return run_git(repo, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--no-renames",
                 "--no-abbrev", "--no-ext-diff", "--no-textconv", "--raw", "-z", "--format=%x01%H %ct %ce %P",
-                head, "--", folder)
+                *([f"^{since}"] if since else []), head, "--", folder)
 
 
 def shallow_commits(repo: Path) -> set[str]:
@@ -160,6 +161,13 @@ def base_for(repo: Path, main: str, head: str) -> str:
         return main
     line = run_git(repo, "rev-list", "--first-parent", "--ancestry-path", f"{head}..{main}").decode().split()
     return f"{line[-1]}^1" if line else main
+
+
+def tree_id(repo: Path, commit: str, folder: str) -> str:
+    """The git tree id of ``folder`` in ``commit`` ("" when it holds no such folder)."""
+    meta, _, _name = run_git(repo, "ls-tree", "-z", "--full-tree", commit, "--", folder.rstrip("/")).partition(b"\t")
+    fields = meta.decode().split()
+    return fields[2] if len(fields) == 3 and fields[1] == "tree" else ""
 
 
 def tracked(repo: Path, commit: str, folder: str) -> bool:

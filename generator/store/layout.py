@@ -119,6 +119,11 @@ class Layout:
         return self.data / "metadata" / "models.csv"
 
     @property
+    def audit_checkpoints(self) -> Path:
+        """The audit's checkpoints, written by the nightly's full audit (``schemas.AUDIT_CHECKPOINTS``)."""
+        return self.data / "metadata" / "checkpoints.csv"
+
+    @property
     def maintainer_actions(self) -> Path:
         """The maintainers' decisions: void, correct, exclude (``schemas.MAINTAINER_ACTIONS``)."""
         return self.data / "maintainer" / "actions.csv"

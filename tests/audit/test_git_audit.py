@@ -11,7 +11,7 @@ import pytest
 from generator.audit import git as audit_git
 from generator.schemas import BETS, ORACLE_QUESTIONS, QUESTIONS
 
-from helpers import commit_at, git
+from helpers import commit_at, first_parent_line, git, rewrite_an_observation
 
 OBS = "data/observations/sim/2026-01.csv"
 HISTORY = "data/leaderboard/history.csv"
@@ -31,6 +31,37 @@ def repo(git_season: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(git_season, tmp_path / "hub"))
 
 
+NO_COMMIT_AFTER = {  # the cases that add no commit after the season (nothing for a checkpoint to skip)
+    "test_a_clean_history_has_no_problem_and_after_due_baselines_are_not_reported", "test_a_bad_ref_is_a_clear_error",
+    "test_a_shallow_clone_is_checked_as_far_as_it_goes_and_says_so", "test_committed_before_matches_the_exact_bytes"}
+
+
+@pytest.fixture(autouse=True)
+def both_ways(request, monkeypatch):
+    """Issue 39's proof that the checkpointed walk finds what the full one finds: every walk a case of
+    this module makes on the season's repository is made again from the newest commit of the untampered
+    season on its first-parent line (the checkpoint a nightly would have recorded before the tamper),
+    and must find the same problems, message for message."""
+    if "repo" not in request.fixturenames:
+        yield
+        return
+    season, full_walk, compared = set(first_parent_line(request.getfixturevalue("git_season"))), audit_git.audit_history, []
+
+    def both(where, rev="HEAD", *args, **kw):
+        changes, found = full_walk(where, rev, *args, **kw)
+        line = first_parent_line(Path(where), rev)
+        start = next((sha for sha in line if sha in season), None)
+        if start is not None and start != line[0]:
+            checkpoint = audit_git.Start(start, audit_git.digested_nights_at(Path(where), start))
+            assert full_walk(where, rev, *args, start=checkpoint, **kw)[1] == found
+            compared.append(start)
+        return changes, found
+
+    monkeypatch.setattr(audit_git, "audit_history", both)
+    yield
+    assert bool(compared) == (request.node.originalname not in NO_COMMIT_AFTER), f"compared {len(compared)} walk(s)"
+
+
 def codes(problems) -> list[str]:
     return [p.code for p in problems]
 
@@ -43,12 +74,7 @@ def test_a_clean_history_has_no_problem_and_after_due_baselines_are_not_reported
 
 
 def test_rewriting_an_observation_row_reports_the_commit_and_row(repo: Path):
-    path = repo / OBS
-    lines = path.read_text().splitlines(keepends=True)
-    fields = lines[2].split(",")
-    fields[3] = "0.999"
-    lines[2] = ",".join(fields)
-    path.write_text("".join(lines))
+    rewrite_an_observation(repo)
     sha = commit_at(repo, "2026-03-02T00:00:00Z", "quietly fix a value")
     _, problems = audit_git.audit_history(repo)
     assert codes(problems) == ["ledger-row-rewritten"]
