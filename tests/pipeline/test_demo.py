@@ -234,6 +234,7 @@ def test_each_synthetic_teams_forecasts_are_a_pull_request_the_maintainer_merged
     merges = _merges(demo_hub)
     rounds = sorted(p.name for p in (demo_hub / "data/rounds").iterdir())
     assert len(merges) == len(rounds) * len(synthetic_models()) and len(rounds) >= 13
+    assert f"pull requests\n#1 to #{len(merges)} " in (ROOT / "site_src/docs/submit.md").read_text(encoding="utf-8")
     refs = dict(line.split()[::-1] for line in git(demo_hub, "for-each-ref", "--format=%(objectname) %(refname)",
                                                    "refs/pull/").splitlines())
     for number, (merge, first, second, author, committer, when, subject) in enumerate(merges, start=1):
