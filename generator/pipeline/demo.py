@@ -28,10 +28,10 @@ from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
 
-from ..config import Settings
-from ..errors import ConfigError, Problem, SchemaError
 import pandas as pd
 
+from ..config import Settings
+from ..errors import ConfigError, Problem, SchemaError
 from ..forecasters.synthetic import TEAM_LOGIN, synthetic_forecasts, synthetic_models
 from ..forecasters.synthetic_views import BETTORS, ORACLE_SET, oracle_forecasts, oracle_question_file, synthetic_bets
 from ..oracle.importer import current, import_oracle
