@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
@@ -49,7 +49,6 @@ from ..store.lock import hub_lock
 from ..submissions.bets import check_bet_file
 from ..submissions.content import round_set
 from ..submissions.oracle import check_oracle_forecast
-from ..submissions.sealing import target_of
 from ..timeutil import days, format_date, format_ts, parse_ts
 from .demo_git import DEMO_TEAMS, MAINTAINER, PULL_REFS, RECEIPTS_BRANCH, NightlyCommits, gitignore
 from .nightly import nightly, validated_forecast
@@ -161,17 +160,14 @@ def submit(hub: Hub, world: SimWorld, night: datetime, commits: NightlyCommits, 
     each model's forecast file (and bets) written, checked as a pull request's, pushed by the teams,
     its validation run's receipt written as the receipts workflow writes it, and merged by the
     maintainer, one after another from an hour past the night. Returns the pull requests' numbers."""
-    files: dict[str, list[str]] = {}
-    for due in readers.round_dues(hub):
-        if due > night:
-            for path in write_team_forecasts(hub, world, due):
-                files.setdefault(target_of(path).model, []).append(path)
-    for path in place_bets(hub, placed):
-        files.setdefault(target_of(path).model, []).append(path)
+    files: dict[str, list[str]] = {}  # model → its files (data/<forecasts or bets>/<due>/<model>.csv)
+    written = [p for due in readers.round_dues(hub) if due > night for p in write_team_forecasts(hub, world, due)]
+    for path in written + place_bets(hub, placed):
+        files.setdefault(PurePosixPath(path).stem, []).append(path)
     made = []
     for i, (model, paths) in enumerate(sorted(files.items())):
         number, pushed = teams.next_pr, night + PUSHED + i * EACH
-        dues = sorted({target_of(p).due for p in paths})
+        dues = sorted({PurePosixPath(p).parent.name for p in paths})
         head = commits.pull_request(number, paths, f"{model}: round {', '.join(dues)}", pushed, pushed + MERGED_AFTER)
         rows = receipts.receipt_rows({p: commits.blobs[p] for p in paths}, attested_at=format_ts(pushed + RUN_AFTER),
                                      head_sha=head, pr=number, run_id=RUN_IDS + number, verdict="success",
