@@ -19,13 +19,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     pr_mode = bool(args.base or args.head or args.author)
     if pr_mode and not (args.base and args.head and args.author and args.at):
-        raise ConfigError("a pull request is validated with all of --base, --head, --author and --at")
+        raise ConfigError("a pull request is validated with all of --base, --head, --author and --as-of (or --at)")
     if not pr_mode and not args.files:
-        raise ConfigError("give FILE... to check, or --base/--head/--author/--at for a pull request")
+        raise ConfigError("give FILE... to check, or --base/--head/--author/--as-of for a pull request")
     try:
         at = parse_ts(args.at) if args.at else command_time(args)
     except ValueError as exc:
-        raise ConfigError(f"--at {args.at!r}: {exc}") from None
+        raise ConfigError(f"--as-of {args.at!r}: {exc}") from None
     hub = hub_dir(args.hub)
     report = validate_pr(hub, args.base, args.head, args.author, at, _receipts(hub, args.receipts_rev, args.receipts_from),
                          _hub_maintainers(hub)) if pr_mode else validate_files(hub, [Path(os.path.abspath(f)) for f in args.files], at)
@@ -148,8 +148,9 @@ def add_validate(sub) -> None:
     add_common(validate, as_of=False)
     validate.add_argument("files", nargs="*", metavar="FILE", help="forecast or model files in the hub to check, named "
                                                                   "from where you stand (e.g. demo/data/forecasts/... with --hub demo)")
-    validate.add_argument("--at", metavar="ISO-TIMESTAMP", help="judge the deadline at this UTC time (default: SOURCE_DATE_EPOCH, else the "
-                                                                 "ledgers' latest time on a sim hub such as the demo, else now)")
+    validate.add_argument("--as-of", "--at", dest="at", metavar="ISO-TIMESTAMP",
+                          help="judge the deadline at this UTC time, as the other commands' --as-of (--at: the same; default: "
+                               "SOURCE_DATE_EPOCH, else the ledgers' latest time on a sim hub such as the demo, else now)")
     validate.add_argument("--base", metavar="SHA", help="the pull request's base commit")
     validate.add_argument("--head", metavar="SHA", help="the pull request's head commit")
     validate.add_argument("--author", metavar="LOGIN", help="the pull request author's GitHub login")

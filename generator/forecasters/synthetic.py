@@ -29,6 +29,7 @@ from .synthetic_views import OVERCONFIDENT_CUTOFF
 
 LOOKAHEAD_DAYS = 7
 STRETCH, NOISE_SD = 3.0, 2.5
+TEAM_LOGIN = "demo-teams"  # the synthetic models' maintainer: the demo's pull requests are theirs
 ORDER = ("demo.calibrated", "demo.overconfident", "demo.market-copier", "demo.noisy", "prescient.always-0.5")
 
 
@@ -91,7 +92,7 @@ CUTOFFS = {"demo.overconfident": OVERCONFIDENT_CUTOFF}  # only the oracle view u
 
 def synthetic_models() -> dict[str, ModelMeta]:
     return {mid: ModelMeta(id=mid, name=name, organization="Prescient demo", kind="synthetic", method=method,
-                           saw_crowd=mid == "demo.market-copier", maintainers=("prescient-bot",),
+                           saw_crowd=mid == "demo.market-copier", maintainers=(TEAM_LOGIN,),
                            knowledge_cutoff=CUTOFFS.get(mid, ""))
             for mid, (name, method) in DESCRIPTIONS.items()}
 

@@ -3,8 +3,15 @@
 The season's dates are fixed (they do not depend on today's date), so two demos are identical
 byte for byte, and rerunning the demo in the same folder changes nothing.
 
+The synthetic forecasters submit as a real hub's teams do (``submit``): the night a round opens,
+each model's forecast file (and its bets) is a pull request by the teams, merged into ``main`` by the
+demo's maintainer before the due time, with a receipt of its validation run as the receipts workflow
+writes it (``pipeline.demo_git``); the next night records the receipt in ``data/receipts/`` as the
+nightly's walk does, so the round's seal rests on it (evidence ``receipt``).
+
 Besides the rounds, the demo fills the two secondary views (``forecasters.synthetic_views``):
-- Arena bets: when a round opens, ``BETTORS`` write ``data/bets/<due>/<model>.csv`` (once per round);
+- Arena bets: when a round opens, ``BETTORS`` write ``data/bets/<due>/<model>.csv`` (once per round, in
+  their pull request);
 - a Daily Oracle-style set ``demo-oracle``: imported once per run, before the first night and
   recorded at its time, with the function behind ``prescient import oracle`` (a re-import of the
   same questions adds nothing), and the synthetic forecasters' files in its ``forecasts/``.
@@ -17,21 +24,25 @@ import dataclasses
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+
+import pandas as pd
 
 from ..config import Settings
 from ..errors import ConfigError, Problem, SchemaError
-from ..forecasters.synthetic import synthetic_forecasts, synthetic_models
+from ..forecasters.synthetic import TEAM_LOGIN, synthetic_forecasts, synthetic_models
 from ..forecasters.synthetic_views import BETTORS, ORACLE_SET, oracle_forecasts, oracle_question_file, synthetic_bets
 from ..oracle.importer import current, import_oracle
-from ..schemas import BETS, ORACLE_FORECASTS
+from ..schemas import BETS, ORACLE_FORECASTS, RECEIPTS
 from ..site.build import build_site
-from ..sources.sim import SimSource, world_from_options
-from ..store import readers
+from ..sources.sim import SimSource, SimWorld, world_from_options
+from ..store import readers, receipts
 from ..store.atomic import write_bytes_atomic
 from ..store.csvio import to_csv_bytes
+from ..store.fast_forecasts import forecast_bytes
+from ..store.git import run_git
 from ..store.hub import Hub
 from ..store.layout import Layout
 from ..store.lock import hub_lock
@@ -39,13 +50,16 @@ from ..submissions.bets import check_bet_file
 from ..submissions.content import round_set
 from ..submissions.oracle import check_oracle_forecast
 from ..timeutil import days, format_date, format_ts, parse_ts
-from .demo_git import DEMO_TEAMS, MAINTAINER, NightlyCommits, gitignore
-from .nightly import nightly
+from .demo_git import DEMO_TEAMS, MAINTAINER, PULL_REFS, RECEIPTS_BRANCH, NightlyCommits, gitignore
+from .nightly import nightly, validated_forecast
 
 SEASON_START = parse_ts("2026-01-04T00:00:00Z")
 SEASON_END = parse_ts("2026-07-19T00:00:00Z")
 
 Progress = Callable[[int, int, str], None]
+RUN_IDS = 7_000_000_000  # a demo pull request's validation run: run id RUN_IDS + its number
+PUSHED, EACH, RUN_AFTER, RECEIPT_AFTER, MERGED_AFTER = timedelta(hours=1), timedelta(minutes=20), \
+    timedelta(minutes=1), timedelta(minutes=3), timedelta(minutes=10)  # a night's pull requests, one after another
 
 
 @dataclass(frozen=True)
@@ -87,11 +101,12 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
             commits.commit(nights[0] - days(1), "hub: set up the demo hub (hub.toml, .gitignore)", MAINTAINER)
         if todo:
             load_oracle(root, world.seed, todo[0])
+        teams = Teams.of(hub)
         for i, night in enumerate(todo, start=done + 1):
-            nightly(_with_news(hub, night > news_start), night, extra=lambda q: synthetic_forecasts(world, q),
-                    extra_models=synthetic_models(), env={}, sources={"sim": sim})
-            place_bets(hub, placed)
+            teams.record(hub, night)  # the nightly's walk: the receipts of the runs created since the last night
+            nightly(_with_news(hub, night > news_start), night, extra_models=synthetic_models(), env={}, sources={"sim": sim})
             commits.nightly(night)
+            submit(hub, world, night, commits, teams, placed)
             if progress:
                 progress(i, len(nights), f"night {night:%Y-%m-%d}")
         if todo and hub.settings.oracle is not None:
@@ -109,6 +124,77 @@ def commit_site(root: Path, when: datetime) -> bool:
     maintainer once they are built; the generated pages and the built site are never committed."""
     with NightlyCommits(root, "") as commits:
         return commits.commit(when, "site: the hub's pages (site_src)", MAINTAINER)
+
+
+@dataclass
+class Teams:
+    """The synthetic teams' pull requests: the next number, and the receipts the receipts workflow has
+    written (on its branch) that the hub's ledger does not record yet."""
+
+    next_pr: int
+    pending: pd.DataFrame
+
+    @classmethod
+    def of(cls, hub: Hub) -> Teams:
+        """As an earlier run of the demo left them (refs/pull/<n>/head, the receipts branch, data/receipts/)."""
+        refs = run_git(hub.root, "for-each-ref", "--format=%(refname)", PULL_REFS, RECEIPTS_BRANCH).decode().split()
+        numbers = [int(r.split("/")[2]) for r in refs if r.startswith(PULL_REFS) and r.split("/")[2].isdigit()]
+        branch = receipts.load_branch_at(hub.root, RECEIPTS_BRANCH) if RECEIPTS_BRANCH in refs else receipts.empty()
+        recorded = receipts.heads(receipts.load_receipts(hub))
+        return cls(max(numbers, default=0) + 1, branch[~branch["head_sha"].isin(recorded)].reset_index(drop=True))
+
+    def record(self, hub: Hub, night: datetime) -> pd.DataFrame:
+        """What the nightly's walk does before it seals: record the receipts of the runs created by
+        ``night`` (the receipts workflow's rows, at the night's time); return the rows added."""
+        due = self.pending["attested_at"] <= format_ts(night)
+        if not due.any():
+            return receipts.empty()
+        rows, self.pending = self.pending[due].assign(recorded_at=format_ts(night)), self.pending[~due].reset_index(drop=True)
+        with hub_lock(hub.layout.data, "prescient demo: receipts"):
+            return receipts.record(hub, [rows], night)
+
+
+def submit(hub: Hub, world: SimWorld, night: datetime, commits: NightlyCommits, teams: Teams,
+           placed: set[str]) -> list[int]:
+    """The synthetic teams' pull requests of the night: for each open round that lacks their files,
+    each model's forecast file (and bets) written, checked as a pull request's, pushed by the teams,
+    its validation run's receipt written as the receipts workflow writes it, and merged by the
+    maintainer, one after another from an hour past the night. Returns the pull requests' numbers."""
+    files: dict[str, list[str]] = {}  # model → its files (data/<forecasts or bets>/<due>/<model>.csv)
+    written = [p for due in readers.round_dues(hub) if due > night for p in write_team_forecasts(hub, world, due)]
+    for path in written + place_bets(hub, placed):
+        files.setdefault(PurePosixPath(path).stem, []).append(path)
+    made = []
+    for i, (model, paths) in enumerate(sorted(files.items())):
+        number, pushed = teams.next_pr, night + PUSHED + i * EACH
+        dues = sorted({PurePosixPath(p).parent.name for p in paths})
+        head = commits.pull_request(number, paths, f"{model}: round {', '.join(dues)}", pushed, pushed + MERGED_AFTER)
+        rows = receipts.receipt_rows({p: commits.blobs[p] for p in paths}, attested_at=format_ts(pushed + RUN_AFTER),
+                                     head_sha=head, pr=number, run_id=RUN_IDS + number, verdict="success",
+                                     as_of=pushed + RECEIPT_AFTER, author=TEAM_LOGIN)
+        commits.receipt(RUN_IDS + number, to_csv_bytes(rows, RECEIPTS), pushed + RECEIPT_AFTER)
+        teams.pending = pd.concat([teams.pending, rows], ignore_index=True) if len(teams.pending) else rows
+        teams.next_pr += 1
+        made.append(number)
+    return made
+
+
+def write_team_forecasts(hub: Hub, world: SimWorld, due: datetime) -> list[str]:
+    """The synthetic forecasters' files of round ``due`` that are not there yet, each checked as a pull
+    request's; the files written."""
+    layout = hub.layout
+    models = [m for m in synthetic_models() if not layout.forecast(due, m).exists()]
+    if not models:
+        return []
+    frames = synthetic_forecasts(world, readers.load_round(hub, due))
+    the_round = round_set(layout.round_questions(due).read_bytes(), format_date(due), layout.relative(layout.round_questions(due)))
+    written = []
+    with hub_lock(layout.data, "prescient demo: the teams' forecasts"):
+        for model in sorted(models):
+            path = layout.forecast(due, model)
+            write_bytes_atomic(path, validated_forecast(layout.relative(path), forecast_bytes(frames[model]), the_round))
+            written.append(layout.relative(path))
+    return written
 
 
 def remaining(hub: Hub, nights: list[datetime]) -> list[datetime]:

@@ -7,6 +7,13 @@ dated at the night's time, with the workflow's message (``nightly: data as of <a
 sources, once built, are a last commit by the maintainer. So ``git log data/``, ``git blame`` on a
 ledger and ``prescient verify --git`` work on the demo as on a real hub.
 
+The synthetic teams submit as a real hub's teams do, by pull request (``pull_request``): one a model
+and round, its head commit (the model's forecast file, and its bets when it bets) authored by the
+teams (``TEAM``) on the night's main commit and kept as GitHub keeps it, ``refs/pull/<n>/head``; the
+demo's maintainer merges it into ``main`` with a merge commit (``git merge --no-ff``), and the
+receipts workflow's file for its validation run is committed to the ``prescient-receipts`` branch
+(``runs/<run id>.csv``, by the bot), from which the next nightly run records it in ``data/receipts/``.
+
 One ``git fast-import`` process takes every commit of a run: a night's changed files are found by
 their stats (and kept out when their bytes are those already committed), so a night costs a scan of
 the hub's folders and the bytes of what changed, not a ``git add`` of the whole tree. What git
@@ -23,13 +30,16 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import PrescientError
+from ..forecasters.synthetic import TEAM_LOGIN
 from ..store.git import ENV, blob_id, run_git
 from ..timeutil import format_ts
 
 BRANCH = "refs/heads/main"
+RECEIPTS_BRANCH = "refs/heads/prescient-receipts"  # where the receipts workflow pushes each run's file
+PULL_REFS = "refs/pull/"  # a pull request's head as GitHub keeps it: refs/pull/<n>/head
 BOT_NAME = "github-actions[bot]"  # as the workflows commit
 MAINTAINER = ("Demo Maintainer", "maintainer@demo.invalid")  # who set the demo hub up
-DEMO_TEAMS = ("Demo Teams", "teams@demo.invalid")  # the synthetic forecasters' self-reported oracle answers
+DEMO_TEAMS = ("Demo Teams", "teams@demo.invalid")  # the synthetic forecasters (their pull requests, their oracle answers)
 IGNORED = ("site_src/docs/generated/", "site_src/site/", "data/.prescient.lock")  # the demo's .gitignore
 
 Stat = tuple[int, int]  # (mtime_ns, size)
@@ -68,6 +78,9 @@ class NightlyCommits:
         self.made = 0
         self.git_cpu = 0.0  # CPU seconds of the fast-import process, once it ended (benchmarks/bench_demo.py)
         self._parent = False
+        self._tip = ""  # main's last commit, as fast-import names it ("" while main has none)
+        self._receipts = ""  # the receipts branch's parent for its first commit of this run ("" none; then fast-import's own)
+        self._marks = 0
         self._proc: subprocess.Popen | None = None
 
     def __enter__(self) -> NightlyCommits:
@@ -79,6 +92,7 @@ class NightlyCommits:
         except PrescientError:  # a repository with no commit yet
             self._parent = False
         if self._parent:
+            self._tip = f"{BRANCH}^0"
             listing = run_git(self.root, "ls-tree", "-r", "--full-tree", BRANCH).decode()
             self.blobs = {line.split("\t", 1)[1]: line.split()[2] for line in listing.splitlines() if "\t" in line}
         # what differs from the last commit (a run cut short): seen as changed by the first commit
@@ -87,9 +101,12 @@ class NightlyCommits:
         # zlib's fastest level and no delta search: a season commits ~190 MB of file versions (each
         # night's version of a ledger is a whole blob), which git's defaults take ~8 CPU s to pack and
         # these ~2.4 (33 MB on disk; `git gc` packs it tighter whenever one likes)
+        if run_git(self.root, "for-each-ref", "--format=%(refname)", RECEIPTS_BRANCH).strip():
+            self._receipts = f"{RECEIPTS_BRANCH}^0"
+        # its stdout answers `get-mark` (a pull request's head commit id, which its receipt names)
         self._proc = subprocess.Popen(["git", "-C", str(self.root), "-c", "pack.compression=1", "-c", "core.compression=1",
                                        "fast-import", "--quiet", "--done", "--depth=0"],
-                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
         return self
 
     def commit(self, when: datetime, message: str, author: tuple[str, str] | None = None) -> bool:
@@ -111,21 +128,60 @@ class NightlyCommits:
             return False
         for path in removed:
             del self.blobs[path]
-        name, email = author or (BOT_NAME, self.bot)
-        stamp = f"{int(when.timestamp())} +0000"
-        out = self._stdin()
-        text = message.encode() + b"\n"
-        out.write(f"commit {BRANCH}\nauthor {name} <{email}> {stamp}\ncommitter {name} <{email}> {stamp}\n"
-                  f"data {len(text)}\n".encode() + text)
-        if self._parent and self.made == 0:
-            out.write(f"from {BRANCH}^0\n".encode())
+        out = self._header(BRANCH, when, message, author or (BOT_NAME, self.bot), self._tip)
+        self._tip = f":{self._marks}"
         for path in removed:
             out.write(f"D {path}\n".encode())
         for path, data in changed:
             out.write(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
         out.write(b"\n")
-        self.made += 1
         return True
+
+    def pull_request(self, number: int, paths: list[str], title: str, pushed: datetime, merged: datetime) -> str:
+        """Pull request ``number``: a head commit by the teams at ``pushed`` holding the hub's files at
+        ``paths`` (as they are now) on main's last commit, kept as ``refs/pull/<number>/head``, then
+        merged into main by the maintainer at ``merged`` with a merge commit. Returns the head's id."""
+        out, blobs = self._stdin(), {}
+        for path in sorted(paths):
+            data = (self.root / path).read_bytes()
+            self._marks += 1
+            blobs[path] = self._marks
+            out.write(f"blob\nmark :{self._marks}\ndata {len(data)}\n".encode() + data + b"\n")
+            self.blobs[path] = blob_id(data)
+            st = os.stat(self.root / path)
+            self.stats[path] = (st.st_mtime_ns, st.st_size)
+        files = "".join(f"M 100644 :{mark} {path}\n" for path, mark in blobs.items()).encode()
+        out = self._header(f"{PULL_REFS}{number}/head", pushed, title, DEMO_TEAMS, self._tip)
+        head = self._marks
+        out.write(files + b"\n")
+        message = f"Merge pull request #{number} from {TEAM_LOGIN}/{title.split(':')[0]}\n\n{title}"
+        out = self._header(BRANCH, merged, message, MAINTAINER, self._tip)
+        self._tip = f":{self._marks}"
+        out.write(f"merge :{head}\n".encode() + files + b"\n")
+        out.write(f"get-mark :{head}\n".encode())
+        out.flush()
+        answer = self._proc.stdout.readline().decode().strip() if self._proc and self._proc.stdout else ""
+        if len(answer) not in (40, 64):
+            raise PrescientError(f"git fast-import gave no commit id for pull request #{number} ({answer!r})")
+        return answer
+
+    def receipt(self, run_id: int, data: bytes, when: datetime) -> None:
+        """The receipts workflow's commit of one run's file, ``runs/<run_id>.csv`` on the receipts branch."""
+        out = self._header(RECEIPTS_BRANCH, when, f"receipt of run {run_id}", (BOT_NAME, self.bot), self._receipts)
+        self._receipts = ""  # then fast-import follows the branch itself
+        out.write(f"M 100644 inline runs/{run_id}.csv\ndata {len(data)}\n".encode() + data + b"\n\n")
+
+    def _header(self, ref: str, when: datetime, message: str, who: tuple[str, str], parent: str) -> IO[bytes]:
+        """Start a commit on ``ref`` (its mark: the next one) whose first parent is ``parent`` ("": the
+        ref's own tip in this stream, or none)."""
+        name, email = who
+        stamp = f"{int(when.timestamp())} +0000"
+        out, text = self._stdin(), message.encode() + b"\n"
+        self._marks += 1
+        out.write(f"commit {ref}\nmark :{self._marks}\nauthor {name} <{email}> {stamp}\ncommitter {name} <{email}> {stamp}\n"
+                  f"data {len(text)}\n".encode() + text + (f"from {parent}\n".encode() if parent else b""))
+        self.made += 1
+        return out
 
     def nightly(self, as_of: datetime) -> bool:
         """The night's commit, as the nightly workflow makes it."""

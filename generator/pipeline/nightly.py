@@ -399,12 +399,13 @@ def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, fra
     for model, frame in sorted(frames.items()):
         path = layout.forecast(due, model)
         if replace or not path.exists():
-            data = _validated(layout.relative(path), forecast_bytes(frame), the_round)
+            data = validated_forecast(layout.relative(path), forecast_bytes(frame), the_round)
             if write_bytes_atomic(path, data):
                 report.written.append(layout.relative(path))
 
 
-def _validated(label: str, data: bytes, the_round) -> bytes:
+def validated_forecast(label: str, data: bytes, the_round) -> bytes:
+    """``data``, a forecast file the hub writes, when it passes submission validation; else SchemaError."""
     problems = [p for p in check_content(parse_forecast(data, label, "csv"), the_round) if p.severity == "error"]
     if problems:
         raise SchemaError(f"{label}: a hub forecaster's file fails submission validation", problems)

@@ -202,3 +202,19 @@ def test_a_demo_stopped_before_its_first_scores_says_so(tmp_path: Path):
     result = prescient("demo", "--until", "2026-01-08", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "No leaderboard yet: no scored forecasts as of 2026-01-08T00:00:00Z; first scores on 2026-03-16" in result.stdout
+    home = (tmp_path / "demo/site_src/site/index.html").read_text(encoding="utf-8")
+    assert "Nothing on this board yet as of 8 Jan 2026, 00:00 UTC: it fills in" in home, "the empty home page says when it is as of"
+
+
+def test_validate_takes_as_of_like_the_other_commands_and_keeps_at_as_its_alias(demo_copy: Path):
+    """Issue 35: the deadline's time is --as-of, as everywhere else; --at, its old name, still works."""
+    path = "data/forecasts/2026-07-26/me.bot.csv"
+    made = prescient("round", "template", "--due", "2026-07-26", "--out", path, cwd=demo_copy)
+    assert made.returncode == 0, made.stderr
+    (demo_copy / path).write_text((demo_copy / path).read_text().replace(",,\n", ",0.4,\n"))
+    late, alias = (prescient("validate", option, "2026-07-26T00:00:01Z", path, cwd=demo_copy) for option in ("--as-of", "--at"))
+    assert late.returncode == alias.returncode == 9 and "round-closed" in late.stdout, late.stdout
+    assert late.stdout == alias.stdout
+    on_time = prescient("validate", "--as-of", "2026-07-19T06:00:00Z", path, cwd=demo_copy)
+    assert "round-closed" not in on_time.stdout and "it is open, 6d 18h 0m left" in on_time.stdout, on_time.stdout
+    assert "--as-of ISO-TIMESTAMP, --at ISO-TIMESTAMP" in prescient("validate", "--help").stdout

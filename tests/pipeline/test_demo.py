@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,15 +16,18 @@ from generator.arena.bets import cash_before, max_bet
 from generator.arena.gather import load_cohorts
 from generator.arena.portfolio import arena_table
 from generator.config import BOT_EMAIL
-from generator.forecasters.synthetic import ORDER, synthetic_forecasts, synthetic_models
+from generator.forecasters.synthetic import ORDER, TEAM_LOGIN, synthetic_forecasts, synthetic_models
 from generator.forecasters.synthetic_views import BETTORS, ORACLE_SET
 from generator.oracle import oracle_board, oracle_scores, temporal_view
 from generator.pipeline.demo import SEASON_END, run_demo, season
 from generator.pipeline.nightly import nightly
+from generator.pipeline.receipts import receipt_files
 from generator.site.build import build_site
 from generator.sources.sim import world_from_options
 from generator.store import readers
 from generator.store.hub import Hub
+from generator.store.receipts import load_receipts, load_run_at
+from generator.store.seals import load_seals
 from generator.submissions import validate_files
 from generator.timeutil import format_ts, parse_ts
 from generator.vocabulary import MARKET
@@ -212,8 +217,82 @@ def test_the_demo_is_a_git_repository_with_a_commit_a_night_by_the_hubs_bot(demo
     tracked = git(demo_hub, "ls-files").splitlines()
     assert "data/hub.toml" in tracked and "site_src/mkdocs.yml" in tracked
     assert not [p for p in tracked if p.startswith(("site_src/site/", "site_src/docs/generated/")) or p.endswith(".lock")]
-    first = git(demo_hub, "log", "--reverse", "--format=%s", "--", "data/forecasts/2026-01-25/demo.calibrated.csv").splitlines()[0]
-    assert first < "nightly: data as of 2026-01-25", "the round's forecasts were committed before its due time"
+    first = git(demo_hub, "log", "--first-parent", "--reverse", "--format=%cI|%s", "--",
+                "data/forecasts/2026-01-25/demo.calibrated.csv").splitlines()[0]
+    assert first.split("|")[0] < "2026-01-25" and first.split("|")[1].startswith("Merge pull request #1 from demo-teams/"), \
+        "the team's pull request was merged before the round's due time"
+
+
+def _merges(demo_hub: Path) -> list[list[str]]:
+    """(commit, first parent, second parent, author, committer, committer time, subject) of each merge on main."""
+    out = git(demo_hub, "log", "--merges", "--first-parent", "--reverse", "--format=%H %P|%an|%cn|%cI|%s", "main")
+    return [line.split("|")[0].split() + line.split("|")[1:] for line in out.splitlines()]
+
+
+def test_each_synthetic_teams_forecasts_are_a_pull_request_the_maintainer_merged(demo_hub: Path):
+    """Issue 35: every round's synthetic files came in by pull request, one a model: a head commit by
+    the teams kept as GitHub keeps it (refs/pull/<n>/head), merged with a merge commit by the demo's
+    maintainer before the round's due time."""
+    merges = _merges(demo_hub)
+    rounds = sorted(p.name for p in (demo_hub / "data/rounds").iterdir())
+    assert len(merges) == len(rounds) * len(synthetic_models()) and len(rounds) >= 13
+    assert f"pull requests\n#1 to #{len(merges)} " in (ROOT / "site_src/docs/submit.md").read_text(encoding="utf-8")
+    refs = dict(line.split()[::-1] for line in git(demo_hub, "for-each-ref", "--format=%(objectname) %(refname)",
+                                                   "refs/pull/").splitlines())
+    for number, (merge, first, second, author, committer, when, subject) in enumerate(merges, start=1):
+        assert (author, committer) == ("Demo Maintainer", "Demo Maintainer") and subject.startswith(f"Merge pull request #{number} ")
+        assert refs[f"refs/pull/{number}/head"] == second and git(demo_hub, "rev-parse", f"{second}^").strip() == first
+        head = git(demo_hub, "log", "-1", "--format=%an|%ae|%cI|%s", second).strip().split("|")
+        assert head[:2] == ["Demo Teams", "teams@demo.invalid"] and head[2] < when
+        changed = git(demo_hub, "diff", "--name-only", first, merge).split()
+        model, due = head[3].split(": round ")
+        assert changed and all(p.endswith(f"/{due}/{model}.csv") for p in changed), (subject, changed)
+        assert when < due, f"#{number} was merged after its round's due time"
+
+
+def test_the_teams_files_are_sealed_on_receipts_as_the_receipts_workflow_writes_them(demo_hub: Path):
+    """Each pull request has its validation run's receipt: on the receipts branch as the receipts
+    workflow pushes it, in data/receipts/ as the nightly's walk records it; the rows are what the
+    workflow's own code (``pipeline.receipts.receipt_files``) makes of the head; and every synthetic
+    model's sealed file rests on its receipt."""
+    hub = Hub.load(demo_hub)
+    recorded = load_receipts(hub).astype(str)
+    assert sorted(recorded["pr"].astype(int).unique()) == list(range(1, len(_merges(demo_hub)) + 1))
+    for pr, rows in recorded.groupby("pr"):
+        head, at, run = rows["head_sha"].iloc[0], rows["attested_at"].iloc[0], rows["run_id"].iloc[0]
+        files, why = receipt_files(demo_hub, f"{head}^", head, TEAM_LOGIN, at)
+        assert why == "" and files == dict(zip(rows["path"], rows["blob"])), pr
+        assert (rows["author"] == TEAM_LOGIN).all() and (rows["verdict"] == "success").all()
+        assert at < rows["recorded_at"].iloc[0] and all(at < p.split("/")[2] for p in rows["path"])
+        branch = load_run_at(demo_hub, "prescient-receipts", int(run)).astype(str)
+        assert branch.drop(columns="recorded_at").values.tolist() == rows.drop(columns="recorded_at").sort_values("path").values.tolist()
+    seals = load_seals(hub).astype(str)
+    sealed_rounds = set(seals.loc[seals["model"] == "*", "due"])
+    teams = seals[seals["model"].isin(list(synthetic_models()))]
+    expected = {(p, b) for p, b in zip(recorded["path"], recorded["blob"]) if p.split("/")[2] in sealed_rounds}
+    assert len(expected) > 40 and set(zip(teams["path"], teams["blob"])) == expected
+    assert set(teams["status"]) == {"sealed"} and set(teams["evidence"]) == {"receipt"}
+    assert set(teams["head_sha"]) <= set(recorded["head_sha"])
+
+
+def test_a_forged_receipt_fails_verify_git(demo_hub: Path, tmp_path: Path):
+    """A receipt row changed to name other bytes than its head commit holds, even committed as the
+    hub's bot, is caught by `verify --git` with its code (and the seal that rests on it no longer matches)."""
+    demo = tmp_path / "demo"
+    shutil.copytree(demo_hub, demo, symlinks=True)
+    ledger = sorted((demo / "data/receipts").glob("*.csv"))[0]
+    lines = ledger.read_text(encoding="utf-8").splitlines(keepends=True)
+    cells = lines[1].split(",")
+    other = git(demo, "rev-parse", f"HEAD:{lines[2].split(',')[2]}").strip()  # the blob of another submitted file
+    lines[1] = ",".join(cells[:3] + [other] + cells[4:])
+    ledger.write_text("".join(lines), encoding="utf-8")
+    bot = {"GIT_AUTHOR_NAME": "github-actions[bot]", "GIT_AUTHOR_EMAIL": BOT_EMAIL, "GIT_COMMITTER_NAME": "github-actions[bot]",
+           "GIT_COMMITTER_EMAIL": BOT_EMAIL, "GIT_AUTHOR_DATE": "2026-07-19T06:00:00Z", "GIT_COMMITTER_DATE": "2026-07-19T06:00:00Z"}
+    subprocess.run(["git", "-C", str(demo), "commit", "-qam", "nightly: a receipt rewritten"], check=True, env={**os.environ, **bot})
+    result = subprocess.run([PRESCIENT, "verify", "--hub", str(demo), "--git", "HEAD"], capture_output=True, text=True, timeout=900)
+    assert result.returncode == 10, result.stdout[-2000:]
+    out = result.stdout + result.stderr
+    assert "[receipt-blob-mismatch]" in out and f"held blob {other[:12]}" in out and "[seal-differs]" in out
 
 
 def test_the_readmes_audit_lines_run_on_the_demo(demo_hub: Path):
