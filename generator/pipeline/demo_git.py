@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO
 
@@ -87,9 +87,13 @@ class NightlyCommits:
         # zlib's fastest level and no delta search: a season commits ~190 MB of file versions (each
         # night's version of a ledger is a whole blob), which git's defaults take ~8 CPU s to pack and
         # these ~2.4 (33 MB on disk; `git gc` packs it tighter whenever one likes)
+        answers, self._answers_w = os.pipe()  # fast-import's answers (``get-mark``: a pull request's head commit)
+        self._answers = os.fdopen(answers, "rb")
         self._proc = subprocess.Popen(["git", "-C", str(self.root), "-c", "pack.compression=1", "-c", "core.compression=1",
-                                       "fast-import", "--quiet", "--done", "--depth=0"],
-                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+                                       "fast-import", "--quiet", "--done", "--depth=0", f"--cat-blob-fd={self._answers_w}"],
+                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV,
+                                      pass_fds=(self._answers_w,))
+        os.close(self._answers_w)
         return self
 
     def commit(self, when: datetime, message: str, author: tuple[str, str] | None = None) -> bool:
@@ -115,8 +119,8 @@ class NightlyCommits:
         stamp = f"{int(when.timestamp())} +0000"
         out = self._stdin()
         text = message.encode() + b"\n"
-        out.write(f"commit {BRANCH}\nauthor {name} <{email}> {stamp}\ncommitter {name} <{email}> {stamp}\n"
-                  f"data {len(text)}\n".encode() + text)
+        out.write(f"commit {BRANCH}\nmark :{self.made + 1}\nauthor {name} <{email}> {stamp}\n"
+                  f"committer {name} <{email}> {stamp}\ndata {len(text)}\n".encode() + text)
         if self._parent and self.made == 0:
             out.write(f"from {BRANCH}^0\n".encode())
         for path in removed:
@@ -126,6 +130,49 @@ class NightlyCommits:
         out.write(b"\n")
         self.made += 1
         return True
+
+    def pull_request(self, number: int, when: datetime, author: tuple[str, str], files: dict[str, bytes],
+                     title: str) -> str:
+        """A pull request as GitHub records one merged with its merge button: the head commit adding
+        ``files`` (paths relative to the hub, already written there) on the branch's tip, kept as
+        ``refs/pull/<number>/head``, then the branch's merge commit of it by the same author a minute
+        later. Returns the head commit's id (what a receipt names)."""
+        out, mark = self._stdin(), self.made + 1
+        head = self._commit_text(f"refs/pull/{number}/head", author, when, title, mark)
+        if self._parent or self.made:
+            head += f"from {BRANCH}{'^0' if self._parent and self.made == 0 else ''}\n".encode()
+        out.write(head + self._files(files))
+        merge = self._commit_text(BRANCH, author, when + timedelta(minutes=1),
+                                  f"Merge pull request #{number}\n\n{title}", mark + 1)
+        if self._parent and self.made == 0:
+            merge += f"from {BRANCH}^0\n".encode()
+        out.write(merge + f"merge :{mark}\n".encode() + self._files(files))
+        out.write(f"get-mark :{mark}\n".encode())
+        out.flush()
+        self.made += 2
+        self.blobs.update({path: blob_id(data) for path, data in files.items()})
+        return self._answers.readline().decode().strip()
+
+    @staticmethod
+    def _commit_text(ref: str, author: tuple[str, str], when: datetime, message: str, mark: int) -> bytes:
+        stamp, text = f"{int(when.timestamp())} +0000", message.encode() + b"\n"
+        return (f"commit {ref}\nmark :{mark}\nauthor {author[0]} <{author[1]}> {stamp}\n"
+                f"committer {author[0]} <{author[1]}> {stamp}\ndata {len(text)}\n").encode() + text
+
+    @staticmethod
+    def _files(files: dict[str, bytes]) -> bytes:
+        return b"".join(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n"
+                        for path, data in sorted(files.items())) + b"\n"
+
+    def checkpoint(self) -> str:
+        """Write what the stream holds so far (pack and refs) to the repository, so that other git
+        processes see it; the branch's tip commit id."""
+        if not self.made:
+            raise PrescientError("no commit to write yet")
+        out = self._stdin()
+        out.write(f"checkpoint\nget-mark :{self.made}\n".encode())
+        out.flush()
+        return self._answers.readline().decode().strip()
 
     def nightly(self, as_of: datetime) -> bool:
         """The night's commit, as the nightly workflow makes it."""
@@ -142,6 +189,7 @@ class NightlyCommits:
             return
         proc.stdin.write(b"done\n")
         proc.stdin.close()
+        self._answers.close()
         err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode, self.git_cpu = os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
