@@ -5,24 +5,16 @@ is asserted (the machine is shared)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
-import sys
 
 import pandas as pd
 
-from helpers import ROOT
-
-BENCH = ROOT / "benchmarks" / "bench_years.py"
+from helpers import benchmark
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_years", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return benchmark("bench_years")
 
 
 def _git(repo, *args: str) -> str:
