@@ -189,9 +189,12 @@ def _kept_state(disk: DiskCache) -> ingest.ObservationState | None:
     body = disk.load_json(_OBSERVED)
     if not isinstance(body, dict) or not isinstance(body.get("token"), str) or not isinstance(body.get("files"), dict):
         return None
-    frames = {name: disk.load_frame(f"observation state {name}", body["token"]) for name in ("market", "series", "closed")}
-    if any(f is None for f in frames.values()):
-        return None
+    frames = {}
+    for name in ("market", "series", "closed"):
+        frame = disk.load_frame(f"observation state {name}", body["token"])
+        if frame is None:
+            return None
+        frames[name] = frame
     try:
         state = ingest.ObservationState(recorded=str(body["recorded"]))
         q, o, r, v, s, c = (frames["market"][col].tolist() for col in _STATE_COLUMNS)
