@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gzip
+import importlib.util
 import json
 import os
 import re
@@ -105,6 +106,15 @@ def installed(script: str) -> str | None:
 
 
 PRESCIENT = installed("prescient") or "prescient"
+
+
+def benchmark(name: str):
+    """The script ``benchmarks/<name>.py`` loaded as a module (the folder is not a package the tests import)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
 
 
 def write_hub(root: Path, text: str = SMALL_HUB) -> Path:

@@ -137,10 +137,12 @@ class NightlyCommits:
         out.write(b"\n")
         return True
 
-    def pull_request(self, number: int, paths: list[str], title: str, pushed: datetime, merged: datetime) -> str:
-        """Pull request ``number``: a head commit by the teams at ``pushed`` holding the hub's files at
-        ``paths`` (as they are now) on main's last commit, kept as ``refs/pull/<number>/head``, then
-        merged into main by the maintainer at ``merged`` with a merge commit. Returns the head's id."""
+    def pull_request(self, number: int, paths: list[str], title: str, pushed: datetime, merged: datetime,
+                     author: tuple[str, str] = DEMO_TEAMS, login: str = TEAM_LOGIN) -> str:
+        """Pull request ``number``: a head commit by ``author`` (GitHub login ``login``) at ``pushed``
+        holding the hub's files at ``paths`` (as they are now) on main's last commit, kept as
+        ``refs/pull/<number>/head``, then merged into main by the maintainer at ``merged`` with a merge
+        commit. Returns the head's id."""
         out, blobs = self._stdin(), {}
         for path in sorted(paths):
             data = (self.root / path).read_bytes()
@@ -151,18 +153,31 @@ class NightlyCommits:
             st = os.stat(self.root / path)
             self.stats[path] = (st.st_mtime_ns, st.st_size)
         files = "".join(f"M 100644 :{mark} {path}\n" for path, mark in blobs.items()).encode()
-        out = self._header(f"{PULL_REFS}{number}/head", pushed, title, DEMO_TEAMS, self._tip)
+        out = self._header(f"{PULL_REFS}{number}/head", pushed, title, author, self._tip)
         head = self._marks
         out.write(files + b"\n")
-        message = f"Merge pull request #{number} from {TEAM_LOGIN}/{title.split(':')[0]}\n\n{title}"
+        message = f"Merge pull request #{number} from {login}/{title.split(':')[0]}\n\n{title}"
         out = self._header(BRANCH, merged, message, MAINTAINER, self._tip)
         self._tip = f":{self._marks}"
         out.write(f"merge :{head}\n".encode() + files + b"\n")
-        out.write(f"get-mark :{head}\n".encode())
+        return self._commit_id(f":{head}", f"pull request #{number}")
+
+    def checkpoint(self) -> str:
+        """Write what the stream holds so far (pack and refs) to the repository, so that other git
+        processes see it (a benchmark's clone); returns main's last commit id."""
+        if not self._tip.startswith(":"):
+            raise PrescientError("no commit of this run to write yet")
+        self._stdin().write(b"checkpoint\n")
+        return self._commit_id(self._tip, "main's last commit")
+
+    def _commit_id(self, mark: str, what: str) -> str:
+        """The commit id fast-import gave the commit marked ``mark`` (its answer on its stdout)."""
+        out = self._stdin()
+        out.write(f"get-mark {mark}\n".encode())
         out.flush()
         answer = self._proc.stdout.readline().decode().strip() if self._proc and self._proc.stdout else ""
         if len(answer) not in (40, 64):
-            raise PrescientError(f"git fast-import gave no commit id for pull request #{number} ({answer!r})")
+            raise PrescientError(f"git fast-import gave no commit id for {what} ({answer!r})")
         return answer
 
     def receipt(self, run_id: int, data: bytes, when: datetime) -> None:

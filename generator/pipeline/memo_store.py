@@ -19,10 +19,13 @@ from typing import Any
 import pandas as pd
 
 from ..errors import Problem
-from ..store import readers
+from ..schemas import OBSERVATIONS
+from ..store import ingest, readers
 from ..store.cache import DiskCache, Slot
+from ..store.hub import Hub
 
 _DOC = "nightly-memo"
+_OBSERVED = "fetch-observation-state"  # the fetch's ObservationState and the ledger files it was built from
 _HEADLINE = "nightly-headline"  # the night's history rows and unranked lines, and what they were made from
 SAVED: Slot[dict[str, tuple[pd.DataFrame, str]]] = Slot("nightly: the memo's frames on disk", lambda cache: {})  # round -> (frame, token)
 
@@ -116,3 +119,91 @@ def save_headline(disk: DiskCache, key: tuple[str, ...], lines: tuple[str, ...],
     token = os.urandom(12).hex()
     if disk.save_frame("headline rows", token, rows):
         disk.save_json(_HEADLINE, {"key": list(key), "lines": list(lines), "token": token})
+
+
+# -- the fetch's observation state ------------------------------------------------------------------
+
+_STATE_COLUMNS = ("question_id", "observed_at", "recorded_at", "value", "status", "outcome")
+
+
+def load_observation_state(hub: Hub) -> ingest.ObservationState:
+    """What the observation ledger says (``ingest.ObservationState``), as the last command kept it in
+    the disk cache, brought up to date with the rows appended since (``readers.appended_rows``), so a
+    night reads the rows it has not seen, not the whole ledger. Built from the whole ledger instead
+    when nothing usable is kept, a file was removed or changed other than by appended rows, or rows
+    were appended to a file that an already-seen file of its source follows (taking them in then
+    would not be the ledger's order, which decides ties). Equal to ``ObservationState.of`` of the
+    whole ledger (``tests/pipeline/test_incremental.py``)."""
+    files, layout = hub.layout.observation_files(), hub.layout
+    kept = _kept_state(hub.cache.disk) if hub.cache.disk is not None else None
+    if kept is not None and set(kept.files) <= {layout.relative(p) for p in files}:
+        grown: set = set()  # the folders (sources) a file of which had rows appended
+        marks = {}
+        for path in files:
+            before = kept.files.get(layout.relative(path))
+            mark, rows = readers.appended_rows(hub, path, OBSERVATIONS, before)
+            if rows is None or (before is not None and before.rows and path.parent in grown):
+                break
+            if len(rows):
+                grown.add(path.parent)
+                kept.add(rows)
+            marks[layout.relative(path)] = mark
+        else:
+            kept.files = marks
+            return kept
+    state = ingest.ObservationState.of(readers.load_observations(hub))
+    state.files = {layout.relative(p): readers.appended_rows(hub, p, OBSERVATIONS, None)[0] for p in files}
+    return state
+
+
+def save_observation_state(hub: Hub, state: ingest.ObservationState) -> None:
+    """Keep ``state`` in the disk cache with the marks of the files it now says (those appended to since
+    it was built are marked again), unless it is kept as it is already."""
+    disk, layout = hub.cache.disk, hub.layout
+    if disk is None:
+        return
+    marks = {}
+    for path in layout.observation_files():
+        before = state.files.get(layout.relative(path))
+        mark, rows = readers.appended_rows(hub, path, OBSERVATIONS, before)
+        if rows is None:
+            return  # not what the state was built from: the next command builds it again
+        marks[layout.relative(path)] = mark
+    body = disk.load_json(_OBSERVED)
+    files = {path: [list(m.signature), m.size, m.sha256, m.rows] for path, m in sorted(marks.items())}
+    if isinstance(body, dict) and body.get("files") == files:
+        return
+    token = os.urandom(12).hex()
+    market = [(q, o, r, *v) for q, ((o, r), v) in state.market.items()]
+    series = [(q, o, r, *v) for (q, o), (r, v) in state.series.items()]
+    frames = {"market": pd.DataFrame(market or None, columns=list(_STATE_COLUMNS)),
+              "series": pd.DataFrame(series or None, columns=list(_STATE_COLUMNS)),
+              "closed": pd.DataFrame({"question_id": list(state.closed_at), "observed_at": list(state.closed_at.values())})}
+    frames = {name: frame.astype(object) for name, frame in frames.items()}
+    if all(disk.save_frame(f"observation state {name}", token, frame) for name, frame in frames.items()):
+        disk.save_json(_OBSERVED, {"token": token, "recorded": state.recorded, "files": files})
+        state.files = marks
+
+
+def _kept_state(disk: DiskCache) -> ingest.ObservationState | None:
+    body = disk.load_json(_OBSERVED)
+    if not isinstance(body, dict) or not isinstance(body.get("token"), str) or not isinstance(body.get("files"), dict):
+        return None
+    frames = {}
+    for name in ("market", "series", "closed"):
+        frame = disk.load_frame(f"observation state {name}", body["token"])
+        if frame is None:
+            return None
+        frames[name] = frame
+    try:
+        state = ingest.ObservationState(recorded=str(body["recorded"]))
+        q, o, r, v, s, c = (frames["market"][col].tolist() for col in _STATE_COLUMNS)
+        state.market = {qq: ((oo, rr), (vv, ss, cc)) for qq, oo, rr, vv, ss, cc in zip(q, o, r, v, s, c)}
+        q, o, r, v, s, c = (frames["series"][col].tolist() for col in _STATE_COLUMNS)
+        state.series = {(qq, oo): (rr, (vv, ss, cc)) for qq, oo, rr, vv, ss, cc in zip(q, o, r, v, s, c)}
+        state.closed_at = dict(zip(frames["closed"]["question_id"].tolist(), frames["closed"]["observed_at"].tolist()))
+        state.files = {str(path): readers.LedgerMark(_tuples(m[0]), int(m[1]), str(m[2]), int(m[3]))
+                       for path, m in body["files"].items()}
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    return state

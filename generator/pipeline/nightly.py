@@ -191,7 +191,7 @@ def fetch_stage(settings: Settings, hub: Hub, as_of: datetime, report: NightlyRe
     bank = cache.kept(BANK, signatures(layout.question_files()), lambda: readers.load_bank(hub))  # while unchanged
     kept = _Kept(cache.kept(LATEST_QUESTIONS, signatures(layout.question_files()), lambda: ingest.latest_contents(bank)),
                  cache.kept(OBSERVATION_STATE, signatures(layout.observation_files()),
-                            lambda: ingest.ObservationState.of(readers.load_observations(hub))))
+                            lambda: memo_store.load_observation_state(hub)))  # kept between commands too
     for src in (s for s in settings.enabled_sources if only in (None, s.name)):
         source_report = SourceReport(src.name)
         report.sources.append(source_report)
@@ -201,6 +201,7 @@ def fetch_stage(settings: Settings, hub: Hub, as_of: datetime, report: NightlyRe
         result = _fetch_one(src.name, options, as_of, bank, hub, kept.observations, env, client, ticker, source_report, built)
         if result is not None:
             bank = _ingest(hub, as_of, bank, kept, result, source_report, report)
+    memo_store.save_observation_state(hub, kept.observations)  # for the next command, as the files now are
     return bank
 
 

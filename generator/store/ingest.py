@@ -95,6 +95,9 @@ class ObservationState:
     series: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     recorded: str = ""
     closed_at: dict[str, str] = field(default_factory=dict)  # per question: observed_at of its first resolved or void row
+    # what it was built from, per ledger file (relative path → ``readers.LedgerMark``): kept between
+    # commands with it (``pipeline.memo_store.load_observation_state``); not part of what it says
+    files: dict = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, observations: pd.DataFrame) -> ObservationState:

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.pipeline import incremental
+from generator.pipeline import incremental, memo_store
 from generator.pipeline.nightly import nightly
 from generator.pipeline.recompute import hub_view, scores_by_round
 from generator.schemas import OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES
@@ -27,7 +28,7 @@ from generator.sources.base import Observation, Question
 from generator.store import ledger, readers
 from generator.store.csvio import to_csv_bytes
 from generator.store.hub import Hub
-from generator.store.ingest import observation_frame, question_frame
+from generator.store.ingest import ObservationState, observation_frame, question_frame
 from generator.timeutil import days, format_ts
 from generator.vocabulary import MARKET
 
@@ -140,3 +141,50 @@ def test_a_forecast_file_rewritten_in_place_is_scored_and_recorded_again(tmp_pat
     assert kept.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES) != before
     recorded = manifest.load_manifest(fresh)
     assert (kept.layout.relative(path), manifest.sha256(path.read_bytes())) in set(zip(recorded["path"], recorded["sha256"]))
+
+
+def test_the_observation_state_kept_between_commands_is_the_whole_ledgers(tmp_path: Path, monkeypatch):
+    """Each command starts from the state the last one kept (``memo_store.load_observation_state``)
+    and reads only the rows appended since: the state it gets equals one built from the whole ledger,
+    after appends and a new month's file (without building it whole), and after a file appended out
+    of order or rewritten (both read whole again)."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
+    world = World({f"sim:m{i}": (0.5, "open", None) for i in range(3)},
+                  {"sim:s0": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0}})
+    cache = tmp_path / "cache"
+
+    def kept_equals_whole(whole_allowed: bool) -> ObservationState:
+        with Hub.opened(tmp_path, cache) as hub, monkeypatch.context() as patch:
+            if not whole_allowed:  # the kept state, brought up to date, never the whole ledger's
+                patch.setattr(ObservationState, "of", classmethod(lambda cls, rows: pytest.fail("built from the whole ledger")))
+            kept = memo_store.load_observation_state(hub)
+            patch.undo()
+            whole = ObservationState.of(readers.load_observations(hub))
+            assert (kept.market, kept.series, kept.recorded, kept.closed_at) == \
+                (whole.market, whole.series, whole.recorded, whole.closed_at)
+            assert set(kept.files) == {hub.layout.relative(p) for p in hub.layout.observation_files()}
+            return kept
+
+    nights = [WORLD_START + days(n) for n in (0, 1, 2, 40)]  # the last one in the next month: a new file
+    for n, night in enumerate(nights):
+        world.markets["sim:m0"] = (0.5 + 0.1 * n, "open", None)
+        if n == 2:
+            world.markets["sim:m1"] = (1.0, "resolved", 1.0)
+        world.series["sim:s0"][night - days(1)] = 3.0 + n
+        with Hub.opened(tmp_path, cache) as hub:  # one command: it keeps the state it leaves
+            nightly(hub, night, env={}, sources={"sim": world})
+        kept = kept_equals_whole(whole_allowed=False)
+    assert len(kept.files) == 2, "the season should span two months' files"
+    with Hub.opened(tmp_path, cache) as hub:
+        first, last = hub.layout.observation_files()
+        moved = observation_frame([Observation("sim:m0", nights[-1] + days(0.5), 0.2)], nights[-1] + days(0.5))
+        ledger.append(last, moved, OBSERVATIONS, hub.layout.relative(last))  # another command's rows, in order
+    assert kept_equals_whole(whole_allowed=False).market["sim:m0"][1][0] == "0.2"
+    with Hub.opened(tmp_path, cache) as hub:
+        late = observation_frame([Observation("sim:m2", WORLD_START + days(3), 0.9)], WORLD_START + days(3))
+        ledger.append(first, late, OBSERVATIONS, hub.layout.relative(first))  # the older file, out of order
+    kept_equals_whole(whole_allowed=True)
+    rows = pd.read_csv(last, dtype=str, keep_default_na=False)
+    last.write_text(rows.iloc[:-1].to_csv(index=False, lineterminator="\n"), encoding="utf-8")  # rewritten
+    kept_equals_whole(whole_allowed=True)

@@ -18,23 +18,14 @@ band by far more than that. The seed is fixed, so the test is also reproducible.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import numpy as np
 import pytest
 
-from helpers import ROOT
-
-BENCH = ROOT / "benchmarks" / "bench_ci_coverage.py"
+from helpers import benchmark
 
 
 def _simulation():
-    spec = importlib.util.spec_from_file_location("bench_ci_coverage", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return benchmark("bench_ci_coverage")
 
 
 @pytest.mark.slow

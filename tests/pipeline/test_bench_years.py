@@ -1,0 +1,67 @@
+"""``benchmarks/bench_years.py`` on a tiny history (``--small``, two checkpoints), so the script
+cannot rot: the hub is made by ``init``, its pull requests are real merge commits with receipts, each
+checkpoint's commands ran and exited as a healthy hub's do, and the fit has its figures. No timing
+is asserted (the machine is shared)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pandas as pd
+
+from helpers import benchmark
+
+
+def _bench():
+    return benchmark("bench_years")
+
+
+def _git(repo, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_a_small_history_is_grown_and_measured_at_each_checkpoint(tmp_path, capsys):
+    bench = _bench()
+    result = bench.main(["--small", "--months", "0.2", "0.5", "--work", str(tmp_path), "--json", str(tmp_path / "r.json")])
+    assert json.loads((tmp_path / "r.json").read_text())["prs"] == result["prs"]
+    points = result["checkpoints"]
+    assert [p["night"] for p in points] == [8, 22]  # the nights that open the rounds due 2026-01-18 and 2026-02-01
+    assert [p["opened"] for p in points] == [["2026-01-18"], ["2026-02-01"]]
+    models = bench.SMALL.models
+    assert result["prs"] == 2 * models  # the rounds opened on nights 1 and 8 get theirs the next day (22's after the run)
+    for point in points:
+        for step in ("nightly", "nightly_nothing_new", "validate", "verify", "verify_git", "clone", "fetch_pulls", "gc"):
+            assert point[step]["exit"] == 0, (point["night"], step, point[step])
+        assert point["nothing_new_changed_files"] is False  # a rerun with nothing new wrote no byte
+        assert point["git_after_gc_mb"] > 0 and point["data_mb"] > 0
+    assert points[1]["commits"] > points[0]["commits"]
+    assert points[0]["prs"] == models and points[1]["prs"] == 2 * models
+
+    hub = tmp_path / "hub"
+    # each pull request: a head commit kept as refs/pull/<n>/head, merged into main by a merge commit
+    heads = _git(hub, "for-each-ref", "--format=%(refname) %(objectname)", "refs/pull").splitlines()
+    assert len(heads) == result["prs"]
+    merges = _git(hub, "rev-list", "--merges", "main").splitlines()
+    assert len(merges) == result["prs"]
+    head_of = dict(line.split() for line in heads)
+    assert _git(hub, "rev-parse", f"{merges[-1]}^2") == head_of["refs/pull/1/head"]
+    # the receipts name those heads and the blobs the heads hold
+    receipts = pd.concat([pd.read_csv(p) for p in sorted((hub / "data" / "receipts").glob("*.csv"))])
+    assert set(receipts["head_sha"]) == set(head_of.values())
+    row = receipts.iloc[0]
+    assert _git(hub, "rev-parse", f"{row['head_sha']}:{row['path']}") == row["blob"]
+    assert (hub / ".github" / "prescient-hub.json").is_file()  # made the way `prescient init` makes a hub
+
+    fits = result["summary"]["fits"]
+    for name in ("verify --git (s)", ".git after gc (MB)", "nightly with nothing new (s)"):
+        assert "linear" in fits[name] and "three_years" in fits[name]
+    assert "| verify --git (s) |" in capsys.readouterr().out
+
+
+def test_the_fit_recovers_a_line_and_a_power_law():
+    bench = _bench()
+    line = bench.fit([10, 20, 40], [3 + 0.5 * x for x in (10, 20, 40)], at=100)
+    assert abs(line["linear"]["at"] - 53) < 1e-6 and line["three_years"] >= 53 - 1e-6
+    power = bench.fit([10, 20, 40], [0.01 * x ** 2 for x in (10, 20, 40)], at=100)
+    assert abs(power["power"]["k"] - 2) < 1e-3 and abs(power["three_years"] - 100) < 1e-3  # above the line's value
