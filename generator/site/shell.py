@@ -202,8 +202,9 @@ def prune_theme_assets(site_dir: Path) -> int:
     lunr = site_dir / LUNR
     if index.is_file() and lunr.is_dir():
         languages = json.loads(index.read_text(encoding="utf-8")).get("config", {}).get("lang", [])
-        keep = lunr_scripts([str(lang) for lang in languages]) if isinstance(languages, list) and languages else None
-        for path in sorted(p for p in lunr.rglob("*") if p.is_file()) if keep is not None else []:
+        known = isinstance(languages, list) and bool(languages)  # else which scripts the search needs is not known
+        keep = lunr_scripts([str(lang) for lang in languages]) if known else set()
+        for path in sorted(p for p in lunr.rglob("*") if p.is_file()) if known else []:
             if path.relative_to(lunr).as_posix() not in keep:
                 removed += path.stat().st_size
                 path.unlink()

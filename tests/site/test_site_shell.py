@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -273,8 +274,8 @@ def test_the_payloads_of_many_questions_at_once_are_each_questions_own_payload()
 def _theme_site(root: Path, languages: list[str]) -> Path:
     """A built site's search index config and theme scripts, as Material writes them."""
     (root / "search").mkdir(parents=True)
-    (root / "search" / "search_index.json").write_text(
-        '{"config": {"lang": %s, "separator": "[\\\\s]+"}, "docs": []}' % str(languages).replace("'", '"'), encoding="utf-8")
+    config = {"config": {"lang": languages, "separator": "[\\s]+"}, "docs": []}
+    (root / "search" / "search_index.json").write_text(json.dumps(config), encoding="utf-8")
     scripts = root / "assets" / "javascripts"
     for name in ("lunr/tinyseg.js", "lunr/wordcut.js", "lunr/min/lunr.ja.min.js", "lunr/min/lunr.de.min.js",
                  "lunr/min/lunr.multi.min.js", "lunr/min/lunr.stemmer.support.min.js"):
