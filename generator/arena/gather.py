@@ -126,12 +126,13 @@ def bet_rows(hub: Hub, due: datetime, questions: pd.DataFrame, ledgers: _Ledgers
     label, due_ts, layout = format_date(due), format_ts(due), hub.layout
     markets = questions[questions["kind"] == MARKET]
     freeze = markets.drop_duplicates("question_id").set_index("question_id")["freeze_value"]
-    outcomes = resolve_round(markets, ledgers.view)
+    outcomes = None  # resolved once, for the first bet file to settle: a round without bets (most) never needs it
     out = {}
     for model, frame in readers.load_bets(hub, due, quarantine).items():
         when = attested_time(layout, layout.bets(due, model), ledgers.attested) if only in (None, model) else None
         if when is None or frame.empty:
             continue
+        outcomes = resolve_round(markets, ledgers.view) if outcomes is None else outcomes
         placed = frame["placed_at"]
         priced_at = placed.where(placed >= when, when)
         yes_price = prices_at(ledgers.known, frame["question_id"], priced_at).fillna(frame["question_id"].map(freeze))

@@ -176,6 +176,51 @@ def fill_round_tables(docs_dir: Path, site_dir: Path) -> int:
     return count
 
 
+LUNR = "assets/javascripts/lunr"  # under the site: the theme's search-language scripts
+_SOURCE_MAP = re.compile(r"\n//# sourceMappingURL=([A-Za-z0-9._-]+\.map)\n?$")
+
+
+def lunr_scripts(languages: list[str]) -> set[str]:
+    """The files under ``LUNR`` that Material's search worker imports for ``languages`` (its
+    ``importScripts`` call): none for English alone; for any other language its stemmer, with the
+    stemmer support, the multi-language script for more than one language, tinyseg (ja) and
+    wordcut (hi, th)."""
+    wanted = {f"min/lunr.{lang}.min.js" for lang in languages if lang != "en"}
+    wanted |= {"tinyseg.js" for lang in languages if lang == "ja"} | {"wordcut.js" for lang in languages if lang in ("hi", "th")}
+    wanted |= {"min/lunr.multi.min.js"} if len(languages) > 1 else set()
+    return wanted | {"min/lunr.stemmer.support.min.js"} if wanted else set()
+
+
+def prune_theme_assets(site_dir: Path) -> int:
+    """Delete the theme's files that no reader's browser requests, ~2 MB of every build: the search
+    scripts of languages the site's search does not use (``lunr_scripts`` of the languages in the
+    search index's config; nothing when there is no index to say), and the source maps of the
+    theme's minified scripts with the comment naming each (only a browser's developer tools fetch
+    a map, and then they find none rather than a missing file). Return the bytes removed."""
+    removed = 0
+    index = site_dir / "search" / "search_index.json"
+    lunr = site_dir / LUNR
+    if index.is_file() and lunr.is_dir():
+        languages = json.loads(index.read_text(encoding="utf-8")).get("config", {}).get("lang", [])
+        known = isinstance(languages, list) and bool(languages)  # else which scripts the search needs is not known
+        keep = lunr_scripts([str(lang) for lang in languages]) if known else set()
+        for path in sorted(p for p in lunr.rglob("*") if p.is_file()) if known else []:
+            if path.relative_to(lunr).as_posix() not in keep:
+                removed += path.stat().st_size
+                path.unlink()
+        for folder in [*sorted((p for p in lunr.rglob("*") if p.is_dir()), reverse=True), lunr]:
+            if not any(folder.iterdir()):
+                folder.rmdir()
+    for script in sorted((site_dir / "assets" / "javascripts").rglob("*.min.js")):
+        text = script.read_text(encoding="utf-8")
+        found = _SOURCE_MAP.search(text)
+        if found and (script.parent / found[1]).is_file():
+            removed += (script.parent / found[1]).stat().st_size + len(found[0].encode()) - 1
+            (script.parent / found[1]).unlink()
+            script.write_text(text[:found.start()] + "\n", encoding="utf-8")
+    return removed
+
+
 def _search_index(site_dir: Path, pages: dict[str, dict]) -> None:
     """List every question page in the site search's index by its title (the question) and its id;
     the pages' bodies stay out (thousands of forecast tables would swell the index for nothing)."""

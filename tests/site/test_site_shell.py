@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -268,3 +269,50 @@ def test_the_payloads_of_many_questions_at_once_are_each_questions_own_payload()
     assert sorted(together) == sorted(set(frame["question_id"]))
     for qid, own in frame.groupby("question_id"):
         assert together[qid] == forecast_payload(own.drop(columns="question_id"), shared), qid
+
+
+def _theme_site(root: Path, languages: list[str]) -> Path:
+    """A built site's search index config and theme scripts, as Material writes them."""
+    (root / "search").mkdir(parents=True)
+    config = {"config": {"lang": languages, "separator": "[\\s]+"}, "docs": []}
+    (root / "search" / "search_index.json").write_text(json.dumps(config), encoding="utf-8")
+    scripts = root / "assets" / "javascripts"
+    for name in ("lunr/tinyseg.js", "lunr/wordcut.js", "lunr/min/lunr.ja.min.js", "lunr/min/lunr.de.min.js",
+                 "lunr/min/lunr.multi.min.js", "lunr/min/lunr.stemmer.support.min.js"):
+        (scripts / name).parent.mkdir(parents=True, exist_ok=True)
+        (scripts / name).write_text("x" * 100, encoding="utf-8")
+    (scripts / "workers").mkdir()
+    (scripts / "bundle.abc.min.js").write_text("code();\n//# sourceMappingURL=bundle.abc.min.js.map\n", encoding="utf-8")
+    (scripts / "bundle.abc.min.js.map").write_text("{}" * 500, encoding="utf-8")
+    (scripts / "workers" / "search.d.min.js").write_text("work();\n//# sourceMappingURL=search.d.min.js.map", encoding="utf-8")
+    (scripts / "workers" / "search.d.min.js.map").write_text("{}" * 50, encoding="utf-8")
+    return scripts
+
+
+def test_an_english_site_ships_no_search_language_script_and_no_source_map(tmp_path: Path) -> None:
+    scripts = _theme_site(tmp_path, ["en"])
+    removed = shell.prune_theme_assets(tmp_path)
+    assert not (scripts / "lunr").exists()
+    assert sorted(p.relative_to(scripts).as_posix() for p in scripts.rglob("*") if p.is_file()) == \
+        ["bundle.abc.min.js", "workers/search.d.min.js"]
+    assert (scripts / "bundle.abc.min.js").read_text(encoding="utf-8") == "code();\n"
+    assert (scripts / "workers" / "search.d.min.js").read_text(encoding="utf-8") == "work();\n"
+    assert removed == 6 * 100 + 1000 + 100 + len("//# sourceMappingURL=bundle.abc.min.js.map\n") \
+        + len("//# sourceMappingURL=search.d.min.js.map") - 1 + 1  # the worker's comment had no newline of its own
+    assert shell.prune_theme_assets(tmp_path) == 0  # nothing left to remove: a second build removes nothing
+
+
+def test_the_scripts_of_the_search_languages_stay(tmp_path: Path) -> None:
+    scripts = _theme_site(tmp_path, ["en", "ja"])
+    shell.prune_theme_assets(tmp_path)
+    assert sorted(p.relative_to(scripts / "lunr").as_posix() for p in (scripts / "lunr").rglob("*") if p.is_file()) == \
+        ["min/lunr.ja.min.js", "min/lunr.multi.min.js", "min/lunr.stemmer.support.min.js", "tinyseg.js"]
+    assert shell.lunr_scripts(["en"]) == set()
+    assert shell.lunr_scripts(["th"]) == {"wordcut.js", "min/lunr.th.min.js", "min/lunr.stemmer.support.min.js"}
+
+
+def test_without_a_search_index_the_language_scripts_are_left(tmp_path: Path) -> None:
+    scripts = _theme_site(tmp_path, ["en"])
+    (tmp_path / "search" / "search_index.json").unlink()
+    shell.prune_theme_assets(tmp_path)
+    assert len([p for p in (scripts / "lunr").rglob("*") if p.is_file()]) == 6

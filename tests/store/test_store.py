@@ -62,6 +62,18 @@ def test_duplicate_keys_are_reported(tmp_path):
     assert [(p.code, p.row) for p in info.value.problems] == [("duplicate-key", 3)]
 
 
+def test_the_key_check_finds_duplicates_of_cells_that_are_not_text():
+    """The set-of-tuples shortcut of the key check takes text cells only: a frame whose key holds
+    other values (here a missing one, twice) goes through ``duplicated``, which finds the repeat."""
+    raw = pd.DataFrame({"question_id": ["a:1", "a:1", "b:1"], "resolution_date": [None, None, "2026-01-01"],
+                        "probability": ["0.1", "0.2", "0.3"], "reasoning": ["", "", ""]}, dtype=object)
+    found = [(p.code, p.row) for p in csvio.check_frame(raw, FORECASTS, "f.csv")]
+    assert ("duplicate-key", 3) in found
+    assert [code for code, _ in found].count("duplicate-key") == 1
+    unique = raw.iloc[1:].reset_index(drop=True)
+    assert "duplicate-key" not in [p.code for p in csvio.check_frame(unique, FORECASTS, "f.csv")]
+
+
 def test_not_utf8_is_a_clear_error(tmp_path):
     path = tmp_path / "f.csv"
     path.write_bytes("question_id,resolution_date,probability,reasoning\nä,,0.1,\n".encode("latin-1"))
