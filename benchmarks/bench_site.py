@@ -131,13 +131,14 @@ def _mb(folder: Path) -> float:
 
 
 def _size_markdown(r: dict) -> str:
-    parts = ", ".join(f"{name} {mb:,.1f} MB" for name, mb in r["parts"].items())
+    # sizes in MiB (2**20 bytes), the unit of every site size in benchmarks/RESULTS.md, 0.6.4's 144 included
+    parts = ", ".join(f"{name} {mb:,.1f} MiB" for name, mb in r["parts"].items())
     per_round = r["site_mb"] / max(r["rounds"], 1)
-    return (f"Built site: **{r['site_mb']:,.0f} MB** (target ≤ 150 MB) over {r['rounds']} rounds: {parts}. "
+    return (f"Built site: **{r['site_mb']:,.1f} MiB** (target ≤ 150, in the same unit) over {r['rounds']} rounds: {parts}. "
             f"Question pages: {r['question_pages']:,}, mean {r['mean_question_kb']:.1f} KB, largest "
             f"{r['largest_question_kb']:,.0f} KB. Three years of fortnightly rounds ({ROUNDS_IN_THREE_YEARS}) at this "
-            f"scale, growing linearly per round ({per_round:.2f} MB a round): about "
-            f"**{per_round * ROUNDS_IN_THREE_YEARS:,.0f} MB**.")
+            f"scale, growing linearly per round ({per_round:.2f} MiB a round): about "
+            f"**{per_round * ROUNDS_IN_THREE_YEARS:,.0f} MiB**.")
 
 
 def _markdown(runs: list[dict], load: str) -> str:
