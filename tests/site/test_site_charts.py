@@ -131,8 +131,6 @@ def test_every_chart_needs_only_what_the_sites_plotly_bundle_registers():
         assert used(figure) <= registered, (name, used(figure) - registered)
     bundle = plotly_js()
     assert bundle.startswith(b"/*! plotly.js 4.1.1 ") and 500_000 < len(bundle) < 1_200_000
-    shipped = resources.files("plotly").joinpath("package_data/plotly.min.js").read_bytes()[:200]
-    assert b"plotly.js v4.1.1" in shipped, "the plotly Python package ships another plotly.js: rebuild the bundle"
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
