@@ -41,7 +41,7 @@ def decision_groups(decisions: pd.DataFrame | None, names: dict[str, str]) -> li
             for model, rows in decisions.groupby("model", sort=True)]
 
 
-def _figure(value: float, digits: int) -> dict:
+def _number_cell(value: float, digits: int) -> dict:
     """A number cell: its text as the page prints it, and its value for sorting (absent when missing)."""
     return {"t": "–"} if pd.isna(value) else {"t": f"{value:.{digits}f}", "v": float(value)}
 
@@ -52,8 +52,8 @@ def decision_cells(row: dict) -> list[dict]:
     needed. The page's script writes them as text, never as markup."""
     return [{"t": str(row["round"])}, {"t": str(row["placed_at"])[:16].replace("T", " "), "c": "prescient-nowrap"},
             {"t": str(row["question_id"]), "href": f"../questions/{row['slug']}/"}, {"t": str(row["action"])},
-            {"t": str(row["side"])}, _figure(row["amount"], 2), _figure(row["price"], 3), _figure(row["f_yes"], 2),
-            {"t": str(row["status"] or "–")}, _figure(row["payout"], 2), {"t": str(row["reasoning"]), "c": "prescient-reasoning"}]
+            {"t": str(row["side"])}, _number_cell(row["amount"], 2), _number_cell(row["price"], 3), _number_cell(row["f_yes"], 2),
+            {"t": str(row["status"] or "–")}, _number_cell(row["payout"], 2), {"t": str(row["reasoning"]), "c": "prescient-reasoning"}]
 
 
 def decision_files(groups: list[dict]) -> dict[str, str]:

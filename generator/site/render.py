@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from datetime import datetime
 from importlib import resources
 
@@ -38,7 +37,7 @@ from .human_groups import human_columns
 from .listings import changes_page, forecasters, methodology_versions, model_rows, question_index
 from .oracle_sets import oracle_pages
 from .payloads import models_script, script_json
-from .questions import QuestionInfo
+from .questions import QuestionInfo, question_slug
 from .rounds import OPEN
 from .sitedata import GENERATED, RoundInfo, SiteData
 from .speak import board_sentence
@@ -226,13 +225,9 @@ def figures_on_demand(parts: list[dict], key: str, name: str) -> dict[str, bytes
     for i, part in enumerate(parts):
         part[f"{key}_src"] = ""
         if i and part[key]:
-            path = f"{GENERATED}/figures/{name}-{_file_part(part['board'])}-{_file_part(part['view'])}.json"
+            path = f"{GENERATED}/figures/{name}-{question_slug(part['board'])}-{question_slug(part['view'])}.json"
             files[path], part[key], part[f"{key}_src"] = part[key].encode("utf-8"), "", path
     return files
-
-
-def _file_part(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", text)
 
 
 def open_now(env: jinja2.Environment, data: SiteData, prefix: str, root: str, only_open: bool = False) -> markupsafe.Markup:
