@@ -104,7 +104,7 @@ def demo_summary(result, start: datetime, seconds: float, hub: str, program: str
         f"  {program} verify --hub {hub}         recompute every derived file from the ledgers and compare",
         "",
         f"The demo's clock stopped at its last night, {format_ts(end)}. To look at the hub as of another",
-        "time, pass --as-of (validate: --at); to go on, run the next night on the offline world:",
+        "time, pass --as-of; to go on, run the next night on the offline world:",
         f"  {program} nightly --hub {hub} --as-of {following}",
         "Then try the Submit page's walkthrough, your first forecast file, on this hub.",
     ])
