@@ -38,6 +38,7 @@ from ..models import HUB_TEAM, team_of
 from ..schemas import ROUND_REVEAL
 from ..store import git, manifest, readers, receipts, seals
 from ..store.atomic import write_bytes_atomic
+from ..store.cache import Slot, signatures
 from ..store.hub import Hub
 from ..store.layout import Layout
 from ..submissions import paths
@@ -362,10 +363,18 @@ def _enforce(hub: Hub, recorded: pd.DataFrame, report: SealReport) -> None:
     done = seals.sealed_rounds(recorded)
     if not done:
         return
+    layout, hashes = hub.layout, manifest.current_hashes(hub)
+    # what this reads: the seals, the sealed rounds' reveal windows and every submitted file's bytes;
+    # when they are as they were after a pass of this command that changed nothing, the pass would
+    # change nothing again (most nights)
+    windows = [p for p in (layout.round_reveal(parse_ts(due)) for due in sorted(done)) if p.is_file()]
+    held = (signatures(layout.seal_files()), signatures(windows), tuple(sorted(hashes.items())))
+    if hub.cache.state(HELD) == held:
+        return
     revealed = seals.sealed_rounds(recorded, "reveal")
     rows = recorded[recorded["status"].isin(seals.COUNTED) & (recorded["model"] != seals.MARKER)]
     counted = dict(zip(rows["path"].astype(str), zip(rows["sha256"].astype(str), rows["blob"].astype(str))))
-    layout, hashes = hub.layout, manifest.current_hashes(hub)
+    changed = False
     for path, digest in sorted(hashes.items()):
         target = target_of(path)
         if target is None or target.due not in done or target.model in AFTER_DUE:
@@ -378,10 +387,18 @@ def _enforce(hub: Hub, recorded: pd.DataFrame, report: SealReport) -> None:
             continue
         data = _sealed_bytes(layout, want[1]) if want is not None else None
         if want is not None and data is None:
+            changed = True  # not held, and git may hold the bytes by the next pass: not kept as held
             continue  # the sealed bytes are not here to put back; verify reports the difference
         report.written += _put(layout, path, data)
+        changed = True
         what = "the sealed bytes were put back" if data is not None else "it does not count (not a sealed version) and was removed"
         report.problems.append(_problem("seal-enforced", path, f"the file differed from its round's seal: {what}"))
+    hub.cache.put(HELD, None if changed else held)
+
+
+# The seals and files an ``_enforce`` pass of this command found held to their seals, nothing to do
+# (None: not known, or a pass did something or could not).
+HELD: Slot[tuple | None] = Slot("sealed files held", lambda cache: None)
 
 
 def _sealed_bytes(layout: Layout, blob: str) -> bytes | None:

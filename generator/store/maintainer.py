@@ -50,6 +50,8 @@ def statements(actions: pd.DataFrame, dates: dict[str, list[str]]) -> pd.DataFra
 
 def excluded(actions: pd.DataFrame, as_of: str) -> dict[str, str]:
     """The models excluded from the boards at ``as_of``: model → the ``effective_at`` of its exclusion."""
+    if actions.empty:  # most hubs, most nights
+        return {}
     rows = actions[(actions["action"] == EXCLUDE) & (actions["effective_at"] <= as_of)]
     return dict(sorted(rows.groupby("target")["effective_at"].min().items()))
 

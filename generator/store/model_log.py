@@ -42,15 +42,19 @@ def _latest(log: pd.DataFrame, as_of: str | None = None) -> dict[str, Values]:
     none by then; every row when ``as_of`` is None)."""
     if log.empty:
         return {}
-    ordered = log.sort_values(["model", "recorded_at"], kind="mergesort")
-    text = ordered.fillna({"release_date": "", "knowledge_cutoff": "", "ran_by": ""})
-    rows = list(zip(text["model"], text["recorded_at"], text["kind"], text["saw_crowd"], text["release_date"],
-                    text["knowledge_cutoff"], text["ran_by"]))
+    columns = [log[c].to_numpy(dtype=object) for c in ("model", "recorded_at", "kind", "saw_crowd", "release_date",
+                                                        "knowledge_cutoff", "ran_by")]
+    rows = sorted(zip(*columns), key=lambda row: (row[0], row[1]))  # stable: a model's rows by time, ties in file order
     out: dict[str, Values] = {}
     for model, when, kind, saw, release, cutoff, ran_by in rows:
         if model not in out or as_of is None or when <= as_of:
-            out[model] = (str(kind), int(saw), str(release), str(cutoff), str(ran_by))
+            out[model] = (str(kind), int(saw), _text(release), _text(cutoff), _text(ran_by))
     return out
+
+
+def _text(value: object) -> str:
+    """A text cell; a missing one (None, NaN or NA, in rows made by ``new_rows``) as ""."""
+    return "" if pd.isna(value) else str(value)
 
 
 def new_rows(log: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime) -> pd.DataFrame:

@@ -32,7 +32,7 @@ from ..schemas import (
 )
 from ..timeutil import format_ts, parse_ts
 from . import ledger, maintainer, model_log
-from .cache import file_signature
+from .cache import Slot, file_signature, signatures
 from .csvio import check_frame, coerce, empty_frame
 from .forecast_file import group_median, is_individual, member_keyed, parse_forecast
 from .hub import Hub
@@ -79,11 +79,17 @@ def load_models(hub: Hub, as_of: datetime | None = None) -> dict[str, ModelMeta]
     with ``as_of``, its scoring-relevant fields as the model log recorded them by then
     (``store.model_log``), and ``excluded`` set on each model the maintainers excluded by then
     (``store.maintainer``): what a board of that night counts."""
-    models = {p.name.removesuffix(".yml"): hub.cache.read_model(p, hub.layout.relative(p)) for p in hub.layout.model_files()}
+    files = hub.layout.model_files()
+    models = {p.name.removesuffix(".yml"): hub.cache.read_model(p, hub.layout.relative(p)) for p in files}
     if as_of is None:
         return models
-    stamp = format_ts(as_of)
-    return maintainer.with_exclusions(model_log.as_of(models, model_log.load_log(hub), stamp), maintainer.load_actions(hub), stamp)
+    stamp, layout = format_ts(as_of), hub.layout
+    ledgers = [p for p in (layout.model_log, layout.maintainer_actions) if p.is_file()]
+    return dict(hub.cache.kept(MODELS_AS_OF, (signatures([*files, *ledgers]), stamp), lambda: maintainer.with_exclusions(
+        model_log.as_of(models, model_log.load_log(hub), stamp), maintainer.load_actions(hub), stamp)))
+
+
+MODELS_AS_OF: Slot[dict[str, ModelMeta]] = Slot("models as of a time")  # ``load_models``: a night asks it several times
 
 
 def round_dues(hub: Hub) -> list[datetime]:

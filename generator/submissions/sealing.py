@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -52,6 +53,7 @@ class Target:
     kind: str
 
 
+@functools.lru_cache(maxsize=1 << 16)  # pure; a nightly asks it of every submitted file (and verify of every receipt)
 def target_of(path: str) -> Target | None:
     """The seal target of a submitted file's path (forecast, bet or commitment file; not a salt), else None."""
     found, errors = classify(path)

@@ -253,6 +253,30 @@ def test_of_eight_versions_pushed_before_the_due_time_the_last_counts_whatever_i
         assert code == 0 and problems == [], problems
 
 
+def test_one_process_holds_a_sealed_file_every_night_though_it_skips_the_pass_while_nothing_changed(world: Path):
+    """The nightly's pass over the sealed files is skipped while the seals and the files are as a pass
+    of the same command left them (the demo runs a season in one process): a file changed between two
+    nights of one process is still put back, and the pass after that finds nothing again."""
+    from generator.pipeline.seal import seal_stage
+
+    api, hub = FakeGitHub(), world / "hub"
+    eight = versions(hub, 2)
+    for i, data in enumerate(eight):
+        pushed(world, api, data, f"2026-01-24T1{i}:00:00Z")
+    nightly(world, api, SEAL_NIGHT)
+    one = Hub.load(hub)  # one command's hub and cache, night after night
+    night = parse_ts("2026-01-26T02:23:00Z")
+    assert seal_stage(one, night).problems == []
+    (hub / FILE).write_bytes(eight[0])  # an earlier version, put in place between two nights
+    again = seal_stage(one, night)
+    assert [p.code for p in again.problems] == ["seal-enforced"] and again.written == [FILE]
+    assert (hub / FILE).read_bytes() == eight[-1]
+    assert seal_stage(one, night).problems == [] and seal_stage(one, night).written == []
+    (hub / FILE).write_bytes(eight[0])  # and again, the night after
+    assert [p.code for p in seal_stage(one, night).problems] == ["seal-enforced"]
+    assert (hub / FILE).read_bytes() == eight[-1]
+
+
 def test_the_score_never_depends_on_what_is_merged_after_the_due_time(world: Path, tmp_path: Path):
     """The same eight pushes, then two different choices after the due time: byte-identical scores."""
     api, hub = FakeGitHub(), world / "hub"
