@@ -63,6 +63,7 @@ T = TypeVar("T")
 BANK: Slot[pd.DataFrame] = Slot("fetch: the question bank")  # while the question files are unchanged
 LATEST_QUESTIONS: Slot[dict] = Slot("fetch: the questions' latest versions")  # ``ingest.latest_contents``
 OBSERVATION_STATE: Slot[ingest.ObservationState] = Slot("fetch: the observation ledger's state")
+SEEN_QUESTIONS: Slot[dict] = Slot("fetch: the questions a source gave")  # .of(source): id → Question, while the files are unchanged
 MODEL_TEXTS: Slot[dict[ModelMeta, bytes]] = Slot("derive: the hub models' YAML", lambda cache: {})
 HEADLINE: Slot[tuple[tuple[str, ...], tuple[str, ...], pd.DataFrame] | None] = Slot(
     "derive: the night's headline (key, unranked lines, history rows)",
@@ -261,13 +262,20 @@ def reread_options(name: str, options: Mapping) -> tuple[int, int]:
 
 def _ingest(hub: Hub, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceReport, report: NightlyReport) -> pd.DataFrame:
     layout, cache = hub.layout, hub.cache
-    new_q = ingest.new_questions(bank, ingest.question_frame(result.questions, as_of), kept.questions)
+    # a question fetched exactly as this command saw it on an earlier night, the question files unchanged
+    # since, is tonight's latest version already: only the others are made into rows and compared
+    seen = cache.kept(SEEN_QUESTIONS.of(result.source), signatures(layout.question_files()), dict)
+    fetched = {q.id: q for q in result.questions}  # the last of an id, as ``new_questions`` takes it
+    fresh = [q for q in fetched.values() if seen.get(q.id) != q]
+    new_q = ingest.new_questions(bank, ingest.question_frame(fresh, as_of), kept.questions)
     kinds = {**dict(zip(bank["id"].tolist(), bank["kind"].tolist())), **dict(zip(new_q["id"].tolist(), new_q["kind"].tolist()))}
     new_o = kept.observations.new_rows(ingest.observation_frame(result.observations, as_of), kinds)
     if len(new_q):
         ledger.append(layout.questions(result.source), new_q, QUESTIONS, layout.relative(layout.questions(result.source)), cache)
         report.written.append(layout.relative(layout.questions(result.source)))
         cache.keep(LATEST_QUESTIONS, signatures(layout.question_files()), ingest.latest_contents(new_q, kept.questions))
+    seen.update((q.id, q) for q in fresh)
+    cache.keep(SEEN_QUESTIONS.of(result.source), signatures(layout.question_files()), seen)
     if len(new_o):
         path = layout.observations(result.source, as_of)
         ledger.append(path, new_o, OBSERVATIONS, layout.relative(path), cache)
