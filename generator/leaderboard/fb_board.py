@@ -323,7 +323,7 @@ def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.Da
     (from the rows' ``codes`` when given)."""
     names, model = codes.model_codes() if codes is not None else sorted_codes(rows["model"].to_numpy())
     unit, first = (codes.unit_codes() if codes is not None else None) or unit_codes(rows)
-    units = rows.loc[first, ["round", "question_id", "source", "kind", "outcome"]].reset_index(drop=True)
+    units = rows.loc[first, ["round", "question_id", "resolution_date", "source", "kind", "outcome"]].reset_index(drop=True)
     unit_type = (units["kind"].to_numpy() == MARKET).astype(np.int64)
     stratum = first_appearance_codes(units, ["round", "source"])[0]
     flags = np.array([is_estimation_model(m, models.get(m)) for m in names])
@@ -380,7 +380,7 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
     notes: dict = {"unranked": selection.unranked}
     if rows.empty:
         empty = pd.DataFrame(columns=COLUMNS)
-        empty.attrs.update(notes)
+        empty.attrs.update(notes, difficulty=question_effects(pd.DataFrame(columns=DIFFICULTY), np.zeros(0)))
         return empty
     names, model, unit, est, unit_type, stratum, b_fixed, units = _panel_inputs(rows, models, crowd, options, codes)
     brier = rows["brier"].to_numpy(dtype=float)
@@ -425,8 +425,21 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
     out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score,
                  model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None),
                  provisional, (p_display, p_label), extra)
-    out.attrs.update(notes)
+    out.attrs.update(notes, difficulty=question_effects(units, point.b))
     return out
+
+
+DIFFICULTY = ["round", "question_id", "resolution_date", "kind", "b"]
+
+
+def question_effects(units: pd.DataFrame, b: np.ndarray) -> pd.DataFrame:
+    """``attrs["difficulty"]``: each unit of the board's fit (round, question, resolution date) with its
+    question fixed effect ``b`` on the Brier scale (``fixed_effects``: the expected Brier of the
+    estimation sample on it; a crowd board's markets: the crowd's Brier at the due date; an orphan: the
+    average of its type), in the fit's unit order. NaN where the fit dropped the unit."""
+    return pd.DataFrame({"round": units["round"].to_numpy(), "question_id": units["question_id"].to_numpy(),
+                         "resolution_date": units["resolution_date"].to_numpy(), "kind": units["kind"].to_numpy(),
+                         "b": np.asarray(b, dtype=float)}, columns=DIFFICULTY)
 
 
 def provisional_models(rows: pd.DataFrame, as_of: datetime, min_resolved: int, min_age_days: int) -> pd.Series:

@@ -15,7 +15,7 @@ import pytest
 
 from generator.leaderboard.hub_boards import configured_boards
 from generator.site import boards as site_boards_module
-from generator.site.boards import boards_key, load_boards, save_boards
+from generator.site.boards import FRAME_ATTRS, boards_key, load_boards, save_boards
 from generator.site.build import gather
 from generator.site.render import render_site
 from generator.store import readers
@@ -44,9 +44,10 @@ def _assert_same_boards(got: dict, expected: dict) -> None:
     for pair, board in expected.items():
         pd.testing.assert_frame_equal(got[pair], board, check_exact=True)
         assert list(got[pair].attrs) == list(board.attrs)
-        pd.testing.assert_frame_equal(got[pair].attrs["unranked"], board.attrs["unranked"], check_exact=True)
-        assert {k: v for k, v in got[pair].attrs.items() if k != "unranked"} == \
-            {k: v for k, v in board.attrs.items() if k != "unranked"}
+        for name in FRAME_ATTRS:
+            pd.testing.assert_frame_equal(got[pair].attrs[name], board.attrs[name], check_exact=True)
+        assert {k: v for k, v in got[pair].attrs.items() if k not in FRAME_ATTRS} == \
+            {k: v for k, v in board.attrs.items() if k not in FRAME_ATTRS}
 
 
 def test_kept_boards_read_back_exactly_hostile_names_included(demo_hub: Path, tmp_path: Path):
