@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..leaderboard.fb_board import QuestionEffects
 from ..leaderboard.hub_boards import headline_of
 from ..timeutil import format_ts
 from .listings import forecasters, model_rows
@@ -108,9 +109,9 @@ def question_effects(data: SiteData) -> dict:
     into the sorted lists of questions, rounds and dates, sorted by question, round and date; then
     for each board the units' ``b`` (null: not on that board, or dropped by its fit). At
     ForecastBench scale (~37,000 units) a row per unit per board would be ~10 MB; this is ~1.6 MB."""
-    parts = [frame.attrs["difficulty"].assign(board=board) for (board, view), frame in data.boards.items()
-             if view == "overall" and isinstance(frame.attrs.get("difficulty"), pd.DataFrame)
-             and len(frame.attrs["difficulty"])]
+    parts = [frame.attrs["difficulty"].frame.assign(board=board) for (board, view), frame in data.boards.items()
+             if view == "overall" and isinstance(frame.attrs.get("difficulty"), QuestionEffects)
+             and len(frame.attrs["difficulty"].frame)]
     boards = [board for (board, view) in data.boards if view == "overall"]
     if not parts:
         return {"boards": boards, "questions": [], "rounds": [], "resolution_dates": [],

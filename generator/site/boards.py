@@ -24,7 +24,7 @@ import pandas as pd
 from ..config import Settings
 from ..leaderboard.crowd import crowd_from_rounds
 from ..leaderboard.digest import inputs_digest
-from ..leaderboard.fb_board import board_options
+from ..leaderboard.fb_board import QuestionEffects, board_options
 from ..leaderboard.hub_boards import configured_boards
 from ..models import ModelMeta
 from ..parallel import in_background
@@ -34,7 +34,7 @@ from ..store.hub import Hub
 
 Boards = dict[tuple[str, str], pd.DataFrame]
 KEPT = "site-boards"  # the JSON document (and the prefix of the frames) of the kept boards
-FRAME_ATTRS = ("unranked", "difficulty")  # a board's attrs kept as frames of their own (``fb_board``)
+FRAME_ATTRS = ("unranked", "difficulty")  # a board's attrs kept as frames of their own (``fb_board``; difficulty's frame)
 WORKER_MIN_ROWS = 20_000  # fewer scored rows: the boards take less than a worker costs to start
 
 
@@ -83,7 +83,8 @@ def save_boards(disk: DiskCache, key: str, boards: Boards) -> None:
     """Keep ``boards`` under ``key``; nothing when a board holds a type the cache's frames do not."""
     attrs, order = [], []
     for i, board in enumerate(boards.values()):
-        frames = {name: board.attrs.get(name) for name in FRAME_ATTRS}
+        effects = board.attrs.get("difficulty")
+        frames = {"unranked": board.attrs.get("unranked"), "difficulty": effects.frame if isinstance(effects, QuestionEffects) else None}
         rest = {k: v for k, v in board.attrs.items() if k not in FRAME_ATTRS}
         if not all(isinstance(f, pd.DataFrame) for f in frames.values()) or not disk.save_frame(f"{KEPT}/{i}", key, board) \
                 or not all(disk.save_frame(f"{KEPT}/{i}/{name}", key, f) for name, f in frames.items()):
@@ -104,6 +105,7 @@ def load_boards(disk: DiskCache, key: str) -> Boards | None:
         frames = {name: disk.load_frame(f"{KEPT}/{i}/{name}", key) for name in FRAME_ATTRS}
         if board is None or any(f is None for f in frames.values()):
             return None
+        frames["difficulty"] = QuestionEffects(frames["difficulty"])
         board.attrs.update({name: frames[name] if name in frames else attrs[name] for name in order})
         out[(pair[0], pair[1])] = board
     return out

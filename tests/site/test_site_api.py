@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from generator.leaderboard.fb_board import DIFFICULTY
+from generator.leaderboard.fb_board import DIFFICULTY, QuestionEffects
 from generator.site.api import EFFECTS, api_files, path_name, question_effects
 from generator.site.render import SiteData
 from generator.timeutil import parse_ts
@@ -17,7 +17,7 @@ from generator.timeutil import parse_ts
 
 def board(models: list[str], effects: list[tuple] | None = None) -> pd.DataFrame:
     frame = pd.DataFrame({"rank": range(1, len(models) + 1), "model": models, "overall": [80.0 - i for i in range(len(models))]})
-    frame.attrs["difficulty"] = pd.DataFrame(effects or [], columns=DIFFICULTY)
+    frame.attrs["difficulty"] = QuestionEffects(pd.DataFrame(effects or [], columns=DIFFICULTY))
     return frame
 
 
