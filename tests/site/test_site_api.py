@@ -4,6 +4,7 @@ The demo's API files are validated against their published schemas in test_site_
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import numpy as np
@@ -60,7 +61,8 @@ def test_question_effects_give_each_unit_once_and_each_boards_b_by_index():
     units = list(zip(*(effects["units"][k] for k in ("question", "round", "resolution_date"))))
     assert units == [(0, 0, 1), (0, 1, 2), (1, 0, 0)]
     assert effects["b"] == {"tournament": [0.123457, None, 0.085], "preliminary": [0.11, 0.2, None]}
-    written = json.loads(api_files(data)[f"api/{EFFECTS}"])
+    written = json.loads(gzip.decompress(api_files(data)[f"api/{EFFECTS}"]))
+    assert api_files(data)[f"api/{EFFECTS}"] == api_files(data)[f"api/{EFFECTS}"], "the same bytes each build"
     assert written["b"] == effects["b"] and written["view"] == "overall" and 9.0 not in written["b"]["tournament"]
     assert json.loads(api_files(data)["api/index.json"])["question_effects"] == EFFECTS
 
