@@ -122,8 +122,8 @@ def timed(hub: Path, cache: bool = True) -> dict:
     site_src = ensure_site_src(hub)
     out = site_src / "docs" / GENERATED
     t0, c0 = time.perf_counter(), time.process_time()
-    with opened(hub, cache) as files:  # as `prescient build` opens it
-        data = gather(files, as_of)
+    with opened(hub, cache) as opened_hub:  # as `prescient build` opens it
+        data = gather(opened_hub, as_of)
     t1, c1 = time.perf_counter(), time.process_time()
     files = {p.removeprefix(GENERATED + "/"): b for p, b in render_site(data).items()}
     written = write_tree(out, files)
@@ -131,15 +131,15 @@ def timed(hub: Path, cache: bool = True) -> dict:
     run_mkdocs_build(site_src / "mkdocs.yml", as_of, load_settings(hub).title)
     t3, c3 = time.perf_counter(), time.process_time()
     load_after = _load()
-    with opened(hub, cache) as files:
-        again = write_tree(out, {p.removeprefix(GENERATED + "/"): b for p, b in render_site(gather(files, as_of)).items()})
+    with opened(hub, cache) as opened_hub:
+        again = write_tree(out, {p.removeprefix(GENERATED + "/"): b for p, b in render_site(gather(opened_hub, as_of)).items()})
     t4, c4 = time.perf_counter(), time.process_time()
     raw, zipped, assets = page_weight(site_src / "site")
     questions = sum(1 for p in files if p.startswith("question-pages/") and p.endswith(".html"))
     pages = sum(1 for p in files if p.endswith(".md")) - 1 + questions  # the question shell is not a page
     built = site_src / "site"
     parts = {name: _mb(built / "generated" / name) for name in ("questions", "rounds", "models", "downloads")}
-    parts["search index"] = _mb(built / "search")
+    parts["search index"], parts["api"] = _mb(built / "search"), _mb(built / "api")
     rounds = sum(1 for p in (hub / "data" / "rounds").iterdir() if p.is_dir())
     biggest = max(((built / "generated" / "questions").glob("*/index.html")), key=lambda p: p.stat().st_size, default=None)
     return {"gather": t1 - t0, "render": t2 - t1, "mkdocs": t3 - t2, "rebuild": t4 - t3, "parts": parts, "rounds": rounds,
