@@ -173,6 +173,12 @@ def _size_markdown(r: dict) -> str:
             f"**{per_round * ROUNDS_IN_THREE_YEARS:,.0f} MiB**.")
 
 
+OPENED = {True: "The hub opened with its disk cache, as `prescient build` opens it (the checked forecast frames the import "
+                "kept; the boards made by the first build, kept for the rebuild)",
+          False: "The hub opened without its disk cache (`prescient build --no-cache`): every file parsed, the boards "
+                 "made each time"}
+
+
 def _markdown(runs: list[dict], load: str, cache: bool = True) -> str:
     """The RESULTS.md block: each step's wall and CPU seconds per run and their medians."""
     r = runs[-1]
@@ -194,7 +200,7 @@ def _markdown(runs: list[dict], load: str, cache: bool = True) -> str:
     return f"""
 Date {DATE}. Machine: {_machine()}. Load average at the start: {load}; after the last build: {r['load_after']}.
 Command: `python -m benchmarks.bench_site --runs {len(runs)}{"" if cache else " --no-cache"}`. Hub: all real FB rounds + `synth_fb.py --rounds 14
---models 100 --seed 1`, imported and scored before timing; site as of {AS_OF}. {"The hub opened with its disk cache, as `prescient build` opens it (the checked forecast frames the import kept; the boards made by the first build, kept for the rebuild)" if cache else "The hub opened without its disk cache (`prescient build --no-cache`): every file parsed, the boards made each time"}.
+--models 100 --seed 1`, imported and scored before timing; site as of {AS_OF}. {OPENED[cache]}.
 
 | step | wall: {head}{median} | CPU: {head}{median} |
 |---|{"---|" * (2 * (len(runs) + (len(runs) > 1)))}

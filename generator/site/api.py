@@ -20,8 +20,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..leaderboard.fb_board import QuestionEffects
 from ..leaderboard.hub_boards import headline_of
+from ..leaderboard.question_effects import QuestionEffects
 from ..timeutil import format_ts
 from .listings import forecasters, model_rows
 from .questions import question_slug

@@ -24,8 +24,9 @@ import pandas as pd
 from ..config import Settings
 from ..leaderboard.crowd import crowd_from_rounds
 from ..leaderboard.digest import inputs_digest
-from ..leaderboard.fb_board import QuestionEffects, board_options
+from ..leaderboard.fb_board import board_options
 from ..leaderboard.hub_boards import configured_boards
+from ..leaderboard.question_effects import QuestionEffects
 from ..models import ModelMeta
 from ..parallel import in_background
 from ..store import readers

@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from generator.leaderboard.fb_board import DIFFICULTY, QuestionEffects
+from generator.leaderboard.question_effects import DIFFICULTY, QuestionEffects
 from generator.site.api import EFFECTS, api_files, path_name, question_effects
 from generator.site.render import SiteData
 from generator.timeutil import parse_ts
