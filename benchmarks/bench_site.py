@@ -10,6 +10,13 @@ benchmark's job). Then, timed in this process:
   the question pages from the shell page (``generator/site/shell.py``);
 - **rebuild**: the same generate step again, which must write no file.
 
+The hub is opened as `prescient build` opens it: with its disk cache (``Hub.opened``), where the
+import kept the checked forecast frames its workers parsed (a ``--hub`` made without it has its
+forecast files read into it once before timing), so the forecast files are not parsed again; the
+first build makes the bootstrapped boards and keeps them there, and the rebuild takes them.
+``--no-cache`` measures a cold build instead (`prescient build --no-cache`; what this benchmark
+measured before 2026-11-27's issue 37 pass): every file parsed, the boards made each time.
+
 The leaderboard page's weight is what a first visit transfers apart from the one cached
 plotly.js: ``index.html`` and every local stylesheet and script it links, raw and gzip-compressed
 (GitHub Pages serves gzip).
@@ -56,17 +63,40 @@ def set_repo_url(hub: Path, url: str) -> None:
     toml.write_text(text, encoding="utf-8")
 
 
-def prepare(synth: Path, hub: Path) -> None:
-    """Import and score the FB-scale hub once (not timed)."""
+def prepare(synth: Path, hub: Path, cache: bool = True) -> None:
+    """Import and score the FB-scale hub once (not timed), with the hub's disk cache as `prescient
+    import forecastbench` opens it (it keeps the checked forecast frames its workers parse)."""
     from generator.interop.forecastbench.importer import import_forecastbench
     from generator.pipeline.recompute import hub_view, write_round_scores
     from generator.store import readers
-    from generator.store.hub import Hub
     from generator.timeutil import parse_ts
 
-    files = Hub(hub)
-    import_forecastbench(files, FB, synth / "forecast_sets", as_of=AS_OF)
-    write_round_scores(files, hub_view(files, readers.load_observations(files), parse_ts(AS_OF)), 0.5)
+    with opened(hub, cache, settings=False) as files:  # no hub.toml yet: the import writes it
+        import_forecastbench(files, FB, synth / "forecast_sets", as_of=AS_OF)
+        write_round_scores(files, hub_view(files, readers.load_observations(files), parse_ts(AS_OF)), 0.5)
+
+
+def opened(hub: Path, cache: bool, settings: bool = True):
+    """The hub as a command opens it: with its disk cache (``Hub.opened``), or without (``--no-cache``)."""
+    from generator.store.hub import Hub
+
+    return Hub.opened(hub, disk=cache, settings=settings)
+
+
+def warm(hub: Path) -> int:
+    """Read every ledger the build reads once through the hub's disk cache (not timed): what the import
+    and the nightlies keep there, for a ``--hub`` prepared without it. Returns the forecast files read."""
+    from generator.store import maintainer, readers
+
+    with opened(hub, True) as files:
+        for load in (readers.load_scores, readers.load_history, readers.load_observations, readers.load_statements,
+                     readers.load_bank, maintainer.load_actions):
+            load(files)
+        dues = readers.round_dues(files)
+        for due in dues:
+            readers.load_round(files, due)
+            readers.load_bets(files, due, [])
+        return sum(len(readers.load_forecasts(files, due, [])) for due in dues)
 
 
 def page_weight(site: Path) -> tuple[int, int, list[str]]:
@@ -80,7 +110,7 @@ def page_weight(site: Path) -> tuple[int, int, list[str]]:
     return raw, zipped, local
 
 
-def timed(hub: Path) -> dict:
+def timed(hub: Path, cache: bool = True) -> dict:
     from generator.config import load_settings
     from generator.site.api import site_files as render_site
     from generator.site.build import ensure_site_src, gather, run_mkdocs_build
@@ -92,7 +122,8 @@ def timed(hub: Path) -> dict:
     site_src = ensure_site_src(hub)
     out = site_src / "docs" / GENERATED
     t0, c0 = time.perf_counter(), time.process_time()
-    data = gather(hub, as_of)
+    with opened(hub, cache) as opened_hub:  # as `prescient build` opens it
+        data = gather(opened_hub, as_of)
     t1, c1 = time.perf_counter(), time.process_time()
     files = {p.removeprefix(GENERATED + "/"): b for p, b in render_site(data).items()}
     written = write_tree(out, files)
@@ -100,14 +131,15 @@ def timed(hub: Path) -> dict:
     run_mkdocs_build(site_src / "mkdocs.yml", as_of, load_settings(hub).title)
     t3, c3 = time.perf_counter(), time.process_time()
     load_after = _load()
-    again = write_tree(out, {p.removeprefix(GENERATED + "/"): b for p, b in render_site(gather(hub, as_of)).items()})
+    with opened(hub, cache) as opened_hub:
+        again = write_tree(out, {p.removeprefix(GENERATED + "/"): b for p, b in render_site(gather(opened_hub, as_of)).items()})
     t4, c4 = time.perf_counter(), time.process_time()
     raw, zipped, assets = page_weight(site_src / "site")
     questions = sum(1 for p in files if p.startswith("question-pages/") and p.endswith(".html"))
     pages = sum(1 for p in files if p.endswith(".md")) - 1 + questions  # the question shell is not a page
     built = site_src / "site"
     parts = {name: _mb(built / "generated" / name) for name in ("questions", "rounds", "models", "downloads")}
-    parts["search index"] = _mb(built / "search")
+    parts["search index"], parts["api"] = _mb(built / "search"), _mb(built / "api")
     rounds = sum(1 for p in (hub / "data" / "rounds").iterdir() if p.is_dir())
     biggest = max(((built / "generated" / "questions").glob("*/index.html")), key=lambda p: p.stat().st_size, default=None)
     return {"gather": t1 - t0, "render": t2 - t1, "mkdocs": t3 - t2, "rebuild": t4 - t3, "parts": parts, "rounds": rounds,
@@ -141,7 +173,13 @@ def _size_markdown(r: dict) -> str:
             f"**{per_round * ROUNDS_IN_THREE_YEARS:,.0f} MiB**.")
 
 
-def _markdown(runs: list[dict], load: str) -> str:
+OPENED = {True: "The hub opened with its disk cache, as `prescient build` opens it (the checked forecast frames the import "
+                "kept; the boards made by the first build, kept for the rebuild)",
+          False: "The hub opened without its disk cache (`prescient build --no-cache`): every file parsed, the boards "
+                 "made each time"}
+
+
+def _markdown(runs: list[dict], load: str, cache: bool = True) -> str:
     """The RESULTS.md block: each step's wall and CPU seconds per run and their medians."""
     r = runs[-1]
     steps = [("gather", "gather (boards × views with their bootstraps, questions, round states, diffs)"),
@@ -161,8 +199,8 @@ def _markdown(runs: list[dict], load: str) -> str:
     median = " | median" if len(runs) > 1 else ""
     return f"""
 Date {DATE}. Machine: {_machine()}. Load average at the start: {load}; after the last build: {r['load_after']}.
-Command: `python -m benchmarks.bench_site --runs {len(runs)}`. Hub: all real FB rounds + `synth_fb.py --rounds 14
---models 100 --seed 1`, imported and scored before timing; site as of {AS_OF}.
+Command: `python -m benchmarks.bench_site --runs {len(runs)}{"" if cache else " --no-cache"}`. Hub: all real FB rounds + `synth_fb.py --rounds 14
+--models 100 --seed 1`, imported and scored before timing; site as of {AS_OF}. {OPENED[cache]}.
 
 | step | wall: {head}{median} | CPU: {head}{median} |
 |---|{"---|" * (2 * (len(runs) + (len(runs) > 1)))}
@@ -184,6 +222,8 @@ def main() -> None:
     parser.add_argument("--local-downloads", action="store_true",
                         help=f"leave [hub] repo_url as it is (default: set it to {REPO_URL})")
     parser.add_argument("--runs", type=int, default=1, help="timed builds, each on a fresh site_src (default 1)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="open the hub without its disk cache (`prescient build --no-cache`: a cold build)")
     args = parser.parse_args()
     load = _load()
     with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
@@ -193,14 +233,16 @@ def main() -> None:
             if not args.synth:
                 subprocess.run([sys.executable, str(SYNTH), "--rounds", "14", "--models", "100", "--seed", "1",
                                 "--out", str(synth)], check=True, capture_output=True)
-            prepare(synth, hub)
+            prepare(synth, hub, not args.no_cache)
+        elif not args.no_cache:
+            print(f"{warm(hub):,} forecast files read into the hub's disk cache (not timed)", file=sys.stderr)
         if not args.local_downloads:
             set_repo_url(hub, REPO_URL)
         runs = []
         for _ in range(args.runs):
             shutil.rmtree(hub / "site_src", ignore_errors=True)  # each run builds a fresh site_src from the skeleton
-            runs.append(timed(hub))
-        print(_markdown(runs, load))
+            runs.append(timed(hub, not args.no_cache))
+        print(_markdown(runs, load, not args.no_cache))
 
 
 if __name__ == "__main__":

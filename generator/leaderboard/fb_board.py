@@ -75,6 +75,7 @@ from .crowd import crowd_brier, crowd_counts
 from .fb_rules import missing_at_due, orphan_note, public_p, refuse_orphans, within_release_window
 from .fixed_effects import fit
 from .panel import build_panel, sorted_codes
+from .question_effects import DIFFICULTY, question_effects
 from .row_codes import RowCodes, first_appearance
 from .secondary import NAIVE_MODEL, model_secondary
 from .stats import format_p, summarize
@@ -323,7 +324,7 @@ def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.Da
     (from the rows' ``codes`` when given)."""
     names, model = codes.model_codes() if codes is not None else sorted_codes(rows["model"].to_numpy())
     unit, first = (codes.unit_codes() if codes is not None else None) or unit_codes(rows)
-    units = rows.loc[first, ["round", "question_id", "source", "kind", "outcome"]].reset_index(drop=True)
+    units = rows.loc[first, ["round", "question_id", "resolution_date", "source", "kind", "outcome"]].reset_index(drop=True)
     unit_type = (units["kind"].to_numpy() == MARKET).astype(np.int64)
     stratum = first_appearance_codes(units, ["round", "source"])[0]
     flags = np.array([is_estimation_model(m, models.get(m)) for m in names])
@@ -380,7 +381,7 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
     notes: dict = {"unranked": selection.unranked}
     if rows.empty:
         empty = pd.DataFrame(columns=COLUMNS)
-        empty.attrs.update(notes)
+        empty.attrs.update(notes, difficulty=question_effects(pd.DataFrame(columns=DIFFICULTY), np.zeros(0)))
         return empty
     names, model, unit, est, unit_type, stratum, b_fixed, units = _panel_inputs(rows, models, crowd, options, codes)
     brier = rows["brier"].to_numpy(dtype=float)
@@ -425,7 +426,7 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
     out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score,
                  model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None),
                  provisional, (p_display, p_label), extra)
-    out.attrs.update(notes)
+    out.attrs.update(notes, difficulty=question_effects(units, point.b))
     return out
 
 

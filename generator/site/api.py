@@ -10,29 +10,37 @@ field is removed or changes meaning (adding a field does not change it).
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import math
+import re
 from importlib import resources
 from typing import Any
 
 import pandas as pd
 
 from ..leaderboard.hub_boards import headline_of
+from ..leaderboard.question_effects import QuestionEffects
 from ..timeutil import format_ts
 from .listings import forecasters, model_rows
+from .questions import question_slug
 from .render import column_records, render_site, safe_url
 from .sitedata import GENERATED, SiteData
 
 API_VERSION = 1
 API = "api"
-SCHEMAS = ("index", "board", "models", "rounds", "questions")
+SCHEMAS = ("index", "board", "models", "rounds", "questions", "question-effects")
+EFFECTS = "question-effects.json.gz"  # gzip-compressed: 1.6 MB of JSON at ForecastBench scale is 0.3 MB so
+EFFECT_DECIMALS = 6  # b on the Brier scale to 1e-6: far finer than any interval, and half the bytes
 # a board row as the API gives it: the columns the Leaderboard shows, with their intervals
 BOARD_COLUMNS = ("rank", "rank_low", "rank_high", "model", "name", "organization", "kind", "provisional",
                  "overall", "overall_ci_low", "overall_ci_high", "dataset", "dataset_ci_low", "dataset_ci_high",
                  "market", "market_ci_low", "market_ci_high", "n_dataset", "n_market", "peer", "log_score",
                  "pct_rank1", "pct_top5", "p_value", "p_label")
 INTEGER_COLUMNS = frozenset({"rank", "rank_low", "rank_high", "n_dataset", "n_market", "provisional"})
+# a board or view name written as it is in a URL path: one path segment, no "." or ".." alone
+_PATH_SAFE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._:-]*")
 QUESTION_COLUMNS = ("id", "text", "source", "kind", "category", "url", "status", "resolved_on", "rounds",
                     "first_round", "last_round", "page")
 
@@ -87,6 +95,52 @@ def question_rows(data: SiteData) -> list[dict]:
     return out
 
 
+def path_name(name: str) -> str:
+    """A board's or view's name as one segment of its files' paths: the name itself when it is made
+    only of letters, digits and ``_ - . :`` (every name the hub's settings build but a category with
+    another character, so those URLs stay as they were), else ``question_slug`` of it, as the pages name
+    their figure files: the name's letters and digits joined by ``-``, then 10 hex digits of its sha256
+    (a ``/`` in a ``category:`` view would otherwise make a folder)."""
+    return name if _PATH_SAFE.fullmatch(name) else question_slug(name)
+
+
+def question_effects(data: SiteData) -> dict:
+    """The question fixed effects of every board's overall view (``fb_board.question_effects``), one
+    document for all boards, in columns: each unit (question, round, resolution date) once, by index
+    into the sorted lists of questions, rounds and dates, sorted by question, round and date; then
+    for each board the units' ``b`` (null: not on that board, or dropped by its fit). At
+    ForecastBench scale (~37,000 units) a row per unit per board would be ~10 MB; this is ~1.6 MB,
+    written gzip-compressed (``EFFECTS``): 0.3 MB."""
+    parts = [frame.attrs["difficulty"].frame.assign(board=board) for (board, view), frame in data.boards.items()
+             if view == "overall" and isinstance(frame.attrs.get("difficulty"), QuestionEffects)
+             and len(frame.attrs["difficulty"].frame)]
+    boards = [board for (board, view) in data.boards if view == "overall"]
+    if not parts:
+        return {"boards": boards, "questions": [], "rounds": [], "resolution_dates": [],
+                "units": {"question": [], "round": [], "resolution_date": []}, "b": {b: [] for b in boards}}
+    every = pd.concat(parts, ignore_index=True)
+    every = every.assign(round=every["round"].astype(str).str[:10], resolution_date=every["resolution_date"].astype(str).str[:10])
+    keys = ["question_id", "round", "resolution_date"]
+    units = every.drop_duplicates(keys).sort_values(keys, kind="stable").reset_index(drop=True)
+    lists = {key: sorted(units[key].unique().tolist()) for key in keys}
+    position = pd.MultiIndex.from_frame(units[keys])
+    b = {}
+    for board in boards:
+        mine = every[every["board"] == board]
+        values = pd.Series(mine["b"].to_numpy(dtype=float), index=pd.MultiIndex.from_frame(mine[keys]))
+        column = values.reindex(position).round(EFFECT_DECIMALS).tolist() if len(mine) else [math.nan] * len(units)
+        b[board] = [None if math.isnan(x) else x for x in column]
+    return {"boards": boards, "questions": lists["question_id"], "rounds": lists["round"],
+            "resolution_dates": lists["resolution_date"],
+            "units": {name: pd.Index(lists[key]).get_indexer(units[key]).tolist()
+                      for name, key in (("question", "question_id"), ("round", "round"), ("resolution_date", "resolution_date"))},
+            "b": b}
+
+
+def _compact_json(payload: dict) -> bytes:
+    return (json.dumps(payload, separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
 def api_files(data: SiteData) -> dict[str, bytes]:
     """Every API file, by its path under generated/ (``api/...``)."""
     stamp = {"api_version": API_VERSION, "title": data.title, "as_of": format_ts(data.as_of),
@@ -95,12 +149,13 @@ def api_files(data: SiteData) -> dict[str, bytes]:
     boards = []
     for (board, view), frame in data.boards.items():
         rows = board_rows(frame)
-        base = f"{API}/boards/{board}/{view}"
+        path = f"boards/{path_name(board)}/{path_name(view)}"
+        base = f"{API}/{path}"
         reference = [r["model"] for r in rows if r["p_value"] is None and r["rank"] is not None]
         files[f"{base}.json"] = _json({**stamp, "board": board, "view": view, "headline": headline_of(view, frame) if len(frame) else "overall",
                                        "reference": reference[0] if len(reference) == 1 else None, "rows": rows})
         files[f"{base}.csv"] = _csv(rows, BOARD_COLUMNS)
-        boards.append({"board": board, "view": view, "json": f"boards/{board}/{view}.json", "csv": f"boards/{board}/{view}.csv"})
+        boards.append({"board": board, "view": view, "json": f"{path}.json", "csv": f"{path}.csv"})
     models = [{k: (v if v != "" else None) for k, v in row.items()} for row in model_rows(data, forecasters(data))]
     files[f"{API}/models.json"] = _json({**stamp, "models": models})
     files[f"{API}/rounds.json"] = _json({**stamp, "rounds": [
@@ -110,8 +165,11 @@ def api_files(data: SiteData) -> dict[str, bytes]:
     questions = question_rows(data)
     files[f"{API}/questions.json"] = _json({**stamp, "questions": questions})
     files[f"{API}/questions.csv"] = _csv(questions, QUESTION_COLUMNS)
+    files[f"{API}/{EFFECTS}"] = gzip.compress(_compact_json({**stamp, "view": "overall", **question_effects(data)}),
+                                              compresslevel=9, mtime=0)  # mtime 0: the same bytes for the same data
     files[f"{API}/index.json"] = _json({**stamp, "boards": boards, "models": "models.json", "rounds": "rounds.json",
                                         "questions": {"json": "questions.json", "csv": "questions.csv"},
+                                        "question_effects": EFFECTS,
                                         "schemas": {name: f"schemas/{name}.schema.json" for name in SCHEMAS}})
     for name in SCHEMAS:
         files[f"{API}/schemas/{name}.schema.json"] = schema_bytes(name)

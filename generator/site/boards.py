@@ -8,7 +8,7 @@ process reads, gathers and renders the rest; the boards are the same whichever p
 
 With a disk cache (``store.cache.disk``, the nightly's), the boards are also kept under a digest of
 everything they read (``boards_key``): a build with nothing new takes them again instead of making
-them. A board is kept as a cache frame, its ``attrs["unranked"]`` as another, the rest of its attrs
+them. A board is kept as a cache frame, its ``attrs["unranked"]`` and ``attrs["difficulty"]`` as others, the rest of its attrs
 in one small JSON document with the digest; any miss (another digest, a frame not kept, a type the
 frame format does not hold) makes the boards again.
 """
@@ -26,6 +26,7 @@ from ..leaderboard.crowd import crowd_from_rounds
 from ..leaderboard.digest import inputs_digest
 from ..leaderboard.fb_board import board_options
 from ..leaderboard.hub_boards import configured_boards
+from ..leaderboard.question_effects import QuestionEffects
 from ..models import ModelMeta
 from ..parallel import in_background
 from ..store import readers
@@ -34,6 +35,7 @@ from ..store.hub import Hub
 
 Boards = dict[tuple[str, str], pd.DataFrame]
 KEPT = "site-boards"  # the JSON document (and the prefix of the frames) of the kept boards
+FRAME_ATTRS = ("unranked", "difficulty")  # a board's attrs kept as frames of their own (``fb_board``; difficulty's frame)
 WORKER_MIN_ROWS = 20_000  # fewer scored rows: the boards take less than a worker costs to start
 
 
@@ -80,27 +82,31 @@ def boards_key(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as_
 
 def save_boards(disk: DiskCache, key: str, boards: Boards) -> None:
     """Keep ``boards`` under ``key``; nothing when a board holds a type the cache's frames do not."""
-    attrs = []
+    attrs, order = [], []
     for i, board in enumerate(boards.values()):
-        unranked = board.attrs.get("unranked")
-        rest = {k: v for k, v in board.attrs.items() if k != "unranked"}
-        if not isinstance(unranked, pd.DataFrame) or not disk.save_frame(f"{KEPT}/{i}", key, board) \
-                or not disk.save_frame(f"{KEPT}/{i}/unranked", key, unranked):
+        effects = board.attrs.get("difficulty")
+        frames = {"unranked": board.attrs.get("unranked"), "difficulty": effects.frame if isinstance(effects, QuestionEffects) else None}
+        rest = {k: v for k, v in board.attrs.items() if k not in FRAME_ATTRS}
+        if not all(isinstance(f, pd.DataFrame) for f in frames.values()) or not disk.save_frame(f"{KEPT}/{i}", key, board) \
+                or not all(disk.save_frame(f"{KEPT}/{i}/{name}", key, f) for name, f in frames.items()):
             return
         attrs.append(rest)
-    disk.save_json(KEPT, {"key": key, "pairs": [list(pair) for pair in boards], "attrs": attrs})
+        order.append(list(board.attrs))
+    disk.save_json(KEPT, {"key": key, "pairs": [list(pair) for pair in boards], "attrs": attrs, "order": order})
 
 
 def load_boards(disk: DiskCache, key: str) -> Boards | None:
     """The boards kept under ``key`` (``save_boards``), attrs included; None on any miss."""
     doc = disk.load_json(KEPT)
-    if not isinstance(doc, dict) or doc.get("key") != key:
+    if not isinstance(doc, dict) or doc.get("key") != key or "order" not in doc:
         return None
     out: Boards = {}
-    for i, (pair, attrs) in enumerate(zip(doc["pairs"], doc["attrs"], strict=True)):
-        board, unranked = disk.load_frame(f"{KEPT}/{i}", key), disk.load_frame(f"{KEPT}/{i}/unranked", key)
-        if board is None or unranked is None:
+    for i, (pair, attrs, order) in enumerate(zip(doc["pairs"], doc["attrs"], doc["order"], strict=True)):
+        board = disk.load_frame(f"{KEPT}/{i}", key)
+        frames = {name: disk.load_frame(f"{KEPT}/{i}/{name}", key) for name in FRAME_ATTRS}
+        if board is None or any(f is None for f in frames.values()):
             return None
-        board.attrs.update({"unranked": unranked, **attrs})
+        frames["difficulty"] = QuestionEffects(frames["difficulty"])
+        board.attrs.update({name: frames[name] if name in frames else attrs[name] for name in order})
         out[(pair[0], pair[1])] = board
     return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 from datetime import datetime
+from functools import partial
 from importlib import resources
 
 import jinja2
@@ -25,6 +26,7 @@ from ..leaderboard.hub_boards import RECORDED_BEFORE_VIEWS, headline_of, history
 from ..leaderboard.views import horizon_days
 from ..models import FIELDS as MODEL_FIELDS
 from ..models import ModelMeta
+from ..parallel import in_background
 from ..schemas import ALL_TABLES, SCORES
 from ..store.csvio import empty_frame
 from ..timeutil import format_ts, parse_ts
@@ -164,6 +166,9 @@ def forecast_file(data: SiteData, due: str, model: str) -> str:
     return ""
 
 
+QUESTIONS_IN_WORKER = 1_000  # fewer question pages: rendering them takes less than a worker costs to start
+
+
 def render_site(data: SiteData) -> dict[str, bytes]:
     env = environment()
     env.globals.update(download=download_link(data), forecast_file=lambda due, model: forecast_file(data, due, model))
@@ -173,6 +178,10 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     # ``prefix`` leads from the page a snippet is shown on to generated/: the leaderboard snippet is
     # included by index.md (the site root), the changes snippet by changes.md (served as changes/).
     updated = format_ts(data.as_of)
+    # the question pages (~40% of the rendering at ForecastBench scale) in a forked worker meanwhile:
+    # the same text whichever process renders it (``parallel.in_background``), the other core used
+    make_questions = partial(_question_pages, env, data.questions, updated, frozenset(_baselines(data)))
+    question_pages = in_background(make_questions) if len(data.questions) >= QUESTIONS_IN_WORKER else make_questions
     common = {"data": data, "updated": updated, "updated_friendly": friendly_time(data.as_of), "prefix": f"{GENERATED}/"}
     first_round = min((r.due for r in data.rounds), default="")
     history_start = str(data.history["as_of"].min())[:10] if len(data.history) else ""
@@ -195,14 +204,15 @@ def render_site(data: SiteData) -> dict[str, bytes]:
             versions=methodology_versions(data.history, str(data.methodology_version)), current=data.methodology_version),
     }
     per_model = {name: _by_model(getattr(data, name)) for name in ("history", "arena", "oracle_board", "arena_curves", "oracle_months")}
-    pages.update({f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()})
+    board = without_attrs(data.board)
+    pages.update({f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()}, board)
                   for m in everyone})
     slugs = {q.id: q.slug for q in data.questions}
     for r in data.rounds:
         page, table = _round_page(env, data, r, slugs, common)
         pages[f"rounds/{r.due}.md"] = page
         pages[f"{shell.ROUND_TABLES}/{r.due}.html"] = table
-    pages.update(_question_pages(env, data.questions, updated, frozenset(_baselines(data))))
+    pages.update(question_pages())
     pages["questions/index.md"] = question_index(env, data, common)
     pages.update(oracle_pages(env, data.oracle_sets, common))
     pages.update(arena_pages(env, data.arena, data.arena_brier, common, curves=data.arena_curves,
@@ -343,15 +353,26 @@ def _left_off(frame: pd.DataFrame) -> list[dict]:
     return [] if unranked is None else unranked[["model", "name", "round", "reason"]].to_dict("records")
 
 
-def _model_page(env: jinja2.Environment, data: SiteData, model: str, mine: dict[str, pd.DataFrame | None]) -> str:
-    """One model's page; ``mine`` holds its rows of the per-model frames (None: it has none)."""
+def without_attrs(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame``'s columns without its attrs: pandas deep-copies a frame's attrs into every column and
+    row taken from it (a board's ``unranked`` frame, each time), so a frame read piece by piece, page
+    after page, is read from this."""
+    plain = frame.copy(deep=False)
+    plain.attrs = {}
+    return plain
+
+
+def _model_page(env: jinja2.Environment, data: SiteData, model: str, mine: dict[str, pd.DataFrame | None],
+                board: pd.DataFrame) -> str:
+    """One model's page; ``mine`` holds its rows of the per-model frames (None: it has none); ``board``
+    is ``data.board`` (``without_attrs``)."""
     scores = data.model_scores.get(model)
     if scores is None:  # nothing scored yet: the page still shows its metadata, rounds, bets and answers
         scores = empty_frame(SCORES)
     own = scores[scores["imputed"] == 0]  # calibration of the forecasts the model made itself
     table = reliability_table(own["probability"], own["outcome"])
     breakdowns = _breakdowns(scores)
-    row = data.board[data.board["model"] == model].to_dict("records")
+    row = board[board["model"] == model].to_dict("records")
     history = mine["history"] if mine["history"] is not None else data.history.iloc[:0]
     meta = data.models.get(model) or ModelMeta(id=model, name=model, organization="", kind="")
     return env.get_template("model.md.j2").render(

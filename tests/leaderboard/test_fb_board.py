@@ -258,3 +258,20 @@ def test_kept_boards_are_taken_again_only_while_nothing_they_read_changed(tmp_pa
     assert all(made is not again[p] for p, made in headline([moved, rescored], kept, later).items())
     kept.parts = None  # no names for the frames: nothing is taken
     assert all(made is not again[p] for p, made in headline([old, rescored], kept, later).items())
+
+
+def test_the_board_carries_each_units_question_effect():
+    # b_j of the estimation sample A, B (balanced) is their mean Brier: d1 (.04 + .16)/2, d2 (.09 + .25)/2,
+    # m1 (.16 + .01)/2, m2 (.01 + .16)/2; a crowd board fixes the markets' b at the crowd's Brier (.09, .04)
+    out = board()
+    effects = out.attrs["difficulty"].frame.set_index("question_id")
+    assert out["rank"].attrs["difficulty"] is out.attrs["difficulty"], "copied with every column taken from the board"
+    assert list(effects.columns) == ["round", "resolution_date", "kind", "b"]
+    assert effects["b"].to_dict() == pytest.approx({"fred:d1": .10, "fred:d2": .17, "manifold:m1": .085, "manifold:m2": .085},
+                                                   abs=1e-12)
+    crowd = pd.DataFrame({"round": "2026-01-04", "question_id": ["manifold:m1", "manifold:m2"], "probability": [.7, .2]})
+    fixed = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=0, market_difficulty="crowd"),
+                     crowd=crowd).attrs["difficulty"].frame.set_index("question_id")["b"]
+    assert fixed[["manifold:m1", "manifold:m2"]].tolist() == pytest.approx([.09, .04], abs=1e-12)
+    assert list(fb_board(scores().iloc[:0], MODELS, AS_OF, np.random.default_rng(0)).attrs["difficulty"].frame.columns) == \
+        ["round", "question_id", "resolution_date", "kind", "b"]

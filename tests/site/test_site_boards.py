@@ -15,7 +15,7 @@ import pytest
 
 from generator.leaderboard.hub_boards import configured_boards
 from generator.site import boards as site_boards_module
-from generator.site.boards import boards_key, load_boards, save_boards
+from generator.site.boards import FRAME_ATTRS, boards_key, load_boards, save_boards
 from generator.site.build import gather
 from generator.site.render import render_site
 from generator.store import readers
@@ -45,8 +45,9 @@ def _assert_same_boards(got: dict, expected: dict) -> None:
         pd.testing.assert_frame_equal(got[pair], board, check_exact=True)
         assert list(got[pair].attrs) == list(board.attrs)
         pd.testing.assert_frame_equal(got[pair].attrs["unranked"], board.attrs["unranked"], check_exact=True)
-        assert {k: v for k, v in got[pair].attrs.items() if k != "unranked"} == \
-            {k: v for k, v in board.attrs.items() if k != "unranked"}
+        pd.testing.assert_frame_equal(got[pair].attrs["difficulty"].frame, board.attrs["difficulty"].frame, check_exact=True)
+        assert {k: v for k, v in got[pair].attrs.items() if k not in FRAME_ATTRS} == \
+            {k: v for k, v in board.attrs.items() if k not in FRAME_ATTRS}
 
 
 def test_kept_boards_read_back_exactly_hostile_names_included(demo_hub: Path, tmp_path: Path):
@@ -104,3 +105,23 @@ def test_the_pages_are_the_same_made_here_in_the_worker_or_kept(demo_hub: Path, 
         cached.cache.close()
     assert load_boards(DiskCache.open(tmp_path / "cache", root), boards_key(
         cached, *_inputs(cached)[:2], AS_OF, cached.settings, *_inputs(cached)[2:])) is not None
+
+
+def test_the_question_pages_are_the_same_rendered_in_a_worker(demo_hub: Path, monkeypatch):
+    """The demo has fewer question pages than ``QUESTIONS_IN_WORKER``: with the limit at 0 they are
+    rendered in the forked worker (or here, where forking is not sound), with the same bytes."""
+    from generator.site import render as render_module
+
+    data = gather(Hub.load(demo_hub), AS_OF)
+    monkeypatch.setattr(render_module, "QUESTIONS_IN_WORKER", 10**9)
+    here = render_site(data)
+    forked, in_background = [], render_module.in_background
+
+    def counted(make):
+        forked.append(make)
+        return in_background(make)
+
+    monkeypatch.setattr(render_module, "QUESTIONS_IN_WORKER", 0)
+    monkeypatch.setattr(render_module, "in_background", counted)
+    assert render_site(data) == here
+    assert len(forked) == 1 and any(p.startswith("generated/question-pages/") for p in here)

@@ -4,7 +4,9 @@ API's files validated against their published schemas by check-jsonschema."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -96,14 +98,22 @@ def test_the_demo_pages_speak_link_names_and_leave_baselines_out_of_question_sum
     assert (site / "methodology-versions/index.html").is_file()
 
 
-SCHEMAS = {"index.json": "index", "models.json": "models", "rounds.json": "rounds", "questions.json": "questions"}
+SCHEMAS = {"index.json": "index", "models.json": "models", "rounds.json": "rounds", "questions.json": "questions",
+           "question-effects.json": "question-effects"}  # the last gzip-compressed on the site (.gz), checked unpacked
 
 
-def test_every_api_file_of_the_demo_passes_its_published_schema(demo_hub: Path) -> None:
+def _unpacked(api: Path, into: Path) -> Path:
+    """A copy of the API with question-effects.json.gz unpacked beside its other files."""
+    shutil.copytree(api, into)
+    (into / "question-effects.json").write_bytes(gzip.decompress((api / "question-effects.json.gz").read_bytes()))
+    return into
+
+
+def test_every_api_file_of_the_demo_passes_its_published_schema(demo_hub: Path, tmp_path: Path) -> None:
     exe = installed("check-jsonschema")
     if exe is None:
         pytest.skip("check-jsonschema is not installed (pip install '.[test]')")
-    api = demo_hub / "site_src/site/api"
+    api = _unpacked(demo_hub / "site_src/site/api", tmp_path / "api")
     index = json.loads((api / "index.json").read_text(encoding="utf-8"))
     boards = [api / b["json"] for b in index["boards"]]
     assert len(boards) == 8 and all(p.is_file() and (api / b["csv"]).is_file() for p, b in zip(boards, index["boards"]))
@@ -118,6 +128,12 @@ def test_every_api_file_of_the_demo_passes_its_published_schema(demo_hub: Path) 
     assert list(csv["model"]) == [r["model"] for r in overall["rows"]]
     questions = json.loads((api / "questions.json").read_text(encoding="utf-8"))["questions"]
     assert {q["status"] for q in questions} == {"open", "resolved", "void"}
+    effects = json.loads((api / "question-effects.json").read_text(encoding="utf-8"))
+    units = effects["units"]["question"]
+    assert effects["boards"] == [b["board"] for b in index["boards"] if b["view"] == "overall"] and units
+    assert all(len(effects["b"][b]) == len(units) for b in effects["boards"])
+    assert any(v is not None for v in effects["b"][effects["boards"][0]])
+    assert {effects["questions"][i] for i in units} <= {q["id"] for q in questions}
 
 
 def test_a_broken_api_file_fails_its_schema(demo_hub: Path, tmp_path: Path) -> None:
@@ -125,7 +141,7 @@ def test_a_broken_api_file_fails_its_schema(demo_hub: Path, tmp_path: Path) -> N
     exe = installed("check-jsonschema")
     if exe is None:
         pytest.skip("check-jsonschema is not installed (pip install '.[test]')")
-    api = demo_hub / "site_src/site/api"
+    api = _unpacked(demo_hub / "site_src/site/api", tmp_path / "api")
     overall = json.loads((api / "boards/tournament/overall.json").read_text(encoding="utf-8"))
     overall["rows"][0]["overall"] = 140.0
     del overall["rows"][1]["rank_low"]
@@ -133,3 +149,9 @@ def test_a_broken_api_file_fails_its_schema(demo_hub: Path, tmp_path: Path) -> N
     broken.write_text(json.dumps(overall), encoding="utf-8")
     run = subprocess.run([exe, "--schemafile", str(api / "schemas/board.schema.json"), str(broken)], capture_output=True, text=True)
     assert run.returncode == 1 and "140.0" in run.stdout and "rank_low" in run.stdout
+    effects = json.loads((api / "question-effects.json").read_text(encoding="utf-8"))
+    effects["units"]["round"][0] = -1
+    broken.write_text(json.dumps(effects), encoding="utf-8")
+    run = subprocess.run([exe, "--schemafile", str(api / "schemas/question-effects.schema.json"), str(broken)],
+                         capture_output=True, text=True)
+    assert run.returncode == 1 and "-1" in run.stdout
