@@ -85,8 +85,9 @@ def load_models(hub: Hub, as_of: datetime | None = None) -> dict[str, ModelMeta]
         return models
     stamp, layout = format_ts(as_of), hub.layout
     ledgers = [p for p in (layout.model_log, layout.maintainer_actions) if p.is_file()]
-    return dict(hub.cache.kept(MODELS_AS_OF, (signatures([*files, *ledgers]), stamp), lambda: maintainer.with_exclusions(
-        model_log.as_of(models, model_log.load_log(hub), stamp), maintainer.load_actions(hub), stamp)))
+    made: dict[str, ModelMeta] = hub.cache.kept(MODELS_AS_OF, (signatures([*files, *ledgers]), stamp), lambda: maintainer.with_exclusions(
+        model_log.as_of(models, model_log.load_log(hub), stamp), maintainer.load_actions(hub), stamp))
+    return dict(made)  # a copy: the kept one is shared
 
 
 MODELS_AS_OF: Slot[dict[str, ModelMeta]] = Slot("models as of a time")  # ``load_models``: a night asks it several times
