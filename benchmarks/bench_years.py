@@ -95,8 +95,9 @@ def hub_toml(text: str, density: Density) -> str:
 
 # -- each command as a fresh process --------------------------------------------------------------
 
-def run(args: list[str], cwd: Path | None = None, check: bool = True) -> dict:
-    """One command, a fresh process: wall and CPU seconds, peak RSS, load before → after, exit code."""
+def run(args: list[str], cwd: Path | None = None, check: bool = True, keep: int = 0) -> dict:
+    """One command, a fresh process: wall and CPU seconds, peak RSS, load before → after, exit code
+    (``keep``: also its first lines of output, e.g. what a verify took from the checkpoint)."""
     load = os.getloadavg()[0]
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out:
@@ -110,11 +111,11 @@ def run(args: list[str], cwd: Path | None = None, check: bool = True) -> dict:
         raise RuntimeError(f"{' '.join(args[:3])} … failed ({code}): {text[-3000:]}")
     return {"wall": round(wall, 2), "cpu": round(usage.ru_utime + usage.ru_stime, 2),
             "rss_mb": round(usage.ru_maxrss / 1024), "load": f"{load:.1f}→{os.getloadavg()[0]:.1f}", "exit": code,
-            "tail": text.strip().splitlines()[-1:] if code else []}
+            "tail": text.strip().splitlines()[-1:] if code else [], **({"head": text.splitlines()[:keep]} if keep else {})}
 
 
-def prescient(*args: str, cwd: Path | None = None, check: bool = True) -> dict:
-    return run([sys.executable, "-m", "generator", *args], cwd, check)
+def prescient(*args: str, cwd: Path | None = None, check: bool = True, keep: int = 0) -> dict:
+    return run([sys.executable, "-m", "generator", *args], cwd, check, keep)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -277,6 +278,10 @@ def checkpoint(history: History, n: int, night: datetime, rounds_before: set[str
 
     hub_dir, cache, as_of = history.hub_dir, history.cache, format_ts(night)
     point: dict = {"night": n, "date": f"{night:%Y-%m-%d}", "prs": history.prs}
+    # the nightly's audit (nightly.yml): the full walk and recompute of last night's commit, recording its
+    # checkpoint, which tonight's commit carries (by the hub's bot) for the pull requests' checks
+    point["verify_git_full"] = prescient("verify", "--hub", str(hub_dir), "--git", "--full", "--record-checkpoint",
+                                         check=False, keep=12)
     point["nightly"] = prescient("nightly", "--hub", str(hub_dir), "--as-of", as_of, "--cache-dir", str(cache))
     point["opened"] = sorted({p.name for p in (hub_dir / "data" / "rounds").iterdir() if p.is_dir()} - rounds_before)
     commits.nightly(night)
@@ -291,10 +296,12 @@ def checkpoint(history: History, n: int, night: datetime, rounds_before: set[str
                                 "+refs/pull/*/head:refs/prescient/pull/*"])
     # a one-file pull request: a team's file for the round open now
     due = max(point["opened"]) if point["opened"] else None
-    if due:
+    base = git(clone, "rev-parse", "HEAD")
+    if due:  # validate the pull request, then check its merge as ci.yml does (pull_request: the merge commit)
         point["validate"] = one_file_pr(clone, history, due, night)
     point["verify"] = prescient("verify", "--hub", str(clone), check=False)
-    point["verify_git"] = prescient("verify", "--hub", str(clone), "--git", check=False)
+    point["verify_git"] = prescient("verify", "--hub", str(clone), "--git", check=False, keep=12)
+    git(clone, "reset", "--quiet", "--hard", base)
     point["git_before_gc_mb"] = round(du(clone / ".git") / 1e6, 1)
     point["gc"] = run(["git", "-C", str(clone), "gc", "--quiet"])
     point["git_after_gc_mb"] = round(du(clone / ".git") / 1e6, 1)
@@ -328,7 +335,10 @@ def one_file_pr(clone: Path, history: History, due: str, night: datetime) -> dic
     head = git(clone, "rev-parse", "HEAD")
     result = prescient("validate", "--hub", str(clone), "--base", base, "--head", head, "--author", team.login,
                        "--at", format_ts(night + days(3 / 24)), check=False)
-    git(clone, "reset", "--quiet", "--hard", base)
+    git(clone, "checkout", "--quiet", "--detach", base)
+    subprocess.run(["git", "-C", str(clone), "-c", "user.name=Hub Maintainer", "-c", "user.email=maintainer@hub.invalid",
+                    "merge", "--quiet", "--no-ff", "-m", "Merge pull request: one file", head], check=True,
+                   env=dict(os.environ, GIT_AUTHOR_DATE=format_ts(night + days(4 / 24)), GIT_COMMITTER_DATE=format_ts(night + days(4 / 24))))
     return result
 
 
@@ -358,6 +368,10 @@ def summarise(history: History) -> dict:
         "validate, one-file pull request (s)": [p.get("validate", {}).get("wall", 0) for p in points],
         "verify (s)": [p["verify"]["wall"] for p in points],
         "verify --git (s)": [p["verify_git"]["wall"] for p in points],
+        "verify --git --full (s)": [p["verify_git_full"]["wall"] for p in points],
+        "verify, CPU (s)": [p["verify"]["cpu"] for p in points],
+        "verify --git, CPU (s)": [p["verify_git"]["cpu"] for p in points],
+        "verify --git --full, CPU (s)": [p["verify_git_full"]["cpu"] for p in points],
         "fresh clone (s)": [p["clone"]["wall"] for p in points],
         ".git after gc (MB)": [p["git_after_gc_mb"] for p in points],
         "data/ (MB)": [p["data_mb"] for p in points],

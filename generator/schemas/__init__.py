@@ -380,10 +380,15 @@ AUDIT_CHECKPOINTS = Table(
         _c("warnings", "int", "How many warnings the full audit reported (a checkpoint is written only when it found no error)."),
         _c("audit_version", "int", "The version of the audit's rules (`audit.checkpoint.AUDIT_VERSION`): a checkpoint of other "
            "rules is ignored, so a new rule is applied to the whole history once."),
+        _c("code", "str", "The sha256 of the Python sources of the `prescient` that recomputed the audited commit's derived "
+           "files and found them equal (`store.cache.disk.code_digest`). A pull request's `verify --git` takes the rounds and "
+           "nights its changes cannot affect from the checkpoint only when its own code is this one; empty in rows written "
+           "before the column, which are trusted for the git walk but not for the recompute.", nullable=True),
     ),
     key=("commit",),
     sort=("recorded_at", "commit"),
     mutability="append-only",
+    late=("code",),
 )
 
 ROUND_REVEAL = Table(

@@ -178,7 +178,10 @@ def test_a_history_rewritten_before_the_checkpoint_makes_the_walk_full(hub: Path
 
 def test_a_checkpoint_of_other_audit_rules_is_ignored(hub: Path):
     path = hub / LEDGER
-    path.write_text(path.read_text().rstrip("\n")[:-1] + "0\n")  # audit_version 1 → 0, edited in place
+    head, row = path.read_text().rstrip("\n").split("\n")
+    cells = row.split(",")
+    cells[head.split(",").index("audit_version")] = "0"  # audit_version 1 → 0, edited in place
+    path.write_text(f"{head}\n{','.join(cells)}\n")
     commit_at(hub, "2026-03-02T00:00:00Z", "an older audit's checkpoint")
     report, first = audit(hub)
     assert report["git_start"]["checkpoint"] is None and "audit version" in first
