@@ -48,12 +48,13 @@ from ..scoring.resolve import resolve_round
 from ..store import git, readers
 from ..store.cache.disk import code_digest
 from ..store.hub import Hub
+from ..store.lock import LOCK_NAME
 from ..timeutil import format_date, format_ts, parse_ts
 from .checkpoint import Found
 
 # Paths under data/ that no check of the scoped recompute reads (the site's and the arena's inputs;
 # the checkpoints ledger, audited by the git walk); the seals and commitments are checked whole.
-UNREAD = ("data/metadata/checkpoints.csv", "data/news/", "data/oracle/", "data/llm/", "data/questions/",
+UNREAD = (f"data/{LOCK_NAME}", "data/metadata/checkpoints.csv", "data/news/", "data/oracle/", "data/llm/", "data/questions/",
           "data/bets/", "data/commitments/", "data/seals/")
 APPENDED_LEDGERS = ("data/observations/", "data/resolutions/", "data/manifest/", "data/receipts/",
                     "data/metadata/models.csv", "data/leaderboard/history.csv")
@@ -200,7 +201,8 @@ def resolutions_moved(hub: Hub, scope: Scope, obs: pd.DataFrame, as_of: datetime
         questions = readers.load_round(hub, due)
         a, b = resolve_round(questions, now), resolve_round(questions, then)
         if not a.reset_index(drop=True).equals(b.reset_index(drop=True)):
-            moved = len(a) if len(a) != len(b) else int((a.astype(str).to_numpy() != b.astype(str).to_numpy()).any(axis=1).sum())
+            a, b = a.reset_index(drop=True), b.reset_index(drop=True)
+            moved = len(a) if len(a) != len(b) else int((~((a == b) | (a.isna() & b.isna()))).any(axis=1).sum())
             scope.rounds[name] = f"{moved} unit(s) resolve otherwise than at {scope.recorded_at}"
 
 

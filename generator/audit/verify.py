@@ -89,7 +89,7 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
     if git_rev:
         commit = resolve_commit(root, git_rev)
         found = start or (checkpoint.Found(None, "--full: from the first commit") if full else checkpoint.find(root, commit))
-    plan = scope.plan(hub, found, as_of) if git_rev and not full else scope.Scope(why="--full" if git_rev else "")
+    plan = None if not git_rev else scope.Scope(why="--full") if full else scope.plan(hub, found, as_of)
     report.scope = plan
     score_problems, score_note, recomputed = check_scores(hub, as_of, plan)
     report.add("scores", score_problems, score_note)
@@ -248,7 +248,9 @@ def check_history(hub: Hub, nights: int | None, plan: scope.Scope | None = None,
     stamps = sorted(current["as_of"].unique())
     chosen = stamps if nights is None else stamps[-nights:]
     kept_note = ""
-    if plan is not None and not plan.full:
+    if plan is not None and not plan.full and nights is None:
+        kept_note = "; --all: the nights the checkpoint held recomputed too (its audit recomputed the latest only)"
+    elif plan is not None and not plan.full:
         old = [s for s in chosen if s not in plan.new_nights]
         why = scope.old_night_hit(hub, plan, old, readers.load_observations(hub))
         if not why:
@@ -352,10 +354,11 @@ def git_start(report: VerifyReport) -> str:
 
 
 def to_json(report: VerifyReport) -> dict:
-    start = report.start
+    start, plan = report.start, report.scope if report.start else None
     return {"as_of": report.as_of, "ok": report.ok, "checks": [asdict(c) for c in report.checks],
             "problems": [asdict(p) for p in report.problems],
-            **({"git_start": {"checkpoint": start.start.commit if start.start else None, "why": start.why}} if start else {})}
+            **({"git_start": {"checkpoint": start.start.commit if start.start else None, "why": start.why}} if start else {}),
+            **({"recompute": {"checkpoint": plan.checkpoint or None, "why": plan.why, "rounds": plan.rounds}} if plan else {})}
 
 
 def render_text(report: VerifyReport) -> str:

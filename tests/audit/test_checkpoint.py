@@ -64,8 +64,13 @@ def test_the_full_walk_records_a_checkpoint_once_and_verify_git_starts_from_it(h
     assert report["ok"] and report["git_start"]["checkpoint"] == checkpointed
     assert f"from checkpoint {checkpointed[:12]}" in first
     assert "1 commit(s) touching data/" in next(c["note"] for c in report["checks"] if c["name"] == "git")
+    # nothing but the checkpoint row changed since: every round and night is the checkpoint's (issue 39)
+    assert next(c["note"] for c in report["checks"] if c["name"] == "scores").startswith(
+        f"scores of 3 round(s) unchanged since checkpoint {checkpointed[:12]}")
+    assert report["recompute"] == {"checkpoint": checkpointed, "why": "", "rounds": {}}
     full, first_full = audit(hub, "--full")
     assert full["ok"] and full["git_start"]["checkpoint"] is None and "walked in full" in first_full
+    assert full["recompute"]["why"] == "--full" and full["recompute"]["checkpoint"] is None
     again = cli(hub, "--git", "--full", "--record-checkpoint")  # nothing but the checkpoint changed since: no new row
     assert "no checkpoint recorded" in again.stdout and git(hub, "status", "--porcelain").strip() == ""
 
