@@ -278,17 +278,19 @@ def checkpoint(history: History, n: int, night: datetime, rounds_before: set[str
 
     hub_dir, cache, as_of = history.hub_dir, history.cache, format_ts(night)
     point: dict = {"night": n, "date": f"{night:%Y-%m-%d}", "prs": history.prs}
-    # the nightly's audit (nightly.yml): the full walk and recompute of last night's commit, recording its
-    # checkpoint, which tonight's commit carries (by the hub's bot) for the pull requests' checks
-    point["verify_git_full"] = prescient("verify", "--hub", str(hub_dir), "--git", "--full", "--record-checkpoint",
-                                         check=False, keep=12)
     point["nightly"] = prescient("nightly", "--hub", str(hub_dir), "--as-of", as_of, "--cache-dir", str(cache))
     point["opened"] = sorted({p.name for p in (hub_dir / "data" / "rounds").iterdir() if p.is_dir()} - rounds_before)
     commits.nightly(night)
     point["nightly_nothing_new"] = prescient("nightly", "--hub", str(hub_dir), "--as-of", as_of, "--cache-dir", str(cache))
     point["nothing_new_changed_files"] = commits.nightly(night)  # a rerun with nothing new changes no byte: False
     log(f"checkpoint {n}: nightly {point['nightly']} · nothing new {point['nightly_nothing_new']}")
-    tip = commits.checkpoint()  # tonight's commit, on disk for the clone
+    # the nightly's audit (nightly.yml, after the night's commit): the full walk and recompute up to
+    # tonight's commit, its checkpoint row committed by the hub's bot for the pull requests' checks
+    commits.checkpoint()
+    point["verify_git_full"] = prescient("verify", "--hub", str(hub_dir), "--git", "--full", "--record-checkpoint",
+                                         check=False, keep=12)
+    commits.commit(night + timedelta(hours=2), "nightly: the audit's checkpoint")
+    tip = commits.checkpoint()  # the checkpoint's commit, on disk for the clone
     point["data_mb"] = round(du(hub_dir / "data") / 1e6, 1)
     clone = history.work / f"clone-{n}"
     point["clone"] = run(["git", "clone", "--quiet", "--no-local", "--no-tags", str(hub_dir), str(clone)])
@@ -408,13 +410,50 @@ def checkpoint_nights(months: list[float]) -> list[int]:
     return sorted(set(out))
 
 
+def retime(work: Path, result: dict, command: list[str], aggressive: bool = False, log=print) -> list[dict]:
+    """Time ``prescient COMMAND --hub CLONE`` again at each checkpoint of a finished run (``result``, its
+    JSON) on a fresh clone of the kept hub at that checkpoint's commit, without growing the history again
+    (a fix of one command's code, re-measured on the same commits); with ``aggressive``, also ``.git``'s
+    size after ``git gc`` and after ``git gc --aggressive`` of that clone."""
+    out = []
+    for point in result["checkpoints"]:
+        clone = work / f"retime-{point['night']}"
+        shutil.rmtree(clone, ignore_errors=True)
+        run(["git", "clone", "--quiet", "--no-local", "--no-tags", "--single-branch", str(work / "hub"), str(clone)])
+        git(clone, "reset", "--quiet", "--hard", point["tip"])
+        git(clone, "remote", "remove", "origin")  # nothing after the checkpoint's commit stays reachable
+        git(clone, "reflog", "expire", "--expire=now", "--all")
+        row = {"night": point["night"], "command": prescient(*command, "--hub", str(clone), check=False, keep=12)}
+        if aggressive:
+            row["gc"] = run(["git", "-C", str(clone), "gc", "--quiet", "--prune=now"])
+            row["git_after_gc_mb"] = round(du(clone / ".git") / 1e6, 1)
+            row["gc_aggressive"] = run(["git", "-C", str(clone), "gc", "--quiet", "--aggressive", "--prune=now"])
+            row["git_after_gc_aggressive_mb"] = round(du(clone / ".git") / 1e6, 1)
+        shutil.rmtree(clone)
+        log(f"retime {point['night']}: {json.dumps(row)}")
+        out.append(row)
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--months", type=float, nargs="+", default=[1, 2, 3], help="lengths to measure at")
     parser.add_argument("--small", action="store_true", help="a tiny hub (3 models, 48 units a round): a quick run")
     parser.add_argument("--work", help="keep the hub here (default: a temporary folder)")
     parser.add_argument("--json", help="write the measurements here")
+    parser.add_argument("--retime", nargs="+", metavar="ARG",
+                        help="with --work and --json of a finished run: time `prescient ARG…` again at each checkpoint's "
+                             "commit (e.g. --retime verify) and add it to the JSON under `retime`")
+    parser.add_argument("--gc-aggressive", action="store_true", help="with --retime: also `.git` after gc vs gc --aggressive")
     args = parser.parse_args(argv)
+    if args.retime:
+        if not (args.work and args.json):
+            parser.error("--retime needs the finished run's --work and --json")
+        result = json.loads(Path(args.json).read_text())
+        result.setdefault("retime", {})[" ".join(args.retime)] = retime(
+            Path(args.work), result, args.retime, args.gc_aggressive, log=lambda s: print(s, file=sys.stderr, flush=True))
+        Path(args.json).write_text(json.dumps(result, indent=1))
+        return result
     density = SMALL if args.small else FULL
     nights = checkpoint_nights(args.months)
     with tempfile.TemporaryDirectory(prefix="bench-years-") as tmp:
