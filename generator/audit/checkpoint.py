@@ -4,9 +4,10 @@ The full walk (``audit.git.audit_history`` from the first commit) reads every co
 its cost grows with the history, and a pull request's required check runs it each time. Yet almost all
 of it was already read, with the same rules, by the nightly before. So the nightly runs the full walk
 (``verify --git --full --record-checkpoint``) and, when it finds no error, appends a row to
-``data/metadata/checkpoints.csv`` naming the audited commit C, its ``data/`` tree id and date, and the
-rules' version; the night's commit carries the row onto the default branch. ``verify --git`` then starts
-from the newest checkpoint it can check and judges only the commits after C, the pull request's included.
+``data/metadata/checkpoints.csv`` naming the audited commit C (the night's own), its ``data/`` tree id and
+date, the rules' version and the digest of the code that recomputed C's derived files; the bot commits the
+row onto the default branch. ``verify --git`` then starts from the newest checkpoint it can check and judges
+only the commits after C, the pull request's included (and recomputes only what they can affect: ``audit.scope``).
 
 **Why the store is a ledger in ``data/``.** A git note or ref would live outside the history it vouches
 for: a clone does not fetch it by default, a force-push replaces it without a trace, and nothing says who

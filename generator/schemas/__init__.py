@@ -372,7 +372,8 @@ AUDIT_CHECKPOINTS = Table(
         "audit version) and reads only the commits after it; any other row is ignored and the whole history is walked."
     ),
     columns=(
-        _c("recorded_at", "ts", "The run that audited the history and wrote the row (its as_of)."),
+        _c("recorded_at", "ts", "The run that audited the history and wrote the row: the as_of its recompute was made at "
+           "(a pull request's recompute compares the rounds' resolutions now with theirs at this time)."),
         _c("commit", "str", "The audited commit (full sha): every commit up to it on its first-parent line was checked."),
         _c("committed_at", "ts", "The audited commit's committer date, the latest on the first-parent line up to it."),
         _c("data_tree", "str", "The git tree id of `data/` in the audited commit: what the checkpoint vouches for."),

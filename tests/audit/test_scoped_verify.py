@@ -107,12 +107,17 @@ def test_a_derived_score_file_tampered_after_the_checkpoint_is_found(hub: Path, 
     assert "round 2026-01-25: data/scores/2026-01-25.csv changed" in note(scoped, "scores")
 
 
-def test_an_appended_observation_that_moves_a_resolution_rescores_that_round(hub: Path):
+def resolved_market_observed(hub: Path, recorded_at: str):
+    """A market of the round due 2026-02-22 observed resolved (YES), recorded at ``recorded_at`` and
+    committed after the checkpoint, the scores left as they were; both verifies of it."""
     market = a_market_of(hub, "2026-02-22")
-    append_line(hub / "data/observations/sim/2026-03.csv",
-                f"{market},2026-03-02T00:00:00Z,2026-03-02T00:00:00Z,1,resolved,1,{'0' * 64}")
+    append_line(hub / "data/observations/sim/2026-03.csv", f"{market},{recorded_at},{recorded_at},1,resolved,1,{'0' * 64}")
     commit_at(hub, "2026-03-02T01:00:00Z", "an observation, the scores left as they were")
-    scoped, _ = both(hub)
+    return both(hub)
+
+
+def test_an_appended_observation_that_moves_a_resolution_rescores_that_round(hub: Path):
+    scoped, _ = resolved_market_observed(hub, "2026-03-02T00:00:00Z")
     assert "derived-differs" in codes(scoped)
     scores = note(scoped, "scores")
     assert "round 2026-02-22: 1 unit(s) resolve otherwise than at 2026-03-01T00:00:00Z" in scores  # the market resolved
@@ -121,11 +126,7 @@ def test_an_appended_observation_that_moves_a_resolution_rescores_that_round(hub
 
 
 def test_a_backdated_observation_is_not_trusted_and_everything_is_recomputed(hub: Path):
-    market = a_market_of(hub, "2026-02-22")
-    append_line(hub / "data/observations/sim/2026-03.csv",
-                f"{market},2026-02-25T00:00:00Z,2026-02-25T00:00:00Z,1,resolved,1,{'0' * 64}")
-    commit_at(hub, "2026-03-02T01:00:00Z", "an observation dated before the checkpoint's recompute")
-    scoped, _ = both(hub)
+    scoped, _ = resolved_market_observed(hub, "2026-02-25T00:00:00Z")  # before the checkpoint's recompute
     assert scoped.scope.full and "recorded at 2026-02-25T00:00:00Z, not after the checkpoint's recompute" in scoped.scope.why
     assert "whole recompute: data/observations/sim/2026-03.csv has a row recorded at" in note(scoped, "scores")
 
@@ -140,34 +141,39 @@ def test_a_rewritten_ledger_of_observations_is_recomputed_whole(hub: Path):
     assert "was rewritten since the checkpoint" in scoped.scope.why and "ledger-row-rewritten" in codes(scoped)
 
 
+def edit_committed(hub: Path, rel: str, edit, message: str) -> None:
+    """Replace the file's text with ``edit(text)`` (which must change it) and commit it after the checkpoint."""
+    path = hub / rel
+    text = path.read_text()
+    assert edit(text) != text
+    path.write_text(edit(text))
+    commit_at(hub, "2026-03-02T01:00:00Z", message)
+
+
 def test_an_old_history_row_edited_makes_the_old_nights_recomputed(hub: Path):
-    path = hub / "data/leaderboard/history.csv"
-    lines = path.read_text().splitlines(keepends=True)
-    lines[1] = lines[1].replace(",4,4,0,", ",5,5,0,", 1)
-    assert lines[1] != path.read_text().splitlines(keepends=True)[1]
-    path.write_text("".join(lines))
-    commit_at(hub, "2026-03-02T01:00:00Z", "a better night")
+    def better(text: str) -> str:
+        head, first, rest = text.split("\n", 2)
+        return "\n".join([head, first.replace(",4,4,0,", ",5,5,0,", 1), rest])
+    edit_committed(hub, "data/leaderboard/history.csv", better, "a better night")
     scoped, _ = both(hub)
     assert "history-differs" in codes(scoped)
     assert "the nights the checkpoint held recomputed too: data/leaderboard/history.csv was rewritten" in note(scoped, "history")
 
 
 def test_a_new_night_appended_with_wrong_rows_is_recomputed(hub: Path):
-    path = hub / "data/leaderboard/history.csv"
-    last = [line for line in path.read_text().splitlines() if line.startswith("2026-03-01")]
-    rows = [line.replace("2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z", 1) for line in last]
-    rows[0] = rows[0].replace(",4,4,0,", ",9,9,0,", 1) if ",4,4,0," in rows[0] else rows[0] + "0"
-    path.write_text(path.read_text() + "\n".join(rows) + "\n")
-    commit_at(hub, "2026-03-02T01:00:00Z", "a night nobody ran")
+    def a_night_nobody_ran(text: str) -> str:
+        rows = [line.replace("2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z", 1) for line in text.splitlines()
+                if line.startswith("2026-03-01")]
+        rows[0] = rows[0].replace(",4,4,0,", ",9,9,0,", 1) if ",4,4,0," in rows[0] else rows[0] + "0"
+        return text + "\n".join(rows) + "\n"
+    edit_committed(hub, "data/leaderboard/history.csv", a_night_nobody_ran, "a night nobody ran")
     scoped, _ = both(hub)
     assert "history-differs" in codes(scoped)
     assert "1 of 3 night(s) recomputed; 2 night(s) kept from checkpoint" in note(scoped, "history")
 
 
 def test_settings_changed_since_the_checkpoint_recompute_everything(hub: Path):
-    toml = hub / "data/hub.toml"
-    toml.write_text(toml.read_text().replace("min_resolved = 5", "min_resolved = 5\nimpute_value = 0.4"))
-    commit_at(hub, "2026-03-02T01:00:00Z", "settings")
+    edit_committed(hub, "data/hub.toml", lambda t: t.replace("min_resolved = 5", "min_resolved = 5\nimpute_value = 0.4"), "settings")
     scoped, _ = both(hub)
     assert scoped.scope.why == "data/hub.toml changed since the checkpoint (the hub's settings and methodology)"
     assert "whole recompute: data/hub.toml changed" in note(scoped, "scores")
@@ -181,9 +187,7 @@ def test_a_file_git_does_not_track_counts_as_changed(hub: Path):
 
 
 def test_a_model_file_edited_makes_the_old_nights_recomputed(hub: Path):
-    path = hub / "data/models/prescient.naive.yml"
-    path.write_text(path.read_text().replace("saw_crowd: true", "saw_crowd: false"))
-    commit_at(hub, "2026-03-02T01:00:00Z", "a model's metadata")
+    edit_committed(hub, "data/models/prescient.naive.yml", lambda t: t.replace("saw_crowd: true", "saw_crowd: false"), "a model's metadata")
     scoped, _ = both(hub)
     assert "the nights the checkpoint held recomputed too: data/models/prescient.naive.yml was modified" in note(scoped, "history")
 
