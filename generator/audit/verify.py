@@ -97,7 +97,7 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
     report.add("pages", *check_pages(hub, as_of), skipped=not (root / "site_src" / "docs" / GENERATED).is_dir())
     report.add("seals", *check_seals(hub))
     changes, attested, by_git = None, receipts.attested(receipts.load_receipts(hub)), None
-    if git_rev:
+    if git_rev and found is not None:
         report.start = found
         ledger = receipts.load_receipts_at(root, commit)
         attested = receipts.attested(ledger)
@@ -199,11 +199,11 @@ def check_scores(hub: Hub, as_of: datetime, plan: scope.Scope | None = None) -> 
     obs = readers.load_observations(hub)
     view = recompute.hub_view(hub, obs, as_of)
     problems = []
-    partial = plan is not None and not plan.full
-    if partial:
-        scope.resolutions_moved(hub, plan, obs, as_of)
+    partial = plan if plan is not None and not plan.full else None  # what is taken from the checkpoint
+    if partial is not None:
+        scope.resolutions_moved(hub, partial, obs, as_of)
     dues = readers.round_dues(hub)
-    chosen = [d for d in dues if format_date(d) in plan.rounds] if partial else dues
+    chosen = [d for d in dues if format_date(d) in partial.rounds] if partial is not None else dues
     recomputed = {due: recompute.score_one_round(hub, due, view, hub.settings.scoring.impute_value, [])[2] for due in chosen}
     for due, frame in recomputed.items():
         path, expected = layout.scores(due), to_csv_bytes(frame, SCORES)
@@ -216,11 +216,11 @@ def check_scores(hub: Hub, as_of: datetime, plan: scope.Scope | None = None) -> 
         if diff:
             problems.append(_differs(label, "derived-differs", *diff))
     note = f"{len(recomputed)} round(s) rescored as of {format_ts(as_of)}"
-    if partial:
+    if partial is not None:
         kept = len(dues) - len(chosen)
-        named = "; ".join(f"round {d}: {plan.rounds[d]}" for d in sorted(format_date(x) for x in chosen)[:6])
+        named = "; ".join(f"round {d}: {partial.rounds[d]}" for d in sorted(format_date(x) for x in chosen)[:6])
         more = f" (+{len(chosen) - 6} more)" if len(chosen) > 6 else ""
-        note = (f"scores of {kept} round(s) unchanged since checkpoint {plan.checkpoint[:12]} (recomputed at {plan.recorded_at}); "
+        note = (f"scores of {kept} round(s) unchanged since checkpoint {partial.checkpoint[:12]} (recomputed at {partial.recorded_at}); "
                 f"{note}" + (f": {named}{more}" if chosen else ""))
     elif plan is not None and plan.why and plan.why != "--full":
         note += f" (whole recompute: {plan.why})"
@@ -335,7 +335,7 @@ def check_timing(hub: Hub, as_of: datetime, changes: list[git.FileChange] | None
             problems.append(Problem(rel, None, None, "timing-unproven",
                                     f"no record in {evidence} shows these bytes before the due time {stamp}", "warning"))
     note = f"{checked} forecast file(s) of rounds due by {format_ts(as_of)} checked"
-    if only is not None:
+    if only is not None and plan is not None:
         note += f" (those changed since checkpoint {plan.checkpoint[:12]}; the others' timing was checked by its full audit)"
     if plan is not None and plan.timing_all and not plan.full:
         note += f" (all: {plan.timing_all})"
