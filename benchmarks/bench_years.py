@@ -20,10 +20,13 @@ Every night's nightly is timed (wall and CPU of this process), so the per-night 
 every night, not sampled. At each checkpoint (a night that opens a round, near each ``--months``
 length), that night's nightly runs instead as the real command (``prescient nightly --as-of
 --cache-dir``, a fresh process: "a nightly with a new round"), then again at the same time ("nothing
-new"); then, on a fresh clone (``git clone --no-local``, timed, plus the fetch of the pull requests'
-heads ``ci.yml`` makes): ``prescient validate --base --head --author --at`` of a one-file pull request,
-``prescient verify`` and ``prescient verify --hub CHECKOUT --git`` from outside the checkout as the
-``audit`` job runs it, and ``git gc`` with ``.git``'s size after it. Each command is a fresh process
+new"); then the nightly's audit after the night's commit (``verify --git --full --record-checkpoint``,
+the whole walk and recompute) and the bot's commit of its checkpoint row; then, on a fresh clone (``git
+clone --no-local``, timed, plus the fetch of the pull requests' heads ``ci.yml`` makes): ``prescient
+validate --base --head --author --at`` of a one-file pull request, merged with ``--no-ff``, and on that
+merge ``prescient verify`` and ``prescient verify --hub CHECKOUT --git`` (from the checkpoint: the
+pull request's required check) from outside the checkout as the ``audit`` job runs it, and ``git gc``
+with ``.git``'s size after it. Each command is a fresh process
 (``os.wait4``: wall, CPU, peak RSS); the load average is sampled around it. ``build`` is not run
 (the site's speed at scale is issue 39's other branch).
 
