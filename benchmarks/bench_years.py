@@ -20,10 +20,13 @@ Every night's nightly is timed (wall and CPU of this process), so the per-night 
 every night, not sampled. At each checkpoint (a night that opens a round, near each ``--months``
 length), that night's nightly runs instead as the real command (``prescient nightly --as-of
 --cache-dir``, a fresh process: "a nightly with a new round"), then again at the same time ("nothing
-new"); then, on a fresh clone (``git clone --no-local``, timed, plus the fetch of the pull requests'
-heads ``ci.yml`` makes): ``prescient validate --base --head --author --at`` of a one-file pull request,
-``prescient verify`` and ``prescient verify --hub CHECKOUT --git`` from outside the checkout as the
-``audit`` job runs it, and ``git gc`` with ``.git``'s size after it. Each command is a fresh process
+new"); then the nightly's audit after the night's commit (``verify --git --full --record-checkpoint``,
+the whole walk and recompute) and the bot's commit of its checkpoint row; then, on a fresh clone (``git
+clone --no-local``, timed, plus the fetch of the pull requests' heads ``ci.yml`` makes): ``prescient
+validate --base --head --author --at`` of a one-file pull request, merged with ``--no-ff``, and on that
+merge ``prescient verify`` and ``prescient verify --hub CHECKOUT --git`` (from the checkpoint: the
+pull request's required check) from outside the checkout as the ``audit`` job runs it, and ``git gc``
+with ``.git``'s size after it. Each command is a fresh process
 (``os.wait4``: wall, CPU, peak RSS); the load average is sampled around it. ``build`` is not run
 (the site's speed at scale is issue 39's other branch).
 
@@ -95,8 +98,9 @@ def hub_toml(text: str, density: Density) -> str:
 
 # -- each command as a fresh process --------------------------------------------------------------
 
-def run(args: list[str], cwd: Path | None = None, check: bool = True) -> dict:
-    """One command, a fresh process: wall and CPU seconds, peak RSS, load before → after, exit code."""
+def run(args: list[str], cwd: Path | None = None, check: bool = True, keep: int = 0) -> dict:
+    """One command, a fresh process: wall and CPU seconds, peak RSS, load before → after, exit code
+    (``keep``: also its first lines of output, e.g. what a verify took from the checkpoint)."""
     load = os.getloadavg()[0]
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out:
@@ -110,11 +114,11 @@ def run(args: list[str], cwd: Path | None = None, check: bool = True) -> dict:
         raise RuntimeError(f"{' '.join(args[:3])} … failed ({code}): {text[-3000:]}")
     return {"wall": round(wall, 2), "cpu": round(usage.ru_utime + usage.ru_stime, 2),
             "rss_mb": round(usage.ru_maxrss / 1024), "load": f"{load:.1f}→{os.getloadavg()[0]:.1f}", "exit": code,
-            "tail": text.strip().splitlines()[-1:] if code else []}
+            "tail": text.strip().splitlines()[-1:] if code else [], **({"head": text.splitlines()[:keep]} if keep else {})}
 
 
-def prescient(*args: str, cwd: Path | None = None, check: bool = True) -> dict:
-    return run([sys.executable, "-m", "generator", *args], cwd, check)
+def prescient(*args: str, cwd: Path | None = None, check: bool = True, keep: int = 0) -> dict:
+    return run([sys.executable, "-m", "generator", *args], cwd, check, keep)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -283,7 +287,13 @@ def checkpoint(history: History, n: int, night: datetime, rounds_before: set[str
     point["nightly_nothing_new"] = prescient("nightly", "--hub", str(hub_dir), "--as-of", as_of, "--cache-dir", str(cache))
     point["nothing_new_changed_files"] = commits.nightly(night)  # a rerun with nothing new changes no byte: False
     log(f"checkpoint {n}: nightly {point['nightly']} · nothing new {point['nightly_nothing_new']}")
-    tip = commits.checkpoint()  # tonight's commit, on disk for the clone
+    # the nightly's audit (nightly.yml, after the night's commit): the full walk and recompute up to
+    # tonight's commit, its checkpoint row committed by the hub's bot for the pull requests' checks
+    commits.checkpoint()
+    point["verify_git_full"] = prescient("verify", "--hub", str(hub_dir), "--git", "--full", "--record-checkpoint",
+                                         check=False, keep=12)
+    commits.commit(night + timedelta(hours=2), "nightly: the audit's checkpoint")
+    tip = commits.checkpoint()  # the checkpoint's commit, on disk for the clone
     point["data_mb"] = round(du(hub_dir / "data") / 1e6, 1)
     clone = history.work / f"clone-{n}"
     point["clone"] = run(["git", "clone", "--quiet", "--no-local", "--no-tags", str(hub_dir), str(clone)])
@@ -291,10 +301,12 @@ def checkpoint(history: History, n: int, night: datetime, rounds_before: set[str
                                 "+refs/pull/*/head:refs/prescient/pull/*"])
     # a one-file pull request: a team's file for the round open now
     due = max(point["opened"]) if point["opened"] else None
-    if due:
+    base = git(clone, "rev-parse", "HEAD")
+    if due:  # validate the pull request, then check its merge as ci.yml does (pull_request: the merge commit)
         point["validate"] = one_file_pr(clone, history, due, night)
     point["verify"] = prescient("verify", "--hub", str(clone), check=False)
-    point["verify_git"] = prescient("verify", "--hub", str(clone), "--git", check=False)
+    point["verify_git"] = prescient("verify", "--hub", str(clone), "--git", check=False, keep=12)
+    git(clone, "reset", "--quiet", "--hard", base)
     point["git_before_gc_mb"] = round(du(clone / ".git") / 1e6, 1)
     point["gc"] = run(["git", "-C", str(clone), "gc", "--quiet"])
     point["git_after_gc_mb"] = round(du(clone / ".git") / 1e6, 1)
@@ -328,7 +340,10 @@ def one_file_pr(clone: Path, history: History, due: str, night: datetime) -> dic
     head = git(clone, "rev-parse", "HEAD")
     result = prescient("validate", "--hub", str(clone), "--base", base, "--head", head, "--author", team.login,
                        "--at", format_ts(night + days(3 / 24)), check=False)
-    git(clone, "reset", "--quiet", "--hard", base)
+    git(clone, "checkout", "--quiet", "--detach", base)
+    subprocess.run(["git", "-C", str(clone), "-c", "user.name=Hub Maintainer", "-c", "user.email=maintainer@hub.invalid",
+                    "merge", "--quiet", "--no-ff", "-m", "Merge pull request: one file", head], check=True,
+                   env=dict(os.environ, GIT_AUTHOR_DATE=format_ts(night + days(4 / 24)), GIT_COMMITTER_DATE=format_ts(night + days(4 / 24))))
     return result
 
 
@@ -358,6 +373,10 @@ def summarise(history: History) -> dict:
         "validate, one-file pull request (s)": [p.get("validate", {}).get("wall", 0) for p in points],
         "verify (s)": [p["verify"]["wall"] for p in points],
         "verify --git (s)": [p["verify_git"]["wall"] for p in points],
+        "verify --git --full (s)": [p["verify_git_full"]["wall"] for p in points],
+        "verify, CPU (s)": [p["verify"]["cpu"] for p in points],
+        "verify --git, CPU (s)": [p["verify_git"]["cpu"] for p in points],
+        "verify --git --full, CPU (s)": [p["verify_git_full"]["cpu"] for p in points],
         "fresh clone (s)": [p["clone"]["wall"] for p in points],
         ".git after gc (MB)": [p["git_after_gc_mb"] for p in points],
         "data/ (MB)": [p["data_mb"] for p in points],
@@ -394,13 +413,50 @@ def checkpoint_nights(months: list[float]) -> list[int]:
     return sorted(set(out))
 
 
+def retime(work: Path, result: dict, command: list[str], aggressive: bool = False, log=print) -> list[dict]:
+    """Time ``prescient COMMAND --hub CLONE`` again at each checkpoint of a finished run (``result``, its
+    JSON) on a fresh clone of the kept hub at that checkpoint's commit, without growing the history again
+    (a fix of one command's code, re-measured on the same commits); with ``aggressive``, also ``.git``'s
+    size after ``git gc`` and after ``git gc --aggressive`` of that clone."""
+    out = []
+    for point in result["checkpoints"]:
+        clone = work / f"retime-{point['night']}"
+        shutil.rmtree(clone, ignore_errors=True)
+        run(["git", "clone", "--quiet", "--no-local", "--no-tags", "--single-branch", str(work / "hub"), str(clone)])
+        git(clone, "reset", "--quiet", "--hard", point["tip"])
+        git(clone, "remote", "remove", "origin")  # nothing after the checkpoint's commit stays reachable
+        git(clone, "reflog", "expire", "--expire=now", "--all")
+        row = {"night": point["night"], "command": prescient(*command, "--hub", str(clone), check=False, keep=12)}
+        if aggressive:
+            row["gc"] = run(["git", "-C", str(clone), "gc", "--quiet", "--prune=now"])
+            row["git_after_gc_mb"] = round(du(clone / ".git") / 1e6, 1)
+            row["gc_aggressive"] = run(["git", "-C", str(clone), "gc", "--quiet", "--aggressive", "--prune=now"])
+            row["git_after_gc_aggressive_mb"] = round(du(clone / ".git") / 1e6, 1)
+        shutil.rmtree(clone)
+        log(f"retime {point['night']}: {json.dumps(row)}")
+        out.append(row)
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--months", type=float, nargs="+", default=[1, 2, 3], help="lengths to measure at")
     parser.add_argument("--small", action="store_true", help="a tiny hub (3 models, 48 units a round): a quick run")
     parser.add_argument("--work", help="keep the hub here (default: a temporary folder)")
     parser.add_argument("--json", help="write the measurements here")
+    parser.add_argument("--retime", nargs="+", metavar="ARG",
+                        help="with --work and --json of a finished run: time `prescient ARG…` again at each checkpoint's "
+                             "commit (e.g. --retime verify) and add it to the JSON under `retime`")
+    parser.add_argument("--gc-aggressive", action="store_true", help="with --retime: also `.git` after gc vs gc --aggressive")
     args = parser.parse_args(argv)
+    if args.retime:
+        if not (args.work and args.json):
+            parser.error("--retime needs the finished run's --work and --json")
+        result = json.loads(Path(args.json).read_text())
+        result.setdefault("retime", {})[" ".join(args.retime)] = retime(
+            Path(args.work), result, args.retime, args.gc_aggressive, log=lambda s: print(s, file=sys.stderr, flush=True))
+        Path(args.json).write_text(json.dumps(result, indent=1))
+        return result
     density = SMALL if args.small else FULL
     nights = checkpoint_nights(args.months)
     with tempfile.TemporaryDirectory(prefix="bench-years-") as tmp:

@@ -5,4 +5,5 @@
 - ``maintainers``: the maintainers' ledger's commits: by maintainers, never into a past night
 - ``seals``: the seals against their rule, the receipts and the files in place
 - ``checkpoint``: where a pull request's ``verify --git`` may start: the nightly's checkpoints, trusted only when they check
+- ``scope``: what that ``verify --git`` must recompute: only what the changes since the checkpoint can affect
 """

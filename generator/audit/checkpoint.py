@@ -4,9 +4,10 @@ The full walk (``audit.git.audit_history`` from the first commit) reads every co
 its cost grows with the history, and a pull request's required check runs it each time. Yet almost all
 of it was already read, with the same rules, by the nightly before. So the nightly runs the full walk
 (``verify --git --full --record-checkpoint``) and, when it finds no error, appends a row to
-``data/metadata/checkpoints.csv`` naming the audited commit C, its ``data/`` tree id and date, and the
-rules' version; the night's commit carries the row onto the default branch. ``verify --git`` then starts
-from the newest checkpoint it can check and judges only the commits after C, the pull request's included.
+``data/metadata/checkpoints.csv`` naming the audited commit C (the night's own), its ``data/`` tree id and
+date, the rules' version and the digest of the code that recomputed C's derived files; the bot commits the
+row onto the default branch. ``verify --git`` then starts from the newest checkpoint it can check and judges
+only the commits after C, the pull request's included (and recomputes only what they can affect: ``audit.scope``).
 
 **Why the store is a ledger in ``data/``.** A git note or ref would live outside the history it vouches
 for: a clone does not fetch it by default, a force-push replaces it without a trace, and nothing says who
@@ -50,6 +51,7 @@ from ..config import BOT_EMAIL
 from ..errors import PrescientError
 from ..schemas import AUDIT_CHECKPOINTS
 from ..store import checkpoints, git
+from ..store.cache.disk import code_digest
 from ..store.csvio import UNREADABLE
 from ..timeutil import format_ts
 from .git import FileChange, Start, digested_nights_at, parse_log, records
@@ -65,6 +67,8 @@ class Found:
     start: Start | None
     why: str
     warnings: int = 0  # the warnings the full walk reported up to the start
+    code: str = ""  # the code digest of the run that recomputed the start's derived files ("": not recorded)
+    recorded_at: str = ""  # that run's as_of
 
 
 def find(repo, head: str) -> Found:
@@ -91,8 +95,10 @@ def find(repo, head: str) -> Found:
     refused = _refused(repo, head, commit, line[position[commit]][1], row, columns, field)
     if refused:
         return Found(None, f"checkpoint {commit[:12]} refused: {refused}")
+    code = row[field["code"]] if "code" in field else ""
     return Found(Start(commit, digested_nights_at(repo, commit)), f"from checkpoint {commit[:12]} ({row[field['committed_at']]}), the full audit "
-                                        f"recorded at {row[field['recorded_at']]}", int(row[field["warnings"]] or 0))
+                                        f"recorded at {row[field['recorded_at']]}", int(row[field["warnings"]] or 0),
+                 code, row[field["recorded_at"]])
 
 
 def _refused(repo, head: str, commit: str, seconds: int, row: tuple, columns: tuple, field: dict) -> str:
@@ -128,18 +134,23 @@ def _adder(repo, head: str, commit: str, row: tuple, columns: tuple) -> FileChan
             except ValueError:
                 continue
             if version_columns == columns and row in version_rows:
-                return c if _appended_to(blobs.read(c.old_blob) if c.status == "M" else b"", version_rows) else \
+                return c if _appended_to(blobs.read(c.old_blob) if c.status == "M" else b"", columns, version_rows) else \
                     replace(c, status="E")  # the row came with an edit of the rows before it: moved, not recorded
     return None
 
 
-def _appended_to(old: bytes | None, new_rows: list[tuple]) -> bool:
-    """Every record of ``old`` is still in ``new_rows`` (the change only added rows)."""
+def _appended_to(old: bytes | None, columns: tuple, new_rows: list[tuple]) -> bool:
+    """Every record of ``old`` is still in ``new_rows`` (the change only added rows; a file written
+    before a late column of the table was added may gain it, its old rows empty there)."""
     try:
-        _columns, old_rows = records(old or b"")
+        old_columns, old_rows = records(old or b"")
     except ValueError:
         return False
-    return not Counter(old_rows) - Counter(new_rows)
+    extra = columns[len(old_columns):]
+    if old_columns and (columns[:len(old_columns)] != old_columns or any(c not in AUDIT_CHECKPOINTS.late for c in extra)):
+        return False
+    padded = [row + ("",) * len(extra) for row in old_rows] if old_columns else old_rows
+    return not Counter(padded) - Counter(new_rows)
 
 
 def bot_at(repo, commit: str) -> str:
@@ -158,7 +169,7 @@ def row_for(repo, commit: str, as_of: str, commits: int, warnings: int) -> pd.Da
     seconds = int(git.run_git(repo, "show", "-s", "--format=%ct", commit).decode().strip())
     return pd.DataFrame([{"recorded_at": as_of, "commit": commit, "committed_at": _ts(seconds),
                           "data_tree": git.tree_id(repo, commit, "data"), "commits": commits, "warnings": warnings,
-                          "audit_version": AUDIT_VERSION}], columns=list(AUDIT_CHECKPOINTS.names))
+                          "audit_version": AUDIT_VERSION, "code": code_digest()}], columns=list(AUDIT_CHECKPOINTS.names))
 
 
 def needed(repo, commit: str, recorded: pd.DataFrame) -> bool:

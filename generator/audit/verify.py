@@ -37,7 +37,7 @@ from ..store.git import BlobReader, first_held, resolve_commit
 from ..store.hub import Hub, as_hub
 from ..store.lock import hub_lock
 from ..timeutil import format_date, format_ts, parse_ts
-from . import checkpoint, git
+from . import checkpoint, git, scope
 from .maintainers import maintainer_problems
 from .seals import receipt_problems, seal_problems
 
@@ -58,6 +58,7 @@ class VerifyReport:
     checks: list[Check] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     start: checkpoint.Found | None = None  # where the git walk started (with --git)
+    scope: scope.Scope | None = None  # what the recompute took from the checkpoint (with --git)
     walked: tuple[int, int] = (0, 0)  # the git walk's commits touching data/, and its warnings
 
     @property
@@ -84,14 +85,19 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
     root = hub.root
     as_of = as_of or latest_run(hub)
     report = VerifyReport(format_ts(as_of))
-    report.add("scores", *check_scores(hub, as_of))
-    report.add("history", *check_history(hub, None if all_nights else nights))
-    report.add("pages", *check_pages(hub, as_of), skipped=not (root / "site_src" / "docs" / GENERATED).is_dir())
-    report.add("seals", *check_seals(hub))
-    changes, attested, by_git = None, receipts.attested(receipts.load_receipts(hub)), None
+    found = None
     if git_rev:
         commit = resolve_commit(root, git_rev)
         found = start or (checkpoint.Found(None, "--full: from the first commit") if full else checkpoint.find(root, commit))
+    plan = None if not git_rev else scope.Scope(why="--full") if full else scope.plan(hub, found, as_of)
+    report.scope = plan
+    score_problems, score_note, recomputed = check_scores(hub, as_of, plan)
+    report.add("scores", score_problems, score_note)
+    report.add("history", *check_history(hub, None if all_nights else nights, plan, as_of, recomputed))
+    report.add("pages", *check_pages(hub, as_of), skipped=not (root / "site_src" / "docs" / GENERATED).is_dir())
+    report.add("seals", *check_seals(hub))
+    changes, attested, by_git = None, receipts.attested(receipts.load_receipts(hub)), None
+    if git_rev and found is not None:
         report.start = found
         ledger = receipts.load_receipts_at(root, commit)
         attested = receipts.attested(ledger)
@@ -107,7 +113,7 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
         since = f"since checkpoint {found.start.commit[:12]}" if found.start is not None else "from the first commit"
         report.add("git", problems, f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev} {since}; "
                                     f"{len(attested)} file version(s) attested by receipts")
-    report.add("timing", *check_timing(hub, as_of, changes, attested, by_git))
+    report.add("timing", *check_timing(hub, as_of, changes, attested, by_git, plan))
     if not hub.settings.maintainers:
         report.add("maintainers", [Problem("data/hub.toml", None, "hub.maintainers", "no-maintainers",
                                            "[hub] maintainers is empty: CODEOWNERS has no owner, so no review is required "
@@ -135,7 +141,7 @@ def held_before(root: Path, head: str, changes: list[git.FileChange]):
     return proven
 
 
-def record_checkpoint(hub: Hub, report: VerifyReport, git_rev: str, as_of: datetime) -> list[str]:
+def record_checkpoint(hub: Hub, report: VerifyReport, git_rev: str) -> list[str]:
     """After a full walk of ``git_rev`` that found no error (the report's git check), append its checkpoint
     (``audit.checkpoint``); the files written (none when the walk failed or nothing new needs one)."""
     done = next((c for c in report.checks if c.name == "git"), None)
@@ -145,7 +151,7 @@ def record_checkpoint(hub: Hub, report: VerifyReport, git_rev: str, as_of: datet
     commit = resolve_commit(hub.root, git_rev)
     if not checkpoint.needed(hub.root, commit, checkpoints.load_checkpoints(hub)):
         return []
-    row = checkpoint.row_for(hub.root, commit, format_ts(as_of), *report.walked)
+    row = checkpoint.row_for(hub.root, commit, report.as_of, *report.walked)  # the time the recompute was made at
     with hub_lock(hub.layout.data, f"prescient verify --record-checkpoint {commit[:12]}"):
         return checkpoints.append(hub, row)
 
@@ -186,11 +192,19 @@ def _differs(label: str, code: str, row: int | None, want: str, have: str) -> Pr
     return Problem(label, row, None, code, f"recomputed: {want!r}; on disk: {have!r}")
 
 
-def check_scores(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
+def check_scores(hub: Hub, as_of: datetime, plan: scope.Scope | None = None) -> tuple[list[Problem], str, dict]:
+    """Every round's score file against its recompute (only the rounds ``plan`` names when it starts
+    from a checkpoint); also returns the rounds' scores as checked (recomputed, or the file kept)."""
     layout = hub.layout
-    view = recompute.hub_view(hub, readers.load_observations(hub), as_of)
+    obs = readers.load_observations(hub)
+    view = recompute.hub_view(hub, obs, as_of)
     problems = []
-    recomputed = recompute.scores_by_round(hub, view, hub.settings.scoring.impute_value)
+    partial = plan if plan is not None and not plan.full else None  # what is taken from the checkpoint
+    if partial is not None:
+        scope.resolutions_moved(hub, partial, obs, as_of)
+    dues = readers.round_dues(hub)
+    chosen = [d for d in dues if format_date(d) in partial.rounds] if partial is not None else dues
+    recomputed = {due: recompute.score_one_round(hub, due, view, hub.settings.scoring.impute_value, [])[2] for due in chosen}
     for due, frame in recomputed.items():
         path, expected = layout.scores(due), to_csv_bytes(frame, SCORES)
         label = layout.relative(path)
@@ -201,25 +215,64 @@ def check_scores(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
         diff = first_difference(expected, path.read_bytes())
         if diff:
             problems.append(_differs(label, "derived-differs", *diff))
-    return problems, f"{len(recomputed)} round(s) rescored as of {format_ts(as_of)}"
+    note = f"{len(recomputed)} round(s) rescored as of {format_ts(as_of)}"
+    if partial is not None:
+        kept = len(dues) - len(chosen)
+        named = "; ".join(f"round {d}: {partial.rounds[d]}" for d in sorted(format_date(x) for x in chosen)[:6])
+        more = f" (+{len(chosen) - 6} more)" if len(chosen) > 6 else ""
+        note = (f"scores of {kept} round(s) unchanged since checkpoint {partial.checkpoint[:12]} (recomputed at {partial.recorded_at}); "
+                f"{note}" + (f": {named}{more}" if chosen else ""))
+    elif plan is not None and plan.why and plan.why != "--full":
+        note += f" (whole recompute: {plan.why})"
+    return problems, note, recomputed
 
 
-def check_history(hub: Hub, nights: int | None) -> tuple[list[Problem], str]:
-    """Recompute the history rows of the latest ``nights`` nights (all when None)."""
+def checked_scores(hub: Hub, recomputed: dict) -> pd.DataFrame:
+    """Every round's scores as the check left them: the recomputed frames, and the files of the rounds
+    kept from the checkpoint (equal to their recompute, or the check reported them)."""
+    frames = []
+    for due in readers.round_dues(hub):
+        if due in recomputed:
+            frames.append(recomputed[due])
+        elif (path := hub.layout.scores(due)).is_file():
+            frames.append(hub.cache.read_table(path, SCORES, hub.layout.relative(path)))
+    return recompute.concat_scores(frames)
+
+
+def check_history(hub: Hub, nights: int | None, plan: scope.Scope | None = None, as_of: datetime | None = None,
+                  recomputed: dict | None = None) -> tuple[list[Problem], str]:
+    """Recompute the history rows of the latest ``nights`` nights (all when None); from a checkpoint
+    (``plan``), only the nights it did not hold, unless a change could alter an older one."""
     history, version = readers.load_history(hub), hub.settings.scoring.methodology_version
     current = history[history["methodology_version"] == version]
     stamps = sorted(current["as_of"].unique())
     chosen = stamps if nights is None else stamps[-nights:]
-    problems = [p for stamp in chosen for p in _night(hub, history[history["as_of"] == stamp], stamp)]
+    kept_note = ""
+    if plan is not None and not plan.full and nights is None:
+        kept_note = "; --all: the nights the checkpoint held recomputed too (its audit recomputed the latest only)"
+    elif plan is not None and not plan.full:
+        old = [s for s in chosen if s not in plan.new_nights]
+        why = scope.old_night_hit(hub, plan, old, readers.load_observations(hub))
+        if not why:
+            chosen = [s for s in chosen if s in plan.new_nights]
+            kept_note = f"; {len(old)} night(s) kept from checkpoint {plan.checkpoint[:12]}"
+        else:
+            kept_note = f"; the nights the checkpoint held recomputed too: {why}"
+    scores = None
+    if plan is not None and not plan.full and as_of is not None and recomputed is not None and format_ts(as_of) in chosen:
+        scores = checked_scores(hub, recomputed)  # the latest night's: the scores just checked
+    problems = [p for stamp in chosen for p in _night(hub, history[history["as_of"] == stamp], stamp,
+                                                      scores if stamp == format_ts(as_of or parse_ts(EPOCH)) else None)]
     older = history["as_of"].nunique() - len(stamps)
-    note = f"{len(chosen)} of {len(stamps)} night(s) recomputed" + (f"; {older} night(s) of another methodology version skipped" if older else "")
+    note = f"{len(chosen)} of {len(stamps)} night(s) recomputed" + kept_note + \
+        (f"; {older} night(s) of another methodology version skipped" if older else "")
     return problems, note
 
 
-def _night(hub: Hub, stored: pd.DataFrame, stamp: str) -> list[Problem]:
+def _night(hub: Hub, stored: pd.DataFrame, stamp: str, scores: pd.DataFrame | None = None) -> list[Problem]:
     # The digest is an anchor of what the ledgers were that night, not derived from them: verify
     # --git checks it against the commit that recorded it (audit.git.digest_problems).
-    expected = recompute.history_for(hub, parse_ts(stamp)).assign(ledger_digest="")
+    expected = recompute.history_for(hub, parse_ts(stamp), scores).assign(ledger_digest="")
     if len(stored) and (stored["view"] == RECORDED_BEFORE_VIEWS).all():  # a night from before the view column: overall only
         expected = expected[expected["view"] == "overall"].assign(view=RECORDED_BEFORE_VIEWS)
     expected = to_csv_bytes(expected, HISTORY)
@@ -251,9 +304,12 @@ def check_pages(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
 
 
 def check_timing(hub: Hub, as_of: datetime, changes: list[git.FileChange] | None,
-                 attested: dict[tuple[str, str], datetime] | None = None, by_git=None) -> tuple[list[Problem], str]:
+                 attested: dict[tuple[str, str], datetime] | None = None, by_git=None,
+                 plan: scope.Scope | None = None) -> tuple[list[Problem], str]:
     """Forecast files of rounds past due whose timing neither the manifest, a receipt nor git proves.
-    ``by_git(path, bytes, due)``: whether git proves it (default: a change of ``changes`` does)."""
+    ``by_git(path, bytes, due)``: whether git proves it (default: a change of ``changes`` does).
+    ``plan``: from a checkpoint, only the forecast files changed since it (unless it says all)."""
+    only = plan.forecasts if plan is not None and not plan.full and not plan.timing_all else None
     by_git = by_git or (lambda rel, data, stamp: git.committed_before(changes or [], rel, data, stamp))
     attested = attested or {}
     layout = hub.layout
@@ -263,8 +319,11 @@ def check_timing(hub: Hub, as_of: datetime, changes: list[git.FileChange] | None
         for path in layout.forecast_files(due):
             if path.stem in AFTER_DUE:
                 continue
+            rel = layout.relative(path)
+            if only is not None and rel not in only:
+                continue
             checked += 1
-            rel, data = layout.relative(path), path.read_bytes()
+            data = path.read_bytes()
             if seen.get((rel, manifest.sha256(data)), "~") < stamp:
                 continue
             if attested.get((rel, git.blob_id(data)), due) < due:
@@ -275,7 +334,12 @@ def check_timing(hub: Hub, as_of: datetime, changes: list[git.FileChange] | None
                 "the manifest or the receipts (add --git to use the history)"
             problems.append(Problem(rel, None, None, "timing-unproven",
                                     f"no record in {evidence} shows these bytes before the due time {stamp}", "warning"))
-    return problems, f"{checked} forecast file(s) of rounds due by {format_ts(as_of)} checked"
+    note = f"{checked} forecast file(s) of rounds due by {format_ts(as_of)} checked"
+    if only is not None and plan is not None:
+        note += f" (those changed since checkpoint {plan.checkpoint[:12]}; the others' timing was checked by its full audit)"
+    if plan is not None and plan.timing_all and not plan.full:
+        note += f" (all: {plan.timing_all})"
+    return problems, note
 
 
 def git_start(report: VerifyReport) -> str:
@@ -290,10 +354,11 @@ def git_start(report: VerifyReport) -> str:
 
 
 def to_json(report: VerifyReport) -> dict:
-    start = report.start
+    start, plan = report.start, report.scope if report.start else None
     return {"as_of": report.as_of, "ok": report.ok, "checks": [asdict(c) for c in report.checks],
             "problems": [asdict(p) for p in report.problems],
-            **({"git_start": {"checkpoint": start.start.commit if start.start else None, "why": start.why}} if start else {})}
+            **({"git_start": {"checkpoint": start.start.commit if start.start else None, "why": start.why}} if start else {}),
+            **({"recompute": {"checkpoint": plan.checkpoint or None, "why": plan.why, "rounds": plan.rounds}} if plan else {})}
 
 
 def render_text(report: VerifyReport) -> str:

@@ -137,7 +137,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     report = verify(hub, as_of, git_rev=args.git, all_nights=args.all, full=args.full)
     text = render_text(report)
     if args.record_checkpoint:
-        written = record_checkpoint(hub, report, args.git, when)
+        written = record_checkpoint(hub, report, args.git)
         text += f"checkpoint recorded in {written[0]} for {args.git}\n" if written else \
             "no checkpoint recorded (the git check failed, or nothing under data/ changed since the last one)\n"
     if recorded_nothing(root):  # only the git history was checked: never "verified" on an empty hub

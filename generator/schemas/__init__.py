@@ -372,7 +372,8 @@ AUDIT_CHECKPOINTS = Table(
         "audit version) and reads only the commits after it; any other row is ignored and the whole history is walked."
     ),
     columns=(
-        _c("recorded_at", "ts", "The run that audited the history and wrote the row (its as_of)."),
+        _c("recorded_at", "ts", "The run that audited the history and wrote the row: the as_of its recompute was made at "
+           "(a pull request's recompute compares the rounds' resolutions now with theirs at this time)."),
         _c("commit", "str", "The audited commit (full sha): every commit up to it on its first-parent line was checked."),
         _c("committed_at", "ts", "The audited commit's committer date, the latest on the first-parent line up to it."),
         _c("data_tree", "str", "The git tree id of `data/` in the audited commit: what the checkpoint vouches for."),
@@ -380,10 +381,15 @@ AUDIT_CHECKPOINTS = Table(
         _c("warnings", "int", "How many warnings the full audit reported (a checkpoint is written only when it found no error)."),
         _c("audit_version", "int", "The version of the audit's rules (`audit.checkpoint.AUDIT_VERSION`): a checkpoint of other "
            "rules is ignored, so a new rule is applied to the whole history once."),
+        _c("code", "str", "The sha256 of the Python sources of the `prescient` that recomputed the audited commit's derived "
+           "files and found them equal (`store.cache.disk.code_digest`). A pull request's `verify --git` takes the rounds and "
+           "nights its changes cannot affect from the checkpoint only when its own code is this one; empty in rows written "
+           "before the column, which are trusted for the git walk but not for the recompute.", nullable=True),
     ),
     key=("commit",),
     sort=("recorded_at", "commit"),
     mutability="append-only",
+    late=("code",),
 )
 
 ROUND_REVEAL = Table(

@@ -64,8 +64,13 @@ def test_the_full_walk_records_a_checkpoint_once_and_verify_git_starts_from_it(h
     assert report["ok"] and report["git_start"]["checkpoint"] == checkpointed
     assert f"from checkpoint {checkpointed[:12]}" in first
     assert "1 commit(s) touching data/" in next(c["note"] for c in report["checks"] if c["name"] == "git")
+    # nothing but the checkpoint row changed since: every round and night is the checkpoint's (issue 39)
+    assert next(c["note"] for c in report["checks"] if c["name"] == "scores").startswith(
+        f"scores of 3 round(s) unchanged since checkpoint {checkpointed[:12]}")
+    assert report["recompute"] == {"checkpoint": checkpointed, "why": "", "rounds": {}}
     full, first_full = audit(hub, "--full")
     assert full["ok"] and full["git_start"]["checkpoint"] is None and "walked in full" in first_full
+    assert full["recompute"]["why"] == "--full" and full["recompute"]["checkpoint"] is None
     again = cli(hub, "--git", "--full", "--record-checkpoint")  # nothing but the checkpoint changed since: no new row
     assert "no checkpoint recorded" in again.stdout and git(hub, "status", "--porcelain").strip() == ""
 
@@ -178,7 +183,10 @@ def test_a_history_rewritten_before_the_checkpoint_makes_the_walk_full(hub: Path
 
 def test_a_checkpoint_of_other_audit_rules_is_ignored(hub: Path):
     path = hub / LEDGER
-    path.write_text(path.read_text().rstrip("\n")[:-1] + "0\n")  # audit_version 1 → 0, edited in place
+    head, row = path.read_text().rstrip("\n").split("\n")
+    cells = row.split(",")
+    cells[head.split(",").index("audit_version")] = "0"  # audit_version 1 → 0, edited in place
+    path.write_text(f"{head}\n{','.join(cells)}\n")
     commit_at(hub, "2026-03-02T00:00:00Z", "an older audit's checkpoint")
     report, first = audit(hub)
     assert report["git_start"]["checkpoint"] is None and "audit version" in first

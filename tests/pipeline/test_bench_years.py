@@ -31,8 +31,15 @@ def test_a_small_history_is_grown_and_measured_at_each_checkpoint(tmp_path, caps
     models = bench.SMALL.models
     assert result["prs"] == 2 * models  # the rounds opened on nights 1 and 8 get theirs the next day (22's after the run)
     for point in points:
-        for step in ("nightly", "nightly_nothing_new", "validate", "verify", "verify_git", "clone", "fetch_pulls", "gc"):
+        for step in ("verify_git_full", "nightly", "nightly_nothing_new", "validate", "verify", "verify_git", "clone",
+                     "fetch_pulls", "gc"):
             assert point[step]["exit"] == 0, (point["night"], step, point[step])
+        # the nightly's full audit recorded a checkpoint; the pull request's check (on its merge) started from it
+        assert point["verify_git_full"]["head"][-1] == "checkpoint recorded in data/metadata/checkpoints.csv for HEAD"
+        scoped = "\n".join(point["verify_git"]["head"])
+        assert "git history from checkpoint" in scoped and "unchanged since checkpoint" in scoped
+        # the audit ran after the night's commit: only the pull request's round is rescored, for its file
+        assert "1 round(s) rescored" in scoped and ".forecaster.csv added" in scoped
         assert point["nothing_new_changed_files"] is False  # a rerun with nothing new wrote no byte
         assert point["git_after_gc_mb"] > 0 and point["data_mb"] > 0
     assert points[1]["commits"] > points[0]["commits"]
@@ -57,6 +64,13 @@ def test_a_small_history_is_grown_and_measured_at_each_checkpoint(tmp_path, caps
     for name in ("verify --git (s)", ".git after gc (MB)", "nightly with nothing new (s)"):
         assert "linear" in fits[name] and "three_years" in fits[name]
     assert "| verify --git (s) |" in capsys.readouterr().out
+
+    # the checks timed again on the kept hub at each checkpoint's commit, and .git after gc --aggressive
+    again = bench.main(["--retime", "verify", "--gc-aggressive", "--work", str(tmp_path), "--json", str(tmp_path / "r.json")])
+    rows = again["retime"]["verify"]
+    assert [r["night"] for r in rows] == [8, 22] and all(r["command"]["exit"] == 0 for r in rows)
+    assert all("round(s) rescored" in "\n".join(r["command"]["head"]) for r in rows)
+    assert all(r["git_after_gc_aggressive_mb"] > 0 and r["git_after_gc_mb"] > 0 for r in rows)
 
 
 def test_the_fit_recovers_a_line_and_a_power_law():
