@@ -95,10 +95,10 @@ def find(repo, head: str) -> Found:
     refused = _refused(repo, head, commit, line[position[commit]][1], row, columns, field)
     if refused:
         return Found(None, f"checkpoint {commit[:12]} refused: {refused}")
-    code = row[field["code"]] if "code" in field else ""
+    digest = row[field["code"]] if "code" in field else ""  # the recomputing code's (a row older than the column: none)
     return Found(Start(commit, digested_nights_at(repo, commit)), f"from checkpoint {commit[:12]} ({row[field['committed_at']]}), the full audit "
                                         f"recorded at {row[field['recorded_at']]}", int(row[field["warnings"]] or 0),
-                 code, row[field["recorded_at"]])
+                 digest, row[field["recorded_at"]])
 
 
 def _refused(repo, head: str, commit: str, seconds: int, row: tuple, columns: tuple, field: dict) -> str:
