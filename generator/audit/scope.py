@@ -34,8 +34,6 @@ Timing warnings about files unchanged since C are not repeated (the full audit r
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -51,6 +49,7 @@ from ..store.hub import Hub
 from ..store.lock import LOCK_NAME
 from ..timeutil import format_date, format_ts, parse_ts
 from .checkpoint import Found
+from .git import records
 
 # Paths under data/ that no check of the scoped recompute reads (the site's and the arena's inputs;
 # the checkpoints ledger, audited by the git walk); the seals and commitments are checked whole.
@@ -183,9 +182,14 @@ def appended_rows(old: bytes, new: bytes) -> list[dict[str, str]] | None:
     return _rows(header + b"\n" + tail)
 
 
-def _rows(data: bytes) -> list[dict[str, str]]:
-    text = data.decode("utf-8", "replace")
-    return [dict(r) for r in csv.DictReader(io.StringIO(text))]
+def _rows(data: bytes) -> list[dict[str, str]] | None:
+    """The rows of CSV bytes as dicts of cell text, read as the git audit reads a ledger's version
+    (``audit.git.records``); None when they do not parse (judged as rewritten)."""
+    try:
+        header, rows = records(data)
+    except ValueError:
+        return None
+    return [dict(zip(header, row)) for row in rows]
 
 
 def resolutions_moved(hub: Hub, scope: Scope, obs: pd.DataFrame, as_of: datetime) -> None:
