@@ -1,0 +1,106 @@
+"""Benchmark: the nightly's headline boards on a three-year hub's score rows (issue 39).
+
+``bench_years`` grows a ForecastBench-density hub for months and fits its growth to three years;
+its nightlies at 1–3 months score 3–7 rounds, so the boards' cost at 78 rounds is an
+extrapolation. This script measures it directly: it takes the resolved score rows of a
+``bench_years`` hub (``--hub``: its ``work/hub``, grown to at least its third round's due date),
+copies the rows of its first two scored rounds into ``R`` fortnightly rounds (alternately, each copy
+under the new round's due date, so every copy is a unit set of its own), ``--copies`` times per
+round with distinct question ids (more resolved units a round: the rows a round holds once most of
+its horizons have passed), and times what the nightly does with them whenever a score changed:
+``recompute.headline_rows`` (every configured board × view, point estimates, the hub's own settings
+and models). Each size runs in a fresh process (``os.wait4``: CPU seconds of the process and peak
+RSS), since the point is how much memory a runner needs.
+
+How many rows a round holds at three years: 100 team models and the hub's baselines forecast every
+unit (250 markets + 231 series × 8 horizons); by three years most markets have resolved and a round
+of age A has the horizons ≤ A resolved — averaged over rounds aged 0 to 3 years, about 4.4 of the 8
+horizons — so ~110 models × (225 + 231 × 4.4) ≈ 136,000 rows a round, ~10.6 M rows for 78 rounds.
+
+Run from the repository root:
+    python -m benchmarks.bench_years --months 1.7 --work W   # once, or any longer run's work folder
+    python -m benchmarks.bench_boards_years --hub W/hub [--rounds 7 20 40 78] [--copies 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def measure(hub: str, rounds: int, copies: int) -> dict:
+    """Build the synthetic score set and time the headline boards, in this process."""
+    from datetime import timedelta
+
+    import pandas as pd
+
+    from generator.pipeline.recompute import headline_rows
+    from generator.store import readers
+    from generator.store.hub import Hub
+    from generator.timeutil import format_date, parse_ts
+
+    the_hub = Hub.load(Path(hub))
+    scores = readers.load_scores(the_hub)
+    firsts = sorted(pd.unique(scores["round"]))[:2]
+    if len(firsts) < 2:
+        raise SystemExit(f"{hub}: needs at least two scored rounds (grow the bench_years hub past its second round's due date)")
+    sources = [scores[scores["round"] == r] for r in firsts]
+    start = parse_ts(f"{firsts[0]}T00:00:00Z")
+    parts = []
+    for k in range(rounds):
+        for x in range(copies):
+            part = sources[k % 2].copy()
+            part["round"] = format_date(start + timedelta(days=14 * k))
+            if x:
+                part["question_id"] = part["question_id"] + f"~{x}"
+            parts.append(part)
+    rows = pd.concat(parts, ignore_index=True)
+    del parts, scores, sources
+    as_of = start + timedelta(days=14 * rounds + 10)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    wall, cpu = time.perf_counter(), time.process_time()
+    history = headline_rows(the_hub, rows, as_of)
+    return {"rounds": rounds, "copies": copies, "score_rows": len(rows), "models": int(rows["model"].nunique()),
+            "boards_cpu_s": round(time.process_time() - cpu, 2), "boards_wall_s": round(time.perf_counter() - wall, 2),
+            "rss_before_boards_gb": round(before / 1e6, 2), "history_rows": len(history)}
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hub", required=True, help="a bench_years hub (its work/hub folder)")
+    parser.add_argument("--rounds", type=int, nargs="+", default=[7, 20, 40, 78])
+    parser.add_argument("--copies", type=int, default=2, help="copies of each round's rows (distinct question ids)")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # the child process of one size
+    args = parser.parse_args(argv)
+    if args.one:
+        print(json.dumps(measure(args.hub, args.rounds[0], args.copies)))
+        return []
+    out = []
+    for r in args.rounds:
+        child = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_boards_years", "--hub", args.hub, "--rounds", str(r),
+                                  "--copies", str(args.copies), "--one"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        _, status, usage = os.wait4(child.pid, 0)
+        result = json.loads(child.stdout.read())
+        child.stdout.close()
+        if status:
+            raise SystemExit(f"{r} rounds: the measurement failed ({status})")
+        result.update(process_cpu_s=round(usage.ru_utime + usage.ru_stime, 1), peak_rss_gb=round(usage.ru_maxrss / 1e6, 2),
+                      load=round(os.getloadavg()[0], 1))
+        print(json.dumps(result), flush=True)
+        out.append(result)
+    print("\n| rounds | score rows | headline boards CPU s (wall) | peak RSS GB | load |\n|---|---|---|---|---|")
+    for r in out:
+        print(f"| {r['rounds']} | {r['score_rows']:,} | {r['boards_cpu_s']} ({r['boards_wall_s']}) | {r['peak_rss_gb']} | {r['load']} |")
+    return out
+
+
+if __name__ == "__main__":
+    main()
