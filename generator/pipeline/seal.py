@@ -357,7 +357,7 @@ def _matching(evidence: _Evidence, versions: list[Version], salts: list[Version]
 
 
 def _enforce(hub: Hub, recorded: pd.DataFrame, report: SealReport) -> None:
-    """Hold every sealed round's files to its seal: a sealed file differing is put back, a file that
+    """Hold every sealed round's files to its seal: a sealed file differing or missing is put back, a file that
     does not count is removed (each reported as ``seal-enforced``). Files are compared by sha256 through
     the manifest's hashes, which the command's cache keeps while the files are unchanged."""
     done = seals.sealed_rounds(recorded)
@@ -375,8 +375,8 @@ def _enforce(hub: Hub, recorded: pd.DataFrame, report: SealReport) -> None:
     rows = recorded[recorded["status"].isin(seals.COUNTED) & (recorded["model"] != seals.MARKER)]
     counted = dict(zip(rows["path"].astype(str), zip(rows["sha256"].astype(str), rows["blob"].astype(str))))
     changed = False
-    for path, digest in sorted(hashes.items()):
-        target = target_of(path)
+    for path in sorted(hashes.keys() | counted.keys()):  # a counted file deleted is put back like one changed
+        digest, target = hashes.get(path), target_of(path)
         if target is None or target.due not in done or target.model in AFTER_DUE:
             continue
         if target.kind == "forecast" and team_of(target.model) != HUB_TEAM and target.due not in revealed \
@@ -392,7 +392,8 @@ def _enforce(hub: Hub, recorded: pd.DataFrame, report: SealReport) -> None:
         report.written += _put(layout, path, data)
         changed = True
         what = "the sealed bytes were put back" if data is not None else "it does not count (not a sealed version) and was removed"
-        report.problems.append(_problem("seal-enforced", path, f"the file differed from its round's seal: {what}"))
+        how = "was missing" if digest is None else "differed from its round's seal"
+        report.problems.append(_problem("seal-enforced", path, f"the file {how}: {what}"))
     hub.cache.put(HELD, None if changed else held)
 
 

@@ -277,6 +277,29 @@ def test_one_process_holds_a_sealed_file_every_night_though_it_skips_the_pass_wh
     assert (hub / FILE).read_bytes() == eight[-1]
 
 
+def test_a_sealed_file_deleted_after_the_due_time_is_put_back_and_still_scored(world: Path):
+    """Deleting one's file after the due time (say, once its questions resolve badly) must not take it
+    off the board: the next night puts the sealed bytes back, as it does for a changed file, scores the
+    round with them, and the night after finds nothing more to do."""
+    api, hub = FakeGitHub(), world / "hub"
+    eight = versions(hub, 2)
+    for i, data in enumerate(eight):
+        pushed(world, api, data, f"2026-01-24T1{i}:00:00Z")
+    merge(world, "2026-01-24T12:00:00Z")
+    nightly(world, api, SEAL_NIGHT)
+    assert (hub / FILE).read_bytes() == eight[-1]
+    (hub / FILE).unlink()  # withdrawn after the due time, merged to the default branch
+    commit(hub, "2026-02-01T00:00:00Z", "withdraw acme.gpt-x's forecasts")
+    git(hub, "push", "-q", "origin", "HEAD:main")
+    done = nightly(world, api, SCORE_NIGHT)
+    assert "seal-enforced" in done.stdout + done.stderr and "was missing: the sealed bytes were put back" in done.stdout + done.stderr
+    assert (hub / FILE).read_bytes() == eight[-1]
+    scores = pd.read_csv(hub / "data/scores/2026-01-25.csv", dtype=str, keep_default_na=False)
+    assert (scores["model"] == "acme.gpt-x").sum() > 0
+    again = nightly(world, api, SCORE_NIGHT)
+    assert "seal-enforced" not in again.stdout + again.stderr
+
+
 def test_the_score_never_depends_on_what_is_merged_after_the_due_time(world: Path, tmp_path: Path):
     """The same eight pushes, then two different choices after the due time: byte-identical scores."""
     api, hub = FakeGitHub(), world / "hub"
