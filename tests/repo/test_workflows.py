@@ -324,7 +324,8 @@ def clone(tmp_path) -> tuple[Path, Path, dict]:
     sh(tmp_path, "git", "init", "-q", "-b", "main", str(seed), env=env)
     (seed / "data").mkdir()
     shutil.copy(TEMPLATE, seed / "data" / "hub.toml")
-    commit(seed, "a new hub", env)
+    made = "2026-01-01T00:00:00Z"  # before the nights the tests run, as a hub's first commit is
+    commit(seed, "a new hub", {**env, "GIT_AUTHOR_DATE": made, "GIT_COMMITTER_DATE": made})
     sh(seed, "git", "push", "-q", str(origin), "main", env=env)
     sh(tmp_path, "git", "clone", "-q", str(origin), str(work), env=env)
     return origin, work, env
@@ -415,3 +416,65 @@ def test_nightly_restores_the_cache_where_the_nightly_keeps_it_before_the_data_s
     # a key per run, restored from the latest earlier one: GitHub's caches are immutable per key
     assert "github.run_id" in cache["with"]["key"]
     assert cache["with"]["key"].startswith(cache["with"]["restore-keys"])
+
+
+# -- the site job's check: the pages regenerated whole, the rest from the night's checkpoint ---------
+
+def test_the_site_is_deployed_only_after_a_passing_audit_and_checked_from_its_checkpoint():
+    wf = load("nightly.yml")
+    nightly, site = wf["jobs"]["nightly"], wf["jobs"]["site"]
+    assert nightly["outputs"]["audit"] == "${{ steps.audit.outputs.status }}"
+    assert "needs.nightly.outputs.audit == '0'" in site["if"]
+    checkout = next(s for s in site["steps"] if "actions/checkout" in s.get("uses", ""))
+    assert checkout["with"]["fetch-depth"] == 2, "the pushed commit and the audited commit it adds the checkpoint of"
+    check = next(s for s in site["steps"] if s.get("name") == "Check the pages against the files before they are deployed")
+    assert check["run"].strip() == "prescient verify --hub . --git"
+    names = [s.get("name", "") for s in site["steps"]]
+    assert names.index("Build the site") < names.index(check["name"]) < names.index("Upload the site")
+
+
+def test_a_slow_audit_never_keeps_the_night_from_being_pushed():
+    """The audit has a limit of its own inside the job's, and running out of it goes on to the push (then
+    fails the job: no status is not a passing status)."""
+    job = load("nightly.yml")["jobs"]["nightly"]
+    ids = [s.get("id") for s in job["steps"]]
+    audit = job["steps"][ids.index("audit")]
+    assert ids.index("data") < ids.index("audit") < ids.index("push")
+    assert audit["continue-on-error"] is True and audit["timeout-minutes"] < job["timeout-minutes"]
+    verdict = next(s for s in job["steps"] if s.get("name") == "Fail when the full audit of the history did not pass")
+    assert verdict["if"] == "steps.audit.outputs.status != '0'" and "exit 1" in verdict["run"]
+
+
+def test_the_site_check_as_written_runs_from_the_nights_checkpoint_on_a_shallow_checkout(clone, tmp_path):
+    """The nightly job's data, audit and push steps as written, then the site job: a depth-2 checkout of
+    the pushed commit, a build, and its check step as written: it starts from the checkpoint the audit
+    just recorded (nothing rescored), and a page edited after the build still fails it."""
+    origin, work, env = clone
+    as_of = datetime(2026, 1, 16, tzinfo=UTC)
+    epoch = str(int(as_of.timestamp()))
+    when = {"GIT_AUTHOR_DATE": f"{epoch} +0000", "GIT_COMMITTER_DATE": f"{epoch} +0000"}  # the run's commits, at its time
+    run = lambda script, cwd: subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True,  # noqa: E731
+                                             check=False, env={**env, "SOURCE_DATE_EPOCH": epoch, **when}, timeout=300)
+    for step in ("data", "audit", "push"):
+        done = run(step_script(step), work)
+        assert done.returncode == 0 and (step != "audit" or "verified" in done.stdout), f"{step}: {done.stdout}{done.stderr}"
+    outputs = Path(env["GITHUB_OUTPUT"]).read_text().splitlines()
+    assert "status=0" in outputs and outputs.count("status=0") == 2, outputs  # the data step's and the audit's
+    assert origin_log(origin, env)[:2] == ["nightly: the audit's checkpoint", "nightly: data as of 2026-01-16T00:00:00Z"]
+    site = tmp_path / "site-checkout"
+    sh(tmp_path, "git", "clone", "-q", "--depth", "2", f"file://{origin}", str(site), env=env)
+    assert sh(site, "git", "rev-parse", "--is-shallow-repository", env=env) == "true"
+    site_env = {k: v for k, v in env.items() if k != "SOURCE_DATE_EPOCH"}  # the site job has none
+    build = subprocess.run(["prescient", "build", "--hub", ".", "--no-mkdocs"], cwd=site, capture_output=True, text=True,
+                           check=False, env=site_env, timeout=300)
+    assert build.returncode == 0, build.stdout + build.stderr
+    check = next(s for s in load("nightly.yml")["jobs"]["site"]["steps"]
+                 if s.get("name") == "Check the pages against the files before they are deployed")["run"]
+    checked = subprocess.run(["bash", "-c", check], cwd=site, capture_output=True, text=True, check=False, env=site_env, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "git history from checkpoint" in checked.stdout and "0 round(s) rescored" in checked.stdout, checked.stdout
+    assert re.search(r"ok\s+pages: [1-9]\d* page\(s\) regenerated", checked.stdout), checked.stdout
+    page = sorted((site / "site_src" / "docs" / "generated").rglob("*.md"))[0]
+    page.write_text(page.read_text(encoding="utf-8") + "\nedited after the build\n", encoding="utf-8")
+    tampered = subprocess.run(["bash", "-c", check], cwd=site, capture_output=True, text=True, check=False, env=site_env, timeout=300)
+    assert tampered.returncode == 10 and "page-differs" in tampered.stdout + tampered.stderr, tampered.stdout + tampered.stderr
