@@ -326,18 +326,20 @@ def checkpoint(history: History, n: int, night: datetime, rounds_before: set[str
 
 
 def site_parts(site_src: Path) -> dict:
-    """Bytes of the built site (``site_src/site``) and of the generated docs (``site_src/docs/generated``),
-    by part: the question pages, the round pages, the API files, the copied downloads, the rest; and
-    how many question and round pages there are."""
+    """Bytes of the built site (``site_src/site``) and of the generated docs (``site_src/docs``), each by
+    its folders one level down and, under ``generated/``, one more (question pages, round pages, model
+    pages, assets, API files, search index, copied downloads …); how many question and round pages."""
     def size(folder: Path) -> int:
         return du(folder) if folder.is_dir() else 0
 
     out: dict = {}
     for name, top in (("site", site_src / "site"), ("docs", site_src / "docs")):
-        gen = top / "generated"
-        parts = {part: size(gen / part) for part in ("questions", "rounds", "api", "downloads")}
-        parts["other generated"] = size(gen) - sum(parts.values())
-        parts["rest"] = size(top) - size(gen)
+        parts: dict[str, int] = {}
+        for child in sorted(top.iterdir()) if top.is_dir() else []:
+            if child.name == "generated" and child.is_dir():
+                parts.update({f"generated/{g.name}": size(g) if g.is_dir() else g.stat().st_size for g in sorted(child.iterdir())})
+            else:
+                parts[child.name] = size(child) if child.is_dir() else child.stat().st_size
         out[name] = {"bytes": size(top), "parts": parts}
     built = site_src / "site" / "generated"
     out["question_pages"] = sum(1 for _ in (built / "questions").glob("*/index.html")) if built.is_dir() else 0
@@ -479,6 +481,8 @@ def retime(work: Path, result: dict, command: list[str], aggressive: bool = Fals
         git(clone, "remote", "remove", "origin")  # nothing after the checkpoint's commit stays reachable
         git(clone, "reflog", "expire", "--expire=now", "--all")
         row = {"night": point["night"], "command": prescient(*command, "--hub", str(clone), check=False, keep=12)}
+        if command[0] == "build":  # the site it built, by part (a cold build: the run's cache is of its last night)
+            row["site"] = site_parts(clone / "site_src")
         if aggressive:
             row["gc"] = run(["git", "-C", str(clone), "gc", "--quiet", "--prune=now"])
             row["git_after_gc_mb"] = round(du(clone / ".git") / 1e6, 1)
