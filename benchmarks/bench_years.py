@@ -502,10 +502,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--json", help="write the measurements here")
     parser.add_argument("--retime", nargs="+", metavar="ARG",
                         help="with --work and --json of a finished run: time `prescient ARG…` again at each checkpoint's "
-                             "commit (e.g. --retime verify) and add it to the JSON under `retime`")
+                             "commit (e.g. --retime verify; quote a command with options: --retime 'verify --git') and add "
+                             "it to the JSON under `retime`")
     parser.add_argument("--gc-aggressive", action="store_true", help="with --retime: also `.git` after gc vs gc --aggressive")
     args = parser.parse_args(argv)
     if args.retime:
+        args.retime = [word for arg in args.retime for word in arg.split()]  # 'verify --git': one argument, two words
         if not (args.work and args.json):
             parser.error("--retime needs the finished run's --work and --json")
         result = json.loads(Path(args.json).read_text())

@@ -86,6 +86,11 @@ def test_a_small_history_is_grown_and_measured_at_each_checkpoint(tmp_path, caps
     assert [r["command"]["exit"] for r in built] == [0, 0]
     assert [r["site"]["round_pages"] for r in built] == [p["site"]["round_pages"] for p in points]  # the same commits, the same site
     assert [r["site"]["site"]["parts"] for r in built] == [p["site"]["site"]["parts"] for p in points]
+    # the site job's check, alone at each checkpoint's commit (a command with options, quoted as one argument)
+    checks = bench.main(["--retime", "verify --git", "--work", str(tmp_path), "--json", str(tmp_path / "r.json")])["retime"]["verify --git"]
+    for row in checks:
+        head = "\n".join(row["command"]["head"])
+        assert row["command"]["exit"] == 0 and "git history from checkpoint" in head and "0 round(s) rescored" in head, head
 
 
 def test_the_fit_recovers_a_line_and_a_power_law():
