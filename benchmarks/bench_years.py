@@ -26,9 +26,13 @@ clone --no-local``, timed, plus the fetch of the pull requests' heads ``ci.yml``
 validate --base --head --author --at`` of a one-file pull request, merged with ``--no-ff``, and on that
 merge ``prescient verify`` and ``prescient verify --hub CHECKOUT --git`` (from the checkpoint: the
 pull request's required check) from outside the checkout as the ``audit`` job runs it, and ``git gc``
-with ``.git``'s size after it. Each command is a fresh process
-(``os.wait4``: wall, CPU, peak RSS); the load average is sampled around it. ``build`` is not run
-(the site's speed at scale is issue 39's other branch).
+with ``.git``'s size after it. Before the pull request, on that fresh clone of the night's commit, the
+site job: ``prescient build`` with the nightly's cache (CPU, wall; the built ``site_src/site`` and
+``site_src/docs`` measured by part: question pages, round pages, API files, copied downloads, the rest),
+its check before upload both ways (plain ``verify`` and ``verify --git`` from the night's checkpoint, the
+pages regenerated whole in both), and a second ``build`` with nothing new. The hub names its repository
+(``[hub] repo_url``) as a deployed hub does, so the site links the data files rather than copying them.
+Each command is a fresh process (``os.wait4``: wall, CPU, peak RSS); the load average is sampled around it.
 
 The growth is fitted by least squares, per metric over the checkpoints, as a line in nights
 (a + b·n) and as a power law (c·n^k, a line in log–log); the three-year figure (1,095 nights) is the
@@ -65,6 +69,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 START = "2026-01-01T00:00:00Z"  # `prescient init --as-of`: the first round is due 2026-01-04
 THREE_YEARS = 1095  # nights
+REPO_URL = "https://github.com/example/prescient-hub"  # a deployed hub names its repository: downloads link there
 
 
 @dataclass(frozen=True)
@@ -82,13 +87,15 @@ SMALL = Density(market_questions=12, dataset_questions=3, models=3, markets=150,
 
 def hub_toml(text: str, density: Density) -> str:
     """``init``'s hub.toml with the benchmark's density (and the sim world started two months
-    earlier, so that the first round has markets to ask)."""
+    earlier, so that the first round has markets to ask), naming its repository as a hub deployed
+    from GitHub does (the site then links the round and forecast files instead of copying them)."""
     subs = {r"^market_questions = \d+": f"market_questions = {density.market_questions}",
             r"^dataset_questions = \d+": f"dataset_questions = {density.dataset_questions}",
             r"^markets = \d+": f"markets = {density.markets}",
             r"^series = \d+": f"series = {density.series}",
             r"^span_days = \d+": f"span_days = {THREE_YEARS + 60}",
-            r'^start = "2026-01-04T00:00:00Z"': 'start = "2025-11-01T00:00:00Z"'}
+            r'^start = "2026-01-04T00:00:00Z"': 'start = "2025-11-01T00:00:00Z"',
+            r'^repo_url = ""': f'repo_url = "{REPO_URL}"'}
     for pattern, value in subs.items():
         text, n = re.subn(pattern, value, text, count=1, flags=re.M)
         if n != 1:
@@ -299,6 +306,7 @@ def checkpoint(history: History, n: int, night: datetime, rounds_before: set[str
     point["clone"] = run(["git", "clone", "--quiet", "--no-local", "--no-tags", str(hub_dir), str(clone)])
     point["fetch_pulls"] = run(["git", "-C", str(clone), "fetch", "--quiet", "--no-tags", "origin",
                                 "+refs/pull/*/head:refs/prescient/pull/*"])
+    site_and_deploy_check(point, clone, cache)  # the site job: a checkout of the night's commit, the nightly's cache
     # a one-file pull request: a team's file for the round open now
     due = max(point["opened"]) if point["opened"] else None
     base = git(clone, "rev-parse", "HEAD")
@@ -315,6 +323,45 @@ def checkpoint(history: History, n: int, night: datetime, rounds_before: set[str
     shutil.rmtree(clone)
     log(f"checkpoint {n}: {json.dumps({k: v for k, v in point.items() if k not in ('nightly', 'nightly_nothing_new')})}")
     return point
+
+
+def site_parts(site_src: Path) -> dict:
+    """Bytes of the built site (``site_src/site``) and of the generated docs (``site_src/docs``), each by
+    its folders one level down and, under ``generated/``, one more (question pages, round pages, model
+    pages, assets, API files, search index, copied downloads …); how many question and round pages."""
+    def size(folder: Path) -> int:
+        return du(folder) if folder.is_dir() else 0
+
+    out: dict = {}
+    for name, top in (("site", site_src / "site"), ("docs", site_src / "docs")):
+        parts: dict[str, int] = {}
+        for child in sorted(top.iterdir()) if top.is_dir() else []:
+            if child.name == "generated" and child.is_dir():
+                parts.update({f"generated/{g.name}": size(g) if g.is_dir() else g.stat().st_size for g in sorted(child.iterdir())})
+            else:
+                parts[child.name] = size(child) if child.is_dir() else child.stat().st_size
+        out[name] = {"bytes": size(top), "parts": parts}
+    built = site_src / "site" / "generated"
+    out["question_pages"] = sum(1 for _ in (built / "questions").glob("*/index.html")) if built.is_dir() else 0
+    out["round_pages"] = sum(1 for _ in (built / "rounds").glob("*/index.html")) if built.is_dir() else 0
+    out["files"] = sum(1 for f in (site_src / "site").rglob("*") if f.is_file()) if (site_src / "site").is_dir() else 0
+    return out
+
+
+def site_and_deploy_check(point: dict, hub_dir: Path, cache: Path) -> None:
+    """The deploy job on a fresh checkout of the night's commit (``hub_dir``): ``prescient build`` with
+    the nightly's cache (the job restores it), the built site's size by part, then its check before upload, both ways: the whole
+    ``verify`` (every score, night and page recomputed) and ``verify --git`` from the checkpoint the
+    night's audit just recorded (the pages regenerated whole all the same)."""
+    point["build"] = prescient("build", "--hub", str(hub_dir), "--cache-dir", str(cache), check=False)
+    point["site"] = site_parts(hub_dir / "site_src")
+    point["deploy_verify_git"] = prescient("verify", "--hub", str(hub_dir), "--git", check=False, keep=14)
+    point["deploy_verify"] = prescient("verify", "--hub", str(hub_dir), check=False, keep=14)
+    point["build_again"] = prescient("build", "--hub", str(hub_dir), "--cache-dir", str(cache), check=False)
+    for built in ("site", "docs/generated"):  # the pull request's checks run on a checkout without them
+        shutil.rmtree(hub_dir / "site_src" / built, ignore_errors=True)
+    print(f"build: {point['build']} · site {point['site']['site']['bytes'] / 2**20:.1f} MiB · "
+          f"verify --git {point['deploy_verify_git']} · verify {point['deploy_verify']}", file=sys.stderr, flush=True)
 
 
 def one_file_pr(clone: Path, history: History, due: str, night: datetime) -> dict:
@@ -378,6 +425,13 @@ def summarise(history: History) -> dict:
         "verify --git, CPU (s)": [p["verify_git"]["cpu"] for p in points],
         "verify --git --full, CPU (s)": [p["verify_git_full"]["cpu"] for p in points],
         "fresh clone (s)": [p["clone"]["wall"] for p in points],
+        "build (s)": [p["build"]["wall"] for p in points],
+        "build, CPU (s)": [p["build"]["cpu"] for p in points],
+        "build again, nothing new, CPU (s)": [p["build_again"]["cpu"] for p in points],
+        "site_src/site (MiB)": [p["site"]["site"]["bytes"] / 2**20 for p in points],
+        "site_src/docs (MiB)": [p["site"]["docs"]["bytes"] / 2**20 for p in points],
+        "deploy check: verify --git, CPU (s)": [p["deploy_verify_git"]["cpu"] for p in points],
+        "deploy check: verify, CPU (s)": [p["deploy_verify"]["cpu"] for p in points],
         ".git after gc (MB)": [p["git_after_gc_mb"] for p in points],
         "data/ (MB)": [p["data_mb"] for p in points],
     }
@@ -427,6 +481,8 @@ def retime(work: Path, result: dict, command: list[str], aggressive: bool = Fals
         git(clone, "remote", "remove", "origin")  # nothing after the checkpoint's commit stays reachable
         git(clone, "reflog", "expire", "--expire=now", "--all")
         row = {"night": point["night"], "command": prescient(*command, "--hub", str(clone), check=False, keep=12)}
+        if command[0] == "build":  # the site it built, by part (a cold build: the run's cache is of its last night)
+            row["site"] = site_parts(clone / "site_src")
         if aggressive:
             row["gc"] = run(["git", "-C", str(clone), "gc", "--quiet", "--prune=now"])
             row["git_after_gc_mb"] = round(du(clone / ".git") / 1e6, 1)
@@ -446,10 +502,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--json", help="write the measurements here")
     parser.add_argument("--retime", nargs="+", metavar="ARG",
                         help="with --work and --json of a finished run: time `prescient ARG…` again at each checkpoint's "
-                             "commit (e.g. --retime verify) and add it to the JSON under `retime`")
+                             "commit (e.g. --retime verify; quote a command with options: --retime 'verify --git') and add "
+                             "it to the JSON under `retime`")
     parser.add_argument("--gc-aggressive", action="store_true", help="with --retime: also `.git` after gc vs gc --aggressive")
     args = parser.parse_args(argv)
     if args.retime:
+        args.retime = [word for arg in args.retime for word in arg.split()]  # 'verify --git': one argument, two words
         if not (args.work and args.json):
             parser.error("--retime needs the finished run's --work and --json")
         result = json.loads(Path(args.json).read_text())

@@ -6,6 +6,7 @@ is asserted (the machine is shared)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 
 import pandas as pd
@@ -41,6 +42,16 @@ def test_a_small_history_is_grown_and_measured_at_each_checkpoint(tmp_path, caps
         # the audit ran after the night's commit: only the pull request's round is rescored, for its file
         assert "1 round(s) rescored" in scoped and ".forecaster.csv added" in scoped
         assert point["nothing_new_changed_files"] is False  # a rerun with nothing new wrote no byte
+        # the site job on the night's commit: built, measured by part, checked both ways from the checkpoint
+        for step in ("build", "build_again", "deploy_verify", "deploy_verify_git"):
+            assert point[step]["exit"] == 0, (point["night"], step, point[step])
+        deploy = "\n".join(point["deploy_verify_git"]["head"])
+        assert "git history from checkpoint" in deploy and "0 round(s) rescored" in deploy
+        assert re.search(r"ok\s+pages: [1-9]\d* page\(s\) regenerated", deploy), deploy
+        site = point["site"]
+        assert site["site"]["bytes"] == sum(site["site"]["parts"].values()) > 0
+        assert site["site"]["parts"]["generated/questions"] > 0 and site["question_pages"] > 0 and site["round_pages"] > 0
+        assert "generated/downloads" not in site["site"]["parts"], "a hub naming its repository links the files"
         assert point["git_after_gc_mb"] > 0 and point["data_mb"] > 0
     assert points[1]["commits"] > points[0]["commits"]
     assert points[0]["prs"] == models and points[1]["prs"] == 2 * models
@@ -71,6 +82,15 @@ def test_a_small_history_is_grown_and_measured_at_each_checkpoint(tmp_path, caps
     assert [r["night"] for r in rows] == [8, 22] and all(r["command"]["exit"] == 0 for r in rows)
     assert all("round(s) rescored" in "\n".join(r["command"]["head"]) for r in rows)
     assert all(r["git_after_gc_aggressive_mb"] > 0 and r["git_after_gc_mb"] > 0 for r in rows)
+    built = bench.main(["--retime", "build", "--work", str(tmp_path), "--json", str(tmp_path / "r.json")])["retime"]["build"]
+    assert [r["command"]["exit"] for r in built] == [0, 0]
+    assert [r["site"]["round_pages"] for r in built] == [p["site"]["round_pages"] for p in points]  # the same commits, the same site
+    assert [r["site"]["site"]["parts"] for r in built] == [p["site"]["site"]["parts"] for p in points]
+    # the site job's check, alone at each checkpoint's commit (a command with options, quoted as one argument)
+    checks = bench.main(["--retime", "verify --git", "--work", str(tmp_path), "--json", str(tmp_path / "r.json")])["retime"]["verify --git"]
+    for row in checks:
+        head = "\n".join(row["command"]["head"])
+        assert row["command"]["exit"] == 0 and "git history from checkpoint" in head and "0 round(s) rescored" in head, head
 
 
 def test_the_fit_recovers_a_line_and_a_power_law():

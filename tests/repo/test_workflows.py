@@ -138,7 +138,7 @@ def test_nightly_workflow_shape():
     installs = [s["run"] for s in steps(wf) if "pip install" in s.get("run", "")]
     assert installs and all("--require-hashes" in run for run in installs)
     names = [s.get("name", "") for s in site["steps"]]
-    assert names.index("Check the pages against the files before they are deployed") < names.index("Upload the site")
+    assert names.index(SITE_CHECK) < names.index("Build the site from the files alone") < names.index("Upload the site")
     uses = [s.get("uses", "") for s in steps(wf)]
     assert any("upload-pages-artifact" in u for u in uses) and any("deploy-pages" in u for u in uses)
 
@@ -324,7 +324,8 @@ def clone(tmp_path) -> tuple[Path, Path, dict]:
     sh(tmp_path, "git", "init", "-q", "-b", "main", str(seed), env=env)
     (seed / "data").mkdir()
     shutil.copy(TEMPLATE, seed / "data" / "hub.toml")
-    commit(seed, "a new hub", env)
+    made = "2026-01-01T00:00:00Z"  # before the nights the tests run, as a hub's first commit is
+    commit(seed, "a new hub", {**env, "GIT_AUTHOR_DATE": made, "GIT_COMMITTER_DATE": made})
     sh(seed, "git", "push", "-q", str(origin), "main", env=env)
     sh(tmp_path, "git", "clone", "-q", str(origin), str(work), env=env)
     return origin, work, env
@@ -415,3 +416,75 @@ def test_nightly_restores_the_cache_where_the_nightly_keeps_it_before_the_data_s
     # a key per run, restored from the latest earlier one: GitHub's caches are immutable per key
     assert "github.run_id" in cache["with"]["key"]
     assert cache["with"]["key"].startswith(cache["with"]["restore-keys"])
+
+
+# -- the site job: the data checked from the night's checkpoint, the pages built from the files alone -----
+
+SITE_CHECK = "Check that the pushed data is what the night's full audit accepted"
+
+
+def site_step(name: str) -> str:
+    return next(s for s in load("nightly.yml")["jobs"]["site"]["steps"] if s.get("name") == name)["run"].strip()
+
+
+def test_the_site_is_deployed_only_after_a_passing_audit_and_built_without_the_cache():
+    wf = load("nightly.yml")
+    nightly, site = wf["jobs"]["nightly"], wf["jobs"]["site"]
+    assert nightly["outputs"]["audit"] == "${{ steps.audit.outputs.status }}"
+    assert "needs.nightly.outputs.audit == '0'" in site["if"]
+    checkout = next(s for s in site["steps"] if "actions/checkout" in s.get("uses", ""))
+    assert checkout["with"]["fetch-depth"] == 2, "the pushed commit and the audited commit it adds the checkpoint of"
+    assert site_step(SITE_CHECK) == "prescient verify --hub . --git"
+    assert site_step("Build the site from the files alone") == "prescient build --hub . --no-cache"
+    assert not any("actions/cache" in s.get("uses", "") for s in site["steps"]), "the site job reads no cache"
+    assert not any("build" in s.get("run", "") and "--no-cache" not in s["run"] for s in site["steps"] if "prescient" in s.get("run", ""))
+
+
+def test_a_slow_audit_never_keeps_the_night_from_being_pushed():
+    """The audit has a limit of its own inside the job's, and running out of it goes on to the push (then
+    fails the job: no status is not a passing status)."""
+    job = load("nightly.yml")["jobs"]["nightly"]
+    ids = [s.get("id") for s in job["steps"]]
+    audit = job["steps"][ids.index("audit")]
+    assert ids.index("data") < ids.index("audit") < ids.index("push")
+    assert audit["continue-on-error"] is True and audit["timeout-minutes"] < job["timeout-minutes"]
+    verdict = next(s for s in job["steps"] if s.get("name") == "Fail when the full audit of the history did not pass")
+    assert verdict["if"] == "steps.audit.outputs.status != '0'" and "exit 1" in verdict["run"]
+
+
+def test_the_site_job_as_written_checks_from_the_nights_checkpoint_on_a_shallow_checkout(clone, tmp_path):
+    """The nightly job's data, audit and push steps as written, then the site job's on a depth-2 checkout
+    of the pushed commit: its check starts from the checkpoint the audit just recorded (nothing
+    rescored), its build writes the pages `verify` regenerates, and a commit the audit did not see fails
+    the check."""
+    origin, work, env = clone
+    as_of = datetime(2026, 1, 16, tzinfo=UTC)
+    epoch = str(int(as_of.timestamp()))
+    when = {"GIT_AUTHOR_DATE": f"{epoch} +0000", "GIT_COMMITTER_DATE": f"{epoch} +0000"}  # the run's commits, at its time
+    run = lambda script, cwd, **more: subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True,  # noqa: E731
+                                                     check=False, env={**env, **more}, timeout=300)
+    for step in ("data", "audit", "push"):
+        done = run(step_script(step), work, SOURCE_DATE_EPOCH=epoch, **when)
+        assert done.returncode == 0 and (step != "audit" or "verified" in done.stdout), f"{step}: {done.stdout}{done.stderr}"
+    outputs = Path(env["GITHUB_OUTPUT"]).read_text().splitlines()
+    assert outputs.count("status=0") == 2, outputs  # the data step's and the audit's
+    assert origin_log(origin, env)[:2] == ["nightly: the audit's checkpoint", "nightly: data as of 2026-01-16T00:00:00Z"]
+    site = tmp_path / "site-checkout"  # the site job has no SOURCE_DATE_EPOCH: the ledgers' latest time
+    sh(tmp_path, "git", "clone", "-q", "--depth", "2", f"file://{origin}", str(site), env=env)
+    assert sh(site, "git", "rev-parse", "--is-shallow-repository", env=env) == "true"
+    checked = run(site_step(SITE_CHECK), site)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "git history from checkpoint" in checked.stdout and "0 round(s) rescored" in checked.stdout, checked.stdout
+    built = run(site_step("Build the site from the files alone").replace(" --no-cache", " --no-cache --no-mkdocs"), site)
+    assert built.returncode == 0, built.stdout + built.stderr
+    pages = run("prescient verify --hub .", site)
+    assert pages.returncode == 0 and re.search(r"ok\s+pages: [1-9]\d* page\(s\) regenerated", pages.stdout), pages.stdout
+    # a commit the audit did not see, rewriting a recorded observation: the check no longer passes
+    ledger = sorted((site / "data" / "observations").rglob("*.csv"))[-1]
+    header, first, *rest = ledger.read_text(encoding="utf-8").splitlines(keepends=True)
+    fields = first.split(",")
+    fields[header.split(",").index("value")] = "0.123"  # another price, recorded at the same time
+    ledger.write_text(header + ",".join(fields) + "".join(rest), encoding="utf-8")
+    commit(site, "after the audit", {**env, **when})
+    tampered = run(site_step(SITE_CHECK), site)
+    assert tampered.returncode == 10 and "ledger-row-rewritten" in tampered.stdout, tampered.stdout + tampered.stderr
