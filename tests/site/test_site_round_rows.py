@@ -10,10 +10,19 @@ import pytest
 from generator.site.render import environment, round_question_rows
 
 # the loop of templates/_round_questions.html.j2 before its rows were built in Python
-REFERENCE = """{% for q in units %}
-<tr><td><a href="../../questions/{{ slugs[q['question_id']] }}/">{{ q['text'] | truncate(100, end="…") }}</a></td><td>{{ q['kind'] }}</td><td>{{ q['source'] }}</td><td>{{ q['category'] }}</td><td>{{ q['resolution_date'] or "–" }}</td><td data-value="{{ q['freeze_value'] }}">{{ q['freeze_value'] | num(4) }}</td>{% if resolved %}<td data-status="{{ q['status'] }}">{% if q['status'] == "resolved" and q['outcome'] in (0, 1) %}{{ ("YES" if q['outcome'] == 1 else "NO") if q['kind'] == "binary" else ("higher" if q['outcome'] == 1 else "not higher") }}{% elif q['status'] == "resolved" %}{{ q['outcome'] | num(3) }}{% elif q['status'] == "void" %}void{% else %}open{% endif %}</td><td data-value="{{ q['final_value'] if q['final_value'] == q['final_value'] else '' }}">{{ q['final_value'] | num(4) }}</td>{% endif %}</tr>
-{% endfor %}
-"""
+REFERENCE = (
+    "{% for q in units %}\n"
+    '<tr><td><a href="../../questions/{{ slugs[q[\'question_id\']] }}/">{{ q[\'text\'] | truncate(100, end="…'
+    '") }}</a></td><td>{{ q[\'kind\'] }}</td><td>{{ q[\'source\'] }}</td><td>{{ q[\'category\'] }}</td><td>{{ q'
+    '[\'resolution_date\'] or "–" }}</td><td data-value="{{ q[\'freeze_value\'] }}">{{ q[\'freeze_value\'] | nu'
+    'm(4) }}</td>{% if resolved %}<td data-status="{{ q[\'status\'] }}">{% if q[\'status\'] == "resolved" and'
+    ' q[\'outcome\'] in (0, 1) %}{{ ("YES" if q[\'outcome\'] == 1 else "NO") if q[\'kind\'] == "binary" else ("'
+    'higher" if q[\'outcome\'] == 1 else "not higher") }}{% elif q[\'status\'] == "resolved" %}{{ q[\'outcome\''
+    '] | num(3) }}{% elif q[\'status\'] == "void" %}void{% else %}open{% endif %}</td><td data-value="{{ q['
+    '\'final_value\'] if q[\'final_value\'] == q[\'final_value\'] else \'\' }}">{{ q[\'final_value\'] | num(4) }}</'
+    'td>{% endif %}</tr>'
+    "\n{% endfor %}\n"
+)
 
 
 def _unit(qid: str, text: str, kind: str = "binary", status: str = "open", outcome: float = math.nan,
