@@ -87,6 +87,7 @@ class Parity:
     reason: str = ""
     kept: int = 0
     replicates: int = 0
+    note: str = ""  # a projected date on or before the state of the art's last release: said so
 
 
 @dataclass(frozen=True)
@@ -265,10 +266,14 @@ def parity_of(human: dict, points: pd.DataFrame, trend: Trend | None, score: str
     x_star = (target - trend.intercept) / trend.slope
     if not day_text(x_star):
         return Parity(**base, status="none", reason="the trend reaches it only past the calendar's last date")
+    last = str(on["release_date"].max())
+    note = (f"the trend line crosses it on or before the state of the art's last release ({last}), though no forecaster "
+            "on it reaches it; the interval counts only the replicates that project a later date"
+            if day_text(x_star) <= last else "")
     if interval is None or not interval.get("high"):
         reason = ("the board has no bootstrap replicates to draw an interval from" if interval is None else
                   f"none of the board's {replicates:,} bootstrap replicates has a rising trend that reaches it "
                   "after the state of the art's last release")
-        return Parity(**base, status="projected", date=day_text(x_star), reason=reason, replicates=replicates)
+        return Parity(**base, status="projected", date=day_text(x_star), reason=reason, replicates=replicates, note=note)
     return Parity(**base, status="projected", date=day_text(x_star), low=interval["low"], high=interval["high"],
-                  kept=int(interval["kept"]), replicates=replicates)
+                  kept=int(interval["kept"]), replicates=replicates, note=note)

@@ -161,3 +161,16 @@ def test_fb_board_carries_the_interval_of_its_own_replicates_and_the_page_shows_
     sup = explore(board, models).parity[0]
     assert sup.status == "projected" and (sup.low, sup.high, sup.kept) == (interval["low"], interval["high"], interval["kept"])
     assert sup.low <= sup.date <= sup.high
+
+
+def test_a_date_before_the_last_release_on_the_state_of_the_art_is_said_so() -> None:
+    """The line of a, b, c (days 0, 100, 200 at 50, 60, 60.9) crosses 60.95 on day ~173, before c's release: the
+    date is kept (ForecastBench's point estimate is the line's) and the page says what it means."""
+    board = _board([("t.a", "llm", 50.0), ("t.b", "llm", 60.0), ("t.c", "llm", 60.9), ("h.g", "human", 60.95)])
+    released = {"t.a": day_text(0), "t.b": day_text(100), "t.c": day_text(200)}
+    group = explore(board, _models(board, released)).parity[0]
+    assert group.status == "projected" and group.date < day_text(200)
+    assert f"before the state of the art's last release ({day_text(200)})" in group.note
+    later = explore(_board([("t.a", "llm", 50.0), ("t.b", "llm", 53.0), ("t.c", "llm", 56.0), ("h.g", "human", 70.0)]),
+                    _models(board, released)).parity[0]
+    assert later.status == "projected" and later.note == ""
