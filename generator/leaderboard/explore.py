@@ -36,6 +36,8 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
+from .fixed_effects import brier_index
+
 MIN_FRONTIER = 3  # points the trend needs: n − 2 ≥ 1 degree of freedom for its standard error
 LEVEL = 0.95
 LEFT_OUT_KINDS = ("baseline", "human")  # never plotted against a release date
@@ -245,6 +247,20 @@ def bootstrap_parity(names, kinds, released, provisional, point: np.ndarray, rep
         out[names[h]] = {"low": day_text(low) if np.isfinite(low) else "", "high": day_text(high) if np.isfinite(high) else "",
                          "kept": int(days.size)}
     return out
+
+
+def board_parity(names, models: dict, provisional, point_bi: np.ndarray, boot, score: str) -> dict:
+    """What ``fb_board`` keeps in a board's attrs for the Explore page: ``{PARITY_ATTR: ...}`` with
+    ``bootstrap_parity`` of its ranking ``score`` (``point_bi``: the Brier Index per score, in the order
+    dataset, market, overall; ``boot``: the board's ``BootstrapResult``), the score and the replicate
+    count; nothing for a board without replicates."""
+    if boot is None:
+        return {}
+    meta = [models.get(m) for m in names]
+    point = point_bi[("dataset", "market", "overall").index(score)]
+    by_model = bootstrap_parity(list(names), [x.kind if x else "" for x in meta], [x.release_date if x else "" for x in meta],
+                                np.asarray(provisional, bool), point, brier_index(boot.scores(score)))
+    return {PARITY_ATTR: {"score": score, "replicates": int(boot.overall.shape[0]), "by_model": by_model}}
 
 
 def parity_of(human: dict, points: pd.DataFrame, trend: Trend | None, score: str, interval: dict | None = None,

@@ -59,22 +59,12 @@ import pandas as pd
 
 from ..models import ModelMeta
 from ..timeutil import format_date, format_ts
-from ..vocabulary import (
-    BASELINE,
-    BOARDS,
-    DATASET,
-    FB_MIN_DATASET_ROWS,
-    FB_MIN_MARKET_QUESTIONS,
-    MARKET,
-    PRELIMINARY,
-    REPLICATES,
-    TOURNAMENT,
-)
+from ..vocabulary import BASELINE, BOARDS, DATASET, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, MARKET, PRELIMINARY, REPLICATES, TOURNAMENT
 from .bootstrap import bootstrap
 from .crowd import crowd_brier, crowd_counts
-from .explore import PARITY_ATTR, bootstrap_parity
+from .explore import board_parity
 from .fb_rules import missing_at_due, orphan_note, public_p, refuse_orphans, within_release_window
-from .fixed_effects import brier_index, fit
+from .fixed_effects import fit
 from .panel import build_panel, sorted_codes
 from .question_effects import DIFFICULTY, question_effects
 from .row_codes import RowCodes, first_appearance
@@ -427,20 +417,9 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
     out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score,
                  model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None),
                  provisional, (p_display, p_label), extra)
-    if boot is not None:  # the Explore page's parity intervals (ForecastBench's method), from this board's replicates
-        notes[PARITY_ATTR] = _parity(names, models, provisional, summary, boot, score)
-    out.attrs.update(notes, difficulty=question_effects(units, point.b))
+    out.attrs.update(notes, difficulty=question_effects(units, point.b),  # and the Explore page's parity intervals
+                     **board_parity(names, models, provisional, summary.brier_index, boot, score))
     return out
-
-
-def _parity(names: np.ndarray, models: Mapping[str, ModelMeta], provisional: np.ndarray, summary, boot, score: str) -> dict:
-    """``explore.bootstrap_parity`` of the ranking ``score`` (``summary``'s Brier Index, the replicates'), kept
-    with the score and the replicate count it was drawn from."""
-    meta = [models.get(m) for m in names]
-    point = summary.brier_index[("dataset", "market", "overall").index(score)]
-    by_model = bootstrap_parity(list(names), [x.kind if x else "" for x in meta], [x.release_date if x else "" for x in meta],
-                                np.asarray(provisional, bool), point, brier_index(boot.scores(score)))
-    return {"score": score, "replicates": int(boot.overall.shape[0]), "by_model": by_model}
 
 
 def provisional_models(rows: pd.DataFrame, as_of: datetime, min_resolved: int, min_age_days: int) -> pd.Series:

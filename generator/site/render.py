@@ -283,7 +283,9 @@ def round_question_rows(env: jinja2.Environment, units: list[dict], slugs: dict[
     would write them: each distinct cell text is escaped once (a round repeats its kinds, sources, categories,
     dates and each question's text), not each cell (``markupsafe.escape`` was most of the rendering's time
     at ForecastBench scale)."""
-    num, seen = env.filters["num"], {}
+    num = env.filters["num"]
+    seen: dict[tuple[type, object], str] = {}
+    titles: dict[str, str] = {}
 
     def esc(value) -> str:
         key = (type(value), value)  # 1 and 1.0 are one dict key but escape differently
@@ -292,10 +294,9 @@ def round_question_rows(env: jinja2.Environment, units: list[dict], slugs: dict[
         return seen[key]
 
     def title(text) -> str:
-        key = ("text", text)
-        if key not in seen:
-            seen[key] = str(markupsafe.escape(jinja2.filters.do_truncate(env, text, 100, end="…")))
-        return seen[key]
+        if text not in titles:
+            titles[text] = str(markupsafe.escape(jinja2.filters.do_truncate(env, text, 100, end="…")))
+        return titles[text]
 
     rows = []
     for q in units:
