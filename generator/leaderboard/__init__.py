@@ -17,7 +17,7 @@ boards built on it. Pure: frames in, frames out; no I/O stage is imported (``tes
   ``attrs["difficulty"]`` carries them to the site's API
 - ``calibration``: reliability tables and the Murphy decomposition
 - ``explore``: a board's score against release date, the state of the art, its trend and the
-  projected date it reaches each human group (Fieller's interval)
+  projected date it reaches each human group (ForecastBench's bootstrap interval)
 - ``diff``: the nightly leaderboard diff in plain words
 - ``row_codes``, ``frame_times``, ``digest``: speed only: rows coded once for every board, a
   frame's times, and the digest of all a board reads (a board is kept while it is the same)

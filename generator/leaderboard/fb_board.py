@@ -59,19 +59,10 @@ import pandas as pd
 
 from ..models import ModelMeta
 from ..timeutil import format_date, format_ts
-from ..vocabulary import (
-    BASELINE,
-    BOARDS,
-    DATASET,
-    FB_MIN_DATASET_ROWS,
-    FB_MIN_MARKET_QUESTIONS,
-    MARKET,
-    PRELIMINARY,
-    REPLICATES,
-    TOURNAMENT,
-)
+from ..vocabulary import BASELINE, BOARDS, DATASET, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, MARKET, PRELIMINARY, REPLICATES, TOURNAMENT
 from .bootstrap import bootstrap
 from .crowd import crowd_brier, crowd_counts
+from .explore import board_parity
 from .fb_rules import missing_at_due, orphan_note, public_p, refuse_orphans, within_release_window
 from .fixed_effects import fit
 from .panel import build_panel, sorted_codes
@@ -426,7 +417,8 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
     out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score,
                  model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None),
                  provisional, (p_display, p_label), extra)
-    out.attrs.update(notes, difficulty=question_effects(units, point.b))
+    out.attrs.update(notes, difficulty=question_effects(units, point.b),  # and the Explore page's parity intervals
+                     **board_parity(names, models, provisional, summary.brier_index, boot, score))
     return out
 
 

@@ -24,9 +24,18 @@ from ..vocabulary import DATASET, MARKET, parse_view
 
 def horizon_days(scores: pd.DataFrame) -> pd.Series:
     """Days from the round's due date to the resolution date; NA for markets (no horizon)."""
-    days = (pd.to_datetime(scores["resolution_date"], errors="coerce")
-            - pd.to_datetime(scores["round"].astype(str).str[:10], errors="coerce")).dt.days
+    days = (_each_date(scores["resolution_date"], lambda u: u) - _each_date(scores["round"], lambda u: u.astype(str).str[:10])).dt.days
     return days.where(scores["kind"] == DATASET).astype("Int64")
+
+
+def _each_date(values: pd.Series, text) -> pd.Series:
+    """``pd.to_datetime(text(values), errors="coerce")``, each distinct value converted once: a model's rows
+    share a few rounds and dates (the site's model pages take a horizon per model, ~30,000 rows each at
+    ForecastBench scale). The distinct values keep their order of first appearance (NaN among them), so
+    pandas infers the same format from the same first value."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+    dates = pd.to_datetime(text(pd.Series(uniques, dtype=values.dtype)), errors="coerce")
+    return pd.Series(dates.to_numpy().take(codes), index=values.index)
 
 
 def is_proxy(scores: pd.DataFrame) -> pd.Series:

@@ -35,6 +35,7 @@ from ..store.hub import Hub
 
 Boards = dict[tuple[str, str], pd.DataFrame]
 KEPT = "site-boards"  # the JSON document (and the prefix of the frames) of the kept boards
+KEPT_FORMAT = "2"  # in the key: boards kept by older code (no ``explore.PARITY_ATTR`` in their attrs) are made again
 FRAME_ATTRS = ("unranked", "difficulty")  # a board's attrs kept as frames of their own (``fb_board``; difficulty's frame)
 WORKER_MIN_ROWS = 20_000  # fewer scored rows: the boards take less than a worker costs to start
 
@@ -73,7 +74,7 @@ def boards_key(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as_
     files = tuple((p.name, hub.cache.fingerprint(p)) for p in readers.score_files(hub.layout))
     options = board_options(settings.scoring, settings.leaderboard)
     digest = hashlib.sha256(inputs_digest([scores], as_of, options, parts=[(files, len(scores))]).encode())
-    digest.update(repr((sorted(models.items()), settings.scoring, settings.leaderboard)).encode())
+    digest.update(repr((KEPT_FORMAT, sorted(models.items()), settings.scoring, settings.leaderboard)).encode())
     if settings.leaderboard.market_difficulty == "crowd" and asked is not None and len(asked):
         crowd = crowd_from_rounds(asked, observations)
         digest.update(pd.util.hash_pandas_object(crowd, index=False).to_numpy().tobytes())

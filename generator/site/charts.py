@@ -232,7 +232,7 @@ def explore_scores(points: pd.DataFrame, trend, parity: list, names: dict[str, s
     """The Explore chart (``leaderboard.explore``): each model's Brier Index (95% CI) at its release date,
     the state of the art (the running best) as a line, its linear trend dashed out to the latest
     projected parity date, and each human group's score as a level line with its projected date and
-    Fieller interval. ``parity``: ``explore.Parity`` rows."""
+    bootstrap interval. ``parity``: ``explore.Parity`` rows."""
     x = points["release_date"].tolist()
     hover = [plain(n) + "<br>released " + plain(r) + (", knowledge cutoff " + plain(c) if c else "") for n, r, c in
              zip(points["name"], points["release_date"], points["knowledge_cutoff"])]

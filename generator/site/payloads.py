@@ -74,8 +74,11 @@ def forecast_payloads(rows: pd.DataFrame, models: list[str] | tuple[str, ...]) -
              for k, key, o, run in zip(unit_round.tolist(), unit_keys.tolist(), outcome.tolist(),
                                        _model_runs(u, m, len(unit_keys)))]
     p = [None if x != x else x for x in np.round(rows["probability"].to_numpy(dtype=float)[order], 6).tolist()]
-    reasons: list = rows["reasoning"].to_numpy(dtype=object)[order].tolist()
-    why = [i for i, t in enumerate(reasons) if isinstance(t, str) and t]
+    reasons = rows["reasoning"].to_numpy(dtype=object)[order]
+    # the rows that give a reasoning (a non-empty text): numpy's comparisons find the candidates, so only
+    # they are looked at one by one (a ForecastBench-scale hub has millions of forecasts, most without one)
+    maybe = np.flatnonzero(pd.notna(reasons) & (reasons != "")).tolist()
+    why = [i for i in maybe if isinstance(reasons[i], str)]
     why_at = np.searchsorted(np.asarray(why, dtype=np.int64), np.append(starts, len(ids))).tolist()
     rounds = round_names[question_rounds % len(round_names)].tolist()
     return {ids[a]: {"rounds": rounds[first_round[k]:first_round[k + 1]], "units": units[first_unit[k]:first_unit[k + 1]],

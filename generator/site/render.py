@@ -273,8 +273,53 @@ def _round_page(env: jinja2.Environment, data: SiteData, r: RoundInfo, slugs: di
         **common, round=r, resolved=resolved, table_marker=markupsafe.Markup(shell.ROUND_TABLE),
         board=board.to_dict("records") if board is not None else [], due_text=due_time,
         open_now=open_now(env, data, prefix="../../", root="../../../") if r.status and r.status.state == OPEN else "")
-    table = env.get_template("_round_questions.html.j2").render(slugs=slugs, units=column_records(units), resolved=resolved)
+    table = env.get_template("_round_questions.html.j2").render(
+        resolved=resolved, rows=round_question_rows(env, column_records(units), slugs, resolved))
     return page, table
+
+
+def round_question_rows(env: jinja2.Environment, units: list[dict], slugs: dict[str, str], resolved: bool) -> markupsafe.Markup:
+    """A round page's question table rows (one ``<tr>`` line per unit), as a Jinja loop of autoescaped cells
+    would write them: each distinct cell text is escaped once (a round repeats its kinds, sources, categories,
+    dates and each question's text), not each cell (``markupsafe.escape`` was most of the rendering's time
+    at ForecastBench scale)."""
+    num = env.filters["num"]
+    seen: dict[tuple[type, object], str] = {}
+    titles: dict[str, str] = {}
+
+    def esc(value) -> str:
+        key = (type(value), value)  # 1 and 1.0 are one dict key but escape differently
+        if key not in seen:
+            seen[key] = str(markupsafe.escape(value))
+        return seen[key]
+
+    def title(text) -> str:
+        if text not in titles:
+            titles[text] = str(markupsafe.escape(jinja2.filters.do_truncate(env, text, 100, end="…")))
+        return titles[text]
+
+    rows = []
+    for q in units:
+        row = (f'<tr><td><a href="../../questions/{esc(slugs[q["question_id"]])}/">{title(q["text"])}</a></td>'
+               f'<td>{esc(q["kind"])}</td><td>{esc(q["source"])}</td><td>{esc(q["category"])}</td>'
+               f'<td>{esc(q["resolution_date"] or "–")}</td><td data-value="{esc(q["freeze_value"])}">{num(q["freeze_value"], 4)}</td>')
+        if resolved:
+            final = q["final_value"]
+            row += (f'<td data-status="{esc(q["status"])}">{_resolved_cell(q, num)}</td>'
+                    f'<td data-value="{esc(final if final == final else "")}">{num(final, 4)}</td>')
+        rows.append(row + "</tr>\n")
+    return markupsafe.Markup("".join(rows))
+
+
+def _resolved_cell(q: dict, num) -> str:
+    """The Resolved cell of a round's question table: YES/NO (higher/not higher for a dataset question),
+    the outcome to 3 decimals when it is not 0 or 1, void, or open."""
+    status, outcome = q["status"], q["outcome"]
+    if status == "resolved" and outcome in (0, 1):
+        return ("YES" if outcome == 1 else "NO") if q["kind"] == "binary" else ("higher" if outcome == 1 else "not higher")
+    if status == "resolved":
+        return num(outcome, 3)
+    return "void" if status == "void" else "open"
 
 
 def column_records(frame: pd.DataFrame) -> list[dict]:
