@@ -49,15 +49,15 @@ def measure(hub: str, rounds: int, copies: int) -> dict:
 
     the_hub = Hub.load(Path(hub))
     scores = readers.load_scores(the_hub)
-    firsts = sorted(pd.unique(scores["round"]))[:2]
-    if len(firsts) < 2:
-        raise SystemExit(f"{hub}: needs at least two scored rounds (grow the bench_years hub past its second round's due date)")
+    firsts = sorted(pd.unique(scores["round"]))[:2]  # its two oldest scored rounds, taken in turn (or its only one)
+    if not firsts:
+        raise SystemExit(f"{hub}: no score rows yet (grow the bench_years hub past its first round's due date)")
     sources = [scores[scores["round"] == r] for r in firsts]
     start = parse_ts(f"{firsts[0]}T00:00:00Z")
     parts = []
     for k in range(rounds):
         for x in range(copies):
-            part = sources[k % 2].copy()
+            part = sources[k % len(sources)].copy()
             part["round"] = format_date(start + timedelta(days=14 * k))
             if x:
                 part["question_id"] = part["question_id"] + f"~{x}"

@@ -92,6 +92,13 @@ def test_a_small_history_is_grown_and_measured_at_each_checkpoint(tmp_path, caps
         head = "\n".join(row["command"]["head"])
         assert row["command"]["exit"] == 0 and "git history from checkpoint" in head and "0 round(s) rescored" in head, head
 
+    # the nightly's headline boards on the kept hub's score rows, copied into more rounds (bench_boards_years)
+    boards = benchmark("bench_boards_years").main(["--hub", str(hub), "--rounds", "3", "--copies", "2"])
+    scored = pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False) for p in sorted((hub / "data" / "scores").glob("*.csv"))])
+    firsts = scored.groupby("round").size().sort_index().iloc[:2].tolist()  # its oldest scored rounds, taken in turn
+    assert [b["score_rows"] for b in boards] == [2 * sum(firsts[k % len(firsts)] for k in range(3))]
+    assert boards[0]["history_rows"] > 0 and boards[0]["boards_cpu_s"] > 0 and boards[0]["peak_rss_gb"] > 0
+
 
 def test_the_fit_recovers_a_line_and_a_power_law():
     bench = _bench()
