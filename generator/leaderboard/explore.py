@@ -155,17 +155,13 @@ def _num(value) -> float:
 
 
 def frontier_mask(points: pd.DataFrame) -> np.ndarray:
-    """Per point (sorted by release date): on the state-of-the-art frontier, the running best by release
-    date among the non-provisional points (a day's points taken together: only its best, first by
-    model id on a tie, can be on it)."""
+    """Per point (sorted by release date, then model id): on the state-of-the-art frontier, the running best
+    by release date among the non-provisional points (a day's points taken together: only its best, first
+    by model id on a tie, can be on it). ``frontier_rows`` of the one row of scores."""
     out = np.zeros(len(points), bool)
-    best = -np.inf
-    ranked = points[~points["provisional"].astype(bool)]
-    for _, day in ranked.groupby("release_date", sort=True):
-        top = day["score"].idxmax()  # the first of tied scores, in the points' (model id) order
-        if day.loc[top, "score"] > best:
-            out[points.index.get_loc(top)] = True
-            best = day.loc[top, "score"]
+    ranked = np.flatnonzero(~points["provisional"].astype(bool).to_numpy())
+    days = points["release_date"].to_numpy(dtype=object)[ranked]
+    out[ranked] = frontier_rows(days, points["score"].to_numpy(dtype=float)[ranked][None, :])[0]
     return out
 
 
@@ -187,7 +183,7 @@ def fit_trend(days: np.ndarray, scores: np.ndarray) -> Trend | None:
 
 
 def frontier_rows(days: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """``frontier_mask`` for many rows of scores at once: ``days`` (k,) sorted, ``scores`` (rows, k) with the
+    """The state of the art in many rows of scores at once: ``days`` (k,) sorted, ``scores`` (rows, k) with the
     models in (release date, model id) order; True where a model is on that row's state of the art (the
     day's best, first on a tie, above every earlier day's). NaN scores are never on it."""
     values = np.where(np.isnan(scores), -np.inf, scores)

@@ -40,16 +40,29 @@ def test_trend_matches_least_squares() -> None:
     assert trend.slope_se == pytest.approx(se)
 
 
-def test_frontier_rows_is_frontier_mask_row_by_row() -> None:
+def _running_best(days: list[float], scores: list[float]) -> list[bool]:
+    """The state of the art by its definition, one model at a time: a model is on it when it has the best
+    score of its day (the first of equals) and beats every model released on an earlier day."""
+    on = []
+    for i, (day, score) in enumerate(zip(days, scores)):
+        same_day = [s for d, s in zip(days, scores) if d == day and not np.isnan(s)]
+        earlier = [s for d, s in zip(days, scores) if d < day and not np.isnan(s)]
+        first_best = not np.isnan(score) and score == max(same_day) and \
+            all(scores[j] < score for j in range(i) if days[j] == day and not np.isnan(scores[j]))
+        on.append(first_best and all(score > s for s in earlier))
+    return on
+
+
+def test_frontier_rows_is_the_running_best_row_by_row() -> None:
     rng = np.random.default_rng(3)
     days = np.sort(rng.integers(0, 8, 12)).astype(float)  # several models a day
     scores = rng.normal(50, 5, (200, 12)).round(0)  # rounded: ties within a day and across days
     scores[5, 3] = np.nan
+    scores[7, days == days[0]] = np.nan  # a day with no score at all
     rows = frontier_rows(days, scores)
     for r in range(len(scores)):
-        points = pd.DataFrame({"release_date": [day_text(d) for d in days], "model": [f"m{i:02d}" for i in range(12)],
-                               "score": np.nan_to_num(scores[r], nan=-np.inf), "provisional": False})
-        assert rows[r].tolist() == frontier_mask(points).tolist()
+        assert rows[r].tolist() == _running_best(days.tolist(), scores[r].tolist())
+    assert rows.any(axis=1).all() and not rows.all()
 
 
 def _line_replicates(slopes: list[float], target: float) -> tuple[np.ndarray, np.ndarray]:
