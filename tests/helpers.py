@@ -458,9 +458,10 @@ LAYOFFS = question_id("Which company will announce the largest layoffs in April 
 # -- the built site in the browser -----------------------------------------------------------------
 
 # every chart of the page is drawn, but for those whose figure is fetched when a reader first shows
-# their panel (data-figure-src: the home page's other boards and views) and whose panel is hidden
+# their panel (data-figure-src: the home page's other boards and views) and whose panel is hidden, or
+# which wait for the reader to scroll near them (the Score over time chart) and have not been fetched
 CHARTS_SHOWN = """Array.from(document.querySelectorAll('.prescient-chart'))
-    .filter(el => !(el.hasAttribute('data-figure-src') && el.closest('[hidden]')))"""
+    .filter(el => !(el.hasAttribute('data-figure-src') && (el.closest('[hidden]') || !el._prescientFetched)))"""
 ALL_CHARTS_DRAWN = f"""() => {CHARTS_SHOWN}.every(el => el.querySelector('.main-svg') !== null)"""
 
 

@@ -86,6 +86,21 @@ def forecast_payloads(rows: pd.DataFrame, models: list[str] | tuple[str, ...]) -
             for k, (a, b) in enumerate(zip(starts.tolist(), ends.tolist()))}
 
 
+def rounds_from(payload: dict, first: str) -> dict:
+    """The part of a ``forecast_payload`` for the rounds due ``first`` or later (round names are
+    dates, so they sort as text), in the same form: its units are a tail of the units (sorted by
+    round), so its probabilities are the same tail of ``p``, and reasoning rows are renumbered."""
+    rounds = payload["rounds"]
+    start = next((k for k, r in enumerate(rounds) if str(r) >= first), len(rounds))
+    if not start:
+        return payload
+    units = payload["units"]
+    cut = next((k for k, unit in enumerate(units) if unit[0] >= start), len(units))
+    offset = sum(sum(unit[3][1::2]) for unit in units[:cut])  # the forecasts of the units left out
+    return {"rounds": rounds[start:], "units": [[unit[0] - start, *unit[1:]] for unit in units[cut:]],
+            "p": payload["p"][offset:], "why": [[i - offset, text] for i, text in payload["why"] if i >= offset]}
+
+
 def _model_index(ids: np.ndarray, models: list[str] | tuple[str, ...]) -> np.ndarray:
     """Each id's index in the sorted list ``models``; a ValueError names ids missing from it."""
     known = np.asarray(models, dtype=str)

@@ -38,8 +38,8 @@ from .hub_settings import hub_settings_values
 from .human_groups import human_columns
 from .listings import changes_page, forecasters, methodology_versions, model_rows, question_index
 from .oracle_sets import oracle_pages
-from .payloads import models_script, script_json
-from .questions import QuestionInfo, question_slug
+from .payloads import models_script, rounds_from, script_json
+from .questions import RECENT_ROUNDS, QuestionInfo, question_slug
 from .rounds import OPEN
 from .sitedata import GENERATED, RoundInfo, SiteData
 from .speak import board_sentence
@@ -186,7 +186,10 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     first_round = min((r.due for r in data.rounds), default="")
     history_start = str(data.history["as_of"].min())[:10] if len(data.history) else ""
     panels, history = _panels(data.boards), _history_charts(data, names)
-    on_demand = {**figures_on_demand(panels, "dots", "board"), **figures_on_demand(history, "figure", "history")}
+    # every Score over time chart, the first board and view's too: its lines gain a point a night, so
+    # in the page it would make a first visit grow with the history; the page's script fetches it
+    # when a reader scrolls to it (issue 39)
+    on_demand = {**figures_on_demand(panels, "dots", "board"), **figures_on_demand(history, "figure", "history", first=True)}
     pages = {
         "leaderboard.md": env.get_template("leaderboard.md.j2").render(
             **common, panels=panels, board_help=BOARD_HELP, view_help=VIEW_HELP, methodology="methodology/",
@@ -226,15 +229,16 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     return files
 
 
-def figures_on_demand(parts: list[dict], key: str, name: str) -> dict[str, bytes]:
+def figures_on_demand(parts: list[dict], key: str, name: str, first: bool = False) -> dict[str, bytes]:
     """The home page opens on its first board and view; the figures of the others (``part[key]``,
     JSON) move to files of their own, fetched by the site's script when a reader switches to them, so
-    a first visit does not load every board's charts. Each moved part gets ``key_src``, the file's
-    path from the site's root (its own is ""); returns the files by their path under docs/."""
+    a first visit does not load every board's charts; with ``first``, the first's too (the script
+    fetches a shown chart's file when it nears the screen). Each moved part gets ``key_src``, the
+    file's path from the site's root (its own is ""); returns the files by their path under docs/."""
     files = {}
     for i, part in enumerate(parts):
         part[f"{key}_src"] = ""
-        if i and part[key]:
+        if (i or first) and part[key]:
             path = f"{GENERATED}/figures/{name}-{question_slug(part['board'])}-{question_slug(part['view'])}.json"
             files[path], part[key], part[f"{key}_src"] = part[key].encode("utf-8"), "", path
     return files
@@ -340,10 +344,16 @@ def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], upda
     models = list(questions[0].models)  # shared by every question page (question_infos)
     pages = {f"questions/{shell.SHELL}.md": shell.shell_markdown(), MODELS_SCRIPT: models_script(models)}
     for q in questions:
+        rounds = sorted({str(r) for r in q.units["round"].to_numpy()})
+        shown, older = rounds[-RECENT_ROUNDS:], rounds[:-RECENT_ROUNDS]
+        # the latest rounds only (RECENT_ROUNDS): the forecasts, their summary and the chart's round marks
+        payload = rounds_from(q.payload, shown[0]) if older else q.payload
+        recent = q.units[q.units["round"].astype(str).to_numpy() >= shown[0]] if older else q.units
         pages[f"{shell.FRAGMENTS}/{q.slug}.html"] = body.render(
-            updated=updated, prefix="../../", q=q, payload=script_json(q.payload), summary=unit_summary(q.payload, models, baselines),
+            updated=updated, prefix="../../", q=q, forecasts=payload, payload=script_json(payload),
+            summary=unit_summary(payload, models, baselines),
             outcome=outcome_text(q.question["kind"], q.units), resolution=resolution_text(q.question["kind"], q.units),
-            rounds=sorted({str(r) for r in q.units["round"].to_numpy()}), marks=json.dumps(time_marks(q.units), separators=(",", ":")),
+            rounds=shown, older=older, recent_rounds=RECENT_ROUNDS, marks=json.dumps(time_marks(recent), separators=(",", ":")),
             chart=charts.to_json(charts.question_history(q.history, q.question["kind"])) if len(q.history) else "")
     heads = {q.slug: {"title": shell.page_title(q.question["text"]), "heading": html.escape(str(q.question["text"])),
                       "search": shell.search_text(q.id)}

@@ -419,6 +419,10 @@ def test_xss_payloads_stay_inert(xss_site: Site, name: str) -> None:
 def test_names_inside_plotly_charts_are_plain_text(xss_site: Site, name: str) -> None:
     """Plotly reads trace names and category ticks as pseudo-HTML: the name's <a>, <b> and
     <span style> must come out as characters, not as elements of the chart."""
+    if name == "home":  # its Score over time is fetched when scrolled to
+        history = xss_site[name].page.locator(".prescient-history:not([hidden]) .prescient-chart")
+        history.scroll_into_view_if_needed()
+        history.locator(".main-svg").first.wait_for(timeout=20_000)
     found = xss_site[name].page.evaluate("""() => {
         const plots = Array.from(document.querySelectorAll('.js-plotly-plot'));
         const all = sel => plots.flatMap(p => Array.from(p.querySelectorAll(sel)));
@@ -470,12 +474,14 @@ def test_board_and_view_switches_show_one_panel(site: Site) -> None:
     fetched: list[str] = []
     page.on("request", lambda r: fetched.append(r.url) if "/generated/figures/" in r.url else None)
     lazy = page.locator(".prescient-chart[data-figure-src]")
-    assert lazy.count() >= 2 and page.locator(".prescient-chart[data-figure-src] .main-svg").count() == 0
+    assert lazy.count() >= 2 and page.locator("[hidden] .prescient-chart[data-figure-src] .main-svg").count() == 0
     page.locator('.prescient-switch button[data-switch="view"][data-value="market"]').click()
     drawn = """() => Array.from(document.querySelectorAll('.prescient-panel-part')).filter(p => !p.hidden)
         .flatMap(p => Array.from(p.querySelectorAll('.prescient-chart'))).every(c => c.querySelector('.main-svg'))"""
     page.wait_for_function(drawn, timeout=10_000)
-    assert sorted(u.rsplit("/", 1)[1] for u in fetched) == ["board-tournament-market.json", "history-tournament-market.json"]
+    # (the shown panel's Score over time is fetched when it nears the screen: maybe while this test looks)
+    assert sorted(u.rsplit("/", 1)[1] for u in fetched if not u.endswith("/history-tournament-overall.json")) \
+        == ["board-tournament-market.json", "history-tournament-market.json"]
     assert page.evaluate(visible) == ["tournament/market"]
     page.locator('.prescient-switch button[data-switch="board"][data-value="baseline"]').click()
     assert page.evaluate(visible) == ["baseline/market"]
@@ -516,3 +522,52 @@ def test_the_demo_model_page_draws_its_arena_and_oracle_charts(site: Site, secti
     chart = page.evaluate(SECTION_CHART, section)
     assert {k: chart[k] for k in ("drawn", "traces")} == {"drawn": True, "traces": traces}, chart
     visit.assert_clean()
+
+
+# --------------------------------------------------------------------------------------------
+# A site that keeps its size as rounds pass (issue 39)
+
+
+def test_the_score_over_time_chart_is_fetched_when_a_reader_scrolls_to_it(browser: Browser, base_url: str) -> None:
+    """Its lines gain a point every night, so the home page does not carry them: a first visit that
+    stays at the board never loads them; scrolling down fetches and draws the chart."""
+    context = browser.new_context(viewport={"width": 1280, "height": 600}, color_scheme="light", service_workers="block")
+    visit = Visit(context, base_url)
+    page = visit.open("")
+    page.wait_for_timeout(500)
+    chart = page.locator('.prescient-history:not([hidden]) .prescient-chart')
+    assert chart.count() == 1 and chart.get_attribute("data-figure-src").endswith("/history-tournament-overall.json")
+    assert chart.locator(".main-svg").count() == 0, "drawn before the reader scrolled to it"
+    assert not [u for u in visit.requests if "/history-" in u], "fetched before the reader scrolled to it"
+    chart.scroll_into_view_if_needed()
+    page.wait_for_function("el => el.querySelector('.main-svg') !== null", arg=chart.element_handle(), timeout=20_000)
+    assert [u.rsplit("/", 1)[1] for u in visit.requests if "/history-" in u] == ["history-tournament-overall.json"]
+    assert chart.evaluate("el => el._fullData.length") >= 2, "the chart draws the forecasters' lines"
+    visit.assert_clean()
+    context.close()
+
+
+def test_a_question_asked_in_many_rounds_links_each_earlier_round_and_its_forecast_files(site: Site) -> None:
+    from generator.site.questions import RECENT_ROUNDS, question_slug
+
+    asked: dict[str, list[str]] = {}
+    for path in sorted((site.root / "data" / "rounds").glob("*/questions.csv")):
+        for qid in pd.read_csv(path, dtype=str, keep_default_na=False)["question_id"].unique():
+            asked.setdefault(qid, []).append(path.parent.name)
+    qid = max((q for q, rounds in asked.items() if len(rounds) > RECENT_ROUNDS), key=lambda q: (len(asked[q]), q))
+    older = asked[qid][:-RECENT_ROUNDS]
+    visit = Visit(site.context, site.base)
+    page = visit.open(f"generated/questions/{question_slug(qid)}/")
+    rows = page.evaluate("JSON.parse(document.getElementById('prescient-forecasts').textContent).rounds")
+    assert rows and set(rows) <= set(asked[qid][-RECENT_ROUNDS:]), "the page ships its latest rounds' forecasts only"
+    page.get_by_role("link", name=f"{len(older)} earlier rounds").first.click()
+    assert page.url.endswith("#older-rounds")
+    earlier = page.locator("#older-rounds + p.prescient-older-rounds a")
+    assert earlier.count() == len(older) and earlier.first.is_visible()
+    assert earlier.first.inner_text() == f"round due {older[-1]}"
+    earlier.first.click()
+    page.wait_for_url(f"**/generated/rounds/{older[-1]}/")
+    files = page.locator('a[download][href*="/downloads/forecasts/"]')
+    assert files.count() >= 1 and all(f"/forecasts/{older[-1]}/" in href for href in files.evaluate_all("as => as.map(a => a.href)"))
+    visit.assert_clean()
+    page.close()

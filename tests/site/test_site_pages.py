@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from generator.site.payloads import payload_rows
-from generator.site.questions import question_slug
+from generator.site.questions import RECENT_ROUNDS, question_slug
 
 GENERATED = Path("site_src/docs/generated")
 
@@ -66,32 +66,81 @@ def _payload(page: str) -> dict:
     return json.loads(found.group(1))
 
 
-def test_question_page_carries_every_forecast_of_the_question(demo_hub: Path) -> None:
-    round_dir = sorted((demo_hub / "data/rounds").glob("*/questions.csv"))[0].parent
-    question = pd.read_csv(round_dir / "questions.csv", dtype=str, keep_default_na=False).iloc[0]
-    qid = question["question_id"]
+def _asked_in(demo_hub: Path) -> dict[str, list[str]]:
+    """Each question id's rounds (due dates, sorted), from the rounds' question sets."""
+    asked: dict[str, list[str]] = {}
+    for path in sorted((demo_hub / "data/rounds").glob("*/questions.csv")):
+        for qid in pd.read_csv(path, dtype=str, keep_default_na=False)["question_id"].unique():
+            asked.setdefault(qid, []).append(path.parent.name)
+    return asked
+
+
+def _forecasts_on_the_page(demo_hub: Path, qid: str) -> tuple[str, dict, list[tuple[str, str, float]]]:
     page = (demo_hub / "site_src/site/generated/questions" / question_slug(qid) / "index.html").read_text(encoding="utf-8")
     payload = _payload(page)
-    expected = []
-    for path in sorted((demo_hub / "data/forecasts").glob("*/*.csv")):
-        rows = pd.read_csv(path, dtype=str, keep_default_na=False)
-        rows = rows[rows["question_id"] == qid]
-        expected += [(path.parent.name, path.stem, round(float(p), 6)) for p in rows["probability"]]
     script = (demo_hub / "site_src/site/generated/assets/question-models.js").read_text(encoding="utf-8")
     models = json.loads(script.removeprefix("window.prescientModels = ").rstrip().removesuffix(";"))
     units, indexes = payload_rows(payload)
     got = [(payload["rounds"][payload["units"][u][0]], models[m], p)
            for u, m, p in zip(units.tolist(), indexes.tolist(), payload["p"])]
-    assert sorted(got) == sorted(expected) and len(got) > 0
+    return page, payload, got
+
+
+def _forecasts_in_the_files(demo_hub: Path, qid: str, rounds: list[str]) -> list[tuple[str, str, float]]:
+    """The forecasts of ``qid`` in the hub's files of ``rounds``, but the last round's: due after the
+    demo's last night, it is still open, and an open round's forecasts are never published."""
+    expected, last = [], max(p.name for p in (demo_hub / "data/rounds").iterdir())
+    for path in sorted((demo_hub / "data/forecasts").glob("*/*.csv")):
+        if path.parent.name in rounds and path.parent.name != last:
+            rows = pd.read_csv(path, dtype=str, keep_default_na=False)
+            expected += [(path.parent.name, path.stem, round(float(p), 6))
+                         for p in rows.loc[rows["question_id"] == qid, "probability"]]
+    return expected
+
+
+def test_question_page_carries_every_forecast_of_its_latest_rounds(demo_hub: Path) -> None:
+    asked = _asked_in(demo_hub)
+    few = next(q for q, rounds in asked.items() if len(rounds) <= RECENT_ROUNDS and _forecasts_in_the_files(demo_hub, q, rounds))
+    page, payload, got = _forecasts_on_the_page(demo_hub, few)
+    assert sorted(got) == sorted(_forecasts_in_the_files(demo_hub, few, asked[few])) and len(got) > 0
+    assert "older-rounds" not in page, "a question asked in no more rounds than a page shows has no earlier rounds"
     assert 'src="../../assets/question-models.js"' in page, "the page loads the shared model list"
     scores = pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False)
                         for p in (demo_hub / "data/scores").glob("*.csv")])
-    scored = scores[(scores["question_id"] == qid)]
+    scored = scores[(scores["question_id"] == few)]
     for (round_index, date, outcome, _runs) in payload["units"]:
         rows = scored[(scored["round"] == payload["rounds"][round_index]) & (scored["resolution_date"] == date)]
         assert (outcome is None) == rows.empty, "a unit shows an outcome exactly when it is scored"
         if outcome is not None:
             assert {float(o) for o in rows["outcome"]} == {float(outcome)}
+
+
+def test_a_question_asked_in_many_rounds_shows_its_latest_and_links_each_earlier_rounds_files(demo_hub: Path) -> None:
+    """Issue 39: a page's size is bounded (its latest ``RECENT_ROUNDS`` rounds), and a reader still
+    reaches every earlier forecast: the page links each earlier round's page, which links the
+    forecast file of each of that round's forecasters (the file holds this question's rows)."""
+    asked = _asked_in(demo_hub)
+    many = [q for q, rounds in asked.items() if len(rounds) > RECENT_ROUNDS]
+    assert many, "the demo asks some questions in more rounds than a page shows"
+    qid = max(many, key=lambda q: (len(asked[q]), q))
+    latest, older = asked[qid][-RECENT_ROUNDS:], asked[qid][:-RECENT_ROUNDS]
+    page, payload, got = _forecasts_on_the_page(demo_hub, qid)
+    assert sorted(got) == sorted(_forecasts_in_the_files(demo_hub, qid, latest)) and len(got) > 0
+    assert set(payload["rounds"]) <= set(latest)
+    found = re.search(r'<p class="prescient-older-rounds" data-older-rounds="(\d+)">(.*?)</p>', page, re.S)
+    assert found and int(found.group(1)) == len(older)
+    assert re.findall(r'href="\.\./\.\./rounds/([^/"]+)/"', found.group(2)) == older[::-1], "each earlier round, latest first"
+    assert f"latest {RECENT_ROUNDS} rounds" in page and f'href="#older-rounds">{len(older)} earlier round' in page
+    for due in older:
+        files = [p for p in sorted((demo_hub / "data/forecasts" / due).glob("*.csv"))
+                 if qid in set(pd.read_csv(p, dtype=str, keep_default_na=False)["question_id"])]
+        assert files, f"someone forecast {qid} in {due}"
+        round_page = (demo_hub / "site_src/site/generated/rounds" / due / "index.html").read_text(encoding="utf-8")
+        for path in files:  # the round page links this forecaster's file, offered byte for byte
+            href = f"../../downloads/forecasts/{due}/{path.name}"
+            assert f'href="{href}"' in round_page, href
+            offered = demo_hub / "site_src/site/generated/downloads/forecasts" / due / path.name
+            assert offered.read_bytes() == path.read_bytes()
 
 
 def test_round_files_and_forecasts_are_offered_as_downloads_byte_for_byte(demo_hub: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from generator.pipeline.demo import SEASON_END
 from generator.site.downloads import raw_url
-from generator.site.payloads import forecast_payload
+from generator.site.payloads import forecast_payload, rounds_from
 from generator.site.rounds import OPEN, RESOLVING, SCORED, closes_in, round_status
 from generator.site.summaries import outcome_text, resolution_text, time_marks, unit_summary
 from generator.timeutil import parse_ts
@@ -73,6 +73,27 @@ def test_unit_summary_gives_the_distribution_and_the_best_and_worst_forecast_per
     assert waiting["median"] == pytest.approx(0.4) and waiting["best"] is None and waiting["worst"] is None
     assert tie["best"][0] == "a.one" and tie["worst"][0] == "b.two", "ties broken by model id"
     assert unit_summary(forecast_payload(_forecasts().iloc[:0]), models) == []
+
+
+def test_a_question_pages_latest_rounds_are_the_payload_of_those_rounds_forecasts_alone() -> None:
+    """``rounds_from`` cuts a payload to its latest rounds (what a question page ships, issue 39): the
+    same payload as one made from those rounds' forecasts only, reasoning rows renumbered."""
+    models = ["a.one", "b.two", "c.three", "d.four"]
+    later = pd.DataFrame([
+        ("2026-02-22", "d.four", "2026-03-01", 0.7, math.nan, math.nan, "late"),
+        ("2026-02-22", "a.one", "2026-03-01", 0.1, math.nan, math.nan, ""),
+        ("2026-02-22", "c.three", "2026-03-08", 0.35, math.nan, math.nan, "because"),
+    ], columns=_forecasts().columns)
+    rows = pd.concat([_forecasts(), later], ignore_index=True)
+    whole = forecast_payload(rows, models)
+    assert whole["rounds"] == ["2026-01-25", "2026-02-08", "2026-02-22"] and len(whole["why"]) == 3
+    for first in ("2026-01-25", "2026-02-01", "2026-02-08", "2026-02-22", "2026-03-01"):
+        kept = rows[rows["round"] >= first]
+        assert rounds_from(whole, first) == forecast_payload(kept, models), first
+    cut = rounds_from(whole, "2026-02-22")
+    assert cut["rounds"] == ["2026-02-22"] and len(cut["p"]) == 3
+    assert sorted(text for _, text in cut["why"]) == ["because", "late"]
+    assert rounds_from(whole, "2026-09-01") == {"rounds": [], "units": [], "p": [], "why": []}
 
 
 def test_time_marks_are_each_rounds_freeze_and_due_and_each_resolution_once() -> None:

@@ -6,7 +6,8 @@
   // folder: <site>/assets/prescient.js -> <site>/generated/assets/plotly.min.js.
   var PLOTLY = new URL("../generated/assets/plotly.min.js", document.currentScript.src).href;
   // A chart whose figure is a file of its own (data-figure-src, a path from the site's root: the home
-  // page's boards and views other than the first) is fetched and drawn when its panel is first shown.
+  // page's boards and views other than the first, and its Score over time charts) is fetched and
+  // drawn when its panel is first shown (drawWhenNear: a shown one when it nears the screen).
   var ROOT = new URL("../", document.currentScript.src).href;
 
   function loadPlotly(then) {
@@ -76,6 +77,25 @@
         });
       });
     });
+  }
+
+  // A shown chart whose figure is a file (the home page's Score over time: its lines grow every
+  // night, so the page does not carry them) is fetched when it comes near the screen, so a first
+  // visit that stays at the board does not load it; without IntersectionObserver, at once.
+  function drawWhenNear() {
+    var shown = Array.prototype.filter.call(document.querySelectorAll(".prescient-chart[data-figure-src]"), function (el) {
+      return !el.closest("[hidden]");
+    });
+    if (!shown.length) { return; }
+    if (!("IntersectionObserver" in window)) { shown.forEach(function (el) { drawOnDemand(el.parentNode); }); return; }
+    var observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (!entry.isIntersecting) { return; }
+        observer.unobserve(entry.target);
+        drawOnDemand(entry.target.parentNode);
+      });
+    }, { rootMargin: "200px 0px" });
+    shown.forEach(function (el) { observer.observe(el); });
   }
 
   function draw(el, figure) {
@@ -527,6 +547,7 @@
     columnToggles();
     stickyColumns();
     if (document.querySelector(".prescient-chart[data-figure]")) { loadPlotly(renderCharts); }
+    drawWhenNear();
     sortableTables();
     countdowns();
     questionIndex();
