@@ -56,6 +56,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import is_string_dtype
 
 from ..models import ModelMeta
 from ..timeutil import format_date, format_ts
@@ -65,7 +66,7 @@ from .crowd import crowd_brier, crowd_counts
 from .explore import board_parity
 from .fb_rules import missing_at_due, orphan_note, public_p, refuse_orphans, within_release_window
 from .fixed_effects import fit
-from .panel import build_panel, sorted_codes
+from .panel import build_panel, counted_unique, sorted_codes
 from .question_effects import DIFFICULTY, question_effects
 from .row_codes import RowCodes, first_appearance
 from .secondary import NAIVE_MODEL, model_secondary
@@ -155,23 +156,27 @@ def is_estimation_model(model: str, meta: ModelMeta | None) -> bool:
         and not model.split(".", 1)[-1].startswith("crowd-")
 
 
-def _eligible_rows(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> pd.DataFrame:
-    """Step 1 up to the imputation rule: resolved by ``as_of``, old enough, in a passing round."""
-    rows = _timely_rows(scores, as_of, options)
-    if _no_minimum(options):  # every round passes
-        return rows
-    return rows[rows["round"].isin(_rounds_passing(rows, options))]
+def _eligible_mask(scores: pd.DataFrame, as_of: datetime, options: FBOptions, codes: RowCodes | None = None) -> np.ndarray:
+    """Step 1 up to the imputation rule, as a mask over ``scores``: resolved by ``as_of``, old enough,
+    in a passing round."""
+    keep = np.array(timely_mask(scores, as_of, options, codes), dtype=bool)  # a copy of our own, to narrow in place
+    if not _no_minimum(options):
+        keep &= scores["round"].isin(_rounds_passing(scores[keep], options)).to_numpy(dtype=bool)
+    return keep
 
 
-def _timely_rows(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> pd.DataFrame:
-    """The rows resolved by ``as_of``, in rounds at least ``min_round_age_days`` old (FB's 50-day rule)."""
-    return scores[timely_mask(scores, as_of, options)]
-
-
-def timely_mask(scores: pd.DataFrame | Mapping[str, pd.Series], as_of: datetime, options: FBOptions) -> np.ndarray:
+def timely_mask(scores: pd.DataFrame | Mapping[str, pd.Series], as_of: datetime, options: FBOptions,
+                codes: RowCodes | None = None) -> np.ndarray:
+    """The rows resolved by ``as_of``, in rounds at least ``min_round_age_days`` old (FB's 50-day rule).
+    ``codes``: the rows' ``RowCodes``, if known: each distinct round of text is then compared once."""
     keep = scores["resolved_at"] <= format_ts(as_of)
     if options.min_round_age_days is not None:
-        keep &= scores["round"] <= format_date(as_of - timedelta(days=options.min_round_age_days))
+        cutoff = format_date(as_of - timedelta(days=options.min_round_age_days))
+        rounds = scores["round"]
+        if codes is not None and is_string_dtype(rounds.dtype) and all(isinstance(r, str) for r in codes.rounds):
+            keep &= np.array([r <= cutoff for r in codes.rounds], dtype=bool)[codes.round_]
+        else:
+            keep &= rounds <= cutoff
     return keep.to_numpy(dtype=bool)
 
 
@@ -201,15 +206,15 @@ class ImputedShares:
     share: np.ndarray
 
 
-def _imputed_shares(rows: pd.DataFrame, codes: RowCodes | None = None) -> ImputedShares:
+def _imputed_shares(imputed: np.ndarray, model_codes: tuple[np.ndarray, np.ndarray],
+                    round_codes: tuple[np.ndarray, np.ndarray]) -> ImputedShares:
     """The imputation rule's counts from integer codes (groupbys over the object columns cost the
-    nightly's boards more than their fit). A share is imputed rows / rows, exactly as a groupby
-    mean of the 0/1 column gives it. ``codes``: the rows' ``RowCodes``, if known."""
-    models, model = codes.model_codes() if codes is not None else sorted_codes(rows["model"].to_numpy())
-    rounds, round_ = codes.round_codes() if codes is not None else sorted_codes(rows["round"].to_numpy())
-    keys, group = np.unique(model * len(rounds) + round_, return_inverse=True)
+    nightly's boards more than their fit): per row its ``imputed`` flag and the ``sorted_codes`` of its
+    model and round. A share is imputed rows / rows, exactly as a groupby mean of the 0/1 column gives it."""
+    (models, model), (rounds, round_) = model_codes, round_codes
+    keys, group = counted_unique(model * len(rounds) + round_, len(models) * len(rounds))
     size = np.bincount(group)
-    imputed = np.bincount(group, weights=rows["imputed"].to_numpy().astype(np.int64))
+    imputed = np.bincount(group, weights=imputed.astype(np.int64))
     return ImputedShares((models, rounds), (keys // len(rounds), keys % len(rounds)), group, size, imputed, imputed / size)
 
 
@@ -253,22 +258,29 @@ def selection_key(options: FBOptions) -> tuple:
 def select(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions,
            codes: RowCodes | None = None) -> Selection:
     """The ``Selection`` of ``scores`` at ``as_of`` (the board named in ``options`` plays no part);
-    ``codes``: the ``RowCodes`` of ``scores`` (every board of a night codes one frame once)."""
-    rows = _eligible_rows(scores, as_of, options)
+    ``codes``: the ``RowCodes`` of ``scores`` (every board of a night codes one frame once). Each rule
+    narrows one mask over ``scores`` and the rows are taken once: a frame taken per rule cost the
+    nightly's boards a copy of the score rows each, in time and in memory."""
+    keep = _eligible_mask(scores, as_of, options, codes)
     if out := [m for m, meta in models.items() if meta.excluded]:  # by the maintainers, as of the board's night
-        rows = rows[~rows["model"].isin(out).to_numpy()]
-    if codes is not None:  # known by its rows' labels in ``scores``
-        codes = codes.take(scores.index.get_indexer(rows.index)) if scores.index.is_unique else None
+        keep &= ~scores["model"].isin(out).to_numpy(dtype=bool)
+    codes = codes.take(keep) if codes is not None else None
     limit = options.max_imputed_share
-    if limit is None or rows.empty:
-        return Selection(rows, pd.DataFrame(columns=UNRANKED_COLUMNS), codes)
-    shares = _imputed_shares(rows, codes)
+    if limit is None or not keep.any():
+        return Selection(scores[keep], pd.DataFrame(columns=UNRANKED_COLUMNS), codes)
+    if codes is not None:
+        ids = codes.model_codes(), codes.round_codes()
+    else:
+        rows = scores[keep]
+        ids = sorted_codes(rows["model"].to_numpy()), sorted_codes(rows["round"].to_numpy())
+    shares = _imputed_shares(scores["imputed"].to_numpy()[keep], *ids)
     exempt = _exempt(shares, options.imputation_exempt)
     unranked = _unranked(shares, exempt, models, limit)
-    keep = (shares.share <= limit) | exempt
-    if not keep.all():
-        rows, codes = rows[keep[shares.group]], codes.take(keep[shares.group]) if codes is not None else None
-    return Selection(rows, unranked, codes)
+    within = ((shares.share <= limit) | exempt)[shares.group]
+    if not within.all():
+        keep[np.flatnonzero(keep)[~within]] = False
+        codes = codes.take(within) if codes is not None else None
+    return Selection(scores[keep], unranked, codes)
 
 
 def _board_rows(rows: pd.DataFrame, models: dict[str, ModelMeta], options: FBOptions,

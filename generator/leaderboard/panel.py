@@ -104,6 +104,13 @@ def sorted_codes(values) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(uniques)[order], position[codes]
 
 
+def counted_unique(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` for integers in ``[0, size)``: by counting, where
+    ``np.unique`` sorts every value (millions of rows a board at three years, for a few thousand keys)."""
+    present = np.bincount(values, minlength=size) > 0
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[values]
+
+
 def _codes(name: str, values, size: int | None = None) -> np.ndarray:
     """Return ``values`` as a non-negative int64 array, raising ValueError otherwise."""
     arr = np.asarray(values)
@@ -235,7 +242,10 @@ def _kernel(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fixed: 
 
 
 def _identified(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fixed: bool) -> TypeKernel:
-    """The TypeKernel of the rows that fall in ``units``, the type's identified units."""
+    """The TypeKernel of the rows that fall in ``units``, the type's identified units.
+
+    With ``B`` the Brier of each answered cell: ``Q = Y * (B - m)``, ``R = X * (B[est_models] - m)``
+    and ``C = X / n``, each product made in place (the same floats; a temporary matrix fewer each)."""
     model, unit, brier, est = rows
     local = np.full(int(unit.max(initial=0)) + 1, -1)
     local[units] = np.arange(units.size)
@@ -243,16 +253,27 @@ def _identified(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fix
     col, mod, val, est = local[unit[keep]], model[keep], brier[keep], est[keep] & (not fixed)
     Y = np.zeros((n_models, units.size))
     B = np.zeros_like(Y)
-    Y[mod, col] = 1.0
-    B[mod, col] = val
-    est_models = np.empty(0, np.int64) if fixed else np.unique(mod[est])
+    cell = mod * units.size + col  # each row's cell, flat: one index for both matrices
+    Y.reshape(-1)[cell] = 1.0
+    B.reshape(-1)[cell] = val
+    est_models = np.empty(0, np.int64) if fixed else counted_unique(mod[est], n_models)[0]
+    position = np.zeros(n_models, np.int64)
+    position[est_models] = np.arange(est_models.size)
     X = np.zeros((est_models.size, units.size))
-    X[np.searchsorted(est_models, mod[est]), col[est]] = 1.0
-    m = b_fixed[units] if fixed else (X * B[est_models]).sum(axis=0) / X.sum(axis=0)
+    X.reshape(-1)[position[mod[est]] * units.size + col[est]] = 1.0
+    Best = B[est_models]
+    R = X * Best
+    n = X.sum(axis=0)
+    m = b_fixed[units] if fixed else R.sum(axis=0) / n
+    np.subtract(Best, m, out=R)
+    R *= X
+    del Best
     indicator, xp, G = _patterns(X)
-    R = X * (B[est_models] - m)
-    C = X / X.sum(axis=0) if est_models.size else X
-    return TypeKernel(units, est_models, m, Y, Y * (B - m), X, R, C, indicator, xp, G, fixed)
+    C = X / n if est_models.size else X
+    Q = B
+    Q -= m
+    Q *= Y
+    return TypeKernel(units, est_models, m, Y, Q, X, R, C, indicator, xp, G, fixed)
 
 
 def build_panel(

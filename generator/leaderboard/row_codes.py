@@ -68,10 +68,14 @@ class RowCodes:
 
 
 def first_appearance(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: its key numbered in order of first appearance, and whether the row is the first with it."""
+    """Per row: its key numbered in order of first appearance, and whether the row is the first with it.
+    Numbered so, a row is the first of its key exactly when its code exceeds every earlier row's: one
+    running maximum, where ``np.unique(return_index=True)`` sorted every row (a tenth of the nightly's
+    boards at three years' size)."""
     unit, _ = pd.factorize(keys)
-    first = np.zeros(len(unit), dtype=bool)
-    first[np.unique(unit, return_index=True)[1]] = True
+    first = np.ones(len(unit), dtype=bool)
+    if len(unit) > 1:
+        first[1:] = unit[1:] > np.maximum.accumulate(unit[:-1])
     return unit, first
 
 
