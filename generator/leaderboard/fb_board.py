@@ -351,7 +351,7 @@ def first_appearance_codes(rows: pd.DataFrame, names: list[str]) -> tuple[np.nda
     columns = [rows[c] for c in names]
     factorized = [pd.factorize(c) for c in columns]
     sizes = [max(len(u), 1) for _, u in factorized]
-    if any(c.isna().any() for c in columns) or math.prod(sizes) >= 2**62:  # the MultiIndex's own rules
+    if any((codes < 0).any() for codes, _ in factorized) or math.prod(sizes) >= 2**62:  # a missing cell (code -1): the MultiIndex's own rules
         keys = pd.MultiIndex.from_frame(rows[names])
         return pd.factorize(keys)[0], ~keys.duplicated()
     combined = np.zeros(len(rows), dtype=np.int64)
@@ -414,6 +414,7 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
             raise refuse_orphans(notes["orphans"])
     point = fit(panel)
     boot = bootstrap(panel, options.replicates, rng) if options.replicates else None
+    del panel  # its kernels' matrices, freed before the secondary columns (the boards' peak memory)
     score = ranking_score(options.score, np.nansum(point.n, axis=1))
     ref = _reference(names, point.overall if score == "overall" else point.D[TYPES.index(score)], options.reference)
     provisional = _provisional(model, len(names), rows, as_of, options.min_resolved, options.min_age_days,
@@ -427,7 +428,8 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
     extra = {"pct_top5": summary.pct_top5, "p_public": public_p(names, boot, score, options.public_reference),
              "n_orphan": np.bincount(model, weights=orphan[unit], minlength=len(names)).astype(np.int64)}
     out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score,
-                 model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None),
+                 model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None,
+                                 counts=False),
                  provisional, (p_display, p_label), extra)
     out.attrs.update(notes, difficulty=question_effects(units, point.b),  # and the Explore page's parity intervals
                      **board_parity(names, models, provisional, summary.brier_index, boot, score))
