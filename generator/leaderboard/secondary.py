@@ -97,7 +97,7 @@ def model_secondary(rows: pd.DataFrame, models: np.ndarray, model: np.ndarray, n
     field = _unit_means(brier, unit)
     naive = _naive_brier(unit, brier, model == _code_of(models, naive_model))
     means = pd.DataFrame({"log_score": log_score(probability, outcome), "peer": field - brier,
-                          "bss": naive - brier}).groupby(model, sort=True).mean()
+                          "bss": naive - brier}).groupby(_coded(model, len(models)), observed=True).mean()
     count = np.bincount(model, minlength=len(models))
     out = {"log_score": means["log_score"].to_numpy(), "peer": means["peer"].to_numpy(), "bss": means["bss"].to_numpy(),
            "accuracy": np.bincount(model, weights=correct(probability, outcome), minlength=len(models)) / count}
@@ -105,6 +105,12 @@ def model_secondary(rows: pd.DataFrame, models: np.ndarray, model: np.ndarray, n
         market = np.bincount(model, weights=(rows["kind"] == MARKET).to_numpy(), minlength=len(models)).astype(np.int64)
         out.update(n_dataset=count - market, n_market=market)
     return out
+
+
+def _coded(codes: np.ndarray, size: int) -> pd.Categorical:
+    """``codes`` (integers in ``[0, size)``) as a grouper pandas takes without hashing them again: the
+    same groups, in the same sorted order, each mean the same compensated sum in row order."""
+    return pd.Categorical.from_codes(codes, categories=pd.RangeIndex(size))
 
 
 def _unit_means(brier: np.ndarray, unit: np.ndarray) -> np.ndarray:
