@@ -124,9 +124,12 @@ def _codes(name: str, values, size: int | None = None) -> np.ndarray:
 
 
 def _has_duplicates(key: np.ndarray, n_keys: int) -> bool:
-    """True if ``key`` (values < n_keys) repeats; a bincount when it fits, else a sort."""
-    if n_keys <= 50_000_000:
-        return bool(np.bincount(key, minlength=n_keys).max(initial=0) > 1)
+    """True if ``key`` (values < n_keys) repeats: fewer distinct keys than keys. Marked in one byte a
+    key when that fits (a count of 8 bytes a key cost the boards ~8 bytes a row at three years), else a sort."""
+    if n_keys <= 400_000_000:
+        seen = np.zeros(n_keys, dtype=bool)
+        seen[key] = True
+        return int(np.count_nonzero(seen)) < key.size
     ordered = np.sort(key)
     return bool(np.any(ordered[1:] == ordered[:-1]))
 
@@ -241,16 +244,22 @@ def _kernel(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fixed: 
     return replace(kernel, orphans=orphans, Yo=Yo, Bo=Bo)
 
 
+def type_rows(rows, units: np.ndarray, fixed: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows (model, unit, brier, in_estimation) that fall in ``units``: each one's column among
+    ``units``, its model, its Brier, and whether it enters the estimation (never for a ``fixed`` type)."""
+    model, unit, brier, est = rows
+    local = np.full(int(unit.max(initial=0)) + 1, -1)
+    local[units] = np.arange(units.size)
+    keep = local[unit] >= 0
+    return local[unit[keep]], model[keep], brier[keep], est[keep] & (not fixed)
+
+
 def _identified(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fixed: bool) -> TypeKernel:
     """The TypeKernel of the rows that fall in ``units``, the type's identified units.
 
     With ``B`` the Brier of each answered cell: ``Q = Y * (B - m)``, ``R = X * (B[est_models] - m)``
     and ``C = X / n``, each product made in place (the same floats; a temporary matrix fewer each)."""
-    model, unit, brier, est = rows
-    local = np.full(int(unit.max(initial=0)) + 1, -1)
-    local[units] = np.arange(units.size)
-    keep = local[unit] >= 0
-    col, mod, val, est = local[unit[keep]], model[keep], brier[keep], est[keep] & (not fixed)
+    col, mod, val, est = type_rows(rows, units, fixed)
     Y = np.zeros((n_models, units.size))
     B = np.zeros_like(Y)
     cell = mod * units.size + col  # each row's cell, flat: one index for both matrices

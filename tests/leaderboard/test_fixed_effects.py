@@ -10,7 +10,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from generator.leaderboard.fixed_effects import brier_index, fit
-from generator.leaderboard.panel import build_panel
+from generator.leaderboard.panel import build_panel, type_rows
 
 from helpers import random_panel, reference_fit
 
@@ -200,10 +200,7 @@ def test_weights_that_split_the_graph_still_give_a_least_squares_fit():
 def _dense_kernel_matrices(model, unit, brier, est, units, n_models, b_fixed, fixed):
     """The kernel's matrices as the module docstring defines them, by dense products (the kernel
     before it wrote them in place): ``Y``, ``Q = Y * (B - m)``, ``X``, ``R = X * (B[est] - m)``, ``C = X / n``."""
-    local = np.full(int(unit.max(initial=0)) + 1, -1)
-    local[units] = np.arange(units.size)
-    keep = local[unit] >= 0
-    col, mod, val, est = local[unit[keep]], model[keep], brier[keep], est[keep] & (not fixed)
+    col, mod, val, est = type_rows((model, unit, brier, est), units, fixed)
     Y = np.zeros((n_models, units.size))
     B = np.zeros_like(Y)
     Y[mod, col] = 1.0
@@ -237,3 +234,14 @@ def test_the_kernel_matrices_are_the_dense_products_to_the_bit(seed, fixed_marke
             got = getattr(k, name)
             assert got.shape == value.shape and np.array_equal(got, value, equal_nan=True), (t, name)
             assert np.array_equal(np.signbit(got), np.signbit(value)), (t, name)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 30), max_size=25))
+def test_repeated_keys_are_found_by_marking_and_by_sorting_alike(keys):
+    from generator.leaderboard.panel import _has_duplicates
+
+    key = np.array(keys, dtype=np.int64)
+    repeated = np.unique(key).size < key.size
+    assert _has_duplicates(key, 31) == repeated  # marked, one byte a key
+    assert _has_duplicates(key, 400_000_001) == repeated  # too many keys to mark: sorted
