@@ -118,7 +118,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
         out.extend(pair)
     print("\n| rounds | score rows | code | headline boards CPU s (wall) | peak RSS GB | load |\n|---|---|---|---|---|---|")
     for r in out:
-        print(f"| {r['rounds']} | {r['score_rows']:,} | {r['code']} | {r['boards_cpu_s']} ({r['boards_wall_s']}) | {r['peak_rss_gb']} | {r['load']} |")
+        print(f"| {r['rounds']} | {r['score_rows']:,} | {r['code']} | {r['boards_cpu_s']} ({r['boards_wall_s']}) | "
+              f"{r['peak_rss_gb']} | {r['load']} |")
     return out
 
 

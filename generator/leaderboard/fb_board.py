@@ -49,7 +49,6 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -68,7 +67,7 @@ from .fb_rules import missing_at_due, orphan_note, public_p, refuse_orphans, wit
 from .fixed_effects import fit
 from .panel import build_panel, counted_unique, sorted_codes
 from .question_effects import DIFFICULTY, question_effects
-from .row_codes import RowCodes, first_appearance
+from .row_codes import RowCodes, first_appearance_codes
 from .secondary import NAIVE_MODEL, model_secondary
 from .stats import format_p, summarize
 
@@ -342,22 +341,6 @@ def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.Da
 def unit_codes(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Per row: the code of its (round, question_id, resolution_date) unit (``first_appearance_codes``)."""
     return first_appearance_codes(rows, _UNIT)
-
-
-def first_appearance_codes(rows: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the code of its values in the columns ``names``, numbered in order of first
-    appearance, and whether the row is the first with them. The same as factorizing the
-    MultiIndex of the columns (tests/store/test_fast_paths.py), by combining per-column codes."""
-    columns = [rows[c] for c in names]
-    factorized = [pd.factorize(c) for c in columns]
-    sizes = [max(len(u), 1) for _, u in factorized]
-    if any((codes < 0).any() for codes, _ in factorized) or math.prod(sizes) >= 2**62:  # a missing cell (code -1): the MultiIndex's own rules
-        keys = pd.MultiIndex.from_frame(rows[names])
-        return pd.factorize(keys)[0], ~keys.duplicated()
-    combined = np.zeros(len(rows), dtype=np.int64)
-    for (codes, _), size in zip(factorized, sizes):
-        combined = combined * size + codes
-    return first_appearance(combined)
 
 
 def _fill_estimated(panel_args: tuple, b_fixed: np.ndarray) -> np.ndarray:

@@ -10,6 +10,7 @@ subset's codes are then integer work on them (``take``), equal to coding the sub
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -77,6 +78,22 @@ def first_appearance(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if len(unit) > 1:
         first[1:] = unit[1:] > np.maximum.accumulate(unit[:-1])
     return unit, first
+
+
+def first_appearance_codes(rows: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the code of its values in the columns ``names``, numbered in order of first
+    appearance, and whether the row is the first with them. The same as factorizing the
+    MultiIndex of the columns (tests/store/test_fast_paths.py), by combining per-column codes."""
+    columns = [rows[c] for c in names]
+    factorized = [pd.factorize(c) for c in columns]
+    sizes = [max(len(u), 1) for _, u in factorized]
+    if any((codes < 0).any() for codes, _ in factorized) or math.prod(sizes) >= 2**62:  # a missing cell (code -1): the MultiIndex's own rules
+        keys = pd.MultiIndex.from_frame(rows[names])
+        return pd.factorize(keys)[0], ~keys.duplicated()
+    combined = np.zeros(len(rows), dtype=np.int64)
+    for (codes, _), size in zip(factorized, sizes):
+        combined = combined * size + codes
+    return first_appearance(combined)
 
 
 def _present(names: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
