@@ -19,12 +19,18 @@ horizons — so ~110 models × (225 + 231 × 4.4) ≈ 136,000 rows a round, ~10.
 
 Run from the repository root:
     python -m benchmarks.bench_years --months 1.7 --work W   # once, or any longer run's work folder
-    python -m benchmarks.bench_boards_years --hub W/hub [--rounds 7 20 40 78] [--copies 2]
+    python -m benchmarks.bench_boards_years --hub W/hub [--rounds 7 20 40 78] [--copies 2] [--base TREE]
+
+``--base TREE``: each size is measured twice, on the same synthetic rows: first with the ``generator``
+package of TREE (another checkout, e.g. ``git archive main generator | tar -x -C TREE``), then with
+this one's, so a change's before and after come from one run at one load; the two must make the
+same history rows, byte for byte (the run stops otherwise).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -42,6 +48,7 @@ def measure(hub: str, rounds: int, copies: int) -> dict:
 
     import pandas as pd
 
+    import generator
     from generator.pipeline.recompute import headline_rows
     from generator.store import readers
     from generator.store.hub import Hub
@@ -68,9 +75,29 @@ def measure(hub: str, rounds: int, copies: int) -> dict:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     wall, cpu = time.perf_counter(), time.process_time()
     history = headline_rows(the_hub, rows, as_of)
+    cpu_s, wall_s = time.process_time() - cpu, time.perf_counter() - wall
+    history_sha256 = hashlib.sha256(history.to_csv(index=False).encode()).hexdigest()
     return {"rounds": rounds, "copies": copies, "score_rows": len(rows), "models": int(rows["model"].nunique()),
-            "boards_cpu_s": round(time.process_time() - cpu, 2), "boards_wall_s": round(time.perf_counter() - wall, 2),
-            "rss_before_boards_gb": round(before / 1e6, 2), "history_rows": len(history)}
+            "boards_cpu_s": round(cpu_s, 2), "boards_wall_s": round(wall_s, 2),
+            "rss_before_boards_gb": round(before / 1e6, 2), "history_rows": len(history), "history_sha256": history_sha256,
+            "generator": str(Path(generator.__file__).resolve().parents[1])}
+
+
+def one_size(hub: str, rounds: int, copies: int, tree: Path | None = None) -> dict:
+    """``measure`` in a fresh process (its CPU seconds and peak RSS), with TREE's ``generator`` if given."""
+    paths = [str(tree), str(ROOT)] if tree else [str(ROOT)]  # TREE first: its generator, this one's benchmarks
+    code = (f"import sys, json; sys.path[:0] = {paths!r}; from benchmarks.bench_boards_years import measure; "
+            f"print(json.dumps(measure({hub!r}, {rounds}, {copies})))")
+    child = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(child.pid, 0)
+    output = child.stdout.read()
+    child.stdout.close()
+    if status:
+        raise SystemExit(f"{rounds} rounds{f' ({tree})' if tree else ''}: the measurement failed ({status})")
+    result = json.loads(output.strip().splitlines()[-1])
+    result.update(code="base" if tree else "this", process_cpu_s=round(usage.ru_utime + usage.ru_stime, 1),
+                  peak_rss_gb=round(usage.ru_maxrss / 1e6, 2), load=round(os.getloadavg()[0], 1))
+    return result
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
@@ -78,27 +105,21 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--hub", required=True, help="a bench_years hub (its work/hub folder)")
     parser.add_argument("--rounds", type=int, nargs="+", default=[7, 20, 40, 78])
     parser.add_argument("--copies", type=int, default=2, help="copies of each round's rows (distinct question ids)")
-    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # the child process of one size
+    parser.add_argument("--base", type=Path, help="another tree whose generator package to measure first, on the same rows")
     args = parser.parse_args(argv)
-    if args.one:
-        print(json.dumps(measure(args.hub, args.rounds[0], args.copies)))
-        return []
     out = []
     for r in args.rounds:
-        child = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_boards_years", "--hub", args.hub, "--rounds", str(r),
-                                  "--copies", str(args.copies), "--one"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
-        _, status, usage = os.wait4(child.pid, 0)
-        result = json.loads(child.stdout.read())
-        child.stdout.close()
-        if status:
-            raise SystemExit(f"{r} rounds: the measurement failed ({status})")
-        result.update(process_cpu_s=round(usage.ru_utime + usage.ru_stime, 1), peak_rss_gb=round(usage.ru_maxrss / 1e6, 2),
-                      load=round(os.getloadavg()[0], 1))
-        print(json.dumps(result), flush=True)
-        out.append(result)
-    print("\n| rounds | score rows | headline boards CPU s (wall) | peak RSS GB | load |\n|---|---|---|---|---|")
+        pair = [one_size(args.hub, r, args.copies, args.base.resolve())] if args.base else []
+        pair.append(one_size(args.hub, r, args.copies))
+        for result in pair:
+            print(json.dumps(result), flush=True)
+        if len({p["history_sha256"] for p in pair}) > 1:
+            raise SystemExit(f"{r} rounds: the history rows differ between {args.base} and this tree")
+        out.extend(pair)
+    print("\n| rounds | score rows | code | headline boards CPU s (wall) | peak RSS GB | load |\n|---|---|---|---|---|---|")
     for r in out:
-        print(f"| {r['rounds']} | {r['score_rows']:,} | {r['boards_cpu_s']} ({r['boards_wall_s']}) | {r['peak_rss_gb']} | {r['load']} |")
+        print(f"| {r['rounds']} | {r['score_rows']:,} | {r['code']} | {r['boards_cpu_s']} ({r['boards_wall_s']}) | "
+              f"{r['peak_rss_gb']} | {r['load']} |")
     return out
 
 

@@ -49,13 +49,13 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import is_string_dtype
 
 from ..models import ModelMeta
 from ..timeutil import format_date, format_ts
@@ -65,9 +65,9 @@ from .crowd import crowd_brier, crowd_counts
 from .explore import board_parity
 from .fb_rules import missing_at_due, orphan_note, public_p, refuse_orphans, within_release_window
 from .fixed_effects import fit
-from .panel import build_panel, sorted_codes
+from .panel import build_panel, counted_unique, sorted_codes
 from .question_effects import DIFFICULTY, question_effects
-from .row_codes import RowCodes, first_appearance
+from .row_codes import RowCodes, first_appearance_codes
 from .secondary import NAIVE_MODEL, model_secondary
 from .stats import format_p, summarize
 
@@ -155,23 +155,27 @@ def is_estimation_model(model: str, meta: ModelMeta | None) -> bool:
         and not model.split(".", 1)[-1].startswith("crowd-")
 
 
-def _eligible_rows(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> pd.DataFrame:
-    """Step 1 up to the imputation rule: resolved by ``as_of``, old enough, in a passing round."""
-    rows = _timely_rows(scores, as_of, options)
-    if _no_minimum(options):  # every round passes
-        return rows
-    return rows[rows["round"].isin(_rounds_passing(rows, options))]
+def _eligible_mask(scores: pd.DataFrame, as_of: datetime, options: FBOptions, codes: RowCodes | None = None) -> np.ndarray:
+    """Step 1 up to the imputation rule, as a mask over ``scores``: resolved by ``as_of``, old enough,
+    in a passing round."""
+    keep = np.array(timely_mask(scores, as_of, options, codes), dtype=bool)  # a copy of our own, to narrow in place
+    if not _no_minimum(options):
+        keep &= scores["round"].isin(_rounds_passing(scores[keep], options)).to_numpy(dtype=bool)
+    return keep
 
 
-def _timely_rows(scores: pd.DataFrame, as_of: datetime, options: FBOptions) -> pd.DataFrame:
-    """The rows resolved by ``as_of``, in rounds at least ``min_round_age_days`` old (FB's 50-day rule)."""
-    return scores[timely_mask(scores, as_of, options)]
-
-
-def timely_mask(scores: pd.DataFrame | Mapping[str, pd.Series], as_of: datetime, options: FBOptions) -> np.ndarray:
+def timely_mask(scores: pd.DataFrame | Mapping[str, pd.Series], as_of: datetime, options: FBOptions,
+                codes: RowCodes | None = None) -> np.ndarray:
+    """The rows resolved by ``as_of``, in rounds at least ``min_round_age_days`` old (FB's 50-day rule).
+    ``codes``: the rows' ``RowCodes``, if known: each distinct round of text is then compared once."""
     keep = scores["resolved_at"] <= format_ts(as_of)
     if options.min_round_age_days is not None:
-        keep &= scores["round"] <= format_date(as_of - timedelta(days=options.min_round_age_days))
+        cutoff = format_date(as_of - timedelta(days=options.min_round_age_days))
+        rounds = scores["round"]
+        if codes is not None and is_string_dtype(rounds.dtype) and all(isinstance(r, str) for r in codes.rounds):
+            keep &= np.array([r <= cutoff for r in codes.rounds], dtype=bool)[codes.round_]
+        else:
+            keep &= rounds <= cutoff
     return keep.to_numpy(dtype=bool)
 
 
@@ -201,15 +205,15 @@ class ImputedShares:
     share: np.ndarray
 
 
-def _imputed_shares(rows: pd.DataFrame, codes: RowCodes | None = None) -> ImputedShares:
+def _imputed_shares(imputed: np.ndarray, model_codes: tuple[np.ndarray, np.ndarray],
+                    round_codes: tuple[np.ndarray, np.ndarray]) -> ImputedShares:
     """The imputation rule's counts from integer codes (groupbys over the object columns cost the
-    nightly's boards more than their fit). A share is imputed rows / rows, exactly as a groupby
-    mean of the 0/1 column gives it. ``codes``: the rows' ``RowCodes``, if known."""
-    models, model = codes.model_codes() if codes is not None else sorted_codes(rows["model"].to_numpy())
-    rounds, round_ = codes.round_codes() if codes is not None else sorted_codes(rows["round"].to_numpy())
-    keys, group = np.unique(model * len(rounds) + round_, return_inverse=True)
+    nightly's boards more than their fit): per row its ``imputed`` flag and the ``sorted_codes`` of its
+    model and round. A share is imputed rows / rows, exactly as a groupby mean of the 0/1 column gives it."""
+    (models, model), (rounds, round_) = model_codes, round_codes
+    keys, group = counted_unique(model * len(rounds) + round_, len(models) * len(rounds))
     size = np.bincount(group)
-    imputed = np.bincount(group, weights=rows["imputed"].to_numpy().astype(np.int64))
+    imputed = np.bincount(group, weights=imputed.astype(np.int64))
     return ImputedShares((models, rounds), (keys // len(rounds), keys % len(rounds)), group, size, imputed, imputed / size)
 
 
@@ -253,22 +257,29 @@ def selection_key(options: FBOptions) -> tuple:
 def select(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions,
            codes: RowCodes | None = None) -> Selection:
     """The ``Selection`` of ``scores`` at ``as_of`` (the board named in ``options`` plays no part);
-    ``codes``: the ``RowCodes`` of ``scores`` (every board of a night codes one frame once)."""
-    rows = _eligible_rows(scores, as_of, options)
+    ``codes``: the ``RowCodes`` of ``scores`` (every board of a night codes one frame once). Each rule
+    narrows one mask over ``scores`` and the rows are taken once: a frame taken per rule cost the
+    nightly's boards a copy of the score rows each, in time and in memory."""
+    keep = _eligible_mask(scores, as_of, options, codes)
     if out := [m for m, meta in models.items() if meta.excluded]:  # by the maintainers, as of the board's night
-        rows = rows[~rows["model"].isin(out).to_numpy()]
-    if codes is not None:  # known by its rows' labels in ``scores``
-        codes = codes.take(scores.index.get_indexer(rows.index)) if scores.index.is_unique else None
+        keep &= ~scores["model"].isin(out).to_numpy(dtype=bool)
+    codes = codes.take(keep) if codes is not None else None
     limit = options.max_imputed_share
-    if limit is None or rows.empty:
-        return Selection(rows, pd.DataFrame(columns=UNRANKED_COLUMNS), codes)
-    shares = _imputed_shares(rows, codes)
+    if limit is None or not keep.any():
+        return Selection(scores[keep], pd.DataFrame(columns=UNRANKED_COLUMNS), codes)
+    if codes is not None:
+        ids = codes.model_codes(), codes.round_codes()
+    else:
+        rows = scores[keep]
+        ids = sorted_codes(rows["model"].to_numpy()), sorted_codes(rows["round"].to_numpy())
+    shares = _imputed_shares(scores["imputed"].to_numpy()[keep], *ids)
     exempt = _exempt(shares, options.imputation_exempt)
     unranked = _unranked(shares, exempt, models, limit)
-    keep = (shares.share <= limit) | exempt
-    if not keep.all():
-        rows, codes = rows[keep[shares.group]], codes.take(keep[shares.group]) if codes is not None else None
-    return Selection(rows, unranked, codes)
+    within = ((shares.share <= limit) | exempt)[shares.group]
+    if not within.all():
+        keep[np.flatnonzero(keep)[~within]] = False
+        codes = codes.take(within) if codes is not None else None
+    return Selection(scores[keep], unranked, codes)
 
 
 def _board_rows(rows: pd.DataFrame, models: dict[str, ModelMeta], options: FBOptions,
@@ -332,22 +343,6 @@ def unit_codes(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return first_appearance_codes(rows, _UNIT)
 
 
-def first_appearance_codes(rows: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the code of its values in the columns ``names``, numbered in order of first
-    appearance, and whether the row is the first with them. The same as factorizing the
-    MultiIndex of the columns (tests/store/test_fast_paths.py), by combining per-column codes."""
-    columns = [rows[c] for c in names]
-    factorized = [pd.factorize(c) for c in columns]
-    sizes = [max(len(u), 1) for _, u in factorized]
-    if any(c.isna().any() for c in columns) or math.prod(sizes) >= 2**62:  # the MultiIndex's own rules
-        keys = pd.MultiIndex.from_frame(rows[names])
-        return pd.factorize(keys)[0], ~keys.duplicated()
-    combined = np.zeros(len(rows), dtype=np.int64)
-    for (codes, _), size in zip(factorized, sizes):
-        combined = combined * size + codes
-    return first_appearance(combined)
-
-
 def _fill_estimated(panel_args: tuple, b_fixed: np.ndarray) -> np.ndarray:
     """``b_fixed`` with each market lacking a crowd value set to its estimated difficulty (a fit with
     free market effects); units whose difficulty is not identified either stay NaN (and are dropped)."""
@@ -402,6 +397,7 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
             raise refuse_orphans(notes["orphans"])
     point = fit(panel)
     boot = bootstrap(panel, options.replicates, rng) if options.replicates else None
+    del panel  # its kernels' matrices, freed before the secondary columns (the boards' peak memory)
     score = ranking_score(options.score, np.nansum(point.n, axis=1))
     ref = _reference(names, point.overall if score == "overall" else point.D[TYPES.index(score)], options.reference)
     provisional = _provisional(model, len(names), rows, as_of, options.min_resolved, options.min_age_days,
@@ -415,7 +411,8 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
     extra = {"pct_top5": summary.pct_top5, "p_public": public_p(names, boot, score, options.public_reference),
              "n_orphan": np.bincount(model, weights=orphan[unit], minlength=len(names)).astype(np.int64)}
     out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score,
-                 model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None),
+                 model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None,
+                                 counts=False),
                  provisional, (p_display, p_label), extra)
     out.attrs.update(notes, difficulty=question_effects(units, point.b),  # and the Explore page's parity intervals
                      **board_parity(names, models, provisional, summary.brier_index, boot, score))

@@ -104,6 +104,13 @@ def sorted_codes(values) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(uniques)[order], position[codes]
 
 
+def counted_unique(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` for integers in ``[0, size)``: by counting, where
+    ``np.unique`` sorts every value (millions of rows a board at three years, for a few thousand keys)."""
+    present = np.bincount(values, minlength=size) > 0
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[values]
+
+
 def _codes(name: str, values, size: int | None = None) -> np.ndarray:
     """Return ``values`` as a non-negative int64 array, raising ValueError otherwise."""
     arr = np.asarray(values)
@@ -117,9 +124,12 @@ def _codes(name: str, values, size: int | None = None) -> np.ndarray:
 
 
 def _has_duplicates(key: np.ndarray, n_keys: int) -> bool:
-    """True if ``key`` (values < n_keys) repeats; a bincount when it fits, else a sort."""
-    if n_keys <= 50_000_000:
-        return bool(np.bincount(key, minlength=n_keys).max(initial=0) > 1)
+    """True if ``key`` (values < n_keys) repeats: fewer distinct keys than keys. Marked in one byte a
+    key when that fits (a count of 8 bytes a key cost the boards ~8 bytes a row at three years), else a sort."""
+    if n_keys <= 400_000_000:
+        seen = np.zeros(n_keys, dtype=bool)
+        seen[key] = True
+        return int(np.count_nonzero(seen)) < key.size
     ordered = np.sort(key)
     return bool(np.any(ordered[1:] == ordered[:-1]))
 
@@ -234,25 +244,45 @@ def _kernel(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fixed: 
     return replace(kernel, orphans=orphans, Yo=Yo, Bo=Bo)
 
 
-def _identified(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fixed: bool) -> TypeKernel:
-    """The TypeKernel of the rows that fall in ``units``, the type's identified units."""
+def type_rows(rows, units: np.ndarray, fixed: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows (model, unit, brier, in_estimation) that fall in ``units``: each one's column among
+    ``units``, its model, its Brier, and whether it enters the estimation (never for a ``fixed`` type)."""
     model, unit, brier, est = rows
     local = np.full(int(unit.max(initial=0)) + 1, -1)
     local[units] = np.arange(units.size)
     keep = local[unit] >= 0
-    col, mod, val, est = local[unit[keep]], model[keep], brier[keep], est[keep] & (not fixed)
+    return local[unit[keep]], model[keep], brier[keep], est[keep] & (not fixed)
+
+
+def _identified(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fixed: bool) -> TypeKernel:
+    """The TypeKernel of the rows that fall in ``units``, the type's identified units.
+
+    With ``B`` the Brier of each answered cell: ``Q = Y * (B - m)``, ``R = X * (B[est_models] - m)``
+    and ``C = X / n``, each product made in place (the same floats; a temporary matrix fewer each)."""
+    col, mod, val, est = type_rows(rows, units, fixed)
     Y = np.zeros((n_models, units.size))
     B = np.zeros_like(Y)
-    Y[mod, col] = 1.0
-    B[mod, col] = val
-    est_models = np.empty(0, np.int64) if fixed else np.unique(mod[est])
+    cell = mod * units.size + col  # each row's cell, flat: one index for both matrices
+    Y.reshape(-1)[cell] = 1.0
+    B.reshape(-1)[cell] = val
+    est_models = np.empty(0, np.int64) if fixed else counted_unique(mod[est], n_models)[0]
+    position = np.zeros(n_models, np.int64)
+    position[est_models] = np.arange(est_models.size)
     X = np.zeros((est_models.size, units.size))
-    X[np.searchsorted(est_models, mod[est]), col[est]] = 1.0
-    m = b_fixed[units] if fixed else (X * B[est_models]).sum(axis=0) / X.sum(axis=0)
+    X.reshape(-1)[position[mod[est]] * units.size + col[est]] = 1.0
+    Best = B[est_models]
+    R = X * Best
+    n = X.sum(axis=0)
+    m = b_fixed[units] if fixed else R.sum(axis=0) / n
+    np.subtract(Best, m, out=R)
+    R *= X
+    del Best
     indicator, xp, G = _patterns(X)
-    R = X * (B[est_models] - m)
-    C = X / X.sum(axis=0) if est_models.size else X
-    return TypeKernel(units, est_models, m, Y, Y * (B - m), X, R, C, indicator, xp, G, fixed)
+    C = X / n if est_models.size else X
+    Q = B
+    Q -= m
+    Q *= Y
+    return TypeKernel(units, est_models, m, Y, Q, X, R, C, indicator, xp, G, fixed)
 
 
 def build_panel(

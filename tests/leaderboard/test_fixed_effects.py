@@ -10,7 +10,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from generator.leaderboard.fixed_effects import brier_index, fit
-from generator.leaderboard.panel import build_panel
+from generator.leaderboard.panel import build_panel, type_rows
 
 from helpers import random_panel, reference_fit
 
@@ -195,3 +195,53 @@ def test_weights_that_split_the_graph_still_give_a_least_squares_fit():
     m = np.array([brier[unit == j].mean() for j in range(5)])  # mean Brier per unit
     assert w[:2] @ f.b[:2] == pytest.approx(w[:2] @ m[:2], abs=TOL)
     assert w[3:] @ f.b[3:] == pytest.approx(w[3:] @ m[3:], abs=TOL)
+
+
+def _dense_kernel_matrices(model, unit, brier, est, units, n_models, b_fixed, fixed):
+    """The kernel's matrices as the module docstring defines them, by dense products (the kernel
+    before it wrote them in place): ``Y``, ``Q = Y * (B - m)``, ``X``, ``R = X * (B[est] - m)``, ``C = X / n``."""
+    col, mod, val, est = type_rows((model, unit, brier, est), units, fixed)
+    Y = np.zeros((n_models, units.size))
+    B = np.zeros_like(Y)
+    Y[mod, col] = 1.0
+    B[mod, col] = val
+    est_models = np.empty(0, np.int64) if fixed else np.unique(mod[est])
+    X = np.zeros((est_models.size, units.size))
+    X[np.searchsorted(est_models, mod[est]), col[est]] = 1.0
+    m = b_fixed[units] if fixed else (X * B[est_models]).sum(axis=0) / X.sum(axis=0)
+    C = X / X.sum(axis=0) if est_models.size else X
+    return {"est_models": est_models, "m": m, "Y": Y, "Q": Y * (B - m), "X": X, "R": X * (B[est_models] - m), "C": C}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
+def test_the_kernel_matrices_are_the_dense_products_to_the_bit(seed, fixed_markets, negative):
+    """Every cell of every kernel matrix is the float the dense products give, the sign of a zero
+    included (a -0.0 where ``m`` > 0 and the cell is empty): the in-place kernel changes no digit of a board."""
+    args = random_panel(seed, n_models=9, n_units=50)
+    rng = np.random.default_rng(seed)
+    if negative:  # a panel's Briers are not checked for sign; nor is any zero's sign lost
+        args["brier"] = args["brier"] - 0.5
+    args["brier"][rng.random(args["brier"].size) < 0.1] = 0.0
+    args["in_estimation"] = args["in_estimation"] & (rng.random(args["model"].size) < 0.8)  # estimation models' other rows
+    b_fixed = np.where(args["unit_type"] == 1, rng.random(args["unit_type"].size), np.nan) if fixed_markets else None
+    panel = build_panel(**args, b_fixed=b_fixed, orphan_units="average")
+    for t, k in enumerate(panel.kernels):
+        rows = (panel.model, panel.unit, panel.brier, panel.in_estimation & panel.active[panel.unit])
+        want = _dense_kernel_matrices(*rows, k.units, panel.n_models,
+                                      np.full(panel.n_units, np.nan) if b_fixed is None else b_fixed, k.fixed)
+        for name, value in want.items():
+            got = getattr(k, name)
+            assert got.shape == value.shape and np.array_equal(got, value, equal_nan=True), (t, name)
+            assert np.array_equal(np.signbit(got), np.signbit(value)), (t, name)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 30), max_size=25))
+def test_repeated_keys_are_found_by_marking_and_by_sorting_alike(keys):
+    from generator.leaderboard.panel import _has_duplicates
+
+    key = np.array(keys, dtype=np.int64)
+    repeated = np.unique(key).size < key.size
+    assert _has_duplicates(key, 31) == repeated  # marked, one byte a key
+    assert _has_duplicates(key, 400_000_001) == repeated  # too many keys to mark: sorted

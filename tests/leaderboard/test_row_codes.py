@@ -114,3 +114,56 @@ def test_the_secondary_columns_from_the_panel_units_equal_the_text_key(seed):
     own = model_secondary(rows, names, model, "prescient.naive")
     for column, values in own.items():
         np.testing.assert_array_equal(given_units[column], values)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(-3, 6), max_size=40))
+def test_first_appearance_by_a_running_maximum_equals_np_unique(keys):
+    from generator.leaderboard.panel import counted_unique
+    from generator.leaderboard.row_codes import first_appearance
+
+    values = np.array(keys, dtype=np.int64)
+    unit, first = first_appearance(values)
+    wanted = np.zeros(len(values), bool)
+    wanted[np.unique(values, return_index=True)[1]] = True
+    assert unit.tolist() == pd.factorize(values)[0].tolist() and first.tolist() == wanted.tolist()
+    positive = values - values.min(initial=0)
+    uniques, inverse = counted_unique(positive, int(positive.max(initial=-1)) + 1)
+    assert uniques.tolist() == np.unique(positive).tolist()
+    assert inverse.tolist() == np.unique(positive, return_inverse=True)[1].tolist()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([None, 0, 30]), st.booleans(), st.sampled_from([0, 3]))
+def test_a_selection_made_with_codes_equals_the_rules_applied_one_by_one(seed, age, excluded, minimum):
+    """``select`` narrows one mask (rounds compared once each by their codes) and takes the rows once:
+    the rows, their labels and the unranked list are those of each rule applied in turn to a frame."""
+    from dataclasses import replace as with_
+
+    from generator.vocabulary import MARKET
+
+    scores = _scores(seed)
+    scores = scores.set_axis(np.arange(len(scores)) * 3 + 5)  # labels that are not positions
+    models = {**MODELS, "t.b,2": with_(MODELS["t.b,2"], excluded=excluded)}
+    options = FBOptions(board="tournament", replicates=0, min_round_age_days=age, max_imputed_share=0.15,
+                        min_dataset_rows=minimum, min_market_questions=1 if minimum else 0)
+    made = select(scores, models, AS_OF, options, RowCodes.of(scores))
+    cutoff = (AS_OF - pd.Timedelta(days=age)).strftime("%Y-%m-%d") if age is not None else None
+    rows = scores[(scores["resolved_at"] <= "2026-03-01T00:00:00Z") & ((scores["round"] <= cutoff) if cutoff else True)]
+    if minimum:
+        units = rows.drop_duplicates(["round", "question_id", "resolution_date"])
+        market = units["kind"] == MARKET  # every other kind counts as a dataset unit
+        per_round = pd.DataFrame({"dataset": (~market).groupby(units["round"]).sum(), "market": market.groupby(units["round"]).sum()})
+        ok = (per_round["dataset"] >= minimum) & (per_round["market"] >= 1)
+        rows = rows[rows["round"].isin(per_round.index[ok])]
+    if excluded:
+        rows = rows[rows["model"] != "t.b,2"]
+    share = rows.groupby(["model", "round"])["imputed"].transform("mean")
+    rows = rows[share <= 0.15]
+    pd.testing.assert_frame_equal(made.rows, rows, check_exact=True)
+    plain = select(scores, models, AS_OF, options)
+    pd.testing.assert_frame_equal(plain.rows, rows, check_exact=True)
+    pd.testing.assert_frame_equal(made.unranked, plain.unranked, check_exact=True)
+    assert made.codes is not None
+    assert made.codes.model_codes()[1].tolist() == sorted_codes(rows["model"].to_numpy())[1].tolist()
+    assert made.codes.round_codes()[1].tolist() == sorted_codes(rows["round"].to_numpy())[1].tolist()

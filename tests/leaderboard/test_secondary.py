@@ -170,3 +170,17 @@ def test_every_leaderboard_problem_is_reported_with_its_key(tmp_path):
                      ("bad-value", "leaderboard.replicates"), ("wrong-type", "leaderboard.seed"),
                      ("bad-value", "leaderboard.market_difficulty"), ("unknown-key", "leaderboard.colour")}
     assert "sector:energy" in next(p.message for p in info.value.problems if p.column == "leaderboard.views")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.floats(0, 1)), min_size=1, max_size=40))
+def test_unit_means_by_code_equal_pandas_transform(rows):
+    """Dense codes take the groups' means by code; codes with gaps fall back to ``transform``: both
+    the same floats as ``groupby(unit).transform("mean")``."""
+    from generator.leaderboard.secondary import _unit_means
+
+    unit = np.array([u for u, _ in rows], dtype=np.int64)
+    brier = np.array([b for _, b in rows])
+    for codes in (pd.factorize(unit)[0], unit):  # dense 0..k-1, and perhaps with gaps
+        want = pd.Series(brier).groupby(pd.Index(codes)).transform("mean").to_numpy()
+        np.testing.assert_array_equal(_unit_means(brier, codes), want)
