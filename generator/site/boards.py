@@ -29,8 +29,8 @@ from ..leaderboard.crowd import crowd_from_rounds
 from ..leaderboard.digest import inputs_digest
 from ..leaderboard.fb_board import board_options
 from ..leaderboard.hub_boards import configured_boards, configured_pairs
-from ..leaderboard.views import view_mask
 from ..leaderboard.question_effects import QuestionEffects
+from ..leaderboard.views import view_mask
 from ..models import ModelMeta
 from ..parallel import default_processes, in_background
 from ..store import readers
@@ -39,7 +39,9 @@ from ..store.hub import Hub
 
 Boards = dict[tuple[str, str], pd.DataFrame]
 KEPT = "site-boards"  # the JSON document (and the prefix of the frames) of the kept boards
-KEPT_FORMAT = "3"  # in the key: boards kept by older code (2: BLAS on every core, ``parallel.one_blas_thread``; 1: no ``explore.PARITY_ATTR``) are made again
+# in the key: boards kept by older code are made again (2: BLAS on every core, ``parallel.one_blas_thread``;
+# 1: no ``explore.PARITY_ATTR`` in their attrs)
+KEPT_FORMAT = "3"
 FRAME_ATTRS = ("unranked", "difficulty")  # a board's attrs kept as frames of their own (``fb_board``; difficulty's frame)
 WORKER_MIN_ROWS = 20_000  # fewer scored rows: the boards take less than a worker costs to start
 
