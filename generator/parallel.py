@@ -20,6 +20,12 @@ Three shapes, one per kind of work:
 
 Workers are forked, never spawned: they run the code and see the memory of this process as it is
 at the fork (the work is not pickled, only its items and results are).
+
+Numbers that must not depend on the machine are computed with numpy's BLAS on one thread
+(``one_blas_thread``): OpenBLAS starts a thread per core, and a matrix product shared among threads
+adds in another order, so the last bits of a board's scores (and the order of models tied within
+them) followed the number of cores; on a shared machine its idle threads also spun, at several times
+the CPU of one thread. The processes are the unit of parallel work here, never BLAS's threads.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from collections.abc import Callable
 from multiprocessing.pool import Pool
 from typing import Any, Protocol, TypeVar
 
+from threadpoolctl import threadpool_limits
+
 from .store.atomic import FAULT_ENV
 
 T = TypeVar("T")
@@ -42,6 +50,12 @@ def fork_sound() -> bool:
     """Whether forking workers is sound here and now (see the module docstring): the one rule."""
     return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods() \
         and threading.active_count() == 1 and not os.environ.get(FAULT_ENV)
+
+
+def one_blas_thread() -> contextlib.AbstractContextManager:
+    """A block in which numpy's BLAS uses one thread in this process (see the module docstring): its
+    results then do not depend on the machine's cores, and a forked worker running it uses one core."""
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def default_processes() -> int:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..config import Settings
 from ..models import ModelMeta
+from ..parallel import one_blas_thread
 from ..schemas import HISTORY
 from ..timeutil import format_date, format_ts
 from .crowd import crowd_from_rounds
@@ -83,7 +84,16 @@ def pair_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datet
     one view share one row selection (``fb_board.select``): the baseline board's rows are the
     tournament's rows of the models that saw no crowd value, so step 1 runs once per view; and every
     selection and board reads the ids of ``scores`` coded once (``RowCodes``). ``kept``:
-    boards a board may be taken from when nothing it reads changed (``KeptBoards``), and is then given."""
+    boards a board may be taken from when nothing it reads changed (``KeptBoards``), and is then given.
+    Made with numpy's BLAS on one thread (``parallel.one_blas_thread``): the same numbers on every machine."""
+    with one_blas_thread():
+        return _pair_boards(scores, models, as_of, settings, pairs, replicates=replicates, seed=seed, crowd=crowd,
+                            kept=kept, **options)
+
+
+def _pair_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
+                 pairs: list[tuple[str, str]], *, replicates: int | None, seed: int | None,
+                 crowd: pd.DataFrame | None, kept: KeptBoards | None, **options) -> dict[tuple[str, str], pd.DataFrame]:
     out: dict[tuple[str, str], pd.DataFrame] = {}
     seed = settings.leaderboard.seed if seed is None else seed
     keys = _Keys(kept.parts, scores, models, as_of, seed) \
@@ -171,15 +181,24 @@ def _point_only(board: pd.DataFrame, replicates: int | None) -> pd.DataFrame:
     return board
 
 
+def configured_pairs(settings: Settings) -> list[tuple[str, str]]:
+    """Every configured (board, view), in configuration order (boards, then views)."""
+    lb = settings.leaderboard
+    return [(b, v) for b in lb.boards for v in lb.views]
+
+
 def configured_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
                       round_questions: pd.DataFrame | None = None, replicates: int | None = None,
-                      observations: pd.DataFrame | None = None) -> dict[tuple[str, str], pd.DataFrame]:
-    """Every configured (board, view), in configuration order; ``observations`` give the crowd value at
+                      observations: pd.DataFrame | None = None,
+                      pairs: list[tuple[str, str]] | None = None) -> dict[tuple[str, str], pd.DataFrame]:
+    """Every configured (board, view), in configuration order, or only the ``pairs`` given (a share of
+    them: ``site.boards`` makes the shares in forked workers); ``observations`` give the crowd value at
     each round's due time (``crowd_from_rounds``). Each board's ``attrs["unranked"]`` lists the files
-    the imputation rule left off, with the reason."""
+    the imputation rule left off, with the reason. A board is the same whichever share it is made
+    in: each draws from its own ``numpy.random.default_rng(seed)``, and what boards of one view share
+    (``pair_boards``: the row selection, the ids' codes) does not depend on which boards ask for it."""
     crowd = crowd_from_rounds(round_questions, observations) if round_questions is not None and len(round_questions) else None
-    lb = settings.leaderboard
-    return pair_boards(scores, models, as_of, settings, [(b, v) for b in lb.boards for v in lb.views],
+    return pair_boards(scores, models, as_of, settings, configured_pairs(settings) if pairs is None else pairs,
                        replicates=replicates, crowd=crowd)
 
 

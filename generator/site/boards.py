@@ -1,10 +1,13 @@
 """The site's bootstrapped boards: made in a worker process while the rest is gathered, and kept.
 
-Every configured board × view with its bootstrap (``hub_boards.configured_boards``) is about half of a
-ForecastBench-scale build's CPU time, and the rest of ``site.build.gather`` does not need them.
-``site_boards`` therefore makes them in a forked worker process (``parallel.in_background``) while the main
-process reads, gathers and renders the rest; the boards are the same whichever process makes them
-(each draws from its own ``numpy.random.default_rng(seed)``, never from a shared stream).
+Every configured board × view with its bootstrap (``hub_boards.configured_boards``) is more CPU time than
+the rest of a ForecastBench-scale build, and the rest of ``site.build.gather`` does not need them.
+``site_boards`` therefore makes them in forked worker processes (``parallel.in_background``) while the main
+process reads, gathers and renders the rest: the pairs shared among ``parallel.default_processes()``
+workers in shares of about equal size (``board_shares``: by the rows of each pair's view), so that a
+first build waits for half of the boards, not for all of them in one worker. The boards are the same
+whichever process makes them, and whichever share a board is in (each draws from its own
+``numpy.random.default_rng(seed)``, never from a shared stream).
 
 With a disk cache (``store.cache.disk``, the nightly's), the boards are also kept under a digest of
 everything they read (``boards_key``): a build with nothing new takes them again instead of making
@@ -25,17 +28,20 @@ from ..config import Settings
 from ..leaderboard.crowd import crowd_from_rounds
 from ..leaderboard.digest import inputs_digest
 from ..leaderboard.fb_board import board_options
-from ..leaderboard.hub_boards import configured_boards
+from ..leaderboard.hub_boards import configured_boards, configured_pairs
 from ..leaderboard.question_effects import QuestionEffects
+from ..leaderboard.views import view_mask
 from ..models import ModelMeta
-from ..parallel import in_background
+from ..parallel import default_processes, in_background
 from ..store import readers
 from ..store.cache import DiskCache
 from ..store.hub import Hub
 
 Boards = dict[tuple[str, str], pd.DataFrame]
 KEPT = "site-boards"  # the JSON document (and the prefix of the frames) of the kept boards
-KEPT_FORMAT = "2"  # in the key: boards kept by older code (no ``explore.PARITY_ATTR`` in their attrs) are made again
+# in the key: boards kept by older code are made again (2: BLAS on every core, ``parallel.one_blas_thread``;
+# 1: no ``explore.PARITY_ATTR`` in their attrs)
+KEPT_FORMAT = "3"
 FRAME_ATTRS = ("unranked", "difficulty")  # a board's attrs kept as frames of their own (``fb_board``; difficulty's frame)
 WORKER_MIN_ROWS = 20_000  # fewer scored rows: the boards take less than a worker costs to start
 
@@ -44,25 +50,45 @@ def site_boards(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as
                 settings: Settings, asked: pd.DataFrame | None, observations: pd.DataFrame) -> Callable[[], Boards]:
     """``configured_boards(scores, models, as_of, settings, asked, observations=observations)``, to be taken
     by calling the function returned: the boards kept in the hub's disk cache when nothing they
-    read has changed, else made in the background (``in_background``) and then kept."""
+    read has changed, else made in the background (``in_background``, one worker per share of
+    ``board_shares``) and then kept."""
     disk = hub.cache.disk
     key = boards_key(hub, scores, models, as_of, settings, asked, observations) if disk is not None else ""
     kept = load_boards(disk, key) if disk is not None else None
     if kept is not None:
         return lambda: kept
 
-    def make() -> Boards:
-        return configured_boards(scores, models, as_of, settings, asked, observations=observations)
+    def make(share: list[tuple[str, str]]) -> Callable[[], Boards]:
+        return lambda: configured_boards(scores, models, as_of, settings, asked, observations=observations, pairs=share)
 
-    pending = in_background(make) if len(scores) >= WORKER_MIN_ROWS else make
+    pairs = configured_pairs(settings)
+    pending = [in_background(make(share)) for share in board_shares(scores, pairs, default_processes())] \
+        if len(scores) >= WORKER_MIN_ROWS else [make(pairs)]
 
     def taken() -> Boards:
-        boards = pending()
+        made: Boards = {}
+        for share in pending:
+            made.update(share())
+        boards = {pair: made[pair] for pair in pairs}  # configuration order, whatever the shares
         if disk is not None:
             save_boards(disk, key, boards)
         return boards
 
     return taken
+
+
+def board_shares(scores: pd.DataFrame, pairs: list[tuple[str, str]], processes: int) -> list[list[tuple[str, str]]]:
+    """``pairs`` in at most ``processes`` shares of about equal work, each in the pairs' order: the largest
+    first, each to the share with the least so far (a board's bootstrap grows with the rows of its
+    view, every board of a view reading them). No empty share."""
+    rows = {view: int(view_mask(scores, view).sum()) for view in dict.fromkeys(v for _, v in pairs)}
+    shares: list[list[int]] = [[] for _ in range(max(1, min(processes, len(pairs))))]
+    load = [0] * len(shares)
+    for i in sorted(range(len(pairs)), key=lambda i: -rows[pairs[i][1]]):  # stable: ties in configuration order
+        least = load.index(min(load))
+        shares[least].append(i)
+        load[least] += rows[pairs[i][1]]
+    return [[pairs[i] for i in sorted(share)] for share in shares if share]
 
 
 def boards_key(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,

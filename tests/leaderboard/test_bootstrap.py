@@ -243,3 +243,32 @@ def _simulated_coverage(n_sims: int, n_reps: int, seed: int) -> float:
 def test_bootstrap_ci_coverage_is_nominal():
     coverage = _simulated_coverage(n_sims=300, n_reps=399, seed=2026)
     assert 0.92 <= coverage <= 0.98, coverage
+
+
+# --- the same numbers as before, on one BLAS thread or on every core -------------------------------
+
+# sha256 of a small board's bootstrap statistics (CI bounds of every score, % #1, % top 5%, rank
+# interval, p-value against model 0) and of its replicates, as main computed them before the boards
+# were made on one BLAS thread (57a6db8, BLAS on both cores): a change of the draws, of their order or
+# of the arithmetic changes them.
+SMALL_BOARD_STATISTICS = "f67059b46c8ff6b6be993e148146d2027e1acbf3cfd7eb8b2898576a977964f0"
+SMALL_BOARD_REPLICATES = "22fe23c8ba7126911830dd6e36b796234a5c1250f1529a917fbe275a70f498c4"
+
+
+@pytest.mark.parametrize("one_thread", [False, True])
+def test_a_small_boards_bootstrap_columns_are_what_they_were(one_thread):
+    import hashlib
+    from contextlib import nullcontext
+
+    from generator.leaderboard.fixed_effects import fit
+    from generator.parallel import one_blas_thread
+
+    with one_blas_thread() if one_thread else nullcontext():
+        panel = build_panel(**random_panel(5, 9, 60), orphan_units="average")
+        boot = bootstrap(panel, 200, np.random.default_rng(0))
+        s = summarize(fit(panel), boot, reference=0)
+    columns = [s.ci_low, s.ci_high, s.pct_rank1, s.pct_top5, s.rank_low, s.rank_high, s.p_value]
+    assert np.isfinite(s.ci_low).any() and np.nanmax(s.pct_rank1) > 0  # a board with statistics, not NaN
+    digest = hashlib.sha256(b"".join(np.ascontiguousarray(c, dtype=np.float64).tobytes() for c in columns))
+    assert digest.hexdigest() == SMALL_BOARD_STATISTICS
+    assert hashlib.sha256(boot.D.tobytes()).hexdigest() == SMALL_BOARD_REPLICATES

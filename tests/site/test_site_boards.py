@@ -125,3 +125,61 @@ def test_the_question_pages_are_the_same_rendered_in_a_worker(demo_hub: Path, mo
     monkeypatch.setattr(render_module, "in_background", counted)
     assert render_site(data) == here
     assert len(forked) == 1 and any(p.startswith("generated/question-pages/") for p in here)
+
+
+def test_the_pairs_are_shared_by_rows_each_once_in_configuration_order():
+    from generator.site.boards import board_shares
+
+    scores = pd.DataFrame({"kind": ["dataset"] * 90 + ["binary"] * 10})
+    pairs = [(b, v) for b in ("tournament", "baseline", "preliminary") for v in ("overall", "dataset", "market")]
+    shares = board_shares(scores, pairs, 2)
+    assert len(shares) == 2 and sorted(p for s in shares for p in s) == sorted(pairs)
+    assert all(s == [p for p in pairs if p in s] for s in shares)  # each share in the pairs' order
+    rows = {"overall": 100, "dataset": 90, "market": 10}
+    loads = [sum(rows[v] for _, v in s) for s in shares]
+    assert loads == [300, 300]  # the largest first, each to the lighter share: 600 rows split evenly
+    assert board_shares(scores, pairs, 1) == [pairs]
+    assert board_shares(scores, pairs[:1], 2) == [pairs[:1]]  # no empty share
+
+
+def test_a_worker_per_share_and_the_boards_made_here_are_the_same(demo_hub: Path, tmp_path: Path, monkeypatch):
+    from generator.site.boards import site_boards
+
+    hub = Hub.load(demo_hub)
+    scores, models, asked, obs = _inputs(hub)
+    expected = configured_boards(scores, models, AS_OF, hub.settings, asked, observations=obs)
+    started = []
+
+    def counted(make):
+        started.append(make)
+        return site_boards_module.in_background.__wrapped__(make)
+
+    counted.__wrapped__ = site_boards_module.in_background
+    monkeypatch.setattr(site_boards_module, "WORKER_MIN_ROWS", 0)
+    monkeypatch.setattr(site_boards_module, "default_processes", lambda: 2)
+    monkeypatch.setattr(site_boards_module, "in_background", counted)
+    got = site_boards(hub, scores, models, AS_OF, hub.settings, asked, obs)()
+    assert len(started) == 2  # one forked worker (or, where forking is not sound, one call here) per share
+    _assert_same_boards(got, expected)
+
+
+def test_boards_are_made_with_one_blas_thread_and_the_process_keeps_its_own(demo_hub: Path, monkeypatch):
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from generator.leaderboard import hub_boards
+
+    seen, made = [], hub_boards.selection_board
+
+    def recorded(*args, **kwargs):
+        seen.append({i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"})
+        return made(*args, **kwargs)
+
+    monkeypatch.setattr(hub_boards, "selection_board", recorded)
+    hub = Hub.load(demo_hub)
+    scores, models, asked, obs = _inputs(hub)
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+        configured_boards(scores, models, AS_OF, hub.settings, asked, observations=obs, replicates=20)
+        after = {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+    assert seen and all(s == {1} for s in seen)
+    assert after == before
