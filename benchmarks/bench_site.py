@@ -47,7 +47,6 @@ from pathlib import Path
 
 from benchmarks.bench_fb_leaderboard import AS_OF, FB, SYNTH, _machine
 
-DATE = "2026-11-23"
 REPO_URL = "https://github.com/example/prescient-hub"
 ROUNDS_IN_THREE_YEARS = 78  # fortnightly
 
@@ -208,8 +207,9 @@ def _markdown(runs: list[dict], load: str, cache: bool = True) -> str:
     total_workers = cells(lambda x: sum(x["workers"][s] for s, _ in steps))
     rebuild = ", ".join(f"{x['rebuild']:.1f} s ({x['rewritten']} written)" for x in runs)
     median = " | median" if len(runs) > 1 else ""
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())  # when the report is written: the run's date
     return f"""
-Date {DATE}. Machine: {_machine()}. Load average at the start: {load}; after the last build: {r['load_after']}.
+Date {date}. Machine: {_machine()}. Load average at the start: {load}; after the last build: {r['load_after']}.
 Command: `python -m benchmarks.bench_site --runs {len(runs)}{"" if cache else " --no-cache"}`. Hub: all real FB rounds + `synth_fb.py --rounds 14
 --models 100 --seed 1`, imported and scored before timing; site as of {AS_OF}. {OPENED[cache]}.
 
