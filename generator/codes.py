@@ -143,6 +143,7 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "bad-value": Code(ERROR, "A value is out of its range or not one of those allowed; the problem names the key and what is expected."),
         "not-a-hub": Code(ERROR, "`--hub` names a folder that holds neither `data/hub.toml` nor `data/`: a hub is a folder whose `data/hub.toml` holds its settings, its ledgers beside it under `data/` (`prescient init` and `prescient demo` create one)."),
         "codeowners-stale": Code(ERROR, "`.github/CODEOWNERS` does not give every path to the `[hub] maintainers` of `data/hub.toml`; `python .github/codeowners.py` rewrites it."),
+        "hub-files-version": Code(WARNING, "The hub's workflows, `.ci/run` and site skeleton (`.github/prescient-hub.json`) were written by another version of Prescient than the one running: `prescient init --upgrade .` refreshes them (until then the site is built with the older skeleton's script and styles)."),
     },
     "Ledgers and data files": {
         "ledger-conflict": Code(ERROR, "An append would change a row already recorded under the same key: history is never rewritten."),

@@ -9,7 +9,7 @@ import sys
 from ..console import print_frame
 from ..errors import VERIFY_FAILED, ConfigError, PrescientError, Problem
 from ..vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, PRELIMINARY, REPLICATES
-from .common import LEDGERS, add_common, command_time, hub_dir, recorded_nothing, run_time, warn_quarantined
+from .common import LEDGERS, add_common, command_time, hub_dir, print_warnings, recorded_nothing, run_time
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -78,7 +78,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
         raise ConfigError(f"--round {args.round!r}: {exc}") from None
     quarantine: list[Problem] = []
     _print_view(arena_table(load_cohorts(hub_dir(args.hub), command_time(args), due, quarantine)), args, ARENA_COLUMNS)
-    warn_quarantined(quarantine)
+    print_warnings(quarantine)
     return 0
 
 
@@ -94,7 +94,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
         raise PrescientError(f"--set {args.set!r}: no such oracle set (have: {', '.join(layout.oracle_sets()) or 'none'})")
     quarantine: list[Problem] = []
     scores = oracle_scores(hub, command_time(args), [args.set] if args.set else None, quarantine)
-    warn_quarantined(quarantine)
+    print_warnings(quarantine)
     cutoffs = {m: meta.knowledge_cutoff for m, meta in readers.load_models(hub).items()}
     print("oracle board: run_by hub rows are the hub's own runs (prescient.*, every call logged); every other row is "
           "self-reported (the answers are in the repository and oracle files have no deadline)", file=sys.stderr)

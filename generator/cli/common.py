@@ -141,10 +141,11 @@ def recorded_nothing(root: Path) -> bool:
     return not any(p.suffix in (".csv", ".jsonl") for p in data.rglob("*") if p.is_file())
 
 
-def warn_quarantined(quarantine: list[Problem]) -> None:
-    """The submitted files a command could not read and left out (it still succeeds: the site
-    deploys without them; the nightly reports the same files and exits 6)."""
-    for problem in quarantine:
+def print_warnings(problems: list[Problem]) -> None:
+    """Warnings a command gives and goes on: the submitted files it could not read and left out (it
+    still succeeds: the site deploys without them; the nightly reports the same files and exits 6), a
+    hub skeleton of another version."""
+    for problem in problems:
         print(f"warning: {problem}", file=sys.stderr)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..console import demo_summary, init_summary, print_sources, progress_bar, requests_progress, settings_summary
 from ..errors import ConfigError, PartialFailure, PrescientError, Problem
-from .common import NEXT_NIGHT, add_cache_options, add_common, command_time, hub_dir, hub_option, is_replay, opened, run_time, shown, warn_quarantined
+from .common import NEXT_NIGHT, add_cache_options, add_common, command_time, hub_dir, hub_option, is_replay, opened, print_warnings, run_time, shown
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -215,14 +215,16 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from ..pipeline.hubinit import version_problems
     from ..site.build import build_site
 
     root = hub_dir(args.hub)
+    print_warnings(version_problems(root))  # an older site skeleton: said first, the build goes on
     as_of = command_time(args)
     quarantine: list[Problem] = []
     with opened(args, "build") as hub:  # the checked frames the nightly kept: the build need not parse them again
         changed = build_site(hub, as_of, run_mkdocs=not args.no_mkdocs, quarantine=quarantine)
-    warn_quarantined(quarantine)
+    print_warnings(quarantine)
     print(f"{len(changed)} generated page(s) changed; site in {root / 'site_src' / 'site'}")
     return 0
 
@@ -273,13 +275,14 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_check_config(args: argparse.Namespace) -> int:
     """Every table and key of data/hub.toml against the schema, and the files written from it (CODEOWNERS)."""
     from ..config import HUB_FILE, load_settings
-    from ..pipeline.hubinit import check_hub_files
+    from ..pipeline.hubinit import check_hub_files, version_problems
 
     root = hub_dir(args.hub)
     settings = load_settings(root)
     problems = check_hub_files(root, settings)
     if problems:
         raise ConfigError(f"{root / HUB_FILE}: the files written from it are out of step", problems)
+    print_warnings(version_problems(root))
     print(settings_summary(settings, command_time(args)))
     return 0
 

@@ -262,6 +262,18 @@ def codeowners_text(root: Path) -> str:
     return script.render(script.owners(root / HUB_FILE))
 
 
+def version_problems(root: Path) -> list[Problem]:
+    """A warning when the hub's shipped files (``MANIFEST``) were written by another version of Prescient
+    than this one: a hub that moves its pin without ``init --upgrade`` keeps the older site skeleton."""
+    recorded = _read_manifest(root).get("version")
+    if not recorded or recorded == __version__:
+        return []
+    return [Problem(MANIFEST, None, "version", "hub-files-version",
+                    f"the hub's workflows, .ci/run and site skeleton were written by Prescient {recorded}, and this is "
+                    f"{__version__}: run `prescient init --upgrade {root}` and commit what it changes (until then the site "
+                    "is built with the older skeleton's script and styles)", "warning")]
+
+
 def check_hub_files(root: Path, settings: Settings) -> list[Problem]:
     """``.github/CODEOWNERS``, when the hub has one written by codeowners.py, against ``[hub] maintainers``."""
     path = root / CODEOWNERS

@@ -141,6 +141,12 @@ def test_upgrade_refreshes_what_the_hub_left_alone_and_keeps_what_it_changed(tmp
     recorded["files"][".github/workflows/nightly.yml"] = hashlib.sha256(stale.read_bytes()).hexdigest()
     recorded["version"] = "0.0.1"
     (hub / MANIFEST).write_text(json.dumps(recorded))
+    # a hub whose skeleton another version wrote is told so, and the commands go on
+    for command in (("check-config",), ("build", "--no-mkdocs")):
+        done = run(PRESCIENT, *command, "--hub", str(hub))
+        assert done.returncode == 0, done.stderr
+        assert "[hub-files-version]" in done.stderr and "written by Prescient 0.0.1" in done.stderr, done.stderr
+        assert f"prescient init --upgrade {hub}" in done.stderr
     result = upgrade_hub(hub)
     assert result.previous_version == "0.0.1"
     assert result.written == [".github/workflows/nightly.yml"] and result.kept == [".github/workflows/comment.yml"]
@@ -149,6 +155,7 @@ def test_upgrade_refreshes_what_the_hub_left_alone_and_keeps_what_it_changed(tmp
     assert (hub / ".github/workflows/comment.yml").read_text() == "# the hub's own comment workflow\n"
     said = ok(PRESCIENT, "init", "--upgrade", str(hub))
     assert "kept .github/workflows/comment.yml: changed by the hub" in said
+    assert "hub-files-version" not in run(PRESCIENT, "check-config", "--hub", str(hub)).stderr  # upgraded: nothing to say
 
 
 def test_the_data_page_lists_every_key_of_every_table_the_check_knows():
