@@ -465,6 +465,20 @@ CHARTS_SHOWN = """Array.from(document.querySelectorAll('.prescient-chart'))
 ALL_CHARTS_DRAWN = f"""() => {CHARTS_SHOWN}.every(el => el.querySelector('.main-svg') !== null)"""
 
 
+VISIBLE_CHARTS_DRAWN = """() => Array.from(document.querySelectorAll('.prescient-chart'))
+    .filter(el => el.offsetParent).every(el => el.querySelector('.main-svg') !== null)"""
+
+
+def draw_shown_charts(page) -> None:
+    """Scroll to every chart the page shows, one after the other, as a reader reading down the page would
+    (a chart fetched when a reader nears it, the home page's Score over time, is then drawn too), and
+    wait until each is drawn."""
+    charts = page.locator(".prescient-chart:visible")
+    for i in range(charts.count()):
+        charts.nth(i).scroll_into_view_if_needed()
+    page.wait_for_function(VISIBLE_CHARTS_DRAWN, timeout=20_000)
+
+
 def show_every_panel(page) -> None:
     """Press the home page's board and view switches through every panel, each drawn before the next
     (their charts are fetched when first shown), and back to the first."""

@@ -23,7 +23,7 @@ from helpers import ARTIFACTS, gzipped_bytes, require_browser, screenshot, serve
 
 require_browser()
 
-from helpers import ALL_CHARTS_DRAWN, built_site, open_page, reader_context, show_every_panel
+from helpers import ALL_CHARTS_DRAWN, built_site, draw_shown_charts, open_page, reader_context, show_every_panel
 
 pytestmark = pytest.mark.browser
 
@@ -325,6 +325,7 @@ CLIPPED = """() => {
     const out = [];
     document.querySelectorAll('.prescient-chart').forEach(chart => {
         if (!chart.offsetParent) return;
+        if (!chart.querySelector('.main-svg')) { out.push('(a chart not drawn)'); return; }
         const svg = chart.querySelector('.main-svg').getBoundingClientRect();
         chart.querySelectorAll('.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .annotation-text, .gtitle')
              .forEach(t => { const b = t.getBoundingClientRect();
@@ -335,6 +336,7 @@ CLIPPED = """() => {
 
 
 def _clipped(page) -> list[str]:
+    draw_shown_charts(page)  # the charts a reader reaches by scrolling too
     return page.evaluate(CLIPPED)
 
 
