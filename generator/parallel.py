@@ -31,6 +31,7 @@ the CPU of one thread. The processes are the unit of parallel work here, never B
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 import os
 import sys
@@ -56,20 +57,15 @@ def fork_sound() -> bool:
 def one_blas_thread() -> contextlib.AbstractContextManager:
     """A block in which numpy's BLAS uses one thread in this process (see the module docstring): its
     results then do not depend on the machine's cores, and a forked worker running it uses one core."""
-    return _blas().limit(limits=1, user_api="blas")
+    return _pools(len(sys.modules)).limit(limits=1, user_api="blas")
 
 
-def _blas() -> ThreadpoolController:
-    """The process's thread pools, listed again only after a module was imported (listing them scans the
-    loaded libraries, ~4 ms, against ~0.02 ms to limit a listed pool; a library such as scipy's BLAS is
-    loaded by an import)."""
-    loaded = len(sys.modules)
-    if _LISTED.get("modules") != loaded:
-        _LISTED.update(modules=loaded, controller=ThreadpoolController())
-    return _LISTED["controller"]
-
-
-_LISTED: dict[str, Any] = {}
+@functools.lru_cache(maxsize=1)
+def _pools(loaded: int) -> ThreadpoolController:
+    """The process's thread pools while ``loaded`` modules are imported: listed again only after an import
+    (listing them scans the loaded libraries, ~4 ms, against ~0.02 ms to limit a listed pool; a library
+    such as scipy's BLAS is loaded by an import)."""
+    return ThreadpoolController()
 
 
 def default_processes() -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from .panel import sorted_codes
+from .panel import counted_unique, sorted_codes
 
 
 @dataclass(frozen=True)
@@ -98,5 +98,5 @@ def first_appearance_codes(rows: pd.DataFrame, names: list[str]) -> tuple[np.nda
 
 def _present(names: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The ``names`` some row's ``code`` points to (still sorted), and each row's index among them."""
-    present = np.bincount(code, minlength=len(names)) > 0
-    return names[present], (np.cumsum(present) - 1)[code]
+    kept, index = counted_unique(code, len(names))
+    return names[kept], index
