@@ -103,9 +103,12 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
             load_oracle(root, world.seed, todo[0])
         teams = Teams.of(hub)
         for i, night in enumerate(todo, start=done + 1):
-            teams.record(hub, night)  # the nightly's walk: the receipts of the runs created since the last night
-            nightly(_with_news(hub, night > news_start), night, extra_models=synthetic_models(), env={}, sources={"sim": sim})
-            commits.nightly(night)
+            # a night an earlier run committed is not run again: the teams' pull requests merged after it
+            # would enter its manifest, and its history rows would conflict with those recorded
+            if i > done + 1 or not commits.has_nightly(night):
+                teams.record(hub, night)  # the nightly's walk: the receipts of the runs created since the last night
+                nightly(_with_news(hub, night > news_start), night, extra_models=synthetic_models(), env={}, sources={"sim": sim})
+                commits.nightly(night)
             submit(hub, world, night, commits, teams, placed)
             if progress:
                 progress(i, len(nights), f"night {night:%Y-%m-%d}")
@@ -200,7 +203,7 @@ def write_team_forecasts(hub: Hub, world: SimWorld, due: datetime) -> list[str]:
 def remaining(hub: Hub, nights: list[datetime]) -> list[datetime]:
     """The nights still to run in a hub left by an earlier (perhaps interrupted) demo: from the last
     night the ledgers record on, that one included, since a night's run is idempotent and completes
-    what an interrupted run of it began. Time never runs backwards in a ledger, so earlier nights
+    what an interrupted run of it began (``run_demo`` runs it again only if its commit was not made). Time never runs backwards in a ledger, so earlier nights
     cannot be replayed."""
     latest = readers.latest_recorded(hub)
     return [n for n in nights if latest is None or format_ts(n) >= latest[0]]

@@ -64,6 +64,10 @@ def _scan(root: Path) -> dict[str, Stat]:
     return out
 
 
+def _nightly_message(as_of: datetime) -> str:
+    return f"nightly: data as of {format_ts(as_of)}"
+
+
 def _ignored(path: str) -> bool:
     return any(path == p or path.startswith(p) for p in IGNORED)
 
@@ -198,9 +202,16 @@ class NightlyCommits:
         self.made += 1
         return out
 
+    def has_nightly(self, as_of: datetime) -> bool:
+        """Whether main already holds the night's commit (an earlier run finished that night's nightly)."""
+        if not self._parent:
+            return False
+        found = run_git(self.root, "log", "-1", "--format=%H", "--fixed-strings", f"--grep={_nightly_message(as_of)}", BRANCH)
+        return bool(found.strip())
+
     def nightly(self, as_of: datetime) -> bool:
         """The night's commit, as the nightly workflow makes it."""
-        return self.commit(as_of, f"nightly: data as of {format_ts(as_of)}")
+        return self.commit(as_of, _nightly_message(as_of))
 
     def _stdin(self) -> IO[bytes]:
         if self._proc is None or self._proc.stdin is None:
