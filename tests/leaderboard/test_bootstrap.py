@@ -10,7 +10,6 @@ import pytest
 from generator.leaderboard.bootstrap import BootstrapResult, bootstrap, draw_weights
 from generator.leaderboard.fixed_effects import FitResult
 from generator.leaderboard.panel import build_panel
-from generator.parallel import one_blas_thread
 from generator.leaderboard.stats import (
     format_p,
     one_sided_p,
@@ -25,6 +24,7 @@ from generator.leaderboard.stats import (
     row_nanquantile,
     summarize,
 )
+from generator.parallel import one_blas_thread
 
 from helpers import random_panel, reference_fit
 
