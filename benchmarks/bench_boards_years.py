@@ -131,7 +131,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
             made = "boards" if args.replicates is not None else "history rows"
             raise SystemExit(f"{r} rounds: the {made} differ between {args.base} and this tree")
         out.extend(pair)
-    print("\n| rounds | score rows | code | headline boards CPU s (wall) | peak RSS GB | load |\n|---|---|---|---|---|---|")
+    timed = "boards" if args.replicates is not None else "headline boards"
+    print(f"\n| rounds | score rows | code | {timed} CPU s (wall) | peak RSS GB | load |\n|---|---|---|---|---|---|")
     for r in out:
         print(f"| {r['rounds']} | {r['score_rows']:,} | {r['code']} | {r['boards_cpu_s']} ({r['boards_wall_s']}) | "
               f"{r['peak_rss_gb']} | {r['load']} |")
