@@ -108,7 +108,7 @@ def _components(K: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     edge = K > 0
     diag = np.arange(K.shape[1])
     edge[:, diag, diag] = True
-    open_ = ~edge.reshape(len(edge), -1).all(axis=1)
+    open_ = ~np.asarray(edge.reshape(len(edge), -1).all(axis=1))
     if not open_.any():
         return open_, None
     return open_, _closure(edge[open_].astype(float))
