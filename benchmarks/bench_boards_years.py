@@ -21,6 +21,11 @@ Run from the repository root:
     python -m benchmarks.bench_years --months 1.7 --work W   # once, or any longer run's work folder
     python -m benchmarks.bench_boards_years --hub W/hub [--rounds 7 20 40 78] [--copies 2] [--base TREE]
 
+``--replicates N``: time the site's boards instead (``hub_boards.configured_boards``, every board × view
+with N bootstrap replicates: what ``prescient build`` makes in its workers, the hub's seed), the boards'
+frames, every column, compared between the two trees; their cost is a point fit plus N replicates, so
+the hub's 1,999 scale from two values of N.
+
 ``--base TREE``: each size is measured twice, on the same synthetic rows: first with the ``generator``
 package of TREE (another checkout, e.g. ``git archive main generator | tar -x -C TREE``), then with
 this one's, so a change's before and after come from one run at one load; the two must make the
@@ -42,7 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def measure(hub: str, rounds: int, copies: int) -> dict:
+def measure(hub: str, rounds: int, copies: int, replicates: int | None = None) -> dict:
     """Build the synthetic score set and time the headline boards, in this process."""
     from datetime import timedelta
 
@@ -74,20 +79,28 @@ def measure(hub: str, rounds: int, copies: int) -> dict:
     as_of = start + timedelta(days=14 * rounds + 10)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     wall, cpu = time.perf_counter(), time.process_time()
-    history = headline_rows(the_hub, rows, as_of)
+    if replicates is None:
+        history = headline_rows(the_hub, rows, as_of)
+        made = history.to_csv(index=False)
+    else:  # the site's bootstrapped boards, one BLAS thread as configured_boards takes it
+        from generator.leaderboard.hub_boards import configured_boards
+        boards = configured_boards(rows, readers.load_models(the_hub, as_of), as_of, the_hub.settings, replicates=replicates)
+        history = pd.concat([pd.DataFrame(frame.to_dict("list")).assign(pair=repr(pair)) for pair, frame in boards.items()],
+                            ignore_index=True)  # without the attrs (frames that concat cannot compare)
+        made = history.to_csv(index=False, float_format="%r")  # every float to its last bit
     cpu_s, wall_s = time.process_time() - cpu, time.perf_counter() - wall
-    history_sha256 = hashlib.sha256(history.to_csv(index=False).encode()).hexdigest()
-    return {"rounds": rounds, "copies": copies, "score_rows": len(rows), "models": int(rows["model"].nunique()),
+    history_sha256 = hashlib.sha256(made.encode()).hexdigest()
+    return {"rounds": rounds, "copies": copies, "replicates": replicates, "score_rows": len(rows), "models": int(rows["model"].nunique()),
             "boards_cpu_s": round(cpu_s, 2), "boards_wall_s": round(wall_s, 2),
             "rss_before_boards_gb": round(before / 1e6, 2), "history_rows": len(history), "history_sha256": history_sha256,
             "generator": str(Path(generator.__file__).resolve().parents[1])}
 
 
-def one_size(hub: str, rounds: int, copies: int, tree: Path | None = None) -> dict:
+def one_size(hub: str, rounds: int, copies: int, tree: Path | None = None, replicates: int | None = None) -> dict:
     """``measure`` in a fresh process (its CPU seconds and peak RSS), with TREE's ``generator`` if given."""
     paths = [str(tree), str(ROOT)] if tree else [str(ROOT)]  # TREE first: its generator, this one's benchmarks
     code = (f"import sys, json; sys.path[:0] = {paths!r}; from benchmarks.bench_boards_years import measure; "
-            f"print(json.dumps(measure({hub!r}, {rounds}, {copies})))")
+            f"print(json.dumps(measure({hub!r}, {rounds}, {copies}, {replicates!r})))")
     child = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(child.pid, 0)
     output = child.stdout.read()
@@ -105,18 +118,21 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--hub", required=True, help="a bench_years hub (its work/hub folder)")
     parser.add_argument("--rounds", type=int, nargs="+", default=[7, 20, 40, 78])
     parser.add_argument("--copies", type=int, default=2, help="copies of each round's rows (distinct question ids)")
+    parser.add_argument("--replicates", type=int, help="time the site's bootstrapped boards with this many replicates")
     parser.add_argument("--base", type=Path, help="another tree whose generator package to measure first, on the same rows")
     args = parser.parse_args(argv)
     out = []
     for r in args.rounds:
-        pair = [one_size(args.hub, r, args.copies, args.base.resolve())] if args.base else []
-        pair.append(one_size(args.hub, r, args.copies))
+        pair = [one_size(args.hub, r, args.copies, args.base.resolve(), args.replicates)] if args.base else []
+        pair.append(one_size(args.hub, r, args.copies, replicates=args.replicates))
         for result in pair:
             print(json.dumps(result), flush=True)
         if len({p["history_sha256"] for p in pair}) > 1:
-            raise SystemExit(f"{r} rounds: the history rows differ between {args.base} and this tree")
+            made = "boards" if args.replicates is not None else "history rows"
+            raise SystemExit(f"{r} rounds: the {made} differ between {args.base} and this tree")
         out.extend(pair)
-    print("\n| rounds | score rows | code | headline boards CPU s (wall) | peak RSS GB | load |\n|---|---|---|---|---|---|")
+    timed = "boards" if args.replicates is not None else "headline boards"
+    print(f"\n| rounds | score rows | code | {timed} CPU s (wall) | peak RSS GB | load |\n|---|---|---|---|---|---|")
     for r in out:
         print(f"| {r['rounds']} | {r['score_rows']:,} | {r['code']} | {r['boards_cpu_s']} ({r['boards_wall_s']}) | "
               f"{r['peak_rss_gb']} | {r['load']} |")

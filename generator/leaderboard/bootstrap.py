@@ -42,7 +42,14 @@ class BootstrapResult:
 
 
 def draw_weights(panel: Panel, n_replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """Unit weights (n_replicates, n_units): how often each unit's cluster was drawn.
+    """Unit weights (n_replicates, n_units): how often each unit's cluster was drawn
+    (``unit_draws``, replicate-major)."""
+    return unit_draws(panel, n_replicates, rng).T
+
+
+def unit_draws(panel: Panel, n_replicates: int, rng: np.random.Generator) -> np.ndarray:
+    """Unit weights (n_units, n_replicates), unit-major (what ``scores_for_weights`` reads): how often
+    each unit's cluster was drawn in each replicate.
 
     Within every stratum, as many clusters as it holds are drawn uniformly with replacement.
     Replicate r consumes exactly ``n_clusters`` uniforms, in order, so splitting the replicates
@@ -60,10 +67,14 @@ def draw_weights(panel: Panel, n_replicates: int, rng: np.random.Generator) -> n
     picked += n_c * np.arange(n_replicates)[:, None]
     counts = np.bincount(picked.ravel(), minlength=n_replicates * n_c).reshape(n_replicates, n_c)
     del picked
+    # unit-major in one transposing copy, of 4-byte counts (a count is at most n_clusters < 2**31):
+    # counting straight into unit-major cells scatters every write, and each type's float weights
+    # then come as whole rows (``scores_for_weights``) where replicate-major needs a gather per type
+    counts = np.ascontiguousarray(counts.astype(np.int32).T)
     if not _identity(panel.unit_cluster, n_c):  # every unit its own cluster (the default): no gather
-        counts = counts[:, panel.unit_cluster]
+        counts = counts[panel.unit_cluster]
     if not panel.active.all():
-        counts *= panel.active
+        counts *= panel.active[:, None]
     return counts
 
 
@@ -94,5 +105,5 @@ def bootstrap(
     D = np.empty((len(panel.kernels), n_replicates, panel.n_models))
     for start in range(0, n_replicates, chunk):
         stop = min(start + chunk, n_replicates)
-        D[:, start:stop] = scores_for_weights(panel, draw_weights(panel, stop - start, rng))
+        D[:, start:stop] = scores_for_weights(panel, unit_draws(panel, stop - start, rng))
     return BootstrapResult(panel.type_names, D, overall_score(D))

@@ -44,6 +44,7 @@ so a whole chunk of bootstrap weightings is a few matrix products and one stacke
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,26 +84,34 @@ def overall_score(D: np.ndarray) -> np.ndarray:
 
 
 def _symmetric(flat: np.ndarray, n: int) -> np.ndarray:
-    """Rebuild (batch, n, n) symmetric matrices from their row-major upper triangles."""
+    """Rebuild (batch, n, n) symmetric matrices from their row-major upper triangles: one gather
+    through ``_mirror(n)`` (each cell's place in the triangle), where two scatters into the upper and
+    lower triangles cost the bootstrap twice the memory traffic; the same values."""
+    return np.take(flat, _mirror(n), axis=1)
+
+
+@functools.lru_cache(maxsize=8)
+def _mirror(n: int) -> np.ndarray:
+    """(n, n) index of cell (i, j) among the row-major upper triangle's entries, (i, j) and (j, i) alike."""
     iu, ju = np.triu_indices(n)
-    out = np.empty((flat.shape[0], n, n))
-    out[:, iu, ju] = flat
-    out[:, ju, iu] = flat
-    return out
+    index = np.empty((n, n), dtype=np.intp)
+    index[iu, ju] = np.arange(iu.size)
+    index[ju, iu] = index[iu, ju]
+    return index
 
 
-def _components(K: np.ndarray) -> np.ndarray:
-    """Same-component indicator (batch, n, n) of the graphs whose edges are K's nonzeros.
-
-    The closure is computed only for the graphs that are not complete already (a complete graph
-    is its own closure: all ones); each graph's closure does not depend on the others."""
-    S = (K > 0).astype(float)
-    S[:, np.arange(K.shape[1]), np.arange(K.shape[1])] = 1.0
-    open_ = ~S.reshape(len(S), -1).all(axis=1)
-    if open_.all() or not open_.any():
-        return _closure(S) if open_.any() else S
-    S[open_] = _closure(S[open_])
-    return S
+def _components(K: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Same-component indicators of the graphs whose edges are K's nonzeros (batch, n, n): the
+    graphs that are not complete (``open_``, a boolean per graph) and their closures, (open, n, n) 0/1
+    floats, or None when every graph is complete (a complete graph is its own closure: all ones, so
+    nothing is kept for it). Each graph's closure does not depend on the others."""
+    edge = K > 0
+    diag = np.arange(K.shape[1])
+    edge[:, diag, diag] = True
+    open_ = ~np.asarray(edge.reshape(len(edge), -1).all(axis=1))
+    if not open_.any():
+        return open_, None
+    return open_, _closure(edge[open_].astype(float))
 
 
 def _closure(S: np.ndarray) -> np.ndarray:
@@ -114,67 +123,79 @@ def _closure(S: np.ndarray) -> np.ndarray:
         S = nxt
 
 
-def _cross_products(k: TypeKernel, W: np.ndarray) -> np.ndarray:
-    """K_b = sum_j W[j, b] x_j x_j^T / n_j for every column b, summed over answer patterns."""
+def _cross_products(k: TypeKernel, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """K_b = sum_j W[j, b] x_j x_j^T / n_j for every column b, summed over answer patterns; and the
+    weights summed by pattern, Wp (batch, patterns)."""
     Wp = (k.pattern_matrix @ W).T
     if k.G is not None:
-        return _symmetric(Wp @ k.G, k.n_est)
+        return _symmetric(Wp @ k.G, k.n_est), Wp
     step = max(1, PATTERN_BLOCK_BYTES // (4 * k.n_est * (k.n_est + 1)))
     flat = sum(Wp[:, s : s + step] @ pattern_table(k.patterns[s : s + step])
                for s in range(0, len(k.patterns), step))
-    return _symmetric(flat, k.n_est)
+    return _symmetric(flat, k.n_est), Wp
 
 
-def _reduced_system(k: TypeKernel, W: np.ndarray):
-    """Per weighting column of W (units x batch): the matrices L, K and the vector g = C w."""
-    K = _cross_products(k, W)
-    L = -K
-    diag = np.arange(k.n_est)
-    L[:, diag, diag] += (k.X @ W).T
-    return L, K, (k.C @ W).T
-
-
-def model_effects(k: TypeKernel, W: np.ndarray) -> np.ndarray:
+def model_effects(k: TypeKernel, W: np.ndarray, counts: bool = False) -> np.ndarray:
     """Solve the gauge-fixed reduced normal equations; returns a (batch, n_est).
 
-    The system ``L a = r`` is made regular by adding, within each connected component c,
-    ``1_c g_c^T`` (which imposes g_c . a = 0, our gauge); idle models (zero weight) get a_i = 0.
-    """
+    The system ``L a = r``, with ``L = diag(X w) - K`` (``_cross_products``), is made regular by adding,
+    within each connected component c, ``1_c g_c^T`` (which imposes g_c . a = 0, our gauge), g = C w;
+    idle models (zero weight) get a_i = 0. ``A`` is made in K's memory, in the order of ``(-K + diag(X w))
+    + S g^T``, S the same-component indicator: for a complete graph S is all ones and ``S g^T`` is g in
+    every row, added as such (the same floats, without a (batch, n, n) product).
+
+    ``counts``: W holds whole numbers (the bootstrap's draws). ``X w`` is then taken from the weights
+    summed by answer pattern (patterns x est, not units x est): sums of whole numbers, exact in any
+    order, so the same floats as ``X @ W``."""
     if k.n_est == 0:
         return np.zeros((W.shape[1], 0))
-    L, K, g = _reduced_system(k, W)
-    A = L + _components(K) * g[:, None, :]
+    A, Wp = _cross_products(k, W)
+    open_, closures = _components(A)
+    np.negative(A, out=A)
     diag = np.arange(k.n_est)
+    A[:, diag, diag] += Wp @ k.patterns if counts else (k.X @ W).T
+    g = (k.C @ W).T
+    if closures is None:
+        A += g[:, None, :]
+    else:
+        A[~open_] += g[~open_, None, :]
+        A[open_] += closures * g[open_, None, :]
     A[:, diag, diag] += g == 0
     return np.linalg.solve(A, (k.R @ W).T[..., None])[..., 0]
 
 
-def type_scores(k: TypeKernel, W: np.ndarray, a: np.ndarray):
+def type_scores(k: TypeKernel, W: np.ndarray, a: np.ndarray, answered: np.ndarray | None = None):
     """Difficulty-adjusted Brier for every model and weighting column.
 
     Returns (D (batch, n_models), mean_b (batch,), beta (units, batch)) where
-    beta_j = C[:, j] . a so that b_j = m_j - beta_j.
+    beta_j = C[:, j] . a so that b_j = m_j - beta_j. ``answered``: ``Y @ W`` when the caller has it.
     """
     beta = k.C.T @ a.T
     wbeta = W * beta
+    answered = k.Y @ W if answered is None else answered
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_b = (k.m @ W - wbeta.sum(axis=0)) / W.sum(axis=0)
-        D = (k.Q @ W + k.Y @ wbeta) / (k.Y @ W) + mean_b
+        D = (k.Q @ W + k.Y @ wbeta) / answered + mean_b
     return D.T, mean_b, beta
 
 
 def scores_for_weights(panel: Panel, weights: np.ndarray) -> np.ndarray:
-    """D (n_types, batch, n_models) for a (batch, n_units) array of unit weights."""
-    out = np.full((len(panel.kernels), weights.shape[0], panel.n_models), np.nan)
+    """D (n_types, batch, n_models) for a (n_units, batch) array of unit weights (unit-major, as
+    ``bootstrap.unit_draws`` draws them: a type's units are then whole rows, taken without the
+    transposing copy a (batch, n_units) array needs). Integer weights (draws) are counts: see
+    ``model_effects``."""
+    counts = np.issubdtype(weights.dtype, np.integer)
+    out = np.full((len(panel.kernels), weights.shape[1], panel.n_models), np.nan)
     for t, k in enumerate(panel.kernels):
         if k.units.size:
-            W = np.ascontiguousarray(weights[:, k.units].T, dtype=float)
-            out[t] = type_scores(k, W, model_effects(k, W))[0]
-            n_id = (k.Y @ W).T
+            W = np.take(weights, k.units, axis=0).astype(float)
+            n_id = k.Y @ W
+            out[t] = type_scores(k, W, model_effects(k, W, counts), n_id)[0]
+            n_id = n_id.T
         else:
-            n_id = np.zeros((weights.shape[0], panel.n_models))
+            n_id = np.zeros((weights.shape[1], panel.n_models))
         if k.orphans.size:
-            out[t] = with_orphans(k, out[t], n_id, np.ascontiguousarray(weights[:, k.orphans].T, dtype=float))
+            out[t] = with_orphans(k, out[t], n_id, np.take(weights, k.orphans, axis=0).astype(float))
     return out
 
 

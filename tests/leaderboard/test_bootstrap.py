@@ -24,6 +24,7 @@ from generator.leaderboard.stats import (
     row_nanquantile,
     summarize,
 )
+from generator.parallel import one_blas_thread
 
 from helpers import random_panel, reference_fit
 
@@ -272,3 +273,69 @@ def test_a_small_boards_bootstrap_columns_are_what_they_were(one_thread):
     digest = hashlib.sha256(b"".join(np.ascontiguousarray(c, dtype=np.float64).tobytes() for c in columns))
     assert digest.hexdigest() == SMALL_BOARD_STATISTICS
     assert hashlib.sha256(boot.D.tobytes()).hexdigest() == SMALL_BOARD_REPLICATES
+
+
+def _former_replicates(panel, weights: np.ndarray) -> np.ndarray:
+    """D (types, batch, models) as 0.12.0 computed it from (batch, units) weights: a (batch, n, n)
+    matrix for every step (the mirrored triangle by two scatters, ``L = -K``, ``L + S g^T`` with S a
+    float indicator even when all ones), ``X @ W`` over the units, ``Y @ W`` twice."""
+    from generator.leaderboard.fixed_effects import _closure, with_orphans
+    out = np.full((len(panel.kernels), weights.shape[0], panel.n_models), np.nan)
+    for t, k in enumerate(panel.kernels):
+        n_id = np.zeros((weights.shape[0], panel.n_models))
+        if k.units.size:
+            W = np.ascontiguousarray(weights[:, k.units].T, dtype=float)
+            a = np.zeros((W.shape[1], 0))
+            if k.n_est:
+                iu, ju = np.triu_indices(k.n_est)
+                flat = (k.pattern_matrix @ W).T @ k.G
+                K = np.empty((flat.shape[0], k.n_est, k.n_est))
+                K[:, iu, ju] = flat
+                K[:, ju, iu] = flat
+                diag = np.arange(k.n_est)
+                L = -K
+                L[:, diag, diag] += (k.X @ W).T
+                g = (k.C @ W).T
+                S = (K > 0).astype(float)
+                S[:, diag, diag] = 1.0
+                open_ = ~S.reshape(len(S), -1).all(axis=1)
+                if open_.any():
+                    S[open_] = _closure(S[open_])
+                A = L + S * g[:, None, :]
+                A[:, diag, diag] += g == 0
+                a = np.linalg.solve(A, (k.R @ W).T[..., None])[..., 0]
+            beta = k.C.T @ a.T
+            wbeta = W * beta
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean_b = (k.m @ W - wbeta.sum(axis=0)) / W.sum(axis=0)
+                out[t] = ((k.Q @ W + k.Y @ wbeta) / (k.Y @ W) + mean_b).T
+            n_id = (k.Y @ W).T
+        if k.orphans.size:
+            out[t] = with_orphans(k, out[t], n_id, np.ascontiguousarray(weights[:, k.orphans].T, dtype=float))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_replicates_are_the_former_formulations_to_the_bit(seed):
+    """The fused steps (``fixed_effects.model_effects``: A made in K's memory, g added as such on a
+    complete graph, X w from the pattern sums; unit-major draws) give every replicate's D to the bit:
+    small panels whose draws often split the graph (closures), panels where every model answers every
+    unit of a block (few patterns, complete graphs), orphans included."""
+    rng = np.random.default_rng(seed)
+    if seed % 2:
+        args = random_panel(seed, n_models=int(rng.integers(3, 9)), n_units=int(rng.integers(8, 40)))
+    else:
+        n_models, n_units = 12, 300
+        answered = np.repeat(rng.random((n_models, 6)) < 0.8, 50, axis=1)
+        answered[0] = True
+        model, unit = np.nonzero(answered)
+        est = (model < 9) & ~((model == 3) & (unit > 150))
+        args = dict(model=model, unit=unit, brier=rng.random(model.size), in_estimation=est,
+                    unit_type=(np.arange(n_units) % 3 == 0).astype(int), unit_stratum=np.arange(n_units) // 50)
+    panel = build_panel(**args, orphan_units="average")
+    with one_blas_thread():  # as the boards are made: the same BLAS calls, the same floats
+        boot = bootstrap(panel, 70, np.random.default_rng(seed), chunk=32)
+        draws = np.random.default_rng(seed)
+        former = np.concatenate([_former_replicates(panel, draw_weights(panel, n, draws)) for n in (32, 32, 6)], axis=1)
+    assert boot.D.tobytes() == former.tobytes()
+    assert np.isfinite(boot.D).sum() > boot.D.size // 2

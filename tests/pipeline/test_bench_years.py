@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from pathlib import Path
 
 import pandas as pd
 
@@ -98,6 +99,13 @@ def test_a_small_history_is_grown_and_measured_at_each_checkpoint(tmp_path, caps
     firsts = scored.groupby("round").size().sort_index().iloc[:2].tolist()  # its oldest scored rounds, taken in turn
     assert [b["score_rows"] for b in boards] == [2 * sum(firsts[k % len(firsts)] for k in range(3))]
     assert boards[0]["history_rows"] > 0 and boards[0]["boards_cpu_s"] > 0 and boards[0]["peak_rss_gb"] > 0
+    # --replicates: the site's bootstrapped boards instead, each tree's compared to the last bit (here the same tree twice)
+    root = Path(__file__).resolve().parents[2]
+    booted = benchmark("bench_boards_years").main(["--hub", str(hub), "--rounds", "3", "--copies", "2", "--replicates", "19",
+                                                   "--base", str(root)])
+    assert [b["code"] for b in booted] == ["base", "this"] and {b["replicates"] for b in booted} == {19}
+    assert booted[0]["history_sha256"] == booted[1]["history_sha256"] != boards[0]["history_sha256"]
+    assert booted[0]["history_rows"] == boards[0]["history_rows"]  # a row a model of each board × view, as the history has
 
 
 def test_the_fit_recovers_a_line_and_a_power_law():
