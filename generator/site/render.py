@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from importlib import resources
@@ -171,6 +172,14 @@ QUESTIONS_IN_WORKER = 1_000  # fewer question pages: rendering them takes less t
 
 
 def render_site(data: SiteData) -> dict[str, bytes]:
+    """Every page of the site and the files they fetch, by path (under generated/)."""
+    return render_pages(data)()
+
+
+def render_pages(data: SiteData) -> Callable[[], dict[str, bytes]]:
+    """``render_site``, to be taken by calling the function returned: the question pages are rendered by a
+    forked worker (above ``QUESTIONS_IN_WORKER``) while this process renders the rest, so a caller has the
+    other core's time meanwhile for its own work (``api.site_files``: the API's files) before it waits."""
     env = environment()
     env.globals.update(download=download_link(data), forecast_file=lambda due, model: forecast_file(data, due, model))
     everyone = forecasters(data)
@@ -217,17 +226,20 @@ def render_site(data: SiteData) -> dict[str, bytes]:
         page, table = _round_page(env, data, r, slugs, common)
         pages[f"rounds/{r.due}.md"] = page
         pages[f"{shell.ROUND_TABLES}/{r.due}.html"] = table
-    pages.update(question_pages())
-    pages["questions/index.md"] = question_index(env, data, common)
-    pages.update(oracle_pages(env, data.oracle_sets, common))
-    pages.update(arena_pages(env, data.arena, data.arena_brier, common, curves=data.arena_curves,
-                             decisions=data.arena_decisions, board=data.board, names=names))
-    pages.update(explore_pages(env, data.boards, data.models, common))
-    files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
-    files.update({f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
-                  for path, content in data.downloads.items()})
-    files.update(on_demand)
-    files[f"{GENERATED}/assets/plotly.min.js"] = plotly_js()
+    rest = {"questions/index.md": question_index(env, data, common)}  # after the question pages, as written
+    rest.update(oracle_pages(env, data.oracle_sets, common))
+    rest.update(arena_pages(env, data.arena, data.arena_brier, common, curves=data.arena_curves,
+                            decisions=data.arena_decisions, board=data.board, names=names))
+    rest.update(explore_pages(env, data.boards, data.models, common))
+    extra = {f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
+             for path, content in data.downloads.items()}
+    extra.update(on_demand)
+    extra[f"{GENERATED}/assets/plotly.min.js"] = plotly_js()
+
+    def files() -> dict[str, bytes]:  # the question pages waited for last: everything else is rendered by then
+        every = {**pages, **question_pages(), **rest}
+        return {**{f"{GENERATED}/{path}": text.encode("utf-8") for path, text in every.items()}, **extra}
+
     return files
 
 
