@@ -1,6 +1,7 @@
 """The site: gather → render → write, then MkDocs (``build.build_site``).
 
-- ``build``: gather everything the pages show from the hub, render, write, run MkDocs
+- ``build``: gather everything the pages show from the hub (the rounds' own boards and the Arena in forked
+  workers meanwhile, at ForecastBench's scale), render, write, run MkDocs
 - ``boards``: the bootstrapped boards, made in the background (``parallel.in_background``) and kept
   in the disk cache
 - ``render``: the generated pages from a ``SiteData`` bundle (pure: data in, {path: bytes} out);

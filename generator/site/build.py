@@ -2,6 +2,11 @@
 
 ``build_site`` is the shell around ``site.render`` (pure). MkDocs runs in strict mode, with
 ``SOURCE_DATE_EPOCH`` set to ``as_of`` so its own dates (sitemap) are reproducible too.
+
+``gather`` keeps both cores busy at ForecastBench's scale (``WORKER_MIN_ROWS`` score rows or more): the
+bootstrapped boards (``site.boards``), the rounds' own boards and the Arena are made in forked workers
+(``parallel.in_background``) while the main process reads the forecast files and builds the question
+infos; each is the same value made here, where forking is not sound or not worth it.
 """
 
 from __future__ import annotations
