@@ -6,7 +6,7 @@
   in the disk cache
 - ``render``: the generated pages from a ``SiteData`` bundle (pure: data in, {path: bytes} out);
   ``sitedata``: that bundle; ``listings``: the Changes, Questions, Models and methodology-versions lists
-- ``charts``: Plotly figures as plain dicts
+- ``charts``: Plotly figures as plain dicts; ``breakdowns``: the model pages' tables by source, category, horizon
 - ``questions``, ``summaries``, ``payloads``: question pages, what they say of their units, and
   their forecasts as compact columns
 - ``rounds``: where each round stands at ``as_of`` and how its questions resolved

@@ -16,7 +16,6 @@ from importlib import resources
 
 import jinja2
 import markupsafe
-import numpy as np
 import pandas as pd
 
 from ..codes import OTHER_CODES
@@ -25,7 +24,6 @@ from ..config_schema import HTTP_OVERRIDES, allowed, describe_kind, toml_value
 from ..leaderboard.calibration import murphy, reliability_table
 from ..leaderboard.fb_rules import orphan_text
 from ..leaderboard.hub_boards import RECORDED_BEFORE_VIEWS, headline_of, history_views
-from ..leaderboard.views import horizon_days
 from ..models import FIELDS as MODEL_FIELDS
 from ..models import ModelMeta
 from ..parallel import in_background
@@ -34,6 +32,7 @@ from ..store.csvio import empty_frame
 from ..timeutil import format_ts, parse_ts
 from . import charts, shell
 from .arena_page import arena_pages
+from .breakdowns import breakdowns
 from .downloads import for_spreadsheets, raw_url
 from .explore_page import explore_pages
 from .hub_settings import hub_settings_values
@@ -452,41 +451,6 @@ def _model_page(env: jinja2.Environment, data: SiteData, model: str, mine: dict[
         arena_chart=_chart(mine["arena_curves"], charts.arena_curves),
         oracle_chart=_chart(mine["oracle_months"], charts.oracle_months),
         rounds=sorted({str(r) for r in scores["round"].unique()} | {r.due for r in data.rounds if model in r.participants}))
-
-
-BREAKDOWNS = (("Source", "source"), ("Category", "category"), ("Horizon (days)", "horizon"))
-
-
-def breakdowns(model_scores: dict[str, pd.DataFrame]) -> dict[str, list[dict]]:
-    """Per model, the mean Brier and N of its scored forecasts by source, by category and by horizon
-    (``BREAKDOWNS``; a table without rows left out), each table's rows sorted by key. Every model at
-    once: one grouping per table over all the rows, by (model, key) codes (a grouping per model and
-    table was ~330 pandas groupings at ForecastBench scale, twice the time); each group's rows, in
-    their order, are what the model's own grouping took, so the means are the same floats."""
-    out: dict[str, list[dict]] = {m: [] for m in model_scores}
-    frames = [g[["model", "source", "category", "round", "resolution_date", "kind", "brier"]]
-              for g in model_scores.values() if len(g)]
-    if not frames:
-        return out
-    scores = pd.concat(frames, ignore_index=True)
-    owners, models = pd.factorize(scores["model"], sort=True)
-    keys = {"source": scores["source"], "category": scores["category"].fillna("").replace("", "(none)"),
-            "horizon": horizon_days(scores)}
-    brier = scores["brier"]
-    for title, column in BREAKDOWNS:
-        codes, uniques = pd.factorize(keys[column], sort=True)  # a missing key: -1, left out as a grouping leaves it
-        kept = codes >= 0
-        stats = brier[kept].groupby(owners[kept].astype(np.int64) * len(uniques) + codes[kept], sort=True).agg(["mean", "count"])
-        names = [f"{int(v)}" if column == "horizon" else str(v) for v in uniques]
-        # a model's table is there when it has rows for it (a horizon: dataset rows), even with no key among them
-        tables: dict[str, list[dict]] = {m: [] for m in models[np.unique(owners[keys[column].notna().to_numpy()]
-                                                                          if column == "horizon" else owners)]}
-        for group, mean, count in zip(stats.index.tolist(), stats["mean"].tolist(), stats["count"].tolist()):
-            tables.setdefault(models[group // len(uniques)], []).append(
-                {"key": names[group % len(uniques)], "mean": mean, "count": count})
-        for model, rows in tables.items():
-            out[model].append({"title": title, "rows": rows})
-    return out
 
 
 def _by_model(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:

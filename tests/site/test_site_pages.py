@@ -243,7 +243,7 @@ def test_the_breakdowns_of_every_model_at_once_are_each_models_own() -> None:
     import numpy as np
 
     from generator.schemas import SCORES
-    from generator.site.render import breakdowns
+    from generator.site.breakdowns import breakdowns
     from generator.store.csvio import empty_frame
 
     rng = np.random.default_rng(7)
