@@ -156,8 +156,8 @@ def timed(hub: Path, cache: bool = True) -> dict:
 
 def _workers_cpu() -> float:
     """CPU seconds (user + system) of the forked workers that have ended (``parallel.in_background``: the
-    boards' bootstrap, the question pages): with two free cores a stage's wall is at least the larger of
-    the main process's CPU and half of the two together."""
+    boards' bootstrap, the rounds' own boards and the Arena in gather, the question pages in render): with
+    two free cores a stage's wall is at least the larger of the main process's CPU and half of the two together."""
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     return used.ru_utime + used.ru_stime
 

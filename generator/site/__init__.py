@@ -1,11 +1,12 @@
 """The site: gather → render → write, then MkDocs (``build.build_site``).
 
-- ``build``: gather everything the pages show from the hub, render, write, run MkDocs
+- ``build``: gather everything the pages show from the hub (the rounds' own boards and the Arena in forked
+  workers meanwhile, at ForecastBench's scale), render, write, run MkDocs
 - ``boards``: the bootstrapped boards, made in the background (``parallel.in_background``) and kept
   in the disk cache
 - ``render``: the generated pages from a ``SiteData`` bundle (pure: data in, {path: bytes} out);
   ``sitedata``: that bundle; ``listings``: the Changes, Questions, Models and methodology-versions lists
-- ``charts``: Plotly figures as plain dicts
+- ``charts``: Plotly figures as plain dicts; ``breakdowns``: the model pages' tables by source, category, horizon
 - ``questions``, ``summaries``, ``payloads``: question pages, what they say of their units, and
   their forecasts as compact columns
 - ``rounds``: where each round stands at ``as_of`` and how its questions resolved

@@ -25,7 +25,7 @@ from ..leaderboard.question_effects import QuestionEffects
 from ..timeutil import format_ts
 from .listings import forecasters, model_rows
 from .questions import question_slug
-from .render import column_records, render_site, safe_url
+from .render import column_records, render_pages, safe_url
 from .sitedata import GENERATED, SiteData
 
 API_VERSION = 1
@@ -177,8 +177,11 @@ def api_files(data: SiteData) -> dict[str, bytes]:
 
 
 def site_files(data: SiteData) -> dict[str, bytes]:
-    """Every generated file of the site: the pages (``render.render_site``) and the API."""
-    return {**render_site(data), **{f"{GENERATED}/{path}": content for path, content in api_files(data).items()}}
+    """Every generated file of the site: the pages (``render.render_site``) and the API, whose files are
+    made while the question pages are rendered in the background (``render.render_pages``)."""
+    pages = render_pages(data)
+    api = {f"{GENERATED}/{path}": content for path, content in api_files(data).items()}
+    return {**pages(), **api}
 
 
 def schema_bytes(name: str) -> bytes:

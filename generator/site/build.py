@@ -2,6 +2,11 @@
 
 ``build_site`` is the shell around ``site.render`` (pure). MkDocs runs in strict mode, with
 ``SOURCE_DATE_EPOCH`` set to ``as_of`` so its own dates (sitemap) are reproducible too.
+
+``gather`` keeps both cores busy at ForecastBench's scale (``WORKER_MIN_ROWS`` score rows or more): the
+bootstrapped boards (``site.boards``), the rounds' own boards and the Arena are made in forked workers
+(``parallel.in_background``) while the main process reads the forecast files and builds the question
+infos; each is the same value made here, where forking is not sound or not worth it.
 """
 
 from __future__ import annotations
@@ -12,11 +17,11 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -30,6 +35,7 @@ from ..leaderboard.hub_boards import history_views, hub_board
 from ..oracle.board import oracle_board, oracle_scores
 from ..oracle.sets import oracle_sets
 from ..oracle.temporal import temporal_view
+from ..parallel import in_background
 from ..schemas import FORECASTS
 from ..scoring.corrections import corrections
 from ..scoring.resolve import LedgerView, ledger_view
@@ -38,13 +44,15 @@ from ..store.hub import Hub, as_hub
 from ..store.spreadsheet import spreadsheet_safe_bytes
 from ..timeutil import format_date, format_ts
 from .api import site_files
-from .boards import site_boards
+from .boards import WORKER_MIN_ROWS, site_boards
 from .questions import question_infos
 from .render import GENERATED, RoundInfo, SiteData, safe_url
 from .rounds import OPEN, RoundStatus, resolutions, round_status
 from .shell import FRAGMENTS, ROUND_TABLE, ROUND_TABLES, SHELL
 from .speak import CHANGES_NIGHTS
 from .write import write_tree
+
+T = TypeVar("T")
 
 
 def _last_nights(history: pd.DataFrame, n: int) -> pd.DataFrame:
@@ -70,18 +78,27 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     sets = {due: readers.load_round(hub, due) for due in readers.round_dues(hub)}
     asked = pd.concat(list(sets.values()), ignore_index=True) if sets else None
     made = site_boards(hub, scores, models, as_of, settings, asked, observations)  # in the background meanwhile
-    rounds, forecasts, read = [], [], {}
     by_round = {r: g for r, g in scores.groupby("round", sort=False)} if len(scores) else {}
+    busy = len(scores) >= WORKER_MIN_ROWS  # a smaller hub's work takes less than a worker costs to start
+    round_boards = _in_worker(lambda: {format_date(due): _round_board(by_round.get(format_date(due)), questions, models, as_of,
+                                                                      settings, first) for due, questions in sets.items()}, busy)
+    rounds, forecasts, read, states = [], [], {}, {}
     for due, questions in sets.items():
         day = format_date(due)
         by_model = readers.load_forecasts(hub, due, quarantine)
-        status, units = _round_state(day, questions, view, as_of)
-        board = None if status.state == OPEN else _round_board(by_round.get(day), questions, models, as_of, settings, first)
-        rounds.append(RoundInfo(day, questions, tuple(sorted(by_model)), status=status, resolutions=units, board=board))
-        if status.state == OPEN:  # an open round's forecasts are never published: a late team could copy them
+        states[day] = (questions, tuple(sorted(by_model)), *_round_state(day, questions, view, as_of))
+        if states[day][2].state == OPEN:  # an open round's forecasts are never published: a late team could copy them
             continue
         read[day] = by_model
         forecasts += [f.assign(round=day, model=m) for m, f in sorted(by_model.items())]
+    arena = _in_worker(lambda: _arena(hub, as_of, read), busy)  # the Arena's CPU beside the questions' (below)
+    boards_of_rounds = round_boards()
+    for day, (questions, participants, status, units) in states.items():
+        board = None if status.state == OPEN else boards_of_rounds[day]
+        rounds.append(RoundInfo(day, questions, participants, status=status, resolutions=units, board=board))
+    questions_of_rounds = _questions(hub, observations, rounds, forecasts, scores, as_of)
+    arena_parts, unreadable_bets = arena()
+    quarantine += unreadable_bets
     gathered: dict[str, Any] = dict(
         title=settings.title, as_of=as_of, methodology_version=settings.scoring.methodology_version,
         history=overall[overall["board"] == first], board_history=history, models=models,
@@ -92,8 +109,8 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         corrections=corrections(observations, format_ts(as_of),
                                 {r.due: r.questions for r in rounds}),
         decisions=_decisions(hub, as_of),
-        **_arena(hub, as_of, quarantine, read), **_oracle(hub, as_of, models, quarantine),
-        rounds=rounds, questions=_questions(hub, observations, rounds, forecasts, scores, as_of),
+        **arena_parts, **_oracle(hub, as_of, models, quarantine),
+        rounds=rounds, questions=questions_of_rounds,
         repo_url=settings.repo_url, settings=settings, **_downloads(hub, readers.quarantined_files(quarantine), settings.repo_url, as_of),
     )
     boards = made()
@@ -127,14 +144,22 @@ def _round_board(scores: pd.DataFrame | None, questions: pd.DataFrame, models: d
                      min_round_age_days=0)
 
 
-def _arena(hub: Hub, as_of: datetime, quarantine: list[Problem], forecasts: dict[str, dict[str, pd.DataFrame]]) -> dict:
+def _in_worker(make: Callable[[], T], worth: bool) -> Callable[[], T]:
+    """``make()`` in a forked worker while this process goes on (``parallel.in_background``) when it is
+    ``worth`` a worker, else here when asked for: the same value either way."""
+    return in_background(make) if worth else make
+
+
+def _arena(hub: Hub, as_of: datetime, forecasts: dict[str, dict[str, pd.DataFrame]]) -> tuple[dict, list[Problem]]:
     """The Arena's table, curves and decisions, from the forecast files ``gather`` has read (not read
     twice: at ForecastBench scale a read of every forecast file costs ~20 s). The decisions read the
-    bet files of the rounds past their due time (an unreadable one is already in ``quarantine``)."""
-    cohorts = load_cohorts(hub.root, as_of, quarantine=quarantine, forecasts=forecasts)
+    bet files of the rounds past their due time; with them, the unreadable bet files found (the
+    forecast files are ``gather``'s), which ``gather`` adds to its quarantine: this may run in a worker."""
+    unreadable: list[Problem] = []
+    cohorts = load_cohorts(hub.root, as_of, quarantine=unreadable, forecasts=forecasts)
     bets = {format_date(due): readers.load_bets(hub, due, []) for due in readers.round_dues(hub) if due <= as_of}
     return {"arena": arena_table(cohorts), "arena_curves": pnl_curves(cohorts), "arena_brier": bet_brier(cohorts),
-            "arena_decisions": decision_rows(cohorts.positions, bets)}
+            "arena_decisions": decision_rows(cohorts.positions, bets)}, unreadable
 
 
 def _oracle(hub: Hub, as_of: datetime, models: dict, quarantine: list[Problem]) -> dict:

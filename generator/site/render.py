@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from importlib import resources
@@ -23,7 +24,6 @@ from ..config_schema import HTTP_OVERRIDES, allowed, describe_kind, toml_value
 from ..leaderboard.calibration import murphy, reliability_table
 from ..leaderboard.fb_rules import orphan_text
 from ..leaderboard.hub_boards import RECORDED_BEFORE_VIEWS, headline_of, history_views
-from ..leaderboard.views import horizon_days
 from ..models import FIELDS as MODEL_FIELDS
 from ..models import ModelMeta
 from ..parallel import in_background
@@ -32,6 +32,7 @@ from ..store.csvio import empty_frame
 from ..timeutil import format_ts, parse_ts
 from . import charts, shell
 from .arena_page import arena_pages
+from .breakdowns import breakdowns
 from .downloads import for_spreadsheets, raw_url
 from .explore_page import explore_pages
 from .hub_settings import hub_settings_values
@@ -170,6 +171,14 @@ QUESTIONS_IN_WORKER = 1_000  # fewer question pages: rendering them takes less t
 
 
 def render_site(data: SiteData) -> dict[str, bytes]:
+    """Every page of the site and the files they fetch, by path (under generated/)."""
+    return render_pages(data)()
+
+
+def render_pages(data: SiteData) -> Callable[[], dict[str, bytes]]:
+    """``render_site``, to be taken by calling the function returned: the question pages are rendered by a
+    forked worker (above ``QUESTIONS_IN_WORKER``) while this process renders the rest, so a caller has the
+    other core's time meanwhile for its own work (``api.site_files``: the API's files) before it waits."""
     env = environment()
     env.globals.update(download=download_link(data), forecast_file=lambda due, model: forecast_file(data, due, model))
     everyone = forecasters(data)
@@ -208,24 +217,28 @@ def render_site(data: SiteData) -> dict[str, bytes]:
     }
     per_model = {name: _by_model(getattr(data, name)) for name in ("history", "arena", "oracle_board", "arena_curves", "oracle_months")}
     board = without_attrs(data.board)
-    pages.update({f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()}, board)
+    tables = breakdowns(data.model_scores)
+    pages.update({f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()}, board, tables.get(m, []))
                   for m in everyone})
     slugs = {q.id: q.slug for q in data.questions}
     for r in data.rounds:
         page, table = _round_page(env, data, r, slugs, common)
         pages[f"rounds/{r.due}.md"] = page
         pages[f"{shell.ROUND_TABLES}/{r.due}.html"] = table
-    pages.update(question_pages())
-    pages["questions/index.md"] = question_index(env, data, common)
-    pages.update(oracle_pages(env, data.oracle_sets, common))
-    pages.update(arena_pages(env, data.arena, data.arena_brier, common, curves=data.arena_curves,
-                             decisions=data.arena_decisions, board=data.board, names=names))
-    pages.update(explore_pages(env, data.boards, data.models, common))
-    files = {f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}
-    files.update({f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
-                  for path, content in data.downloads.items()})
-    files.update(on_demand)
-    files[f"{GENERATED}/assets/plotly.min.js"] = plotly_js()
+    rest = {"questions/index.md": question_index(env, data, common)}  # after the question pages, as written
+    rest.update(oracle_pages(env, data.oracle_sets, common))
+    rest.update(arena_pages(env, data.arena, data.arena_brier, common, curves=data.arena_curves,
+                            decisions=data.arena_decisions, board=data.board, names=names))
+    rest.update(explore_pages(env, data.boards, data.models, common))
+    extra = {f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
+             for path, content in data.downloads.items()}
+    extra.update(on_demand)
+    extra[f"{GENERATED}/assets/plotly.min.js"] = plotly_js()
+
+    def files() -> dict[str, bytes]:  # the question pages waited for last: everything else is rendered by then
+        every = {**pages, **question_pages(), **rest}
+        return {**{f"{GENERATED}/{path}": text.encode("utf-8") for path, text in every.items()}, **extra}
+
     return files
 
 
@@ -418,20 +431,19 @@ def without_attrs(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _model_page(env: jinja2.Environment, data: SiteData, model: str, mine: dict[str, pd.DataFrame | None],
-                board: pd.DataFrame) -> str:
+                board: pd.DataFrame, tables: list[dict]) -> str:
     """One model's page; ``mine`` holds its rows of the per-model frames (None: it has none); ``board``
-    is ``data.board`` (``without_attrs``)."""
+    is ``data.board`` (``without_attrs``); ``tables`` its ``breakdowns``."""
     scores = data.model_scores.get(model)
     if scores is None:  # nothing scored yet: the page still shows its metadata, rounds, bets and answers
         scores = empty_frame(SCORES)
     own = scores[scores["imputed"] == 0]  # calibration of the forecasts the model made itself
     table = reliability_table(own["probability"], own["outcome"])
-    breakdowns = _breakdowns(scores)
     row = board[board["model"] == model].to_dict("records")
     history = mine["history"] if mine["history"] is not None else data.history.iloc[:0]
     meta = data.models.get(model) or ModelMeta(id=model, name=model, organization="", kind="")
     return env.get_template("model.md.j2").render(
-        data=data, updated=format_ts(data.as_of), meta=meta, row=row[0] if row else None, breakdowns=breakdowns,
+        data=data, updated=format_ts(data.as_of), meta=meta, row=row[0] if row else None, breakdowns=tables,
         history=charts.to_json(charts.history_lines(history, {model: meta.name})) if len(history) else "",
         calibration=charts.to_json(charts.reliability(table)) if len(table) else "", bins=table.to_dict("records"),
         murphy=murphy(own["probability"], own["outcome"]),
@@ -439,21 +451,6 @@ def _model_page(env: jinja2.Environment, data: SiteData, model: str, mine: dict[
         arena_chart=_chart(mine["arena_curves"], charts.arena_curves),
         oracle_chart=_chart(mine["oracle_months"], charts.oracle_months),
         rounds=sorted({str(r) for r in scores["round"].unique()} | {r.due for r in data.rounds if model in r.participants}))
-
-
-def _breakdowns(scores: pd.DataFrame) -> list[dict]:
-    """Mean Brier and N of one model's scored forecasts by source, by category and by horizon."""
-    keyed = scores.assign(category=scores["category"].fillna("").replace("", "(none)"),
-                          horizon=horizon_days(scores))
-    tables = []
-    for title, column in (("Source", "source"), ("Category", "category"), ("Horizon (days)", "horizon")):
-        rows = keyed.dropna(subset=[column]) if column == "horizon" else keyed
-        if not len(rows):
-            continue
-        grouped = rows.groupby(column, sort=True)["brier"].agg(["mean", "count"]).reset_index()
-        grouped[column] = grouped[column].map(lambda v: f"{int(v)}" if column == "horizon" else str(v))  # noqa: B023 (map runs now)
-        tables.append({"title": title, "rows": grouped.rename(columns={column: "key"}).to_dict("records")})
-    return tables
 
 
 def _by_model(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:

@@ -183,3 +183,45 @@ def test_boards_are_made_with_one_blas_thread_and_the_process_keeps_its_own(demo
         after = {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
     assert seen and all(s == {1} for s in seen)
     assert after == before
+
+
+@pytest.mark.parametrize("min_rows", [0, 10**9])  # the round boards and the Arena in workers; here
+def test_the_round_boards_and_the_arena_are_the_same_made_in_a_worker(demo_hub: Path, tmp_path: Path, monkeypatch,
+                                                                      min_rows: int):
+    """``gather`` makes each round's board and the Arena in forked workers at ForecastBench's scale: the same
+    frames as made here, and a broken bet file the worker meets is in the quarantine, where and as the
+    main process alone puts it (before the oracle's answers, which the downloads' list then leaves out)."""
+    from generator.site import build as build_module
+
+    root = tmp_path / "demo"
+    shutil.copytree(demo_hub, root, symlinks=True, ignore=shutil.ignore_patterns("site", "site_src"))
+    hub = Hub.load(root)
+    past = [d for d in readers.round_dues(hub) if d <= AS_OF][0]
+    broken = hub.layout.bets(past, "team.bets")
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_bytes(b"\x00\xffnot,a\nbet file\n")
+    monkeypatch.setattr(build_module, "WORKER_MIN_ROWS", 10**9)
+    alone_quarantine: list = []
+    alone = gather(Hub.load(root), AS_OF, alone_quarantine)
+    forked, in_background = [], build_module.in_background
+
+    def counted(make):
+        forked.append(make)
+        return in_background(make)
+
+    monkeypatch.setattr(build_module, "WORKER_MIN_ROWS", min_rows)
+    monkeypatch.setattr(build_module, "in_background", counted)
+    quarantine: list = []
+    data = gather(Hub.load(root), AS_OF, quarantine)
+    assert len(forked) == (2 if min_rows == 0 else 0)
+    assert quarantine == alone_quarantine and hub.layout.relative(broken) in [p.file for p in quarantine]
+    assert [r.due for r in data.rounds] == [r.due for r in alone.rounds]
+    assert sum(r.board is not None for r in alone.rounds) >= 2
+    for got, expected in zip(data.rounds, alone.rounds, strict=True):
+        assert (got.board is None) == (expected.board is None)
+        if expected.board is not None:
+            pd.testing.assert_frame_equal(got.board, expected.board, check_exact=True)
+    for name in ("arena", "arena_curves", "arena_brier", "arena_decisions"):
+        assert len(getattr(alone, name)), name
+        pd.testing.assert_frame_equal(getattr(data, name), getattr(alone, name), check_exact=True)
+    assert render_site(data) == render_site(alone)

@@ -217,3 +217,49 @@ def test_forecasters_not_on_the_board_still_get_a_page_and_a_row_in_the_models_i
     round_page = files[f"generated/rounds/{last.due}.md"].decode("utf-8")
     linked = set(re.findall(r'href="\.\./\.\./models/([^/"]+)/"', round_page))
     assert "late.model" in linked and all(f"generated/models/{m}.md" in files for m in linked), "no dead model links"
+
+
+def _one_models_breakdowns(scores: pd.DataFrame) -> list[dict]:
+    """The breakdowns of one model's rows by a grouping of its own (what the model pages did per model)."""
+    from generator.leaderboard.views import horizon_days
+
+    keyed = scores.assign(category=scores["category"].fillna("").replace("", "(none)"), horizon=horizon_days(scores))
+    tables = []
+    for title, column in (("Source", "source"), ("Category", "category"), ("Horizon (days)", "horizon")):
+        rows = keyed.dropna(subset=[column]) if column == "horizon" else keyed
+        if not len(rows):
+            continue
+        grouped = rows.groupby(column, sort=True)["brier"].agg(["mean", "count"]).reset_index()
+        keys = [f"{int(v)}" if column == "horizon" else str(v) for v in grouped[column]]
+        tables.append({"title": title, "rows": [{"key": k, "mean": m, "count": c}
+                                                for k, m, c in zip(keys, grouped["mean"].tolist(), grouped["count"].tolist())]})
+    return tables
+
+
+def test_the_breakdowns_of_every_model_at_once_are_each_models_own() -> None:
+    """Grouped once over every model's rows, each model's tables are what a grouping of its own rows gives, float
+    for float: sorted keys, blank categories as "(none)", markets without a horizon, a missing source left out
+    (its table kept, empty), a missing Brier not counted, a model with no rows without tables."""
+    import numpy as np
+
+    from generator.schemas import SCORES
+    from generator.site.breakdowns import breakdowns
+    from generator.store.csvio import empty_frame
+
+    rng = np.random.default_rng(7)
+    n = 600
+    frame = pd.DataFrame({
+        "model": rng.choice(["b", "a", "c"], n), "source": rng.choice(["fred", "acled", "manifold"], n).astype(object),
+        "category": rng.choice(["", "Economy", None, "Science"], n), "kind": rng.choice(["dataset", "market"], n),
+        "round": rng.choice(["2025-01-05", "2025-01-19"], n),
+        "resolution_date": rng.choice(["2025-02-05", "2025-03-19", "2025-07-01"], n), "brier": rng.random(n) / 3})
+    frame.loc[frame.index[::17], "brier"] = np.nan
+    frame.loc[(frame["model"] == "c").to_numpy(), "source"] = None  # every source of c missing
+    frame.loc[(frame["model"] == "b").to_numpy(), "kind"] = "market"  # b has no horizon
+    by_model = {m: g for m, g in frame.groupby("model", sort=True)}
+    by_model["d"] = empty_frame(SCORES)
+    got = breakdowns(by_model)
+    assert set(got) == {"a", "b", "c", "d"} and got["d"] == []
+    for model in "abc":
+        assert got[model] == _one_models_breakdowns(by_model[model]), model
+    assert [t["title"] for t in got["b"]] == ["Source", "Category"] and got["c"][0] == {"title": "Source", "rows": []}
