@@ -203,8 +203,8 @@ def write_team_forecasts(hub: Hub, world: SimWorld, due: datetime) -> list[str]:
 def remaining(hub: Hub, nights: list[datetime]) -> list[datetime]:
     """The nights still to run in a hub left by an earlier (perhaps interrupted) demo: from the last
     night the ledgers record on, that one included, since a night's run is idempotent and completes
-    what an interrupted run of it began (``run_demo`` runs it again only if its commit was not made). Time never runs backwards in a ledger, so earlier nights
-    cannot be replayed."""
+    what an interrupted run of it began (``run_demo`` runs its nightly again only if its commit was
+    not made). Time never runs backwards in a ledger, so earlier nights cannot be replayed."""
     latest = readers.latest_recorded(hub)
     return [n for n in nights if latest is None or format_ts(n) >= latest[0]]
 
