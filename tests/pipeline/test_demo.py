@@ -350,3 +350,20 @@ def test_an_interrupted_demo_resumes_to_the_bytes_of_a_fresh_run(tmp_path: Path)
     assert tree_bytes(resumed) == tree_bytes(fresh)
     assert run_demo(resumed, nights=nights, build=False).nights == len(nights)
     assert tree_bytes(resumed) == tree_bytes(fresh), "a finished demo run again changes nothing"
+
+
+def test_a_demo_stopped_on_a_night_of_pull_requests_and_resumed_passes_the_git_audit(tmp_path: Path):
+    """`demo --until` a night on which the teams' pull requests are merged (night 12, 2026-01-15, from an
+    hour past midnight) commits the site's sources after those merges: dated at the night, that commit
+    was earlier than its parent and `verify --git` failed (commit-date-backwards). It is dated at the last
+    merge; and the demo run on from there passes the audit too."""
+    root = tmp_path / "demo"
+    run_demo(root, nights=season(end=parse_ts("2026-01-15T00:00:00Z")))
+    log = git(root, "log", "-3", "--format=%ct %s").splitlines()
+    assert log[0].endswith("site: the hub's pages (site_src)") and log[1].split(" ", 1)[1].startswith("Merge pull request #")
+    assert int(log[0].split()[0]) == int(log[1].split()[0]) > int(parse_ts("2026-01-15T00:00:00Z").timestamp())
+    audit = run_cli("verify", "--git", "--hub", str(root))
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    run_demo(root, nights=season(end=parse_ts("2026-01-17T00:00:00Z")))
+    audit = run_cli("verify", "--git", "--hub", str(root))
+    assert audit.returncode == 0, audit.stdout + audit.stderr
