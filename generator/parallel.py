@@ -119,12 +119,13 @@ def _call(item: Any) -> tuple[Any, Any] | None:
     return result, carry.since(mark) if carry is not None else None
 
 
-def in_background(make: Callable[[], T]) -> Callable[[], T]:
+def in_background(make: Callable[[], T], worth: bool = True) -> Callable[[], T]:
     """``make()`` run in a forked worker process: the function returned waits for its result. Where
-    forking is not sound (``fork_sound``), or when the worker fails (an exception, a result that
-    cannot be sent, a killed process), ``make()`` runs here when the result is asked for: the same
-    value either way, and an error raised where it would have been raised without a worker."""
-    if not fork_sound():
+    the work is not ``worth`` a worker (less than a worker costs to start), where forking is not sound
+    (``fork_sound``), or when the worker fails (an exception, a result that cannot be sent, a killed
+    process), ``make()`` runs here when the result is asked for: the same value either way, and an
+    error raised where it would have been raised without a worker."""
+    if not worth or not fork_sound():
         return make
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)

@@ -17,11 +17,11 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pandas as pd
 
@@ -52,8 +52,6 @@ from .shell import FRAGMENTS, ROUND_TABLE, ROUND_TABLES, SHELL
 from .speak import CHANGES_NIGHTS
 from .write import write_tree
 
-T = TypeVar("T")
-
 
 def _last_nights(history: pd.DataFrame, n: int) -> pd.DataFrame:
     """The rows of the latest ``n`` nights."""
@@ -80,8 +78,8 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     made = site_boards(hub, scores, models, as_of, settings, asked, observations)  # in the background meanwhile
     by_round = {r: g for r, g in scores.groupby("round", sort=False)} if len(scores) else {}
     busy = len(scores) >= WORKER_MIN_ROWS  # a smaller hub's work takes less than a worker costs to start
-    round_boards = _in_worker(lambda: {format_date(due): _round_board(by_round.get(format_date(due)), questions, models, as_of,
-                                                                      settings, first) for due, questions in sets.items()}, busy)
+    round_boards = in_background(lambda: {format_date(due): _round_board(by_round.get(format_date(due)), questions, models, as_of,
+                                                                         settings, first) for due, questions in sets.items()}, busy)
     rounds, forecasts, read, states = [], [], {}, {}
     for due, questions in sets.items():
         day = format_date(due)
@@ -91,7 +89,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
             continue
         read[day] = by_model
         forecasts += [f.assign(round=day, model=m) for m, f in sorted(by_model.items())]
-    arena = _in_worker(lambda: _arena(hub, as_of, read), busy)  # the Arena's CPU beside the questions' (below)
+    arena = in_background(lambda: _arena(hub, as_of, read), busy)  # the Arena's CPU beside the questions' (below)
     boards_of_rounds = round_boards()
     for day, (questions, participants, status, units) in states.items():
         board = None if status.state == OPEN else boards_of_rounds[day]
@@ -142,12 +140,6 @@ def _round_board(scores: pd.DataFrame | None, questions: pd.DataFrame, models: d
     # [scoring] min_age_days before it counts a round
     return hub_board(scores, models, as_of, settings, board=board, view="overall", replicates=0, crowd=crowd,
                      min_round_age_days=0)
-
-
-def _in_worker(make: Callable[[], T], worth: bool) -> Callable[[], T]:
-    """``make()`` in a forked worker while this process goes on (``parallel.in_background``) when it is
-    ``worth`` a worker, else here when asked for: the same value either way."""
-    return in_background(make) if worth else make
 
 
 def _arena(hub: Hub, as_of: datetime, forecasts: dict[str, dict[str, pd.DataFrame]]) -> tuple[dict, list[Problem]]:

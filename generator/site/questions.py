@@ -18,11 +18,11 @@ from ..scoring.resolve import known_by, latest_questions
 from .payloads import NO_FORECASTS, blocks, forecast_payloads
 
 _PLAIN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
-# How each unit (round × resolution date) of a question stands: its round's times and rounds.resolutions
 # A question page shows the forecasts of the question's latest rounds only, so that its size stays bounded
 # however many rounds ask it again (issue 39); it links each earlier round's page, whose forecasters'
 # files hold that round's forecasts.
 RECENT_ROUNDS = 3
+# How each unit (round × resolution date) of a question stands: its round's times and rounds.resolutions
 UNIT_COLUMNS = ["round", "resolution_date", "due", "freeze_time", "freeze_value", "status", "outcome", "resolved_at",
                 "final_value"]
 

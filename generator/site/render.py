@@ -190,7 +190,7 @@ def render_pages(data: SiteData) -> Callable[[], dict[str, bytes]]:
     # the question pages (~40% of the rendering at ForecastBench scale) in a forked worker meanwhile:
     # the same text whichever process renders it (``parallel.in_background``), the other core used
     make_questions = partial(_question_pages, env, data.questions, updated, frozenset(_baselines(data)))
-    question_pages = in_background(make_questions) if len(data.questions) >= QUESTIONS_IN_WORKER else make_questions
+    question_pages = in_background(make_questions, len(data.questions) >= QUESTIONS_IN_WORKER)
     common = {"data": data, "updated": updated, "updated_friendly": friendly_time(data.as_of), "prefix": f"{GENERATED}/"}
     first_round = min((r.due for r in data.rounds), default="")
     history_start = str(data.history["as_of"].min())[:10] if len(data.history) else ""
