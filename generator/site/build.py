@@ -45,7 +45,7 @@ from ..store.spreadsheet import spreadsheet_safe_bytes
 from ..timeutil import format_date, format_ts
 from .api import site_files
 from .boards import WORKER_MIN_ROWS, site_boards
-from .questions import question_infos
+from .questions import question_infos, shown_rounds
 from .render import GENERATED, RoundInfo, SiteData, safe_url
 from .rounds import OPEN, RoundStatus, resolutions, round_status
 from .shell import FRAGMENTS, ROUND_TABLE, ROUND_TABLES, SHELL
@@ -80,7 +80,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     busy = len(scores) >= WORKER_MIN_ROWS  # a smaller hub's work takes less than a worker costs to start
     round_boards = in_background(lambda: {format_date(due): _round_board(by_round.get(format_date(due)), questions, models, as_of,
                                                                          settings, first) for due, questions in sets.items()}, busy)
-    rounds, forecasts, read, states = [], [], {}, {}
+    rounds, read, states = [], {}, {}
     for due, questions in sets.items():
         day = format_date(due)
         by_model = readers.load_forecasts(hub, due, quarantine)
@@ -88,13 +88,12 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         if states[day][2].state == OPEN:  # an open round's forecasts are never published: a late team could copy them
             continue
         read[day] = by_model
-        forecasts += [f.assign(round=day, model=m) for m, f in sorted(by_model.items())]
     arena = in_background(lambda: _arena(hub, as_of, read), busy)  # the Arena's CPU beside the questions' (below)
     boards_of_rounds = round_boards()
     for day, (questions, participants, status, units) in states.items():
         board = None if status.state == OPEN else boards_of_rounds[day]
         rounds.append(RoundInfo(day, questions, participants, status=status, resolutions=units, board=board))
-    questions_of_rounds = _questions(hub, observations, rounds, forecasts, scores, as_of)
+    questions_of_rounds = _questions(hub, observations, rounds, read, scores, as_of)
     arena_parts, unreadable_bets = arena()
     quarantine += unreadable_bets
     gathered: dict[str, Any] = dict(
@@ -162,15 +161,26 @@ def _oracle(hub: Hub, as_of: datetime, models: dict, quarantine: list[Problem]) 
             "oracle_months": temporal_view(scores, cutoffs, by=("model",)) if len(scores) else pd.DataFrame()}
 
 
-def _questions(hub: Hub, observations: pd.DataFrame, rounds: list[RoundInfo], forecasts: list, scores,
-               as_of: datetime) -> list:
+def _questions(hub: Hub, observations: pd.DataFrame, rounds: list[RoundInfo],
+               forecasts: dict[str, dict[str, pd.DataFrame]], scores, as_of: datetime) -> list:
+    """The question pages' data, from the forecasts of each round past its due time (``forecasts``: by
+    round, then model), each file's rows cut to the questions whose page shows that round
+    (``shown_rounds``) before they are joined; the pages' shared model list is that of every file."""
     if not rounds:
         return []
     asked = pd.concat([_with_resolutions(r) for r in rounds], ignore_index=True)
-    given = (pd.concat(forecasts, ignore_index=True) if forecasts
+    shown, ids = shown_rounds(asked), set(asked["question_id"])
+    given, models = [], set()
+    for day, by_model in forecasts.items():
+        for model, frame in sorted(by_model.items()):
+            cut = frame[frame["question_id"].isin(shown.get(day, ()))]
+            if len(cut) or frame["question_id"].isin(ids).any():  # the model forecast a question asked
+                models.add(model)
+            given.append(cut.assign(round=day, model=model))
+    given = (pd.concat(given, ignore_index=True) if given
              else pd.DataFrame(columns=["round", "model", *FORECASTS.names]))
     return question_infos(readers.load_bank(hub), observations, asked, given, scores,
-                          format_ts(as_of))
+                          format_ts(as_of), models=tuple(sorted(models)))
 
 
 def _with_resolutions(r: RoundInfo) -> pd.DataFrame:

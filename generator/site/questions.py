@@ -33,7 +33,7 @@ class QuestionInfo:
     slug: str
     question: dict  # the latest question-bank row (text, url, source, kind, category, criteria...)
     history: pd.DataFrame  # observed_at, value: what the source reported, known by as_of
-    payload: dict  # forecast_payload of its forecasts (FORECAST_COLUMNS, one row per forecast of any round)
+    payload: dict  # forecast_payload of its forecasts given (FORECAST_COLUMNS, a row per forecast; see question_infos)
     models: tuple[str, ...]  # the model ids shared by every question page, which the payload names by index
     units: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=UNIT_COLUMNS))  # per round × resolution date
 
@@ -47,14 +47,29 @@ def question_slug(question_id: str) -> str:
     return f"{base}-{hashlib.sha256(question_id.encode('utf-8')).hexdigest()[:10]}"
 
 
+def shown_rounds(round_questions: pd.DataFrame) -> dict[str, set[str]]:
+    """Per round, the questions whose page shows that round's forecasts: those for which it is one of
+    their latest ``RECENT_ROUNDS`` rounds. ``round_questions`` as ``question_infos`` takes it."""
+    pairs = round_questions[["question_id", "round"]].drop_duplicates().astype(str)
+    pairs = pairs.sort_values(["question_id", "round"], kind="mergesort")
+    latest = pairs.groupby("question_id", sort=False).tail(RECENT_ROUNDS)
+    return {r: set(g["question_id"]) for r, g in latest.groupby("round", sort=True)}
+
+
 def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.DataFrame,
-                   forecasts: pd.DataFrame, scores: pd.DataFrame, as_of: str) -> list[QuestionInfo]:
+                   forecasts: pd.DataFrame, scores: pd.DataFrame, as_of: str,
+                   models: tuple[str, ...] | None = None) -> list[QuestionInfo]:
     """Every question of ``round_questions`` (all rounds), sorted by id.
 
     ``round_questions`` holds every round's question set with a ``round`` column and, where known,
     the ``rounds.resolutions`` columns (status, outcome, resolved_at, final_value) of each unit;
     ``forecasts`` has columns round, model, question_id, resolution_date, probability, reasoning;
     ``scores`` is the SCORES frame (its outcome and Brier are joined on where the unit resolved).
+    A page shows the forecasts of its question's latest rounds only, so ``forecasts`` need hold no
+    other (``shown_rounds``: at three years that is a tenth of them; rows of older rounds are carried
+    into the payload and cut when the page is rendered). ``models``: the ids every page names its
+    forecasts' models by, sorted (default: those of ``forecasts`` on the questions asked); a caller
+    that cut ``forecasts`` gives those of the whole, so that the pages stay the same.
     """
     asked = sorted(round_questions["question_id"].unique())
     latest = latest_questions(bank).set_index("id").to_dict("index")  # rows as dicts: one lookup per page
@@ -65,7 +80,7 @@ def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.Da
         scores[["round", "model", "question_id", "resolution_date", "outcome", "brier"]],
         on=["round", "model", "question_id", "resolution_date"], how="left")
     scored = scored.sort_values(["question_id", "round", "resolution_date", "model"], kind="mergesort")
-    models = tuple(sorted_codes(scored["model"].to_numpy())[0].tolist())
+    models = tuple(sorted_codes(scored["model"].to_numpy())[0].tolist()) if models is None else models
     payloads = forecast_payloads(scored, models)
     frozen = round_questions.drop_duplicates("question_id", keep="last").set_index("question_id").to_dict("index")
     units = _split(round_questions.reindex(columns=["question_id", *UNIT_COLUMNS])

@@ -316,3 +316,28 @@ def test_without_a_search_index_the_language_scripts_are_left(tmp_path: Path) ->
     (tmp_path / "search" / "search_index.json").unlink()
     shell.prune_theme_assets(tmp_path)
     assert len([p for p in (scripts / "lunr").rglob("*") if p.is_file()]) == 6
+
+
+def test_question_pages_made_from_their_shown_rounds_alone_are_the_pages_made_from_every_forecast(
+        demo_hub: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gather hands question_infos only the forecasts of each question's latest rounds (shown_rounds),
+    where it used to join every forecast of every round: every generated file must be the same, and the
+    cut must have left something out (the demo asks questions again in more rounds than a page shows)."""
+    from generator.pipeline.demo import SEASON_END
+    from generator.site import build, questions
+    from generator.site.api import site_files
+
+    cut = build.gather(demo_hub, SEASON_END)
+    everything = questions.shown_rounds
+
+    def every_round(round_questions):
+        return {r: set(round_questions["question_id"]) for r in everything(round_questions)}
+
+    monkeypatch.setattr(build, "shown_rounds", every_round)
+    whole = build.gather(demo_hub, SEASON_END)
+    sizes = {q.id: len(q.payload["p"]) for q in cut.questions}
+    assert any(len(q.payload["p"]) > sizes[q.id] for q in whole.questions), "the demo has no question shown in part"
+    assert [q.models for q in cut.questions] == [q.models for q in whole.questions]
+    made, expected = site_files(cut), site_files(whole)
+    assert sorted(made) == sorted(expected)
+    assert [path for path in sorted(made) if made[path] != expected[path]] == []
