@@ -27,6 +27,12 @@ the command's read cache (``Layout.cache``); the demo runs its whole season in o
 disk cache (``store.cache.disk``, the ``prescient nightly`` command's) it is also kept between
 commands (``memo_store``), the files then known by their bytes (size and sha256) rather than their
 inode and mtime, so a fresh process, or a fresh clone of the same files, is incremental too.
+
+A round scored again is scored from its forecast files as ``brier.round_forecasts`` reads them (per unit
+and model, the probability given), which the disk cache keeps under the round's files' key: a market
+question is asked in many rounds, and a night whose values or resolutions touch nearly every round then
+reads none of their files again (``memo_store.load_forecasts``; ``brier.score_forecasts`` gives
+``score_round``'s frame, tests/store/test_fast_paths.py).
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from ..errors import Problem
 from ..leaderboard.frame_times import FrameTimes
 from ..schemas import EXCLUDE, MAINTAINER_ACTIONS, OBSERVATIONS, RESOLUTIONS, SCORES, Table
 from ..scoring import market_proxy
+from ..scoring.brier import RoundForecasts, round_forecasts
 from ..scoring.resolve import LedgerView
 from ..store import readers
 from ..store.cache import Slot
@@ -143,9 +150,23 @@ def score_parts(hub: Hub) -> tuple[list[tuple[object, int]], list[FrameTimes | N
 
 
 def _rescore(hub: Hub, due, view: LedgerView, key: tuple, impute_value: float) -> RoundMemo:
-    """One round scored as ``prescient verify`` scores it (``recompute.score_one_round``)."""
+    """One round scored as ``prescient verify`` scores it (``recompute.score_one_round``), its forecast
+    files taken as the disk cache keeps them (``memo_store.load_forecasts``) while the round's files
+    (``key``) are those they were read from: a round rescored for new values or resolutions does not
+    read its hundred files again."""
     problems: list[Problem] = []
-    questions, resolutions, scores = score_one_round(hub, due, view, impute_value, problems)
+
+    def forecasts(questions: pd.DataFrame) -> RoundForecasts:
+        kept = memo_store.load_forecasts(hub.cache.disk, format_date(due), key)
+        if kept is not None:
+            return kept
+        made = round_forecasts(questions, readers.load_forecasts(hub, due, problems))
+        if not problems:  # a round with a file set aside reads them again, and says so, every night
+            memo_store.save_forecasts(hub.cache.disk, format_date(due), key, made)
+        return made
+
+    questions, resolutions, scores = score_one_round(hub, due, view, impute_value, problems,
+                                                     forecasts if hub.cache.disk is not None else None)
     whens = tuple(sorted({f"{d}T00:00:00Z" for d in questions["resolution_date"]}))
     markets = frozenset(questions.loc[questions["kind"] == MARKET, "question_id"])
     return RoundMemo(key, markets, _watch(questions, resolutions, view.as_of), whens, scores, tuple(problems), None)

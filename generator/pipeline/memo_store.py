@@ -1,5 +1,6 @@
-"""The incremental derive's memo (``DeriveMemo``, what ``incremental`` saw and computed) and the
-night's headline boards (``nightly._headline``), kept between commands in the disk cache.
+"""The incremental derive's memo (``DeriveMemo``, what ``incremental`` saw and computed), each round's
+forecasts as its scoring reads them (``load_forecasts``) and the night's headline boards
+(``nightly._headline``), kept between commands in the disk cache.
 
 A fresh nightly process starts from what the last one derived, so it too scores again only the
 rounds that what changed can affect. The memo is a JSON document (``state/nightly-memo.json``) plus
@@ -12,6 +13,7 @@ the memo then lacks those rounds (they are scored again) or is empty (everything
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +22,7 @@ import pandas as pd
 
 from ..errors import Problem
 from ..schemas import OBSERVATIONS
+from ..scoring.brier import RoundForecasts
 from ..store import ingest, readers
 from ..store.cache import DiskCache, Slot
 from ..store.hub import Hub
@@ -119,6 +122,48 @@ def save_headline(disk: DiskCache, key: tuple[str, ...], lines: tuple[str, ...],
     token = os.urandom(12).hex()
     if disk.save_frame("headline rows", token, rows):
         disk.save_json(_HEADLINE, {"key": list(key), "lines": list(lines), "token": token})
+
+
+# -- a round's forecast files, as the scoring reads them -------------------------------------------
+
+_KEYS = ("question_id", "resolution_date", "kind")
+
+
+def _forecasts_doc(label: str) -> str:
+    return f"round forecasts {label}"
+
+
+def _digest(key: tuple) -> str:
+    return hashlib.sha256(repr(key).encode("utf-8")).hexdigest()
+
+
+def load_forecasts(disk: DiskCache | None, label: str, key: tuple) -> RoundForecasts | None:
+    """The round's ``brier.RoundForecasts`` a command kept (``save_forecasts``) from the very files of
+    ``key`` (``incremental._round_key``: its questions, question sets and forecast files by their bytes,
+    and the impute value), or None."""
+    body = disk.load_json(_forecasts_doc(label)) if disk is not None else None
+    if not isinstance(body, dict) or body.get("key") != _digest(key) or not isinstance(body.get("token"), str):
+        return None
+    frame = disk.load_frame(_forecasts_doc(label), body["token"])
+    models, declared = body.get("models"), body.get("declared")
+    if frame is None or not isinstance(models, list) or not isinstance(declared, dict) \
+            or list(frame.columns) != [*_KEYS, *(f"p{i}" for i in range(len(models)))]:
+        return None
+    prob = frame[[f"p{i}" for i in range(len(models))]].to_numpy(dtype=float).T.copy()
+    return RoundForecasts(tuple(str(m) for m in models), frame[list(_KEYS)], prob,
+                          {str(m): str(d) for m, d in declared.items()})
+
+
+def save_forecasts(disk: DiskCache | None, label: str, key: tuple, table: RoundForecasts) -> None:
+    """Keep ``table``, read from the files of ``key``, for the nights that score the round again."""
+    if disk is None:
+        return
+    token = os.urandom(12).hex()
+    keys = table.keys.reset_index(drop=True)
+    frame = pd.DataFrame({**{k: keys[k].array for k in _KEYS}, **{f"p{i}": table.prob[i] for i in range(len(table.models))}})
+    if disk.save_frame(_forecasts_doc(label), token, frame):
+        disk.save_json(_forecasts_doc(label), {"key": _digest(key), "token": token, "models": list(table.models),
+                                               "declared": table.declared})
 
 
 # -- the fetch's observation state ------------------------------------------------------------------

@@ -5,6 +5,7 @@ The nightly writes what these return; ``prescient verify`` (``audit.verify``) co
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 import pandas as pd
@@ -15,7 +16,7 @@ from ..leaderboard.fb_rules import orphan_problem
 from ..leaderboard.hub_boards import KeptBoards, history_rows, pair_boards
 from ..parallel import forked_map
 from ..schemas import SCORES
-from ..scoring.brier import resolved_units, score_round
+from ..scoring.brier import RoundForecasts, resolved_units, score_forecasts, score_round
 from ..scoring.resolve import LedgerView, ledger_view, resolve_round
 from ..store import readers
 from ..store.hub import Hub
@@ -97,14 +98,19 @@ def scores_by_round(hub: Hub, view: LedgerView, impute_value: float,
     return {due: score_one_round(hub, due, view, impute_value, quarantine)[2] for due in readers.round_dues(hub)}
 
 
-def score_one_round(hub: Hub, due: datetime, view: LedgerView, impute_value: float,
-                 quarantine: list[Problem]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def score_one_round(hub: Hub, due: datetime, view: LedgerView, impute_value: float, quarantine: list[Problem],
+                    forecasts: Callable[[pd.DataFrame], RoundForecasts] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """One round under ``view``: its questions, their resolutions and its scores (the one place a
-    round's scores are composed: ``scores_by_round`` and the nightly's incremental derive both call it)."""
+    round's scores are composed: ``scores_by_round`` and the nightly's incremental derive both call it).
+    ``forecasts(questions)``: the round's forecast files as ``brier.round_forecasts`` gives them, when the
+    caller keeps them (the nightly's derive); otherwise the files are read here."""
     questions = readers.load_round(hub, due)
     resolutions = resolve_round(questions, view)
-    scores = score_round(format_date(due), resolved_units(questions, resolutions),
-                         readers.load_forecasts(hub, due, quarantine), impute_value, readers.load_round_sets(hub, due))
+    units, sets = resolved_units(questions, resolutions), readers.load_round_sets(hub, due)
+    if forecasts is None:
+        scores = score_round(format_date(due), units, readers.load_forecasts(hub, due, quarantine), impute_value, sets)
+    else:
+        scores = score_forecasts(format_date(due), units, forecasts(questions), impute_value, sets)
     return questions, resolutions, scores
 
 

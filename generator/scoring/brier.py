@@ -9,6 +9,8 @@ Void and unresolved units are not scored, except under the ``market_proxy`` poli
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -47,8 +49,16 @@ def answered_sets(forecasts: dict[str, pd.DataFrame], sets: pd.DataFrame | None)
     """Per model, the question set (of ``sets``, ``schemas.QUESTION_SETS``) its file declares in
     ``attrs["question_set"]``; a model declaring none, or a set the round does not have, is absent
     (scored on the whole round)."""
+    return _answered(declared_sets(forecasts), sets)
+
+
+def declared_sets(forecasts: dict[str, pd.DataFrame]) -> dict[str, str]:
+    """Per model, the name of the question set its file declares ("" for none)."""
+    return {m: set_name(f.attrs.get("question_set")) for m, f in forecasts.items()}
+
+
+def _answered(declared: dict[str, str], sets: pd.DataFrame | None) -> dict[str, str]:
     names = set(sets["question_set"].map(set_name)) if sets is not None and len(sets) else set()
-    declared = {m: set_name(f.attrs.get("question_set")) for m, f in forecasts.items()}
     return {m: name for m, name in declared.items() if name in names}
 
 
@@ -64,8 +74,54 @@ def score_round(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.D
     """
     if not forecasts or units.empty:
         return pd.DataFrame(columns=list(SCORES.names))
-    answered = answered_sets(forecasts, sets)
-    scored = _score_models(round_label, units, forecasts, impute_value)
+    return _in_sets(_score_models(round_label, units, forecasts, impute_value), answered_sets(forecasts, sets), sets)
+
+
+@dataclass(frozen=True)
+class RoundForecasts:
+    """What ``score_round`` reads of a round's forecast files, for every unit of its question set at once:
+    per unit of ``keys`` (its question set's question_id, resolution_date and kind, in the set's order)
+    and per model (sorted), the probability the model's first row for it gives (NaN: no row, or an empty
+    probability), and the question set each model's file declares (``declared_sets``). A round whose
+    files have not changed is scored again from it (``score_forecasts``) without reading them: the
+    nightly keeps it in its disk cache (``pipeline.incremental``)."""
+
+    models: tuple[str, ...]
+    keys: pd.DataFrame
+    prob: np.ndarray  # (len(models), len(keys))
+    declared: dict[str, str]
+
+
+def round_forecasts(questions: pd.DataFrame, forecasts: dict[str, pd.DataFrame]) -> RoundForecasts:
+    """``RoundForecasts`` of a round's question set (ROUND_QUESTIONS) and forecast files (by model)."""
+    models = sorted(forecasts)
+    keys = questions[["question_id", "resolution_date", "kind"]].reset_index(drop=True)
+    if not models or keys.empty:
+        return RoundForecasts(tuple(models), keys, np.full((len(models), len(keys)), np.nan), declared_sets(forecasts))
+    prob, unit_key = _probabilities(keys, [forecasts[m] for m in models])
+    return RoundForecasts(tuple(models), keys, prob[:, unit_key], declared_sets(forecasts))
+
+
+def score_forecasts(round_label: str, units: pd.DataFrame, table: RoundForecasts, impute_value: float,
+                    sets: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``score_round(round_label, units, forecasts, impute_value, sets)`` from ``round_forecasts(questions,
+    forecasts)``, ``units`` being rows of those questions (``resolved_units``): the same frame. A unit's
+    probabilities are those of its (question_id, resolution_date) among the question set's rows, as
+    ``score_round``'s join finds them (a market's forecast rows undated either way: the join of one
+    round's market questions leaves every other unit's rows where they are)."""
+    if not table.models or units.empty:
+        return pd.DataFrame(columns=list(SCORES.names))
+    at: dict[tuple, int] = {}
+    for i, key in enumerate(zip(table.keys["question_id"], table.keys["resolution_date"])):
+        at.setdefault(key, i)
+    columns = np.array([at[key] for key in zip(units["question_id"], units["resolution_date"])], dtype=np.int64)
+    units = units.reset_index(drop=True)
+    scored = _scored(round_label, units, list(table.models), table.prob[:, columns].T.ravel(), impute_value)
+    return _in_sets(scored, _answered(table.declared, sets), sets)
+
+
+def _in_sets(scored: pd.DataFrame, answered: dict[str, str], sets: pd.DataFrame | None) -> pd.DataFrame:
+    """``scored`` less the rows of a model that declared a question set (``answered``) on units not in it."""
     if not answered or sets is None:
         return scored
     member = sets.assign(question_set=sets["question_set"].map(set_name))
@@ -80,15 +136,26 @@ def _score_models(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd
                impute_value: float) -> pd.DataFrame:
     models = sorted(forecasts)
     units = units.reset_index(drop=True)
-    given = [forecasts[m] for m in models]
+    prob, unit_key = _probabilities(units, [forecasts[m] for m in models])
+    return _scored(round_label, units, models, prob[:, unit_key].T.ravel(), impute_value)  # unit-major: unit j, then every model
+
+
+def _probabilities(units: pd.DataFrame, given: list[pd.DataFrame]) -> tuple[np.ndarray, np.ndarray]:
+    """Per model of ``given`` and per coded unit, the probability of the model's first row for it (NaN:
+    none), and each unit's code."""
     unit_key, given_key = _unit_codes(units, given)
-    n_units, n_models = len(units), len(models)
-    prob = np.full((n_models, int(max(unit_key.max(), given_key.max(initial=-1))) + 1), np.nan)
-    model = np.repeat(np.arange(n_models), [len(f) for f in given])
+    prob = np.full((len(given), int(max(unit_key.max(), given_key.max(initial=-1))) + 1), np.nan)
+    model = np.repeat(np.arange(len(given)), [len(f) for f in given])
     values = np.concatenate([f["probability"].to_numpy(dtype=float) for f in given])
     _, first = np.unique(model * prob.shape[1] + given_key, return_index=True)  # the first row of a repeat
     prob[model[first], given_key[first]] = values[first]
-    p = prob[:, unit_key].T.ravel()  # unit-major: unit j, then every model
+    return prob, unit_key
+
+
+def _scored(round_label: str, units: pd.DataFrame, models: list[str], p: np.ndarray, impute_value: float) -> pd.DataFrame:
+    """The SCORES frame of ``units`` (indexed from 0) × ``models`` given each row's probability ``p``,
+    unit-major (NaN: imputed)."""
+    n_units, n_models = len(units), len(models)
     rows = np.repeat(np.arange(n_units), n_models)
     probability = np.where(np.isnan(p), float(impute_value), p)
     # one frame made from its columns (each unit's columns taken once per model): not a frame

@@ -38,25 +38,41 @@ from helpers import WORLD_EVENT, WORLD_FAR, WORLD_HUB, WORLD_START, World, apply
 @settings(max_examples=6, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.lists(WORLD_EVENT, max_size=5), min_size=6, max_size=9))
 def test_incremental_nights_write_the_bytes_of_a_full_recompute(tmp_path_factory, season: list[list[tuple]]):
-    roots = [tmp_path_factory.mktemp("incremental"), tmp_path_factory.mktemp("full")]
+    roots = [tmp_path_factory.mktemp("incremental"), tmp_path_factory.mktemp("full"), tmp_path_factory.mktemp("commands")]
     for root in roots:
         (root / "data").mkdir()
         (root / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
     world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
                   {f"sim:s{i}": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0} for i in range(2)})
     kept = Hub.load(roots[0])  # hub A: one command's cache through the season
-    for n, events in enumerate(season):
-        night = WORLD_START + days(n)
-        for event in events:
-            apply_event(world, event, night, roots, n)
-        nightly(kept, night, env={}, sources={"sim": world})
-        nightly(Hub.load(roots[1]), night, env={}, sources={"sim": world})
-        assert data_bytes(roots[0]) == data_bytes(roots[1]), f"night {n}: incremental and full recompute differ"
+    disk = tmp_path_factory.mktemp("disk-cache")  # hub C: a command a night, with the disk cache between them
+    taken, load_forecasts = [], memo_store.load_forecasts
+
+    def counted(*args):
+        table = load_forecasts(*args)
+        taken.append(table is not None)
+        return table
+
+    memo_store.load_forecasts = counted
+    try:
+        for n, events in enumerate(season):
+            night = WORLD_START + days(n)
+            for event in events:
+                apply_event(world, event, night, roots, n)
+            nightly(kept, night, env={}, sources={"sim": world})
+            nightly(Hub.load(roots[1]), night, env={}, sources={"sim": world})
+            with Hub.opened(roots[2], disk) as command:
+                nightly(command, night, env={}, sources={"sim": world})
+            assert data_bytes(roots[0]) == data_bytes(roots[1]), f"night {n}: incremental and full recompute differ"
+            assert data_bytes(roots[2]) == data_bytes(roots[1]), f"night {n}: the commands with a disk cache and the full recompute differ"
+    finally:
+        memo_store.load_forecasts = load_forecasts
         fresh = Hub.load(roots[0])
         view = hub_view(fresh, readers.load_observations(fresh), night)
         for due, scores in scores_by_round(fresh, view, fresh.settings.scoring.impute_value).items():
             assert fresh.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES)
     assert incremental.memo_of(kept).rounds, "hub A's nights never used the memo"
+    assert any(taken), "hub C never scored a round again from the forecasts its disk cache kept"
 
 
 def test_appended_rows_sees_an_append_an_unchanged_file_and_a_rewrite(tmp_path: Path):

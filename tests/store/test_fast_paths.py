@@ -8,6 +8,7 @@ import hashlib
 import io
 import json
 import re
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -183,6 +184,57 @@ def test_score_round_equals_the_merge_it_replaced(n_units, n_models, seed):
     got = score_round("2026-01-01", units, forecasts, 0.5)
     pd.testing.assert_frame_equal(got, merge_score_round("2026-01-01", units, forecasts, 0.5))
 
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 14), st.integers(0, 5), st.integers(0, 2**32 - 1))
+def test_scoring_a_round_from_its_kept_forecasts_equals_scoring_its_files(n_rows, n_models, seed):
+    """``score_forecasts`` of ``round_forecasts(questions, forecasts)`` (what the nightly keeps of a round's
+    files) is ``score_round`` of the files, for any resolved subset of the questions: markets whose forecast
+    rows carry a date, repeated and unknown units, empty probabilities, duplicate question rows, a unit
+    resolved twice, models that declare a question set."""
+    from generator.pipeline import memo_store
+    from generator.scoring.brier import round_forecasts, score_forecasts
+    from generator.store.cache import DiskCache
+    from generator.vocabulary import MARKET
+
+    rng = np.random.default_rng(seed)
+    ids = [f"src:q{i}" for i in rng.integers(0, 6, n_rows)]
+    kinds = [MARKET if q in ("src:q0", "src:q1") else "dataset" for q in ids]
+    dates = ["" if k == MARKET and rng.random() < 0.8 else str(rng.choice(["2026-01-01", "2026-02-01"])) for k in kinds]
+    questions = pd.DataFrame({"question_id": pd.array(ids, dtype=str), "resolution_date": pd.array(dates, dtype=str),
+                              "source": "src", "kind": pd.array(kinds, dtype=str), "category": ""})
+    picked = sorted(set(rng.integers(0, n_rows, n_rows).tolist()))
+    done = questions.iloc[picked][["question_id", "resolution_date"]].assign(
+        status="resolved", outcome=rng.integers(0, 2, len(picked)).astype(float), resolved_at="2026-03-01T00:00:00Z",
+        proxy=np.where(rng.random(len(picked)) < 0.3, 1.0, np.nan))
+    if len(done) and rng.random() < 0.2:
+        done = pd.concat([done, done.iloc[:1].assign(outcome=1.0 - done["outcome"].iloc[0])], ignore_index=True)  # resolved twice
+    units = resolved_units(questions, done)
+    forecasts = {}
+    for m in range(n_models):
+        n = int(rng.integers(0, 2 * n_rows + 1))
+        frame = pd.DataFrame({
+            "question_id": pd.Series([f"src:q{i}" for i in rng.integers(0, 8, n)], dtype=str),
+            "resolution_date": pd.Series(rng.choice(["", "2026-01-01", "2026-02-01"], n), dtype=str),
+            "probability": np.where(rng.random(n) < 0.1, np.nan, rng.random(n)), "reasoning": pd.Series([""] * n, dtype=str)})
+        if rng.random() < 0.3:
+            frame.attrs["question_set"] = str(rng.choice(["2026-01-01-llm.json", "2026-01-01-human", "other"]))
+        forecasts[f"t.m{m}"] = frame
+    sets = None
+    if rng.random() < 0.5:
+        members = questions.iloc[rng.integers(0, n_rows, n_rows)][["question_id", "resolution_date"]]
+        sets = members.assign(question_set=rng.choice(["2026-01-01-llm", "2026-01-01-human"], len(members))).drop_duplicates()
+    expected = score_round("2026-01-01", units, forecasts, 0.5, sets)
+    table = round_forecasts(questions, forecasts)
+    pd.testing.assert_frame_equal(score_forecasts("2026-01-01", units, table, 0.5, sets), expected)
+    with tempfile.TemporaryDirectory() as folder:  # and as the disk cache gives it back to another command
+        memo_store.save_forecasts(DiskCache.open(Path(folder), Path(folder)), "2026-01-01", ("key",), table)
+        kept = memo_store.load_forecasts(DiskCache.open(Path(folder), Path(folder)), "2026-01-01", ("key",))
+        assert memo_store.load_forecasts(DiskCache.open(Path(folder), Path(folder)), "2026-01-01", ("another",)) is None
+    assert kept is not None and kept.models == table.models and kept.declared == table.declared
+    assert kept.prob.tobytes() == table.prob.tobytes()
+    pd.testing.assert_frame_equal(score_forecasts("2026-01-01", units, kept, 0.5, sets), expected)
 
 # -- ForecastBench import: forecast sets checked by column, files handed to the scoring ------------
 
