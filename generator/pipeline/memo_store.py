@@ -141,7 +141,9 @@ def load_forecasts(disk: DiskCache | None, label: str, key: tuple) -> RoundForec
     """The round's ``brier.RoundForecasts`` a command kept (``save_forecasts``) from the very files of
     ``key`` (``incremental._round_key``: its questions, question sets and forecast files by their bytes,
     and the impute value), or None."""
-    body = disk.load_json(_forecasts_doc(label)) if disk is not None else None
+    if disk is None:
+        return None
+    body = disk.load_json(_forecasts_doc(label))
     if not isinstance(body, dict) or body.get("key") != _digest(key) or not isinstance(body.get("token"), str):
         return None
     frame = disk.load_frame(_forecasts_doc(label), body["token"])
