@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..errors import Problem
 from ..schemas import OBSERVATIONS
-from ..scoring.brier import RoundForecasts
+from ..scoring.brier import KEY_COLUMNS, RoundForecasts
 from ..store import ingest, readers
 from ..store.cache import DiskCache, Slot
 from ..store.hub import Hub
@@ -126,9 +126,6 @@ def save_headline(disk: DiskCache, key: tuple[str, ...], lines: tuple[str, ...],
 
 # -- a round's forecast files, as the scoring reads them -------------------------------------------
 
-_KEYS = ("question_id", "resolution_date", "kind")
-
-
 def _forecasts_doc(label: str) -> str:
     return f"round forecasts {label}"
 
@@ -149,10 +146,10 @@ def load_forecasts(disk: DiskCache | None, label: str, key: tuple) -> RoundForec
     frame = disk.load_frame(_forecasts_doc(label), body["token"])
     models, declared = body.get("models"), body.get("declared")
     if frame is None or not isinstance(models, list) or not isinstance(declared, dict) \
-            or list(frame.columns) != [*_KEYS, *(f"p{i}" for i in range(len(models)))]:
+            or list(frame.columns) != [*KEY_COLUMNS, *(f"p{i}" for i in range(len(models)))]:
         return None
     prob = frame[[f"p{i}" for i in range(len(models))]].to_numpy(dtype=float).T.copy()
-    return RoundForecasts(tuple(str(m) for m in models), frame[list(_KEYS)], prob,
+    return RoundForecasts(tuple(str(m) for m in models), frame[list(KEY_COLUMNS)], prob,
                           {str(m): str(d) for m, d in declared.items()})
 
 
@@ -162,7 +159,7 @@ def save_forecasts(disk: DiskCache | None, label: str, key: tuple, table: RoundF
         return
     token = os.urandom(12).hex()
     keys = table.keys.reset_index(drop=True)
-    frame = pd.DataFrame({**{k: keys[k].array for k in _KEYS}, **{f"p{i}": table.prob[i] for i in range(len(table.models))}})
+    frame = pd.DataFrame({**{k: keys[k].array for k in KEY_COLUMNS}, **{f"p{i}": table.prob[i] for i in range(len(table.models))}})
     if disk.save_frame(_forecasts_doc(label), token, frame):
         disk.save_json(_forecasts_doc(label), {"key": _digest(key), "token": token, "models": list(table.models),
                                                "declared": table.declared})

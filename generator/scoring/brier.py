@@ -18,6 +18,7 @@ from ..schemas import SCORES
 from ..vocabulary import MARKET
 
 _UNIT = ["question_id", "resolution_date"]
+KEY_COLUMNS = (*_UNIT, "kind")  # a RoundForecasts' keys: the question set's units and their kind
 
 
 def brier(probability, outcome):
@@ -95,7 +96,7 @@ class RoundForecasts:
 def round_forecasts(questions: pd.DataFrame, forecasts: dict[str, pd.DataFrame]) -> RoundForecasts:
     """``RoundForecasts`` of a round's question set (ROUND_QUESTIONS) and forecast files (by model)."""
     models = sorted(forecasts)
-    keys = questions[["question_id", "resolution_date", "kind"]].reset_index(drop=True)
+    keys = questions[list(KEY_COLUMNS)].reset_index(drop=True)
     if not models or keys.empty:
         return RoundForecasts(tuple(models), keys, np.full((len(models), len(keys)), np.nan), declared_sets(forecasts))
     prob, unit_key = _probabilities(keys, [forecasts[m] for m in models])
