@@ -32,7 +32,10 @@ A round scored again is scored from its forecast files as ``brier.round_forecast
 and model, the probability given), which the disk cache keeps under the round's files' key: a market
 question is asked in many rounds, and a night whose values or resolutions touch nearly every round then
 reads none of their files again (``memo_store.load_forecasts``; ``brier.score_forecasts`` gives
-``score_round``'s frame, tests/store/test_fast_paths.py).
+``score_round``'s frame, tests/store/test_fast_paths.py). Its score file is then not written whole
+either: the rows of the units what changed names (its questions, its resolution dates passed) are put
+among the file's other lines, kept as bytes, once those other rows are seen to be the same
+(``_write_scores``, ``store.splice``).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..errors import Problem
@@ -50,9 +54,10 @@ from ..schemas import EXCLUDE, MAINTAINER_ACTIONS, OBSERVATIONS, RESOLUTIONS, SC
 from ..scoring import market_proxy
 from ..scoring.brier import RoundForecasts, round_forecasts
 from ..scoring.resolve import LedgerView
-from ..store import readers
+from ..store import readers, splice
+from ..store.atomic import write_bytes_atomic
 from ..store.cache import Slot
-from ..store.csvio import write_table
+from ..store.csvio import RoundTripError, cell_text, write_table
 from ..store.hub import Hub
 from ..store.layout import FileStats
 from ..timeutil import format_date
@@ -102,7 +107,7 @@ def rescore_changed_rounds(hub: Hub, view: Callable[[], LedgerView], as_of: str,
     for due in readers.round_dues(hub):
         label = format_date(due)
         key = _round_key(hub, due, impute_value, stats.get(label, ()))
-        entry = memo.rounds.get(label)
+        entry = before = memo.rounds.get(label)
         if entry is None or not trusted or entry.key != key or _touched(entry, changes) \
                 or _passes(entry.whens, memo.as_of, as_of):
             fresh = _rescore(hub, due, view(), key, impute_value)
@@ -112,9 +117,11 @@ def rescore_changed_rounds(hub: Hub, view: Callable[[], LedgerView], as_of: str,
             entry = _with_written(fresh, entry.written, entry.scores) if same and entry is not None else fresh
         path = hub.layout.scores(due)
         if entry.written is None or _fingerprint(hub, path) != entry.written:
-            # no ``cache``: its check that the same frame was written last (a digest of every row) is the
-            # memo's ``equals`` above, already done
-            if write_table(path, entry.scores, SCORES):
+            # rows of units nothing new can touch are the same: the file's other lines are kept as they are
+            # (``_write_scores``); the whole file is written when that does not hold
+            kept = before if trusted and before is not None and before.key == key else None
+            touched = Touched.since(changes, kept, memo.as_of, as_of) if kept is not None else None
+            if _write_scores(hub, path, entry.scores, kept, touched):
                 written.append(hub.layout.relative(path))
             entry = _with_written(entry, hub.cache.fingerprint(path))
         for problem in entry.quarantined:  # as loading the round's forecast files would report them
@@ -170,6 +177,95 @@ def _rescore(hub: Hub, due, view: LedgerView, key: tuple, impute_value: float) -
     whens = tuple(sorted({f"{d}T00:00:00Z" for d in questions["resolution_date"]}))
     markets = frozenset(questions.loc[questions["kind"] == MARKET, "question_id"])
     return RoundMemo(key, markets, _watch(questions, resolutions, view.as_of), whens, scores, tuple(problems), None)
+
+
+@dataclass(frozen=True)
+class Touched:
+    """What changed since the last derive, as a round's score rows see it (``_touched``, ``_passes``):
+    a market's rows change only if it has new rows or a stated resolution; a series unit's only if its
+    question has a stated resolution, or a new row dated at or before its resolution date, or that date
+    has passed since (``dates``); no other unit is resolved otherwise than it was."""
+
+    news: dict[str, str]
+    stated: set[str]
+    dates: set[str]
+
+    @classmethod
+    def since(cls, changes: Changes, before: RoundMemo, was: str, now: str) -> Touched:
+        return cls(changes.news, changes.stated, {when[:10] for when in before.whens if was < when <= now})
+
+    def rows(self, scores: pd.DataFrame) -> np.ndarray:
+        """The rows of ``scores`` whose unit is touched (a market's resolution date is empty: after any time)."""
+        ids, questions = pd.factorize(scores["question_id"].to_numpy(dtype=object))
+        days, dates = pd.factorize(scores["resolution_date"].to_numpy(dtype=object), use_na_sentinel=False)
+        since = [self.news.get(q) for q in questions]  # each question's earliest new row's observed_at, or None
+        at = [f"{d}T00:00:00Z" if isinstance(d, str) and d else "~" for d in dates]  # "~": after every timestamp
+        order = {t: i for i, t in enumerate(sorted({*at, *(t for t in since if t is not None)}))}
+        never = len(order)  # no new row: after every date's rank
+        new_row = np.array([never if t is None else order[t] for t in since], dtype=np.int64)[ids]
+        named = new_row <= np.array([order[t] for t in at], dtype=np.int64)[days]
+        named |= np.array([q in self.stated for q in questions], dtype=bool)[ids]
+        return named | np.array([d in self.dates for d in dates], dtype=bool)[days]
+
+
+def _write_scores(hub: Hub, path: Path, scores: pd.DataFrame, before: RoundMemo | None, touched: Touched | None) -> bool:
+    """Write a round's score file; True when its bytes changed. When the file holds what ``before``
+    (the round's last memo, its files unchanged) wrote and ``scores`` differs from ``before.scores`` only
+    in the rows of units ``touched``, the file is spliced (``splice.spliced``: the old lines of every other
+    row kept as bytes, the new rows formatted and checked as any write is), else written whole
+    (``csvio.write_table``). The same bytes either way (tests/store/test_splice.py, and
+    tests/pipeline/test_incremental.py against the full recompute)."""
+    data = _splice_scores(hub, path, scores, before, touched) if before is not None and touched is not None else None
+    if data is None:
+        # no ``cache``: its check that the same frame was written last (a digest of every row) is the
+        # memo's ``equals`` in ``rescore_changed_rounds``, already done
+        return write_table(path, scores, SCORES)
+
+    def same(read: bytes) -> None:  # the temp file's bytes, read back before they replace the file
+        if read != data:
+            label = hub.layout.relative(path)
+            raise RoundTripError(f"{label}: the written file would not read back as written; it was not replaced",
+                                 [Problem(label, None, None, "write-read-back", "the bytes read back are not those written")])
+    return write_bytes_atomic(path, data, check=same)
+
+
+_UNIT = ("question_id", "resolution_date")
+
+
+def _splice_scores(hub: Hub, path: Path, scores: pd.DataFrame, before: RoundMemo, touched: Touched) -> bytes | None:
+    """The spliced bytes of ``scores`` over the file ``before`` wrote, or None (see ``_write_scores``)."""
+    if before.written is None or _fingerprint(hub, path) != before.written:
+        return None  # not the file written from ``before.scores``
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    old, new = touched.rows(before.scores), touched.rows(scores)
+    if not _same_text(before.scores, ~old, scores, ~new):
+        return None
+    units = {unit for frame, rows in ((before.scores, old), (scores, new))
+             for unit in zip(frame.loc[rows, "question_id"].astype(str), frame.loc[rows, "resolution_date"].fillna("").astype(str))}
+    return splice.spliced(data, SCORES, scores[new], _UNIT, units, int(old.sum()))
+
+
+def _same_text(a: pd.DataFrame, in_a: np.ndarray, b: pd.DataFrame, in_b: np.ndarray) -> bool:
+    """Whether rows ``in_a`` of one score frame and rows ``in_b`` of another, in order, are written as the
+    same text: equal values of one dtype are (a number, a date or a text is formatted by its value alone;
+    a missing one is empty), and a column whose dtypes differ is compared as the text written
+    (``csvio.cell_text``). Compared column by column on the arrays: no frame is copied."""
+    if int(in_a.sum()) != int(in_b.sum()):
+        return False
+    for column in SCORES.columns:
+        x, y = a[column.name], b[column.name]
+        if x.dtype != y.dtype or x.dtype == object:
+            if not np.array_equal(cell_text(x[in_a], column.type), cell_text(y[in_b], column.type)):
+                return False
+            continue
+        u, v = x.to_numpy()[in_a], y.to_numpy()[in_b]
+        same = u == v
+        if not same.all() and not (same | (pd.isna(u) & pd.isna(v))).all():
+            return False
+    return True
 
 
 def _watch(questions: pd.DataFrame, resolutions: pd.DataFrame, as_of: str) -> dict[str, str]:

@@ -6,6 +6,8 @@ beside them, each in its own module.
 - ``csvio``: the CSV format, the plain reference: the checked read, the canonical write, the read-back
 - ``atomic``: how a file is replaced (atomically, or staged and committed) or grown (journalled);
   the crash tests' fault hook
+- ``splice``: a canonical file rewritten from its old bytes when only some rows changed (the nightly's
+  score files)
 - ``fast_forecasts``: forecast files, fast: the plain writer's bytes and the plain reader's frame,
   for the writers that ask for it by name
 - ``spreadsheet``: CSV for people (downloads, ``--format csv``): formula-like cells neutralised

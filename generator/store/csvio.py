@@ -263,7 +263,7 @@ def _text_order(columns: list[np.ndarray], table: Table) -> tuple[np.ndarray | N
     sort of the same tuples) and whether the key is unique (equal keys are then neighbours: with no
     equal neighbours, ``_check_keys`` finds nothing). Each column is ranked by its distinct texts
     (factorized, then those few sorted) and the ranks sorted together; None for other tables."""
-    if not _sortable_as_text(table) or set(table.sort) != set(table.key) or not len(columns[0]):
+    if not sortable_as_text(table) or set(table.sort) != set(table.key) or not len(columns[0]):
         return None
     ranks = [_text_ranks(columns[table.names.index(c)]) for c in table.sort]
     order = np.lexsort(ranks[::-1])  # stable; the last key is the primary one
@@ -284,10 +284,10 @@ def _text_ranks(cells: np.ndarray) -> np.ndarray:
 
 def encode(names: tuple[str, ...], columns: list[np.ndarray]) -> bytes:
     """CSV bytes: a header row, then one line per row, ``\\n`` line ends, cells quoted as needed."""
-    return _encoded(names, columns)[0]
+    return encoded(names, columns)[0]
 
 
-def _encoded(names: tuple[str, ...], columns: list[np.ndarray]) -> tuple[bytes, bool]:
+def encoded(names: tuple[str, ...], columns: list[np.ndarray]) -> tuple[bytes, bool]:
     """``encode``'s bytes, and whether they are plain (``plain_bytes``) with every cell, the
     header's too, written as it is: such bytes read back as exactly these cells (``read_back_check``)."""
     lone = len(columns) == 1  # a lone empty cell would be a blank line, which readers skip
@@ -352,7 +352,7 @@ _DISTINCT_FROM = 64  # shorter columns are looked at cell by cell (building the 
 
 def _row_order(frame: pd.DataFrame, columns: list[np.ndarray], table: Table) -> np.ndarray | None:
     """Positions of the rows in sort order (stable), or None when they already are in it."""
-    if _sortable_as_text(table):
+    if sortable_as_text(table):
         keys = [columns[table.names.index(c)] for c in table.sort]
         if _in_order(keys):
             return None
@@ -374,7 +374,7 @@ def _in_order(keys: list[np.ndarray]) -> bool:
     return bool(np.all(before | tied))
 
 
-def _sortable_as_text(table: Table) -> bool:
+def sortable_as_text(table: Table) -> bool:
     """Text order equals value order when no sort column is numeric."""
     return all(table.column(c).type not in ("float", "prob", "int") for c in table.sort)
 
@@ -437,14 +437,14 @@ def write_table(path: Path, frame: pd.DataFrame, table: Table, label: str | None
     """Write ``frame`` canonically, checked by reading the bytes back (``read_back_check``); return
     True when the bytes on disk changed. (``ReadCache.write_table`` skips writing a frame again.)"""
     cells = canonical_cells(frame, table)
-    data, plain = _encoded(table.names, cells)
+    data, plain = encoded(table.names, cells)
     check = read_back_check(table, cells, label or str(path), meant=data if plain else None)
     return write_bytes_atomic(path, data, check=check)
 
 
 def read_back_check(table: Table, cells: list[np.ndarray], label: str, before: int = 0, meant: bytes | None = None):
     """A check for ``write_bytes_atomic``: the bytes parse to ``before`` rows then exactly ``cells``.
-    ``meant``: plain bytes of these cells (``_encoded``), known to parse to them; bytes read back
+    ``meant``: plain bytes of these cells (``encoded``), known to parse to them; bytes read back
     equal to them pass without parsing."""
     def check(data: bytes) -> None:
         if meant is not None and data == meant:

@@ -25,7 +25,7 @@ from generator.pipeline.nightly import nightly
 from generator.pipeline.recompute import hub_view, scores_by_round
 from generator.schemas import OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES
 from generator.sources.base import Observation, Question
-from generator.store import ledger, readers
+from generator.store import ledger, readers, splice
 from generator.store.csvio import to_csv_bytes
 from generator.store.hub import Hub
 from generator.store.ingest import ObservationState, observation_frame, question_frame
@@ -73,6 +73,36 @@ def test_incremental_nights_write_the_bytes_of_a_full_recompute(tmp_path_factory
             assert fresh.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES)
     assert incremental.memo_of(kept).rounds, "hub A's nights never used the memo"
     assert any(taken), "hub C never scored a round again from the forecasts its disk cache kept"
+
+
+def test_a_night_that_resolves_a_few_units_splices_their_rows_into_the_score_files(tmp_path: Path, monkeypatch):
+    """A round scored again because a market resolved, a resolution date passed or a series value came
+    keeps its score file's other lines as bytes (``incremental._write_scores``, ``splice.spliced``): one
+    command a night with the disk cache, as the nightly runs, writes after every night the bytes of a
+    full recompute, and did splice (every round here: nothing but those changes happens). Series s1's
+    values are all known from the first night, so its units resolve on the nights their dates pass."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
+    world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
+                  {"sim:s0": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0},
+                   "sim:s1": {WORLD_START + days(d): 1.0 + d / 10 for d in range(-2, 20)}})  # known ahead: dates passing resolve it
+    spliced, whole = [], []
+    splice_bytes, write_whole = splice.spliced, incremental.write_table
+    monkeypatch.setattr(splice, "spliced", lambda *args: spliced.append(splice_bytes(*args)) or spliced[-1])
+    monkeypatch.setattr(incremental, "write_table", lambda *args: whole.append(args[0].name) or write_whole(*args))
+    for n in range(12):
+        night = WORLD_START + days(n)
+        if n in (4, 6, 9):
+            world.markets[f"sim:m{n % 5}"] = (1.0, "resolved", 1.0)
+        world.series["sim:s0"][night - days(1)] = 2.0 + n / 10  # a value a night: units of s0 resolve as their dates pass
+        with Hub.opened(tmp_path, tmp_path / "cache") as hub:
+            nightly(hub, night, env={}, sources={"sim": world})
+        fresh = Hub.load(tmp_path)
+        view = hub_view(fresh, readers.load_observations(fresh), night)
+        for due, scores in scores_by_round(fresh, view, fresh.settings.scoring.impute_value).items():
+            assert fresh.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES), f"night {n}: {due}"
+    assert len(spliced) >= 5 and all(data is not None for data in spliced), "the touched rounds were not spliced"
+    assert len(whole) == len({*whole}), "a round's score file was written whole again after its first night"
 
 
 def test_appended_rows_sees_an_append_an_unchanged_file_and_a_rewrite(tmp_path: Path):

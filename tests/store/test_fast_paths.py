@@ -908,17 +908,17 @@ def test_plain_bytes_refuse_a_quote_and_every_control_byte_but_the_line_feed():
 def test_plain_bytes_read_back_as_their_cells(rows):
     """Cells joined as they are, whatever they hold (as an encoder that forgot to quote would write
     them): where ``plain_bytes`` says so, the reader gives back exactly the cells, so the write's
-    read-back check may compare bytes instead of parsing. ``_encoded`` says plain only then; the check
+    read-back check may compare bytes instead of parsing. ``encoded`` says plain only then; the check
     still parses (and refuses) bytes that differ from the ones meant."""
     cells = [csvio.writable(np.array([r[i] for r in rows], dtype=object)) for i in range(4)]
     joined = "".join(",".join(line) + "\n" for line in [FORECASTS.names, *zip(*(c.tolist() for c in cells))]).encode("utf-8")
     if csvio.plain_bytes(joined, len(rows), 4):
         assert csvio.read_back_problems(csvio.parse_bytes(joined, "x"), FORECASTS, cells, "x") == []
-    data, plain = csvio._encoded(FORECASTS.names, cells)
+    data, plain = csvio.encoded(FORECASTS.names, cells)
     assert data == csvio.encode(FORECASTS.names, cells) and (not plain or data == joined and csvio.plain_bytes(joined, len(rows), 4))
     if plain:
         csvio.read_back_check(FORECASTS, cells, "x", meant=data)(data)
         if rows:
             with pytest.raises(csvio.RoundTripError):
                 csvio.read_back_check(FORECASTS, cells, "x", meant=data)(data.replace(b"\n", b"\nq", 1))
-    assert not csvio._encoded(("only",), cells[:1])[1]
+    assert not csvio.encoded(("only",), cells[:1])[1]
