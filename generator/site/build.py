@@ -4,9 +4,10 @@
 ``SOURCE_DATE_EPOCH`` set to ``as_of`` so its own dates (sitemap) are reproducible too.
 
 ``gather`` keeps both cores busy at ForecastBench's scale (``WORKER_MIN_ROWS`` score rows or more): the
-bootstrapped boards (``site.boards``), the rounds' own boards and the Arena are made in forked workers
-(``parallel.in_background``) while the main process reads the forecast files and builds the question
-infos; each is the same value made here, where forking is not sound or not worth it.
+score files are parsed by two processes (``SHARED_READ_BYTES``), then the bootstrapped boards
+(``site.boards``), the rounds' own boards, the Arena and the Changes page's diffs are made in forked
+workers (``parallel.in_background``) while the main process reads the forecast files and builds the
+question infos; each is the same value made here, where forking is not sound or not worth it.
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ from ..leaderboard.hub_boards import history_views, hub_board
 from ..oracle.board import oracle_board, oracle_scores
 from ..oracle.sets import oracle_sets
 from ..oracle.temporal import temporal_view
-from ..parallel import in_background
+from ..parallel import default_processes, forked_map, in_background
 from ..schemas import FORECASTS
 from ..scoring.corrections import corrections
 from ..scoring.resolve import LedgerView, ledger_view
 from ..store import maintainer, readers
+from ..store.cache import Share
 from ..store.hub import Hub, as_hub
 from ..store.spreadsheet import spreadsheet_safe_bytes
 from ..timeutil import format_date, format_ts
@@ -51,6 +53,8 @@ from .rounds import OPEN, RoundStatus, resolutions, round_status
 from .shell import FRAGMENTS, ROUND_TABLE, ROUND_TABLES, SHELL
 from .speak import CHANGES_NIGHTS
 from .write import write_tree
+
+SHARED_READ_BYTES = 32 << 20  # less: a forked process costs more than it saves
 
 
 def _last_nights(history: pd.DataFrame, n: int) -> pd.DataFrame:
@@ -65,11 +69,11 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     hub = as_hub(hub)
     settings = hub.settings
     quarantine = [] if quarantine is None else quarantine
-    scores, models = readers.load_scores(hub), readers.load_models(hub, as_of)
+    scores, models = readers.load_scores(hub, _shared(hub, readers.score_files(hub.layout))), readers.load_models(hub, as_of)
     history = readers.load_history(hub)  # every view; a night from before the view column has it empty
     named = history_views(history)
     overall = named[named["view"] == "overall"]
-    observations = readers.load_observations(hub)
+    observations = readers.load_observations(hub, _shared(hub, hub.layout.observation_files()))
     view = ledger_view(observations, format_ts(as_of), readers.load_statements(hub),
                        settings.scoring.unresolved_markets)
     first = settings.leaderboard.boards[0]
@@ -89,6 +93,8 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
             continue
         read[day] = by_model
     arena = in_background(lambda: _arena(hub, as_of, read), busy)  # the Arena's CPU beside the questions' (below)
+    changes = in_background(lambda: history_diffs(_last_nights(overall, CHANGES_NIGHTS), first_rounds=first_rounds(scores),
+                                                  names={m: meta.name for m, meta in models.items()}), busy)  # and the Changes page's
     boards_of_rounds = round_boards()
     for day, (questions, participants, status, units) in states.items():
         board = None if status.state == OPEN else boards_of_rounds[day]
@@ -101,8 +107,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         history=overall[overall["board"] == first], board_history=history, models=models,
         round_age_days=settings.scoring.min_age_days,
         model_scores={m: g for m, g in scores.groupby("model", sort=True)},
-        changes=history_diffs(_last_nights(overall, CHANGES_NIGHTS), first_rounds=first_rounds(scores),
-                              names={m: meta.name for m, meta in models.items()}),
+        changes=changes(),
         corrections=corrections(observations, format_ts(as_of),
                                 {r.due: r.questions for r in rounds}),
         decisions=_decisions(hub, as_of),
@@ -112,6 +117,15 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     )
     boards = made()
     return SiteData(board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards, **gathered)
+
+
+def _shared(hub: Hub, paths: list[Path]) -> Share | None:
+    """Files this large in all (``SHARED_READ_BYTES``) are parsed by forked processes (``ReadCache.read_tables``):
+    the score files, which every worker waits for, took ~3.3 s of one core at six months of a
+    ForecastBench-density hub (112 MB; ~17 s at three years), and the observations ~170 MB at three years."""
+    if sum(p.stat().st_size for p in paths) < SHARED_READ_BYTES:
+        return None
+    return lambda work, items: forked_map(work, items, default_processes(), carry=hub.cache.disk)
 
 
 def _decisions(hub: Hub, as_of: datetime) -> pd.DataFrame:

@@ -32,15 +32,15 @@ from ..schemas import (
 )
 from ..timeutil import format_ts, parse_ts
 from . import ledger, maintainer, model_log
-from .cache import Slot, file_signature, signatures
+from .cache import Share, Slot, file_signature, signatures
 from .csvio import check_frame, coerce, empty_frame
 from .forecast_file import group_median, is_individual, member_keyed, parse_forecast
 from .hub import Hub
 from .layout import Layout
 
 
-def _read_all(hub: Hub, paths: list[Path], table: Table) -> pd.DataFrame:
-    frames = [hub.cache.read_table(p, table, hub.layout.relative(p)) for p in paths]
+def _read_all(hub: Hub, paths: list[Path], table: Table, share: Share | None = None) -> pd.DataFrame:
+    frames = hub.cache.read_tables(paths, table, [hub.layout.relative(p) for p in paths], share)
     return pd.concat(frames, ignore_index=True) if frames else empty_frame(table)
 
 
@@ -48,8 +48,9 @@ def load_bank(hub: Hub) -> pd.DataFrame:
     return _read_all(hub, hub.layout.question_files(), QUESTIONS)
 
 
-def load_observations(hub: Hub) -> pd.DataFrame:
-    return _read_all(hub, hub.layout.observation_files(), OBSERVATIONS)
+def load_observations(hub: Hub, share: Share | None = None) -> pd.DataFrame:
+    """Every observation row; ``share``: the files parsed by forked processes (``ReadCache.read_tables``)."""
+    return _read_all(hub, hub.layout.observation_files(), OBSERVATIONS, share)
 
 
 def resolution_files(layout: Layout) -> list[Path]:
@@ -260,8 +261,9 @@ def score_files(layout: Layout) -> list[Path]:
     return sorted((layout.data / "scores").glob("*.csv"))
 
 
-def load_scores(hub: Hub) -> pd.DataFrame:
-    return _read_all(hub, score_files(hub.layout), SCORES)
+def load_scores(hub: Hub, share: Share | None = None) -> pd.DataFrame:
+    """Every score file's rows; ``share``: the files parsed by forked processes (``ReadCache.read_tables``)."""
+    return _read_all(hub, score_files(hub.layout), SCORES, share)
 
 
 def load_history(hub: Hub) -> pd.DataFrame:

@@ -189,9 +189,10 @@ def test_boards_are_made_with_one_blas_thread_and_the_process_keeps_its_own(demo
 @pytest.mark.parametrize("min_rows", [0, 10**9])  # the round boards and the Arena in workers; here
 def test_the_round_boards_and_the_arena_are_the_same_made_in_a_worker(demo_hub: Path, tmp_path: Path, monkeypatch,
                                                                       min_rows: int):
-    """``gather`` makes each round's board and the Arena in forked workers at ForecastBench's scale: the same
-    frames as made here, and a broken bet file the worker meets is in the quarantine, where and as the
-    main process alone puts it (before the oracle's answers, which the downloads' list then leaves out)."""
+    """``gather`` makes each round's board, the Arena and the Changes page's diffs in forked workers, and has
+    the score files parsed by forked processes, at ForecastBench's scale: the same frames as made here, and a
+    broken bet file the worker meets is in the quarantine, where and as the main process alone puts it
+    (before the oracle's answers, which the downloads' list then leaves out)."""
     from generator.site import build as build_module
 
     root = tmp_path / "demo"
@@ -211,11 +212,22 @@ def test_the_round_boards_and_the_arena_are_the_same_made_in_a_worker(demo_hub: 
             forked.append(make)
         return in_background(make, worth)
 
+    shared, forked_map = [], build_module.forked_map
+
+    def sharing(work, items, processes, carry=None):
+        shared.append(items)
+        return forked_map(work, items, processes, carry)
+
     monkeypatch.setattr(build_module, "WORKER_MIN_ROWS", min_rows)
+    monkeypatch.setattr(build_module, "SHARED_READ_BYTES", 0 if min_rows == 0 else 10**12)
     monkeypatch.setattr(build_module, "in_background", counted)
+    monkeypatch.setattr(build_module, "forked_map", sharing)
     quarantine: list = []
     data = gather(Hub.load(root), AS_OF, quarantine)
-    assert len(forked) == (2 if min_rows == 0 else 0)
+    assert len(forked) == (3 if min_rows == 0 else 0)
+    files = [len(readers.score_files(hub.layout)), len(hub.layout.observation_files())]
+    assert [len(items) for items in shared] == ([n for n in files if n > 1] if min_rows == 0 else []) and files[0] > 1
+    assert data.changes == alone.changes and len(alone.changes), "the Changes page's nights, the same and some"
     assert quarantine == alone_quarantine and hub.layout.relative(broken) in [p.file for p in quarantine]
     assert [r.due for r in data.rounds] == [r.due for r in alone.rounds]
     assert sum(r.board is not None for r in alone.rounds) >= 2

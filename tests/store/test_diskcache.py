@@ -169,6 +169,46 @@ def test_a_ledger_read_through_the_cache_equals_read_table_and_a_hostile_entry_i
     pd.testing.assert_frame_equal(ReadCache(disk=DiskCache.open(folder, tmp_path)).read_table(path, RESOLUTIONS, "r.csv"), plain)
 
 
+def test_files_shared_among_forked_processes_read_as_read_here_and_are_kept(tmp_path: Path, monkeypatch):
+    """``ReadCache.read_tables`` hands the files not parsed yet to forked processes (``parallel.forked_map``,
+    as the site build does with the score files): the frames are ``read_table``'s, kept for the command (a
+    second read parses nothing), a file changed since is parsed again, and a share that does not (None)
+    leaves every file to this process, with a disk cache's digests learnt in the workers coming back."""
+    from generator.parallel import fork_sound, forked_map
+    from generator.store import csvio
+
+    paths = []
+    for i in range(3):
+        path = tmp_path / f"{i}.csv"
+        path.write_bytes(b"round,question_id,resolution_date,recorded_at,status,outcome,resolved_at,value,payload_sha256\n"
+                         + f",sim:{i},,2026-01-0{i + 2}T00:00:00Z,void,,,,\n".encode())
+        paths.append(path)
+    labels = [p.name for p in paths]
+    plain = [read_table(p, RESOLUTIONS, p.name) for p in paths]
+    handed: list[list[int]] = []
+
+    def share(work, items):
+        handed.append(list(items))
+        return forked_map(work, items, 2, carry=cache.disk)
+
+    cache, here, parse = ReadCache(disk=DiskCache.open(tmp_path / "cache", tmp_path)), os.getpid(), csvio.read_table
+    if fork_sound():  # else (one core) ``forked_map`` gives None and every file is parsed here
+        monkeypatch.setattr(csvio, "read_table", lambda *args: pytest.fail("parsed here") if os.getpid() == here else parse(*args))
+    for got, expected in zip(cache.read_tables(paths, RESOLUTIONS, labels, share), plain, strict=True):
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert handed == [[0, 1, 2]] and {str(p) for p in paths} <= set(cache.disk.digests)
+    monkeypatch.setattr(csvio, "read_table", lambda *args: pytest.fail("parsed again"))
+    cache.read_tables(paths, RESOLUTIONS, labels, share)  # every file known: nothing handed, nothing parsed
+    assert handed == [[0, 1, 2]]
+    monkeypatch.undo()
+    paths[1].write_bytes(paths[1].read_bytes().replace(b"sim:1", b"sim:9"))
+    again = cache.read_tables(paths, RESOLUTIONS, labels, share)  # one file changed: parsed here, alone
+    assert handed == [[0, 1, 2]] and again[1]["question_id"].tolist() == ["sim:9"]
+    fresh = ReadCache()
+    for got, expected in zip(fresh.read_tables(paths, RESOLUTIONS, labels, lambda work, items: None), [plain[0], again[1], plain[2]]):
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
 def test_a_changed_file_is_hashed_again(tmp_path: Path):
     path = tmp_path / "f.csv"
     path.write_bytes(b"a\n1\n")

@@ -10,6 +10,6 @@ Every reader gives the same frames with or without them (``prescient verify`` ne
 """
 
 from .disk import DiskCache, default_dir
-from .reads import ReadCache, Slot, file_signature, signatures
+from .reads import ReadCache, Share, Slot, file_signature, signatures
 
-__all__ = ["DiskCache", "ReadCache", "Slot", "default_dir", "file_signature", "signatures"]
+__all__ = ["DiskCache", "ReadCache", "Share", "Slot", "default_dir", "file_signature", "signatures"]

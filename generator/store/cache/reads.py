@@ -59,6 +59,11 @@ def signatures(paths: Sequence[Path]) -> tuple:
     return tuple((str(p), file_signature(p)) for p in paths)
 
 
+# A map over forked processes (``parallel.forked_map`` bound to its processes and carry): the results in
+# order, or None when the caller is to do the work itself.
+Share = Callable[[Callable[[int], tuple[tuple, pd.DataFrame]], list[int]], "list[tuple[tuple, pd.DataFrame]] | None"]
+
+
 @dataclass
 class ReadCache:
     disk: DiskCache | None = None  # the cache kept between commands, if any (``cache.disk``)
@@ -84,6 +89,23 @@ class ReadCache:
                 self._to_disk(path, table, label, frame)
             self.tables[key] = (signature, frame)
         return self.tables[key][1].copy()
+
+    def read_tables(self, paths: Sequence[Path], table: Table, labels: Sequence[str | None], share: Share | None = None) -> list[pd.DataFrame]:
+        """``[read_table(p, table, label) for p, label in zip(paths, labels)]``, the files this command has
+        not parsed as they are now first handed to ``share`` (``parallel.forked_map`` over forked processes,
+        which the store cannot import): each is parsed there as ``read_table`` parses it, and comes back with
+        the signature it was read under. When ``share`` does not (None), each is parsed here."""
+        keys = [(str(p), table.name, label) for p, label in zip(paths, labels)]
+        todo = [i for i, (path, key) in enumerate(zip(paths, keys)) if key not in self.tables or self.tables[key][0] != file_signature(path)]
+        if share is not None and len(todo) > 1:
+            for i, kept in zip(todo, share(lambda i: self._parsed(paths[i], table, labels[i]), todo) or []):
+                self.tables[keys[i]] = kept
+        return [self.read_table(path, table, label) for path, label in zip(paths, labels)]
+
+    def _parsed(self, path: Path, table: Table, label: str | None) -> tuple[tuple, pd.DataFrame]:
+        """What ``read_table`` keeps of the file: its signature when read, and the frame."""
+        self.read_table(path, table, label)
+        return self.tables[(str(path), table.name, label)]
 
     def write_table(self, path: Path, frame: pd.DataFrame, table: Table, label: str | None = None) -> bool:
         """``csvio.write_table``; skipped when this command last wrote the very same frame to the file
