@@ -92,9 +92,9 @@ def test_a_night_that_resolves_a_few_units_splices_their_rows_into_the_score_fil
     monkeypatch.setattr(incremental, "write_table", lambda *args: whole.append(args[0].name) or write_whole(*args))
     for n in range(12):
         night = WORLD_START + days(n)
-        if n in (4, 6, 9):
+        if n in (4, 6, 8):  # markets m4, m1 and m3 resolve
             world.markets[f"sim:m{n % 5}"] = (1.0, "resolved", 1.0)
-        world.series["sim:s0"][night - days(1)] = 2.0 + n / 10  # a value a night: units of s0 resolve as their dates pass
+        world.series["sim:s0"][night - days(1)] = 2.0 + n / 10  # a value a night, dated the day before
         with Hub.opened(tmp_path, tmp_path / "cache") as hub:
             nightly(hub, night, env={}, sources={"sim": world})
         fresh = Hub.load(tmp_path)
