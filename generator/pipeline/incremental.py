@@ -57,7 +57,7 @@ from ..scoring.resolve import LedgerView
 from ..store import readers, splice
 from ..store.atomic import write_bytes_atomic
 from ..store.cache import Slot
-from ..store.csvio import RoundTripError, cell_text, write_table
+from ..store.csvio import RoundTripError, write_table
 from ..store.hub import Hub
 from ..store.layout import FileStats
 from ..timeutil import format_date
@@ -211,8 +211,9 @@ class Touched:
 def _write_scores(hub: Hub, path: Path, scores: pd.DataFrame, before: RoundMemo | None, touched: Touched | None) -> bool:
     """Write a round's score file; True when its bytes changed. When the file holds what ``before``
     (the round's last memo, its files unchanged) wrote and ``scores`` differs from ``before.scores`` only
-    in the rows of units ``touched``, the file is spliced (``splice.spliced``: the old lines of every other
-    row kept as bytes, the new rows formatted and checked as any write is), else written whole
+    in the rows of units ``touched``, the file is spliced (``splice.spliced_rows``: once the other rows are
+    seen to be written as the same text, their old lines are kept as bytes and the new rows formatted and
+    checked as any write is), else written whole
     (``csvio.write_table``). The same bytes either way (tests/store/test_splice.py, and
     tests/pipeline/test_incremental.py against the full recompute)."""
     data = _splice_scores(hub, path, scores, before, touched) if before is not None and touched is not None else None
@@ -240,32 +241,7 @@ def _splice_scores(hub: Hub, path: Path, scores: pd.DataFrame, before: RoundMemo
         data = path.read_bytes()
     except OSError:
         return None
-    old, new = touched.rows(before.scores), touched.rows(scores)
-    if not _same_text(before.scores, ~old, scores, ~new):
-        return None
-    units = {unit for frame, rows in ((before.scores, old), (scores, new))
-             for unit in zip(frame.loc[rows, "question_id"].astype(str), frame.loc[rows, "resolution_date"].fillna("").astype(str))}
-    return splice.spliced(data, SCORES, scores[new], _UNIT, units, int(old.sum()))
-
-
-def _same_text(a: pd.DataFrame, in_a: np.ndarray, b: pd.DataFrame, in_b: np.ndarray) -> bool:
-    """Whether rows ``in_a`` of one score frame and rows ``in_b`` of another, in order, are written as the
-    same text: equal values of one dtype are (a number, a date or a text is formatted by its value alone;
-    a missing one is empty), and a column whose dtypes differ is compared as the text written
-    (``csvio.cell_text``). Compared column by column on the arrays: no frame is copied."""
-    if int(in_a.sum()) != int(in_b.sum()):
-        return False
-    for column in SCORES.columns:
-        x, y = a[column.name], b[column.name]
-        if x.dtype != y.dtype or x.dtype == object:
-            if not np.array_equal(cell_text(x[in_a], column.type), cell_text(y[in_b], column.type)):
-                return False
-            continue
-        u, v = x.to_numpy()[in_a], y.to_numpy()[in_b]
-        same = u == v
-        if not same.all() and not (same | (pd.isna(u) & pd.isna(v))).all():
-            return False
-    return True
+    return splice.spliced_rows(data, SCORES, before.scores, touched.rows(before.scores), scores, touched.rows(scores), _UNIT)
 
 
 def _watch(questions: pd.DataFrame, resolutions: pd.DataFrame, as_of: str) -> dict[str, str]:

@@ -13,7 +13,8 @@ all compared as text (``csvio.sortable_as_text``); a file of that table's header
 quote anywhere, so no cell holds a comma or a line end and every line has one comma fewer than cells);
 new lines that are plain too; and no new row with the key of a line kept. The caller vouches for the
 rest: the file is the canonical bytes of a frame whose rows, less those dropped, are the new frame's
-rows, less those added (``incremental`` compares the two frames before it asks).
+rows, less those added. ``spliced_rows`` is that caller for two frames: it compares the rows kept, as the
+text they are written as, before it asks (the nightly's score files, ``pipeline.incremental``).
 """
 
 from __future__ import annotations
@@ -24,9 +25,42 @@ import numpy as np
 import pandas as pd
 
 from ..schemas import Table
-from .csvio import canonical_cells, encoded, sortable_as_text
+from .csvio import canonical_cells, cell_text, encoded, sortable_as_text
 
 _COMMA, _LINE_END, _SEPARATOR = 0x2C, 0x0A, 0x01  # the key's fields joined by a byte below any a plain cell holds
+
+
+def spliced_rows(data: bytes, table: Table, before: pd.DataFrame, gone: np.ndarray, after: pd.DataFrame, new: np.ndarray,
+                 columns: tuple[str, ...]) -> bytes | None:
+    """The canonical bytes of ``after`` from the file ``data`` holds, the canonical bytes of ``before``: its
+    rows ``gone`` (a mask) replaced by ``after``'s rows ``new``, the lines named by their cells in
+    ``columns`` (``spliced``); None when the other rows of the two frames are not written as the same text
+    (``same_text``), or where ``spliced`` refuses."""
+    if not same_text(table, before, ~gone, after, ~new):
+        return None
+    named = {unit for frame, rows in ((before, gone), (after, new))
+             for unit in zip(*(cell_text(frame.loc[rows, c], table.column(c).type).tolist() for c in columns))}
+    return spliced(data, table, after[new], columns, named, int(gone.sum()))
+
+
+def same_text(table: Table, a: pd.DataFrame, in_a: np.ndarray, b: pd.DataFrame, in_b: np.ndarray) -> bool:
+    """Whether rows ``in_a`` of one frame of ``table`` and rows ``in_b`` of another, in order, are written as
+    the same text: equal values of one dtype are (a number, a date or a text is formatted by its value alone;
+    a missing one is empty), and a column whose dtypes differ is compared as the text written
+    (``csvio.cell_text``). Compared column by column on the arrays: no frame is copied."""
+    if int(in_a.sum()) != int(in_b.sum()):
+        return False
+    for column in table.columns:
+        x, y = a[column.name], b[column.name]
+        if x.dtype != y.dtype or x.dtype == object:
+            if not np.array_equal(cell_text(x[in_a], column.type), cell_text(y[in_b], column.type)):
+                return False
+            continue
+        u, v = x.to_numpy()[in_a], y.to_numpy()[in_b]
+        same = u == v
+        if not same.all() and not (same | (pd.isna(u) & pd.isna(v))).all():
+            return False
+    return True
 
 
 def spliced(data: bytes, table: Table, rows: pd.DataFrame, columns: tuple[str, ...],
