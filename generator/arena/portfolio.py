@@ -195,44 +195,35 @@ def pnl_curves(cohorts: Cohorts) -> pd.DataFrame:
     return curves[CURVE].sort_values([*COHORT, "at"], kind="mergesort").reset_index(drop=True)
 
 
-_MARKS_PER_BLOCK = 64  # marks evaluated at once: bounds memory at positions × 64 floats per array
-
-
 def _cohort_curves(rows: pd.DataFrame, known: pd.DataFrame, as_of: str) -> pd.DataFrame:
+    """``pnl_curves`` of one cohort. A position counts as placed from one mark on and as settled from a
+    later one: the money staked and paid out is a running sum over those marks (``_from_mark``), and the
+    value held is summed over groups of positions held over the same marks (``_held_value``). The cost is
+    the positions and the marks, not their product: a cohort is marked every night for as long as one of
+    its markets is open, years for the first rounds of an old hub."""
     rows = rows.sort_values(COHORT, kind="mergesort")
     points = curve_points(rows["placed_at"].min(), as_of)
     settled_by = rows["settle_at"].where(rows["status"] != "open")
     if settled_by.notna().all() and len(points):  # all settled: flat after the first mark past the last settlement
-        last = max(settled_by)
+        last = settled_by.max()
         cut = next((i for i, at in enumerate(points) if at >= last), len(points) - 1)
         points = points[:cut + 1] + ([as_of] if points[cut] != as_of else [])
     if not points:
         return pd.DataFrame(columns=CURVE)
-    questions = sorted(set(rows["question_id"]))
-    grid = price_grid(known, questions, points).pivot(index="question_id", columns="at", values="yes_now")
-    prices = grid.reindex(index=questions, columns=points).to_numpy(dtype=float)
-    where = pd.Index(questions).get_indexer(rows["question_id"])
-    marks = _seconds(pd.Series(points))
-    placed_at, settle_at = _seconds(rows["placed_at"]), _seconds(settled_by.fillna(""))
-    yes, price0 = (rows["side"] == b.YES).to_numpy(), rows["yes_price"].to_numpy(dtype=float)
-    shares, amount = rows["shares"].to_numpy(dtype=float), rows["amount"].to_numpy(dtype=float)
-    payout = rows["payout"].to_numpy(dtype=float)
+    questions = sorted(pd.unique(rows["question_id"].to_numpy()))
+    marks, placed_at = _seconds(pd.Series(points)), _seconds(rows["placed_at"])
+    prices = price_matrix(known, questions, marks)
     keys = rows[COHORT].drop_duplicates()
     starts = np.flatnonzero(~rows[COHORT].duplicated().to_numpy())
-    staked, proceeds, value = (np.empty((len(keys), len(points))) for _ in range(3))
-    for lo in range(0, len(points), _MARKS_PER_BLOCK):
-        block = slice(lo, lo + _MARKS_PER_BLOCK)
-        placed = placed_at[:, None] <= marks[None, block]
-        settled = placed & (settle_at[:, None] <= marks[None, block])
-        live = placed & ~settled
-        yes_now = prices[where, block]
-        yes_now = np.where(np.isnan(yes_now), price0[:, None], yes_now)
-        side_now = np.where(yes[:, None], yes_now, 1.0 - yes_now)
-        staked[:, block] = np.add.reduceat(np.where(placed, amount[:, None], 0.0), starts, axis=0)
-        proceeds[:, block] = np.add.reduceat(np.where(settled, payout[:, None], 0.0), starts, axis=0)
-        value[:, block] = np.add.reduceat(np.nan_to_num(np.where(live, shares[:, None] * side_now, 0.0)), starts, axis=0)
+    key = np.repeat(np.arange(len(keys)), np.diff(np.append(starts, len(rows))))
+    placed_from = np.searchsorted(marks, placed_at, "left")  # the first mark at or after it
+    settled_from = np.maximum(np.searchsorted(marks, _seconds(settled_by.fillna("")), "left"), placed_from)
+    n_keys, n_marks = len(keys), len(points)
+    staked = _from_mark(key, placed_from, rows["amount"].to_numpy(dtype=float), n_keys, n_marks)
+    proceeds = _from_mark(key, settled_from, rows["payout"].to_numpy(dtype=float), n_keys, n_marks)
+    value = _held_value(rows, key, pd.Index(questions).get_indexer(rows["question_id"]), prices, placed_from, settled_from, n_keys)
     start = rows["start"].to_numpy(dtype=float)[starts]
-    first = _seconds(rows.groupby(COHORT, sort=False)["placed_at"].min().reindex(pd.MultiIndex.from_frame(keys)).reset_index(drop=True))
+    first = np.minimum.reduceat(placed_at, starts)
     cash = start[:, None] - staked + proceeds
     total = cash + value
     out = keys.loc[keys.index.repeat(len(points))].reset_index(drop=True).assign(
@@ -241,26 +232,73 @@ def _cohort_curves(rows: pd.DataFrame, known: pd.DataFrame, as_of: str) -> pd.Da
     return out[(np.repeat(first, len(points)) <= np.tile(marks, len(keys)))]
 
 
+def _from_mark(key: np.ndarray, first: np.ndarray, amount: np.ndarray, n_keys: int, n_marks: int) -> np.ndarray:
+    """(keys, marks): per key, the sum of ``amount`` over its rows counted from their mark ``first`` on
+    (``n_marks``: not by the last mark)."""
+    added = np.zeros((n_keys, n_marks + 1))
+    np.add.at(added, (key, first), amount)
+    return np.cumsum(added, axis=1)[:, :n_marks]
+
+
+def _held_value(rows: pd.DataFrame, key: np.ndarray, question: np.ndarray, prices: np.ndarray,
+                placed_from: np.ndarray, settled_from: np.ndarray, n_keys: int) -> np.ndarray:
+    """(keys, marks): the positions held at each mark (placed, not settled) at shares × the side's latest
+    price observed (the position's own price while its market has none; a position never priced is worth 0).
+
+    A position's value at a mark is the sum of three terms, each a weight of its own times a function of its
+    question and the mark: ±shares × the price observed (− for NO), shares × 1 where that price exists (the 1
+    of a NO's 1 − price), and its value at its own price where none does. The positions held over the same
+    marks (placed from one, settled from another: in a simulated cohort, those of the markets settled the
+    same day) add, over those marks, one product of their weights by key and question with the
+    (3 × their questions, marks) prices."""
+    n_marks = prices.shape[1]
+    observed = ~np.isnan(prices)
+    basis = np.stack([np.where(observed, prices, 0.0), observed, ~observed]).astype(float)  # (3, questions, marks)
+    yes = (rows["side"] == b.YES).to_numpy()
+    shares, own = rows["shares"].to_numpy(dtype=float), rows["yes_price"].to_numpy(dtype=float)
+    held = np.nan_to_num(shares)
+    weights = np.stack([np.where(yes, held, -held), np.where(yes, 0.0, held),
+                        np.nan_to_num(shares * np.where(yes, own, 1.0 - own))])  # (3, positions)
+    value = np.zeros((n_keys, n_marks))
+    ever = np.flatnonzero(settled_from > placed_from)  # held at one mark at least
+    order = ever[np.lexsort((settled_from[ever], placed_from[ever]))]
+    span = placed_from[order] * (n_marks + 1) + settled_from[order]
+    for group in np.split(order, np.flatnonzero(np.diff(span)) + 1) if len(order) else []:
+        lo, hi = placed_from[group[0]], min(settled_from[group[0]], n_marks)
+        asked, at = np.unique(question[group], return_inverse=True)
+        cells = (key[group] * 3)[None, :] + np.arange(3)[:, None]  # (3, rows): key-major, then the term
+        held_now = np.bincount((cells * len(asked) + at[None, :]).ravel(), weights=weights[:, group].ravel(),
+                               minlength=n_keys * 3 * len(asked))
+        value[:, lo:hi] += held_now.reshape(n_keys, 3 * len(asked)) @ basis[:, asked, lo:hi].reshape(3 * len(asked), hi - lo)
+    return value
+
+
 def _seconds(stamps: pd.Series) -> np.ndarray:
-    """ISO-8601 UTC stamps as integer seconds; an empty stamp (never) as the largest integer."""
-    text = stamps.astype(str)
+    """ISO-8601 UTC stamps as integer seconds; an empty stamp (never) as the largest integer. Each
+    distinct stamp is parsed once (a cohort's positions share a few: its rounds' due times, settlements)."""
+    codes, distinct = pd.factorize(stamps.astype(str).to_numpy(), use_na_sentinel=False)
+    text = pd.Series(distinct, dtype=object)
     never = text == ""
     seconds = pd.to_datetime(text.where(~never, "1970-01-01T00:00:00Z"), utc=True,
                              format="%Y-%m-%dT%H:%M:%SZ").astype("datetime64[s, UTC]").astype("int64").to_numpy()
-    return np.where(never.to_numpy(), np.iinfo(np.int64).max, seconds)
+    return np.where(never.to_numpy(), np.iinfo(np.int64).max, seconds)[codes]
 
 
-def price_grid(known: pd.DataFrame, question_ids: list[str], points: list[str]) -> pd.DataFrame:
-    """Per question × point: the latest value observed at or before the point (``values_at`` for many times)."""
-    obs = known[known["question_id"].isin(question_ids)].drop_duplicates(["question_id", "observed_at"], keep="last")
-    right = pd.DataFrame({"question_id": obs["question_id"].astype(str), "t": _instants(obs["observed_at"]),
-                          "yes_now": obs["value"].astype(float)}).sort_values("t", kind="mergesort")
-    left = pd.MultiIndex.from_product([question_ids, points], names=["question_id", "at"]).to_frame(index=False)
-    left["question_id"], left["t"] = left["question_id"].astype(str), _instants(left["at"])
-    grid = pd.merge_asof(left.sort_values("t", kind="mergesort"), right, on="t", by="question_id", direction="backward")
-    return grid[["question_id", "at", "yes_now"]]
-
-
-def _instants(stamps: pd.Series) -> pd.Series:
-    """ISO-8601 UTC stamps as one datetime dtype (merge_asof needs both sides alike)."""
-    return pd.to_datetime(stamps.astype(str), utc=True, format="%Y-%m-%dT%H:%M:%SZ").astype("datetime64[ns, UTC]")
+def price_matrix(known: pd.DataFrame, question_ids: list[str], marks: np.ndarray) -> np.ndarray:
+    """(questions, marks): the latest value of each question observed at or before each mark (``values_at``
+    for many times; of two observations at the same time, the later row). ``marks``: ``_seconds``, ascending."""
+    prices = np.full((len(question_ids), len(marks)), np.nan)
+    obs = known[known["question_id"].isin(question_ids)]
+    seen = _seconds(obs["observed_at"])
+    kept = seen <= (marks[-1] if len(marks) else -1)  # observed after the last mark: never a mark's price
+    if not kept.any():
+        return prices
+    span = np.int64(marks[-1]) + 1  # a question's observations sort before the next question's
+    which = pd.Index(question_ids).get_indexer(obs["question_id"].to_numpy()[kept]).astype(np.int64)
+    key = which * span + seen[kept]
+    order = np.argsort(key, kind="stable")
+    key, values = key[order], obs["value"].to_numpy(dtype=float)[kept][order]
+    row = np.arange(len(question_ids), dtype=np.int64)[:, None]
+    at = np.searchsorted(key, row * span + marks[None, :], side="right") - 1  # the latest at or before the mark
+    found = (at >= 0) & (key[np.maximum(at, 0)] // span == row)
+    return np.where(found, values[np.maximum(at, 0)], prices)
