@@ -24,7 +24,7 @@ from .portfolio import POSITIONS, Cohorts, priced, prices_at, settle
 from .simulate import simulated_positions
 
 
-def load_cohorts(root: Path, as_of: datetime, due: datetime | None = None,
+def load_cohorts(root: Hub | Path, as_of: datetime, due: datetime | None = None,
                  quarantine: list[Problem] | None = None,
                  forecasts: dict[str, dict[str, pd.DataFrame]] | None = None) -> Cohorts:
     """Every cohort (or only the one holding the round due at ``due``) as the ledgers stood at ``as_of``.
@@ -32,9 +32,10 @@ def load_cohorts(root: Path, as_of: datetime, due: datetime | None = None,
     An unreadable bet or forecast file is left out (the nightly never scores it either);
     ``quarantine`` collects those files when the caller reports them. ``forecasts`` (round due
     date ``YYYY-MM-DD`` -> ``readers.load_forecasts``) are forecast files the caller has read
-    already (the site build): those rounds' files are not read again."""
+    already (the site build), and a ``Hub`` brings the files its cache has read (the question sets,
+    the observations): neither is read again."""
     quarantine = [] if quarantine is None else quarantine
-    hub = Hub(root)
+    hub = root if isinstance(root, Hub) else Hub(root)
     layout = hub.layout
     labels = round_cohorts(hub)
     dues = readers.round_dues(hub)

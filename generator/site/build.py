@@ -156,12 +156,13 @@ def _round_board(scores: pd.DataFrame | None, questions: pd.DataFrame, models: d
 
 
 def _arena(hub: Hub, as_of: datetime, forecasts: dict[str, dict[str, pd.DataFrame]]) -> tuple[dict, list[Problem]]:
-    """The Arena's table, curves and decisions, from the forecast files ``gather`` has read (not read
-    twice: at ForecastBench scale a read of every forecast file costs ~20 s). The decisions read the
+    """The Arena's table, curves and decisions, from the forecast files, question sets and observations
+    ``gather`` has read (not read twice: at ForecastBench scale a read of every forecast file costs ~20 s,
+    and of the observations ~2 s at six months of its density). The decisions read the
     bet files of the rounds past their due time; with them, the unreadable bet files found (the
     forecast files are ``gather``'s), which ``gather`` adds to its quarantine: this may run in a worker."""
     unreadable: list[Problem] = []
-    cohorts = load_cohorts(hub.root, as_of, quarantine=unreadable, forecasts=forecasts)
+    cohorts = load_cohorts(hub, as_of, quarantine=unreadable, forecasts=forecasts)
     bets = {format_date(due): readers.load_bets(hub, due, []) for due in readers.round_dues(hub) if due <= as_of}
     return {"arena": arena_table(cohorts), "arena_curves": pnl_curves(cohorts), "arena_brier": bet_brier(cohorts),
             "arena_decisions": decision_rows(cohorts.positions, bets)}, unreadable

@@ -239,3 +239,28 @@ def test_the_round_boards_and_the_arena_are_the_same_made_in_a_worker(demo_hub: 
         assert len(getattr(alone, name)), name
         pd.testing.assert_frame_equal(getattr(data, name), getattr(alone, name), check_exact=True)
     assert render_site(data) == render_site(alone)
+
+
+def test_the_arena_reads_no_question_set_or_observation_file_the_build_has_read(demo_hub: Path, tmp_path: Path, monkeypatch):
+    """The site's Arena (``build._arena``, in a forked worker at scale) takes the question sets and the
+    observations from the build's own cache (~2 s of parsing at six months of ForecastBench's density), and
+    makes the same cohorts as from a fresh read of the folder."""
+    from generator.arena.gather import load_cohorts
+    from generator.site import build as build_module
+    from generator.store.cache import reads
+
+    hub = _hub(demo_hub, tmp_path)
+    dues = [d for d in readers.round_dues(hub) if d <= AS_OF]
+    read = {d.strftime("%Y-%m-%d"): readers.load_forecasts(hub, d, []) for d in dues}
+    for due in readers.round_dues(hub):
+        readers.load_round(hub, due)
+    readers.load_observations(hub)
+    parsed, read_table = [], reads.csvio.read_table
+    monkeypatch.setattr(reads.csvio, "read_table", lambda path, *a, **k: parsed.append(Path(path)) or read_table(path, *a, **k))
+    made, _ = build_module._arena(hub, AS_OF, read)
+    again = {hub.layout.relative(p) for p in parsed} & {hub.layout.relative(p) for p in
+                                                          [*hub.layout.observation_files(), *map(hub.layout.round_questions, dues)]}
+    assert not again, again
+    assert len(made["arena_curves"])
+    fresh = load_cohorts(hub.root, AS_OF, quarantine=[])
+    pd.testing.assert_frame_equal(load_cohorts(hub, AS_OF, quarantine=[]).positions, fresh.positions, check_exact=True)
