@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..parallel import one_blas_thread
 from ..scoring.resolve import values_at
 from . import bets as b
 
@@ -190,7 +191,8 @@ def pnl_curves(cohorts: Cohorts) -> pd.DataFrame:
     positions = cohorts.positions
     if positions.empty:
         return pd.DataFrame(columns=CURVE)
-    parts = [_cohort_curves(rows, cohorts.known, cohorts.as_of) for _, rows in positions.groupby("cohort", sort=True)]
+    with one_blas_thread():  # the products of ``_held_value``: the same sums on every machine
+        parts = [_cohort_curves(rows, cohorts.known, cohorts.as_of) for _, rows in positions.groupby("cohort", sort=True)]
     curves = pd.concat([p for p in parts if len(p)] or [pd.DataFrame(columns=CURVE)], ignore_index=True)
     return curves[CURVE].sort_values([*COHORT, "at"], kind="mergesort").reset_index(drop=True)
 
