@@ -175,10 +175,15 @@ def reliability(table: pd.DataFrame) -> Figure:
 
 
 def arena_curves(curves: pd.DataFrame) -> Figure:
-    """A model's Arena P/L summed over its cohorts, one line per view (bets, simulated portfolio)."""
+    """A model's Arena P/L summed over its cohorts, one line per view (bets, simulated portfolio). A cohort
+    whose positions are all settled is flat from then on, and ``pnl_curves`` ends its curve there (with one
+    point at ``as_of``): its last P/L counts at every later mark, not only at ``as_of``."""
     traces = []
     for view, rows in curves.groupby("view", sort=True):
-        total = rows.groupby("at", sort=True)["pnl"].sum()
+        if "cohort" in rows:
+            total = rows.pivot(index="at", columns="cohort", values="pnl").sort_index().ffill().sum(axis=1)
+        else:
+            total = rows.groupby("at", sort=True)["pnl"].sum()
         traces.append(_scatter(x=[a[:10] for a in total.index], y=total.round(2).tolist(), mode="lines",
                               name=plain(view), hovertemplate="%{x}<br>P/L $%{y:,.2f}<extra></extra>"))
     return _figure(traces, height=320, xaxis=_axis("mark (00:00 UTC)"),

@@ -159,3 +159,15 @@ def test_a_property_set_to_none_and_empty_shapes_are_left_out_as_plotly_leaves_t
                       yaxis=dict(automargin=True, title="value", range=None))
     assert series == charts.to_json(old.to_plotly_json())
     assert '"shapes"' not in charts.to_json(FIGURES["oracle_months_no_cutoff"]())
+
+
+def test_a_settled_cohorts_pl_stays_in_the_models_total_after_its_curve_ends() -> None:
+    """``pnl_curves`` ends a settled cohort's curve after its last settlement (and adds ``as_of``): the model
+    page's total must carry that cohort's last P/L over the nights between, not drop it."""
+    days = [f"2026-01-0{d}T00:00:00Z" for d in range(1, 7)]
+    curves = pd.DataFrame({"cohort": ["2026-01-01"] * 4 + ["2026-01-02"] * 5, "view": "simulated",
+                           "at": [*days[:3], days[5], *days[1:]], "pnl": [10.0, 20.0, 30.0, 30.0, 1.0, 2.0, 3.0, 4.0, 5.0]})
+    figure = charts.arena_curves(curves)
+    (line,) = figure["data"]
+    assert list(line["x"]) == [d[:10] for d in days]
+    assert list(line["y"]) == [10.0, 21.0, 32.0, 33.0, 34.0, 35.0]
