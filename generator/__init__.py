@@ -1,3 +1,3 @@
 """Prescient: a forecasting benchmark that lives in a git repository."""
 
-__version__ = "0.13.2"
+__version__ = "0.13.3"
