@@ -302,7 +302,7 @@ def encoded(names: tuple[str, ...], columns: list[np.ndarray]) -> tuple[bytes, b
 
 # Every byte but a quote and the control characters other than the line feed: deleting them all
 # from plain bytes leaves nothing (``bytes.translate`` runs several times faster than a regex here).
-_PLAIN_BYTES = bytes(b for b in range(256) if not (b == 0x22 or b < 0x20 and b != 0x0a or b == 0x7f))
+PLAIN_BYTES = bytes(b for b in range(256) if not (b == 0x22 or b < 0x20 and b != 0x0a or b == 0x7f))
 
 
 def plain_bytes(data: bytes, rows: int, width: int) -> bool:
@@ -312,7 +312,7 @@ def plain_bytes(data: bytes, rows: int, width: int) -> bool:
     the joins put in. Checked on the bytes, not on how the cells were judged (``needs_quotes``), so
     it holds even if that judgement is wrong (tests/store/test_fast_paths.py compares with the reader)."""
     return width >= 2 and data.count(b"\n") == rows + 1 and data.count(b",") == (rows + 1) * (width - 1) \
-        and not data.translate(None, _PLAIN_BYTES)
+        and not data.translate(None, PLAIN_BYTES)
 
 
 # A cell needing quotes (see the module docstring). ``_QUOTE_ANY`` finds whether any cell of a

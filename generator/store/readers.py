@@ -120,6 +120,8 @@ def load_forecasts(hub: Hub, due: datetime, quarantine: list[Problem] | None = N
     by_model: dict[str, list[Path]] = {}
     for path in layout.forecast_files(due):
         by_model.setdefault(path.stem, []).append(path)
+    plain = [p for (p, *more) in by_model.values() if not more and p.suffix == ".csv" and not p.is_symlink() and p.is_file()]
+    hub.cache.read_forecasts_together(plain, [layout.relative(p) for p in plain])  # parsed as one, then taken one by one
     return _read_each(hub, by_model, _one_forecast, quarantine)
 
 

@@ -922,3 +922,135 @@ def test_plain_bytes_read_back_as_their_cells(rows):
             with pytest.raises(csvio.RoundTripError):
                 csvio.read_back_check(FORECASTS, cells, "x", meant=data)(data.replace(b"\n", b"\nq", 1))
     assert not csvio.encoded(("only",), cells[:1])[1]
+
+
+# --- a round's forecast files read as one (``fast_forecasts.read_together``) ---------------------------------
+
+HEADER = "question_id,resolution_date,probability,reasoning\n"
+FORECAST_CELLS = {  # per column: cells that pass, and cells on the checks' edges
+    "question_id": ["sim:m1", "sim:m2", "sim:s1", "ü:1", "x", " sim:m1", ""],
+    "resolution_date": ["", "", "2026-02-01", "2026-03-01", "2026-13-01", " 2026-02-01"],
+    "probability": ["0.5", "0.123456", "0", "1", "1.0", "0.1234567890123456789", ".5", "1.5", "-0", " 0.5", "nan", "x"],
+    "reasoning": ["", "because", "ünïcode", " spaced ", "x" * 30],
+}
+EDGE_FILES = [  # whole files the fast path must leave alone or take exactly as the reader does
+    HEADER,  # a header alone
+    HEADER + "sim:m1,,0.5,\n" + "sim:m1,,0.25,\n",  # a key twice
+    HEADER + "sim:m1,,0.5,\n\nsim:m2,,0.5,\n",  # a blank line
+    HEADER + "sim:m1,,0.5,\nsim:m2,,0.5,,\n",  # a line with a cell too many
+    HEADER + "sim:m1,,0.5,,\nsim:m2,,0.5,,\n",  # every line with a cell too many: the reader takes an index
+    HEADER + "sim:m1,,0.5\n",  # a line with a cell too few
+    HEADER + "sim:m1,,0.5,",  # no line end at the end
+    HEADER.replace("\n", "\r\n") + "sim:m1,,0.5,\r\n",  # CRLF
+    "\ufeff" + HEADER + "sim:m1,,0.5,\n",  # a byte-order mark
+    HEADER + 'sim:m1,,0.5,"a, b"\n',  # a quoted cell
+    "question_id,probability,resolution_date,reasoning\nsim:m1,0.5,,\n",  # another column order
+    "question_id,resolution_date,probability\nsim:m1,,0.5\n",  # a column missing
+    HEADER.replace("\n", ",extra\n") + "sim:m1,,0.5,,1\n",  # a column unknown
+    "sim:m1,,0.5,\n",  # no header
+    "",  # empty
+]
+
+
+def _forecast_file(rng: np.random.Generator, clean: bool) -> str:
+    lines = []
+    for _ in range(int(rng.integers(0, 12))):
+        cells = [FORECAST_CELLS[c][int(rng.integers(0, 4 if clean else len(FORECAST_CELLS[c])))] for c in FORECASTS.names]
+        lines.append(",".join(cells) + "\n")
+    if clean:  # one forecast per unit
+        lines = list(dict.fromkeys(lines))
+        seen, kept = set(), []
+        for line in lines:
+            unit = tuple(line.split(",")[:2])
+            if unit not in seen:
+                seen.add(unit)
+                kept.append(line)
+        lines = kept
+    return HEADER + "".join(lines)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_forecast_files_read_together_are_the_frames_each_file_reads_as(tmp_path, seed):
+    """Every frame ``read_together`` gives is, to the last bit and dtype, what ``csvio.read_table`` reads from that
+    file alone; every other file is None (left to ``read_table``). Random rounds of files, most of them clean, some
+    with cells on the checks' edges (a bad probability, a blank id, an invalid date, a repeated unit), plus files
+    the fast path must leave alone (CRLF, a quote, a blank line, a line with a cell too many or too few, another
+    header...). The clean files of a round are taken even when another file of it has a bad cell."""
+    from generator.store.fast_forecasts import read_together
+
+    rng = np.random.default_rng(seed)
+    texts = [_forecast_file(rng, clean=bool(rng.random() < 0.8)) for _ in range(int(rng.integers(2, 14)))]
+    texts += [EDGE_FILES[int(i)] for i in rng.choice(len(EDGE_FILES), size=int(rng.integers(0, 4)), replace=False)]
+    texts = [texts[int(i)] for i in rng.permutation(len(texts))]
+    datas = [t.encode("utf-8") for t in texts]
+    if rng.random() < 0.3:
+        datas.append(HEADER.encode() + b"sim:m1,,0.5,\xff\n")  # not UTF-8
+    labels = [f"data/forecasts/2026-01-04/t{i}.m.csv" for i in range(len(datas))]
+    got = read_together(datas, labels)
+    clean, taken = 0, 0
+    for data, label, frame in zip(datas, labels, got):
+        path = tmp_path / Path(label).name
+        path.write_bytes(data)
+        try:
+            expected = csvio.read_table(path, FORECASTS, label)
+        except csvio.UNREADABLE as exc:
+            assert frame is None, (label, exc)
+            continue
+        clean += 1
+        if frame is not None:
+            taken += 1
+            pd.testing.assert_frame_equal(frame, expected, check_exact=True)
+            assert list(frame.dtypes.astype(str)) == csvio.table_dtypes(FORECASTS)
+    if clean >= 2 and all(map(_plain, texts)) and len(datas) == len(texts):
+        assert taken == clean, "every file that reads cleanly and is plain is taken"
+
+
+def test_files_whose_lines_hold_a_cell_too_many_are_not_read_together():
+    """Alone, a file whose every line has one cell more than its header is read with its first column as the
+    index; together with others, the first file's lines would decide that for all of them."""
+    from generator.store.fast_forecasts import read_together
+
+    extra = (HEADER + "sim:m1,,0.5,,\nsim:m2,,0.5,,\n").encode()
+    clean = (HEADER + "sim:m1,,0.5,\n").encode()
+    assert read_together([extra, clean, clean], ["a.csv", "b.csv", "c.csv"])[0] is None
+    for frame in read_together([extra, clean, clean], ["a.csv", "b.csv", "c.csv"])[1:]:
+        pd.testing.assert_frame_equal(frame, csvio.coerce(csvio.parse_bytes(clean, "b.csv"), FORECASTS), check_exact=True)
+
+
+def _plain(text: str) -> bool:
+    """The files ``read_together`` takes, said again: the one header, a line end at the end, no quote or
+    carriage return, three commas a line."""
+    return text.startswith(HEADER) and text.endswith("\n") and not {'"', "\r", "\ufeff"} & set(text) \
+        and all(line.count(",") == 3 for line in text.splitlines())
+
+
+def test_a_round_read_together_is_parsed_once_and_quarantines_as_one_by_one(tmp_path, monkeypatch):
+    """``readers.load_forecasts`` parses a round's plain files as one: ``csvio.read_table`` runs only for the
+    files left to it (a CRLF file, a broken one), the frames are those each file reads as, and an unreadable
+    file is quarantined as the one-by-one reading quarantines it."""
+    from generator.store import readers
+    from generator.store.cache import reads
+    from generator.store.hub import Hub
+    from generator.timeutil import parse_ts
+
+    root = tmp_path / "hub"
+    folder = root / "data" / "forecasts" / "2026-01-04"
+    folder.mkdir(parents=True)
+    rng = np.random.default_rng(7)
+    for i in range(6):
+        (folder / f"team-{i}.m.csv").write_text(_forecast_file(rng, clean=True), encoding="utf-8")
+    (folder / "team-crlf.m.csv").write_bytes((HEADER + "sim:m1,,0.5,\n").replace("\n", "\r\n").encode())
+    (folder / "team-bad.m.csv").write_text(HEADER + "sim:m1,,1.5,\n", encoding="utf-8")
+    due = parse_ts("2026-01-04T00:00:00Z")
+    parsed, read_table = [], reads.csvio.read_table
+    monkeypatch.setattr(reads.csvio, "read_table", lambda path, *a, **k: parsed.append(Path(path).name) or read_table(path, *a, **k))
+    together_quarantine: list = []
+    together = readers.load_forecasts(Hub(root), due, together_quarantine)
+    assert sorted(parsed) == ["team-bad.m.csv", "team-crlf.m.csv"]
+    monkeypatch.setattr(reads, "read_together", lambda datas, labels: [None] * len(datas))
+    alone_quarantine: list = []
+    alone = readers.load_forecasts(Hub(root), due, alone_quarantine)
+    assert together_quarantine == alone_quarantine and [p.file for p in alone_quarantine] == ["data/forecasts/2026-01-04/team-bad.m.csv"]
+    assert sorted(together) == sorted(alone) and len(alone) == 7
+    for model, frame in alone.items():
+        pd.testing.assert_frame_equal(together[model], frame, check_exact=True)

@@ -27,9 +27,9 @@ from typing import Generic, TypeVar, cast
 import pandas as pd
 
 from ...models import ModelMeta, load_model
-from ...schemas import Table
+from ...schemas import FORECASTS, Table
 from .. import csvio
-from ..fast_forecasts import ProbabilityTexts
+from ..fast_forecasts import ProbabilityTexts, read_together
 from .disk import DiskCache
 
 T = TypeVar("T")
@@ -101,6 +101,20 @@ class ReadCache:
             for i, kept in zip(todo, share(lambda i: self._parsed(paths[i], table, labels[i]), todo) or []):
                 self.tables[keys[i]] = kept
         return [self.read_table(path, table, label) for path, label in zip(paths, labels)]
+
+    def read_forecasts_together(self, paths: Sequence[Path], labels: Sequence[str]) -> None:
+        """Keep, as what ``read_table(path, FORECASTS, label)`` returns, the frames of the forecast files this
+        command has not parsed as they are now that ``fast_forecasts.read_together`` parses as one; any other
+        file is parsed by ``read_table`` when asked for, as before. Not with a disk cache, which a file's own
+        read consults first."""
+        keys = [(str(p), FORECASTS.name, label) for p, label in zip(paths, labels)]
+        todo = [i for i, (path, key) in enumerate(zip(paths, keys)) if key not in self.tables or self.tables[key][0] != file_signature(path)]
+        if self.disk is not None or len(todo) < 2:
+            return
+        read = [(file_signature(paths[i]), paths[i].read_bytes()) for i in todo]  # a file changed meanwhile: read again when asked
+        for i, (signature, _), frame in zip(todo, read, read_together([data for _, data in read], [labels[i] for i in todo])):
+            if frame is not None:
+                self.tables[keys[i]] = (signature, frame)
 
     def _parsed(self, path: Path, table: Table, label: str | None) -> tuple[tuple, pd.DataFrame]:
         """What ``read_table`` keeps of the file: its signature when read, and the frame."""
