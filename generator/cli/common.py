@@ -109,7 +109,9 @@ def _ledgers_time(args: argparse.Namespace) -> datetime | None:
     reader = args.command in RECORD_READERS or (args.command == "oracle" and not getattr(args, "oracle_command", None))
     if not reader and not is_replay(load_settings(root)):
         return None
-    latest = latest_run(Hub(root))
+    hub = Hub(root)
+    latest = latest_run(hub)
+    args.ledgers_read = hub.cache.tables  # the ledgers parsed for it: the command's hub takes them (``opened``)
     return None if format_ts(latest) == EPOCH else latest
 
 
@@ -122,12 +124,14 @@ def is_replay(settings) -> bool:
 @contextlib.contextmanager
 def opened(args: argparse.Namespace, command: str, settings: bool = True) -> Iterator:
     """The command's hub with the disk cache kept between commands (``Hub.opened``) unless
-    --no-cache; a cache that could not be written is one warning once the command is done."""
+    --no-cache; a cache that could not be written is one warning once the command is done. The files
+    parsed to find the run's time (``run_time``: every observation ledger) are not parsed again."""
     from ..store.hub import Hub
 
     hub = None
     try:
-        with Hub.opened(hub_dir(args.hub), args.cache_dir, disk=not args.no_cache, settings=settings) as hub:
+        with Hub.opened(hub_dir(args.hub), args.cache_dir, disk=not args.no_cache, settings=settings,
+                        parsed=getattr(args, "ledgers_read", None)) as hub:
             yield hub
     finally:
         if hub is not None and hub.cache.unkept:

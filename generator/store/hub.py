@@ -55,15 +55,18 @@ class Hub:
 
     @classmethod
     @contextlib.contextmanager
-    def opened(cls, root: Path, cache_dir: Path | None = None, *, disk: bool = True, settings: bool = True) -> Iterator[Hub]:
+    def opened(cls, root: Path, cache_dir: Path | None = None, *, disk: bool = True, settings: bool = True,
+               parsed: dict | None = None) -> Iterator[Hub]:
         """The hub at ``root`` for one command, with the disk cache kept between commands
         (``cache.disk``: in ``cache_dir``, else its default folder for the hub) unless not ``disk``.
         What the command learnt is written there when the block ends, however it ends; a cache that
         cannot be written never fails the command (``hub.cache.unkept`` says why). ``settings=False``
-        for a command that may write ``data/hub.toml`` first (the ForecastBench import)."""
+        for a command that may write ``data/hub.toml`` first (the ForecastBench import). ``parsed``: files
+        this command has parsed already (another ``ReadCache``'s ``tables``), each kept while unchanged."""
         root = Path(root)
         kept = DiskCache.open(Path(cache_dir) if cache_dir else default_dir(root), root) if disk else None
-        hub = cls.load(root, ReadCache(disk=kept)) if settings else cls(root, ReadCache(disk=kept))
+        reads = ReadCache(disk=kept, tables=dict(parsed or {}))
+        hub = cls.load(root, reads) if settings else cls(root, reads)
         try:
             yield hub
         finally:
