@@ -95,8 +95,7 @@ class ReadCache:
         not parsed as they are now first handed to ``share`` (``parallel.forked_map`` over forked processes,
         which the store cannot import): each is parsed there as ``read_table`` parses it, and comes back with
         the signature it was read under. When ``share`` does not (None), each is parsed here."""
-        keys = [(str(p), table.name, label) for p, label in zip(paths, labels)]
-        todo = [i for i, (path, key) in enumerate(zip(paths, keys)) if key not in self.tables or self.tables[key][0] != file_signature(path)]
+        keys, todo = self._unparsed(paths, table, labels)
         if share is not None and len(todo) > 1:
             for i, kept in zip(todo, share(lambda i: self._parsed(paths[i], table, labels[i]), todo) or []):
                 self.tables[keys[i]] = kept
@@ -107,14 +106,19 @@ class ReadCache:
         command has not parsed as they are now that ``fast_forecasts.read_together`` parses as one; any other
         file is parsed by ``read_table`` when asked for, as before. Not with a disk cache, which a file's own
         read consults first."""
-        keys = [(str(p), FORECASTS.name, label) for p, label in zip(paths, labels)]
-        todo = [i for i, (path, key) in enumerate(zip(paths, keys)) if key not in self.tables or self.tables[key][0] != file_signature(path)]
+        keys, todo = self._unparsed(paths, FORECASTS, labels)
         if self.disk is not None or len(todo) < 2:
             return
         read = [(file_signature(paths[i]), paths[i].read_bytes()) for i in todo]  # a file changed meanwhile: read again when asked
         for i, (signature, _), frame in zip(todo, read, read_together([data for _, data in read], [labels[i] for i in todo])):
             if frame is not None:
                 self.tables[keys[i]] = (signature, frame)
+
+    def _unparsed(self, paths: Sequence[Path], table: Table, labels: Sequence[str | None]) -> tuple[list[tuple], list[int]]:
+        """The files' keys in ``tables``, and the positions of those this command has not parsed as they are now."""
+        keys = [(str(p), table.name, label) for p, label in zip(paths, labels)]
+        todo = [i for i, (path, key) in enumerate(zip(paths, keys)) if key not in self.tables or self.tables[key][0] != file_signature(path)]
+        return keys, todo
 
     def _parsed(self, path: Path, table: Table, label: str | None) -> tuple[tuple, pd.DataFrame]:
         """What ``read_table`` keeps of the file: its signature when read, and the frame."""
