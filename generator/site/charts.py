@@ -180,10 +180,7 @@ def arena_curves(curves: pd.DataFrame) -> Figure:
     point at ``as_of``): its last P/L counts at every later mark, not only at ``as_of``."""
     traces = []
     for view, rows in curves.groupby("view", sort=True):
-        if "cohort" in rows:
-            total = rows.pivot(index="at", columns="cohort", values="pnl").sort_index().ffill().sum(axis=1)
-        else:
-            total = rows.groupby("at", sort=True)["pnl"].sum()
+        total = rows.pivot(index="at", columns="cohort", values="pnl").sort_index().ffill().sum(axis=1)
         traces.append(_scatter(x=[a[:10] for a in total.index], y=total.round(2).tolist(), mode="lines",
                               name=plain(view), hovertemplate="%{x}<br>P/L $%{y:,.2f}<extra></extra>"))
     return _figure(traces, height=320, xaxis=_axis("mark (00:00 UTC)"),

@@ -40,7 +40,8 @@ FIGURES = {
     "reliability": lambda: charts.reliability(pd.DataFrame(
         {"forecast": [0.05, 0.5], "observed": [0.0, 0.4], "n": [1, 30], "ci_low": [0.0, 0.1], "ci_high": [0.8, 0.7]})),
     "arena_curves": lambda: charts.arena_curves(pd.DataFrame(
-        {"view": ["bets", "bets", "simulated"], "at": ["2026-01-02T00:00:00Z"] * 3, "pnl": [1.0, -2.5, 3.25]})),
+        {"cohort": ["2026-01-01", "2026-01-02", "2026-01-01"], "view": ["bets", "bets", "simulated"],
+         "at": ["2026-01-02T00:00:00Z"] * 3, "pnl": [1.0, -2.5, 3.25]})),
     "oracle_months_cutoff": lambda: charts.oracle_months(pd.DataFrame(
         {"month": ["2025-12", "2026-01"], "accuracy": [0.5, 0.25], "accuracy_ma5": [0.5, np.nan], "n": [3, 4],
          "knowledge_cutoff": ["2025-12-01"] * 2})),
