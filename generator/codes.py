@@ -141,6 +141,7 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "unknown-source": Code(ERROR, "A source is not one the hub knows (`[sources.<name>]`, or a ForecastBench question's `source`)."),
         "bad-timestamp": Code(ERROR, "A time in `data/hub.toml` (`[rounds] first_due`, `[sources.sim] start`) is not a UTC timestamp written as YYYY-MM-DDTHH:MM:SSZ."),
         "bad-value": Code(ERROR, "A value is out of its range or not one of those allowed; the problem names the key and what is expected."),
+        "due-not-midnight": Code(ERROR, "A round's due time (`[rounds] first_due`, `round open --due`) is not 00:00 UTC: a round has one due time, the date its folder is named by at 00:00:00Z, read alike by validation, the seals and the git audit."),
         "not-a-hub": Code(ERROR, "`--hub` names a folder that holds neither `data/hub.toml` nor `data/`: a hub is a folder whose `data/hub.toml` holds its settings, its ledgers beside it under `data/` (`prescient init` and `prescient demo` create one)."),
         "codeowners-stale": Code(ERROR, "`.github/CODEOWNERS` does not give every path to the `[hub] maintainers` of `data/hub.toml`; `python .github/codeowners.py` rewrites it."),
         "hub-files-version": Code(WARNING, "The hub's workflows, `.ci/run` and site skeleton (`.github/prescient-hub.json`) were written by another version of Prescient than the one running: `prescient init --upgrade .` refreshes them (until then the site is built with the older skeleton's script and styles)."),

@@ -32,8 +32,11 @@ BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"  # GitHub Ac
 
 @dataclass(frozen=True)
 class RoundSettings:
-    first_due: datetime = key(doc="The first round's due time (UTC), e.g. a Sunday at 00:00; every later round is due "
-                                  "cadence_days after the one before.")
+    first_due: datetime = key(doc="The first round's due time, a day at 00:00:00Z (e.g. a Sunday); every later round is "
+                                  "due cadence_days after the one before. Any other time of day, or one that is not "
+                                  "00:00 in UTC once its offset is applied, is refused (due-not-midnight): a round has "
+                                  "one due time, the date its folder is named by at 00:00 UTC, in every check.",
+                              form="due")
     cadence_days: int = key(14, "Days between two rounds' due times (14: every other week, as ForecastBench).", ge=1)
     open_days_before_due: int = key(10, "Days before its due time that a round's question set is frozen and published "
                                         "(the freeze time; forecasters have these days to submit). 0 only in a hub of "

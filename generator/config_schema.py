@@ -21,11 +21,12 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from .errors import Problem
-from .timeutil import is_iso_date, parse_ts
+from .timeutil import day_start, format_date, format_ts, is_iso_date, parse_ts
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class KeyMeta:
     nonempty: bool = False  # a list that must hold at least one item
     advanced: bool = False  # written commented out in a new hub.toml (its default is what most hubs want)
     example: Any = None  # what a new hub.toml shows for a key whose default is empty
-    form: str = ""  # text of a form: "timestamp" (UTC, ISO 8601), "date" (YYYY-MM-DD) or "url" (http or https)
+    form: str = ""  # text of a form: "timestamp" (UTC, ISO 8601), "due" (a timestamp at 00:00 UTC), "date" (YYYY-MM-DD) or "url" (http or https)
 
 
 def key(default: Any = MISSING, doc: str = "", **meta: Any) -> Any:
@@ -303,17 +304,30 @@ def check_value(spec: Spec, value: Any) -> tuple[str, str] | None:
 
 
 def _check_form(spec: Spec, value: str) -> tuple[str, str] | None:
-    form = "timestamp" if spec.kind == "datetime" else spec.meta.form
-    if form == "timestamp":
+    form = (spec.meta.form or "timestamp") if spec.kind == "datetime" else spec.meta.form
+    if form in ("timestamp", "due"):
         try:
-            parse_ts(value)
+            when = parse_ts(value)
         except ValueError as exc:
             return _found("bad-timestamp", f"{spec.label} = {_shown(value)}: {exc}; write a UTC time such as \"2026-12-06T00:00:00Z\"")
+        if form == "due" and (message := due_not_midnight(f"{spec.label} = {_shown(value)}", when)):
+            return _found("due-not-midnight", message)
     elif form == "date" and value and not is_iso_date(value):
         return _found("bad-value", f"{spec.label} = {_shown(value)}: write a date as \"YYYY-MM-DD\"")
     elif form == "url" and not re.fullmatch(r"https?://[^\s<>\"'`]+", value):
         return _found("bad-value", f"{spec.label} = {_shown(value)}: give an http(s) address")
     return None
+
+
+def due_not_midnight(given: str, when: datetime) -> str | None:
+    """Why a round's due time ``when`` (written as ``given``) is refused (code ``due-not-midnight``), or None
+    at 00:00 UTC. One due time per round: the round's folder is named by its date, and validation, the seals
+    and the git audit all read the due time as that date at 00:00:00Z."""
+    if when == day_start(when):
+        return None
+    return (f"{given} is {format_ts(when)}, not 00:00 UTC: a round is due at 00:00 UTC, one due time per round (its "
+            f"folder is named by the date, and validation, the seals and the git audit all read that date at 00:00:00Z); "
+            f"write \"{format_date(when)}T00:00:00Z\" or another day at 00:00:00Z")
 
 
 def _has_kind(value: Any, kind: str) -> bool:
@@ -383,6 +397,8 @@ def allowed(spec: Spec) -> str:
     meta = spec.meta
     if meta.choices:
         return "one of " + ", ".join(f"`{c}`" for c in meta.choices)
+    if meta.form == "due":
+        return "a day at `00:00:00Z`"
     text = describe_range(meta) if (meta.ge, meta.gt, meta.le) != (None, None, None) else ""
     if meta.nonempty:
         text = ("at least one; " + text) if text else "at least one"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from ..config_schema import due_not_midnight
 from ..errors import ConfigError, LedgerError
 from ..store import readers
 from ..store.hub import Hub, as_hub
@@ -21,6 +22,8 @@ from . import nightly, sampling
 
 def open_round(hub: Hub | Path, due: datetime, as_of: datetime) -> nightly.NightlyReport:
     """Sample and write the round due at ``due`` from what the ledgers knew at ``as_of``."""
+    if message := due_not_midnight(f"--due {format_ts(due)}", due):
+        raise ConfigError(f"[due-not-midnight] {message}")
     hub = as_hub(hub)
     settings, layout = hub.settings, hub.layout
     if layout.round_questions(due).exists() or layout.round_json(due).exists():

@@ -46,6 +46,10 @@ MISTAKES = [
     ("a misspelt source", ("[sources.sim]", "[sources.simm]"), "sources.simm", "unknown-source", 'did you mean "sim"?'),
     ("a bad start time of the world", ('start = "2026-01-04T00:00:00Z"', 'start = "next monday"'), "sources.sim.start",
      "bad-timestamp", "write a UTC time"),
+    ("a due time with an offset (issue 52)", ('first_due = "2026-01-25T00:00:00Z"', 'first_due = "2026-01-25T07:00:00-05:00"'),
+     "rounds.first_due", "due-not-midnight", "is 2026-01-25T12:00:00Z, not 00:00 UTC"),
+    ("a due time at noon UTC", ('first_due = "2026-01-25T00:00:00Z"', 'first_due = "2026-01-25T12:00:00Z"'),
+     "rounds.first_due", "due-not-midnight", 'write "2026-01-25T00:00:00Z"'),
 ]
 HUB = SMALL_HUB + "\n[sources.manifold]\nenabled = false\nmin_bettors = 17\nmin_liquidity = 120\n\n[http]\ntimeout = 30\nretries = 0\n"
 
@@ -85,6 +89,25 @@ def test_check_config_says_what_the_hub_is_when_there_is_no_problem(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "no problem found" in done.stdout and "due every 14 day(s)" in done.stdout
     assert "the next is due 2026-01-25T00:00:00Z" in done.stdout and "sources enabled: sim" in done.stdout
+
+
+def test_a_round_has_one_due_time_at_00_00_utc(tmp_path):
+    """Issue 52, finding 8: `first_due = "...T07:00:00-05:00"` was accepted; validation and the seals then read
+    12:00Z from the question set while the git audit read the folder's date at midnight, so an on-time merge
+    at 06:10Z was reported late. Every due time that is not 00:00 UTC is now refused, by check-config and by
+    `round open --due`; midnight UTC written with an offset is the same time, and is accepted."""
+    noon = write_hub(tmp_path / "noon", SMALL_HUB.replace('"2026-01-25T00:00:00Z"', '"2026-01-25T07:00:00-05:00"'))
+    done = cli("check-config", "--hub", str(noon), "--as-of", "2026-01-20T00:00:00Z")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "row 7, column 'rounds.first_due': [due-not-midnight]" in done.stderr, done.stderr
+    assert "one due time per round" in done.stderr
+    same = write_hub(tmp_path / "same", SMALL_HUB.replace('"2026-01-25T00:00:00Z"', '"2026-01-24T19:00:00-05:00"'))
+    assert load_settings(same).rounds.first_due == datetime(2026, 1, 25, tzinfo=UTC)
+    root = write_hub(tmp_path / "hub")
+    done = cli("round", "open", "--hub", str(root), "--due", "2026-02-08T12:00:00Z", "--as-of", "2026-01-20T00:00:00Z")
+    assert done.returncode == 2 and "[due-not-midnight] --due 2026-02-08T12:00:00Z is 2026-02-08T12:00:00Z, not 00:00 UTC" \
+        in done.stderr, done.stderr
+    assert not (root / "data" / "questions").exists(), "nothing was written"
 
 
 def test_the_schedule_never_loops_even_when_asked_for_a_cadence_of_0():
