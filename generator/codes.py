@@ -214,10 +214,10 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "data-not-tracked": Code(ERROR, "`verify --git` was asked of a hub whose `data/` is not in the git repository."),
     },
     "Seals (`prescient nightly`, `prescient seal`)": {
-        "seal-deferred": Code(WARNING, "A round past its due time was not sealed in this run (its receipts could not be completed, or a sealed version's bytes are not here yet); the next run tries again, and the round is scored from its files meanwhile."),
+        "seal-deferred": Code(WARNING, "A round past its due time was not sealed in this run (GitHub's API could not be read for its receipts, or a sealed version's bytes are not here yet); the next run tries again, for at most two days after the due time, and the round is scored from its files meanwhile."),
         "seal-not-counted": Code(WARNING, "A model's file in a round just sealed does not count: its last version before the due time fails validation, cannot be read, or has no record before the due time; the seal says why and the file is removed."),
         "seal-enforced": Code(WARNING, "A file of a sealed round differed from its seal; the run put the sealed bytes back (or removed a file that does not count)."),
-        "receipts-incomplete": Code(WARNING, "The GitHub runs since the oldest unsealed round could not all be read, so no round was sealed in this run."),
+        "receipts-incomplete": Code(WARNING, "GitHub's API did not list or describe every validation run since the oldest unsealed round, so no round less than two days past its due time was sealed in this run; a round waits at most two days for the API, then is sealed with the receipts recorded."),
     },
     "Boards (`prescient leaderboard`, `prescient import forecastbench`)": {
         "orphan-units": Code(WARNING, "Units no estimation-sample forecaster answered (their difficulty is not identified) are scored at the average difficulty, each at its raw Brier; the board's `n_orphan` column counts them per model, and the warning names their rounds (ForecastBench refuses such a board)."),

@@ -3,7 +3,7 @@
 The same handler answers through ``httpx.MockTransport`` (library tests) and from a real HTTP server
 on 127.0.0.1 (tests that run the ``prescient`` executable, with ``GITHUB_API_URL`` pointing at it).
 Only what GitHub itself sets is served: a run's id, head commit, creation time, event, conclusion,
-pull requests and head repository; a pull request's number, head and author.
+pull requests, head repository and actor (whose push created it); a pull request's number, head and author.
 """
 
 from __future__ import annotations
@@ -30,15 +30,18 @@ class FakeGitHub:
         self.fail: set[str] = set()  # paths answered with a 502 (an outage)
 
     def run(self, pr: int, head: str, created_at: str, *, author: str = "alice", fork: bool = False,
-            conclusion: str | None = "success", branch: str | None = None) -> int:
-        """GitHub creates a validation run for a push of ``head`` to pull request ``pr``."""
+            conclusion: str | None = "success", branch: str | None = None, actor: str | None = None,
+            owner: str | None = None) -> int:
+        """GitHub creates a validation run for a push of ``head`` to pull request ``pr`` (opened by ``author``
+        from ``owner``'s branch, by default the author's own): the push was ``actor``'s (by default the author's)."""
         run_id = 9000 + len(self.runs)
-        branch = branch or f"pr-{pr}"
+        branch, owner = branch or f"pr-{pr}", owner or author
         self.runs[run_id] = {"id": run_id, "head_sha": head, "created_at": created_at, "event": "pull_request",
                              "status": "completed", "conclusion": conclusion, "head_branch": branch,
-                             "head_repository": {"full_name": f"{author}/hub", "owner": {"login": author}},
+                             "head_repository": {"full_name": f"{owner}/hub", "owner": {"login": owner}},
+                             "actor": {"login": actor or author}, "triggering_actor": {"login": actor or author},
                              "pull_requests": [] if fork else [{"number": pr, "head": {"sha": head}}]}
-        self.pulls[pr] = {"number": pr, "state": "open", "head": {"sha": head, "ref": branch, "label": f"{author}:{branch}"},
+        self.pulls[pr] = {"number": pr, "state": "open", "head": {"sha": head, "ref": branch, "label": f"{owner}:{branch}"},
                           "user": {"login": author}}
         return run_id
 
@@ -64,7 +67,7 @@ class FakeGitHub:
             pull = self.pulls.get(int(path.rsplit("/", 1)[1]))
             return (200, pull) if pull else (404, {"message": "Not Found"})
         if path == "pulls":
-            pulls = [p for _, p in sorted(self.pulls.items())]
+            pulls = [p for _, p in sorted(self.pulls.items(), reverse=True)]  # GitHub lists the newest first
             if "head" in params:
                 pulls = [p for p in pulls if p["head"]["label"] == params["head"]]
             return 200, pulls if params.get("page", "1") == "1" else []

@@ -125,8 +125,8 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
     ``sources`` holds sources already built, by name, used instead of building them from hub.toml
     (the demo builds its sim world once for the season); ``walk(hub, as_of)`` records the receipts of
     every pull-request run GitHub created since the oldest unsealed round (``pipeline.receipts.walk``)
-    and says whether it read them all: under ``[hub] receipts = "github"`` no round is sealed in a run
-    whose walk did not complete (or without one).
+    and says whether it read them all: under ``[hub] receipts = "github"`` a round is sealed in a run
+    whose walk did not complete (or without one) only once it is two days past its due time.
     """
     hub = as_hub(hub)
     settings, layout = hub.settings, hub.layout
@@ -141,7 +141,8 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
             if not complete:
                 report.sealing.append(Problem("data/receipts/", None, None, "receipts-incomplete",
                                               "the pull requests' runs could not all be read (GITHUB_TOKEN and GITHUB_REPOSITORY "
-                                              "set? GitHub's API reachable?), so no round is sealed in this run", "warning"))
+                                              "set? GitHub's API reachable?), so no round less than two days past its due time is sealed in this run",
+                                              "warning"))
             derive_stage(hub, as_of, bank, report, extra, extra_models or {}, complete)
     if settings.oracle is not None and not fetch_only and only is None:  # its steps take the lock themselves
         from ..oracle.stage import oracle_night  # its libraries (feeds, scikit-learn) load only where it runs

@@ -17,7 +17,16 @@ gets no row, so no push can flood the ledger.
   head commit, or from the receipts branch's file for it when the head is gone, or, when neither
   can be read, as a row with path ``*`` (``head-unavailable``: what it held is unknown, and the seal
   then lets no earlier version of its author's models count in its place). One run that cannot be
-  read never stops the others. It returns whether every run was read.
+  read never stops the others, and a run whose head cannot be judged (one that shares no history with
+  the default branch, say) counts for nothing and stops nothing: only GitHub's API failing makes the
+  walk incomplete. It returns whether every run was read.
+
+Every run is judged once, by facts fixed when GitHub created it, so a later night gives the same
+answer: it is attributed to the run's ``actor`` (the account whose push created it: GitHub sets it,
+nobody else can), and judged against the default branch **as it stood at the run's creation**
+(``main_then``: who may submit for a model, whether the round was still open), never against the
+branch as it is when the walk happens to read the run. A maintainer added a week after the due time
+therefore cannot make a version they pushed before it count.
 """
 
 from __future__ import annotations
@@ -27,7 +36,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import pandas as pd
-import yaml
 
 from ..errors import PrescientError, SchemaError
 from ..schemas import RECEIPTS
@@ -42,8 +50,8 @@ from ..store.hub import Hub, as_hub
 from ..submissions import paths, policy
 from ..submissions.sealing import NULL_BLOB
 from ..submissions.validate import MAX_FILES
-from ..timeutil import days, format_date, format_ts
-from .seal import due_time
+from ..timeutil import days, format_date, format_ts, parse_ts
+from .seal import due_time, maintainers_in, metadata_in
 
 MAX_ROWS_PER_PR = 200  # receipt rows one pull request may ever add (a file's versions over many pushes)
 WINDOW_DAYS = 90  # the longest look back: GitHub keeps a run's record about this long by default
@@ -63,6 +71,8 @@ def receipt_files(repo, base: str, head: str, author: str, at: str) -> tuple[dic
     """path → blob of the files a receipt of ``head`` (pushed by ``author`` at ``at``) may name, and why
     nothing, when nothing: the pull request's forecast, bet and commitment files (added or changed
     since it left ``base``) of rounds still open at ``at``, of one model ``author`` may submit for."""
+    if not git.shares_history(repo, base, head):
+        return {}, "its head shares no history with the default branch"
     changed = [c for c in git.changed_files(repo, base, head) if c.status in "AMR"]
     if len(changed) > MAX_FILES:
         return {}, f"{len(changed)} files changed (the check reads none past {MAX_FILES})"
@@ -87,25 +97,15 @@ def _may_submit(base: git.GitTree, head: git.GitTree, model: str, author: str) -
     model the pull request registers, one its new metadata lists whose team prefix is free or theirs."""
     if policy.check_reserved_prefix(paths.Target(paths.model_path(model), paths.MODEL, model)):
         return False
-    at_base = _yaml(base, paths.model_path(model))
+    at_base = metadata_in(base, paths.model_path(model))
     if at_base is not None:
         return policy.is_maintainer(author, policy.maintainers_of(at_base))
-    if not policy.is_maintainer(author, policy.maintainers_of(_yaml(head, paths.model_path(model)))):
+    if not policy.is_maintainer(author, maintainers_in(head, model)):
         return False
     team = model.partition(".")[0]
     stems = [n.removesuffix(".yml") for n in base.names(paths.MODELS_DIR) if n.endswith(".yml")]
-    team_models = {s: policy.maintainers_of(_yaml(base, paths.model_path(s))) for s in stems if s.partition(".")[0] == team}
+    team_models = {s: maintainers_in(base, s) for s in stems if s.partition(".")[0] == team}
     return not policy.check_team_prefix(paths.Target(paths.model_path(model), paths.MODEL, model), author, team_models)
-
-
-def _yaml(tree: git.GitTree, path: str) -> object:
-    entry = tree.entry(path)
-    if not entry or entry[0] != "file" or entry[1] > policy.MAX_METADATA_BYTES:
-        return None
-    try:
-        return policy.load_metadata(tree.read(path))
-    except (yaml.YAMLError, UnicodeDecodeError, RecursionError):
-        return None
 
 
 def _open_at(base: git.GitTree, due: str, at: str) -> bool:
@@ -132,8 +132,17 @@ def _present(repo, sha: str) -> bool:
     return True
 
 
-def run_rows(hub: Hub, run: Run, pr: int, author: str, base: str, as_of: datetime) -> tuple[pd.DataFrame, str]:
-    """The rows of one run's receipt (and why none, when none)."""
+def main_then(dates: list[tuple[str, int]], run: Run) -> str | None:
+    """The default branch's commit when GitHub created ``run`` (``dates``: the branch's first-parent line,
+    newest first, as ``git.first_parent_dates`` lists it); None when it held nothing yet."""
+    return git.held_at(dates, int(parse_ts(run.created_at).timestamp()))
+
+
+def run_rows(hub: Hub, run: Run, pr: int, author: str, base: str | None, as_of: datetime) -> tuple[pd.DataFrame, str]:
+    """The rows of one run's receipt, judged against ``base``, the default branch as it stood when the run
+    was created (and why none, when none)."""
+    if base is None:
+        return receipts.empty(), "the default branch held no commit when the run was created"
     files, why = receipt_files(hub.root, base, run.head_sha, author, run.created_at)
     rows = receipts.receipt_rows(files, attested_at=run.created_at, head_sha=run.head_sha, pr=pr, run_id=run.id,
                                  verdict=run.verdict, as_of=as_of, author=author)
@@ -146,17 +155,33 @@ def unreadable_row(run: Run, pr: int, author: str, as_of: datetime) -> pd.DataFr
                                  run_id=run.id, verdict=HEAD_UNAVAILABLE, as_of=as_of, author=author)
 
 
-def _author(github: GitHub, run: Run, authors: dict) -> tuple[int, str]:
-    """The run's pull request and its author (a fork's run is matched by its head owner and branch)."""
-    key = run.pulls[:1] or (run.head_owner, run.head_branch)
-    if key not in authors:
-        if run.pulls:
-            pull = github.fetch_pull(run.pulls[0])
-            authors[key] = (pull.number, pull.author)
-        else:
-            found = github.fetch_pulls_from(run.head_owner, run.head_branch) if run.head_owner and run.head_branch else []
-            authors[key] = (found[0].number, found[0].author) if found else (0, "")
-    return authors[key]
+def _author(github: GitHub, run: Run, pulls: dict) -> tuple[int, str]:
+    """The run's pull request and the account it is attributed to: the run's ``actor``, whose push created
+    it. A fork's run names no pull request; the number is then looked up among the pull requests from its
+    branch opened by that same account (0 when none is, or the lookup fails): it labels the row, it never
+    decides who the files are attributed to."""
+    if run.pulls or not (run.head_owner and run.head_branch and run.actor):
+        return (run.pulls[0] if run.pulls else 0), run.actor
+    key = (run.head_owner, run.head_branch)
+    if key not in pulls:
+        try:
+            pulls[key] = github.fetch_pulls_from(run.head_owner, run.head_branch)
+        except (FetchError, ParseError):
+            pulls[key] = []
+    mine = [p.number for p in pulls[key] if p.author.lower() == run.actor.lower()]
+    return (max(mine) if mine else 0), run.actor
+
+
+def _cap_key(pr: int, author: str) -> object:
+    """What ``MAX_ROWS_PER_PR`` counts rows by: the pull request, or for a run with none, its account."""
+    return pr if pr else f"@{author.lower()}"
+
+
+def _counts(recorded: pd.DataFrame) -> dict[object, int]:
+    """Receipt rows recorded so far, by ``_cap_key``."""
+    authors = recorded["author"].fillna("").astype(str)
+    keys = [_cap_key(int(pr), author) for pr, author in zip(recorded["pr"], authors)]
+    return pd.Series(keys, dtype=object).value_counts().to_dict() if keys else {}
 
 
 def record_run(hub: Hub, github: GitHub, run_id: int, as_of: datetime, base: str = "HEAD", out=None) -> Receipts:
@@ -170,19 +195,16 @@ def record_run(hub: Hub, github: GitHub, run_id: int, as_of: datetime, base: str
         raise PrescientError(f"the head commit {run.head_sha} of run {run_id} is not in {hub.root}; "
                              f"fetch it first (git fetch origin {run.head_sha})")
     pr, author = _author(github, run, {})
-    rows, why = run_rows(hub, run, pr, author, base, as_of)
+    then = main_then(git.first_parent_dates(hub.root, git.resolve_commit(hub.root, base)), run)
+    rows, why = run_rows(hub, run, pr, author, then, as_of)
     notes = [f"run {run_id}: no receipt ({why})"] if why else []
-    rows = rows.iloc[:max(0, MAX_ROWS_PER_PR - _rows_of(receipts.load_receipts(hub), pr))]
+    rows = rows.iloc[:max(0, MAX_ROWS_PER_PR - _counts(receipts.load_receipts(hub)).get(_cap_key(pr, author), 0))]
     if out is not None:
         target = out / f"{run_id}.csv"
         if len(rows):
             write_bytes_atomic(target, to_csv_bytes(rows, RECEIPTS), hub_file=False)
         return Receipts(rows, notes)
     return Receipts(receipts.record(hub, [rows], as_of), notes)
-
-
-def _rows_of(recorded: pd.DataFrame, pr: int) -> int:
-    return int((recorded["pr"] == pr).sum()) if pr else 0
 
 
 def window_start(hub: Hub, as_of: datetime) -> str | None:
@@ -211,33 +233,38 @@ def walk(hub: Hub, github: GitHub, as_of: datetime, base: str = "HEAD",
     except (FetchError, ParseError) as exc:
         return Receipts(receipts.empty(), [f"the validation runs since {since} could not be listed: {exc}"], complete=False)
     recorded = receipts.load_receipts(hub)
-    known, counts = receipts.heads(recorded), recorded["pr"].value_counts().to_dict()
+    known, counts = receipts.heads(recorded), _counts(recorded)
+    dates = git.first_parent_dates(hub.root, git.resolve_commit(hub.root, base))
     frames: list[pd.DataFrame] = []
     notes: list[str] = []
-    authors: dict[object, tuple[int, str]] = {}
+    pulls: dict[tuple[str, str], list] = {}
     for run in sorted(runs, key=lambda r: (r.created_at, r.id)):
         if run.event != "pull_request" or run.head_sha in known or run.created_at > format_ts(as_of):
             continue
         try:
-            frame, note = _walk_one(hub, github, run, base, as_of, authors, branch_rows)
-        except (FetchError, ParseError, PrescientError) as exc:  # isolation: one run never stops the others
+            frame, note = _walk_one(hub, github, run, main_then(dates, run), as_of, pulls, branch_rows)
+        except PrescientError as exc:  # its head cannot be judged (git refused it): it counts for nothing, stops nothing
+            notes.append(f"run {run.id}: its head {run.head_sha[:12]} could not be judged, so it counts for nothing ({exc})")
+            continue
+        except (FetchError, ParseError) as exc:  # GitHub did not answer for it: the walk is incomplete
             notes.append(f"run {run.id}: {exc}")
             complete = False
             continue
-        pr = int(frame["pr"].iloc[0]) if len(frame) else 0
-        frame = frame.iloc[:max(0, MAX_ROWS_PER_PR - counts.get(pr, 0))] if pr else frame
-        counts[pr] = counts.get(pr, 0) + len(frame)
-        known.add(run.head_sha)
+        key = _cap_key(int(frame["pr"].iloc[0]), str(frame["author"].iloc[0] or "")) if len(frame) else None
+        frame = frame.iloc[:max(0, MAX_ROWS_PER_PR - counts.get(key, 0))]
+        counts[key] = counts.get(key, 0) + len(frame)
+        known.update(frame["head_sha"])
         frames.append(frame)
         notes += [note] if note else []
     return Receipts(receipts.record(hub, frames, as_of), notes, complete)
 
 
-def _walk_one(hub: Hub, github: GitHub, run: Run, base: str, as_of: datetime, authors: dict,
+def _walk_one(hub: Hub, github: GitHub, run: Run, then: str | None, as_of: datetime, pulls: dict,
               branch_rows: Callable[[int], pd.DataFrame | None]) -> tuple[pd.DataFrame, str]:
     """One run's rows: the receipts workflow's file for it when the branch has one (read when the run
-    completed, against the default branch as it was then), else read from its head now, else unreadable."""
-    pr, author = _author(github, run, authors)
+    completed, against the default branch as it stood when the run was created), else read from its head
+    now against the same commit (``then``), else unreadable."""
+    pr, author = _author(github, run, pulls)
     prompt, present = branch_rows(run.id), _present(hub.root, run.head_sha)
     if prompt is not None and 0 < len(prompt) <= MAX_FILES and (prompt["head_sha"] == run.head_sha).all() \
             and all(paths.classify(str(p))[0].kind in paths.DATED for p in prompt["path"]) \
@@ -245,8 +272,8 @@ def _walk_one(hub: Hub, github: GitHub, run: Run, base: str, as_of: datetime, au
         # the time, run, pull request and author are GitHub's, read again now; the files are the prompt record's
         return prompt.assign(recorded_at=format_ts(as_of), attested_at=run.created_at, run_id=run.id, pr=pr, author=author), ""
     if present:
-        rows, _why = run_rows(hub, run, pr, author, git.base_for(hub.root, git.resolve_commit(hub.root, base), run.head_sha), as_of)
-        return rows, ""
+        rows, why = run_rows(hub, run, pr, author, then, as_of)
+        return rows, (f"run {run.id}: no receipt ({why})" if why else "")
     return unreadable_row(run, pr, author, as_of), f"run {run.id}: head {run.head_sha[:12]} could not be read (recorded as {HEAD_UNAVAILABLE})"
 
 

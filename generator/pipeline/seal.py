@@ -9,16 +9,24 @@ after-due forecasters, the manifest, the scores):
    ``data/seals/<YYYY>.csv`` with its evidence, then put in place: the file in ``data/`` becomes
    exactly the sealed bytes, and a file that does not count (an older or later version, an invalid
    last version, a file with no record before the due time) is removed. A round is sealed whole
-   or not at all: its rows, then a marker row, are written after its files;
+   or not at all: its rows and its marker row are written in one atomic write, *before* its files,
+   so a run stopped in between leaves a sealed round whose files step 3 of the next run puts right
+   (the same rows, the same files as a run that was not stopped);
 2. a commit–reveal round whose reveal window has closed gets its reveal rows: the revealed forecast
    counts when a version attested before the window's end, with a salt, hashes to the sealed
    commitment;
 3. every sealed round is held to its seal (``seal-enforced``): a file changed since is put back.
 
 A round is left for the next run (``seal-deferred``) when the receipts could not be completed
-(``receipts_complete`` false) or when a sealed version's bytes are not in the repository yet and the
-round is less than ``SEAL_GRACE`` past its due time; after that such a version is sealed as
-``unavailable``, and nothing earlier counts in its place.
+(``receipts_complete`` false: GitHub's API did not answer) or when a sealed version's bytes are not in
+the repository yet, in both cases only while the round is less than ``SEAL_GRACE`` past its due time:
+after that it is sealed with the receipts recorded, and a version whose bytes are missing as
+``unavailable``, nothing earlier counting in its place. No pull request can defer a seal: a run whose
+head cannot be judged counts for nothing (``pipeline.receipts``).
+
+Everything a seal reads was fixed by the due time: the receipts (each judged against the default branch
+as it stood when its run was created), the round's question set, and, for the runs whose heads could
+not be read, the model's maintainers as the default branch listed them at the due time.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from ..arena.gather import books_for
 from ..codes import OTHER_CODES
@@ -41,7 +50,7 @@ from ..store.atomic import write_bytes_atomic
 from ..store.cache import Slot, signatures
 from ..store.hub import Hub
 from ..store.layout import Layout
-from ..submissions import paths
+from ..submissions import paths, policy
 from ..submissions.commitment import commitment_of, read_commitment
 from ..submissions.content import RoundSet, round_set
 from ..submissions.sealing import Target, Version, hidden_after, last_before, marker, receipt_versions, row, target_of, unreadable_runs
@@ -49,7 +58,7 @@ from ..submissions.sealing import frame as rows_frame
 from ..submissions.validate import dated_file_problems
 from ..timeutil import days, format_date, format_ts, parse_ts
 
-SEAL_GRACE = days(2)  # how long a round waits for a sealed version's bytes before it is sealed as unavailable
+SEAL_GRACE = days(2)  # how long a round waits for GitHub's API, or a sealed version's bytes, before it is sealed anyway
 _SEVERITY = {code: c.severity for group in OTHER_CODES.values() for code, c in group.items()}
 
 
@@ -74,6 +83,23 @@ def reveal_by(hub: Hub, due: datetime) -> str | None:
     return str(frame["reveal_by"].iloc[0]) if len(frame) else None
 
 
+def metadata_in(tree: git.GitTree, path: str) -> object:
+    """The YAML data of a model's metadata file as stored in ``tree`` (None when it is missing, too large
+    or not YAML)."""
+    entry = tree.entry(path)
+    if not entry or entry[0] != "file" or entry[1] > policy.MAX_METADATA_BYTES:
+        return None
+    try:
+        return policy.load_metadata(tree.read(path))
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError):
+        return None
+
+
+def maintainers_in(tree: git.GitTree, model: str) -> tuple[str, ...]:
+    """The maintainers a model's metadata lists in ``tree``."""
+    return policy.maintainers_of(metadata_in(tree, paths.model_path(model)))
+
+
 def due_time(hub: Hub, due: datetime) -> str:
     """A round's due time as its question set states it (ISO UTC)."""
     questions = readers.load_round(hub, due)
@@ -90,13 +116,22 @@ class _Evidence:
         self.receipts = receipt_versions(recorded)
         self.unreadable = unreadable_runs(recorded)
         self.first_seen = manifest.first_recorded(manifest.load_manifest(hub))
-        self.maintainers = {m: meta.maintainers for m, meta in readers.load_models(hub).items()}
         self.git = git.is_work_tree(hub.root)
+        self.now = {m: meta.maintainers for m, meta in readers.load_models(hub).items()}
+        self.dates = git.first_parent_dates(hub.root, "HEAD") if self.git else []
         self.legacy = False  # set while sealing a round the hub scored before it had any seal
 
     @property
     def layout(self) -> Layout:
         return self.hub.layout
+
+    def maintainers(self, model: str, deadline: str) -> tuple[str, ...]:
+        """The model's maintainers as the default branch listed them at ``deadline`` (its first-parent commit
+        then; a later change of ``maintainers`` changes no seal), or as listed now where there is no history."""
+        if not self.git:
+            return self.now.get(model, ())
+        then = git.held_at(self.dates, int(parse_ts(deadline).timestamp()))
+        return maintainers_in(git.GitTree(self.layout.root, then), model) if then else ()
 
     def local(self, path: str, deadline: str) -> Version | None:
         """The file now at ``path``, with the earliest record before ``deadline`` of its bytes (manifest, else git)."""
@@ -150,24 +185,27 @@ def seal_stage(hub: Hub, as_of: datetime, receipts_complete: bool = True) -> Sea
                and (reveal_by(hub, d) or "~") <= stamp]
     legacy = _legacy_until(hub, recorded)
     if todo and not receipts_complete:
+        waiting = [d for d in todo if stamp < format_ts(parse_ts(due_time(hub, d)) + SEAL_GRACE)]
         report.problems += [_problem("seal-deferred", f"data/rounds/{format_date(d)}/",
-                                     "not sealed: the receipts of the pull requests could not be completed in this run") for d in todo]
-        todo = []
-    new_rows: list[dict] = []
+                                     "not sealed: the receipts of the pull requests could not be completed in this run; sealed with "
+                                     f"the receipts recorded after {format_ts(parse_ts(due_time(hub, d)) + SEAL_GRACE)}") for d in waiting]
+        todo = [d for d in todo if d not in waiting]
     if not todo and not closing:  # most nights: nothing to seal, only the sealed rounds to hold
         _enforce(hub, recorded, report)
         return report
+    ready: list[_Round] = []
     with _blob_reader(layout.root) as blobs:
         evidence = _Evidence(hub, blobs)
         for due in todo:
             evidence.legacy = format_ts(due) <= legacy
-            made = _seal_round(evidence, due, stamp)
-            new_rows += _settle(layout, made, as_of, report, report.rounds)
+            ready += _settle(_seal_round(evidence, due, stamp), as_of, report, report.rounds)
         for due in closing:
-            made = _reveal_round(evidence, due, recorded, stamp)
-            new_rows += _settle(layout, made, as_of, report, report.reveals)
-    if new_rows:
-        report.written += seals.append(hub, rows_frame(new_rows))
+            ready += _settle(_reveal_round(evidence, due, recorded, stamp), as_of, report, report.reveals)
+    if ready:  # the rows first, in one write; then the files (a run stopped between them: see the module's note)
+        report.written += seals.append(hub, rows_frame([r for made in ready for r in made.rows]))
+        for made in ready:
+            for path, data in sorted(made.files.items()):
+                report.written += _put(layout, path, data)
         recorded = seals.load_seals(hub)
     _enforce(hub, recorded, report)
     return report
@@ -196,21 +234,19 @@ class _blob_reader:
             self.reader.__exit__(*exc)
 
 
-def _settle(layout: Layout, made: _Round, as_of: datetime, report: SealReport, done: list[str]) -> list[dict]:
-    """Write the round's files and return its rows, or defer it (nothing written) while bytes are missing."""
+def _settle(made: _Round, as_of: datetime, report: SealReport, done: list[str]) -> list[_Round]:
+    """The round, ready to be written, or nothing while a sealed version's bytes are missing (deferred)."""
     label = f"data/rounds/{format_date(made.due)}/"
     if made.missing and as_of < made.due + SEAL_GRACE:
         report.problems.append(_problem("seal-deferred", label, f"not sealed yet: the bytes of {', '.join(made.missing[:3])} "
                                         f"are not in this repository (fetch the pull requests' heads); sealed as unavailable "
                                         f"after {format_ts(made.due + SEAL_GRACE)}"))
         return []
-    for path, data in sorted(made.files.items()):
-        report.written += _put(layout, path, data)
     done.append(format_date(made.due))
     report.problems += [_problem("seal-not-counted", r["path"] or f"{label}{r['model']}", f"{r['model']}'s {r['kind']} file does "
                                  f"not count ({r['status']}): {r['detail']}") for r in made.rows
                         if r["model"] != seals.MARKER and r["status"] not in seals.COUNTED]
-    return made.rows
+    return [made]
 
 
 def _put(layout: Layout, path: str, data: bytes | None) -> list[str]:
@@ -269,7 +305,7 @@ def _seal_target(evidence: _Evidence, made: _Round, target: Target, stamp: str) 
     chosen, count = last_before(evidence.receipts.get(target, []), made.deadline)
     if chosen is None:
         chosen, count = last_before([v for p in here if (v := evidence.local(p, made.deadline))], made.deadline)
-    hidden = hidden_after(chosen, evidence.unreadable, evidence.maintainers.get(target.model, ()), made.deadline)
+    hidden = hidden_after(chosen, evidence.unreadable, evidence.maintainers(target.model, made.deadline), made.deadline)
     remove = dict.fromkeys(here)
     if hidden is not None:
         made.rows.append(row(target, "unavailable", chosen, versions=count, sealed_at=stamp,

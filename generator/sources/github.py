@@ -13,7 +13,9 @@ Reads, each a ``fetch_*`` through ``Http`` and a pure ``parse_*``:
   head commit, whose earliest creation time attests it.
 
 Only fields GitHub sets are used: ``created_at`` is the run's creation time, stamped by GitHub when
-the push (or the pull request's opening) triggered it; nothing a submitter writes reaches it.
+the push (or the pull request's opening) triggered it, and ``actor`` the account whose push (or opening)
+that was; nothing a submitter writes reaches either. A run is attributed to its ``actor``, never to a
+pull request found by its branch's name (anyone may open a pull request from anyone's public branch).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Run:
     pulls: tuple[int, ...]  # the pull requests GitHub links the run to (empty for a fork's)
     head_owner: str = ""  # the login owning the head repository (a fork's owner), and its branch
     head_branch: str = ""
+    actor: str = ""  # the account whose push (or opening of the pull request) made GitHub create the run
 
 
 @dataclass(frozen=True)
@@ -71,12 +74,14 @@ def parse_run(item: Any) -> Run:
     pulls = item.get("pull_requests") or []
     repo = item.get("head_repository")
     owner = repo.get("owner") if isinstance(repo, Mapping) else None
+    actor = item.get("actor")
     return Run(id=_int(item, "id"), head_sha=_sha(item.get("head_sha"), "head_sha"),
                created_at=format_ts(parse_ts(str(require(item, "created_at")))),
                event=str(item.get("event") or ""), verdict=str(item.get("conclusion") or PENDING),
                pulls=tuple(_int(p, "number") for p in pulls if isinstance(p, Mapping)),
                head_owner=str(owner.get("login") or "") if isinstance(owner, Mapping) else "",
-               head_branch=str(item.get("head_branch") or ""))
+               head_branch=str(item.get("head_branch") or ""),
+               actor=str(actor.get("login") or "") if isinstance(actor, Mapping) else "")
 
 
 def parse_runs(payload: Any) -> list[Run]:

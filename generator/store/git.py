@@ -85,6 +85,26 @@ def first_parent_dates(repo: Path, head: str) -> list[tuple[str, int]]:
     return [(sha, int(seconds)) for sha, seconds in (line.split() for line in out.decode().splitlines() if line)]
 
 
+def held_at(dates: list[tuple[str, int]], seconds: int) -> str | None:
+    """The commit the branch held at ``seconds`` (epoch): of ``dates`` (its first-parent line, newest
+    first, as ``first_parent_dates`` lists them), the newest whose time, raised to the latest committer
+    date before it (as the audit reads a commit's time), is at or before ``seconds``; None before the
+    first. Pure."""
+    found, running = None, None
+    for sha, when in reversed(dates):
+        running = when if running is None else max(running, when)
+        if running > seconds:
+            break
+        found = sha
+    return found
+
+
+def shares_history(repo: Path, base: str, head: str) -> bool:
+    """True when ``head`` and ``base`` have a common ancestor (a pull request's head made from scratch has none)."""
+    done = subprocess.run(["git", "-C", str(repo), "merge-base", base, head], capture_output=True, check=False, env=ENV)
+    return done.returncode == 0
+
+
 def first_parent_raw_log(repo: Path, head: str, folder: str, since: str | None = None) -> bytes:
     """``git log --raw -z`` of the first-parent line of ``head``, oldest first, limited to ``folder``
     (``since``: only the commits after that one, an ancestor of ``head`` on its first-parent line).
@@ -152,15 +172,6 @@ def init_repository(root: Path) -> None:
     """Make ``root`` a git repository whose first branch is ``main`` (``prescient init``)."""
     run_git(root, "init", "-q")
     run_git(root, "symbolic-ref", "HEAD", "refs/heads/main")
-
-
-def base_for(repo: Path, main: str, head: str) -> str:
-    """The commit to diff a pull request's ``head`` against: ``main`` itself, or, once ``head`` has been
-    merged into it, the first parent of the merge commit that brought it in (main as it was then)."""
-    if run_git(repo, "merge-base", main, head).strip().decode() != head:
-        return main
-    line = run_git(repo, "rev-list", "--first-parent", "--ancestry-path", f"{head}..{main}").decode().split()
-    return f"{line[-1]}^1" if line else main
 
 
 def tree_id(repo: Path, commit: str, folder: str) -> str:

@@ -144,8 +144,8 @@ def nightly(world: Path, api: FakeGitHub, as_of: str) -> subprocess.CompletedPro
     """nightly.yml on a fresh runner: fetch the heads and the receipts branch, run the nightly, commit as
     the hub, push; the maintainer's clone then pulls."""
     checkout = runner(world, "nightly-runner")
-    git(checkout, "fetch", "-q", "origin", "+refs/pull/*/head:refs/prescient/pull/*",
-        "+refs/heads/prescient-receipts:refs/prescient/receipts", check=False)
+    git(checkout, "fetch", "-q", "origin", "+refs/pull/*/head:refs/prescient/pull/*", check=False)
+    git(checkout, "fetch", "-q", "origin", "+refs/heads/prescient-receipts:refs/prescient/receipts", check=False)
     receipts = ["--receipts-from", "refs/prescient/receipts"] if git(
         checkout, "rev-parse", "-q", "--verify", "refs/prescient/receipts", check=False) else []
     with api.serve() as env:
@@ -499,3 +499,126 @@ def test_a_commit_reveal_round_from_commitment_to_a_scored_reveal(tmp_path: Path
     assert len(scores_of(world)) and set(scores_of(world)["probability"]) == {"0.800000"}
     code, problems = audit(world)
     assert code == 0 and problems == [], problems
+
+
+# -- what counts is fixed when it happens: attacks on the walk (issue: Trust III) -------------------
+
+def register(world: Path, when: str, maintainers: str) -> None:
+    """The model's maintainer changes its metadata on the default branch (an ordinary, green pull request)."""
+    hub = world / "hub"
+    git(hub, "pull", "-q", "--ff-only", "origin", "main")
+    (hub / MODEL).write_text(f"name: GPT-X\norganization: Acme\nkind: llm\nmaintainers: [{maintainers}]\n", encoding="utf-8")
+    commit(hub, when, "Merge pull request #20: add a maintainer")
+    git(hub, "push", "-q", "origin", "HEAD:main")
+
+
+def test_a_version_refused_before_the_due_time_never_counts_once_its_author_is_authorised_later(world: Path):
+    """@bob may not submit for acme.gpt-x when he pushes (refused, no receipt); days after the due time,
+    while GitHub's API was down and the round waited, he is added to its maintainers. The walk judges his
+    run against the default branch as it stood when GitHub created the run: still refused."""
+    api, hub = FakeGitHub(), world / "hub"
+    honest, late_author = forecast_bytes(hub, "0.3"), forecast_bytes(hub, "0.9")
+    pushed(world, api, honest, "2026-01-24T10:00:00Z", pr=1)
+    push(world, {FILE: late_author}, "2026-01-24T20:00:00Z", pr=5, branch="bob")
+    api.run(5, git(world / "fork", "rev-parse", "HEAD"), "2026-01-24T20:00:05Z", author="bob")
+    api.fail.add("actions/workflows/validate.yml/runs")
+    assert "[receipts-incomplete]" in nightly(world, api, SEAL_NIGHT).stderr
+    register(world, "2026-01-25T10:00:00Z", "alice, bob")
+    api.fail.clear()
+    nightly(world, api, "2026-01-26T02:23:00Z")
+    receipts = pd.concat([pd.read_csv(p, dtype=str) for p in (hub / "data/receipts").glob("*.csv")])
+    assert "bob" not in set(receipts["author"]), "bob's run was judged against main as it was then"
+    seal = seal_of(world)
+    assert (seal["status"], seal["blob"]) == ("sealed", blob_id(honest))
+    assert (hub / FILE).read_bytes() == honest
+
+
+def test_a_head_with_no_shared_history_counts_for_nothing_and_defers_no_seal(world: Path):
+    """After the due time mallory opens a pull request whose head shares no history with main: every other
+    model's round is sealed on time, the walk complete."""
+    api, hub, fork = FakeGitHub(), world / "hub", world / "fork"
+    honest = forecast_bytes(hub, "0.4")
+    pushed(world, api, honest, "2026-01-24T10:00:00Z", pr=1)
+    git(fork, "checkout", "-q", "--orphan", "unrelated")
+    git(fork, "rm", "-rq", "--cached", ".")
+    (fork / "junk.txt").write_text("no shared history\n")
+    git(fork, "add", "junk.txt")
+    git(fork, "commit", "-qm", "from scratch", when="2026-01-25T01:00:00Z")
+    git(fork, "push", "-q", "-f", "origin", "HEAD:refs/pull/7/head")
+    api.run(7, git(fork, "rev-parse", "HEAD"), "2026-01-25T01:00:05Z", author="mallory")
+    done = nightly(world, api, SEAL_NIGHT)
+    assert "[receipts-incomplete]" not in done.stderr and "[seal-deferred]" not in done.stderr, done.stderr
+    assert "run 9001: no receipt (its head shares no history with the default branch)" in done.stderr
+    assert (seal_of(world)["status"], seal_of(world)["blob"]) == ("sealed", blob_id(honest))
+
+
+def test_a_rivals_pull_request_from_the_victims_branch_erases_none_of_her_versions(world: Path):
+    """alice submits from her fork's branch (a fork's run names no pull request); mallory opens a pull request
+    from that same branch; alice's later push creates a run on both. Each run is hers (GitHub's actor):
+    her last version counts."""
+    api, hub = FakeGitHub(), world / "hub"
+    first, last = forecast_bytes(hub, "0.2"), forecast_bytes(hub, "0.8")
+    one = push(world, {FILE: first}, "2026-01-24T10:00:00Z", pr=1, branch="alice-b")
+    receipts_workflow(world, api, api.run(1, one, "2026-01-24T10:00:05Z", author="alice", fork=True, branch="alice-b"), 1)
+    git(world / "fork", "push", "-q", "-f", "origin", f"{one}:refs/pull/8/head")
+    api.run(8, one, "2026-01-24T11:00:05Z", author="mallory", fork=True, branch="alice-b", owner="alice")  # opened by mallory
+    two = push(world, {FILE: last}, "2026-01-24T12:00:00Z", pr=1, branch="alice-b")
+    git(world / "fork", "push", "-q", "-f", "origin", f"{two}:refs/pull/8/head")
+    for pr, author in ((1, "alice"), (8, "mallory")):
+        run = api.run(pr, two, "2026-01-24T12:00:05Z", author=author, actor="alice", fork=True, branch="alice-b", owner="alice")
+        receipts_workflow(world, api, run, pr)
+    nightly(world, api, SEAL_NIGHT)
+    seal = seal_of(world)
+    assert (seal["status"], seal["blob"], seal["versions"]) == ("sealed", blob_id(last), "2"), seal
+    assert (hub / FILE).read_bytes() == last
+
+
+def test_a_nightly_stopped_between_a_seals_rows_and_its_files_recovers_byte_for_byte(tmp_path: Path, monkeypatch):
+    """The runner is stopped at each step of writing a seal (its rows, then each file it puts in place or
+    removes); the next run leaves data/ exactly as an uninterrupted run does, the rows of the files the
+    seal removed included."""
+    from generator.pipeline import seal as sealing
+    from generator.pipeline.nightly import nightly as run_nightly
+    from generator.store import seals
+
+    top = make_world(tmp_path / "w", SMALL_HUB)
+    hub = top / "hub"
+    (hub / FILE).parent.mkdir(parents=True, exist_ok=True)
+    (hub / FILE).write_bytes(forecast_bytes(hub, "0.3"))
+    commit(hub, "2026-01-24T10:00:00Z", "acme's forecast, on time")
+    (hub / "data/forecasts/2026-01-25/acme.late.csv").write_bytes(forecast_bytes(hub, "0.6"))
+    commit(hub, "2026-01-25T01:00:00Z", "a forecast first committed after the due time")
+
+    def tree(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / "data").rglob("*")) if p.is_file()}
+
+    expected = Path(shutil.copytree(hub, tmp_path / "uninterrupted", symlinks=True))
+    run_nightly(Hub.load(expected), parse_ts(SEAL_NIGHT))
+    assert "unproven" in (expected / "data/seals/2026.csv").read_text()
+    real_put, real_append, stops = sealing._put, seals.append, 0
+    while True:
+        copy = Path(shutil.copytree(hub, tmp_path / f"stopped-{stops}", symlinks=True))
+        steps = iter(range(stops + 1))
+
+        def step(real):
+            def stopped(*args, **kwargs):
+                if next(steps, None) == stops:
+                    raise KeyboardInterrupt  # the runner is stopped here
+                return real(*args, **kwargs)
+            return stopped
+
+        monkeypatch.setattr(sealing, "_put", step(real_put))
+        monkeypatch.setattr(seals, "append", step(real_append))
+        try:
+            run_nightly(Hub.load(copy), parse_ts(SEAL_NIGHT))
+            stopped = False
+        except KeyboardInterrupt:
+            stopped = True
+        monkeypatch.setattr(sealing, "_put", real_put)
+        monkeypatch.setattr(seals, "append", real_append)
+        if not stopped:
+            break
+        run_nightly(Hub.load(copy), parse_ts(SEAL_NIGHT))
+        assert tree(copy) == tree(expected), f"stopped before write {stops}"
+        stops += 1
+    assert stops >= 3, "the seal's rows and at least two files were each a place to stop"
