@@ -488,3 +488,22 @@ def test_the_site_job_as_written_checks_from_the_nights_checkpoint_on_a_shallow_
     commit(site, "after the audit", {**env, **when})
     tampered = run(site_step(SITE_CHECK), site)
     assert tampered.returncode == 10 and "ledger-row-rewritten" in tampered.stdout, tampered.stdout + tampered.stderr
+
+
+def test_the_heads_are_fetched_before_the_receipts_branch_exists(clone, tmp_path):
+    """A new hub has no prescient-receipts branch until its first receipt: the nightly still fetches every
+    pull request's head (one fetch naming both once fetched nothing, and the round was sealed without them)."""
+    origin, work, env = clone
+    fork = tmp_path / "fork"
+    sh(tmp_path, "git", "clone", "-q", str(origin), str(fork), env=env)
+    (fork / "data" / "note.txt").write_text("a pull request's head\n")
+    commit(fork, "a forecast", env)
+    head = sh(fork, "git", "rev-parse", "HEAD", env=env)
+    sh(fork, "git", "push", "-q", "origin", "HEAD:refs/pull/1/head", env=env)
+    assert sh(origin, "git", "for-each-ref", "refs/heads/prescient-receipts", env=env) == ""
+    done = subprocess.run(["bash", "-c", next(s for s in steps(load("nightly.yml")) if s.get("id") == "heads")["run"]],
+                          cwd=work, capture_output=True, text=True, check=False, timeout=120,
+                          env={**env, "TOKEN": "t0ken", "SERVER_URL": "https://github.invalid"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sh(work, "git", "rev-parse", "refs/prescient/pull/1", env=env) == head
+    assert "no receipts branch yet" in done.stdout
