@@ -14,7 +14,9 @@ question_id) order, the bet files' own order of replay:
   before the books closed: sales, and settlements the hub had recorded (``credit_at``). Money that comes
   back later is bet from the next round on, so the cash of a round never depends on a price or a
   resolution the ledgers learn after the round opened, and the bet-file check can replay it exactly;
-- a buy stakes its amount from that cash; its implied confidence is amount / (0.25 × cash);
+- a buy stakes its amount from that cash; its implied confidence is amount / (0.25 × cash). A buy over
+  25% of the cash left is one the bet-file check refuses: it is not placed and costs nothing, so the
+  rows after it are replayed against the buys actually placed (issue 52);
 - a sale of amount a closes the share f = min(a / stake held, 1) of every lot of that market and side
   still open when the sale is priced: each lot's shares and stake shrink by f, and the part sold
   becomes a position of its own, status ``sold``, paid f × shares × the side's price at the sale's
@@ -105,6 +107,8 @@ class _Replay:
 
     def buy(self, row: dict) -> None:
         amount = float(row["amount"])
+        if b.over_limit(amount, self.cash):  # refused by the bet-file check: never placed, it costs nothing
+            return
         confidence = b.implied_confidence(amount, self.cash)
         price = b.side_price(row["side"], row["yes_price"]) if row["yes_price"] == row["yes_price"] else np.nan
         part = {**row, "cash_before": self.cash, "confidence": confidence, "f_yes": b.f_yes(row["side"], confidence),

@@ -26,7 +26,13 @@ it. Each path's rule comes from its table's mutability in ``schemas.py``:
   forecasters (``forecasters.baselines.AFTER_DUE``), written after it by design. A file committed
   (or changed) after the due time is on time exactly when a receipt (``store.receipts``) attests
   its exact bytes at that path before the due time: GitHub's creation time of a pull-request run
-  for a head commit holding them. That is how an on-time pull request merged the next morning passes;
+  for a head commit holding them. That is how an on-time pull request merged the next morning passes.
+  In a sealed round the seal (the bot's, checked against the receipts by ``audit.seals``) says which
+  bytes count: a late version that does not count is no error once the hub's next nightly removed it
+  (or put the sealed bytes back) with no nightly between to score it: it never counted, and the
+  nightly's warning reported it once. Before any nightly has run since, it is a warning
+  (``late-file-pending``): the next seal judges it. It stays an error when a nightly ran after it and
+  left it in place, or when someone other than the nightly moved it;
 - any of those files stays a regular file: a change of type, e.g. to a symlink (git status ``T``),
   is ``file-type-changed``, and one added or changed as a symlink or submodule is
   ``not-a-regular-file``; a git status the audit does not know is ``git-status-unknown``;
@@ -153,15 +159,18 @@ class Seal:
 
 
 def file_problems(changes: list[FileChange], read, judged_additions=lambda c: True,
-                  attested: Mapping[tuple[str, str], str] | None = None, sealed: Seal | None = None) -> list[Problem]:
+                  attested: Mapping[tuple[str, str], str] | None = None, sealed: Seal | None = None,
+                  bot: str = "") -> list[Problem]:
     """Every problem of the changes to guarded files. ``read(blob)`` gives a blob's bytes or None;
     ``judged_additions(c)`` says whether an addition's time can be judged (not in a shallow clone's
     oldest commit); ``attested``: (path, blob) → the earliest receipt time (ISO UTC) of those bytes, the
     rule of rounds without a seal; ``sealed``: the seals (a sealed round's file may change after its due
-    time only to its sealed bytes, and only a file that does not count may be removed)."""
+    time only to its sealed bytes, and only a file that does not count may be removed); ``bot``: the
+    hub's committer e-mail, whose non-merge commits are its nightlies (``_late``)."""
     attested = attested or {}
     problems, versions = [], _Versions(read)
-    for c in changes:
+    late = _Late(changes, bot)
+    for i, c in enumerate(changes):
         table, frozen, due = ledger_table(c.path), is_frozen(c.path), _due_file(c.path)
         if table is None and not frozen and due is None:
             continue
@@ -173,9 +182,55 @@ def file_problems(changes: list[FileChange], read, judged_additions=lambda c: Tr
         elif frozen:
             problems += _frozen_change(c)
         else:
-            problems += _due_change(c, due, judged_additions(c), attested.get((c.path, c.new_blob)),
-                                    sealed.of(due.due) if sealed is not None else None)
+            seal = sealed.of(due.due) if sealed is not None else None
+            found = _due_change(c, due, judged_additions(c), attested.get((c.path, c.new_blob)), seal)
+            problems += late.judge(i, found, seal) if found else []
     return problems
+
+
+class _Late:
+    """What became of a file changed after its round's due time (a pull request checked on time and
+    merged late, say): a late version never counted when the hub's next nightly put the round's files
+    back as the seal says (removed a file that does not count, or restored the sealed bytes), with no
+    nightly between that could have scored it; and it cannot have counted yet when no nightly has run
+    since it (``late-file-pending``: the next one's seal judges it, a warning). Otherwise the problem
+    stands: a nightly ran after it and left it in place (so it was scored), or someone other than the
+    hub's nightly moved it. Who counts is the seal's (the bot's, checked against the receipts by
+    ``audit.seals``); nobody can make a late file count by merging it, only keep it out.
+
+    A nightly is a non-merge commit by the hub's committer (``bot``); without one configured, a
+    non-merge commit that adds to the leaderboard history (every nightly does). A late file a nightly
+    itself committed stands as found."""
+
+    def __init__(self, changes: list[FileChange], bot: str):
+        self.changes, order, nightly = changes, {}, {}
+        for c in changes:
+            order.setdefault(c.commit, len(order))
+            if c.parents == 1 and ((bot and c.committer == bot) or (not bot and c.path == HISTORY_PATH)):
+                nightly[c.commit] = order[c.commit]
+        self.order, self.nightly = order, sorted(nightly.values())
+
+    def _nightly_between(self, after: int, before: int | None) -> bool:
+        return any(after < n and (before is None or n < before) for n in self.nightly)
+
+    def judge(self, i: int, found: list[Problem], seal: Seal | None) -> list[Problem]:
+        c = self.changes[i]
+        at = self.order[c.commit]
+        if at in self.nightly:
+            return found  # the hub's own run put it there: nothing will rule it out
+        nxt = next((j for j in range(i + 1, len(self.changes)) if self.changes[j].path == c.path), None)
+        if seal is not None and nxt is not None:
+            later = self.changes[nxt]
+            kept = seal.counted.get(c.path)
+            result = later.new_blob if later.status in "AMT" else None
+            by_nightly = self.order[later.commit] in self.nightly
+            if result == kept and by_nightly and not self._nightly_between(at, self.order[later.commit]):
+                return []  # ruled out by the seal, put right by the next nightly: it never counted
+        if nxt is None and not self._nightly_between(at, None):
+            return [replace(p, code="late-file-pending", severity="warning",
+                            message=p.message + ": no nightly has run since, and the next one's seal rules it out unless a "
+                                                "receipt attests these bytes before the due time") for p in found]
+        return found
 
 
 class _Versions:
@@ -477,7 +532,7 @@ def audit_history(repo: Path, rev: str = "HEAD", attested: Mapping[tuple[str, st
     # In a shallow clone the oldest commits show every file as added then; when a file was really
     # first committed is unknown, so those additions are not judged.
     with git.BlobReader(repo) as blobs:
-        problems = file_problems(changes, blobs.read, lambda c: not (c.commit in boundary and c.status == "A"), attested, sealed)
+        problems = file_problems(changes, blobs.read, lambda c: not (c.commit in boundary and c.status == "A"), attested, sealed, bot)
         problems += digest_problems(repo, changes, blobs.read, start.nights if start is not None else frozenset())
     problems += date_problems(dates) + hub_ledger_problems(changes, bot)
     replaced = git.replaced(repo)

@@ -119,8 +119,9 @@ def judge(raw: list, books: Books, rnd: RoundSet, placed_at: str, label: str) ->
     """Every decision with its status, and the bet rows of those that pass the bet-file check (``schemas.BETS``).
 
     Rows are placed at ``placed_at`` and replayed as the check replays a file (by question id, one row a
-    market: a second decision on a market is a ``duplicate-bet``); refused rows are dropped and the rest
-    checked again until none is refused (dropping a buy only leaves more cash to the later ones)."""
+    market: a second decision on a market is a ``duplicate-bet``). The check judges each row against the
+    rows actually placed before it (a refused one costs nothing), so the rows it passes are the bets; they
+    are checked again, as the file they make, until none is refused."""
     decisions = [read_decision(i, d, books.held) for i, d in enumerate(raw, start=1)]
     first: dict[str, int] = {}
     for d in decisions:

@@ -3,9 +3,11 @@
 The file is read by the forecast parser (encoding, line endings, CSV syntax), then every row is
 checked against the ``schemas.BETS`` columns and the round (collect-all). The file's rows are then
 replayed in (placed_at, question_id) order from what the forecaster carries into the round
-(``arena.cohorts.Books``: $10,000 and nothing held in the first round of a cohort): every buy with
-a readable time and amount takes its stake out of the cash, even one that fails the 25% limit, and
-adds it to what is held; a sale may close at most the stake held in that market and side.
+(``arena.cohorts.Books``: $10,000 and nothing held in the first round of a cohort): every buy placed
+takes its stake out of the cash and adds it to what is held; a sale may close at most the stake held
+in that market and side. A row refused (by any check: over the 25% limit, a sale of what is not held,
+a market not in the round, a duplicate...) is not placed and costs nothing, so one refused row never
+makes a later legal one refused too (issue 52).
 """
 
 from __future__ import annotations
@@ -40,8 +42,10 @@ def check_bet_file(data: bytes, label: str, rnd: RoundSet | None, carried: Books
     if any(p.code == "missing-column" for p in problems):
         return problems + parsed.summary()
     amounts = dict(zip((row.number for row in parsed.rows), bet_amounts(parsed)))
-    rows = (p for row in parsed.rows for p in check_bet_row(parsed.label, row, rnd, amounts[row.number]))
-    problems += parsed.keep(chain(rows, check_duplicate_bets(parsed), check_limit(parsed, amounts, carried or Books())))
+    found = [p for row in parsed.rows for p in check_bet_row(parsed.label, row, rnd, amounts[row.number])]
+    found += check_duplicate_bets(parsed)
+    refused = {p.row for p in found if p.severity == "error"}
+    problems += parsed.keep(chain(found, check_limit(parsed, amounts, carried or Books(), refused)))
     if not parsed.records:
         problems += parsed.keep([problem("no-forecasts", label, None, None, "the file has no bets")])
     if not has_errors(problems):
@@ -124,26 +128,32 @@ def check_duplicate_bets(parsed: Parsed) -> Iterator[Problem]:
         first.setdefault(key, row.number)
 
 
-def check_limit(parsed: Parsed, amounts: dict[int, float | None], carried: Books) -> list[Problem]:
-    """Replay the readable rows in time order from what is ``carried`` into the round: report each buy over
-    25% of the cash left, and each sale of more than the stake held in its market and side."""
+def check_limit(parsed: Parsed, amounts: dict[int, float | None], carried: Books,
+                refused: set[int | None] | frozenset[int | None] = frozenset()) -> list[Problem]:
+    """Replay the rows placed, in time order, from what is ``carried`` into the round: report each buy over
+    25% of the cash left, and each sale of more than the stake held in its market and side. A row refused
+    (``refused``: row numbers already refused by another check; or refused here) is not placed and costs
+    nothing: a later row is judged against the cash and stakes of the rows actually placed before it."""
     readable = [(row.cells["placed_at"], row.cells.get("question_id", ""), value, row) for row in parsed.rows
-                if _TS.fullmatch(row.cells.get("placed_at", "")) and (value := amounts[row.number]) is not None
+                if row.number not in refused and _TS.fullmatch(row.cells.get("placed_at", ""))
+                and (value := amounts[row.number]) is not None
                 and row.cells.get("action", "") in ("", *BET_ACTIONS) and row.cells.get("side", "") in BET_SIDES]
     readable.sort(key=lambda r: (r[0], r[1], r[3].number))
     cash, held, problems = carried.cash, dict(carried.held), []
     for placed, qid, amount, row in readable:
         key = (qid, row.cells["side"])
         if _is_sale(row):
-            problems += _sale_problem(parsed.label, row, key, amount, held.get(key, 0.0))
-            held[key] = max(held.get(key, 0.0) - amount, 0.0)
-            continue
-        if over_limit(amount, cash):
+            sale = _sale_problem(parsed.label, row, key, amount, held.get(key, 0.0))
+            problems += sale
+            if not sale:
+                held[key] = max(held.get(key, 0.0) - amount, 0.0)
+        elif over_limit(amount, cash):
             problems.append(problem("bet-over-limit", parsed.label, row.number, "amount",
                                     f"${amount:,.2f} is over the limit of ${max_bet(cash):,.2f}: 25% of the ${cash:,.2f} "
                                     f"cash left at {placed}"))
-        cash -= amount
-        held[key] = held.get(key, 0.0) + amount
+        else:
+            cash -= amount
+            held[key] = held.get(key, 0.0) + amount
     return problems
 
 

@@ -20,7 +20,7 @@ from generator.submissions.bets import check_bet_file
 from generator.submissions.content import RoundSet
 from generator.timeutil import parse_ts
 
-from helpers import run_cli
+from helpers import prescient, run_cli
 
 DUE = "2026-01-25T00:00:00Z"
 MODEL = "acme.bot"
@@ -236,6 +236,36 @@ def test_prescient_validate_names_file_row_column_and_code_of_an_over_limit_bet(
         (path, None, None, "author-unchecked"), (path, 2, "amount", "bet-over-limit")]
     text = run_cli("validate", "--hub", str(hub), path, "--at", "2026-01-22T00:00:00Z", cwd=hub).stdout
     assert "bet-over-limit" in text and "row 2" in text and "amount" in text
+
+
+REFUSED_THEN_LEGAL = """question_id,placed_at,side,amount,reasoning
+sim:m1,2026-01-21T00:00:00Z,YES,1e12,all in
+sim:m2,2026-01-21T06:00:00Z,NO,10,a small legal buy
+"""
+
+
+def test_a_refused_buy_costs_nothing_so_a_later_legal_one_is_accepted_by_prescient_validate(hub):
+    """Issue 52: one refused buy ($1e12) was taken out of the cash all the same, so a later legal $10 buy
+    was refused too ("cash left $-999,999,990,000.00"). The real validator now refuses only the first."""
+    path = f"data/bets/2026-01-25/{MODEL}.csv"
+    (hub / path).write_text(REFUSED_THEN_LEGAL)
+    done = prescient("validate", "--hub", str(hub), path, "--at", "2026-01-22T00:00:00Z", "--format", "json", cwd=hub)
+    assert done.returncode == 9, done.stderr
+    problems = json.loads(done.stdout)["problems"]
+    assert [(p["row"], p["column"], p["code"]) for p in problems] == [(None, None, "author-unchecked"), (2, "amount", "bet-over-limit")]
+    assert "over the limit of $2,500.00: 25% of the $10,000.00 cash left" in problems[1]["message"]
+
+
+def test_the_portfolio_replays_only_the_buys_placed(hub):
+    """The replay (the Arena's table, its curves, and the books a seal or the agents start from) places no
+    buy the bet-file check refuses: the $1e12 buy costs nothing and the $10 buy is all the P/L."""
+    (hub / f"data/bets/2026-01-25/{MODEL}.csv").write_text(REFUSED_THEN_LEGAL)
+    manifest.record(Hub(hub), parse_ts("2026-01-20T12:00:00Z"))
+    cohorts = load_cohorts(hub, parse_ts("2026-01-30T00:00:00Z"))
+    bets = cohorts.positions[cohorts.positions["view"] == "bets"]
+    assert bets[["question_id", "amount", "cash_before", "shares"]].values.tolist() == [["sim:m2", 10, 10_000, 12.5]]
+    row = _row(arena_table(cohorts), "bets")
+    assert (row["n_bets"], row["cash"], row["realised_pnl"]) == (1, 10_000 - 10 + 12.5, 2.5)
 
 
 def test_prescient_validate_accepts_a_good_bet_file_and_refuses_json_bets(hub):

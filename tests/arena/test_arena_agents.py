@@ -220,6 +220,16 @@ def test_a_sale_takes_the_side_held_and_the_limit_is_replayed_by_market():
     assert frame["side"].tolist() == ["NO", "YES"]
 
 
+def test_a_refused_decision_costs_nothing_so_a_later_legal_one_is_a_bet():
+    """Issue 52: a $1e12 decision was refused and still taken out of the cash, so the agent's next $10 buy
+    was refused too ("cash left $-999,999,990,000.00"). Only the first is refused now."""
+    raw = [{"market": "sim:m4", "action": "BUY_YES", "amount": 1e12}, {"market": "sim:m5", "action": "BUY_NO", "amount": 10}]
+    decisions, frame = ad.judge(raw, Books(), ROUND, "2026-02-01T00:00:00Z", "f.csv")
+    assert [(d.status, d.column) for d in decisions] == [("bet-over-limit", "amount"), ("bet", "")]
+    assert "25% of the $10,000.00 cash left" in decisions[0].detail
+    assert frame[["question_id", "side", "amount"]].values.tolist() == [["sim:m5", "NO", 10.0]]
+
+
 def test_the_nights_budget_stops_the_next_agent_and_a_failed_call_is_asked_again(tmp_path: Path):
     """The library path through ``httpx.MockTransport``: the first agent's call spends the night's
     1,000 tokens, so the second waits (``agent-budget-spent``, nothing logged); the next day it is asked,

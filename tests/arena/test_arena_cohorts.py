@@ -56,3 +56,16 @@ def test_a_sale_does_not_give_back_cash_within_the_round():
             "sim:m4,2026-02-02T00:00:00Z,buy,YES,1500,\n"
             "sim:m5,2026-02-03T00:00:00Z,buy,NO,1125.01,\n")  # 25% of 4,500; the sale's money comes back next round
     assert _codes(text, CARRIED) == [(4, "amount", "bet-over-limit")]
+
+
+def test_a_refused_row_costs_nothing_whatever_refused_it():
+    """Issue 52: a refused row is not placed. A buy refused for its market no longer takes its $2,500 out
+    of the cash (25% of 6,000 is 1,500, so the next $1,500 buy is legal), and a refused sale leaves the
+    stake held (so the next sale of the whole $1,000 is legal)."""
+    text = ("sim:zz,2026-02-01T00:00:00Z,buy,YES,2500,\n"          # 2 not in the round
+            "sim:m4,2026-02-01T00:00:00Z,buy,YES,1e12,\n"          # 3 over the limit
+            "sim:m5,2026-02-02T00:00:00Z,buy,NO,1500,\n"           # 4 25% of the 6,000 carried
+            "sim:m1,2026-02-03T00:00:00Z,sell,YES,1000.01,\n"      # 5 more than the $1,000 held
+            "sim:m1,2026-02-04T00:00:00Z,sell,YES,1000,\n")        # 6 the $1,000 still held
+    assert _codes(text, CARRIED) == [(2, "question_id", "unknown-question"), (3, "amount", "bet-over-limit"),
+                                     (5, "amount", "sell-over-held")]
