@@ -108,7 +108,9 @@ def add_rounds(sub) -> None:
     round_sub = round_.add_subparsers(dest="round_command", required=True, metavar="ACTION")
     round_open = round_sub.add_parser("open", help="freeze and publish the round due at --due (refuses an existing round)")
     add_common(round_open)
-    round_open.add_argument("--due", required=True, metavar="ISO-TIMESTAMP", help="the round's due time in UTC, e.g. 2026-02-08T00:00:00Z")
+    round_open.add_argument("--due", required=True, metavar="ISO-TIMESTAMP",
+                            help="the round's due time, a day at 00:00 UTC, e.g. 2026-02-08T00:00:00Z (any other time "
+                                 "is refused: due-not-midnight)")
     round_open.set_defaults(func=cmd_round)
     template = round_sub.add_parser("template", help="write a ready-to-fill forecast file for the round due at --due: "
                                                      "every question and resolution date, probability empty")
