@@ -145,6 +145,7 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "not-a-hub": Code(ERROR, "`--hub` names a folder that holds neither `data/hub.toml` nor `data/`: a hub is a folder whose `data/hub.toml` holds its settings, its ledgers beside it under `data/` (`prescient init` and `prescient demo` create one)."),
         "codeowners-stale": Code(ERROR, "`.github/CODEOWNERS` does not give every path to the `[hub] maintainers` of `data/hub.toml`; `python .github/codeowners.py` rewrites it."),
         "hub-files-version": Code(WARNING, "The hub's workflows, `.ci/run` and site skeleton (`.github/prescient-hub.json`) were written by another version of Prescient than the one running: `prescient init --upgrade .` refreshes them (until then the site is built with the older skeleton's script and styles)."),
+        "receipts-mismatch": Code(WARNING, "`[hub] receipts` disagrees with the workflows the hub holds: GitHub's `validate.yml` and `nightly.yml` with `receipts = \"ledger\"` (the seals never read the pull requests' validation runs, so a pull request checked before the due time and merged after it does not count), or `receipts = \"github\"` without them; `prescient check-config` says which to set."),
     },
     "Ledgers and data files": {
         "ledger-conflict": Code(ERROR, "An append would change a row already recorded under the same key: history is never rewritten."),
@@ -200,6 +201,7 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "forecast-committed-after-due": Code(ERROR, "A forecast file was first committed after its round's due time."),
         "bets-changed-after-due": Code(ERROR, "A commit changed or deleted a bet file after its round's due time."),
         "bets-committed-after-due": Code(ERROR, "A bet file was first committed after its round's due time."),
+        "late-file-pending": Code(WARNING, "A forecast, bet or commitment file was committed (or changed) after its round's due time and no nightly has run since: the next nightly's seal counts it only if a receipt attests these bytes before the due time, and otherwise removes it (then the audit says nothing more of it)."),
         "commit-date-backwards": Code(ERROR, "A commit is dated earlier than its first parent."),
         "seal-broken": Code(ERROR, "A file of a sealed round differs from its seal: bytes that do not count are in place of the sealed ones, or a sealed file is missing."),
         "seal-differs": Code(ERROR, "A seal does not name the last version the receipts attest before the round's due time."),

@@ -275,14 +275,14 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_check_config(args: argparse.Namespace) -> int:
     """Every table and key of data/hub.toml against the schema, and the files written from it (CODEOWNERS)."""
     from ..config import HUB_FILE, load_settings
-    from ..pipeline.hubinit import check_hub_files, version_problems
+    from ..pipeline.hubinit import check_hub_files, receipts_problems, version_problems
 
     root = hub_dir(args.hub)
     settings = load_settings(root)
     problems = check_hub_files(root, settings)
     if problems:
         raise ConfigError(f"{root / HUB_FILE}: the files written from it are out of step", problems)
-    print_warnings(version_problems(root))
+    print_warnings(version_problems(root) + receipts_problems(root, settings))
     print(settings_summary(settings, command_time(args)))
     return 0
 

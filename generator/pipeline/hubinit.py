@@ -274,6 +274,29 @@ def version_problems(root: Path) -> list[Problem]:
                     "is built with the older skeleton's script and styles)", "warning")]
 
 
+WORKFLOWS = ".github/workflows"
+RECEIPT_WORKFLOWS = ("validate.yml", "nightly.yml")  # a pull request's validation run, and the nightly that reads them
+
+
+def receipts_problems(root: Path, settings: Settings) -> list[Problem]:
+    """A warning where ``[hub] receipts`` and the workflows the hub holds disagree: GitHub's validation
+    and nightly workflows with ``receipts = "ledger"`` (the seals never learn of a pull request's pushes,
+    so a pull request checked before the due time and merged after it is ruled out), or ``"github"``
+    without them (no validation run to read)."""
+    present = [name for name in RECEIPT_WORKFLOWS if (root / WORKFLOWS / name).is_file()]
+    if settings.receipts == "ledger" and len(present) == len(RECEIPT_WORKFLOWS):
+        return [Problem(HUB_FILE, None, "hub.receipts", "receipts-mismatch",
+                        f'[hub] receipts = "ledger", but the hub runs GitHub\'s {" and ".join(present)} workflows: the seals '
+                        "never read the pull requests' validation runs, so a pull request checked before a round's due time "
+                        'and merged after it does not count; set receipts = "github"', "warning")]
+    if settings.receipts == "github" and not present:
+        return [Problem(HUB_FILE, None, "hub.receipts", "receipts-mismatch",
+                        f'[hub] receipts = "github", but {WORKFLOWS}/ holds neither {" nor ".join(RECEIPT_WORKFLOWS)}: '
+                        "no validation run records a pull request's pushes and the nightly has none to read, so it seals "
+                        'no round; set receipts = "ledger" for a hub run by hand (or `prescient init --upgrade`)', "warning")]
+    return []
+
+
 def check_hub_files(root: Path, settings: Settings) -> list[Problem]:
     """``.github/CODEOWNERS``, when the hub has one written by codeowners.py, against ``[hub] maintainers``."""
     path = root / CODEOWNERS

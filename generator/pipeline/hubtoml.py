@@ -37,9 +37,13 @@ TABLE_NOTES = {
 }
 
 
-def render_hub_toml(title: str, maintainers: Iterable[str], first_due: datetime, sources: Iterable[str]) -> bytes:
-    """The new hub's ``data/hub.toml``: ``sources`` enabled, every other known source listed, disabled."""
-    given: dict[str, dict[str, Any]] = {"hub": {"title": title, "maintainers": list(maintainers)}, "rounds": {"first_due": format_ts(first_due)}}
+def render_hub_toml(title: str, maintainers: Iterable[str], first_due: datetime, sources: Iterable[str],
+                    receipts: str = "github") -> bytes:
+    """The new hub's ``data/hub.toml``: ``sources`` enabled, every other known source listed, disabled;
+    ``receipts``: where its seals learn of pull-request pushes ("github": the hub runs the GitHub
+    workflows ``init`` writes, whose nightly reads the validation runs)."""
+    given: dict[str, dict[str, Any]] = {"hub": {"title": title, "maintainers": list(maintainers), "receipts": receipts},
+                                        "rounds": {"first_due": format_ts(first_due)}}
     enabled = set(sources)
     parts = [HEADER.format(title=title)]
     for table, cls in TABLES.items():

@@ -195,3 +195,24 @@ def test_a_new_hubs_first_round_is_due_the_first_sunday_at_least_three_days_on(a
     from generator.pipeline.hubinit import first_due_for
 
     assert first_due_for(parse_ts(as_of)) == parse_ts(due)
+
+
+def test_init_gives_its_github_workflows_github_receipts_and_check_config_warns_where_they_disagree(tmp_path):
+    """Issue 52: a hub made by init runs GitHub's validation and nightly workflows, so its seals must read
+    the validation runs (receipts = "github"); under "ledger" a pull request checked before the due
+    time and merged after it was ruled out, and nothing said why."""
+    hub = tmp_path / "hub"
+    ok(PRESCIENT, "init", str(hub), "--maintainer", "alice", "--as-of", INIT_AT)
+    assert load_settings(hub).receipts == "github"
+    assert '\nreceipts = "github"\n' in (hub / "data/hub.toml").read_text()
+    agreed = run(PRESCIENT, "check-config", "--hub", str(hub))
+    assert agreed.returncode == 0 and "receipts-mismatch" not in agreed.stdout + agreed.stderr
+    text = (hub / "data/hub.toml").read_text()
+    (hub / "data/hub.toml").write_text(text.replace('\nreceipts = "github"\n', '\nreceipts = "ledger"\n'))
+    ledger = run(PRESCIENT, "check-config", "--hub", str(hub))
+    assert ledger.returncode == 0 and "[receipts-mismatch]" in ledger.stderr and 'set receipts = "github"' in ledger.stderr
+    (hub / "data/hub.toml").write_text(text)
+    for name in ("validate.yml", "nightly.yml"):
+        (hub / ".github/workflows" / name).unlink()
+    github = run(PRESCIENT, "check-config", "--hub", str(hub))
+    assert github.returncode == 0 and "[receipts-mismatch]" in github.stderr and 'set receipts = "ledger"' in github.stderr

@@ -246,11 +246,9 @@ def test_of_eight_versions_pushed_before_the_due_time_the_last_counts_whatever_i
     by_unit = dict(zip(zip(expected["question_id"], expected["resolution_date"]), expected["probability"]))
     assert [by_unit[(q, d)] for q, d in zip(scores["question_id"], scores["resolution_date"])] == list(scores["probability"])
     code, problems = audit(world)
-    late = [p for p in problems if p[0] in ("forecast-committed-after-due", "forecast-changed-after-due")]
-    if scenario in (SCENARIOS[2], SCENARIOS[3]):
-        assert code == 10 and late, "the history shows the forced merge of a version that does not count"
-    else:
-        assert code == 0 and problems == [], problems
+    # A forced merge of a version that does not count is ruled out by the next nightly, which put the
+    # sealed bytes back: it never counted, the nightly reported it once, the audit stays green (issue 52).
+    assert code == 0 and problems == [], problems
 
 
 def test_one_process_holds_a_sealed_file_every_night_though_it_skips_the_pass_while_nothing_changed(world: Path):
