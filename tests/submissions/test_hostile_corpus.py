@@ -488,18 +488,28 @@ def test_spreadsheet_safe_bytes_rewrites_only_files_with_formula_text():
     assert spreadsheet_safe_bytes(b"\xff\xfe=x") == b"\xff\xfe=x"  # not UTF-8: left alone, never raised
 
 
-@pytest.mark.parametrize("cell", ["=1+1", "+x", "-cmd", "@SUM(A1)", "\tx", "\rx", '"=quoted"', '"a\n=b"'])
+# (cell as written, whether the file then holds a formula cell): a bare carriage return is a line
+# break, not a cell's start, and a quoted cell whose second line starts with "=" starts with "a".
+QUICK_SCAN_CELLS = [("=1+1", True), ("+x", True), ("-cmd", True), ("@SUM(A1)", True), ("\tx", True),
+                    ('"=quoted"', True), ("\rx", False), ('"a\n=b"', False)]
+
+
+@pytest.mark.parametrize(("cell", "formula"), QUICK_SCAN_CELLS)
 @pytest.mark.parametrize("where", ["first", "middle", "last"])
-def test_the_quick_scan_never_skips_a_file_with_a_formula_cell(cell, where):
-    """The byte scan that lets clean files through unparsed must see every formula cell's start."""
+def test_the_quick_scan_never_skips_a_file_with_a_formula_cell(cell, formula, where):
+    """The byte scan that lets clean files through unparsed must see every formula cell's start, and a
+    file with none comes back byte for byte."""
     from generator.store.spreadsheet import _CELL_START
 
     row = {"first": f"{cell},0.4,x", "middle": f"q,{cell},x", "last": f"q,0.4,{cell}"}[where]
     data = f"a,b,c\n{row}\n".encode()
     parsed = list(csv.reader(io.StringIO(data.decode(), newline="")))
-    if any(formula_like(c) for r in parsed[1:] for c in r):
+    assert any(formula_like(c) for r in parsed[1:] for c in r) == formula
+    if formula:
         assert _CELL_START.search(data)
         assert spreadsheet_safe_bytes(data) != data
+    else:
+        assert spreadsheet_safe_bytes(data) == data
 
 
 def test_site_downloads_neutralise_formula_text_and_the_ledger_keeps_it(tmp_path):
