@@ -1,0 +1,116 @@
+"""Issue 52: what arrives too late to count is ruled out, reported once, and never leaves the audit red.
+
+Each case drives a hub made by `prescient init` (the offline sim world as its source) with the real
+executable and real git, one nightly commit a night by the hub's bot and the checkpoint its full audit
+records, as `nightly.yml` does; the pull requests are merged with `git merge --no-ff`, as GitHub's
+merge button does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from generator.config import BOT_EMAIL
+
+from helpers import INIT_AT, PRESCIENT, sim_only
+from helpers import scene_commit as commit
+from helpers import scene_ok as ok
+from helpers import scene_run as run
+
+DUE = "2026-03-08"
+
+
+def new_hub(tmp_path: Path, receipts: str = "github") -> Path:
+    hub = tmp_path / "lab-hub"
+    ok(PRESCIENT, "init", str(hub), "--title", "Lab", "--maintainer", "alice", "--as-of", INIT_AT)
+    text = sim_only((hub / "data/hub.toml").read_text()).replace('\nreceipts = "github"\n', f'\nreceipts = "{receipts}"\n')
+    (hub / "data/hub.toml").write_text(text)
+    commit(hub, "A new hub (prescient init), on the sim world", INIT_AT)
+    night(hub, "2026-03-02T12:00:00Z")
+    assert (hub / f"data/rounds/{DUE}/questions.csv").is_file()
+    return hub
+
+
+def night(hub: Path, at: str, *, audit: bool = True) -> str:
+    """One nightly as nightly.yml runs it: the data commit, the full audit recording its checkpoint (and
+    its commit), then a pull request's check, the audit from that checkpoint. Returns the nightly's stderr."""
+    done = run(PRESCIENT, "nightly", "--hub", str(hub), "--as-of", at, at=at)
+    assert done.returncode == 0, done.stderr
+    commit(hub, f"nightly: data as of {at}", at, email=BOT_EMAIL)
+    if audit:
+        full = run(PRESCIENT, "verify", "--hub", str(hub), "--git", "--full", "--record-checkpoint", at=at)
+        assert full.returncode == 0, (at, full.stdout, full.stderr)
+        if run("git", "status", "--porcelain", cwd=hub).stdout.strip():
+            commit(hub, "nightly: the audit's checkpoint", at, email=BOT_EMAIL)
+        checked = run(PRESCIENT, "verify", "--hub", str(hub), "--git", at=at)
+        assert checked.returncode == 0, (at, checked.stdout, checked.stderr)
+        assert "from checkpoint" in checked.stdout, checked.stdout
+    return done.stderr
+
+
+def forecasts(hub: Path, probability: float) -> str:
+    questions = pd.read_csv(hub / f"data/rounds/{DUE}/questions.csv", dtype=str, keep_default_na=False)
+    rows = [f"{q},{d},{probability},\n" for q, d in zip(questions["question_id"], questions["resolution_date"])]
+    return "question_id,resolution_date,probability,reasoning\n" + "".join(rows)
+
+
+def pull_request(hub: Path, team: str, probability: float, at: str, *, author: str = "alice", green: bool = True) -> str:
+    """A team's branch with its model and forecast, checked (green unless ``green`` is false) as the
+    validate workflow checks it."""
+    base = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
+    ok("git", "checkout", "-q", "-b", team, cwd=hub)
+    model = f"{team}.gpt-x"
+    (hub / f"data/models/{model}.yml").write_text(f"name: GPT-X\norganization: {team}\nkind: llm\nmaintainers: [{author}]\n")
+    (hub / f"data/forecasts/{DUE}/{model}.csv").write_text(forecasts(hub, probability))
+    commit(hub, f"{model} for round {DUE}", at)
+    head = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
+    report = run(PRESCIENT, "validate", "--hub", str(hub), "--base", base, "--head", head, "--author", author, "--at", at)
+    assert report.stdout.startswith("Passed" if green else "Failed"), report.stdout
+    ok("git", "checkout", "-q", "main", cwd=hub)
+    return f"data/forecasts/{DUE}/{model}.csv"
+
+
+def merge(hub: Path, branch: str, at: str) -> None:
+    ok("git", "merge", "-q", "--no-ff", "-m", f"Merge pull request from {branch}", branch, cwd=hub, at=at)
+
+
+def test_green_pull_requests_merged_after_the_due_time_are_ruled_out_and_the_audit_stays_green(tmp_path):
+    """Finding 5, on a hub whose seals learn only of data/receipts/ (what 0.13.3's init wrote): two
+    pull requests checked green before the due time, one merged after the due time but before the night
+    that seals the round, one after that night. Each nightly rules its file out (removed, with a
+    warning); the full and the checkpointed audit pass that night and every later night. On 0.13.3
+    every audit from then on failed forecast-committed-after-due."""
+    hub = new_hub(tmp_path, receipts="ledger")
+    early = pull_request(hub, "acme", 0.6, "2026-03-06T09:00:00Z")
+    weekend = pull_request(hub, "beta", 0.7, "2026-03-07T09:00:00Z")
+    merge(hub, "acme", "2026-03-08T06:00:00Z")  # after the due time, before the first nightly after it
+    pending = run(PRESCIENT, "verify", "--hub", str(hub), "--git", "--full", "--format", "json", at="2026-03-08T06:00:00Z")
+    found = [(p["code"], p["severity"]) for p in json.loads(pending.stdout)["problems"] if p["file"] == early]
+    assert found == [("late-file-pending", "warning")], pending.stdout
+    said = night(hub, "2026-03-09T02:00:00Z")  # seals the round: acme's file does not count and goes
+    assert early in said and not (hub / early).exists()
+    merge(hub, "beta", "2026-03-09T10:00:00Z")  # after the seal
+    said = night(hub, "2026-03-10T02:00:00Z")
+    assert weekend in said and "[seal-enforced]" in said and not (hub / weekend).exists()
+    for at in ("2026-03-11T02:00:00Z", "2026-03-17T02:00:00Z"):
+        assert weekend not in night(hub, at), "reported once, by the night that ruled it out"
+    full = run(PRESCIENT, "verify", "--hub", str(hub), "--git", "--full", "--format", "json")
+    assert json.loads(full.stdout)["ok"] and not [p for p in json.loads(full.stdout)["problems"] if p["file"] in (early, weekend)]
+
+
+def test_a_late_file_a_nightly_left_in_place_and_scored_still_fails(tmp_path):
+    """The rule cannot be used to slip a late file in: merged after the due time and never removed
+    (the nightly that followed did not put the seal back, here: a hand-made 'nightly' commit by the
+    bot that keeps it), it stands as forecast-committed-after-due."""
+    hub = new_hub(tmp_path, receipts="ledger")
+    night(hub, "2026-03-09T02:00:00Z")
+    late = pull_request(hub, "gamma", 0.9, "2026-03-09T05:00:00Z", green=False)  # round-closed, merged anyway
+    merge(hub, "gamma", "2026-03-09T06:00:00Z")
+    (hub / "data/models/gamma.gpt-x.yml").write_text((hub / "data/models/gamma.gpt-x.yml").read_text() + "# kept\n")
+    commit(hub, "nightly: data as of 2026-03-10T02:00:00Z", "2026-03-10T02:00:00Z", email=BOT_EMAIL)
+    audited = run(PRESCIENT, "verify", "--hub", str(hub), "--git", "--full", "--format", "json")
+    assert audited.returncode == 10
+    errors = [(p["code"], p["file"]) for p in json.loads(audited.stdout)["problems"] if p["severity"] == "error"]
+    assert ("forecast-committed-after-due", late) in errors, errors
