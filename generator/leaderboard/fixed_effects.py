@@ -15,16 +15,19 @@ differ:
   after its release (humans and the Naive Forecaster stay). Forecasts over the 5% imputed cutoff
   never reach the leaderboard. Here the caller passes ``in_estimation`` per row: the policy lives
   with the caller, the kernel only does algebra.
-* Units with no estimation-sample forecast: FB raises ("Estimated num. of question fixed effects
-  ... not equal to num. of questions"). We raise by default; ``orphan_units='drop'`` removes them;
+* Units with no estimation-sample forecast (of a fixed type too: ``panel.orphan_units``): FB raises
+  ("Estimated num. of question fixed effects ... not equal to num. of questions"). We raise by
+  default; ``orphan_units='drop'`` removes them;
   ``orphan_units='average'`` (the boards' rule) keeps them as units of the type's average difficulty,
   ``b_j = mean_b``: a model's D is then ``(n_id (mean over its identified units of (B - b) + mean_b)
   + sum of its Briers on orphans) / (n_id + n_orphans)``, so its orphans count at their raw Brier
   and a model covering every unit still scores its raw mean Brier. A type with no identified unit
   is scored raw.
 * Score. FB averages ``brier_ij - b_j`` over each model's rows, then shifts every column so that
-  Always 0.5 scores 0.25. We add the (weighted) mean of ``b_j`` over all units of the type instead,
-  which is the same number whenever Always 0.5 covers every unit, and needs no Always 0.5 row.
+  Always 0.5 scores 0.25. We add the (weighted) mean of ``b_j`` over the type's identified units
+  (those an estimation-sample row answers; orphans count at their raw Brier) instead, which is the
+  same number whenever Always 0.5 covers those units (FB's does: it answers every unit of FB's board),
+  and needs no Always 0.5 row.
   A model covering every unit therefore scores its raw mean Brier. Models outside the estimation
   sample are scored the same way with the estimated ``b_j``.
 * Overall = (D_dataset + D_market) / 2 (NaN when a model lacks a type); Brier Index =

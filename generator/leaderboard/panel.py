@@ -160,11 +160,16 @@ def _check_fixed(b_fixed: np.ndarray, unit_type: np.ndarray, n_types: int) -> np
 
 
 def orphan_units(model, unit, in_estimation, unit_type, n_units: int, fixed_types=None) -> np.ndarray:
-    """Per unit: no estimation-sample row answers it and its type's effects are not fixed, so its
-    difficulty is not identified (ForecastBench refuses such a board)."""
-    has_est = np.bincount(np.asarray(unit)[np.asarray(in_estimation, bool)], minlength=n_units) > 0
-    fixed = np.zeros(int(np.max(unit_type, initial=0)) + 1, bool) if fixed_types is None else fixed_types
-    return ~has_est & ~fixed[np.asarray(unit_type)]
+    """Per unit: no estimation-sample row answers it. A free type's orphan has no identified difficulty
+    (ForecastBench refuses such a board). A fixed type's (the crowd's market rule) has one, but is
+    not a unit of ForecastBench's board either: its rounds hold no forecast set of the estimation
+    sample (a partial import's other rounds, answered only by the hub's own baselines). Counting its
+    fixed difficulty in the type's average would move every model's score by the difference between
+    that average and the one over the board's units (Always 0.5 at 45.4 on a partial import, issue 53),
+    so it is an orphan too: kept at the average difficulty or dropped, like any other
+    (``fixed_types`` is accepted for the callers that pass it and no longer changes the answer)."""
+    del model, unit_type, fixed_types
+    return np.bincount(np.asarray(unit)[np.asarray(in_estimation, bool)], minlength=n_units) == 0
 
 
 def _active_units(panel_rows, unit_type, fixed_types, n_units: int, orphans: str) -> tuple[np.ndarray, np.ndarray]:
@@ -309,8 +314,9 @@ def build_panel(
             cluster, as in FB; pass the question id to resample all horizons of a question).
         b_fixed: float per unit, NaN to estimate; finite values fix the question effect (FB's
             market rule: the crowd forecast's Brier at the due date). All or none per type.
-        orphan_units: for free-type units with no estimation row: "raise" (FB), "drop", or
-            "average" (kept, scored as units of the type's average difficulty: ``fixed_effects``).
+        orphan_units: for units with no estimation row (of a free or a fixed type: ``orphan_units``):
+            "raise" (FB), "drop", or "average" (kept, scored as units of the type's average
+            difficulty: ``fixed_effects``).
     """
     if orphan_units not in ORPHAN_POLICIES:
         raise ValueError(f"orphan_units must be one of {ORPHAN_POLICIES}")
