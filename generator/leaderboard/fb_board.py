@@ -23,7 +23,10 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
    alone then shows raw mean Brier, which is what FB's rescaling gives them). Units without an
    estimation row (``orphan_units``, default ``"average"``) are kept and scored as units of average
    difficulty, so each counts at its raw Brier; ``attrs["orphans"]`` and the ``n_orphan`` column
-   say how many (FB refuses such a board).
+   say how many (FB refuses such a board). A market with a crowd value but no estimation row is one
+   too (``panel.orphan_units``): FB's board holds only rounds with its own runs' forecast sets, and
+   FB's rescaling (Always 0.5 at 0.25) takes the average difficulty over the units its Always 0.5
+   answered, i.e. those; an average over the hub's other rounds moved every model (issue 53).
 3. Per type, ``fit`` gives D (rescaled so a forecaster covering every unit scores its raw Brier);
    overall = (D_dataset + D_market) / 2; Brier Index = 100 (1 - sqrt(D)). With
    ``market_difficulty="crowd"`` the market question effects are fixed at the crowd's Brier
@@ -49,6 +52,7 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -57,7 +61,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_string_dtype
 
-from ..models import ModelMeta
+from ..models import HUB_TEAM, ModelMeta
 from ..timeutil import format_date, format_ts
 from ..vocabulary import BASELINE, BOARDS, DATASET, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, MARKET, PRELIMINARY, REPLICATES, TOURNAMENT
 from .bootstrap import bootstrap
@@ -116,7 +120,8 @@ def board_options(scoring, leaderboard, **overrides) -> FBOptions:
                 min_resolved=scoring.min_resolved, min_age_days=scoring.min_age_days,
                 imputation_exempt=tuple(getattr(scoring, "imputation_exempt", ())),
                 missing_crowd=leaderboard.missing_crowd, public_reference=leaderboard.public_reference or None,
-                min_dataset_rows=leaderboard.min_dataset_rows, min_market_questions=leaderboard.min_market_questions)
+                min_dataset_rows=leaderboard.min_dataset_rows, min_market_questions=leaderboard.min_market_questions,
+                orphan_units=getattr(leaderboard, "orphan_units", FBOptions.orphan_units))  # a hub's choice, where it has the key
     return board_rules(FBOptions(**{**base, **{k: v for k, v in overrides.items() if v is not None}}))
 
 
@@ -462,7 +467,7 @@ def _frame(names, models, point, summary, in_est, score: str, secondary: dict[st
     meta = [models.get(m) for m in names]
     columns = {
         "rank": summary.rank, "model": names,
-        "name": [x.name if x else m for m, x in zip(names, meta)],
+        "name": distinct_names(names, [x.name if x else m for m, x in zip(names, meta)]),
         "organization": [x.organization if x else "" for x in meta], "kind": [x.kind if x else "" for x in meta],
     }
     for i, label in enumerate(("dataset", "market", "overall")):
@@ -479,6 +484,24 @@ def _frame(names, models, point, summary, in_est, score: str, secondary: dict[st
     order = board_order(summary.rank, columns[score])
     return pd.DataFrame({c: np.asarray(columns[c], dtype=object if isinstance(columns[c], list) else None)[order]
                          for c in COLUMNS})
+
+
+HUB_SUFFIX = " (hub)"
+
+
+def distinct_names(ids, names: list[str]) -> list[str]:
+    """The display names of a board's rows (model ``ids``), each shown once: where two rows carry the
+    same name (an import's ForecastBench ``Always 1`` beside the hub's own), the hub's own forecaster
+    (``prescient.*``) is named apart with `` (hub)``, and any name still shared carries its model id.
+    The model ids (the board's ``model`` column, the API, the CSV) are untouched."""
+    names = list(names)
+    counts = Counter(names)
+    if all(n == 1 for n in counts.values()):
+        return names
+    hub = f"{HUB_TEAM}."
+    names = [n + HUB_SUFFIX if counts[n] > 1 and str(m).startswith(hub) else n for m, n in zip(ids, names)]
+    counts = Counter(names)
+    return [f"{n} ({m})" if counts[n] > 1 else n for m, n in zip(ids, names)]
 
 
 def board_order(rank: np.ndarray, score: np.ndarray) -> np.ndarray:

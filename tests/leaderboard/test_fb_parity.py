@@ -141,3 +141,20 @@ def test_the_site_names_the_orphan_units_under_the_board_and_explains_the_prelim
     assert "dataset questions only" in BOARD_HELP["preliminary"]
     clean = _panels({("tournament", "overall"): board(PARTIAL | {"b.y": ALWAYS_0})})[0]
     assert "orphan" not in environment().get_template("_unranked.html.j2").render(p=clean)
+
+
+# -- display names (issue 53) ------------------------------------------------------------------------
+
+
+def test_a_board_shows_each_display_name_once_and_keeps_the_model_ids():
+    models = {**MODELS, "forecastbench.always-0": ModelMeta("forecastbench.always-0", "Always 0", "ForecastBench", "baseline"),
+              "c.y": ModelMeta("c.y", "B", "Org C", "llm")}
+    forecasts = {"a.x": {"d1": .8, "m1": .6}, "b.y": {"d1": .6, "m1": .5}, "c.y": {"d1": .7, "m1": .4},
+                 "prescient.always-0": {"d1": 0.0, "m1": 0.0}, "forecastbench.always-0": {"d1": 0.0, "m1": 0.0}}
+    out = board(forecasts, models=models).set_index("model")
+    assert out["name"].is_unique
+    assert out.loc["prescient.always-0", "name"] == "Always 0 (hub)"  # the hub's own, beside the import's
+    assert out.loc["forecastbench.always-0", "name"] == "Always 0"
+    assert (out.loc["b.y", "name"], out.loc["c.y", "name"]) == ("B (b.y)", "B (c.y)")  # else by model id
+    assert board({"a.x": {"d1": .8}, "prescient.always-0": {"d1": 0.0}}).set_index("model").loc[
+        "prescient.always-0", "name"] == "Always 0"  # no other row of that name: unchanged
