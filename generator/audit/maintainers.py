@@ -4,13 +4,29 @@ the last night the history held (both as of the commit's first parent: no one li
 dates a decision into a night, in the commit that adds it). That the ledger is only appended is the
 append-only rule of ``audit.git`` (``ledger-row-rewritten``, ``ledger-row-deleted``).
 
-A commit's author is a maintainer when its name, or the login of a GitHub no-reply e-mail
-(``[ID+]LOGIN@users.noreply.github.com``), is a login listed in ``[hub] maintainers`` (``@org/team``
-entries cannot be resolved offline: list the maintainers who decide by login)."""
+Who made a commit, as far as the repository alone can say (issue 52). A commit's author name and
+e-mail are written by whoever makes the commit, so the name proves nothing (``alice
+<mallory@example.com>`` is refused). The commit that adds rows is taken to be a maintainer's when:
+
+- a receipt (``data/receipts/``, written only by the hub's nightly from GitHub's API, never by a pull
+  request) records a pull request whose head is that commit, or a parent it merged, and names a
+  maintainer as the pull request's GitHub author: GitHub set that login, nobody else can;
+- or its author e-mail is the GitHub no-reply address of a maintainer's login
+  (``[ID+]LOGIN@users.noreply.github.com``, what GitHub writes into the commits its merge button and
+  web editor make for an account that keeps its e-mail private), or an e-mail address that
+  ``[hub] maintainers`` itself lists.
+
+What this does not prove: an author e-mail, no-reply or not, can be typed by anyone, so the second
+rule shows only that the commit claims a maintainer's GitHub identity. That the claim is true rests on
+GitHub: branch protection (only accounts with write access put commits on main, a pull request needs a
+code owner's review: ``.github/CODEOWNERS``), and on GitHub's signature of the commits it makes, which
+this offline audit does not verify. ``@org/team`` entries cannot be resolved offline: list the
+maintainers who decide by login."""
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..codes import reported
@@ -25,9 +41,11 @@ LEDGER = MAINTAINER_ACTIONS.path
 NOREPLY = "@users.noreply.github.com"
 
 
-def maintainer_problems(repo: Path, changes: list[FileChange], read) -> list[Problem]:
+def maintainer_problems(repo: Path, changes: list[FileChange], read, authors: Mapping[str, str] | None = None) -> list[Problem]:
     """One problem per commit not authored by a maintainer, and per added row whose ``by`` is none or
-    that is backdated; ``read(blob)`` gives a blob's bytes or None."""
+    that is backdated; ``read(blob)`` gives a blob's bytes or None; ``authors``: a pull request's head
+    commit → its GitHub author, as the receipts record them."""
+    authors = authors or {}
     problems: list[Problem] = []
     for c in changes:
         if c.path != LEDGER or c.status not in "AM":
@@ -38,10 +56,13 @@ def maintainer_problems(repo: Path, changes: list[FileChange], read) -> list[Pro
         parent = git.first_parent(repo, c.commit)
         maintainers, last = _before(repo, parent)
         name, email = git.commit_author(repo, c.commit)
-        if not any(is_maintainer(who, maintainers) for who in _logins(name, email)):
+        heads = [c.commit, *git.parents(repo, c.commit)[1:]]  # the commit itself, or the pull request it merged
+        claimed = _logins(email) + [authors[h] for h in heads if h in authors]
+        if not any(is_maintainer(who, maintainers) for who in claimed):
             problems.append(reported("maintainer-commit-unauthorized", c.path, None, None,
-                                     f"{c.where} added {len(added)} row(s) and is authored by {name} <{email}>, not a hub "
-                                     f"maintainer ({', '.join(maintainers) or 'none listed'})"))
+                                     f"{c.where} added {len(added)} row(s) and is authored by {name} <{email}>: neither a "
+                                     f"receipt of its pull request nor its e-mail names a hub maintainer "
+                                     f"({', '.join(maintainers) or 'none listed'}); a commit's author name proves nothing"))
         for row in added:
             if not is_maintainer(row.get("by", ""), maintainers):
                 problems.append(reported("maintainer-commit-unauthorized", c.path, None, "by",
@@ -83,9 +104,9 @@ def _before(repo: Path, parent: str | None) -> tuple[tuple[str, ...], str]:
     return maintainers, max((r.get("as_of", "") for r in history), default="")
 
 
-def _logins(name: str, email: str) -> list[str]:
-    """The logins a commit's author may be: its name, and a GitHub no-reply e-mail's login."""
-    logins = [name]
+def _logins(email: str) -> list[str]:
+    """Who a commit's author e-mail claims to be: the login of a GitHub no-reply e-mail, and the e-mail
+    itself (``[hub] maintainers`` may list e-mail addresses). Never the author's name."""
     if email.lower().endswith(NOREPLY):
-        logins.append(email[: -len(NOREPLY)].rpartition("+")[2])
-    return logins
+        return [email[: -len(NOREPLY)].rpartition("+")[2], email]
+    return [email] if "@" in email else []

@@ -101,6 +101,7 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
         report.start = found
         ledger = receipts.load_receipts_at(root, commit)
         attested = receipts.attested(ledger)
+        authors = dict(zip(ledger["head_sha"].astype(str), ledger["author"].astype(str)))  # GitHub's, per pull-request head
         changes, problems = git.audit_history(root, git_rev, {key: format_ts(when) for key, when in attested.items()},
                                               sealed_at(root, commit), hub.settings.bot_email, found.start)
         if found.start is not None:  # the receipts in the start commit were checked by the walk that made it
@@ -108,7 +109,7 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
             by_git = held_before(root, commit, changes)
         problems += receipt_problems(root, ledger, seals.load_seals_at(root, commit))
         with BlobReader(root) as blobs:
-            problems += maintainer_problems(root, changes, blobs.read)
+            problems += maintainer_problems(root, changes, blobs.read, authors)
         report.walked = len({c.commit for c in changes}), sum(p.severity == "warning" for p in problems)
         since = f"since checkpoint {found.start.commit[:12]}" if found.start is not None else "from the first commit"
         report.add("git", problems, f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev} {since}; "

@@ -322,7 +322,12 @@ def commit_author(repo: Path, commit: str) -> tuple[str, str]:
     return name, email
 
 
+def parents(repo: Path, commit: str) -> list[str]:
+    """A commit's parents, first parent first (none for a root commit)."""
+    return run_git(repo, "show", "-s", "--format=%P", commit).decode().split()
+
+
 def first_parent(repo: Path, commit: str) -> str | None:
     """A commit's first parent (None for a root commit)."""
-    parents = run_git(repo, "show", "-s", "--format=%P", commit).decode().split()
-    return parents[0] if parents else None
+    found = parents(repo, commit)
+    return found[0] if found else None

@@ -23,6 +23,7 @@ DUE = "2026-03-08"
 SCORES = f"data/scores/{DUE}.csv"
 ACTIONS = "data/maintainer/actions.csv"
 DECIDED = "2026-03-17T09:00:00Z"  # after the night of 2026-03-17T02:00:00Z
+ALICE = "1234+alice@users.noreply.github.com"  # what GitHub writes into the commits alice makes on its site
 
 
 def forecasts(hub: Path, probability: float) -> str:
@@ -101,7 +102,7 @@ def test_void_correct_and_exclude_are_validated_merged_applied_from_their_time_a
     assert refused.returncode == 9 and "[action-not-maintainer]" in refused.stdout
 
     ok("git", "checkout", "-q", "main", cwd=hub)
-    ok("git", "merge", "-q", "--no-ff", "-m", "Merge decisions", "decisions", cwd=hub, at="2026-03-17T10:00:00Z")
+    ok("git", "merge", "-q", "--no-ff", "-m", "Merge decisions", "decisions", cwd=hub, at="2026-03-17T10:00:00Z", email=ALICE)
     nightly(hub, "2026-03-18T02:00:00Z")
 
     after = pd.read_csv(hub / SCORES, dtype=str, keep_default_na=False)
@@ -148,7 +149,7 @@ def test_verify_git_refuses_a_non_maintainers_decision_and_a_rewritten_one(hub):
 
     ok("git", "reset", "-q", "--hard", base, cwd=hub)
     ok(PRESCIENT, "void", market, "--reason", "Annulled.", "--by", "alice", "--hub", str(hub), "--as-of", DECIDED)
-    commit(hub, "void", "2026-03-17T09:10:00Z")
+    commit(hub, "void", "2026-03-17T09:10:00Z", email=ALICE)
     assert run(PRESCIENT, "verify", "--hub", str(hub), "--git").returncode == 0
     edited = base_rev = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
     text = (hub / ACTIONS).read_text().replace("Annulled.", "Cancelled.")
@@ -159,3 +160,62 @@ def test_verify_git_refuses_a_non_maintainers_decision_and_a_rewritten_one(hub):
     assert audited.returncode != 0 and "[ledger-row-rewritten]" in audited.stdout, audited.stdout
     refused = validate(hub, edited, head, "alice")
     assert refused.returncode == 9 and "[action-rewritten]" in refused.stdout and base_rev
+
+
+def _void_on_a_branch(hub: Path, market: str, author_email: str) -> str:
+    """alice's void of ``market`` committed on a branch (author alice <author_email>); the head."""
+    ok("git", "checkout", "-q", "-b", "decision", cwd=hub)
+    ok(PRESCIENT, "void", market, "--reason", "Annulled.", "--by", "alice", "--hub", str(hub), "--as-of", DECIDED)
+    commit(hub, "void", "2026-03-17T09:10:00Z", email=author_email)
+    ok("git", "checkout", "-q", "main", cwd=hub)
+    return ok("git", "rev-parse", "decision", cwd=hub).strip()
+
+
+def _receipt(hub: Path, head: str, author: str) -> None:
+    """The nightly's receipt of the decision's pull request (GitHub's author login), in a bot commit."""
+    from generator.store import receipts
+    from generator.store.git import blob_id
+    from generator.store.hub import Hub
+    from generator.timeutil import parse_ts
+
+    files = {ACTIONS: blob_id(ok("git", "show", f"{head}:{ACTIONS}", cwd=hub).encode())}
+    receipts.record(Hub.load(hub), [receipts.receipt_rows(files, attested_at="2026-03-17T09:11:00Z", head_sha=head, pr=7,
+                                                          run_id=9007, verdict="success", as_of=parse_ts("2026-03-17T11:00:00Z"),
+                                                          author=author)], parse_ts("2026-03-17T11:00:00Z"))
+    commit(hub, "receipts", "2026-03-17T11:00:00Z", email=BOT_EMAIL)
+
+
+def _audit_codes(hub: Path) -> list[str]:
+    audited = run(PRESCIENT, "verify", "--hub", str(hub), "--git", "--full", "--format", "json")
+    import json
+
+    return [p["code"] for p in json.loads(audited.stdout)["problems"] if p["severity"] == "error"]
+
+
+def test_the_audit_takes_a_decisions_author_from_what_the_committer_cannot_set(hub, tmp_path):
+    """Finding 9b: a commit's author name is typed by whoever commits; `alice <mallory@example.com>`
+    passed on 0.13.3. A maintainer's GitHub no-reply e-mail passes (what GitHub writes in the commits
+    its merge button makes), and so does a decision whose pull request a receipt says alice opened."""
+    market = scored_units(hub)[0][0]
+    spoofed = Path(shutil.copytree(hub, tmp_path / "spoofed", symlinks=True))
+    _void_on_a_branch(spoofed, market, "mallory@example.com")
+    ok("git", "merge", "-q", "--ff-only", "decision", cwd=spoofed)
+    assert git_author(spoofed) == "alice <mallory@example.com>"
+    assert _audit_codes(spoofed) == ["maintainer-commit-unauthorized"]
+
+    github = Path(shutil.copytree(hub, tmp_path / "github", symlinks=True))
+    _void_on_a_branch(github, market, ALICE)
+    ok("git", "merge", "-q", "--ff-only", "decision", cwd=github)
+    assert _audit_codes(github) == []
+
+    for login, expected in (("alice", []), ("mallory", ["maintainer-commit-unauthorized"])):
+        merged = Path(shutil.copytree(hub, tmp_path / f"receipt-{login}", symlinks=True))
+        head = _void_on_a_branch(merged, market, "mallory@example.com")
+        ok("git", "merge", "-q", "--no-ff", "-m", "Merge pull request #7", "decision", cwd=merged,
+           at="2026-03-17T10:00:00Z", email="alice@example.org")  # the merge's author proves nothing either
+        _receipt(merged, head, login)
+        assert _audit_codes(merged) == expected, login
+
+
+def git_author(hub: Path) -> str:
+    return ok("git", "log", "-1", "--format=%an <%ae>", cwd=hub).strip()
