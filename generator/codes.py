@@ -28,7 +28,7 @@ CODES: dict[str, Code] = {
     # where the file is and what it is called
     "unsafe-path": Code(ERROR, "The path is absolute, contains `..`, a backslash or a control character."),
     "outside-submission-area": Code(ERROR, "A submission may only change files under `data/forecasts/`, `data/bets/`, `data/commitments/`, `data/oracle/<set>/forecasts/` and `data/models/`."),
-    "hub-ledger": Code(ERROR, "Receipts, seals and the model log (`data/receipts/`, `data/seals/`, `data/metadata/`) are written only by the hub's own runs; no pull request may add, change or delete them."),
+    "hub-ledger": Code(ERROR, "The sources' records, rounds, scores, history, manifest, receipts, seals, checkpoints, news, run logs (`data/llm/`) and the hub's own `prescient.*` files are written only by the hub's own runs; no pull request may add, change or delete them."),
     "bad-round-folder": Code(ERROR, "A forecast file must sit in `data/forecasts/<due date as YYYY-MM-DD>/`."),
     "bad-file-name": Code(ERROR, "The file name is not `<team>.<model>` in lower-case letters, digits and dashes."),
     "bad-extension": Code(ERROR, "Forecast files end in `.csv` or `.json`, model metadata files in `.yml`."),

@@ -1,17 +1,32 @@
-"""Path and name rules: what a changed path is (a forecast file, model metadata, or neither).
+"""Path and name rules: what a changed path is (a forecast file, model metadata, a file only the hub
+writes, or none of these).
 
 Pure string checks on the path relative to the hub root, written with ``/``. Nothing here touches
 the disk, so a hostile path (``../``, absolute, a backslash) is judged, never opened.
+
+Every path under ``data/`` is one of three kinds (DESIGN.md §6, "The trust model"):
+- **submitted by pull request** and judged by the validate check: forecasts, bets, commitments,
+  oracle forecasts, model metadata, the maintainers' decisions (``data/maintainer/actions.csv``);
+- **written by the hub's bot** in its own non-merge commits (``HUB_WRITTEN``): the sources' records,
+  rounds, scores, history, manifest, receipts, seals, checkpoints, news and the oracle's sets, every
+  run log of the hub's LLM forecasters and Arena agents (``data/llm/``), and the hub's own
+  forecasters' files (``prescient.*``). No pull request may touch them (``hub-ledger``), and
+  ``verify --git`` refuses a change to them by any other commit (``hub-ledger-edited``);
+- **the maintainers' own files** (``REVIEWED``: ``data/hub.toml``, ``data/README.md``), reviewed like
+  the code by the hub's maintainers (``.github/CODEOWNERS``); the validate workflow leaves a pull
+  request that changes nothing else under ``data/`` to that review.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from dataclasses import dataclass
 
 from ..codes import problem
 from ..errors import Problem
-from ..models import MODEL_ID
+from ..models import HUB_TEAM, MODEL_ID
+from ..schemas import ALL_TABLES
 from ..timeutil import is_iso_date
 
 FORECAST, MODEL, OTHER = "forecast", "model", "other"
@@ -56,10 +71,11 @@ def classify(path: str) -> tuple[Target, list[Problem]]:
         return _forecast(path, parts, COMMITMENT)
     if path == MAINTAINER_LEDGER:
         return Target(path, MAINTAINER), []
-    if is_hub_ledger(path):
+    if is_hub_written(path):
         return Target(path, OTHER), [problem("hub-ledger", path, None, None,
-                                             "receipts, seals and the model log are written by the hub's own runs only; "
-                                             "leave data/receipts/, data/seals/ and data/metadata/ out of the pull request")]
+                                             "this file is written only by the hub's own runs (the nightly's commits): sources, "
+                                             "resolutions, rounds, scores, history, receipts, seals, checkpoints and agent logs; "
+                                             "leave it out of the pull request")]
     return Target(path, OTHER), [problem("outside-submission-area", path, None, None,
                                          "only files under data/forecasts/, data/bets/, data/commitments/, "
                                          "data/oracle/<set>/forecasts/ and data/models/ may be changed by a submission")]
@@ -149,12 +165,32 @@ def commitment_path(due: str, model: str, fmt: str = "sha256") -> str:
     return f"data/commitments/{due}/{model}.{fmt}"
 
 
-HUB_LEDGERS = ("data/receipts/", "data/seals/", "data/metadata/")  # written only by the hub's own runs
+HUB_LEDGERS = ("data/receipts/", "data/seals/", "data/metadata/")  # the hub's records of what was submitted when
+
+# The tables a pull request writes (``schemas``); every other table is written by the hub's bot.
+SUBMITTED_TABLES = ("forecasts", "bets", "oracle_forecasts", "maintainer_actions")
+_FIELD = re.compile(r"<[^>]+>")
+# What only the hub's own runs write, as fnmatch patterns (``*`` crosses ``/``): every table's path but
+# the submitted ones', then the files that are no table. A placeholder such as data/scores/.gitkeep
+# matches none of them (it is the maintainers', like data/README.md).
+HUB_WRITTEN: tuple[str, ...] = tuple(dict.fromkeys(
+    [_FIELD.sub("*", t.path) for t in ALL_TABLES if t.name not in SUBMITTED_TABLES] + [
+        "data/rounds/*/*",  # a round's files: questions.csv, question_sets.csv, reveal.csv, questions.json
+        "data/llm/*/*",  # the run logs of the hub's LLM forecasters and Arena agents (data/llm/<due>/<model>.jsonl)
+        "data/oracle/*/calls/*", "data/oracle/*/answers/*",  # the oracle's question maker's and answerers' logs
+        *(f"data/{folder}/*/{HUB_TEAM}.*" for folder in ("forecasts", "bets")),  # the hub's own forecasters' files
+        f"data/models/{HUB_TEAM}.*", f"data/oracle/*/forecasts/{HUB_TEAM}.*",
+        *(f"{folder}*" for folder in HUB_LEDGERS)]))  # any file there, as before 0.14
+REVIEWED = ("data/hub.toml", "data/README.md")  # the maintainers' files under data/: reviewed as code is (CODEOWNERS)
 
 
-def is_hub_ledger(path: str) -> bool:
-    """A path only the hub's own runs write: no pull request may add, change or delete it."""
-    return path.startswith(HUB_LEDGERS)
+def is_hub_written(path: str) -> bool:
+    """A path only the hub's own runs write (``HUB_WRITTEN``): no pull request may add, change or delete
+    it, and no commit but the bot's own (not a merge) may change it."""
+    return path.startswith("data/") and any(fnmatch.fnmatchcase(path, pattern) for pattern in HUB_WRITTEN)
+
+
+is_hub_ledger = is_hub_written  # its name before every hub-written path was refused (0.13: receipts, seals, metadata)
 
 
 MODELS_DIR = "data/models"

@@ -205,6 +205,9 @@ SAMPLE_PATHS = [
     "data/resolutions/manifold.csv", "data/scores/x.csv", "data/leaderboard/x.csv", "data/hub.toml", "data/README.md",
     "data/forecasts-old/x.csv", "data/x/forecasts/y.csv", "site_src/hooks/question_pages.py", "site_src/mkdocs.yml",
     ".github/CODEOWNERS", ".github/workflows/validate.yml", "pip/__init__.py", "sitecustomize.py", "x/data/forecasts/y",
+    "data/llm/2026-01-25/prescient.gpt-x-arena.jsonl", "data/metadata/checkpoints.csv", "data/manifest/2026.csv",
+    "data/forecasts/2026-01-25/prescient.naive.csv", "data/models/prescient.naive.yml", "data/resolutions/.gitkeep",
+    "data/maintainer/actions.csv", "data/observations/sim/2026-01.csv", "data/rounds/2026-01-25/questions.json",
 ]
 
 
@@ -248,8 +251,11 @@ def test_codeowners_rejects_what_is_not_a_login(tmp_path):
     assert module.owners(tmp_path / "data" / "hub.toml") == ["@alice", "@acme/hub-team", "ops@example.org"]
 
 
-def test_validate_sends_exactly_the_submission_areas_to_the_validator(tmp_path):
-    """The pathspec of validate.yml's fast path matches what the validator calls a submission."""
+def test_validate_sends_every_data_path_but_the_maintainers_own_files_to_the_validator(tmp_path):
+    """The pathspec of validate.yml's fast path is every path under data/ but paths.REVIEWED (issue 52: a
+    resolution appended by a pull request once passed as "nothing to validate")."""
+    from generator.submissions import paths
+
     script = next(s for s in steps(load("validate.yml")) if s.get("id") == "changes")["run"]
     match = re.search(r'"\$\{BASE_SHA\}\.\.\.\$\{HEAD_SHA\}" -- \\\n\s*([^;]*); then', script)
     assert match, script
@@ -264,7 +270,37 @@ def test_validate_sends_exactly_the_submission_areas_to_the_validator(tmp_path):
     sh(repo, "git", "add", "-A", env=env)
     listed = set(sh(repo, "git", "ls-files", "--", *pathspec, env=env).splitlines())
     everything = set(sh(repo, "git", "ls-files", env=env).splitlines())
-    assert listed == {p for p in everything if is_submission(p)}
+    assert {p for p in everything if is_submission(p)} <= listed
+    assert listed == {p for p in everything if p.startswith("data/") and p not in paths.REVIEWED}
+    assert "data/hub.toml" in everything and "data/resolutions/manifold.csv" in listed
+
+
+def test_every_path_only_the_hub_writes_is_refused_to_a_pull_request_and_owned():
+    """One list (paths.HUB_WRITTEN, from the schemas) drives the validator's refusal, the audit's rule and
+    CODEOWNERS: every table but the submitted ones is the hub's, and none of its files is a submission
+    a pull request may make (the hub's own prescient.* files in the submission folders are refused by
+    their prefix)."""
+    from generator.schemas import ALL_TABLES
+    from generator.submissions import paths, policy
+
+    sample = {"<source>": "sim", "<YYYY-MM>": "2026-01", "<YYYY>": "2026", "<due>": "2026-01-25", "<set>": "daily",
+              "<team>.<model>": "acme.gpt-x"}
+    for table in ALL_TABLES:
+        path = table.path
+        for field, value in sample.items():
+            path = path.replace(field, value)
+        assert paths.is_hub_written(path) == (table.name not in paths.SUBMITTED_TABLES), table.name
+    rules = owner_rules(codeowners_module().render(["@alice"]))
+    written = [p for p in repo_paths() if paths.is_hub_written(p)]
+    assert {"data/llm/2026-01-25/prescient.gpt-x-arena.jsonl", "data/resolutions/manifold.csv",
+            "data/forecasts/2026-01-25/prescient.naive.csv"} <= set(written)
+    for path in written:
+        target, problems = paths.classify(path)
+        codes = [p.code for p in problems + policy.check_reserved_prefix(target)]
+        assert codes[:1] in (["hub-ledger"], ["reserved-prefix"]), (path, codes)
+        assert owners_of(path, rules) or target.model, path  # owned, or a prescient.* file the check refuses
+    assert not any(paths.is_hub_written(p) for p in ("data/hub.toml", "data/README.md", "data/scores/.gitkeep",
+                                                     "data/maintainer/actions.csv", "data/forecasts/2026-01-25/acme.gpt-x.csv"))
 
 
 def test_the_audit_runs_on_full_history_in_ci_and_in_the_ci_script():

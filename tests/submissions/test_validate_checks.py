@@ -64,7 +64,9 @@ def test_every_reported_code_is_registered():
     ("data\\forecasts\\2026-01-25\\acme.x.csv", "unsafe-path"),
     ("data/forecasts/2026-01-25/acme.x\n.csv", "unsafe-path"),
     ("generator/cli.py", "outside-submission-area"),
-    ("data/rounds/2026-01-25/questions.csv", "outside-submission-area"),
+    ("data/rounds/2026-01-25/questions.csv", "hub-ledger"),  # written by the nightly only (issue 52)
+    ("data/resolutions/sim.csv", "hub-ledger"),
+    ("data/llm/2026-01-25/prescient.gpt-x-arena.jsonl", "hub-ledger"),
     ("data/forecasts/2026-01-25/acme.x.txt", "bad-extension"),
     ("data/forecasts/2026-01-25/acme.x.CSV", "bad-extension"),
     ("data/forecasts/2026-01-25/ACME.x.csv", "bad-file-name"),
