@@ -206,7 +206,7 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "seal-broken": Code(ERROR, "A file of a sealed round differs from its seal: bytes that do not count are in place of the sealed ones, or a sealed file is missing."),
         "seal-differs": Code(ERROR, "A seal does not name the last version the receipts attest before the round's due time."),
         "seal-unchecked": Code(WARNING, "A seal rests on a receipt whose head commit is not in this clone, so that its blob is at its path cannot be checked."),
-        "hub-ledger-edited": Code(ERROR, "A commit that is not one of the hub's own runs (a merge, or another author) changed receipts, seals or the model log."),
+        "hub-ledger-edited": Code(ERROR, "A commit that is not one of the hub's own runs (a merge, or another committer than the bot the hub was set up with) changed a file only the hub writes: a source's records, a round, scores, history, manifest, receipts, seals, checkpoints, news, a run log or a `prescient.*` file."),
         "receipt-blob-mismatch": Code(ERROR, "A receipt names a blob that its head commit does not hold at its path: the row is forged or wrong."),
         "receipt-unchecked": Code(WARNING, "Receipts whose head commits are not in this clone cannot be checked against them (fetch `refs/pull/*/head`)."),
         "replace-refs": Code(WARNING, "The repository has replace refs or grafts; the audit ignores them and reads the commits as their ids name them."),

@@ -3,6 +3,7 @@
 - ``verify``: ``prescient verify``: scores, history and pages recomputed from the ledgers and compared
 - ``git``: what the git history says: ledgers only appended, frozen files kept, files on time
 - ``maintainers``: the maintainers' ledger's commits: by maintainers, never into a past night
+- ``bot``: who the hub's bot is (as the hub was set up), and that only its own commits change what the hub writes
 - ``seals``: the seals against their rule, the receipts and the files in place
 - ``checkpoint``: where a pull request's ``verify --git`` may start: the nightly's checkpoints, trusted only when they check
 - ``scope``: what that ``verify --git`` must recompute: only what the changes since the checkpoint can affect

@@ -21,8 +21,12 @@ each time from the repository itself, never from the row's word:
 - C is on the first-parent line of the audited commit (a checkpoint of a branch that is not the default
   branch's line, or of a pull request's own commits, is not);
 - the row was added by a commit after C on that line, a non-merge commit whose committer is the hub's
-  bot (``[hub] bot_email`` as C holds it, so a pull request cannot name another bot): a pull request's
-  merge adds nothing that counts, so a checkpoint must be in the base branch before the pull request;
+  bot: a pull request's merge adds nothing that counts, so a checkpoint must be in the base branch
+  before the pull request. The bot is the one the hub was set up with (``bot.hub_bot``: ``[hub] bot_email``
+  as data/hub.toml stood in the first commit of the line that wrote a file only the hub writes), never
+  one named by C or a later commit: a branch pushed to main by hand that names its own bot in its own
+  hub.toml and adds a row naming its own commit is refused (that bot is not the hub's), and so is every
+  change it made to the hub's records (``hub-ledger-edited``, in both walks);
 - C's ``data/`` tree id and committer date are the row's (a row edited to name another commit — moved —
   does not match it), and its ``audit_version`` is this code's (a new rule sees the whole history once);
 - the checkpoints file at the audited commit parses. Otherwise — a forged, moved or unreadable row, a
@@ -40,20 +44,19 @@ old night): the row counts them, and the nightly's full walk reports them.
 
 from __future__ import annotations
 
-import tomllib
 from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import pandas as pd
 
-from ..config import BOT_EMAIL
 from ..errors import PrescientError
 from ..schemas import AUDIT_CHECKPOINTS
 from ..store import checkpoints, git
 from ..store.cache.disk import code_digest
 from ..store.csvio import UNREADABLE
 from ..timeutil import format_ts
+from .bot import hub_bot
 from .git import FileChange, Start, digested_nights_at, parse_log, records
 
 AUDIT_VERSION = 1  # bump when a rule of audit.git, audit.seals or audit.maintainers changes what it finds
@@ -71,8 +74,9 @@ class Found:
     recorded_at: str = ""  # that run's as_of
 
 
-def find(repo, head: str) -> Found:
-    """The newest checkpoint of ``head``'s history that can be trusted (see the module's rules), or why none."""
+def find(repo, head: str, bot: str | None = None) -> Found:
+    """The newest checkpoint of ``head``'s history that can be trusted (see the module's rules), or why none.
+    ``bot``: the hub's bot (default: ``hub_bot(repo, head)``)."""
     try:
         data = git.GitTree(repo, head).read(PATH) if git.GitTree(repo, head).entry(PATH) else None
         if data is None:
@@ -92,7 +96,8 @@ def find(repo, head: str) -> Found:
         return Found(None, f"no checkpoint of audit version {AUDIT_VERSION} (the rules changed since)")
     row = min(current, key=lambda r: position[r[field["commit"]]])
     commit = row[field["commit"]]
-    refused = _refused(repo, head, commit, line[position[commit]][1], row, columns, field)
+    refused = _refused(repo, head, commit, line[position[commit]][1], row, columns, field,
+                       hub_bot(repo, head) if bot is None else bot)
     if refused:
         return Found(None, f"checkpoint {commit[:12]} refused: {refused}")
     digest = row[field["code"]] if "code" in field else ""  # the recomputing code's (a row older than the column: none)
@@ -101,8 +106,8 @@ def find(repo, head: str) -> Found:
                  digest, row[field["recorded_at"]])
 
 
-def _refused(repo, head: str, commit: str, seconds: int, row: tuple, columns: tuple, field: dict) -> str:
-    """Why the row naming ``commit`` cannot be trusted ("" when it can)."""
+def _refused(repo, head: str, commit: str, seconds: int, row: tuple, columns: tuple, field: dict, bot: str) -> str:
+    """Why the row naming ``commit`` cannot be trusted ("" when it can); ``bot``: the hub's (``hub_bot``)."""
     if row[field["committed_at"]] != _ts(seconds):
         return f"it gives the commit's date as {row[field['committed_at']]}, the commit says {_ts(seconds)}"
     tree = git.tree_id(repo, commit, "data")
@@ -111,7 +116,6 @@ def _refused(repo, head: str, commit: str, seconds: int, row: tuple, columns: tu
     adder = _adder(repo, head, commit, row, columns)
     if adder is None:
         return "no commit after it on the first-parent line added the row"
-    bot = bot_at(repo, commit)
     if adder.status == "E":
         return f"the row came with {adder.where}, which edited or removed rows before it (a moved checkpoint)"
     if adder.parents > 1:
@@ -151,17 +155,6 @@ def _appended_to(old: bytes | None, columns: tuple, new_rows: list[tuple]) -> bo
         return False
     padded = [row + ("",) * len(extra) for row in old_rows] if old_columns else old_rows
     return not Counter(padded) - Counter(new_rows)
-
-
-def bot_at(repo, commit: str) -> str:
-    """``[hub] bot_email`` as ``commit`` holds data/hub.toml (its default when unset)."""
-    tree = git.GitTree(repo, commit)
-    try:
-        hub = tomllib.loads(tree.read("data/hub.toml").decode("utf-8")).get("hub", {}) if tree.entry("data/hub.toml") else {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, PrescientError):
-        return ""
-    bot = hub.get("bot_email", BOT_EMAIL)
-    return bot if isinstance(bot, str) else ""
 
 
 def row_for(repo, commit: str, as_of: str, commits: int, warnings: int) -> pd.DataFrame:

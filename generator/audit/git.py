@@ -39,7 +39,8 @@ it. Each path's rule comes from its table's mutability in ``schemas.py``:
 - along the first-parent line, no commit is dated earlier than its first parent
   (``commit-date-backwards``): the times above are only as good as that order.
 
-Model metadata, oracle forecasts, scores (derived) and ``hub.toml`` may change in any commit.
+Every path only the hub writes is changed only by the hub's bot, outside merges (``audit.bot``:
+``hub-ledger-edited``). Submitted files and ``hub.toml`` may change in any commit, by their own rules.
 """
 
 from __future__ import annotations
@@ -61,8 +62,9 @@ from ..store import git
 from ..store.csvio import UNREADABLE, parse_bytes, why_unreadable
 from ..store.git import blob_id
 from ..store.manifest import root_hash, sha256
-from ..submissions.paths import DATED, HUB_LEDGERS, classify
+from ..submissions.paths import DATED, classify
 from ..timeutil import format_ts, parse_ts
+from .bot import hub_ledger_problems
 
 _PATTERN = re.compile(r"<[^>]+>")
 LEDGERS = tuple((_PATTERN.sub("*", t.path), t) for t in ALL_TABLES if t.mutability == "append-only")
@@ -407,20 +409,6 @@ def _due_change(c: FileChange, target, judged: bool, receipt: str | None = None,
     return []
 
 
-def hub_ledger_problems(changes: list[FileChange], bot: str) -> list[Problem]:
-    """One problem per commit that changed a hub-written ledger and is a merge, or not the hub's committer."""
-    problems, seen = [], set()
-    for c in changes:
-        if not c.path.startswith(HUB_LEDGERS) or c.commit in seen:
-            continue
-        why = "is a merge (a pull request's)" if c.parents > 1 else \
-            f"was committed by {c.committer or 'nobody'}, not the hub ({bot})" if bot and c.committer != bot else ""
-        if why:
-            seen.add(c.commit)
-            problems.append(Problem(c.path, None, None, "hub-ledger-edited", f"{c.where} changed it and {why}"))
-    return problems
-
-
 def date_problems(dates: list[tuple[str, int]]) -> list[Problem]:
     """Commits (newest first, each followed by its first parent) dated earlier than their first parent."""
     problems = []
@@ -564,7 +552,8 @@ def audit_history(repo: Path, rev: str = "HEAD", attested: Mapping[tuple[str, st
                   sealed: Seal | None = None, bot: str = "", start: Start | None = None) -> tuple[list[FileChange], list[Problem]]:
     """The history of ``rev`` and every problem in it; ``attested`` and ``sealed``: the receipts and the
     seals (see ``file_problems``); ``bot``: the committer e-mail of the hub's own runs, the only one that
-    may change receipts, seals and the model log (none: not checked); ``start``: a trusted checkpoint,
+    may change a path only the hub writes (none: only merges are refused; ``verify`` passes
+    ``bot.hub_bot``); ``start``: a trusted checkpoint,
     to judge only the commits after it (None: every commit from the first)."""
     head = git.resolve_commit(repo, rev)
     if not git.tracked(repo, head, "data/"):
@@ -582,7 +571,7 @@ def audit_history(repo: Path, rev: str = "HEAD", attested: Mapping[tuple[str, st
     with git.BlobReader(repo) as blobs:
         problems = file_problems(changes, blobs.read, lambda c: not (c.commit in boundary and c.status == "A"), attested, sealed, bot)
         problems += digest_problems(repo, changes, blobs.read, start.nights if start is not None else frozenset())
-    problems += date_problems(dates) + hub_ledger_problems(changes, bot)
+    problems += date_problems(dates) + hub_ledger_problems(changes, bot, boundary)
     replaced = git.replaced(repo)
     if replaced:
         problems.append(Problem(".git", None, None, "replace-refs",

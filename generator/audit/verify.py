@@ -38,6 +38,7 @@ from ..store.hub import Hub, as_hub
 from ..store.lock import hub_lock
 from ..timeutil import format_date, format_ts, parse_ts
 from . import checkpoint, git, scope
+from .bot import hub_bot
 from .maintainers import maintainer_problems
 from .seals import receipt_problems, seal_problems
 
@@ -85,10 +86,11 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
     root = hub.root
     as_of = as_of or latest_run(hub)
     report = VerifyReport(format_ts(as_of))
-    found = None
+    found, bot = None, ""
     if git_rev:
         commit = resolve_commit(root, git_rev)
-        found = start or (checkpoint.Found(None, "--full: from the first commit") if full else checkpoint.find(root, commit))
+        bot = hub_bot(root, commit)  # never the one the audited commit's own hub.toml names (audit.bot)
+        found = start or (checkpoint.Found(None, "--full: from the first commit") if full else checkpoint.find(root, commit, bot))
     plan = None if not git_rev else scope.Scope(why="--full") if full else scope.plan(hub, found, as_of)
     report.scope = plan
     score_problems, score_note, recomputed = check_scores(hub, as_of, plan)
@@ -103,7 +105,7 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
         attested = receipts.attested(ledger)
         authors = dict(zip(ledger["head_sha"].astype(str), ledger["author"].astype(str)))  # GitHub's, per pull-request head
         changes, problems = git.audit_history(root, git_rev, {key: format_ts(when) for key, when in attested.items()},
-                                              sealed_at(root, commit), hub.settings.bot_email, found.start)
+                                              sealed_at(root, commit), bot, found.start)
         if found.start is not None:  # the receipts in the start commit were checked by the walk that made it
             ledger = new_rows(ledger, receipts.load_receipts_at(root, found.start.commit))
             by_git = held_before(root, commit, changes)
