@@ -190,10 +190,12 @@ class HubTable:
     receipts: str = key("ledger", "Where the seals learn of pull-request pushes: \"github\" (the validation runs, read "
                                   "through GitHub's API by the nightly) or \"ledger\" (only data/receipts/: a hub run by hand).",
                         choices=("ledger", "github"))
-    # The committer e-mail of the hub's own commits (the nightly's): the only one that may change
-    # receipts, seals and the model log (`prescient verify --git`). Empty: not checked.
+    # The committer e-mail of the hub's own commits (the nightly's): the only one that may change a file
+    # only the hub writes (`prescient verify --git`, audit/bot.py). Empty: not checked. The audit reads it
+    # as this file stood at the hub's first nightly, so set it before that run.
     bot_email: str = key(BOT_EMAIL, "The committer e-mail of the nightly's commits, the only one that may change "
-                                    "receipts, seals and the model log (empty: not checked).", advanced=True)
+                                    "what the hub writes (sources, scores, receipts, seals, logs; empty: not checked); "
+                                    "the audit reads it as it stood at the hub's first nightly.", advanced=True)
 
 
 # table -> {key: Spec}, each default written once, in its dataclass (``config_schema.key``).
