@@ -4,7 +4,8 @@
   ``RELEASE_WINDOW_DAYS`` after the model's release (its ``model_age_at_due_date`` rule);
 - ``missing_at_due``: on a crowd-difficulty board, FB drops a market whose crowd value at the due date
   is missing from every row (the ``missing_crowd = "drop"`` rule);
-- orphan units (no estimation-sample forecast, so no identified difficulty): FB refuses such a board;
+- orphan units (no estimation-sample forecast, so no identified difficulty; under the crowd's market
+  rule a market too, whose crowd difficulty no FB board would use): FB refuses such a board;
   Prescient scores them at the average difficulty and says so, with the stable code
   ``orphan-units`` (``orphan_note``, ``orphan_text``, ``orphan_problem``);
 - ``public_p``: FB's "Forecaster > Public?" p-value, against a second reference model.
@@ -81,8 +82,9 @@ def orphan_text(orphans: dict, shown: int = 6) -> str:
     named = ", ".join(rounds[:shown]) + (f" and {len(rounds) - shown} more" if len(rounds) > shown else "")
     return (f"{orphans['units']:,} unit(s) ({orphans['dataset']:,} dataset, {orphans['market']:,} market) in "
             f"{len(rounds)} round(s) ({named}) have no forecast from the estimation sample, so their difficulty is "
-            "not identified: they are scored as units of average difficulty (each counts at its raw Brier; column "
-            "n_orphan counts them per model), where ForecastBench refuses the board")
+            "not identified (a market's crowd difficulty is not used either: no ForecastBench board holds it): they "
+            "are scored as units of average difficulty (each counts at its raw Brier; column n_orphan counts them "
+            "per model; no other model's score moves), where ForecastBench refuses the board")
 
 
 def orphan_problem(orphans: dict, board: str) -> Problem:
