@@ -212,7 +212,8 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         "replace-refs": Code(WARNING, "The repository has replace refs or grafts; the audit ignores them and reads the commits as their ids name them."),
         "no-maintainers": Code(WARNING, "`data/hub.toml` names no `[hub] maintainers`, so CODEOWNERS has no owner and nobody's review is required."),
         "maintainer-commit-unauthorized": Code(ERROR, "A commit that added rows to the maintainers' ledger is not authored by a hub maintainer, or a row's `by` is not one (`[hub] maintainers` before the commit)."),
-        "maintainer-action-backdated": Code(ERROR, "A row of the maintainers' ledger takes effect at or before a night the history held when it was committed."),
+        "maintainer-action-backdated": Code(ERROR, "A row of the maintainers' ledger acts at or before a night the history held when it reached main: its `effective_at` is not after that night and the nightly's record (`data/metadata/decisions.csv`) does not make it act from the first night after it."),
+        "maintainer-action-pending": Code(WARNING, "A row of the maintainers' ledger reached main after a night it was meant to act from and no nightly has run since: the next nightly takes it up as of its own night (`data/metadata/decisions.csv`)."),
         "data-not-tracked": Code(ERROR, "`verify --git` was asked of a hub whose `data/` is not in the git repository."),
     },
     "Seals (`prescient nightly`, `prescient seal`)": {

@@ -205,7 +205,9 @@ class _Late:
     itself committed stands as found."""
 
     def __init__(self, changes: list[FileChange], bot: str):
-        self.changes, order, nightly = changes, {}, {}
+        self.changes = changes
+        order: dict[str, int] = {}
+        nightly: dict[str, int] = {}
         for c in changes:
             order.setdefault(c.commit, len(order))
             if c.parents == 1 and ((bot and c.committer == bot) or (not bot and c.path == HISTORY_PATH)):
@@ -229,9 +231,9 @@ class _Late:
             if result == kept and by_nightly and not self._nightly_between(at, self.order[later.commit]):
                 return []  # ruled out by the seal, put right by the next nightly: it never counted
         if nxt is None and not self._nightly_between(at, None):
-            return [replace(p, code="late-file-pending", severity="warning",
-                            message=p.message + ": no nightly has run since, and the next one's seal rules it out unless a "
-                                                "receipt attests these bytes before the due time") for p in found]
+            return [Problem(p.file, p.row, p.column, "late-file-pending",
+                            p.message + ": no nightly has run since, and the next one's seal rules it out unless a receipt "
+                                        "attests these bytes before the due time", "warning") for p in found]
         return found
 
 

@@ -1,8 +1,15 @@
 """``verify --git`` on the maintainers' ledger (``data/maintainer/actions.csv``): every commit that adds
-rows to it is authored by a hub maintainer, every row it adds names one in ``by``, and takes effect after
-the last night the history held (both as of the commit's first parent: no one lists themselves, or
-dates a decision into a night, in the commit that adds it). That the ledger is only appended is the
-append-only rule of ``audit.git`` (``ledger-row-rewritten``, ``ledger-row-deleted``).
+rows to it is a hub maintainer's (below), every row it adds names one in ``by`` (``[hub] maintainers``
+as of the commit's first parent: no one lists themselves in the commit that adds the row), and each row
+acts only after the last night the history held when it reached main (its first parent's history). A
+row whose ``effective_at`` is after that night acts from it; one checked before a night and merged
+after it acts from the first night after the merge, as the nightly that took it up recorded in
+``data/metadata/decisions.csv`` (``store.maintainer.take_up``; written only by the hub's nightly, so
+``audit.git`` refuses anyone else's change to it): the record must say exactly that, or the row is
+``maintainer-action-backdated``; before any night has taken it up it is ``maintainer-action-pending``,
+a warning. On a hub whose head has no such record (before 0.14) every row must be on time. That the
+ledger is only appended is the append-only rule of ``audit.git`` (``ledger-row-rewritten``,
+``ledger-row-deleted``).
 
 Who made a commit, as far as the repository alone can say (issue 52). A commit's author name and
 e-mail are written by whoever makes the commit, so the name proves nothing (``alice
@@ -27,11 +34,12 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..codes import reported
 from ..errors import PrescientError, Problem
-from ..schemas import MAINTAINER_ACTIONS
+from ..schemas import DECISIONS_TAKEN, HISTORY, MAINTAINER_ACTIONS
 from ..store import git
 from ..store.csvio import UNREADABLE, parse_bytes
 from ..submissions.policy import is_maintainer
@@ -47,6 +55,7 @@ def maintainer_problems(repo: Path, changes: list[FileChange], read, authors: Ma
     commit → its GitHub author, as the receipts record them."""
     authors = authors or {}
     problems: list[Problem] = []
+    taken: Taken | None | bool = False  # read once, when a commit added rows
     for c in changes:
         if c.path != LEDGER or c.status not in "AM":
             continue
@@ -63,15 +72,70 @@ def maintainer_problems(repo: Path, changes: list[FileChange], read, authors: Ma
                                      f"{c.where} added {len(added)} row(s) and is authored by {name} <{email}>: neither a "
                                      f"receipt of its pull request nor its e-mail names a hub maintainer "
                                      f"({', '.join(maintainers) or 'none listed'}); a commit's author name proves nothing"))
+        if taken is False:
+            taken = Taken.at(repo, changes[-1].commit)
         for row in added:
             if not is_maintainer(row.get("by", ""), maintainers):
                 problems.append(reported("maintainer-commit-unauthorized", c.path, None, "by",
                                          f"{c.where} added a row by @{row.get('by', '')}, not a hub maintainer"))
-            if last and row.get("effective_at", "") <= last:
-                problems.append(reported("maintainer-action-backdated", c.path, None, "effective_at",
-                                         f"{c.where} added a {row.get('action')} of {row.get('target')} effective "
-                                         f"{row.get('effective_at')}, not after the night {last} its history already held"))
+            problems += _timing(c, row, last, taken if isinstance(taken, Taken) else None)
     return problems
+
+
+@dataclass(frozen=True)
+class Taken:
+    """The nightly's record of when each decision acts (``schemas.DECISIONS_TAKEN``) and the nights the
+    history holds, both as stored in the audited head."""
+
+    effective: Mapping[tuple[str, ...], str]
+    nights: tuple[str, ...]
+
+    @classmethod
+    def at(cls, repo: Path, commit: str) -> Taken | None:
+        """None when the head holds no taken ledger (a hub before 0.14: each decision acts from its own time)."""
+        tree = git.GitTree(repo, commit)
+        if not tree.entry(DECISIONS_TAKEN.path):
+            return None
+        rows = _rows(tree.read(DECISIONS_TAKEN.path), DECISIONS_TAKEN.path)
+        history = _rows(tree.read(HISTORY.path), HISTORY.path) if tree.entry(HISTORY.path) else []
+        return cls({_key(r): r.get("effective_at", "") for r in rows}, tuple(sorted({r.get("as_of", "") for r in history})))
+
+    def first_night_after(self, last: str) -> str | None:
+        return next((n for n in self.nights if n > last), None)
+
+
+def _key(row: dict[str, str]) -> tuple[str, ...]:
+    return tuple(str(row.get(k, "")) for k in MAINTAINER_ACTIONS.key)
+
+
+def _timing(c: FileChange, row: dict[str, str], last: str, taken: Taken | None) -> list[Problem]:
+    """A decision acts after the last night its history held when it reached main (``last``): from its own
+    ``effective_at`` when that is after it; else from the first night after it, as the nightly that took
+    it up recorded (issue 52: a decision checked before a night and merged after it). Before any night
+    has taken it up, a late one is a warning (``maintainer-action-pending``)."""
+    effective, what = row.get("effective_at", ""), f"a {row.get('action')} of {row.get('target')}"
+    if not last or (taken is None and effective > last):
+        return []
+    if taken is None:
+        return [reported("maintainer-action-backdated", c.path, None, "effective_at",
+                         f"{c.where} added {what} effective {effective}, not after the night {last} its history already held")]
+    first = taken.first_night_after(last)
+    acts = taken.effective.get(_key(row))
+    if acts is None:
+        if effective > last:
+            return []  # on time; the next nightly records it
+        if first is None:
+            return [reported("maintainer-action-pending", c.path, None, "effective_at",
+                             f"{c.where} added {what} effective {effective}, not after the night {last} the history held when it "
+                             "reached main: the next nightly takes it up as of its own night")]
+        return [reported("maintainer-action-backdated", c.path, None, "effective_at",
+                         f"{c.where} added {what} effective {effective}, not after the night {last}, and the night {first} "
+                         f"did not take it up ({DECISIONS_TAKEN.path})")]
+    if (acts == effective and effective > last) or acts == first:
+        return []
+    return [reported("maintainer-action-backdated", DECISIONS_TAKEN.path, None, "effective_at",
+                     f"{what} added by {c.where} is recorded to act from {acts}; it reached main after the night {last}, so it "
+                     f"acts from {effective if effective > last else first}")]
 
 
 def _added(old: bytes | None, new: bytes | None) -> list[dict[str, str]]:
@@ -81,11 +145,11 @@ def _added(old: bytes | None, new: bytes | None) -> list[dict[str, str]]:
     return [r for r in rows if tuple(sorted(r.items())) not in before]
 
 
-def _rows(data: bytes | None) -> list[dict[str, str]]:
+def _rows(data: bytes | None, label: str = LEDGER) -> list[dict[str, str]]:
     if data is None:
         return []
     try:
-        return parse_bytes(data, LEDGER).to_dict("records")
+        return parse_bytes(data, label).to_dict("records")
     except UNREADABLE:
         return []
 
@@ -100,7 +164,7 @@ def _before(repo: Path, parent: str | None) -> tuple[tuple[str, ...], str]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, PrescientError):
         hub = {}
     maintainers = tuple(m for m in hub.get("maintainers", []) if isinstance(m, str))
-    history = _rows(tree.read("data/leaderboard/history.csv")) if tree.entry("data/leaderboard/history.csv") else []
+    history = _rows(tree.read(HISTORY.path), HISTORY.path) if tree.entry(HISTORY.path) else []
     return maintainers, max((r.get("as_of", "") for r in history), default="")
 
 

@@ -50,11 +50,11 @@ import pandas as pd
 
 from ..errors import Problem
 from ..leaderboard.frame_times import FrameTimes
-from ..schemas import EXCLUDE, MAINTAINER_ACTIONS, OBSERVATIONS, RESOLUTIONS, SCORES, Table
+from ..schemas import DECISIONS_TAKEN, EXCLUDE, MAINTAINER_ACTIONS, OBSERVATIONS, RESOLUTIONS, SCORES, Table
 from ..scoring import market_proxy
 from ..scoring.brier import RoundForecasts, round_forecasts
 from ..scoring.resolve import LedgerView
-from ..store import readers, splice
+from ..store import maintainer, readers, splice
 from ..store.atomic import write_bytes_atomic
 from ..store.cache import Slot
 from ..store.csvio import RoundTripError, write_table
@@ -325,6 +325,8 @@ def _changes(hub: Hub, memo: DeriveMemo) -> tuple[Changes, dict[str, readers.Led
     files: list[tuple[Path, Table]] = [(p, OBSERVATIONS) for p in hub.layout.observation_files()]
     files += [(p, RESOLUTIONS) for p in readers.resolution_files(hub.layout)]
     files += [(hub.layout.maintainer_actions, MAINTAINER_ACTIONS)] if hub.layout.maintainer_actions.is_file() else []
+    taken = maintainer.taken_file(hub)
+    files += [(taken, DECISIONS_TAKEN)] if taken.is_file() else []
     if set(memo.ledgers) - {str(p) for p, _ in files}:
         return None  # a ledger file is gone
     ledgers: dict[str, readers.LedgerMark] = {}
@@ -339,8 +341,10 @@ def _changes(hub: Hub, memo: DeriveMemo) -> tuple[Changes, dict[str, readers.Led
             return None  # rewritten other than by appending
         if not len(new):
             continue
+        if table is DECISIONS_TAKEN:  # a decision taken up late is a statement recorded at the night that took it up
+            new = new.assign(recorded_at=new["taken_at"])
         latest = max(latest, str(new["recorded_at"].max()))
-        if table is MAINTAINER_ACTIONS:  # void and correct rows are statements recorded at their effective_at
+        if table in (MAINTAINER_ACTIONS, DECISIONS_TAKEN):  # void and correct rows are statements recorded at their effective_at
             resolving = new[new["action"] != EXCLUDE]
             stated.update(resolving["target"].tolist())
             latest = max(latest, str(resolving["effective_at"].max())) if len(resolving) else latest

@@ -38,7 +38,7 @@ from ..schemas import HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, ROUND_R
 from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
 from ..sources.registry import build_source
-from ..store import ingest, ledger, manifest, model_log, readers, seals
+from ..store import ingest, ledger, maintainer, manifest, model_log, readers, seals
 from ..store.atomic import write_bytes_atomic
 from ..store.cache import Slot, signatures
 from ..store.csvio import to_csv_bytes
@@ -143,6 +143,7 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
                                               "the pull requests' runs could not all be read (GITHUB_TOKEN and GITHUB_REPOSITORY "
                                               "set? GitHub's API reachable?), so no round less than two days past its due time is sealed in this run",
                                               "warning"))
+            take_up_decisions(hub, as_of)
             derive_stage(hub, as_of, bank, report, extra, extra_models or {}, complete)
     if settings.oracle is not None and not fetch_only and only is None:  # its steps take the lock themselves
         from ..oracle.stage import oracle_night  # its libraries (feeds, scikit-learn) load only where it runs
@@ -156,6 +157,15 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
     if report.failed_sources or report.quarantined or report.oracle_errors or report.agent_errors:
         raise PartialFailure(partial_summary(report), report_problems(report), run_report=report)
     return report
+
+
+def take_up_decisions(hub: Hub, as_of: datetime) -> list[str]:
+    """The maintainers' decisions this night sees on main for the first time, recorded with the time
+    each acts from (``store.maintainer.take_up``): before scoring, so tonight's scores and boards
+    already take them as of tonight. A decision merged after a night it was meant to act from acts
+    from this one (issue 52)."""
+    history = readers.load_history(hub)
+    return maintainer.take_up(hub, as_of, str(history["as_of"].max()) if len(history) else "")
 
 
 def _news_texts(hub: Hub) -> NewsTexts:

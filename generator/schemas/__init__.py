@@ -11,7 +11,7 @@ The same declarations drive reading (type checks that report file, row and colum
 
 from __future__ import annotations
 
-from .maintainer import ACTIONS, CORRECT, EXCLUDE, MAINTAINER_ACTIONS, VOID
+from .maintainer import ACTIONS, CORRECT, DECISIONS_TAKEN, EXCLUDE, MAINTAINER_ACTIONS, VOID
 from .oracle import (
     FILTER_PRINCIPLES,
     NEWS,
@@ -410,7 +410,7 @@ ROUND_REVEAL = Table(
 
 ALL_TABLES = (QUESTIONS, OBSERVATIONS, RESOLUTIONS, ROUND_QUESTIONS, QUESTION_SETS, ROUND_REVEAL, FORECASTS, BETS, SCORES,
               HISTORY, ORACLE_QUESTIONS, ORACLE_FORECASTS, NEWS, ORACLE_ARTICLES, ORACLE_GENERATED, MANIFEST, RECEIPTS, SEALS,
-              MODEL_LOG, MAINTAINER_ACTIONS, AUDIT_CHECKPOINTS)
+              MODEL_LOG, MAINTAINER_ACTIONS, DECISIONS_TAKEN, AUDIT_CHECKPOINTS)
 
 __all__ = [
     "ACTIONS",
@@ -419,6 +419,7 @@ __all__ = [
     "BETS",
     "BET_SIDES",
     "CORRECT",
+    "DECISIONS_TAKEN",
     "EXCLUDE",
     "Column",
     "FILTER_PRINCIPLES",

@@ -37,3 +37,29 @@ MAINTAINER_ACTIONS = Table(
     sort=("recorded_at", "action", "target", "resolution_date"),
     mutability="append-only",
 )
+
+DECISIONS_TAKEN = Table(
+    name="decisions_taken",
+    path="data/metadata/decisions.csv",
+    description=(
+        "When the hub's nightly took up each maintainer decision, and from when it acts: written only by the nightly, "
+        "once per row of `data/maintainer/actions.csv`, at the first night that sees the row on main. A decision acts "
+        "from its own `effective_at` when that is after the last night the history held before this night (it reached "
+        "main in time), else from this night (it was checked before a night and merged after it). Scoring and "
+        "`prescient verify` take a decision's time from here; a row of actions.csv no night has taken up yet acts only "
+        "when it is on time. Created empty by the first nightly of a hub (0.14) before any decision; on a hub that "
+        "already held decisions, that night takes each up at its own `effective_at`."
+    ),
+    columns=(
+        _c("recorded_at", "ts", "The decision's `recorded_at` (with the next three columns: its key in actions.csv)."),
+        _c("action", "enum", "The decision's `action`.", choices=ACTIONS),
+        _c("target", "str", "The decision's `target`."),
+        _c("resolution_date", "date", "The decision's `resolution_date`.", nullable=True),
+        _c("taken_at", "ts", "The night that took it up (that nightly's as_of)."),
+        _c("effective_at", "ts", "From when it acts: the decision's `effective_at`, or `taken_at` when that was not after "
+                                 "the last night the history held before it."),
+    ),
+    key=("recorded_at", "action", "target", "resolution_date"),
+    sort=("recorded_at", "action", "target", "resolution_date"),
+    mutability="append-only",
+)

@@ -130,7 +130,7 @@ def _shared(hub: Hub, paths: list[Path]) -> Share | None:
 
 def _decisions(hub: Hub, as_of: datetime) -> pd.DataFrame:
     """The maintainers' decisions recorded by ``as_of``, newest first (those not yet in effect included)."""
-    actions = maintainer.load_actions(hub)
+    actions = maintainer.as_taken(maintainer.load_actions(hub), maintainer.load_taken(hub))
     actions = actions[actions["recorded_at"] <= format_ts(as_of)]
     return actions.iloc[::-1].reset_index(drop=True)
 

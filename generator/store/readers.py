@@ -66,13 +66,24 @@ def load_resolutions(hub: Hub) -> pd.DataFrame:
 def load_statements(hub: Hub) -> pd.DataFrame:
     """What scoring takes as stated: every stated resolution (``load_resolutions``) and the maintainers'
     ``void`` and ``correct`` rows as statements recorded at their ``effective_at`` (``store.maintainer``)."""
-    stated, actions = load_resolutions(hub), maintainer.load_actions(hub)
+    stated, actions = load_resolutions(hub), load_acting_actions(hub)
     if actions.empty:
         return stated
     voided = maintainer.voided_questions(actions)
     dates = maintainer.unit_dates([load_round(hub, due) for due in round_dues(hub)], voided) if voided else {}
     own = maintainer.statements(actions, dates)
     return pd.concat([stated, own], ignore_index=True) if len(stated) else own
+
+
+def load_acting_actions(hub: Hub) -> pd.DataFrame:
+    """The maintainers' decisions as scoring takes them: each from when the nightly took it up
+    (``store.maintainer.acting``; a decision merged after a night it was meant to act from acts from
+    the next night)."""
+    actions = maintainer.load_actions(hub)
+    if actions.empty:
+        return actions
+    history = load_history(hub)
+    return maintainer.acting(actions, maintainer.load_taken(hub), str(history["as_of"].max()) if len(history) else "")
 
 
 def load_models(hub: Hub, as_of: datetime | None = None) -> dict[str, ModelMeta]:
@@ -85,9 +96,9 @@ def load_models(hub: Hub, as_of: datetime | None = None) -> dict[str, ModelMeta]
     if as_of is None:
         return models
     stamp, layout = format_ts(as_of), hub.layout
-    ledgers = [p for p in (layout.model_log, layout.maintainer_actions) if p.is_file()]
+    ledgers = [p for p in (layout.model_log, layout.maintainer_actions, maintainer.taken_file(hub), layout.history) if p.is_file()]
     made: dict[str, ModelMeta] = hub.cache.kept(MODELS_AS_OF, (signatures([*files, *ledgers]), stamp), lambda: maintainer.with_exclusions(
-        model_log.as_of(models, model_log.load_log(hub), stamp), maintainer.load_actions(hub), stamp))
+        model_log.as_of(models, model_log.load_log(hub), stamp), load_acting_actions(hub), stamp))
     return dict(made)  # a copy: the kept one is shared
 
 

@@ -219,3 +219,54 @@ def test_the_audit_takes_a_decisions_author_from_what_the_committer_cannot_set(h
 
 def git_author(hub: Path) -> str:
     return ok("git", "log", "-1", "--format=%an <%ae>", cwd=hub).strip()
+
+
+TAKEN = "data/metadata/decisions.csv"
+
+
+def _audit(hub: Path, *args: str) -> dict:
+    import json
+
+    done = run(PRESCIENT, "verify", "--hub", str(hub), "--git", *args, "--format", "json")
+    return json.loads(done.stdout)
+
+
+def test_a_decision_merged_a_night_late_acts_from_the_night_it_arrived_and_the_audit_stays_green(hub, tmp_path):
+    """Finding 6: a void checked green before a nightly and merged after it acted on the night recorded
+    before it reached main, and `verify --git` failed maintainer-action-backdated and history-differs for
+    ever. The nightly that first sees it now takes it up as of its own night (data/metadata/decisions.csv),
+    the earlier night's boards stay as they were, and the audit is green on every later night."""
+    (voided, _), = scored_units(hub)[:1]
+    base = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
+    head = _void_on_a_branch(hub, voided, ALICE)
+    assert validate(hub, base, head, "alice").stdout.startswith("Passed")
+    nightly(hub, "2026-03-18T02:00:00Z")  # a night runs between the check and the merge
+    assert voided in set(pd.read_csv(hub / SCORES, dtype=str)["question_id"])
+    ok("git", "merge", "-q", "--no-ff", "-m", "Merge pull request #7", "decision", cwd=hub, at="2026-03-18T10:00:00Z", email=ALICE)
+    pending = _audit(hub, "--full")
+    assert pending["ok"], pending["problems"]
+    assert [(p["code"], p["severity"]) for p in pending["problems"] if p["file"] == ACTIONS] == [("maintainer-action-pending", "warning")]
+    forged = Path(shutil.copytree(hub, tmp_path / "forged", symlinks=True))
+
+    nightly(hub, "2026-03-19T02:00:00Z")
+    taken = pd.read_csv(hub / TAKEN, dtype=str, keep_default_na=False)
+    assert taken[["action", "target", "taken_at", "effective_at"]].values.tolist() == [
+        ["void", voided, "2026-03-19T02:00:00Z", "2026-03-19T02:00:00Z"]]
+    assert voided not in set(pd.read_csv(hub / SCORES, dtype=str)["question_id"]), "it acts from the night it arrived"
+    history = pd.read_csv(hub / "data/leaderboard/history.csv", dtype=str, keep_default_na=False)
+    assert set(history["as_of"]) >= {"2026-03-18T02:00:00Z", "2026-03-19T02:00:00Z"}
+    for at in ("2026-03-19T02:00:00Z", "2026-03-20T02:00:00Z"):
+        if at != "2026-03-19T02:00:00Z":
+            nightly(hub, at)
+        for args in (("--full", "--all"), ("--all",)):
+            audited = _audit(hub, *args)
+            assert audited["ok"] and not [p for p in audited["problems"] if p["severity"] == "error"], (at, args, audited["problems"])
+
+    # A record that makes it act before it reached main (the night it missed) is refused.
+    path = forged / TAKEN
+    key = pd.read_csv(forged / ACTIONS, dtype=str, keep_default_na=False).iloc[0]
+    path.write_text(path.read_text() + f"{key['recorded_at']},void,{voided},{key['resolution_date']},2026-03-19T02:00:00Z,"
+                                       f"{key['effective_at']}\n")
+    commit(forged, "nightly: data as of 2026-03-19T02:00:00Z", "2026-03-19T02:00:00Z", email=BOT_EMAIL)
+    errors = [p["code"] for p in _audit(forged, "--full")["problems"] if p["severity"] == "error"]
+    assert "maintainer-action-backdated" in errors, errors
