@@ -32,6 +32,7 @@ from ..llm import endpoint as llm_endpoint
 from ..llm.endpoint import looks_like_refusal
 from ..models import ModelMeta, load_model
 from ..schemas import FORECASTS
+from ..scoring.resolve import latest_questions
 from ..store import calllog, readers
 from ..store.atomic import write_bytes_atomic
 from ..store.csvio import write_table
@@ -228,7 +229,7 @@ def _units(hub: Hub, due: datetime) -> pd.DataFrame:
     questions = readers.load_round(hub, due)
     bank = readers.load_bank(hub)
     freeze = questions["freeze_time"].max() if len(questions) else ""
-    latest = bank[bank["recorded_at"] <= freeze].sort_values("recorded_at", kind="mergesort").drop_duplicates("id", keep="last")
+    latest = latest_questions(bank[bank["recorded_at"] <= freeze])
     extra = latest.set_index("id")[["background", "resolution_criteria"]]
     return questions.join(extra, on="question_id").fillna({"background": "", "resolution_criteria": ""})
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..errors import PrescientError, Problem, SchemaError
 from ..schemas import ORACLE_QUESTIONS
+from ..scoring.resolve import latest
 from ..store import ledger, readers
 from ..store.csvio import as_text
 from ..store.hub import Hub
@@ -75,7 +76,7 @@ def _frame(rows: list[dict[str, str]], recorded_at: str) -> pd.DataFrame:
 def current(ledger_rows: pd.DataFrame, as_of: str | None = None) -> pd.DataFrame:
     """The current version of each question: its latest row recorded at or before ``as_of`` (all rows if None)."""
     rows = ledger_rows if as_of is None else ledger_rows[ledger_rows["recorded_at"] <= as_of]
-    return rows.sort_values(["recorded_at", "id"], kind="mergesort").drop_duplicates("id", keep="last").reset_index(drop=True)
+    return latest(rows, "id", ("recorded_at", "id")).reset_index(drop=True)
 
 
 def changed_versions(existing: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:

@@ -231,5 +231,12 @@ def _resolve_series(units: list[Unit], table: dict[str, Series], as_of: str) -> 
     return rows
 
 
+def latest(frame: pd.DataFrame, key: str | list[str], order: tuple[str, ...] = ("recorded_at",)) -> pd.DataFrame:
+    """The current row of each ``key`` of an append-only ledger: its last by ``order`` (ties: the row
+    written last), the rows in ``order``. A correction is a new row, so this is the ledger's "now"."""
+    return frame.sort_values(list(order), kind="mergesort").drop_duplicates(key, keep="last")
+
+
 def latest_questions(bank: pd.DataFrame) -> pd.DataFrame:
-    return bank.sort_values("recorded_at", kind="mergesort").drop_duplicates("id", keep="last")
+    """The current version of each question of the bank."""
+    return latest(bank, "id")

@@ -16,6 +16,7 @@ from itertools import chain
 from ..codes import problem
 from ..errors import Problem
 from ..schemas import ORACLE_FORECASTS, ORACLE_QUESTIONS
+from ..scoring.resolve import latest
 from ..store.forecast_file import Parsed, Row, parse_forecast
 from .content import ASCII_SPACE, check_header, probability_problem
 from .reading import has_errors, hub_file, reader_problems, reader_values
@@ -27,8 +28,8 @@ PROBS = ("prob_a", "prob_b", "prob_c", "prob_d")
 def question_kinds(data: bytes, label: str) -> dict[str, str]:
     """A set's questions.csv → {question id: kind} of the current versions. A broken file is the hub's fault."""
     frame = hub_file(data, label, ORACLE_QUESTIONS, "the oracle question set")
-    latest = frame.sort_values(["recorded_at", "id"], kind="mergesort").drop_duplicates("id", keep="last")
-    return dict(zip(latest["id"], latest["kind"]))
+    current = latest(frame, "id", ("recorded_at", "id"))
+    return dict(zip(current["id"], current["kind"]))
 
 
 def check_oracle_forecast(data: bytes, label: str, questions: bytes | None, questions_label: str) -> list[Problem]:
