@@ -114,3 +114,26 @@ def test_a_late_file_a_nightly_left_in_place_and_scored_still_fails(tmp_path):
     assert audited.returncode == 10
     errors = [(p["code"], p["file"]) for p in json.loads(audited.stdout)["problems"] if p["severity"] == "error"]
     assert ("forecast-committed-after-due", late) in errors, errors
+
+
+def test_on_a_hub_init_made_with_github_receipts_a_green_pull_request_merged_late_counts(tmp_path, monkeypatch):
+    """What init writes now (receipts = "github"): the nightly reads GitHub's validation runs, so the run
+    created before the due time proves the push in time, the seal counts it and the late merge brings
+    exactly the sealed bytes; the audit is green every night."""
+    from _github import FakeGitHub
+
+    api = FakeGitHub()
+    with api.serve() as env:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        hub = new_hub(tmp_path)
+        path = pull_request(hub, "acme", 0.6, "2026-03-07T09:00:00Z")
+        api.run(1, ok("git", "rev-parse", "acme", cwd=hub).strip(), "2026-03-07T09:00:05Z", author="alice", branch="acme")
+        said = night(hub, "2026-03-09T02:00:00Z")
+        assert path not in said
+        merge(hub, "acme", "2026-03-09T10:00:00Z")  # the weekend: merged after the due time and after the seal
+        for at in ("2026-03-10T02:00:00Z", "2026-03-17T02:00:00Z"):
+            assert path not in night(hub, at)
+        assert (hub / path).is_file() and "acme.gpt-x" in (hub / f"data/scores/{DUE}.csv").read_text()
+        seals = pd.read_csv(hub / "data/seals/2026.csv", dtype=str, keep_default_na=False)
+        assert seals.loc[seals["model"] == "acme.gpt-x", "status"].tolist() == ["sealed"]
