@@ -205,7 +205,7 @@ def test_a_row_after_the_header_that_does_not_fit_it_is_judged_as_in_the_whole_f
 
 
 def test_records_are_the_parsed_frames_rows():
-    data = 'a,b,c\n1,"x\ny",\n"q,r",,ü\n\n4,5,6\n'.encode()
+    data = 'a,b,c\n1,"x\ny",\n"q,r",,ü\n\n4,5,6\n7\n'.encode()  # a row of one cell: its others are ""
     frame = parse_bytes(data, "")
     assert audit_git.records(data) == (("a", "b", "c"), list(frame.itertuples(index=False, name=None)))
     assert audit_git.records(b"a,b\n") == (("a", "b"), [])
