@@ -41,7 +41,7 @@ import yaml
 
 from ..arena.gather import books_for
 from ..codes import OTHER_CODES
-from ..errors import Problem
+from ..errors import PrescientError, Problem
 from ..forecasters.baselines import AFTER_DUE
 from ..models import HUB_TEAM, team_of
 from ..schemas import ROUND_REVEAL
@@ -118,7 +118,7 @@ class _Evidence:
         self.first_seen = manifest.first_recorded(manifest.load_manifest(hub))
         self.git = git.is_work_tree(hub.root)
         self.now = {m: meta.maintainers for m, meta in readers.load_models(hub).items()}
-        self.dates = git.first_parent_dates(hub.root, "HEAD") if self.git else []
+        self.dates = _history(hub.root) if self.git else []
         self.legacy = False  # set while sealing a round the hub scored before it had any seal
 
     @property
@@ -128,7 +128,7 @@ class _Evidence:
     def maintainers(self, model: str, deadline: str) -> tuple[str, ...]:
         """The model's maintainers as the default branch listed them at ``deadline`` (its first-parent commit
         then; a later change of ``maintainers`` changes no seal), or as listed now where there is no history."""
-        if not self.git:
+        if not self.dates:  # no git history (yet): the metadata as it is
             return self.now.get(model, ())
         then = git.held_at(self.dates, int(parse_ts(deadline).timestamp()))
         return maintainers_in(git.GitTree(self.layout.root, then), model) if then else ()
@@ -219,6 +219,14 @@ def _legacy_until(hub: Hub, recorded: pd.DataFrame) -> str:
         return ""
     history = readers.load_history(hub)
     return str(history["as_of"].max()) if len(history) else ""
+
+def _history(root: Path) -> list[tuple[str, int]]:
+    """The first-parent line of the work tree's HEAD, newest first (none before the first commit)."""
+    try:
+        return git.first_parent_dates(root, "HEAD")
+    except PrescientError:
+        return []
+
 
 class _blob_reader:
     """``git.BlobReader`` over the hub when it is a git work tree (``read`` or None), else None."""
