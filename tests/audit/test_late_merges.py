@@ -22,10 +22,14 @@ from helpers import scene_run as run
 DUE = "2026-03-08"
 
 
-def new_hub(tmp_path: Path, receipts: str = "github") -> Path:
+def new_hub(tmp_path: Path, receipts: str = "github", boards_at_once: bool = False) -> Path:
+    """``boards_at_once``: a model is ranked from its first resolved question (the history then has rows
+    from the first scored night)."""
     hub = tmp_path / "lab-hub"
     ok(PRESCIENT, "init", str(hub), "--title", "Lab", "--maintainer", "alice", "--as-of", INIT_AT)
     text = sim_only((hub / "data/hub.toml").read_text()).replace('\nreceipts = "github"\n', f'\nreceipts = "{receipts}"\n')
+    if boards_at_once:
+        text = text.replace("min_age_days = 50", "min_age_days = 0").replace("min_resolved = 20", "min_resolved = 1")
     (hub / "data/hub.toml").write_text(text)
     commit(hub, "A new hub (prescient init), on the sim world", INIT_AT)
     night(hub, "2026-03-02T12:00:00Z")
@@ -137,3 +141,70 @@ def test_on_a_hub_init_made_with_github_receipts_a_green_pull_request_merged_lat
         assert (hub / path).is_file() and "acme.gpt-x" in (hub / f"data/scores/{DUE}.csv").read_text()
         seals = pd.read_csv(hub / "data/seals/2026.csv", dtype=str, keep_default_na=False)
         assert seals.loc[seals["model"] == "acme.gpt-x", "status"].tolist() == ["sealed"]
+
+
+ALICE = "1234+alice@users.noreply.github.com"  # the e-mail GitHub's merge button writes for alice
+
+
+def decision(hub: Path, name: str, args: tuple[str, ...], at: str) -> None:
+    """alice's decision on a branch, checked green as the validate workflow checks it."""
+    base = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
+    ok("git", "checkout", "-q", "-b", name, cwd=hub)
+    ok(PRESCIENT, *args, "--reason", "Decided.", "--by", "alice", "--hub", str(hub), "--as-of", at, at=at)
+    commit(hub, name, at, email=ALICE)
+    head = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
+    report = ok(PRESCIENT, "validate", "--hub", str(hub), "--base", base, "--head", head, "--author", "alice", "--at", at)
+    assert report.startswith("Passed"), report
+    ok("git", "checkout", "-q", "main", cwd=hub)
+
+
+def test_a_season_with_merges_early_on_time_and_late_and_decisions_before_and_after_nightlies_stays_green(tmp_path, monkeypatch):
+    """Issue 52's season: an init-made hub with one nightly commit a night (and its checkpoint), pull
+    requests merged early, on time, after the due time (pushed in time, so it counts) and after it
+    (pushed too late: ruled out), a decision merged before a night and one merged a night late. Every
+    night the full and the checkpointed audits pass; the late decision acts from the night it arrived."""
+    from _github import FakeGitHub
+
+    api = FakeGitHub()
+    with api.serve() as env:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        hub = new_hub(tmp_path, boards_at_once=True)
+        prs = {}
+
+        def pr(team: str, p: float, at: str, *, green: bool = True) -> str:
+            path = pull_request(hub, team, p, at, green=green)
+            prs[team] = len(prs) + 1
+            api.run(prs[team], ok("git", "rev-parse", team, cwd=hub).strip(), at.replace(":00Z", ":05Z"), branch=team)
+            return path
+
+        pr("acme", 0.6, "2026-03-03T09:00:00Z")
+        merge(hub, "acme", "2026-03-03T10:00:00Z")  # early
+        night(hub, "2026-03-04T02:00:00Z")
+        pr("beta", 0.3, "2026-03-07T09:00:00Z")
+        merge(hub, "beta", "2026-03-07T20:00:00Z")  # on time
+        counted = pr("gamma", 0.7, "2026-03-07T22:00:00Z")
+        late = pr("delta", 0.9, "2026-03-08T03:00:00Z", green=False)  # pushed after the due time
+        merge(hub, "gamma", "2026-03-08T06:00:00Z")  # after the due time, pushed before it: counts
+        merge(hub, "delta", "2026-03-08T07:00:00Z")  # merged anyway: ruled out
+        said = night(hub, "2026-03-09T02:00:00Z")
+        assert (hub / counted).is_file() and not (hub / late).exists() and late in said
+
+        night(hub, "2026-03-16T02:00:00Z")
+        question = pd.read_csv(hub / f"data/rounds/{DUE}/questions.csv", dtype=str)["question_id"].iloc[0]
+        decision(hub, "void", ("void", question), "2026-03-16T09:00:00Z")
+        ok("git", "merge", "-q", "--no-ff", "-m", "Merge the void", "void", cwd=hub, at="2026-03-16T10:00:00Z", email=ALICE)
+        night(hub, "2026-03-17T02:00:00Z")
+        decision(hub, "exclude", ("exclude", "beta.gpt-x"), "2026-03-17T09:00:00Z")
+        night(hub, "2026-03-18T02:00:00Z")  # a night between the check and the merge
+        ok("git", "merge", "-q", "--no-ff", "-m", "Merge the exclusion", "exclude", cwd=hub, at="2026-03-18T10:00:00Z", email=ALICE)
+        for at in ("2026-03-19T02:00:00Z", "2026-03-20T02:00:00Z"):
+            night(hub, at)
+        taken = pd.read_csv(hub / "data/metadata/decisions.csv", dtype=str, keep_default_na=False)
+        assert taken[["action", "taken_at", "effective_at"]].values.tolist() == [
+            ["void", "2026-03-17T02:00:00Z", "2026-03-16T09:00:00Z"],
+            ["exclude", "2026-03-19T02:00:00Z", "2026-03-19T02:00:00Z"]]
+        history = pd.read_csv(hub / "data/leaderboard/history.csv", dtype=str, keep_default_na=False)
+        boards = history.groupby("as_of")["model"].apply(set)
+        assert "beta.gpt-x" in boards["2026-03-18T02:00:00Z"], "the night it missed keeps its board"
+        assert "beta.gpt-x" not in boards["2026-03-19T02:00:00Z"], "it acts from the night it arrived"
