@@ -4,9 +4,11 @@ A receipt row says that GitHub created the validation run ``run_id`` for the hea
 at ``attested_at``, and that this commit held ``blob`` at ``path`` (``store.receipts``). Which files a
 run's receipt may name is bounded as the pull-request check bounds what it reads (``receipt_files``):
 at most ``validate.MAX_FILES`` changed files in the pull request, only well-formed forecast, bet and
-commitment files of open rounds, of one model that the pull request's author may submit for, none
-larger than the file cap, and at most ``MAX_ROWS_PER_PR`` rows for one pull request. Anything else
-gets no row, so no push can flood the ledger.
+commitment files of open rounds, of one model that the account that pushed may submit for, none
+larger than the file cap, and at most ``MAX_ROWS_PER_PR`` rows for one pull request; and the
+maintainers' ledger (``data/maintainer/actions.csv``) when that account is a hub maintainer, so that
+``verify --git`` names a decision's author from GitHub's record. Anything else gets no row, so no push
+can flood the ledger.
 
 - ``record_run``: the ``receipts`` workflow, after each validation run: the run's receipt, read from
   GitHub's API by run id and from the head commit's objects (fetched, never checked out). With an
@@ -31,6 +33,7 @@ therefore cannot make a version they pushed before it count.
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -38,7 +41,7 @@ from datetime import datetime, timedelta
 import pandas as pd
 
 from ..errors import PrescientError, SchemaError
-from ..schemas import RECEIPTS
+from ..schemas import MAINTAINER_ACTIONS, RECEIPTS
 from ..sources._util import ParseError
 from ..sources.github import GitHub, Run
 from ..sources.http import FetchError
@@ -53,6 +56,8 @@ from ..submissions.validate import MAX_FILES
 from ..timeutil import days, format_date, format_ts, parse_ts
 from .seal import due_time, maintainers_in, metadata_in
 
+DECISIONS = MAINTAINER_ACTIONS.path  # the maintainers' ledger: void, correct, exclude
+HUB_TOML = "data/hub.toml"
 MAX_ROWS_PER_PR = 200  # receipt rows one pull request may ever add (a file's versions over many pushes)
 WINDOW_DAYS = 90  # the longest look back: GitHub keeps a run's record about this long by default
 HEAD_UNAVAILABLE = "head-unavailable"
@@ -70,19 +75,40 @@ class Receipts:
 def receipt_files(repo, base: str, head: str, author: str, at: str) -> tuple[dict[str, str], str]:
     """path → blob of the files a receipt of ``head`` (pushed by ``author`` at ``at``) may name, and why
     nothing, when nothing: the pull request's forecast, bet and commitment files (added or changed
-    since it left ``base``) of rounds still open at ``at``, of one model ``author`` may submit for."""
+    since it left ``base``) of rounds still open at ``at``, of one model ``author`` may submit for;
+    and the maintainers' ledger, when ``author`` is a hub maintainer at ``base`` (so the audit can name
+    a decision's author from GitHub's record, not from a commit's author line)."""
     if not git.shares_history(repo, base, head):
         return {}, "its head shares no history with the default branch"
     changed = [c for c in git.changed_files(repo, base, head) if c.status in "AMR"]
     if len(changed) > MAX_FILES:
         return {}, f"{len(changed)} files changed (the check reads none past {MAX_FILES})"
+    base_tree = git.GitTree(repo, base)
+    decided = git.blob_ids(repo, head, [DECISIONS]) if any(c.path == DECISIONS for c in changed) \
+        and policy.is_maintainer(author, _hub_maintainers(base_tree)) else {}
+    files, why = _submitted(repo, base_tree, head, changed, author, at)
+    return {**files, **decided}, ("" if decided else why)
+
+
+def _hub_maintainers(base: git.GitTree) -> tuple[str, ...]:
+    """``[hub] maintainers`` of ``data/hub.toml`` at ``base`` (none when it cannot be read)."""
+    try:
+        hub = tomllib.loads(base.read(HUB_TOML).decode("utf-8")).get("hub", {}) if base.entry(HUB_TOML) else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return ()
+    listed = hub.get("maintainers", []) if isinstance(hub, dict) else []
+    return tuple(m for m in listed if isinstance(m, str)) if isinstance(listed, list) else ()
+
+
+def _submitted(repo, base_tree: git.GitTree, head: str, changed: list, author: str, at: str) -> tuple[dict[str, str], str]:
+    """The forecast, bet and commitment files of ``receipt_files``."""
     targets = [t for c in changed if not (found := paths.classify(c.path))[1] and (t := found[0]).kind in paths.DATED]
     models = sorted({t.model for t in targets if t.model})
     if not targets:
         return {}, ""
     if len(models) != 1 or any(t.model is None for t in targets):
         return {}, "the submission files are not all one model's"
-    model, base_tree, head_tree = models[0], git.GitTree(repo, base), git.GitTree(repo, head)
+    model, head_tree = models[0], git.GitTree(repo, head)
     if not _may_submit(base_tree, head_tree, model, author):
         return {}, f"@{author or '?'} may not submit for {model}"
     open_rounds = {t.due for t in targets if t.due and _open_at(base_tree, t.due, at)}
@@ -267,7 +293,7 @@ def _walk_one(hub: Hub, github: GitHub, run: Run, then: str | None, as_of: datet
     pr, author = _author(github, run, pulls)
     prompt, present = branch_rows(run.id), _present(hub.root, run.head_sha)
     if prompt is not None and 0 < len(prompt) <= MAX_FILES and (prompt["head_sha"] == run.head_sha).all() \
-            and all(paths.classify(str(p))[0].kind in paths.DATED for p in prompt["path"]) \
+            and all(str(p) == DECISIONS or paths.classify(str(p))[0].kind in paths.DATED for p in prompt["path"]) \
             and (not present or git.blob_ids(hub.root, run.head_sha, list(prompt["path"])) == dict(zip(prompt["path"], prompt["blob"]))):
         # the time, run, pull request and author are GitHub's, read again now; the files are the prompt record's
         return prompt.assign(recorded_at=format_ts(as_of), attested_at=run.created_at, run_id=run.id, pr=pr, author=author), ""

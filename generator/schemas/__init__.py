@@ -276,7 +276,8 @@ RECEIPTS = Table(
     columns=(
         _c("recorded_at", "ts", "When the hub wrote this row (the receipts command's as_of)."),
         _c("attested_at", "ts", "The creation time GitHub reports for the pull-request workflow run on `head_sha` (set by GitHub, not by the submitter)."),
-        _c("path", "str", "The forecast or bet file's path relative to the hub root."),
+        _c("path", "str", "The forecast, bet or commitment file's path relative to the hub root (or `data/maintainer/actions.csv`, "
+           "the maintainers' ledger, in a pull request by a hub maintainer)."),
         _c("blob", "str", "The git blob id of the file at `head_sha` (`git hash-object` of its bytes)."),
         _c("head_sha", "str", "The pull request's head commit that the run was created for."),
         _c("pr", "int", "The pull request's number."),
@@ -284,8 +285,9 @@ RECEIPTS = Table(
         _c("verdict", "str", "The run's conclusion as GitHub reports it (`success`, `failure`, ...; `pending` while it runs; "
            "`head-unavailable` on a row with path `*`: the run's head commit could not be read, so which files it held is unknown). "
            "Informative only: the time is the proof."),
-        _c("author", "str", "The pull request's author (GitHub login), whose right to submit for the file's model was checked "
-           "when the row was written. Empty on rows written before the column existed.", nullable=True),
+        _c("author", "str", "The account whose push created the run (GitHub's run `actor`; before 0.14, the pull request's author), "
+           "whose right to submit for the file's model was checked against the default branch as it stood when the run was "
+           "created. Empty on rows written before the column existed.", nullable=True),
     ),
     key=("head_sha", "path"),
     sort=("recorded_at", "head_sha", "path"),

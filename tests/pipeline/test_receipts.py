@@ -270,3 +270,19 @@ def test_the_changes_page_lists_the_latest_digests_newest_first():
     history = pd.DataFrame({"as_of": ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"],
                             "ledger_digest": ["a" * 64, "a" * 64, "", "b" * 64]})
     assert night_digests(history) == [("2026-01-03T00:00:00Z", "b" * 64), ("2026-01-01T00:00:00Z", "a" * 64)]
+
+
+def test_a_receipt_names_the_maintainers_ledger_only_for_a_hub_maintainers_push(world: Path):
+    """A decision's pull request pushed by a hub maintainer gets a receipt of the maintainers' ledger, so the
+    audit can name the decision's author from GitHub's record; anyone else's gets none."""
+    hub, fork = world / "hub", world / "fork"
+    ledger = "data/maintainer/actions.csv"
+    (fork / ledger).parent.mkdir(parents=True, exist_ok=True)
+    (fork / ledger).write_text("recorded_at,action,target,reason\n")  # the bytes do not matter to the receipt
+    head = commit(fork, "2026-01-20T10:00:00Z", "a decision")
+    git(fork, "push", "-q", "-f", "origin", "HEAD:refs/pull/4/head")
+    fetch_pull(world, 4)
+    base = git(hub, "rev-parse", "HEAD")
+    files, why = receipt_files(hub, base, head, "hub-maintainer", "2026-01-20T10:00:05Z")
+    assert (list(files), why) == ([ledger], "")
+    assert receipt_files(hub, base, head, "mallory", "2026-01-20T10:00:05Z") == ({}, "")
