@@ -1,10 +1,14 @@
-"""Resolution provenance: the corrections in the observation ledger, and what they changed. Pure.
+"""Resolution provenance: the corrections in the observation and resolution ledgers, and what they
+changed. Pure.
 
-A correction is a row that changes what an earlier row said. Two kinds:
+A correction is a row that changes what an earlier row said. Three kinds:
 - a revision: a row for the same (question, observed_at) as an earlier-recorded row, with another
   value, status or outcome (a series revised, a snapshot re-fetched differently);
 - a re-resolution: a question already resolved or void whose next recorded row states another
-  status or outcome (a market un-resolved, resolved the other way, or voided).
+  status or outcome (a market un-resolved, resolved the other way, or voided);
+- a restatement: a stated resolution (``data/resolutions/``) of the same (round, question, resolution
+  date) as an earlier statement, with another status or outcome (its ``observed_at`` is the unit's
+  resolution date, empty for a market).
 Each is listed with the old and new value/status/outcome, the time it was recorded, and the rounds
 whose scores it changed: those in which a unit of the question resolves differently (or is scored
 or not) with the ledger just before the correction and just after it.
@@ -22,17 +26,55 @@ COLUMNS = ["question_id", "observed_at", "recorded_at", "kind", "old_value", "ne
 _FIELDS = ["value", "status", "outcome"]
 
 
-def corrections(obs: pd.DataFrame, as_of: str, rounds: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+def corrections(obs: pd.DataFrame, as_of: str, rounds: dict[str, pd.DataFrame] | None = None,
+                stated: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every correction recorded at or before ``as_of``; ``rounds`` (round date → question set)
-    lets each be tied to the rounds whose scores it changed (empty without it)."""
+    lets each be tied to the rounds whose scores it changed (empty without it); ``stated``: the stated
+    resolutions, whose restatements are corrections too."""
     known = known_by(obs, as_of)
     found = pd.concat([_revisions(known), _reresolutions(known)], ignore_index=True)
+    if len(found):
+        found = found.drop_duplicates(["question_id", "observed_at", "recorded_at"])
+        found["rounds_affected"] = [" ".join(_affected(known, row, rounds or {})) for row in found.itertuples()]
+    restated = _restatements(stated, as_of, rounds or {}) if stated is not None else pd.DataFrame(columns=COLUMNS)
+    found = pd.concat([f for f in (found, restated) if len(f)], ignore_index=True) if len(found) or len(restated) else found
     if found.empty:
         return pd.DataFrame(columns=COLUMNS)
-    found = found.drop_duplicates(["question_id", "observed_at", "recorded_at"]).sort_values(
-        ["recorded_at", "question_id", "observed_at"], kind="mergesort").reset_index(drop=True)
-    found["rounds_affected"] = [" ".join(_affected(known, row, rounds or {})) for row in found.itertuples()]
-    return found[COLUMNS]
+    return found.sort_values(["recorded_at", "question_id", "observed_at"], kind="mergesort").reset_index(drop=True)[COLUMNS]
+
+
+_STATED_UNIT = ["round", "question_id", "resolution_date"]
+
+
+def _restatements(stated: pd.DataFrame, as_of: str, rounds: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Stated resolutions that state another status or outcome than the unit's statement before them."""
+    known = stated[stated["recorded_at"].astype(str) <= as_of].sort_values("recorded_at", kind="mergesort")
+    if known.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    keys = known[_STATED_UNIT].astype(object).where(known[_STATED_UNIT].notna(), "")
+    previous = known.groupby([keys[c] for c in _STATED_UNIT], sort=False)[["status", "outcome", "value", "recorded_at"]].shift(1)
+    later = previous["recorded_at"].notna().to_numpy()
+    old, new = previous[later], known[later]
+    changed = _differ(old, new, ["status", "outcome"])
+    old, new, units = old[changed], new[changed], keys[later][changed]
+    return pd.DataFrame({"question_id": new["question_id"].to_numpy(), "observed_at": units["resolution_date"].astype(str).to_numpy(),
+                         "recorded_at": new["recorded_at"].to_numpy(), "kind": "restatement",
+                         **{f"old_{c}": old[c].to_numpy() for c in _FIELDS}, **{f"new_{c}": new[c].to_numpy() for c in _FIELDS},
+                         "rounds_affected": [" ".join(_asking(rounds, q, str(r), str(d))) for q, r, d in
+                                             zip(new["question_id"], units["round"], units["resolution_date"])]},
+                        columns=COLUMNS)
+
+
+def _asking(rounds: dict[str, pd.DataFrame], question: str, round_: str, date: str) -> list[str]:
+    """The rounds (``round_``, or every one when empty) whose question set asks ``question`` (at ``date``, when given)."""
+    out = []
+    for name, questions in sorted(rounds.items()):
+        asked = questions[questions["question_id"] == question]
+        if date and "resolution_date" in asked.columns:
+            asked = asked[asked["resolution_date"].astype(str) == date]
+        if len(asked) and (not round_ or round_ == name):
+            out.append(name)
+    return out
 
 
 def _differ(a: pd.DataFrame, b: pd.DataFrame, fields: list[str]) -> np.ndarray:

@@ -109,7 +109,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         model_scores={m: g for m, g in scores.groupby("model", sort=True)},
         changes=changes(),
         corrections=corrections(observations, format_ts(as_of),
-                                {r.due: r.questions for r in rounds}),
+                                {r.due: r.questions for r in rounds}, readers.load_resolutions(hub)),
         decisions=_decisions(hub, as_of),
         **arena_parts, **_oracle(hub, as_of, models, quarantine),
         rounds=rounds, questions=questions_of_rounds,
