@@ -13,6 +13,7 @@ boards built on it. Pure: frames in, frames out; no I/O stage is imported (``tes
 - ``fb_rules``: ForecastBench's rules on what a board holds: orphan units, the 365-day and
   missing-crowd rules, the public's p-value
 - ``fb_layout``: a board as ForecastBench publishes it (its CSV columns and rounding)
+- ``rows``: how a board's rows are named (each display name once) and ordered
 - ``question_effects``: a board's question fixed effects (each unit's difficulty ``b``), as its
   ``attrs["difficulty"]`` carries them to the site's API
 - ``calibration``: reliability tables and the Murphy decomposition

@@ -52,7 +52,6 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -61,7 +60,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_string_dtype
 
-from ..models import HUB_TEAM, ModelMeta
+from ..models import ModelMeta
 from ..timeutil import format_date, format_ts
 from ..vocabulary import BASELINE, BOARDS, DATASET, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, MARKET, PRELIMINARY, REPLICATES, TOURNAMENT
 from .bootstrap import bootstrap
@@ -72,6 +71,7 @@ from .fixed_effects import fit
 from .panel import build_panel, counted_unique, sorted_codes
 from .question_effects import DIFFICULTY, question_effects
 from .row_codes import RowCodes, first_appearance_codes
+from .rows import board_order, distinct_names
 from .secondary import NAIVE_MODEL, model_secondary
 from .stats import format_p, summarize
 
@@ -484,29 +484,3 @@ def _frame(names, models, point, summary, in_est, score: str, secondary: dict[st
     order = board_order(summary.rank, columns[score])
     return pd.DataFrame({c: np.asarray(columns[c], dtype=object if isinstance(columns[c], list) else None)[order]
                          for c in COLUMNS})
-
-
-HUB_SUFFIX = " (hub)"
-
-
-def distinct_names(ids, names: list[str]) -> list[str]:
-    """The display names of a board's rows (model ``ids``), each shown once: where two rows carry the
-    same name (an import's ForecastBench ``Always 1`` beside the hub's own), the hub's own forecaster
-    (``prescient.*``) is named apart with `` (hub)``, and any name still shared carries its model id.
-    The model ids (the board's ``model`` column, the API, the CSV) are untouched."""
-    names = list(names)
-    counts = Counter(names)
-    if all(n == 1 for n in counts.values()):
-        return names
-    hub = f"{HUB_TEAM}."
-    names = [n + HUB_SUFFIX if counts[n] > 1 and str(m).startswith(hub) else n for m, n in zip(ids, names)]
-    counts = Counter(names)
-    return [f"{n} ({m})" if counts[n] > 1 else n for m, n in zip(ids, names)]
-
-
-def board_order(rank: np.ndarray, score: np.ndarray) -> np.ndarray:
-    """The order of a board whose rows are its models sorted by id: rank ascending, then ``score``
-    descending, then model id, NaN last in each; the order of pandas' ``sort_values`` on the three
-    columns (tests/leaderboard/test_fb_board.py) from one ``np.lexsort`` (keys least significant first)."""
-    return np.lexsort((np.arange(rank.size), np.where(np.isnan(score), 0.0, -score), np.isnan(score),
-                       np.where(np.isnan(rank), 0.0, rank), np.isnan(rank)))

@@ -10,11 +10,11 @@ from generator.leaderboard.digest import inputs_digest
 from generator.leaderboard.fb_board import (
     COLUMNS,
     FBOptions,
-    board_order,
     fb_board,
     is_estimation_model,
 )
 from generator.leaderboard.panel import sorted_codes
+from generator.leaderboard.rows import board_order
 from generator.models import ModelMeta
 from generator.timeutil import parse_ts
 
