@@ -29,7 +29,7 @@ from ..submissions.paths import HUB_WRITTEN, is_hub_written
 
 
 class Change(Protocol):
-    """What the rule reads of one changed path (``audit.git.FileChange``)."""
+    """What the rule reads of one changed path (``audit.changes.FileChange``)."""
 
     @property
     def commit(self) -> str: ...

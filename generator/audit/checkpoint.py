@@ -57,7 +57,10 @@ from ..store.cache.disk import code_digest
 from ..store.csvio import UNREADABLE
 from ..timeutil import format_ts
 from .bot import hub_bot
-from .git import FileChange, Start, digested_nights_at, parse_log, records
+from .changes import FileChange, parse_log
+from .digests import digested_nights_at
+from .git import Start
+from .ledgers import records
 
 AUDIT_VERSION = 1  # bump when a rule of audit.git, audit.seals or audit.maintainers changes what it finds
 PATH = checkpoints.PATH

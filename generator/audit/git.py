@@ -1,8 +1,8 @@
 """What the git history of the hub says: ledgers only appended, frozen files kept, files on time.
 
-The history is read through ``store.git`` (the one module that runs git): ``git log
---first-parent --raw`` lists every commit of the branch with the paths it changed under ``data/``
-(a rename is a deletion plus an addition), and one ``git cat-file --batch`` reads, one at a time,
+The history is read through ``store.git`` (the one module that runs git) as ``audit.changes`` lists
+it: every commit of the branch with the paths it changed under ``data/`` (a rename is a deletion
+plus an addition); one ``git cat-file --batch`` reads, one at a time,
 only the versions of the append-only ledgers that a commit changed. A commit's time is its
 committer date on the branch (a merge commit's own date, not the dates of the pull request's
 commits), raised to the latest date of the commits before it on the first-parent line: a committer
@@ -11,13 +11,10 @@ parent's date, and back-dating a commit can never make a file look earlier than 
 it. Each path's rule comes from its table's mutability in ``schemas.py``:
 
 - an append-only ledger (questions, observations, resolutions, leaderboard history, manifest,
-  oracle question sets) keeps every record. Both versions are parsed as the store parses them and
-  compared as records: each old record must still be there, unchanged (a record whose key is still
-  there with other values was edited, ``ledger-row-rewritten``; one whose key is gone was deleted,
-  ``ledger-row-deleted``); order is not compared, because ``store.ledger.append`` may re-sort a
-  file. Its header may not change (``ledger-header-changed``) and it may not be deleted or renamed
-  away (``ledger-deleted``). A version that does not parse is a warning (``ledger-unreadable``),
-  and its lines are compared instead;
+  oracle question sets) keeps every record: each commit's new version against its old one by the
+  rule of ``audit.ledgers`` (``ledger-row-rewritten``, ``ledger-row-deleted``,
+  ``ledger-header-changed``, ``ledger-unreadable``), and it may not be deleted or renamed away
+  (``ledger-deleted``);
 - a round's files (``data/rounds/<due>/``: questions.csv, questions.json) are frozen once
   committed: never changed (``round-changed``) or deleted (``round-deleted``);
 - a forecast or bet file of a round is not changed or deleted after the round's due time
@@ -40,31 +37,30 @@ it. Each path's rule comes from its table's mutability in ``schemas.py``:
   (``commit-date-backwards``): the times above are only as good as that order.
 
 Every path only the hub writes is changed only by the hub's bot, outside merges (``audit.bot``:
-``hub-ledger-edited``). Submitted files and ``hub.toml`` may change in any commit, by their own rules.
+``hub-ledger-edited``); each night's digest matches the ledgers of its commit (``audit.digests``).
+Submitted files and ``hub.toml`` may change in any commit, by their own rules.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import re
-from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pandas as pd
-
 from ..errors import Problem
 from ..forecasters.baselines import AFTER_DUE
-from ..schemas import ALL_TABLES, HISTORY, Table
+from ..schemas import ALL_TABLES, Table
 from ..store import git
-from ..store.csvio import UNREADABLE, parse_bytes, why_unreadable
 from ..store.git import blob_id
-from ..store.manifest import root_hash, sha256
 from ..submissions.paths import DATED, classify
 from ..timeutil import format_ts, parse_ts
 from .bot import hub_ledger_problems
+from .changes import FileChange, parse_log
+from .digests import HISTORY_PATH, digest_problems
+from .ledgers import ledger_rewrites
 
 _PATTERN = re.compile(r"<[^>]+>")
 LEDGERS = tuple((_PATTERN.sub("*", t.path), t) for t in ALL_TABLES if t.mutability == "append-only")
@@ -75,55 +71,6 @@ FROZEN = tuple(_PATTERN.sub("*", t.path).rsplit("/", 1)[0] + "/*" for t in ALL_T
 REGULAR = ("100644", "100755")
 _MODES = {"120000": "a symlink", "160000": "a submodule", "040000": "a folder", "000000": "nothing"}
 KNOWN_STATUS = "AMDT"  # what --no-renames leaves; R and C are split into D and A when read
-
-
-@dataclass(frozen=True)
-class FileChange:
-    """One path changed by one commit: its status letter, and the modes and blob ids before and after."""
-
-    commit: str
-    time: str  # committer date, ISO UTC
-    status: str
-    path: str
-    old_blob: str
-    new_blob: str
-    old_mode: str = "100644"
-    new_mode: str = "100644"
-    committer: str = ""  # the commit's committer e-mail
-    parents: int = 1  # 2 or more: a merge (a pull request's, on GitHub)
-
-    @property
-    def where(self) -> str:
-        return f"commit {self.commit[:12]} ({self.time})"
-
-
-def history(repo: Path, rev: str = "HEAD") -> list[FileChange]:
-    """Every change under ``data/`` along the first-parent line of ``rev``, oldest first."""
-    return parse_log(git.first_parent_raw_log(repo, git.resolve_commit(repo, rev), "data/"))
-
-
-def parse_log(out: bytes) -> list[FileChange]:
-    """The changes in ``store.git.first_parent_raw_log`` output. A copy (C) is an addition of its new
-    path; a rename (R, when detected) is a deletion of its old path and an addition of its new one."""
-    changes = []
-    for record in out.split(b"\x01")[1:]:
-        header, _, body = record.partition(b"\0")
-        sha, seconds, *rest = header.decode("utf-8", "replace").split(" ")
-        when = format_ts(datetime.fromtimestamp(int(seconds), tz=UTC))
-        who, parents = (rest[0], len([p for p in rest[1:] if p])) if rest else ("", 1)
-        fields, i = body.lstrip(b"\n").split(b"\0"), 0
-        while i < len(fields) and fields[i].startswith(b":"):
-            old_mode, new_mode, old_blob, new_blob, status = fields[i].decode().lstrip(":").split()
-            letter, paths = status[0], [f.decode("utf-8", "surrogateescape") for f in fields[i + 1:i + 3]]
-            if letter in "RC":
-                if letter == "R":
-                    changes.append(FileChange(sha, when, "D", paths[0], old_blob, "0" * len(old_blob), old_mode, "000000", who, parents))
-                changes.append(FileChange(sha, when, "A", paths[1], "0" * len(new_blob), new_blob, "000000", new_mode, who, parents))
-                i += 3
-            else:
-                changes.append(FileChange(sha, when, letter, paths[0], old_blob, new_blob, old_mode, new_mode, who, parents))
-                i += 2
-    return changes
 
 
 def ledger_table(path: str) -> Table | None:
@@ -286,100 +233,6 @@ def _ledger_change(c: FileChange, table: Table, versions: _Versions) -> list[Pro
     return ledger_rewrites(c, table, old, new)
 
 
-def ledger_rewrites(c: FileChange, table: Table, old: bytes, new: bytes) -> list[Problem]:
-    """What one commit's new version of a ledger lost of its old version."""
-    if appended(old, new):
-        return []
-    try:
-        (old_columns, old_rows), (new_columns, new_rows) = records(old), records(new)
-    except ValueError as exc:
-        return [Problem(c.path, None, None, "ledger-unreadable",
-                        f"{c.where}: a version does not parse as CSV ({_first_line(exc)}); its lines were compared instead",
-                        "warning"), *_lines_lost(c, old, new)]
-    problems = []
-    if old_columns != new_columns and not _late_columns_added(table, old_columns, new_columns):
-        problems.append(Problem(c.path, 1, None, "ledger-header-changed",
-                                f"{c.where} changed the header from {','.join(old_columns)!r} to {','.join(new_columns)!r}"))
-    return problems + _records_lost(c, table, old_columns, old_rows, new_columns, new_rows)
-
-
-def _late_columns_added(table: Table, old: tuple[str, ...], new: tuple[str, ...]) -> bool:
-    """The new header is the old one followed by some of the table's late columns (its rows keep
-    their old cells, which the record comparison checks on the columns both versions name)."""
-    return bool(old) and new[:len(old)] == old and all(name in table.late for name in new[len(old):])
-
-
-def appended(old: bytes, new: bytes) -> bool:
-    """True when ``new`` is ``old`` followed by more bytes, and ``old`` ends at a record boundary
-    (a line end outside quotes), so every record of ``old`` parses the same in ``new``."""
-    return new.startswith(old) and (not old or old.endswith(b"\n") and old.count(b'"') % 2 == 0)
-
-
-def records(data: bytes) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
-    """(header, rows as tuples of cell text) of a CSV version, parsed as ``store.csvio`` reads a
-    ledger (``csvio.parse_bytes``: every cell kept as text, nothing read as missing). ValueError when
-    it does not parse."""
-    if not data.strip():
-        return (), []
-    try:
-        frame = parse_bytes(data, "")
-    except UNREADABLE as exc:
-        raise ValueError(why_unreadable(exc)) from None
-    if not isinstance(frame.index, pd.RangeIndex):  # more cells than header names in every row
-        raise ValueError("rows have more cells than the header names")
-    # the rows as tuples, built column by column (a fifth of itertuples' time on text columns)
-    return tuple(str(c) for c in frame.columns), list(zip(*(frame.iloc[:, i].tolist() for i in range(frame.shape[1]))))
-
-
-def _records_lost(c: FileChange, table: Table, old_columns: tuple[str, ...], old_rows: list[tuple],
-                  new_columns: tuple[str, ...], new_rows: list[tuple]) -> list[Problem]:
-    """Old records missing from the new version, keyed by the table's key. Under a changed header
-    of the same width the records are compared cell by cell in order; otherwise on the columns both
-    versions name."""
-    if len(old_columns) == len(new_columns):
-        pick_old = pick_new = list(range(len(old_columns)))
-    else:
-        common = [name for name in old_columns if name in new_columns]
-        pick_old, pick_new = [old_columns.index(n) for n in common], [new_columns.index(n) for n in common]
-    before = [tuple(row[i] for i in pick_old) for row in old_rows]
-    after = [tuple(row[i] for i in pick_new) for row in new_rows]
-    missing = Counter(before) - Counter(after)
-    if not missing:
-        return []
-    key = [pick_old.index(old_columns.index(k)) for k in table.key
-           if k in old_columns and old_columns.index(k) in pick_old] or list(range(len(pick_old)))
-    keys_after = {tuple(row[i] for i in key) for row in after}
-    edited: list[tuple[int, tuple]] = []
-    deleted: list[tuple[int, tuple]] = []
-    for row, values in enumerate(before, start=2):  # the header is row 1
-        if missing.get(values):
-            missing[values] -= 1
-            (edited if tuple(values[i] for i in key) in keys_after else deleted).append((row, values))
-    names = [old_columns[i] for i in pick_old]
-    problems = []
-    for found, code, verb in ((edited, "ledger-row-rewritten", "edited"), (deleted, "ledger-row-deleted", "deleted")):
-        if found:
-            row, values = found[0]
-            what = ", ".join(f"{names[i]}={values[i]!r}" for i in key)[:160]
-            problems.append(Problem(c.path, row, None, code,
-                                    f"{c.where} {verb} {len(found)} existing row(s); the first is ({what})"))
-    return problems
-
-
-def _lines_lost(c: FileChange, old: bytes, new: bytes) -> list[Problem]:
-    old_lines, new_lines = old.split(b"\n"), new.split(b"\n")
-    missing = Counter(line for line in old_lines if line) - Counter(new_lines)
-    if not missing:
-        return []
-    row = next(i for i, line in enumerate(old_lines) if missing.get(line))
-    text = old_lines[row].decode("utf-8", "replace")[:120]
-    return [Problem(c.path, row + 1, None, "ledger-row-rewritten",
-                    f"{c.where} edited or deleted {sum(missing.values())} existing line(s); the first is {text!r}")]
-
-
-def _first_line(exc: Exception) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
-
 
 def _frozen_change(c: FileChange) -> list[Problem]:
     if c.status == "D":
@@ -441,104 +294,6 @@ def effective_times(changes: list[FileChange], dates: list[tuple[str, int]]) -> 
         running = seconds if running is None else max(running, seconds)
         latest[sha] = _ts(running)
     return [replace(c, time=latest.get(c.commit, c.time)) for c in changes]
-
-
-HISTORY_PATH = HISTORY.path
-DIGESTED = ("data/manifest/", "data/receipts/", "data/seals/", "data/metadata/models.csv")
-
-
-def digest_problems(repo: Path, changes: list[FileChange], read, checked: frozenset[str] = frozenset(),
-                    plain: bool = False) -> list[Problem]:
-    """Each night's ``ledger_digest`` in history.csv equals the digest of the manifest and receipts
-    files in the first-parent commit that recorded that night: a later rewrite of those ledgers (or
-    of the digest) shows here, and against every copy of the digest published before it. ``checked``:
-    the nights already checked (a checkpointed walk's: those of history.csv in its start commit).
-    ``plain``: parse every version of history.csv whole (``_digests``), the method that ``_NewNights``,
-    used otherwise, gives the same problems as in time linear in what each version appended."""
-    problems: list[Problem] = []
-    seen = set(checked)
-    nights_of: Callable[[bytes], dict[str, str]] = _digests if plain else _NewNights()
-    hashes: dict[str, str] = {}
-    for c in changes:
-        data = read(c.new_blob) if c.path == HISTORY_PATH and c.status in "AM" else None
-        nights = nights_of(data) if data is not None else {}
-        fresh = {night: digest for night, digest in nights.items() if night not in seen}
-        if not fresh:
-            continue
-        seen.update(fresh)
-        actual = tree_digest(repo, c.commit, read, None if plain else hashes)
-        for night, digest in sorted(fresh.items()):
-            if digest != actual:
-                problems.append(Problem(HISTORY_PATH, None, "ledger_digest", "ledger-digest-differs",
-                                        f"the night {night} published {digest[:16]}…, but the manifest and receipts files of "
-                                        f"{c.where} hash to {actual[:16]}…"))
-    return problems
-
-
-def digested_nights_at(repo: Path, commit: str) -> frozenset[str]:
-    """The nights whose digests history.csv holds in ``commit``: those a walk up to it has checked."""
-    tree = git.GitTree(repo, commit)
-    return frozenset(_digests(tree.read(HISTORY_PATH))) if tree.entry(HISTORY_PATH) else frozenset()
-
-
-def _digests(data: bytes) -> dict[str, str]:
-    """as_of → ledger_digest of the nights of a history.csv version that have one."""
-    try:
-        columns, rows = records(data)
-    except ValueError:
-        return {}
-    return _night_digests(columns, rows)
-
-
-def _night_digests(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> dict[str, str]:
-    if "ledger_digest" not in columns or "as_of" not in columns:
-        return {}
-    when, digest = columns.index("as_of"), columns.index("ledger_digest")
-    return {row[when]: row[digest] for row in rows if row[digest]}
-
-
-class _NewNights:
-    """``_digests`` of the successive versions of history.csv a walk meets, for ``digest_problems``: a
-    version that is the last one followed by more records (``appended``) is parsed only past it (its
-    header line, then the bytes after), and gives the digests of the nights of those records. They are
-    the digests ``_digests`` finds in the whole version for every night the caller has not seen yet: the
-    nights of the rows before are the last version's, which the caller saw, and a night's later row
-    replaces an earlier one either way. Any other version is parsed whole, as are the appended records
-    when they do not parse under the same header (the whole version's parse then says what they are)."""
-
-    def __init__(self) -> None:
-        self.data, self.header = b"", b""
-        self.columns: tuple[str, ...] = ()
-
-    def __call__(self, data: bytes) -> dict[str, str]:
-        if self.columns and appended(self.data, data):
-            try:
-                columns, rows = records(self.header + data[len(self.data):])
-            except ValueError:
-                columns = ()
-            if columns == self.columns:
-                self.data = data
-                return _night_digests(columns, rows)
-        try:
-            columns, rows = records(data)
-        except ValueError:
-            columns, rows = (), []
-        line = data.partition(b"\n")[0] + b"\n"  # the header, when it is one line as the parser reads it
-        self.data, self.header = data, line
-        self.columns = columns if line.strip() and b'"' not in line and b"\r" not in line else ()
-        return _night_digests(columns, rows)
-
-
-def tree_digest(repo: Path, commit: str, read, hashes: dict[str, str] | None = None) -> str:
-    """``store.manifest.ledger_digest`` of the manifest and receipts files as stored in ``commit``;
-    ``hashes``: blob id → sha256 of the blobs hashed before (a walk reads each version once)."""
-    blobs = git.tree_blobs(repo, commit, DIGESTED)
-    if hashes is None:
-        return root_hash({path: sha256(read(blob) or b"") for path, blob in blobs.items()})
-    for blob in blobs.values():
-        if blob not in hashes:
-            hashes[blob] = sha256(read(blob) or b"")
-    return root_hash({path: hashes[blob] for path, blob in blobs.items()})
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from ..schemas import DECISIONS_TAKEN, HISTORY, MAINTAINER_ACTIONS
 from ..store import git
 from ..store.csvio import UNREADABLE, parse_bytes
 from ..submissions.policy import is_maintainer
-from .git import FileChange
+from .changes import FileChange
 
 LEDGER = MAINTAINER_ACTIONS.path
 NOREPLY = "@users.noreply.github.com"

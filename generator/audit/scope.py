@@ -49,7 +49,7 @@ from ..store.hub import Hub
 from ..store.lock import LOCK_NAME
 from ..timeutil import format_date, format_ts, parse_ts
 from .checkpoint import Found
-from .git import records
+from .ledgers import records
 
 # Paths under data/ that no check of the scoped recompute reads (the site's and the arena's inputs;
 # the checkpoints ledger, audited by the git walk); the seals and commitments are checked whole.
@@ -184,7 +184,7 @@ def appended_rows(old: bytes, new: bytes) -> list[dict[str, str]] | None:
 
 def _rows(data: bytes) -> list[dict[str, str]] | None:
     """The rows of CSV bytes as dicts of cell text, read as the git audit reads a ledger's version
-    (``audit.git.records``); None when they do not parse (judged as rewritten)."""
+    (``audit.ledgers.records``); None when they do not parse (judged as rewritten)."""
     try:
         header, rows = records(data)
     except ValueError:

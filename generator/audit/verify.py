@@ -39,6 +39,7 @@ from ..store.lock import hub_lock
 from ..timeutil import format_date, format_ts, parse_ts
 from . import checkpoint, git, scope
 from .bot import hub_bot
+from .changes import FileChange
 from .maintainers import maintainer_problems
 from .seals import receipt_problems, seal_problems
 
@@ -133,7 +134,7 @@ def new_rows(ledger: pd.DataFrame, before: pd.DataFrame) -> pd.DataFrame:
     return ledger[keep]
 
 
-def held_before(root: Path, head: str, changes: list[git.FileChange]):
+def held_before(root: Path, head: str, changes: list[FileChange]):
     """Whether a commit of ``head``'s first-parent line put these bytes at this path before a time: from
     ``changes`` (the walk's), else by asking git for that one path (the commits before a checkpoint)."""
     def proven(rel: str, data: bytes, stamp: str) -> bool:
@@ -274,7 +275,7 @@ def check_history(hub: Hub, nights: int | None, plan: scope.Scope | None = None,
 
 def _night(hub: Hub, stored: pd.DataFrame, stamp: str, scores: pd.DataFrame | None = None) -> list[Problem]:
     # The digest is an anchor of what the ledgers were that night, not derived from them: verify
-    # --git checks it against the commit that recorded it (audit.git.digest_problems).
+    # --git checks it against the commit that recorded it (audit.digests.digest_problems).
     expected = recompute.history_for(hub, parse_ts(stamp), scores).assign(ledger_digest="")
     if len(stored) and (stored["view"] == RECORDED_BEFORE_VIEWS).all():  # a night from before the view column: overall only
         expected = expected[expected["view"] == "overall"].assign(view=RECORDED_BEFORE_VIEWS)
@@ -306,7 +307,7 @@ def check_pages(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
     return problems, f"{len(expected)} page(s) regenerated as of {format_ts(as_of)}"
 
 
-def check_timing(hub: Hub, as_of: datetime, changes: list[git.FileChange] | None,
+def check_timing(hub: Hub, as_of: datetime, changes: list[FileChange] | None,
                  attested: dict[tuple[str, str], datetime] | None = None, by_git=None,
                  plan: scope.Scope | None = None) -> tuple[list[Problem], str]:
     """Forecast files of rounds past due whose timing neither the manifest, a receipt nor git proves.

@@ -14,6 +14,7 @@ import pytest
 
 from generator.audit import checkpoint
 from generator.audit import git as audit_git
+from generator.audit.digests import digested_nights_at
 
 from helpers import commit_at, first_parent_line, git, rewrite_an_observation
 
@@ -26,7 +27,7 @@ LEDGER = "data/metadata/checkpoints.csv"
 
 def test_a_checkpointed_walk_reads_only_the_commits_after_it(git_season: Path):
     line = first_parent_line(git_season)
-    start = audit_git.Start(line[1], audit_git.digested_nights_at(git_season, line[1]))
+    start = audit_git.Start(line[1], digested_nights_at(git_season, line[1]))
     changes, problems = audit_git.audit_history(git_season, start=start)
     assert problems == [] and {c.commit for c in changes} == {line[0]}
 

@@ -1,4 +1,4 @@
-"""The digest check's fast path (issue 52, finding 12): ``audit.git.digest_problems`` parses each version of
+"""The digest check's fast path (issue 52, finding 12): ``audit.digests.digest_problems`` parses each version of
 history.csv only past the version before it when that one is its prefix, and hashes each blob of the digested
 ledgers once a walk. It must find exactly what the plain method finds (every version parsed whole, every blob
 hashed at every night): the same problems, message for message, on honest histories and on every kind of edit."""
@@ -11,13 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from generator.audit import git as audit_git
+from generator.audit import digests
+from generator.audit.changes import FileChange, history
+from generator.audit.ledgers import records
 from generator.store import git
 from generator.store.csvio import parse_bytes
 
 from helpers import commit_at, first_parent_line
 
-HISTORY = audit_git.HISTORY_PATH
+HISTORY = digests.HISTORY_PATH
 HEADER = ["as_of", "board", "model", "ledger_digest", "view"]
 GOOD, BAD = "a" * 64, "b" * 64  # the fake tree digest of every commit is GOOD: a night published with BAD differs
 EDITS = ("tamper", "late-row", "resort", "rename", "drop-digest", "add-column", "restore", "extra-cell", "short-row",
@@ -101,7 +103,7 @@ class Season:
         return text.encode("utf-8", "surrogateescape")
 
 
-def changes_of(versions: list[bytes | None]) -> tuple[list[audit_git.FileChange], dict[str, bytes]]:
+def changes_of(versions: list[bytes | None]) -> tuple[list[FileChange], dict[str, bytes]]:
     """One commit per version of history.csv (None: the file deleted; a blob id no object has: unreadable)."""
     blobs: dict[str, bytes] = {}
     changes, before = [], "0" * 40
@@ -109,29 +111,29 @@ def changes_of(versions: list[bytes | None]) -> tuple[list[audit_git.FileChange]
         commit = f"{i:02x}" * 20
         if data is None:
             if before != "0" * 40:
-                changes.append(audit_git.FileChange(commit, f"2026-02-{i % 28 + 1:02d}T00:00:00Z", "D", HISTORY, before, "0" * 40))
+                changes.append(FileChange(commit, f"2026-02-{i % 28 + 1:02d}T00:00:00Z", "D", HISTORY, before, "0" * 40))
             before = "0" * 40
             continue
         blob = git.blob_id(data) if data != b"missing" else "f" * 40
         if blob != "f" * 40:
             blobs[blob] = data
-        changes.append(audit_git.FileChange(commit, f"2026-02-{i % 28 + 1:02d}T00:00:00Z", "A" if before == "0" * 40 else "M",
+        changes.append(FileChange(commit, f"2026-02-{i % 28 + 1:02d}T00:00:00Z", "A" if before == "0" * 40 else "M",
                                             HISTORY, before, blob))
-        changes.append(audit_git.FileChange(commit, "2026-02-01T00:00:00Z", "M", "data/observations/sim/2026-01.csv", "1" * 40, "2" * 40))
+        changes.append(FileChange(commit, "2026-02-01T00:00:00Z", "M", "data/observations/sim/2026-01.csv", "1" * 40, "2" * 40))
         before = blob
     return changes, blobs
 
 
 def both(changes, blobs, checked=frozenset()):
-    plain = audit_git.digest_problems(Path("."), changes, blobs.get, checked, plain=True)
-    fast = audit_git.digest_problems(Path("."), changes, blobs.get, checked)
+    plain = digests.digest_problems(Path("."), changes, blobs.get, checked, plain=True)
+    fast = digests.digest_problems(Path("."), changes, blobs.get, checked)
     return plain, fast
 
 
 @pytest.fixture
 def fake_trees(monkeypatch):
     """Every commit's manifest and receipts hash to GOOD (the walk's own hashing is tested on git below)."""
-    monkeypatch.setattr(audit_git, "tree_digest", lambda repo, commit, read, hashes=None: GOOD)
+    monkeypatch.setattr(digests, "tree_digest", lambda repo, commit, read, hashes=None: GOOD)
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -184,13 +186,13 @@ def test_a_night_appended_with_a_wrong_digest_is_reported_with_its_commit(fake_t
 
 def test_a_row_after_the_header_that_does_not_fit_it_is_judged_as_in_the_whole_file():
     """The appended records, parsed under the last version's header, are what the whole version's parse reads."""
-    walk = audit_git._NewNights()
+    walk = digests._NewNights()
     base = b"as_of,ledger_digest\n2026-01-01," + GOOD.encode() + b"\n"
-    assert walk(base) == audit_git._digests(base) == {"2026-01-01": GOOD}
+    assert walk(base) == digests._digests(base) == {"2026-01-01": GOOD}
     for tail in (b"2026-01-02,x,y\n", b"2026-01-02\n", b'"2026-01-02\n', b"\xff,x\n", b"2026-01-02,c\n2026-01-03,d,e\n"):
-        walk = audit_git._NewNights()
+        walk = digests._NewNights()
         walk(base)
-        new = {k: v for k, v in audit_git._digests(base + tail).items() if k != "2026-01-01"}
+        new = {k: v for k, v in digests._digests(base + tail).items() if k != "2026-01-01"}
         assert walk(base + tail) == new, tail
     # a header that is not the first line as it stands (a blank line before it, a quoted line end in it):
     # the next version is parsed whole, where a row that repeats the header is a row, not a header
@@ -198,17 +200,17 @@ def test_a_row_after_the_header_that_does_not_fit_it_is_judged_as_in_the_whole_f
         cells = b"," * header.count(b",")
         base = header + b"2026-01-01" + cells + GOOD.encode() + b"\n"
         new = base + header.lstrip(b"\n") + b"2026-01-02" + cells + BAD.encode() + b"\n"
-        walk = audit_git._NewNights()
+        walk = digests._NewNights()
         walk(base)
-        assert walk(new) == audit_git._digests(new)
-        assert audit_git._digests(new)["as_of"] == "ledger_digest"  # the repeated header is a row of the file
+        assert walk(new) == digests._digests(new)
+        assert digests._digests(new)["as_of"] == "ledger_digest"  # the repeated header is a row of the file
 
 
 def test_records_are_the_parsed_frames_rows():
     data = 'a,b,c\n1,"x\ny",\n"q,r",,ü\n\n4,5,6\n7\n'.encode()  # a row of one cell: its others are ""
     frame = parse_bytes(data, "")
-    assert audit_git.records(data) == (("a", "b", "c"), list(frame.itertuples(index=False, name=None)))
-    assert audit_git.records(b"a,b\n") == (("a", "b"), [])
+    assert records(data) == (("a", "b", "c"), list(frame.itertuples(index=False, name=None)))
+    assert records(b"a,b\n") == (("a", "b"), [])
 
 
 def test_hashing_each_blob_once_gives_every_commits_digest(git_season: Path, tmp_path: Path):
@@ -216,7 +218,7 @@ def test_hashing_each_blob_once_gives_every_commits_digest(git_season: Path, tmp
     hashes: dict[str, str] = {}
     with git.BlobReader(repo) as blobs:
         for commit in reversed(first_parent_line(repo)):
-            assert audit_git.tree_digest(repo, commit, blobs.read, hashes) == audit_git.tree_digest(repo, commit, blobs.read)
+            assert digests.tree_digest(repo, commit, blobs.read, hashes) == digests.tree_digest(repo, commit, blobs.read)
     assert hashes
     # on the real season, fast and plain agree, before and after a forged night
     path = repo / HISTORY
@@ -225,8 +227,8 @@ def test_hashing_each_blob_once_gives_every_commits_digest(git_season: Path, tmp
     forged[0], forged[header.split(",").index("ledger_digest")] = "2026-03-02T00:00:00Z", "0" * 64
     path.write_text("\n".join([header, *rows, ",".join(forged)]) + "\n")
     commit_at(repo, "2026-03-02T01:00:00Z", "a night with a forged digest")
-    changes = audit_git.history(repo)
+    changes = history(repo)
     with git.BlobReader(repo) as blobs:
-        plain = audit_git.digest_problems(repo, changes, blobs.read, plain=True)
-        fast = audit_git.digest_problems(repo, changes, blobs.read)
+        plain = digests.digest_problems(repo, changes, blobs.read, plain=True)
+        fast = digests.digest_problems(repo, changes, blobs.read)
     assert fast == plain and [p.code for p in fast] == ["ledger-digest-differs"]

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 from generator.audit import git as audit_git
+from generator.audit.changes import FileChange, history, parse_log
+from generator.audit.digests import digested_nights_at
+from generator.audit.ledgers import appended, ledger_rewrites
 from generator.schemas import BETS, ORACLE_QUESTIONS, QUESTIONS
 
 from helpers import commit_at, first_parent_line, git, rewrite_an_observation
@@ -52,7 +55,7 @@ def both_ways(request, monkeypatch):
         line = first_parent_line(Path(where), rev)
         start = next((sha for sha in line if sha in season), None)
         if start is not None and start != line[0]:
-            checkpoint = audit_git.Start(start, audit_git.digested_nights_at(Path(where), start))
+            checkpoint = audit_git.Start(start, digested_nights_at(Path(where), start))
             assert full_walk(where, rev, *args, start=checkpoint, **kw)[1] == found
             compared.append(start)
         return changes, found
@@ -130,7 +133,7 @@ def test_a_forecast_file_committed_before_due_is_fine_and_editing_it_after_due_i
 
 
 def test_committed_before_matches_the_exact_bytes(repo: Path):
-    changes = audit_git.history(repo)
+    changes = history(repo)
     path = "data/forecasts/2026-01-25/prescient.always-0.csv"
     data = (repo / path).read_bytes()
     assert audit_git.committed_before(changes, path, data, "2026-01-25T00:00:00Z")
@@ -289,7 +292,7 @@ def test_every_git_status_letter_is_parsed_and_judged():
            f":100644 100644 {b1} {b2} U\0data/leaderboard/history.csv\0"
            f":100644 100644 {b1} {b2} X\0data/manifest/2026.csv\0"
            f":100644 100644 {b1} {b2} M\0data/models/team.model.yml\0").encode()
-    changes = audit_git.parse_log(raw)
+    changes = parse_log(raw)
     assert [(c.status, c.path) for c in changes] == [
         ("D", "data/questions/sim.csv"), ("A", "data/questions/moved.csv"), ("A", "data/questions/copy.csv"),
         ("T", "data/observations/sim/2026-01.csv"), ("U", "data/leaderboard/history.csv"),
@@ -302,16 +305,16 @@ def test_every_git_status_letter_is_parsed_and_judged():
 
 def test_bytes_appended_inside_an_open_quote_are_compared_as_records():
     """``new`` starts with ``old`` but old's last record was cut inside quotes: that record changed."""
-    change = audit_git.FileChange("c" * 40, "2026-03-02T00:00:00Z", "M", HISTORY, "a" * 40, "b" * 40)
+    change = FileChange("c" * 40, "2026-03-02T00:00:00Z", "M", HISTORY, "a" * 40, "b" * 40)
     old = b'id,recorded_at,text\nq1,2026-01-01T00:00:00Z,"cut\n'
-    assert not audit_git.appended(old, old + b'short"\n')
-    found = audit_git.ledger_rewrites(change, QUESTIONS, old + b'x"\n', old + b'y"\n')
+    assert not appended(old, old + b'short"\n')
+    found = ledger_rewrites(change, QUESTIONS, old + b'x"\n', old + b'y"\n')
     assert [(p.code, p.row) for p in found] == [("ledger-row-rewritten", 2)]
 
 
 def test_a_version_that_does_not_parse_is_a_warning_and_its_lines_are_compared():
-    change = audit_git.FileChange("c" * 40, "2026-03-02T00:00:00Z", "M", HISTORY, "a" * 40, "b" * 40)
+    change = FileChange("c" * 40, "2026-03-02T00:00:00Z", "M", HISTORY, "a" * 40, "b" * 40)
     old = b"id,recorded_at\nq1,2026-01-01T00:00:00Z\nq2,2026-01-01T00:00:00Z\n"
-    found = audit_git.ledger_rewrites(change, QUESTIONS, old, b"id,recorded_at\n\xff\xfe,2026-01-01T00:00:00Z\n")
+    found = ledger_rewrites(change, QUESTIONS, old, b"id,recorded_at\n\xff\xfe,2026-01-01T00:00:00Z\n")
     assert [(p.code, p.severity, p.row) for p in found] == [("ledger-unreadable", "warning", None),
                                                             ("ledger-row-rewritten", "error", 2)]
