@@ -1,4 +1,4 @@
-"""Benchmark: the nightly's full audit (``verify --git --full``) at N and 2N nights (issue 52, finding 12).
+"""Benchmark: the nightly's full audit (``verify --git --full``) at N and 2N nights.
 
 The hub is the demo's (``pipeline.demo.run_demo``: the offline sim world, the synthetic teams' pull
 requests merged into ``main``, one bot commit a night), with the audit's checkpoint recorded every
@@ -15,7 +15,7 @@ median of ``--repeat``); ``--base REV`` times the code of another revision on th
 interleaved (exported with ``git archive``, run with it first on ``PYTHONPATH``; ``--head REV`` the same
 for the code measured against it, by default this checkout's files), so that before and after are
 measured in one run. The ratio of the longer history's time to the shorter's is the figure to read:
-issue 52 asks for at most 2.3 for twice the nights.
+the target is at most 2.3 for twice the nights.
 
 Run from the repository root:
 ``python -m benchmarks.bench_full_audit [--nights 90 180] [--repeat 3] [--base REV] [--head REV] [--work DIR]``

@@ -16,7 +16,7 @@ question_id) order, the bet files' own order of replay:
   resolution the ledgers learn after the round opened, and the bet-file check can replay it exactly;
 - a buy stakes its amount from that cash; its implied confidence is amount / (0.25 × cash). A buy over
   25% of the cash left is one the bet-file check refuses: it is not placed and costs nothing, so the
-  rows after it are replayed against the buys actually placed (issue 52);
+  rows after it are replayed against the buys actually placed;
 - a sale of amount a closes the share f = min(a / stake held, 1) of every lot of that market and side
   still open when the sale is priced: each lot's shares and stake shrink by f, and the part sold
   becomes a position of its own, status ``sold``, paid f × shares × the side's price at the sale's

@@ -26,7 +26,7 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
    say how many (FB refuses such a board). A market with a crowd value but no estimation row is one
    too (``panel.orphan_units``): FB's board holds only rounds with its own runs' forecast sets, and
    FB's rescaling (Always 0.5 at 0.25) takes the average difficulty over the units its Always 0.5
-   answered, i.e. those; an average over the hub's other rounds moved every model (issue 53).
+   answered, i.e. those; an average over the hub's other rounds moved every model.
 3. Per type, ``fit`` gives D (rescaled so a forecaster covering every unit scores its raw Brier);
    overall = (D_dataset + D_market) / 2; Brier Index = 100 (1 - sqrt(D)). With
    ``market_difficulty="crowd"`` the market question effects are fixed at the crowd's Brier

@@ -165,7 +165,7 @@ def orphan_units(model, unit, in_estimation, unit_type, n_units: int, fixed_type
     not a unit of ForecastBench's board either: its rounds hold no forecast set of the estimation
     sample (a partial import's other rounds, answered only by the hub's own baselines). Counting its
     fixed difficulty in the type's average would move every model's score by the difference between
-    that average and the one over the board's units (Always 0.5 at 45.4 on a partial import, issue 53),
+    that average and the one over the board's units (Always 0.5 at 45.4 on a partial import),
     so it is an orphan too: kept at the average difficulty or dropped, like any other
     (``fixed_types`` is accepted for the callers that pass it and no longer changes the answer)."""
     del model, unit_type, fixed_types

@@ -163,7 +163,7 @@ def take_up_decisions(hub: Hub, as_of: datetime) -> list[str]:
     """The maintainers' decisions this night sees on main for the first time, recorded with the time
     each acts from (``store.maintainer.take_up``): before scoring, so tonight's scores and boards
     already take them as of tonight. A decision merged after a night it was meant to act from acts
-    from this one (issue 52)."""
+    from this one."""
     history = readers.load_history(hub)
     return maintainer.take_up(hub, as_of, str(history["as_of"].max()) if len(history) else "")
 

@@ -40,7 +40,7 @@ def load_taken(hub: Hub) -> pd.DataFrame | None:
 
 
 def acting(actions: pd.DataFrame, taken: pd.DataFrame | None, last_night: str) -> pd.DataFrame:
-    """The decisions as scoring takes them (issue 52): each from the ``effective_at`` the nightly recorded
+    """The decisions as scoring takes them: each from the ``effective_at`` the nightly recorded
     when it took it up. One no night has taken up yet acts from its own ``effective_at`` when that is
     after ``last_night`` (the history's latest: it reached main in time), and not at all otherwise (it
     was merged after a night it was meant to act from: the next nightly takes it up as of its own night).

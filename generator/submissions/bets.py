@@ -7,7 +7,7 @@ replayed in (placed_at, question_id) order from what the forecaster carries into
 takes its stake out of the cash and adds it to what is held; a sale may close at most the stake held
 in that market and side. A row refused (by any check: over the 25% limit, a sale of what is not held,
 a market not in the round, a duplicate...) is not placed and costs nothing, so one refused row never
-makes a later legal one refused too (issue 52).
+makes a later legal one refused too.
 """
 
 from __future__ import annotations

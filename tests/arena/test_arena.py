@@ -245,7 +245,7 @@ sim:m2,2026-01-21T06:00:00Z,NO,10,a small legal buy
 
 
 def test_a_refused_buy_costs_nothing_so_a_later_legal_one_is_accepted_by_prescient_validate(hub):
-    """Issue 52: one refused buy ($1e12) was taken out of the cash all the same, so a later legal $10 buy
+    """One refused buy ($1e12) was taken out of the cash all the same, so a later legal $10 buy
     was refused too ("cash left $-999,999,990,000.00"). The real validator now refuses only the first."""
     path = f"data/bets/2026-01-25/{MODEL}.csv"
     (hub / path).write_text(REFUSED_THEN_LEGAL)

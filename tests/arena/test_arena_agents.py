@@ -221,7 +221,7 @@ def test_a_sale_takes_the_side_held_and_the_limit_is_replayed_by_market():
 
 
 def test_a_refused_decision_costs_nothing_so_a_later_legal_one_is_a_bet():
-    """Issue 52: a $1e12 decision was refused and still taken out of the cash, so the agent's next $10 buy
+    """A $1e12 decision was refused and still taken out of the cash, so the agent's next $10 buy
     was refused too ("cash left $-999,999,990,000.00"). Only the first is refused now."""
     raw = [{"market": "sim:m4", "action": "BUY_YES", "amount": 1e12}, {"market": "sim:m5", "action": "BUY_NO", "amount": 10}]
     decisions, frame = ad.judge(raw, Books(), ROUND, "2026-02-01T00:00:00Z", "f.csv")

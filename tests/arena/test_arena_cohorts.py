@@ -59,7 +59,7 @@ def test_a_sale_does_not_give_back_cash_within_the_round():
 
 
 def test_a_refused_row_costs_nothing_whatever_refused_it():
-    """Issue 52: a refused row is not placed. A buy refused for its market no longer takes its $2,500 out
+    """A refused row is not placed. A buy refused for its market no longer takes its $2,500 out
     of the cash (25% of 6,000 is 1,500, so the next $1,500 buy is legal), and a refused sale leaves the
     stake held (so the next sale of the whole $1,000 is legal)."""
     text = ("sim:zz,2026-02-01T00:00:00Z,buy,YES,2500,\n"          # 2 not in the round

@@ -46,7 +46,7 @@ MISTAKES = [
     ("a misspelt source", ("[sources.sim]", "[sources.simm]"), "sources.simm", "unknown-source", 'did you mean "sim"?'),
     ("a bad start time of the world", ('start = "2026-01-04T00:00:00Z"', 'start = "next monday"'), "sources.sim.start",
      "bad-timestamp", "write a UTC time"),
-    ("a due time with an offset (issue 52)", ('first_due = "2026-01-25T00:00:00Z"', 'first_due = "2026-01-25T07:00:00-05:00"'),
+    ("a due time with an offset", ('first_due = "2026-01-25T00:00:00Z"', 'first_due = "2026-01-25T07:00:00-05:00"'),
      "rounds.first_due", "due-not-midnight", "is 2026-01-25T12:00:00Z, not 00:00 UTC"),
     ("a due time at noon UTC", ('first_due = "2026-01-25T00:00:00Z"', 'first_due = "2026-01-25T12:00:00Z"'),
      "rounds.first_due", "due-not-midnight", 'write "2026-01-25T00:00:00Z"'),
@@ -92,7 +92,7 @@ def test_check_config_says_what_the_hub_is_when_there_is_no_problem(tmp_path):
 
 
 def test_a_round_has_one_due_time_at_00_00_utc(tmp_path):
-    """Issue 52, finding 8: `first_due = "...T07:00:00-05:00"` was accepted; validation and the seals then read
+    """`first_due = "...T07:00:00-05:00"` was accepted; validation and the seals then read
     12:00Z from the question set while the git audit read the folder's date at midnight, so an on-time merge
     at 06:10Z was reported late. Every due time that is not 00:00 UTC is now refused, by check-config and by
     `round open --due`; midnight UTC written with an offset is the same time, and is accepted."""

@@ -1,4 +1,4 @@
-"""Issue 53: an import's tournament board equals ForecastBench's own leaderboard code on the same
+"""An import's tournament board equals ForecastBench's own leaderboard code on the same
 input, also on a partial import (2 rounds of forecast sets over 35 rounds of real question sets).
 
 The fixture ``fb_parity/fb_tournament.csv`` is what ForecastBench's ``make_leaderboard`` (tournament

@@ -1,4 +1,4 @@
-"""Issue 53: ``Always 0.5`` scores exactly 50 on every view of every board, in both market modes,
+"""``Always 0.5`` scores exactly 50 on every view of every board, in both market modes,
 with and without orphan units, on random hubs (seeded: each seed a hub).
 
 A random hub: rounds present or absent, each with random dataset units (several horizons) and
@@ -10,7 +10,7 @@ has it; crowd values for most markets (some missing, for the crowd board's rules
 
 Under 0.13.3 a crowd board's market average was taken over every market with a crowd value, also
 those only the hub's own baselines answered (a partial import's other rounds): ForecastBench's
-``Always 0.5`` then scored 44.8 on the market view (45.4 on FB's real sets, issue 53)."""
+``Always 0.5`` then scored 44.8 on the market view (45.4 on FB's real sets)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 53 on the demo: ``Always 0.5`` scores exactly 50 on every view of every board, in both
+"""``Always 0.5`` scores exactly 50 on every view of every board, in both
 market modes, at the season's last night (the demo as ``prescient demo`` builds it: the
 ``demo_hub`` fixture, or ``PRESCIENT_TEST_DEMO``), with its bootstrap interval at 50 too, and in
 every row the nightly recorded in ``history.csv``. The demo's rounds each hold estimation-sample

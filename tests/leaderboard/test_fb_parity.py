@@ -143,7 +143,7 @@ def test_the_site_names_the_orphan_units_under_the_board_and_explains_the_prelim
     assert "orphan" not in environment().get_template("_unranked.html.j2").render(p=clean)
 
 
-# -- display names (issue 53) ------------------------------------------------------------------------
+# -- display names ------------------------------------------------------------------------
 
 
 def test_a_board_shows_each_display_name_once_and_keeps_the_model_ids():

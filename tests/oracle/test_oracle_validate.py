@@ -44,7 +44,7 @@ def found(hub: Path, body: str) -> list[tuple[str, int | None, str | None]]:
     ("data/oracle/news/forecasts/Acme.csv", "bad-file-name"),
     ("data/oracle/News_Set/forecasts/acme.gpt-x.csv", "bad-oracle-folder"),
     ("data/oracle/news/forecasts/2024/acme.gpt-x.csv", "bad-oracle-folder"),
-    ("data/oracle/news/questions.csv", "hub-ledger"),  # the set is the hub's (issue 52)
+    ("data/oracle/news/questions.csv", "hub-ledger"),  # the set is the hub's
 ])
 def test_oracle_paths(path, code):
     target, problems = classify(path)

@@ -198,7 +198,7 @@ def test_a_new_hubs_first_round_is_due_the_first_sunday_at_least_three_days_on(a
 
 
 def test_init_gives_its_github_workflows_github_receipts_and_check_config_warns_where_they_disagree(tmp_path):
-    """Issue 52: a hub made by init runs GitHub's validation and nightly workflows, so its seals must read
+    """A hub made by init runs GitHub's validation and nightly workflows, so its seals must read
     the validation runs (receipts = "github"); under "ledger" a pull request checked before the due
     time and merged after it was ruled out, and nothing said why."""
     hub = tmp_path / "hub"

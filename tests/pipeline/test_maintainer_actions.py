@@ -193,7 +193,7 @@ def _audit_codes(hub: Path) -> list[str]:
 
 
 def test_the_audit_takes_a_decisions_author_from_what_the_committer_cannot_set(hub, tmp_path):
-    """Finding 9b: a commit's author name is typed by whoever commits; `alice <mallory@example.com>`
+    """A commit's author name is typed by whoever commits; `alice <mallory@example.com>`
     passed on 0.13.3. A maintainer's GitHub no-reply e-mail passes (what GitHub writes in the commits
     its merge button makes), and so does a decision whose pull request a receipt says alice opened."""
     market = scored_units(hub)[0][0]
@@ -232,7 +232,7 @@ def _audit(hub: Path, *args: str) -> dict:
 
 
 def test_a_decision_merged_a_night_late_acts_from_the_night_it_arrived_and_the_audit_stays_green(hub, tmp_path):
-    """Finding 6: a void checked green before a nightly and merged after it acted on the night recorded
+    """A void checked green before a nightly and merged after it acted on the night recorded
     before it reached main, and `verify --git` failed maintainer-action-backdated and history-differs for
     ever. The nightly that first sees it now takes it up as of its own night (data/metadata/decisions.csv),
     the earlier night's boards stay as they were, and the audit is green on every later night."""

@@ -129,7 +129,7 @@ def test_a_back_dated_committer_date_changes_nothing(world: Path):
     # commit itself lands on main, on top of later commits): late both ways.
     merged = shutil.copytree(world, world.parent / "merged", symlinks=True)
     merge(merged, "2026-01-25T09:00:00Z")
-    assert audit(merged) == [("late-file-pending", FILE)], "late: the next nightly's seal rules it out (issue 52)"
+    assert audit(merged) == [("late-file-pending", FILE)], "late: the next nightly's seal rules it out"
     git(hub, "fetch", "-q", "origin", "+refs/pull/1/head:refs/prescient/pull/1")
     git(hub, "rebase", "-q", "--committer-date-is-author-date", "HEAD", "refs/prescient/pull/1", when="2026-01-20T00:00:00Z")
     git(hub, "checkout", "-q", "-B", "main")

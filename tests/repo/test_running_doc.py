@@ -1,4 +1,4 @@
-"""Issue 52: the "Run a hub" page says what to do for every problem the audit can report."""
+"""The "Run a hub" page says what to do for every problem the audit can report."""
 
 from __future__ import annotations
 

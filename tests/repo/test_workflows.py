@@ -252,7 +252,7 @@ def test_codeowners_rejects_what_is_not_a_login(tmp_path):
 
 
 def test_validate_sends_every_data_path_but_the_maintainers_own_files_to_the_validator(tmp_path):
-    """The pathspec of validate.yml's fast path is every path under data/ but paths.REVIEWED (issue 52: a
+    """The pathspec of validate.yml's fast path is every path under data/ but paths.REVIEWED (a
     resolution appended by a pull request once passed as "nothing to validate")."""
     from generator.submissions import paths
 

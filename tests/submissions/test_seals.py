@@ -247,7 +247,7 @@ def test_of_eight_versions_pushed_before_the_due_time_the_last_counts_whatever_i
     assert [by_unit[(q, d)] for q, d in zip(scores["question_id"], scores["resolution_date"])] == list(scores["probability"])
     code, problems = audit(world)
     # A forced merge of a version that does not count is ruled out by the next nightly, which put the
-    # sealed bytes back: it never counted, the nightly reported it once, the audit stays green (issue 52).
+    # sealed bytes back: it never counted, the nightly reported it once, the audit stays green.
     assert code == 0 and problems == [], problems
 
 

@@ -64,7 +64,7 @@ def test_every_reported_code_is_registered():
     ("data\\forecasts\\2026-01-25\\acme.x.csv", "unsafe-path"),
     ("data/forecasts/2026-01-25/acme.x\n.csv", "unsafe-path"),
     ("generator/cli.py", "outside-submission-area"),
-    ("data/rounds/2026-01-25/questions.csv", "hub-ledger"),  # written by the nightly only (issue 52)
+    ("data/rounds/2026-01-25/questions.csv", "hub-ledger"),  # written by the nightly only
     ("data/resolutions/sim.csv", "hub-ledger"),
     ("data/llm/2026-01-25/prescient.gpt-x-arena.jsonl", "hub-ledger"),
     ("data/forecasts/2026-01-25/acme.x.txt", "bad-extension"),
