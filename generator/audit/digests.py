@@ -31,24 +31,36 @@ def digest_problems(repo: Path, changes: list[FileChange], read, checked: frozen
     the nights already checked (a checkpointed walk's: those of history.csv in its start commit).
     ``plain``: parse every version of history.csv whole (``_digests``), the method that ``_NewNights``,
     used otherwise, gives the same problems as in time linear in what each version appended."""
-    problems: list[Problem] = []
-    seen = set(checked)
-    nights_of: Callable[[bytes], dict[str, str]] = _digests if plain else _NewNights()
-    hashes: dict[str, str] = {}
-    for c in changes:
-        data = read(c.new_blob) if c.path == HISTORY_PATH and c.status in "AM" else None
-        nights = nights_of(data) if data is not None else {}
-        fresh = {night: digest for night, digest in nights.items() if night not in seen}
+    walk = DigestWalk(repo, read, checked, plain)
+    return [problem for c in changes for problem in walk(c)]
+
+
+class DigestWalk:
+    """``digest_problems`` one change at a time, in the order of the history: ``audit.git.audit_history``
+    calls it beside the ledger check of each change. ``version(path, blob)`` gives a version of
+    history.csv (by default ``read(blob)``): the walk passes the ledger check's cache, so each version
+    is read from git once for both checks."""
+
+    def __init__(self, repo: Path, read, checked: frozenset[str] = frozenset(), plain: bool = False,
+                 version: Callable[[str, str], bytes | None] | None = None):
+        self.repo, self.read, self.plain = repo, read, plain
+        self.version = version or (lambda path, blob: read(blob))
+        self.seen = set(checked)
+        self.nights_of: Callable[[bytes], dict[str, str]] = _digests if plain else _NewNights()
+        self.hashes: dict[str, str] = {}
+
+    def __call__(self, c: FileChange) -> list[Problem]:
+        data = self.version(c.path, c.new_blob) if c.path == HISTORY_PATH and c.status in "AM" else None
+        nights = self.nights_of(data) if data is not None else {}
+        fresh = {night: digest for night, digest in nights.items() if night not in self.seen}
         if not fresh:
-            continue
-        seen.update(fresh)
-        actual = tree_digest(repo, c.commit, read, None if plain else hashes)
-        for night, digest in sorted(fresh.items()):
-            if digest != actual:
-                problems.append(Problem(HISTORY_PATH, None, "ledger_digest", "ledger-digest-differs",
-                                        f"the night {night} published {digest[:16]}…, but the manifest and receipts files of "
-                                        f"{c.where} hash to {actual[:16]}…"))
-    return problems
+            return []
+        self.seen.update(fresh)
+        actual = tree_digest(self.repo, c.commit, self.read, None if self.plain else self.hashes)
+        return [Problem(HISTORY_PATH, None, "ledger_digest", "ledger-digest-differs",
+                        f"the night {night} published {digest[:16]}…, but the manifest and receipts files of "
+                        f"{c.where} hash to {actual[:16]}…")
+                for night, digest in sorted(fresh.items()) if digest != actual]
 
 
 def digested_nights_at(repo: Path, commit: str) -> frozenset[str]:

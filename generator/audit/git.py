@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,7 +59,7 @@ from ..submissions.paths import DATED, classify
 from ..timeutil import format_ts, parse_ts
 from .bot import hub_ledger_problems
 from .changes import FileChange, parse_log
-from .digests import HISTORY_PATH, digest_problems
+from .digests import HISTORY_PATH, DigestWalk
 from .ledgers import ledger_rewrites
 
 _PATTERN = re.compile(r"<[^>]+>")
@@ -116,25 +116,32 @@ def file_problems(changes: list[FileChange], read, judged_additions=lambda c: Tr
     rule of rounds without a seal; ``sealed``: the seals (a sealed round's file may change after its due
     time only to its sealed bytes, and only a file that does not count may be removed); ``bot``: the
     hub's committer e-mail, whose non-merge commits are its nightlies (``_late``)."""
+    found = each_file_problems(changes, _Versions(read), judged_additions, attested, sealed, bot)
+    return [problem for problems in found for problem in problems]
+
+
+def each_file_problems(changes: list[FileChange], versions: _Versions, judged_additions=lambda c: True,
+                       attested: Mapping[tuple[str, str], str] | None = None, sealed: Seal | None = None,
+                       bot: str = "") -> Iterator[list[Problem]]:
+    """``file_problems`` change by change: one list (maybe empty) for each change, in order."""
     attested = attested or {}
-    problems, versions = [], _Versions(read)
     late = _Late(changes, bot)
     for i, c in enumerate(changes):
         table, frozen, due = ledger_table(c.path), is_frozen(c.path), _due_file(c.path)
         if table is None and not frozen and due is None:
+            yield []
             continue
         kind = _kind_problem(c)
         if kind:
-            problems.append(kind)
+            yield [kind]
         elif table is not None:
-            problems += _ledger_change(c, table, versions)
+            yield _ledger_change(c, table, versions)
         elif frozen:
-            problems += _frozen_change(c)
+            yield _frozen_change(c)
         else:
             seal = sealed.of(due.due) if sealed is not None else None
             found = _due_change(c, due, judged_additions(c), attested.get((c.path, c.new_blob)), seal)
-            problems += late.judge(i, found, seal) if found else []
-    return problems
+            yield late.judge(i, found, seal) if found else []
 
 
 class _Late:
@@ -185,22 +192,26 @@ class _Late:
 
 
 class _Versions:
-    """Blob bytes for the ledger comparisons. The new version of each ledger a commit changed is
-    kept until the commit after next, since the next nightly commit usually compares against it;
-    older versions are dropped, so memory holds about two nights of changed ledgers."""
+    """Blob bytes of the ledgers' versions, each read from git once a walk: the latest version read of
+    each ledger path is kept, since the next commit that changes the path compares against it (and
+    the digest check reads the same version of history.csv), so memory holds one version of each
+    ledger: the hub's ledgers at about their present size, which ``verify`` reads anyway."""
 
     def __init__(self, read):
-        self.read, self.commit, self.current, self.previous = read, None, {}, {}
+        self.read = read
+        self.last: dict[str, tuple[str, bytes]] = {}  # path → (blob, bytes) of the version read last
+
+    def of(self, path: str, blob: str) -> bytes | None:
+        kept = self.last.get(path)
+        if kept is not None and kept[0] == blob:
+            return kept[1]
+        data = self.read(blob)
+        if data is not None:
+            self.last[path] = (blob, data)
+        return data
 
     def pair(self, c: FileChange) -> tuple[bytes | None, bytes | None]:
-        if c.commit != self.commit:
-            self.commit, self.previous, self.current = c.commit, self.current, {}
-        old = self.current.get(c.old_blob) or self.previous.get(c.old_blob)
-        old = old if old is not None else self.read(c.old_blob)
-        new = self.read(c.new_blob)
-        if new is not None:
-            self.current[c.new_blob] = new
-        return old, new
+        return self.of(c.path, c.old_blob), self.of(c.path, c.new_blob)
 
 
 def _kind_problem(c: FileChange) -> Problem | None:
@@ -326,8 +337,15 @@ def audit_history(repo: Path, rev: str = "HEAD", attested: Mapping[tuple[str, st
     # In a shallow clone the oldest commits show every file as added then; when a file was really
     # first committed is unknown, so those additions are not judged.
     with git.BlobReader(repo) as blobs:
-        problems = file_problems(changes, blobs.read, lambda c: not (c.commit in boundary and c.status == "A"), attested, sealed, bot)
-        problems += digest_problems(repo, changes, blobs.read, start.nights if start is not None else frozenset())
+        # one pass: each change's digest check right after its ledger check, from the same versions
+        versions = _Versions(blobs.read)
+        nights = DigestWalk(repo, blobs.read, start.nights if start is not None else frozenset(), version=versions.of)
+        found = each_file_problems(changes, versions, lambda c: not (c.commit in boundary and c.status == "A"), attested, sealed, bot)
+        problems, digests = [], []
+        for c, of_file in zip(changes, found):
+            problems += of_file
+            digests += nights(c)
+        problems += digests
     problems += date_problems(dates) + hub_ledger_problems(changes, bot, boundary)
     replaced = git.replaced(repo)
     if replaced:
