@@ -309,10 +309,10 @@ def test_validate_never_imports_or_checks_out_the_pull_requests_files(machine):
     assert "pip/__init__.py" in report, "the head's files were read through git"
 
 
-def test_validate_passes_fast_a_pull_request_that_changes_no_submission_file(machine):
+def test_validate_passes_fast_a_pull_request_that_changes_no_data_file(machine):
     m = machine
     seed_base(m)
-    files = {"data/rounds/2026-01-25/questions.csv": "x\n", **hostile_files(m.marker)}
+    files = {"data/README.md": "x\n", **hostile_files(m.marker)}  # under data/, only the maintainers' own files skip it
     open_pull_request(m, files)
     results = run_job(m, load("validate.yml"), "validate", default_ref="refs/pull/1/merge")
     log = log_of(results)
@@ -320,15 +320,17 @@ def test_validate_passes_fast_a_pull_request_that_changes_no_submission_file(mac
     assert all(r.returncode == 0 for r in results), log
     assert not [i for i in m.installs() if "install" in i["args"]], "nothing needs installing\n" + log
     report = (m.temp / "report.md").read_text(encoding="utf-8")
-    assert "No submission files changed" in report and f"{len(files)} other file(s)" in report, report
-    assert "No submission files changed" in (m.tmp / "summary.md").read_text(encoding="utf-8")
+    assert "No data files changed" in report and f"{len(files)} other file(s)" in report, report
+    assert "No data files changed" in (m.tmp / "summary.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("path", ["data/forecasts/2026-01-25/acme.gpt-x.csv", "data/bets/2026-01-25/acme.gpt-x.csv",
                                   "data/models/acme.gpt-x.yml", "data/oracle/daily/forecasts/acme.gpt-x.csv",
-                                  "data/forecasts/2026-01-25/a\nb.csv"])
+                                  "data/forecasts/2026-01-25/a\nb.csv", "data/rounds/2026-01-25/questions.csv",
+                                  "data/resolutions/sim.csv"])
 def test_validate_checks_every_submission_path(machine, path):
-    """Each submission area (and a hostile name inside one) goes to the full validator."""
+    """Each submission area (and a hostile name inside one), and every path only the hub writes (a round's
+    questions, a source's resolutions), goes to the full validator, which refuses the bad ones."""
     m = machine
     seed_base(m)
     open_pull_request(m, {path: "not,a\nvalid,file\n"})
