@@ -1,4 +1,4 @@
-"""Who the hub's bot is, and what only it may change (issue 52, DESIGN.md §6 "The trust model").
+"""Who the hub's bot is, and what only it may change (DESIGN.md §6 "The trust model").
 
 Every path only the hub writes (``submissions.paths.HUB_WRITTEN``: the sources' records, rounds, scores,
 history, manifest, receipts, seals, checkpoints, news, the run logs under ``data/llm/``, the hub's own

@@ -11,7 +11,7 @@ a warning. On a hub whose head has no such record (before 0.14) every row must b
 ledger is only appended is the append-only rule of ``audit.git`` (``ledger-row-rewritten``,
 ``ledger-row-deleted``).
 
-Who made a commit, as far as the repository alone can say (issue 52). A commit's author name and
+Who made a commit, as far as the repository alone can say. A commit's author name and
 e-mail are written by whoever makes the commit, so the name proves nothing (``alice
 <mallory@example.com>`` is refused). The commit that adds rows is taken to be a maintainer's when:
 
@@ -111,7 +111,7 @@ def _key(row: dict[str, str]) -> tuple[str, ...]:
 def _timing(c: FileChange, row: dict[str, str], last: str, taken: Taken | None) -> list[Problem]:
     """A decision acts after the last night its history held when it reached main (``last``): from its own
     ``effective_at`` when that is after it; else from the first night after it, as the nightly that took
-    it up recorded (issue 52: a decision checked before a night and merged after it). Before any night
+    it up recorded (a decision checked before a night and merged after it). Before any night
     has taken it up, a late one is a warning (``maintainer-action-pending``)."""
     effective, what = row.get("effective_at", ""), f"a {row.get('action')} of {row.get('target')}"
     if not last or (taken is None and effective > last):

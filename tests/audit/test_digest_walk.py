@@ -1,4 +1,4 @@
-"""The digest check's fast path (issue 52, finding 12): ``audit.digests.digest_problems`` parses each version of
+"""The digest check's fast path: ``audit.digests.digest_problems`` parses each version of
 history.csv only past the version before it when that one is its prefix, and hashes each blob of the digested
 ledgers once a walk. It must find exactly what the plain method finds (every version parsed whole, every blob
 hashed at every night): the same problems, message for message, on honest histories and on every kind of edit."""
@@ -243,7 +243,7 @@ def test_hashing_each_blob_once_gives_every_commits_digest(git_season: Path, tmp
 
 def test_the_walk_reads_each_version_of_history_once(git_season: Path, tmp_path: Path, monkeypatch):
     """The full audit's two checks of history.csv (the append-only rule, the digests) share one read of
-    each version from git (issue 52, finding 12: three reads of each, 1.7 GB at 360 nights), and find
+    each version from git (there were three reads of each, 1.7 GB at 360 nights), and find
     what each check finds alone: the digest check's problems are the plain method's."""
     repo = Path(shutil.copytree(git_season, tmp_path / "hub"))
     forge_a_night(repo)

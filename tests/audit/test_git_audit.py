@@ -110,7 +110,7 @@ def test_a_forecast_file_first_committed_after_due_is_reported(repo: Path):
     late = "data/forecasts/2026-01-25/team.late.csv"
     shutil.copy(repo / "data/forecasts/2026-01-25/prescient.always-0.5.csv", repo / late)
     sha = commit_at(repo, "2026-01-25T00:00:01Z", "a second too late")
-    _, problems = audit_git.audit_history(repo)  # no nightly since: the next one's seal will judge it (issue 52)
+    _, problems = audit_git.audit_history(repo)  # no nightly since: the next one's seal will judge it
     assert [(p.code, p.severity) for p in problems] == [("late-file-pending", "warning")]
     assert problems[0].file == late and sha[:12] in problems[0].message
     (repo / "data/models/team.late.yml").write_text("name: Late\norganization: Team\nkind: llm\nmaintainers: [t]\n")
