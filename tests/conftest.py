@@ -13,6 +13,36 @@ import pytest
 
 from helpers import CHROMIUM, CHROMIUM_ARGS, build_git_season, write_hub
 
+# `pytest` alone runs the fast suite; `--everything` (the README's command, and so `.ci/run`) adds these.
+FULL_ONLY = ("slow", "browser", "e2e")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--everything", action="store_true",
+                     help="also run the tests marked " + ", ".join(FULL_ONLY) + " (left out by default)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test that uses the demo e2e (it needs the demo built), then, unless ``--everything`` or a
+    ``-m`` expression is given, leave out the tests marked slow, browser or e2e, saying how many."""
+    for item in items:
+        if "demo_hub" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.e2e)
+    if config.getoption("--everything") or config.option.markexpr:
+        return
+    kept, left = [], []
+    for item in items:
+        (left if any(item.get_closest_marker(name) for name in FULL_ONLY) else kept).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
+def pytest_report_header(config):
+    if not (config.getoption("--everything") or config.option.markexpr):
+        return f"the fast suite: tests marked {', '.join(FULL_ONLY)} are left out (--everything runs them)"
+    return None
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _nightly_cache_in_tmp(tmp_path_factory):

@@ -31,6 +31,8 @@ from generator.timeutil import parse_ts
 
 from helpers import DATA, PRESCIENT, tree_bytes, write_hub
 
+pytestmark = pytest.mark.e2e
+
 RECORDED = DATA / "llm" / "arena-recorded.json"
 AGENT, MUTE = "prescient.trader-1-arena", "prescient.trader-2-arena"
 NIGHTS = ("2026-01-20T00:00:00Z", "2026-01-30T00:00:00Z", "2026-02-13T00:00:00Z")

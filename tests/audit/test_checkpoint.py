@@ -18,6 +18,8 @@ from generator.audit.digests import digested_nights_at
 
 from helpers import commit_at, first_parent_line, git, rewrite_an_observation
 
+pytestmark = pytest.mark.e2e
+
 PRESCIENT = str(Path(sys.executable).with_name("prescient"))
 LEDGER = "data/metadata/checkpoints.csv"
 

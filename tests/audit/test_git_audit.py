@@ -16,6 +16,8 @@ from generator.schemas import BETS, ORACLE_QUESTIONS, QUESTIONS
 
 from helpers import commit_at, first_parent_line, git, rewrite_an_observation
 
+pytestmark = pytest.mark.e2e
+
 OBS = "data/observations/sim/2026-01.csv"
 HISTORY = "data/leaderboard/history.csv"
 

@@ -1,4 +1,4 @@
-"""Paths only the hub writes (issue 52, findings 4, 7 and 9): no pull request may change a source's records or
+"""Paths only the hub writes (7 and 9): no pull request may change a source's records or
 an agent's log, and no branch pushed by hand can name its own bot. Every step runs the real executable on a
 git hub: the pull request's check (`validate --base --head`, as validate.yml runs it), its merge, and the
 audit (`verify --git` from the nightly's checkpoint, and `--full`)."""
@@ -17,6 +17,8 @@ from generator.audit import checkpoint
 from generator.timeutil import parse_ts
 
 from helpers import PRESCIENT, commit_at, git
+
+pytestmark = pytest.mark.e2e
 
 LEDGER = "data/metadata/checkpoints.csv"
 RESOLUTIONS = "data/resolutions/sim.csv"

@@ -1,4 +1,4 @@
-"""Issue 52: what arrives too late to count is ruled out, reported once, and never leaves the audit red.
+"""What arrives too late to count is ruled out, reported once, and never leaves the audit red.
 
 Each case drives a hub made by `prescient init` (the offline sim world as its source) with the real
 executable and real git, one nightly commit a night by the hub's bot and the checkpoint its full audit
@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from generator.config import BOT_EMAIL
 
@@ -18,6 +19,8 @@ from helpers import INIT_AT, PRESCIENT, sim_only
 from helpers import scene_commit as commit
 from helpers import scene_ok as ok
 from helpers import scene_run as run
+
+pytestmark = pytest.mark.e2e
 
 DUE = "2026-03-08"
 
@@ -81,7 +84,7 @@ def merge(hub: Path, branch: str, at: str) -> None:
 
 
 def test_green_pull_requests_merged_after_the_due_time_are_ruled_out_and_the_audit_stays_green(tmp_path):
-    """Finding 5, on a hub whose seals learn only of data/receipts/ (what 0.13.3's init wrote): two
+    """On a hub whose seals learn only of data/receipts/ (what 0.13.3's init wrote): two
     pull requests checked green before the due time, one merged after the due time but before the night
     that seals the round, one after that night. Each nightly rules its file out (removed, with a
     warning); the full and the checkpointed audit pass that night and every later night. On 0.13.3
@@ -159,7 +162,7 @@ def decision(hub: Path, name: str, args: tuple[str, ...], at: str) -> None:
 
 
 def test_a_season_with_merges_early_on_time_and_late_and_decisions_before_and_after_nightlies_stays_green(tmp_path, monkeypatch):
-    """Issue 52's season: an init-made hub with one nightly commit a night (and its checkpoint), pull
+    """The season: an init-made hub with one nightly commit a night (and its checkpoint), pull
     requests merged early, on time, after the due time (pushed in time, so it counts) and after it
     (pushed too late: ruled out), a decision merged before a night and one merged a night late. Every
     night the full and the checkpointed audits pass; the late decision acts from the night it arrived."""

@@ -26,6 +26,8 @@ from generator.timeutil import parse_ts
 
 from helpers import commit_at, git
 
+pytestmark = pytest.mark.e2e
+
 LEDGER = "data/metadata/checkpoints.csv"
 CHECKED_AT = "2026-03-01T02:00:00Z"  # the bot's commit of the checkpoint row (the season's last night + 2 h)
 

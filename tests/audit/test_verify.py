@@ -17,6 +17,8 @@ from generator.timeutil import parse_ts
 
 from helpers import SEASON_NIGHTS, run_cli
 
+pytestmark = pytest.mark.e2e
+
 SCORES = "data/scores/2026-01-25.csv"
 
 

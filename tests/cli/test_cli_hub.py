@@ -17,6 +17,8 @@ import pytest
 
 from helpers import installed, run_cli, write_hub
 
+pytestmark = pytest.mark.e2e
+
 AS_OF = "2026-01-16T00:00:00Z"
 PRESCIENT = installed("prescient") or "prescient"
 

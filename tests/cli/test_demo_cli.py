@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.e2e
+
 PROGRAM = Path(sys.executable).parent / "prescient"
 
 

@@ -15,6 +15,8 @@ import pytest
 
 from helpers import MANIFOLD_HUB, PRESCIENT, prescient, write_hub
 
+pytestmark = pytest.mark.e2e
+
 LAST_NIGHT = "2026-07-19T00:00:00Z"  # the demo season's last night
 LEDGERS = f"as of {LAST_NIGHT} (the latest time its ledgers record)"
 

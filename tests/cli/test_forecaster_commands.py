@@ -17,6 +17,8 @@ import pytest
 
 from helpers import ROOT, prescient, write_hub
 
+pytestmark = pytest.mark.e2e
+
 NIGHTS = ("2026-01-16", "2026-01-30", "2026-02-10", "2026-02-24", "2026-03-10")
 
 

@@ -19,6 +19,8 @@ from generator.timeutil import parse_ts
 
 from helpers import ROOT, run_cli
 
+pytestmark = pytest.mark.e2e
+
 DUE = parse_ts("2026-01-25T00:00:00Z")
 FB_SETS = ROOT.parent / "shared" / "forecastbench" / "datasets" / "question_sets"
 

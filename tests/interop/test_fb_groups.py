@@ -24,6 +24,8 @@ from generator.timeutil import parse_ts
 
 from helpers import run_cli
 
+pytestmark = pytest.mark.e2e
+
 AS_OF = "2026-08-21T00:00:00Z"
 DUE = "2026-01-04"
 

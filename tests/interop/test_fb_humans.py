@@ -43,8 +43,8 @@ MEDIAN = "forecastbench.superforecaster-median-forecast"
 MARKETS = {"infer", "manifold", "metaculus", "polymarket"}
 TODAY_AS_OF, SNAPSHOT_AS_OF = "2026-08-21T00:00:00Z", "2025-09-05T00:00:00Z"
 
-pytestmark = pytest.mark.skipif(not all(p.is_file() for p in (INDIVIDUAL, HUMAN_SET, TODAY, SNAPSHOT, LEGACY)),
-                                reason=f"the real ForecastBench human files are not at {FB} (../shared is absent)")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not all(p.is_file() for p in (INDIVIDUAL, HUMAN_SET, TODAY, SNAPSHOT, LEGACY)),
+                                reason=f"the real ForecastBench human files are not at {FB} (../shared is absent)")]
 
 LEGACY_HUB_TOML = f"""[hub]
 title = "ForecastBench legacy human board"

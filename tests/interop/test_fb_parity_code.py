@@ -34,8 +34,8 @@ RECIPE = json.loads((HERE / "recipe.json").read_text())
 AS_OF = RECIPE["as_of"]
 TYPES = ("dataset", "market", "overall")
 
-pytestmark = pytest.mark.skipif(not ((FB / "datasets").is_dir() and SYNTH.is_file()),
-                                reason=f"the real ForecastBench sets and synth_fb.py not found under {SHARED}")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not ((FB / "datasets").is_dir() and SYNTH.is_file()),
+                                reason=f"the real ForecastBench sets and synth_fb.py not found under {SHARED}")]
 
 
 def input_digest(forecast_sets: Path) -> str:

@@ -30,6 +30,8 @@ from generator.timeutil import parse_ts
 
 from helpers import MINI_FSET, MINI_QSET, MINI_RSET, ROOT, mini_fb
 
+pytestmark = pytest.mark.e2e
+
 FB = ROOT.parent / "shared" / "forecastbench"
 AS_OF = "2026-08-21T00:00:00Z"
 needs_fb = pytest.mark.skipif(not (FB / "datasets").is_dir(), reason=f"real ForecastBench files not found at {FB}")

@@ -29,6 +29,8 @@ from generator.timeutil import days, format_ts, parse_ts
 
 from helpers import DATA, PRESCIENT, write_hub
 
+pytestmark = pytest.mark.e2e
+
 NEWS_DATA = DATA / "oracle_news"
 RECORDED = DATA / "llm" / "oracle-recorded.json"
 HUGE = 20 * 2**20

@@ -8,10 +8,13 @@ from __future__ import annotations
 import subprocess
 
 import pandas as pd
+import pytest
 
 from generator.config import BOT_EMAIL
 
 from helpers import benchmark
+
+pytestmark = pytest.mark.e2e
 
 
 def _git(repo, *args: str) -> str:

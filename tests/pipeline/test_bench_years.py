@@ -11,8 +11,11 @@ import subprocess
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from helpers import benchmark
+
+pytestmark = pytest.mark.e2e
 
 
 def _bench():

@@ -34,6 +34,8 @@ from generator.vocabulary import MARKET
 
 from helpers import PRESCIENT, ROOT, git, run_cli, tree_bytes
 
+pytestmark = pytest.mark.e2e
+
 
 def _final(demo_hub: Path, board: str = "tournament") -> pd.DataFrame:
     history = pd.read_csv(demo_hub / "data/leaderboard/history.csv", dtype={"model": str})

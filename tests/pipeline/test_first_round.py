@@ -4,11 +4,14 @@ frozen at that run (issue 36); too close to the due time, it says when the next 
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from generator.pipeline.nightly import nightly
 from generator.timeutil import parse_ts
 
 from helpers import PRESCIENT, SMALL_HUB, write_hub
+
+pytestmark = pytest.mark.e2e
 
 MARKETS_ONLY = SMALL_HUB.replace("dataset_questions = 4", "dataset_questions = 0")  # the sim's markets are observed at each run
 

@@ -23,6 +23,8 @@ from helpers import scene_commit as commit
 from helpers import scene_ok as ok
 from helpers import scene_run as run
 
+pytestmark = pytest.mark.e2e
+
 DUE = "2026-03-08"
 
 

@@ -34,6 +34,8 @@ from generator.vocabulary import MARKET
 
 from helpers import WORLD_EVENT, WORLD_FAR, WORLD_HUB, WORLD_START, World, apply_event, data_bytes
 
+pytestmark = pytest.mark.e2e
+
 
 @settings(max_examples=6, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.lists(WORLD_EVENT, max_size=5), min_size=6, max_size=9))

@@ -8,11 +8,14 @@ from pathlib import Path
 
 import httpx
 import pandas as pd
+import pytest
 
 from generator.pipeline.nightly import nightly
 from generator.timeutil import parse_ts
 
 from helpers import MANIFOLD_API, MANIFOLD_HUB, tree_bytes, write_hub
+
+pytestmark = pytest.mark.e2e
 
 
 def transport(resolved: bool) -> httpx.Client:

@@ -12,6 +12,8 @@ from generator.timeutil import parse_ts
 
 from helpers import tree_bytes
 
+pytestmark = pytest.mark.e2e
+
 APPEND_ONLY = ("data/questions/", "data/observations/", "data/leaderboard/history.csv")
 
 

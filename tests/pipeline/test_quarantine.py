@@ -24,6 +24,8 @@ from generator.timeutil import parse_ts
 
 from helpers import run_cli, tree_bytes, write_hub
 
+pytestmark = pytest.mark.e2e
+
 START, NIGHT, NEXT = "2026-01-16T00:00:00Z", "2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z"  # scored by NIGHT
 BEFORE_DUE = "2026-01-20T00:00:00Z"
 ROUND = "data/forecasts/2026-01-25"

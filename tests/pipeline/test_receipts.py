@@ -35,6 +35,8 @@ from helpers import commit_dated as commit
 from helpers import git_dated as git
 from helpers import write_hub
 
+pytestmark = pytest.mark.e2e
+
 DUE = "2026-01-25T00:00:00Z"
 FILE = "data/forecasts/2026-01-25/acme.gpt-x.csv"
 MODEL = "data/models/acme.gpt-x.yml"

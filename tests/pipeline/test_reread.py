@@ -11,12 +11,15 @@ from pathlib import Path
 
 import httpx
 import pandas as pd
+import pytest
 
 from generator.pipeline.nightly import nightly
 from generator.scoring.corrections import corrections
 from generator.timeutil import parse_ts
 
 from helpers import MANIFOLD_API, MANIFOLD_HUB, write_hub
+
+pytestmark = pytest.mark.e2e
 
 RESOLVED_AT = 1786000000000  # 2026-08-06T07:06:40Z, in Manifold's milliseconds
 

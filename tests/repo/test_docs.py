@@ -180,3 +180,13 @@ def test_every_path_the_docs_name_exists(doc):
     named = {w.rstrip(".") for w in words if not re.search(r"[<>*{]", w)}
     missing = sorted(p for p in named if not (ROOT / p).exists() and not p.startswith(BUILT))
     assert len(named) > 5 and missing == [], f"{doc.name} names paths that do not exist: {missing}"
+
+
+def test_ci_runs_the_readmes_test_command():
+    """The README's second command (the tests) is the line `.ci/run` runs, `--everything` included: CI
+    runs what a contributor is told to run, and both run every marker the fast suite leaves out."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = readme.split("```sh\n")
+    command = blocks[2].split("\n```")[0].strip()
+    assert command.endswith("python -m pytest -n auto --everything"), command
+    assert command in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()

@@ -32,6 +32,8 @@ import yaml
 
 from helpers import ROOT
 
+pytestmark = pytest.mark.e2e
+
 WORKFLOWS = ROOT / ".github" / "workflows"
 TEMPLATE = ROOT / "generator" / "data_templates" / "demo-hub.toml"
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")

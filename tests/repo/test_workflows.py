@@ -18,6 +18,8 @@ import yaml
 
 from helpers import ROOT, installed
 
+pytestmark = pytest.mark.e2e
+
 WORKFLOWS = ROOT / ".github" / "workflows"
 NAMES = ("validate.yml", "comment.yml", "nightly.yml", "ci.yml", "receipts.yml")
 TEMPLATE = ROOT / "generator" / "data_templates" / "demo-hub.toml"

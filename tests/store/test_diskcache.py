@@ -31,6 +31,8 @@ from generator.timeutil import days
 
 from helpers import WORLD_EVENT, WORLD_HUB, WORLD_START, World, apply_event, data_bytes
 
+pytestmark = pytest.mark.e2e
+
 CELL = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=6)
 
 

@@ -27,6 +27,8 @@ from generator.store.csvio import read_table
 
 from helpers import run_cli, tree_bytes, write_hub
 
+pytestmark = pytest.mark.e2e
+
 START = "2026-01-16T00:00:00Z"  # the first round opens
 NIGHT = "2026-01-30T00:00:00Z"  # new observations, the first round's after-due files, the second round opens
 

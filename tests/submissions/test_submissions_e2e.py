@@ -25,6 +25,8 @@ from generator.timeutil import parse_ts
 
 from helpers import PRESCIENT, ROOT
 
+pytestmark = pytest.mark.e2e
+
 TEMPLATE = ROOT / "generator" / "data_templates" / "demo-hub.toml"
 DUE = "2026-01-25"
 OWN = f"data/forecasts/{DUE}/acme.gpt-x.csv"

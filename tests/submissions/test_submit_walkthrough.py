@@ -9,7 +9,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from helpers import PRESCIENT, ROOT, git
+
+pytestmark = pytest.mark.e2e
 
 PAGE = ROOT / "site_src/docs/submit.md"
 
