@@ -18,12 +18,11 @@ from a hand-pushed one); the Methodology page says so.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable
 from typing import Protocol
 
 from ..config import BOT_EMAIL
-from ..errors import PrescientError, Problem
+from ..errors import Problem
 from ..store import git
 from ..submissions.paths import HUB_WRITTEN, is_hub_written
 
@@ -53,10 +52,8 @@ def hub_bot(repo, head: str) -> str:
 
 def bot_at(repo, commit: str) -> str:
     """``[hub] bot_email`` as ``commit`` holds data/hub.toml (its default when unset)."""
-    tree = git.GitTree(repo, commit)
-    try:
-        hub = tomllib.loads(tree.read("data/hub.toml").decode("utf-8")).get("hub", {}) if tree.entry("data/hub.toml") else {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, PrescientError):
+    hub = git.hub_table(git.GitTree(repo, commit))
+    if hub is None:
         return ""
     bot = hub.get("bot_email", BOT_EMAIL)
     return bot if isinstance(bot, str) else ""

@@ -32,13 +32,12 @@ maintainers who decide by login."""
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..codes import reported
-from ..errors import PrescientError, Problem
+from ..errors import Problem
 from ..schemas import DECISIONS_TAKEN, HISTORY, MAINTAINER_ACTIONS
 from ..store import git
 from ..store.csvio import UNREADABLE, parse_bytes
@@ -159,11 +158,7 @@ def _before(repo: Path, parent: str | None) -> tuple[tuple[str, ...], str]:
     if parent is None:
         return (), ""
     tree = git.GitTree(repo, parent)
-    try:
-        hub = tomllib.loads(tree.read("data/hub.toml").decode("utf-8")).get("hub", {})
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, PrescientError):
-        hub = {}
-    maintainers = tuple(m for m in hub.get("maintainers", []) if isinstance(m, str))
+    maintainers = git.hub_maintainers(tree)
     history = _rows(tree.read(HISTORY.path), HISTORY.path) if tree.entry(HISTORY.path) else []
     return maintainers, max((r.get("as_of", "") for r in history), default="")
 

@@ -33,7 +33,6 @@ therefore cannot make a version they pushed before it count.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -54,10 +53,9 @@ from ..submissions import paths, policy
 from ..submissions.sealing import NULL_BLOB
 from ..submissions.validate import MAX_FILES
 from ..timeutil import days, format_date, format_ts, parse_ts
-from .seal import due_time, maintainers_in, metadata_in
+from .seal import due_time
 
 DECISIONS = MAINTAINER_ACTIONS.path  # the maintainers' ledger: void, correct, exclude
-HUB_TOML = "data/hub.toml"
 MAX_ROWS_PER_PR = 200  # receipt rows one pull request may ever add (a file's versions over many pushes)
 WINDOW_DAYS = 90  # the longest look back: GitHub keeps a run's record about this long by default
 HEAD_UNAVAILABLE = "head-unavailable"
@@ -85,19 +83,9 @@ def receipt_files(repo, base: str, head: str, author: str, at: str) -> tuple[dic
         return {}, f"{len(changed)} files changed (the check reads none past {MAX_FILES})"
     base_tree = git.GitTree(repo, base)
     decided = git.blob_ids(repo, head, [DECISIONS]) if any(c.path == DECISIONS for c in changed) \
-        and policy.is_maintainer(author, _hub_maintainers(base_tree)) else {}
+        and policy.is_maintainer(author, git.hub_maintainers(base_tree)) else {}
     files, why = _submitted(repo, base_tree, head, changed, author, at)
     return {**files, **decided}, ("" if decided else why)
-
-
-def _hub_maintainers(base: git.GitTree) -> tuple[str, ...]:
-    """``[hub] maintainers`` of ``data/hub.toml`` at ``base`` (none when it cannot be read)."""
-    try:
-        hub = tomllib.loads(base.read(HUB_TOML).decode("utf-8")).get("hub", {}) if base.entry(HUB_TOML) else {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return ()
-    listed = hub.get("maintainers", []) if isinstance(hub, dict) else []
-    return tuple(m for m in listed if isinstance(m, str)) if isinstance(listed, list) else ()
 
 
 def _submitted(repo, base_tree: git.GitTree, head: str, changed: list, author: str, at: str) -> tuple[dict[str, str], str]:
@@ -123,14 +111,14 @@ def _may_submit(base: git.GitTree, head: git.GitTree, model: str, author: str) -
     model the pull request registers, one its new metadata lists whose team prefix is free or theirs."""
     if policy.check_reserved_prefix(paths.Target(paths.model_path(model), paths.MODEL, model)):
         return False
-    at_base = metadata_in(base, paths.model_path(model))
+    at_base = policy.metadata_in(base, paths.model_path(model))
     if at_base is not None:
         return policy.is_maintainer(author, policy.maintainers_of(at_base))
-    if not policy.is_maintainer(author, maintainers_in(head, model)):
+    if not policy.is_maintainer(author, policy.maintainers_in(head, model)):
         return False
     team = model.partition(".")[0]
     stems = [n.removesuffix(".yml") for n in base.names(paths.MODELS_DIR) if n.endswith(".yml")]
-    team_models = {s: maintainers_in(base, s) for s in stems if s.partition(".")[0] == team}
+    team_models = {s: policy.maintainers_in(base, s) for s in stems if s.partition(".")[0] == team}
     return not policy.check_team_prefix(paths.Target(paths.model_path(model), paths.MODEL, model), author, team_models)
 
 

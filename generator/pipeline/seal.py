@@ -37,7 +37,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from ..arena.gather import books_for
 from ..codes import OTHER_CODES
@@ -83,23 +82,6 @@ def reveal_by(hub: Hub, due: datetime) -> str | None:
     return str(frame["reveal_by"].iloc[0]) if len(frame) else None
 
 
-def metadata_in(tree: git.GitTree, path: str) -> object:
-    """The YAML data of a model's metadata file as stored in ``tree`` (None when it is missing, too large
-    or not YAML)."""
-    entry = tree.entry(path)
-    if not entry or entry[0] != "file" or entry[1] > policy.MAX_METADATA_BYTES:
-        return None
-    try:
-        return policy.load_metadata(tree.read(path))
-    except (yaml.YAMLError, UnicodeDecodeError, RecursionError):
-        return None
-
-
-def maintainers_in(tree: git.GitTree, model: str) -> tuple[str, ...]:
-    """The maintainers a model's metadata lists in ``tree``."""
-    return policy.maintainers_of(metadata_in(tree, paths.model_path(model)))
-
-
 def due_time(hub: Hub, due: datetime) -> str:
     """A round's due time as its question set states it (ISO UTC)."""
     questions = readers.load_round(hub, due)
@@ -131,7 +113,7 @@ class _Evidence:
         if not self.dates:  # no git history (yet): the metadata as it is
             return self.now.get(model, ())
         then = git.held_at(self.dates, int(parse_ts(deadline).timestamp()))
-        return maintainers_in(git.GitTree(self.layout.root, then), model) if then else ()
+        return policy.maintainers_in(git.GitTree(self.layout.root, then), model) if then else ()
 
     def local(self, path: str, deadline: str) -> Version | None:
         """The file now at ``path``, with the earliest record before ``deadline`` of its bytes (manifest, else git)."""

@@ -17,6 +17,7 @@ import hashlib
 import os
 import re
 import subprocess
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -331,3 +332,24 @@ def first_parent(repo: Path, commit: str) -> str | None:
     """A commit's first parent (None for a root commit)."""
     found = parents(repo, commit)
     return found[0] if found else None
+
+
+HUB_TOML = "data/hub.toml"
+
+
+def hub_table(tree: GitTree) -> dict | None:
+    """The ``[hub]`` table of ``data/hub.toml`` as stored in ``tree`` ({} without one; None when the file
+    is there but not TOML)."""
+    if not tree.entry(HUB_TOML):
+        return {}
+    try:
+        hub = tomllib.loads(tree.read(HUB_TOML).decode("utf-8")).get("hub", {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, PrescientError):
+        return None
+    return hub if isinstance(hub, dict) else {}
+
+
+def hub_maintainers(tree: GitTree) -> tuple[str, ...]:
+    """``[hub] maintainers`` as stored in ``tree`` (none when it cannot be read)."""
+    listed = (hub_table(tree) or {}).get("maintainers", [])
+    return tuple(m for m in listed if isinstance(m, str)) if isinstance(listed, list) else ()

@@ -15,10 +15,11 @@ from yaml.composer import ComposerError
 from ..codes import problem
 from ..errors import Problem
 from ..models import HUB_KINDS, HUB_TEAM, check_model, is_login, maintainer_problems, team_of
+from ..store.git import GitTree
 from ..store.spreadsheet import formula_like
 from ..timeutil import format_ts, parse_ts
 from .content import RoundSet
-from .paths import Target
+from .paths import Target, model_path
 
 MAX_METADATA_BYTES = 64 * 1024
 TEXT_FIELDS = ("name", "organization", "method")  # free text shown on the site and in downloads
@@ -136,6 +137,23 @@ def maintainers_of(body: object) -> tuple[str, ...]:
     """The valid GitHub logins among ``maintainers`` (``null``, numbers and non-logins grant nothing)."""
     values = body.get("maintainers") if isinstance(body, dict) else None
     return tuple(v for v in values if is_login(v)) if isinstance(values, list) else ()
+
+
+def metadata_in(tree: GitTree, path: str) -> object:
+    """The YAML data of a model's metadata file as stored in ``tree`` (None when it is missing, too large
+    or not YAML)."""
+    entry = tree.entry(path)
+    if not entry or entry[0] != "file" or entry[1] > MAX_METADATA_BYTES:
+        return None
+    try:
+        return load_metadata(tree.read(path))
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError):
+        return None
+
+
+def maintainers_in(tree: GitTree, model: str) -> tuple[str, ...]:
+    """The maintainers a model's metadata lists in ``tree``."""
+    return maintainers_of(metadata_in(tree, model_path(model)))
 
 
 def is_maintainer(author: str, maintainers: tuple[str, ...]) -> bool:
