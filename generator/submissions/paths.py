@@ -190,8 +190,6 @@ def is_hub_written(path: str) -> bool:
     return path.startswith("data/") and any(fnmatch.fnmatchcase(path, pattern) for pattern in HUB_WRITTEN)
 
 
-is_hub_ledger = is_hub_written  # its name before every hub-written path was refused (0.13: receipts, seals, metadata)
-
 
 MODELS_DIR = "data/models"
 
