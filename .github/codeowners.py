@@ -19,8 +19,10 @@ from pathlib import Path
 # The submission areas: forecasts, bets, commitments, model metadata and oracle answers (unowned).
 SUBMISSION_AREAS = ("/data/forecasts", "/data/bets", "/data/commitments", "/data/models", "/data/oracle/*/forecasts")
 # A GitHub login, an @org/team, or an e-mail address (the three forms CODEOWNERS accepts).
-_OWNER = re.compile(r"^@?(?:[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}"
-                    r"(?:/[A-Za-z0-9][A-Za-z0-9_.-]*)?|[^@\s]+@[^@\s]+\.[^@\s]+)$")
+_OWNER = re.compile(
+    r"^@?(?:[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}"
+    r"(?:/[A-Za-z0-9][A-Za-z0-9_.-]*)?|[^@\s]+@[^@\s]+\.[^@\s]+)$"
+)
 
 HEADER = """\
 # Generated from [hub] maintainers in data/hub.toml by .github/codeowners.py. Do not edit by hand:
@@ -51,8 +53,10 @@ def render(maintainers: list[str]) -> str:
     if maintainers:
         default = f"* {' '.join(maintainers)}\n"
     else:
-        default = ("# No maintainers are set: list them in [hub] maintainers in data/hub.toml and run this script.\n"
-                   "# Until then no review is required by this file.\n*\n")
+        default = (
+            "# No maintainers are set: list them in [hub] maintainers in data/hub.toml and run this script.\n"
+            "# Until then no review is required by this file.\n*\n"
+        )
     return HEADER + "\n" + default + "\n" + "".join(f"{area}\n" for area in SUBMISSION_AREAS)
 
 
@@ -70,8 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = target.read_text(encoding="utf-8") if target.is_file() else ""
         if current != text:
-            print(f"{target} does not match [hub] maintainers in data/hub.toml; run python .github/codeowners.py",
-                  file=sys.stderr)
+            print(f"{target} does not match [hub] maintainers in data/hub.toml; run python .github/codeowners.py", file=sys.stderr)
             return 1
         return 0
     target.write_text(text, encoding="utf-8")

@@ -47,9 +47,15 @@ def later(cohorts, copies: int, every: int):
     for i in range(copies):
         days, mark = every * i, f"~{i}" if i else ""
         p = cohorts.positions
-        positions.append(p.assign(cohort=moved(p["cohort"], days, "%Y-%m-%d"), round=moved(p["round"], days, "%Y-%m-%d"),
-                                  placed_at=moved(p["placed_at"], days), settle_at=moved(p["settle_at"], days),
-                                  question_id=p["question_id"] + mark))
+        positions.append(
+            p.assign(
+                cohort=moved(p["cohort"], days, "%Y-%m-%d"),
+                round=moved(p["round"], days, "%Y-%m-%d"),
+                placed_at=moved(p["placed_at"], days),
+                settle_at=moved(p["settle_at"], days),
+                question_id=p["question_id"] + mark,
+            )
+        )
         k = cohorts.known
         known.append(k.assign(observed_at=moved(k["observed_at"], days), question_id=k["question_id"] + mark))
     seen = pd.concat(known, ignore_index=True).sort_values("observed_at", kind="mergesort").reset_index(drop=True)
@@ -85,24 +91,33 @@ def measure(hub: str, as_of: str, ahead: list[int], repeat: int, copies: int = 1
             curves = pnl_curves(moved)
             times.append(time.process_time() - start)
         cents = curves[["cohort", "model", "view", "at"]].assign(pnl=curves["pnl"].round(2)).to_csv(index=False)
-        out.append({"ahead_days": days, "as_of": moved.as_of, "positions": len(positions),
-                    "open": int((positions["status"] == "open").sum()), "cohorts": int(positions["cohort"].nunique()),
-                    "curve_rows": len(curves), "cpu_s": round(statistics.median(times), 3),
-                    "cents_sha256": hashlib.sha256(cents.encode()).hexdigest(),
-                    "generator": str(Path(generator.__file__).resolve().parents[1])})
+        out.append(
+            {
+                "ahead_days": days,
+                "as_of": moved.as_of,
+                "positions": len(positions),
+                "open": int((positions["status"] == "open").sum()),
+                "cohorts": int(positions["cohort"].nunique()),
+                "curve_rows": len(curves),
+                "cpu_s": round(statistics.median(times), 3),
+                "cents_sha256": hashlib.sha256(cents.encode()).hexdigest(),
+                "generator": str(Path(generator.__file__).resolve().parents[1]),
+            }
+        )
     return out
 
 
 def run(hub: str, as_of: str, ahead: list[int], repeat: int, copies: int, every: int, tree: Path | None = None) -> list[dict]:
     """``measure`` in a fresh process, with TREE's ``generator`` if given."""
     paths = [str(tree), str(ROOT)] if tree else [str(ROOT)]  # TREE first: its generator, this one's benchmarks
-    code = (f"import sys, json; sys.path[:0] = {paths!r}; from benchmarks.bench_arena_curves import measure; "
-            f"print(json.dumps(measure({hub!r}, {as_of!r}, {ahead!r}, {repeat}, {copies}, {every})))")
+    code = (
+        f"import sys, json; sys.path[:0] = {paths!r}; from benchmarks.bench_arena_curves import measure; "
+        f"print(json.dumps(measure({hub!r}, {as_of!r}, {ahead!r}, {repeat}, {copies}, {every})))"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"the measurement failed{f' ({tree})' if tree else ''}:\n{done.stderr}")
-    return [dict(r, code="base" if tree else "this", load=round(os.getloadavg()[0], 1))
-            for r in json.loads(done.stdout.strip().splitlines()[-1])]
+    return [dict(r, code="base" if tree else "this", load=round(os.getloadavg()[0], 1)) for r in json.loads(done.stdout.strip().splitlines()[-1])]
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
@@ -124,8 +139,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     rows = [*base, *this]
     print("| as_of | cohorts | positions (open) | curve rows | code | CPU s | load |\n|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['as_of']} | {r['cohorts']} | {r['positions']:,} ({r['open']:,}) | {r['curve_rows']:,} | {r['code']} | "
-              f"{r['cpu_s']} | {r['load']} |")
+        print(
+            f"| {r['as_of']} | {r['cohorts']} | {r['positions']:,} ({r['open']:,}) | {r['curve_rows']:,} | {r['code']} | {r['cpu_s']} | {r['load']} |"
+        )
     return rows
 
 

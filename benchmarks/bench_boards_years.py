@@ -84,23 +84,36 @@ def measure(hub: str, rounds: int, copies: int, replicates: int | None = None) -
         made = history.to_csv(index=False)
     else:  # the site's bootstrapped boards, one BLAS thread as configured_boards takes it
         from generator.leaderboard.hub_boards import configured_boards
+
         boards = configured_boards(rows, readers.load_models(the_hub, as_of), as_of, the_hub.settings, replicates=replicates)
-        history = pd.concat([pd.DataFrame(frame.to_dict("list")).assign(pair=repr(pair)) for pair, frame in boards.items()],
-                            ignore_index=True)  # without the attrs (frames that concat cannot compare)
+        history = pd.concat(
+            [pd.DataFrame(frame.to_dict("list")).assign(pair=repr(pair)) for pair, frame in boards.items()], ignore_index=True
+        )  # without the attrs (frames that concat cannot compare)
         made = history.to_csv(index=False, float_format="%r")  # every float to its last bit
     cpu_s, wall_s = time.process_time() - cpu, time.perf_counter() - wall
     history_sha256 = hashlib.sha256(made.encode()).hexdigest()
-    return {"rounds": rounds, "copies": copies, "replicates": replicates, "score_rows": len(rows), "models": int(rows["model"].nunique()),
-            "boards_cpu_s": round(cpu_s, 2), "boards_wall_s": round(wall_s, 2),
-            "rss_before_boards_gb": round(before / 1e6, 2), "history_rows": len(history), "history_sha256": history_sha256,
-            "generator": str(Path(generator.__file__).resolve().parents[1])}
+    return {
+        "rounds": rounds,
+        "copies": copies,
+        "replicates": replicates,
+        "score_rows": len(rows),
+        "models": int(rows["model"].nunique()),
+        "boards_cpu_s": round(cpu_s, 2),
+        "boards_wall_s": round(wall_s, 2),
+        "rss_before_boards_gb": round(before / 1e6, 2),
+        "history_rows": len(history),
+        "history_sha256": history_sha256,
+        "generator": str(Path(generator.__file__).resolve().parents[1]),
+    }
 
 
 def one_size(hub: str, rounds: int, copies: int, tree: Path | None = None, replicates: int | None = None) -> dict:
     """``measure`` in a fresh process (its CPU seconds and peak RSS), with TREE's ``generator`` if given."""
     paths = [str(tree), str(ROOT)] if tree else [str(ROOT)]  # TREE first: its generator, this one's benchmarks
-    code = (f"import sys, json; sys.path[:0] = {paths!r}; from benchmarks.bench_boards_years import measure; "
-            f"print(json.dumps(measure({hub!r}, {rounds}, {copies}, {replicates!r})))")
+    code = (
+        f"import sys, json; sys.path[:0] = {paths!r}; from benchmarks.bench_boards_years import measure; "
+        f"print(json.dumps(measure({hub!r}, {rounds}, {copies}, {replicates!r})))"
+    )
     child = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(child.pid, 0)
     output = child.stdout.read()
@@ -108,8 +121,12 @@ def one_size(hub: str, rounds: int, copies: int, tree: Path | None = None, repli
     if status:
         raise SystemExit(f"{rounds} rounds{f' ({tree})' if tree else ''}: the measurement failed ({status})")
     result = json.loads(output.strip().splitlines()[-1])
-    result.update(code="base" if tree else "this", process_cpu_s=round(usage.ru_utime + usage.ru_stime, 1),
-                  peak_rss_gb=round(usage.ru_maxrss / 1e6, 2), load=round(os.getloadavg()[0], 1))
+    result.update(
+        code="base" if tree else "this",
+        process_cpu_s=round(usage.ru_utime + usage.ru_stime, 1),
+        peak_rss_gb=round(usage.ru_maxrss / 1e6, 2),
+        load=round(os.getloadavg()[0], 1),
+    )
     return result
 
 
@@ -134,8 +151,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     timed = "boards" if args.replicates is not None else "headline boards"
     print(f"\n| rounds | score rows | code | {timed} CPU s (wall) | peak RSS GB | load |\n|---|---|---|---|---|---|")
     for r in out:
-        print(f"| {r['rounds']} | {r['score_rows']:,} | {r['code']} | {r['boards_cpu_s']} ({r['boards_wall_s']}) | "
-              f"{r['peak_rss_gb']} | {r['load']} |")
+        print(
+            f"| {r['rounds']} | {r['score_rows']:,} | {r['code']} | {r['boards_cpu_s']} ({r['boards_wall_s']}) | {r['peak_rss_gb']} | {r['load']} |"
+        )
     return out
 
 

@@ -30,8 +30,14 @@ PRESCIENT = str(Path(sys.executable).with_name("prescient"))
 
 
 def run(*args: str, cwd: Path, email: str = BOT_EMAIL, when: str | None = None) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": "bench",
-           "GIT_COMMITTER_EMAIL": email, **({"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when} if when else {})}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": email,
+        **({"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when} if when else {}),
+    }
     done = subprocess.run(list(args), cwd=cwd, env=env, capture_output=True, text=True, check=False)
     if done.returncode not in (0, 10):
         raise SystemExit(f"{' '.join(args)} exited {done.returncode}: {done.stderr}")
@@ -78,11 +84,14 @@ def main() -> None:
         cli_full = timed(args.repeat, lambda: run(PRESCIENT, "verify", "--hub", ".", "--git", "--full", cwd=hub))
         cli_since = timed(args.repeat, lambda: run(PRESCIENT, "verify", "--hub", ".", "--git", cwd=hub))
         commits = len({c.commit for c in full[0]})
-        print(f"demo: {commits} commit(s) touching data/; checkpoint {found.start.commit[:12]}; "
-              f"{len({c.commit for c in since[0]})} commit(s) after it; {len(full[1])} problem(s) either way")
+        print(
+            f"demo: {commits} commit(s) touching data/; checkpoint {found.start.commit[:12]}; "
+            f"{len({c.commit for c in since[0]})} commit(s) after it; {len(full[1])} problem(s) either way"
+        )
         print(f"recording the checkpoint (verify --git --full --record-checkpoint): {recording:.2f} s")
-        print(f"git walk alone, median of {args.repeat}: full {walk_full:.2f} s, from the checkpoint {walk_since:.2f} s "
-              f"({walk_full / walk_since:.0f}x)")
+        print(
+            f"git walk alone, median of {args.repeat}: full {walk_full:.2f} s, from the checkpoint {walk_since:.2f} s ({walk_full / walk_since:.0f}x)"
+        )
         print(f"prescient verify --git, median of {args.repeat}: --full {cli_full:.2f} s, checkpointed {cli_since:.2f} s")
         print(os.popen("uptime").read().strip())
 

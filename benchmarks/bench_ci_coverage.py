@@ -102,16 +102,17 @@ def main() -> None:
     flags = coverage(args.panels, args.replicates, args.seed, design)
     took = time.perf_counter() - start
     per_panel = flags.mean(axis=2)  # (panels, scores): averages of correlated flags, see the test
-    print(f"{args.panels} panels x {design.forecasters} forecasters, {args.replicates} replicates, "
-          f"seed {args.seed}: {took:.1f} s\n")
+    print(f"{args.panels} panels x {design.forecasters} forecasters, {args.replicates} replicates, seed {args.seed}: {took:.1f} s\n")
     print("| score | coverage (all forecasters) | ± 2 s.e. (panel means) | full coverage | skippers | outside sample |")
     print("|---|---|---|---|---|---|")
     full = slice(0, design.forecasters - design.skippers)
     skip = slice(design.forecasters - design.skippers, design.forecasters - 1)
     for s, name in enumerate(SCORES):
         se = per_panel[:, s].std(ddof=1) / np.sqrt(args.panels)
-        print(f"| {name} | {flags[:, s].mean():.3f} | {2 * se:.3f} | {flags[:, s, full].mean():.3f} | "
-              f"{flags[:, s, skip].mean():.3f} | {flags[:, s, -1].mean():.3f} |")
+        print(
+            f"| {name} | {flags[:, s].mean():.3f} | {2 * se:.3f} | {flags[:, s, full].mean():.3f} | "
+            f"{flags[:, s, skip].mean():.3f} | {flags[:, s, -1].mean():.3f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ def _timed(commit):
             return commit(self, *args, **kwargs)
         finally:
             GIT["cpu"] += time.process_time() - cpu
+
     return timed
 
 
@@ -39,6 +40,7 @@ def _counted(leave):
     def counted(self, *exc):
         leave(self, *exc)
         GIT["fast_import"] += self.git_cpu
+
     return counted
 
 
@@ -74,12 +76,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     runs = [one_run() for _ in range(parser.parse_args().runs)]
     for nightly, build, nights, cpu in runs:
-        print(f"nightly runs {nightly:.1f} s ({nightly / nights * 1000:.0f} ms/night over {nights} nights; CPU {cpu:.1f} s), "
-              f"site {build:.1f} s")
-    print(f"last run's git history: {GIT['cpu']:.2f} CPU s in this process's commits, {GIT['fast_import']:.2f} CPU s "
-          f"in git fast-import")
-    print(f"median: nightly {statistics.median(r[0] for r in runs):.1f} s (CPU {statistics.median(r[3] for r in runs):.1f} s), "
-          f"site {statistics.median(r[1] for r in runs):.1f} s")
+        print(f"nightly runs {nightly:.1f} s ({nightly / nights * 1000:.0f} ms/night over {nights} nights; CPU {cpu:.1f} s), site {build:.1f} s")
+    print(f"last run's git history: {GIT['cpu']:.2f} CPU s in this process's commits, {GIT['fast_import']:.2f} CPU s in git fast-import")
+    print(
+        f"median: nightly {statistics.median(r[0] for r in runs):.1f} s (CPU {statistics.median(r[3] for r in runs):.1f} s), "
+        f"site {statistics.median(r[1] for r in runs):.1f} s"
+    )
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB; {os.cpu_count()} CPUs, {cpu_model()}")
 
 

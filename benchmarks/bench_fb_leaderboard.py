@@ -57,10 +57,20 @@ def one_run(synth: Path, hub: Path, replicates: int) -> dict:
     options = FBOptions(**{**FB_TOURNAMENT.__dict__, "replicates": replicates})
     board = fb_board(scores, readers.load_models(Hub(hub)), parse_ts(AS_OF), np.random.default_rng(1), options)
     t3, c3 = time.perf_counter(), time.process_time()
-    return {"import": t1 - t0, "score": t2 - t1, "board": t3 - t2, "total": t3 - t0,
-            "cpu_import": c1 - c0, "cpu_score": c2 - c1, "cpu_board": c3 - c2, "cpu_total": c3 - c0,
-            "forecast_files": report.forecast_files, "scored_rows": len(scores), "board_rows": len(board),
-            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {
+        "import": t1 - t0,
+        "score": t2 - t1,
+        "board": t3 - t2,
+        "total": t3 - t0,
+        "cpu_import": c1 - c0,
+        "cpu_score": c2 - c1,
+        "cpu_board": c3 - c2,
+        "cpu_total": c3 - c0,
+        "forecast_files": report.forecast_files,
+        "scored_rows": len(scores),
+        "board_rows": len(board),
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def _child(args) -> None:
@@ -71,8 +81,18 @@ def _runs(synth: Path, repeats: int, replicates: int) -> list[dict]:
     out = []
     for i in range(repeats):
         with tempfile.TemporaryDirectory(prefix="fbhub-") as hub:
-            cmd = [sys.executable, "-m", "benchmarks.bench_fb_leaderboard", "--child", "--synth", str(synth),
-                   "--hub", hub, "--replicates", str(replicates)]
+            cmd = [
+                sys.executable,
+                "-m",
+                "benchmarks.bench_fb_leaderboard",
+                "--child",
+                "--synth",
+                str(synth),
+                "--hub",
+                hub,
+                "--replicates",
+                str(replicates),
+            ]
             done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
             out.append(json.loads(done.stdout.strip().splitlines()[-1]))
             print(f"run {i + 1}: {out[-1]}", file=sys.stderr)
@@ -80,8 +100,10 @@ def _runs(synth: Path, repeats: int, replicates: int) -> list[dict]:
 
 
 def _machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
+    cpu = next(
+        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
+        platform.processor(),
+    )
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     return f"{os.cpu_count()} CPUs ({cpu}), {mem:.0f} GB RAM, Python {platform.python_version()}"
 
@@ -97,19 +119,19 @@ def _markdown(runs: list[dict], replicates: int, load: str) -> str:
 Date {DATE}. Machine: {_machine()}. Load average at the start: {load}.
 Command: `python -m benchmarks.bench_fb_leaderboard --repeats {len(runs)}`. Workload:
 `synth_fb.py --rounds 14 --models 100 --seed 1` over the real FB sets (written once, not timed);
-each run in a fresh process and hub: import all 35 FB rounds + {first['forecast_files']} forecast files
-(incl. the hub's 3 baselines per round), score every round ({first['scored_rows']:,} scored rows),
+each run in a fresh process and hub: import all 35 FB rounds + {first["forecast_files"]} forecast files
+(incl. the hub's 3 baselines per round), score every round ({first["scored_rows"]:,} scored rows),
 then `fb_board` with FB's tournament options as of {AS_OF} and {replicates:,} bootstrap replicates
-({first['board_rows']} models).
+({first["board_rows"]} models).
 
 | phase | wall clock, median of {len(runs)} | CPU, median |
 |---|---|---|
-| import (`import_forecastbench`) | {med['import']:.1f} s | {cpu['import']:.1f} s |
-| score (`recompute.write_round_scores`: read, resolve, score, write `data/scores`) | {med['score']:.1f} s | {cpu['score']:.1f} s |
-| board (`fb_board`: panel, fit, {replicates:,} replicates, summary) | {med['board']:.1f} s | {cpu['board']:.1f} s |
-| **total** | **{med['total']:.1f} s** ({cells}) | {cpu['total']:.1f} s |
+| import (`import_forecastbench`) | {med["import"]:.1f} s | {cpu["import"]:.1f} s |
+| score (`recompute.write_round_scores`: read, resolve, score, write `data/scores`) | {med["score"]:.1f} s | {cpu["score"]:.1f} s |
+| board (`fb_board`: panel, fit, {replicates:,} replicates, summary) | {med["board"]:.1f} s | {cpu["board"]:.1f} s |
+| **total** | **{med["total"]:.1f} s** ({cells}) | {cpu["total"]:.1f} s |
 
-Peak RSS (largest of the runs): {max(r['peak_rss_mb'] for r in runs):,.0f} MB. Targets: ≤60 s, ≤4 GB.
+Peak RSS (largest of the runs): {max(r["peak_rss_mb"] for r in runs):,.0f} MB. Targets: ≤60 s, ≤4 GB.
 """
 
 
@@ -127,8 +149,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="synth-fb-") as tmp:
         synth = Path(args.synth) if args.synth else Path(tmp) / "synth"
         if not args.synth:
-            subprocess.run([sys.executable, str(SYNTH), "--rounds", "14", "--models", "100", "--seed", "1",
-                            "--out", str(synth)], check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, str(SYNTH), "--rounds", "14", "--models", "100", "--seed", "1", "--out", str(synth)], check=True, capture_output=True
+            )
         print(_markdown(_runs(synth, args.repeats, args.replicates), args.replicates, load))
 
 

@@ -43,23 +43,29 @@ def _run(args: list[str], code: Path | None) -> dict:
     load = os.getloadavg()[0]
     start = time.perf_counter()
     with tempfile.TemporaryFile() as stderr:
-        child = subprocess.Popen([sys.executable, "-m", "generator", *args], cwd=tempfile.gettempdir(), env=env,
-                                 stdout=subprocess.DEVNULL, stderr=stderr)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "generator", *args], cwd=tempfile.gettempdir(), env=env, stdout=subprocess.DEVNULL, stderr=stderr
+        )
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
         stderr.seek(0)
         err = stderr.read().decode(errors="replace")
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{' '.join(args[:2])} failed: {err[-2000:]}")
-    return {"wall": round(wall, 2), "cpu": round(usage.ru_utime + usage.ru_stime, 2), "rss_mb": round(usage.ru_maxrss / 1024),
-            "load": f"{load:.1f}→{os.getloadavg()[0]:.1f}"}
+    return {
+        "wall": round(wall, 2),
+        "cpu": round(usage.ru_utime + usage.ru_stime, 2),
+        "rss_mb": round(usage.ru_maxrss / 1024),
+        "load": f"{load:.1f}→{os.getloadavg()[0]:.1f}",
+    }
 
 
 def _takes_cache_dir(command: list[str], code: Path | None) -> bool:
     """Whether the tree's ``prescient COMMAND`` has the ``--cache-dir`` option (its ``--help`` lists it)."""
     env = dict(os.environ, PYTHONPATH=str(code)) if code else dict(os.environ)
-    shown = subprocess.run([sys.executable, "-m", "generator", *command, "--help"], cwd=tempfile.gettempdir(), env=env,
-                           capture_output=True, text=True)
+    shown = subprocess.run(
+        [sys.executable, "-m", "generator", *command, "--help"], cwd=tempfile.gettempdir(), env=env, capture_output=True, text=True
+    )
     return "--cache-dir" in shown.stdout
 
 
@@ -67,8 +73,12 @@ def one_run(synth: Path, work: Path, code: Path | None, nights: int) -> dict:
     hub, cache = work / "hub", work / "cache"
     cached = ["--cache-dir", str(cache)] if _takes_cache_dir(["nightly"], code) else []
     imports_cached = cached if _takes_cache_dir(["import", "forecastbench"], code) else []
-    result = {"import": _run(["import", "forecastbench", str(FB), "--forecasts", str(synth / "forecast_sets"),
-                              "--hub", str(hub), "--as-of", AS_OF, *imports_cached], code)}
+    result = {
+        "import": _run(
+            ["import", "forecastbench", str(FB), "--forecasts", str(synth / "forecast_sets"), "--hub", str(hub), "--as-of", AS_OF, *imports_cached],
+            code,
+        )
+    }
     print(f"import: {result['import']}", file=sys.stderr)
     result["first"] = _run(["nightly", "--hub", str(hub), "--as-of", AS_OF, *cached], code)
     print(f"first nightly: {result['first']}", file=sys.stderr)
@@ -80,8 +90,10 @@ def one_run(synth: Path, work: Path, code: Path | None, nights: int) -> dict:
 
 
 def _median(runs: list[dict]) -> str:
-    return f"{statistics.median(r['wall'] for r in runs):.1f} s / {statistics.median(r['cpu'] for r in runs):.1f} s / " \
-           f"{max(r['rss_mb'] for r in runs):,.0f} MB"
+    return (
+        f"{statistics.median(r['wall'] for r in runs):.1f} s / {statistics.median(r['cpu'] for r in runs):.1f} s / "
+        f"{max(r['rss_mb'] for r in runs):,.0f} MB"
+    )
 
 
 def main() -> None:
@@ -96,17 +108,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="fb-nightly-") as tmp:
         synth = Path(args.synth) if args.synth else Path(tmp) / "synth"
         if not args.synth:
-            subprocess.run([sys.executable, str(SYNTH), "--rounds", "14", "--models", "100", "--seed", "1",
-                            "--out", str(synth)], check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, str(SYNTH), "--rounds", "14", "--models", "100", "--seed", "1", "--out", str(synth)], check=True, capture_output=True
+            )
         base = Path(args.work) if args.work else Path(tmp)
         runs = [one_run(synth, base / f"run{i}", code, args.nights) for i in range(args.runs)]
     imports, firsts = [r["import"] for r in runs], [r["first"] for r in runs]
     nothing = [n for r in runs for n in r["nothing"]]
     print(json.dumps(runs, indent=1))
-    print(f"\n| command (wall / CPU / peak RSS) | median |\n|---|---|\n"
-          f"| `prescient import forecastbench` ({len(imports)} run(s)) | {_median(imports)} |\n"
-          f"| first nightly after the import ({len(firsts)}) | {_median(firsts)} |\n"
-          f"| nightly with nothing new ({len(nothing)}) | {_median(nothing)} |")
+    print(
+        f"\n| command (wall / CPU / peak RSS) | median |\n|---|---|\n"
+        f"| `prescient import forecastbench` ({len(imports)} run(s)) | {_median(imports)} |\n"
+        f"| first nightly after the import ({len(firsts)}) | {_median(firsts)} |\n"
+        f"| nightly with nothing new ({len(nothing)}) | {_median(nothing)} |"
+    )
 
 
 if __name__ == "__main__":

@@ -87,16 +87,19 @@ def cpu_of(args: list[str], code: Path | None) -> dict:
     env = {**os.environ, **({"PYTHONPATH": str(code), "PYTHONSAFEPATH": "1"} if code else {})}
     began = time.perf_counter()
     with tempfile.TemporaryFile() as out:
-        child = subprocess.Popen([sys.executable, "-m", "generator", *args], cwd=code or ROOT, env=env,
-                                 stdout=out, stderr=subprocess.STDOUT)
+        child = subprocess.Popen([sys.executable, "-m", "generator", *args], cwd=code or ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(child.pid, 0)
         out.seek(0)
         text = out.read().decode(errors="replace")
     code_ = os.waitstatus_to_exitcode(status)
     if code_ not in (0, 10):
         raise SystemExit(f"prescient {' '.join(args)} exited {code_}: {text[-2000:]}")
-    return {"cpu": usage.ru_utime + usage.ru_stime, "wall": time.perf_counter() - began, "exit": code_,
-            "git": next((line.strip() for line in text.splitlines() if "git" in line.lower()), "")}
+    return {
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "wall": time.perf_counter() - began,
+        "exit": code_,
+        "git": next((line.strip() for line in text.splitlines() if "git" in line.lower()), ""),
+    }
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -118,8 +121,9 @@ def main(argv: list[str] | None = None) -> dict:
             made = build(hub_dir, max(args.nights), log=lambda s: print(s, file=sys.stderr, flush=True))
             made_file.write_text(json.dumps(made))
             print(f"built {len(made)} nights in {time.perf_counter() - began:.0f} s", file=sys.stderr)
-        codes: dict[str, Path | None] = {f"head {args.head}": export(args.head, work / f"head-{time.time_ns()}")} \
-            if args.head else {"this checkout": None}
+        codes: dict[str, Path | None] = (
+            {f"head {args.head}": export(args.head, work / f"head-{time.time_ns()}")} if args.head else {"this checkout": None}
+        )
         if args.base:
             codes = {f"base {args.base}": export(args.base, work / f"base-{time.time_ns()}"), **codes}
         clones = {}
@@ -134,17 +138,23 @@ def main(argv: list[str] | None = None) -> dict:
             for n, clone in clones.items():
                 for name, code in codes.items():
                     times[name][n].append(cpu_of(["verify", "--hub", str(clone), "--as-of", as_of(n), "--git", "--full"], code))
-        result: dict = {"machine": f"{cpu_model()}, {os.cpu_count()} CPUs",
-                        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load": os.getloadavg(), "codes": {}}
+        result: dict = {
+            "machine": f"{cpu_model()}, {os.cpu_count()} CPUs",
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "load": os.getloadavg(),
+            "codes": {},
+        }
         for name, by_night in times.items():
             medians = {n: statistics.median(t["cpu"] for t in runs) for n, runs in by_night.items()}
             exits = {n: sorted({t["exit"] for t in runs}) for n, runs in by_night.items()}
             first, last = min(medians), max(medians)
             ratio = medians[last] / medians[first]
             result["codes"][name] = {"cpu": medians, "exit": exits, "ratio": ratio}
-            print(f"{name}: verify --git --full, median CPU s of {args.repeat}: "
-                  + ", ".join(f"{n} nights {s:.2f} (exit {exits[n]})" for n, s in medians.items())
-                  + f"; {last} / {first} nights: {ratio:.2f}x (for {last / first:.2g}x the nights)")
+            print(
+                f"{name}: verify --git --full, median CPU s of {args.repeat}: "
+                + ", ".join(f"{n} nights {s:.2f} (exit {exits[n]})" for n, s in medians.items())
+                + f"; {last} / {first} nights: {ratio:.2f}x (for {last / first:.2g}x the nights)"
+            )
         print(f"{result['machine']}; {result['date']}; load {' '.join(f'{x:.1f}' for x in result['load'])}")
     return result
 

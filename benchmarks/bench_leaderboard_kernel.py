@@ -96,10 +96,9 @@ def _lsqr_scores(m, u, b, e) -> np.ndarray:
     ems, em = np.unique(m[e], return_inverse=True)
     n_u, rows = int(u.max()) + 1, np.flatnonzero(e)
     design = sparse.csr_matrix(
-        (np.ones(2 * rows.size), (np.tile(np.arange(rows.size), 2),
-                                  np.concatenate([em, ems.size + u[rows]]))),
-        shape=(rows.size, ems.size + n_u))
-    bj = lsqr(design, b[rows], atol=1e-12, btol=1e-12, iter_lim=20000)[0][ems.size:]
+        (np.ones(2 * rows.size), (np.tile(np.arange(rows.size), 2), np.concatenate([em, ems.size + u[rows]]))), shape=(rows.size, ems.size + n_u)
+    )
+    bj = lsqr(design, b[rows], atol=1e-12, btol=1e-12, iter_lim=20000)[0][ems.size :]
     n_models = int(m.max()) + 1
     num = np.bincount(m, b - bj[u], minlength=n_models)
     den = np.bincount(m, minlength=n_models)

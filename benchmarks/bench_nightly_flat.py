@@ -75,8 +75,7 @@ def one_run() -> dict[tuple[int, str], tuple[float, float]]:
 
         def run(night) -> tuple[float, float]:
             wall, cpu = time.perf_counter(), time.process_time()
-            nightly(hub, night, extra=lambda q: synthetic_forecasts(sim.world, q), extra_models=synthetic_models(),
-                    env={}, sources={"sim": sim})
+            nightly(hub, night, extra=lambda q: synthetic_forecasts(sim.world, q), extra_models=synthetic_models(), env={}, sources={"sim": sim})
             return time.perf_counter() - wall, time.process_time() - cpu
 
         night = parse_ts("2026-01-05T00:00:00Z")
@@ -98,8 +97,11 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for key in runs[0]:
         walls, cpus = [r[key][0] for r in runs], [r[key][1] for r in runs]
-        print(f"| {key[0]} | {key[1]} | {statistics.median(walls):.2f} s | {statistics.median(cpus):.2f} s | "
-              + ", ".join(f"{c:.2f}" for c in cpus) + " |")
+        print(
+            f"| {key[0]} | {key[1]} | {statistics.median(walls):.2f} s | {statistics.median(cpus):.2f} s | "
+            + ", ".join(f"{c:.2f}" for c in cpus)
+            + " |"
+        )
     for kind in ("new data", "nothing new"):
         ratio = statistics.median(r[(50, kind)][1] for r in runs) / statistics.median(r[(5, kind)][1] for r in runs)
         print(f"{kind}: the 50-round night costs {ratio:.2f}x the 5-round night (CPU)")

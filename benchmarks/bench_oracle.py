@@ -73,8 +73,9 @@ def time_selection(urls: list[str], texts: list[str], days: int) -> tuple[float,
 
 def time_filter(n: int) -> tuple[float, int]:
     rng = np.random.default_rng(1)
-    answers = [json.dumps({"scores": [{p: int(v) for p, v in zip(FILTER_PRINCIPLES, rng.choice([1, 2, 2, 2], 7))}
-                                      for _ in range(4)]}) for _ in range(n)]
+    answers = [
+        json.dumps({"scores": [{p: int(v) for p, v in zip(FILTER_PRINCIPLES, rng.choice([1, 2, 2, 2], 7))} for _ in range(4)]}) for _ in range(n)
+    ]
     start = time.perf_counter()
     kept_n = 0
     for answer in answers:
@@ -90,8 +91,7 @@ def fixture_feed(request: httpx.Request) -> httpx.Response:
         file = NEWS / "pages/a/airline.html"
     if not file.is_file():
         return httpx.Response(404)
-    return httpx.Response(200, headers={"Content-Type": "application/rss+xml" if path.endswith(".xml") else "text/html"},
-                          content=file.read_bytes())
+    return httpx.Response(200, headers={"Content-Type": "application/rss+xml" if path.endswith(".xml") else "text/html"}, content=file.read_bytes())
 
 
 class Estimated:
@@ -106,25 +106,32 @@ class Estimated:
         if status != 200:
             return httpx.Response(status, headers=headers, content=data)
         content = json.loads(data)["choices"][0]["message"]["content"]
-        return httpx.Response(200, headers=headers, content=completion(
-            content, math.ceil(len(prompt_of(body)) / 4), math.ceil(len(content) / 4)))
+        return httpx.Response(200, headers=headers, content=completion(content, math.ceil(len(prompt_of(body)) / 4), math.ceil(len(content) / 4)))
 
 
 def recorded_run(folder: Path) -> dict:
     hub_dir = folder / "hub"
     (hub_dir / "data").mkdir(parents=True)
-    (hub_dir / "data/hub.toml").write_text('[rounds]\nfirst_due = "2027-01-03T00:00:00Z"\n[oracle]\n'
-                                           'feeds = ["https://feeds.example.org/world.xml", "https://feeds.example.org/atom.xml"]\n'
-                                           'model = "recorded"\nhost_rate_per_second = 1000\n')
+    (hub_dir / "data/hub.toml").write_text(
+        '[rounds]\nfirst_due = "2027-01-03T00:00:00Z"\n[oracle]\n'
+        'feeds = ["https://feeds.example.org/world.xml", "https://feeds.example.org/atom.xml"]\n'
+        'model = "recorded"\nhost_rate_per_second = 1000\n'
+    )
     hub, texts, night = Hub.load(hub_dir), NewsTexts(folder / "texts"), parse_ts("2026-11-26T01:00:00Z")
     fetch_news(hub, night, texts, client=httpx.Client(transport=httpx.MockTransport(fixture_feed)))
     llm = httpx.Client(transport=httpx.MockTransport(Estimated()))
     endpoint = Endpoint("sk-bench", "https://llm.example.org/v1")
     reports = [generate(hub, night, texts, endpoint=endpoint, client=llm, sleep=lambda s: None) for _ in range(2)]
     records = read_records(sorted((hub_dir / "data/oracle/daily-news/calls").glob("*.jsonl")), "key")
-    return {"articles": sum(r.made for r in reports), "no_event": sum(r.no_event for r in reports),
-            "kept": sum(r.kept for r in reports), "dropped": sum(r.dropped for r in reports), "calls": len(records),
-            "tokens_in": sum(r["tokens_in"] or 0 for r in records), "tokens_out": sum(r["tokens_out"] or 0 for r in records)}
+    return {
+        "articles": sum(r.made for r in reports),
+        "no_event": sum(r.no_event for r in reports),
+        "kept": sum(r.kept for r in reports),
+        "dropped": sum(r.dropped for r in reports),
+        "calls": len(records),
+        "tokens_in": sum(r["tokens_in"] or 0 for r in records),
+        "tokens_out": sum(r["tokens_out"] or 0 for r in records),
+    }
 
 
 def main() -> None:
@@ -135,22 +142,29 @@ def main() -> None:
     args = parser.parse_args()
     urls, texts = corpus(args.articles)
     runs = [time_selection(urls, texts, args.days) for _ in range(args.runs)]
-    print(f"selection, {args.articles} articles over {args.days} days: median {statistics.median(r[0] for r in runs):.2f} s "
-          f"({statistics.median(r[0] for r in runs) / args.days * 1000:.0f} ms a day of ~{args.articles // args.days})")
-    print(f"selection, {args.articles} articles in one day: median {statistics.median(r[1] for r in runs):.2f} s, "
-          f"{runs[0][2]} picked")
+    print(
+        f"selection, {args.articles} articles over {args.days} days: median {statistics.median(r[0] for r in runs):.2f} s "
+        f"({statistics.median(r[0] for r in runs) / args.days * 1000:.0f} ms a day of ~{args.articles // args.days})"
+    )
+    print(f"selection, {args.articles} articles in one day: median {statistics.median(r[1] for r in runs):.2f} s, {runs[0][2]} picked")
     filters = [time_filter(args.articles) for _ in range(args.runs)]
-    print(f"filter, {args.articles} articles ({4 * args.articles} questions) parsed and judged: "
-          f"median {statistics.median(f[0] for f in filters):.2f} s, {filters[0][1]} kept")
+    print(
+        f"filter, {args.articles} articles ({4 * args.articles} questions) parsed and judged: "
+        f"median {statistics.median(f[0] for f in filters):.2f} s, {filters[0][1]} kept"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         run = recorded_run(Path(tmp))
     made = run["articles"] - run["no_event"]
-    print(f"recorded run: {run['articles']} articles ({run['no_event']} with no new event), {run['calls']} calls "
-          f"(one answer malformed and asked again), {run['kept']} questions kept, {run['dropped']} dropped")
-    print(f"per kept question: {run['calls'] / run['kept']:.2f} calls, ~{run['tokens_in'] / run['kept']:.0f} tokens in, "
-          f"~{run['tokens_out'] / run['kept']:.0f} out (estimates: characters / 4); per article with an event: "
-          f"{(run['calls'] - 1 - run['no_event']) / made:.0f} calls; per article read: "
-          f"~{(run['tokens_in'] + run['tokens_out']) / run['articles']:.0f} tokens")
+    print(
+        f"recorded run: {run['articles']} articles ({run['no_event']} with no new event), {run['calls']} calls "
+        f"(one answer malformed and asked again), {run['kept']} questions kept, {run['dropped']} dropped"
+    )
+    print(
+        f"per kept question: {run['calls'] / run['kept']:.2f} calls, ~{run['tokens_in'] / run['kept']:.0f} tokens in, "
+        f"~{run['tokens_out'] / run['kept']:.0f} out (estimates: characters / 4); per article with an event: "
+        f"{(run['calls'] - 1 - run['no_event']) / made:.0f} calls; per article read: "
+        f"~{(run['tokens_in'] + run['tokens_out']) / run['articles']:.0f} tokens"
+    )
     print(f"{cpu_model()}, {os.cpu_count()} CPUs; load average {Path('/proc/loadavg').read_text().split()[0]}")
 
 

@@ -57,7 +57,7 @@ def set_repo_url(hub: Path, url: str) -> None:
 
     toml = hub / "data" / "hub.toml"
     text = toml.read_text(encoding="utf-8")
-    text = _re.sub(r'(?m)^repo_url\s*=.*\n', "", text)
+    text = _re.sub(r"(?m)^repo_url\s*=.*\n", "", text)
     text = text.replace("[hub]\n", f'[hub]\nrepo_url = "{url}"\n', 1) if "[hub]\n" in text else f'[hub]\nrepo_url = "{url}"\n' + text
     toml.write_text(text, encoding="utf-8")
 
@@ -88,8 +88,14 @@ def warm(hub: Path) -> int:
     from generator.store import maintainer, readers
 
     with opened(hub, True) as files:
-        for load in (readers.load_scores, readers.load_history, readers.load_observations, readers.load_statements,
-                     readers.load_bank, maintainer.load_actions):
+        for load in (
+            readers.load_scores,
+            readers.load_history,
+            readers.load_observations,
+            readers.load_statements,
+            readers.load_bank,
+            maintainer.load_actions,
+        ):
             load(files)
         dues = readers.round_dues(files)
         for due in dues:
@@ -141,17 +147,30 @@ def timed(hub: Path, cache: bool = True) -> dict:
     parts["search index"], parts["api"] = _mb(built / "search"), _mb(built / "api")
     rounds = sum(1 for p in (hub / "data" / "rounds").iterdir() if p.is_dir())
     biggest = max(((built / "generated" / "questions").glob("*/index.html")), key=lambda p: p.stat().st_size, default=None)
-    return {"gather": t1 - t0, "render": t2 - t1, "mkdocs": t3 - t2, "rebuild": t4 - t3, "parts": parts, "rounds": rounds,
-            "cpu": {"gather": c1 - c0, "render": c2 - c1, "mkdocs": c3 - c2, "rebuild": c4 - c3}, "load_after": load_after,
-            "workers": {"gather": w1 - w0, "render": w2 - w1, "mkdocs": w3 - w2, "rebuild": w4 - w3},
-            "largest_round_kb": max((p.stat().st_size for p in (built / "generated" / "rounds").glob("*/index.html")),
-                                    default=0) / 1024,
-            "largest_question_kb": biggest.stat().st_size / 1024 if biggest else 0,
-            "mean_question_kb": parts["questions"] * 1024 / max(questions, 1),
-            "files": len(files), "written": len(written), "rewritten": len(again), "pages": pages,
-            "question_pages": questions, "raw": raw, "gzip": zipped, "assets": assets,
-            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "site_mb": sum(p.stat().st_size for p in (site_src / "site").rglob("*") if p.is_file()) / 2**20}
+    return {
+        "gather": t1 - t0,
+        "render": t2 - t1,
+        "mkdocs": t3 - t2,
+        "rebuild": t4 - t3,
+        "parts": parts,
+        "rounds": rounds,
+        "cpu": {"gather": c1 - c0, "render": c2 - c1, "mkdocs": c3 - c2, "rebuild": c4 - c3},
+        "load_after": load_after,
+        "workers": {"gather": w1 - w0, "render": w2 - w1, "mkdocs": w3 - w2, "rebuild": w4 - w3},
+        "largest_round_kb": max((p.stat().st_size for p in (built / "generated" / "rounds").glob("*/index.html")), default=0) / 1024,
+        "largest_question_kb": biggest.stat().st_size / 1024 if biggest else 0,
+        "mean_question_kb": parts["questions"] * 1024 / max(questions, 1),
+        "files": len(files),
+        "written": len(written),
+        "rewritten": len(again),
+        "pages": pages,
+        "question_pages": questions,
+        "raw": raw,
+        "gzip": zipped,
+        "assets": assets,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "site_mb": sum(p.stat().st_size for p in (site_src / "site").rglob("*") if p.is_file()) / 2**20,
+    }
 
 
 def _workers_cpu() -> float:
@@ -174,25 +193,30 @@ def _size_markdown(r: dict) -> str:
     # sizes in MiB (2**20 bytes), the unit of every site size in benchmarks/RESULTS.md, 0.6.4's 144 included
     parts = ", ".join(f"{name} {mb:,.1f} MiB" for name, mb in r["parts"].items())
     per_round = r["site_mb"] / max(r["rounds"], 1)
-    return (f"Built site: **{r['site_mb']:,.1f} MiB** (target ≤ 150, in the same unit) over {r['rounds']} rounds: {parts}. "
-            f"Question pages: {r['question_pages']:,}, mean {r['mean_question_kb']:.1f} KB, largest "
-            f"{r['largest_question_kb']:,.0f} KB. Three years of fortnightly rounds ({ROUNDS_IN_THREE_YEARS}) at this "
-            f"scale, growing linearly per round ({per_round:.2f} MiB a round): about "
-            f"**{per_round * ROUNDS_IN_THREE_YEARS:,.0f} MiB**.")
+    return (
+        f"Built site: **{r['site_mb']:,.1f} MiB** (target ≤ 150, in the same unit) over {r['rounds']} rounds: {parts}. "
+        f"Question pages: {r['question_pages']:,}, mean {r['mean_question_kb']:.1f} KB, largest "
+        f"{r['largest_question_kb']:,.0f} KB. Three years of fortnightly rounds ({ROUNDS_IN_THREE_YEARS}) at this "
+        f"scale, growing linearly per round ({per_round:.2f} MiB a round): about "
+        f"**{per_round * ROUNDS_IN_THREE_YEARS:,.0f} MiB**."
+    )
 
 
-OPENED = {True: "The hub opened with its disk cache, as `prescient build` opens it (the checked forecast frames the import "
-                "kept; the boards made by the first build, kept for the rebuild)",
-          False: "The hub opened without its disk cache (`prescient build --no-cache`): every file parsed, the boards "
-                 "made each time"}
+OPENED = {
+    True: "The hub opened with its disk cache, as `prescient build` opens it (the checked forecast frames the import "
+    "kept; the boards made by the first build, kept for the rebuild)",
+    False: "The hub opened without its disk cache (`prescient build --no-cache`): every file parsed, the boards made each time",
+}
 
 
 def _markdown(runs: list[dict], load: str, cache: bool = True) -> str:
     """The RESULTS.md block: each step's wall and CPU seconds per run and their medians."""
     r = runs[-1]
-    steps = [("gather", "gather (boards × views with their bootstraps, questions, round states, diffs)"),
-             ("render", f"render + write {r['files']:,} files ({r['pages']:,} pages, {r['question_pages']:,} question pages)"),
-             ("mkdocs", "`mkdocs build --strict` (with the hook writing the question pages)")]
+    steps = [
+        ("gather", "gather (boards × views with their bootstraps, questions, round states, diffs)"),
+        ("render", f"render + write {r['files']:,} files ({r['pages']:,} pages, {r['question_pages']:,} question pages)"),
+        ("mkdocs", "`mkdocs build --strict` (with the hook writing the question pages)"),
+    ]
     head = " | ".join(f"run {i + 1}" for i in range(len(runs)))
 
     def cells(get) -> str:
@@ -200,8 +224,10 @@ def _markdown(runs: list[dict], load: str, cache: bool = True) -> str:
         shown = " | ".join(f"{v:.1f} s" for v in values)
         return shown + (f" | **{statistics.median(values):.1f} s**" if len(runs) > 1 else "")
 
-    rows = [f"| {label} | {cells(lambda x, s=step: x[s])} | {cells(lambda x, s=step: x['cpu'][s])} | "
-            f"{cells(lambda x, s=step: x['workers'][s])} |" for step, label in steps]
+    rows = [
+        f"| {label} | {cells(lambda x, s=step: x[s])} | {cells(lambda x, s=step: x['cpu'][s])} | {cells(lambda x, s=step: x['workers'][s])} |"
+        for step, label in steps
+    ]
     total = cells(lambda x: x["gather"] + x["render"] + x["mkdocs"])
     total_cpu = cells(lambda x: sum(x["cpu"][s] for s, _ in steps))
     total_workers = cells(lambda x: sum(x["workers"][s] for s, _ in steps))
@@ -209,7 +235,7 @@ def _markdown(runs: list[dict], load: str, cache: bool = True) -> str:
     median = " | median" if len(runs) > 1 else ""
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())  # when the report is written: the run's date
     return f"""
-Date {date}. Machine: {_machine()}. Load average at the start: {load}; after the last build: {r['load_after']}.
+Date {date}. Machine: {_machine()}. Load average at the start: {load}; after the last build: {r["load_after"]}.
 Command: `python -m benchmarks.bench_site --runs {len(runs)}{"" if cache else " --no-cache"}`. Hub: all real FB rounds + `synth_fb.py --rounds 14
 --models 100 --seed 1`, imported and scored before timing; site as of {AS_OF}. {OPENED[cache]}.
 
@@ -219,10 +245,10 @@ Command: `python -m benchmarks.bench_site --runs {len(runs)}{"" if cache else " 
 | **total** | {total} (target ≤ 60 s) | {total_cpu} | {total_workers} |
 
 Rebuild with no new data: {rebuild}.
-Leaderboard page weight, without plotly.js: {r['raw'] / 1024:,.0f} KB raw, **{r['gzip'] / 1024:,.0f} KB gzip**
-(target ≤ 300 KB; index.html + {', '.join(r['assets'])}).
-{_size_markdown(r)} Largest round page {r['largest_round_kb']:,.0f} KB.
-Peak RSS {r['peak_rss_mb']:,.0f} MB.
+Leaderboard page weight, without plotly.js: {r["raw"] / 1024:,.0f} KB raw, **{r["gzip"] / 1024:,.0f} KB gzip**
+(target ≤ 300 KB; index.html + {", ".join(r["assets"])}).
+{_size_markdown(r)} Largest round page {r["largest_round_kb"]:,.0f} KB.
+Peak RSS {r["peak_rss_mb"]:,.0f} MB.
 """
 
 
@@ -230,11 +256,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--synth", help="an existing synth_fb.py output folder (default: generate one)")
     parser.add_argument("--hub", help="an already imported and scored hub (skips the preparation)")
-    parser.add_argument("--local-downloads", action="store_true",
-                        help=f"leave [hub] repo_url as it is (default: set it to {REPO_URL})")
+    parser.add_argument("--local-downloads", action="store_true", help=f"leave [hub] repo_url as it is (default: set it to {REPO_URL})")
     parser.add_argument("--runs", type=int, default=1, help="timed builds, each on a fresh site_src (default 1)")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="open the hub without its disk cache (`prescient build --no-cache`: a cold build)")
+    parser.add_argument("--no-cache", action="store_true", help="open the hub without its disk cache (`prescient build --no-cache`: a cold build)")
     args = parser.parse_args()
     load = _load()
     with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
@@ -242,8 +266,11 @@ def main() -> None:
         if not args.hub:
             synth = Path(args.synth) if args.synth else Path(tmp) / "synth"
             if not args.synth:
-                subprocess.run([sys.executable, str(SYNTH), "--rounds", "14", "--models", "100", "--seed", "1",
-                                "--out", str(synth)], check=True, capture_output=True)
+                subprocess.run(
+                    [sys.executable, str(SYNTH), "--rounds", "14", "--models", "100", "--seed", "1", "--out", str(synth)],
+                    check=True,
+                    capture_output=True,
+                )
             prepare(synth, hub, not args.no_cache)
         elif not args.no_cache:
             print(f"{warm(hub):,} forecast files read into the hub's disk cache (not timed)", file=sys.stderr)

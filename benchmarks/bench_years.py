@@ -89,13 +89,15 @@ def hub_toml(text: str, density: Density) -> str:
     """``init``'s hub.toml with the benchmark's density (and the sim world started two months
     earlier, so that the first round has markets to ask), naming its repository as a hub deployed
     from GitHub does (the site then links the round and forecast files instead of copying them)."""
-    subs = {r"^market_questions = \d+": f"market_questions = {density.market_questions}",
-            r"^dataset_questions = \d+": f"dataset_questions = {density.dataset_questions}",
-            r"^markets = \d+": f"markets = {density.markets}",
-            r"^series = \d+": f"series = {density.series}",
-            r"^span_days = \d+": f"span_days = {THREE_YEARS + 60}",
-            r'^start = "2026-01-04T00:00:00Z"': 'start = "2025-11-01T00:00:00Z"',
-            r'^repo_url = ""': f'repo_url = "{REPO_URL}"'}
+    subs = {
+        r"^market_questions = \d+": f"market_questions = {density.market_questions}",
+        r"^dataset_questions = \d+": f"dataset_questions = {density.dataset_questions}",
+        r"^markets = \d+": f"markets = {density.markets}",
+        r"^series = \d+": f"series = {density.series}",
+        r"^span_days = \d+": f"span_days = {THREE_YEARS + 60}",
+        r'^start = "2026-01-04T00:00:00Z"': 'start = "2025-11-01T00:00:00Z"',
+        r'^repo_url = ""': f'repo_url = "{REPO_URL}"',
+    }
     for pattern, value in subs.items():
         text, n = re.subn(pattern, value, text, count=1, flags=re.M)
         if n != 1:
@@ -104,6 +106,7 @@ def hub_toml(text: str, density: Density) -> str:
 
 
 # -- each command as a fresh process --------------------------------------------------------------
+
 
 def run(args: list[str], cwd: Path | None = None, check: bool = True, keep: int = 0) -> dict:
     """One command, a fresh process: wall and CPU seconds, peak RSS, load before → after, exit code
@@ -119,9 +122,15 @@ def run(args: list[str], cwd: Path | None = None, check: bool = True, keep: int 
     code = os.waitstatus_to_exitcode(status)
     if check and code != 0:
         raise RuntimeError(f"{' '.join(args[:3])} … failed ({code}): {text[-3000:]}")
-    return {"wall": round(wall, 2), "cpu": round(usage.ru_utime + usage.ru_stime, 2),
-            "rss_mb": round(usage.ru_maxrss / 1024), "load": f"{load:.1f}→{os.getloadavg()[0]:.1f}", "exit": code,
-            "tail": text.strip().splitlines()[-1:] if code else [], **({"head": text.splitlines()[:keep]} if keep else {})}
+    return {
+        "wall": round(wall, 2),
+        "cpu": round(usage.ru_utime + usage.ru_stime, 2),
+        "rss_mb": round(usage.ru_maxrss / 1024),
+        "load": f"{load:.1f}→{os.getloadavg()[0]:.1f}",
+        "exit": code,
+        "tail": text.strip().splitlines()[-1:] if code else [],
+        **({"head": text.splitlines()[:keep]} if keep else {}),
+    }
 
 
 def prescient(*args: str, cwd: Path | None = None, check: bool = True, keep: int = 0) -> dict:
@@ -138,6 +147,7 @@ def du(path: Path) -> int:
 
 # -- the hub and its history ----------------------------------------------------------------------
 
+
 @dataclass
 class Team:
     id: str
@@ -150,8 +160,10 @@ class Team:
 def teams(n: int) -> list[Team]:
     rng = np.random.default_rng(39)
     skills = rng.permutation(np.linspace(0.05, 0.95, n))
-    return [Team(f"team-{k:03d}.forecaster", f"team-{k:03d}", float(s), float(rng.normal(0, 0.25)), 0.3 + 1.5 * (1 - float(s)))
-            for k, s in enumerate(skills)]
+    return [
+        Team(f"team-{k:03d}.forecaster", f"team-{k:03d}", float(s), float(rng.normal(0, 0.25)), 0.3 + 1.5 * (1 - float(s)))
+        for k, s in enumerate(skills)
+    ]
 
 
 def team_files(world, questions, due: datetime, roster: list[Team], layout, first: bool) -> dict[str, dict[str, bytes]]:
@@ -169,8 +181,7 @@ def team_files(world, questions, due: datetime, roster: list[Team], layout, firs
 
     calibrated = synthetic_forecasts(world, questions)["demo.calibrated"]["probability"].to_numpy(dtype=float)
     base = np.log(calibrated / (1 - calibrated))
-    the_round = round_set(to_csv_bytes(questions, ROUND_QUESTIONS), format_date(due),
-                          layout.relative(layout.round_questions(due)))
+    the_round = round_set(to_csv_bytes(questions, ROUND_QUESTIONS), format_date(due), layout.relative(layout.round_questions(due)))
     out: dict[str, dict[str, bytes]] = {}
     for team in roster:
         rng = np.random.default_rng([39, int(due.strftime("%Y%m%d")), int(team.login[-3:])])
@@ -183,8 +194,14 @@ def team_files(world, questions, due: datetime, roster: list[Team], layout, firs
             raise RuntimeError(f"{path}: the benchmark's file fails validation: {errors[:3]}")
         files = {path: data}
         if first:
-            meta = ModelMeta(id=team.id, name=f"Team {team.login[-3:]}", organization=team.login, kind="team",
-                             method="Synthetic benchmark forecaster (benchmarks/bench_years.py).", maintainers=(team.login,))
+            meta = ModelMeta(
+                id=team.id,
+                name=f"Team {team.login[-3:]}",
+                organization=team.login,
+                kind="team",
+                method="Synthetic benchmark forecaster (benchmarks/bench_years.py).",
+                maintainers=(team.login,),
+            )
             files[layout.relative(layout.model_meta(team.id))] = meta.to_yaml()
         out[team.login] = files
     return out
@@ -242,12 +259,28 @@ def build_and_measure(density: Density, work: Path, checkpoint_nights: list[int]
                     for path, data in files.items():
                         write_bytes_atomic(hub_dir / path, data)
                     history.prs += 1
-                    head = commits.pull_request(history.prs, sorted(files), f"{login}: forecasts for the round due {due:%Y-%m-%d}",
-                                                pushed=when, merged=when + timedelta(minutes=1),
-                                                author=(login, f"{login}@teams.invalid"), login=login)
+                    head = commits.pull_request(
+                        history.prs,
+                        sorted(files),
+                        f"{login}: forecasts for the round due {due:%Y-%m-%d}",
+                        pushed=when,
+                        merged=when + timedelta(minutes=1),
+                        author=(login, f"{login}@teams.invalid"),
+                        login=login,
+                    )
                     forecast = {p: blob_id(d) for p, d in files.items() if p.startswith("data/forecasts/")}
-                    rows.append(receipts.receipt_rows(forecast, attested_at=format_ts(when), head_sha=head, pr=history.prs,
-                                                      run_id=history.prs, verdict="pass", as_of=night, author=login))
+                    rows.append(
+                        receipts.receipt_rows(
+                            forecast,
+                            attested_at=format_ts(when),
+                            head_sha=head,
+                            pr=history.prs,
+                            run_id=history.prs,
+                            verdict="pass",
+                            as_of=night,
+                            author=login,
+                        )
+                    )
                 submitted.add(due)
             if rows:
                 receipts.record(hub, rows, night)
@@ -261,8 +294,7 @@ def build_and_measure(density: Density, work: Path, checkpoint_nights: list[int]
             else:
                 wall, cpu = time.perf_counter(), _cpu()
                 nightly(hub, night, env={}, sources={"sim": sim})
-                history.nights.append({"night": n, "wall": round(time.perf_counter() - wall, 2),
-                                       "cpu": round(_cpu() - cpu, 2), "round": False})
+                history.nights.append({"night": n, "wall": round(time.perf_counter() - wall, 2), "cpu": round(_cpu() - cpu, 2), "round": False})
                 how = "in process"
             new = sorted(set(p.name for p in hub.layout.round_dirs()) - before)
             opened = [parse_ts(f"{d}T00:00:00Z") for d in new]
@@ -270,8 +302,10 @@ def build_and_measure(density: Density, work: Path, checkpoint_nights: list[int]
                 history.nights[-1]["round"] = bool(new)
             commits.nightly(night)
             if n % 7 == 0 or new or rows:
-                log(f"night {n} ({night:%Y-%m-%d}, {how}): {history.nights[-1] if history.nights and history.nights[-1]['night'] == n else ''}"
-                    f"{' opened ' + ', '.join(new) if new else ''}{f' {len(rows)} pull requests ({pr_seconds:.1f} s)' if rows else ''}")
+                log(
+                    f"night {n} ({night:%Y-%m-%d}, {how}): {history.nights[-1] if history.nights and history.nights[-1]['night'] == n else ''}"
+                    f"{' opened ' + ', '.join(new) if new else ''}{f' {len(rows)} pull requests ({pr_seconds:.1f} s)' if rows else ''}"
+                )
     return history
 
 
@@ -297,15 +331,13 @@ def checkpoint(history: History, n: int, night: datetime, rounds_before: set[str
     # the nightly's audit (nightly.yml, after the night's commit): the full walk and recompute up to
     # tonight's commit, its checkpoint row committed by the hub's bot for the pull requests' checks
     commits.checkpoint()
-    point["verify_git_full"] = prescient("verify", "--hub", str(hub_dir), "--git", "--full", "--record-checkpoint",
-                                         check=False, keep=12)
+    point["verify_git_full"] = prescient("verify", "--hub", str(hub_dir), "--git", "--full", "--record-checkpoint", check=False, keep=12)
     commits.commit(night + timedelta(hours=2), "nightly: the audit's checkpoint")
     tip = commits.checkpoint()  # the checkpoint's commit, on disk for the clone
     point["data_mb"] = round(du(hub_dir / "data") / 1e6, 1)
     clone = history.work / f"clone-{n}"
     point["clone"] = run(["git", "clone", "--quiet", "--no-local", "--no-tags", str(hub_dir), str(clone)])
-    point["fetch_pulls"] = run(["git", "-C", str(clone), "fetch", "--quiet", "--no-tags", "origin",
-                                "+refs/pull/*/head:refs/prescient/pull/*"])
+    point["fetch_pulls"] = run(["git", "-C", str(clone), "fetch", "--quiet", "--no-tags", "origin", "+refs/pull/*/head:refs/prescient/pull/*"])
     site_and_deploy_check(point, clone, cache)  # the site job: a checkout of the night's commit, the nightly's cache
     # a one-file pull request: a team's file for the round open now
     due = max(point["opened"]) if point["opened"] else None
@@ -329,6 +361,7 @@ def site_parts(site_src: Path) -> dict:
     """Bytes of the built site (``site_src/site``) and of the generated docs (``site_src/docs``), each by
     its folders one level down and, under ``generated/``, one more (question pages, round pages, model
     pages, assets, API files, search index, copied downloads …); how many question and round pages."""
+
     def size(folder: Path) -> int:
         return du(folder) if folder.is_dir() else 0
 
@@ -360,8 +393,12 @@ def site_and_deploy_check(point: dict, hub_dir: Path, cache: Path) -> None:
     point["build_again"] = prescient("build", "--hub", str(hub_dir), "--cache-dir", str(cache), check=False)
     for built in ("site", "docs/generated"):  # the pull request's checks run on a checkout without them
         shutil.rmtree(hub_dir / "site_src" / built, ignore_errors=True)
-    print(f"build: {point['build']} · site {point['site']['site']['bytes'] / 2**20:.1f} MiB · "
-          f"verify --git {point['deploy_verify_git']} · verify {point['deploy_verify']}", file=sys.stderr, flush=True)
+    print(
+        f"build: {point['build']} · site {point['site']['site']['bytes'] / 2**20:.1f} MiB · "
+        f"verify --git {point['deploy_verify_git']} · verify {point['deploy_verify']}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def one_file_pr(clone: Path, history: History, due: str, night: datetime) -> dict:
@@ -382,19 +419,40 @@ def one_file_pr(clone: Path, history: History, due: str, night: datetime) -> dic
     base = git(clone, "rev-parse", "HEAD")
     git(clone, "add", str(path))
     env_commit = ["-c", f"user.name={team.login}", "-c", f"user.email={team.login}@teams.invalid"]
-    subprocess.run(["git", "-C", str(clone), *env_commit, "commit", "--quiet", "-m", "one file"], check=True,
-                   env=dict(os.environ, GIT_AUTHOR_DATE=format_ts(night + days(2 / 24)), GIT_COMMITTER_DATE=format_ts(night + days(2 / 24))))
+    subprocess.run(
+        ["git", "-C", str(clone), *env_commit, "commit", "--quiet", "-m", "one file"],
+        check=True,
+        env=dict(os.environ, GIT_AUTHOR_DATE=format_ts(night + days(2 / 24)), GIT_COMMITTER_DATE=format_ts(night + days(2 / 24))),
+    )
     head = git(clone, "rev-parse", "HEAD")
-    result = prescient("validate", "--hub", str(clone), "--base", base, "--head", head, "--author", team.login,
-                       "--at", format_ts(night + days(3 / 24)), check=False)
+    result = prescient(
+        "validate", "--hub", str(clone), "--base", base, "--head", head, "--author", team.login, "--at", format_ts(night + days(3 / 24)), check=False
+    )
     git(clone, "checkout", "--quiet", "--detach", base)
-    subprocess.run(["git", "-C", str(clone), "-c", "user.name=Hub Maintainer", "-c", "user.email=maintainer@hub.invalid",
-                    "merge", "--quiet", "--no-ff", "-m", "Merge pull request: one file", head], check=True,
-                   env=dict(os.environ, GIT_AUTHOR_DATE=format_ts(night + days(4 / 24)), GIT_COMMITTER_DATE=format_ts(night + days(4 / 24))))
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(clone),
+            "-c",
+            "user.name=Hub Maintainer",
+            "-c",
+            "user.email=maintainer@hub.invalid",
+            "merge",
+            "--quiet",
+            "--no-ff",
+            "-m",
+            "Merge pull request: one file",
+            head,
+        ],
+        check=True,
+        env=dict(os.environ, GIT_AUTHOR_DATE=format_ts(night + days(4 / 24)), GIT_COMMITTER_DATE=format_ts(night + days(4 / 24))),
+    )
     return result
 
 
 # -- the fit ----------------------------------------------------------------------------------------
+
 
 def fit(xs: list[float], ys: list[float], at: float = THREE_YEARS) -> dict:
     """Least squares: a line a + b·n and a power law c·n^k (a line in log–log); their values at ``at``."""
@@ -406,8 +464,7 @@ def fit(xs: list[float], ys: list[float], at: float = THREE_YEARS) -> dict:
         positive = y > 0
         if positive.sum() >= 2:
             k, logc = np.polyfit(np.log(x[positive]), np.log(y[positive]), 1)
-            out["power"] = {"c": round(float(np.exp(logc)), 6), "k": round(float(k), 3),
-                            "at": round(float(np.exp(logc) * at ** k), 2)}
+            out["power"] = {"c": round(float(np.exp(logc)), 6), "k": round(float(k), 3), "at": round(float(np.exp(logc) * at**k), 2)}
         out["three_years"] = max(v["at"] for k_, v in out.items() if isinstance(v, dict))
     return out
 
@@ -449,8 +506,7 @@ def table(history: History, summary: dict) -> str:
     lines = [f"| measure | {heads} | fit | three years |", "|---|" + "---|" * (len(history.checkpoints) + 2)]
     for name, ys in summary["metrics"].items():
         f = summary["fits"][name]
-        model = (f"{f['linear']['a']:.2f} + {f['linear']['b_per_night']:.4f}·n; {f['power']['c']:.3g}·n^{f['power']['k']:.2f}"
-                 if "power" in f else "")
+        model = f"{f['linear']['a']:.2f} + {f['linear']['b_per_night']:.4f}·n; {f['power']['c']:.3g}·n^{f['power']['k']:.2f}" if "power" in f else ""
         lines.append(f"| {name} | " + " | ".join(f"{y:,.1f}" for y in ys) + f" | {model} | {f.get('three_years', '')} |")
     return "\n".join(lines)
 
@@ -500,10 +556,14 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--small", action="store_true", help="a tiny hub (3 models, 48 units a round): a quick run")
     parser.add_argument("--work", help="keep the hub here (default: a temporary folder)")
     parser.add_argument("--json", help="write the measurements here")
-    parser.add_argument("--retime", nargs="+", metavar="ARG",
-                        help="with --work and --json of a finished run: time `prescient ARG…` again at each checkpoint's "
-                             "commit (e.g. --retime verify; quote a command with options: --retime 'verify --git') and add "
-                             "it to the JSON under `retime`")
+    parser.add_argument(
+        "--retime",
+        nargs="+",
+        metavar="ARG",
+        help="with --work and --json of a finished run: time `prescient ARG…` again at each checkpoint's "
+        "commit (e.g. --retime verify; quote a command with options: --retime 'verify --git') and add "
+        "it to the JSON under `retime`",
+    )
     parser.add_argument("--gc-aggressive", action="store_true", help="with --retime: also `.git` after gc vs gc --aggressive")
     args = parser.parse_args(argv)
     if args.retime:
@@ -512,7 +572,8 @@ def main(argv: list[str] | None = None) -> dict:
             parser.error("--retime needs the finished run's --work and --json")
         result = json.loads(Path(args.json).read_text())
         result.setdefault("retime", {})[" ".join(args.retime)] = retime(
-            Path(args.work), result, args.retime, args.gc_aggressive, log=lambda s: print(s, file=sys.stderr, flush=True))
+            Path(args.work), result, args.retime, args.gc_aggressive, log=lambda s: print(s, file=sys.stderr, flush=True)
+        )
         Path(args.json).write_text(json.dumps(result, indent=1))
         return result
     density = SMALL if args.small else FULL
@@ -523,9 +584,16 @@ def main(argv: list[str] | None = None) -> dict:
         started = time.perf_counter()
         history = build_and_measure(density, work, nights, log=lambda s: print(s, file=sys.stderr, flush=True))
         summary = summarise(history)
-        result = {"density": density.__dict__, "checkpoints": history.checkpoints, "nights": history.nights,
-                  "prs": history.prs, "summary": summary, "seconds": round(time.perf_counter() - started),
-                  "load": os.getloadavg(), "cpus": os.cpu_count()}
+        result = {
+            "density": density.__dict__,
+            "checkpoints": history.checkpoints,
+            "nights": history.nights,
+            "prs": history.prs,
+            "summary": summary,
+            "seconds": round(time.perf_counter() - started),
+            "load": os.getloadavg(),
+            "cpus": os.cpu_count(),
+        }
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
     print(table(history, summary))

@@ -52,8 +52,19 @@ def demo(code: Path, out: Path) -> Path:
 
 def fb_hub(code: Path, out: Path, synth: Path) -> Path:
     """The benchmarks' ForecastBench-scale hub: FB's real sets plus the synthetic forecast sets."""
-    prescient(code, "import", "forecastbench", str(SHARED / "forecastbench"), "--forecasts", str(synth / "forecast_sets"),
-              "--hub", str(out), "--as-of", FB_AS_OF, cwd=out.parent)
+    prescient(
+        code,
+        "import",
+        "forecastbench",
+        str(SHARED / "forecastbench"),
+        "--forecasts",
+        str(synth / "forecast_sets"),
+        "--hub",
+        str(out),
+        "--as-of",
+        FB_AS_OF,
+        cwd=out.parent,
+    )
     prescient(code, "build", "--hub", str(out), "--as-of", FB_AS_OF, cwd=out.parent)
     return out
 
@@ -74,8 +85,9 @@ def compare(name: str, make, base: Path, head: Path, work: Path) -> bool:
     (work / "head").mkdir(exist_ok=True)
     a, b = make(base, work / "base" / name), make(head, work / "head" / name)
     diff = differences(a, b)
-    print(f"{name}: {len(tree(a)):,} files compared in {time.perf_counter() - started:.0f} s: "
-          + ("identical" if not diff else f"{len(diff)} differ"))
+    print(
+        f"{name}: {len(tree(a)):,} files compared in {time.perf_counter() - started:.0f} s: " + ("identical" if not diff else f"{len(diff)} differ")
+    )
     for path in diff[:50]:
         print(f"  {path}")
     return not diff
@@ -93,8 +105,11 @@ def main() -> int:
         same = compare("demo", demo, base, head, work)
         if args.fb:
             synth = work / "synth"
-            subprocess.run([sys.executable, str(SHARED / "tools" / "synth_fb.py"), "--rounds", "14", "--models", "100",
-                            "--seed", "1", "--out", str(synth)], check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, str(SHARED / "tools" / "synth_fb.py"), "--rounds", "14", "--models", "100", "--seed", "1", "--out", str(synth)],
+                check=True,
+                capture_output=True,
+            )
             same &= compare("forecastbench", lambda code, out: fb_hub(code, out, synth), base, head, work)
     return 0 if same else 1
 

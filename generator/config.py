@@ -32,24 +32,35 @@ BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"  # GitHub Ac
 
 @dataclass(frozen=True)
 class RoundSettings:
-    first_due: datetime = key(doc="The first round's due time, a day at 00:00:00Z (e.g. a Sunday); every later round is "
-                                  "due cadence_days after the one before. Any other time of day, or one that is not "
-                                  "00:00 in UTC once its offset is applied, is refused (due-not-midnight): a round has "
-                                  "one due time, the date its folder is named by at 00:00 UTC, in every check.",
-                              form="due")
+    first_due: datetime = key(
+        doc="The first round's due time, a day at 00:00:00Z (e.g. a Sunday); every later round is "
+        "due cadence_days after the one before. Any other time of day, or one that is not "
+        "00:00 in UTC once its offset is applied, is refused (due-not-midnight): a round has "
+        "one due time, the date its folder is named by at 00:00 UTC, in every check.",
+        form="due",
+    )
     cadence_days: int = key(14, "Days between two rounds' due times (14: every other week, as ForecastBench).", ge=1)
-    open_days_before_due: int = key(10, "Days before its due time that a round's question set is frozen and published "
-                                        "(the freeze time; forecasters have these days to submit). 0 only in a hub of "
-                                        "imported rounds, with no source: the nightly never opens a round frozen at its "
-                                        "due time.", ge=0)
+    open_days_before_due: int = key(
+        10,
+        "Days before its due time that a round's question set is frozen and published "
+        "(the freeze time; forecasters have these days to submit). 0 only in a hub of "
+        "imported rounds, with no source: the nightly never opens a round frozen at its "
+        "due time.",
+        ge=0,
+    )
     market_questions: int = key(50, "Market questions per round, at most (stratified by source and category).", ge=0)
     dataset_questions: int = key(25, "Data-series questions per round, at most, each asked at every horizon.", ge=0)
-    horizons: tuple[int, ...] = key(HORIZONS, "Days after the due time at which a data-series question resolves; each "
-                                              "horizon is a separately scored unit.", ge=1, nonempty=True)
+    horizons: tuple[int, ...] = key(
+        HORIZONS, "Days after the due time at which a data-series question resolves; each horizon is a separately scored unit.", ge=1, nonempty=True
+    )
     # "open": forecast files are submitted before the due time; "commit-reveal": only a commitment
     # before it, the file and its salt after it, within reveal_days (Submit page, "Sealed rounds").
-    secrecy: str = key("open", "\"open\": forecast files are submitted before the due time; \"commit-reveal\": only a "
-                               "commitment before it, the file and its salt within reveal_days after it.", choices=("open", "commit-reveal"))
+    secrecy: str = key(
+        "open",
+        '"open": forecast files are submitted before the due time; "commit-reveal": only a '
+        "commitment before it, the file and its salt within reveal_days after it.",
+        choices=("open", "commit-reveal"),
+    )
     reveal_days: int = key(2, "Commit-reveal rounds: days after the due time during which forecasts are revealed.", ge=1)
 
 
@@ -57,43 +68,62 @@ class RoundSettings:
 class ScoringSettings:
     methodology_version: str = key("1", "Recorded with every published number; change it when the scoring rules change.")
     impute_value: float = key(0.5, "The probability a missing forecast is scored at (ForecastBench: 0.5).", ge=0, le=1)
-    max_imputed_share: float = key(0.05, "A model is unranked in a round where more than this share of its rows is "
-                                         "imputed (0.05: 5%).", ge=0, le=1)
-    min_resolved: int = key(20, "A model is provisional (on the board, unranked) until it has this many resolved, "
-                                "non-imputed forecasts.", ge=0)
+    max_imputed_share: float = key(0.05, "A model is unranked in a round where more than this share of its rows is imputed (0.05: 5%).", ge=0, le=1)
+    min_resolved: int = key(20, "A model is provisional (on the board, unranked) until it has this many resolved, non-imputed forecasts.", ge=0)
     min_age_days: int = key(50, "... and until its first round is this many days past its due time.", ge=0)
-    unresolved_markets: str = key("ignore", "Open markets of rounds already due: \"ignore\" (ForecastBench) or "
-                                            "\"market_proxy\" (scored against the previous day's market value).",
-                                  choices=("ignore", "market_proxy"))
+    unresolved_markets: str = key(
+        "ignore",
+        'Open markets of rounds already due: "ignore" (ForecastBench) or "market_proxy" (scored against the previous day\'s market value).',
+        choices=("ignore", "market_proxy"),
+    )
     # The hub's crowd aggregates forecast a unit only when at least this many submitted forecasts answer it.
-    crowd_min_forecasters: int = key(2, "The hub's crowd aggregates forecast a question only when at least this many "
-                                        "submitted forecasts answer it.", ge=1)
+    crowd_min_forecasters: int = key(
+        2, "The hub's crowd aggregates forecast a question only when at least this many submitted forecasts answer it.", ge=1
+    )
     # Model ids, or teams (the part before the dot), exempt from the max_imputed_share rule (FB exempts its own files).
-    imputation_exempt: tuple[str, ...] = key((), "Model ids, or teams (the part before the dot), exempt from "
-                                                 "max_imputed_share (e.g. [\"forecastbench\"]).", advanced=True)
+    imputation_exempt: tuple[str, ...] = key(
+        (), 'Model ids, or teams (the part before the dot), exempt from max_imputed_share (e.g. ["forecastbench"]).', advanced=True
+    )
 
 
 @dataclass(frozen=True)
 class LeaderboardSettings:
-    boards: tuple[str, ...] = key(DEFAULT_BOARDS, "\"tournament\" (every forecaster), \"baseline\" (those that saw no crowd "
-                                                  "value) and \"preliminary\" (ForecastBench's: dataset questions only, no "
-                                                  "50-day rule); the first is the headline.", choices=BOARDS, nonempty=True)
-    views: tuple[str, ...] = key(("overall", "dataset", "market"), "Rows each board ranks: overall, market, dataset, "
-                                                                   "resolved-only, source:NAME, category:NAME, horizon:DAYS.",
-                                 nonempty=True)
+    boards: tuple[str, ...] = key(
+        DEFAULT_BOARDS,
+        '"tournament" (every forecaster), "baseline" (those that saw no crowd '
+        'value) and "preliminary" (ForecastBench\'s: dataset questions only, no '
+        "50-day rule); the first is the headline.",
+        choices=BOARDS,
+        nonempty=True,
+    )
+    views: tuple[str, ...] = key(
+        ("overall", "dataset", "market"),
+        "Rows each board ranks: overall, market, dataset, resolved-only, source:NAME, category:NAME, horizon:DAYS.",
+        nonempty=True,
+    )
     replicates: int = key(REPLICATES, "Bootstrap replicates for the confidence and rank intervals.", ge=1)
     seed: int = key(0, "The bootstrap's seed.", ge=0, advanced=True)
     # a model id, matched exactly (not on a board: no reference); empty: the top model
     reference: str = key("", "p-values are against this model id; empty: the top model.", advanced=True)
-    market_difficulty: str = key("estimated", "\"estimated\" (fixed effects) or \"crowd\" (a market's difficulty fixed "
-                                              "at the crowd's Brier: ForecastBench's rule, for the tournament board's markets).",
-                                 choices=("estimated", "crowd"), advanced=True)
-    missing_crowd: str = key("estimate", "A market with no crowd value at its due time, on a crowd board: \"estimate\" its "
-                                         "difficulty, or \"drop\" it (ForecastBench).", choices=("estimate", "drop"), advanced=True)
-    public_reference: str = key("", "A second model id (ForecastBench: the public's median) for the \"Forecaster > "
-                                    "Public?\" p-values; empty: none.", advanced=True)
-    min_dataset_rows: int = key(0, "ForecastBench's per-round filter: a round counts once it has this many resolved "
-                                   "dataset units ...", ge=0, advanced=True)
+    market_difficulty: str = key(
+        "estimated",
+        '"estimated" (fixed effects) or "crowd" (a market\'s difficulty fixed '
+        "at the crowd's Brier: ForecastBench's rule, for the tournament board's markets).",
+        choices=("estimated", "crowd"),
+        advanced=True,
+    )
+    missing_crowd: str = key(
+        "estimate",
+        'A market with no crowd value at its due time, on a crowd board: "estimate" its difficulty, or "drop" it (ForecastBench).',
+        choices=("estimate", "drop"),
+        advanced=True,
+    )
+    public_reference: str = key(
+        "", 'A second model id (ForecastBench: the public\'s median) for the "Forecaster > Public?" p-values; empty: none.', advanced=True
+    )
+    min_dataset_rows: int = key(
+        0, "ForecastBench's per-round filter: a round counts once it has this many resolved dataset units ...", ge=0, advanced=True
+    )
     min_market_questions: int = key(0, "... and this many resolved markets.", ge=0, advanced=True)
 
 
@@ -102,18 +132,26 @@ class OracleSettings:
     """[oracle]: the daily news-to-questions stage (off without the table). Methodology page, "Daily Oracle"."""
 
     question_set: str = key("daily-news", "The oracle set the questions land in: data/oracle/<question_set>/.")
-    feeds: tuple[str, ...] = key((), "RSS/Atom feed addresses; \"sim:news\" is the offline world's own feed.",
-                                 example=("https://example.org/world/rss.xml",))
-    maker: str = key("llm", "\"llm\" (the PRESCIENT_LLM_* endpoint) or \"template\" (the demo's template maker, not an LLM).",
-                     choices=("llm", "template"))
+    feeds: tuple[str, ...] = key(
+        (), 'RSS/Atom feed addresses; "sim:news" is the offline world\'s own feed.', example=("https://example.org/world/rss.xml",)
+    )
+    maker: str = key(
+        "llm", '"llm" (the PRESCIENT_LLM_* endpoint) or "template" (the demo\'s template maker, not an LLM).', choices=("llm", "template")
+    )
     model: str = key("", "The endpoint's model that writes the questions (empty: $PRESCIENT_LLM_MODEL).")
-    daily_budget_usd: float = key(0.0, "Generation stops for the day once its calls cost this much (0: no limit; needs "
-                                        "PRESCIENT_LLM_PRICE_IN and _OUT).", ge=0)
+    daily_budget_usd: float = key(
+        0.0, "Generation stops for the day once its calls cost this much (0: no limit; needs PRESCIENT_LLM_PRICE_IN and _OUT).", ge=0
+    )
     daily_budget_tokens: int = key(0, "... or once they used this many tokens (0: no limit).", ge=0)
     random_articles: int = key(3, "Articles drawn at random each news day.", ge=0, advanced=True)
     hot_topics: int = key(3, "One article from each of the day's largest coherent clusters.", ge=0, advanced=True)
-    min_score: int = key(13, "A question is kept when its filter scores sum to at least this (the seven principles "
-                             "score 0 to 14 together).", ge=0, le=14, advanced=True)
+    min_score: int = key(
+        13,
+        "A question is kept when its filter scores sum to at least this (the seven principles score 0 to 14 together).",
+        ge=0,
+        le=14,
+        advanced=True,
+    )
     lookback_days: int = key(2, "News days before the run's date that generation looks at.", ge=0, advanced=True)
     per_feed: int = key(50, "New articles read from one feed in one run, at most.", ge=1, advanced=True)
     host_rate_per_second: float = key(1.0, "Requests per second to one host.", gt=0, advanced=True)
@@ -125,14 +163,14 @@ class OracleSettings:
 class ArenaSettings:
     """[arena]: cohorts of the Arena view and the hub's LLM agents that trade in them. Methodology page, "Arena view"."""
 
-    cohort_rounds: int = key(1, "Rounds per cohort: a cohort starts with fresh balances and carries portfolios over "
-                                "its rounds.", ge=1)
-    agent_models: tuple[str, ...] = key((), "The endpoint's models (PRESCIENT_LLM_*) the nightly trades with as the hub's "
-                                            "Arena agents; empty: off.")
-    nightly_budget_usd: float = key(0.0, "The agents stop for the night once their calls cost this much (0: no limit of "
-                                         "this kind; needs PRESCIENT_LLM_PRICE_IN and _OUT).", ge=0)
-    nightly_budget_tokens: int = key(0, "... or once they used this many tokens (0: no limit of this kind); with agents, "
-                                        "one of the two budgets is required.", ge=0)
+    cohort_rounds: int = key(1, "Rounds per cohort: a cohort starts with fresh balances and carries portfolios over its rounds.", ge=1)
+    agent_models: tuple[str, ...] = key((), "The endpoint's models (PRESCIENT_LLM_*) the nightly trades with as the hub's Arena agents; empty: off.")
+    nightly_budget_usd: float = key(
+        0.0, "The agents stop for the night once their calls cost this much (0: no limit of this kind; needs PRESCIENT_LLM_PRICE_IN and _OUT).", ge=0
+    )
+    nightly_budget_tokens: int = key(
+        0, "... or once they used this many tokens (0: no limit of this kind); with agents, one of the two budgets is required.", ge=0
+    )
 
 
 @dataclass(frozen=True)
@@ -175,33 +213,48 @@ class HubTable:
     """The [hub] table's keys and defaults (Settings carries title, repo_url and site_url)."""
 
     title: str = key("Prescient", "The hub's name: the site's title, and the heading of every validation report.")
-    description: str = key("A forecasting benchmark that lives in a git repository", "One sentence under the title "
-                                                                                     "(the site's description).")
-    repo_url: str = key("", "The hub's repository, e.g. \"https://github.com/OWNER/REPO\" (the site then links its files).")
+    description: str = key("A forecasting benchmark that lives in a git repository", "One sentence under the title (the site's description).")
+    repo_url: str = key("", 'The hub\'s repository, e.g. "https://github.com/OWNER/REPO" (the site then links its files).')
     # The published site's address (e.g. https://OWNER.github.io/REPO/); reports link its Submit page.
-    site_url: str = key("", "The published site, e.g. \"https://OWNER.github.io/REPO/\" (reports then end with its "
-                            "Submit page's address; the sitemap lists its pages).")
+    site_url: str = key(
+        "",
+        'The published site, e.g. "https://OWNER.github.io/REPO/" (reports then end with its Submit page\'s address; the sitemap lists its pages).',
+    )
     # GitHub logins or @org/team names; .github/codeowners.py writes CODEOWNERS from them.
-    maintainers: tuple[str, ...] = key((), "GitHub logins or @org/team names who review every change outside the "
-                                           "submission areas; .github/CODEOWNERS is written from them.")
+    maintainers: tuple[str, ...] = key(
+        (), "GitHub logins or @org/team names who review every change outside the submission areas; .github/CODEOWNERS is written from them."
+    )
     # Where the nightly's seals learn of pull-request pushes: "github" (it reads every validation run
     # GitHub created since the oldest unsealed round, through the API) or "ledger" (only the receipts
     # data/receipts/ holds: a hub without pull requests, or run by hand).
-    receipts: str = key("ledger", "Where the seals learn of pull-request pushes: \"github\" (the validation runs, read "
-                                  "through GitHub's API by the nightly) or \"ledger\" (only data/receipts/: a hub run by hand).",
-                        choices=("ledger", "github"))
+    receipts: str = key(
+        "ledger",
+        'Where the seals learn of pull-request pushes: "github" (the validation runs, read '
+        'through GitHub\'s API by the nightly) or "ledger" (only data/receipts/: a hub run by hand).',
+        choices=("ledger", "github"),
+    )
     # The committer e-mail of the hub's own commits (the nightly's): the only one that may change a file
     # only the hub writes (`prescient verify --git`, audit/bot.py). Empty: not checked. The audit reads it
     # as this file stood at the hub's first nightly, so set it before that run.
-    bot_email: str = key(BOT_EMAIL, "The committer e-mail of the nightly's commits, the only one that may change "
-                                    "what the hub writes (sources, scores, receipts, seals, logs; empty: not checked); "
-                                    "the audit reads it as it stood at the hub's first nightly.", advanced=True)
+    bot_email: str = key(
+        BOT_EMAIL,
+        "The committer e-mail of the nightly's commits, the only one that may change "
+        "what the hub writes (sources, scores, receipts, seals, logs; empty: not checked); "
+        "the audit reads it as it stood at the hub's first nightly.",
+        advanced=True,
+    )
 
 
 # table -> {key: Spec}, each default written once, in its dataclass (``config_schema.key``).
-TABLES: dict[str, type] = {"hub": HubTable, "rounds": RoundSettings, "scoring": ScoringSettings,
-                           "leaderboard": LeaderboardSettings, "http": HttpSettings, "oracle": OracleSettings,
-                           "arena": ArenaSettings}
+TABLES: dict[str, type] = {
+    "hub": HubTable,
+    "rounds": RoundSettings,
+    "scoring": ScoringSettings,
+    "leaderboard": LeaderboardSettings,
+    "http": HttpSettings,
+    "oracle": OracleSettings,
+    "arena": ArenaSettings,
+}
 _SCHEMA: dict[str, dict[str, Spec]] = {name: specs(name, cls) for name, cls in TABLES.items()}
 
 
@@ -223,8 +276,7 @@ def load_settings(root: Path) -> Settings:
     tables = {name: check_table(raw.get(name, {}), spec, name, path, problems) for name, spec in _SCHEMA.items()}
     sources = _sources(raw.get("sources", {}), path, problems)
     for extra in sorted(set(raw) - set(_SCHEMA) - {"sources"}):
-        problems.append(_problem(path, extra, "unknown-table",
-                                 f"unknown table [{extra}]{did_you_mean(extra, [*_SCHEMA, 'sources'])}"))
+        problems.append(_problem(path, extra, "unknown-table", f"unknown table [{extra}]{did_you_mean(extra, [*_SCHEMA, 'sources'])}"))
     first_due = _first_due(tables["rounds"]["first_due"])
     _check_rounds(tables["rounds"], any(s.enabled for s in sources), path, problems)
     _check_leaderboard(tables["leaderboard"], path, problems)
@@ -237,8 +289,14 @@ def load_settings(root: Path) -> Settings:
     rounds = dict(_tuples(tables["rounds"]), first_due=first_due)
     hub = _tuples(tables["hub"])
     return Settings(
-        root=root, title=hub["title"], repo_url=hub["repo_url"], site_url=hub["site_url"], description=hub["description"],
-        maintainers=hub["maintainers"], receipts=hub["receipts"], bot_email=hub["bot_email"],
+        root=root,
+        title=hub["title"],
+        repo_url=hub["repo_url"],
+        site_url=hub["site_url"],
+        description=hub["description"],
+        maintainers=hub["maintainers"],
+        receipts=hub["receipts"],
+        bot_email=hub["bot_email"],
         rounds=RoundSettings(**rounds),
         scoring=ScoringSettings(**scoring),
         http=MappingProxyType(dict(raw.get("http", {}))),
@@ -302,8 +360,14 @@ def _sources(raw: Any, path: Path, problems: list[Problem]) -> tuple[SourceSetti
     out = []
     for name in sorted(raw):
         if name not in known:
-            problems.append(_problem(path, f"sources.{name}", "unknown-source",
-                                     f"unknown source {name!r}{did_you_mean(name, known)}; known sources: {', '.join(known)}"))
+            problems.append(
+                _problem(
+                    path,
+                    f"sources.{name}",
+                    "unknown-source",
+                    f"unknown source {name!r}{did_you_mean(name, known)}; known sources: {', '.join(known)}",
+                )
+            )
             continue
         before = len(problems)
         options = raw[name]
@@ -318,26 +382,43 @@ def _check_rounds(table: dict, enabled: bool, path: Path, problems: list[Problem
     """What one key's range cannot say: a round with questions, frozen before its due time where a source is
     enabled, horizons once each (ranges: ``check_table``)."""
     if table["market_questions"] == 0 and table["dataset_questions"] == 0:
-        problems.append(_problem(path, "rounds.market_questions", "bad-value",
-                                 "rounds.market_questions and rounds.dataset_questions are both 0: a round would have no "
-                                 "question and would never open; ask for at least one"))
+        problems.append(
+            _problem(
+                path,
+                "rounds.market_questions",
+                "bad-value",
+                "rounds.market_questions and rounds.dataset_questions are both 0: a round would have no "
+                "question and would never open; ask for at least one",
+            )
+        )
     if table["open_days_before_due"] == 0 and enabled:
-        problems.append(_problem(path, "rounds.open_days_before_due", "bad-value",
-                                 "rounds.open_days_before_due = 0: a round would be frozen at its due time, leaving no time "
-                                 "to submit, and the nightly would never open one; give 1 or more (0 is for a hub of "
-                                 "imported rounds, with every source disabled)"))
+        problems.append(
+            _problem(
+                path,
+                "rounds.open_days_before_due",
+                "bad-value",
+                "rounds.open_days_before_due = 0: a round would be frozen at its due time, leaving no time "
+                "to submit, and the nightly would never open one; give 1 or more (0 is for a hub of "
+                "imported rounds, with every source disabled)",
+            )
+        )
     horizons = table["horizons"]
     if len(set(horizons)) != len(horizons):
-        problems.append(_problem(path, "rounds.horizons", "bad-value",
-                                 f"rounds.horizons = {toml_value(horizons)}: each horizon once"))
+        problems.append(_problem(path, "rounds.horizons", "bad-value", f"rounds.horizons = {toml_value(horizons)}: each horizon once"))
 
 
 def _scoring(table: dict[str, Any], path: Path, problems: list[Problem]) -> dict[str, Any]:
     """The [scoring] table with the unresolved-market policy folded into the version."""
     table = dict(table, imputation_exempt=tuple(table["imputation_exempt"]))
     if not all(table["imputation_exempt"]):
-        problems.append(_problem(path, "scoring.imputation_exempt", "bad-value",
-                                 "scoring.imputation_exempt: expected a list of model ids or team names (non-empty strings)"))
+        problems.append(
+            _problem(
+                path,
+                "scoring.imputation_exempt",
+                "bad-value",
+                "scoring.imputation_exempt: expected a list of model ids or team names (non-empty strings)",
+            )
+        )
         table["imputation_exempt"] = ()
     return dict(table, methodology_version=methodology_label(table["methodology_version"], table["unresolved_markets"]))
 
@@ -360,6 +441,7 @@ def _check_leaderboard(table: dict, path: Path, problems: list[Problem]) -> None
 
 def _check_oracle(table: dict, path: Path, problems: list[Problem]) -> None:
     """What the [oracle] keys' ranges cannot say (types and ranges: ``check_table``); code ``bad-value``."""
+
     def bad(key_name: str, message: str) -> None:
         problems.append(_problem(path, f"oracle.{key_name}", "bad-value", f"oracle.{key_name}: {message}"))
 
@@ -374,6 +456,7 @@ def _check_oracle(table: dict, path: Path, problems: list[Problem]) -> None:
 
 def _check_arena(table: dict, path: Path, problems: list[Problem]) -> None:
     """What the [arena] keys' ranges cannot say (types and ranges: ``check_table``); code ``bad-value``."""
+
     def bad(key_name: str, message: str) -> None:
         problems.append(_problem(path, f"arena.{key_name}", "bad-value", f"arena.{key_name}: {message}"))
 
@@ -381,14 +464,17 @@ def _check_arena(table: dict, path: Path, problems: list[Problem]) -> None:
     if not all(isinstance(m, str) and m.strip() for m in models):
         bad("agent_models", "expected a list of the endpoint's model names (non-empty strings)")
     elif models and table["nightly_budget_usd"] <= 0 and table["nightly_budget_tokens"] <= 0:
-        bad("nightly_budget_tokens", "the agents need a per-night budget: set nightly_budget_tokens or nightly_budget_usd "
-                                     "(with PRESCIENT_LLM_PRICE_IN and PRESCIENT_LLM_PRICE_OUT) above 0")
+        bad(
+            "nightly_budget_tokens",
+            "the agents need a per-night budget: set nightly_budget_tokens or nightly_budget_usd "
+            "(with PRESCIENT_LLM_PRICE_IN and PRESCIENT_LLM_PRICE_OUT) above 0",
+        )
 
 
 def _check_site_url(value: Any, path: Path, problems: list[Problem]) -> None:
     if isinstance(value, str) and value and not re.fullmatch(r"https?://[^\s/<>\"'`]+(/[^\s<>\"'`]*)?", value):
-        problems.append(_problem(path, "hub.site_url", "bad-value",
-                                 f"hub.site_url = {value!r}: give the site's address, e.g. \"https://OWNER.github.io/REPO/\", or \"\""))
+        hint = 'give the site\'s address, e.g. "https://OWNER.github.io/REPO/", or ""'
+        problems.append(_problem(path, "hub.site_url", "bad-value", f"hub.site_url = {value!r}: {hint}"))
 
 
 def _first_due(value: str | None) -> datetime:
@@ -403,8 +489,7 @@ def resolve_as_of(cli_value: str | None, env: Mapping[str, str] | None = None) -
         try:
             return parse_ts(cli_value)
         except ValueError as exc:
-            raise ConfigError(f"--as-of {cli_value!r}: {exc}; write a UTC time such as 2026-11-22T00:00:00Z "
-                              "or a date such as 2026-11-22") from None
+            raise ConfigError(f"--as-of {cli_value!r}: {exc}; write a UTC time such as 2026-11-22T00:00:00Z or a date such as 2026-11-22") from None
     if env.get("SOURCE_DATE_EPOCH"):
         try:
             return datetime.fromtimestamp(int(env["SOURCE_DATE_EPOCH"]), tz=UTC)

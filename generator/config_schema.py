@@ -69,8 +69,17 @@ class Spec:
         return f"{self.table}.{self.name}"
 
 
-_KINDS = {"str": "str", "int": "int", "float": "float", "bool": "bool", "datetime": "datetime",
-          "tuple[str, ...]": "list[str]", "tuple[int, ...]": "list[int]", "str | None": "str", "float | None": "float"}
+_KINDS = {
+    "str": "str",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "datetime": "datetime",
+    "tuple[str, ...]": "list[str]",
+    "tuple[int, ...]": "list[int]",
+    "str | None": "str",
+    "float | None": "float",
+}
 
 
 def specs(table: str, cls: type) -> dict[str, Spec]:
@@ -102,14 +111,16 @@ class HttpSettings:
     backoff: float = key(0.5, "Seconds before the first retry; each later one waits twice as long (with jitter).", ge=0, advanced=True)
     max_wait: float = key(60.0, "The longest wait, in seconds, before a retry (a `Retry-After` included).", ge=0, advanced=True)
     concurrency: int = key(4, "Requests of one source in flight at once (each source has its own default).", ge=1, advanced=True)
-    rate_per_second: float = key(0.0, "Requests per second to a source, at most; 0: no limit (each source has its own default).",
-                                 ge=0, advanced=True)
+    rate_per_second: float = key(0.0, "Requests per second to a source, at most; 0: no limit (each source has its own default).", ge=0, advanced=True)
     user_agent: str = key(USER_AGENT, "The User-Agent header the hub's requests carry.", advanced=True)
-    source_budget_seconds: float = key(600.0, "Seconds one source may spend on its requests in a run (retries and waits "
-                                              "included); past it, what was read is kept and the run reports it (exit 6).", gt=0)
+    source_budget_seconds: float = key(
+        600.0,
+        "Seconds one source may spend on its requests in a run (retries and waits "
+        "included); past it, what was read is kept and the run reports it (exit 6).",
+        gt=0,
+    )
     request_seconds: float = key(120.0, "One request's whole time (connect, send, every read); a slow-drip server is cut off.", gt=0)
-    max_response_bytes: int = key(20971520, "A response's largest body; past it the request fails (response-too-large), "
-                                            "not retried.", gt=0)
+    max_response_bytes: int = key(20971520, "A response's largest body; past it the request fails (response-too-large), not retried.", gt=0)
 
 
 @dataclass(frozen=True)
@@ -118,13 +129,23 @@ class SourceBase:
 
     enabled: bool = key(True, "Whether the nightly asks this source.")
     base_url: str | None = key(None, "The API's address (not set: the platform's public API).", form="url", advanced=True)
-    budget_seconds: float | None = key(None, "This source's time budget in a run, in seconds (not set: `[http] "
-                                             "source_budget_seconds`).", gt=0, advanced=True)
+    budget_seconds: float | None = key(
+        None, "This source's time budget in a run, in seconds (not set: `[http] source_budget_seconds`).", gt=0, advanced=True
+    )
 
 
 # Each source's table may override these [http] keys for itself.
-HTTP_OVERRIDES = ("timeout", "retries", "backoff", "max_wait", "concurrency", "rate_per_second", "user_agent",
-                  "request_seconds", "max_response_bytes")
+HTTP_OVERRIDES = (
+    "timeout",
+    "retries",
+    "backoff",
+    "max_wait",
+    "concurrency",
+    "rate_per_second",
+    "user_agent",
+    "request_seconds",
+    "max_response_bytes",
+)
 
 
 def in_flight(default: int) -> Any:
@@ -144,11 +165,15 @@ class MarketOptions(SourceBase):
     max_markets: int = key(500, "Qualifying open markets taken into the question bank per night, at most.", ge=0)
     max_pages: int = key(10, "Discovery pages read per night, at most.", ge=1, advanced=True)
     page_size: int = key(100, "Markets asked for per discovery page.", ge=1, advanced=True)
-    reread_days: int = key(30, "Resolved (or void) markets whose resolution is at most this many days old are read "
-                               "again, so a changed outcome at the source is recorded (a correction on the Changes page); "
-                               "0: never.", ge=0, le=3650)
-    reread_max: int = key(25, "Resolved markets read again per night, at most (one request each), taken in turn.", ge=0,
-                          le=10000)
+    reread_days: int = key(
+        30,
+        "Resolved (or void) markets whose resolution is at most this many days old are read "
+        "again, so a changed outcome at the source is recorded (a correction on the Changes page); "
+        "0: never.",
+        ge=0,
+        le=3650,
+    )
+    reread_max: int = key(25, "Resolved markets read again per night, at most (one request each), taken in turn.", ge=0, le=10000)
 
 
 @dataclass(frozen=True)
@@ -190,8 +215,7 @@ class MetaculusOptions(MarketOptions):
 class SeriesOptions(SourceBase):
     """Keys of the data-series sources (``sources.shell.SeriesSource``)."""
 
-    series: tuple[str, ...] = key((), "The series asked about (their ids at the source), each at every horizon.",
-                                  example=())
+    series: tuple[str, ...] = key((), "The series asked about (their ids at the source), each at every horizon.", example=())
     category: str = key("economics", "The category the series' questions are filed under.", advanced=True)
 
 
@@ -200,8 +224,7 @@ class FredOptions(SeriesOptions):
     concurrency: int = in_flight(2)
     rate_per_second: float = per_second(2.0)
     series: tuple[str, ...] = key((), "FRED series ids, e.g. DGS10, UNRATE. Needs FRED_API_KEY.", example=("DGS10", "UNRATE"))
-    observation_start: str = key("", "The first date read of each series (YYYY-MM-DD); empty: all of it.", form="date",
-                                 advanced=True)
+    observation_start: str = key("", "The first date read of each series (YYYY-MM-DD); empty: all of it.", form="date", advanced=True)
 
 
 @dataclass(frozen=True)
@@ -221,13 +244,19 @@ class SimOptions:
     markets: int = key(120, "Markets in the world.", ge=0)
     series: int = key(12, "Data series in the world.", ge=0)
     span_days: int = key(365, "Days over which its markets open and close.", ge=1)
-    news_start: str | None = key(None, "When its own daily news feed starts (the Sim Wire, `sim:news`); not set: with "
-                                       "the world.", form="timestamp", advanced=True)
+    news_start: str | None = key(
+        None, "When its own daily news feed starts (the Sim Wire, `sim:news`); not set: with the world.", form="timestamp", advanced=True
+    )
 
 
 SOURCE_OPTIONS: dict[str, type] = {
-    "sim": SimOptions, "manifold": ManifoldOptions, "polymarket": PolymarketOptions, "kalshi": KalshiOptions,
-    "metaculus": MetaculusOptions, "fred": FredOptions, "dbnomics": DbnomicsOptions,
+    "sim": SimOptions,
+    "manifold": ManifoldOptions,
+    "polymarket": PolymarketOptions,
+    "kalshi": KalshiOptions,
+    "metaculus": MetaculusOptions,
+    "fred": FredOptions,
+    "dbnomics": DbnomicsOptions,
 }
 NEEDS = {"metaculus": "METACULUS_TOKEN", "fred": "FRED_API_KEY"}  # the environment variable a source needs
 
@@ -243,6 +272,7 @@ def source_specs(name: str) -> dict[str, Spec]:
 
 
 # -- checking ----------------------------------------------------------------------------------------
+
 
 def key_problem(path: Path | str, key_label: str, code: str, message: str) -> Problem:
     return Problem(str(path), None, key_label, code, message)
@@ -267,8 +297,7 @@ def check_table(given: Any, table_specs: Mapping[str, Spec], label: str, path: P
         given = {}
     out: dict[str, Any] = {}
     for name in sorted(set(given) - set(table_specs)):
-        problems.append(key_problem(path, f"{label}.{name}", "unknown-key",
-                                f"unknown key {label}.{name}{did_you_mean(name, sorted(table_specs))}"))
+        problems.append(key_problem(path, f"{label}.{name}", "unknown-key", f"unknown key {label}.{name}{did_you_mean(name, sorted(table_specs))}"))
     for name, spec in table_specs.items():
         if name not in given:
             if spec.required:
@@ -296,8 +325,10 @@ def check_value(spec: Spec, value: Any) -> tuple[str, str] | None:
     items = value if isinstance(value, list) else [value]
     for item in items:
         if meta.choices and item not in meta.choices:
-            return _found("bad-value", f"{spec.label} = {_shown(item)}; expected one of {', '.join(map(_shown, meta.choices))}"
-                                       f"{did_you_mean(str(item), meta.choices)}")
+            return _found(
+                "bad-value",
+                f"{spec.label} = {_shown(item)}; expected one of {', '.join(map(_shown, meta.choices))}{did_you_mean(str(item), meta.choices)}",
+            )
         if isinstance(item, (int, float)) and not _in_range(item, meta):
             return _found("bad-value", f"{spec.label} = {_shown(item)}; expected {describe_range(meta)}")
     return None
@@ -309,11 +340,11 @@ def _check_form(spec: Spec, value: str) -> tuple[str, str] | None:
         try:
             when = parse_ts(value)
         except ValueError as exc:
-            return _found("bad-timestamp", f"{spec.label} = {_shown(value)}: {exc}; write a UTC time such as \"2026-12-06T00:00:00Z\"")
+            return _found("bad-timestamp", f'{spec.label} = {_shown(value)}: {exc}; write a UTC time such as "2026-12-06T00:00:00Z"')
         if form == "due" and (message := due_not_midnight(f"{spec.label} = {_shown(value)}", when)):
             return _found("due-not-midnight", message)
     elif form == "date" and value and not is_iso_date(value):
-        return _found("bad-value", f"{spec.label} = {_shown(value)}: write a date as \"YYYY-MM-DD\"")
+        return _found("bad-value", f'{spec.label} = {_shown(value)}: write a date as "YYYY-MM-DD"')
     elif form == "url" and not re.fullmatch(r"https?://[^\s<>\"'`]+", value):
         return _found("bad-value", f"{spec.label} = {_shown(value)}: give an http(s) address")
     return None
@@ -325,9 +356,11 @@ def due_not_midnight(given: str, when: datetime) -> str | None:
     and the git audit all read the due time as that date at 00:00:00Z."""
     if when == day_start(when):
         return None
-    return (f"{given} is {format_ts(when)}, not 00:00 UTC: a round is due at 00:00 UTC, one due time per round (its "
-            f"folder is named by the date, and validation, the seals and the git audit all read that date at 00:00:00Z); "
-            f"write \"{format_date(when)}T00:00:00Z\" or another day at 00:00:00Z")
+    return (
+        f"{given} is {format_ts(when)}, not 00:00 UTC: a round is due at 00:00 UTC, one due time per round (its "
+        f"folder is named by the date, and validation, the seals and the git audit all read that date at 00:00:00Z); "
+        f'write "{format_date(when)}T00:00:00Z" or another day at 00:00:00Z'
+    )
 
 
 def _has_kind(value: Any, kind: str) -> bool:
@@ -341,14 +374,19 @@ def _has_kind(value: Any, kind: str) -> bool:
 
 
 def _in_range(value: float, meta: KeyMeta) -> bool:
-    return not ((meta.ge is not None and value < meta.ge) or (meta.gt is not None and value <= meta.gt)
-                or (meta.le is not None and value > meta.le))
+    return not ((meta.ge is not None and value < meta.ge) or (meta.gt is not None and value <= meta.gt) or (meta.le is not None and value > meta.le))
 
 
 def describe_kind(kind: str) -> str:
-    words = {"str": "text", "int": "a whole number", "float": "a number", "bool": "true or false",
-             "datetime": 'a UTC time as text, e.g. "2026-12-06T00:00:00Z"', "list[str]": "a list of texts",
-             "list[int]": "a list of whole numbers"}
+    words = {
+        "str": "text",
+        "int": "a whole number",
+        "float": "a number",
+        "bool": "true or false",
+        "datetime": 'a UTC time as text, e.g. "2026-12-06T00:00:00Z"',
+        "list[str]": "a list of texts",
+        "list[int]": "a list of whole numbers",
+    }
     return words[kind]
 
 
@@ -378,6 +416,7 @@ def _shown(value: Any) -> str:
 
 
 # -- describing (the Data page, a new hub.toml) ------------------------------------------------------
+
 
 def toml_value(value: Any) -> str:
     """``value`` written as TOML: text quoted (JSON's escapes are TOML's), numbers, true/false, lists."""

@@ -29,9 +29,11 @@ def print_sources(report) -> None:
             print(f"{s.name}: skipped ({s.skipped})")
             continue
         status = f"FAILED: {s.error}" if s.error else "ok"
-        print(f"{s.name}: {status}; new questions {s.new_questions}, new observations {s.new_observations}, "
-              f"resolved {s.resolved}, voided {s.voided}, item failures {len(s.failures)}"
-              + (f"; resolved markets read again {s.reread}" if getattr(s, "reread", 0) else ""))
+        print(
+            f"{s.name}: {status}; new questions {s.new_questions}, new observations {s.new_observations}, "
+            f"resolved {s.resolved}, voided {s.voided}, item failures {len(s.failures)}"
+            + (f"; resolved markets read again {s.reread}" if getattr(s, "reread", 0) else "")
+        )
         for failure in s.failures[:20]:
             print(f"  - {failure}")
     for note in getattr(report, "round_notes", []):
@@ -59,21 +61,25 @@ def settings_summary(settings, as_of: datetime) -> str:
     due, freeze = next_round(rounds, as_of)
     late = " (its freeze time has passed: the next nightly freezes it then)" if freeze <= as_of else ""
     enabled = [s.name + (f" (needs {NEEDS[s.name]})" if s.name in NEEDS else "") for s in settings.enabled_sources]
-    return "\n".join([
-        f"{settings.root / 'data/hub.toml'}: no problem found",
-        f"  hub: {settings.title} · maintainers: {', '.join(settings.maintainers) or 'none (no review is required)'}",
-        f"  rounds: due every {rounds.cadence_days} day(s) from {format_ts(rounds.first_due)}, frozen "
-        f"{rounds.open_days_before_due} day(s) before; the next is due {format_ts(due)} (frozen and published {format_ts(freeze)}){late}",
-        f"  sources enabled: {', '.join(enabled) or 'none (the nightly fetches nothing)'}",
-    ])
+    return "\n".join(
+        [
+            f"{settings.root / 'data/hub.toml'}: no problem found",
+            f"  hub: {settings.title} · maintainers: {', '.join(settings.maintainers) or 'none (no review is required)'}",
+            f"  rounds: due every {rounds.cadence_days} day(s) from {format_ts(rounds.first_due)}, frozen "
+            f"{rounds.open_days_before_due} day(s) before; the next is due {format_ts(due)} (frozen and published {format_ts(freeze)}){late}",
+            f"  sources enabled: {', '.join(enabled) or 'none (the nightly fetches nothing)'}",
+        ]
+    )
 
 
 def init_summary(result, hub: str, program: str) -> str:
     """What ``prescient init`` (or ``init --upgrade``) did, and a new hub's next steps."""
     lines = []
     if result.previous_version is not None or result.first_due is None:
-        lines.append(f"upgraded {hub} to Prescient {result.version} (from {result.previous_version or 'an unrecorded version'}): "
-                     f"{len(result.written)} file(s) written, {len(result.unchanged)} already current")
+        lines.append(
+            f"upgraded {hub} to Prescient {result.version} (from {result.previous_version or 'an unrecorded version'}): "
+            f"{len(result.written)} file(s) written, {len(result.unchanged)} already current"
+        )
         lines += [f"  wrote {p}" for p in result.written]
         lines += [f"  kept {p}: changed by the hub, so not replaced (compare it with a new hub's copy)" for p in result.kept]
         return "\n".join(lines)
@@ -84,7 +90,7 @@ def init_summary(result, hub: str, program: str) -> str:
         "next:",
         f"  edit {hub}/data/hub.toml (sources, schedule, maintainers), then `{program} check-config --hub {hub}`",
         f"  `{program} nightly --hub {hub}`, `{program} build --hub {hub}`, `{program} serve --hub {hub}`",
-        f"  commit everything, push it to GitHub and set the repository up: {hub}/README.md, \"Maintaining\"",
+        f'  commit everything, push it to GitHub and set the repository up: {hub}/README.md, "Maintaining"',
     ]
     return "\n".join(lines)
 
@@ -95,19 +101,20 @@ def demo_summary(result, start: datetime, seconds: float, hub: str, program: str
     minutes, rest = divmod(round(seconds), 60)
     took = f"{minutes} min {rest} s" if minutes else f"{rest} s"
     following = format_ts(end + timedelta(days=1))
-    return "\n".join([
-        f"Demo hub written to {hub} in {took}: {result.nights} nightly runs on the offline sim world, "
-        f"{start:%Y-%m-%d} to {end:%Y-%m-%d}.",
-        "",
-        f"  {program} serve --hub {hub}          preview the site at http://127.0.0.1:8000/",
-        f"  {program} leaderboard --hub {hub}    the board in this terminal",
-        f"  {program} verify --hub {hub}         recompute every derived file from the ledgers and compare",
-        "",
-        f"The demo's clock stopped at its last night, {format_ts(end)}. To look at the hub as of another",
-        "time, pass --as-of; to go on, run the next night on the offline world:",
-        f"  {program} nightly --hub {hub} --as-of {following}",
-        "Then try the Submit page's walkthrough, your first forecast file, on this hub.",
-    ])
+    return "\n".join(
+        [
+            f"Demo hub written to {hub} in {took}: {result.nights} nightly runs on the offline sim world, {start:%Y-%m-%d} to {end:%Y-%m-%d}.",
+            "",
+            f"  {program} serve --hub {hub}          preview the site at http://127.0.0.1:8000/",
+            f"  {program} leaderboard --hub {hub}    the board in this terminal",
+            f"  {program} verify --hub {hub}         recompute every derived file from the ledgers and compare",
+            "",
+            f"The demo's clock stopped at its last night, {format_ts(end)}. To look at the hub as of another",
+            "time, pass --as-of; to go on, run the next night on the offline world:",
+            f"  {program} nightly --hub {hub} --as-of {following}",
+            "Then try the Submit page's walkthrough, your first forecast file, on this hub.",
+        ]
+    )
 
 
 class progress_bar:
@@ -142,9 +149,11 @@ class progress_bar:
 def requests_progress():
     """Per-source request counters: a rich bar on a terminal, one plain log line otherwise."""
     if not sys.stderr.isatty():
+
         def plain(source: str):
             print(f"fetching {source} ...", file=sys.stderr)
             return lambda n: None
+
         yield plain
         return
     from rich.progress import Progress, SpinnerColumn, TextColumn
@@ -187,6 +196,7 @@ def frame_text(frame: pd.DataFrame, compact: tuple[str, ...], wide: bool, width:
 
     def line(row: dict) -> str:
         return "  ".join(str(row[c]).rjust(widths[c]) if c in numeric else str(row[c]).ljust(widths[c]) for c in columns).rstrip()
+
     rows = [line({c: c for c in columns})] + [line(r) for r in cells.to_dict("records")]
     hidden = len(frame.columns) - len(columns)
     more = [f"({hidden} more column(s): --wide shows every one, --format csv or json the full data)"] if hidden else []
@@ -232,15 +242,32 @@ def board_columns(board: pd.DataFrame, view: str, wide: bool) -> pd.DataFrame:
         counts = {"market": ("n_market",), "dataset": ("n_dataset",)}.get(score, ("n_dataset", "n_market"))
         n = sum((board[c].fillna(0) for c in counts if c in board.columns), pd.Series(0, index=board.index))
         low, high = board.get(f"{score}_ci_low"), board.get(f"{score}_ci_high")
-        bi = [("" if pd.isna(v) else f"{v:.1f}" + ("" if low is None or pd.isna(lo) else f" [{lo:.1f}, {hi:.1f}]"))
-              for v, lo, hi in zip(board[score] if score in board.columns else [float("nan")] * len(board),
-                                   low if low is not None else [None] * len(board),
-                                   high if high is not None else [None] * len(board), strict=True)]
-        ranks = [("" if pd.isna(lo) else _rank(lo) if lo == hi else f"{_rank(lo)}–{_rank(hi)}")
-                 for lo, hi in zip(board.get("rank_low", pd.Series(float("nan"), index=board.index)),
-                                   board.get("rank_high", pd.Series(float("nan"), index=board.index)), strict=True)]
-        out = pd.DataFrame({"rank": board["rank"].map(_rank), "model": board["model"], "Brier Index [95% CI]": bi,
-                            "N": n.astype(int).astype(str), "rank interval": ranks})
+        bi = [
+            ("" if pd.isna(v) else f"{v:.1f}" + ("" if low is None or pd.isna(lo) else f" [{lo:.1f}, {hi:.1f}]"))
+            for v, lo, hi in zip(
+                board[score] if score in board.columns else [float("nan")] * len(board),
+                low if low is not None else [None] * len(board),
+                high if high is not None else [None] * len(board),
+                strict=True,
+            )
+        ]
+        ranks = [
+            ("" if pd.isna(lo) else _rank(lo) if lo == hi else f"{_rank(lo)}–{_rank(hi)}")
+            for lo, hi in zip(
+                board.get("rank_low", pd.Series(float("nan"), index=board.index)),
+                board.get("rank_high", pd.Series(float("nan"), index=board.index)),
+                strict=True,
+            )
+        ]
+        out = pd.DataFrame(
+            {
+                "rank": board["rank"].map(_rank),
+                "model": board["model"],
+                "Brier Index [95% CI]": bi,
+                "N": n.astype(int).astype(str),
+                "rank interval": ranks,
+            }
+        )
         if "provisional" in board.columns and board["provisional"].fillna(0).astype(bool).any():
             out["note"] = board["provisional"].fillna(0).astype(bool).map({True: "provisional", False: ""})
     else:
@@ -259,8 +286,9 @@ def board_columns(board: pd.DataFrame, view: str, wide: bool) -> pd.DataFrame:
     return out[keep]
 
 
-def empty_board_note(as_of: datetime, dues: list[datetime], first_due: datetime, min_age_days: int,
-                     resolutions: pd.DataFrame | None = None, market_proxy: bool = False) -> str:
+def empty_board_note(
+    as_of: datetime, dues: list[datetime], first_due: datetime, min_age_days: int, resolutions: pd.DataFrame | None = None, market_proxy: bool = False
+) -> str:
     """Why a board is empty, and when the first scores can appear: a round counts ``min_age_days`` after
     its due time (FB's 50-day rule), so nothing shows before the first round's due time plus that.
     ``resolutions`` (the stated-resolutions ledger): resolutions of those rounds recorded only after
@@ -269,21 +297,27 @@ def empty_board_note(as_of: datetime, dues: list[datetime], first_due: datetime,
     earliest = first + timedelta(days=min_age_days)
     if earliest > as_of:
         which = f"round {first:%Y-%m-%d}" if dues else f"the first round (due {first:%Y-%m-%d}, not yet published)"
-        return (f"no scored forecasts as of {format_ts(as_of)}; first scores on {earliest:%Y-%m-%d} at the earliest: "
-                f"{which} counts {min_age_days} days after its due time")
+        return (
+            f"no scored forecasts as of {format_ts(as_of)}; first scores on {earliest:%Y-%m-%d} at the earliest: "
+            f"{which} counts {min_age_days} days after its due time"
+        )
     cutoff = as_of - timedelta(days=min_age_days)
-    note = (f"no scored forecasts as of {format_ts(as_of)}: no forecast of a round due by {cutoff:%Y-%m-%d} "
-            "has resolved yet, or every such file was left out by the imputation rule")
+    note = (
+        f"no scored forecasts as of {format_ts(as_of)}: no forecast of a round due by {cutoff:%Y-%m-%d} "
+        "has resolved yet, or every such file was left out by the imputation rule"
+    )
     late = recorded_later(resolutions, as_of, cutoff)
     if late is None:
         return note
     count, when = late
     ask = parse_ts(when) + timedelta(days=1) if market_proxy else parse_ts(when)
-    return (f"no scored forecasts as of {format_ts(as_of)}: {count:,} resolution(s) of rounds due by {cutoff:%Y-%m-%d} "
-            f"are in the hub but were recorded after that time (the first at {when}, e.g. by `prescient import "
-            "forecastbench --as-of`, which records what it imports at its own time); a board sees a resolution "
-            f"from the time the hub recorded it: ask with --as-of {format_ts(ask)} or later"
-            + (" (under market_proxy an open market takes the value recorded a day before the board's time)" if market_proxy else ""))
+    return (
+        f"no scored forecasts as of {format_ts(as_of)}: {count:,} resolution(s) of rounds due by {cutoff:%Y-%m-%d} "
+        f"are in the hub but were recorded after that time (the first at {when}, e.g. by `prescient import "
+        "forecastbench --as-of`, which records what it imports at its own time); a board sees a resolution "
+        f"from the time the hub recorded it: ask with --as-of {format_ts(ask)} or later"
+        + (" (under market_proxy an open market takes the value recorded a day before the board's time)" if market_proxy else "")
+    )
 
 
 def recorded_later(resolutions: pd.DataFrame | None, as_of: datetime, cutoff: datetime) -> tuple[int, str] | None:
@@ -291,9 +325,12 @@ def recorded_later(resolutions: pd.DataFrame | None, as_of: datetime, cutoff: da
     were recorded only after ``as_of``, and the earliest such recording time; None when none."""
     if resolutions is None or resolutions.empty:
         return None
-    rows = resolutions[(resolutions["status"] != "open") & (resolutions["recorded_at"] > format_ts(as_of))
-                       & (resolutions["resolved_at"].fillna("") <= format_ts(as_of))
-                       & (resolutions["round"].fillna("").astype(str).str[:10] <= f"{cutoff:%Y-%m-%d}")]
+    rows = resolutions[
+        (resolutions["status"] != "open")
+        & (resolutions["recorded_at"] > format_ts(as_of))
+        & (resolutions["resolved_at"].fillna("") <= format_ts(as_of))
+        & (resolutions["round"].fillna("").astype(str).str[:10] <= f"{cutoff:%Y-%m-%d}")
+    ]
     return (len(rows), str(rows["recorded_at"].min())) if len(rows) else None
 
 
@@ -311,8 +348,8 @@ def board_text(board: pd.DataFrame, title: str, view: str, wide: bool, width: in
     left = {"model", "name", "organization", "kind", "note", "p_label"}
 
     def line(cells: dict) -> str:
-        return "  ".join(str(cells[c]).ljust(widths[c]) if c in left else str(cells[c]).rjust(widths[c])
-                         for c in shown.columns).rstrip()
+        return "  ".join(str(cells[c]).ljust(widths[c]) if c in left else str(cells[c]).rjust(widths[c]) for c in shown.columns).rstrip()
+
     rows = [line({c: c for c in shown.columns})] + [line(r) for r in shown.to_dict("records")]
     return "\n".join([title, *rows]) + "\n"
 
@@ -327,10 +364,14 @@ def board_notes(board: pd.DataFrame) -> str:
         lines += [f"  {r['model']} · round {r['round']}: {r['reason']}" for r in unranked.to_dict("records")]
     crowd = board.attrs.get("crowd_values")
     if crowd:
-        lines.append(f"market difficulty: crowd value at the due time on {crowd['at_due']:,} unit(s), freeze value on "
-                     f"{crowd['at_freeze']:,}, estimated (no crowd value known) on {crowd['estimated']:,}"
-                     + (f"; {crowd['missing_at_due']:,} without the crowd's value at the due time left out (missing_crowd = "
-                        "\"drop\")" if crowd.get("missing_at_due") else "")
-                     + (f"; {crowd['average']:,} with neither (orphans) at the other markets' average" if crowd.get("average") else ""))
+        lines.append(
+            f"market difficulty: crowd value at the due time on {crowd['at_due']:,} unit(s), freeze value on "
+            f"{crowd['at_freeze']:,}, estimated (no crowd value known) on {crowd['estimated']:,}"
+            + (
+                f'; {crowd["missing_at_due"]:,} without the crowd\'s value at the due time left out (missing_crowd = "drop")'
+                if crowd.get("missing_at_due")
+                else ""
+            )
+            + (f"; {crowd['average']:,} with neither (orphans) at the other markets' average" if crowd.get("average") else "")
+        )
     return "".join(line + "\n" for line in lines)
-

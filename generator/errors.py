@@ -89,8 +89,7 @@ class PartialFailure(PrescientError, Generic[R]):
 
     exit_code = 6
 
-    def __init__(self, message: str, problems: list[Problem] | tuple[Problem, ...] = (),
-                 run_report: R | None = None):
+    def __init__(self, message: str, problems: list[Problem] | tuple[Problem, ...] = (), run_report: R | None = None):
         super().__init__(message, problems)
         self.run_report = run_report
 
@@ -130,17 +129,14 @@ EXIT_CODES: dict[int, str] = {
     PrescientError.exit_code: "error",
     ConfigError.exit_code: "bad configuration or usage (hub.toml, an unknown option or value, no hub found)",
     SchemaError.exit_code: "a file does not match its schema",
-    LedgerError.exit_code: "refused to rewrite history (a conflicting row, or an --as-of before the ledgers' "
-                           "latest record)",
+    LedgerError.exit_code: "refused to rewrite history (a conflicting row, or an --as-of before the ledgers' latest record)",
     SourceError.exit_code: "source error",
-    PartialFailure.exit_code: "partial failure (some sources failed or some submitted files were quarantined; "
-                              "the rest was written)",
+    PartialFailure.exit_code: "partial failure (some sources failed or some submitted files were quarantined; the rest was written)",
     LockError.exit_code: "another run holds the lock",
     BuildError.exit_code: "site build failed",
     SubmissionInvalid.exit_code: "a submission has errors",
     VERIFY_FAILED: "verify found a difference or a history violation",
-    StorageError.exit_code: "the system refused a read or write (disk full, read-only, permission; nothing was "
-                            "half-written)",
+    StorageError.exit_code: "the system refused a read or write (disk full, read-only, permission; nothing was half-written)",
 }
 
 

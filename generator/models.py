@@ -31,7 +31,7 @@ FIELDS = {
     "prompt_variant": "LLM forecasters: the prompt used (e.g. `zero-shot`, `scratchpad`).",
     "prompt_sha256": "LLM forecasters: sha256 of the prompt template file, so a changed prompt is visible.",
     "ran_by": "Who ran the forecaster: `forecastbench` (ForecastBench's own runs) or `team` (a team's submission, "
-              "never in the estimation sample); empty for a hub's own models. A ForecastBench import sets it.",
+    "never in the estimation sample); empty for a hub's own models. A ForecastBench import sets it.",
     "model_organization": "Who made the model, when not the organization that runs it (ForecastBench's Model Organization).",
 }
 OPTIONAL = ("prompt_variant", "prompt_sha256", "ran_by", "model_organization")  # left out of the YAML when empty
@@ -73,12 +73,21 @@ def load_model(path: Path, label: str | None = None) -> ModelMeta:
     if problems:
         raise SchemaError(f"{label}: invalid model metadata", problems)
     text = {k: "" if body.get(k) is None else str(body[k]) for k in FIELDS}  # a field left out reads as ""
-    return ModelMeta(id=model_id, name=text["name"], organization=text["organization"], kind=text["kind"],
-                     knowledge_cutoff=text["knowledge_cutoff"], release_date=text["release_date"],
-                     method=text["method"], saw_crowd=bool(body.get("saw_crowd")),
-                     maintainers=tuple(v for v in body.get("maintainers") or () if is_login(v)),
-                     prompt_variant=text["prompt_variant"], prompt_sha256=text["prompt_sha256"],
-                     ran_by=text["ran_by"], model_organization=text["model_organization"])
+    return ModelMeta(
+        id=model_id,
+        name=text["name"],
+        organization=text["organization"],
+        kind=text["kind"],
+        knowledge_cutoff=text["knowledge_cutoff"],
+        release_date=text["release_date"],
+        method=text["method"],
+        saw_crowd=bool(body.get("saw_crowd")),
+        maintainers=tuple(v for v in body.get("maintainers") or () if is_login(v)),
+        prompt_variant=text["prompt_variant"],
+        prompt_sha256=text["prompt_sha256"],
+        ran_by=text["ran_by"],
+        model_organization=text["model_organization"],
+    )
 
 
 def check_model(model_id: str, body: object, label: str) -> list[Problem]:
@@ -118,6 +127,7 @@ def maintainer_problems(values: list) -> list[str]:
             hint = f" (write it in quotes: '{value}')" if isinstance(value, int) and not isinstance(value, bool) else ""
             out.append(f"maintainer {i} is {shown}, not a GitHub login{hint}")
         elif not is_login(value):
-            out.append(f"maintainer {i}, {value[:60]!r}, is not a GitHub login "
-                       "(1 to 39 ASCII letters, digits and single hyphens, no hyphen first or last)")
+            out.append(
+                f"maintainer {i}, {value[:60]!r}, is not a GitHub login (1 to 39 ASCII letters, digits and single hyphens, no hyphen first or last)"
+            )
     return out

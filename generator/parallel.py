@@ -50,8 +50,12 @@ R = TypeVar("R")
 
 def fork_sound() -> bool:
     """Whether forking workers is sound here and now (see the module docstring): the one rule."""
-    return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods() \
-        and threading.active_count() == 1 and not os.environ.get(FAULT_ENV)
+    return (
+        (os.cpu_count() or 1) >= 2
+        and "fork" in multiprocessing.get_all_start_methods()
+        and threading.active_count() == 1
+        and not os.environ.get(FAULT_ENV)
+    )
 
 
 def one_blas_thread() -> contextlib.AbstractContextManager:

@@ -32,8 +32,7 @@ def parse_view(view: str) -> tuple[str, str]:
         if kind == "horizon" and not (arg.isdigit() and int(arg) > 0):
             raise ValueError(f"view {view!r}: a horizon is a positive number of days, e.g. horizon:30")
         return kind, arg
-    raise ValueError(f"unknown view {view!r}; expected one of {', '.join(PLAIN_VIEWS)}, "
-                     "source:<name>, category:<name> or horizon:<days>")
+    raise ValueError(f"unknown view {view!r}; expected one of {', '.join(PLAIN_VIEWS)}, source:<name>, category:<name> or horizon:<days>")
 
 
 # name -> "module:Class"; the class is built as Class(options) with the [sources.<name>] table.

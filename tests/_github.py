@@ -29,20 +29,42 @@ class FakeGitHub:
         self.requests: list[str] = []
         self.fail: set[str] = set()  # paths answered with a 502 (an outage)
 
-    def run(self, pr: int, head: str, created_at: str, *, author: str = "alice", fork: bool = False,
-            conclusion: str | None = "success", branch: str | None = None, actor: str | None = None,
-            owner: str | None = None) -> int:
+    def run(
+        self,
+        pr: int,
+        head: str,
+        created_at: str,
+        *,
+        author: str = "alice",
+        fork: bool = False,
+        conclusion: str | None = "success",
+        branch: str | None = None,
+        actor: str | None = None,
+        owner: str | None = None,
+    ) -> int:
         """GitHub creates a validation run for a push of ``head`` to pull request ``pr`` (opened by ``author``
         from ``owner``'s branch, by default the author's own): the push was ``actor``'s (by default the author's)."""
         run_id = 9000 + len(self.runs)
         branch, owner = branch or f"pr-{pr}", owner or author
-        self.runs[run_id] = {"id": run_id, "head_sha": head, "created_at": created_at, "event": "pull_request",
-                             "status": "completed", "conclusion": conclusion, "head_branch": branch,
-                             "head_repository": {"full_name": f"{owner}/hub", "owner": {"login": owner}},
-                             "actor": {"login": actor or author}, "triggering_actor": {"login": actor or author},
-                             "pull_requests": [] if fork else [{"number": pr, "head": {"sha": head}}]}
-        self.pulls[pr] = {"number": pr, "state": "open", "head": {"sha": head, "ref": branch, "label": f"{owner}:{branch}"},
-                          "user": {"login": author}}
+        self.runs[run_id] = {
+            "id": run_id,
+            "head_sha": head,
+            "created_at": created_at,
+            "event": "pull_request",
+            "status": "completed",
+            "conclusion": conclusion,
+            "head_branch": branch,
+            "head_repository": {"full_name": f"{owner}/hub", "owner": {"login": owner}},
+            "actor": {"login": actor or author},
+            "triggering_actor": {"login": actor or author},
+            "pull_requests": [] if fork else [{"number": pr, "head": {"sha": head}}],
+        }
+        self.pulls[pr] = {
+            "number": pr,
+            "state": "open",
+            "head": {"sha": head, "ref": branch, "label": f"{owner}:{branch}"},
+            "user": {"login": author},
+        }
         return run_id
 
     def answer(self, method: str, path: str, params: dict[str, str], auth: str | None) -> tuple[int, object]:
@@ -59,7 +81,7 @@ class FakeGitHub:
             since = params.get("created", ">=0000-00-00").removeprefix(">=")
             found = sorted((r for r in self.runs.values() if r["created_at"][:10] >= since), key=lambda r: -r["id"])
             page, per = int(params.get("page", "1")), int(params.get("per_page", "30"))
-            return 200, {"total_count": len(found), "workflow_runs": found[(page - 1) * per:page * per]}
+            return 200, {"total_count": len(found), "workflow_runs": found[(page - 1) * per : page * per]}
         if path == "actions/runs":
             found = sorted((r for r in self.runs.values() if r["head_sha"] == params.get("head_sha")), key=lambda r: -r["id"])
             return 200, {"total_count": len(found), "workflow_runs": found}
@@ -82,8 +104,7 @@ class FakeGitHub:
         from generator.sources.github import GitHub
         from generator.sources.http import http_for
 
-        http = http_for(httpx.Client(transport=httpx.MockTransport(self.handler)), {"retries": 0},
-                        headers={"Authorization": f"Bearer {TOKEN}"})
+        http = http_for(httpx.Client(transport=httpx.MockTransport(self.handler)), {"retries": 0}, headers={"Authorization": f"Bearer {TOKEN}"})
         return GitHub(http, REPO, "https://api.github.test")
 
     @contextmanager
@@ -110,8 +131,7 @@ class FakeGitHub:
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         try:
-            yield {"GITHUB_API_URL": f"http://127.0.0.1:{server.server_address[1]}", "GITHUB_REPOSITORY": REPO,
-                   "GITHUB_TOKEN": TOKEN}
+            yield {"GITHUB_API_URL": f"http://127.0.0.1:{server.server_address[1]}", "GITHUB_REPOSITORY": REPO, "GITHUB_TOKEN": TOKEN}
         finally:
             server.shutdown()
             server.server_close()

@@ -25,10 +25,14 @@ Response = tuple[int, dict, bytes]
 
 def completion(content: str, tokens_in: int = 100, tokens_out: int = 10, finish: str = "stop") -> bytes:
     """A chat-completions response body carrying ``content``."""
-    return json.dumps({"id": "fake", "object": "chat.completion",
-                       "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": content}}],
-                       "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out,
-                                 "total_tokens": tokens_in + tokens_out}}).encode()
+    return json.dumps(
+        {
+            "id": "fake",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out, "total_tokens": tokens_in + tokens_out},
+        }
+    ).encode()
 
 
 def prompt_of(body: dict) -> str:
@@ -142,6 +146,9 @@ class Recorded:
                     return reply["status"], {"Retry-After": "0"}, b'{"error": "recorded failure"}'
                 if "raw" in reply:
                     return 200, {"Content-Type": "application/json"}, reply["raw"].encode()
-                return 200, {"Content-Type": "application/json"}, completion(
-                    reply["content"], reply.get("tokens_in", 100), reply.get("tokens_out", 10))
+                return (
+                    200,
+                    {"Content-Type": "application/json"},
+                    completion(reply["content"], reply.get("tokens_in", 100), reply.get("tokens_out", 10)),
+                )
         return 404, {}, json.dumps({"error": "no recorded response matches this prompt", "prompt": prompt[:300]}).encode()

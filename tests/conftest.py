@@ -18,8 +18,7 @@ FULL_ONLY = ("slow", "browser", "e2e")
 
 
 def pytest_addoption(parser):
-    parser.addoption("--everything", action="store_true",
-                     help="also run the tests marked " + ", ".join(FULL_ONLY) + " (left out by default)")
+    parser.addoption("--everything", action="store_true", help="also run the tests marked " + ", ".join(FULL_ONLY) + " (left out by default)")
 
 
 def pytest_collection_modifyitems(config, items):

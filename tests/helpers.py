@@ -125,9 +125,21 @@ def write_hub(root: Path, text: str = SMALL_HUB) -> Path:
 
 def round_file(due: str, units: list[tuple[str, str, str]]) -> bytes:
     """A published round's questions.csv: one row per (question id, resolution date, kind) of ``units``."""
-    rows = [{"question_id": q, "resolution_date": d, "source": q.split(":")[0], "kind": kind, "category": "",
-             "due": f"{due}T00:00:00Z", "freeze_time": "2026-01-10T00:00:00Z", "freeze_value": "0.5",
-             "text": f"Will {q} happen?", "url": ""} for q, d, kind in units]
+    rows = [
+        {
+            "question_id": q,
+            "resolution_date": d,
+            "source": q.split(":")[0],
+            "kind": kind,
+            "category": "",
+            "due": f"{due}T00:00:00Z",
+            "freeze_time": "2026-01-10T00:00:00Z",
+            "freeze_value": "0.5",
+            "text": f"Will {q} happen?",
+            "url": "",
+        }
+        for q, d, kind in units
+    ]
     return to_csv_bytes(pd.DataFrame(rows, columns=list(ROUND_QUESTIONS.names)), ROUND_QUESTIONS)
 
 
@@ -137,19 +149,16 @@ def ts(text: str):
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m generator`` as a user would; never raises."""
-    return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=600)
+    return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True, cwd=cwd, timeout=600)
 
 
-def prescient(*args: str, cwd: Path | None = None, columns: int | None = None,
-              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def prescient(*args: str, cwd: Path | None = None, columns: int | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """The installed ``prescient`` executable (never ``python -m``), as a user runs it: no
     SOURCE_DATE_EPOCH unless ``env`` sets it, optionally a terminal width; never raises."""
     clean = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "COLUMNS")}
     if columns:
         clean["COLUMNS"] = str(columns)
-    return subprocess.run([PRESCIENT, *args], capture_output=True, text=True, cwd=cwd, env={**clean, **(env or {})},
-                          timeout=600)
+    return subprocess.run([PRESCIENT, *args], capture_output=True, text=True, cwd=cwd, env={**clean, **(env or {})}, timeout=600)
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
@@ -185,11 +194,22 @@ def score_rows(forecasts: dict, outcome: dict, round_: str = "2026-01-04", imput
     for model, given in forecasts.items():
         for q, p in given.items():
             market = q.startswith("m")
-            rows.append({"round": round_, "model": model, "question_id": f"{'manifold' if market else 'fred'}:{q}",
-                         "resolution_date": "" if market else "2026-01-11", "source": "manifold" if market else "fred",
-                         "kind": "binary" if market else "dataset", "category": "", "probability": p,
-                         "imputed": int((model, q) in imputed), "outcome": outcome[q],
-                         "resolved_at": "2026-01-20T00:00:00Z", "brier": (p - outcome[q]) ** 2})
+            rows.append(
+                {
+                    "round": round_,
+                    "model": model,
+                    "question_id": f"{'manifold' if market else 'fred'}:{q}",
+                    "resolution_date": "" if market else "2026-01-11",
+                    "source": "manifold" if market else "fred",
+                    "kind": "binary" if market else "dataset",
+                    "category": "",
+                    "probability": p,
+                    "imputed": int((model, q) in imputed),
+                    "outcome": outcome[q],
+                    "resolved_at": "2026-01-20T00:00:00Z",
+                    "brier": (p - outcome[q]) ** 2,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -211,8 +231,7 @@ SCREENSHOTS = ARTIFACTS / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
 
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-gpu"]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-gpu"]
 
 
 def require_browser() -> None:
@@ -284,6 +303,7 @@ def gzipped_bytes(site: Path, base: str, urls: list[str]) -> dict[str, int]:
 
 # -- fixed effects: random panels and a dense least-squares reference fit --------------------------
 
+
 def random_panel(seed: int, n_models: int = 7, n_units: int = 40, density: float = 0.6):
     """Unbalanced random panel as a dict of build_panel arguments (with single-model units)."""
     rng = np.random.default_rng(seed)
@@ -297,8 +317,12 @@ def random_panel(seed: int, n_models: int = 7, n_units: int = 40, density: float
     answered[rng.integers(0, 2, n_units)[lonely], np.flatnonzero(lonely)] = True
     model, unit = np.nonzero(answered)
     return dict(
-        model=model, unit=unit, brier=rng.random(model.size), in_estimation=est_model[model],
-        unit_type=rng.integers(0, 2, n_units), unit_stratum=rng.integers(0, 4, n_units),
+        model=model,
+        unit=unit,
+        brier=rng.random(model.size),
+        in_estimation=est_model[model],
+        unit_type=rng.integers(0, 2, n_units),
+        unit_stratum=rng.integers(0, 4, n_units),
     )
 
 
@@ -319,13 +343,12 @@ def reference_fit(model, unit, brier, in_estimation, unit_type, weights=None, n_
         sw = np.sqrt(w[unit[rows]])
         coef = np.linalg.lstsq(design * sw[:, None], brier[rows] * sw, rcond=None)[0]
         fitted[rows] = design @ coef
-        b = dict(zip(us, coef[ems.size:]))
+        b = dict(zip(us, coef[ems.size :]))
         b_all.update(b)
         units_t = [j for j in np.flatnonzero((unit_type == t) & (w > 0))]
         mean_b = sum(w[j] * b[j] for j in units_t) / sum(w[j] for j in units_t)
         for i in range(n_models):
-            r = [k for k in range(model.size) if model[k] == i and unit_type[unit[k]] == t
-                 and w[unit[k]] > 0]
+            r = [k for k in range(model.size) if model[k] == i and unit_type[unit[k]] == t and w[unit[k]] > 0]
             if r:
                 num = sum(w[unit[k]] * (brier[k] - b[unit[k]]) for k in r)
                 D[t, i] = num / sum(w[unit[k]] for k in r) + mean_b
@@ -369,8 +392,7 @@ class World:
     series: dict[str, dict[datetime, float]] = field(default_factory=dict)
 
     def fetch(self, ctx: FetchContext) -> FetchResult:
-        questions = [Question(q, "sim", MARKET, f"Market {q}?", category="c", open_time=WORLD_START, close_time=WORLD_FAR)
-                     for q in self.markets]
+        questions = [Question(q, "sim", MARKET, f"Market {q}?", category="c", open_time=WORLD_START, close_time=WORLD_FAR) for q in self.markets]
         questions += [Question(q, "sim", DATASET, f"Series {q}", category="d") for q in self.series]
         observations = [Observation(q, ctx.as_of, value, status, outcome) for q, (value, status, outcome) in self.markets.items()]
         observations += [Observation(q, when, value) for q, values in self.series.items() for when, value in values.items()]
@@ -402,9 +424,12 @@ def apply_event(world: World, event: tuple, night: datetime, roots: list[Path], 
     elif kind in ("move", "resolve", "void", "reopen") and markets:
         q = markets[args[0] % len(markets)]
         value = world.markets[q][0]
-        world.markets[q] = {"move": (args[1] if kind == "move" else value, "open", None),
-                            "resolve": (args[1] if kind == "resolve" else value, "resolved", args[1] if kind == "resolve" else None),
-                            "void": (value, "void", None), "reopen": (value, "open", None)}[kind]
+        world.markets[q] = {
+            "move": (args[1] if kind == "move" else value, "open", None),
+            "resolve": (args[1] if kind == "resolve" else value, "resolved", args[1] if kind == "resolve" else None),
+            "void": (value, "void", None),
+            "reopen": (value, "open", None),
+        }[kind]
     elif kind == "value" and series:
         world.series[series[args[0] % len(series)]][night - days(1)] = args[1]
     elif kind == "revise" and series:
@@ -430,18 +455,27 @@ def _event_in_hub(root: Path, kind: str, args: list, night: datetime, n: int) ->
         return
     unit = questions.iloc[args[1] % len(questions)]
     status = args[2]
-    row = pd.DataFrame([{"round": format_date(due), "question_id": unit["question_id"],
-                         "resolution_date": unit["resolution_date"], "recorded_at": format_ts(night),
-                         "status": status, "outcome": 1.0 if status == "resolved" else np.nan,
-                         "resolved_at": format_ts(night) if status == "resolved" else "", "value": np.nan,
-                         "payload_sha256": ""}])
+    row = pd.DataFrame(
+        [
+            {
+                "round": format_date(due),
+                "question_id": unit["question_id"],
+                "resolution_date": unit["resolution_date"],
+                "recorded_at": format_ts(night),
+                "status": status,
+                "outcome": 1.0 if status == "resolved" else np.nan,
+                "resolved_at": format_ts(night) if status == "resolved" else "",
+                "value": np.nan,
+                "payload_sha256": "",
+            }
+        ]
+    )
     path = layout.data / "resolutions" / "stated.csv"
     ledger.append(path, row, RESOLUTIONS, layout.relative(path))
 
 
 def data_bytes(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "data").rglob("*"))
-            if p.is_file() and p.name != ".prescient.lock"}
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "data").rglob("*")) if p.is_file() and p.name != ".prescient.lock"}
 
 
 # -- the recorded oracle question set --------------------------------------------------------------
@@ -496,8 +530,14 @@ def built_site(root: Path) -> Path:
 def reader_context(browser, width: int):
     """A browser context as a reader's: a phone (``width`` under 500 px: touch, mobile) or a desktop."""
     phone = width < 500
-    return browser.new_context(viewport={"width": width, "height": 900 if not phone else 844}, is_mobile=phone,
-                               has_touch=phone, device_scale_factor=1, color_scheme="light", service_workers="block")
+    return browser.new_context(
+        viewport={"width": width, "height": 900 if not phone else 844},
+        is_mobile=phone,
+        has_touch=phone,
+        device_scale_factor=1,
+        color_scheme="light",
+        service_workers="block",
+    )
 
 
 def open_page(context, base: str, path: str):
@@ -566,7 +606,7 @@ def assert_inert_cell(cell: str) -> None:
             continue
         assert ch not in "[]`*_~!$|<>\n\r", (ch, cell)
         if ch in "@#":
-            assert cell[i + 1:i + 2] == ZWSP, cell
+            assert cell[i + 1 : i + 2] == ZWSP, cell
         i += 1
     assert "://" not in cell and "www." not in cell.lower() and "&#" not in cell and "&l" not in cell.replace("&lt;", "")
 
@@ -585,34 +625,73 @@ def assert_inert_markdown(text: str, report: Report) -> None:
     assert len(listed) == len(report.files)
     for line in listed:
         fence = re.match("- (`+)", line)[1]
-        assert line.endswith(fence) and fence not in line[2 + len(fence):-len(fence)], line
+        assert line.endswith(fence) and fence not in line[2 + len(fence) : -len(fence)], line
 
 
 # -- a small ForecastBench import ------------------------------------------------------------------
 
-MINI_QSET = {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "questions": [
-    {"id": "m1", "source": "manifold", "question": "Will m1?", "resolution_criteria": "", "background": "", "url": "",
-     "freeze_datetime": "2025-12-25T00:00:00+00:00", "freeze_datetime_value": "0.3", "freeze_datetime_value_explanation": "",
-     "source_intro": "", "market_info_open_datetime": "N/A", "market_info_close_datetime": "2026-06-01T00:00:00+00:00",
-     "market_info_resolution_criteria": "N/A", "resolution_dates": "N/A"},
-    {"id": "F1", "source": "fred", "question": "Will F1 rise?", "resolution_criteria": "", "background": "", "url": "",
-     "freeze_datetime": "2025-12-25T00:00:00+00:00", "freeze_datetime_value": "1.5", "freeze_datetime_value_explanation": "",
-     "source_intro": "", "market_info_open_datetime": "N/A", "market_info_close_datetime": "N/A",
-     "market_info_resolution_criteria": "N/A", "resolution_dates": ["2026-01-11", "2026-02-03"]},
-]}
+MINI_QSET = {
+    "forecast_due_date": "2026-01-04",
+    "question_set": "2026-01-04-llm.json",
+    "questions": [
+        {
+            "id": "m1",
+            "source": "manifold",
+            "question": "Will m1?",
+            "resolution_criteria": "",
+            "background": "",
+            "url": "",
+            "freeze_datetime": "2025-12-25T00:00:00+00:00",
+            "freeze_datetime_value": "0.3",
+            "freeze_datetime_value_explanation": "",
+            "source_intro": "",
+            "market_info_open_datetime": "N/A",
+            "market_info_close_datetime": "2026-06-01T00:00:00+00:00",
+            "market_info_resolution_criteria": "N/A",
+            "resolution_dates": "N/A",
+        },
+        {
+            "id": "F1",
+            "source": "fred",
+            "question": "Will F1 rise?",
+            "resolution_criteria": "",
+            "background": "",
+            "url": "",
+            "freeze_datetime": "2025-12-25T00:00:00+00:00",
+            "freeze_datetime_value": "1.5",
+            "freeze_datetime_value_explanation": "",
+            "source_intro": "",
+            "market_info_open_datetime": "N/A",
+            "market_info_close_datetime": "N/A",
+            "market_info_resolution_criteria": "N/A",
+            "resolution_dates": ["2026-01-11", "2026-02-03"],
+        },
+    ],
+}
 
 
-MINI_RSET = {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "resolutions": [
-    {"id": "m1", "source": "manifold", "direction": None, "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
-    {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
-    {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-02-03", "resolved_to": 1.0, "resolved": True},
-    {"id": ["F1", "m1"], "source": "fred", "direction": [1, 1], "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
-]}
+MINI_RSET = {
+    "forecast_due_date": "2026-01-04",
+    "question_set": "2026-01-04-llm.json",
+    "resolutions": [
+        {"id": "m1", "source": "manifold", "direction": None, "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
+        {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
+        {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-02-03", "resolved_to": 1.0, "resolved": True},
+        {"id": ["F1", "m1"], "source": "fred", "direction": [1, 1], "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
+    ],
+}
 
 
-MINI_FSET = {"organization": "Team A", "model": "Model X 1.0", "model_organization": "Lab", "question_set": "2026-01-04-llm.json",
-        "forecasts": [{"id": "m1", "source": "manifold", "forecast": 0.8, "resolution_date": None, "reasoning": None},
-                      {"id": "F1", "source": "fred", "forecast": 0.4, "resolution_date": "2026-01-11", "reasoning": "r"}]}
+MINI_FSET = {
+    "organization": "Team A",
+    "model": "Model X 1.0",
+    "model_organization": "Lab",
+    "question_set": "2026-01-04-llm.json",
+    "forecasts": [
+        {"id": "m1", "source": "manifold", "forecast": 0.8, "resolution_date": None, "reasoning": None},
+        {"id": "F1", "source": "fred", "forecast": 0.4, "resolution_date": "2026-01-11", "reasoning": "r"},
+    ],
+}
 
 
 def mini_fb(root: Path, qset=MINI_QSET, rset=MINI_RSET, fset=MINI_FSET, raw: dict[str, str] | None = None) -> tuple[Path, Path]:
@@ -641,8 +720,13 @@ def commit_at(root: Path, when: str, message: str) -> str:
     stamp = f"@{int(parse_ts(when).timestamp())} +0000"
     env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
     git(root, "add", "-A")
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", message],
-                   cwd=root, env=env, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", message],
+        cwd=root,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     return git(root, "rev-parse", "HEAD").strip()
 
 
@@ -665,8 +749,14 @@ def git_dated(root: Path, *args: str, when: str | None = None, check: bool = Tru
     """``git -C root ARGS`` as the tests' one identity (t, the hub's ``bot_email`` in SMALL_HUB), with
     author and committer dates at ``when`` if given; its output, stripped."""
     stamp = f"@{int(parse_ts(when).timestamp())} +0000" if when else None
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.invalid", **({"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp} if stamp else {})}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        **({"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp} if stamp else {}),
+    }
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, env=env, check=check).stdout.strip()
 
 
@@ -699,9 +789,17 @@ INIT_AT = "2026-03-02T10:00:00Z"
 
 def scene_run(*args: str, cwd: Path | None = None, at: str = INIT_AT, email: str = "alice@example.org", timeout: int = 300):
     """The command as a maintainer (alice) types it; git's dates are the scenario's, not the clock's."""
-    env = {**os.environ, "GIT_AUTHOR_NAME": "alice", "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": "alice",
-           "GIT_COMMITTER_EMAIL": email, "GIT_AUTHOR_DATE": at, "GIT_COMMITTER_DATE": at,
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "alice",
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_COMMITTER_NAME": "alice",
+        "GIT_COMMITTER_EMAIL": email,
+        "GIT_AUTHOR_DATE": at,
+        "GIT_COMMITTER_DATE": at,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
     done = subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout, check=False)
     assert "Traceback" not in done.stderr, done.stderr
     return done
@@ -721,8 +819,12 @@ def scene_commit(hub: Path, message: str, at: str, email: str = "alice@example.o
 def sim_only(text: str) -> str:
     """A `prescient init` hub.toml with the offline world as its only source, weekly rounds of 4 series."""
     for name in ("manifold", "polymarket", "kalshi", "dbnomics"):
-        text = text.replace(f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = true",
-                            f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = false")
-    text = text.replace("[sources.sim]\n# Whether the nightly asks this source.\nenabled = false",
-                        "[sources.sim]\n# Whether the nightly asks this source.\nenabled = true")
+        text = text.replace(
+            f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = true",
+            f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = false",
+        )
+    text = text.replace(
+        "[sources.sim]\n# Whether the nightly asks this source.\nenabled = false",
+        "[sources.sim]\n# Whether the nightly asks this source.\nenabled = true",
+    )
     return text.replace("cadence_days = 14", "cadence_days = 7").replace("dataset_questions = 25", "dataset_questions = 4")

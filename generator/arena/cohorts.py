@@ -38,10 +38,24 @@ from . import bets as b
 SELL = "sell"
 # What ``replay`` reads per row: the round (its label), the bet, its pricing (``priced_at``, the YES
 # price then) and, for a buy, its settlement (``portfolio.settle``) and when the money came back.
-ROWS = ["round", "question_id", "placed_at", "action", "side", "amount", "priced_at", "yes_price",
-        "status", "outcome", "settle_at", "credit_at"]
-PARTS = ["round", "question_id", "placed_at", "side", "amount", "cash_before", "confidence", "f_yes",
-         "yes_price", "price", "shares", "status", "outcome", "settle_at", "payout"]
+ROWS = ["round", "question_id", "placed_at", "action", "side", "amount", "priced_at", "yes_price", "status", "outcome", "settle_at", "credit_at"]
+PARTS = [
+    "round",
+    "question_id",
+    "placed_at",
+    "side",
+    "amount",
+    "cash_before",
+    "confidence",
+    "f_yes",
+    "yes_price",
+    "price",
+    "shares",
+    "status",
+    "outcome",
+    "settle_at",
+    "payout",
+]
 
 
 def cohort_labels(dues: list[str], cohort_rounds: int = 1, cadence_days: int = 14) -> dict[str, str]:
@@ -111,15 +125,21 @@ class _Replay:
             return
         confidence = b.implied_confidence(amount, self.cash)
         price = b.side_price(row["side"], row["yes_price"]) if row["yes_price"] == row["yes_price"] else np.nan
-        part = {**row, "cash_before": self.cash, "confidence": confidence, "f_yes": b.f_yes(row["side"], confidence),
-                "price": price}
+        part = {**row, "cash_before": self.cash, "confidence": confidence, "f_yes": b.f_yes(row["side"], confidence), "price": price}
         self.cash -= amount
         self.lots.append(_Lot(part, amount / price if price == price else np.nan, amount))
 
     def sell(self, row: dict) -> None:
         when, side = row["priced_at"], row["side"]
-        open_lots = [lot for lot in self.lots if lot.row["question_id"] == row["question_id"] and lot.row["side"] == side
-                     and not lot.credited and lot.shares > 0 and (lot.row["status"] == "open" or lot.row["settle_at"] > when)]
+        open_lots = [
+            lot
+            for lot in self.lots
+            if lot.row["question_id"] == row["question_id"]
+            and lot.row["side"] == side
+            and not lot.credited
+            and lot.shares > 0
+            and (lot.row["status"] == "open" or lot.row["settle_at"] > when)
+        ]
         stake = sum(lot.amount for lot in open_lots)
         if stake <= 0:
             return
@@ -128,8 +148,20 @@ class _Replay:
             price = b.side_price(side, row["yes_price"]) if row["yes_price"] == row["yes_price"] else lot.row["price"]
             shares, amount = share * lot.shares, share * lot.amount
             proceeds = shares * price
-            self.sold.append({**lot.row, "amount": amount, "shares": shares, "cash_before": np.nan, "confidence": np.nan,
-                              "f_yes": np.nan, "status": "sold", "outcome": np.nan, "settle_at": when, "payout": proceeds})
+            self.sold.append(
+                {
+                    **lot.row,
+                    "amount": amount,
+                    "shares": shares,
+                    "cash_before": np.nan,
+                    "confidence": np.nan,
+                    "f_yes": np.nan,
+                    "status": "sold",
+                    "outcome": np.nan,
+                    "settle_at": when,
+                    "payout": proceeds,
+                }
+            )
             self.returns.append((when, proceeds))
             lot.shares, lot.amount = lot.shares - shares, lot.amount - amount
 

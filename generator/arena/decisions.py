@@ -11,8 +11,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-DECISIONS = ["cohort", "round", "model", "question_id", "placed_at", "action", "side", "amount", "price", "f_yes",
-             "status", "outcome", "payout", "reasoning"]
+DECISIONS = [
+    "cohort",
+    "round",
+    "model",
+    "question_id",
+    "placed_at",
+    "action",
+    "side",
+    "amount",
+    "price",
+    "f_yes",
+    "status",
+    "outcome",
+    "payout",
+    "reasoning",
+]
 _KEY = ["round", "model", "question_id", "placed_at"]
 
 
@@ -20,8 +34,9 @@ def decision_rows(positions: pd.DataFrame, bets: dict[str, dict[str, pd.DataFram
     """``DECISIONS`` of every bet file row; ``bets``: round label (``YYYY-MM-DD``) -> model -> its bet
     file (``readers.load_bets``); ``positions``: the replayed positions (their ``bets`` view is used).
     Rows by model, then placed_at, question_id."""
-    frames = [frame.assign(round=label, model=model) for label, by_model in sorted(bets.items())
-              for model, frame in sorted(by_model.items()) if len(frame)]
+    frames = [
+        frame.assign(round=label, model=model) for label, by_model in sorted(bets.items()) for model, frame in sorted(by_model.items()) if len(frame)
+    ]
     if not frames:
         return pd.DataFrame(columns=DECISIONS)
     rows = pd.concat(frames, ignore_index=True)

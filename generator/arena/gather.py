@@ -24,9 +24,13 @@ from .portfolio import POSITIONS, Cohorts, priced, prices_at, settle
 from .simulate import simulated_positions
 
 
-def load_cohorts(root: Hub | Path, as_of: datetime, due: datetime | None = None,
-                 quarantine: list[Problem] | None = None,
-                 forecasts: dict[str, dict[str, pd.DataFrame]] | None = None) -> Cohorts:
+def load_cohorts(
+    root: Hub | Path,
+    as_of: datetime,
+    due: datetime | None = None,
+    quarantine: list[Problem] | None = None,
+    forecasts: dict[str, dict[str, pd.DataFrame]] | None = None,
+) -> Cohorts:
     """Every cohort (or only the one holding the round due at ``due``) as the ledgers stood at ``as_of``.
 
     An unreadable bet or forecast file is left out (the nightly never scores it either);
@@ -47,8 +51,7 @@ def load_cohorts(root: Hub | Path, as_of: datetime, due: datetime | None = None,
     given = forecasts or {}
     frames = [simulated_round(hub, d, r, ledgers, quarantine, given.get(format_date(d))) for d, r in ledgers.rounds.items()]
     rows = {d: bet_rows(hub, d, r, ledgers, quarantine) for d, r in ledgers.rounds.items()}
-    frames += [_replayed(cohort, model, parts, _closes(ledgers, labels, cohort))[0]
-               for (cohort, model), parts in _by_cohort(rows, labels).items()]
+    frames += [_replayed(cohort, model, parts, _closes(ledgers, labels, cohort))[0] for (cohort, model), parts in _by_cohort(rows, labels).items()]
     frames = [f for f in frames if len(f)]
     positions = pd.concat(frames, ignore_index=True)[POSITIONS] if frames else pd.DataFrame(columns=POSITIONS)
     return Cohorts(ledgers.stamp, positions, ledgers.known)
@@ -109,8 +112,9 @@ def settlements_recorded(known: pd.DataFrame, stated: pd.DataFrame) -> dict[str,
     return both.groupby("question_id")["recorded_at"].min().astype(str).to_dict() if len(both) else {}
 
 
-def simulated_round(hub: Hub, due: datetime, questions: pd.DataFrame, ledgers: _Ledgers, quarantine: list[Problem],
-                    forecasts: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+def simulated_round(
+    hub: Hub, due: datetime, questions: pd.DataFrame, ledgers: _Ledgers, quarantine: list[Problem], forecasts: dict[str, pd.DataFrame] | None = None
+) -> pd.DataFrame:
     """The simulated portfolios of the round's probability forecasts, settled."""
     markets = questions[questions["kind"] == MARKET]
     given = readers.load_forecasts(hub, due, quarantine) if forecasts is None else forecasts
@@ -120,8 +124,9 @@ def simulated_round(hub: Hub, due: datetime, questions: pd.DataFrame, ledgers: _
     return settle(frame, resolve_round(markets, ledgers.view), format_ts(due))
 
 
-def bet_rows(hub: Hub, due: datetime, questions: pd.DataFrame, ledgers: _Ledgers, quarantine: list[Problem],
-             only: str | None = None) -> dict[str, pd.DataFrame]:
+def bet_rows(
+    hub: Hub, due: datetime, questions: pd.DataFrame, ledgers: _Ledgers, quarantine: list[Problem], only: str | None = None
+) -> dict[str, pd.DataFrame]:
     """Each model's bet rows of the round (``cohorts.ROWS``), priced at the later of ``placed_at`` and the
     attestation of the file's bytes, buys settled; a file nothing attests is left out (never priced)."""
     label, due_ts, layout = format_date(due), format_ts(due), hub.layout

@@ -33,10 +33,44 @@ from ..scoring.resolve import values_at
 from . import bets as b
 
 COHORT = ["cohort", "model", "view"]
-POSITIONS = ["cohort", "round", "model", "view", "start", "question_id", "placed_at", "side", "amount", "cash_before", "confidence", "f_yes",
-             "yes_price", "price", "shares", "status", "outcome", "settle_at", "payout"]
-TABLE = [*COHORT, "n_bets", "n_open", "n_resolved", "n_void", "n_sold", "start", "cash", "positions_value", "total_value",
-         "return_pct", "realised_pnl", "unrealised_pnl", "win_rate", "bet_brier"]
+POSITIONS = [
+    "cohort",
+    "round",
+    "model",
+    "view",
+    "start",
+    "question_id",
+    "placed_at",
+    "side",
+    "amount",
+    "cash_before",
+    "confidence",
+    "f_yes",
+    "yes_price",
+    "price",
+    "shares",
+    "status",
+    "outcome",
+    "settle_at",
+    "payout",
+]
+TABLE = [
+    *COHORT,
+    "n_bets",
+    "n_open",
+    "n_resolved",
+    "n_void",
+    "n_sold",
+    "start",
+    "cash",
+    "positions_value",
+    "total_value",
+    "return_pct",
+    "realised_pnl",
+    "unrealised_pnl",
+    "win_rate",
+    "bet_brier",
+]
 CURVE = [*COHORT, "at", "cash", "positions_value", "total_value", "pnl", "return_pct"]
 
 
@@ -114,24 +148,37 @@ def summarise(marked: pd.DataFrame, keys: list[str] = COHORT) -> pd.DataFrame:
         staked=np.where(marked["placed"], marked["amount"], 0.0),
         realised=np.where(marked["settled"], marked["proceeds"] - marked["amount"], 0.0),
         unrealised=np.where(marked["live"], marked["value"] - marked["amount"], 0.0),
-        bet=marked["placed"] & ~part, open=marked["live"] & ~part, sold=marked["settled"] & part,
+        bet=marked["placed"] & ~part,
+        open=marked["live"] & ~part,
+        sold=marked["settled"] & part,
         resolved=marked["settled"] & (marked["status"] == "resolved"),
-        void=marked["settled"] & (marked["status"] == "void"))
-    won_side = np.where(m["side"].to_numpy() == b.YES, m["outcome"].to_numpy(dtype=float) == 1.0,
-                        m["outcome"].to_numpy(dtype=float) == 0.0)
+        void=marked["settled"] & (marked["status"] == "void"),
+    )
+    won_side = np.where(m["side"].to_numpy() == b.YES, m["outcome"].to_numpy(dtype=float) == 1.0, m["outcome"].to_numpy(dtype=float) == 0.0)
     m = m.assign(won=m["resolved"] & won_side, sq_err=np.where(m["resolved"], (m["f_yes"] - m["outcome"]) ** 2, np.nan))
     g = m.groupby(keys, sort=True)
-    out = g.agg(n_bets=("bet", "sum"), n_open=("open", "sum"), n_resolved=("resolved", "sum"), n_void=("void", "sum"),
-                n_sold=("sold", "sum"), start=("start", "first"), staked=("staked", "sum"), proceeds=("proceeds", "sum"),
-                positions_value=("value", "sum"), realised_pnl=("realised", "sum"), unrealised_pnl=("unrealised", "sum"),
-                wins=("won", "sum"), bet_brier=("sq_err", "mean")).reset_index()
+    out = g.agg(
+        n_bets=("bet", "sum"),
+        n_open=("open", "sum"),
+        n_resolved=("resolved", "sum"),
+        n_void=("void", "sum"),
+        n_sold=("sold", "sum"),
+        start=("start", "first"),
+        staked=("staked", "sum"),
+        proceeds=("proceeds", "sum"),
+        positions_value=("value", "sum"),
+        realised_pnl=("realised", "sum"),
+        unrealised_pnl=("unrealised", "sum"),
+        wins=("won", "sum"),
+        bet_brier=("sq_err", "mean"),
+    ).reset_index()
     out["cash"] = out["start"] - out["staked"] + out["proceeds"]
     out["total_value"] = out["cash"] + out["positions_value"]
     out["return_pct"] = b.return_pct(out["total_value"], out["start"])
     out["win_rate"] = (out["wins"] / out["n_resolved"]).where(out["n_resolved"] > 0)
     for column in ("n_bets", "n_open", "n_resolved", "n_void", "n_sold"):
         out[column] = out[column].astype("int64")
-    return out[[*keys, *TABLE[len(COHORT):]]]
+    return out[[*keys, *TABLE[len(COHORT) :]]]
 
 
 def arena_table(cohorts: Cohorts) -> pd.DataFrame:
@@ -209,7 +256,7 @@ def _cohort_curves(rows: pd.DataFrame, known: pd.DataFrame, as_of: str) -> pd.Da
     if settled_by.notna().all() and len(points):  # all settled: flat after the first mark past the last settlement
         last = settled_by.max()
         cut = next((i for i, at in enumerate(points) if at >= last), len(points) - 1)
-        points = points[:cut + 1] + ([as_of] if points[cut] != as_of else [])
+        points = points[: cut + 1] + ([as_of] if points[cut] != as_of else [])
     if not points:
         return pd.DataFrame(columns=CURVE)
     questions = sorted(pd.unique(rows["question_id"].to_numpy()))
@@ -228,9 +275,18 @@ def _cohort_curves(rows: pd.DataFrame, known: pd.DataFrame, as_of: str) -> pd.Da
     first = np.minimum.reduceat(placed_at, starts)
     cash = start[:, None] - staked + proceeds
     total = cash + value
-    out = keys.loc[keys.index.repeat(len(points))].reset_index(drop=True).assign(
-        at=np.tile(points, len(keys)), cash=cash.ravel(), positions_value=value.ravel(), total_value=total.ravel(),
-        pnl=(total - start[:, None]).ravel(), return_pct=b.return_pct(total, start[:, None]).ravel())
+    out = (
+        keys.loc[keys.index.repeat(len(points))]
+        .reset_index(drop=True)
+        .assign(
+            at=np.tile(points, len(keys)),
+            cash=cash.ravel(),
+            positions_value=value.ravel(),
+            total_value=total.ravel(),
+            pnl=(total - start[:, None]).ravel(),
+            return_pct=b.return_pct(total, start[:, None]).ravel(),
+        )
+    )
     return out[(np.repeat(first, len(points)) <= np.tile(marks, len(keys)))]
 
 
@@ -242,8 +298,9 @@ def _from_mark(key: np.ndarray, first: np.ndarray, amount: np.ndarray, n_keys: i
     return np.cumsum(added, axis=1)[:, :n_marks]
 
 
-def _held_value(rows: pd.DataFrame, key: np.ndarray, question: np.ndarray, prices: np.ndarray,
-                placed_from: np.ndarray, settled_from: np.ndarray, n_keys: int) -> np.ndarray:
+def _held_value(
+    rows: pd.DataFrame, key: np.ndarray, question: np.ndarray, prices: np.ndarray, placed_from: np.ndarray, settled_from: np.ndarray, n_keys: int
+) -> np.ndarray:
     """(keys, marks): the positions held at each mark (placed, not settled) at shares × the side's latest
     price observed (the position's own price while its market has none; a position never priced is worth 0).
 
@@ -259,8 +316,9 @@ def _held_value(rows: pd.DataFrame, key: np.ndarray, question: np.ndarray, price
     yes = (rows["side"] == b.YES).to_numpy()
     shares, own = rows["shares"].to_numpy(dtype=float), rows["yes_price"].to_numpy(dtype=float)
     held = np.nan_to_num(shares)
-    weights = np.stack([np.where(yes, held, -held), np.where(yes, 0.0, held),
-                        np.nan_to_num(shares * np.where(yes, own, 1.0 - own))])  # (3, positions)
+    weights = np.stack(
+        [np.where(yes, held, -held), np.where(yes, 0.0, held), np.nan_to_num(shares * np.where(yes, own, 1.0 - own))]
+    )  # (3, positions)
     value = np.zeros((n_keys, n_marks))
     ever = np.flatnonzero(settled_from > placed_from)  # held at one mark at least
     order = ever[np.lexsort((settled_from[ever], placed_from[ever]))]
@@ -269,8 +327,7 @@ def _held_value(rows: pd.DataFrame, key: np.ndarray, question: np.ndarray, price
         lo, hi = placed_from[group[0]], min(settled_from[group[0]], n_marks)
         asked, at = np.unique(question[group], return_inverse=True)
         cells = (key[group] * 3)[None, :] + np.arange(3)[:, None]  # (3, rows): key-major, then the term
-        held_now = np.bincount((cells * len(asked) + at[None, :]).ravel(), weights=weights[:, group].ravel(),
-                               minlength=n_keys * 3 * len(asked))
+        held_now = np.bincount((cells * len(asked) + at[None, :]).ravel(), weights=weights[:, group].ravel(), minlength=n_keys * 3 * len(asked))
         value[:, lo:hi] += held_now.reshape(n_keys, 3 * len(asked)) @ basis[:, asked, lo:hi].reshape(3 * len(asked), hi - lo)
     return value
 
@@ -281,8 +338,12 @@ def _seconds(stamps: pd.Series) -> np.ndarray:
     codes, distinct = pd.factorize(stamps.astype(str).to_numpy(), use_na_sentinel=False)
     text = pd.Series(distinct, dtype=object)
     never = text == ""
-    seconds = pd.to_datetime(text.where(~never, "1970-01-01T00:00:00Z"), utc=True,
-                             format="%Y-%m-%dT%H:%M:%SZ").astype("datetime64[s, UTC]").astype("int64").to_numpy()
+    seconds = (
+        pd.to_datetime(text.where(~never, "1970-01-01T00:00:00Z"), utc=True, format="%Y-%m-%dT%H:%M:%SZ")
+        .astype("datetime64[s, UTC]")
+        .astype("int64")
+        .to_numpy()
+    )
     return np.where(never.to_numpy(), np.iinfo(np.int64).max, seconds)[codes]
 
 

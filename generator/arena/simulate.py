@@ -17,8 +17,7 @@ from . import bets as b
 from .portfolio import priced
 
 
-def simulated_positions(round_label: str, by_model: dict[str, pd.DataFrame], questions: pd.DataFrame,
-                        due_ts: str) -> pd.DataFrame:
+def simulated_positions(round_label: str, by_model: dict[str, pd.DataFrame], questions: pd.DataFrame, due_ts: str) -> pd.DataFrame:
     """The $100 bets each model's probability forecasts imply against the round's freeze values:
     models in ``by_model``'s order, each model's bets by question id."""
     markets = questions.loc[(questions["kind"] == MARKET) & questions["freeze_value"].notna(), ["question_id", "freeze_value"]]
@@ -26,12 +25,23 @@ def simulated_positions(round_label: str, by_model: dict[str, pd.DataFrame], que
     both = given.merge(markets.drop_duplicates("question_id"), on="question_id")
     both = both[both["probability"] != both["freeze_value"]]
     both = both.sort_values(["_order", "question_id"], kind="mergesort").reset_index(drop=True)
-    frame = pd.DataFrame({
-        "question_id": both["question_id"], "placed_at": due_ts,
-        "side": np.where(both["probability"] > both["freeze_value"], b.YES, b.NO),
-        "amount": b.SIM_STAKE, "cohort": round_label, "round": round_label, "model": both["model"], "view": "simulated",
-        "start": b.SIM_STAKE * both.groupby("model")["model"].transform("size"), "cash_before": np.nan,
-        "confidence": np.nan, "f_yes": both["probability"].astype(float), "yes_price": both["freeze_value"].astype(float)})
+    frame = pd.DataFrame(
+        {
+            "question_id": both["question_id"],
+            "placed_at": due_ts,
+            "side": np.where(both["probability"] > both["freeze_value"], b.YES, b.NO),
+            "amount": b.SIM_STAKE,
+            "cohort": round_label,
+            "round": round_label,
+            "model": both["model"],
+            "view": "simulated",
+            "start": b.SIM_STAKE * both.groupby("model")["model"].transform("size"),
+            "cash_before": np.nan,
+            "confidence": np.nan,
+            "f_yes": both["probability"].astype(float),
+            "yes_price": both["freeze_value"].astype(float),
+        }
+    )
     return priced(frame)
 
 
@@ -42,8 +52,12 @@ def _given(by_model: dict[str, pd.DataFrame]) -> pd.DataFrame:
     frames = list(by_model.values())
     probability = np.concatenate([f["probability"].to_numpy(dtype=float) for f in frames]) if frames else np.zeros(0)
     sizes = [len(f) for f in frames]
-    given = pd.DataFrame({
-        "question_id": pd.concat([f["question_id"] for f in frames], ignore_index=True) if frames else pd.Series([], dtype=object),
-        "probability": probability, "model": np.repeat(np.array(list(by_model), dtype=object), sizes),
-        "_order": np.repeat(np.arange(len(frames)), sizes)})
+    given = pd.DataFrame(
+        {
+            "question_id": pd.concat([f["question_id"] for f in frames], ignore_index=True) if frames else pd.Series([], dtype=object),
+            "probability": probability,
+            "model": np.repeat(np.array(list(by_model), dtype=object), sizes),
+            "_order": np.repeat(np.arange(len(frames)), sizes),
+        }
+    )
     return given[given["probability"] == given["probability"]].reset_index(drop=True)  # NaN (no probability) left out

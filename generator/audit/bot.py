@@ -67,8 +67,13 @@ def hub_ledger_problems(changes: Iterable[Change], bot: str, boundary: frozenset
     for c in changes:
         if c.commit in seen or c.commit in boundary or not is_hub_written(c.path):
             continue
-        why = "is a merge (a pull request's)" if c.parents > 1 else \
-            f"was committed by {c.committer or 'nobody'}, not the hub ({bot})" if bot and c.committer != bot else ""
+        why = (
+            "is a merge (a pull request's)"
+            if c.parents > 1
+            else f"was committed by {c.committer or 'nobody'}, not the hub ({bot})"
+            if bot and c.committer != bot
+            else ""
+        )
         if why:
             seen.add(c.commit)
             problems.append(Problem(c.path, None, None, "hub-ledger-edited", f"{c.where} changed it and {why}"))

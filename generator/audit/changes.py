@@ -53,7 +53,7 @@ def parse_log(out: bytes) -> list[FileChange]:
         fields, i = body.lstrip(b"\n").split(b"\0"), 0
         while i < len(fields) and fields[i].startswith(b":"):
             old_mode, new_mode, old_blob, new_blob, status = fields[i].decode().lstrip(":").split()
-            letter, paths = status[0], [f.decode("utf-8", "surrogateescape") for f in fields[i + 1:i + 3]]
+            letter, paths = status[0], [f.decode("utf-8", "surrogateescape") for f in fields[i + 1 : i + 3]]
             if letter in "RC":
                 if letter == "R":
                     changes.append(FileChange(sha, when, "D", paths[0], old_blob, "0" * len(old_blob), old_mode, "000000", who, parents))

@@ -99,14 +99,17 @@ def find(repo, head: str, bot: str | None = None) -> Found:
         return Found(None, f"no checkpoint of audit version {AUDIT_VERSION} (the rules changed since)")
     row = min(current, key=lambda r: position[r[field["commit"]]])
     commit = row[field["commit"]]
-    refused = _refused(repo, head, commit, line[position[commit]][1], row, columns, field,
-                       hub_bot(repo, head) if bot is None else bot)
+    refused = _refused(repo, head, commit, line[position[commit]][1], row, columns, field, hub_bot(repo, head) if bot is None else bot)
     if refused:
         return Found(None, f"checkpoint {commit[:12]} refused: {refused}")
     digest = row[field["code"]] if "code" in field else ""  # the recomputing code's (a row older than the column: none)
-    return Found(Start(commit, digested_nights_at(repo, commit)), f"from checkpoint {commit[:12]} ({row[field['committed_at']]}), the full audit "
-                                        f"recorded at {row[field['recorded_at']]}", int(row[field["warnings"]] or 0),
-                 digest, row[field["recorded_at"]])
+    return Found(
+        Start(commit, digested_nights_at(repo, commit)),
+        f"from checkpoint {commit[:12]} ({row[field['committed_at']]}), the full audit recorded at {row[field['recorded_at']]}",
+        int(row[field["warnings"]] or 0),
+        digest,
+        row[field["recorded_at"]],
+    )
 
 
 def _refused(repo, head: str, commit: str, seconds: int, row: tuple, columns: tuple, field: dict, bot: str) -> str:
@@ -141,8 +144,9 @@ def _adder(repo, head: str, commit: str, row: tuple, columns: tuple) -> FileChan
             except ValueError:
                 continue
             if version_columns == columns and row in version_rows:
-                return c if _appended_to(blobs.read(c.old_blob) if c.status == "M" else b"", columns, version_rows) else \
-                    replace(c, status="E")  # the row came with an edit of the rows before it: moved, not recorded
+                return (
+                    c if _appended_to(blobs.read(c.old_blob) if c.status == "M" else b"", columns, version_rows) else replace(c, status="E")
+                )  # the row came with an edit of the rows before it: moved, not recorded
     return None
 
 
@@ -153,8 +157,8 @@ def _appended_to(old: bytes | None, columns: tuple, new_rows: list[tuple]) -> bo
         old_columns, old_rows = records(old or b"")
     except ValueError:
         return False
-    extra = columns[len(old_columns):]
-    if old_columns and (columns[:len(old_columns)] != old_columns or any(c not in AUDIT_CHECKPOINTS.late for c in extra)):
+    extra = columns[len(old_columns) :]
+    if old_columns and (columns[: len(old_columns)] != old_columns or any(c not in AUDIT_CHECKPOINTS.late for c in extra)):
         return False
     padded = [row + ("",) * len(extra) for row in old_rows] if old_columns else old_rows
     return not Counter(padded) - Counter(new_rows)
@@ -163,9 +167,21 @@ def _appended_to(old: bytes | None, columns: tuple, new_rows: list[tuple]) -> bo
 def row_for(repo, commit: str, as_of: str, commits: int, warnings: int) -> pd.DataFrame:
     """The checkpoint row of a full walk of ``commit`` that found no error."""
     seconds = int(git.run_git(repo, "show", "-s", "--format=%ct", commit).decode().strip())
-    return pd.DataFrame([{"recorded_at": as_of, "commit": commit, "committed_at": _ts(seconds),
-                          "data_tree": git.tree_id(repo, commit, "data"), "commits": commits, "warnings": warnings,
-                          "audit_version": AUDIT_VERSION, "code": code_digest()}], columns=list(AUDIT_CHECKPOINTS.names))
+    return pd.DataFrame(
+        [
+            {
+                "recorded_at": as_of,
+                "commit": commit,
+                "committed_at": _ts(seconds),
+                "data_tree": git.tree_id(repo, commit, "data"),
+                "commits": commits,
+                "warnings": warnings,
+                "audit_version": AUDIT_VERSION,
+                "code": code_digest(),
+            }
+        ],
+        columns=list(AUDIT_CHECKPOINTS.names),
+    )
 
 
 def needed(repo, commit: str, recorded: pd.DataFrame) -> bool:

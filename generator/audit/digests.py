@@ -23,8 +23,7 @@ HISTORY_PATH = HISTORY.path
 DIGESTED = ("data/manifest/", "data/receipts/", "data/seals/", "data/metadata/models.csv")
 
 
-def digest_problems(repo: Path, changes: list[FileChange], read, checked: frozenset[str] = frozenset(),
-                    plain: bool = False) -> list[Problem]:
+def digest_problems(repo: Path, changes: list[FileChange], read, checked: frozenset[str] = frozenset(), plain: bool = False) -> list[Problem]:
     """Each night's ``ledger_digest`` in history.csv equals the digest of the manifest and receipts
     files in the first-parent commit that recorded that night: a later rewrite of those ledgers (or
     of the digest) shows here, and against every copy of the digest published before it. ``checked``:
@@ -41,8 +40,9 @@ class DigestWalk:
     history.csv (by default ``read(blob)``): the walk passes the ledger check's cache, so each version
     is read from git once for both checks."""
 
-    def __init__(self, repo: Path, read, checked: frozenset[str] = frozenset(), plain: bool = False,
-                 version: Callable[[str, str], bytes | None] | None = None):
+    def __init__(
+        self, repo: Path, read, checked: frozenset[str] = frozenset(), plain: bool = False, version: Callable[[str, str], bytes | None] | None = None
+    ):
         self.repo, self.read, self.plain = repo, read, plain
         self.version = version or (lambda path, blob: read(blob))
         self.seen = set(checked)
@@ -57,10 +57,17 @@ class DigestWalk:
             return []
         self.seen.update(fresh)
         actual = tree_digest(self.repo, c.commit, self.read, None if self.plain else self.hashes)
-        return [Problem(HISTORY_PATH, None, "ledger_digest", "ledger-digest-differs",
-                        f"the night {night} published {digest[:16]}…, but the manifest and receipts files of "
-                        f"{c.where} hash to {actual[:16]}…")
-                for night, digest in sorted(fresh.items()) if digest != actual]
+        return [
+            Problem(
+                HISTORY_PATH,
+                None,
+                "ledger_digest",
+                "ledger-digest-differs",
+                f"the night {night} published {digest[:16]}…, but the manifest and receipts files of {c.where} hash to {actual[:16]}…",
+            )
+            for night, digest in sorted(fresh.items())
+            if digest != actual
+        ]
 
 
 def digested_nights_at(repo: Path, commit: str) -> frozenset[str]:
@@ -101,7 +108,7 @@ class _NewNights:
     def __call__(self, data: bytes) -> dict[str, str]:
         if self.columns and appended(self.data, data):
             try:
-                columns, rows = records(self.header + data[len(self.data):])
+                columns, rows = records(self.header + data[len(self.data) :])
             except ValueError:
                 columns = ()
             if columns == self.columns:
@@ -127,4 +134,3 @@ def tree_digest(repo: Path, commit: str, read, hashes: dict[str, str] | None = N
         if blob not in hashes:
             hashes[blob] = sha256(read(blob) or b"")
     return root_hash({path: hashes[blob] for path, blob in blobs.items()})
-

@@ -96,6 +96,7 @@ def _due_file(path: str):
 
 # -- the checks, pure over the parsed history (the ledgers' bytes come through ``read``) -------------
 
+
 @dataclass(frozen=True)
 class Seal:
     """What the seals ledger says of the sealed rounds: their due dates, and path → blob of every file that counts."""
@@ -107,9 +108,14 @@ class Seal:
         return self if due in self.rounds else None
 
 
-def file_problems(changes: list[FileChange], read, judged_additions=lambda c: True,
-                  attested: Mapping[tuple[str, str], str] | None = None, sealed: Seal | None = None,
-                  bot: str = "") -> list[Problem]:
+def file_problems(
+    changes: list[FileChange],
+    read,
+    judged_additions=lambda c: True,
+    attested: Mapping[tuple[str, str], str] | None = None,
+    sealed: Seal | None = None,
+    bot: str = "",
+) -> list[Problem]:
     """Every problem of the changes to guarded files. ``read(blob)`` gives a blob's bytes or None;
     ``judged_additions(c)`` says whether an addition's time can be judged (not in a shallow clone's
     oldest commit); ``attested``: (path, blob) → the earliest receipt time (ISO UTC) of those bytes, the
@@ -120,9 +126,14 @@ def file_problems(changes: list[FileChange], read, judged_additions=lambda c: Tr
     return [problem for problems in found for problem in problems]
 
 
-def each_file_problems(changes: list[FileChange], versions: _Versions, judged_additions=lambda c: True,
-                       attested: Mapping[tuple[str, str], str] | None = None, sealed: Seal | None = None,
-                       bot: str = "") -> Iterator[list[Problem]]:
+def each_file_problems(
+    changes: list[FileChange],
+    versions: _Versions,
+    judged_additions=lambda c: True,
+    attested: Mapping[tuple[str, str], str] | None = None,
+    sealed: Seal | None = None,
+    bot: str = "",
+) -> Iterator[list[Problem]]:
     """``file_problems`` change by change: one list (maybe empty) for each change, in order."""
     attested = attested or {}
     late = _Late(changes, bot)
@@ -185,9 +196,18 @@ class _Late:
             if result == kept and by_nightly and not self._nightly_between(at, self.order[later.commit]):
                 return []  # ruled out by the seal, put right by the next nightly: it never counted
         if nxt is None and not self._nightly_between(at, None):
-            return [Problem(p.file, p.row, p.column, "late-file-pending",
-                            p.message + ": no nightly has run since, and the next one's seal rules it out unless a receipt "
-                                        "attests these bytes before the due time", "warning") for p in found]
+            return [
+                Problem(
+                    p.file,
+                    p.row,
+                    p.column,
+                    "late-file-pending",
+                    p.message + ": no nightly has run since, and the next one's seal rules it out unless a receipt "
+                    "attests these bytes before the due time",
+                    "warning",
+                )
+                for p in found
+            ]
         return found
 
 
@@ -217,11 +237,9 @@ class _Versions:
 def _kind_problem(c: FileChange) -> Problem | None:
     """A status the audit does not know, a change of file type, or a file that is not a regular one."""
     if c.status not in KNOWN_STATUS:
-        return Problem(c.path, None, None, "git-status-unknown",
-                       f"{c.where} has git status {c.status!r} for it, which the audit cannot judge")
+        return Problem(c.path, None, None, "git-status-unknown", f"{c.where} has git status {c.status!r} for it, which the audit cannot judge")
     if c.status == "T":
-        return Problem(c.path, None, None, "file-type-changed",
-                       f"{c.where} changed it from {_mode(c.old_mode)} to {_mode(c.new_mode)}")
+        return Problem(c.path, None, None, "file-type-changed", f"{c.where} changed it from {_mode(c.old_mode)} to {_mode(c.new_mode)}")
     if c.status in "AM" and c.new_mode not in REGULAR:
         return Problem(c.path, None, None, "not-a-regular-file", f"{c.where} made it {_mode(c.new_mode)}")
     return None
@@ -239,10 +257,10 @@ def _ledger_change(c: FileChange, table: Table, versions: _Versions) -> list[Pro
     old, new = versions.pair(c)
     if old is None or new is None:
         missing = c.old_blob if old is None else c.new_blob
-        return [Problem(c.path, None, None, "git-object-missing",
-                        f"{c.where}: blob {missing} is not in this repository, so the change cannot be checked")]
+        return [
+            Problem(c.path, None, None, "git-object-missing", f"{c.where}: blob {missing} is not in this repository, so the change cannot be checked")
+        ]
     return ledger_rewrites(c, table, old, new)
-
 
 
 def _frozen_change(c: FileChange) -> list[Problem]:
@@ -267,11 +285,25 @@ def _due_change(c: FileChange, target, judged: bool, receipt: str | None = None,
         if c.status == "M" and c.old_blob == c.new_blob:
             return []
         verb = {"M": "changed", "D": "deleted", "T": "changed the type of"}[c.status]
-        return [Problem(c.path, None, None, "forecast-changed-after-due" if forecast else "bets-changed-after-due",
-                        f"{c.where} {verb} it after the round's due time {due}")]
+        return [
+            Problem(
+                c.path,
+                None,
+                None,
+                "forecast-changed-after-due" if forecast else "bets-changed-after-due",
+                f"{c.where} {verb} it after the round's due time {due}",
+            )
+        ]
     if c.status == "A" and judged and not (forecast and target.model in AFTER_DUE):
-        return [Problem(c.path, None, None, "forecast-committed-after-due" if forecast else "bets-committed-after-due",
-                        f"first committed by {c.where}, after the round's due time {due}")]
+        return [
+            Problem(
+                c.path,
+                None,
+                None,
+                "forecast-committed-after-due" if forecast else "bets-committed-after-due",
+                f"first committed by {c.where}, after the round's due time {due}",
+            )
+        ]
     return []
 
 
@@ -280,9 +312,16 @@ def date_problems(dates: list[tuple[str, int]]) -> list[Problem]:
     problems = []
     for (sha, seconds), (parent, parent_seconds) in zip(dates, dates[1:]):
         if seconds < parent_seconds:
-            problems.append(Problem(".git", None, None, "commit-date-backwards",
-                                    f"commit {sha[:12]} is dated {_ts(seconds)}, earlier than its first parent "
-                                    f"{parent[:12]} ({_ts(parent_seconds)}): the commit times cannot be trusted"))
+            problems.append(
+                Problem(
+                    ".git",
+                    None,
+                    None,
+                    "commit-date-backwards",
+                    f"commit {sha[:12]} is dated {_ts(seconds)}, earlier than its first parent "
+                    f"{parent[:12]} ({_ts(parent_seconds)}): the commit times cannot be trusted",
+                )
+            )
     return problems
 
 
@@ -316,8 +355,14 @@ class Start:
     nights: frozenset[str] = frozenset()
 
 
-def audit_history(repo: Path, rev: str = "HEAD", attested: Mapping[tuple[str, str], str] | None = None,
-                  sealed: Seal | None = None, bot: str = "", start: Start | None = None) -> tuple[list[FileChange], list[Problem]]:
+def audit_history(
+    repo: Path,
+    rev: str = "HEAD",
+    attested: Mapping[tuple[str, str], str] | None = None,
+    sealed: Seal | None = None,
+    bot: str = "",
+    start: Start | None = None,
+) -> tuple[list[FileChange], list[Problem]]:
     """The history of ``rev`` and every problem in it; ``attested`` and ``sealed``: the receipts and the
     seals (see ``file_problems``); ``bot``: the committer e-mail of the hub's own runs, the only one that
     may change a path only the hub writes (none: only merges are refused; ``verify`` passes
@@ -325,14 +370,21 @@ def audit_history(repo: Path, rev: str = "HEAD", attested: Mapping[tuple[str, st
     to judge only the commits after it (None: every commit from the first)."""
     head = git.resolve_commit(repo, rev)
     if not git.tracked(repo, head, "data/"):
-        return [], [Problem("data/", None, None, "data-not-tracked",
-                            f"{rev} holds nothing under data/: the hub's ledgers are not in this git repository, so its "
-                            "history proves nothing (commit data/, or audit the repository that holds it)")]
+        return [], [
+            Problem(
+                "data/",
+                None,
+                None,
+                "data-not-tracked",
+                f"{rev} holds nothing under data/: the hub's ledgers are not in this git repository, so its "
+                "history proves nothing (commit data/, or audit the repository that holds it)",
+            )
+        ]
     dates = git.first_parent_dates(repo, head)
     since = start.commit if start is not None else None
     changes = effective_times(parse_log(git.first_parent_raw_log(repo, head, "data/", since)), dates)
     if since is not None:  # the pairs up to the start were checked by the walk that made it
-        dates = dates[:next((i for i, (sha, _) in enumerate(dates) if sha == since), len(dates) - 1) + 1]
+        dates = dates[: next((i for i, (sha, _) in enumerate(dates) if sha == since), len(dates) - 1) + 1]
     boundary = git.shallow_commits(repo)
     # In a shallow clone the oldest commits show every file as added then; when a file was really
     # first committed is unknown, so those additions are not judged.
@@ -349,13 +401,29 @@ def audit_history(repo: Path, rev: str = "HEAD", attested: Mapping[tuple[str, st
     problems += date_problems(dates) + hub_ledger_problems(changes, bot, boundary)
     replaced = git.replaced(repo)
     if replaced:
-        problems.append(Problem(".git", None, None, "replace-refs",
-                                f"{len(replaced)} replace ref(s) or a grafts file ({replaced[0]}): ignored, the commits were read "
-                                "as their ids name them", "warning"))
+        problems.append(
+            Problem(
+                ".git",
+                None,
+                None,
+                "replace-refs",
+                f"{len(replaced)} replace ref(s) or a grafts file ({replaced[0]}): ignored, the commits were read as their ids name them",
+                "warning",
+            )
+        )
     if boundary:
-        problems.insert(0, Problem(".git", None, None, "shallow-clone",
-                                   "this is a shallow clone: commits before its oldest one were not checked "
-                                   "(clone with full history, e.g. actions/checkout fetch-depth: 0)", "warning"))
+        problems.insert(
+            0,
+            Problem(
+                ".git",
+                None,
+                None,
+                "shallow-clone",
+                "this is a shallow clone: commits before its oldest one were not checked "
+                "(clone with full history, e.g. actions/checkout fetch-depth: 0)",
+                "warning",
+            ),
+        )
     return changes, problems
 
 

@@ -29,20 +29,31 @@ def ledger_rewrites(c: FileChange, table: Table, old: bytes, new: bytes) -> list
     try:
         (old_columns, old_rows), (new_columns, new_rows) = records(old), records(new)
     except ValueError as exc:
-        return [Problem(c.path, None, None, "ledger-unreadable",
-                        f"{c.where}: a version does not parse as CSV ({_first_line(exc)}); its lines were compared instead",
-                        "warning"), *_lines_lost(c, old, new)]
+        return [
+            Problem(
+                c.path,
+                None,
+                None,
+                "ledger-unreadable",
+                f"{c.where}: a version does not parse as CSV ({_first_line(exc)}); its lines were compared instead",
+                "warning",
+            ),
+            *_lines_lost(c, old, new),
+        ]
     problems = []
     if old_columns != new_columns and not _late_columns_added(table, old_columns, new_columns):
-        problems.append(Problem(c.path, 1, None, "ledger-header-changed",
-                                f"{c.where} changed the header from {','.join(old_columns)!r} to {','.join(new_columns)!r}"))
+        problems.append(
+            Problem(
+                c.path, 1, None, "ledger-header-changed", f"{c.where} changed the header from {','.join(old_columns)!r} to {','.join(new_columns)!r}"
+            )
+        )
     return problems + _records_lost(c, table, old_columns, old_rows, new_columns, new_rows)
 
 
 def _late_columns_added(table: Table, old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     """The new header is the old one followed by some of the table's late columns (its rows keep
     their old cells, which the record comparison checks on the columns both versions name)."""
-    return bool(old) and new[:len(old)] == old and all(name in table.late for name in new[len(old):])
+    return bool(old) and new[: len(old)] == old and all(name in table.late for name in new[len(old) :])
 
 
 def appended(old: bytes, new: bytes) -> bool:
@@ -67,8 +78,9 @@ def records(data: bytes) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     return tuple(str(c) for c in frame.columns), list(zip(*(frame.iloc[:, i].tolist() for i in range(frame.shape[1]))))
 
 
-def _records_lost(c: FileChange, table: Table, old_columns: tuple[str, ...], old_rows: list[tuple],
-                  new_columns: tuple[str, ...], new_rows: list[tuple]) -> list[Problem]:
+def _records_lost(
+    c: FileChange, table: Table, old_columns: tuple[str, ...], old_rows: list[tuple], new_columns: tuple[str, ...], new_rows: list[tuple]
+) -> list[Problem]:
     """Old records missing from the new version, keyed by the table's key. Under a changed header
     of the same width the records are compared cell by cell in order; otherwise on the columns both
     versions name."""
@@ -82,8 +94,9 @@ def _records_lost(c: FileChange, table: Table, old_columns: tuple[str, ...], old
     missing = Counter(before) - Counter(after)
     if not missing:
         return []
-    key = [pick_old.index(old_columns.index(k)) for k in table.key
-           if k in old_columns and old_columns.index(k) in pick_old] or list(range(len(pick_old)))
+    key = [pick_old.index(old_columns.index(k)) for k in table.key if k in old_columns and old_columns.index(k) in pick_old] or list(
+        range(len(pick_old))
+    )
     keys_after = {tuple(row[i] for i in key) for row in after}
     edited: list[tuple[int, tuple]] = []
     deleted: list[tuple[int, tuple]] = []
@@ -97,8 +110,7 @@ def _records_lost(c: FileChange, table: Table, old_columns: tuple[str, ...], old
         if found:
             row, values = found[0]
             what = ", ".join(f"{names[i]}={values[i]!r}" for i in key)[:160]
-            problems.append(Problem(c.path, row, None, code,
-                                    f"{c.where} {verb} {len(found)} existing row(s); the first is ({what})"))
+            problems.append(Problem(c.path, row, None, code, f"{c.where} {verb} {len(found)} existing row(s); the first is ({what})"))
     return problems
 
 
@@ -109,8 +121,15 @@ def _lines_lost(c: FileChange, old: bytes, new: bytes) -> list[Problem]:
         return []
     row = next(i for i, line in enumerate(old_lines) if missing.get(line))
     text = old_lines[row].decode("utf-8", "replace")[:120]
-    return [Problem(c.path, row + 1, None, "ledger-row-rewritten",
-                    f"{c.where} edited or deleted {sum(missing.values())} existing line(s); the first is {text!r}")]
+    return [
+        Problem(
+            c.path,
+            row + 1,
+            None,
+            "ledger-row-rewritten",
+            f"{c.where} edited or deleted {sum(missing.values())} existing line(s); the first is {text!r}",
+        )
+    ]
 
 
 def _first_line(exc: Exception) -> str:

@@ -67,16 +67,26 @@ def maintainer_problems(repo: Path, changes: list[FileChange], read, authors: Ma
         heads = [c.commit, *git.parents(repo, c.commit)[1:]]  # the commit itself, or the pull request it merged
         claimed = _logins(email) + [authors[h] for h in heads if h in authors]
         if not any(is_maintainer(who, maintainers) for who in claimed):
-            problems.append(reported("maintainer-commit-unauthorized", c.path, None, None,
-                                     f"{c.where} added {len(added)} row(s) and is authored by {name} <{email}>: neither a "
-                                     f"receipt of its pull request nor its e-mail names a hub maintainer "
-                                     f"({', '.join(maintainers) or 'none listed'}); a commit's author name proves nothing"))
+            problems.append(
+                reported(
+                    "maintainer-commit-unauthorized",
+                    c.path,
+                    None,
+                    None,
+                    f"{c.where} added {len(added)} row(s) and is authored by {name} <{email}>: neither a "
+                    f"receipt of its pull request nor its e-mail names a hub maintainer "
+                    f"({', '.join(maintainers) or 'none listed'}); a commit's author name proves nothing",
+                )
+            )
         if taken is False:
             taken = Taken.at(repo, changes[-1].commit)
         for row in added:
             if not is_maintainer(row.get("by", ""), maintainers):
-                problems.append(reported("maintainer-commit-unauthorized", c.path, None, "by",
-                                         f"{c.where} added a row by @{row.get('by', '')}, not a hub maintainer"))
+                problems.append(
+                    reported(
+                        "maintainer-commit-unauthorized", c.path, None, "by", f"{c.where} added a row by @{row.get('by', '')}, not a hub maintainer"
+                    )
+                )
             problems += _timing(c, row, last, taken if isinstance(taken, Taken) else None)
     return problems
 
@@ -116,25 +126,53 @@ def _timing(c: FileChange, row: dict[str, str], last: str, taken: Taken | None) 
     if not last or (taken is None and effective > last):
         return []
     if taken is None:
-        return [reported("maintainer-action-backdated", c.path, None, "effective_at",
-                         f"{c.where} added {what} effective {effective}, not after the night {last} its history already held")]
+        return [
+            reported(
+                "maintainer-action-backdated",
+                c.path,
+                None,
+                "effective_at",
+                f"{c.where} added {what} effective {effective}, not after the night {last} its history already held",
+            )
+        ]
     first = taken.first_night_after(last)
     acts = taken.effective.get(_key(row))
     if acts is None:
         if effective > last:
             return []  # on time; the next nightly records it
         if first is None:
-            return [reported("maintainer-action-pending", c.path, None, "effective_at",
-                             f"{c.where} added {what} effective {effective}, not after the night {last} the history held when it "
-                             "reached main: the next nightly takes it up as of its own night")]
-        return [reported("maintainer-action-backdated", c.path, None, "effective_at",
-                         f"{c.where} added {what} effective {effective}, not after the night {last}, and the night {first} "
-                         f"did not take it up ({DECISIONS_TAKEN.path})")]
+            return [
+                reported(
+                    "maintainer-action-pending",
+                    c.path,
+                    None,
+                    "effective_at",
+                    f"{c.where} added {what} effective {effective}, not after the night {last} the history held when it "
+                    "reached main: the next nightly takes it up as of its own night",
+                )
+            ]
+        return [
+            reported(
+                "maintainer-action-backdated",
+                c.path,
+                None,
+                "effective_at",
+                f"{c.where} added {what} effective {effective}, not after the night {last}, and the night {first} "
+                f"did not take it up ({DECISIONS_TAKEN.path})",
+            )
+        ]
     if (acts == effective and effective > last) or acts == first:
         return []
-    return [reported("maintainer-action-backdated", DECISIONS_TAKEN.path, None, "effective_at",
-                     f"{what} added by {c.where} is recorded to act from {acts}; it reached main after the night {last}, so it "
-                     f"acts from {effective if effective > last else first}")]
+    return [
+        reported(
+            "maintainer-action-backdated",
+            DECISIONS_TAKEN.path,
+            None,
+            "effective_at",
+            f"{what} added by {c.where} is recorded to act from {acts}; it reached main after the night {last}, so it "
+            f"acts from {effective if effective > last else first}",
+        )
+    ]
 
 
 def _added(old: bytes | None, new: bytes | None) -> list[dict[str, str]]:

@@ -53,10 +53,25 @@ from .ledgers import records
 
 # Paths under data/ that no check of the scoped recompute reads (the site's and the arena's inputs;
 # the checkpoints ledger, audited by the git walk); the seals and commitments are checked whole.
-UNREAD = (f"data/{LOCK_NAME}", "data/metadata/checkpoints.csv", "data/news/", "data/oracle/", "data/llm/", "data/questions/",
-          "data/bets/", "data/commitments/", "data/seals/")
-APPENDED_LEDGERS = ("data/observations/", "data/resolutions/", "data/manifest/", "data/receipts/",
-                    "data/metadata/models.csv", "data/leaderboard/history.csv")
+UNREAD = (
+    f"data/{LOCK_NAME}",
+    "data/metadata/checkpoints.csv",
+    "data/news/",
+    "data/oracle/",
+    "data/llm/",
+    "data/questions/",
+    "data/bets/",
+    "data/commitments/",
+    "data/seals/",
+)
+APPENDED_LEDGERS = (
+    "data/observations/",
+    "data/resolutions/",
+    "data/manifest/",
+    "data/receipts/",
+    "data/metadata/models.csv",
+    "data/leaderboard/history.csv",
+)
 
 
 @dataclass
@@ -118,8 +133,7 @@ def plan(hub: Hub, found: Found | None, as_of: datetime) -> Scope:
                 scope.old_nights = f"{rel} was {'removed' if status == 'D' else 'modified'}"
             elif status == "A" and not scope.old_nights:
                 model = parts[2].removesuffix(".yml")
-                earlier = [p for p in (root / "data" / "forecasts").glob(f"*/{model}.*")
-                           if p.relative_to(root).as_posix() not in changed]
+                earlier = [p for p in (root / "data" / "forecasts").glob(f"*/{model}.*") if p.relative_to(root).as_posix() not in changed]
                 if earlier:
                     scope.old_nights = f"{rel} was added for a model with forecasts before the checkpoint"
             continue
@@ -139,8 +153,7 @@ def plan(hub: Hub, found: Found | None, as_of: datetime) -> Scope:
                 continue
             backdated = [r for r in rows if r.get("recorded_at", "~") <= since]
             if backdated and rel.startswith(("data/observations/", "data/resolutions/")):
-                return Scope(why=f"{rel} has a row recorded at {backdated[0].get('recorded_at')!s}, "
-                                 f"not after the checkpoint's recompute at {since}")
+                return Scope(why=f"{rel} has a row recorded at {backdated[0].get('recorded_at')!s}, not after the checkpoint's recompute at {since}")
             if rel.startswith(("data/manifest/", "data/receipts/")):
                 if backdated:
                     scope.timing_all = scope.timing_all or f"{rel} has a row recorded before the checkpoint's recompute"
@@ -176,7 +189,7 @@ def appended_rows(old: bytes, new: bytes) -> list[dict[str, str]] | None:
     if not new.startswith(old):
         return None
     header = old.split(b"\n", 1)[0]
-    tail = new[len(old):]
+    tail = new[len(old) :]
     if not old.endswith(b"\n"):
         return None if tail and not tail.startswith(b"\n") else _rows(header + tail)
     return _rows(header + b"\n" + tail)
@@ -216,8 +229,7 @@ def old_night_hit(hub: Hub, scope: Scope, stamps: list[str], obs: pd.DataFrame) 
     from ``obs``' rows of that round's questions only)."""
     if scope.old_nights:
         return scope.old_nights
-    touched = sorted({rel.split("/")[2] for rel in scope.forecasts} |
-                     {d for d, why in scope.rounds.items() if why.startswith("data/rounds/")})
+    touched = sorted({rel.split("/")[2] for rel in scope.forecasts} | {d for d, why in scope.rounds.items() if why.startswith("data/rounds/")})
     for stamp in stamps:
         for name in touched:
             due = parse_ts(f"{name}T00:00:00Z")

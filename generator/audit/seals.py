@@ -42,8 +42,13 @@ def seal_problems(hub: Hub, recorded: pd.DataFrame, receipts: pd.DataFrame, dues
             want = f"blob {last.blob[:12]} of run {last.run_id}" if last else "no receipt before the due time"
             problems.append(_differs(label, target, f"it names blob {str(r.blob)[:12]}, the receipts give {want}"))
         elif r.evidence in ("manifest", "git") and last is not None:
-            problems.append(_differs(label, target, f"it rests on the {r.evidence}, but run {last.run_id}'s receipt attests a "
-                                                    f"version before the due time, and receipts decide"))
+            problems.append(
+                _differs(
+                    label,
+                    target,
+                    f"it rests on the {r.evidence}, but run {last.run_id}'s receipt attests a version before the due time, and receipts decide",
+                )
+            )
         elif r.evidence == "manifest" and not (seen.get((str(r.path), str(r.sha256)), "~") < due_ts):
             problems.append(_differs(label, target, "the manifest has no record of these bytes before the due time"))
     return problems + _broken(hub, recorded)
@@ -88,16 +93,36 @@ def receipt_problems(repo: Path, receipts: pd.DataFrame, recorded: pd.DataFrame)
         held = git.blob_ids(repo, str(head), [str(p) for p in part["path"]])
         for path, blob in zip(part["path"].astype(str), part["blob"].astype(str)):
             if held.get(path) != blob:
-                problems.append(Problem("data/receipts/", None, "blob", "receipt-blob-mismatch",
-                                        f"a receipt says {path} held blob {blob[:12]} at {str(head)[:12]}; that commit holds "
-                                        f"{held.get(path, 'no such file')[:12]}"))
+                problems.append(
+                    Problem(
+                        "data/receipts/",
+                        None,
+                        "blob",
+                        "receipt-blob-mismatch",
+                        f"a receipt says {path} held blob {blob[:12]} at {str(head)[:12]}; that commit holds {held.get(path, 'no such file')[:12]}",
+                    )
+                )
     if unchecked:
-        problems.append(Problem("data/receipts/", None, None, "receipt-unchecked",
-                                f"{len(unchecked)} head commit(s) of receipts are not in this clone (fetch "
-                                "+refs/pull/*/head), so their rows were not checked", "warning"))
+        problems.append(
+            Problem(
+                "data/receipts/",
+                None,
+                None,
+                "receipt-unchecked",
+                f"{len(unchecked)} head commit(s) of receipts are not in this clone (fetch +refs/pull/*/head), so their rows were not checked",
+                "warning",
+            )
+        )
         sealed = recorded[(recorded["evidence"] == "receipt") & recorded["head_sha"].astype(str).isin(unchecked)]
         for r in sealed.itertuples(index=False):
-            problems.append(Problem(str(r.path), None, None, "seal-unchecked",
-                                    f"the seal of round {r.due} rests on the receipt of head {str(r.head_sha)[:12]}, which is "
-                                    "not in this clone", "warning"))
+            problems.append(
+                Problem(
+                    str(r.path),
+                    None,
+                    None,
+                    "seal-unchecked",
+                    f"the seal of round {r.due} rests on the receipt of head {str(r.head_sha)[:12]}, which is not in this clone",
+                    "warning",
+                )
+            )
     return problems

@@ -76,9 +76,16 @@ class VerifyReport:
 EPOCH = "1970-01-01T00:00:00Z"  # the as_of of a hub whose ledgers are still empty
 
 
-def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | None = None,
-           all_nights: bool = False, nights: int = DEFAULT_NIGHTS, full: bool = False,
-           start: checkpoint.Found | None = None) -> VerifyReport:
+def verify(
+    hub: Hub | Path,
+    as_of: datetime | None = None,
+    *,
+    git_rev: str | None = None,
+    all_nights: bool = False,
+    nights: int = DEFAULT_NIGHTS,
+    full: bool = False,
+    start: checkpoint.Found | None = None,
+) -> VerifyReport:
     """Run every check on ``hub`` (a Hub, or its folder). ``as_of`` defaults to the latest time the ledgers
     record. ``git_rev``: also audit that commit's history, from the newest checkpoint that can be trusted
     (``audit.checkpoint``), or from the first commit when ``full`` or when none can; ``start``: where to
@@ -105,8 +112,9 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
         ledger = receipts.load_receipts_at(root, commit)
         attested = receipts.attested(ledger)
         authors = dict(zip(ledger["head_sha"].astype(str), ledger["author"].astype(str)))  # GitHub's, per pull-request head
-        changes, problems = git.audit_history(root, git_rev, {key: format_ts(when) for key, when in attested.items()},
-                                              sealed_at(root, commit), bot, found.start)
+        changes, problems = git.audit_history(
+            root, git_rev, {key: format_ts(when) for key, when in attested.items()}, sealed_at(root, commit), bot, found.start
+        )
         if found.start is not None:  # the receipts in the start commit were checked by the walk that made it
             ledger = new_rows(ledger, receipts.load_receipts_at(root, found.start.commit))
             by_git = held_before(root, commit, changes)
@@ -115,13 +123,27 @@ def verify(hub: Hub | Path, as_of: datetime | None = None, *, git_rev: str | Non
             problems += maintainer_problems(root, changes, blobs.read, authors)
         report.walked = len({c.commit for c in changes}), sum(p.severity == "warning" for p in problems)
         since = f"since checkpoint {found.start.commit[:12]}" if found.start is not None else "from the first commit"
-        report.add("git", problems, f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev} {since}; "
-                                    f"{len(attested)} file version(s) attested by receipts")
+        report.add(
+            "git",
+            problems,
+            f"{len({c.commit for c in changes})} commit(s) touching data/ on {git_rev} {since}; {len(attested)} file version(s) attested by receipts",
+        )
     report.add("timing", *check_timing(hub, as_of, changes, attested, by_git, plan))
     if not hub.settings.maintainers:
-        report.add("maintainers", [Problem("data/hub.toml", None, "hub.maintainers", "no-maintainers",
-                                           "[hub] maintainers is empty: CODEOWNERS has no owner, so no review is required "
-                                           "for a change of code, workflows or ledgers", "warning")], "none listed")
+        report.add(
+            "maintainers",
+            [
+                Problem(
+                    "data/hub.toml",
+                    None,
+                    "hub.maintainers",
+                    "no-maintainers",
+                    "[hub] maintainers is empty: CODEOWNERS has no owner, so no review is required for a change of code, workflows or ledgers",
+                    "warning",
+                )
+            ],
+            "none listed",
+        )
     return report
 
 
@@ -137,11 +159,13 @@ def new_rows(ledger: pd.DataFrame, before: pd.DataFrame) -> pd.DataFrame:
 def held_before(root: Path, head: str, changes: list[FileChange]):
     """Whether a commit of ``head``'s first-parent line put these bytes at this path before a time: from
     ``changes`` (the walk's), else by asking git for that one path (the commits before a checkpoint)."""
+
     def proven(rel: str, data: bytes, stamp: str) -> bool:
         if git.committed_before(changes, rel, data, stamp):
             return True
         held = first_held(root, head, rel, git.blob_id(data))
         return held is not None and format_ts(datetime.fromtimestamp(held[1], tz=UTC)) < stamp
+
     return proven
 
 
@@ -176,8 +200,12 @@ def sealed_at(root: Path, commit: str) -> git.Seal:
 
 def latest_run(hub: Hub) -> datetime:
     """The latest time recorded in the ledgers (observations, resolutions, history, manifest)."""
-    stamps = [readers.load_observations(hub)["recorded_at"], readers.load_resolutions(hub)["recorded_at"],
-              readers.load_history(hub)["as_of"], manifest.load_manifest(hub)["recorded_at"]]
+    stamps = [
+        readers.load_observations(hub)["recorded_at"],
+        readers.load_resolutions(hub)["recorded_at"],
+        readers.load_history(hub)["as_of"],
+        manifest.load_manifest(hub)["recorded_at"],
+    ]
     known = [s.max() for s in stamps if len(s)]
     return parse_ts(max(known)) if known else parse_ts(EPOCH)
 
@@ -224,8 +252,9 @@ def check_scores(hub: Hub, as_of: datetime, plan: scope.Scope | None = None) -> 
         kept = len(dues) - len(chosen)
         named = "; ".join(f"round {d}: {partial.rounds[d]}" for d in sorted(format_date(x) for x in chosen)[:6])
         more = f" (+{len(chosen) - 6} more)" if len(chosen) > 6 else ""
-        note = (f"scores of {kept} round(s) unchanged since checkpoint {partial.checkpoint[:12]} (recomputed at {partial.recorded_at}); "
-                f"{note}" + (f": {named}{more}" if chosen else ""))
+        note = f"scores of {kept} round(s) unchanged since checkpoint {partial.checkpoint[:12]} (recomputed at {partial.recorded_at}); {note}" + (
+            f": {named}{more}" if chosen else ""
+        )
     elif plan is not None and plan.why and plan.why != "--full":
         note += f" (whole recompute: {plan.why})"
     return problems, note, recomputed
@@ -243,8 +272,9 @@ def checked_scores(hub: Hub, recomputed: dict) -> pd.DataFrame:
     return recompute.concat_scores(frames)
 
 
-def check_history(hub: Hub, nights: int | None, plan: scope.Scope | None = None, as_of: datetime | None = None,
-                  recomputed: dict | None = None) -> tuple[list[Problem], str]:
+def check_history(
+    hub: Hub, nights: int | None, plan: scope.Scope | None = None, as_of: datetime | None = None, recomputed: dict | None = None
+) -> tuple[list[Problem], str]:
     """Recompute the history rows of the latest ``nights`` nights (all when None); from a checkpoint
     (``plan``), only the nights it did not hold, unless a change could alter an older one."""
     history, version = readers.load_history(hub), hub.settings.scoring.methodology_version
@@ -265,11 +295,17 @@ def check_history(hub: Hub, nights: int | None, plan: scope.Scope | None = None,
     scores = None
     if plan is not None and not plan.full and as_of is not None and recomputed is not None and format_ts(as_of) in chosen:
         scores = checked_scores(hub, recomputed)  # the latest night's: the scores just checked
-    problems = [p for stamp in chosen for p in _night(hub, history[history["as_of"] == stamp], stamp,
-                                                      scores if stamp == format_ts(as_of or parse_ts(EPOCH)) else None)]
+    problems = [
+        p
+        for stamp in chosen
+        for p in _night(hub, history[history["as_of"] == stamp], stamp, scores if stamp == format_ts(as_of or parse_ts(EPOCH)) else None)
+    ]
     older = history["as_of"].nunique() - len(stamps)
-    note = f"{len(chosen)} of {len(stamps)} night(s) recomputed" + kept_note + \
-        (f"; {older} night(s) of another methodology version skipped" if older else "")
+    note = (
+        f"{len(chosen)} of {len(stamps)} night(s) recomputed"
+        + kept_note
+        + (f"; {older} night(s) of another methodology version skipped" if older else "")
+    )
     return problems, note
 
 
@@ -297,8 +333,10 @@ def check_pages(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
     expected = strip_generated(site_files(gather(hub, as_of)))
     actual = {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*")) if p.is_file()}
     label = lambda rel: f"site_src/docs/{GENERATED}/{rel}"  # noqa: E731
-    problems = [Problem(label(rel), None, None, "page-extra", "not generated by a build as of " + format_ts(as_of))
-                for rel in sorted(set(actual) - set(expected))]
+    problems = [
+        Problem(label(rel), None, None, "page-extra", "not generated by a build as of " + format_ts(as_of))
+        for rel in sorted(set(actual) - set(expected))
+    ]
     for rel, data in sorted(expected.items()):
         if rel not in actual:
             problems.append(Problem(label(rel), None, None, "page-missing", "a build as of " + format_ts(as_of) + " writes it"))
@@ -307,9 +345,14 @@ def check_pages(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
     return problems, f"{len(expected)} page(s) regenerated as of {format_ts(as_of)}"
 
 
-def check_timing(hub: Hub, as_of: datetime, changes: list[FileChange] | None,
-                 attested: dict[tuple[str, str], datetime] | None = None, by_git=None,
-                 plan: scope.Scope | None = None) -> tuple[list[Problem], str]:
+def check_timing(
+    hub: Hub,
+    as_of: datetime,
+    changes: list[FileChange] | None,
+    attested: dict[tuple[str, str], datetime] | None = None,
+    by_git=None,
+    plan: scope.Scope | None = None,
+) -> tuple[list[Problem], str]:
     """Forecast files of rounds past due whose timing neither the manifest, a receipt nor git proves.
     ``by_git(path, bytes, due)``: whether git proves it (default: a change of ``changes`` does).
     ``plan``: from a checkpoint, only the forecast files changed since it (unless it says all)."""
@@ -334,10 +377,14 @@ def check_timing(hub: Hub, as_of: datetime, changes: list[FileChange] | None,
                 continue
             if changes is not None and by_git(rel, data, stamp):
                 continue
-            evidence = "the manifest, the receipts or the git history" if changes is not None else \
-                "the manifest or the receipts (add --git to use the history)"
-            problems.append(Problem(rel, None, None, "timing-unproven",
-                                    f"no record in {evidence} shows these bytes before the due time {stamp}", "warning"))
+            evidence = (
+                "the manifest, the receipts or the git history"
+                if changes is not None
+                else "the manifest or the receipts (add --git to use the history)"
+            )
+            problems.append(
+                Problem(rel, None, None, "timing-unproven", f"no record in {evidence} shows these bytes before the due time {stamp}", "warning")
+            )
     note = f"{checked} forecast file(s) of rounds due by {format_ts(as_of)} checked"
     if only is not None and plan is not None:
         note += f" (those changed since checkpoint {plan.checkpoint[:12]}; the others' timing was checked by its full audit)"
@@ -359,10 +406,14 @@ def git_start(report: VerifyReport) -> str:
 
 def to_json(report: VerifyReport) -> dict:
     start, plan = report.start, report.scope if report.start else None
-    return {"as_of": report.as_of, "ok": report.ok, "checks": [asdict(c) for c in report.checks],
-            "problems": [asdict(p) for p in report.problems],
-            **({"git_start": {"checkpoint": start.start.commit if start.start else None, "why": start.why}} if start else {}),
-            **({"recompute": {"checkpoint": plan.checkpoint or None, "why": plan.why, "rounds": plan.rounds}} if plan else {})}
+    return {
+        "as_of": report.as_of,
+        "ok": report.ok,
+        "checks": [asdict(c) for c in report.checks],
+        "problems": [asdict(p) for p in report.problems],
+        **({"git_start": {"checkpoint": start.start.commit if start.start else None, "why": start.why}} if start else {}),
+        **({"recompute": {"checkpoint": plan.checkpoint or None, "why": plan.why, "rounds": plan.rounds}} if plan else {}),
+    }
 
 
 def render_text(report: VerifyReport) -> str:

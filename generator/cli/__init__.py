@@ -46,8 +46,7 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.print_usage(sys.stderr)
-        self.exit(ConfigError.exit_code, f"{self.prog}: error: {message}{self._suggestion(message)}\n"
-                                         f"(`{self.prog} --help` lists every option)\n")
+        self.exit(ConfigError.exit_code, f"{self.prog}: error: {message}{self._suggestion(message)}\n(`{self.prog} --help` lists every option)\n")
 
     def _suggestion(self, message: str) -> str:
         choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
@@ -78,8 +77,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def build_parser() -> Parser:
-    parser = Parser(prog="prescient", description="A forecasting benchmark that lives in a git repository.",
-                                     epilog=EPILOG)
+    parser = Parser(prog="prescient", description="A forecasting benchmark that lives in a git repository.", epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"prescient {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run.add_run(sub)
@@ -103,10 +101,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     root: Path | None = None
     try:
         root = _announce(args)
-        if root is not None and args.command in READ_COMMANDS and not getattr(args, "git", None) \
-                and not getattr(args, "oracle_command", None) and recorded_nothing(root):
-            print(f"prescient {args.command}: nothing recorded yet in {root / 'data'} (no questions, forecasts or "
-                  f"scores); {_first_steps(args, root)}", file=sys.stderr)
+        if (
+            root is not None
+            and args.command in READ_COMMANDS
+            and not getattr(args, "git", None)
+            and not getattr(args, "oracle_command", None)
+            and recorded_nothing(root)
+        ):
+            print(
+                f"prescient {args.command}: nothing recorded yet in {root / 'data'} (no questions, forecasts or scores); {_first_steps(args, root)}",
+                file=sys.stderr,
+            )
             return 0
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe (`prescient leaderboard | head -1`) shows here, not at exit
@@ -159,7 +164,7 @@ def _first_steps(args: argparse.Namespace, root: Path) -> str:
     clone of this repository) is named first; else the nightly, which fetches this hub's sources."""
     below = [p for p in sorted(root.iterdir()) if p.is_dir() and (p / HUB_FILE).is_file() and not recorded_nothing(p)]
     if below:
-        return (f"the hub in {shown(below[0])} has data: `prescient {args.command} --hub {shown(below[0])}`")
+        return f"the hub in {shown(below[0])} has data: `prescient {args.command} --hub {shown(below[0])}`"
     live = [s.name for s in load_settings(root).enabled_sources if s.name != "sim"]
     return "`prescient nightly` records the first ones" + (f" (it fetches {', '.join(live)} from the network)" if live else "")
 

@@ -23,15 +23,24 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     hub = Hub.load(hub_dir(args.hub))
     settings = hub.settings
     as_of = command_time(args)
-    round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} \
-        if args.fb_round_filter else {}
+    round_filter = {"min_dataset_rows": FB_MIN_DATASET_ROWS, "min_market_questions": FB_MIN_MARKET_QUESTIONS} if args.fb_round_filter else {}
     name = args.board or settings.leaderboard.boards[0]
     try:
         scores = scores_as_of(hub, as_of) if args.as_of else readers.load_scores(hub)
         _check_view(args.view, scores)
         models = readers.load_models(hub, as_of)
-        board = hub_board(scores, models, as_of, settings, board=name, view=args.view, replicates=args.replicates,
-                          seed=args.seed, crowd=hub_crowd(hub), **round_filter)
+        board = hub_board(
+            scores,
+            models,
+            as_of,
+            settings,
+            board=name,
+            view=args.view,
+            replicates=args.replicates,
+            seed=args.seed,
+            crowd=hub_crowd(hub),
+            **round_filter,
+        )
     except ValueError as exc:
         raise PrescientError(f"leaderboard: {exc}") from None
     from ..console import board_notes, board_text, empty_board_note
@@ -40,19 +49,27 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     if board.attrs.get("orphans"):  # never silent (issue 34): the warning goes to stderr in every format
         print(f"warning: {orphan_problem(board.attrs['orphans'], name)}", file=sys.stderr)
-    empty = empty_board_note(as_of, readers.round_dues(hub), settings.rounds.first_due,
-                             0 if name == PRELIMINARY else settings.scoring.min_age_days, readers.load_statements(hub),
-                             settings.scoring.unresolved_markets == "market_proxy") if board.empty else ""
+    empty = (
+        empty_board_note(
+            as_of,
+            readers.round_dues(hub),
+            settings.rounds.first_due,
+            0 if name == PRELIMINARY else settings.scoring.min_age_days,
+            readers.load_statements(hub),
+            settings.scoring.unresolved_markets == "market_proxy",
+        )
+        if board.empty
+        else ""
+    )
     if args.format != "table":
-        print_frame(fb_layout(board, name, models) if args.format == "forecastbench" else board,
-                    "csv" if args.format == "forecastbench" else args.format)
+        print_frame(
+            fb_layout(board, name, models) if args.format == "forecastbench" else board, "csv" if args.format == "forecastbench" else args.format
+        )
         if empty:
             print(f"prescient leaderboard: {empty}", file=sys.stderr)
         return 0
-    title = (f"{name} board · view {args.view} · as of "
-             f"{as_of:%Y-%m-%dT%H:%M:%SZ} · Brier Index: higher is better")
-    sys.stdout.write(f"{title}\n{empty}\n" if empty else
-                     board_text(board, title, args.view, args.wide, shutil.get_terminal_size((100, 24)).columns))
+    title = f"{name} board · view {args.view} · as of {as_of:%Y-%m-%dT%H:%M:%SZ} · Brier Index: higher is better"
+    sys.stdout.write(f"{title}\n{empty}\n" if empty else board_text(board, title, args.view, args.wide, shutil.get_terminal_size((100, 24)).columns))
     sys.stdout.write(board_notes(board))
     return 0
 
@@ -62,8 +79,9 @@ def _check_view(view: str, scores) -> None:
     kind, _, arg = view.partition(":")
     if kind in ("source", "category") and kind in scores and arg not in set(scores[kind].dropna().astype(str)):
         have = sorted(set(scores[kind].dropna().astype(str)) - {""})
-        raise ValueError(f"--view {view!r}: no scored forecast has {kind} {arg!r}; the {kind}s scored are "
-                         f"{', '.join(f'{kind}:{h}' for h in have) or 'none yet'}")
+        raise ValueError(
+            f"--view {view!r}: no scored forecast has {kind} {arg!r}; the {kind}s scored are {', '.join(f'{kind}:{h}' for h in have) or 'none yet'}"
+        )
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
@@ -96,8 +114,11 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     scores = oracle_scores(hub, command_time(args), [args.set] if args.set else None, quarantine)
     print_warnings(quarantine)
     cutoffs = {m: meta.knowledge_cutoff for m, meta in readers.load_models(hub).items()}
-    print("oracle board: run_by hub rows are the hub's own runs (prescient.*, every call logged); every other row is "
-          "self-reported (the answers are in the repository and oracle files have no deadline)", file=sys.stderr)
+    print(
+        "oracle board: run_by hub rows are the hub's own runs (prescient.*, every call logged); every other row is "
+        "self-reported (the answers are in the repository and oracle files have no deadline)",
+        file=sys.stderr,
+    )
     by = ("set", "model", "kind") if args.by_kind else ("set", "model")
     if args.months:
         _print_view(temporal_view(scores, cutoffs, by=by), args, MONTH_COLUMNS)
@@ -138,11 +159,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     text = render_text(report)
     if args.record_checkpoint:
         written = record_checkpoint(hub, report, args.git)
-        text += f"checkpoint recorded in {written[0]} for {args.git}\n" if written else \
-            "no checkpoint recorded (the git check failed, or nothing under data/ changed since the last one)\n"
+        text += (
+            f"checkpoint recorded in {written[0]} for {args.git}\n"
+            if written
+            else "no checkpoint recorded (the git check failed, or nothing under data/ changed since the last one)\n"
+        )
     if recorded_nothing(root):  # only the git history was checked: never "verified" on an empty hub
-        text = text.replace("verified: every check passed", "nothing recorded yet: no ledger to recompute; "
-                                                             "the git history's checks passed")
+        text = text.replace("verified: every check passed", "nothing recorded yet: no ledger to recompute; the git history's checks passed")
     sys.stdout.write(json.dumps(to_json(report), indent=2) + "\n" if args.format == "json" else text)
     return 0 if report.ok else VERIFY_FAILED
 
@@ -158,25 +181,42 @@ def add_leaderboard(sub) -> None:
     """`leaderboard`, with the ForecastBench options of its board (issue 5)."""
     board = sub.add_parser("leaderboard", help="print the leaderboard")
     add_common(board)
-    board.add_argument("--format", choices=("table", "csv", "json", "forecastbench"), default="table",
-                       help="how to print the board (default table; forecastbench: CSV with the columns and rounding of "
-                            "ForecastBench's published leaderboard of that board)")
-    board.add_argument("--wide", action="store_true", help="the table with every column, not only rank, model, "
-                                                           "Brier Index, N and rank interval")
-    board.add_argument("--board", choices=BOARDS, default=None,
-                       help="tournament: every forecaster; baseline: those that saw no crowd value; preliminary: every "
-                            "forecaster on dataset questions, without the 50-day rule (ForecastBench's) "
-                            "(default: the first of hub.toml [leaderboard] boards)")
-    board.add_argument("--replicates", type=_count, default=None, metavar="N",
-                       help=f"bootstrap replicates (default: hub.toml [leaderboard] replicates, {REPLICATES}; "
-                            "0: point estimates and ranks only, as history.csv records them)")
+    board.add_argument(
+        "--format",
+        choices=("table", "csv", "json", "forecastbench"),
+        default="table",
+        help="how to print the board (default table; forecastbench: CSV with the columns and rounding of "
+        "ForecastBench's published leaderboard of that board)",
+    )
+    board.add_argument("--wide", action="store_true", help="the table with every column, not only rank, model, Brier Index, N and rank interval")
+    board.add_argument(
+        "--board",
+        choices=BOARDS,
+        default=None,
+        help="tournament: every forecaster; baseline: those that saw no crowd value; preliminary: every "
+        "forecaster on dataset questions, without the 50-day rule (ForecastBench's) "
+        "(default: the first of hub.toml [leaderboard] boards)",
+    )
+    board.add_argument(
+        "--replicates",
+        type=_count,
+        default=None,
+        metavar="N",
+        help=f"bootstrap replicates (default: hub.toml [leaderboard] replicates, {REPLICATES}; "
+        "0: point estimates and ranks only, as history.csv records them)",
+    )
     board.add_argument("--seed", type=int, default=None, metavar="S", help="bootstrap seed (default: hub.toml, 0)")
-    board.add_argument("--view", default="overall", metavar="VIEW",
-                       help="rows to rank: overall, market, dataset, resolved-only, source:NAME, category:NAME "
-                            "or horizon:DAYS (default overall)")
-    board.add_argument("--fb-round-filter", action="store_true",
-                       help=f"keep only rounds with >={FB_MIN_DATASET_ROWS} resolved dataset rows "
-                            f"and >={FB_MIN_MARKET_QUESTIONS} resolved markets (ForecastBench)")
+    board.add_argument(
+        "--view",
+        default="overall",
+        metavar="VIEW",
+        help="rows to rank: overall, market, dataset, resolved-only, source:NAME, category:NAME or horizon:DAYS (default overall)",
+    )
+    board.add_argument(
+        "--fb-round-filter",
+        action="store_true",
+        help=f"keep only rounds with >={FB_MIN_DATASET_ROWS} resolved dataset rows and >={FB_MIN_MARKET_QUESTIONS} resolved markets (ForecastBench)",
+    )
     board.set_defaults(func=cmd_leaderboard)
 
 
@@ -184,8 +224,11 @@ def add_oracle(sub) -> None:
     """`oracle`: the oracle board (issue 6, Daily Oracle)."""
     from .oracle import add_oracle_actions
 
-    oracle = sub.add_parser("oracle", help="the oracle board: accuracy, Brier, N and year-on-year change around the cutoff; "
-                                           "its actions make the questions from the news and answer them")
+    oracle = sub.add_parser(
+        "oracle",
+        help="the oracle board: accuracy, Brier, N and year-on-year change around the cutoff; "
+        "its actions make the questions from the news and answer them",
+    )
     add_common(oracle)
     oracle.add_argument("--set", metavar="NAME", help="only this question set (default: every set)")
     oracle.add_argument("--months", action="store_true", help="print the view by resolution month instead")
@@ -197,21 +240,32 @@ def add_oracle(sub) -> None:
 
 
 def add_verify(sub) -> None:
-    verify = sub.add_parser("verify", help="recompute scores, history and pages from the ledgers and compare "
-                                           "byte for byte (exit 10 on any difference)",
-                            description="Without --as-of, scores and pages are recomputed as of the latest time the "
-                                        "ledgers record (observations, resolutions, history, manifest). Exit 0: "
-                                        "verified; 10: a difference or a history violation; warnings do not fail.")
+    verify = sub.add_parser(
+        "verify",
+        help="recompute scores, history and pages from the ledgers and compare byte for byte (exit 10 on any difference)",
+        description="Without --as-of, scores and pages are recomputed as of the latest time the "
+        "ledgers record (observations, resolutions, history, manifest). Exit 0: "
+        "verified; 10: a difference or a history violation; warnings do not fail.",
+    )
     add_common(verify)
-    verify.add_argument("--git", nargs="?", const="HEAD", metavar="REF",
-                        help="also audit the history of REF (default HEAD): append-only ledgers, forecast timing; from the "
-                             "newest checkpoint the nightly recorded that can be checked (the first line says which), "
-                             "else from the first commit")
-    verify.add_argument("--full", action="store_true", help="with --git: walk the whole history from the first commit, "
-                                                            "whatever the checkpoints (the nightly's audit)")
-    verify.add_argument("--record-checkpoint", action="store_true",
-                        help="with --git --full: when the walk finds no error, append its checkpoint to "
-                             "data/metadata/checkpoints.csv (the nightly does this; commit it with the night)")
+    verify.add_argument(
+        "--git",
+        nargs="?",
+        const="HEAD",
+        metavar="REF",
+        help="also audit the history of REF (default HEAD): append-only ledgers, forecast timing; from the "
+        "newest checkpoint the nightly recorded that can be checked (the first line says which), "
+        "else from the first commit",
+    )
+    verify.add_argument(
+        "--full", action="store_true", help="with --git: walk the whole history from the first commit, whatever the checkpoints (the nightly's audit)"
+    )
+    verify.add_argument(
+        "--record-checkpoint",
+        action="store_true",
+        help="with --git --full: when the walk finds no error, append its checkpoint to "
+        "data/metadata/checkpoints.csv (the nightly does this; commit it with the night)",
+    )
     verify.add_argument("--all", action="store_true", help="recompute every night of history.csv, not the latest 7")
     verify.add_argument("--format", choices=("text", "json"), default="text", help="the report as text or JSON (default text)")
     verify.set_defaults(func=cmd_verify)

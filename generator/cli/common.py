@@ -28,8 +28,9 @@ def hub_dir(value: str | None) -> Path:
     here = Path.cwd().resolve()
     found = find_hub(here)
     if found is None:
-        raise ConfigError(f"no hub found: neither {here} nor any folder above it holds {HUB_FILE}; "
-                          "give --hub DIR, or create a demo hub with `prescient demo`")
+        raise ConfigError(
+            f"no hub found: neither {here} nor any folder above it holds {HUB_FILE}; give --hub DIR, or create a demo hub with `prescient demo`"
+        )
     return found
 
 
@@ -42,8 +43,10 @@ ADVANCING = ("nightly", "fetch", "void", "correct", "exclude")
 
 def not_a_hub(value: str, root: Path) -> ConfigError:
     """``--hub DIR`` at a folder with neither data/hub.toml nor data/ (exit 2): what a hub is, and how to make one."""
-    message = (f"--hub {value}: {root} is not a hub; a hub is a folder whose {HUB_FILE} holds its settings, with its "
-               "ledgers beside it under data/ (`prescient init DIR` starts one, `prescient demo DIR` makes the demo)")
+    message = (
+        f"--hub {value}: {root} is not a hub; a hub is a folder whose {HUB_FILE} holds its settings, with its "
+        "ledgers beside it under data/ (`prescient init DIR` starts one, `prescient demo DIR` makes the demo)"
+    )
     return ConfigError(message, [Problem(value, None, None, "not-a-hub", f"neither {HUB_FILE} nor data/ in {root}")])
 
 
@@ -130,13 +133,16 @@ def opened(args: argparse.Namespace, command: str, settings: bool = True) -> Ite
 
     hub = None
     try:
-        with Hub.opened(hub_dir(args.hub), args.cache_dir, disk=not args.no_cache, settings=settings,
-                        parsed=getattr(args, "ledgers_read", None)) as hub:
+        with Hub.opened(
+            hub_dir(args.hub), args.cache_dir, disk=not args.no_cache, settings=settings, parsed=getattr(args, "ledgers_read", None)
+        ) as hub:
             yield hub
     finally:
         if hub is not None and hub.cache.unkept:
-            print(f"prescient {command}: warning: the cache was not kept ({hub.cache.unkept}); "
-                  "the next run reads and derives from the files", file=sys.stderr)
+            print(
+                f"prescient {command}: warning: the cache was not kept ({hub.cache.unkept}); the next run reads and derives from the files",
+                file=sys.stderr,
+            )
 
 
 def recorded_nothing(root: Path) -> bool:
@@ -177,15 +183,21 @@ def emit(data: bytes, out: str | None, note: str) -> None:
 def add_common(parser: argparse.ArgumentParser, as_of: bool = True) -> None:
     parser.add_argument("--hub", metavar="DIR", help="the hub (default: the nearest folder, walking up from here, that holds data/hub.toml)")
     if as_of:
-        parser.add_argument("--as-of", metavar="ISO-TIMESTAMP",
-                            help="the run's time in UTC, e.g. 2026-11-22T00:00:00Z (default: SOURCE_DATE_EPOCH, else the "
-                                 "latest time the ledgers record on a sim hub or for a command that reads them back, "
-                                 "else now; the first line on stderr names it)")
+        parser.add_argument(
+            "--as-of",
+            metavar="ISO-TIMESTAMP",
+            help="the run's time in UTC, e.g. 2026-11-22T00:00:00Z (default: SOURCE_DATE_EPOCH, else the "
+            "latest time the ledgers record on a sim hub or for a command that reads them back, "
+            "else now; the first line on stderr names it)",
+        )
 
 
 def add_cache_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--cache-dir", metavar="DIR",
-                        help="where parsed ledgers and the last derive are kept between runs (default: "
-                             "$PRESCIENT_CACHE_DIR/<hub>, else $XDG_CACHE_HOME/prescient/<hub>, else "
-                             "~/.cache/prescient/<hub>); never inside the repository")
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="where parsed ledgers and the last derive are kept between runs (default: "
+        "$PRESCIENT_CACHE_DIR/<hub>, else $XDG_CACHE_HOME/prescient/<hub>, else "
+        "~/.cache/prescient/<hub>); never inside the repository",
+    )
     parser.add_argument("--no-cache", action="store_true", help="read, check and derive everything from the files alone")

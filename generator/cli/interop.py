@@ -27,9 +27,11 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
             scored, written = write_round_scores_in_parallel(hub, view, hub.settings.scoring.impute_value, default_processes())
             for warning in board_warnings(hub, as_of):
                 print(f"warning: {warning}", file=sys.stderr)
-    print(f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "
-          f"{report.statements_added} stated resolution(s), {report.forecast_files} forecast file(s) added; "
-          f"{scored} forecast(s) scored, {len(report.written) + len(written)} file(s) written")
+    print(
+        f"imported {len(report.rounds)} round(s); {report.questions_added} question version(s), "
+        f"{report.statements_added} stated resolution(s), {report.forecast_files} forecast file(s) added; "
+        f"{scored} forecast(s) scored, {len(report.written) + len(written)} file(s) written"
+    )
     return 0
 
 
@@ -50,8 +52,7 @@ def cmd_import_oracle(args: argparse.Namespace) -> int:
     report = import_oracle(hub_dir(args.hub), Path(args.file), args.set, command_time(args))
     for warning in report.warnings[:20]:
         print(f"warning: {warning}", file=sys.stderr)
-    print(f"oracle set {report.qset}: {report.questions} question(s) read; "
-          f"{report.added} new or changed version(s) added to {report.path}")
+    print(f"oracle set {report.qset}: {report.questions} question(s) read; {report.added} new or changed version(s) added to {report.path}")
     return 0
 
 
@@ -60,11 +61,14 @@ def add_import(sub):
     importer = sub.add_parser("import", help="import another benchmark's files into the hub")
     kinds = importer.add_subparsers(dest="importer", required=True, metavar="FORMAT")
     fb = kinds.add_parser("forecastbench", help="ForecastBench question, resolution and forecast sets (JSON)")
-    fb.add_argument("dir", help="folder holding datasets/question_sets and datasets/resolution_sets (or datasets/ itself), "
-                                "or the same as a .tar.gz")
-    fb.add_argument("--forecasts", metavar="DIR", help="folder of FB forecast-set JSON files (any depth), or a bundle as FB "
-                                                       "publishes it (forecast_sets.tar.gz, processed_forecast_sets.tar.gz), "
-                                                       "its members checked before anything is unpacked")
+    fb.add_argument("dir", help="folder holding datasets/question_sets and datasets/resolution_sets (or datasets/ itself), or the same as a .tar.gz")
+    fb.add_argument(
+        "--forecasts",
+        metavar="DIR",
+        help="folder of FB forecast-set JSON files (any depth), or a bundle as FB "
+        "publishes it (forecast_sets.tar.gz, processed_forecast_sets.tar.gz), "
+        "its members checked before anything is unpacked",
+    )
     add_common(fb)
     add_cache_options(fb)  # the files it writes, checked, are kept for the next nightly
     fb.set_defaults(func=cmd_import_forecastbench)

@@ -15,23 +15,35 @@ from .common import add_common, command_time, hub_dir
 def add_oracle_actions(actions) -> None:
     """`prescient oracle fetch-news | generate | answer`."""
     fetch = actions.add_parser("fetch-news", help="read the [oracle] feeds and record the new articles in the news ledger")
-    generate = actions.add_parser("generate", help="select each news day's articles and make their questions "
-                                                   "(the [oracle] maker: the LLM, or the demo's template maker)")
-    generate.add_argument("--day", action="append", metavar="YYYY-MM-DD",
-                          help="make this news day's questions (repeatable; default: the [oracle] lookback_days before today)")
+    generate = actions.add_parser(
+        "generate", help="select each news day's articles and make their questions (the [oracle] maker: the LLM, or the demo's template maker)"
+    )
+    generate.add_argument(
+        "--day",
+        action="append",
+        metavar="YYYY-MM-DD",
+        help="make this news day's questions (repeatable; default: the [oracle] lookback_days before today)",
+    )
     generate.add_argument("--model", metavar="NAME", help="the endpoint's model (default: [oracle] model, else $PRESCIENT_LLM_MODEL)")
     answer = actions.add_parser("answer", help="the hub's own LLM answers an oracle set's unanswered questions")
     answer.add_argument("--model", required=True, metavar="NAME", help="the endpoint's model name")
     answer.add_argument("--set", metavar="NAME", help="the oracle set (default: [oracle] question_set)")
-    answer.add_argument("--setting", choices=("closed-book", "open-book"), default="closed-book",
-                        help="closed-book (the question only; default) or open-book (with articles retrieved from the news ledger)")
+    answer.add_argument(
+        "--setting",
+        choices=("closed-book", "open-book"),
+        default="closed-book",
+        help="closed-book (the question only; default) or open-book (with articles retrieved from the news ledger)",
+    )
     answer.add_argument("--cutoff", metavar="YYYY-MM-DD", help="open-book: retrieve only articles published before this date")
     answer.add_argument("--knowledge-cutoff", metavar="YYYY-MM-DD", help="the model's training cutoff, for its metadata")
     answer.add_argument("--concurrency", type=int, default=4, metavar="N", help="calls in flight at once (default 4)")
     for parser, func in ((fetch, cmd_oracle_fetch_news), (generate, cmd_oracle_generate), (answer, cmd_oracle_answer)):
         add_common(parser)
-        parser.add_argument("--cache-dir", metavar="DIR", help="where the articles' full texts are kept (default: the "
-                                                               "nightly's cache folder; never inside the repository)")
+        parser.add_argument(
+            "--cache-dir",
+            metavar="DIR",
+            help="where the articles' full texts are kept (default: the nightly's cache folder; never inside the repository)",
+        )
         parser.set_defaults(func=func)
 
 
@@ -82,8 +94,7 @@ def cmd_oracle_answer(args: argparse.Namespace) -> int:
         raise ConfigError("give --set NAME (no [oracle] question_set in data/hub.toml)")
     options = AnswerOptions(args.model, args.setting, args.cutoff or "", args.knowledge_cutoff or "", args.concurrency)
     try:
-        report = answer_set(hub, command_time(args), endpoint_from_env(os.environ, "the oracle's answerer"), options, qset,
-                            _news_texts(args))
+        report = answer_set(hub, command_time(args), endpoint_from_env(os.environ, "the oracle's answerer"), options, qset, _news_texts(args))
     except PartialFailure as exc:
         print("\n".join(answer_lines(exc.run_report)))
         raise

@@ -35,8 +35,10 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     for r in shown:
         print(f"{r.due:%Y-%m-%d}  {r.units:>4} question(s) × date  {r.status}")
     if any(r.void for r in shown):
-        print("void: a question cancelled, annulled or resolved ambiguously by its source, or resolving on or before the "
-              "round's due time, is dropped from scoring; a round is scored once every other question is resolved")
+        print(
+            "void: a question cancelled, annulled or resolved ambiguously by its source, or resolving on or before the "
+            "round's due time, is dropped from scoring; a round is scored once every other question is resolved"
+        )
     return 0
 
 
@@ -50,10 +52,12 @@ def cmd_round_template(args: argparse.Namespace) -> int:
     data = forecast_template(Hub(root), due, args.format, args.model)
     if args.out and not Path(args.out).resolve().is_relative_to(root):  # named from here: outside the hub
         inside = shown(root / "data" / "forecasts" / f"{due:%Y-%m-%d}" / Path(args.out).name)
-        print(f"warning: {args.out} is outside the hub at {shown(root)}: files are named from where you stand, and only a "
-              f"file in the hub is checked and submitted (e.g. --out {inside})", file=sys.stderr)
-    emit(data, args.out, f": fill in probability (0 to 1) on every row, then "
-                         f"`prescient validate{hub_option(args)} {shlex.quote(args.out or '')}`")
+        print(
+            f"warning: {args.out} is outside the hub at {shown(root)}: files are named from where you stand, and only a "
+            f"file in the hub is checked and submitted (e.g. --out {inside})",
+            file=sys.stderr,
+        )
+    emit(data, args.out, f": fill in probability (0 to 1) on every row, then `prescient validate{hub_option(args)} {shlex.quote(args.out or '')}`")
     return 0
 
 
@@ -64,9 +68,14 @@ def cmd_forecast_llm(args: argparse.Namespace) -> int:
 
     hub, as_of = hub_dir(args.hub), command_time(args)
     endpoint = llm.endpoint_from_env(os.environ)
-    options = llm.Options(model=args.model or os.environ.get("PRESCIENT_LLM_MODEL", ""), variant=args.variant,
-                          with_crowd=args.with_crowd, team=args.team, concurrency=args.concurrency,
-                          knowledge_cutoff=args.knowledge_cutoff or "")
+    options = llm.Options(
+        model=args.model or os.environ.get("PRESCIENT_LLM_MODEL", ""),
+        variant=args.variant,
+        with_crowd=args.with_crowd,
+        team=args.team,
+        concurrency=args.concurrency,
+        knowledge_cutoff=args.knowledge_cutoff or "",
+    )
     try:
         dues = [parse_ts(args.round)] if args.round else llm.open_dues(hub, as_of)
     except ValueError as exc:
@@ -90,8 +99,9 @@ def _forecast_bets(args: argparse.Namespace, hub, as_of, endpoint, dues) -> int:
     """``forecast llm --bets``: the hub's LLM agent trades each round (issue 38)."""
     from ..forecasters import agents
 
-    options = agents.AgentOptions(model=args.model or os.environ.get("PRESCIENT_LLM_MODEL", ""), team=args.team,
-                                  knowledge_cutoff=args.knowledge_cutoff or "")
+    options = agents.AgentOptions(
+        model=args.model or os.environ.get("PRESCIENT_LLM_MODEL", ""), team=args.team, knowledge_cutoff=args.knowledge_cutoff or ""
+    )
     for due in dues:
         try:
             report = agents.run_agent(hub, due, as_of, endpoint, options)
@@ -108,19 +118,28 @@ def add_rounds(sub) -> None:
     round_sub = round_.add_subparsers(dest="round_command", required=True, metavar="ACTION")
     round_open = round_sub.add_parser("open", help="freeze and publish the round due at --due (refuses an existing round)")
     add_common(round_open)
-    round_open.add_argument("--due", required=True, metavar="ISO-TIMESTAMP",
-                            help="the round's due time, a day at 00:00 UTC, e.g. 2026-02-08T00:00:00Z (any other time "
-                                 "is refused: due-not-midnight)")
+    round_open.add_argument(
+        "--due",
+        required=True,
+        metavar="ISO-TIMESTAMP",
+        help="the round's due time, a day at 00:00 UTC, e.g. 2026-02-08T00:00:00Z (any other time is refused: due-not-midnight)",
+    )
     round_open.set_defaults(func=cmd_round)
-    template = round_sub.add_parser("template", help="write a ready-to-fill forecast file for the round due at --due: "
-                                                     "every question and resolution date, probability empty")
+    template = round_sub.add_parser(
+        "template", help="write a ready-to-fill forecast file for the round due at --due: every question and resolution date, probability empty"
+    )
     add_common(template, as_of=False)
     template.add_argument("--due", required=True, metavar="DUE", help="the round's due date, e.g. 2026-02-08")
-    template.add_argument("--format", choices=("csv", "json"), default="csv",
-                          help="CSV with the forecast columns, or a ForecastBench forecast-set JSON (default csv)")
+    template.add_argument(
+        "--format", choices=("csv", "json"), default="csv", help="CSV with the forecast columns, or a ForecastBench forecast-set JSON (default csv)"
+    )
     template.add_argument("--model", metavar="TEAM.MODEL", help="your forecaster id, for the JSON's organization and model")
-    template.add_argument("--out", metavar="FILE", help="write here instead of to standard output (named from where you "
-                                                        "stand, e.g. demo/data/forecasts/<due>/<team>.<model>.csv with --hub demo)")
+    template.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write here instead of to standard output (named from where you "
+        "stand, e.g. demo/data/forecasts/<due>/<team>.<model>.csv with --hub demo)",
+    )
     template.set_defaults(func=cmd_round_template)
     rounds = sub.add_parser("rounds", help="list the rounds with their status (open, closed and resolving, scored) and time left")
     add_common(rounds)
@@ -139,7 +158,10 @@ def add_forecast(sub) -> None:
     llm.add_argument("--team", default="prescient", help="the team part of the forecaster id (default prescient)")
     llm.add_argument("--concurrency", type=int, default=4, metavar="N", help="calls in flight at once (default 4)")
     llm.add_argument("--knowledge-cutoff", metavar="YYYY-MM-DD", help="the model's training cutoff, for its metadata")
-    llm.add_argument("--bets", action="store_true", help="trade in the Arena instead: write a bet file per round "
-                     "(<team>.<model>-arena), the agent's portfolio carried over its cohort")
+    llm.add_argument(
+        "--bets",
+        action="store_true",
+        help="trade in the Arena instead: write a bet file per round (<team>.<model>-arena), the agent's portfolio carried over its cohort",
+    )
     add_common(llm)
     llm.set_defaults(func=cmd_forecast_llm)

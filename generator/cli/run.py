@@ -45,8 +45,10 @@ def _say_unscored(root: Path, end, hub: str) -> None:
         return
     settings = the_hub.settings
     note = empty_board_note(end, readers.round_dues(the_hub), settings.rounds.first_due, settings.scoring.min_age_days)
-    print(f"\nNo leaderboard yet: {note}. The site shows the rounds and questions, but its boards are empty; "
-          f"go on with `{_program()} nightly --hub {hub} --catch-up --as-of DATE`, or make a longer demo with --until.")
+    print(
+        f"\nNo leaderboard yet: {note}. The site shows the rounds and questions, but its boards are empty; "
+        f"go on with `{_program()} nightly --hub {hub} --catch-up --as-of DATE`, or make a longer demo with --until."
+    )
 
 
 def _demo_until(until: str | None):
@@ -58,8 +60,7 @@ def _demo_until(until: str | None):
     except ValueError as exc:
         raise ConfigError(f"--until {until!r}: {exc}; write a date such as {format_date(SEASON_START + days(21))}") from None
     if end < SEASON_START:
-        raise ConfigError(f"--until {until}: the demo season runs from {format_date(SEASON_START)} "
-                          f"to {format_date(SEASON_END)}; give a night in it")
+        raise ConfigError(f"--until {until}: the demo season runs from {format_date(SEASON_START)} to {format_date(SEASON_END)}; give a night in it")
     return end
 
 
@@ -89,8 +90,7 @@ def cmd_nightly(args: argparse.Namespace) -> int:
                 print_sources(exc.run_report)
                 raise
             print_sources(report)
-            print(f"nightly {night:%Y-%m-%dT%H:%M:%SZ}: rounds opened {report.rounds_opened or 'none'}; "
-                  f"{len(report.written)} file(s) written")
+            print(f"nightly {night:%Y-%m-%dT%H:%M:%SZ}: rounds opened {report.rounds_opened or 'none'}; {len(report.written)} file(s) written")
             for line in report.unranked:  # the imputation rule is never silent
                 print(f"unranked: {line}")
             for found in report.sealing:
@@ -115,16 +115,17 @@ def _catch_up_nights(hub, until, latest, args: argparse.Namespace) -> list:
     from ..timeutil import days, format_ts
 
     if not is_replay(hub.settings):
-        raise ConfigError("--catch-up replays past nights, which only the offline sim world can: a live source reports "
-                          "today's values only; run `prescient nightly` without it")
+        raise ConfigError(
+            "--catch-up replays past nights, which only the offline sim world can: a live source reports "
+            "today's values only; run `prescient nightly` without it"
+        )
     night = latest + days(1) if latest else until
     nights = []
     while night <= until:
         nights.append(night)
         night += days(1)
     if not nights:
-        print(f"prescient nightly: nothing to catch up: the ledgers already record {format_ts(latest) if latest else 'nothing'}",
-              file=sys.stderr)
+        print(f"prescient nightly: nothing to catch up: the ledgers already record {format_ts(latest) if latest else 'nothing'}", file=sys.stderr)
     return nights
 
 
@@ -136,9 +137,12 @@ def _say_behind(as_of, args: argparse.Namespace) -> None:
     clock = resolve_as_of(None)
     behind = (clock.date() - as_of.date()).days
     if behind > 0:
-        print(f"note: this hub replays the offline sim world, so its time follows its ledgers: this run was the night "
-              f"after their latest ({format_date(as_of)}), {behind} day(s) before the clock ({format_date(clock)}); "
-              f"`prescient nightly{hub_option(args)} --catch-up` runs every night up to today", file=sys.stderr)
+        print(
+            f"note: this hub replays the offline sim world, so its time follows its ledgers: this run was the night "
+            f"after their latest ({format_date(as_of)}), {behind} day(s) before the clock ({format_date(clock)}); "
+            f"`prescient nightly{hub_option(args)} --catch-up` runs every night up to today",
+            file=sys.stderr,
+        )
 
 
 def _say_skipped(hub, as_of, previous, args: argparse.Namespace) -> None:
@@ -148,11 +152,17 @@ def _say_skipped(hub, as_of, previous, args: argparse.Namespace) -> None:
     if previous is None or (as_of.date() - previous.date()).days <= 1:
         return
     skipped = (as_of.date() - previous.date()).days - 1
-    print(f"warning: the ledgers end at {format_ts(previous)}: this run at {format_ts(as_of)} skips {skipped} night(s) "
-          f"({format_date(previous + days(1))} to {format_date(as_of - days(1))}): no market is observed and no round "
-          "opened on them" + (f"; `prescient nightly{hub_option(args)} --catch-up --as-of {format_ts(as_of)}` runs each "
-                              "of them instead" if is_replay(hub.settings) else
-                              " (a live source reports today's values only, so they cannot be replayed)"), file=sys.stderr)
+    print(
+        f"warning: the ledgers end at {format_ts(previous)}: this run at {format_ts(as_of)} skips {skipped} night(s) "
+        f"({format_date(previous + days(1))} to {format_date(as_of - days(1))}): no market is observed and no round "
+        "opened on them"
+        + (
+            f"; `prescient nightly{hub_option(args)} --catch-up --as-of {format_ts(as_of)}` runs each of them instead"
+            if is_replay(hub.settings)
+            else " (a live source reports today's values only, so they cannot be replayed)"
+        ),
+        file=sys.stderr,
+    )
 
 
 @contextlib.contextmanager
@@ -165,11 +175,13 @@ def _walker(hub, args: argparse.Namespace) -> Iterator:
         yield None
         return
     with github_api(None) as github:
+
         def run(the_hub, as_of) -> bool:
             done = walk(the_hub, github, as_of, branch_rows=branch_rows(the_hub.root, args.receipts_from))
             for note in done.notes:
                 print(f"note: receipts: {note}", file=sys.stderr)
             return done.complete
+
         yield run
 
 
@@ -191,12 +203,15 @@ def _check_source(name: str, settings) -> None:
     from ..vocabulary import known_sources
 
     if name not in known_sources():
-        raise ConfigError(f"--source {name!r}: no such source; the sources are {', '.join(known_sources())} "
-                          "(`prescient sources` shows which are enabled)")
+        raise ConfigError(
+            f"--source {name!r}: no such source; the sources are {', '.join(known_sources())} (`prescient sources` shows which are enabled)"
+        )
     enabled = [s.name for s in settings.enabled_sources]
     if name not in enabled:
-        raise ConfigError(f"--source {name!r}: this source is disabled in data/hub.toml (enable it with "
-                          f"[sources.{name}] enabled = true); enabled: {', '.join(enabled) or 'none'}")
+        raise ConfigError(
+            f"--source {name!r}: this source is disabled in data/hub.toml (enable it with "
+            f"[sources.{name}] enabled = true); enabled: {', '.join(enabled) or 'none'}"
+        )
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
@@ -239,8 +254,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server = site_server(site, args.bind, args.port, args.verbose)
     except (OSError, OverflowError) as exc:  # busy port, an address not of this machine, no permission
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise PrescientError(f"cannot listen on {args.bind}:{args.port}: {reason} "
-                             "(choose another with --port N, or --port 0 for any free port)") from None
+        raise PrescientError(
+            f"cannot listen on {args.bind}:{args.port}: {reason} (choose another with --port N, or --port 0 for any free port)"
+        ) from None
     with server:
         print(f"Serving {site} at http://{args.bind}:{server.server_address[1]}/ (Ctrl+C to stop)", flush=True)
         try:
@@ -266,8 +282,9 @@ def cmd_init(args: argparse.Namespace) -> int:
         result = upgrade_hub(root, package=args.package or "")
     else:
         sources = [s.strip() for s in args.sources.split(",") if s.strip()] if args.sources is not None else DEFAULT_SOURCES
-        result = init_hub(root, command_time(args), title=args.title or "", maintainers=args.maintainer or (),
-                          sources=sources, package=args.package or "")
+        result = init_hub(
+            root, command_time(args), title=args.title or "", maintainers=args.maintainer or (), sources=sources, package=args.package or ""
+        )
     print(init_summary(result, shown(root), _program()))
     return 0
 
@@ -291,29 +308,40 @@ def add_run(sub) -> None:
     """`demo`, `nightly`, `fetch`, `sources`, `build` and `serve`."""
     demo = sub.add_parser("demo", help="create a complete demo hub on the offline sim world and build its site")
     demo.add_argument("dir", nargs="?", default="demo", help="where to create it (default: ./demo)")
-    demo.add_argument("--until", metavar="DATE", help="end the season early, at this night (default: the whole season, "
-                                                       "2026-01-04 to 2026-07-19)")
+    demo.add_argument("--until", metavar="DATE", help="end the season early, at this night (default: the whole season, 2026-01-04 to 2026-07-19)")
     demo.set_defaults(func=cmd_demo)
-    for name, func, text in (("nightly", cmd_nightly, "one nightly run: fetch, open rounds, baselines, score"),
-                             ("fetch", cmd_fetch, "run only the fetch stage")):
+    for name, func, text in (
+        ("nightly", cmd_nightly, "one nightly run: fetch, open rounds, baselines, score"),
+        ("fetch", cmd_fetch, "run only the fetch stage"),
+    ):
         p = sub.add_parser(name, help=text)
         add_common(p)
         p.set_defaults(func=func)
     sub.choices["fetch"].add_argument("--source", help="fetch only this source")
     add_cache_options(sub.choices["nightly"])
-    sub.choices["nightly"].add_argument("--catch-up", action="store_true",
-                                        help="a hub on the offline sim world (the demo): run every night from the one after "
-                                             "the ledgers' latest up to --as-of (default: today), one nightly each")
-    sub.choices["nightly"].add_argument("--receipts-from", metavar="REV", help="under [hub] receipts = \"github\": the receipts "
-                                        "branch (e.g. refs/prescient/receipts), whose file records a run whose head commit is gone")
+    sub.choices["nightly"].add_argument(
+        "--catch-up",
+        action="store_true",
+        help="a hub on the offline sim world (the demo): run every night from the one after "
+        "the ledgers' latest up to --as-of (default: today), one nightly each",
+    )
+    sub.choices["nightly"].add_argument(
+        "--receipts-from",
+        metavar="REV",
+        help='under [hub] receipts = "github": the receipts '
+        "branch (e.g. refs/prescient/receipts), whose file records a run whose head commit is gone",
+    )
     sources = sub.add_parser("sources", help="list the sources with their status")
     add_common(sources, as_of=False)
     sources.set_defaults(func=cmd_sources)
     build = sub.add_parser("build", help="generate the pages, then mkdocs build --strict")
     add_common(build, as_of=False)
-    build.add_argument("--as-of", metavar="ISO-TIMESTAMP",
-                       help="the site's time in UTC (default: SOURCE_DATE_EPOCH, else the latest time the ledgers "
-                            "record, the time `prescient verify` checks the pages at)")
+    build.add_argument(
+        "--as-of",
+        metavar="ISO-TIMESTAMP",
+        help="the site's time in UTC (default: SOURCE_DATE_EPOCH, else the latest time the ledgers "
+        "record, the time `prescient verify` checks the pages at)",
+    )
     build.add_argument("--no-mkdocs", action="store_true", help="only write site_src/docs/generated")
     add_cache_options(build)
     build.set_defaults(func=cmd_build)
@@ -328,22 +356,40 @@ def add_run(sub) -> None:
 
 def _add_hub_commands(sub) -> None:
     """`init` and `check-config`."""
-    init = sub.add_parser("init", help="create a new hub repository in DIR: a commented data/hub.toml, the workflows "
-                                       "pinned to this Prescient version, the site skeleton, CODEOWNERS, .gitignore, a README")
+    init = sub.add_parser(
+        "init",
+        help="create a new hub repository in DIR: a commented data/hub.toml, the workflows "
+        "pinned to this Prescient version, the site skeleton, CODEOWNERS, .gitignore, a README",
+    )
     init.add_argument("dir", nargs="?", default=".", help="the new hub's folder, empty or new (default: the current one)")
     init.add_argument("--title", help="the hub's name (default: the folder's name)")
-    init.add_argument("--maintainer", action="append", metavar="LOGIN",
-                      help="a GitHub login or @org/team who reviews every change outside the submission areas (repeatable)")
-    init.add_argument("--sources", metavar="NAME,...", help="the sources enabled (default: manifold,polymarket,kalshi,dbnomics; "
-                                                           "every other one is listed, disabled)")
-    init.add_argument("--package", metavar="REQUIREMENT", help="the pip requirement the workflows install Prescient from "
-                                                               "(default: this version's tag in the upstream repository)")
-    init.add_argument("--upgrade", action="store_true", help="refresh the workflows, .ci/run and site skeleton of the hub "
-                                                             "in DIR for this version; files the hub changed are kept and named")
-    init.add_argument("--as-of", metavar="ISO-TIMESTAMP", help="the time the first round is scheduled from (default: "
-                                                               "SOURCE_DATE_EPOCH, else now)")
+    init.add_argument(
+        "--maintainer",
+        action="append",
+        metavar="LOGIN",
+        help="a GitHub login or @org/team who reviews every change outside the submission areas (repeatable)",
+    )
+    init.add_argument(
+        "--sources",
+        metavar="NAME,...",
+        help="the sources enabled (default: manifold,polymarket,kalshi,dbnomics; every other one is listed, disabled)",
+    )
+    init.add_argument(
+        "--package",
+        metavar="REQUIREMENT",
+        help="the pip requirement the workflows install Prescient from (default: this version's tag in the upstream repository)",
+    )
+    init.add_argument(
+        "--upgrade",
+        action="store_true",
+        help="refresh the workflows, .ci/run and site skeleton of the hub in DIR for this version; files the hub changed are kept and named",
+    )
+    init.add_argument("--as-of", metavar="ISO-TIMESTAMP", help="the time the first round is scheduled from (default: SOURCE_DATE_EPOCH, else now)")
     init.set_defaults(func=cmd_init)
-    check = sub.add_parser("check-config", help="check data/hub.toml against the schema (every table, key, type and range; "
-                                                "exit 2 on any mistake) and CODEOWNERS against its maintainers")
+    check = sub.add_parser(
+        "check-config",
+        help="check data/hub.toml against the schema (every table, key, type and range; "
+        "exit 2 on any mistake) and CODEOWNERS against its maintainers",
+    )
     add_common(check)
     check.set_defaults(func=cmd_check_config)

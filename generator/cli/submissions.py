@@ -27,8 +27,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise ConfigError(f"--as-of {args.at!r}: {exc}") from None
     hub = hub_dir(args.hub)
-    report = validate_pr(hub, args.base, args.head, args.author, at, _receipts(hub, args.receipts_rev, args.receipts_from),
-                         _hub_maintainers(hub)) if pr_mode else validate_files(hub, [Path(os.path.abspath(f)) for f in args.files], at)
+    report = (
+        validate_pr(hub, args.base, args.head, args.author, at, _receipts(hub, args.receipts_rev, args.receipts_from), _hub_maintainers(hub))
+        if pr_mode
+        else validate_files(hub, [Path(os.path.abspath(f)) for f in args.files], at)
+    )
     text = render(report, args.format, *_report_identity(hub))
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
@@ -90,8 +93,10 @@ def cmd_receipts(args: argparse.Namespace) -> int:
             done = walk(hub, github, as_of, branch_rows=branch_rows(hub.root, args.receipts_from))
     for note in done.notes:
         print(f"note: {note}", file=sys.stderr)
-    print(f"{len(done.added)} receipt row(s) {'written' if getattr(args, 'out', None) else 'added'} "
-          f"({done.added['head_sha'].nunique()} head commit(s))" + ("" if done.complete else "; some runs could not be read"))
+    print(
+        f"{len(done.added)} receipt row(s) {'written' if getattr(args, 'out', None) else 'added'} "
+        f"({done.added['head_sha'].nunique()} head commit(s))" + ("" if done.complete else "; some runs could not be read")
+    )
     return 0 if done.complete else PartialFailure.exit_code
 
 
@@ -127,9 +132,11 @@ def cmd_commit(args: argparse.Namespace) -> int:
     from ..store.hub import Hub
 
     done = commit(Hub.load(hub_dir(args.hub)), Path(args.file), args.round, args.model, os.urandom(32).hex().encode("ascii") + b"\n")
-    print(f"wrote {shown(done.commitment)} (push it now, in a pull request) and {shown(done.salt)} (keep it, and {args.file}, "
-          f"secret until the due time; then run `prescient reveal{hub_option(args)} {args.file} --round {args.round} "
-          f"--model {args.model}`)")
+    print(
+        f"wrote {shown(done.commitment)} (push it now, in a pull request) and {shown(done.salt)} (keep it, and {args.file}, "
+        f"secret until the due time; then run `prescient reveal{hub_option(args)} {args.file} --round {args.round} "
+        f"--model {args.model}`)"
+    )
     return 0
 
 
@@ -146,22 +153,40 @@ def cmd_reveal(args: argparse.Namespace) -> int:
 def add_validate(sub) -> None:
     validate = sub.add_parser("validate", help="check forecast files, or a pull request's changes (exit 9 on errors)")
     add_common(validate, as_of=False)
-    validate.add_argument("files", nargs="*", metavar="FILE", help="forecast or model files in the hub to check, named "
-                                                                  "from where you stand (e.g. demo/data/forecasts/... with --hub demo)")
-    validate.add_argument("--as-of", "--at", dest="at", metavar="ISO-TIMESTAMP",
-                          help="judge the deadline at this UTC time, as the other commands' --as-of (--at: the same; default: "
-                               "SOURCE_DATE_EPOCH, else the ledgers' latest time on a sim hub such as the demo, else now)")
+    validate.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="forecast or model files in the hub to check, named from where you stand (e.g. demo/data/forecasts/... with --hub demo)",
+    )
+    validate.add_argument(
+        "--as-of",
+        "--at",
+        dest="at",
+        metavar="ISO-TIMESTAMP",
+        help="judge the deadline at this UTC time, as the other commands' --as-of (--at: the same; default: "
+        "SOURCE_DATE_EPOCH, else the ledgers' latest time on a sim hub such as the demo, else now)",
+    )
     validate.add_argument("--base", metavar="SHA", help="the pull request's base commit")
     validate.add_argument("--head", metavar="SHA", help="the pull request's head commit")
     validate.add_argument("--author", metavar="LOGIN", help="the pull request author's GitHub login")
-    validate.add_argument("--format", choices=("text", "markdown", "json"), default="text",
-                          help="the report as text, Markdown (a pull-request comment) or JSON (default text)")
+    validate.add_argument(
+        "--format",
+        choices=("text", "markdown", "json"),
+        default="text",
+        help="the report as text, Markdown (a pull-request comment) or JSON (default text)",
+    )
     validate.add_argument("--output", metavar="FILE", help="also write the report to FILE")
-    validate.add_argument("--receipts-from", metavar="REV", help="also the receipts branch's runs at REV (e.g. "
-                                                                "refs/prescient/receipts): what counts for a round past its due time "
-                                                                "before the nightly has copied them")
-    validate.add_argument("--receipts-rev", metavar="REV", help="read the receipts ledger from this commit (the default "
-                                                                "branch's latest) instead of the hub's files")
+    validate.add_argument(
+        "--receipts-from",
+        metavar="REV",
+        help="also the receipts branch's runs at REV (e.g. "
+        "refs/prescient/receipts): what counts for a round past its due time "
+        "before the nightly has copied them",
+    )
+    validate.add_argument(
+        "--receipts-rev", metavar="REV", help="read the receipts ledger from this commit (the default branch's latest) instead of the hub's files"
+    )
     validate.set_defaults(func=cmd_validate)
 
 
@@ -169,25 +194,37 @@ def add_receipts(sub) -> None:
     receipts = sub.add_parser("receipts", help="record when GitHub attests a pull request's submitted files (the workflows run it)")
     actions = receipts.add_subparsers(dest="receipts_command", required=True, metavar="ACTION")
     record = actions.add_parser("record", help="the receipt of one validation run (the receipts workflow, on workflow_run)")
-    catch = actions.add_parser("catch-up", help="receipts for every validation run since the oldest round still open or unsealed "
-                                                "that none records yet (the nightly does this itself under [hub] receipts = \"github\")")
+    catch = actions.add_parser(
+        "catch-up",
+        help="receipts for every validation run since the oldest round still open or unsealed "
+        'that none records yet (the nightly does this itself under [hub] receipts = "github")',
+    )
     record.add_argument("--run-id", required=True, type=int, metavar="ID", help="the workflow run's id (github.event.workflow_run.id)")
-    record.add_argument("--out", metavar="DIR", help="write the rows to DIR/<run id>.csv (the receipts branch's runs/ folder) "
-                                                     "instead of appending them to the hub's ledger")
-    catch.add_argument("--receipts-from", metavar="REV", help="the receipts branch (e.g. refs/prescient/receipts): a run whose "
-                                                              "head commit is gone is recorded from its file there")
+    record.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write the rows to DIR/<run id>.csv (the receipts branch's runs/ folder) instead of appending them to the hub's ledger",
+    )
+    catch.add_argument(
+        "--receipts-from",
+        metavar="REV",
+        help="the receipts branch (e.g. refs/prescient/receipts): a run whose head commit is gone is recorded from its file there",
+    )
     for parser in (record, catch):
         add_common(parser)
-        parser.add_argument("--repo", metavar="OWNER/NAME", help="the GitHub repository (default: GITHUB_REPOSITORY); "
-                                                                 "GITHUB_TOKEN and GITHUB_API_URL are read from the environment")
+        parser.add_argument(
+            "--repo",
+            metavar="OWNER/NAME",
+            help="the GitHub repository (default: GITHUB_REPOSITORY); GITHUB_TOKEN and GITHUB_API_URL are read from the environment",
+        )
         parser.set_defaults(func=cmd_receipts)
 
 
 def add_commit_reveal(sub) -> None:
-    for name, func, text in (("commit", cmd_commit, "a commit–reveal round, before its due time: write the commitment of FILE "
-                                                    "into the hub and its salt to FILE.salt"),
-                             ("reveal", cmd_reveal, "a commit–reveal round, after its due time: copy FILE and FILE.salt into "
-                                                    "the hub, checked against the commitment")):
+    for name, func, text in (
+        ("commit", cmd_commit, "a commit–reveal round, before its due time: write the commitment of FILE into the hub and its salt to FILE.salt"),
+        ("reveal", cmd_reveal, "a commit–reveal round, after its due time: copy FILE and FILE.salt into the hub, checked against the commitment"),
+    ):
         p = sub.add_parser(name, help=text)
         p.add_argument("file", metavar="FILE", help="the forecast file (keep it outside the hub until you reveal it)")
         p.add_argument("--round", required=True, metavar="DUE", help="the round's due date (YYYY-MM-DD)")

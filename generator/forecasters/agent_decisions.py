@@ -28,8 +28,7 @@ from ..store.csvio import to_csv_bytes
 from ..submissions.bets import check_bet_file
 from ..submissions.content import RoundSet
 
-ACTIONS = {"BUY_YES": ("buy", YES), "BUY_NO": ("buy", NO), "SELL": (SELL, ""), "SELL_YES": (SELL, YES),
-           "SELL_NO": (SELL, NO), "HOLD": ("hold", "")}
+ACTIONS = {"BUY_YES": ("buy", YES), "BUY_NO": ("buy", NO), "SELL": (SELL, ""), "SELL_YES": (SELL, YES), "SELL_NO": (SELL, NO), "HOLD": ("hold", "")}
 BET, HOLD, MALFORMED = "bet", "hold", "malformed"  # a decision's status, else the bet-file check's code
 MAX_REASON = 2000  # characters of a reason copied into the bet file (the log keeps all)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
@@ -60,8 +59,7 @@ def price(value: float) -> str:
 
 def prompt_context(due: str, now: str, books: Books, positions: list[dict], markets: list[dict]) -> dict:
     """What the template may use: the round, the cash and its limit, positions and markets (already formatted)."""
-    return {"due": due, "now": now, "cash": money(books.cash), "max_bet": money(max_bet(books.cash)),
-            "positions": positions, "markets": markets}
+    return {"due": due, "now": now, "cash": money(books.cash), "max_bet": money(max_bet(books.cash)), "positions": positions, "markets": markets}
 
 
 def read_json(text: str) -> Any:
@@ -69,7 +67,7 @@ def read_json(text: str) -> Any:
     candidates = [text.strip(), *(m.strip() for m in _FENCE.findall(text))]
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
-        candidates.append(text[start:end + 1])
+        candidates.append(text[start : end + 1])
     for candidate in candidates:
         try:
             return json.loads(candidate)
@@ -142,8 +140,20 @@ def _refused(d: Decision, code: str, column: str, detail: str) -> Decision:
 
 
 def bet_frame(bets: list[Decision], placed_at: str) -> pd.DataFrame:
-    return pd.DataFrame([{"question_id": d.market, "placed_at": placed_at, "action": d.action, "side": d.side,
-                          "amount": d.amount, "reasoning": d.reason[:MAX_REASON]} for d in bets], columns=list(BETS.names))
+    return pd.DataFrame(
+        [
+            {
+                "question_id": d.market,
+                "placed_at": placed_at,
+                "action": d.action,
+                "side": d.side,
+                "amount": d.amount,
+                "reasoning": d.reason[:MAX_REASON],
+            }
+            for d in bets
+        ],
+        columns=list(BETS.names),
+    )
 
 
 def _check(frame: pd.DataFrame, bets: list[Decision], books: Books, rnd: RoundSet, label: str) -> dict[int, tuple[str, str, str]]:

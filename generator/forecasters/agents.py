@@ -74,9 +74,17 @@ def template_sha256() -> str:
     return TEMPLATES.sha256(TEMPLATE)
 
 
-def run_agent(root: Path, due: datetime, as_of: datetime, endpoint: Endpoint, options: AgentOptions, *,
-              budget: Budget | None = None, client: httpx.Client | None = None,
-              sleep: Callable[[float], None] = time.sleep) -> AgentReport:
+def run_agent(
+    root: Path,
+    due: datetime,
+    as_of: datetime,
+    endpoint: Endpoint,
+    options: AgentOptions,
+    *,
+    budget: Budget | None = None,
+    client: httpx.Client | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> AgentReport:
     """Ask the agent about the round due at ``due`` unless its log settled it, then write its bet file."""
     if not slug(options.model) or not slug(options.team):
         raise ConfigError("no model: give --model NAME (the endpoint's model name) or set PRESCIENT_LLM_MODEL")
@@ -89,8 +97,10 @@ def run_agent(root: Path, due: datetime, as_of: datetime, endpoint: Endpoint, op
         earlier = calllog.read_records(log, "round")
         used = {r.get("template_sha256") for r in earlier if r.get("status") in ANSWERED} - {template_sha256()}
         if used:
-            raise ConfigError(f"{layout.relative(log)}: earlier answers used another prompt; a changed prompt is a new "
-                              "agent: run it under another --team or --model name")
+            raise ConfigError(
+                f"{layout.relative(log)}: earlier answers used another prompt; a changed prompt is a new "
+                "agent: run it under another --team or --model name"
+            )
         record = settled(earlier, lambda r: r["round"], ANSWERED).get(report.due)
         if record is None:
             report.asked = 1
@@ -100,13 +110,13 @@ def run_agent(root: Path, due: datetime, as_of: datetime, endpoint: Endpoint, op
         if record is not None and record["status"] == "ok":
             _write(layout, due, as_of, options, record, report)
     if report.counts["error"]:
-        raise PartialFailure(f"{mid}: the call for round {report.due} failed; it is asked again on the next run",
-                             report.problems, run_report=report)
+        raise PartialFailure(f"{mid}: the call for round {report.due} failed; it is asked again on the next run", report.problems, run_report=report)
     return report
 
 
-def _ask(hub: Hub, due: datetime, as_of: datetime, endpoint: Endpoint, options: AgentOptions,
-         budget: Budget | None, client, sleep, report: AgentReport) -> dict | None:
+def _ask(
+    hub: Hub, due: datetime, as_of: datetime, endpoint: Endpoint, options: AgentOptions, budget: Budget | None, client, sleep, report: AgentReport
+) -> dict | None:
     """One call; its record is logged (unless the budget stopped it) and returned when final."""
     layout = hub.layout
     stamp, log = format_ts(as_of), layout.llm_log(due, agent_id(options))
@@ -115,13 +125,24 @@ def _ask(hub: Hub, due: datetime, as_of: datetime, endpoint: Endpoint, options: 
     with session(endpoint, CallOptions(1, options.retries, 1.0, options.timeout), log, budget, client, sleep) as run:
         reply = run.ask(request_body(options.model, prompt))
         if reply.skipped:
-            report.problems.append(reported("agent-budget-spent", layout.relative(log), None, None,
-                                            f"{reply.error}: round {report.due} waits for the next night"))
+            report.problems.append(
+                reported("agent-budget-spent", layout.relative(log), None, None, f"{reply.error}: round {report.due} waits for the next night")
+            )
             return None
-        record = {"round": report.due, "placed_at": stamp, "cash": books.cash, "markets": len(markets),
-                  "model": options.model, "template_sha256": template_sha256(), "prompt_sha256": prompt_sha256(prompt),
-                  "tokens_in": reply.tokens[0], "tokens_out": reply.tokens[1], "cost_usd": reply.cost_usd,
-                  "recorded_at": stamp, **_judged(reply, books, rnd, stamp, layout.relative(layout.bets(due, agent_id(options))))}
+        record = {
+            "round": report.due,
+            "placed_at": stamp,
+            "cash": books.cash,
+            "markets": len(markets),
+            "model": options.model,
+            "template_sha256": template_sha256(),
+            "prompt_sha256": prompt_sha256(prompt),
+            "tokens_in": reply.tokens[0],
+            "tokens_out": reply.tokens[1],
+            "cost_usd": reply.cost_usd,
+            "recorded_at": stamp,
+            **_judged(reply, books, rnd, stamp, layout.relative(layout.bets(due, agent_id(options)))),
+        }
         run.log(record)
         report.tokens_in, report.tokens_out, report.cost_usd = run.tokens_in, run.tokens_out, run.cost_usd
     report.counts[record["status"]] += 1
@@ -139,8 +160,7 @@ def _judged(reply, books: Books, rnd, stamp: str, label: str) -> dict:
     raw = ad.decisions_of(c.content)
     if raw is None:
         status = "refused" if looks_like_refusal(c.content) else "unparseable"
-        return {"status": status, "content": c.content, "detail": "the answer is not the JSON decisions asked for",
-                "decisions": []}
+        return {"status": status, "content": c.content, "detail": "the answer is not the JSON decisions asked for", "decisions": []}
     decisions, _ = ad.judge(raw, books, rnd, stamp, label)
     return {"status": "ok", "content": c.content, "detail": "", "decisions": ad.as_records(decisions)}
 
@@ -152,9 +172,17 @@ def _problems(record: dict, log: str) -> list[Problem]:
     if status in ("refused", "unparseable"):
         code = "agent-refused" if status == "refused" else "agent-answer-unparseable"
         return [reported(code, log, None, None, f"round {record['round']}: {record['detail'] or status}: {text!r}")]
-    return [reported("agent-decision-refused", log, d["number"], d["column"] or None,
-                     f"decision {d['number']} on {d['market'] or '?'!r}: [{d['status']}] {d['detail']}")
-            for d in record["decisions"] if d["status"] not in (ad.BET, ad.HOLD)]
+    return [
+        reported(
+            "agent-decision-refused",
+            log,
+            d["number"],
+            d["column"] or None,
+            f"decision {d['number']} on {d['market'] or '?'!r}: [{d['status']}] {d['detail']}",
+        )
+        for d in record["decisions"]
+        if d["status"] not in (ad.BET, ad.HOLD)
+    ]
 
 
 def _situation(hub: Hub, due: datetime, as_of: datetime, mid: str) -> tuple[Books, list[dict], list[dict], object]:
@@ -169,8 +197,7 @@ def _situation(hub: Hub, due: datetime, as_of: datetime, mid: str) -> tuple[Book
     latest = known.drop_duplicates("question_id", keep="last").set_index("question_id")["status"]
     markets = markets[markets["question_id"].map(latest).fillna("open") == "open"]
     yes_now = values_at(known, markets["question_id"], stamp).fillna(markets["freeze_value"].astype(float))
-    shown = [{"question_id": q, "text": t, "yes_price": ad.price(p)}
-             for q, t, p in sorted(zip(markets["question_id"], markets["text"], yes_now))]
+    shown = [{"question_id": q, "text": t, "yes_price": ad.price(p)} for q, t, p in sorted(zip(markets["question_id"], markets["text"], yes_now))]
     rnd = round_set(layout.round_questions(due).read_bytes(), format_date(due), layout.relative(layout.round_questions(due)))
     return books, _positions(hub, books, held, known, stamp), shown, rnd
 
@@ -187,18 +214,33 @@ def _positions(hub: Hub, books: Books, held: pd.DataFrame, known: pd.DataFrame, 
         yes = values_at(known, pd.Series([qid]), stamp).iloc[0]
         yes = float(lots["yes_price"].iloc[-1]) if yes != yes and len(lots) else yes
         shares = float(lots["shares"].sum()) if len(lots) else 0.0
-        out.append({"question_id": qid, "side": side, "stake": ad.money(stake), "shares": f"{shares:,.2f}",
-                    "value": ad.money(shares * side_price(side, yes)) if yes == yes else "?",
-                    "yes_price": ad.price(yes) if yes == yes else "unknown", "text": texts.get(qid, "")})
+        out.append(
+            {
+                "question_id": qid,
+                "side": side,
+                "stake": ad.money(stake),
+                "shares": f"{shares:,.2f}",
+                "value": ad.money(shares * side_price(side, yes)) if yes == yes else "?",
+                "yes_price": ad.price(yes) if yes == yes else "unknown",
+                "text": texts.get(qid, ""),
+            }
+        )
     return out
 
 
 def meta_for(options: AgentOptions) -> ModelMeta:
-    return ModelMeta(id=agent_id(options), name=f"{options.model} (Arena agent)", organization=options.team, kind="llm",
-                     knowledge_cutoff=options.knowledge_cutoff,
-                     method="The hub's LLM agent in the Arena: once per round it sees its cash, its positions and the "
-                            "round's markets at their current prices, and buys, sells or holds; its bets are checked "
-                            "as a submitted bet file.", prompt_variant=TEMPLATE, prompt_sha256=template_sha256())
+    return ModelMeta(
+        id=agent_id(options),
+        name=f"{options.model} (Arena agent)",
+        organization=options.team,
+        kind="llm",
+        knowledge_cutoff=options.knowledge_cutoff,
+        method="The hub's LLM agent in the Arena: once per round it sees its cash, its positions and the "
+        "round's markets at their current prices, and buys, sells or holds; its bets are checked "
+        "as a submitted bet file.",
+        prompt_variant=TEMPLATE,
+        prompt_sha256=template_sha256(),
+    )
 
 
 def _write(layout: Layout, due: datetime, as_of: datetime, options: AgentOptions, record: dict, report: AgentReport) -> None:
@@ -225,13 +267,21 @@ def _write(layout: Layout, due: datetime, as_of: datetime, options: AgentOptions
 
 # -- the nightly's part --------------------------------------------------------------------------
 
+
 @dataclass
 class AgentsNight(NightStage):
     reports: list[AgentReport] = field(default_factory=list)
 
 
-def agents_night(root: Path, settings: ArenaSettings, as_of: datetime, env: Mapping[str, str], *,
-                 client: httpx.Client | None = None, sleep: Callable[[float], None] = time.sleep) -> AgentsNight:
+def agents_night(
+    root: Path,
+    settings: ArenaSettings,
+    as_of: datetime,
+    env: Mapping[str, str],
+    *,
+    client: httpx.Client | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> AgentsNight:
     """Every ``agent_models`` agent on every round open at ``as_of``, within the night's budget (what the
     agents' logs recorded on the same UTC day counts against it)."""
     night = AgentsNight()
@@ -242,8 +292,9 @@ def agents_night(root: Path, settings: ArenaSettings, as_of: datetime, env: Mapp
         return night
     layout, dues = Layout(root), open_dues(root, as_of)
     logs = [layout.llm_log(d, agent_id(AgentOptions(m))) for d in dues for m in settings.agent_models]
-    budget = Budget.of_day(calllog.read_records(logs, "round"), format_date(as_of), settings.nightly_budget_usd or None,
-                           settings.nightly_budget_tokens or None)
+    budget = Budget.of_day(
+        calllog.read_records(logs, "round"), format_date(as_of), settings.nightly_budget_usd or None, settings.nightly_budget_tokens or None
+    )
     for due in dues:
         for model in settings.agent_models:
             try:
@@ -253,8 +304,9 @@ def agents_night(root: Path, settings: ArenaSettings, as_of: datetime, env: Mapp
                 night.problems += exc.problems
                 continue
             except PrescientError as exc:  # this agent and round only: the others run
-                night.problems.append(reported("agent-failed", layout.relative(layout.llm_log(due, agent_id(AgentOptions(model)))),
-                                               None, None, str(exc)))
+                night.problems.append(
+                    reported("agent-failed", layout.relative(layout.llm_log(due, agent_id(AgentOptions(model)))), None, None, str(exc))
+                )
                 continue
             night.reports.append(report)
             night.problems += report.problems
@@ -267,8 +319,11 @@ def describe(report: AgentReport | None) -> list[str]:
         return []
     c = report.counts
     cost = f", cost ${report.cost_usd:.4f}" if report.cost_usd is not None else ""
-    head = (f"{report.model} round {report.due}: " + ("asked" if report.asked else "answered before (asked nothing)")
-            + f"; {report.bets} bet(s) in the file; ok {c['ok']}, refused {c['refused']}, unparseable {c['unparseable']}, "
-            f"failed {c['error']}; tokens in {report.tokens_in}, out {report.tokens_out}{cost}")
+    head = (
+        f"{report.model} round {report.due}: "
+        + ("asked" if report.asked else "answered before (asked nothing)")
+        + f"; {report.bets} bet(s) in the file; ok {c['ok']}, refused {c['refused']}, unparseable {c['unparseable']}, "
+        f"failed {c['error']}; tokens in {report.tokens_in}, out {report.tokens_out}{cost}"
+    )
     lines = [head] + [f"  {p.code}: {p.message}" for p in report.problems[:20]]
     return lines + [f"wrote {p}" for p in report.written]

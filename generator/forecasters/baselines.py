@@ -34,12 +34,14 @@ _UNIT = ["question_id", "resolution_date"]
 
 def forecast_frame(questions: pd.DataFrame, probability, reasoning: str = "") -> pd.DataFrame:
     """A forecast file's frame for every row of a round's question set."""
-    return pd.DataFrame({
-        "question_id": questions["question_id"].to_numpy(),
-        "resolution_date": questions["resolution_date"].to_numpy(),
-        "probability": probability,
-        "reasoning": reasoning,
-    })
+    return pd.DataFrame(
+        {
+            "question_id": questions["question_id"].to_numpy(),
+            "resolution_date": questions["resolution_date"].to_numpy(),
+            "probability": probability,
+            "reasoning": reasoning,
+        }
+    )
 
 
 def constant(value: float) -> Callable[[pd.DataFrame], pd.DataFrame]:
@@ -84,8 +86,13 @@ def naive(questions: pd.DataFrame, ctx: AtDeadline) -> pd.DataFrame:
 def _market_value(questions: pd.DataFrame, ctx: AtDeadline, when: datetime) -> pd.Series:
     """The latest market value observed at or before ``when`` (NaN for series or unknown)."""
     stamp = format_ts(when)
-    return pd.Series([ctx.view.series[q].at(stamp) if k == MARKET and q in ctx.view.series else np.nan
-                      for q, k in zip(questions["question_id"], questions["kind"])], dtype=float)
+    return pd.Series(
+        [
+            ctx.view.series[q].at(stamp) if k == MARKET and q in ctx.view.series else np.nan
+            for q, k in zip(questions["question_id"], questions["kind"])
+        ],
+        dtype=float,
+    )
 
 
 def _last_direction(ctx: AtDeadline, question_id: str, when: str) -> float:
@@ -108,6 +115,7 @@ def crowd(aggregate: Callable[[np.ndarray], float]) -> Callable[[pd.DataFrame, A
         values = by_unit.reindex(pd.MultiIndex.from_frame(questions[_UNIT])).to_numpy(dtype=float)
         kept = ~np.isnan(values)
         return forecast_frame(questions[kept], np.clip(values[kept], 0.0, 1.0).round(6))
+
     return run
 
 
@@ -174,28 +182,33 @@ def _meta(name: str, method: str, saw_crowd: bool = False) -> ModelMeta:
     """Metadata of a hub baseline. ``saw_crowd``: it uses the market's value (Imputed, Naive) or
     aggregates forecasts that may have (the crowd aggregates), so it is off the baseline board."""
     model_id = HUB + name.lower().replace(" ", "-").replace("(", "").replace(")", "")
-    return ModelMeta(id=model_id, name=name, organization="Prescient", kind="baseline", method=method,
-                     saw_crowd=saw_crowd)
+    return ModelMeta(id=model_id, name=name, organization="Prescient", kind="baseline", method=method, saw_crowd=saw_crowd)
 
 
 def _table(entries) -> dict:
     return {meta.id: (meta, run) for meta, run in entries}
 
 
-AT_OPEN = _table([
-    (_meta("Always 0.5", "Forecasts 0.5 on every question."), constant(0.5)),
-    (_meta("Always 0", "Forecasts 0 on every question."), constant(0.0)),
-    (_meta("Always 1", "Forecasts 1 on every question."), constant(1.0)),
-    (_meta("Random uniform", "A uniform random number per question, seeded by the due date."), random_uniform),
-])
+AT_OPEN = _table(
+    [
+        (_meta("Always 0.5", "Forecasts 0.5 on every question."), constant(0.5)),
+        (_meta("Always 0", "Forecasts 0 on every question."), constant(0.0)),
+        (_meta("Always 1", "Forecasts 1 on every question."), constant(1.0)),
+        (_meta("Random uniform", "A uniform random number per question, seeded by the due date."), random_uniform),
+    ]
+)
 
-AFTER_DUE = _table([
-    (_meta("Imputed", "The crowd's market value at the due time; 0.5 on dataset questions.", saw_crowd=True), imputed),
-    (_meta("Naive", "The market value of the day before the due date; the direction of the series' last change.", saw_crowd=True), naive),
-    (_meta("Crowd median", "Median of the forecasts submitted for the round, question by question.", saw_crowd=True),
-     crowd(_median)),
-    (_meta("Crowd geometric mean", "Geometric mean of the submitted forecasts.", saw_crowd=True), crowd(_geometric_mean)),
-    (_meta("Crowd log-odds mean", "Mean of the submitted forecasts' log-odds, mapped back to a probability.", saw_crowd=True), crowd(_mean_log_odds)),
-])
+AFTER_DUE = _table(
+    [
+        (_meta("Imputed", "The crowd's market value at the due time; 0.5 on dataset questions.", saw_crowd=True), imputed),
+        (_meta("Naive", "The market value of the day before the due date; the direction of the series' last change.", saw_crowd=True), naive),
+        (_meta("Crowd median", "Median of the forecasts submitted for the round, question by question.", saw_crowd=True), crowd(_median)),
+        (_meta("Crowd geometric mean", "Geometric mean of the submitted forecasts.", saw_crowd=True), crowd(_geometric_mean)),
+        (
+            _meta("Crowd log-odds mean", "Mean of the submitted forecasts' log-odds, mapped back to a probability.", saw_crowd=True),
+            crowd(_mean_log_odds),
+        ),
+    ]
+)
 
 BASELINES = {**AT_OPEN, **AFTER_DUE}

@@ -52,6 +52,7 @@ _UNIT = ["question_id", "resolution_date"]
 
 # -- configuration -----------------------------------------------------------------------------
 
+
 def endpoint_from_env(env: Mapping[str, str]) -> Endpoint:
     """Read the PRESCIENT_LLM_* variables; without an API key the forecaster is off (ConfigError)."""
     return llm_endpoint.endpoint_from_env(env, "the LLM forecaster")
@@ -94,6 +95,7 @@ def model_id(options: Options) -> str:
 
 # -- prompts ------------------------------------------------------------------------------------
 
+
 def template_sha256(variant: str) -> str:
     """sha256 over the variant's template file and the shared question block it includes."""
     return TEMPLATES.sha256(variant, "_question")
@@ -102,11 +104,18 @@ def template_sha256(variant: str) -> str:
 def prompt_context(row: Mapping[str, Any], with_crowd: bool) -> dict:
     """What a template may use about one unit: a round row, plus the bank's background and criteria."""
     freeze = row.get("freeze_value")
-    return {"text": row["text"], "kind": row["kind"], "url": row.get("url") or "",
-            "background": row.get("background") or "", "resolution_criteria": row.get("resolution_criteria") or "",
-            "due_date": str(row["due"])[:10], "resolution_date": row.get("resolution_date") or "",
-            "freeze_date": str(row["freeze_time"])[:10], "with_crowd": with_crowd,
-            "freeze_value": None if freeze is None or pd.isna(freeze) else f"{float(freeze):.10g}"}
+    return {
+        "text": row["text"],
+        "kind": row["kind"],
+        "url": row.get("url") or "",
+        "background": row.get("background") or "",
+        "resolution_criteria": row.get("resolution_criteria") or "",
+        "due_date": str(row["due"])[:10],
+        "resolution_date": row.get("resolution_date") or "",
+        "freeze_date": str(row["freeze_time"])[:10],
+        "with_crowd": with_crowd,
+        "freeze_value": None if freeze is None or pd.isna(freeze) else f"{float(freeze):.10g}",
+    }
 
 
 def render_prompt(variant: str, context: Mapping[str, Any]) -> str:
@@ -119,10 +128,14 @@ def render_prompt(variant: str, context: Mapping[str, Any]) -> str:
 
 _NUM = r"(\d+(?:\.\d+)?|\.\d+)"
 _PCT = r"[^\S\n]*(%|percent\b)?"
-_TAGGED = re.compile(r"(?:probability|forecast|answer)[^\S\n]*(?:\([^)\n]{0,20}\))?[^\S\n]*\**[^\S\n]*(?::|=|\bis\b)"
-                     r"[^\S\n]*\**[^\S\n]*(?:about|around|roughly|approximately|~)?[^\S\n]*" + _NUM + _PCT, re.I)
+_TAGGED = re.compile(
+    r"(?:probability|forecast|answer)[^\S\n]*(?:\([^)\n]{0,20}\))?[^\S\n]*\**[^\S\n]*(?::|=|\bis\b)"
+    r"[^\S\n]*\**[^\S\n]*(?:about|around|roughly|approximately|~)?[^\S\n]*" + _NUM + _PCT,
+    re.I,
+)
 _BARE = re.compile(r"^\**[^\S\n]*" + _NUM + _PCT + r"[^\S\n]*\**\.?$", re.I)
 _LOOSE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?[^\S\n]*(?:%|percent\b)|0?\.\d+|[01]\.0+)(?![\d.]*\d)", re.I)
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -198,6 +211,7 @@ def cost_usd(answer: Answer, endpoint: Endpoint) -> float | None:
 
 # -- the run log --------------------------------------------------------------------------------
 
+
 def read_log(path: Path) -> list[dict]:
     """The log's records; a line cut short by a crash (not valid JSON) is skipped."""
     return calllog.read_records(path, "question_id")
@@ -210,13 +224,16 @@ def final_units(records: list[dict]) -> dict[tuple[str, str], dict]:
 
 def forecasts_from_log(records: list[dict]) -> pd.DataFrame:
     """The forecast file's frame: one row per unit answered ``ok``."""
-    rows = [{"question_id": q, "resolution_date": d, "probability": float(r["probability"]),
-             "reasoning": (r.get("reasoning") or "")[:MAX_CSV_REASONING]}
-            for (q, d), r in sorted(final_units(records).items()) if r["status"] == "ok"]
+    rows = [
+        {"question_id": q, "resolution_date": d, "probability": float(r["probability"]), "reasoning": (r.get("reasoning") or "")[:MAX_CSV_REASONING]}
+        for (q, d), r in sorted(final_units(records).items())
+        if r["status"] == "ok"
+    ]
     return pd.DataFrame(rows, columns=list(FORECASTS.names))
 
 
 # -- the runner ---------------------------------------------------------------------------------
+
 
 @dataclass(kw_only=True)
 class LLMReport(RunReport):
@@ -237,8 +254,7 @@ def _units(hub: Hub, due: datetime) -> pd.DataFrame:
 def open_dues(root: Path, as_of: datetime) -> list[datetime]:
     """The due dates (round folders) of every published round still open at ``as_of``."""
     hub = Hub(root)
-    return [due for due in readers.round_dues(hub)
-            if parse_ts(readers.load_round(hub, due)["due"].iloc[0]) > as_of]
+    return [due for due in readers.round_dues(hub) if parse_ts(readers.load_round(hub, due)["due"].iloc[0]) > as_of]
 
 
 def describe(report: LLMReport | None) -> list[str]:
@@ -247,12 +263,16 @@ def describe(report: LLMReport | None) -> list[str]:
         return []
     c = report.counts
     cost = f", cost ${report.cost_usd:.4f}" if report.cost_usd is not None else ""
-    lines = [f"{report.model} round {report.due}: asked {report.asked}, skipped {report.skipped} already answered; "
-             f"ok {c['ok']}, refused {c['refused']}, unparseable {c['unparseable']}, failed {c['error']}",
-             f"tokens in {report.tokens_in}, out {report.tokens_out}{cost}"]
+    lines = [
+        f"{report.model} round {report.due}: asked {report.asked}, skipped {report.skipped} already answered; "
+        f"ok {c['ok']}, refused {c['refused']}, unparseable {c['unparseable']}, failed {c['error']}",
+        f"tokens in {report.tokens_in}, out {report.tokens_out}{cost}",
+    ]
     if c["refused"] or c["unparseable"]:
-        lines.append(f"{c['refused'] + c['unparseable']} refused or unparseable answer(s) this run are left out of the "
-                     "forecast file (scored as missing) and kept in the run log")
+        lines.append(
+            f"{c['refused'] + c['unparseable']} refused or unparseable answer(s) this run are left out of the "
+            "forecast file (scored as missing) and kept in the run log"
+        )
     lines += [f"  failed: {e}" for e in report.errors[:20]]
     lines += [f"wrote {p}" for p in report.written] or ["no forecast file written (no question answered yet)"]
     return lines
@@ -277,26 +297,51 @@ def _ask(ask: Callable[[dict], Reply], options: Options, row: dict) -> tuple[Ans
 
 
 def _record(row: dict, answer: Answer, prompt: str, template: str, options: Options, endpoint: Endpoint, as_of) -> dict:
-    return {"question_id": row["question_id"], "resolution_date": row["resolution_date"] or "",
-            "status": answer.status, "probability": answer.probability, "reasoning": answer.reasoning,
-            "detail": answer.detail, "tokens_in": answer.tokens_in, "tokens_out": answer.tokens_out,
-            "cost_usd": cost_usd(answer, endpoint), "model": options.model, "variant": options.variant,
-            "with_crowd": options.with_crowd, "template_sha256": template,
-            "prompt_sha256": prompt_sha256(prompt), "recorded_at": format_ts(as_of)}
+    return {
+        "question_id": row["question_id"],
+        "resolution_date": row["resolution_date"] or "",
+        "status": answer.status,
+        "probability": answer.probability,
+        "reasoning": answer.reasoning,
+        "detail": answer.detail,
+        "tokens_in": answer.tokens_in,
+        "tokens_out": answer.tokens_out,
+        "cost_usd": cost_usd(answer, endpoint),
+        "model": options.model,
+        "variant": options.variant,
+        "with_crowd": options.with_crowd,
+        "template_sha256": template,
+        "prompt_sha256": prompt_sha256(prompt),
+        "recorded_at": format_ts(as_of),
+    }
 
 
 def meta_for(options: Options, template: str) -> ModelMeta:
     crowd = "; it saw the market's probability at the freeze time" if options.with_crowd else ""
-    return ModelMeta(id=model_id(options), name=f"{options.model} ({options.variant}{', crowd' if options.with_crowd else ''})",
-                     organization=options.team, kind="llm", knowledge_cutoff=options.knowledge_cutoff,
-                     method=f"The hub's LLM forecaster: {options.variant} prompt, one call per question and "
-                            f"resolution date{crowd}.", saw_crowd=options.with_crowd,
-                     prompt_variant=options.variant, prompt_sha256=template)
+    return ModelMeta(
+        id=model_id(options),
+        name=f"{options.model} ({options.variant}{', crowd' if options.with_crowd else ''})",
+        organization=options.team,
+        kind="llm",
+        knowledge_cutoff=options.knowledge_cutoff,
+        method=f"The hub's LLM forecaster: {options.variant} prompt, one call per question and resolution date{crowd}.",
+        saw_crowd=options.with_crowd,
+        prompt_variant=options.variant,
+        prompt_sha256=template,
+    )
 
 
-def run_llm(root: Path, due: datetime, as_of: datetime, endpoint: Endpoint, options: Options, *,
-            client: httpx.Client | None = None, progress: Callable[[int, int, str], None] | None = None,
-            sleep: Callable[[float], None] = time.sleep) -> LLMReport:
+def run_llm(
+    root: Path,
+    due: datetime,
+    as_of: datetime,
+    endpoint: Endpoint,
+    options: Options,
+    *,
+    client: httpx.Client | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> LLMReport:
     """Forecast every unanswered unit of the round due at ``due``, then write the forecast file."""
     check_options(options)
     hub, mid = Hub(root), model_id(options)
@@ -319,14 +364,17 @@ def run_llm(root: Path, due: datetime, as_of: datetime, endpoint: Endpoint, opti
 def _check_template(records: list[dict], template: str, label: str) -> None:
     used = {r.get("template_sha256") for r in records if r.get("status") in FINAL} - {template}
     if used:
-        raise ConfigError(f"{label}: earlier answers used another prompt template ({', '.join(sorted(map(str, used)))[:80]}); "
-                          "a changed prompt is a new forecaster: run it under another --team or --model name")
+        raise ConfigError(
+            f"{label}: earlier answers used another prompt template ({', '.join(sorted(map(str, used)))[:80]}); "
+            "a changed prompt is a new forecaster: run it under another --team or --model name"
+        )
 
 
 def _call_all(pending, endpoint, options, template, as_of, log_path, report, client, progress, sleep) -> None:
     lock = threading.Lock()
     calls = CallOptions(options.concurrency, options.retries, options.backoff, options.timeout)
     with session(endpoint, calls, log_path, client=client, sleep=sleep) as run:
+
         def one(row: dict) -> None:
             answer, prompt = _ask(run.ask, options, row)
             run.log(_record(row, answer, prompt, template, options, endpoint, as_of))
@@ -366,9 +414,9 @@ def _finish(root: Path, due: datetime, as_of: datetime, layout: Layout, report: 
     if report.written:
         report.validation = validate_files(root, [root / p for p in report.written], as_of, hub_own=True)
         if not report.validation.ok:
-            raise SubmissionInvalid(f"{report.written[0]}: the LLM forecaster's file fails validation",
-                                    report.validation.errors)
+            raise SubmissionInvalid(f"{report.written[0]}: the LLM forecaster's file fails validation", report.validation.errors)
     if report.counts["error"]:
-        raise PartialFailure(f"{report.counts['error']} of {report.asked} call(s) failed; they are asked again "
-                             "on the next run", run_report=report)  # the CLI still prints what was done
+        raise PartialFailure(
+            f"{report.counts['error']} of {report.asked} call(s) failed; they are asked again on the next run", run_report=report
+        )  # the CLI still prints what was done
     return report

@@ -75,15 +75,30 @@ RULES: dict[str, Callable] = {
 }
 
 DESCRIPTIONS = {
-    "demo.calibrated": ("Calibrated", ("Exact probability given the simulated world up to 7 days past the due date. "
-                                       "Bets where its forecast differs from the market price; answers the demo "
-                                       "oracle set with calibrated probabilities.")),
+    "demo.calibrated": (
+        "Calibrated",
+        (
+            "Exact probability given the simulated world up to 7 days past the due date. "
+            "Bets where its forecast differs from the market price; answers the demo "
+            "oracle set with calibrated probabilities."
+        ),
+    ),
     "demo.market-copier": ("Market copier", "Copies the crowd at the freeze time; drift-only prior on series."),
-    "demo.overconfident": ("Overconfident", ("The calibrated forecast with log-odds stretched 3x. On the demo "
-                                             "oracle set it knows less and less after its knowledge cutoff, and "
-                                             "says so just as confidently.")),
-    "demo.noisy": ("Noisy", ("The calibrated forecast plus Gaussian noise (sd 2.5) on the log-odds. Bets where its "
-                             "forecast differs from the market price; noisy on the demo oracle set too.")),
+    "demo.overconfident": (
+        "Overconfident",
+        (
+            "The calibrated forecast with log-odds stretched 3x. On the demo "
+            "oracle set it knows less and less after its knowledge cutoff, and "
+            "says so just as confidently."
+        ),
+    ),
+    "demo.noisy": (
+        "Noisy",
+        (
+            "The calibrated forecast plus Gaussian noise (sd 2.5) on the log-odds. Bets where its "
+            "forecast differs from the market price; noisy on the demo oracle set too."
+        ),
+    ),
 }
 
 
@@ -91,10 +106,19 @@ CUTOFFS = {"demo.overconfident": OVERCONFIDENT_CUTOFF}  # only the oracle view u
 
 
 def synthetic_models() -> dict[str, ModelMeta]:
-    return {mid: ModelMeta(id=mid, name=name, organization="Prescient demo", kind="synthetic", method=method,
-                           saw_crowd=mid == "demo.market-copier", maintainers=(TEAM_LOGIN,),
-                           knowledge_cutoff=CUTOFFS.get(mid, ""))
-            for mid, (name, method) in DESCRIPTIONS.items()}
+    return {
+        mid: ModelMeta(
+            id=mid,
+            name=name,
+            organization="Prescient demo",
+            kind="synthetic",
+            method=method,
+            saw_crowd=mid == "demo.market-copier",
+            maintainers=(TEAM_LOGIN,),
+            knowledge_cutoff=CUTOFFS.get(mid, ""),
+        )
+        for mid, (name, method) in DESCRIPTIONS.items()
+    }
 
 
 def synthetic_forecasts(world: SimWorld, questions: pd.DataFrame) -> dict[str, pd.DataFrame]:

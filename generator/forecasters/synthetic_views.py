@@ -45,12 +45,12 @@ OVERCONFIDENT_CUTOFF = "2025-06-30"
 KNOW_DECAY, SHARP, ORACLE_NOISE_SD = 0.75, 0.95, 2.5
 CATEGORIES = ("Economics & Business", "Politics & Governance", "Science & Technology", "Sports", "World")
 TEAMS = ("Harbor", "Valley", "Ridge", "North")
-IMPORT_COLUMNS = ["id", "question", "choice_a", "choice_b", "choice_c", "choice_d", "answer", "resolution_date",
-                  "category", "url"]
+IMPORT_COLUMNS = ["id", "question", "choice_a", "choice_b", "choice_c", "choice_d", "answer", "resolution_date", "category", "url"]
 PROBS = ["prob_a", "prob_b", "prob_c", "prob_d"]
 
 
 # -- Arena bets -----------------------------------------------------------------------------------
+
 
 def synthetic_bets(questions: pd.DataFrame, forecasts: pd.DataFrame) -> pd.DataFrame:
     """One bettor's bets on one round (``schemas.BETS`` columns; empty when it sees no edge)."""
@@ -70,8 +70,7 @@ def synthetic_bets(questions: pd.DataFrame, forecasts: pd.DataFrame) -> pd.DataF
             amount = _cents(amount - 0.01)
         if amount < MIN_STAKE:
             continue
-        rows.append((qid, placed, YES if edge > 0 else NO, amount,
-                     f"forecast {float(p):.3f} vs price {float(q):.3f}"))
+        rows.append((qid, placed, YES if edge > 0 else NO, amount, f"forecast {float(p):.3f} vs price {float(q):.3f}"))
         cash -= amount
     return pd.DataFrame(rows, columns=BET_COLUMNS)
 
@@ -82,6 +81,7 @@ def _cents(amount: float) -> float:
 
 
 # -- Daily Oracle-style questions -----------------------------------------------------------------
+
 
 def oracle_question_file(seed: int) -> pd.DataFrame:
     """The demo oracle set in the import format of ``prescient import oracle`` (CSV columns)."""
@@ -94,8 +94,7 @@ def oracle_question_file(seed: int) -> pd.DataFrame:
             date = f"{month}-{day:02d}"
             qid = f"demo-{month}-{j:02d}"
             if rng.random() < 0.6:
-                text = (f"(Synthetic) Will demo indicator {len(rows) + 1} ({category}) be higher on {date} "
-                        "than a month earlier?")
+                text = f"(Synthetic) Will demo indicator {len(rows) + 1} ({category}) be higher on {date} than a month earlier?"
                 answer = "True" if rng.random() < 0.5 else "False"
                 rows.append([qid, text, "", "", "", "", answer, date, category, ""])
             else:
@@ -129,8 +128,10 @@ def _noisy(k: float, n: int, signal: int, rng: np.random.Generator) -> np.ndarra
 ORACLE_RULES = {
     "demo.calibrated": (lambda month: 0.7, lambda k, n, s, rng: _calibrated(k, n, s)),
     "demo.noisy": (lambda month: 0.7, _noisy),
-    "demo.overconfident": (lambda month: 0.9 * KNOW_DECAY ** max(_months_after(month, OVERCONFIDENT_CUTOFF), 0),
-                           lambda k, n, s, rng: _sharp(k, n, s)),
+    "demo.overconfident": (
+        lambda month: 0.9 * KNOW_DECAY ** max(_months_after(month, OVERCONFIDENT_CUTOFF), 0),
+        lambda k, n, s, rng: _sharp(k, n, s),
+    ),
 }
 
 

@@ -11,7 +11,8 @@ boards built on it. Pure: frames in, frames out; no I/O stage is imported (``tes
 - ``secondary``: log score, Peer score, BSS and accuracy columns
 - ``crowd``: the crowd's value and Brier of each market (the tournament board's market difficulty)
 - ``fb_rules``: ForecastBench's rules on what a board holds: orphan units, the 365-day and
-  missing-crowd rules, the public's p-value
+  missing-crowd rules, the stability rule, the public's p-value
+- ``imputation``: FB's imputation rule: a model's round with too many imputed forecasts is left off
 - ``fb_layout``: a board as ForecastBench publishes it (its CSV columns and rounding)
 - ``rows``: how a board's rows are named (each display name once) and ordered
 - ``question_effects``: a board's question fixed effects (each unit's difficulty ``b``), as its

@@ -65,8 +65,7 @@ def reliability_table(probability, outcome, bins: int = 10, strategy: str = "fix
     """``TABLE_COLUMNS`` per non-empty bin, in bin order."""
     frame = _bins(probability, outcome, bins, strategy)
     g = frame.groupby("bin", sort=True)
-    out = pd.DataFrame({"n": g.size(), "forecast": g["p"].mean(), "observed": g["o"].mean(),
-                        "hits": g["o"].sum()}).reset_index()
+    out = pd.DataFrame({"n": g.size(), "forecast": g["p"].mean(), "observed": g["o"].mean(), "hits": g["o"].sum()}).reset_index()
     if strategy == "fixed":
         out["edge_low"], out["edge_high"] = out["bin"] / bins, (out["bin"] + 1) / bins
     else:

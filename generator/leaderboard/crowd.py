@@ -22,8 +22,14 @@ def crowd_from_rounds(round_questions: pd.DataFrame, observations: pd.DataFrame 
     due time (``at`` = "due"), else the freeze value (``at`` = "freeze"; a ForecastBench import knows
     nothing later). Markets with neither are absent."""
     markets = round_questions[round_questions["kind"] == MARKET]
-    out = pd.DataFrame({"round": markets["due"].str[:10].to_numpy(), "question_id": markets["question_id"].to_numpy(),
-                        "probability": markets["freeze_value"].astype(float).to_numpy(), "at": CROWD_AT_FREEZE})
+    out = pd.DataFrame(
+        {
+            "round": markets["due"].str[:10].to_numpy(),
+            "question_id": markets["question_id"].to_numpy(),
+            "probability": markets["freeze_value"].astype(float).to_numpy(),
+            "at": CROWD_AT_FREEZE,
+        }
+    )
     if observations is not None and len(observations) and len(out):
         at_due = _value_at(observations, markets["question_id"].to_numpy(), markets["due"].to_numpy())
         known = ~np.isnan(at_due)

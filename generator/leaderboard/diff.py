@@ -69,21 +69,28 @@ def score_column(columns) -> str:
     return "overall" if "overall" in columns else "brier"
 
 
-def night_diff(before: pd.DataFrame, after: pd.DataFrame, between: Between | None = None,
-               first_rounds: Mapping[str, str] | None = None, score: str | None = None) -> list[str]:
+def night_diff(
+    before: pd.DataFrame, after: pd.DataFrame, between: Between | None = None, first_rounds: Mapping[str, str] | None = None, score: str | None = None
+) -> list[str]:
     """Sentences for one board from its rows on one night (``before``) and the next (``after``)."""
     return [c.sentence for c in night_changes(before, after, between, first_rounds, score)]
 
 
-def night_changes(before: pd.DataFrame, after: pd.DataFrame, between: Between | None = None,
-                  first_rounds: Mapping[str, str] | None = None, score: str | None = None,
-                  names: Mapping[str, str] | None = None) -> list[Change]:
+def night_changes(
+    before: pd.DataFrame,
+    after: pd.DataFrame,
+    between: Between | None = None,
+    first_rounds: Mapping[str, str] | None = None,
+    score: str | None = None,
+    names: Mapping[str, str] | None = None,
+) -> list[Change]:
     """``night_diff`` as ``Change`` records; ``names`` gives the display names sentences use."""
     score = score or score_column(after.columns)
     shown = dict(names or {})
 
     def call(model: str) -> str:
         return shown.get(model, model)
+
     old, new = before.set_index("model"), after.set_index("model")
     boards = pd.concat([after["board"], before["board"]])
     board = str(boards.iloc[0]) if len(boards) else ""
@@ -92,8 +99,10 @@ def night_changes(before: pd.DataFrame, after: pd.DataFrame, between: Between | 
     stayed = [m for m in new.index if m in old.index and _rank(old, m) != _rank(new, m)]
     reason = _reason(_news(old, new, between), [call(m) for m in entered], [call(m) for m in left], _versions(before, after))
     out = [Change(m, "entered", None, _rank(new, m), call(m), _entered(m, new, board, first_rounds or {})) for m in entered]
-    out += [Change(m, "moved", _rank(old, m), _rank(new, m), call(m), _moved(m, old, new, reason, score))
-            for m in sorted(stayed, key=lambda m: _order(new, m))]
+    out += [
+        Change(m, "moved", _rank(old, m), _rank(new, m), call(m), _moved(m, old, new, reason, score))
+        for m in sorted(stayed, key=lambda m: _order(new, m))
+    ]
     return out + [Change(m, "left", _rank(old, m), None, call(m), f"left the {board} board (was {_place(old, m)}).") for m in left]
 
 
@@ -104,9 +113,13 @@ def first_rounds(scores: pd.DataFrame) -> dict[str, str]:
     return scores.groupby("model")["round"].min().map(lambda d: f"{d}T00:00:00Z").to_dict()
 
 
-def history_diffs(history: pd.DataFrame, news: Mapping[str, Between] | None = None,
-                  first_rounds: Mapping[str, str] | None = None, score: str | None = None,
-                  names: Mapping[str, str] | None = None) -> list[NightChanges]:
+def history_diffs(
+    history: pd.DataFrame,
+    news: Mapping[str, Between] | None = None,
+    first_rounds: Mapping[str, str] | None = None,
+    score: str | None = None,
+    names: Mapping[str, str] | None = None,
+) -> list[NightChanges]:
     """Every consecutive pair of nights, per board, that has something to say; latest night first.
 
     ``news`` maps a night's ``as_of`` to what changed since the previous night; nights without an
@@ -116,8 +129,7 @@ def history_diffs(history: pd.DataFrame, news: Mapping[str, Between] | None = No
     for board, rows in history.groupby("board", sort=True):
         nights = sorted(rows["as_of"].unique())
         for previous, as_of in zip(nights, nights[1:]):
-            said = night_changes(rows[rows["as_of"] == previous], rows[rows["as_of"] == as_of],
-                                 (news or {}).get(as_of), first_rounds, score, names)
+            said = night_changes(rows[rows["as_of"] == previous], rows[rows["as_of"] == as_of], (news or {}).get(as_of), first_rounds, score, names)
             if said:
                 out.append(NightChanges(str(as_of), str(previous), str(board), tuple(c.sentence for c in said), tuple(said)))
     return sorted(out, key=lambda c: (c.as_of, c.board), reverse=True)
@@ -133,9 +145,11 @@ def _news(old: pd.DataFrame, new: pd.DataFrame, between: Between | None) -> Betw
             return 0
         return max(0, int((new.loc[common, column] - old.loc[common, column]).max()))
 
-    return Between(rise("n_market") if between.market_resolutions is None else between.market_resolutions,
-                   rise("n_dataset") if between.dataset_resolutions is None else between.dataset_resolutions,
-                   tuple(between.new_rounds))
+    return Between(
+        rise("n_market") if between.market_resolutions is None else between.market_resolutions,
+        rise("n_dataset") if between.dataset_resolutions is None else between.dataset_resolutions,
+        tuple(between.new_rounds),
+    )
 
 
 def _versions(before: pd.DataFrame, after: pd.DataFrame) -> tuple[str, str] | None:

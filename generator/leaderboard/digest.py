@@ -18,9 +18,13 @@ from .fb_board import FBOptions, timely_mask
 from .frame_times import FrameTimes, times_marks
 
 
-def inputs_digest(scores: pd.DataFrame | Sequence[pd.DataFrame], as_of: datetime, options: FBOptions,
-                  parts: Sequence[tuple[object, int]] | None = None,
-                  times: Sequence[FrameTimes | None] | None = None) -> str:
+def inputs_digest(
+    scores: pd.DataFrame | Sequence[pd.DataFrame],
+    as_of: datetime,
+    options: FBOptions,
+    parts: Sequence[tuple[object, int]] | None = None,
+    times: Sequence[FrameTimes | None] | None = None,
+) -> str:
     """A digest of all that ``fb_board`` reads from ``scores`` and ``as_of`` under ``options``, on
     any board and any view (``views.view_rows`` is a filter of rows): the rows resolved by ``as_of``
     in rounds old enough (step 1's filters by time; every later step reads only these rows, their
@@ -41,8 +45,9 @@ def inputs_digest(scores: pd.DataFrame | Sequence[pd.DataFrame], as_of: datetime
     known = [t for t in times if t is not None] if times is not None else []
     if described is not None and len(known) == len(frames):
         return _digest_of_times(described, known, as_of, options)
-    columns = {c: pd.concat([f[c] for f in frames], ignore_index=True) if frames else pd.Series([], dtype=object)
-               for c in ("resolved_at", "round")}  # one comparison over all frames, not one per frame
+    columns = {
+        c: pd.concat([f[c] for f in frames], ignore_index=True) if frames else pd.Series([], dtype=object) for c in ("resolved_at", "round")
+    }  # one comparison over all frames, not one per frame
     keep = timely_mask(columns, as_of, options)
     rounds = sorted({str(r)[:10] for r in pd.unique(columns["round"].to_numpy()[keep])})
     old_enough = [r for r in rounds if r <= format_date(as_of - timedelta(days=options.min_age_days))]
@@ -57,8 +62,7 @@ def inputs_digest(scores: pd.DataFrame | Sequence[pd.DataFrame], as_of: datetime
     return digest.hexdigest()
 
 
-def _digest_of_times(parts: Sequence[tuple[object, int]], times: Sequence[FrameTimes], as_of: datetime,
-                     options: FBOptions) -> str:
+def _digest_of_times(parts: Sequence[tuple[object, int]], times: Sequence[FrameTimes], as_of: datetime, options: FBOptions) -> str:
     """``inputs_digest`` of frames known by their ``parts`` and ``times``: the same rounds old enough,
     and per frame its token and which of its rows step 1 keeps (``times_marks``)."""
     cutoff = None if options.min_round_age_days is None else format_date(as_of - timedelta(days=options.min_round_age_days))

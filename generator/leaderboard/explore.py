@@ -43,8 +43,7 @@ LEVEL = 0.95
 LEFT_OUT_KINDS = ("baseline", "human")  # never plotted against a release date
 PARITY_ATTR = "parity_bootstrap"  # a board's attrs: ``bootstrap_parity`` of its ranking score (``fb_board``)
 EPOCH = date(1970, 1, 1)
-POINT_COLUMNS = ["model", "name", "kind", "release_date", "knowledge_cutoff", "score", "ci_low", "ci_high",
-                 "provisional", "frontier"]
+POINT_COLUMNS = ["model", "name", "kind", "release_date", "knowledge_cutoff", "score", "ci_low", "ci_high", "provisional", "frontier"]
 
 
 @dataclass(frozen=True)
@@ -128,13 +127,27 @@ def explore(board: pd.DataFrame, models: dict, score: str = "overall") -> Explor
             continue
         released = meta.release_date if meta else ""
         if day_number(released) is None:
-            left_out.append({"model": r["model"], "name": r["name"],
-                             "reason": "no release date" if not released else f"release date {released!r} is not YYYY-MM-DD"})
+            left_out.append(
+                {
+                    "model": r["model"],
+                    "name": r["name"],
+                    "reason": "no release date" if not released else f"release date {released!r} is not YYYY-MM-DD",
+                }
+            )
             continue
-        rows.append({"model": r["model"], "name": r["name"], "kind": kind, "release_date": released[:10],
-                     "knowledge_cutoff": (meta.knowledge_cutoff if meta else "")[:10], "score": _num(r[score]),
-                     "ci_low": _num(r.get(f"{score}_ci_low")), "ci_high": _num(r.get(f"{score}_ci_high")),
-                     "provisional": bool(r.get("provisional", 0))})
+        rows.append(
+            {
+                "model": r["model"],
+                "name": r["name"],
+                "kind": kind,
+                "release_date": released[:10],
+                "knowledge_cutoff": (meta.knowledge_cutoff if meta else "")[:10],
+                "score": _num(r[score]),
+                "ci_low": _num(r.get(f"{score}_ci_low")),
+                "ci_high": _num(r.get(f"{score}_ci_high")),
+                "provisional": bool(r.get("provisional", 0)),
+            }
+        )
     points = pd.DataFrame(rows, columns=POINT_COLUMNS[:-1]).sort_values(["release_date", "model"], kind="mergesort")
     points = points.assign(frontier=frontier_mask(points)).reset_index(drop=True)[POINT_COLUMNS]
     on = points[points["frontier"]]
@@ -142,8 +155,11 @@ def explore(board: pd.DataFrame, models: dict, score: str = "overall") -> Explor
     humans = board[board["kind"] == "human"] if "kind" in board else board.iloc[:0]
     kept = board.attrs.get(PARITY_ATTR) or {}
     intervals = kept.get("by_model", {}) if kept.get("score") == score else {}
-    parity = [parity_of(h, points, trend, score, intervals.get(h["model"]), int(kept.get("replicates", 0)))
-              for h in humans.to_dict("records") if np.isfinite(_num(h.get(score)))]
+    parity = [
+        parity_of(h, points, trend, score, intervals.get(h["model"]), int(kept.get("replicates", 0)))
+        for h in humans.to_dict("records")
+        if np.isfinite(_num(h.get(score)))
+    ]
     return Explore(points, sorted(left_out, key=lambda x: x["model"]), trend, parity, score)
 
 
@@ -178,7 +194,7 @@ def fit_trend(days: np.ndarray, scores: np.ndarray) -> Trend | None:
     slope = float(((days - x_mean) * (scores - scores.mean())).sum() / sxx)
     intercept = float(scores.mean() - slope * x_mean)
     residual = scores - (intercept + slope * days)
-    s = math.sqrt(float((residual ** 2).sum()) / (n - 2))
+    s = math.sqrt(float((residual**2).sum()) / (n - 2))
     return Trend(n, slope, intercept, s, x_mean, sxx)
 
 
@@ -200,8 +216,7 @@ def frontier_rows(days: np.ndarray, scores: np.ndarray) -> np.ndarray:
     return out
 
 
-def bootstrap_parity(names, kinds, released, provisional, point: np.ndarray, replicates: np.ndarray,
-                     level: float = LEVEL) -> dict[str, dict]:
+def bootstrap_parity(names, kinds, released, provisional, point: np.ndarray, replicates: np.ndarray, level: float = LEVEL) -> dict[str, dict]:
     """ForecastBench's interval for each human group's parity date, from a board's bootstrap replicates.
 
     ``names``, ``kinds``, ``released`` (``YYYY-MM-DD`` or empty), ``provisional``: per model; ``point`` (models,)
@@ -217,8 +232,10 @@ def bootstrap_parity(names, kinds, released, provisional, point: np.ndarray, rep
     humans = [i for i, k in enumerate(kinds) if k == "human" and np.isfinite(point[i])]
     if not humans or replicates.size == 0:
         return {}
-    on_trend = sorted((i for i in range(len(names)) if kinds[i] not in LEFT_OUT_KINDS and day[i] is not None
-                       and not provisional[i] and np.isfinite(point[i])), key=lambda i: (day[i], names[i]))
+    on_trend = sorted(
+        (i for i in range(len(names)) if kinds[i] not in LEFT_OUT_KINDS and day[i] is not None and not provisional[i] and np.isfinite(point[i])),
+        key=lambda i: (day[i], names[i]),
+    )
     x = np.array([day[i] for i in on_trend], dtype=float)
     scores = np.vstack([point[on_trend][None, :], replicates[:, on_trend]])  # row 0: the board itself
     on = frontier_rows(x, scores)
@@ -240,8 +257,11 @@ def bootstrap_parity(names, kinds, released, provisional, point: np.ndarray, rep
             days = (replicates[:, h] - intercept[1:]) / slope[1:]
         days = days[fitted[1:] & np.isfinite(days) & (days > last)]
         low, high = np.quantile(days, [(1 - level) / 2, (1 + level) / 2]) if days.size else (np.nan, np.nan)
-        out[names[h]] = {"low": day_text(low) if np.isfinite(low) else "", "high": day_text(high) if np.isfinite(high) else "",
-                         "kept": int(days.size)}
+        out[names[h]] = {
+            "low": day_text(low) if np.isfinite(low) else "",
+            "high": day_text(high) if np.isfinite(high) else "",
+            "kept": int(days.size),
+        }
     return out
 
 
@@ -254,38 +274,59 @@ def board_parity(names, models: dict, provisional, point_bi: np.ndarray, boot, s
         return {}
     meta = [models.get(m) for m in names]
     point = point_bi[("dataset", "market", "overall").index(score)]
-    by_model = bootstrap_parity(list(names), [x.kind if x else "" for x in meta], [x.release_date if x else "" for x in meta],
-                                np.asarray(provisional, bool), point, brier_index(boot.scores(score)))
+    by_model = bootstrap_parity(
+        list(names),
+        [x.kind if x else "" for x in meta],
+        [x.release_date if x else "" for x in meta],
+        np.asarray(provisional, bool),
+        point,
+        brier_index(boot.scores(score)),
+    )
     return {PARITY_ATTR: {"score": score, "replicates": int(boot.overall.shape[0]), "by_model": by_model}}
 
 
-def parity_of(human: dict, points: pd.DataFrame, trend: Trend | None, score: str, interval: dict | None = None,
-              replicates: int = 0) -> Parity:
+def parity_of(human: dict, points: pd.DataFrame, trend: Trend | None, score: str, interval: dict | None = None, replicates: int = 0) -> Parity:
     """``Parity`` of one human group's board row with the frontier of ``points``; ``interval``: the group's
     ``bootstrap_parity`` of ``replicates`` bootstrap replicates (None: the board has none)."""
     target = _num(human[score])
-    base = dict(model=human["model"], name=human["name"], score=target,
-                ci_low=_num(human.get(f"{score}_ci_low")), ci_high=_num(human.get(f"{score}_ci_high")))
+    base = dict(
+        model=human["model"], name=human["name"], score=target, ci_low=_num(human.get(f"{score}_ci_low")), ci_high=_num(human.get(f"{score}_ci_high"))
+    )
     on = points[points["frontier"]]
     there = on[on["score"] >= target]
     if len(there):
         return Parity(**base, status="reached", date=str(there["release_date"].iloc[0]))
     if trend is None:
-        return Parity(**base, status="none", reason=f"the state of the art has {len(on)} model(s) with a release "
-                                                    f"date; a trend needs at least {MIN_FRONTIER}")
+        return Parity(
+            **base, status="none", reason=f"the state of the art has {len(on)} model(s) with a release date; a trend needs at least {MIN_FRONTIER}"
+        )
     if trend.slope <= 0:
         return Parity(**base, status="none", reason="the state of the art's trend is not rising")
     x_star = (target - trend.intercept) / trend.slope
     if not day_text(x_star):
         return Parity(**base, status="none", reason="the trend reaches it only past the calendar's last date")
     last = str(on["release_date"].max())
-    note = (f"the trend line crosses it on or before the state of the art's last release ({last}), though no forecaster "
-            "on it reaches it; the interval counts only the replicates that project a later date"
-            if day_text(x_star) <= last else "")
+    note = (
+        f"the trend line crosses it on or before the state of the art's last release ({last}), though no forecaster "
+        "on it reaches it; the interval counts only the replicates that project a later date"
+        if day_text(x_star) <= last
+        else ""
+    )
     if interval is None or not interval.get("high"):
-        reason = ("the board has no bootstrap replicates to draw an interval from" if interval is None else
-                  f"none of the board's {replicates:,} bootstrap replicates has a rising trend that reaches it "
-                  "after the state of the art's last release")
+        reason = (
+            "the board has no bootstrap replicates to draw an interval from"
+            if interval is None
+            else f"none of the board's {replicates:,} bootstrap replicates has a rising trend that reaches it "
+            "after the state of the art's last release"
+        )
         return Parity(**base, status="projected", date=day_text(x_star), reason=reason, replicates=replicates, note=note)
-    return Parity(**base, status="projected", date=day_text(x_star), low=interval["low"], high=interval["high"],
-                  kept=int(interval["kept"]), replicates=replicates, note=note)
+    return Parity(
+        **base,
+        status="projected",
+        date=day_text(x_star),
+        low=interval["low"],
+        high=interval["high"],
+        kept=int(interval["kept"]),
+        replicates=replicates,
+        note=note,
+    )

@@ -21,12 +21,9 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
    that ForecastBench ran (``ran_by: forecastbench``) only on rounds due less than 365 days after its
    ``release_date`` (FB's rule). If no model qualifies, every model enters (a board of baselines
    alone then shows raw mean Brier, which is what FB's rescaling gives them). Units without an
-   estimation row (``orphan_units``, default ``"average"``) are kept and scored as units of average
-   difficulty, so each counts at its raw Brier; ``attrs["orphans"]`` and the ``n_orphan`` column
-   say how many (FB refuses such a board). A market with a crowd value but no estimation row is one
-   too (``panel.orphan_units``): FB's board holds only rounds with its own runs' forecast sets, and
-   FB's rescaling (Always 0.5 at 0.25) takes the average difficulty over the units its Always 0.5
-   answered, i.e. those; an average over the hub's other rounds moved every model.
+   estimation row, and markets with a crowd value but none (``panel.orphan_units``), are kept as
+   units of average difficulty, each at its raw Brier (``orphan_units = "average"``; FB refuses such
+   a board; ``fb_rules`` says why); ``attrs["orphans"]`` and ``n_orphan`` count them.
 3. Per type, ``fit`` gives D (rescaled so a forecaster covering every unit scores its raw Brier);
    overall = (D_dataset + D_market) / 2; Brier Index = 100 (1 - sqrt(D)). With
    ``market_difficulty="crowd"`` the market question effects are fixed at the crowd's Brier
@@ -42,7 +39,7 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
    and rank intervals, on the score the board ranks by (``FBOptions.score``: overall by default;
    a view of one question type ranks by that type's score, see ``ranking_score``); % in the top 5%
    (``pct_top5``) and, against ``public_reference``, FB's "Forecaster > Public?" p-value (``p_public``).
-5. Stability rule (``provisional_models``): a model with fewer than ``min_resolved`` resolved units
+5. Stability rule (``fb_rules.provisional_models``): a model with fewer than ``min_resolved`` resolved units
    it forecast itself, or whose first round on the board is due less than ``min_age_days`` before
    ``as_of``, is shown with ``provisional = 1`` and no rank; rank statistics (% #1, rank
    intervals) are computed among the other models. The defaults (0, 0) make nobody provisional.
@@ -66,9 +63,10 @@ from ..vocabulary import BASELINE, BOARDS, DATASET, FB_MIN_DATASET_ROWS, FB_MIN_
 from .bootstrap import bootstrap
 from .crowd import crowd_brier, crowd_counts
 from .explore import board_parity
-from .fb_rules import missing_at_due, orphan_note, public_p, refuse_orphans, within_release_window
+from .fb_rules import missing_at_due, orphan_note, provisional_codes, public_p, refuse_orphans, within_release_window
 from .fixed_effects import fit
-from .panel import build_panel, counted_unique, sorted_codes
+from .imputation import UNRANKED_COLUMNS, exempt_groups, imputed_shares, unranked_groups
+from .panel import build_panel, sorted_codes
 from .question_effects import DIFFICULTY, question_effects
 from .row_codes import RowCodes, first_appearance_codes
 from .rows import board_order, distinct_names
@@ -77,12 +75,42 @@ from .stats import format_p, summarize
 
 TYPES = ("dataset", "market")
 ESTIMATION_KINDS = ("llm", "human", "team")
-COLUMNS = ["rank", "model", "name", "organization", "kind",
-           "dataset", "dataset_ci_low", "dataset_ci_high", "market", "market_ci_low", "market_ci_high",
-           "overall", "overall_ci_low", "overall_ci_high", "n_dataset", "n_market",
-           "brier_dataset", "brier_market", "brier_overall", "pct_rank1", "rank_low", "rank_high",
-           "p_value", "p_display", "p_label", "in_estimation",
-           "log_score", "peer", "bss", "accuracy", "provisional", "pct_top5", "p_public", "n_orphan"]
+COLUMNS = [
+    "rank",
+    "model",
+    "name",
+    "organization",
+    "kind",
+    "dataset",
+    "dataset_ci_low",
+    "dataset_ci_high",
+    "market",
+    "market_ci_low",
+    "market_ci_high",
+    "overall",
+    "overall_ci_low",
+    "overall_ci_high",
+    "n_dataset",
+    "n_market",
+    "brier_dataset",
+    "brier_market",
+    "brier_overall",
+    "pct_rank1",
+    "rank_low",
+    "rank_high",
+    "p_value",
+    "p_display",
+    "p_label",
+    "in_estimation",
+    "log_score",
+    "peer",
+    "bss",
+    "accuracy",
+    "provisional",
+    "pct_top5",
+    "p_public",
+    "n_orphan",
+]
 _UNIT = ["round", "question_id", "resolution_date"]
 NO_REFERENCE = "no reference"  # p_label of every row when the configured reference is not on the board
 
@@ -114,14 +142,22 @@ def board_options(scoring, leaderboard, **overrides) -> FBOptions:
     """FBOptions from the hub's ``[scoring]`` and ``[leaderboard]`` settings; ``overrides`` that are
     None are ignored (a command-line option left unset). ``board`` defaults to the first configured;
     what the board fixes whatever the hub says comes last (``board_rules``)."""
-    base = dict(board=leaderboard.boards[0], replicates=leaderboard.replicates,
-                min_round_age_days=scoring.min_age_days, max_imputed_share=scoring.max_imputed_share,
-                market_difficulty=leaderboard.market_difficulty, reference=leaderboard.reference or None,
-                min_resolved=scoring.min_resolved, min_age_days=scoring.min_age_days,
-                imputation_exempt=tuple(getattr(scoring, "imputation_exempt", ())),
-                missing_crowd=leaderboard.missing_crowd, public_reference=leaderboard.public_reference or None,
-                min_dataset_rows=leaderboard.min_dataset_rows, min_market_questions=leaderboard.min_market_questions,
-                orphan_units=getattr(leaderboard, "orphan_units", FBOptions.orphan_units))  # a hub's choice, where it has the key
+    base = dict(
+        board=leaderboard.boards[0],
+        replicates=leaderboard.replicates,
+        min_round_age_days=scoring.min_age_days,
+        max_imputed_share=scoring.max_imputed_share,
+        market_difficulty=leaderboard.market_difficulty,
+        reference=leaderboard.reference or None,
+        min_resolved=scoring.min_resolved,
+        min_age_days=scoring.min_age_days,
+        imputation_exempt=tuple(getattr(scoring, "imputation_exempt", ())),
+        missing_crowd=leaderboard.missing_crowd,
+        public_reference=leaderboard.public_reference or None,
+        min_dataset_rows=leaderboard.min_dataset_rows,
+        min_market_questions=leaderboard.min_market_questions,
+        orphan_units=getattr(leaderboard, "orphan_units", FBOptions.orphan_units),
+    )  # a hub's choice, where it has the key
     return board_rules(FBOptions(**{**base, **{k: v for k, v in overrides.items() if v is not None}}))
 
 
@@ -131,8 +167,7 @@ def board_rules(options: FBOptions) -> FBOptions:
     (``driver_preliminary``) has no 50-day rule, no market minimum and no stability age (a new model
     is ranked once its rows resolve) and ranks by the dataset score."""
     if options.board == PRELIMINARY:
-        return replace(options, min_round_age_days=None, min_market_questions=0, min_age_days=0,
-                       market_difficulty="estimated", score=DATASET)
+        return replace(options, min_round_age_days=None, min_market_questions=0, min_age_days=0, market_difficulty="estimated", score=DATASET)
     if options.board != TOURNAMENT and options.market_difficulty != "estimated":
         return replace(options, market_difficulty="estimated")
     return options
@@ -156,8 +191,7 @@ def ranking_score(wanted: str, n_per_type) -> str:
 
 def is_estimation_model(model: str, meta: ModelMeta | None) -> bool:
     """The metadata rule of step 2 in the module docstring."""
-    return meta is not None and meta.kind in ESTIMATION_KINDS and meta.ran_by != "team" \
-        and not model.split(".", 1)[-1].startswith("crowd-")
+    return meta is not None and meta.kind in ESTIMATION_KINDS and meta.ran_by != "team" and not model.split(".", 1)[-1].startswith("crowd-")
 
 
 def _eligible_mask(scores: pd.DataFrame, as_of: datetime, options: FBOptions, codes: RowCodes | None = None) -> np.ndarray:
@@ -169,8 +203,7 @@ def _eligible_mask(scores: pd.DataFrame, as_of: datetime, options: FBOptions, co
     return keep
 
 
-def timely_mask(scores: pd.DataFrame | Mapping[str, pd.Series], as_of: datetime, options: FBOptions,
-                codes: RowCodes | None = None) -> np.ndarray:
+def timely_mask(scores: pd.DataFrame | Mapping[str, pd.Series], as_of: datetime, options: FBOptions, codes: RowCodes | None = None) -> np.ndarray:
     """The rows resolved by ``as_of``, in rounds at least ``min_round_age_days`` old (FB's 50-day rule).
     ``codes``: the rows' ``RowCodes``, if known: each distinct round of text is then compared once."""
     keep = scores["resolved_at"] <= format_ts(as_of)
@@ -182,63 +215,6 @@ def timely_mask(scores: pd.DataFrame | Mapping[str, pd.Series], as_of: datetime,
         else:
             keep &= rounds <= cutoff
     return keep.to_numpy(dtype=bool)
-
-
-def is_exempt(model: str, exempt: tuple[str, ...]) -> bool:
-    """``model`` is named in ``exempt`` by its id or its team (the part before the dot)."""
-    return model in exempt or model.split(".", 1)[0] in exempt
-
-
-UNRANKED_COLUMNS = ["model", "name", "round", "n", "imputed", "share", "reason"]
-
-
-def unranked_rounds(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> pd.DataFrame:
-    """Every (model, round) the imputation rule leaves off the board, with its reason (``UNRANKED_COLUMNS``)."""
-    return select(scores, models, as_of, options).unranked
-
-
-@dataclass(frozen=True)
-class ImputedShares:
-    """Per (model, round) group of rows, in sorted order: the share of imputed rows. ``names`` are
-    the sorted models and rounds, ``codes`` each group's index into them, ``group`` each row's group."""
-
-    names: tuple[np.ndarray, np.ndarray]
-    codes: tuple[np.ndarray, np.ndarray]
-    group: np.ndarray
-    size: np.ndarray
-    imputed: np.ndarray
-    share: np.ndarray
-
-
-def _imputed_shares(imputed: np.ndarray, model_codes: tuple[np.ndarray, np.ndarray],
-                    round_codes: tuple[np.ndarray, np.ndarray]) -> ImputedShares:
-    """The imputation rule's counts from integer codes (groupbys over the object columns cost the
-    nightly's boards more than their fit): per row its ``imputed`` flag and the ``sorted_codes`` of its
-    model and round. A share is imputed rows / rows, exactly as a groupby mean of the 0/1 column gives it."""
-    (models, model), (rounds, round_) = model_codes, round_codes
-    keys, group = counted_unique(model * len(rounds) + round_, len(models) * len(rounds))
-    size = np.bincount(group)
-    imputed = np.bincount(group, weights=imputed.astype(np.int64))
-    return ImputedShares((models, rounds), (keys // len(rounds), keys % len(rounds)), group, size, imputed, imputed / size)
-
-
-def _exempt(shares: ImputedShares, exempt: tuple[str, ...]) -> np.ndarray:
-    """``is_exempt`` per group of ``shares``, asked once per distinct model."""
-    models, model = shares.names[0], shares.codes[0]
-    return np.array([is_exempt(m, exempt) for m in models], dtype=bool)[model]
-
-
-def _unranked(shares: ImputedShares, exempt: np.ndarray, models: dict[str, ModelMeta], limit: float) -> pd.DataFrame:
-    """The groups of ``shares`` over the ``limit``, unless ``exempt`` (per group), as ``UNRANKED_COLUMNS``."""
-    model, round_ = (shares.names[i][shares.codes[i]] for i in range(2))
-    over = (shares.share > limit) & ~exempt
-    size, imputed, share = shares.size[over], shares.imputed[over].astype(np.int64), shares.share[over]
-    return pd.DataFrame({
-        "model": model[over], "name": [models[m].name if m in models else m for m in model[over]],
-        "round": np.array([str(r) for r in round_[over]], dtype=object), "n": size, "imputed": imputed, "share": share,
-        "reason": [f"{i:,} of its {n:,} resolved units imputed ({sh:.0%}, over the {limit:.0%} limit)"
-                   for i, n, sh in zip(imputed, size, share)],
-    }, columns=UNRANKED_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -255,12 +231,15 @@ class Selection:
 
 def selection_key(options: FBOptions) -> tuple:
     """The options ``select`` reads: boards differing in anything else share one selection."""
-    return (options.min_round_age_days, options.min_dataset_rows, options.min_market_questions,
-            options.max_imputed_share, options.imputation_exempt)
+    return (options.min_round_age_days, options.min_dataset_rows, options.min_market_questions, options.max_imputed_share, options.imputation_exempt)
 
 
-def select(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions,
-           codes: RowCodes | None = None) -> Selection:
+def unranked_rounds(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions) -> pd.DataFrame:
+    """Every (model, round) the imputation rule leaves off the board, with its reason (``UNRANKED_COLUMNS``)."""
+    return select(scores, models, as_of, options).unranked
+
+
+def select(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, options: FBOptions, codes: RowCodes | None = None) -> Selection:
     """The ``Selection`` of ``scores`` at ``as_of`` (the board named in ``options`` plays no part);
     ``codes``: the ``RowCodes`` of ``scores`` (every board of a night codes one frame once). Each rule
     narrows one mask over ``scores`` and the rows are taken once: a frame taken per rule cost the
@@ -277,9 +256,9 @@ def select(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, 
     else:
         rows = scores[keep]
         ids = sorted_codes(rows["model"].to_numpy()), sorted_codes(rows["round"].to_numpy())
-    shares = _imputed_shares(scores["imputed"].to_numpy()[keep], *ids)
-    exempt = _exempt(shares, options.imputation_exempt)
-    unranked = _unranked(shares, exempt, models, limit)
+    shares = imputed_shares(scores["imputed"].to_numpy()[keep], *ids)
+    exempt = exempt_groups(shares, options.imputation_exempt)
+    unranked = unranked_groups(shares, exempt, models, limit)
     within = ((shares.share <= limit) | exempt)[shares.group]
     if not within.all():
         keep[np.flatnonzero(keep)[~within]] = False
@@ -287,8 +266,9 @@ def select(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, 
     return Selection(scores[keep], unranked, codes)
 
 
-def _board_rows(rows: pd.DataFrame, models: dict[str, ModelMeta], options: FBOptions,
-                codes: RowCodes | None = None) -> tuple[pd.DataFrame, RowCodes | None]:
+def _board_rows(
+    rows: pd.DataFrame, models: dict[str, ModelMeta], options: FBOptions, codes: RowCodes | None = None
+) -> tuple[pd.DataFrame, RowCodes | None]:
     """A selection's rows on the board ``options`` names (the baseline board: models that saw no
     crowd value), with their ``codes`` if given."""
     if options.board == BASELINE:
@@ -325,8 +305,7 @@ def _rounds_passing(rows: pd.DataFrame, options: FBOptions) -> list[str]:
     return list(counts.index[ok])
 
 
-def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.DataFrame | None, options: FBOptions,
-                  codes: RowCodes | None = None):
+def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.DataFrame | None, options: FBOptions, codes: RowCodes | None = None):
     """Integer codes for ``build_panel``: models sorted by id, units in order of first appearance
     (from the rows' ``codes`` when given)."""
     names, model = codes.model_codes() if codes is not None else sorted_codes(rows["model"].to_numpy())
@@ -335,8 +314,7 @@ def _panel_inputs(rows: pd.DataFrame, models: dict[str, ModelMeta], crowd: pd.Da
     unit_type = (units["kind"].to_numpy() == MARKET).astype(np.int64)
     stratum = first_appearance_codes(units, ["round", "source"])[0]
     flags = np.array([is_estimation_model(m, models.get(m)) for m in names])
-    est = flags[model] & within_release_window(rows["round"].to_numpy(), names, model, models) if flags.any() \
-        else np.ones(len(rows), bool)
+    est = flags[model] & within_release_window(rows["round"].to_numpy(), names, model, models) if flags.any() else np.ones(len(rows), bool)
     if options.market_difficulty not in ("estimated", "crowd"):
         raise ValueError("market_difficulty must be 'estimated' or 'crowd'")
     b_fixed = crowd_brier(units, crowd) if options.market_difficulty == "crowd" else None
@@ -359,14 +337,26 @@ def _fill_estimated(panel_args: tuple, b_fixed: np.ndarray) -> np.ndarray:
     return np.where(missing, free.b, b_fixed)
 
 
-def fb_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
-             options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
+def fb_board(
+    scores: pd.DataFrame,
+    models: dict[str, ModelMeta],
+    as_of: datetime,
+    rng: np.random.Generator,
+    options: FBOptions = FBOptions(),
+    crowd: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """The board (``COLUMNS``), best overall Brier Index first; empty when nothing is scored."""
     return selection_board(select(scores, models, as_of, options), models, as_of, rng, options, crowd)
 
 
-def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: datetime, rng: np.random.Generator,
-                    options: FBOptions = FBOptions(), crowd: pd.DataFrame | None = None) -> pd.DataFrame:
+def selection_board(
+    selection: Selection,
+    models: dict[str, ModelMeta],
+    as_of: datetime,
+    rng: np.random.Generator,
+    options: FBOptions = FBOptions(),
+    crowd: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """``fb_board`` from the ``select``-ion it makes (made with options of the same ``selection_key``)."""
     rows, codes = _board_rows(selection.rows, models, options, selection.codes)
     notes: dict = {"unranked": selection.unranked}
@@ -393,8 +383,17 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
             b_fixed = np.where(lost, b_fixed[known].mean(), b_fixed) if known.any() else None
     else:
         lost = np.zeros(len(units), bool)
-    panel = build_panel(model, unit, brier, est, unit_type, stratum, b_fixed=b_fixed, type_names=TYPES,
-                        orphan_units="average" if options.orphan_units == "raise" else options.orphan_units)
+    panel = build_panel(
+        model,
+        unit,
+        brier,
+        est,
+        unit_type,
+        stratum,
+        b_fixed=b_fixed,
+        type_names=TYPES,
+        orphan_units="average" if options.orphan_units == "raise" else options.orphan_units,
+    )
     orphan = lost | (panel.orphan if panel.orphan is not None else False)
     if orphan.any():
         notes["orphans"] = orphan_note(units, orphan)
@@ -405,44 +404,38 @@ def selection_board(selection: Selection, models: dict[str, ModelMeta], as_of: d
     del panel  # its kernels' matrices, freed before the secondary columns (the boards' peak memory)
     score = ranking_score(options.score, np.nansum(point.n, axis=1))
     ref = _reference(names, point.overall if score == "overall" else point.D[TYPES.index(score)], options.reference)
-    provisional = _provisional(model, len(names), rows, as_of, options.min_resolved, options.min_age_days,
-                               codes.round_codes() if codes is not None else None)
+    provisional = provisional_codes(
+        model, len(names), rows, as_of, options.min_resolved, options.min_age_days, codes.round_codes() if codes is not None else None
+    )
     summary = summarize(point, boot, reference=ref, score=score, rankable=~provisional)
     p_display, p_label = [format_p(p) for p in summary.p_value], list(summary.p_label)
     if not options.replicates:  # no bootstrap, no p-value: nothing to display or label
         p_display = p_label = [""] * len(names)
     elif ref is None and options.reference is not None:
         p_label = [NO_REFERENCE] * len(names)
-    extra = {"pct_top5": summary.pct_top5, "p_public": public_p(names, boot, score, options.public_reference),
-             "n_orphan": np.bincount(model, weights=orphan[unit], minlength=len(names)).astype(np.int64)}
-    out = _frame(names, models, point, summary, np.bincount(model[est], minlength=len(names)) > 0, score,
-                 model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None,
-                                 counts=False),
-                 provisional, (p_display, p_label), extra)
-    out.attrs.update(notes, difficulty=question_effects(units, point.b),  # and the Explore page's parity intervals
-                     **board_parity(names, models, provisional, summary.brier_index, boot, score))
+    extra = {
+        "pct_top5": summary.pct_top5,
+        "p_public": public_p(names, boot, score, options.public_reference),
+        "n_orphan": np.bincount(model, weights=orphan[unit], minlength=len(names)).astype(np.int64),
+    }
+    out = _frame(
+        names,
+        models,
+        point,
+        summary,
+        np.bincount(model[est], minlength=len(names)) > 0,
+        score,
+        model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None, counts=False),
+        provisional,
+        (p_display, p_label),
+        extra,
+    )
+    out.attrs.update(
+        notes,
+        difficulty=question_effects(units, point.b),  # and the Explore page's parity intervals
+        **board_parity(names, models, provisional, summary.brier_index, boot, score),
+    )
     return out
-
-
-def provisional_models(rows: pd.DataFrame, as_of: datetime, min_resolved: int, min_age_days: int) -> pd.Series:
-    """The stability rule, per model (index): True until the model has at least ``min_resolved``
-    resolved units it forecast itself (imputed rows do not count) and its first round on the board
-    is due at least ``min_age_days`` days before ``as_of``."""
-    names, model = sorted_codes(rows["model"].to_numpy())
-    return pd.Series(_provisional(model, len(names), rows, as_of, min_resolved, min_age_days), index=pd.Index(names, name="model"))
-
-
-def _provisional(model: np.ndarray, n_models: int, rows: pd.DataFrame, as_of: datetime, min_resolved: int,
-                 min_age_days: int, round_codes: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """``provisional_models`` per model code (``model``: each row's code among ``n_models``), from
-    integer counts and the rounds' sorted codes (``round_codes``, if known) instead of a groupby per board."""
-    own = np.bincount(model, weights=rows["imputed"].to_numpy().astype(np.int64) == 0, minlength=n_models)
-    rounds, code = round_codes if round_codes is not None else sorted_codes(rows["round"].to_numpy())
-    first = np.full(n_models, len(rounds))
-    np.minimum.at(first, model, code)
-    cutoff = format_date(as_of - timedelta(days=min_age_days))
-    old_enough = np.array([str(r)[:10] <= cutoff for r in rounds[first]], dtype=bool)
-    return ~((own >= min_resolved) & old_enough)
 
 
 def _reference(names: np.ndarray, D: np.ndarray, wanted: str | None) -> int | None:
@@ -457,8 +450,18 @@ def _reference(names: np.ndarray, D: np.ndarray, wanted: str | None) -> int | No
     return int(np.flatnonzero(finite)[np.argmin(D[finite])]) if finite.any() else None
 
 
-def _frame(names, models, point, summary, in_est, score: str, secondary: dict[str, np.ndarray], provisional,
-           p_text: tuple[list[str], list[str]], extra: dict[str, np.ndarray]) -> pd.DataFrame:
+def _frame(
+    names,
+    models,
+    point,
+    summary,
+    in_est,
+    score: str,
+    secondary: dict[str, np.ndarray],
+    provisional,
+    p_text: tuple[list[str], list[str]],
+    extra: dict[str, np.ndarray],
+) -> pd.DataFrame:
     """The board's ``COLUMNS``, one row per model of ``names`` (sorted; ``secondary``'s arrays follow them),
     ordered best first: by rank, then the ranking score (higher first), then model id, missing
     ranks and scores last. Built in one frame and ordered with one lexsort (the frame's many
@@ -466,21 +469,32 @@ def _frame(names, models, point, summary, in_est, score: str, secondary: dict[st
     bi, low, high = summary.brier_index, summary.ci_low, summary.ci_high
     meta = [models.get(m) for m in names]
     columns = {
-        "rank": summary.rank, "model": names,
+        "rank": summary.rank,
+        "model": names,
         "name": distinct_names(names, [x.name if x else m for m, x in zip(names, meta)]),
-        "organization": [x.organization if x else "" for x in meta], "kind": [x.kind if x else "" for x in meta],
+        "organization": [x.organization if x else "" for x in meta],
+        "kind": [x.kind if x else "" for x in meta],
     }
     for i, label in enumerate(("dataset", "market", "overall")):
         columns.update({label: bi[i], f"{label}_ci_low": low[i], f"{label}_ci_high": high[i]})
-    columns.update({
-        "n_dataset": np.nan_to_num(point.n[0]).astype(np.int64), "n_market": np.nan_to_num(point.n[1]).astype(np.int64),
-        "brier_dataset": summary.D[0], "brier_market": summary.D[1], "brier_overall": summary.D[2],
-        "pct_rank1": summary.pct_rank1, "rank_low": summary.rank_low, "rank_high": summary.rank_high,
-        "p_value": summary.p_value, "p_display": p_text[0], "p_label": p_text[1],
-        "in_estimation": in_est.astype(np.int64),
-        **{c: secondary[c] for c in ("log_score", "peer", "bss", "accuracy")},
-        "provisional": np.asarray(provisional, dtype=np.int64), **extra,
-    })
+    columns.update(
+        {
+            "n_dataset": np.nan_to_num(point.n[0]).astype(np.int64),
+            "n_market": np.nan_to_num(point.n[1]).astype(np.int64),
+            "brier_dataset": summary.D[0],
+            "brier_market": summary.D[1],
+            "brier_overall": summary.D[2],
+            "pct_rank1": summary.pct_rank1,
+            "rank_low": summary.rank_low,
+            "rank_high": summary.rank_high,
+            "p_value": summary.p_value,
+            "p_display": p_text[0],
+            "p_label": p_text[1],
+            "in_estimation": in_est.astype(np.int64),
+            **{c: secondary[c] for c in ("log_score", "peer", "bss", "accuracy")},
+            "provisional": np.asarray(provisional, dtype=np.int64),
+            **extra,
+        }
+    )
     order = board_order(summary.rank, columns[score])
-    return pd.DataFrame({c: np.asarray(columns[c], dtype=object if isinstance(columns[c], list) else None)[order]
-                         for c in COLUMNS})
+    return pd.DataFrame({c: np.asarray(columns[c], dtype=object if isinstance(columns[c], list) else None)[order] for c in COLUMNS})

@@ -29,13 +29,49 @@ from ..models import ModelMeta
 from ..vocabulary import PRELIMINARY
 from .stats import format_p, p_label
 
-PRELIMINARY_COLUMNS = ("Rank", "Team", "Model Organization", "Model", "Dataset", "N dataset", "Dataset 95% CI",
-                       "Supers > Forecaster?", "p-val Supers > Forecaster?", "Forecaster > Public?",
-                       "p-val Forecaster > Public?", "Pct times № 1", "Pct times top 5%", "Peer", "BSS")
-FULL_COLUMNS = ("Rank", "Team", "Model Organization", "Model", "Dataset", "N dataset", "Dataset 95% CI", "Market",
-                "N market", "Market 95% CI", "Overall", "N", "Overall 95% CI", "Supers > Forecaster?",
-                "p-val Supers > Forecaster?", "Forecaster > Public?", "p-val Forecaster > Public?", "Pct times № 1",
-                "Pct times top 5%", "Peer", "BSS", "Brier Dataset", "Brier Market", "Brier Overall")
+PRELIMINARY_COLUMNS = (
+    "Rank",
+    "Team",
+    "Model Organization",
+    "Model",
+    "Dataset",
+    "N dataset",
+    "Dataset 95% CI",
+    "Supers > Forecaster?",
+    "p-val Supers > Forecaster?",
+    "Forecaster > Public?",
+    "p-val Forecaster > Public?",
+    "Pct times № 1",
+    "Pct times top 5%",
+    "Peer",
+    "BSS",
+)
+FULL_COLUMNS = (
+    "Rank",
+    "Team",
+    "Model Organization",
+    "Model",
+    "Dataset",
+    "N dataset",
+    "Dataset 95% CI",
+    "Market",
+    "N market",
+    "Market 95% CI",
+    "Overall",
+    "N",
+    "Overall 95% CI",
+    "Supers > Forecaster?",
+    "p-val Supers > Forecaster?",
+    "Forecaster > Public?",
+    "p-val Forecaster > Public?",
+    "Pct times № 1",
+    "Pct times top 5%",
+    "Peer",
+    "BSS",
+    "Brier Dataset",
+    "Brier Market",
+    "Brier Overall",
+)
 
 
 def fb_columns(board_name: str) -> tuple[str, ...]:
@@ -58,21 +94,31 @@ def fb_layout(board: pd.DataFrame, board_name: str, models: dict[str, ModelMeta]
     rank[ranked] = np.searchsorted(np.sort(-shown[ranked]), -shown[ranked], side="left") + 1
     meta = [models.get(m) for m in board["model"]]
     cells: dict[str, list] = {
-        "Rank": [_int(r) for r in rank], "Team": list(board["organization"].fillna("")),
+        "Rank": [_int(r) for r in rank],
+        "Team": list(board["organization"].fillna("")),
         "Model Organization": [(x.model_organization or x.organization) if x else o for x, o in zip(meta, board["organization"])],
-        "Model": list(board["name"]), "N": [_int(x) for x in n],
+        "Model": list(board["name"]),
+        "N": [_int(x) for x in n],
     }
     for kind in ("dataset", "market", "overall"):
         label = kind.capitalize()
         cells[label] = [_num(x, 1) for x in board[kind]]
         cells[f"{label} 95% CI"] = [_ci(lo, hi) for lo, hi in zip(board[f"{kind}_ci_low"], board[f"{kind}_ci_high"])]
         cells[f"Brier {label}"] = [_num(x, 3) for x in board[f"brier_{kind}"]]
-    cells.update({"N dataset": [_int(x) for x in board["n_dataset"]], "N market": [_int(x) for x in board["n_market"]],
-                  "Supers > Forecaster?": _labels(board["p_value"]), "p-val Supers > Forecaster?": _p_values(board["p_value"]),
-                  "Forecaster > Public?": _labels(board["p_public"]), "p-val Forecaster > Public?": _p_values(board["p_public"]),
-                  "Pct times № 1": [_num(x, 3) for x in board["pct_rank1"]],
-                  "Pct times top 5%": [_num(x, 3) for x in board["pct_top5"]],
-                  "Peer": [_num(x, 3) for x in board["peer"]], "BSS": [_num(x, 3) for x in board["bss"]]})
+    cells.update(
+        {
+            "N dataset": [_int(x) for x in board["n_dataset"]],
+            "N market": [_int(x) for x in board["n_market"]],
+            "Supers > Forecaster?": _labels(board["p_value"]),
+            "p-val Supers > Forecaster?": _p_values(board["p_value"]),
+            "Forecaster > Public?": _labels(board["p_public"]),
+            "p-val Forecaster > Public?": _p_values(board["p_public"]),
+            "Pct times № 1": [_num(x, 3) for x in board["pct_rank1"]],
+            "Pct times top 5%": [_num(x, 3) for x in board["pct_top5"]],
+            "Peer": [_num(x, 3) for x in board["peer"]],
+            "BSS": [_num(x, 3) for x in board["bss"]],
+        }
+    )
     return pd.DataFrame({c: cells[c] for c in columns})
 
 

@@ -1,4 +1,4 @@
-"""ForecastBench's rules that decide which rows and units a board holds (issue 34). Pure.
+"""ForecastBench's rules that decide which rows and units a board holds . Pure.
 
 - ``within_release_window``: FB's estimation sample takes an LLM it ran only on rounds due less than
   ``RELEASE_WINDOW_DAYS`` after the model's release (its ``model_age_at_due_date`` rule);
@@ -8,6 +8,8 @@
   rule a market too, whose crowd difficulty no FB board would use): FB refuses such a board;
   Prescient scores them at the average difficulty and says so, with the stable code
   ``orphan-units`` (``orphan_note``, ``orphan_text``, ``orphan_problem``);
+- ``provisional_models``: the stability rule, a model shown without a rank until it has enough
+  resolved units of its own and its first round is old enough;
 - ``public_p``: FB's "Forecaster > Public?" p-value, against a second reference model.
 """
 
@@ -26,6 +28,7 @@ from ..vocabulary import MARKET
 from .bootstrap import BootstrapResult
 from .crowd import CROWD_AT_DUE
 from .fixed_effects import brier_index
+from .panel import sorted_codes
 from .stats import one_sided_p
 
 RELEASE_WINDOW_DAYS = 365  # FB: an LLM it ran enters the estimation sample on rounds due this soon after its release
@@ -72,19 +75,25 @@ def orphan_note(units: pd.DataFrame, orphan: np.ndarray) -> dict:
     """``attrs["orphans"]``: how many units no estimation-sample forecaster answered, of each type, and
     their rounds (JSON-ready: the site keeps it with the board)."""
     market = (units["kind"].to_numpy() == MARKET) & orphan
-    return {"units": int(orphan.sum()), "dataset": int((orphan & ~market).sum()), "market": int(market.sum()),
-            "rounds": sorted({str(r)[:10] for r in units["round"].to_numpy()[orphan]})}
+    return {
+        "units": int(orphan.sum()),
+        "dataset": int((orphan & ~market).sum()),
+        "market": int(market.sum()),
+        "rounds": sorted({str(r)[:10] for r in units["round"].to_numpy()[orphan]}),
+    }
 
 
 def orphan_text(orphans: dict, shown: int = 6) -> str:
     """The board's orphan units (``orphan_note``) in one sentence, the first ``shown`` rounds named."""
     rounds = orphans["rounds"]
     named = ", ".join(rounds[:shown]) + (f" and {len(rounds) - shown} more" if len(rounds) > shown else "")
-    return (f"{orphans['units']:,} unit(s) ({orphans['dataset']:,} dataset, {orphans['market']:,} market) in "
-            f"{len(rounds)} round(s) ({named}) have no forecast from the estimation sample, so their difficulty is "
-            "not identified (a market's crowd difficulty is not used either: no ForecastBench board holds it): they "
-            "are scored as units of average difficulty (each counts at its raw Brier; column n_orphan counts them "
-            "per model; no other model's score moves), where ForecastBench refuses the board")
+    return (
+        f"{orphans['units']:,} unit(s) ({orphans['dataset']:,} dataset, {orphans['market']:,} market) in "
+        f"{len(rounds)} round(s) ({named}) have no forecast from the estimation sample, so their difficulty is "
+        "not identified (a market's crowd difficulty is not used either: no ForecastBench board holds it): they "
+        "are scored as units of average difficulty (each counts at its raw Brier; column n_orphan counts them "
+        "per model; no other model's score moves), where ForecastBench refuses the board"
+    )
 
 
 def orphan_problem(orphans: dict, board: str) -> Problem:
@@ -94,10 +103,12 @@ def orphan_problem(orphans: dict, board: str) -> Problem:
 
 def refuse_orphans(orphans: dict) -> ValueError:
     """FB's behaviour (``orphan_units="raise"``): the error naming the count and the rounds."""
-    return ValueError(f"{orphans['units']:,} unit(s) in {len(orphans['rounds'])} round(s) ("
-                      f"{', '.join(orphans['rounds'])}) have no estimation-sample forecast, so their difficulty is not "
-                      "identified (ForecastBench refuses such a board); orphan_units='average' scores them at the "
-                      "average difficulty")
+    return ValueError(
+        f"{orphans['units']:,} unit(s) in {len(orphans['rounds'])} round(s) ("
+        f"{', '.join(orphans['rounds'])}) have no estimation-sample forecast, so their difficulty is not "
+        "identified (ForecastBench refuses such a board); orphan_units='average' scores them at the "
+        "average difficulty"
+    )
 
 
 def public_p(names: np.ndarray, boot: BootstrapResult | None, score: str, public: str | None) -> np.ndarray:
@@ -108,3 +119,31 @@ def public_p(names: np.ndarray, boot: BootstrapResult | None, score: str, public
     if boot is None or not hits.size:
         return np.full(len(names), np.nan)
     return one_sided_p(brier_index(boot.scores(score)), int(hits[0]), "model_better")
+
+
+def provisional_models(rows: pd.DataFrame, as_of: datetime, min_resolved: int, min_age_days: int) -> pd.Series:
+    """The stability rule, per model (index): True until the model has at least ``min_resolved``
+    resolved units it forecast itself (imputed rows do not count) and its first round on the board
+    is due at least ``min_age_days`` days before ``as_of``."""
+    names, model = sorted_codes(rows["model"].to_numpy())
+    return pd.Series(provisional_codes(model, len(names), rows, as_of, min_resolved, min_age_days), index=pd.Index(names, name="model"))
+
+
+def provisional_codes(
+    model: np.ndarray,
+    n_models: int,
+    rows: pd.DataFrame,
+    as_of: datetime,
+    min_resolved: int,
+    min_age_days: int,
+    round_codes: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
+    """``provisional_models`` per model code (``model``: each row's code among ``n_models``), from
+    integer counts and the rounds' sorted codes (``round_codes``, if known) instead of a groupby per board."""
+    own = np.bincount(model, weights=rows["imputed"].to_numpy().astype(np.int64) == 0, minlength=n_models)
+    rounds, code = round_codes if round_codes is not None else sorted_codes(rows["round"].to_numpy())
+    first = np.full(n_models, len(rounds))
+    np.minimum.at(first, model, code)
+    cutoff = format_date(as_of - timedelta(days=min_age_days))
+    old_enough = np.array([str(r)[:10] <= cutoff for r in rounds[first]], dtype=bool)
+    return ~((own >= min_resolved) & old_enough)

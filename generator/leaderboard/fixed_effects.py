@@ -133,8 +133,7 @@ def _cross_products(k: TypeKernel, W: np.ndarray) -> tuple[np.ndarray, np.ndarra
     if k.G is not None:
         return _symmetric(Wp @ k.G, k.n_est), Wp
     step = max(1, PATTERN_BLOCK_BYTES // (4 * k.n_est * (k.n_est + 1)))
-    flat = sum(Wp[:, s : s + step] @ pattern_table(k.patterns[s : s + step])
-               for s in range(0, len(k.patterns), step))
+    flat = sum(Wp[:, s : s + step] @ pattern_table(k.patterns[s : s + step]) for s in range(0, len(k.patterns), step))
     return _symmetric(flat, k.n_est), Wp
 
 

@@ -40,8 +40,15 @@ from .views import view_mask
 # overall score when it holds both question types and by the one type it holds otherwise.
 HEADLINE = {"overall": "overall", "market": "market", "dataset": "dataset"}
 RECORDED_BEFORE_VIEWS = ""  # history.csv's view on nights recorded before the column existed: the overall view
-BOOTSTRAP_COLUMNS = (*(f"{s}_ci_{e}" for s in ("dataset", "market", "overall") for e in ("low", "high")),
-                     "pct_rank1", "rank_low", "rank_high", "p_value", "pct_top5", "p_public")
+BOOTSTRAP_COLUMNS = (
+    *(f"{s}_ci_{e}" for s in ("dataset", "market", "overall") for e in ("low", "high")),
+    "pct_rank1",
+    "rank_low",
+    "rank_high",
+    "p_value",
+    "pct_top5",
+    "p_public",
+)
 
 
 def headline_of(view: str, board: pd.DataFrame) -> str:
@@ -50,13 +57,22 @@ def headline_of(view: str, board: pd.DataFrame) -> str:
     return ranking_score(HEADLINE.get(view, AUTO), counts)
 
 
-def hub_board(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings, *,
-              board: str, view: str = "overall", replicates: int | None = None, seed: int | None = None,
-              crowd: pd.DataFrame | None = None, **options) -> pd.DataFrame:
+def hub_board(
+    scores: pd.DataFrame,
+    models: dict[str, ModelMeta],
+    as_of: datetime,
+    settings: Settings,
+    *,
+    board: str,
+    view: str = "overall",
+    replicates: int | None = None,
+    seed: int | None = None,
+    crowd: pd.DataFrame | None = None,
+    **options,
+) -> pd.DataFrame:
     """One board × view, as ``fb_board`` computes it with the hub's options (``options`` override
     ``FBOptions`` fields). ``replicates=0``: point estimates and ranks only, bootstrap columns empty."""
-    return pair_boards(scores, models, as_of, settings, [(board, view)], replicates=replicates, seed=seed, crowd=crowd,
-                       **options)[(board, view)]
+    return pair_boards(scores, models, as_of, settings, [(board, view)], replicates=replicates, seed=seed, crowd=crowd, **options)[(board, view)]
 
 
 @dataclass
@@ -76,10 +92,19 @@ class KeptBoards:
     made: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)
 
 
-def pair_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
-                pairs: list[tuple[str, str]], *, replicates: int | None = None, seed: int | None = None,
-                crowd: pd.DataFrame | None = None, kept: KeptBoards | None = None,
-                **options) -> dict[tuple[str, str], pd.DataFrame]:
+def pair_boards(
+    scores: pd.DataFrame,
+    models: dict[str, ModelMeta],
+    as_of: datetime,
+    settings: Settings,
+    pairs: list[tuple[str, str]],
+    *,
+    replicates: int | None = None,
+    seed: int | None = None,
+    crowd: pd.DataFrame | None = None,
+    kept: KeptBoards | None = None,
+    **options,
+) -> dict[tuple[str, str], pd.DataFrame]:
     """Each (board, view) of ``pairs`` as ``hub_board`` computes it, in the order given. The boards of
     one view share one row selection (``fb_board.select``): the baseline board's rows are the
     tournament's rows of the models that saw no crowd value, so step 1 runs once per view; and every
@@ -87,17 +112,29 @@ def pair_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datet
     boards a board may be taken from when nothing it reads changed (``KeptBoards``), and is then given.
     Made with numpy's BLAS on one thread (``parallel.one_blas_thread``): the same numbers on every machine."""
     with one_blas_thread():
-        return _pair_boards(scores, models, as_of, settings, pairs, replicates=replicates, seed=seed, crowd=crowd,
-                            kept=kept, **options)
+        return _pair_boards(scores, models, as_of, settings, pairs, replicates=replicates, seed=seed, crowd=crowd, kept=kept, **options)
 
 
-def _pair_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
-                 pairs: list[tuple[str, str]], *, replicates: int | None, seed: int | None,
-                 crowd: pd.DataFrame | None, kept: KeptBoards | None, **options) -> dict[tuple[str, str], pd.DataFrame]:
+def _pair_boards(
+    scores: pd.DataFrame,
+    models: dict[str, ModelMeta],
+    as_of: datetime,
+    settings: Settings,
+    pairs: list[tuple[str, str]],
+    *,
+    replicates: int | None,
+    seed: int | None,
+    crowd: pd.DataFrame | None,
+    kept: KeptBoards | None,
+    **options,
+) -> dict[tuple[str, str], pd.DataFrame]:
     out: dict[tuple[str, str], pd.DataFrame] = {}
     seed = settings.leaderboard.seed if seed is None else seed
-    keys = _Keys(kept.parts, scores, models, as_of, seed) \
-        if kept is not None and kept.parts is not None and sum(n for _, n in kept.parts) == len(scores) and crowd is None else None
+    keys = (
+        _Keys(kept.parts, scores, models, as_of, seed)
+        if kept is not None and kept.parts is not None and sum(n for _, n in kept.parts) == len(scores) and crowd is None
+        else None
+    )
     fresh: dict[str, pd.DataFrame] = {}
     codes = _Codes(scores)
     for view in dict.fromkeys(v for _, v in pairs):
@@ -105,8 +142,9 @@ def _pair_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: date
         whole = mask.all() and scores.index.equals(pd.RangeIndex(len(scores)))  # the overall view: no copy
         rows, shared = scores if whole else scores[mask].reset_index(drop=True), {}
         for board in (b for b, v in pairs if v == view):
-            fb_options = board_options(settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO),
-                                       replicates=replicates, **options)
+            fb_options = board_options(
+                settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO), replicates=replicates, **options
+            )
             key = selection_key(fb_options)
             if key not in shared:
                 shared[key] = select(rows, models, as_of, fb_options, codes.of(mask))
@@ -151,8 +189,7 @@ class _Codes:
 class _Keys:
     """``KeptBoards``' key of each board of one ``pair_boards`` call."""
 
-    def __init__(self, parts: list[tuple[object, int]], scores: pd.DataFrame, models: dict[str, ModelMeta],
-                 as_of: datetime, seed: int):
+    def __init__(self, parts: list[tuple[object, int]], scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, seed: int):
         self.parts, self.offsets = parts, np.cumsum([0] + [n for _, n in parts])
         self.base = repr((sorted(models.items()), seed)).encode()
         self.rounds = sorted({str(r)[:10] for r in pd.unique(scores["round"].to_numpy())})
@@ -161,8 +198,7 @@ class _Keys:
     def of(self, view: str, mask: np.ndarray, selection: Selection, options: FBOptions) -> str:
         cutoff = format_date(self.as_of - timedelta(days=options.min_age_days))
         digest = hashlib.sha256(self.base)
-        digest.update(repr((view, options, [r for r in self.rounds if r <= cutoff],
-                            selection.unranked.to_numpy().tolist())).encode())
+        digest.update(repr((view, options, [r for r in self.rounds if r <= cutoff], selection.unranked.to_numpy().tolist())).encode())
         rows = np.flatnonzero(mask)[selection.rows.index.to_numpy(dtype=np.int64)]  # positions in ``scores``, ascending
         cuts = np.searchsorted(rows, self.offsets)
         for (token, _), start, a, b in zip(self.parts, self.offsets, cuts[:-1], cuts[1:]):
@@ -187,10 +223,16 @@ def configured_pairs(settings: Settings) -> list[tuple[str, str]]:
     return [(b, v) for b in lb.boards for v in lb.views]
 
 
-def configured_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime, settings: Settings,
-                      round_questions: pd.DataFrame | None = None, replicates: int | None = None,
-                      observations: pd.DataFrame | None = None,
-                      pairs: list[tuple[str, str]] | None = None) -> dict[tuple[str, str], pd.DataFrame]:
+def configured_boards(
+    scores: pd.DataFrame,
+    models: dict[str, ModelMeta],
+    as_of: datetime,
+    settings: Settings,
+    round_questions: pd.DataFrame | None = None,
+    replicates: int | None = None,
+    observations: pd.DataFrame | None = None,
+    pairs: list[tuple[str, str]] | None = None,
+) -> dict[tuple[str, str], pd.DataFrame]:
     """Every configured (board, view), in configuration order, or only the ``pairs`` given (a share of
     them: ``site.boards`` makes the shares in forked workers); ``observations`` give the crowd value at
     each round's due time (``crowd_from_rounds``). Each board's ``attrs["unranked"]`` lists the files
@@ -198,8 +240,7 @@ def configured_boards(scores: pd.DataFrame, models: dict[str, ModelMeta], as_of:
     in: each draws from its own ``numpy.random.default_rng(seed)``, and what boards of one view share
     (``pair_boards``: the row selection, the ids' codes) does not depend on which boards ask for it."""
     crowd = crowd_from_rounds(round_questions, observations) if round_questions is not None and len(round_questions) else None
-    return pair_boards(scores, models, as_of, settings, configured_pairs(settings) if pairs is None else pairs,
-                       replicates=replicates, crowd=crowd)
+    return pair_boards(scores, models, as_of, settings, configured_pairs(settings) if pairs is None else pairs, replicates=replicates, crowd=crowd)
 
 
 def history_rows(boards: dict[tuple[str, str], pd.DataFrame], as_of: datetime, version: str) -> pd.DataFrame:
@@ -210,15 +251,21 @@ def history_rows(boards: dict[tuple[str, str], pd.DataFrame], as_of: datetime, v
     if not kept:
         return pd.DataFrame(columns=list(HISTORY.names))
     sizes = [len(frame) for _, _, frame in kept]
-    joined = {c: np.concatenate([frame[c].to_numpy() for _, _, frame in kept])
-              for c in ("model", "rank", "n_dataset", "n_market", "overall", "dataset", "market", "brier_overall",
-                        "provisional")}
-    return pd.DataFrame({
-        **joined, "as_of": format_ts(as_of), "n": joined["n_dataset"] + joined["n_market"],
-        "board": np.repeat(np.array([board for board, _, _ in kept], dtype=object), sizes),
-        "view": np.repeat(np.array([view for _, view, _ in kept], dtype=object), sizes),
-        "methodology_version": version, "ledger_digest": "",  # the nightly adds the night's digest
-    })[list(HISTORY.names)]
+    joined = {
+        c: np.concatenate([frame[c].to_numpy() for _, _, frame in kept])
+        for c in ("model", "rank", "n_dataset", "n_market", "overall", "dataset", "market", "brier_overall", "provisional")
+    }
+    return pd.DataFrame(
+        {
+            **joined,
+            "as_of": format_ts(as_of),
+            "n": joined["n_dataset"] + joined["n_market"],
+            "board": np.repeat(np.array([board for board, _, _ in kept], dtype=object), sizes),
+            "view": np.repeat(np.array([view for _, view, _ in kept], dtype=object), sizes),
+            "methodology_version": version,
+            "ledger_digest": "",  # the nightly adds the night's digest
+        }
+    )[list(HISTORY.names)]
 
 
 def history_views(history: pd.DataFrame) -> pd.DataFrame:

@@ -213,9 +213,7 @@ def _patterns(X: np.ndarray):
         return sparse.csr_matrix((0, n_units)), np.zeros((0, n_est)), None
     packed = np.packbits(X.T.astype(bool), axis=1)
     _, first, inverse = np.unique(packed, axis=0, return_index=True, return_inverse=True)
-    indicator = sparse.csr_matrix(
-        (np.ones(n_units), (inverse.ravel(), np.arange(n_units))), shape=(len(first), n_units)
-    )
+    indicator = sparse.csr_matrix((np.ones(n_units), (inverse.ravel(), np.arange(n_units))), shape=(len(first), n_units))
     xp = np.ascontiguousarray(X[:, first].T)
     small = len(first) * n_est * (n_est + 1) * 4 <= PATTERN_TABLE_MAX_BYTES
     return indicator, xp, _stored_table(xp) if small else None
@@ -231,8 +229,7 @@ def _stored_table(xp: np.ndarray) -> np.ndarray:
     return table
 
 
-def _kernel(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fixed: bool,
-            orphans: np.ndarray | None = None) -> TypeKernel:
+def _kernel(rows, units: np.ndarray, n_models: int, b_fixed: np.ndarray, fixed: bool, orphans: np.ndarray | None = None) -> TypeKernel:
     """Build the TypeKernel of one question type from the rows that fall in ``units`` (identified)
     and in ``orphans`` (kept at average difficulty)."""
     kernel = _identified(rows, units, n_models, b_fixed, fixed)
@@ -340,10 +337,32 @@ def build_panel(
     active, orphan = _active_units((model, unit, est), unit_type, fixed_types, n_units, orphan_units)
     rows = (model, unit, brier, est & active[unit])
     kernels = tuple(
-        _kernel(rows, np.flatnonzero(active & ~orphan & (unit_type == t)), int(model.max()) + 1,
-                fixed_b, bool(fixed_types[t]), np.flatnonzero(orphan & (unit_type == t)))
+        _kernel(
+            rows,
+            np.flatnonzero(active & ~orphan & (unit_type == t)),
+            int(model.max()) + 1,
+            fixed_b,
+            bool(fixed_types[t]),
+            np.flatnonzero(orphan & (unit_type == t)),
+        )
         for t in range(len(type_names))
     )
     order, start, size = _cluster_slots(cluster, stratum, n_units)
-    return Panel(int(model.max()) + 1, n_units, tuple(type_names), model, unit, brier, est,
-                 unit_type, stratum, cluster, active, order, start, size, kernels, orphan)
+    return Panel(
+        int(model.max()) + 1,
+        n_units,
+        tuple(type_names),
+        model,
+        unit,
+        brier,
+        est,
+        unit_type,
+        stratum,
+        cluster,
+        active,
+        order,
+        start,
+        size,
+        kernels,
+        orphan,
+    )

@@ -29,6 +29,15 @@ class QuestionEffects:
 
 def question_effects(units: pd.DataFrame, b: np.ndarray) -> QuestionEffects:
     """The board's ``QuestionEffects`` from its fit's ``units`` and their ``b``."""
-    return QuestionEffects(pd.DataFrame({"round": units["round"].to_numpy(), "question_id": units["question_id"].to_numpy(),
-                                         "resolution_date": units["resolution_date"].to_numpy(), "kind": units["kind"].to_numpy(),
-                                         "b": np.asarray(b, dtype=float)}, columns=DIFFICULTY))
+    return QuestionEffects(
+        pd.DataFrame(
+            {
+                "round": units["round"].to_numpy(),
+                "question_id": units["question_id"].to_numpy(),
+                "resolution_date": units["resolution_date"].to_numpy(),
+                "kind": units["kind"].to_numpy(),
+                "b": np.asarray(b, dtype=float),
+            },
+            columns=DIFFICULTY,
+        )
+    )

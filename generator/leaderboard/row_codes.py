@@ -51,8 +51,9 @@ class RowCodes:
 
     def take(self, keep: np.ndarray) -> RowCodes:
         """The codes of the rows ``keep`` (a boolean mask or positions) selects, in its order."""
-        return RowCodes(self.models, self.model[keep], self.rounds, self.round_[keep],
-                        None if self.unit is None else self.unit[keep], self.text_units)
+        return RowCodes(
+            self.models, self.model[keep], self.rounds, self.round_[keep], None if self.unit is None else self.unit[keep], self.text_units
+        )
 
     def model_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """``sorted_codes`` of these rows' models."""

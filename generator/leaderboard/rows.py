@@ -34,5 +34,6 @@ def board_order(rank: np.ndarray, score: np.ndarray) -> np.ndarray:
     """The order of a board whose rows are its models sorted by id: rank ascending, then ``score``
     descending, then model id, NaN last in each; the order of pandas' ``sort_values`` on the three
     columns (tests/leaderboard/test_fb_board.py) from one ``np.lexsort`` (keys least significant first)."""
-    return np.lexsort((np.arange(rank.size), np.where(np.isnan(score), 0.0, -score), np.isnan(score),
-                       np.where(np.isnan(rank), 0.0, rank), np.isnan(rank)))
+    return np.lexsort(
+        (np.arange(rank.size), np.where(np.isnan(score), 0.0, -score), np.isnan(score), np.where(np.isnan(rank), 0.0, rank), np.isnan(rank))
+    )

@@ -82,8 +82,9 @@ def secondary_columns(rows: pd.DataFrame, naive_model: str | None = NAIVE_MODEL)
     return pd.DataFrame(model_secondary(rows, models, model, naive_model), index=pd.Index(models, name="model"))[SECONDARY]
 
 
-def model_secondary(rows: pd.DataFrame, models: np.ndarray, model: np.ndarray, naive_model: str | None,
-                    unit: np.ndarray | None = None, counts: bool = True) -> dict[str, np.ndarray]:
+def model_secondary(
+    rows: pd.DataFrame, models: np.ndarray, model: np.ndarray, naive_model: str | None, unit: np.ndarray | None = None, counts: bool = True
+) -> dict[str, np.ndarray]:
     """``SECONDARY`` as arrays over ``models`` (sorted; ``model``: each row's index among them), what
     a board reads without the frame ``secondary_columns`` makes of them; ``unit``: the rows' unit
     codes, when the caller has them and ``units_as_text`` holds (``_unit_key``). ``counts`` False: no
@@ -96,11 +97,18 @@ def model_secondary(rows: pd.DataFrame, models: np.ndarray, model: np.ndarray, n
     # counts and the 0/1 accuracy are exact integer sums either way
     field = _unit_means(brier, unit)
     naive = _naive_brier(unit, brier, model == _code_of(models, naive_model))
-    means = pd.DataFrame({"log_score": log_score(probability, outcome), "peer": field - brier,
-                          "bss": naive - brier}).groupby(_coded(model, len(models)), observed=True).mean()
+    means = (
+        pd.DataFrame({"log_score": log_score(probability, outcome), "peer": field - brier, "bss": naive - brier})
+        .groupby(_coded(model, len(models)), observed=True)
+        .mean()
+    )
     count = np.bincount(model, minlength=len(models))
-    out = {"log_score": means["log_score"].to_numpy(), "peer": means["peer"].to_numpy(), "bss": means["bss"].to_numpy(),
-           "accuracy": np.bincount(model, weights=correct(probability, outcome), minlength=len(models)) / count}
+    out = {
+        "log_score": means["log_score"].to_numpy(),
+        "peer": means["peer"].to_numpy(),
+        "bss": means["bss"].to_numpy(),
+        "accuracy": np.bincount(model, weights=correct(probability, outcome), minlength=len(models)) / count,
+    }
     if counts:
         market = np.bincount(model, weights=(rows["kind"] == MARKET).to_numpy(), minlength=len(models)).astype(np.int64)
         out.update(n_dataset=count - market, n_market=market)

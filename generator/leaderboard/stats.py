@@ -204,8 +204,7 @@ def _rank_stats(point_bi, bi, mask, top_k: int, level: float):
     ranks = replicate_ranks(bi)
     low, high = rank_interval(ranks, level)
     nan_out = lambda x: np.where(mask, x, np.nan)  # noqa: E731
-    return (rank, nan_out(pct_rank1(bi)), nan_out(pct_top(bi)), nan_out(low), nan_out(high),
-            order, pairwise_p(bi, order))
+    return (rank, nan_out(pct_rank1(bi)), nan_out(pct_top(bi)), nan_out(low), nan_out(high), order, pairwise_p(bi, order))
 
 
 def summarize(
@@ -237,5 +236,4 @@ def summarize(
             p = one_sided_p(reps_bi[s], int(reference), alternative)
     mask = _ranking_mask(point_bi[s], rankable)
     ranked = _rank_stats(point_bi[s], None if reps_bi is None else reps_bi[s], mask, top_k, level)
-    return Summary(names, point, point_bi, low, high, score, ranked[0], p,
-                   tuple(p_label(x) for x in p), *ranked[1:])
+    return Summary(names, point, point_bi, low, high, score, ranked[0], p, tuple(p_label(x) for x in p), *ranked[1:])

@@ -13,6 +13,23 @@ from .endpoint import CallOptions, Completion, Endpoint, chat, cost_usd, endpoin
 from .session import ANSWERED, Budget, NightStage, Reply, RunReport, Session, session, settled
 from .templates import Templates, prompt_sha256
 
-__all__ = ["ANSWERED", "Budget", "NightStage",
-           "RunReport", "CallOptions", "Completion", "Endpoint", "Reply", "Session", "Templates", "chat", "cost_usd",
-           "endpoint_from_env", "prompt_sha256", "read_completion", "request_body", "session", "settled"]
+__all__ = [
+    "ANSWERED",
+    "Budget",
+    "NightStage",
+    "RunReport",
+    "CallOptions",
+    "Completion",
+    "Endpoint",
+    "Reply",
+    "Session",
+    "Templates",
+    "chat",
+    "cost_usd",
+    "endpoint_from_env",
+    "prompt_sha256",
+    "read_completion",
+    "request_body",
+    "session",
+    "settled",
+]

@@ -37,10 +37,15 @@ def endpoint_from_env(env: Mapping[str, str], what: str = "the LLM forecaster") 
     """Read the PRESCIENT_LLM_* variables; without an API key ``what`` is off (ConfigError)."""
     key = env.get("PRESCIENT_LLM_API_KEY", "").strip()
     if not key:
-        raise ConfigError(f"{what} is off: set PRESCIENT_LLM_API_KEY (and PRESCIENT_LLM_BASE_URL for an "
-                          f"endpoint other than {DEFAULT_BASE_URL}) to run it")
-    return Endpoint(key, env.get("PRESCIENT_LLM_BASE_URL", "").strip().rstrip("/") or DEFAULT_BASE_URL,
-                    price(env, "PRESCIENT_LLM_PRICE_IN"), price(env, "PRESCIENT_LLM_PRICE_OUT"))
+        raise ConfigError(
+            f"{what} is off: set PRESCIENT_LLM_API_KEY (and PRESCIENT_LLM_BASE_URL for an endpoint other than {DEFAULT_BASE_URL}) to run it"
+        )
+    return Endpoint(
+        key,
+        env.get("PRESCIENT_LLM_BASE_URL", "").strip().rstrip("/") or DEFAULT_BASE_URL,
+        price(env, "PRESCIENT_LLM_PRICE_IN"),
+        price(env, "PRESCIENT_LLM_PRICE_OUT"),
+    )
 
 
 def price(env: Mapping[str, str], name: str) -> float | None:
@@ -87,8 +92,7 @@ def read_completion(payload: Any) -> Completion:
     content = message.get("content") if isinstance(message, dict) else None
     content = content if isinstance(content, str) else ""
     if isinstance(message, dict) and (message.get("refusal") or choice.get("finish_reason") == "content_filter"):
-        return Completion(str(message.get("refusal") or content).strip(), True, tokens_in, tokens_out,
-                          detail="the endpoint flagged a refusal")
+        return Completion(str(message.get("refusal") or content).strip(), True, tokens_in, tokens_out, detail="the endpoint flagged a refusal")
     return Completion(content, False, tokens_in, tokens_out)
 
 
@@ -96,8 +100,11 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-REFUSAL = re.compile(r"\b(?:I\s*(?:can(?:no|['’])t|cannot|won['’]t|will\s+not|am\s+(?:not\s+able|unable)|['’]m\s+(?:not\s+able|unable))"
-                     r"|unable\s+to\s+(?:provide|give|make|predict|forecast|assign)|as\s+an\s+AI)\b", re.I)
+REFUSAL = re.compile(
+    r"\b(?:I\s*(?:can(?:no|['’])t|cannot|won['’]t|will\s+not|am\s+(?:not\s+able|unable)|['’]m\s+(?:not\s+able|unable))"
+    r"|unable\s+to\s+(?:provide|give|make|predict|forecast|assign)|as\s+an\s+AI)\b",
+    re.I,
+)
 
 
 def looks_like_refusal(text: str) -> bool:
@@ -119,16 +126,17 @@ Post = Callable[[dict], Any]
 
 
 @contextmanager
-def chat(endpoint: Endpoint, options: CallOptions, client: httpx.Client | None = None,
-         sleep: Callable[[float], None] = time.sleep) -> Iterator[Post]:
+def chat(endpoint: Endpoint, options: CallOptions, client: httpx.Client | None = None, sleep: Callable[[float], None] = time.sleep) -> Iterator[Post]:
     """A ``post(body) -> payload`` for the endpoint's chat completions, over ``client`` (or one
     opened for ``options``); a call that fails for good raises ``sources.http.FetchError``."""
     headers = {"Authorization": f"Bearer {endpoint.api_key}"}
     limiter, url = RateLimiter(None), f"{endpoint.base_url}/chat/completions"
     with client_for(client, {"concurrency": options.concurrency, "timeout": options.timeout}) as http_client:
+
         def post(body: dict) -> Any:
-            payload, _ = post_json(http_client, url, body, headers=headers, retries=options.retries,
-                                   backoff=options.backoff, sleep=sleep, throttle=limiter.wait)
+            payload, _ = post_json(
+                http_client, url, body, headers=headers, retries=options.retries, backoff=options.backoff, sleep=sleep, throttle=limiter.wait
+            )
             return payload
 
         yield post

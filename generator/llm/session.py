@@ -39,16 +39,16 @@ class Budget:
     spent_tokens: int = 0
 
     def spent(self) -> bool:
-        return (self.usd is not None and self.spent_usd >= self.usd) or \
-            (self.tokens is not None and self.spent_tokens >= self.tokens)
+        return (self.usd is not None and self.spent_usd >= self.usd) or (self.tokens is not None and self.spent_tokens >= self.tokens)
 
     def charge(self, tokens: int, usd: float | None) -> None:
         self.spent_tokens += tokens
         self.spent_usd = round(self.spent_usd + (usd or 0.0), 8)
 
     def message(self) -> str:
-        limits = ([f"${self.spent_usd:.4f} of ${self.usd:g}"] if self.usd is not None else []) + \
-            ([f"{self.spent_tokens} of {self.tokens} tokens"] if self.tokens is not None else [])
+        limits = ([f"${self.spent_usd:.4f} of ${self.usd:g}"] if self.usd is not None else []) + (
+            [f"{self.spent_tokens} of {self.tokens} tokens"] if self.tokens is not None else []
+        )
         return "the daily budget is spent (" + ", ".join(limits) + ")"
 
     @classmethod
@@ -145,8 +145,14 @@ class Session:
 
 
 @contextmanager
-def session(endpoint: Endpoint, options: CallOptions, log: Path, budget: Budget | None = None,
-            client: httpx.Client | None = None, sleep: Callable[[float], None] = time.sleep) -> Iterator[Session]:
+def session(
+    endpoint: Endpoint,
+    options: CallOptions,
+    log: Path,
+    budget: Budget | None = None,
+    client: httpx.Client | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Iterator[Session]:
     """A Session over ``endpoint`` appending to the log file ``log``."""
     append = Appender(log)
     with chat(endpoint, options, client, sleep) as post:

@@ -20,8 +20,9 @@ class Templates:
 
     @cached_property
     def env(self) -> jinja2.Environment:
-        return jinja2.Environment(loader=jinja2.FileSystemLoader(self.folder), undefined=jinja2.StrictUndefined,
-                                  autoescape=False, keep_trailing_newline=False)  # plain text, never HTML
+        return jinja2.Environment(
+            loader=jinja2.FileSystemLoader(self.folder), undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False
+        )  # plain text, never HTML
 
     def render(self, name: str, context: Mapping[str, Any]) -> str:
         """The prompt of template ``name`` (``<name>.j2``), stripped, ending in one newline."""

@@ -101,8 +101,17 @@ class AnswerReport(RunReport):
     problems: list[Problem] = field(default_factory=list)
 
 
-def answer_set(hub: Hub, as_of: datetime, endpoint: Endpoint, options: AnswerOptions, qset: str, texts: NewsTexts, *,
-               client: httpx.Client | None = None, sleep: Callable[[float], None] = time.sleep) -> AnswerReport:
+def answer_set(
+    hub: Hub,
+    as_of: datetime,
+    endpoint: Endpoint,
+    options: AnswerOptions,
+    qset: str,
+    texts: NewsTexts,
+    *,
+    client: httpx.Client | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> AnswerReport:
     """Answer every question of ``qset`` this model has no final answer to, then write its answers file."""
     check(options)
     check_set_name(qset)
@@ -124,16 +133,18 @@ def answer_set(hub: Hub, as_of: datetime, endpoint: Endpoint, options: AnswerOpt
             report.tokens_in, report.tokens_out, report.cost_usd = run.tokens_in, run.tokens_out, run.cost_usd
         _write(hub, qset, mid, options, calllog.read_records(log, "question_id"), questions, report)
     if report.counts["error"]:
-        raise PartialFailure(f"{report.counts['error']} of {report.asked} call(s) failed; they are asked again on the next run",
-                             report.problems, run_report=report)
+        raise PartialFailure(
+            f"{report.counts['error']} of {report.asked} call(s) failed; they are asked again on the next run", report.problems, run_report=report
+        )
     return report
 
 
 def _check_template(records: list[dict], label: str) -> None:
     used = {r.get("template_sha256") for r in records if r.get("status") in FINAL} - {template_sha256()}
     if used:
-        raise ConfigError(f"{label}: earlier answers used another prompt template; a changed prompt is a new "
-                          "answerer: run it under another --model name")
+        raise ConfigError(
+            f"{label}: earlier answers used another prompt template; a changed prompt is a new answerer: run it under another --model name"
+        )
 
 
 def _articles(hub: Hub, todo: pd.DataFrame, options: AnswerOptions, texts: NewsTexts) -> dict[str, list[Retrieved]]:
@@ -146,21 +157,36 @@ def _articles(hub: Hub, todo: pd.DataFrame, options: AnswerOptions, texts: NewsT
 def _one(run, question: dict, articles: list[Retrieved], options: AnswerOptions, as_of: datetime, report: AnswerReport) -> None:
     choices = [question[f"choice_{x}"] or "" for x in "abcd"]
     bound = min(str(question["resolution_date"]), options.cutoff) if options.setting == "open-book" else ""
-    prompt = TEMPLATES.render("answer", {"text": question["text"], "kind": question["kind"], "choices": choices,
-                                         "articles": articles, "bound": bound})
+    prompt = TEMPLATES.render(
+        "answer", {"text": question["text"], "kind": question["kind"], "choices": choices, "articles": articles, "bound": bound}
+    )
     reply: Reply = run.ask(request_body(options.model, prompt))
     status, choice, content, detail = _read(reply, question["kind"])
-    run.log({"question_id": question["id"], "status": status, "choice": choice, "content": content, "detail": detail,
-             "tokens_in": reply.tokens[0], "tokens_out": reply.tokens[1], "cost_usd": reply.cost_usd, "model": options.model,
-             "setting": options.setting, "cutoff": options.cutoff, "articles": len(articles),
-             "template_sha256": template_sha256(), "prompt_sha256": prompt_sha256(prompt), "recorded_at": format_ts(as_of)})
+    run.log(
+        {
+            "question_id": question["id"],
+            "status": status,
+            "choice": choice,
+            "content": content,
+            "detail": detail,
+            "tokens_in": reply.tokens[0],
+            "tokens_out": reply.tokens[1],
+            "cost_usd": reply.cost_usd,
+            "model": options.model,
+            "setting": options.setting,
+            "cutoff": options.cutoff,
+            "articles": len(articles),
+            "template_sha256": template_sha256(),
+            "prompt_sha256": prompt_sha256(prompt),
+            "recorded_at": format_ts(as_of),
+        }
+    )
     with run.lock:
         report.counts[status] += 1
         if status == "error":
             report.problems.append(reported("llm-call-failed", question["id"], None, None, detail))
         elif status == "unparseable":
-            report.problems.append(reported("answer-unparseable", question["id"], None, None,
-                                            f"the answer names no option: {content[:80]!r}"))
+            report.problems.append(reported("answer-unparseable", question["id"], None, None, f"the answer names no option: {content[:80]!r}"))
 
 
 def _read(reply: Reply, kind: str) -> tuple[str, str | None, str, str]:
@@ -192,25 +218,36 @@ def answers_frame(records: list[dict], questions: pd.DataFrame) -> pd.DataFrame:
 
 
 def meta_for(mid: str, options: AnswerOptions) -> ModelMeta:
-    setting = ("closed-book: the question and its options only" if options.setting == "closed-book" else
-               f"constrained open-book: with the {K} most similar articles of the hub's news ledger published before "
-               f"the question's resolution date and {options.cutoff}")
-    return ModelMeta(id=mid, name=f"{options.model} ({options.setting})", organization=HUB_TEAM, kind="llm",
-                     knowledge_cutoff=options.knowledge_cutoff,
-                     method=f"The hub's own run on its oracle sets, {setting}; one call per question, one option named.",
-                     prompt_variant=options.setting, prompt_sha256=template_sha256())
+    setting = (
+        "closed-book: the question and its options only"
+        if options.setting == "closed-book"
+        else f"constrained open-book: with the {K} most similar articles of the hub's news ledger published before "
+        f"the question's resolution date and {options.cutoff}"
+    )
+    return ModelMeta(
+        id=mid,
+        name=f"{options.model} ({options.setting})",
+        organization=HUB_TEAM,
+        kind="llm",
+        knowledge_cutoff=options.knowledge_cutoff,
+        method=f"The hub's own run on its oracle sets, {setting}; one call per question, one option named.",
+        prompt_variant=options.setting,
+        prompt_sha256=template_sha256(),
+    )
 
 
-def _write(hub: Hub, qset: str, mid: str, options: AnswerOptions, records: list[dict], questions: pd.DataFrame,
-           report: AnswerReport) -> None:
+def _write(hub: Hub, qset: str, mid: str, options: AnswerOptions, records: list[dict], questions: pd.DataFrame, report: AnswerReport) -> None:
     layout = hub.layout
     frame = answers_frame(records, questions)
     if frame.empty:
         return
     path, questions_path = layout.oracle_forecast(qset, mid), layout.oracle_questions(qset)
     data = to_csv_bytes(frame, ORACLE_FORECASTS)
-    errors = [p for p in check_oracle_forecast(data, layout.relative(path), questions_path.read_bytes(),
-                                               layout.relative(questions_path)) if p.severity == "error"]
+    errors = [
+        p
+        for p in check_oracle_forecast(data, layout.relative(path), questions_path.read_bytes(), layout.relative(questions_path))
+        if p.severity == "error"
+    ]
     if errors:
         raise SchemaError(f"{layout.relative(path)}: the hub's answers file fails validation", errors)
     meta, meta_path = meta_for(mid, options), layout.model_meta(mid)
@@ -221,4 +258,3 @@ def _write(hub: Hub, qset: str, mid: str, options: AnswerOptions, records: list[
         report.written.append(layout.relative(path))
     if write_bytes_atomic(meta_path, meta.to_yaml()):
         report.written.append(layout.relative(meta_path))
-

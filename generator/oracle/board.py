@@ -17,9 +17,28 @@ from .importer import current
 from .scoring import ANSWERED, MISSING, REFUSED, SCORE_COLUMNS, empty_scores, scorable, score_set
 from .temporal import temporal_view, yoy_summary
 
-BOARD_COLUMNS = ("set", "model", "n", "answered", "refused", "missing", "accuracy", "brier", "knowledge_cutoff",
-                 "yoy_accuracy_before", "yoy_accuracy_after", "yoy_brier_before", "yoy_brier_after",
-                 "yoy_months_before", "yoy_months_after", "run_by", "n_tf", "accuracy_tf", "n_mc", "accuracy_mc")
+BOARD_COLUMNS = (
+    "set",
+    "model",
+    "n",
+    "answered",
+    "refused",
+    "missing",
+    "accuracy",
+    "brier",
+    "knowledge_cutoff",
+    "yoy_accuracy_before",
+    "yoy_accuracy_after",
+    "yoy_brier_before",
+    "yoy_brier_after",
+    "yoy_months_before",
+    "yoy_months_after",
+    "run_by",
+    "n_tf",
+    "accuracy_tf",
+    "n_mc",
+    "accuracy_mc",
+)
 HUB_RUN, SELF_REPORTED = "hub", "self-reported"
 
 
@@ -29,8 +48,7 @@ def run_by(model: str) -> str:
     return HUB_RUN if model.split(".", 1)[0] == HUB_TEAM else SELF_REPORTED
 
 
-def oracle_scores(hub: Hub, as_of: datetime, sets: list[str] | None = None,
-                quarantine: list[Problem] | None = None) -> pd.DataFrame:
+def oracle_scores(hub: Hub, as_of: datetime, sets: list[str] | None = None, quarantine: list[Problem] | None = None) -> pd.DataFrame:
     """Score every forecast file of the hub's oracle sets (or of ``sets``) as of ``as_of``:
     questions recorded by then, in their latest version, resolved on or before its date. An
     unreadable answer file is left out; ``quarantine`` collects those files."""
@@ -53,9 +71,18 @@ def oracle_board(scores: pd.DataFrame, cutoffs: dict[str, str]) -> pd.DataFrame:
     if scores.empty:
         return pd.DataFrame(columns=list(BOARD_COLUMNS))
     status = scores.assign(**{s: (scores["status"] == s).astype("int64") for s in (ANSWERED, REFUSED, MISSING)})
-    board = status.groupby(["set", "model"], sort=True).agg(
-        n=("correct", "size"), answered=(ANSWERED, "sum"), refused=(REFUSED, "sum"), missing=(MISSING, "sum"),
-        accuracy=("correct", "mean"), brier=("brier", "mean")).reset_index()
+    board = (
+        status.groupby(["set", "model"], sort=True)
+        .agg(
+            n=("correct", "size"),
+            answered=(ANSWERED, "sum"),
+            refused=(REFUSED, "sum"),
+            missing=(MISSING, "sum"),
+            accuracy=("correct", "mean"),
+            brier=("brier", "mean"),
+        )
+        .reset_index()
+    )
     board["knowledge_cutoff"] = board["model"].map(lambda m: cutoffs.get(m, ""))
     board = board.merge(yoy_summary(temporal_view(scores, cutoffs)), on=["set", "model"], how="left")
     board = board.assign(run_by=board["model"].map(run_by)).merge(_by_kind(scores), on=["set", "model"], how="left")

@@ -25,8 +25,18 @@ from ..schemas import FILTER_PRINCIPLES
 
 LETTERS = ("A", "B", "C", "D")
 SLOTS = ("tf1", "tf2", "mc1", "mc2")
-CATEGORIES = ("Business & Economics", "Politics & Governance", "Science & Technology", "Health", "Environment & Energy",
-              "Sports", "Arts & Culture", "Crime & Justice", "World", "Other")
+CATEGORIES = (
+    "Business & Economics",
+    "Politics & Governance",
+    "Science & Technology",
+    "Health",
+    "Environment & Energy",
+    "Sports",
+    "Arts & Culture",
+    "Crime & Justice",
+    "World",
+    "Other",
+)
 MAX_TEXT_CHARS = 12000  # of an article's text put into a prompt
 
 
@@ -86,7 +96,7 @@ def json_object(text: str) -> dict:
     if start < 0 or end <= start:
         raise Malformed("the answer holds no JSON object")
     try:
-        value = json.loads(body[start:end + 1])
+        value = json.loads(body[start : end + 1])
     except (ValueError, RecursionError) as exc:
         raise Malformed(f"the answer is not valid JSON ({str(exc)[:120]})") from None
     if not isinstance(value, dict):
@@ -116,8 +126,9 @@ def parse_questions(text: str) -> list[dict[str, str]]:
     items = json_object(text).get("questions")
     if not isinstance(items, list) or len(items) != 4 or not all(isinstance(i, dict) for i in items):
         raise Malformed('"questions" is not a list of four objects')
-    pairs = [{"question": _text(i.get("question"), f'question {n}'), "answer": _text(i.get("answer"), f'answer {n}')}
-             for n, i in enumerate(items, start=1)]
+    pairs = [
+        {"question": _text(i.get("question"), f"question {n}"), "answer": _text(i.get("answer"), f"answer {n}")} for n, i in enumerate(items, start=1)
+    ]
     for n, expected in ((0, "yes"), (1, "no")):
         if pairs[n]["answer"].strip(" .!").lower() != expected:
             raise Malformed(f'answer {n + 1} is {pairs[n]["answer"]!r}, not "{expected.title()}"')
@@ -161,8 +172,7 @@ def arrange(qid: str, correct: str, wrong: list[str]) -> tuple[tuple[str, ...], 
     return tuple(options), LETTERS[position]
 
 
-def candidates(article: Article, pairs: list[dict[str, str]], wrong: list[list[str]],
-               scores: list[dict[str, int]]) -> list[Candidate]:
+def candidates(article: Article, pairs: list[dict[str, str]], wrong: list[list[str]], scores: list[dict[str, int]]) -> list[Candidate]:
     """The four questions of an article, in slot order (tf1: answer Yes, tf2: No, mc1, mc2)."""
     out = []
     for slot, pair, score in zip(SLOTS, pairs, scores):

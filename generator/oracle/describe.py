@@ -10,9 +10,12 @@ from .stage import OracleNight
 
 
 def news_lines(report: NewsReport) -> list[str]:
-    lines = [f"{f.feed}: {'FAILED' if any(p.severity == 'error' and p.file == f.feed for p in f.problems) else 'ok'}; "
-             f"listed {f.listed}, known {f.known}, new {f.new}, same text as a known article {f.same_text}, "
-             f"problems {len(f.problems)}" for f in report.feeds]
+    lines = [
+        f"{f.feed}: {'FAILED' if any(p.severity == 'error' and p.file == f.feed for p in f.problems) else 'ok'}; "
+        f"listed {f.listed}, known {f.known}, new {f.new}, same text as a known article {f.same_text}, "
+        f"problems {len(f.problems)}"
+        for f in report.feeds
+    ]
     return lines + [f"news: {report.new} new article(s); " + (f"wrote {', '.join(report.written)}" if report.written else "nothing written")]
 
 
@@ -22,9 +25,11 @@ def _cost(tokens_in: int, tokens_out: int, cost: float | None) -> str:
 
 def generate_lines(report: GenerateReport) -> list[str]:
     maker = "template (not an LLM)" if report.maker == "template" else report.maker
-    lines = [f"oracle set {report.question_set}, maker {maker}, news days {', '.join(report.days) or 'none'}: "
-             f"{report.selected} article(s) selected; {report.made} made ({report.no_event} with no new event), "
-             f"{report.pending} pending; questions kept {report.kept}, dropped {report.dropped} (by the filter, or already asked)"]
+    lines = [
+        f"oracle set {report.question_set}, maker {maker}, news days {', '.join(report.days) or 'none'}: "
+        f"{report.selected} article(s) selected; {report.made} made ({report.no_event} with no new event), "
+        f"{report.pending} pending; questions kept {report.kept}, dropped {report.dropped} (by the filter, or already asked)"
+    ]
     if report.maker != "template":
         lines.append(f"{report.calls} call(s), {_cost(report.tokens_in, report.tokens_out, report.cost_usd)}")
     if report.budget_spent:
@@ -36,9 +41,11 @@ def answer_lines(report: AnswerReport | None) -> list[str]:
     if report is None:
         return []
     c = report.counts
-    return [f"{report.model} on {report.question_set}: asked {report.asked}, skipped {report.skipped} already answered; "
-            f"ok {c['ok']}, refused {c['refused']}, unparseable {c['unparseable']}, failed {c['error']}",
-            _cost(report.tokens_in, report.tokens_out, report.cost_usd)] + [f"wrote {p}" for p in report.written]
+    return [
+        f"{report.model} on {report.question_set}: asked {report.asked}, skipped {report.skipped} already answered; "
+        f"ok {c['ok']}, refused {c['refused']}, unparseable {c['unparseable']}, failed {c['error']}",
+        _cost(report.tokens_in, report.tokens_out, report.cost_usd),
+    ] + [f"wrote {p}" for p in report.written]
 
 
 def night_lines(night: OracleNight | None) -> list[str]:

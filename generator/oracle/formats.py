@@ -86,18 +86,21 @@ def _csv_records(text: str, out: ParsedQuestions) -> list[tuple[int, dict[str, s
         if not values:
             continue
         if len(values) != len(header):
-            out.problems.append(Problem(out.label, number, None, "wrong-field-count",
-                                        f"the row has {len(values)} field(s) but the header has {len(header)}"))
+            out.problems.append(
+                Problem(out.label, number, None, "wrong-field-count", f"the row has {len(values)} field(s) but the header has {len(header)}")
+            )
             continue
         records.append((number, dict(zip(header, values))))
     return records
 
 
 def _header_problems(names: list[str], label: str, row: int | None) -> list[Problem]:
-    out = [Problem(label, row, name, "missing-column", f"required column {name!r} is missing")
-           for name in REQUIRED if name not in names]
-    return out + [Problem(label, row, name, "ignored-column", f"{name!r} is not part of the format and is ignored", "warning")
-                  for name in dict.fromkeys(names) if name not in FIELDS]
+    out = [Problem(label, row, name, "missing-column", f"required column {name!r} is missing") for name in REQUIRED if name not in names]
+    return out + [
+        Problem(label, row, name, "ignored-column", f"{name!r} is not part of the format and is ignored", "warning")
+        for name in dict.fromkeys(names)
+        if name not in FIELDS
+    ]
 
 
 def _jsonl_records(text: str, out: ParsedQuestions) -> list[tuple[int, dict[str, str]]]:
@@ -119,16 +122,18 @@ def _jsonl_records(text: str, out: ParsedQuestions) -> list[tuple[int, dict[str,
         cells = _json_cells(item, number, out)
         if not missing and cells is not None:
             records.append((number, cells))
-    out.problems += [Problem(out.label, None, k, "ignored-column", f"key {k!r} is not part of the format and is ignored", "warning")
-                     for k in sorted(ignored)]
+    out.problems += [
+        Problem(out.label, None, k, "ignored-column", f"key {k!r} is not part of the format and is ignored", "warning") for k in sorted(ignored)
+    ]
     return records
 
 
 def _json_cells(item: dict, number: int, out: ParsedQuestions) -> dict[str, str] | None:
     choices = item.get("choices") or []
     if not isinstance(choices, list) or len(choices) not in (0, 4):
-        out.problems.append(Problem(out.label, number, "choices", "bad-choices",
-                                    "choices must be a list of four options, or left out for a true/false question"))
+        out.problems.append(
+            Problem(out.label, number, "choices", "bad-choices", "choices must be a list of four options, or left out for a true/false question")
+        )
         return None
     cells = {k: _text(item.get(k)) for k in FIELDS if k not in CHOICES}
     return cells | {name: _text(value) for name, value in zip(CHOICES, choices)}
@@ -146,8 +151,7 @@ def _question_row(number: int, cells: dict[str, str], label: str, problems: list
     get = {k: (cells.get(k) or "").strip() for k in FIELDS}
     found = [Problem(label, number, k, "empty-value", f"{k} is empty") for k in ("question", "category") if not get[k]]
     if not is_iso_date(get["resolution_date"]):
-        found.append(Problem(label, number, "resolution_date", "bad-date",
-                             f"{get['resolution_date']!r} is not a date written as YYYY-MM-DD"))
+        found.append(Problem(label, number, "resolution_date", "bad-date", f"{get['resolution_date']!r} is not a date written as YYYY-MM-DD"))
     if get["id"] and not _ID.match(get["id"]):
         found.append(Problem(label, number, "id", "bad-id", f"{get['id']!r}: use letters, digits and . _ : - only"))
     if get["url"] and not get["url"].startswith(("https://", "http://")):
@@ -177,10 +181,16 @@ def _kind_and_answer(get: dict[str, str]) -> tuple[str, str, _Bad | None]:
         bad = None if letter else _Bad("answer", "bad-answer", f"{get['answer']!r} is not True or False")
         return "tf", letter or "", bad
     if filled != 4:
-        return "", "", _Bad(next(c for c, v in zip(CHOICES, given) if not v), "bad-choices",
-                        f"{filled} of 4 choices are given; a multiple-choice question has exactly four, a true/false one none")
-    letter = get["answer"].upper() if get["answer"].upper() in LETTERS else \
-        next((x for x, c in zip(LETTERS, given) if c == get["answer"]), "")
+        return (
+            "",
+            "",
+            _Bad(
+                next(c for c, v in zip(CHOICES, given) if not v),
+                "bad-choices",
+                f"{filled} of 4 choices are given; a multiple-choice question has exactly four, a true/false one none",
+            ),
+        )
+    letter = get["answer"].upper() if get["answer"].upper() in LETTERS else next((x for x, c in zip(LETTERS, given) if c == get["answer"]), "")
     bad = None if letter else _Bad("answer", "bad-answer", f"{get['answer']!r} is neither a letter A-D nor the text of a choice")
     return "mc", letter, bad
 
@@ -192,9 +202,16 @@ def question_id(text: str, resolution_date: str) -> str:
 
 def _row(get: dict[str, str], kind: str, answer: str) -> dict[str, str]:
     choices = list(TF_CHOICES) + ["", ""] if kind == "tf" else [get[c] for c in CHOICES]
-    return {"id": get["id"] or question_id(get["question"], get["resolution_date"]), "kind": kind,
-            "text": get["question"], **dict(zip(CHOICES, choices)), "answer": answer,
-            "resolution_date": get["resolution_date"], "category": get["category"], "url": get["url"]}
+    return {
+        "id": get["id"] or question_id(get["question"], get["resolution_date"]),
+        "kind": kind,
+        "text": get["question"],
+        **dict(zip(CHOICES, choices)),
+        "answer": answer,
+        "resolution_date": get["resolution_date"],
+        "category": get["category"],
+        "url": get["url"],
+    }
 
 
 def _duplicates(parsed: ParsedQuestions, label: str) -> list[Problem]:
@@ -202,8 +219,6 @@ def _duplicates(parsed: ParsedQuestions, label: str) -> list[Problem]:
     out = []
     for number, row in zip(parsed.numbers, parsed.rows):
         if row["id"] in seen:
-            out.append(Problem(label, number, "id", "duplicate-question",
-                               f"question id {row['id']!r} was already given in row {seen[row['id']]}"))
+            out.append(Problem(label, number, "id", "duplicate-question", f"question id {row['id']!r} was already given in row {seen[row['id']]}"))
         seen.setdefault(row["id"], number)
     return out
-

@@ -72,9 +72,18 @@ def window(as_of: datetime, lookback: int) -> list[str]:
     return [format_date(today - days(n)) for n in range(lookback, 0, -1)]
 
 
-def generate(hub: Hub, as_of: datetime, texts: NewsTexts, *, endpoint: Endpoint | None = None, model: str = "",
-             news_days: list[str] | None = None, client: httpx.Client | None = None, world: SimWorld | None = None,
-             sleep: Callable[[float], None] = time.sleep) -> GenerateReport:
+def generate(
+    hub: Hub,
+    as_of: datetime,
+    texts: NewsTexts,
+    *,
+    endpoint: Endpoint | None = None,
+    model: str = "",
+    news_days: list[str] | None = None,
+    client: httpx.Client | None = None,
+    world: SimWorld | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> GenerateReport:
     """Select and make the questions of the window's news days at ``as_of`` (module docstring)."""
     settings = oracle_settings(hub.settings)
     layout, qset = hub.layout, settings.question_set
@@ -113,8 +122,7 @@ def _model(endpoint: Endpoint | None, model: str) -> str:
     return model.strip()
 
 
-def _select(hub: Hub, qset: str, news: pd.DataFrame, report: GenerateReport, texts: NewsTexts,
-            random_n: int, hot_n: int) -> pd.DataFrame:
+def _select(hub: Hub, qset: str, news: pd.DataFrame, report: GenerateReport, texts: NewsTexts, random_n: int, hot_n: int) -> pd.DataFrame:
     """Every selected article, after selecting (and recording) the window's days not selected yet."""
     layout, chosen = hub.layout, readers.load_oracle_articles(hub, qset)
     done = set(chosen["day"].astype(str))
@@ -126,12 +134,22 @@ def _select(hub: Hub, qset: str, news: pd.DataFrame, report: GenerateReport, tex
         if of_day.empty:
             continue
         urls, shas = of_day["url"].tolist(), of_day["text_sha256"].tolist()
-        words = [f"{title or ''}\n{texts.get(sha) or summary or ''}"  # the title and text; the summary if the text is lost
-                 for title, sha, summary in zip(of_day["title"].tolist(), shas, of_day["summary"].tolist())]
+        words = [
+            f"{title or ''}\n{texts.get(sha) or summary or ''}"  # the title and text; the summary if the text is lost
+            for title, sha, summary in zip(of_day["title"].tolist(), shas, of_day["summary"].tolist())
+        ]
         sha = dict(zip(urls, shas))
-        rows += [{"day": day, "url": p.url, "recorded_at": format_ts(report.as_of), "reason": p.reason,
-                  "cluster_size": "" if p.cluster_size is None else str(p.cluster_size), "text_sha256": sha[p.url]}
-                 for p in select_day(day, urls, words, random_n, hot_n)]
+        rows += [
+            {
+                "day": day,
+                "url": p.url,
+                "recorded_at": format_ts(report.as_of),
+                "reason": p.reason,
+                "cluster_size": "" if p.cluster_size is None else str(p.cluster_size),
+                "text_sha256": sha[p.url],
+            }
+            for p in select_day(day, urls, words, random_n, hot_n)
+        ]
     if rows:
         path = layout.oracle_articles(qset)
         added = ledger.append(path, typed(rows, ORACLE_ARTICLES), ORACLE_ARTICLES, layout.relative(path), hub.cache)
@@ -152,17 +170,18 @@ def _todo(news: pd.DataFrame, articles: pd.DataFrame) -> list[Article]:
     id is its article's, so a maker configured later never makes an article's questions again);
     ``text`` holds the title until the LLM maker reads the text itself."""
     facts = _facts(news, articles["url"])
-    return [Article(url, day, f["published_at"], f["title"], f["source"], f["text_sha256"], f["title"])
-            for day, url in sorted(zip(articles["day"].astype(str), articles["url"]))
-            if not (f := facts[url])["summarized_by"]]
+    return [
+        Article(url, day, f["published_at"], f["title"], f["source"], f["text_sha256"], f["title"])
+        for day, url in sorted(zip(articles["day"].astype(str), articles["url"]))
+        if not (f := facts[url])["summarized_by"]
+    ]
 
 
 def _cell(value) -> str:
     return "" if value is None or value is pd.NA or (isinstance(value, float) and value != value) else str(value)
 
 
-def _llm(layout: Layout, qset: str, model: str, todo: list[Article], endpoint, settings, report: GenerateReport,
-         client, sleep) -> list[Outcome]:
+def _llm(layout: Layout, qset: str, model: str, todo: list[Article], endpoint, settings, report: GenerateReport, client, sleep) -> list[Outcome]:
     """The LLM maker over ``todo``, within the day's budget, logging to this month's call log."""
     if not todo:
         return []
@@ -170,8 +189,10 @@ def _llm(layout: Layout, qset: str, model: str, todo: list[Article], endpoint, s
     this_month = layout.oracle_calls(qset, report.as_of)
     usd, tokens = settings.daily_budget_usd or None, settings.daily_budget_tokens or None
     if usd is not None and not endpoint.priced:
-        raise ConfigError("[oracle] daily_budget_usd needs the endpoint's prices: set PRESCIENT_LLM_PRICE_IN and "
-                          "PRESCIENT_LLM_PRICE_OUT (USD per million tokens), or use daily_budget_tokens")
+        raise ConfigError(
+            "[oracle] daily_budget_usd needs the endpoint's prices: set PRESCIENT_LLM_PRICE_IN and "
+            "PRESCIENT_LLM_PRICE_OUT (USD per million tokens), or use daily_budget_tokens"
+        )
     budget = Budget.of_day(calllog.read_records(this_month, "key"), format_date(report.as_of), usd, tokens)
     size = this_month.stat().st_size if this_month.is_file() else 0
     with session(endpoint, CallOptions(), this_month, budget, client, sleep) as run:
@@ -182,8 +203,7 @@ def _llm(layout: Layout, qset: str, model: str, todo: list[Article], endpoint, s
     return outcomes
 
 
-def _write(hub: Hub, qset: str, news: pd.DataFrame, todo: list[Article], outcomes: list[Outcome], min_score: int,
-           report: GenerateReport) -> None:
+def _write(hub: Hub, qset: str, news: pd.DataFrame, todo: list[Article], outcomes: list[Outcome], min_score: int, report: GenerateReport) -> None:
     """generated.csv, then the kept questions, then the summaries (which mark the articles done)."""
     layout, earlier = hub.layout, readers.load_oracle_generated(hub, qset)
     made = dict(zip(earlier["question_id"], earlier["kept"].astype(int)))  # decided before: a run cut short
@@ -199,8 +219,9 @@ def _write(hub: Hub, qset: str, news: pd.DataFrame, todo: list[Article], outcome
         report.made += 1
         report.no_event += outcome.new_event is False
         for c in outcome.candidates:
-            keep = bool(made[c.question_id]) if c.question_id in made else \
-                kept(c, min_score) and _plain(c.text) not in asked  # the set asks each question once
+            keep = (
+                bool(made[c.question_id]) if c.question_id in made else kept(c, min_score) and _plain(c.text) not in asked
+            )  # the set asks each question once
             if keep:
                 asked.add(_plain(c.text))
             report.kept, report.dropped = report.kept + keep, report.dropped + (not keep)
@@ -208,13 +229,19 @@ def _write(hub: Hub, qset: str, news: pd.DataFrame, todo: list[Article], outcome
                 generated.append(_generated_row(c, article, stamp, report.maker, keep))
             if keep:
                 questions.append(_question_row(c, article, stamp, outcome.category))
-        summaries.append({**facts[article.url], "recorded_at": stamp, "summary": outcome.summary, "summarized_by": report.maker,
-                          "new_event": "" if outcome.new_event is None else "1" if outcome.new_event else "0"})
+        summaries.append(
+            {
+                **facts[article.url],
+                "recorded_at": stamp,
+                "summary": outcome.summary,
+                "summarized_by": report.maker,
+                "new_event": "" if outcome.new_event is None else "1" if outcome.new_event else "0",
+            }
+        )
     _append(hub, layout.oracle_generated(qset), generated, ORACLE_GENERATED, report)
     if questions:
         new = typed(questions, ORACLE_QUESTIONS)
-        _append(hub, layout.oracle_questions(qset),
-                changed_versions(readers.load_oracle_questions(hub, qset), new), ORACLE_QUESTIONS, report)
+        _append(hub, layout.oracle_questions(qset), changed_versions(readers.load_oracle_questions(hub, qset), new), ORACLE_QUESTIONS, report)
     _append(hub, layout.news(report.as_of), summaries, NEWS, report)
 
 
@@ -229,14 +256,31 @@ def _append(hub: Hub, path, rows, table, report: GenerateReport) -> None:
 
 
 def _generated_row(c, article: Article, stamp: str, maker: str, keep: bool) -> dict:
-    return {"question_id": c.question_id, "recorded_at": stamp, "day": article.day, "url": article.url,
-            "text_sha256": article.text_sha256, "kind": c.kind, "maker": maker, "kept": "1" if keep else "0",
-            **{k: str(v) for k, v in c.scores.items()}, "total": str(c.total),
-            "templates_sha256": template_maker.rules_sha256() if maker == template_maker.NAME else llm_maker.templates_sha256()}
+    return {
+        "question_id": c.question_id,
+        "recorded_at": stamp,
+        "day": article.day,
+        "url": article.url,
+        "text_sha256": article.text_sha256,
+        "kind": c.kind,
+        "maker": maker,
+        "kept": "1" if keep else "0",
+        **{k: str(v) for k, v in c.scores.items()},
+        "total": str(c.total),
+        "templates_sha256": template_maker.rules_sha256() if maker == template_maker.NAME else llm_maker.templates_sha256(),
+    }
 
 
 def _question_row(c, article: Article, stamp: str, category: str) -> dict:
     choices = c.choices if c.kind == "mc" else ("True", "False", "", "")
-    return {"id": c.question_id, "recorded_at": stamp, "kind": c.kind, "text": c.text,
-            **dict(zip(("choice_a", "choice_b", "choice_c", "choice_d"), choices)), "answer": c.answer,
-            "resolution_date": article.day, "category": category or "Other", "url": article.url}
+    return {
+        "id": c.question_id,
+        "recorded_at": stamp,
+        "kind": c.kind,
+        "text": c.text,
+        **dict(zip(("choice_a", "choice_b", "choice_c", "choice_d"), choices)),
+        "answer": c.answer,
+        "resolution_date": article.day,
+        "category": category or "Other",
+        "url": article.url,
+    }

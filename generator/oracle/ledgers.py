@@ -14,8 +14,10 @@ from ..store.csvio import as_text, coerce
 def oracle_settings(settings: Settings) -> OracleSettings:
     """The hub's [oracle] settings; ConfigError when the stage is off (no [oracle] table)."""
     if settings.oracle is None:
-        raise ConfigError(f"{settings.root / 'data/hub.toml'}: no [oracle] table, so the oracle's news stage is off; "
-                          "add one (feeds, the question set, the maker: see the Methodology page) to turn it on")
+        raise ConfigError(
+            f"{settings.root / 'data/hub.toml'}: no [oracle] table, so the oracle's news stage is off; "
+            "add one (feeds, the question set, the maker: see the Methodology page) to turn it on"
+        )
     return settings.oracle
 
 

@@ -51,9 +51,15 @@ def templates_sha256() -> str:
 
 def context(article: Article) -> dict[str, Any]:
     day = parse_ts(article.day)
-    return {"source": article.source, "published": article.day, "title": article.title or "(no title)",
-            "text": article.text[:MAX_TEXT_CHARS], "published_words": f"{day:%B} {day.day}, {day:%Y}",
-            "month": f"{day:%B %Y}", "categories": CATEGORIES}
+    return {
+        "source": article.source,
+        "published": article.day,
+        "title": article.title or "(no title)",
+        "text": article.text[:MAX_TEXT_CHARS],
+        "published_words": f"{day:%B} {day.day}, {day:%Y}",
+        "month": f"{day:%B %Y}",
+        "categories": CATEGORIES,
+    }
 
 
 class LLMMaker:
@@ -103,9 +109,19 @@ class LLMMaker:
         reply = session.ask(request_body(self.name, prompt))
         if reply.skipped:
             return Outcome("pending", problems=[reported("llm-budget-spent", article.url, None, step, reply.error)])
-        record = {"key": key, "article": article.text_sha256, "url": article.url, "step": step, "model": self.name,
-                  "template_sha256": self.shas[step], "prompt_sha256": prompt_sha256(prompt), "recorded_at": self.stamp,
-                  "tokens_in": reply.tokens[0], "tokens_out": reply.tokens[1], "cost_usd": reply.cost_usd}
+        record = {
+            "key": key,
+            "article": article.text_sha256,
+            "url": article.url,
+            "step": step,
+            "model": self.name,
+            "template_sha256": self.shas[step],
+            "prompt_sha256": prompt_sha256(prompt),
+            "recorded_at": self.stamp,
+            "tokens_in": reply.tokens[0],
+            "tokens_out": reply.tokens[1],
+            "cost_usd": reply.cost_usd,
+        }
         value, record = self._read(reply, parse, record)
         session.log(record)
         if value is not None:  # parsed: the record is "ok"

@@ -69,8 +69,15 @@ class NewsReport:
         return sum(f.new for f in self.feeds)
 
 
-def fetch_news(hub: Hub, as_of: datetime, texts: NewsTexts, *, client: httpx.Client | None = None,
-               world: SimWorld | None = None, sleep: Callable[[float], None] = time.sleep) -> NewsReport:
+def fetch_news(
+    hub: Hub,
+    as_of: datetime,
+    texts: NewsTexts,
+    *,
+    client: httpx.Client | None = None,
+    world: SimWorld | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> NewsReport:
     """Read the feeds and record the new articles at ``as_of`` (see the module docstring)."""
     settings = oracle_settings(hub.settings)
     layout = hub.layout
@@ -82,8 +89,14 @@ def fetch_news(hub: Hub, as_of: datetime, texts: NewsTexts, *, client: httpx.Cli
         transports = {HOST: _sim_room(hub.settings, world).client(as_of)} if "sim:news" in settings.feeds else {}
         offline = all(f == "sim:news" for f in settings.feeds)  # no real client (nor its TLS setup) is needed
         with client_for(client or (transports[HOST] if offline and transports else None), options) as http:
-            reader = NewsReader(http, rate=settings.host_rate_per_second, max_article_bytes=settings.max_article_bytes,
-                                options=options, transports=transports, sleep=sleep)
+            reader = NewsReader(
+                http,
+                rate=settings.host_rate_per_second,
+                max_article_bytes=settings.max_article_bytes,
+                options=options,
+                transports=transports,
+                sleep=sleep,
+            )
             todo = _new_items(reader, report, set(news["url"]), settings.per_feed)
             pages = fetch_many(lambda job: reader.article(job[1].url), todo, concurrency=CONCURRENCY)
         rows = _rows(todo, pages, set(news["text_sha256"]), texts, as_of)
@@ -101,8 +114,7 @@ def _sim_room(settings: Settings, world: SimWorld | None) -> Newsroom:
 
 def _new_items(reader: NewsReader, report: NewsReport, known: set[str], per_feed: int) -> list[tuple[FeedResult, FeedItem]]:
     """The items to read, feed by feed in configured order: those whose address is new, ``per_feed`` a feed."""
-    listed = fetch_many(lambda f: reader.feed(FEED_URL if f == "sim:news" else f), [r.feed for r in report.feeds],
-                        concurrency=CONCURRENCY)
+    listed = fetch_many(lambda f: reader.feed(FEED_URL if f == "sim:news" else f), [r.feed for r in report.feeds], concurrency=CONCURRENCY)
     todo, seen = [], set(known)
     for result, items in zip(report.feeds, listed):
         if isinstance(items, NewsError):
@@ -119,8 +131,7 @@ def _new_items(reader: NewsReader, report: NewsReport, known: set[str], per_feed
     return todo
 
 
-def _rows(todo: list[tuple[FeedResult, FeedItem]], pages: list, known_texts: set[str], texts: NewsTexts,
-          as_of: datetime) -> list[dict]:
+def _rows(todo: list[tuple[FeedResult, FeedItem]], pages: list, known_texts: set[str], texts: NewsTexts, as_of: datetime) -> list[dict]:
     rows, stamp = [], format_ts(as_of)
     for (result, item), text in zip(todo, pages):
         if not isinstance(text, str):
@@ -133,8 +144,20 @@ def _rows(todo: list[tuple[FeedResult, FeedItem]], pages: list, known_texts: set
             continue
         known_texts.add(sha)
         result.new += 1
-        rows.append({"url": item.url, "recorded_at": stamp, "source": source_of(result.feed), "feed": result.feed,
-                     "title": item.title, "published_at": format_ts(item.published_at) if item.published_at else "",
-                     "fetched_at": stamp, "text_sha256": sha, "text_chars": str(len(text)), "summary": "",
-                     "summarized_by": "", "new_event": ""})
+        rows.append(
+            {
+                "url": item.url,
+                "recorded_at": stamp,
+                "source": source_of(result.feed),
+                "feed": result.feed,
+                "title": item.title,
+                "published_at": format_ts(item.published_at) if item.published_at else "",
+                "fetched_at": stamp,
+                "text_sha256": sha,
+                "text_chars": str(len(text)),
+                "summary": "",
+                "summarized_by": "",
+                "new_event": "",
+            }
+        )
     return rows

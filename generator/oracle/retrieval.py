@@ -33,8 +33,9 @@ def first_words(text: str, n: int = WORDS) -> str:
     return " ".join(text.split()[:n])
 
 
-def retrieve(questions: pd.DataFrame, news: pd.DataFrame, text_of: Callable[[pd.Series], str], cutoff: str,
-             k: int = K, words: int = WORDS) -> dict[str, list[Retrieved]]:
+def retrieve(
+    questions: pd.DataFrame, news: pd.DataFrame, text_of: Callable[[pd.Series], str], cutoff: str, k: int = K, words: int = WORDS
+) -> dict[str, list[Retrieved]]:
     """Per question id (``questions``: id, text, resolution_date), its ``k`` best articles of ``news``
     (one row per article: url, title, source, published_at, ...) published before
     min(resolution date, ``cutoff``); ``text_of(row)`` gives an article's text."""

@@ -38,11 +38,14 @@ def score_model(questions: pd.DataFrame, forecasts: pd.DataFrame) -> pd.DataFram
     status = np.where(answered, ANSWERED, np.where(joined["_merge"].to_numpy() == "both", REFUSED, MISSING))
     truth = (np.array(LETTERS)[None, :] == joined["answer"].to_numpy()[:, None]).astype(float)
     p = np.where(mask, np.nan_to_num(probs), 0.0)
-    return pd.DataFrame({
-        "question_id": joined["id"].to_numpy(), "status": status,
-        "correct": (answered & _argmax_is_answer(p, truth, mask)).astype("int64"),
-        "brier": np.where(answered, ((p - truth) ** 2 * mask).sum(axis=1), 1.0 - 1.0 / mask.sum(axis=1)),
-    })
+    return pd.DataFrame(
+        {
+            "question_id": joined["id"].to_numpy(),
+            "status": status,
+            "correct": (answered & _argmax_is_answer(p, truth, mask)).astype("int64"),
+            "brier": np.where(answered, ((p - truth) ** 2 * mask).sum(axis=1), 1.0 - 1.0 / mask.sum(axis=1)),
+        }
+    )
 
 
 def _argmax_is_answer(p: np.ndarray, truth: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -63,12 +66,13 @@ def score_set(qset: str, questions: pd.DataFrame, forecasts: dict[str, pd.DataFr
         return empty_scores()
     facts = questions[["id", "kind", "category", "resolution_date"]].rename(columns={"id": "question_id"})
     facts = facts.assign(month=facts["resolution_date"].str[:7])
-    frames = [facts.merge(score_model(questions, f), on="question_id").assign(set=qset, model=model)
-              for model, f in sorted(forecasts.items())]
-    return pd.concat(frames, ignore_index=True)[list(SCORE_COLUMNS)].sort_values(
-        ["set", "model", "question_id"], kind="mergesort").reset_index(drop=True)
+    frames = [facts.merge(score_model(questions, f), on="question_id").assign(set=qset, model=model) for model, f in sorted(forecasts.items())]
+    return (
+        pd.concat(frames, ignore_index=True)[list(SCORE_COLUMNS)]
+        .sort_values(["set", "model", "question_id"], kind="mergesort")
+        .reset_index(drop=True)
+    )
 
 
 def empty_scores() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype=float if c == "brier" else "int64" if c == "correct" else str)
-                         for c in SCORE_COLUMNS})
+    return pd.DataFrame({c: pd.Series(dtype=float if c == "brier" else "int64" if c == "correct" else str) for c in SCORE_COLUMNS})

@@ -31,8 +31,7 @@ class OracleSet:
         return sorted(set(self.generated["maker"].astype(str))) if len(self.generated) else []
 
 
-def oracle_sets(hub: Hub, as_of: datetime, scores: pd.DataFrame, board: pd.DataFrame,
-                cutoffs: dict[str, str]) -> list[OracleSet]:
+def oracle_sets(hub: Hub, as_of: datetime, scores: pd.DataFrame, board: pd.DataFrame, cutoffs: dict[str, str]) -> list[OracleSet]:
     """Every oracle set of the hub as recorded at ``as_of``; ``scores`` and ``board``: ``board.oracle_scores``
     and ``board.oracle_board`` of the same time."""
     stamp, out = format_ts(as_of), []
@@ -42,8 +41,14 @@ def oracle_sets(hub: Hub, as_of: datetime, scores: pd.DataFrame, board: pd.DataF
         questions = current(readers.load_oracle_questions(hub, name), stamp)
         generated = readers.load_oracle_generated(hub, name)
         mine = scores[scores["set"] == name] if len(scores) else scores
-        out.append(OracleSet(name, questions, generated[generated["recorded_at"] <= stamp],
-                             news[news["url"].isin(questions["url"])],
-                             board[board["set"] == name] if len(board) else board,
-                             temporal_view(mine, cutoffs, by=("model", "kind")) if len(mine) else pd.DataFrame()))
+        out.append(
+            OracleSet(
+                name,
+                questions,
+                generated[generated["recorded_at"] <= stamp],
+                news[news["url"].isin(questions["url"])],
+                board[board["set"] == name] if len(board) else board,
+                temporal_view(mine, cutoffs, by=("model", "kind")) if len(mine) else pd.DataFrame(),
+            )
+        )
     return out

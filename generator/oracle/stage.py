@@ -36,8 +36,16 @@ class OracleNight(NightStage):
     answers: list[AnswerReport] = field(default_factory=list)
 
 
-def oracle_night(hub: Hub, as_of: datetime, env: Mapping[str, str], texts: NewsTexts, *, client: httpx.Client | None = None,
-                 world: SimWorld | None = None, sleep: Callable[[float], None] = time.sleep) -> OracleNight:
+def oracle_night(
+    hub: Hub,
+    as_of: datetime,
+    env: Mapping[str, str],
+    texts: NewsTexts,
+    *,
+    client: httpx.Client | None = None,
+    world: SimWorld | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> OracleNight:
     settings = oracle_settings(hub.settings)
     night = OracleNight()
     night.news = fetch_news(hub, as_of, texts, client=client, world=world, sleep=sleep)
@@ -56,8 +64,16 @@ def oracle_night(hub: Hub, as_of: datetime, env: Mapping[str, str], texts: NewsT
     return night
 
 
-def _answer(hub: Hub, as_of: datetime, endpoint: Endpoint, options: AnswerOptions, qset: str, texts: NewsTexts,
-            sleep: Callable[[float], None], night: OracleNight) -> None:
+def _answer(
+    hub: Hub,
+    as_of: datetime,
+    endpoint: Endpoint,
+    options: AnswerOptions,
+    qset: str,
+    texts: NewsTexts,
+    sleep: Callable[[float], None],
+    night: OracleNight,
+) -> None:
     try:
         night.answers.append(answer_set(hub, as_of, endpoint, options, qset, texts, sleep=sleep))
     except PartialFailure as exc:  # some calls failed: what was answered is written; the next night asks again

@@ -52,8 +52,7 @@ def temporal_view(scores: pd.DataFrame, cutoffs: dict[str, str], by: tuple[str, 
     Pass ``by=("model",)`` to pool a model's sets into one series.
     """
     keys = [*by, "month"]
-    monthly = scores.groupby(keys, sort=True).agg(n=("correct", "size"), accuracy=("correct", "mean"),
-                                                   brier=("brier", "mean")).reset_index()
+    monthly = scores.groupby(keys, sort=True).agg(n=("correct", "size"), accuracy=("correct", "mean"), brier=("brier", "mean")).reset_index()
     parts = [_smooth(group, cutoffs.get(str(group["model"].iloc[0]), "")) for _, group in monthly.groupby(list(by), sort=True)]
     columns = [*keys, *VIEW_COLUMNS]
     return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
@@ -79,10 +78,8 @@ def yoy(index: np.ndarray, values: np.ndarray) -> pd.Series:
 def yoy_summary(view: pd.DataFrame, by: tuple[str, ...] = ("set", "model")) -> pd.DataFrame:
     """Per group: mean YoY change of accuracy and Brier over months up to and after the cutoff month,
     with the number of months each mean is taken over (see the module docstring)."""
-    rows = [dict(zip(by, key if isinstance(key, tuple) else (key,))) | _yoy_row(group)
-            for key, group in view.groupby(list(by), sort=True)]
-    columns = [*by, "yoy_accuracy_before", "yoy_accuracy_after", "yoy_brier_before", "yoy_brier_after",
-               "yoy_months_before", "yoy_months_after"]
+    rows = [dict(zip(by, key if isinstance(key, tuple) else (key,))) | _yoy_row(group) for key, group in view.groupby(list(by), sort=True)]
+    columns = [*by, "yoy_accuracy_before", "yoy_accuracy_after", "yoy_brier_before", "yoy_brier_after", "yoy_months_before", "yoy_months_after"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -92,9 +89,14 @@ def _yoy_row(group: pd.DataFrame) -> dict[str, float]:
     if c is None:
         return {"yoy_months_before": 0, "yoy_months_after": 0}
     before, after = acc.index <= c, acc.index > c
-    return {"yoy_accuracy_before": _mean(acc[before]), "yoy_accuracy_after": _mean(acc[after]),
-            "yoy_brier_before": _mean(brier[before]), "yoy_brier_after": _mean(brier[after]),
-            "yoy_months_before": int(before.sum()), "yoy_months_after": int(after.sum())}
+    return {
+        "yoy_accuracy_before": _mean(acc[before]),
+        "yoy_accuracy_after": _mean(acc[after]),
+        "yoy_brier_before": _mean(brier[before]),
+        "yoy_brier_after": _mean(brier[after]),
+        "yoy_months_before": int(before.sum()),
+        "yoy_months_after": int(after.sum()),
+    }
 
 
 def _mean(values: pd.Series) -> float:

@@ -58,8 +58,13 @@ SEASON_END = parse_ts("2026-07-19T00:00:00Z")
 
 Progress = Callable[[int, int, str], None]
 RUN_IDS = 7_000_000_000  # a demo pull request's validation run: run id RUN_IDS + its number
-PUSHED, EACH, RUN_AFTER, RECEIPT_AFTER, MERGED_AFTER = timedelta(hours=1), timedelta(minutes=20), \
-    timedelta(minutes=1), timedelta(minutes=3), timedelta(minutes=10)  # a night's pull requests, one after another
+PUSHED, EACH, RUN_AFTER, RECEIPT_AFTER, MERGED_AFTER = (
+    timedelta(hours=1),
+    timedelta(minutes=20),
+    timedelta(minutes=1),
+    timedelta(minutes=3),
+    timedelta(minutes=10),
+)  # a night's pull requests, one after another
 
 
 @dataclass(frozen=True)
@@ -82,8 +87,7 @@ def season(start: datetime = SEASON_START, end: datetime = SEASON_END, step_days
     return nights
 
 
-def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime] | None = None,
-             build: bool = True) -> DemoResult:
+def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime] | None = None, build: bool = True) -> DemoResult:
     """Create (or bring up to date) a demo hub in ``root`` and build its site (``build``). ``progress``
     is told of each night, as (nights done, nights in all, what)."""
     _prepare(root, Layout(root))
@@ -157,8 +161,7 @@ class Teams:
             return receipts.record(hub, [rows], night)
 
 
-def submit(hub: Hub, world: SimWorld, night: datetime, commits: NightlyCommits, teams: Teams,
-           placed: set[str]) -> list[int]:
+def submit(hub: Hub, world: SimWorld, night: datetime, commits: NightlyCommits, teams: Teams, placed: set[str]) -> list[int]:
     """The synthetic teams' pull requests of the night: for each open round that lacks their files,
     each model's forecast file (and bets) written, checked as a pull request's, pushed by the teams,
     its validation run's receipt written as the receipts workflow writes it, and merged by the
@@ -172,9 +175,16 @@ def submit(hub: Hub, world: SimWorld, night: datetime, commits: NightlyCommits, 
         number, pushed = teams.next_pr, night + PUSHED + i * EACH
         dues = sorted({PurePosixPath(p).parent.name for p in paths})
         head = commits.pull_request(number, paths, f"{model}: round {', '.join(dues)}", pushed, pushed + MERGED_AFTER)
-        rows = receipts.receipt_rows({p: commits.blobs[p] for p in paths}, attested_at=format_ts(pushed + RUN_AFTER),
-                                     head_sha=head, pr=number, run_id=RUN_IDS + number, verdict="success",
-                                     as_of=pushed + RECEIPT_AFTER, author=TEAM_LOGIN)
+        rows = receipts.receipt_rows(
+            {p: commits.blobs[p] for p in paths},
+            attested_at=format_ts(pushed + RUN_AFTER),
+            head_sha=head,
+            pr=number,
+            run_id=RUN_IDS + number,
+            verdict="success",
+            as_of=pushed + RECEIPT_AFTER,
+            author=TEAM_LOGIN,
+        )
         commits.receipt(RUN_IDS + number, to_csv_bytes(rows, RECEIPTS), pushed + RECEIPT_AFTER)
         teams.pending = pd.concat([teams.pending, rows], ignore_index=True) if len(teams.pending) else rows
         teams.next_pr += 1
@@ -221,8 +231,7 @@ def place_bets(hub: Hub, placed: set[str]) -> list[str]:
         if not missing:
             continue
         questions, forecasts = readers.load_round(hub, due), readers.load_forecasts(hub, due)
-        the_round = round_set(layout.round_questions(due).read_bytes(), format_date(due),
-                              layout.relative(layout.round_questions(due)))
+        the_round = round_set(layout.round_questions(due).read_bytes(), format_date(due), layout.relative(layout.round_questions(due)))
         with hub_lock(layout.data, "prescient demo: bets"):
             for model in missing:
                 bets = synthetic_bets(questions, forecasts[model])
@@ -261,8 +270,7 @@ def write_oracle_forecasts(hub: Hub, qset: str, seed: int) -> list[str]:
         for model, frame in sorted(oracle_forecasts(questions, seed).items()):
             path = layout.oracle_forecast(qset, model)
             data = to_csv_bytes(frame, ORACLE_FORECASTS)
-            _refuse(layout.relative(path), check_oracle_forecast(data, layout.relative(path),
-                                                                 questions_path.read_bytes(), questions_label))
+            _refuse(layout.relative(path), check_oracle_forecast(data, layout.relative(path), questions_path.read_bytes(), questions_label))
             if write_bytes_atomic(path, data):
                 written.append(layout.relative(path))
     return written

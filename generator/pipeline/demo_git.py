@@ -102,17 +102,20 @@ class NightlyCommits:
             listing = run_git(self.root, "ls-tree", "-r", "--full-tree", BRANCH).decode()
             self.blobs = {line.split("\t", 1)[1]: line.split()[2] for line in listing.splitlines() if "\t" in line}
         # what differs from the last commit (a run cut short): seen as changed by the first commit
-        self.stats = {p: s for p, s in _scan(self.root).items() if p in self.blobs
-                      and blob_id((self.root / p).read_bytes()) == self.blobs[p]}
+        self.stats = {p: s for p, s in _scan(self.root).items() if p in self.blobs and blob_id((self.root / p).read_bytes()) == self.blobs[p]}
         # zlib's fastest level and no delta search: a season commits ~190 MB of file versions (each
         # night's version of a ledger is a whole blob), which git's defaults take ~8 CPU s to pack and
         # these ~2.4 (33 MB on disk; `git gc` packs it tighter whenever one likes)
         if run_git(self.root, "for-each-ref", "--format=%(refname)", RECEIPTS_BRANCH).strip():
             self._receipts = f"{RECEIPTS_BRANCH}^0"
         # its stdout answers `get-mark` (a pull request's head commit id, which its receipt names)
-        self._proc = subprocess.Popen(["git", "-C", str(self.root), "-c", "pack.compression=1", "-c", "core.compression=1",
-                                       "fast-import", "--quiet", "--done", "--depth=0"],
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+        self._proc = subprocess.Popen(
+            ["git", "-C", str(self.root), "-c", "pack.compression=1", "-c", "core.compression=1", "fast-import", "--quiet", "--done", "--depth=0"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=ENV,
+        )
         return self
 
     def commit(self, when: datetime, message: str, author: tuple[str, str] | None = None) -> bool:
@@ -146,8 +149,16 @@ class NightlyCommits:
         out.write(b"\n")
         return True
 
-    def pull_request(self, number: int, paths: list[str], title: str, pushed: datetime, merged: datetime,
-                     author: tuple[str, str] = DEMO_TEAMS, login: str = TEAM_LOGIN) -> str:
+    def pull_request(
+        self,
+        number: int,
+        paths: list[str],
+        title: str,
+        pushed: datetime,
+        merged: datetime,
+        author: tuple[str, str] = DEMO_TEAMS,
+        login: str = TEAM_LOGIN,
+    ) -> str:
         """Pull request ``number``: a head commit by ``author`` (GitHub login ``login``) at ``pushed``
         holding the hub's files at ``paths`` (as they are now) on main's last commit, kept as
         ``refs/pull/<number>/head``, then merged into main by the maintainer at ``merged`` with a merge
@@ -205,8 +216,11 @@ class NightlyCommits:
         stamp = f"{seconds} +0000"
         out, text = self._stdin(), message.encode() + b"\n"
         self._marks += 1
-        out.write(f"commit {ref}\nmark :{self._marks}\nauthor {name} <{email}> {stamp}\ncommitter {name} <{email}> {stamp}\n"
-                  f"data {len(text)}\n".encode() + text + (f"from {parent}\n".encode() if parent else b""))
+        out.write(
+            f"commit {ref}\nmark :{self._marks}\nauthor {name} <{email}> {stamp}\ncommitter {name} <{email}> {stamp}\ndata {len(text)}\n".encode()
+            + text
+            + (f"from {parent}\n".encode() if parent else b"")
+        )
         self.made += 1
         return out
 

@@ -61,14 +61,21 @@ def forecast_template(hub: Hub, due: datetime, fmt: str, model: str | None) -> b
         have = ", ".join(format_date(d) for d in readers.round_dues(hub)) or "none yet"
         raise PrescientError(f"--due {format_date(due)}: no such round (published rounds: {have})")
     frame = readers.load_round(hub, due)
-    rows = sorted((str(q), "" if pd.isna(d) else str(d), str(s))
-                  for q, d, s in zip(frame["question_id"], frame["resolution_date"], frame["source"], strict=True))
+    rows = sorted(
+        (str(q), "" if pd.isna(d) else str(d), str(s))
+        for q, d, s in zip(frame["question_id"], frame["resolution_date"], frame["source"], strict=True)
+    )
     if fmt == "json":
         team, _, name = (model or "TEAM.MODEL").partition(".")
-        body = {"organization": team, "model": name or model, "model_organization": team,
-                "question_set": f"{format_date(due)}-prescient.json",
-                "forecasts": [{"id": q.removeprefix(f"{s}:"), "source": s, "forecast": None,
-                               "resolution_date": d or None, "reasoning": ""} for q, d, s in rows]}
+        body = {
+            "organization": team,
+            "model": name or model,
+            "model_organization": team,
+            "question_set": f"{format_date(due)}-prescient.json",
+            "forecasts": [
+                {"id": q.removeprefix(f"{s}:"), "source": s, "forecast": None, "resolution_date": d or None, "reasoning": ""} for q, d, s in rows
+            ],
+        }
         return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     cells = {"question_id": [q for q, _, _ in rows], "resolution_date": [d for _, d, _ in rows]}
     blank = [""] * len(rows)

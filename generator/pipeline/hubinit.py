@@ -46,8 +46,9 @@ TEMPLATES = "data_templates/hub"  # in the package: the hub's README, .gitignore
 # Each workflow line that installs Prescient from the checkout, and what a hub's workflow does instead:
 # install the pinned requirement (read from the trusted checkout: main, or the pull request's base commit).
 INSTALLS = {
-    'python -I -m pip install --no-deps --no-build-isolation "$GITHUB_WORKSPACE"':
-        f'python -I -m pip install --no-deps -r "$GITHUB_WORKSPACE/{PIN_FILE}"',
+    'python -I -m pip install --no-deps --no-build-isolation "$GITHUB_WORKSPACE"': (
+        f'python -I -m pip install --no-deps -r "$GITHUB_WORKSPACE/{PIN_FILE}"'
+    ),
     'python -I -m pip install "$GITHUB_WORKSPACE"': f'python -I -m pip install -r "$GITHUB_WORKSPACE/{PIN_FILE}"',
     'python -I -m pip install "$RUNNER_TEMP/verifier"': f'python -I -m pip install -r "$RUNNER_TEMP/verifier/{PIN_FILE}"',
     "cache-dependency-path: pyproject.toml": f"cache-dependency-path: {PIN_FILE}",
@@ -81,8 +82,9 @@ def first_due_for(as_of: datetime) -> datetime:
     return day + timedelta(days=(6 - day.weekday()) % 7)
 
 
-def init_hub(root: Path, as_of: datetime, title: str = "", maintainers: Iterable[str] = (),
-             sources: Iterable[str] = DEFAULT_SOURCES, package: str = "") -> HubFiles:
+def init_hub(
+    root: Path, as_of: datetime, title: str = "", maintainers: Iterable[str] = (), sources: Iterable[str] = DEFAULT_SOURCES, package: str = ""
+) -> HubFiles:
     """A new hub in ``root`` (created, or an existing folder without a hub): its files, a git repository."""
     from ..vocabulary import known_sources
 
@@ -91,22 +93,27 @@ def init_hub(root: Path, as_of: datetime, title: str = "", maintainers: Iterable
     if unknown:
         raise ConfigError(f"--sources: unknown source(s) {', '.join(unknown)}; known sources: {', '.join(known_sources())}")
     if (root / HUB_FILE).exists():
-        raise ConfigError(f"{root / HUB_FILE} exists: {root} is a hub already; `prescient init --upgrade {root}` "
-                          "refreshes its workflows and site skeleton")
+        raise ConfigError(
+            f"{root / HUB_FILE} exists: {root} is a hub already; `prescient init --upgrade {root}` refreshes its workflows and site skeleton"
+        )
     shipped = shipped_files(package or default_pin())
     clashes = sorted(p for p in shipped if (root / p).exists())
     if clashes:
-        raise ConfigError(f"{root} already holds {', '.join(clashes[:5])}{' …' if len(clashes) > 5 else ''}; "
-                          "`prescient init` makes a new hub in an empty folder (or one without these files)")
+        raise ConfigError(
+            f"{root} already holds {', '.join(clashes[:5])}{' …' if len(clashes) > 5 else ''}; "
+            "`prescient init` makes a new hub in an empty folder (or one without these files)"
+        )
     maintainers = tuple(maintainers)
     wrong = [m for m in maintainers if not codeowners_script()._OWNER.match(m)]
     if wrong:
         raise ConfigError(f"--maintainer: {', '.join(map(repr, wrong))} is not a GitHub login, @org/team or e-mail address")
     first_due = first_due_for(as_of)
     result = HubFiles(root, __version__, first_due=first_due)
-    owned = {HUB_FILE: render_hub_toml(title or root.name, maintainers, first_due, sources),
-             "README.md": _template("README.md").replace(b"{title}", (title or root.name).encode()),
-             ".gitignore": _template("gitignore")}
+    owned = {
+        HUB_FILE: render_hub_toml(title or root.name, maintainers, first_due, sources),
+        "README.md": _template("README.md").replace(b"{title}", (title or root.name).encode()),
+        ".gitignore": _template("gitignore"),
+    }
     root.mkdir(parents=True, exist_ok=True)
     for path, data in owned.items():
         (result.kept if (root / path).exists() else result.written).append(path)
@@ -158,7 +165,7 @@ def shipped_files(pin: str) -> dict[str, bytes]:
         if relative.parts[0] != "site" and relative.parts[:2] != ("docs", "generated"):  # built, never shipped
             files[f"site_src/{relative.as_posix()}"] = path.read_bytes()
     files[".ci/run"] = _template("ci-run")
-    files[PIN_FILE] = (f"# The Prescient this hub runs, as a pip requirement (see README.md, \"Upgrading\").\n{pin}\n").encode()
+    files[PIN_FILE] = (f'# The Prescient this hub runs, as a pip requirement (see README.md, "Upgrading").\n{pin}\n').encode()
     return dict(sorted(files.items()))
 
 
@@ -168,8 +175,7 @@ def hub_workflow(path: str, data: bytes) -> bytes:
     text = data.decode("utf-8")
     for old, new in INSTALLS.items():
         text = text.replace(old, new)
-    leftover = [line.strip() for line in text.splitlines() if "pip install" in line and PIN_FILE not in line
-                and "requirements.lock" not in line]
+    leftover = [line.strip() for line in text.splitlines() if "pip install" in line and PIN_FILE not in line and "requirements.lock" not in line]
     if leftover or "pyproject.toml" in text:
         raise ValueError(f"{path}: an install the hub's workflows cannot rewrite: {leftover or 'pyproject.toml'}")
     return text.encode("utf-8")
@@ -268,10 +274,18 @@ def version_problems(root: Path) -> list[Problem]:
     recorded = _read_manifest(root).get("version")
     if not recorded or recorded == __version__:
         return []
-    return [Problem(MANIFEST, None, "version", "hub-files-version",
-                    f"the hub's workflows, .ci/run and site skeleton were written by Prescient {recorded}, and this is "
-                    f"{__version__}: run `prescient init --upgrade {root}` and commit what it changes (until then the site "
-                    "is built with the older skeleton's script and styles)", "warning")]
+    return [
+        Problem(
+            MANIFEST,
+            None,
+            "version",
+            "hub-files-version",
+            f"the hub's workflows, .ci/run and site skeleton were written by Prescient {recorded}, and this is "
+            f"{__version__}: run `prescient init --upgrade {root}` and commit what it changes (until then the site "
+            "is built with the older skeleton's script and styles)",
+            "warning",
+        )
+    ]
 
 
 WORKFLOWS = ".github/workflows"
@@ -285,15 +299,31 @@ def receipts_problems(root: Path, settings: Settings) -> list[Problem]:
     without them (no validation run to read)."""
     present = [name for name in RECEIPT_WORKFLOWS if (root / WORKFLOWS / name).is_file()]
     if settings.receipts == "ledger" and len(present) == len(RECEIPT_WORKFLOWS):
-        return [Problem(HUB_FILE, None, "hub.receipts", "receipts-mismatch",
-                        f'[hub] receipts = "ledger", but the hub runs GitHub\'s {" and ".join(present)} workflows: the seals '
-                        "never read the pull requests' validation runs, so a pull request checked before a round's due time "
-                        'and merged after it does not count; set receipts = "github"', "warning")]
+        return [
+            Problem(
+                HUB_FILE,
+                None,
+                "hub.receipts",
+                "receipts-mismatch",
+                f'[hub] receipts = "ledger", but the hub runs GitHub\'s {" and ".join(present)} workflows: the seals '
+                "never read the pull requests' validation runs, so a pull request checked before a round's due time "
+                'and merged after it does not count; set receipts = "github"',
+                "warning",
+            )
+        ]
     if settings.receipts == "github" and not present:
-        return [Problem(HUB_FILE, None, "hub.receipts", "receipts-mismatch",
-                        f'[hub] receipts = "github", but {WORKFLOWS}/ holds neither {" nor ".join(RECEIPT_WORKFLOWS)}: '
-                        "no validation run records a pull request's pushes and the nightly has none to read, so it seals "
-                        'no round; set receipts = "ledger" for a hub run by hand (or `prescient init --upgrade`)', "warning")]
+        return [
+            Problem(
+                HUB_FILE,
+                None,
+                "hub.receipts",
+                "receipts-mismatch",
+                f'[hub] receipts = "github", but {WORKFLOWS}/ holds neither {" nor ".join(RECEIPT_WORKFLOWS)}: '
+                "no validation run records a pull request's pushes and the nightly has none to read, so it seals "
+                'no round; set receipts = "ledger" for a hub run by hand (or `prescient init --upgrade`)',
+                "warning",
+            )
+        ]
     return []
 
 
@@ -308,7 +338,14 @@ def check_hub_files(root: Path, settings: Settings) -> list[Problem]:
         return [Problem(HUB_FILE, None, "hub.maintainers", "bad-value", str(exc))]
     if path.read_text(encoding="utf-8") != wanted:
         listed = ", ".join(settings.maintainers) or "nobody"
-        return [Problem(CODEOWNERS, None, None, "codeowners-stale",
-                        f"it does not give every path to [hub] maintainers ({listed}); run `python .github/codeowners.py` "
-                        "(or `prescient init --upgrade`) and commit it")]
+        return [
+            Problem(
+                CODEOWNERS,
+                None,
+                None,
+                "codeowners-stale",
+                f"it does not give every path to [hub] maintainers ({listed}); run `python .github/codeowners.py` "
+                "(or `prescient init --upgrade`) and commit it",
+            )
+        ]
     return []

@@ -24,26 +24,29 @@ HEADER = """\
 # site's Data page. A commented-out key shows its default. Change the file by pull request; after
 # changing [hub] maintainers, run `python .github/codeowners.py`.
 """
-ORACLE_NOTE = ("Daily Oracle, living: questions made every night from the news (the site's Methodology page). "
-               "Off without an [oracle] table: uncomment it and list real feeds to run it; the question maker "
-               "uses the PRESCIENT_LLM_* endpoint.")
+ORACLE_NOTE = (
+    "Daily Oracle, living: questions made every night from the news (the site's Methodology page). "
+    "Off without an [oracle] table: uncomment it and list real feeds to run it; the question maker "
+    "uses the PRESCIENT_LLM_* endpoint."
+)
 # What the tables say before their keys, besides each key's own meaning.
 TABLE_NOTES = {
     "rounds": "A round is due every cadence_days from first_due (UTC); its question set is frozen and published "
-              "open_days_before_due days before. A round whose freeze time passed before the hub had any data "
-              "is frozen at the first nightly that has (at least a day before its due time).",
+    "open_days_before_due days before. A round whose freeze time passed before the hub had any data "
+    "is frozen at the first nightly that has (at least a day before its due time).",
     "http": "How the sources' requests are made; a source's own table may override any of these for itself.",
     "sources": "The sources the nightly asks, one table each; `prescient sources` lists them with their status.",
 }
 
 
-def render_hub_toml(title: str, maintainers: Iterable[str], first_due: datetime, sources: Iterable[str],
-                    receipts: str = "github") -> bytes:
+def render_hub_toml(title: str, maintainers: Iterable[str], first_due: datetime, sources: Iterable[str], receipts: str = "github") -> bytes:
     """The new hub's ``data/hub.toml``: ``sources`` enabled, every other known source listed, disabled;
     ``receipts``: where its seals learn of pull-request pushes ("github": the hub runs the GitHub
     workflows ``init`` writes, whose nightly reads the validation runs)."""
-    given: dict[str, dict[str, Any]] = {"hub": {"title": title, "maintainers": list(maintainers), "receipts": receipts},
-                                        "rounds": {"first_due": format_ts(first_due)}}
+    given: dict[str, dict[str, Any]] = {
+        "hub": {"title": title, "maintainers": list(maintainers), "receipts": receipts},
+        "rounds": {"first_due": format_ts(first_due)},
+    }
     enabled = set(sources)
     parts = [HEADER.format(title=title)]
     for table, cls in TABLES.items():
@@ -79,8 +82,7 @@ def _start_value(spec: Spec) -> Any:
 
 
 def _comment(text: str) -> str:
-    return "\n".join(textwrap.wrap(text, WIDTH - 2, initial_indent="# ", subsequent_indent="# ",
-                                   break_on_hyphens=False)) + "\n"
+    return "\n".join(textwrap.wrap(text, WIDTH - 2, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)) + "\n"
 
 
 def _commented(text: str) -> str:

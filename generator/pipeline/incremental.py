@@ -66,8 +66,9 @@ from . import memo_store
 from .memo_store import DeriveMemo, RoundMemo
 from .recompute import score_one_round
 
-MEMO: Slot[DeriveMemo] = Slot("nightly: the derive's memo", lambda cache: memo_store.load(cache.disk, cache.state(memo_store.SAVED))
-                              if cache.disk is not None else DeriveMemo())
+MEMO: Slot[DeriveMemo] = Slot(
+    "nightly: the derive's memo", lambda cache: memo_store.load(cache.disk, cache.state(memo_store.SAVED)) if cache.disk is not None else DeriveMemo()
+)
 ROUND_KEY: Slot[tuple] = Slot("nightly: a round's files")  # .of(due): ``_round_key``, kept while the files' stats are
 
 
@@ -87,8 +88,15 @@ def memo_of(hub: Hub) -> DeriveMemo:
     return hub.cache.state(MEMO)
 
 
-def rescore_changed_rounds(hub: Hub, view: Callable[[], LedgerView], as_of: str, impute_value: float, policy: str,
-                           quarantine: list[Problem], stats: dict[str, FileStats] | None = None) -> tuple[list[pd.DataFrame], list[str]]:
+def rescore_changed_rounds(
+    hub: Hub,
+    view: Callable[[], LedgerView],
+    as_of: str,
+    impute_value: float,
+    policy: str,
+    quarantine: list[Problem],
+    stats: dict[str, FileStats] | None = None,
+) -> tuple[list[pd.DataFrame], list[str]]:
     """Every round's scores, a frame per round in round order, and the score files written:
     ``recompute.write_round_scores``, scoring again only what changed since this command's last derive.
     ``view()`` gives the ledger view at ``as_of``; it is only asked for when a round needs scoring.
@@ -108,8 +116,7 @@ def rescore_changed_rounds(hub: Hub, view: Callable[[], LedgerView], as_of: str,
         label = format_date(due)
         key = _round_key(hub, due, impute_value, stats.get(label, ()))
         entry = before = memo.rounds.get(label)
-        if entry is None or not trusted or entry.key != key or _touched(entry, changes) \
-                or _passes(entry.whens, memo.as_of, as_of):
+        if entry is None or not trusted or entry.key != key or _touched(entry, changes) or _passes(entry.whens, memo.as_of, as_of):
             fresh = _rescore(hub, due, view(), key, impute_value)
             # scores equal to the ones last written give the same bytes: the file need not be written
             # again, and the frame kept is the one written (what ``score_parts`` knows it by)
@@ -172,8 +179,7 @@ def _rescore(hub: Hub, due, view: LedgerView, key: tuple, impute_value: float) -
             memo_store.save_forecasts(hub.cache.disk, format_date(due), key, made)
         return made
 
-    questions, resolutions, scores = score_one_round(hub, due, view, impute_value, problems,
-                                                     forecasts if hub.cache.disk is not None else None)
+    questions, resolutions, scores = score_one_round(hub, due, view, impute_value, problems, forecasts if hub.cache.disk is not None else None)
     whens = tuple(sorted({f"{d}T00:00:00Z" for d in questions["resolution_date"]}))
     markets = frozenset(questions.loc[questions["kind"] == MARKET, "question_id"])
     return RoundMemo(key, markets, _watch(questions, resolutions, view.as_of), whens, scores, tuple(problems), None)
@@ -225,8 +231,11 @@ def _write_scores(hub: Hub, path: Path, scores: pd.DataFrame, before: RoundMemo 
     def same(read: bytes) -> None:  # the temp file's bytes, read back before they replace the file
         if read != data:
             label = hub.layout.relative(path)
-            raise RoundTripError(f"{label}: the written file would not read back as written; it was not replaced",
-                                 [Problem(label, None, None, "write-read-back", "the bytes read back are not those written")])
+            raise RoundTripError(
+                f"{label}: the written file would not read back as written; it was not replaced",
+                [Problem(label, None, None, "write-read-back", "the bytes read back are not those written")],
+            )
+
     return write_bytes_atomic(path, data, check=same)
 
 
@@ -280,13 +289,13 @@ def _touched(entry: RoundMemo, changes: Changes) -> bool:
     news, closed, stated = changes.news, changes.closed, changes.stated
     if not news and not stated:
         return False
-    return any(q in stated or (q in news and q in closed) for q in entry.markets) or \
-        any(q in stated or (q in news and news[q] <= mark) for q, mark in entry.watch.items())
+    return any(q in stated or (q in news and q in closed) for q in entry.markets) or any(
+        q in stated or (q in news and news[q] <= mark) for q, mark in entry.watch.items()
+    )
 
 
 def _with_written(entry: RoundMemo, signature: tuple | None, scores: pd.DataFrame | None = None) -> RoundMemo:
-    return RoundMemo(entry.key, entry.markets, entry.watch, entry.whens, entry.scores if scores is None else scores,
-                     entry.quarantined, signature)
+    return RoundMemo(entry.key, entry.markets, entry.watch, entry.whens, entry.scores if scores is None else scores, entry.quarantined, signature)
 
 
 def _round_key(hub: Hub, due, impute_value: float, forecasts: FileStats) -> tuple:

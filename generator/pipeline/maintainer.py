@@ -70,8 +70,12 @@ def _here(problems: list[Problem]) -> list[Problem]:
 def _known(hub: Hub) -> Known:
     bank = latest_questions(readers.load_bank(hub))
     history = readers.load_history(hub)
-    return Known(dict(zip(bank["id"], bank["kind"])), frozenset(readers.load_models(hub)), hub.settings.maintainers,
-                 str(history["as_of"].max()) if len(history) else "")
+    return Known(
+        dict(zip(bank["id"], bank["kind"])),
+        frozenset(readers.load_models(hub)),
+        hub.settings.maintainers,
+        str(history["as_of"].max()) if len(history) else "",
+    )
 
 
 def _row(hub: Hub, d: Decision, stamp: str, known: Known) -> dict:
@@ -79,9 +83,17 @@ def _row(hub: Hub, d: Decision, stamp: str, known: Known) -> dict:
     resolved_at = ""
     if d.action == CORRECT:
         resolved_at = _resolved_at(hub, d, effective, known)
-    return {"recorded_at": stamp, "action": d.action, "target": d.target, "resolution_date": d.resolution_date,
-            "outcome": np.nan if d.outcome is None else float(d.outcome), "resolved_at": resolved_at,
-            "effective_at": effective, "by": d.by, "reason": d.reason.strip()}
+    return {
+        "recorded_at": stamp,
+        "action": d.action,
+        "target": d.target,
+        "resolution_date": d.resolution_date,
+        "outcome": np.nan if d.outcome is None else float(d.outcome),
+        "resolved_at": resolved_at,
+        "effective_at": effective,
+        "by": d.by,
+        "reason": d.reason.strip(),
+    }
 
 
 def _resolved_at(hub: Hub, d: Decision, effective: str, known: Known) -> str:
@@ -93,5 +105,4 @@ def _resolved_at(hub: Hub, d: Decision, effective: str, known: Known) -> str:
         return effective
     obs = readers.load_observations(hub)
     closed = obs[(obs["question_id"] == d.target) & obs["status"].isin(["resolved", "void"])]
-    return str(closed.sort_values(["recorded_at", "observed_at"], kind="mergesort")["observed_at"].iloc[-1]) if len(closed) \
-        else effective
+    return str(closed.sort_values(["recorded_at", "observed_at"], kind="mergesort")["observed_at"].iloc[-1]) if len(closed) else effective

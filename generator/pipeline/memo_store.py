@@ -1,6 +1,6 @@
 """The incremental derive's memo (``DeriveMemo``, what ``incremental`` saw and computed), each round's
 forecasts as its scoring reads them (``load_forecasts``) and the night's headline boards
-(``nightly._headline``), kept between commands in the disk cache.
+(``headline._headline``), kept between commands in the disk cache.
 
 A fresh nightly process starts from what the last one derived, so it too scores again only the
 rounds that what changed can affect. The memo is a JSON document (``state/nightly-memo.json``) plus
@@ -79,10 +79,15 @@ def _memo(disk: DiskCache, body: dict, saved: dict[str, tuple[pd.DataFrame, str]
         if scores is None:
             continue  # that round is scored again
         problems = tuple(Problem(str(p[0]), p[1], p[2], str(p[3]), str(p[4]), str(p[5])) for p in doc["quarantined"])
-        memo.rounds[str(label)] = RoundMemo(_tuples(doc["key"]), frozenset(doc["markets"]),
-                                         {str(q): str(m) for q, m in doc["watch"].items()},
-                                         tuple(doc["whens"]), scores, problems,
-                                         None if doc["written"] is None else _tuples(doc["written"]))
+        memo.rounds[str(label)] = RoundMemo(
+            _tuples(doc["key"]),
+            frozenset(doc["markets"]),
+            {str(q): str(m) for q, m in doc["watch"].items()},
+            tuple(doc["whens"]),
+            scores,
+            problems,
+            None if doc["written"] is None else _tuples(doc["written"]),
+        )
         saved[str(label)] = (scores, str(doc["token"]))
     return memo
 
@@ -98,16 +103,21 @@ def save(disk: DiskCache, memo: DeriveMemo, saved: dict[str, tuple[pd.DataFrame,
             if not disk.save_frame(f"memo scores {label}", token, entry.scores):
                 continue  # not a frame the format holds: scored again next time
             kept = saved[label] = (entry.scores, token)
-        rounds[label] = {"key": entry.key, "markets": sorted(entry.markets), "watch": entry.watch,
-                         "whens": list(entry.whens), "written": entry.written, "token": kept[1],
-                         "quarantined": [[p.file, p.row, p.column, p.code, p.message, p.severity] for p in entry.quarantined]}
+        rounds[label] = {
+            "key": entry.key,
+            "markets": sorted(entry.markets),
+            "watch": entry.watch,
+            "whens": list(entry.whens),
+            "written": entry.written,
+            "token": kept[1],
+            "quarantined": [[p.file, p.row, p.column, p.code, p.message, p.severity] for p in entry.quarantined],
+        }
     ledgers = {path: [list(m.signature), m.size, m.sha256, m.rows] for path, m in sorted(memo.ledgers.items())}
-    disk.save_json(_DOC, {"as_of": memo.as_of, "latest": memo.latest, "closed": sorted(memo.closed),
-                          "ledgers": ledgers, "rounds": rounds})
+    disk.save_json(_DOC, {"as_of": memo.as_of, "latest": memo.latest, "closed": sorted(memo.closed), "ledgers": ledgers, "rounds": rounds})
 
 
 def load_headline(disk: DiskCache) -> tuple[tuple[str, ...], tuple[str, ...], pd.DataFrame] | None:
-    """The (key, unranked lines, history rows) the last command kept (``nightly._headline``), or None."""
+    """The (key, unranked lines, history rows) the last command kept (``headline._headline``), or None."""
     body = disk.load_json(_HEADLINE)
     if not isinstance(body, dict) or not isinstance(body.get("key"), list) or not isinstance(body.get("lines"), list):
         return None
@@ -125,6 +135,7 @@ def save_headline(disk: DiskCache, key: tuple[str, ...], lines: tuple[str, ...],
 
 
 # -- a round's forecast files, as the scoring reads them -------------------------------------------
+
 
 def _forecasts_doc(label: str) -> str:
     return f"round forecasts {label}"
@@ -145,12 +156,15 @@ def load_forecasts(disk: DiskCache | None, label: str, key: tuple) -> RoundForec
         return None
     frame = disk.load_frame(_forecasts_doc(label), body["token"])
     models, declared = body.get("models"), body.get("declared")
-    if frame is None or not isinstance(models, list) or not isinstance(declared, dict) \
-            or list(frame.columns) != [*KEY_COLUMNS, *(f"p{i}" for i in range(len(models)))]:
+    if (
+        frame is None
+        or not isinstance(models, list)
+        or not isinstance(declared, dict)
+        or list(frame.columns) != [*KEY_COLUMNS, *(f"p{i}" for i in range(len(models)))]
+    ):
         return None
     prob = frame[[f"p{i}" for i in range(len(models))]].to_numpy(dtype=float).T.copy()
-    return RoundForecasts(tuple(str(m) for m in models), frame[list(KEY_COLUMNS)], prob,
-                          {str(m): str(d) for m, d in declared.items()})
+    return RoundForecasts(tuple(str(m) for m in models), frame[list(KEY_COLUMNS)], prob, {str(m): str(d) for m, d in declared.items()})
 
 
 def save_forecasts(disk: DiskCache | None, label: str, key: tuple, table: RoundForecasts) -> None:
@@ -161,8 +175,7 @@ def save_forecasts(disk: DiskCache | None, label: str, key: tuple, table: RoundF
     keys = table.keys.reset_index(drop=True)
     frame = pd.DataFrame({**{k: keys[k].array for k in KEY_COLUMNS}, **{f"p{i}": table.prob[i] for i in range(len(table.models))}})
     if disk.save_frame(_forecasts_doc(label), token, frame):
-        disk.save_json(_forecasts_doc(label), {"key": _digest(key), "token": token, "models": list(table.models),
-                                               "declared": table.declared})
+        disk.save_json(_forecasts_doc(label), {"key": _digest(key), "token": token, "models": list(table.models), "declared": table.declared})
 
 
 # -- the fetch's observation state ------------------------------------------------------------------
@@ -220,9 +233,11 @@ def save_observation_state(hub: Hub, state: ingest.ObservationState) -> None:
     token = os.urandom(12).hex()
     market = [(q, o, r, *v) for q, ((o, r), v) in state.market.items()]
     series = [(q, o, r, *v) for (q, o), (r, v) in state.series.items()]
-    frames = {"market": pd.DataFrame(market or None, columns=list(_STATE_COLUMNS)),
-              "series": pd.DataFrame(series or None, columns=list(_STATE_COLUMNS)),
-              "closed": pd.DataFrame({"question_id": list(state.closed_at), "observed_at": list(state.closed_at.values())})}
+    frames = {
+        "market": pd.DataFrame(market or None, columns=list(_STATE_COLUMNS)),
+        "series": pd.DataFrame(series or None, columns=list(_STATE_COLUMNS)),
+        "closed": pd.DataFrame({"question_id": list(state.closed_at), "observed_at": list(state.closed_at.values())}),
+    }
     frames = {name: frame.astype(object) for name, frame in frames.items()}
     if all(disk.save_frame(f"observation state {name}", token, frame) for name, frame in frames.items()):
         disk.save_json(_OBSERVED, {"token": token, "recorded": state.recorded, "files": files})
@@ -246,8 +261,7 @@ def _kept_state(disk: DiskCache) -> ingest.ObservationState | None:
         q, o, r, v, s, c = (frames["series"][col].tolist() for col in _STATE_COLUMNS)
         state.series = {(qq, oo): (rr, (vv, ss, cc)) for qq, oo, rr, vv, ss, cc in zip(q, o, r, v, s, c)}
         state.closed_at = dict(zip(frames["closed"]["question_id"].tolist(), frames["closed"]["observed_at"].tolist()))
-        state.files = {str(path): readers.LedgerMark(_tuples(m[0]), int(m[1]), str(m[2]), int(m[3]))
-                       for path, m in body["files"].items()}
+        state.files = {str(path): readers.LedgerMark(_tuples(m[0]), int(m[1]), str(m[2]), int(m[3])) for path, m in body["files"].items()}
     except (KeyError, TypeError, ValueError, IndexError):
         return None
     return state

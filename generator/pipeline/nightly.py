@@ -29,12 +29,9 @@ from ..config_schema import source_specs
 from ..errors import PartialFailure, Problem, SchemaError
 from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
 from ..interop.forecastbench import export
-from ..leaderboard.digest import inputs_digest
-from ..leaderboard.fb_board import board_options, unranked_rounds
-from ..leaderboard.hub_boards import KeptBoards
 from ..models import ModelMeta
 from ..parallel import default_processes, forked_map
-from ..schemas import HISTORY, OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, ROUND_REVEAL
+from ..schemas import OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, ROUND_REVEAL
 from ..sources.base import FetchContext, FetchResult, Source
 from ..sources.http import Budget
 from ..sources.registry import build_source
@@ -51,7 +48,8 @@ from ..store.newstexts import NewsTexts
 from ..submissions.content import check_content, round_set
 from ..timeutil import days, format_date, format_ts
 from . import incremental, memo_store, sampling
-from .recompute import concat_scores, history_for, hub_view
+from .headline import append_history
+from .recompute import hub_view
 from .seal import reveal_by, seal_stage
 
 if TYPE_CHECKING:
@@ -65,10 +63,6 @@ LATEST_QUESTIONS: Slot[dict] = Slot("fetch: the questions' latest versions")  # 
 OBSERVATION_STATE: Slot[ingest.ObservationState] = Slot("fetch: the observation ledger's state")
 SEEN_QUESTIONS: Slot[dict] = Slot("fetch: the questions a source gave")  # .of(source): id → Question, while the files are unchanged
 MODEL_TEXTS: Slot[dict[ModelMeta, bytes]] = Slot("derive: the hub models' YAML", lambda cache: {})
-HEADLINE: Slot[tuple[tuple[str, ...], tuple[str, ...], pd.DataFrame] | None] = Slot(
-    "derive: the night's headline (key, unranked lines, history rows)",
-    lambda cache: memo_store.load_headline(cache.disk) if cache.disk is not None else None)
-BOARDS: Slot[KeptBoards] = Slot("derive: the boards of the last headline", lambda cache: KeptBoards())
 ExtraForecasters = Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
 ProgressFactory = Callable[[str], Callable[[int], None]]
 
@@ -113,11 +107,20 @@ class NightlyReport:
         return self.agents.errors if self.agents is not None else []
 
 
-def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_only: bool = False,
-            extra: ExtraForecasters | None = None, extra_models: dict[str, ModelMeta] | None = None,
-            env: dict[str, str] | None = None, client: httpx.Client | None = None,
-            progress: ProgressFactory | None = None, sources: Mapping[str, Source] | None = None,
-            walk: Callable[[Hub, datetime], bool] | None = None) -> NightlyReport:
+def nightly(
+    hub: Hub | Path,
+    as_of: datetime,
+    *,
+    only: str | None = None,
+    fetch_only: bool = False,
+    extra: ExtraForecasters | None = None,
+    extra_models: dict[str, ModelMeta] | None = None,
+    env: dict[str, str] | None = None,
+    client: httpx.Client | None = None,
+    progress: ProgressFactory | None = None,
+    sources: Mapping[str, Source] | None = None,
+    walk: Callable[[Hub, datetime], bool] | None = None,
+) -> NightlyReport:
     """One nightly run over ``hub`` (a Hub, or its folder). Raises PartialFailure after writing if a source failed.
 
     ``client`` replaces the sources' own HTTP clients (tests pass one over a mock transport);
@@ -139,17 +142,23 @@ def nightly(hub: Hub | Path, as_of: datetime, *, only: str | None = None, fetch_
         if not fetch_only:
             complete = settings.receipts != "github" or (walk is not None and walk(hub, as_of))
             if not complete:
-                report.sealing.append(Problem("data/receipts/", None, None, "receipts-incomplete",
-                                              "the pull requests' runs could not all be read (GITHUB_TOKEN and GITHUB_REPOSITORY "
-                                              "set? GitHub's API reachable?), so no round less than two days past its due time is sealed in this run",
-                                              "warning"))
+                report.sealing.append(
+                    Problem(
+                        "data/receipts/",
+                        None,
+                        None,
+                        "receipts-incomplete",
+                        "the pull requests' runs could not all be read (GITHUB_TOKEN and GITHUB_REPOSITORY "
+                        "set? GitHub's API reachable?), so no round less than two days past its due time is sealed in this run",
+                        "warning",
+                    )
+                )
             take_up_decisions(hub, as_of)
             derive_stage(hub, as_of, bank, report, extra, extra_models or {}, complete)
     if settings.oracle is not None and not fetch_only and only is None:  # its steps take the lock themselves
         from ..oracle.stage import oracle_night  # its libraries (feeds, scikit-learn) load only where it runs
 
-        report.oracle = oracle_night(hub, as_of, env, _news_texts(hub), client=client,
-                                     world=getattr((sources or {}).get("sim"), "world", None))
+        report.oracle = oracle_night(hub, as_of, env, _news_texts(hub), client=client, world=getattr((sources or {}).get("sim"), "world", None))
     if settings.arena.agent_models and not fetch_only and only is None:  # each agent's run takes the lock itself
         from ..forecasters.agents import agents_night
 
@@ -186,24 +195,37 @@ def partial_summary(report: NightlyReport) -> str:
 
 
 def report_problems(report: NightlyReport) -> list[Problem]:
-    return [Problem(f"source {s.name}", None, None, "source-failed", s.error or "; ".join(s.failures[:5]))
-            for s in report.failed_sources] + report.quarantined + report.oracle_errors + report.agent_errors
+    return (
+        [Problem(f"source {s.name}", None, None, "source-failed", s.error or "; ".join(s.failures[:5])) for s in report.failed_sources]
+        + report.quarantined
+        + report.oracle_errors
+        + report.agent_errors
+    )
 
 
 # -- phase 1: fetch -------------------------------------------------------------------------------
 
-def fetch_stage(settings: Settings, hub: Hub, as_of: datetime, report: NightlyReport,
-                only: str | None, env: dict[str, str], client: httpx.Client | None = None,
-                progress: ProgressFactory | None = None,
-                sources: Mapping[str, Source] | None = None) -> pd.DataFrame:
+
+def fetch_stage(
+    settings: Settings,
+    hub: Hub,
+    as_of: datetime,
+    report: NightlyReport,
+    only: str | None,
+    env: dict[str, str],
+    client: httpx.Client | None = None,
+    progress: ProgressFactory | None = None,
+    sources: Mapping[str, Source] | None = None,
+) -> pd.DataFrame:
     """Ask every enabled source (or ``only``) and append what is new; return the question bank as it
     is then. The observation ledger is not concatenated into one frame here: the fetch compares with
     its kept state, and the derive reads the ledger only when a stage needs it."""
     layout, cache = hub.layout, hub.cache
     bank = cache.kept(BANK, signatures(layout.question_files()), lambda: readers.load_bank(hub))  # while unchanged
-    kept = _Kept(cache.kept(LATEST_QUESTIONS, signatures(layout.question_files()), lambda: ingest.latest_contents(bank)),
-                 cache.kept(OBSERVATION_STATE, signatures(layout.observation_files()),
-                            lambda: memo_store.load_observation_state(hub)))  # kept between commands too
+    kept = _Kept(
+        cache.kept(LATEST_QUESTIONS, signatures(layout.question_files()), lambda: ingest.latest_contents(bank)),
+        cache.kept(OBSERVATION_STATE, signatures(layout.observation_files()), lambda: memo_store.load_observation_state(hub)),
+    )  # kept between commands too
     for src in (s for s in settings.enabled_sources if only in (None, s.name)):
         source_report = SourceReport(src.name)
         report.sources.append(source_report)
@@ -229,8 +251,19 @@ class _Kept:
     observations: ingest.ObservationState
 
 
-def _fetch_one(name, options, as_of, bank, hub: Hub, state: ingest.ObservationState, env, client, ticker,
-               source_report: SourceReport, built: Source | None = None) -> FetchResult | None:
+def _fetch_one(
+    name,
+    options,
+    as_of,
+    bank,
+    hub: Hub,
+    state: ingest.ObservationState,
+    env,
+    client,
+    ticker,
+    source_report: SourceReport,
+    built: Source | None = None,
+) -> FetchResult | None:
     """Ask one source. Live sources open their own client through ``sources.http.open_client``.
 
     The source's requests share one time budget (``budget_seconds``, else ``[http]
@@ -247,8 +280,16 @@ def _fetch_one(name, options, as_of, bank, hub: Hub, state: ingest.ObservationSt
     again = known.reread(closed, format_ts(as_of - days(window)), cap, as_of.toordinal())  # resolved lately: read again
     source_report.reread = len(again)
     budget = Budget.from_options(options)
-    ctx = FetchContext(as_of=as_of, options=options, tracked=frozenset(set(ids) - closed | again), settled=frozenset(closed - again),
-                       client=client, env=env, progress=ticker, budget=budget)
+    ctx = FetchContext(
+        as_of=as_of,
+        options=options,
+        tracked=frozenset(set(ids) - closed | again),
+        settled=frozenset(closed - again),
+        client=client,
+        env=env,
+        progress=ticker,
+        budget=budget,
+    )
     try:
         result = (built or build_source(name, options)).fetch(ctx)
     except Exception as exc:  # isolation: one broken source must not stop the others
@@ -301,6 +342,7 @@ def _ingest(hub: Hub, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceR
 
 # -- phase 2: derive ------------------------------------------------------------------------------
 
+
 def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_complete: bool = True) -> None:
     settings, layout = hub.settings, hub.layout
     observations = _lazy(lambda: readers.load_observations(hub))  # the ledger after the fetch, read when needed
@@ -312,8 +354,10 @@ def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_co
             report.round_notes.append(sampling.waiting_note(settings.rounds, due, as_of))
             continue
         if freeze != due - days(settings.rounds.open_days_before_due):
-            report.round_notes.append(f"round {format_date(due)}: nothing was eligible at its freeze time, so it is frozen "
-                                      f"now, {format_ts(freeze)} (the first run with eligible questions)")
+            report.round_notes.append(
+                f"round {format_date(due)}: nothing was eligible at its freeze time, so it is frozen "
+                f"now, {format_ts(freeze)} (the first run with eligible questions)"
+            )
         write_forecasts(layout, due, questions, extra, report)  # before the round: a crash leaves it unopened
         publish_round(hub, due, questions, bank, report, settings.rounds)
     _write_models(hub, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
@@ -329,10 +373,11 @@ def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_co
     # every round's scores, a frame per round; only the rounds what changed since this command's last
     # night can affect are scored again (the bytes of ``recompute.write_round_scores``)
     scoring = settings.scoring
-    frames, written = incremental.rescore_changed_rounds(hub, view, format_ts(as_of), scoring.impute_value,
-                                                         scoring.unresolved_markets, report.quarantined, stats)
+    frames, written = incremental.rescore_changed_rounds(
+        hub, view, format_ts(as_of), scoring.impute_value, scoring.unresolved_markets, report.quarantined, stats
+    )
     report.written += written
-    _append_history(hub, frames, as_of, report, incremental.score_parts(hub))
+    append_history(hub, frames, as_of, report, incremental.score_parts(hub))
 
 
 def _lazy(make: Callable[[], T]) -> Callable[[], T]:
@@ -343,11 +388,11 @@ def _lazy(make: Callable[[], T]) -> Callable[[], T]:
         if not made:
             made.append(make())
         return made[0]
+
     return value
 
 
-def publish_round(hub: Hub, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report,
-                  rounds: RoundSettings | None = None) -> None:
+def publish_round(hub: Hub, due: datetime, questions: pd.DataFrame, bank: pd.DataFrame, report, rounds: RoundSettings | None = None) -> None:
     """questions.csv marks a round as open (``Layout.round_dirs``), so it is written last: a run
     killed before it leaves a round the next run opens again from the start. Under ``[rounds]
     secrecy = "commit-reveal"`` the round's reveal window is frozen with it (``reveal.csv``)."""
@@ -370,8 +415,7 @@ def write_forecasts(layout, due, questions, extra: ExtraForecasters | None, repo
     _write_hub_files(layout, due, questions, frames, report, replace=True)
 
 
-def _write_after_due(hub: Hub, view, as_of: datetime, report, stats: dict[str, FileStats],
-                     crowd_min: int = 2) -> bool:
+def _write_after_due(hub: Hub, view, as_of: datetime, report, stats: dict[str, FileStats], crowd_min: int = 2) -> bool:
     """Imputed, Naive and the crowd aggregates, once per round, at the first run after its due time;
     ``stats``: ``layout.forecast_stats()`` as they are now. True when a file was written. Several
     rounds to write are shared among forked processes (``parallel.forked_map``; the first night after
@@ -411,8 +455,7 @@ def _after_due_round(hub: Hub, view, due: datetime, missing: list[str], crowd_mi
     _write_hub_files(hub.layout, due, questions, {m: f for m, f in made.items() if len(f)}, report)
 
 
-def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, frames: dict, report,
-                     replace: bool = False) -> None:
+def _write_hub_files(layout: Layout, due: datetime, questions: pd.DataFrame, frames: dict, report, replace: bool = False) -> None:
     if not replace and all(layout.forecast(due, model).exists() for model in frames):
         return  # nothing to write (an after-due model with no forecast writes no file): no round to check against
     the_round = round_set(to_csv_bytes(questions, ROUND_QUESTIONS), format_date(due), layout.relative(layout.round_questions(due)))
@@ -439,60 +482,3 @@ def _write_models(hub: Hub, models: dict[str, ModelMeta], report) -> None:
             texts[meta] = meta.to_yaml()
         if write_bytes_atomic(layout.model_meta(model), texts[meta]):
             report.written.append(layout.relative(layout.model_meta(model)))
-
-
-def _append_history(hub: Hub, frames: list[pd.DataFrame], as_of, report, known=None) -> None:
-    report.unranked, rows = _headline(hub, frames, as_of, *(known or (None, None)))
-    layout = hub.layout
-    rows = rows.assign(ledger_digest=manifest.ledger_digest(hub))  # the anchor of tonight's ledgers
-    if len(ledger.append(layout.history, rows, HISTORY, layout.relative(layout.history), hub.cache)):
-        report.written.append(layout.relative(layout.history))
-
-
-def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None,
-              times=None) -> tuple[list[str], pd.DataFrame]:
-    """Tonight's ``unranked_lines`` and history rows (``recompute.history_for``). They are kept from
-    this command's last night while all the boards read is unchanged: the rows and rounds of the
-    rounds' score ``frames`` that ``digest.inputs_digest`` covers (time enters a board only there;
-    ``parts`` and ``times``, ``incremental.score_parts``, spare it hashing the rows and comparing
-    their times), the models' metadata and the settings; the kept rows then only take tonight's
-    time. The frames are concatenated only when the boards are made again."""
-    settings, cache = hub.settings, hub.cache
-    options = board_options(settings.scoring, settings.leaderboard)
-    key = (inputs_digest(frames, as_of, options, parts, times), repr(sorted(readers.load_models(hub, as_of).items())),
-           repr(settings.scoring), repr(settings.leaderboard))
-    kept = cache.state(HEADLINE)  # with a disk cache, a fresh process starts from what the last command kept
-    if kept is not None and kept[0] == key:
-        return list(kept[1]), kept[2].assign(as_of=format_ts(as_of))
-    scores = concat_scores(frames)
-    boards = _kept_boards(hub, frames, parts)
-    rows = history_for(hub, as_of, scores, boards)
-    lines = unranked_lines(hub, scores, as_of, boards.made)
-    cache.put(HEADLINE, (key, tuple(lines), rows))
-    if cache.disk is not None:
-        memo_store.save_headline(cache.disk, key, tuple(lines), rows)
-    return lines, rows
-
-
-def _kept_boards(hub: Hub, frames: list[pd.DataFrame], parts) -> KeptBoards:
-    """The boards of this command's last headline (``hub_boards.KeptBoards``), each taken again while
-    nothing it reads changed; tonight's scores, the rounds' ``frames`` concatenated, are known by
-    their ``parts`` (none when they do not describe the frames: nothing is then taken)."""
-    kept = hub.cache.state(BOARDS)
-    kept.parts = parts if parts is not None and [n for _, n in parts] == [len(f) for f in frames] else None
-    return kept
-
-
-def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime,
-                   made: dict[tuple[str, str], pd.DataFrame] | None = None) -> list[str]:
-    """What tonight's first board leaves off by the imputation rule, one line per model and round;
-    ``made``: tonight's boards by (board, view), if made already (the first board's overall view
-    then carries them: ``fb_board.selection_board``'s ``attrs["unranked"]``)."""
-    settings = hub.settings
-    first = (settings.leaderboard.boards[0], "overall")
-    if made is not None and first in made:
-        left = made[first].attrs["unranked"]
-    else:
-        options = board_options(settings.scoring, settings.leaderboard)
-        left = unranked_rounds(scores, readers.load_models(hub, as_of), as_of, options)
-    return [f"{m} · round {r}: {why}" for m, r, why in zip(left["model"], left["round"], left["reason"])]

@@ -82,8 +82,11 @@ def receipt_files(repo, base: str, head: str, author: str, at: str) -> tuple[dic
     if len(changed) > MAX_FILES:
         return {}, f"{len(changed)} files changed (the check reads none past {MAX_FILES})"
     base_tree = git.GitTree(repo, base)
-    decided = git.blob_ids(repo, head, [DECISIONS]) if any(c.path == DECISIONS for c in changed) \
-        and policy.is_maintainer(author, git.hub_maintainers(base_tree)) else {}
+    decided = (
+        git.blob_ids(repo, head, [DECISIONS])
+        if any(c.path == DECISIONS for c in changed) and policy.is_maintainer(author, git.hub_maintainers(base_tree))
+        else {}
+    )
     files, why = _submitted(repo, base_tree, head, changed, author, at)
     return {**files, **decided}, ("" if decided else why)
 
@@ -158,15 +161,24 @@ def run_rows(hub: Hub, run: Run, pr: int, author: str, base: str | None, as_of: 
     if base is None:
         return receipts.empty(), "the default branch held no commit when the run was created"
     files, why = receipt_files(hub.root, base, run.head_sha, author, run.created_at)
-    rows = receipts.receipt_rows(files, attested_at=run.created_at, head_sha=run.head_sha, pr=pr, run_id=run.id,
-                                 verdict=run.verdict, as_of=as_of, author=author)
+    rows = receipts.receipt_rows(
+        files, attested_at=run.created_at, head_sha=run.head_sha, pr=pr, run_id=run.id, verdict=run.verdict, as_of=as_of, author=author
+    )
     return rows, why
 
 
 def unreadable_row(run: Run, pr: int, author: str, as_of: datetime) -> pd.DataFrame:
     """The row of a run whose head commit could not be read: what it held is unknown."""
-    return receipts.receipt_rows({"*": NULL_BLOB}, attested_at=run.created_at, head_sha=run.head_sha, pr=pr,
-                                 run_id=run.id, verdict=HEAD_UNAVAILABLE, as_of=as_of, author=author)
+    return receipts.receipt_rows(
+        {"*": NULL_BLOB},
+        attested_at=run.created_at,
+        head_sha=run.head_sha,
+        pr=pr,
+        run_id=run.id,
+        verdict=HEAD_UNAVAILABLE,
+        as_of=as_of,
+        author=author,
+    )
 
 
 def _author(github: GitHub, run: Run, pulls: dict) -> tuple[int, str]:
@@ -206,13 +218,12 @@ def record_run(hub: Hub, github: GitHub, run_id: int, as_of: datetime, base: str
     if run.event != "pull_request":
         return Receipts(receipts.empty(), [f"run {run_id} was triggered by {run.event or 'an unknown event'}, not a pull request: no receipt"])
     if not _present(hub.root, run.head_sha):
-        raise PrescientError(f"the head commit {run.head_sha} of run {run_id} is not in {hub.root}; "
-                             f"fetch it first (git fetch origin {run.head_sha})")
+        raise PrescientError(f"the head commit {run.head_sha} of run {run_id} is not in {hub.root}; fetch it first (git fetch origin {run.head_sha})")
     pr, author = _author(github, run, {})
     then = main_then(git.first_parent_dates(hub.root, git.resolve_commit(hub.root, base)), run)
     rows, why = run_rows(hub, run, pr, author, then, as_of)
     notes = [f"run {run_id}: no receipt ({why})"] if why else []
-    rows = rows.iloc[:max(0, MAX_ROWS_PER_PR - _counts(receipts.load_receipts(hub)).get(_cap_key(pr, author), 0))]
+    rows = rows.iloc[: max(0, MAX_ROWS_PER_PR - _counts(receipts.load_receipts(hub)).get(_cap_key(pr, author), 0))]
     if out is not None:
         target = out / f"{run_id}.csv"
         if len(rows):
@@ -234,8 +245,9 @@ def window_start(hub: Hub, as_of: datetime) -> str | None:
     return format_date(datetime.fromisoformat(start + "T00:00:00+00:00") - days(1))
 
 
-def walk(hub: Hub, github: GitHub, as_of: datetime, base: str = "HEAD",
-         branch_rows: Callable[[int], pd.DataFrame | None] = lambda _run: None) -> Receipts:
+def walk(
+    hub: Hub, github: GitHub, as_of: datetime, base: str = "HEAD", branch_rows: Callable[[int], pd.DataFrame | None] = lambda _run: None
+) -> Receipts:
     """Record every validation run since ``window_start`` that no receipt records yet.
     ``branch_rows(run_id)``: the receipts workflow's file for that run, when the receipts branch has one."""
     hub = as_hub(hub)
@@ -265,7 +277,7 @@ def walk(hub: Hub, github: GitHub, as_of: datetime, base: str = "HEAD",
             complete = False
             continue
         key = _cap_key(int(frame["pr"].iloc[0]), str(frame["author"].iloc[0] or "")) if len(frame) else None
-        frame = frame.iloc[:max(0, MAX_ROWS_PER_PR - counts.get(key, 0))]
+        frame = frame.iloc[: max(0, MAX_ROWS_PER_PR - counts.get(key, 0))]
         counts[key] = counts.get(key, 0) + len(frame)
         known.update(frame["head_sha"])
         frames.append(frame)
@@ -273,16 +285,21 @@ def walk(hub: Hub, github: GitHub, as_of: datetime, base: str = "HEAD",
     return Receipts(receipts.record(hub, frames, as_of), notes, complete)
 
 
-def _walk_one(hub: Hub, github: GitHub, run: Run, then: str | None, as_of: datetime, pulls: dict,
-              branch_rows: Callable[[int], pd.DataFrame | None]) -> tuple[pd.DataFrame, str]:
+def _walk_one(
+    hub: Hub, github: GitHub, run: Run, then: str | None, as_of: datetime, pulls: dict, branch_rows: Callable[[int], pd.DataFrame | None]
+) -> tuple[pd.DataFrame, str]:
     """One run's rows: the receipts workflow's file for it when the branch has one (read when the run
     completed, against the default branch as it stood when the run was created), else read from its head
     now against the same commit (``then``), else unreadable."""
     pr, author = _author(github, run, pulls)
     prompt, present = branch_rows(run.id), _present(hub.root, run.head_sha)
-    if prompt is not None and 0 < len(prompt) <= MAX_FILES and (prompt["head_sha"] == run.head_sha).all() \
-            and all(str(p) == DECISIONS or paths.classify(str(p))[0].kind in paths.DATED for p in prompt["path"]) \
-            and (not present or git.blob_ids(hub.root, run.head_sha, list(prompt["path"])) == dict(zip(prompt["path"], prompt["blob"]))):
+    if (
+        prompt is not None
+        and 0 < len(prompt) <= MAX_FILES
+        and (prompt["head_sha"] == run.head_sha).all()
+        and all(str(p) == DECISIONS or paths.classify(str(p))[0].kind in paths.DATED for p in prompt["path"])
+        and (not present or git.blob_ids(hub.root, run.head_sha, list(prompt["path"])) == dict(zip(prompt["path"], prompt["blob"])))
+    ):
         # the time, run, pull request and author are GitHub's, read again now; the files are the prompt record's
         return prompt.assign(recorded_at=format_ts(as_of), attested_at=run.created_at, run_id=run.id, pr=pr, author=author), ""
     if present:

@@ -29,8 +29,9 @@ def headline_rows(hub: Hub, scores: pd.DataFrame, as_of: datetime, kept: KeptBoa
     ``kept``: the boards of an earlier night, each taken again while nothing it reads changed."""
     settings = hub.settings
     lb = settings.leaderboard
-    boards = pair_boards(scores, readers.load_models(hub, as_of), as_of, settings,
-                         [(b, v) for b in lb.boards for v in lb.views], replicates=0, kept=kept)
+    boards = pair_boards(
+        scores, readers.load_models(hub, as_of), as_of, settings, [(b, v) for b in lb.boards for v in lb.views], replicates=0, kept=kept
+    )
     return history_rows(boards, as_of, settings.scoring.methodology_version)
 
 
@@ -39,8 +40,15 @@ def board_warnings(hub: Hub, as_of: datetime) -> list[Problem]:
     ``as_of``: ``orphan-units`` for a board that scores units no estimation-sample forecaster answered
     (issue 34: an import of a few forecast sets must not shrink or skew a board unsaid)."""
     settings = hub.settings
-    boards = pair_boards(readers.load_scores(hub), readers.load_models(hub, as_of), as_of, settings,
-                         [(b, "overall") for b in settings.leaderboard.boards], replicates=0, crowd=hub_crowd(hub))
+    boards = pair_boards(
+        readers.load_scores(hub),
+        readers.load_models(hub, as_of),
+        as_of,
+        settings,
+        [(b, "overall") for b in settings.leaderboard.boards],
+        replicates=0,
+        crowd=hub_crowd(hub),
+    )
     return [orphan_problem(board.attrs["orphans"], name) for (name, _), board in boards.items() if board.attrs.get("orphans")]
 
 
@@ -60,8 +68,7 @@ def hub_view(hub: Hub, obs: pd.DataFrame, as_of: datetime) -> LedgerView:
     return ledger_view(obs, format_ts(as_of), readers.load_statements(hub), policy)
 
 
-def write_round_scores(hub: Hub, view: LedgerView, impute_value: float,
-                 quarantine: list[Problem] | None = None) -> tuple[pd.DataFrame, list[str]]:
+def write_round_scores(hub: Hub, view: LedgerView, impute_value: float, quarantine: list[Problem] | None = None) -> tuple[pd.DataFrame, list[str]]:
     """Score every round with what ``view`` says. Returns all scores and the score files that changed."""
     frames, written = [], []
     for due, scores in scores_by_round(hub, view, impute_value, quarantine).items():
@@ -76,6 +83,7 @@ def write_round_scores_in_parallel(hub: Hub, view: LedgerView, impute_value: flo
     files that changed (the FB import): with ``processes`` > 1 the rounds are shared among that many
     forked processes (``parallel.forked_map``), each scoring and writing its rounds' files as
     ``write_round_scores`` would."""
+
     def one(due: datetime) -> tuple[int, str | None]:
         scores = score_one_round(hub, due, view, impute_value, [])[2]
         changed = hub.cache.write_table(hub.layout.scores(due), scores, SCORES)
@@ -88,8 +96,7 @@ def write_round_scores_in_parallel(hub: Hub, view: LedgerView, impute_value: flo
     return sum(n for n, _ in done), [path for _, path in done if path is not None]
 
 
-def scores_by_round(hub: Hub, view: LedgerView, impute_value: float,
-                 quarantine: list[Problem] | None = None) -> dict[datetime, pd.DataFrame]:
+def scores_by_round(hub: Hub, view: LedgerView, impute_value: float, quarantine: list[Problem] | None = None) -> dict[datetime, pd.DataFrame]:
     """Every round's scores under ``view``, by due time; nothing is written (``prescient verify`` uses it).
 
     A forecast file that cannot be read is never scored, so every caller (the nightly, verify, the
@@ -98,8 +105,14 @@ def scores_by_round(hub: Hub, view: LedgerView, impute_value: float,
     return {due: score_one_round(hub, due, view, impute_value, quarantine)[2] for due in readers.round_dues(hub)}
 
 
-def score_one_round(hub: Hub, due: datetime, view: LedgerView, impute_value: float, quarantine: list[Problem],
-                    forecasts: Callable[[pd.DataFrame], RoundForecasts] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def score_one_round(
+    hub: Hub,
+    due: datetime,
+    view: LedgerView,
+    impute_value: float,
+    quarantine: list[Problem],
+    forecasts: Callable[[pd.DataFrame], RoundForecasts] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """One round under ``view``: its questions, their resolutions and its scores (the one place a
     round's scores are composed: ``scores_by_round`` and the nightly's incremental derive both call it).
     ``forecasts(questions)``: the round's forecast files as ``brier.round_forecasts`` gives them, when the
@@ -119,8 +132,7 @@ def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SCORES.names))
 
 
-def history_for(hub: Hub, as_of: datetime, scores: pd.DataFrame | None = None,
-                kept: KeptBoards | None = None) -> pd.DataFrame:
+def history_for(hub: Hub, as_of: datetime, scores: pd.DataFrame | None = None, kept: KeptBoards | None = None) -> pd.DataFrame:
     """The leaderboard history rows of a nightly run at ``as_of`` (what the nightly appends).
 
     The nightly passes the scores it has just computed, and the boards it keeps from night to night

@@ -34,10 +34,15 @@ def open_round(hub: Hub | Path, due: datetime, as_of: datetime) -> nightly.Night
     bank, obs = readers.load_bank(hub), readers.load_observations(hub)
     questions = sampling.sample_round(bank, obs, due, freeze, settings.rounds, as_of)
     if questions.empty:
-        raise ConfigError(f"no question in the bank is eligible for a round due {format_ts(due)} at {format_ts(freeze)}: "
-                          + ("the bank is empty; run `prescient nightly` (its fetch) first" if bank.empty else
-                             "a market must be open then and close after the due time plus a day, a data series must have "
-                             "a value by then; run `prescient nightly` for fresh data, or give a later --due"))
+        raise ConfigError(
+            f"no question in the bank is eligible for a round due {format_ts(due)} at {format_ts(freeze)}: "
+            + (
+                "the bank is empty; run `prescient nightly` (its fetch) first"
+                if bank.empty
+                else "a market must be open then and close after the due time plus a day, a data series must have "
+                "a value by then; run `prescient nightly` for fresh data, or give a later --due"
+            )
+        )
     report = nightly.NightlyReport(as_of)
     with hub_lock(layout.data, f"prescient round open --due {format_ts(due)}"):
         nightly.publish_round(hub, due, questions, bank, report)

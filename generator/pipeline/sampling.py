@@ -43,15 +43,13 @@ def next_round(rounds: RoundSettings, as_of: datetime) -> tuple[datetime, dateti
 def rounds_to_open(rounds: RoundSettings, as_of: datetime, existing: set[str]) -> list[datetime]:
     """Rounds whose publication time has come, that are not due yet and not written yet."""
     window = days(rounds.open_days_before_due)
-    return [due for due in due_dates(rounds, as_of + window)
-            if due - window <= as_of < due and format_date(due) not in existing]
+    return [due for due in due_dates(rounds, as_of + window) if due - window <= as_of < due and format_date(due) not in existing]
 
 
 LATE_LEAD = days(1)  # a round frozen after its freeze time leaves forecasters at least this long before its due time
 
 
-def freeze_round(bank: pd.DataFrame, obs: pd.DataFrame, due: datetime, rounds: RoundSettings,
-                 as_of: datetime) -> tuple[datetime, pd.DataFrame]:
+def freeze_round(bank: pd.DataFrame, obs: pd.DataFrame, due: datetime, rounds: RoundSettings, as_of: datetime) -> tuple[datetime, pd.DataFrame]:
     """(freeze time, question set) of the round due at ``due``, opened by a run at ``as_of``: frozen at
     its freeze time, from what the ledgers knew then; when nothing was eligible then (a hub whose first
     fetch came after it, or a source that was down), frozen at ``as_of`` instead, as long as
@@ -67,15 +65,20 @@ def freeze_round(bank: pd.DataFrame, obs: pd.DataFrame, due: datetime, rounds: R
 def waiting_note(rounds: RoundSettings, due: datetime, as_of: datetime) -> str:
     """Why the round due at ``due`` did not open at ``as_of`` (nothing was eligible), and when one will."""
     if as_of + LATE_LEAD <= due:
-        return (f"round {format_date(due)}: not opened, no eligible question yet; each nightly until "
-                f"{format_ts(due - LATE_LEAD)} tries again (the round is then frozen when it opens)")
+        return (
+            f"round {format_date(due)}: not opened, no eligible question yet; each nightly until "
+            f"{format_ts(due - LATE_LEAD)} tries again (the round is then frozen when it opens)"
+        )
     following, freeze = next_round(rounds, due)
-    return (f"round {format_date(due)}: not opened, no eligible question before its due time; the next round is due "
-            f"{format_ts(following)} and opens at the first nightly from {format_ts(freeze)} that has eligible questions")
+    return (
+        f"round {format_date(due)}: not opened, no eligible question before its due time; the next round is due "
+        f"{format_ts(following)} and opens at the first nightly from {format_ts(freeze)} that has eligible questions"
+    )
 
 
-def sample_round(bank: pd.DataFrame, obs: pd.DataFrame, due: datetime, freeze: datetime,
-                 rounds: RoundSettings, recorded_by: datetime) -> pd.DataFrame:
+def sample_round(
+    bank: pd.DataFrame, obs: pd.DataFrame, due: datetime, freeze: datetime, rounds: RoundSettings, recorded_by: datetime
+) -> pd.DataFrame:
     """The frozen question set of the round due at ``due`` (see the module docstring)."""
     known = known_by(obs, format_ts(recorded_by))
     eligible = _eligible(latest_questions(bank), known, due, freeze)
@@ -100,21 +103,37 @@ def _eligible(latest: pd.DataFrame, known: pd.DataFrame, due: datetime, freeze: 
 
 def _stratified(frame: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    groups = [g.sort_values("id").iloc[rng.permutation(len(g))]
-              for _, g in frame.groupby(["source", "category"], sort=True)]
+    groups = [g.sort_values("id").iloc[rng.permutation(len(g))] for _, g in frame.groupby(["source", "category"], sort=True)]
     rows = [r for r in chain.from_iterable(zip_longest(*(g.itertuples(index=False) for g in groups))) if r]
     return pd.DataFrame(rows[:n], columns=frame.columns)
 
 
 def _market_rows(markets: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame({
-        "question_id": markets["id"], "resolution_date": "", "source": markets["source"],
-        "kind": MARKET, "category": markets["category"], "text": markets["text"], "url": markets["url"],
-    })
+    return pd.DataFrame(
+        {
+            "question_id": markets["id"],
+            "resolution_date": "",
+            "source": markets["source"],
+            "kind": MARKET,
+            "category": markets["category"],
+            "text": markets["text"],
+            "url": markets["url"],
+        }
+    )
 
 
 def _series_rows(series: pd.DataFrame, due: datetime, horizons: tuple[int, ...]) -> pd.DataFrame:
-    rows = [{"question_id": s.id, "resolution_date": format_date(due + days(h)), "source": s.source,
-             "kind": DATASET, "category": s.category, "text": s.text, "url": s.url}
-            for s in series.itertuples(index=False) for h in horizons]
+    rows = [
+        {
+            "question_id": s.id,
+            "resolution_date": format_date(due + days(h)),
+            "source": s.source,
+            "kind": DATASET,
+            "category": s.category,
+            "text": s.text,
+            "url": s.url,
+        }
+        for s in series.itertuples(index=False)
+        for h in horizons
+    ]
     return pd.DataFrame(rows, columns=["question_id", "resolution_date", "source", "kind", "category", "text", "url"])

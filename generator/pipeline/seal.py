@@ -163,14 +163,19 @@ def seal_stage(hub: Hub, as_of: datetime, receipts_complete: bool = True) -> Sea
     done, revealed = seals.sealed_rounds(recorded), seals.sealed_rounds(recorded, "reveal")
     past = [d for d in readers.round_dues(hub) if d <= as_of]
     todo = [d for d in past if format_date(d) not in done and due_time(hub, d) <= stamp]
-    closing = [d for d in past if format_date(d) in done and format_date(d) not in revealed
-               and (reveal_by(hub, d) or "~") <= stamp]
+    closing = [d for d in past if format_date(d) in done and format_date(d) not in revealed and (reveal_by(hub, d) or "~") <= stamp]
     legacy = _legacy_until(hub, recorded)
     if todo and not receipts_complete:
         waiting = [d for d in todo if stamp < format_ts(parse_ts(due_time(hub, d)) + SEAL_GRACE)]
-        report.problems += [_problem("seal-deferred", f"data/rounds/{format_date(d)}/",
-                                     "not sealed: the receipts of the pull requests could not be completed in this run; sealed with "
-                                     f"the receipts recorded after {format_ts(parse_ts(due_time(hub, d)) + SEAL_GRACE)}") for d in waiting]
+        report.problems += [
+            _problem(
+                "seal-deferred",
+                f"data/rounds/{format_date(d)}/",
+                "not sealed: the receipts of the pull requests could not be completed in this run; sealed with "
+                f"the receipts recorded after {format_ts(parse_ts(due_time(hub, d)) + SEAL_GRACE)}",
+            )
+            for d in waiting
+        ]
         todo = [d for d in todo if d not in waiting]
     if not todo and not closing:  # most nights: nothing to seal, only the sealed rounds to hold
         _enforce(hub, recorded, report)
@@ -202,6 +207,7 @@ def _legacy_until(hub: Hub, recorded: pd.DataFrame) -> str:
     history = readers.load_history(hub)
     return str(history["as_of"].max()) if len(history) else ""
 
+
 def _history(root: Path) -> list[tuple[str, int]]:
     """The first-parent line of the work tree's HEAD, newest first (none before the first commit)."""
     try:
@@ -228,14 +234,24 @@ def _settle(made: _Round, as_of: datetime, report: SealReport, done: list[str]) 
     """The round, ready to be written, or nothing while a sealed version's bytes are missing (deferred)."""
     label = f"data/rounds/{format_date(made.due)}/"
     if made.missing and as_of < made.due + SEAL_GRACE:
-        report.problems.append(_problem("seal-deferred", label, f"not sealed yet: the bytes of {', '.join(made.missing[:3])} "
-                                        f"are not in this repository (fetch the pull requests' heads); sealed as unavailable "
-                                        f"after {format_ts(made.due + SEAL_GRACE)}"))
+        report.problems.append(
+            _problem(
+                "seal-deferred",
+                label,
+                f"not sealed yet: the bytes of {', '.join(made.missing[:3])} "
+                f"are not in this repository (fetch the pull requests' heads); sealed as unavailable "
+                f"after {format_ts(made.due + SEAL_GRACE)}",
+            )
+        )
         return []
     done.append(format_date(made.due))
-    report.problems += [_problem("seal-not-counted", r["path"] or f"{label}{r['model']}", f"{r['model']}'s {r['kind']} file does "
-                                 f"not count ({r['status']}): {r['detail']}") for r in made.rows
-                        if r["model"] != seals.MARKER and r["status"] not in seals.COUNTED]
+    report.problems += [
+        _problem(
+            "seal-not-counted", r["path"] or f"{label}{r['model']}", f"{r['model']}'s {r['kind']} file does not count ({r['status']}): {r['detail']}"
+        )
+        for r in made.rows
+        if r["model"] != seals.MARKER and r["status"] not in seals.COUNTED
+    ]
     return [made]
 
 
@@ -255,8 +271,13 @@ def _put(layout: Layout, path: str, data: bytes | None) -> list[str]:
 
 def _round_set(layout: Layout, due: datetime) -> RoundSet:
     sets = layout.round_sets(due)
-    return round_set(layout.round_questions(due).read_bytes(), format_date(due), layout.relative(layout.round_questions(due)),
-                     sets.read_bytes() if sets.is_file() else None, layout.relative(sets))
+    return round_set(
+        layout.round_questions(due).read_bytes(),
+        format_date(due),
+        layout.relative(layout.round_questions(due)),
+        sets.read_bytes() if sets.is_file() else None,
+        layout.relative(sets),
+    )
 
 
 def _paths_of(target: Target) -> list[str]:
@@ -298,31 +319,51 @@ def _seal_target(evidence: _Evidence, made: _Round, target: Target, stamp: str) 
     hidden = hidden_after(chosen, evidence.unreadable, evidence.maintainers(target.model, made.deadline), made.deadline)
     remove = dict.fromkeys(here)
     if hidden is not None:
-        made.rows.append(row(target, "unavailable", chosen, versions=count, sealed_at=stamp,
-                             detail=f"run {hidden.run_id} of a pull request by @{hidden.author}, before the due time, could not be read"))
+        made.rows.append(
+            row(
+                target,
+                "unavailable",
+                chosen,
+                versions=count,
+                sealed_at=stamp,
+                detail=f"run {hidden.run_id} of a pull request by @{hidden.author}, before the due time, could not be read",
+            )
+        )
     elif chosen is None:
         if here:
-            made.rows.append(row(target, "unproven", None, versions=0, sealed_at=stamp,
-                                 detail=f"no record shows {here[0]} before the due time {made.deadline}"))
+            made.rows.append(
+                row(target, "unproven", None, versions=0, sealed_at=stamp, detail=f"no record shows {here[0]} before the due time {made.deadline}")
+            )
     else:
         _seal_version(evidence, made, target, chosen, count, stamp, remove)
     made.files.update({p: d for p, d in remove.items() if p not in made.files})
 
 
-def _seal_version(evidence: _Evidence, made: _Round, target: Target, chosen: Version, count: int, stamp: str,
-                  remove: dict[str, bytes | None]) -> None:
+def _seal_version(
+    evidence: _Evidence, made: _Round, target: Target, chosen: Version, count: int, stamp: str, remove: dict[str, bytes | None]
+) -> None:
     data = evidence.read(chosen)
     if data is None:
         made.missing.append(chosen.path)
-        made.rows.append(row(target, "unavailable", chosen, versions=count, sealed_at=stamp,
-                             detail=f"the bytes of blob {chosen.blob} are not in the repository"))
+        made.rows.append(
+            row(target, "unavailable", chosen, versions=count, sealed_at=stamp, detail=f"the bytes of blob {chosen.blob} are not in the repository")
+        )
         return
     classified, _ = paths.classify(chosen.path)
     carried = books_for(evidence.layout.root, parse_ts(stamp), made.due, target.model)[0] if target.kind == "bets" else None
     errors = [p for p in dated_file_problems(classified, data, made.rnd, carried=carried) if p.severity == "error"]
     if errors:
-        made.rows.append(row(target, "invalid", chosen, versions=count, sealed_at=stamp, sha256=manifest.sha256(data),
-                             detail=f"the last version fails validation: [{errors[0].code}] {errors[0].message}"[:300]))
+        made.rows.append(
+            row(
+                target,
+                "invalid",
+                chosen,
+                versions=count,
+                sealed_at=stamp,
+                sha256=manifest.sha256(data),
+                detail=f"the last version fails validation: [{errors[0].code}] {errors[0].message}"[:300],
+            )
+        )
         return
     made.rows.append(row(target, "sealed", chosen, versions=count, sealed_at=stamp, sha256=manifest.sha256(data)))
     remove[chosen.path] = data
@@ -356,19 +397,35 @@ def _reveal_target(evidence: _Evidence, made: _Round, target: Target, committed:
     remove: dict[str, bytes | None] = dict.fromkeys(here)
     match = _matching(evidence, versions, salts, committed)
     if match is None:
-        made.rows.append(row(target, "not-revealed", None, versions=len({(v.path, v.blob) for v in versions}), sealed_at=stamp,
-                             detail="no forecast attested before the window's end hashes, with its salt, to the sealed commitment"))
+        made.rows.append(
+            row(
+                target,
+                "not-revealed",
+                None,
+                versions=len({(v.path, v.blob) for v in versions}),
+                sealed_at=stamp,
+                detail="no forecast attested before the window's end hashes, with its salt, to the sealed commitment",
+            )
+        )
     else:
         version, data, salt = match
-        made.rows.append(row(target, "revealed", version, versions=len({(v.path, v.blob) for v in versions}), sealed_at=stamp,
-                             sha256=manifest.sha256(data), detail=f"salt blob {git.blob_id(salt)}"))
+        made.rows.append(
+            row(
+                target,
+                "revealed",
+                version,
+                versions=len({(v.path, v.blob) for v in versions}),
+                sealed_at=stamp,
+                sha256=manifest.sha256(data),
+                detail=f"salt blob {git.blob_id(salt)}",
+            )
+        )
         remove[version.path] = data
         remove[salt_path] = salt
     made.files.update(remove)
 
 
-def _matching(evidence: _Evidence, versions: list[Version], salts: list[Version],
-              committed: str | None) -> tuple[Version, bytes, bytes] | None:
+def _matching(evidence: _Evidence, versions: list[Version], salts: list[Version], committed: str | None) -> tuple[Version, bytes, bytes] | None:
     if committed is None:
         return None
     salt_bytes = [d for s in salts if (d := evidence.read(s)) is not None]
@@ -405,8 +462,12 @@ def _enforce(hub: Hub, recorded: pd.DataFrame, report: SealReport) -> None:
         digest, target = hashes.get(path), target_of(path)
         if target is None or target.due not in done or target.model in AFTER_DUE:
             continue
-        if target.kind == "forecast" and team_of(target.model) != HUB_TEAM and target.due not in revealed \
-                and reveal_by(hub, parse_ts(target.due)) is not None:
+        if (
+            target.kind == "forecast"
+            and team_of(target.model) != HUB_TEAM
+            and target.due not in revealed
+            and reveal_by(hub, parse_ts(target.due)) is not None
+        ):
             continue  # a commit–reveal round's forecast, still in its reveal window
         want = counted.get(path)
         if want is not None and want[0] == digest:

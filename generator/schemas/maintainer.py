@@ -23,13 +23,26 @@ MAINTAINER_ACTIONS = Table(
         _c("recorded_at", "ts", "When the command wrote the row (its as_of)."),
         _c("action", "enum", "`void`, `correct` or `exclude`.", choices=ACTIONS),
         _c("target", "str", "The question id (`void`, `correct`) or the model id `<team>.<model>` (`exclude`)."),
-        _c("resolution_date", "date", "A dataset question's resolution date (horizon) the action is for; empty: a market, "
-                                      "or (`void`) every resolution date of the question.", nullable=True),
+        _c(
+            "resolution_date",
+            "date",
+            "A dataset question's resolution date (horizon) the action is for; empty: a market, or (`void`) every resolution date of the question.",
+            nullable=True,
+        ),
         _c("outcome", "float", "`correct`: the outcome stated (1 or 0, or a value in [0, 1]); empty otherwise.", nullable=True),
-        _c("resolved_at", "ts", "`correct`: when the question resolved (the source's time when it had resolved there, "
-                                "else `effective_at`; a dataset unit: its resolution date); empty otherwise.", nullable=True),
-        _c("effective_at", "ts", "From when it counts: boards and scores as of an earlier time ignore the row. Never "
-                                 "before `recorded_at`, and later than every night the history recorded when it was merged."),
+        _c(
+            "resolved_at",
+            "ts",
+            "`correct`: when the question resolved (the source's time when it had resolved there, "
+            "else `effective_at`; a dataset unit: its resolution date); empty otherwise.",
+            nullable=True,
+        ),
+        _c(
+            "effective_at",
+            "ts",
+            "From when it counts: boards and scores as of an earlier time ignore the row. Never "
+            "before `recorded_at`, and later than every night the history recorded when it was merged.",
+        ),
         _c("by", "str", "The maintainer's GitHub login (listed in `[hub] maintainers`)."),
         _c("reason", "str", "Why, in a sentence: shown on the site's Changes page beside the action."),
     ),
@@ -56,8 +69,11 @@ DECISIONS_TAKEN = Table(
         _c("target", "str", "The decision's `target`."),
         _c("resolution_date", "date", "The decision's `resolution_date`.", nullable=True),
         _c("taken_at", "ts", "The night that took it up (that nightly's as_of)."),
-        _c("effective_at", "ts", "From when it acts: the decision's `effective_at`, or `taken_at` when that was not after "
-                                 "the last night the history held before it."),
+        _c(
+            "effective_at",
+            "ts",
+            "From when it acts: the decision's `effective_at`, or `taken_at` when that was not after the last night the history held before it.",
+        ),
     ),
     key=("recorded_at", "action", "target", "resolution_date"),
     sort=("recorded_at", "action", "target", "resolution_date"),

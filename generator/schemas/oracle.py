@@ -70,13 +70,23 @@ NEWS = Table(
         _c("source", "str", "The feed's host (e.g. `www.example.org`), or `sim` for the offline world's feed."),
         _c("feed", "str", "The feed the article was listed in (`[oracle] feeds`)."),
         _c("title", "str", "The article's title, as its feed gives it.", nullable=True),
-        _c("published_at", "ts", "When the feed says the article was published; empty when it does not say (such an article is never selected for questions).", nullable=True),
+        _c(
+            "published_at",
+            "ts",
+            "When the feed says the article was published; empty when it does not say (such an article is never selected for questions).",
+            nullable=True,
+        ),
         _c("fetched_at", "ts", "When the hub read the article's page."),
         _c("text_sha256", "str", "sha256 of the article's text as extracted (UTF-8): the full text is kept outside the repository under this name."),
         _c("text_chars", "int", "Length of the extracted text, in characters."),
         _c("summary", "str", "The question maker's summary of the article; empty until it summarized it.", nullable=True),
         _c("summarized_by", "str", "Who wrote the summary: the model's name, or `template` (the demo's template maker, not an LLM).", nullable=True),
-        _c("new_event", "int", "1 when the summary found a new event reported on the publication date; 0 when it found none, and no question was made from the article.", nullable=True),
+        _c(
+            "new_event",
+            "int",
+            "1 when the summary found a new event reported on the publication date; 0 when it found none, and no question was made from the article.",
+            nullable=True,
+        ),
     ),
     key=("url", "recorded_at", "summarized_by"),
     sort=("recorded_at", "summarized_by", "url"),  # a night's summaries follow its intake: both are appended
@@ -104,8 +114,7 @@ ORACLE_ARTICLES = Table(
     mutability="append-only",
 )
 
-FILTER_PRINCIPLES = ("correctness", "answerable_on_date", "no_new_information", "objectiveness", "clear_time",
-                     "public_interest", "not_obvious")
+FILTER_PRINCIPLES = ("correctness", "answerable_on_date", "no_new_information", "objectiveness", "clear_time", "public_interest", "not_obvious")
 
 ORACLE_GENERATED = Table(
     name="oracle_generated",
@@ -124,14 +133,18 @@ ORACLE_GENERATED = Table(
         _c("kind", "enum", "`tf` or `mc`.", choices=ORACLE_KIND),
         _c("maker", "str", "Who wrote it: the model's name, or `template` (the demo's template maker, not an LLM)."),
         _c("kept", "int", "1 when kept; 0 when the filter dropped it, or the set already asks a question of the same text."),
-        *(_c(name, "int", f"Filter score, 0 to 2: {text}.") for name, text in (
-            ("correctness", "the article shows the answer is right"),
-            ("answerable_on_date", "answerable on the publication date, only guessable a week before"),
-            ("no_new_information", "the question gives away nothing first reported that day"),
-            ("objectiveness", "the answer rests on reported facts, not opinion"),
-            ("clear_time", "the question names a precise time"),
-            ("public_interest", "the topic matters to a broad public"),
-            ("not_obvious", "the answer is not a restatement of the question"))),
+        *(
+            _c(name, "int", f"Filter score, 0 to 2: {text}.")
+            for name, text in (
+                ("correctness", "the article shows the answer is right"),
+                ("answerable_on_date", "answerable on the publication date, only guessable a week before"),
+                ("no_new_information", "the question gives away nothing first reported that day"),
+                ("objectiveness", "the answer rests on reported facts, not opinion"),
+                ("clear_time", "the question names a precise time"),
+                ("public_interest", "the topic matters to a broad public"),
+                ("not_obvious", "the answer is not a restatement of the question"),
+            )
+        ),
         _c("total", "int", "The seven scores summed (0 to 14)."),
         _c("templates_sha256", "str", "sha256 of the prompt templates (or the template maker's rules) that made and scored it."),
     ),

@@ -63,8 +63,9 @@ def _answered(declared: dict[str, str], sets: pd.DataFrame | None) -> dict[str, 
     return {m: name for m, name in declared.items() if name in names}
 
 
-def score_round(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.DataFrame],
-                impute_value: float, sets: pd.DataFrame | None = None) -> pd.DataFrame:
+def score_round(
+    round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.DataFrame], impute_value: float, sets: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """One row per (model, resolved unit) of the round due on ``round_label``, in the SCORES schema.
 
     Rows run unit by unit (the units' order), models sorted within a unit. Every column of
@@ -103,8 +104,9 @@ def round_forecasts(questions: pd.DataFrame, forecasts: dict[str, pd.DataFrame])
     return RoundForecasts(tuple(models), keys, prob[:, unit_key], declared_sets(forecasts))
 
 
-def score_forecasts(round_label: str, units: pd.DataFrame, table: RoundForecasts, impute_value: float,
-                    sets: pd.DataFrame | None = None) -> pd.DataFrame:
+def score_forecasts(
+    round_label: str, units: pd.DataFrame, table: RoundForecasts, impute_value: float, sets: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """``score_round(round_label, units, forecasts, impute_value, sets)`` from ``round_forecasts(questions,
     forecasts)``, ``units`` being rows of those questions (``resolved_units``): the same frame. A unit's
     probabilities are those of its (question_id, resolution_date) among the question set's rows, as
@@ -126,15 +128,13 @@ def _in_sets(scored: pd.DataFrame, answered: dict[str, str], sets: pd.DataFrame 
     if not answered or sets is None:
         return scored
     member = sets.assign(question_set=sets["question_set"].map(set_name))
-    keys = pd.MultiIndex.from_frame(scored[["model", *_UNIT]].assign(
-        model=scored["model"].map(lambda m: answered.get(m, "")).astype(str)))
+    keys = pd.MultiIndex.from_frame(scored[["model", *_UNIT]].assign(model=scored["model"].map(lambda m: answered.get(m, "")).astype(str)))
     inside = keys.isin(pd.MultiIndex.from_frame(member[["question_set", *_UNIT]]))
     whole = ~scored["model"].isin(list(answered)).to_numpy()
     return scored[whole | inside].reset_index(drop=True)
 
 
-def _score_models(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.DataFrame],
-               impute_value: float) -> pd.DataFrame:
+def _score_models(round_label: str, units: pd.DataFrame, forecasts: dict[str, pd.DataFrame], impute_value: float) -> pd.DataFrame:
     models = sorted(forecasts)
     units = units.reset_index(drop=True)
     prob, unit_key = _probabilities(units, [forecasts[m] for m in models])
@@ -162,22 +162,24 @@ def _scored(round_label: str, units: pd.DataFrame, models: list[str], p: np.ndar
     # one frame made from its columns (each unit's columns taken once per model): not a frame
     # changed column by column, whose per-call cost on a round's small frame was most of scoring it
     columns = {c: units[c].array.take(rows) for c in units.columns}
-    columns.update(round=pd.array(np.full(len(rows), round_label, dtype=object), dtype=str),
-                   model=pd.array(np.tile(np.array(models, dtype=object), n_units), dtype=str),
-                   imputed=np.isnan(p).astype("int64"), probability=probability,
-                   brier=brier(probability, units["outcome"].to_numpy(dtype=float)[rows]))
+    columns.update(
+        round=pd.array(np.full(len(rows), round_label, dtype=object), dtype=str),
+        model=pd.array(np.tile(np.array(models, dtype=object), n_units), dtype=str),
+        imputed=np.isnan(p).astype("int64"),
+        probability=probability,
+        brier=brier(probability, units["outcome"].to_numpy(dtype=float)[rows]),
+    )
     return pd.DataFrame({c: columns[c] for c in SCORES.names})
 
 
 def _unit_codes(units: pd.DataFrame, given: list[pd.DataFrame]) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of (question_id, resolution_date) shared by the units and all forecast rows."""
-    joined = {col: np.concatenate([units[col].to_numpy(dtype=object), *(f[col].to_numpy(dtype=object) for f in given)])
-              for col in _UNIT}
+    joined = {col: np.concatenate([units[col].to_numpy(dtype=object), *(f[col].to_numpy(dtype=object) for f in given)]) for col in _UNIT}
     ids, dates = joined["question_id"], _markets_undated(joined["question_id"], joined["resolution_date"], units)
     codes = [pd.factorize(column, use_na_sentinel=False)[0].astype(np.int64) for column in (ids, dates)]
     pair = codes[0] * (int(codes[1].max(initial=0)) + 1) + codes[1]
     dense = pd.factorize(pair)[0]
-    return dense[: len(units)], dense[len(units):]
+    return dense[: len(units)], dense[len(units) :]
 
 
 def _markets_undated(ids: np.ndarray, dates: np.ndarray, units: pd.DataFrame) -> np.ndarray:

@@ -21,13 +21,23 @@ import pandas as pd
 
 from .resolve import known_by, ledger_view, resolve_round
 
-COLUMNS = ["question_id", "observed_at", "recorded_at", "kind", "old_value", "new_value", "old_status",
-           "new_status", "old_outcome", "new_outcome", "rounds_affected"]
+COLUMNS = [
+    "question_id",
+    "observed_at",
+    "recorded_at",
+    "kind",
+    "old_value",
+    "new_value",
+    "old_status",
+    "new_status",
+    "old_outcome",
+    "new_outcome",
+    "rounds_affected",
+]
 _FIELDS = ["value", "status", "outcome"]
 
 
-def corrections(obs: pd.DataFrame, as_of: str, rounds: dict[str, pd.DataFrame] | None = None,
-                stated: pd.DataFrame | None = None) -> pd.DataFrame:
+def corrections(obs: pd.DataFrame, as_of: str, rounds: dict[str, pd.DataFrame] | None = None, stated: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every correction recorded at or before ``as_of``; ``rounds`` (round date → question set)
     lets each be tied to the rounds whose scores it changed (empty without it); ``stated``: the stated
     resolutions, whose restatements are corrections too."""
@@ -57,12 +67,20 @@ def _restatements(stated: pd.DataFrame, as_of: str, rounds: dict[str, pd.DataFra
     old, new = previous[later], known[later]
     changed = _differ(old, new, ["status", "outcome"])
     old, new, units = old[changed], new[changed], keys[later][changed]
-    return pd.DataFrame({"question_id": new["question_id"].to_numpy(), "observed_at": units["resolution_date"].astype(str).to_numpy(),
-                         "recorded_at": new["recorded_at"].to_numpy(), "kind": "restatement",
-                         **{f"old_{c}": old[c].to_numpy() for c in _FIELDS}, **{f"new_{c}": new[c].to_numpy() for c in _FIELDS},
-                         "rounds_affected": [" ".join(_asking(rounds, q, str(r), str(d))) for q, r, d in
-                                             zip(new["question_id"], units["round"], units["resolution_date"])]},
-                        columns=COLUMNS)
+    return pd.DataFrame(
+        {
+            "question_id": new["question_id"].to_numpy(),
+            "observed_at": units["resolution_date"].astype(str).to_numpy(),
+            "recorded_at": new["recorded_at"].to_numpy(),
+            "kind": "restatement",
+            **{f"old_{c}": old[c].to_numpy() for c in _FIELDS},
+            **{f"new_{c}": new[c].to_numpy() for c in _FIELDS},
+            "rounds_affected": [
+                " ".join(_asking(rounds, q, str(r), str(d))) for q, r, d in zip(new["question_id"], units["round"], units["resolution_date"])
+            ],
+        },
+        columns=COLUMNS,
+    )
 
 
 def _asking(rounds: dict[str, pd.DataFrame], question: str, round_: str, date: str) -> list[str]:
@@ -88,9 +106,16 @@ def _differ(a: pd.DataFrame, b: pd.DataFrame, fields: list[str]) -> np.ndarray:
 def _pairs(previous: pd.DataFrame, current: pd.DataFrame, kind: str, fields: list[str]) -> pd.DataFrame:
     changed = _differ(previous, current, fields)
     old, new = previous[changed].reset_index(drop=True), current[changed].reset_index(drop=True)
-    return pd.DataFrame({"question_id": new["question_id"], "observed_at": new["observed_at"],
-                         "recorded_at": new["recorded_at"], "kind": kind,
-                         **{f"old_{c}": old[c] for c in _FIELDS}, **{f"new_{c}": new[c] for c in _FIELDS}})
+    return pd.DataFrame(
+        {
+            "question_id": new["question_id"],
+            "observed_at": new["observed_at"],
+            "recorded_at": new["recorded_at"],
+            "kind": kind,
+            **{f"old_{c}": old[c] for c in _FIELDS},
+            **{f"new_{c}": new[c] for c in _FIELDS},
+        }
+    )
 
 
 def _revisions(known: pd.DataFrame) -> pd.DataFrame:
@@ -98,8 +123,9 @@ def _revisions(known: pd.DataFrame) -> pd.DataFrame:
     same = known.groupby(["question_id", "observed_at"], sort=False)
     previous = same.shift(1)
     later = previous["recorded_at"].notna().to_numpy()
-    return _pairs(previous[later].assign(question_id=known["question_id"][later], observed_at=known["observed_at"][later]),
-                  known[later], "revision", _FIELDS)
+    return _pairs(
+        previous[later].assign(question_id=known["question_id"][later], observed_at=known["observed_at"][later]), known[later], "revision", _FIELDS
+    )
 
 
 def _reresolutions(known: pd.DataFrame) -> pd.DataFrame:

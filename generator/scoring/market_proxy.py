@@ -31,8 +31,7 @@ def day_before(as_of: str) -> str:
 
 
 def no_proxies() -> pd.DataFrame:
-    return pd.DataFrame({"value": pd.Series(dtype=float), "at": pd.Series(dtype=str)},
-                        index=pd.Index([], name="question_id", dtype=str))
+    return pd.DataFrame({"value": pd.Series(dtype=float), "at": pd.Series(dtype=str)}, index=pd.Index([], name="question_id", dtype=str))
 
 
 def proxy_values(states: pd.DataFrame, stated: pd.DataFrame | None, before: str) -> pd.DataFrame:
@@ -42,12 +41,19 @@ def proxy_values(states: pd.DataFrame, stated: pd.DataFrame | None, before: str)
     ``stated``: every stated resolution (only ``open`` ones with a value, recorded by ``before``, count).
     """
     seen = states[states["value"].notna() & (states["observed_at"] <= before)]
-    parts = [pd.DataFrame({"question_id": seen.index.astype(str), "value": seen["value"].to_numpy(dtype=float),
-                           "at": seen["observed_at"].to_numpy(dtype=str)})]
+    parts = [
+        pd.DataFrame(
+            {"question_id": seen.index.astype(str), "value": seen["value"].to_numpy(dtype=float), "at": seen["observed_at"].to_numpy(dtype=str)}
+        )
+    ]
     if stated is not None and "value" in stated.columns:
         said = stated[(stated["status"] == "open") & stated["value"].notna() & (stated["recorded_at"] <= before)]
-        parts.insert(0, pd.DataFrame({"question_id": said["question_id"].astype(str),
-                                      "value": said["value"].astype(float), "at": said["recorded_at"].astype(str)}))
+        parts.insert(
+            0,
+            pd.DataFrame(
+                {"question_id": said["question_id"].astype(str), "value": said["value"].astype(float), "at": said["recorded_at"].astype(str)}
+            ),
+        )
     both = pd.concat(parts, ignore_index=True)[_PROXY]
     if both.empty:
         return no_proxies()
@@ -64,10 +70,13 @@ def apply_proxies(questions: pd.DataFrame, resolved: pd.DataFrame, proxies: pd.D
         return out
     facts = out[["question_id", "resolution_date"]].merge(
         questions[["question_id", "resolution_date", "kind", "due"]].drop_duplicates(["question_id", "resolution_date"]),
-        on=["question_id", "resolution_date"], how="left")
+        on=["question_id", "resolution_date"],
+        how="left",
+    )
     value = out["question_id"].map(proxies["value"]).astype(float).to_numpy()
-    hit = ((out["status"] == "open").to_numpy() & (facts["kind"] == MARKET).to_numpy()
-           & (facts["due"].astype(str) < as_of).to_numpy() & ~np.isnan(value))
+    hit = (
+        (out["status"] == "open").to_numpy() & (facts["kind"] == MARKET).to_numpy() & (facts["due"].astype(str) < as_of).to_numpy() & ~np.isnan(value)
+    )
     out.loc[hit, "status"] = "resolved"
     out.loc[hit, "outcome"] = value[hit]
     out.loc[hit, "resolved_at"] = out.loc[hit, "question_id"].map(proxies["at"]).to_numpy()

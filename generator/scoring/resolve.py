@@ -124,8 +124,7 @@ class LedgerView:
     proxies: pd.DataFrame | None = None
 
 
-def ledger_view(obs: pd.DataFrame, as_of: str, stated: pd.DataFrame | None = None,
-                unresolved: str = market_proxy.IGNORE) -> LedgerView:
+def ledger_view(obs: pd.DataFrame, as_of: str, stated: pd.DataFrame | None = None, unresolved: str = market_proxy.IGNORE) -> LedgerView:
     """``unresolved``: the hub's ``[scoring] unresolved_markets`` policy (``ignore`` or ``market_proxy``)."""
     known = known_by(obs, as_of)
     proxies = None
@@ -150,8 +149,9 @@ def resolve_round(questions: pd.DataFrame, view: LedgerView) -> pd.DataFrame:
     # frame per kind (two selections, two frames, a concat) cost more than resolving its units.
     units = list(zip(questions["question_id"], questions["resolution_date"], questions["due"]))
     markets = (questions["kind"] == MARKET).tolist()
-    rows = _resolve_markets([u for u, m in zip(units, markets) if m], view.states) + \
-        _resolve_series([u for u, m in zip(units, markets) if not m], view.series, view.as_of)
+    rows = _resolve_markets([u for u, m in zip(units, markets) if m], view.states) + _resolve_series(
+        [u for u, m in zip(units, markets) if not m], view.series, view.as_of
+    )
     computed = pd.DataFrame(rows, columns=_RESOLVED) if rows else _empty()
     out = apply_statements(questions, computed, view.stated)
     return out if view.proxies is None else market_proxy.apply_proxies(questions, out, view.proxies, view.as_of)

@@ -6,6 +6,7 @@
   in the disk cache
 - ``render``: the generated pages from a ``SiteData`` bundle (pure: data in, {path: bytes} out);
   ``sitedata``: that bundle; ``listings``: the Changes, Questions, Models and methodology-versions lists
+- ``round_pages``: a round's page and its question table's rows, and the "Open now" box
 - ``charts``: Plotly figures as plain dicts; ``breakdowns``: the model pages' tables by source, category, horizon
 - ``questions``, ``summaries``, ``payloads``: question pages, what they say of their units, and
   their forecasts as compact columns

@@ -25,7 +25,8 @@ from ..leaderboard.question_effects import QuestionEffects
 from ..timeutil import format_ts
 from .listings import forecasters, model_rows
 from .questions import question_slug
-from .render import column_records, render_pages, safe_url
+from .render import render_pages, safe_url
+from .round_pages import column_records
 from .sitedata import GENERATED, SiteData
 
 API_VERSION = 1
@@ -34,15 +35,37 @@ SCHEMAS = ("index", "board", "models", "rounds", "questions", "question-effects"
 EFFECTS = "question-effects.json.gz"  # gzip-compressed: 1.6 MB of JSON at ForecastBench scale is 0.3 MB so
 EFFECT_DECIMALS = 6  # b on the Brier scale to 1e-6: far finer than any interval, and half the bytes
 # a board row as the API gives it: the columns the Leaderboard shows, with their intervals
-BOARD_COLUMNS = ("rank", "rank_low", "rank_high", "model", "name", "organization", "kind", "provisional",
-                 "overall", "overall_ci_low", "overall_ci_high", "dataset", "dataset_ci_low", "dataset_ci_high",
-                 "market", "market_ci_low", "market_ci_high", "n_dataset", "n_market", "peer", "log_score",
-                 "pct_rank1", "pct_top5", "p_value", "p_label")
+BOARD_COLUMNS = (
+    "rank",
+    "rank_low",
+    "rank_high",
+    "model",
+    "name",
+    "organization",
+    "kind",
+    "provisional",
+    "overall",
+    "overall_ci_low",
+    "overall_ci_high",
+    "dataset",
+    "dataset_ci_low",
+    "dataset_ci_high",
+    "market",
+    "market_ci_low",
+    "market_ci_high",
+    "n_dataset",
+    "n_market",
+    "peer",
+    "log_score",
+    "pct_rank1",
+    "pct_top5",
+    "p_value",
+    "p_label",
+)
 INTEGER_COLUMNS = frozenset({"rank", "rank_low", "rank_high", "n_dataset", "n_market", "provisional"})
 # a board or view name written as it is in a URL path: one path segment, no "." or ".." alone
 _PATH_SAFE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._:-]*")
-QUESTION_COLUMNS = ("id", "text", "source", "kind", "category", "url", "status", "resolved_on", "rounds",
-                    "first_round", "last_round", "page")
+QUESTION_COLUMNS = ("id", "text", "source", "kind", "category", "url", "status", "resolved_on", "rounds", "first_round", "last_round", "page")
 
 
 def _cell(column: str, value: Any) -> Any:
@@ -83,15 +106,27 @@ def question_rows(data: SiteData) -> list[dict]:
     for q in data.questions:
         units, question = q.units, q.question
         status = [("open" if s is None or s != s else str(s)) for s in units["status"].tolist()] if len(units) else []
-        resolved_at = [str(t) for s, t in zip(status, units["resolved_at"].tolist()) if s == "resolved" and t == t and t is not None] \
-            if len(units) else []
+        resolved_at = (
+            [str(t) for s, t in zip(status, units["resolved_at"].tolist()) if s == "resolved" and t == t and t is not None] if len(units) else []
+        )
         rounds = sorted({str(r) for r in units["round"].tolist()}) if len(units) else []
         state = "void" if status and all(s == "void" for s in status) else "open" if not status or "open" in status else "resolved"
-        out.append({"id": q.id, "text": str(question["text"]), "source": str(question["source"]), "kind": str(question["kind"]),
-                    "category": str(question.get("category") or ""), "url": safe_url(str(question.get("url") or "")),
-                    "status": state, "resolved_on": max(resolved_at)[:10] if resolved_at else None,
-                    "rounds": len(rounds), "first_round": rounds[0] if rounds else None,
-                    "last_round": rounds[-1] if rounds else None, "page": f"generated/questions/{q.slug}/"})
+        out.append(
+            {
+                "id": q.id,
+                "text": str(question["text"]),
+                "source": str(question["source"]),
+                "kind": str(question["kind"]),
+                "category": str(question.get("category") or ""),
+                "url": safe_url(str(question.get("url") or "")),
+                "status": state,
+                "resolved_on": max(resolved_at)[:10] if resolved_at else None,
+                "rounds": len(rounds),
+                "first_round": rounds[0] if rounds else None,
+                "last_round": rounds[-1] if rounds else None,
+                "page": f"generated/questions/{q.slug}/",
+            }
+        )
     return out
 
 
@@ -111,13 +146,21 @@ def question_effects(data: SiteData) -> dict:
     for each board the units' ``b`` (null: not on that board, or dropped by its fit). At
     ForecastBench scale (~37,000 units) a row per unit per board would be ~10 MB; this is ~1.6 MB,
     written gzip-compressed (``EFFECTS``): 0.3 MB."""
-    parts = [frame.attrs["difficulty"].frame.assign(board=board) for (board, view), frame in data.boards.items()
-             if view == "overall" and isinstance(frame.attrs.get("difficulty"), QuestionEffects)
-             and len(frame.attrs["difficulty"].frame)]
+    parts = [
+        frame.attrs["difficulty"].frame.assign(board=board)
+        for (board, view), frame in data.boards.items()
+        if view == "overall" and isinstance(frame.attrs.get("difficulty"), QuestionEffects) and len(frame.attrs["difficulty"].frame)
+    ]
     boards = [board for (board, view) in data.boards if view == "overall"]
     if not parts:
-        return {"boards": boards, "questions": [], "rounds": [], "resolution_dates": [],
-                "units": {"question": [], "round": [], "resolution_date": []}, "b": {b: [] for b in boards}}
+        return {
+            "boards": boards,
+            "questions": [],
+            "rounds": [],
+            "resolution_dates": [],
+            "units": {"question": [], "round": [], "resolution_date": []},
+            "b": {b: [] for b in boards},
+        }
     every = pd.concat(parts, ignore_index=True)
     every = every.assign(round=every["round"].astype(str).str[:10], resolution_date=every["resolution_date"].astype(str).str[:10])
     keys = ["question_id", "round", "resolution_date"]
@@ -130,11 +173,17 @@ def question_effects(data: SiteData) -> dict:
         values = pd.Series(mine["b"].to_numpy(dtype=float), index=pd.MultiIndex.from_frame(mine[keys]))
         column = values.reindex(position).round(EFFECT_DECIMALS).tolist() if len(mine) else [math.nan] * len(units)
         b[board] = [None if math.isnan(x) else x for x in column]
-    return {"boards": boards, "questions": lists["question_id"], "rounds": lists["round"],
-            "resolution_dates": lists["resolution_date"],
-            "units": {name: pd.Index(lists[key]).get_indexer(units[key]).tolist()
-                      for name, key in (("question", "question_id"), ("round", "round"), ("resolution_date", "resolution_date"))},
-            "b": b}
+    return {
+        "boards": boards,
+        "questions": lists["question_id"],
+        "rounds": lists["round"],
+        "resolution_dates": lists["resolution_date"],
+        "units": {
+            name: pd.Index(lists[key]).get_indexer(units[key]).tolist()
+            for name, key in (("question", "question_id"), ("round", "round"), ("resolution_date", "resolution_date"))
+        },
+        "b": b,
+    }
 
 
 def _compact_json(payload: dict) -> bytes:
@@ -143,8 +192,7 @@ def _compact_json(payload: dict) -> bytes:
 
 def api_files(data: SiteData) -> dict[str, bytes]:
     """Every API file, by its path under generated/ (``api/...``)."""
-    stamp = {"api_version": API_VERSION, "title": data.title, "as_of": format_ts(data.as_of),
-             "methodology_version": str(data.methodology_version)}
+    stamp = {"api_version": API_VERSION, "title": data.title, "as_of": format_ts(data.as_of), "methodology_version": str(data.methodology_version)}
     files: dict[str, bytes] = {}
     boards = []
     for (board, view), frame in data.boards.items():
@@ -152,25 +200,54 @@ def api_files(data: SiteData) -> dict[str, bytes]:
         path = f"boards/{path_name(board)}/{path_name(view)}"
         base = f"{API}/{path}"
         reference = [r["model"] for r in rows if r["p_value"] is None and r["rank"] is not None]
-        files[f"{base}.json"] = _json({**stamp, "board": board, "view": view, "headline": headline_of(view, frame) if len(frame) else "overall",
-                                       "reference": reference[0] if len(reference) == 1 else None, "rows": rows})
+        files[f"{base}.json"] = _json(
+            {
+                **stamp,
+                "board": board,
+                "view": view,
+                "headline": headline_of(view, frame) if len(frame) else "overall",
+                "reference": reference[0] if len(reference) == 1 else None,
+                "rows": rows,
+            }
+        )
         files[f"{base}.csv"] = _csv(rows, BOARD_COLUMNS)
         boards.append({"board": board, "view": view, "json": f"{path}.json", "csv": f"{path}.csv"})
     models = [{k: (v if v != "" else None) for k, v in row.items()} for row in model_rows(data, forecasters(data))]
     files[f"{API}/models.json"] = _json({**stamp, "models": models})
-    files[f"{API}/rounds.json"] = _json({**stamp, "rounds": [
-        {"due": r.due, "state": r.status.state if r.status else None, "status": r.status.label if r.status else None,
-         "due_time": r.status.due if r.status else None, "questions": len(r.questions), "participants": list(r.participants),
-         "page": f"generated/rounds/{r.due}/"} for r in data.rounds]})
+    files[f"{API}/rounds.json"] = _json(
+        {
+            **stamp,
+            "rounds": [
+                {
+                    "due": r.due,
+                    "state": r.status.state if r.status else None,
+                    "status": r.status.label if r.status else None,
+                    "due_time": r.status.due if r.status else None,
+                    "questions": len(r.questions),
+                    "participants": list(r.participants),
+                    "page": f"generated/rounds/{r.due}/",
+                }
+                for r in data.rounds
+            ],
+        }
+    )
     questions = question_rows(data)
     files[f"{API}/questions.json"] = _json({**stamp, "questions": questions})
     files[f"{API}/questions.csv"] = _csv(questions, QUESTION_COLUMNS)
-    files[f"{API}/{EFFECTS}"] = gzip.compress(_compact_json({**stamp, "view": "overall", **question_effects(data)}),
-                                              compresslevel=9, mtime=0)  # mtime 0: the same bytes for the same data
-    files[f"{API}/index.json"] = _json({**stamp, "boards": boards, "models": "models.json", "rounds": "rounds.json",
-                                        "questions": {"json": "questions.json", "csv": "questions.csv"},
-                                        "question_effects": EFFECTS,
-                                        "schemas": {name: f"schemas/{name}.schema.json" for name in SCHEMAS}})
+    files[f"{API}/{EFFECTS}"] = gzip.compress(
+        _compact_json({**stamp, "view": "overall", **question_effects(data)}), compresslevel=9, mtime=0
+    )  # mtime 0: the same bytes for the same data
+    files[f"{API}/index.json"] = _json(
+        {
+            **stamp,
+            "boards": boards,
+            "models": "models.json",
+            "rounds": "rounds.json",
+            "questions": {"json": "questions.json", "csv": "questions.csv"},
+            "question_effects": EFFECTS,
+            "schemas": {name: f"schemas/{name}.schema.json" for name in SCHEMAS},
+        }
+    )
     for name in SCHEMAS:
         files[f"{API}/schemas/{name}.schema.json"] = schema_bytes(name)
     return files
@@ -187,5 +264,3 @@ def site_files(data: SiteData) -> dict[str, bytes]:
 def schema_bytes(name: str) -> bytes:
     """The JSON Schema of one API file, as shipped in ``api_schemas/``."""
     return resources.files("generator.site").joinpath(f"api_schemas/{name}.schema.json").read_bytes()
-
-

@@ -46,8 +46,15 @@ FRAME_ATTRS = ("unranked", "difficulty")  # a board's attrs kept as frames of th
 WORKER_MIN_ROWS = 20_000  # fewer scored rows: the boards take less than a worker costs to start
 
 
-def site_boards(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
-                settings: Settings, asked: pd.DataFrame | None, observations: pd.DataFrame) -> Callable[[], Boards]:
+def site_boards(
+    hub: Hub,
+    scores: pd.DataFrame,
+    models: dict[str, ModelMeta],
+    as_of: datetime,
+    settings: Settings,
+    asked: pd.DataFrame | None,
+    observations: pd.DataFrame,
+) -> Callable[[], Boards]:
     """``configured_boards(scores, models, as_of, settings, asked, observations=observations)``, to be taken
     by calling the function returned: the boards kept in the hub's disk cache when nothing they
     read has changed, else made in the background (``in_background``, one worker per share of
@@ -62,8 +69,11 @@ def site_boards(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as
         return lambda: configured_boards(scores, models, as_of, settings, asked, observations=observations, pairs=share)
 
     pairs = configured_pairs(settings)
-    pending = [in_background(make(share)) for share in board_shares(scores, pairs, default_processes())] \
-        if len(scores) >= WORKER_MIN_ROWS else [make(pairs)]
+    pending = (
+        [in_background(make(share)) for share in board_shares(scores, pairs, default_processes())]
+        if len(scores) >= WORKER_MIN_ROWS
+        else [make(pairs)]
+    )
 
     def taken() -> Boards:
         made: Boards = {}
@@ -91,8 +101,15 @@ def board_shares(scores: pd.DataFrame, pairs: list[tuple[str, str]], processes: 
     return [[pairs[i] for i in sorted(share)] for share in shares if share]
 
 
-def boards_key(hub: Hub, scores: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime,
-               settings: Settings, asked: pd.DataFrame | None, observations: pd.DataFrame) -> str:
+def boards_key(
+    hub: Hub,
+    scores: pd.DataFrame,
+    models: dict[str, ModelMeta],
+    as_of: datetime,
+    settings: Settings,
+    asked: pd.DataFrame | None,
+    observations: pd.DataFrame,
+) -> str:
     """A digest of all that ``configured_boards`` reads: the rows of the score files as ``inputs_digest`` sees
     them at ``as_of`` (the files known by their bytes' digests, as the nightly's kept boards know
     them), the models' metadata, the scoring and leaderboard settings (every board, view, option,
@@ -114,8 +131,11 @@ def save_boards(disk: DiskCache, key: str, boards: Boards) -> None:
         effects = board.attrs.get("difficulty")
         frames = {"unranked": board.attrs.get("unranked"), "difficulty": effects.frame if isinstance(effects, QuestionEffects) else None}
         rest = {k: v for k, v in board.attrs.items() if k not in FRAME_ATTRS}
-        if not all(isinstance(f, pd.DataFrame) for f in frames.values()) or not disk.save_frame(f"{KEPT}/{i}", key, board) \
-                or not all(disk.save_frame(f"{KEPT}/{i}/{name}", key, f) for name, f in frames.items()):
+        if (
+            not all(isinstance(f, pd.DataFrame) for f in frames.values())
+            or not disk.save_frame(f"{KEPT}/{i}", key, board)
+            or not all(disk.save_frame(f"{KEPT}/{i}/{name}", key, f) for name, f in frames.items())
+        ):
             return
         attrs.append(rest)
         order.append(list(board.attrs))

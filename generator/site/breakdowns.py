@@ -18,14 +18,12 @@ def breakdowns(model_scores: dict[str, pd.DataFrame]) -> dict[str, list[dict]]:
     table was ~330 pandas groupings at ForecastBench scale, twice the time); each group's rows, in
     their order, are what the model's own grouping took, so the means are the same floats."""
     out: dict[str, list[dict]] = {m: [] for m in model_scores}
-    frames = [g[["model", "source", "category", "round", "resolution_date", "kind", "brier"]]
-              for g in model_scores.values() if len(g)]
+    frames = [g[["model", "source", "category", "round", "resolution_date", "kind", "brier"]] for g in model_scores.values() if len(g)]
     if not frames:
         return out
     scores = pd.concat(frames, ignore_index=True)
     owners, models = pd.factorize(scores["model"], sort=True)
-    keys = {"source": scores["source"], "category": scores["category"].fillna("").replace("", "(none)"),
-            "horizon": horizon_days(scores)}
+    keys = {"source": scores["source"], "category": scores["category"].fillna("").replace("", "(none)"), "horizon": horizon_days(scores)}
     brier = scores["brier"]
     for title, column in BREAKDOWNS:
         codes, uniques = pd.factorize(keys[column], sort=True)  # a missing key: -1, left out as a grouping leaves it
@@ -33,11 +31,9 @@ def breakdowns(model_scores: dict[str, pd.DataFrame]) -> dict[str, list[dict]]:
         stats = brier[kept].groupby(owners[kept].astype(np.int64) * len(uniques) + codes[kept], sort=True).agg(["mean", "count"])
         names = [f"{int(v)}" if column == "horizon" else str(v) for v in uniques]
         # a model's table is there when it has rows for it (a horizon: dataset rows), even with no key among them
-        tables: dict[str, list[dict]] = {m: [] for m in models[np.unique(owners[keys[column].notna().to_numpy()]
-                                                                          if column == "horizon" else owners)]}
+        tables: dict[str, list[dict]] = {m: [] for m in models[np.unique(owners[keys[column].notna().to_numpy()] if column == "horizon" else owners)]}
         for group, mean, count in zip(stats.index.tolist(), stats["mean"].tolist(), stats["count"].tolist()):
-            tables.setdefault(models[group // len(uniques)], []).append(
-                {"key": names[group % len(uniques)], "mean": mean, "count": count})
+            tables.setdefault(models[group // len(uniques)], []).append({"key": names[group % len(uniques)], "mean": mean, "count": count})
         for model, rows in tables.items():
             out[model].append({"title": title, "rows": rows})
     return out

@@ -48,9 +48,10 @@ from ..timeutil import format_date, format_ts
 from .api import site_files
 from .boards import WORKER_MIN_ROWS, site_boards
 from .questions import question_infos, shown_rounds
-from .render import GENERATED, RoundInfo, SiteData, safe_url
+from .render import GENERATED, SiteData, safe_url
 from .rounds import OPEN, RoundStatus, resolutions, round_status
 from .shell import FRAGMENTS, ROUND_TABLE, ROUND_TABLES, SHELL
+from .sitedata import RoundInfo
 from .speak import CHANGES_NIGHTS
 from .write import write_tree
 
@@ -74,16 +75,20 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     named = history_views(history)
     overall = named[named["view"] == "overall"]
     observations = readers.load_observations(hub, _shared(hub, hub.layout.observation_files()))
-    view = ledger_view(observations, format_ts(as_of), readers.load_statements(hub),
-                       settings.scoring.unresolved_markets)
+    view = ledger_view(observations, format_ts(as_of), readers.load_statements(hub), settings.scoring.unresolved_markets)
     first = settings.leaderboard.boards[0]
     sets = {due: readers.load_round(hub, due) for due in readers.round_dues(hub)}
     asked = pd.concat(list(sets.values()), ignore_index=True) if sets else None
     made = site_boards(hub, scores, models, as_of, settings, asked, observations)  # in the background meanwhile
     by_round = {r: g for r, g in scores.groupby("round", sort=False)} if len(scores) else {}
     busy = len(scores) >= WORKER_MIN_ROWS  # a smaller hub's work takes less than a worker costs to start
-    round_boards = in_background(lambda: {format_date(due): _round_board(by_round.get(format_date(due)), questions, models, as_of,
-                                                                         settings, first) for due, questions in sets.items()}, busy)
+    round_boards = in_background(
+        lambda: {
+            format_date(due): _round_board(by_round.get(format_date(due)), questions, models, as_of, settings, first)
+            for due, questions in sets.items()
+        },
+        busy,
+    )
     rounds, read, states = [], {}, {}
     for due, questions in sets.items():
         day = format_date(due)
@@ -93,8 +98,12 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
             continue
         read[day] = by_model
     arena = in_background(lambda: _arena(hub, as_of, read), busy)  # the Arena's CPU beside the questions' (below)
-    changes = in_background(lambda: history_diffs(_last_nights(overall, CHANGES_NIGHTS), first_rounds=first_rounds(scores),
-                                                  names={m: meta.name for m, meta in models.items()}), busy)  # and the Changes page's
+    changes = in_background(
+        lambda: history_diffs(
+            _last_nights(overall, CHANGES_NIGHTS), first_rounds=first_rounds(scores), names={m: meta.name for m, meta in models.items()}
+        ),
+        busy,
+    )  # and the Changes page's
     boards_of_rounds = round_boards()
     for day, (questions, participants, status, units) in states.items():
         board = None if status.state == OPEN else boards_of_rounds[day]
@@ -103,17 +112,24 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     arena_parts, unreadable_bets = arena()
     quarantine += unreadable_bets
     gathered: dict[str, Any] = dict(
-        title=settings.title, as_of=as_of, methodology_version=settings.scoring.methodology_version,
-        history=overall[overall["board"] == first], board_history=history, models=models,
+        title=settings.title,
+        as_of=as_of,
+        methodology_version=settings.scoring.methodology_version,
+        history=overall[overall["board"] == first],
+        board_history=history,
+        models=models,
         round_age_days=settings.scoring.min_age_days,
         model_scores={m: g for m, g in scores.groupby("model", sort=True)},
         changes=changes(),
-        corrections=corrections(observations, format_ts(as_of),
-                                {r.due: r.questions for r in rounds}, readers.load_resolutions(hub)),
+        corrections=corrections(observations, format_ts(as_of), {r.due: r.questions for r in rounds}, readers.load_resolutions(hub)),
         decisions=_decisions(hub, as_of),
-        **arena_parts, **_oracle(hub, as_of, models, quarantine),
-        rounds=rounds, questions=questions_of_rounds,
-        repo_url=settings.repo_url, settings=settings, **_downloads(hub, readers.quarantined_files(quarantine), settings.repo_url, as_of),
+        **arena_parts,
+        **_oracle(hub, as_of, models, quarantine),
+        rounds=rounds,
+        questions=questions_of_rounds,
+        repo_url=settings.repo_url,
+        settings=settings,
+        **_downloads(hub, readers.quarantined_files(quarantine), settings.repo_url, as_of),
     )
     boards = made()
     return SiteData(board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards, **gathered)
@@ -142,8 +158,7 @@ def _round_state(due: str, questions: pd.DataFrame, view: LedgerView, as_of: dat
     return round_status(due_time, units, as_of), units
 
 
-def _round_board(scores: pd.DataFrame | None, questions: pd.DataFrame, models: dict, as_of: datetime,
-                 settings, board: str) -> pd.DataFrame | None:
+def _round_board(scores: pd.DataFrame | None, questions: pd.DataFrame, models: dict, as_of: datetime, settings, board: str) -> pd.DataFrame | None:
     """One round's own board (the first board's overall view, point estimates and ranks, no
     bootstrap): who did best in that round alone. None when nothing of it is scored yet."""
     if scores is None or not len(scores):
@@ -151,8 +166,7 @@ def _round_board(scores: pd.DataFrame | None, questions: pd.DataFrame, models: d
     crowd = crowd_from_rounds(questions) if len(questions) else None
     # min_round_age_days=0: the round is shown as soon as something resolves; the Leaderboard waits
     # [scoring] min_age_days before it counts a round
-    return hub_board(scores, models, as_of, settings, board=board, view="overall", replicates=0, crowd=crowd,
-                     min_round_age_days=0)
+    return hub_board(scores, models, as_of, settings, board=board, view="overall", replicates=0, crowd=crowd, min_round_age_days=0)
 
 
 def _arena(hub: Hub, as_of: datetime, forecasts: dict[str, dict[str, pd.DataFrame]]) -> tuple[dict, list[Problem]]:
@@ -164,20 +178,28 @@ def _arena(hub: Hub, as_of: datetime, forecasts: dict[str, dict[str, pd.DataFram
     unreadable: list[Problem] = []
     cohorts = load_cohorts(hub, as_of, quarantine=unreadable, forecasts=forecasts)
     bets = {format_date(due): readers.load_bets(hub, due, []) for due in readers.round_dues(hub) if due <= as_of}
-    return {"arena": arena_table(cohorts), "arena_curves": pnl_curves(cohorts), "arena_brier": bet_brier(cohorts),
-            "arena_decisions": decision_rows(cohorts.positions, bets)}, unreadable
+    return {
+        "arena": arena_table(cohorts),
+        "arena_curves": pnl_curves(cohorts),
+        "arena_brier": bet_brier(cohorts),
+        "arena_decisions": decision_rows(cohorts.positions, bets),
+    }, unreadable
 
 
 def _oracle(hub: Hub, as_of: datetime, models: dict, quarantine: list[Problem]) -> dict:
     scores = oracle_scores(hub, as_of, quarantine=quarantine)
     cutoffs = {m: meta.knowledge_cutoff or "" for m, meta in models.items()}
     board = oracle_board(scores, cutoffs)
-    return {"oracle_board": board, "oracle_sets": oracle_sets(hub, as_of, scores, board, cutoffs),
-            "oracle_months": temporal_view(scores, cutoffs, by=("model",)) if len(scores) else pd.DataFrame()}
+    return {
+        "oracle_board": board,
+        "oracle_sets": oracle_sets(hub, as_of, scores, board, cutoffs),
+        "oracle_months": temporal_view(scores, cutoffs, by=("model",)) if len(scores) else pd.DataFrame(),
+    }
 
 
-def _questions(hub: Hub, observations: pd.DataFrame, rounds: list[RoundInfo],
-               forecasts: dict[str, dict[str, pd.DataFrame]], scores, as_of: datetime) -> list:
+def _questions(
+    hub: Hub, observations: pd.DataFrame, rounds: list[RoundInfo], forecasts: dict[str, dict[str, pd.DataFrame]], scores, as_of: datetime
+) -> list:
     """The question pages' data, from the forecasts of each round past its due time (``forecasts``: by
     round, then model), each file's rows cut to the questions whose page shows that round
     (``shown_rounds``) before they are joined; the pages' shared model list is that of every file."""
@@ -192,10 +214,8 @@ def _questions(hub: Hub, observations: pd.DataFrame, rounds: list[RoundInfo],
             if len(cut) or frame["question_id"].isin(ids).any():  # the model forecast a question asked
                 models.add(model)
             given.append(cut.assign(round=day, model=model))
-    given = (pd.concat(given, ignore_index=True) if given
-             else pd.DataFrame(columns=["round", "model", *FORECASTS.names]))
-    return question_infos(readers.load_bank(hub), observations, asked, given, scores,
-                          format_ts(as_of), models=tuple(sorted(models)))
+    given = pd.concat(given, ignore_index=True) if given else pd.DataFrame(columns=["round", "model", *FORECASTS.names])
+    return question_infos(readers.load_bank(hub), observations, asked, given, scores, format_ts(as_of), models=tuple(sorted(models)))
 
 
 def _with_resolutions(r: RoundInfo) -> pd.DataFrame:
@@ -223,8 +243,10 @@ def _downloads(hub: Hub, quarantined: set[str], repo_url: str = "", as_of: datet
         for path in (p for p in layout.forecast_files(due) if layout.relative(p) not in quarantined):
             offered[f"downloads/forecasts/{format_date(due)}/{path.name}"] = path
     local = not safe_url(repo_url)
-    return {"offered": {name: layout.relative(path) for name, path in offered.items()},
-            "downloads": {name: _for_people(path) for name, path in offered.items()} if local else {}}
+    return {
+        "offered": {name: layout.relative(path) for name, path in offered.items()},
+        "downloads": {name: _for_people(path) for name, path in offered.items()} if local else {},
+    }
 
 
 def _for_people(path: Path) -> bytes:
@@ -232,8 +254,7 @@ def _for_people(path: Path) -> bytes:
     return spreadsheet_safe_bytes(data) if path.suffix == ".csv" else data
 
 
-def build_site(hub: Hub | Path, as_of: datetime, run_mkdocs: bool = True,
-               quarantine: list[Problem] | None = None) -> list[str]:
+def build_site(hub: Hub | Path, as_of: datetime, run_mkdocs: bool = True, quarantine: list[Problem] | None = None) -> list[str]:
     """Regenerate ``site_src/docs/generated`` and build ``site_src/site``. Return the changed pages.
 
     An unreadable submitted file never stops the build: it is left out and listed in ``quarantine``."""
@@ -242,8 +263,7 @@ def build_site(hub: Hub | Path, as_of: datetime, run_mkdocs: bool = True,
     changed = write_tree(site_src / "docs" / GENERATED, strip_generated(site_files(gather(hub, as_of, quarantine))))
     if run_mkdocs:
         settings = hub.settings
-        run_mkdocs_build(site_src / "mkdocs.yml", as_of, settings.title,
-                         site_description=settings.description, site_url=settings.site_url or None)
+        run_mkdocs_build(site_src / "mkdocs.yml", as_of, settings.title, site_description=settings.description, site_url=settings.site_url or None)
     return changed
 
 
@@ -278,21 +298,24 @@ def run_mkdocs_build(config_file: Path, as_of: datetime, title: str, **identity:
 
     with _source_date(as_of), _quiet_mkdocs():
         try:
-            config = load_config(str(config_file), strict=True, site_name=title,
-                                 **{k: v for k, v in identity.items() if v is not None})
+            config = load_config(str(config_file), strict=True, site_name=title, **{k: v for k, v in identity.items() if v is not None})
             with _cleared_meanwhile(Path(config["site_dir"])):
                 build(config)
         except MkDocsException as exc:
             raise BuildError(f"mkdocs build --strict failed for {config_file}: {exc}") from None
     site = Path(config["site_dir"])
     if (site / GENERATED / "questions" / SHELL).exists():
-        raise BuildError(f"{config_file}: the question pages were not written: this mkdocs.yml lacks the "
-                         f"'hooks: [hooks/question_pages.py]' and 'exclude_docs: generated/{FRAGMENTS}/' entries "
-                         f"of the skeleton ({skeleton_dir() / 'mkdocs.yml'}); copy them and the hooks/ folder")
+        raise BuildError(
+            f"{config_file}: the question pages were not written: this mkdocs.yml lacks the "
+            f"'hooks: [hooks/question_pages.py]' and 'exclude_docs: generated/{FRAGMENTS}/' entries "
+            f"of the skeleton ({skeleton_dir() / 'mkdocs.yml'}); copy them and the hooks/ folder"
+        )
     if (site / GENERATED / ROUND_TABLES).exists() or _unfilled_round_page(site):
-        raise BuildError(f"{config_file}: the round pages' question tables were not filled in: this mkdocs.yml or "
-                         f"its hooks/ folder predate them; copy 'exclude_docs: generated/{ROUND_TABLES}/' and the "
-                         f"hooks/ folder from the skeleton ({skeleton_dir()})")
+        raise BuildError(
+            f"{config_file}: the round pages' question tables were not filled in: this mkdocs.yml or "
+            f"its hooks/ folder predate them; copy 'exclude_docs: generated/{ROUND_TABLES}/' and the "
+            f"hooks/ folder from the skeleton ({skeleton_dir()})"
+        )
 
 
 def _unfilled_round_page(site: Path) -> bool:

@@ -23,15 +23,23 @@ def board_sections(boards: dict[tuple[str, str], pd.DataFrame], models: dict) ->
     for board, (view, frame) in chosen.items():
         score = headline_of(view, frame) if len(frame) else "overall"
         result = explore(frame, models, score) if len(frame) else None
-        figure = charts.explore_scores(result.points, result.trend, result.parity) \
-            if result is not None and len(result.points) else None
-        out.append({"board": board, "view": view, "score": score, "result": result,
-                    "points": result.points.to_dict("records") if result is not None else [],
-                    "figure": charts.to_json(figure) if figure is not None else ""})
+        figure = charts.explore_scores(result.points, result.trend, result.parity) if result is not None and len(result.points) else None
+        out.append(
+            {
+                "board": board,
+                "view": view,
+                "score": score,
+                "result": result,
+                "points": result.points.to_dict("records") if result is not None else [],
+                "figure": charts.to_json(figure) if figure is not None else "",
+            }
+        )
     return out
 
 
-def explore_pages(env: jinja2.Environment, boards: dict[tuple[str, str], pd.DataFrame], models: dict,
-                  common: dict) -> dict[str, str]:
-    return {"explore.md": env.get_template("explore.md.j2").render(
-        **common, sections=board_sections(boards, models), level=LEVEL, min_frontier=MIN_FRONTIER)}
+def explore_pages(env: jinja2.Environment, boards: dict[tuple[str, str], pd.DataFrame], models: dict, common: dict) -> dict[str, str]:
+    return {
+        "explore.md": env.get_template("explore.md.j2").render(
+            **common, sections=board_sections(boards, models), level=LEVEL, min_frontier=MIN_FRONTIER
+        )
+    }

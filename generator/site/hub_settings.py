@@ -38,7 +38,7 @@ def hub_settings_values(settings: Settings) -> dict[str, Any]:
 
 
 def schedule_words(settings: Settings) -> str:
-    """"every other Sunday at 00:00 UTC", "every 10 days at 12:00 UTC", ..."""
+    """ "every other Sunday at 00:00 UTC", "every 10 days at 12:00 UTC", ..."""
     rounds = settings.rounds
     clock = rounds.first_due.strftime("%H:%M")
     day = WEEKDAYS[rounds.first_due.weekday()]
@@ -49,6 +49,9 @@ def schedule_words(settings: Settings) -> str:
 def source_row(name: str, options: dict[str, Any]) -> dict[str, str]:
     """A source and its qualifying thresholds: the keys of its table that are not advanced, as set or by default."""
     keys = [s for s in specs(name, SOURCE_OPTIONS[name]).values() if not s.meta.advanced and s.name != "enabled"]
-    shown = [f"`{s.name}` = {html.escape(toml_value(options.get(s.name, s.default)), quote=False)}"
-             for s in keys if options.get(s.name, s.default) is not None]  # hub.toml's text, never raw HTML
+    shown = [
+        f"`{s.name}` = {html.escape(toml_value(options.get(s.name, s.default)), quote=False)}"
+        for s in keys
+        if options.get(s.name, s.default) is not None
+    ]  # hub.toml's text, never raw HTML
     return {"name": name, "settings": ", ".join(shown) or "no setting of its own"}

@@ -34,8 +34,10 @@ def human_columns(frame: pd.DataFrame, headline: str) -> dict:
     names = dict(zip(frame["model"], frame["name"])) if len(frame) else {}
     reference = comparison_row(frame, "p_value", headline)
     public = comparison_row(frame, "p_public", headline)
-    cells = {m: (p_label(float(p)), format_p(float(p))) for m, p in zip(frame["model"], frame["p_public"])} \
-        if public else {}
-    return {"ref_header": f"{names[reference]} > Forecaster?" if kinds.get(reference) == HUMAN else "",
-            "public": public, "public_header": f"Forecaster > {names[public]}?" if public else "",
-            "public_cells": cells}
+    cells = {m: (p_label(float(p)), format_p(float(p))) for m, p in zip(frame["model"], frame["p_public"])} if public else {}
+    return {
+        "ref_header": f"{names[reference]} > Forecaster?" if kinds.get(reference) == HUMAN else "",
+        "public": public,
+        "public_header": f"Forecaster > {names[public]}?" if public else "",
+        "public_cells": cells,
+    }

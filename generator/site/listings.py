@@ -19,10 +19,14 @@ def changes_page(env: jinja2.Environment, data: SiteData, common: dict) -> str:
     said = nights(data.changes, overall)
     compared = sorted({str(a) for a in data.history["as_of"].unique()})[-CHANGES_NIGHTS:] if len(data.history) else []
     return env.get_template("changes.md.j2").render(
-        **{**common, "prefix": f"../{GENERATED}/"}, nights=said, lead=since_last_night(compared, said),
-        corrections=data.corrections.to_dict("records"), decisions=data.decisions.to_dict("records"),
+        **{**common, "prefix": f"../{GENERATED}/"},
+        nights=said,
+        lead=since_last_night(compared, said),
+        corrections=data.corrections.to_dict("records"),
+        decisions=data.decisions.to_dict("records"),
         digests=night_digests(data.board_history),
-        names={m: meta.name for m, meta in data.models.items()})
+        names={m: meta.name for m, meta in data.models.items()},
+    )
 
 
 def methodology_versions(history: pd.DataFrame, current: str) -> list[dict]:
@@ -33,8 +37,10 @@ def methodology_versions(history: pd.DataFrame, current: str) -> list[dict]:
     per_night = history[["as_of", "methodology_version"]].drop_duplicates("as_of").sort_values("as_of")
     spans = per_night.groupby("methodology_version", sort=False)["as_of"].agg(["min", "max", "count"]).sort_values("min")
     latest = str(per_night["methodology_version"].iloc[-1])
-    return [{"version": str(v), "first": str(r["min"]), "last": str(r["max"]), "nights": int(r["count"]),
-             "current": str(v) == latest == current} for v, r in spans.iterrows()]
+    return [
+        {"version": str(v), "first": str(r["min"]), "last": str(r["max"]), "nights": int(r["count"]), "current": str(v) == latest == current}
+        for v, r in spans.iterrows()
+    ]
 
 
 DIGEST_NIGHTS = 30  # nights whose ledger digest the Changes page lists (history.csv keeps them all)
@@ -55,13 +61,16 @@ def question_index(env: jinja2.Environment, data: SiteData, common: dict) -> str
     """The Questions page: a filterable, sortable list whose rows the browser loads from the API's
     questions.json on first view, a page of ``QUESTION_PAGE_SIZE`` at a time, so the page itself
     stays light at ForecastBench's scale. Its filters' choices are written in the page."""
+
     def values(field: str) -> list[str]:
         return sorted({str(q.question.get(field) or "") for q in data.questions} - {""})
-    filters = [{"name": "source", "label": "Source", "choices": values("source")},
-               {"name": "category", "label": "Category", "choices": values("category")},
-               {"name": "status", "label": "Status", "choices": ["open", "resolved", "void"]}]
-    return env.get_template("questions_index.md.j2").render(**common, count=len(data.questions), filters=filters,
-                                                            page_size=QUESTION_PAGE_SIZE)
+
+    filters = [
+        {"name": "source", "label": "Source", "choices": values("source")},
+        {"name": "category", "label": "Category", "choices": values("category")},
+        {"name": "status", "label": "Status", "choices": ["open", "resolved", "void"]},
+    ]
+    return env.get_template("questions_index.md.j2").render(**common, count=len(data.questions), filters=filters, page_size=QUESTION_PAGE_SIZE)
 
 
 def forecasters(data: SiteData) -> list[str]:
@@ -91,9 +100,21 @@ def model_rows(data: SiteData, everyone: list[str]) -> list[dict]:
             place = "scored, not on the board yet" if model in data.model_scores else "not scored yet"
         else:
             place = "provisional" if pd.isna(rank) else f"#{int(rank)}"
-        out.append({"model": model, "name": meta.name, "organization": meta.organization, "kind": meta.kind,
-                    "knowledge_cutoff": meta.knowledge_cutoff, "release_date": meta.release_date,
-                    "saw_crowd": meta.saw_crowd, "rounds": len(rounds), "first": rounds[0] if rounds else "",
-                    "last": rounds[-1] if rounds else "", "place": place, "rank": "" if rank is None or pd.isna(rank) else int(rank),
-                    "also": ", ".join(w for w, has in (("Arena", model in arena), ("Oracle", model in oracle)) if has)})
+        out.append(
+            {
+                "model": model,
+                "name": meta.name,
+                "organization": meta.organization,
+                "kind": meta.kind,
+                "knowledge_cutoff": meta.knowledge_cutoff,
+                "release_date": meta.release_date,
+                "saw_crowd": meta.saw_crowd,
+                "rounds": len(rounds),
+                "first": rounds[0] if rounds else "",
+                "last": rounds[-1] if rounds else "",
+                "place": place,
+                "rank": "" if rank is None or pd.isna(rank) else int(rank),
+                "also": ", ".join(w for w, has in (("Arena", model in arena), ("Oracle", model in oracle)) if has),
+            }
+        )
     return out

@@ -28,29 +28,51 @@ def _newest(s: OracleSet) -> list[dict]:
     rows = []
     for q in questions.to_dict("records"):
         g = made.get(q["id"])
-        rows.append({**q, "choices": [q[f"choice_{x}"] for x in "abcd"] if q["kind"] == "mc" else [],
-                     "article": articles.get(q["url"]), "scores": [int(g[p]) for p in FILTER_PRINCIPLES] if g else [],
-                     "total": int(g["total"]) if g else None, "maker": maker_text(str(g["maker"])) if g else ""})
+        rows.append(
+            {
+                **q,
+                "choices": [q[f"choice_{x}"] for x in "abcd"] if q["kind"] == "mc" else [],
+                "article": articles.get(q["url"]),
+                "scores": [int(g[p]) for p in FILTER_PRINCIPLES] if g else [],
+                "total": int(g["total"]) if g else None,
+                "maker": maker_text(str(g["maker"])) if g else "",
+            }
+        )
     return rows
 
 
 def _summary(s: OracleSet) -> dict:
     g = s.generated
-    return {"name": s.name, "n": len(s.questions), "tf": int((s.questions["kind"] == "tf").sum()),
-            "mc": int((s.questions["kind"] == "mc").sum()), "made": len(g), "dropped": int((g["kept"] == 0).sum()) if len(g) else 0,
-            "makers": [maker_text(m) for m in s.makers], "models": len(s.board),
-            "first": str(s.questions["resolution_date"].min()) if len(s.questions) else "",
-            "last": str(s.questions["resolution_date"].max()) if len(s.questions) else ""}
+    return {
+        "name": s.name,
+        "n": len(s.questions),
+        "tf": int((s.questions["kind"] == "tf").sum()),
+        "mc": int((s.questions["kind"] == "mc").sum()),
+        "made": len(g),
+        "dropped": int((g["kept"] == 0).sum()) if len(g) else 0,
+        "makers": [maker_text(m) for m in s.makers],
+        "models": len(s.board),
+        "first": str(s.questions["resolution_date"].min()) if len(s.questions) else "",
+        "last": str(s.questions["resolution_date"].max()) if len(s.questions) else "",
+    }
 
 
 def oracle_pages(env: jinja2.Environment, sets: list[OracleSet], common: dict) -> dict[str, str]:
     """``oracle/index.md`` and ``oracle/sets/<set>.md`` under generated/."""
-    pages = {"oracle/index.md": env.get_template("oracle_index.md.j2").render(
-        **common, sets=[_summary(s) for s in sets], principles=FILTER_PRINCIPLES)}
+    pages = {
+        "oracle/index.md": env.get_template("oracle_index.md.j2").render(**common, sets=[_summary(s) for s in sets], principles=FILTER_PRINCIPLES)
+    }
     for s in sets:
-        kinds = {k: charts.to_json(charts.oracle_accuracy_by_month(s.months, k))
-                 for k in ("tf", "mc") if len(s.months) and (s.months["kind"] == k).any()}
+        kinds = {
+            k: charts.to_json(charts.oracle_accuracy_by_month(s.months, k)) for k in ("tf", "mc") if len(s.months) and (s.months["kind"] == k).any()
+        }
         pages[f"oracle/sets/{s.name}.md"] = env.get_template("oracle_set.md.j2").render(
-            **common, set=_summary(s), board=s.board.to_dict("records"), charts=kinds, newest=_newest(s),
-            principles=FILTER_PRINCIPLES, newest_cap=NEWEST)
+            **common,
+            set=_summary(s),
+            board=s.board.to_dict("records"),
+            charts=kinds,
+            newest=_newest(s),
+            principles=FILTER_PRINCIPLES,
+            newest_cap=NEWEST,
+        )
     return pages

@@ -70,9 +70,10 @@ def forecast_payloads(rows: pd.DataFrame, models: list[str] | tuple[str, ...]) -
     u, m = u[order], m[order]
     outcome = np.full(len(unit_keys), np.nan)
     np.fmax.at(outcome, u, rows["outcome"].to_numpy(dtype=float)[order])  # fmax skips NaN (unscored rows)
-    units = [[k, str(date_names[key % len(date_names)]), None if np.isnan(o) else _number(o), run]
-             for k, key, o, run in zip(unit_round.tolist(), unit_keys.tolist(), outcome.tolist(),
-                                       _model_runs(u, m, len(unit_keys)))]
+    units = [
+        [k, str(date_names[key % len(date_names)]), None if np.isnan(o) else _number(o), run]
+        for k, key, o, run in zip(unit_round.tolist(), unit_keys.tolist(), outcome.tolist(), _model_runs(u, m, len(unit_keys)))
+    ]
     p = [None if x != x else x for x in np.round(rows["probability"].to_numpy(dtype=float)[order], 6).tolist()]
     reasons = rows["reasoning"].to_numpy(dtype=object)[order]
     # the rows that give a reasoning (a non-empty text): numpy's comparisons find the candidates, so only
@@ -81,9 +82,15 @@ def forecast_payloads(rows: pd.DataFrame, models: list[str] | tuple[str, ...]) -
     why = [i for i in maybe if isinstance(reasons[i], str)]
     why_at = np.searchsorted(np.asarray(why, dtype=np.int64), np.append(starts, len(ids))).tolist()
     rounds = round_names[question_rounds % len(round_names)].tolist()
-    return {ids[a]: {"rounds": rounds[first_round[k]:first_round[k + 1]], "units": units[first_unit[k]:first_unit[k + 1]],
-                     "p": p[a:b], "why": [[i - a, _cut(reasons[i])] for i in why[why_at[k]:why_at[k + 1]]]}
-            for k, (a, b) in enumerate(zip(starts.tolist(), ends.tolist()))}
+    return {
+        ids[a]: {
+            "rounds": rounds[first_round[k] : first_round[k + 1]],
+            "units": units[first_unit[k] : first_unit[k + 1]],
+            "p": p[a:b],
+            "why": [[i - a, _cut(reasons[i])] for i in why[why_at[k] : why_at[k + 1]]],
+        }
+        for k, (a, b) in enumerate(zip(starts.tolist(), ends.tolist()))
+    }
 
 
 def rounds_from(payload: dict, first: str) -> dict:
@@ -97,8 +104,12 @@ def rounds_from(payload: dict, first: str) -> dict:
     units = payload["units"]
     cut = next((k for k, unit in enumerate(units) if unit[0] >= start), len(units))
     offset = sum(sum(unit[3][1::2]) for unit in units[:cut])  # the forecasts of the units left out
-    return {"rounds": rounds[start:], "units": [[unit[0] - start, *unit[1:]] for unit in units[cut:]],
-            "p": payload["p"][offset:], "why": [[i - offset, text] for i, text in payload["why"] if i >= offset]}
+    return {
+        "rounds": rounds[start:],
+        "units": [[unit[0] - start, *unit[1:]] for unit in units[cut:]],
+        "p": payload["p"][offset:],
+        "why": [[i - offset, text] for i, text in payload["why"] if i >= offset],
+    }
 
 
 def _model_index(ids: np.ndarray, models: list[str] | tuple[str, ...]) -> np.ndarray:
@@ -151,13 +162,12 @@ def blocks(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, np.r_[starts[1:], len(ids)].astype(np.int64)
 
 
-
 def _number(x: float) -> int | float:
     return int(x) if float(x).is_integer() else float(x)
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= REASONING_CHARS else text[:REASONING_CHARS - 1].rstrip() + "…"
+    return text if len(text) <= REASONING_CHARS else text[: REASONING_CHARS - 1].rstrip() + "…"
 
 
 def script_json(payload) -> str:

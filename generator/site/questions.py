@@ -23,8 +23,7 @@ _PLAIN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 # files hold that round's forecasts.
 RECENT_ROUNDS = 3
 # How each unit (round × resolution date) of a question stands: its round's times and rounds.resolutions
-UNIT_COLUMNS = ["round", "resolution_date", "due", "freeze_time", "freeze_value", "status", "outcome", "resolved_at",
-                "final_value"]
+UNIT_COLUMNS = ["round", "resolution_date", "due", "freeze_time", "freeze_value", "status", "outcome", "resolved_at", "final_value"]
 
 
 @dataclass(frozen=True)
@@ -56,9 +55,15 @@ def shown_rounds(round_questions: pd.DataFrame) -> dict[str, set[str]]:
     return {r: set(g["question_id"]) for r, g in latest.groupby("round", sort=True)}
 
 
-def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.DataFrame,
-                   forecasts: pd.DataFrame, scores: pd.DataFrame, as_of: str,
-                   models: tuple[str, ...] | None = None) -> list[QuestionInfo]:
+def question_infos(
+    bank: pd.DataFrame,
+    obs: pd.DataFrame,
+    round_questions: pd.DataFrame,
+    forecasts: pd.DataFrame,
+    scores: pd.DataFrame,
+    as_of: str,
+    models: tuple[str, ...] | None = None,
+) -> list[QuestionInfo]:
     """Every question of ``round_questions`` (all rounds), sorted by id.
 
     ``round_questions`` holds every round's question set with a ``round`` column and, where known,
@@ -74,28 +79,38 @@ def question_infos(bank: pd.DataFrame, obs: pd.DataFrame, round_questions: pd.Da
     asked = sorted(round_questions["question_id"].unique())
     latest = latest_questions(bank).set_index("id").to_dict("index")  # rows as dicts: one lookup per page
     seen = known_by(obs, as_of)
-    history = {q: g[["observed_at", "value"]].reset_index(drop=True)
-               for q, g in seen[seen["question_id"].isin(asked)].groupby("question_id", sort=False)}
+    history = {
+        q: g[["observed_at", "value"]].reset_index(drop=True) for q, g in seen[seen["question_id"].isin(asked)].groupby("question_id", sort=False)
+    }
     scored = forecasts[forecasts["question_id"].isin(asked)].merge(
         scores[["round", "model", "question_id", "resolution_date", "outcome", "brier"]],
-        on=["round", "model", "question_id", "resolution_date"], how="left")
+        on=["round", "model", "question_id", "resolution_date"],
+        how="left",
+    )
     scored = scored.sort_values(["question_id", "round", "resolution_date", "model"], kind="mergesort")
     models = tuple(sorted_codes(scored["model"].to_numpy())[0].tolist()) if models is None else models
     payloads = forecast_payloads(scored, models)
     frozen = round_questions.drop_duplicates("question_id", keep="last").set_index("question_id").to_dict("index")
-    units = _split(round_questions.reindex(columns=["question_id", *UNIT_COLUMNS])
-                   .sort_values(["question_id", "round", "resolution_date"], kind="mergesort"), UNIT_COLUMNS)
+    units = _split(
+        round_questions.reindex(columns=["question_id", *UNIT_COLUMNS]).sort_values(["question_id", "round", "resolution_date"], kind="mergesort"),
+        UNIT_COLUMNS,
+    )
     empty_history = pd.DataFrame(columns=["observed_at", "value"])
     out = []
     for qid in asked:
         row, fallback = latest.get(qid, {}), frozen[qid]
         question = {
-            "text": row.get("text") or fallback["text"], "url": row.get("url") or fallback["url"] or "",
-            "source": fallback["source"], "kind": fallback["kind"], "category": fallback["category"] or "",
-            "background": row.get("background") or "", "resolution_criteria": row.get("resolution_criteria") or "",
+            "text": row.get("text") or fallback["text"],
+            "url": row.get("url") or fallback["url"] or "",
+            "source": fallback["source"],
+            "kind": fallback["kind"],
+            "category": fallback["category"] or "",
+            "background": row.get("background") or "",
+            "resolution_criteria": row.get("resolution_criteria") or "",
         }
-        out.append(QuestionInfo(qid, question_slug(qid), question, history.get(qid, empty_history),
-                                payloads.get(qid, NO_FORECASTS), models, units[qid]))
+        out.append(
+            QuestionInfo(qid, question_slug(qid), question, history.get(qid, empty_history), payloads.get(qid, NO_FORECASTS), models, units[qid])
+        )
     return out
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Callable
-from datetime import datetime
 from functools import partial
 from importlib import resources
 
@@ -29,7 +28,7 @@ from ..models import ModelMeta
 from ..parallel import in_background
 from ..schemas import ALL_TABLES, SCORES
 from ..store.csvio import empty_frame
-from ..timeutil import format_ts, parse_ts
+from ..timeutil import format_ts
 from . import charts, shell
 from .arena_page import arena_pages
 from .breakdowns import breakdowns
@@ -41,8 +40,8 @@ from .listings import changes_page, forecasters, methodology_versions, model_row
 from .oracle_sets import oracle_pages
 from .payloads import models_script, rounds_from, script_json
 from .questions import RECENT_ROUNDS, QuestionInfo, question_slug
-from .rounds import OPEN
-from .sitedata import GENERATED, RoundInfo, SiteData
+from .round_pages import friendly_time, open_now, round_page
+from .sitedata import GENERATED, SiteData
 from .speak import board_sentence
 from .summaries import outcome_text, resolution_text, time_marks, unit_summary
 
@@ -55,8 +54,8 @@ def data_dictionary(env: jinja2.Environment) -> str:
     one section each."""
     settings = {table: [_setting_row(spec) for spec in keys] for table, keys in hub_schema().items()}
     return env.get_template("data_dictionary.md.j2").render(
-        tables=ALL_TABLES, model_fields=MODEL_FIELDS, problem_codes=OTHER_CODES, hub_settings=settings,
-        http_overrides=HTTP_OVERRIDES)
+        tables=ALL_TABLES, model_fields=MODEL_FIELDS, problem_codes=OTHER_CODES, hub_settings=settings, http_overrides=HTTP_OVERRIDES
+    )
 
 
 def hub_settings_page(env: jinja2.Environment, settings) -> str:
@@ -67,14 +66,22 @@ def hub_settings_page(env: jinja2.Environment, settings) -> str:
 def _setting_row(spec) -> dict[str, str]:
     """One key of hub.toml as the Data page lists it (Markdown table cells; text never holds a pipe)."""
     default = "required" if spec.required else "not set" if spec.default is None else f"`{toml_value(spec.default)}`"
-    return {"key": spec.name, "type": describe_kind(spec.kind), "default": default, "allowed": allowed(spec),
-            "meaning": html.escape(spec.meta.doc, quote=False).replace("|", "\\|")}
+    return {
+        "key": spec.name,
+        "type": describe_kind(spec.kind),
+        "default": default,
+        "allowed": allowed(spec),
+        "meaning": html.escape(spec.meta.doc, quote=False).replace("|", "\\|"),
+    }
 
 
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("generator.site", "templates"),
-        autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
     env.filters["num"] = lambda x, digits=3: "–" if pd.isna(x) else f"{x:.{digits}f}"
@@ -87,11 +94,6 @@ def environment() -> jinja2.Environment:
 def n_varies(rows: list[dict]) -> bool:
     """Whether the board's rows differ in N (scored forecasts): a column of one number is noise."""
     return len({int(r["n_dataset"]) + int(r["n_market"]) for r in rows}) > 1
-
-
-def friendly_time(ts: datetime) -> str:
-    """A time for readers: '19 Jul 2026, 00:00 UTC'."""
-    return f"{ts.day} {ts:%b %Y, %H:%M} UTC"
 
 
 def _history_charts(data: SiteData, names: dict[str, str]) -> list[dict]:
@@ -117,8 +119,15 @@ def _history_charts(data: SiteData, names: dict[str, str]) -> list[dict]:
         start = str(rows["as_of"].min()) if len(rows) else ""
         late = bool(since) and view != "overall" and str(own["as_of"].min()) < since and (not start or start >= since)
         figure = charts.history_lines(rows, names, baselines, score=headline_of(view, rows)) if len(rows) else None
-        out.append({"board": board, "view": view, "figure": charts.to_json(figure) if figure is not None else "",
-                    "starts": start[:10] if late else "", "since": since[:10] if late else ""})
+        out.append(
+            {
+                "board": board,
+                "view": view,
+                "figure": charts.to_json(figure) if figure is not None else "",
+                "starts": start[:10] if late else "",
+                "since": since[:10] if late else "",
+            }
+        )
     return out
 
 
@@ -155,6 +164,7 @@ def download_link(data: SiteData):
         if name not in data.offered:
             return ""
         return raw_url(repo, data.offered[name]) if repo else f"{prefix}{name}"
+
     return link
 
 
@@ -182,8 +192,10 @@ def render_pages(data: SiteData) -> Callable[[], dict[str, bytes]]:
     env = environment()
     env.globals.update(download=download_link(data), forecast_file=lambda due, model: forecast_file(data, due, model))
     everyone = forecasters(data)
-    names = {**{m: meta.name for m, meta in data.models.items()},
-             **{m: (data.models[m].name if m in data.models else m) for m in data.board.get("model", [])}}
+    names = {
+        **{m: meta.name for m, meta in data.models.items()},
+        **{m: (data.models[m].name if m in data.models else m) for m in data.board.get("model", [])},
+    }
     # ``prefix`` leads from the page a snippet is shown on to generated/: the leaderboard snippet is
     # included by index.md (the site root), the changes snippet by changes.md (served as changes/).
     updated = format_ts(data.as_of)
@@ -201,37 +213,50 @@ def render_pages(data: SiteData) -> Callable[[], dict[str, bytes]]:
     on_demand = {**figures_on_demand(panels, "dots", "board"), **figures_on_demand(history, "figure", "history", first=True)}
     pages = {
         "leaderboard.md": env.get_template("leaderboard.md.j2").render(
-            **common, panels=panels, board_help=BOARD_HELP, view_help=VIEW_HELP, methodology="methodology/",
-            boards=list(dict.fromkeys(b for b, _ in data.boards)), views=list(dict.fromkeys(v for _, v in data.boards)),
-            history=history, first_round=first_round, round_age_days=data.round_age_days,
-            history_start=history_start if data.round_age_days and first_round and history_start > first_round else ""),
+            **common,
+            panels=panels,
+            board_help=BOARD_HELP,
+            view_help=VIEW_HELP,
+            methodology="methodology/",
+            boards=list(dict.fromkeys(b for b, _ in data.boards)),
+            views=list(dict.fromkeys(v for _, v in data.boards)),
+            history=history,
+            first_round=first_round,
+            round_age_days=data.round_age_days,
+            history_start=history_start if data.round_age_days and first_round and history_start > first_round else "",
+        ),
         "changes.md": changes_page(env, data, common),
         "models/index.md": env.get_template("models_index.md.j2").render(**common, models=model_rows(data, everyone)),
         "rounds/index.md": env.get_template("rounds_index.md.j2").render(
-            **common, rounds=data.rounds, open_now=open_now(env, data, prefix="../", root="../../")),
+            **common, rounds=data.rounds, open_now=open_now(env, data, prefix="../", root="../../")
+        ),
         "open-now.md": open_now(env, data, prefix=f"{GENERATED}/", root="", only_open=True),
         "data-dictionary.md": data_dictionary(env),
         "hub-settings.md": hub_settings_page(env, data.settings),
         "methodology-versions.md": env.get_template("methodology_versions.md.j2").render(
-            versions=methodology_versions(data.history, str(data.methodology_version)), current=data.methodology_version),
+            versions=methodology_versions(data.history, str(data.methodology_version)), current=data.methodology_version
+        ),
     }
     per_model = {name: _by_model(getattr(data, name)) for name in ("history", "arena", "oracle_board", "arena_curves", "oracle_months")}
     board = without_attrs(data.board)
     tables = breakdowns(data.model_scores)
-    pages.update({f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()}, board, tables.get(m, []))
-                  for m in everyone})
+    pages.update(
+        {f"models/{m}.md": _model_page(env, data, m, {k: v.get(m) for k, v in per_model.items()}, board, tables.get(m, [])) for m in everyone}
+    )
     slugs = {q.id: q.slug for q in data.questions}
     for r in data.rounds:
-        page, table = _round_page(env, data, r, slugs, common)
+        page, table = round_page(env, data, r, slugs, common)
         pages[f"rounds/{r.due}.md"] = page
         pages[f"{shell.ROUND_TABLES}/{r.due}.html"] = table
     rest = {"questions/index.md": question_index(env, data, common)}  # after the question pages, as written
     rest.update(oracle_pages(env, data.oracle_sets, common))
-    rest.update(arena_pages(env, data.arena, data.arena_brier, common, curves=data.arena_curves,
-                            decisions=data.arena_decisions, board=data.board, names=names))
+    rest.update(
+        arena_pages(
+            env, data.arena, data.arena_brier, common, curves=data.arena_curves, decisions=data.arena_decisions, board=data.board, names=names
+        )
+    )
     rest.update(explore_pages(env, data.boards, data.models, common))
-    extra = {f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content
-             for path, content in data.downloads.items()}
+    extra = {f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content for path, content in data.downloads.items()}
     extra.update(on_demand)
     extra[f"{GENERATED}/assets/plotly.min.js"] = plotly_js()
 
@@ -257,98 +282,7 @@ def figures_on_demand(parts: list[dict], key: str, name: str, first: bool = Fals
     return files
 
 
-def open_now(env: jinja2.Environment, data: SiteData, prefix: str, root: str, only_open: bool = False) -> markupsafe.Markup:
-    """The "Open now" box: every round still taking forecasts at ``as_of``, soonest due first, with
-    its due time, a countdown the reader's browser keeps current, and links to its question set and
-    the Submit page. ``prefix`` leads from the page it is shown on to generated/, ``root`` to the site
-    root. ``only_open``: nothing at all when no round is open (the top of the Leaderboard)."""
-    rounds = sorted((r for r in data.rounds if r.status is not None and r.status.state == OPEN), key=lambda r: r.due)
-    if only_open and not rounds:
-        return markupsafe.Markup("")
-    return markupsafe.Markup(env.get_template("_open_now.html.j2").render(
-        rounds=rounds, prefix=prefix, root=root, due_text=due_time, updated=format_ts(data.as_of)))
-
-
-def due_time(ts: str) -> str:
-    """A due or freeze time as written in a question set, for readers, with its weekday:
-    ``2026-07-26T00:00:00Z`` as ``Sun 26 Jul 2026, 00:00 UTC``."""
-    when = parse_ts(ts)
-    return f"{when:%a} {friendly_time(when)}"
-
-
-def _round_page(env: jinja2.Environment, data: SiteData, r: RoundInfo, slugs: dict[str, str],
-                common: dict) -> tuple[str, str]:
-    """A round's page: its state, its question set, and once closed its own board and how each unit
-    resolved; and its question table's rows, which the page's Markdown only marks (see ``site.shell``)."""
-    units = r.questions.reset_index(drop=True)
-    if r.resolutions is not None and len(r.resolutions) == len(units):
-        units = units.assign(status=r.resolutions["status"].to_numpy(), outcome=r.resolutions["outcome"].to_numpy(),
-                             final_value=r.resolutions["final_value"].to_numpy())
-    board = r.board.sort_values(["rank", "overall"], ascending=[True, False], na_position="last") if r.board is not None else None
-    resolved = r.resolutions is not None
-    page = env.get_template("round.md.j2").render(
-        **common, round=r, resolved=resolved, table_marker=markupsafe.Markup(shell.ROUND_TABLE),
-        board=board.to_dict("records") if board is not None else [], due_text=due_time,
-        open_now=open_now(env, data, prefix="../../", root="../../../") if r.status and r.status.state == OPEN else "")
-    table = env.get_template("_round_questions.html.j2").render(
-        resolved=resolved, rows=round_question_rows(env, column_records(units), slugs, resolved))
-    return page, table
-
-
-def round_question_rows(env: jinja2.Environment, units: list[dict], slugs: dict[str, str], resolved: bool) -> markupsafe.Markup:
-    """A round page's question table rows (one ``<tr>`` line per unit), as a Jinja loop of autoescaped cells
-    would write them: each distinct cell text is escaped once (a round repeats its kinds, sources, categories,
-    dates and each question's text), not each cell (``markupsafe.escape`` was most of the rendering's time
-    at ForecastBench scale)."""
-    num = env.filters["num"]
-    seen: dict[tuple[type, object], str] = {}
-    titles: dict[str, str] = {}
-
-    def esc(value) -> str:
-        key = (type(value), value)  # 1 and 1.0 are one dict key but escape differently
-        if key not in seen:
-            seen[key] = str(markupsafe.escape(value))
-        return seen[key]
-
-    def title(text) -> str:
-        if text not in titles:
-            titles[text] = str(markupsafe.escape(jinja2.filters.do_truncate(env, text, 100, end="…")))
-        return titles[text]
-
-    rows = []
-    for q in units:
-        row = (f'<tr><td><a href="../../questions/{esc(slugs[q["question_id"]])}/">{title(q["text"])}</a></td>'
-               f'<td>{esc(q["kind"])}</td><td>{esc(q["source"])}</td><td>{esc(q["category"])}</td>'
-               f'<td>{esc(q["resolution_date"] or "–")}</td><td data-value="{esc(q["freeze_value"])}">{num(q["freeze_value"], 4)}</td>')
-        if resolved:
-            final = q["final_value"]
-            row += (f'<td data-status="{esc(q["status"])}">{_resolved_cell(q, num)}</td>'
-                    f'<td data-value="{esc(final if final == final else "")}">{num(final, 4)}</td>')
-        rows.append(row + "</tr>\n")
-    return markupsafe.Markup("".join(rows))
-
-
-def _resolved_cell(q: dict, num) -> str:
-    """The Resolved cell of a round's question table: YES/NO (higher/not higher for a dataset question),
-    the outcome to 3 decimals when it is not 0 or 1, void, or open."""
-    status, outcome = q["status"], q["outcome"]
-    if status == "resolved" and outcome in (0, 1):
-        return ("YES" if outcome == 1 else "NO") if q["kind"] == "binary" else ("higher" if outcome == 1 else "not higher")
-    if status == "resolved":
-        return num(outcome, 3)
-    return "void" if status == "void" else "open"
-
-
-def column_records(frame: pd.DataFrame) -> list[dict]:
-    """``frame.to_dict("records")`` of a frame of text and float columns, built from each column's
-    ``tolist`` (the same values): pandas boxes every cell on its own, ~1 s for the round tables'
-    100,000 rows at ForecastBench scale."""
-    columns = list(frame.columns)
-    return [dict(zip(columns, values)) for values in zip(*(frame[c].tolist() for c in columns))]
-
-
-def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], updated: str,
-                    baselines: frozenset[str] = frozenset()) -> dict[str, str]:
+def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], updated: str, baselines: frozenset[str] = frozenset()) -> dict[str, str]:
     """The question shell page, each question's body fragment and their titles (see ``site.shell``);
     the forecasts' summary leaves out the hub's ``baselines``."""
     if not questions:
@@ -363,14 +297,24 @@ def _question_pages(env: jinja2.Environment, questions: list[QuestionInfo], upda
         payload = rounds_from(q.payload, shown[0]) if older else q.payload
         recent = q.units[q.units["round"].astype(str).to_numpy() >= shown[0]] if older else q.units
         pages[f"{shell.FRAGMENTS}/{q.slug}.html"] = body.render(
-            updated=updated, prefix="../../", q=q, forecasts=payload, payload=script_json(payload),
+            updated=updated,
+            prefix="../../",
+            q=q,
+            forecasts=payload,
+            payload=script_json(payload),
             summary=unit_summary(payload, models, baselines),
-            outcome=outcome_text(q.question["kind"], q.units), resolution=resolution_text(q.question["kind"], q.units),
-            rounds=shown, older=older, recent_rounds=RECENT_ROUNDS, marks=json.dumps(time_marks(recent), separators=(",", ":")),
-            chart=charts.to_json(charts.question_history(q.history, q.question["kind"])) if len(q.history) else "")
-    heads = {q.slug: {"title": shell.page_title(q.question["text"]), "heading": html.escape(str(q.question["text"])),
-                      "search": shell.search_text(q.id)}
-             for q in questions}
+            outcome=outcome_text(q.question["kind"], q.units),
+            resolution=resolution_text(q.question["kind"], q.units),
+            rounds=shown,
+            older=older,
+            recent_rounds=RECENT_ROUNDS,
+            marks=json.dumps(time_marks(recent), separators=(",", ":")),
+            chart=charts.to_json(charts.question_history(q.history, q.question["kind"])) if len(q.history) else "",
+        )
+    heads = {
+        q.slug: {"title": shell.page_title(q.question["text"]), "heading": html.escape(str(q.question["text"])), "search": shell.search_text(q.id)}
+        for q in questions
+    }
     pages[f"{shell.FRAGMENTS}/{shell.INDEX}"] = json.dumps(heads, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
     return pages
 
@@ -379,8 +323,8 @@ BOARD_HELP = {
     "tournament": "Every forecaster, including those that saw the crowd's forecast when they forecast.",
     "baseline": "Only forecasters that did not see the crowd's forecast (model metadata saw_crowd: false).",
     "preliminary": "ForecastBench's preliminary board: every forecaster on dataset questions only, without the 50-day "
-                   "rule, so a new forecaster appears days after its first round instead of fifty; ranked by the "
-                   "dataset Brier Index.",
+    "rule, so a new forecaster appears days after its first round instead of fifty; ranked by the "
+    "dataset Brier Index.",
 }
 VIEW_HELP = {
     "overall": "Ranked by the overall Brier Index, the mean of the dataset and market difficulty-adjusted scores.",
@@ -402,16 +346,22 @@ def _panels(boards: dict[tuple[str, str], pd.DataFrame]) -> list[dict]:
         if reference and "name" in frame:
             named = frame.loc[frame["model"] == reference, "name"]
             reference_name = str(named.iloc[0]) if len(named) else reference
-        panels.append({
-            "board": board, "view": view, "headline": headline, "reference": reference, "label": label,
-            "reference_name": reference_name,
-            "sentence": board_sentence(frame, headline, label),
-            "rows": frame.to_dict("records"),
-            "dots": charts.to_json(charts.board_dots(frame, headline)) if len(frame) else "",
-            "left_off": _left_off(frame),
-            "orphans": orphan_text(frame.attrs["orphans"]) if frame.attrs.get("orphans") else "",
-            "humans": human_columns(frame, headline) if len(frame) else {},
-        })
+        panels.append(
+            {
+                "board": board,
+                "view": view,
+                "headline": headline,
+                "reference": reference,
+                "label": label,
+                "reference_name": reference_name,
+                "sentence": board_sentence(frame, headline, label),
+                "rows": frame.to_dict("records"),
+                "dots": charts.to_json(charts.board_dots(frame, headline)) if len(frame) else "",
+                "left_off": _left_off(frame),
+                "orphans": orphan_text(frame.attrs["orphans"]) if frame.attrs.get("orphans") else "",
+                "humans": human_columns(frame, headline) if len(frame) else {},
+            }
+        )
     return panels
 
 
@@ -430,8 +380,9 @@ def without_attrs(frame: pd.DataFrame) -> pd.DataFrame:
     return plain
 
 
-def _model_page(env: jinja2.Environment, data: SiteData, model: str, mine: dict[str, pd.DataFrame | None],
-                board: pd.DataFrame, tables: list[dict]) -> str:
+def _model_page(
+    env: jinja2.Environment, data: SiteData, model: str, mine: dict[str, pd.DataFrame | None], board: pd.DataFrame, tables: list[dict]
+) -> str:
     """One model's page; ``mine`` holds its rows of the per-model frames (None: it has none); ``board``
     is ``data.board`` (``without_attrs``); ``tables`` its ``breakdowns``."""
     scores = data.model_scores.get(model)
@@ -443,14 +394,21 @@ def _model_page(env: jinja2.Environment, data: SiteData, model: str, mine: dict[
     history = mine["history"] if mine["history"] is not None else data.history.iloc[:0]
     meta = data.models.get(model) or ModelMeta(id=model, name=model, organization="", kind="")
     return env.get_template("model.md.j2").render(
-        data=data, updated=format_ts(data.as_of), meta=meta, row=row[0] if row else None, breakdowns=tables,
+        data=data,
+        updated=format_ts(data.as_of),
+        meta=meta,
+        row=row[0] if row else None,
+        breakdowns=tables,
         history=charts.to_json(charts.history_lines(history, {model: meta.name})) if len(history) else "",
-        calibration=charts.to_json(charts.reliability(table)) if len(table) else "", bins=table.to_dict("records"),
+        calibration=charts.to_json(charts.reliability(table)) if len(table) else "",
+        bins=table.to_dict("records"),
         murphy=murphy(own["probability"], own["outcome"]),
-        arena=_records(mine["arena"]), oracle=_records(mine["oracle_board"]),
+        arena=_records(mine["arena"]),
+        oracle=_records(mine["oracle_board"]),
         arena_chart=_chart(mine["arena_curves"], charts.arena_curves),
         oracle_chart=_chart(mine["oracle_months"], charts.oracle_months),
-        rounds=sorted({str(r) for r in scores["round"].unique()} | {r.due for r in data.rounds if model in r.participants}))
+        rounds=sorted({str(r) for r in scores["round"].unique()} | {r.due for r in data.rounds if model in r.participants}),
+    )
 
 
 def _by_model(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:

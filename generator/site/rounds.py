@@ -69,6 +69,5 @@ def round_status(due: str, units: pd.DataFrame, as_of: datetime) -> RoundStatus:
     if as_of < due_time:
         return RoundStatus(OPEN, f"open · closes in {closes_in(due_time, as_of)}", due, total, resolved, void)
     if resolved + void < total:
-        return RoundStatus(RESOLVING, f"closed, resolving ({resolved:,} of {total - void:,} resolved)",
-                           due, total, resolved, void)
+        return RoundStatus(RESOLVING, f"closed, resolving ({resolved:,} of {total - void:,} resolved)", due, total, resolved, void)
     return RoundStatus(SCORED, "scored", due, total, resolved, void)

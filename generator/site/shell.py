@@ -46,8 +46,11 @@ _BODY = f"<p>{BODY}</p>"
 # The navigation sidebar (on a phone, the drawer behind the menu button) and the empty table of
 # contents, with the menu button: a question page is reached from a round, a model or the search,
 # and leads back through its links, the header's logo (home) and the search (see ``light_chrome``).
-_SIDEBAR = re.compile(r'<div class="md-sidebar md-sidebar--(?:primary|secondary)"[^>]*>\n<div class="md-sidebar__scrollwrap">\n'
-                      r'<div class="md-sidebar__inner">\n<nav (?:(?!<nav |</nav>).)*</nav>\n</div>\n</div>\n</div>\n', re.S)
+_SIDEBAR = re.compile(
+    r'<div class="md-sidebar md-sidebar--(?:primary|secondary)"[^>]*>\n<div class="md-sidebar__scrollwrap">\n'
+    r'<div class="md-sidebar__inner">\n<nav (?:(?!<nav |</nav>).)*</nav>\n</div>\n</div>\n</div>\n',
+    re.S,
+)
 _MENU = re.compile(r'<label class="md-header__button md-icon" for="__drawer">\n<svg (?:(?!</svg>).)*</svg>\n</label>\n', re.S)
 ICONS = "generated/assets/question-icons.svg"  # under the site: the theme's icons, shared by every question page
 _ICONS_FROM_PAGE = "../../assets/question-icons.svg"  # the same file from generated/questions/<slug>/
@@ -60,15 +63,14 @@ class ShellError(RuntimeError):
 
 def shell_markdown() -> str:
     """The shell page's source: out of the search index, no table of contents, the markers."""
-    return (f'---\ntitle: "{TITLE}"\nsearch:\n  exclude: true\nhide:\n  - toc\n---\n\n'
-            f"<h1>{HEADING}</h1>\n\n{BODY}\n")
+    return f'---\ntitle: "{TITLE}"\nsearch:\n  exclude: true\nhide:\n  - toc\n---\n\n<h1>{HEADING}</h1>\n\n{BODY}\n'
 
 
 def page_title(text: str, limit: int = 80) -> str:
     """The escaped ``<title>`` text of a question page: its text, cut at a word near ``limit``."""
     text = " ".join(str(text).split())
     if len(text) > limit:
-        text = text[:limit - 1].rsplit(" ", 1)[0].rstrip(" ,.;:") + "…"
+        text = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,.;:") + "…"
     return html.escape(text, quote=True)
 
 
@@ -169,8 +171,9 @@ def fill_round_tables(docs_dir: Path, site_dir: Path) -> int:
         page = site_dir / "generated" / "rounds" / fragment.stem / "index.html"
         if not page.is_file():
             raise ShellError(f"{fragment.name}: no built round page {fragment.stem} to hold its question table")
-        before, after = split_once(page.read_text(encoding="utf-8"), ROUND_TABLE,
-                                   f"the built round page {fragment.stem} does not hold exactly one {ROUND_TABLE.strip()}")
+        before, after = split_once(
+            page.read_text(encoding="utf-8"), ROUND_TABLE, f"the built round page {fragment.stem} does not hold exactly one {ROUND_TABLE.strip()}"
+        )
         page.write_text(before + fragment.read_text(encoding="utf-8") + after, encoding="utf-8")
         count += 1
     return count
@@ -217,7 +220,7 @@ def prune_theme_assets(site_dir: Path) -> int:
         if found and (script.parent / found[1]).is_file():
             removed += (script.parent / found[1]).stat().st_size + len(found[0].encode()) - 1
             (script.parent / found[1]).unlink()
-            script.write_text(text[:found.start()] + "\n", encoding="utf-8")
+            script.write_text(text[: found.start()] + "\n", encoding="utf-8")
     return removed
 
 
@@ -229,8 +232,9 @@ def _search_index(site_dir: Path, pages: dict[str, dict]) -> None:
         return
     index = json.loads(path.read_text(encoding="utf-8"))
     index["docs"] = [d for d in index["docs"] if not d.get("location", "").startswith("generated/questions/")]
-    index["docs"] += [{"location": f"generated/questions/{slug}/", "title": head["heading"], "text": head.get("search", "")}
-                      for slug, head in pages.items()]
+    index["docs"] += [
+        {"location": f"generated/questions/{slug}/", "title": head["heading"], "text": head.get("search", "")} for slug, head in pages.items()
+    ]
     path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
@@ -245,7 +249,7 @@ def _sitemap(site_dir: Path, slugs: list[str], build_time: int | None) -> None:
         return
     block = entry.group(0)
     listed = "".join(block.replace(SHELL, slug) for slug in slugs)
-    text = text[:entry.start()] + listed + text[entry.end():]
+    text = text[: entry.start()] + listed + text[entry.end() :]
     path.write_text(text, encoding="utf-8")
     gz = site_dir / "sitemap.xml.gz"
     if gz.is_file():

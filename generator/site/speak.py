@@ -63,8 +63,7 @@ def board_sentence(frame: pd.DataFrame, headline: str, label: str = "Brier Index
     others = ranked.iloc[1:]
     close = others[others["rank_low"].notna() & (others["rank_low"] <= top["rank_high"])]
     if not len(close):
-        return (f"{lead}, clearly: no other forecaster's 95% rank interval overlaps its own "
-                f"({int(top['rank_low'])}–{int(top['rank_high'])}).")
+        return f"{lead}, clearly: no other forecaster's 95% rank interval overlaps its own ({int(top['rank_low'])}–{int(top['rank_high'])})."
     return f"{lead}; it is not clearly ahead of {_listed(_names(close))}: their 95% rank intervals overlap its own."
 
 
@@ -103,8 +102,15 @@ def nights(changes: Sequence[NightChanges], boards: Mapping[str, pd.DataFrame]) 
     for c in changes:
         intervals = rank_intervals(boards.get(c.board))
         items = c.items or ()
-        out.append(Night(c.as_of, c.previous, c.board, tuple(i for i in items if not within_noise(i, intervals)),
-                         tuple(i for i in items if within_noise(i, intervals))))
+        out.append(
+            Night(
+                c.as_of,
+                c.previous,
+                c.board,
+                tuple(i for i in items if not within_noise(i, intervals)),
+                tuple(i for i in items if within_noise(i, intervals)),
+            )
+        )
     return out
 
 

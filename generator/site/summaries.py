@@ -37,11 +37,25 @@ def unit_summary(payload: dict, models: list[str], leave_out: frozenset[str] = f
     out = []
     for k, unit in enumerate(payload["units"]):
         n, a = int(count[k]), int(starts[k])
-        row = {"round": payload["rounds"][unit[0]], "resolution_date": unit[1], "outcome": unit[2], "n": n,
-               "min": None, "median": None, "mean": None, "max": None, "best": None, "worst": None}
+        row = {
+            "round": payload["rounds"][unit[0]],
+            "resolution_date": unit[1],
+            "outcome": unit[2],
+            "n": n,
+            "min": None,
+            "median": None,
+            "mean": None,
+            "max": None,
+            "best": None,
+            "worst": None,
+        }
         if n:
-            row.update(min=float(sorted_p[a]), max=float(sorted_p[a + n - 1]), mean=float(sorted_p[a:a + n].mean()),
-                       median=float((sorted_p[a + (n - 1) // 2] + sorted_p[a + n // 2]) / 2))
+            row.update(
+                min=float(sorted_p[a]),
+                max=float(sorted_p[a + n - 1]),
+                mean=float(sorted_p[a : a + n].mean()),
+                median=float((sorted_p[a + (n - 1) // 2] + sorted_p[a + n // 2]) / 2),
+            )
             if unit[2] is not None:
                 best, worst = ranked[a], ranked[a + n - 1]
                 row["best"] = (models[m[best]], float(p[best]), float(brier[best]))
@@ -69,8 +83,7 @@ def outcome_text(kind: str, units: pd.DataFrame) -> str:
         return "open: not resolved yet" + (f"; latest market value {float(last[-1]):.3f}" if len(last) else "")
     higher = int((units["outcome"].to_numpy()[resolved] == 1).sum())
     waiting = int((status == "open").sum())
-    text = (f"{int(resolved.sum())} of {len(units)} resolution dates resolved "
-            f"({higher} higher, {int(resolved.sum()) - higher} not higher)")
+    text = f"{int(resolved.sum())} of {len(units)} resolution dates resolved ({higher} higher, {int(resolved.sum()) - higher} not higher)"
     return text + (f"; {waiting} still to come" if waiting else "")
 
 

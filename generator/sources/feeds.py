@@ -102,9 +102,17 @@ class NewsReader:
     ``transports`` serves given hosts in-process (the sim world's feed); every other host goes
     through ``client``."""
 
-    def __init__(self, client: httpx.Client, *, rate: float, max_article_bytes: int, options: Mapping[str, Any],
-                 transports: Mapping[str, httpx.Client] | None = None, sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        client: httpx.Client,
+        *,
+        rate: float,
+        max_article_bytes: int,
+        options: Mapping[str, Any],
+        transports: Mapping[str, httpx.Client] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.client, self.rate, self.sleep, self.clock = client, rate, sleep, clock
         self.transports = dict(transports or {})
         self.feed_limits = RequestLimits.from_options(options)
@@ -121,8 +129,16 @@ class NewsReader:
     def _get(self, url: str, limits: RequestLimits, code: str) -> tuple[str, bytes]:
         host = urlsplit(url).hostname or ""
         try:
-            return get_bytes(self.transports.get(host, self.client), url, retries=self.retries, backoff=self.backoff,
-                             sleep=self.sleep, throttle=self._limiter(host).wait, budget=self.budget, limits=limits)
+            return get_bytes(
+                self.transports.get(host, self.client),
+                url,
+                retries=self.retries,
+                backoff=self.backoff,
+                sleep=self.sleep,
+                throttle=self._limiter(host).wait,
+                budget=self.budget,
+                limits=limits,
+            )
         except ResponseTooLarge as exc:
             raise NewsError("article-too-large" if code == "article-failed" else code, str(exc)) from None
         except FetchError as exc:

@@ -70,8 +70,6 @@ def fetch_series(http: Http, base_url: str, opts: Mapping[str, Any], env: Mappin
     return info, observations
 
 
-
-
 class FredSource(SeriesSource):
     name, base_url, defaults = NAME, BASE_URL, DEFAULTS
     read = staticmethod(fetch_series)

@@ -75,13 +75,17 @@ def parse_run(item: Any) -> Run:
     repo = item.get("head_repository")
     owner = repo.get("owner") if isinstance(repo, Mapping) else None
     actor = item.get("actor")
-    return Run(id=_int(item, "id"), head_sha=_sha(item.get("head_sha"), "head_sha"),
-               created_at=format_ts(parse_ts(str(require(item, "created_at")))),
-               event=str(item.get("event") or ""), verdict=str(item.get("conclusion") or PENDING),
-               pulls=tuple(_int(p, "number") for p in pulls if isinstance(p, Mapping)),
-               head_owner=str(owner.get("login") or "") if isinstance(owner, Mapping) else "",
-               head_branch=str(item.get("head_branch") or ""),
-               actor=str(actor.get("login") or "") if isinstance(actor, Mapping) else "")
+    return Run(
+        id=_int(item, "id"),
+        head_sha=_sha(item.get("head_sha"), "head_sha"),
+        created_at=format_ts(parse_ts(str(require(item, "created_at")))),
+        event=str(item.get("event") or ""),
+        verdict=str(item.get("conclusion") or PENDING),
+        pulls=tuple(_int(p, "number") for p in pulls if isinstance(p, Mapping)),
+        head_owner=str(owner.get("login") or "") if isinstance(owner, Mapping) else "",
+        head_branch=str(item.get("head_branch") or ""),
+        actor=str(actor.get("login") or "") if isinstance(actor, Mapping) else "",
+    )
 
 
 def parse_runs(payload: Any) -> list[Run]:
@@ -137,8 +141,10 @@ class GitHub:
         and whether that is all of them (False when the page cap stopped the listing)."""
         runs: list[Run] = []
         for page in range(1, MAX_PAGES + 1):
-            payload, _raw = self.http.get(self._url(f"actions/workflows/{workflow}/runs"),
-                                          {"event": "pull_request", "created": f">={since}", "per_page": PER_PAGE, "page": page})
+            payload, _raw = self.http.get(
+                self._url(f"actions/workflows/{workflow}/runs"),
+                {"event": "pull_request", "created": f">={since}", "per_page": PER_PAGE, "page": page},
+            )
             found = parse_runs(payload)
             runs += found
             if len(found) < PER_PAGE:
@@ -157,8 +163,7 @@ class GitHub:
     def fetch_runs_for(self, head_sha: str) -> list[Run]:
         """The pull-request runs created for ``head_sha`` (the first page, newest first, is enough:
         a head commit rarely has more than a handful, and the oldest one is what counts)."""
-        payload, _raw = self.http.get(self._url("actions/runs"),
-                                      {"head_sha": head_sha, "event": "pull_request", "per_page": PER_PAGE})
+        payload, _raw = self.http.get(self._url("actions/runs"), {"head_sha": head_sha, "event": "pull_request", "per_page": PER_PAGE})
         return [r for r in parse_runs(payload) if r.head_sha == head_sha]
 
 

@@ -82,8 +82,7 @@ class RequestLimits:
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> RequestLimits:
-        return cls(int(options.get("max_response_bytes", DEFAULT_MAX_BYTES)),
-                   float(options.get("request_seconds", DEFAULT_REQUEST_SECONDS)))
+        return cls(int(options.get("max_response_bytes", DEFAULT_MAX_BYTES)), float(options.get("request_seconds", DEFAULT_REQUEST_SECONDS)))
 
 
 DEFAULT_BUDGET = 600.0
@@ -226,28 +225,28 @@ def read_capped(response: httpx.Response, max_bytes: int, what: str, end: float 
     (declared or read), ``httpx.ReadTimeout`` once the monotonic time ``end`` has passed."""
     declared = response.headers.get("Content-Length", "")
     if declared.isascii() and declared.isdigit() and int(declared) > max_bytes:
-        raise ResponseTooLarge(f"{what}: response body of {declared} bytes, over max_response_bytes = {max_bytes}",
-                               status=response.status_code)
+        raise ResponseTooLarge(f"{what}: response body of {declared} bytes, over max_response_bytes = {max_bytes}", status=response.status_code)
     chunks, size = [], 0
     for chunk in response.iter_bytes():
         size += len(chunk)
         if size > max_bytes:
-            raise ResponseTooLarge(f"{what}: response body over max_response_bytes = {max_bytes}; reading stopped",
-                                   status=response.status_code)
+            raise ResponseTooLarge(f"{what}: response body over max_response_bytes = {max_bytes}; reading stopped", status=response.status_code)
         if end is not None and time.monotonic() > end:
             raise httpx.ReadTimeout("the request's total deadline passed")
         chunks.append(chunk)
     return b"".join(chunks)
 
 
-def _attempt(client, url, params, headers, body=None, budget: Budget | None = None,
-             limits: RequestLimits = RequestLimits()) -> tuple[httpx.Response | None, bytes, str, float | None]:
+def _attempt(
+    client, url, params, headers, body=None, budget: Budget | None = None, limits: RequestLimits = RequestLimits()
+) -> tuple[httpx.Response | None, bytes, str, float | None]:
     """One request (a GET, or a JSON POST when ``body`` is given), ended by its total deadline:
     (final response, its body, retry reason, Retry-After)."""
     seconds = limits.seconds if budget is None else min(limits.seconds, budget.remaining())
     method = "GET" if body is None else "POST"
-    request = client.build_request(method, url, params=params, headers=headers, json=body,
-                                   timeout=cut_timeout(client.timeout, seconds), extensions={"trace": _trace})
+    request = client.build_request(
+        method, url, params=params, headers=headers, json=body, timeout=cut_timeout(client.timeout, seconds), extensions={"trace": _trace}
+    )
     end = time.monotonic() + seconds
     try:
         with _deadline(end):
@@ -280,22 +279,43 @@ class RetryOptions(TypedDict, total=False):
     throttle: Callable[[], None] | None
 
 
-def get_json(client: httpx.Client, url: str, *, params: Mapping[str, Any] | None = None,
-             headers: Mapping[str, str] | None = None, budget: Budget | None = None,
-             limits: RequestLimits = RequestLimits(), **retry: Unpack[RetryOptions]) -> tuple[Any, bytes]:
+def get_json(
+    client: httpx.Client,
+    url: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+    budget: Budget | None = None,
+    limits: RequestLimits = RequestLimits(),
+    **retry: Unpack[RetryOptions],
+) -> tuple[Any, bytes]:
     """GET ``url`` and parse JSON, retrying transient failures (``RetryOptions``) within ``budget``."""
     return _retrying(client, url, params, headers, None, budget=budget, limits=limits, **retry)
 
 
-def post_json(client: httpx.Client, url: str, body: Any, *, headers: Mapping[str, str] | None = None,
-              limits: RequestLimits = RequestLimits(), **retry: Unpack[RetryOptions]) -> tuple[Any, bytes]:
+def post_json(
+    client: httpx.Client,
+    url: str,
+    body: Any,
+    *,
+    headers: Mapping[str, str] | None = None,
+    limits: RequestLimits = RequestLimits(),
+    **retry: Unpack[RetryOptions],
+) -> tuple[Any, bytes]:
     """POST ``body`` as JSON to ``url`` and parse the JSON answer, with ``get_json``'s retries."""
     return _retrying(client, url, None, headers, body, limits=limits, **retry)
 
 
-def get_bytes(client: httpx.Client, url: str, *, params: Mapping[str, Any] | None = None,
-              headers: Mapping[str, str] | None = None, budget: Budget | None = None,
-              limits: RequestLimits = RequestLimits(), **retry: Unpack[RetryOptions]) -> tuple[str, bytes]:
+def get_bytes(
+    client: httpx.Client,
+    url: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+    budget: Budget | None = None,
+    limits: RequestLimits = RequestLimits(),
+    **retry: Unpack[RetryOptions],
+) -> tuple[str, bytes]:
     """GET ``url`` and return (its Content-Type, its body) unparsed (a news feed, an article's page),
     with ``get_json``'s retries, total deadline and size cap."""
     return _retrying(client, url, params, headers, None, budget=budget, limits=limits, parse=_content, **retry)
@@ -305,10 +325,23 @@ def _content(url: str, response: httpx.Response, raw: bytes, method: str = "GET"
     return response.headers.get("Content-Type", ""), raw
 
 
-def _retrying(client, url, params, headers, body, *, retries: int = 3, backoff: float = 0.5, max_wait: float = 60.0,
-              sleep: Callable[[float], None] = time.sleep, rng: Callable[[], float] = random.random,
-              throttle: Callable[[], None] | None = None, budget: Budget | None = None,
-              limits: RequestLimits = RequestLimits(), parse=None) -> tuple[Any, bytes]:
+def _retrying(
+    client,
+    url,
+    params,
+    headers,
+    body,
+    *,
+    retries: int = 3,
+    backoff: float = 0.5,
+    max_wait: float = 60.0,
+    sleep: Callable[[float], None] = time.sleep,
+    rng: Callable[[], float] = random.random,
+    throttle: Callable[[], None] | None = None,
+    budget: Budget | None = None,
+    limits: RequestLimits = RequestLimits(),
+    parse=None,
+) -> tuple[Any, bytes]:
     method, reason = ("GET" if body is None else "POST"), ""
     for attempt in range(retries + 1):
         if throttle is not None:
@@ -353,9 +386,7 @@ class RateLimiter:
             self._sleep(slot - now)
 
 
-def fetch_many(
-    fetch_one: Callable[[T], R], keys: Sequence[T], *, concurrency: int = 4
-) -> list[R | SourceError]:
+def fetch_many(fetch_one: Callable[[T], R], keys: Sequence[T], *, concurrency: int = 4) -> list[R | SourceError]:
     """``fetch_one`` over ``keys`` on up to ``concurrency`` threads, in order; errors are returned."""
 
     def task(key: T) -> R | SourceError:

@@ -100,8 +100,7 @@ class _Source:
         opts = {**self.defaults, **self.options, **ctx.options}
         base_url = str(opts.get("base_url", self.base_url)).rstrip("/")
         with client_for(ctx.client, opts) as client:
-            http = http_for(client, opts, sleep=self.sleep, headers=self.headers(ctx.env), progress=ctx.progress,
-                            budget=ctx.budget)
+            http = http_for(client, opts, sleep=self.sleep, headers=self.headers(ctx.env), progress=ctx.progress, budget=ctx.budget)
             return self.collect(http, base_url, opts, ctx)
 
 

@@ -120,8 +120,16 @@ class SimWorld:
         step_sd = spread / math.sqrt(length)
         start = float(rng.normal(0.0, spread * 0.6))
         path = start + np.concatenate([[0.0], np.cumsum(rng.normal(0.0, step_sd, length))])
-        return SimMarket(i, open_time, open_time + days(length), CATEGORIES[int(rng.integers(len(CATEGORIES)))],
-                         bool(rng.random() < 0.04), step_sd, path, rng.normal(0.0, 0.12, length + 1))
+        return SimMarket(
+            i,
+            open_time,
+            open_time + days(length),
+            CATEGORIES[int(rng.integers(len(CATEGORIES)))],
+            bool(rng.random() < 0.04),
+            step_sd,
+            path,
+            rng.normal(0.0, 0.12, length + 1),
+        )
 
     def _series(self, i: int) -> SimSeries:
         rng = np.random.default_rng([self.seed, 2, i])
@@ -142,8 +150,13 @@ class SimWorld:
 def world_from_options(options: Mapping[str, Any]) -> SimWorld:
     """The world of ``[sources.sim]``'s options. Worlds are immutable and costly to draw: a caller
     that needs one many times (the demo's season) draws it once and hands it to ``SimSource``."""
-    return SimWorld(int(options.get("seed", 1)), parse_ts(str(options.get("start", "2026-01-04T00:00:00Z"))),
-                    int(options.get("markets", 120)), int(options.get("series", 12)), int(options.get("span_days", 365)))
+    return SimWorld(
+        int(options.get("seed", 1)),
+        parse_ts(str(options.get("start", "2026-01-04T00:00:00Z"))),
+        int(options.get("markets", 120)),
+        int(options.get("series", 12)),
+        int(options.get("span_days", 365)),
+    )
 
 
 class SimSource:
@@ -173,11 +186,16 @@ class SimSource:
 
 def market_question(m: SimMarket) -> Question:
     return Question(
-        id=m.id, source="sim", kind=MARKET,
+        id=m.id,
+        source="sim",
+        kind=MARKET,
         text=f"Will simulated event #{m.index} ({m.category}) happen by {format_date(m.close_time)}?",
         background="A simulated market from Prescient's offline world; its price follows a noisy random walk.",
         resolution_criteria="Resolves YES if the hidden score ends above zero on the close date; a few markets are void.",
-        url="", category=m.category, open_time=m.open_time, close_time=m.close_time,
+        url="",
+        category=m.category,
+        open_time=m.open_time,
+        close_time=m.close_time,
     )
 
 
@@ -194,11 +212,14 @@ def market_observation(m: SimMarket, as_of: datetime) -> Observation:
 
 def series_question(s: SimSeries) -> Question:
     return Question(
-        id=s.id, source="sim", kind=DATASET,
+        id=s.id,
+        source="sim",
+        kind=DATASET,
         text=f"Will simulated series #{s.index} ({s.category}) be higher on the resolution date than on the forecast due date?",
         background="A simulated daily series (a geometric random walk), published with a one-day lag.",
         resolution_criteria="Compares the series value on each resolution date with its value on the due date.",
-        url="", category=s.category,
+        url="",
+        category=s.category,
     )
 
 

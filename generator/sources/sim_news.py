@@ -33,8 +33,9 @@ FEED_DAYS = 3
 MAX_PER_DAY = 6
 DESKS = ("The Sim Herald", "The Sim Courier", "The Sim Ledger")
 RESOLVED, OPENED, COLUMN = "resolved", "opened", "column"
-_TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
-                                autoescape=True, undefined=jinja2.StrictUndefined)
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True, undefined=jinja2.StrictUndefined
+)
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def parse_url(url: str) -> tuple[str, str, int | None] | None:
     """(day, kind, market index or None) of a Sim Wire article's address; None for any other."""
     if not url.startswith(HOME):
         return None
-    parts = url[len(HOME):].removesuffix(".html").split("/")
+    parts = url[len(HOME) :].removesuffix(".html").split("/")
     if len(parts) != 2 or parts[1].count("-") < 2:
         return None
     subject, kind, _desk = parts[1].rsplit("-", 2)
@@ -103,9 +104,9 @@ class Newsroom:
         if datetime.combine(day, time(), tzinfo=UTC) < self.start.replace(hour=0, minute=0, second=0):
             return []
         settled, opened = self._events.get(name, ([], []))
-        stories = [(RESOLVED, m, d) for i, m in enumerate(settled) for d in (DESKS if i == 0 else DESKS[m.index % 3:][:1])]
+        stories = [(RESOLVED, m, d) for i, m in enumerate(settled) for d in (DESKS if i == 0 else DESKS[m.index % 3 :][:1])]
         stories += [(OPENED, m, DESKS[m.index % 3]) for m in opened]
-        articles = [self._article(name, kind, m, desk, k) for k, (kind, m, desk) in enumerate(stories[:MAX_PER_DAY - 1])]
+        articles = [self._article(name, kind, m, desk, k) for k, (kind, m, desk) in enumerate(stories[: MAX_PER_DAY - 1])]
         if day.weekday() == 0:
             articles.append(self._column(name, len(articles)))
         return articles
@@ -123,38 +124,47 @@ class Newsroom:
         n, topic = m.index, m.category
         if kind == RESOLVED:
             last = m.price(max(len(m.path) - 2, 0))
-            title = {DESKS[0]: f"Simulated event #{n} ({topic}) {outcome_words(m)}",
-                     DESKS[1]: f"Market on simulated event #{n} settles: it {outcome_words(m)}",
-                     DESKS[2]: f"Settled today: simulated {topic} event #{n} {outcome_words(m)}"}[desk]
-            body = (f"The simulated {topic} market on event #{n} settled on {day}. Event #{n} {outcome_words(m)}, "
-                    f"so the market {'was void' if m.void else 'resolved YES' if m.outcome == 1.0 else 'resolved NO'}.",
-                    f"The market on simulated event #{n} opened on {format_date(m.open_time)}, and its last published "
-                    f"price before it closed on {day} was {last:.0%}.",
-                    f"Traders of the simulated {topic} market on event #{n} had followed its price for "
-                    f"{len(m.path) - 1} days, as it moved with the hidden score of the offline world.")
+            title = {
+                DESKS[0]: f"Simulated event #{n} ({topic}) {outcome_words(m)}",
+                DESKS[1]: f"Market on simulated event #{n} settles: it {outcome_words(m)}",
+                DESKS[2]: f"Settled today: simulated {topic} event #{n} {outcome_words(m)}",
+            }[desk]
+            body = (
+                f"The simulated {topic} market on event #{n} settled on {day}. Event #{n} {outcome_words(m)}, "
+                f"so the market {'was void' if m.void else 'resolved YES' if m.outcome == 1.0 else 'resolved NO'}.",
+                f"The market on simulated event #{n} opened on {format_date(m.open_time)}, and its last published "
+                f"price before it closed on {day} was {last:.0%}.",
+                f"Traders of the simulated {topic} market on event #{n} had followed its price for "
+                f"{len(m.path) - 1} days, as it moved with the hidden score of the offline world.",
+            )
         else:
             first = m.price(0)
             title = f"New simulated {topic} market opens on event #{n}"
-            body = (f"A simulated {topic} market on event #{n} opened on {day}. It asks whether event #{n} "
-                    f"happens by {format_date(m.close_time)}, when the market closes.",
-                    f"Its first published price was {first:.0%}. The simulated world's traders will move it every "
-                    f"day until the close on {format_date(m.close_time)}.",
-                    f"Event #{n} is one of the offline world's {topic} questions; its outcome is drawn from a hidden "
-                    "score that follows a random walk.")
-        lead = {DESKS[0]: "From the Herald's markets desk.", DESKS[1]: "The Courier's morning market report.",
-                DESKS[2]: "The Ledger's record of the day."}[desk]
+            body = (
+                f"A simulated {topic} market on event #{n} opened on {day}. It asks whether event #{n} "
+                f"happens by {format_date(m.close_time)}, when the market closes.",
+                f"Its first published price was {first:.0%}. The simulated world's traders will move it every "
+                f"day until the close on {format_date(m.close_time)}.",
+                f"Event #{n} is one of the offline world's {topic} questions; its outcome is drawn from a hidden score that follows a random walk.",
+            )
+        lead = {
+            DESKS[0]: "From the Herald's markets desk.",
+            DESKS[1]: "The Courier's morning market report.",
+            DESKS[2]: "The Ledger's record of the day.",
+        }[desk]
         note = "This article is written by Prescient's offline newsroom from the simulated world's records; no real event is described."
         return SimArticle(day, kind, n, desk, self._when(day, k), topic, title, (lead, *body, note))
 
     def _column(self, day: str, k: int) -> SimArticle:
         topic = CATEGORIES[date.fromisoformat(day).toordinal() // 7 % len(CATEGORIES)]
-        body = (f"The Ledger's weekly column on the simulated {topic} markets looks back rather than forward.",
-                f"Nothing new was reported in simulated {topic} today. The column recalls how the offline world's "
-                "markets are made: each follows a hidden score, and prices drift with it until the close.",
-                "Readers asked how long the simulated markets stay open; most run for a few weeks to several months.",
-                "This column is written by Prescient's offline newsroom; no real event is described.")
-        return SimArticle(day, COLUMN, None, DESKS[2], self._when(day, k), topic,
-                          f"Column: a quiet week in simulated {topic}", body)
+        body = (
+            f"The Ledger's weekly column on the simulated {topic} markets looks back rather than forward.",
+            f"Nothing new was reported in simulated {topic} today. The column recalls how the offline world's "
+            "markets are made: each follows a hidden score, and prices drift with it until the close.",
+            "Readers asked how long the simulated markets stay open; most run for a few weeks to several months.",
+            "This column is written by Prescient's offline newsroom; no real event is described.",
+        )
+        return SimArticle(day, COLUMN, None, DESKS[2], self._when(day, k), topic, f"Column: a quiet week in simulated {topic}", body)
 
     def client(self, as_of: datetime) -> httpx.Client:
         """An httpx client that serves the feed as it reads at ``as_of`` and its articles, in-process."""

@@ -25,8 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, check: Callable[[bytes], None] | None = None,
-                       hub_file: bool = True) -> bool:
+def write_bytes_atomic(path: Path, data: bytes, durable: bool = True, check: Callable[[bytes], None] | None = None, hub_file: bool = True) -> bool:
     """Replace ``path`` with ``data`` atomically; leave it untouched when already identical.
 
     The temp file gets the mode the file would get from ``open`` (an existing file keeps its own).

@@ -22,6 +22,7 @@ Around it: ``atomic`` (how a file is replaced or grown), ``fast_forecasts`` (for
 same bytes fast), ``spreadsheet`` (CSV for people), ``ledger.append_rows`` (a ledger grown in
 place), ``cache`` (a command reads each file once).
 """
+
 from __future__ import annotations
 
 import functools
@@ -95,10 +96,16 @@ def why_unreadable(exc: Exception) -> str:
 def check_frame(raw: pd.DataFrame, table: Table, label: str, keys: bool = True) -> list[Problem]:
     """Every structural and cell-level problem of a text frame against ``table``; ``keys=False``
     when the caller knows the key unique (the duplicate-key check is then skipped)."""
-    problems = [Problem(label, 1, name, "missing-column", f"required column {name!r} is missing")
-                for name in table.names if name not in raw.columns and name not in table.late]
-    problems += [Problem(label, 1, name, "unknown-column", f"column {name!r} is not in the {table.name} schema")
-                 for name in raw.columns if name not in table.names]
+    problems = [
+        Problem(label, 1, name, "missing-column", f"required column {name!r} is missing")
+        for name in table.names
+        if name not in raw.columns and name not in table.late
+    ]
+    problems += [
+        Problem(label, 1, name, "unknown-column", f"column {name!r} is not in the {table.name} schema")
+        for name in raw.columns
+        if name not in table.names
+    ]
     for column in table.columns:
         if column.name in raw.columns:
             problems += _check_column(raw[column.name], column, label)
@@ -117,8 +124,12 @@ def _check_column(values: pd.Series, column: Column, label: str) -> list[Problem
     if not bad.any():
         return []
     words = "is not a valid " + _type_words(column)
-    return [Problem(label, int(i) + 2, column.name, "bad-value" if invalid[i] else "empty-value",
-                    f"{text.iloc[i]!r} {words if invalid[i] else 'is empty'}") for i in np.flatnonzero(bad)[:50]]
+    return [
+        Problem(
+            label, int(i) + 2, column.name, "bad-value" if invalid[i] else "empty-value", f"{text.iloc[i]!r} {words if invalid[i] else 'is empty'}"
+        )
+        for i in np.flatnonzero(bad)[:50]
+    ]
 
 
 # Whole-column fast path. Each pattern accepts a subset of what the cell-by-cell check accepts
@@ -136,7 +147,8 @@ _FAST_CELL = {
 }
 _FAST_COLUMN = {  # (type, nullable) -> one regex over the whole joined column
     (type_, nullable): re.compile(f"(?:{cell}){'?' * nullable}(?:{_SEP}(?:{cell}){'?' * nullable})*")
-    for type_, cell in _FAST_CELL.items() for nullable in (False, True)
+    for type_, cell in _FAST_CELL.items()
+    for nullable in (False, True)
 }
 
 
@@ -197,9 +209,16 @@ def _check_keys(raw: pd.DataFrame, table: Table, label: str) -> list[Problem]:
     if _unique_text_keys(raw, key):
         return []
     dup = raw.duplicated(key, keep="first")
-    return [Problem(label, int(i) + 2, ",".join(table.key), "duplicate-key",
-                    "the key (" + ", ".join(f"{k}={raw.iloc[i][k]!r}" for k in key) + ") appears twice")
-            for i in np.flatnonzero(dup.to_numpy())[:50]]
+    return [
+        Problem(
+            label,
+            int(i) + 2,
+            ",".join(table.key),
+            "duplicate-key",
+            "the key (" + ", ".join(f"{k}={raw.iloc[i][k]!r}" for k in key) + ") appears twice",
+        )
+        for i in np.flatnonzero(dup.to_numpy())[:50]
+    ]
 
 
 def _unique_text_keys(raw: pd.DataFrame, key: list[str]) -> bool:
@@ -302,7 +321,7 @@ def encoded(names: tuple[str, ...], columns: list[np.ndarray]) -> tuple[bytes, b
 
 # Every byte but a quote and the control characters other than the line feed: deleting them all
 # from plain bytes leaves nothing (``bytes.translate`` runs several times faster than a regex here).
-PLAIN_BYTES = bytes(b for b in range(256) if not (b == 0x22 or b < 0x20 and b != 0x0a or b == 0x7f))
+PLAIN_BYTES = bytes(b for b in range(256) if not (b == 0x22 or b < 0x20 and b != 0x0A or b == 0x7F))
 
 
 def plain_bytes(data: bytes, rows: int, width: int) -> bool:
@@ -311,8 +330,7 @@ def plain_bytes(data: bytes, rows: int, width: int) -> bool:
     no quote and no control character but the line ends, and exactly as many commas and line ends as
     the joins put in. Checked on the bytes, not on how the cells were judged (``needs_quotes``), so
     it holds even if that judgement is wrong (tests/store/test_fast_paths.py compares with the reader)."""
-    return width >= 2 and data.count(b"\n") == rows + 1 and data.count(b",") == (rows + 1) * (width - 1) \
-        and not data.translate(None, PLAIN_BYTES)
+    return width >= 2 and data.count(b"\n") == rows + 1 and data.count(b",") == (rows + 1) * (width - 1) and not data.translate(None, PLAIN_BYTES)
 
 
 # A cell needing quotes (see the module docstring). ``_QUOTE_ANY`` finds whether any cell of a
@@ -411,8 +429,11 @@ def cell_text(values: pd.Series, type_: str) -> np.ndarray:
 _UNWRITABLE = re.compile("[\x00\ud800-\udfff]")
 # Every character ``_QUOTE_ANY`` or ``_UNWRITABLE`` can match: those classes, and the whitespace
 # (other than the line feed) that makes a cell's edge need quotes. A column with none is bare.
-_SUSPECT = re.compile("[,\"\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff"
-                      + "".join(re.escape(c) for c in map(chr, range(0x3001)) if c != "\n" and c.isspace()) + "]")
+_SUSPECT = re.compile(
+    '[,"\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff'
+    + "".join(re.escape(c) for c in map(chr, range(0x3001)) if c != "\n" and c.isspace())
+    + "]"
+)
 
 
 def _encodes(text: str) -> bool:
@@ -446,22 +467,30 @@ def read_back_check(table: Table, cells: list[np.ndarray], label: str, before: i
     """A check for ``write_bytes_atomic``: the bytes parse to ``before`` rows then exactly ``cells``.
     ``meant``: plain bytes of these cells (``encoded``), known to parse to them; bytes read back
     equal to them pass without parsing."""
+
     def check(data: bytes) -> None:
         if meant is not None and data == meant:
             return
         problems = read_back_problems(parse_bytes(data, label), table, cells, label, before)
         if problems:
             raise RoundTripError(f"{label}: the written file would not read back as written; it was not replaced", problems)
+
     return check
 
 
-def read_back_problems(parsed: pd.DataFrame, table: Table, cells: list[np.ndarray], label: str, before: int = 0,
-                       offset: int = 0) -> list[Problem]:
+def read_back_problems(parsed: pd.DataFrame, table: Table, cells: list[np.ndarray], label: str, before: int = 0, offset: int = 0) -> list[Problem]:
     """How ``parsed`` differs from a header of ``table.names``, ``before`` rows, then ``cells``.
     ``offset``: rows of the file that precede ``parsed``'s first one (for the row numbers)."""
     if tuple(parsed.columns) != table.names or len(parsed) != before + (len(cells[0]) if cells else 0):
-        return [Problem(label, None, None, "write-read-back", f"read back {len(parsed)} rows of {len(parsed.columns)} "
-                        f"columns, meant {before + len(cells[0])} rows of {len(table.names)}")]
+        return [
+            Problem(
+                label,
+                None,
+                None,
+                "write-read-back",
+                f"read back {len(parsed)} rows of {len(parsed.columns)} columns, meant {before + len(cells[0])} rows of {len(table.names)}",
+            )
+        ]
     for name, meant in zip(table.names, cells):
         got = parsed[name].to_numpy(dtype=object)[before:]
         for i in np.flatnonzero(got != meant)[:1]:

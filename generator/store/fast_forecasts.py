@@ -52,8 +52,15 @@ def _probabilities_ok(probs: list) -> bool:
 def _fast_rows(ids: list, dates: list, probs: list, reasons: list) -> list[tuple] | None:
     """The rows in file order when the cells need no quoting and fit the schema; None otherwise.
     (Rows are sorted as plain tuples: the (id, date) pairs are unique, so only they decide.)"""
-    ok = (_plain(ids) and _plain(dates) and _plain(reasons) and "" not in ids and len(set(zip(ids, dates))) == len(ids)
-          and all(_FORECAST_DATE.match(d) for d in set(dates)) and _probabilities_ok(probs))
+    ok = (
+        _plain(ids)
+        and _plain(dates)
+        and _plain(reasons)
+        and "" not in ids
+        and len(set(zip(ids, dates))) == len(ids)
+        and all(_FORECAST_DATE.match(d) for d in set(dates))
+        and _probabilities_ok(probs)
+    )
     return sorted(zip(ids, dates, probs, reasons)) if ok else None
 
 
@@ -98,12 +105,21 @@ def plain_units(ids: list[str], dates: list[str]) -> list[bool]:
     """Per (question_id, resolution_date) unit: whether ``forecast_file`` writes both cells as they are,
     within the schema, and ``as_read`` reads them back (``_fast_rows`` and ``reads_as_written`` on
     the unit alone: both look at each cell by itself). ``ordered_forecast_file`` takes such units."""
-    return [type(i) is str and type(d) is str and i.strip() != "" and _plain([i]) and _plain([d])
-            and _FORECAST_DATE.match(d) is not None and _UNSTABLE.search(i) is None for i, d in zip(ids, dates)]
+    return [
+        type(i) is str
+        and type(d) is str
+        and i.strip() != ""
+        and _plain([i])
+        and _plain([d])
+        and _FORECAST_DATE.match(d) is not None
+        and _UNSTABLE.search(i) is None
+        for i, d in zip(ids, dates)
+    ]
 
 
-def ordered_forecast_file(units: list[str], probs: list, reasons: list,
-                          memo: ProbabilityTexts | None = None) -> tuple[bytes, list[str], list[float]] | None:
+def ordered_forecast_file(
+    units: list[str], probs: list, reasons: list, memo: ProbabilityTexts | None = None
+) -> tuple[bytes, list[str], list[float]] | None:
     """``forecast_file``'s bytes for rows already in file order, each given as its unit's first two
     cells written out (``"question_id,resolution_date,"``, of distinct units ``plain_units`` passes),
     its probability and its reasoning; with the probability texts and the values the reader parses
@@ -126,8 +142,12 @@ def forecast_bytes(frame: pd.DataFrame, memo: ProbabilityTexts | None = None) ->
 
 def forecast_lists(frame: pd.DataFrame) -> dict[str, list]:
     """A FORECASTS frame's columns as ``forecast_file`` takes them (plain lists, "" for a missing text)."""
-    return {"question_id": frame["question_id"].tolist(), "resolution_date": frame["resolution_date"].fillna("").tolist(),
-            "probability": frame["probability"].tolist(), "reasoning": frame["reasoning"].fillna("").tolist()}
+    return {
+        "question_id": frame["question_id"].tolist(),
+        "resolution_date": frame["resolution_date"].fillna("").tolist(),
+        "probability": frame["probability"].tolist(),
+        "reasoning": frame["reasoning"].fillna("").tolist(),
+    }
 
 
 def forecast_file(columns: dict[str, list], memo: ProbabilityTexts | None = None) -> tuple[bytes, list[list[str]] | None]:
@@ -163,12 +183,19 @@ def reads_as_written(cells: list[list[str]]) -> bool:
     return not (_UNSTABLE.search("".join(ids)) or _UNSTABLE.search("".join(reasons)) or not all(map(str.strip, ids)))
 
 
-def forecasts_frame(ids: Sequence | np.ndarray, dates: Sequence | np.ndarray, values: Sequence | np.ndarray,
-                    reasons: Sequence | np.ndarray) -> pd.DataFrame:
+def forecasts_frame(
+    ids: Sequence | np.ndarray, dates: Sequence | np.ndarray, values: Sequence | np.ndarray, reasons: Sequence | np.ndarray
+) -> pd.DataFrame:
     """The checked and typed FORECASTS frame of these columns (texts and probabilities), as ``read_table`` types it."""
-    return pd.DataFrame({"question_id": pd.array(ids, dtype=str), "resolution_date": pd.array(dates, dtype=str),
-                         "probability": np.array(values, dtype=float), "reasoning": pd.array(reasons, dtype=str)},
-                        index=pd.RangeIndex(len(ids)))
+    return pd.DataFrame(
+        {
+            "question_id": pd.array(ids, dtype=str),
+            "resolution_date": pd.array(dates, dtype=str),
+            "probability": np.array(values, dtype=float),
+            "reasoning": pd.array(reasons, dtype=str),
+        },
+        index=pd.RangeIndex(len(ids)),
+    )
 
 
 def read_together(datas: Sequence[bytes], labels: Sequence[str]) -> list[pd.DataFrame | None]:
@@ -189,20 +216,22 @@ def read_together(datas: Sequence[bytes], labels: Sequence[str]) -> list[pd.Data
     headers = [d[: d.find(b"\n") + 1] for d in datas]
     header = max(set(headers), key=headers.count) if datas else b""
     width = header.count(b",") + 1
-    plain = [i for i, d in enumerate(datas) if headers[i] == header and d.endswith(b"\n") and not d.translate(None, PLAIN_BYTES)
-             and _utf8(d) and _lines_of(d[len(header):], width)]
+    plain = [
+        i
+        for i, d in enumerate(datas)
+        if headers[i] == header and d.endswith(b"\n") and not d.translate(None, PLAIN_BYTES) and _utf8(d) and _lines_of(d[len(header) :], width)
+    ]
     if width >= 2:
         _read_plain(datas, labels, plain, header, out)
     return out
 
 
-def _read_plain(datas: Sequence[bytes], labels: Sequence[str], together: list[int], header: bytes, out: list,
-                tries: int = 3) -> None:
+def _read_plain(datas: Sequence[bytes], labels: Sequence[str], together: list[int], header: bytes, out: list, tries: int = 3) -> None:
     """``read_together`` of the files ``together`` (plain, one header), into ``out``."""
     if len(together) < 2:
         return
     try:
-        raw = parse_bytes(header + b"".join(datas[i][len(header):] for i in together), labels[together[0]])
+        raw = parse_bytes(header + b"".join(datas[i][len(header) :] for i in together), labels[together[0]])
     except UNREADABLE:
         return
     stops = np.cumsum([datas[i].count(b"\n") - 1 for i in together])

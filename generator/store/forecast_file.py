@@ -79,8 +79,15 @@ class Parsed:
         if not errors and not warnings:
             return []
         counts = " and ".join(f"{n:,} more {word}" for n, word in ((errors, "error(s)"), (warnings, "warning(s)")) if n)
-        return [problem("too-many-problems" if errors else "too-many-warnings", self.label, None, None,
-                        f"{counts} not listed: only the first {MAX_PROBLEMS} problems of a file are")]
+        return [
+            problem(
+                "too-many-problems" if errors else "too-many-warnings",
+                self.label,
+                None,
+                None,
+                f"{counts} not listed: only the first {MAX_PROBLEMS} problems of a file are",
+            )
+        ]
 
     def col(self, name: str) -> str:
         """The column name as the submitter wrote it (the JSON field for JSON files)."""
@@ -96,8 +103,15 @@ def parse_forecast(data: bytes, label: str, fmt: str) -> Parsed:
         return parsed
     other = looks_like(text)
     if other is not None and other != fmt:  # one diagnosis, not a column error per field of the other format
-        parsed.add(problem("wrong-format", label, 1, None, f"this looks like {other.upper()}, not {fmt.upper()}; "
-                           f"name the file .{other} (a {other.upper()} file is read as one)"))
+        parsed.add(
+            problem(
+                "wrong-format",
+                label,
+                1,
+                None,
+                f"this looks like {other.upper()}, not {fmt.upper()}; name the file .{other} (a {other.upper()} file is read as one)",
+            )
+        )
         return parsed
     if fmt == "json":
         _parse_json(text, parsed)
@@ -118,21 +132,34 @@ def looks_like(text: str) -> str | None:
 
 def _decode(data: bytes, label: str, problems: list[Problem]) -> str | None:
     if len(data) > MAX_FORECAST_BYTES:
-        problems.append(problem("file-too-large", label, None, None,
-                                f"the file has {len(data):,} bytes; the cap is {MAX_FORECAST_BYTES:,}"))
+        problems.append(problem("file-too-large", label, None, None, f"the file has {len(data):,} bytes; the cap is {MAX_FORECAST_BYTES:,}"))
         return None
     if data.startswith(BOM):  # a spreadsheet's "CSV UTF-8": read without the mark; the file stays as it is
-        problems.append(problem("utf8-bom", label, 1, None, "the file starts with a UTF-8 byte-order mark (as "
-                                "spreadsheets save it); it is read without the mark, and the file is kept as it is"))
-        data = data[len(BOM):]
+        problems.append(
+            problem(
+                "utf8-bom",
+                label,
+                1,
+                None,
+                "the file starts with a UTF-8 byte-order mark (as spreadsheets save it); it is read without the mark, and the file is kept as it is",
+            )
+        )
+        data = data[len(BOM) :]
     if _looks_utf16(data):
         problems.append(problem("not-utf8", label, 1, None, "the file looks like UTF-16 text; save it as UTF-8"))
         return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        problems.append(problem("not-utf8", label, data[:exc.start].count(b"\n") + 1, None,
-                                f"byte 0x{data[exc.start]:02x} at offset {exc.start} is not UTF-8; save the file as UTF-8"))
+        problems.append(
+            problem(
+                "not-utf8",
+                label,
+                data[: exc.start].count(b"\n") + 1,
+                None,
+                f"byte 0x{data[exc.start]:02x} at offset {exc.start} is not UTF-8; save the file as UTF-8",
+            )
+        )
         return None
     if not text.strip():
         problems.append(problem("empty-file", label, 1, None, "the file is empty"))
@@ -151,12 +178,26 @@ def _looks_utf16(data: bytes) -> bool:
 def _parse_csv(text: str, parsed: Parsed) -> None:
     lone = _lone_cr(text)
     if lone is not None:  # CRLF throughout is RFC 4180's own ending (Python's csv writes it): said nothing of
-        parsed.add(problem("crlf-line-endings", parsed.label, text[:lone].count("\n") + 1, None,
-                           "the file has a carriage return that ends no CRLF pair (old Mac line endings, or "
-                           "endings mixed); it is read as a line end, and the file is kept as it is"))
+        parsed.add(
+            problem(
+                "crlf-line-endings",
+                parsed.label,
+                text[:lone].count("\n") + 1,
+                None,
+                "the file has a carriage return that ends no CRLF pair (old Mac line endings, or "
+                "endings mixed); it is read as a line end, and the file is kept as it is",
+            )
+        )
     if "\x00" in text:
-        parsed.add(problem("bad-csv", parsed.label, text[:text.index("\x00")].count("\n") + 1, None,
-                           "the file contains a NUL byte; is it a spreadsheet saved in a binary format?"))
+        parsed.add(
+            problem(
+                "bad-csv",
+                parsed.label,
+                text[: text.index("\x00")].count("\n") + 1,
+                None,
+                "the file contains a NUL byte; is it a spreadsheet saved in a binary format?",
+            )
+        )
         return
     header: tuple[str, ...] = ()
     number = 0  # rows are numbered like a spreadsheet, blank lines skipped (as the readers skip them)
@@ -178,7 +219,7 @@ def _lone_cr(text: str) -> int | None:
     """The offset of the first carriage return that is not followed by a line feed, else None."""
     at = text.find("\r")
     while at != -1:
-        if text[at + 1:at + 2] != "\n":
+        if text[at + 1 : at + 2] != "\n":
             return at
         at = text.find("\r", at + 2)
     return None
@@ -191,8 +232,7 @@ def _add_row(parsed: Parsed, header: tuple[str, ...], number: int, values: list[
     elif parsed.listed >= MAX_PROBLEMS:  # past the cap only the count is kept: no message to word
         parsed.hidden["error"] += 1
     else:
-        parsed.add(problem("wrong-field-count", parsed.label, number, None,
-                           f"the row has {len(values)} field(s) but the header has {len(header)}"))
+        parsed.add(problem("wrong-field-count", parsed.label, number, None, f"the row has {len(values)} field(s) but the header has {len(header)}"))
 
 
 def _parse_json(text: str, parsed: Parsed) -> None:
@@ -200,8 +240,7 @@ def _parse_json(text: str, parsed: Parsed) -> None:
         body = json.loads(text, parse_constant=_keep_constant)
     except (ValueError, RecursionError) as exc:  # ValueError: JSONDecodeError, or an integer of > 4,300 digits
         line = getattr(exc, "lineno", None)
-        reason = getattr(exc, "msg", None) or ("it is nested too deeply" if isinstance(exc, RecursionError)
-                                               else "a number in it has too many digits")
+        reason = getattr(exc, "msg", None) or ("it is nested too deeply" if isinstance(exc, RecursionError) else "a number in it has too many digits")
         parsed.add(problem("bad-json", parsed.label, line, None, f"not valid JSON: {reason}"))
         return
     items = _forecast_items(body, parsed)
@@ -251,8 +290,12 @@ def _json_row(item: object, number: int, parsed: Parsed) -> Row | None:
         parsed.add(problem("null-forecast", parsed.label, number, "forecast", "the forecast is null; scored as missing (0.5)"))
         parsed.nulls.add((qid, _scalar(item.get("resolution_date"))))
         return None
-    cells = {"question_id": qid, "resolution_date": _scalar(item.get("resolution_date")),
-             "probability": _scalar(item["forecast"]), "reasoning": _scalar(item.get("reasoning"))}
+    cells = {
+        "question_id": qid,
+        "resolution_date": _scalar(item.get("resolution_date")),
+        "probability": _scalar(item["forecast"]),
+        "reasoning": _scalar(item.get("reasoning")),
+    }
     member = item.get(MEMBER_KEY)
     return Row(number, cells, "" if member is None or isinstance(member, bool) else _scalar(member).strip())
 

@@ -115,9 +115,24 @@ def first_parent_raw_log(repo: Path, head: str, folder: str, since: str | None =
     paths for a status R or C). A merge is diffed against its first parent; renames are not
     detected (a rename is a deletion and an addition), whatever the user's git configuration says.
     """
-    return run_git(repo, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--no-renames",
-                "--no-abbrev", "--no-ext-diff", "--no-textconv", "--raw", "-z", "--format=%x01%H %ct %ce %P",
-                *([f"^{since}"] if since else []), head, "--", folder)
+    return run_git(
+        repo,
+        "log",
+        "--first-parent",
+        "--diff-merges=first-parent",
+        "--reverse",
+        "--no-renames",
+        "--no-abbrev",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--raw",
+        "-z",
+        "--format=%x01%H %ct %ce %P",
+        *([f"^{since}"] if since else []),
+        head,
+        "--",
+        folder,
+    )
 
 
 def shallow_commits(repo: Path) -> set[str]:
@@ -142,7 +157,7 @@ def blob_ids(repo: Path, commit: str, paths: list[str]) -> dict[str, str]:
     """path → blob id of each of ``paths`` that is a regular file in ``commit`` (others are left out)."""
     found: dict[str, str] = {}
     for start in range(0, len(paths), PATHS_PER_CALL):
-        chunk = paths[start:start + PATHS_PER_CALL]
+        chunk = paths[start : start + PATHS_PER_CALL]
         found.update(_regular_blobs(run_git(repo, "ls-tree", "-z", "--full-tree", commit, "--", *chunk)))
     return {path: found[path] for path in paths if path in found}
 
@@ -151,7 +166,7 @@ def blob_sizes(repo: Path, commit: str, paths: list[str]) -> dict[str, int]:
     """path → size in bytes of each of ``paths`` that is a regular file in ``commit``."""
     sizes: dict[str, int] = {}
     for start in range(0, len(paths), PATHS_PER_CALL):
-        out = run_git(repo, "ls-tree", "-z", "--long", "--full-tree", commit, "--", *paths[start:start + PATHS_PER_CALL])
+        out = run_git(repo, "ls-tree", "-z", "--long", "--full-tree", commit, "--", *paths[start : start + PATHS_PER_CALL])
         for record in out.split(b"\0"):
             meta, _, name = record.partition(b"\t")
             fields = meta.decode().split()
@@ -203,8 +218,21 @@ def first_held(repo: Path, head: str, path: str, blob: str) -> tuple[str, int] |
     for sha, seconds in reversed(first_parent_dates(repo, head)):
         running = max(running, seconds)
         times[sha] = running
-    out = run_git(repo, "log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--no-renames", "--no-abbrev",
-                  "--raw", "-z", "--format=%x01%H", head, "--", path)
+    out = run_git(
+        repo,
+        "log",
+        "--first-parent",
+        "--diff-merges=first-parent",
+        "--reverse",
+        "--no-renames",
+        "--no-abbrev",
+        "--raw",
+        "-z",
+        "--format=%x01%H",
+        head,
+        "--",
+        path,
+    )
     for record in out.split(b"\x01")[1:]:
         head_line, _, body = record.partition(b"\0")
         fields = body.lstrip(b"\n").split(b"\0")
@@ -243,8 +271,13 @@ class BlobReader:
 
     def __enter__(self) -> BlobReader:
         try:
-            self._process = subprocess.Popen(["git", "-C", str(self.repo), "cat-file", "--batch"], env=ENV,
-                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self._process = subprocess.Popen(
+                ["git", "-C", str(self.repo), "cat-file", "--batch"],
+                env=ENV,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
         except OSError as exc:
             raise PrescientError(f"cannot run git: {exc}") from None
         return self

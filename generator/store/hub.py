@@ -55,8 +55,9 @@ class Hub:
 
     @classmethod
     @contextlib.contextmanager
-    def opened(cls, root: Path, cache_dir: Path | None = None, *, disk: bool = True, settings: bool = True,
-               parsed: dict | None = None) -> Iterator[Hub]:
+    def opened(
+        cls, root: Path, cache_dir: Path | None = None, *, disk: bool = True, settings: bool = True, parsed: dict | None = None
+    ) -> Iterator[Hub]:
         """The hub at ``root`` for one command, with the disk cache kept between commands
         (``cache.disk``: in ``cache_dir``, else its default folder for the hub) unless not ``disk``.
         What the command learnt is written there when the block ends, however it ends; a cache that

@@ -29,23 +29,39 @@ _CONTENT = [c for c in QUESTIONS.names if c != "recorded_at"]
 
 def question_frame(questions: Iterable[Question], as_of: datetime) -> pd.DataFrame:
     recorded = format_ts(as_of)  # once, not per row
-    rows = [{
-        "id": q.id, "recorded_at": recorded, "source": q.source, "kind": q.kind,
-        "text": q.text, "background": q.background, "resolution_criteria": q.resolution_criteria,
-        "url": q.url, "category": q.category,
-        "open_time": format_ts(q.open_time) if q.open_time else "",
-        "close_time": format_ts(q.close_time) if q.close_time else "",
-    } for q in questions]
+    rows = [
+        {
+            "id": q.id,
+            "recorded_at": recorded,
+            "source": q.source,
+            "kind": q.kind,
+            "text": q.text,
+            "background": q.background,
+            "resolution_criteria": q.resolution_criteria,
+            "url": q.url,
+            "category": q.category,
+            "open_time": format_ts(q.open_time) if q.open_time else "",
+            "close_time": format_ts(q.close_time) if q.close_time else "",
+        }
+        for q in questions
+    ]
     return _typed(rows, QUESTIONS)
 
 
 def observation_frame(observations: Iterable[Observation], as_of: datetime) -> pd.DataFrame:
     recorded = format_ts(as_of)  # once, not per row
-    rows = [{
-        "question_id": o.question_id, "observed_at": format_ts(o.observed_at),
-        "recorded_at": recorded, "value": o.value, "status": o.status,
-        "outcome": o.outcome, "payload_sha256": o.payload_sha256,
-    } for o in observations]
+    rows = [
+        {
+            "question_id": o.question_id,
+            "observed_at": format_ts(o.observed_at),
+            "recorded_at": recorded,
+            "value": o.value,
+            "status": o.status,
+            "outcome": o.outcome,
+            "payload_sha256": o.payload_sha256,
+        }
+        for o in observations
+    ]
     return _typed(rows, OBSERVATIONS)
 
 
@@ -54,8 +70,7 @@ def _typed(rows: list[dict], table) -> pd.DataFrame:
     return coerce(as_text(frame, table), table)
 
 
-def new_questions(bank: pd.DataFrame, fetched: pd.DataFrame,
-                  latest: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> pd.DataFrame:
+def new_questions(bank: pd.DataFrame, fetched: pd.DataFrame, latest: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> pd.DataFrame:
     """Rows of ``fetched`` whose content is not already the latest version in ``bank``; ``latest``:
     ``latest_contents(bank)`` when the caller keeps it."""
     latest = latest_contents(bank) if latest is None else latest
@@ -130,7 +145,7 @@ class ObservationState:
         if len(window) <= cap:
             return set(window)
         start = (night * cap) % len(window)
-        return set((window + window)[start:start + cap])
+        return set((window + window)[start : start + cap])
 
     def new_rows(self, fetched: pd.DataFrame, kinds: Mapping[str, str]) -> pd.DataFrame:
         """Rows of ``fetched`` that change what the ledger says (see the module docstring): a market

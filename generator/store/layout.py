@@ -57,8 +57,11 @@ class Layout:
     def round_dirs(self) -> list[Path]:
         """The folders of the open rounds: those holding a questions.csv, hidden ones aside (as
         ``glob("*")``; one directory read, then a stat per folder: a night lists them several times)."""
-        return [folder for folder in _named(self.data / "rounds", None, folders=True)
-                if not folder.name.startswith(".") and os.path.isfile(os.path.join(folder, "questions.csv"))]
+        return [
+            folder
+            for folder in _named(self.data / "rounds", None, folders=True)
+            if not folder.name.startswith(".") and os.path.isfile(os.path.join(folder, "questions.csv"))
+        ]
 
     def forecast_dir(self, due: datetime) -> Path:
         return self.data / "forecasts" / format_date(due)
@@ -195,8 +198,8 @@ class Layout:
         """``path`` relative to the hub root, with slashes (as ``relative_to``; by text, a night asks
         it for every forecast file); ``str(path)`` for a path outside the hub."""
         text, root = str(path), str(self.root)
-        if text.startswith(root) and text[len(root):len(root) + 1] == os.sep and root != os.sep:
-            return text[len(root) + 1:].replace(os.sep, "/")
+        if text.startswith(root) and text[len(root) : len(root) + 1] == os.sep and root != os.sep:
+            return text[len(root) + 1 :].replace(os.sep, "/")
         try:
             return path.relative_to(self.root).as_posix()
         except ValueError:

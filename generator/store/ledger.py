@@ -31,8 +31,7 @@ def merge(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str) -
     return pd.concat([existing, added], ignore_index=True), added
 
 
-def _added(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str,
-           last: tuple[str, ...] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _added(existing: pd.DataFrame, new: pd.DataFrame, table: Table, label: str, last: tuple[str, ...] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The rows of ``new`` that ``merge`` adds to ``existing``, whose largest sort key is ``last``
     (``_text_last``), and the same rows as written text (``as_text``, so the caller need not convert
     them again). When the key and the sort key are the same columns and every new row sorts after
@@ -94,15 +93,16 @@ def _self_conflicts(new_text: pd.DataFrame, key: list[str], label: str) -> list[
     """A problem for the first of the rows (distinct, as text) that share a key with another, if any."""
     keys = list(zip(*(new_text[k].tolist() for k in key)))
     shared = Counter(keys)
-    return [Problem(label, None, ",".join(key), "ledger-conflict",
-                    "the new rows hold two different versions of key " + _key_words(new_text.loc[i], key))
-            for i, k in zip(new_text.index, keys) if shared[k] > 1][:1]
+    return [
+        Problem(label, None, ",".join(key), "ledger-conflict", "the new rows hold two different versions of key " + _key_words(new_text.loc[i], key))
+        for i, k in zip(new_text.index, keys)
+        if shared[k] > 1
+    ][:1]
 
 
 def _conflict(label: str, row: int, changed: list[str], values: pd.Series, key: list[str]) -> Problem:
     detail = "; ".join(f"{c}: {values[c + '_old']!r} → {values[c]!r}" for c in changed)
-    return Problem(label, row, changed[0], "ledger-conflict",
-                   f"key {_key_words(values, key)} already recorded with other values ({detail})")
+    return Problem(label, row, changed[0], "ledger-conflict", f"key {_key_words(values, key)} already recorded with other values ({detail})")
 
 
 def _key_words(values: pd.Series, key: list[str]) -> str:
@@ -154,8 +154,7 @@ def _read(path: Path, table: Table, label: str, cache: ReadCache | None) -> pd.D
     return cache.read_table(path, table, label) if cache is not None else csvio.read_table(path, table, label)
 
 
-def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existing: int,
-                text: pd.DataFrame | None = None) -> pd.DataFrame | None:
+def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existing: int, text: pd.DataFrame | None = None) -> pd.DataFrame | None:
     """Add ``rows`` after the ``existing`` rows of the file at ``path``, its bytes kept as they are
     (a last line missing its line end gets one), checked by reading the file back.
 
@@ -177,9 +176,8 @@ def append_rows(path: Path, rows: pd.DataFrame, table: Table, label: str, existi
     parsed: list[pd.DataFrame] = []
 
     def check(data: bytes) -> None:
-        read = csvio.parse_bytes(header + b"\n" + data[len(tail) - len(body):], label)
-        problems = [] if data == tail else [
-            Problem(label, None, None, "write-read-back", "the rows appended did not read back as written")]
+        read = csvio.parse_bytes(header + b"\n" + data[len(tail) - len(body) :], label)
+        problems = [] if data == tail else [Problem(label, None, None, "write-read-back", "the rows appended did not read back as written")]
         problems = problems or csvio.read_back_problems(read, table, cells, label, offset=existing)
         if problems:
             raise csvio.RoundTripError(f"{label}: the written file would not read back as written; it was not changed", problems)

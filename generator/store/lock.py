@@ -94,8 +94,12 @@ def remove_stale_temp_files(data_dir: Path) -> list[Path]:
     append's journal once its ledger is truncated back (``atomic.roll_back_append``); call with the
     lock held."""
     # os.walk, and a Path only for a temp file's name: a night walks every file of the hub
-    temps = (Path(folder, name) for folder, _, files in os.walk(data_dir) for name in files
-             if name.startswith(".") and name.endswith(".tmp") and len(name) > 4)
+    temps = (
+        Path(folder, name)
+        for folder, _, files in os.walk(data_dir)
+        for name in files
+        if name.startswith(".") and name.endswith(".tmp") and len(name) > 4
+    )
     stale = sorted(path for path in temps if path.is_file())
     for path in stale:
         roll_back_append(path)

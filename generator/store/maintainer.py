@@ -24,8 +24,7 @@ KEY = list(MAINTAINER_ACTIONS.key)  # a decision's identity, in actions.csv and 
 def load_actions(hub: Hub) -> pd.DataFrame:
     """Every row of the maintainers' ledger; empty when the hub has none."""
     path = hub.layout.maintainer_actions
-    return hub.cache.read_table(path, MAINTAINER_ACTIONS, hub.layout.relative(path)) if path.is_file() \
-        else empty_frame(MAINTAINER_ACTIONS)
+    return hub.cache.read_table(path, MAINTAINER_ACTIONS, hub.layout.relative(path)) if path.is_file() else empty_frame(MAINTAINER_ACTIONS)
 
 
 def taken_file(hub: Hub):
@@ -108,10 +107,20 @@ def statements(actions: pd.DataFrame, dates: dict[str, list[str]]) -> pd.DataFra
     rows = []
     for a in actions[actions["action"].isin([VOID, CORRECT])].itertuples(index=False):
         void = a.action == VOID
-        for date in ([a.resolution_date] if a.resolution_date or not void else dates.get(a.target) or [""]):
-            rows.append({"round": "", "question_id": a.target, "resolution_date": date, "recorded_at": a.effective_at,
-                         "status": "void" if void else "resolved", "outcome": "" if void else a.outcome,
-                         "resolved_at": "" if void else a.resolved_at, "value": "", "payload_sha256": ""})
+        for date in [a.resolution_date] if a.resolution_date or not void else dates.get(a.target) or [""]:
+            rows.append(
+                {
+                    "round": "",
+                    "question_id": a.target,
+                    "resolution_date": date,
+                    "recorded_at": a.effective_at,
+                    "status": "void" if void else "resolved",
+                    "outcome": "" if void else a.outcome,
+                    "resolved_at": "" if void else a.resolved_at,
+                    "value": "",
+                    "payload_sha256": "",
+                }
+            )
     if not rows:
         return empty_frame(RESOLUTIONS)
     return coerce(pd.DataFrame(rows, columns=list(RESOLUTIONS.names)).astype(str).replace("nan", ""), RESOLUTIONS)
@@ -146,5 +155,17 @@ def voided_questions(actions: pd.DataFrame) -> set[str]:
     return set(actions.loc[(actions["action"] == VOID) & (actions["resolution_date"] == ""), "target"])
 
 
-__all__ = ["acting", "append", "as_taken", "excluded", "load_actions", "load_taken", "statements", "take_up", "taken_file", "unit_dates",
-           "voided_questions", "with_exclusions"]
+__all__ = [
+    "acting",
+    "append",
+    "as_taken",
+    "excluded",
+    "load_actions",
+    "load_taken",
+    "statements",
+    "take_up",
+    "taken_file",
+    "unit_dates",
+    "voided_questions",
+    "with_exclusions",
+]

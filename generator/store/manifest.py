@@ -29,7 +29,8 @@ ROOT = "*"
 FOLDER_HASHES: Slot[dict[str, str]] = Slot("manifest: a round folder's hashes")  # .of(folder), kept while its files' stats are
 PAIRS: Slot[set[tuple[str, str]]] = Slot("manifest: the pairs recorded")  # kept while the manifest files are unchanged
 CHECKED: Slot[tuple[set[tuple[str, str]], dict[str, str]] | None] = Slot(
-    "manifest: the last pairs and hashes found with nothing new", lambda cache: None)
+    "manifest: the last pairs and hashes found with nothing new", lambda cache: None
+)
 
 
 def sha256(data: bytes) -> str:
@@ -94,8 +95,9 @@ def new_pairs(seen: set[tuple[str, str]], hashes: dict[str, str]) -> list[tuple[
 
 
 def _rows(pairs: list[tuple[str, str]], as_of: datetime) -> pd.DataFrame:
-    return pd.DataFrame({"recorded_at": format_ts(as_of), "path": [p for p, _ in pairs],
-                         "sha256": [d for _, d in pairs]}, columns=list(MANIFEST.names))
+    return pd.DataFrame(
+        {"recorded_at": format_ts(as_of), "path": [p for p, _ in pairs], "sha256": [d for _, d in pairs]}, columns=list(MANIFEST.names)
+    )
 
 
 def record(hub: Hub, as_of: datetime, stats: dict[str, FileStats] | None = None) -> list[str]:
@@ -125,8 +127,7 @@ def record(hub: Hub, as_of: datetime, stats: dict[str, FileStats] | None = None)
 def ledger_digest(hub: Hub) -> str:
     """The night's anchor: ``root_hash`` over every manifest, receipts and seals file and the model log, by path."""
     layout = hub.layout
-    files = [*layout.manifest_files(), *layout.receipt_files(), *layout.seal_files(),
-             *([layout.model_log] if layout.model_log.is_file() else [])]
+    files = [*layout.manifest_files(), *layout.receipt_files(), *layout.seal_files(), *([layout.model_log] if layout.model_log.is_file() else [])]
     return root_hash({layout.relative(p): hub.cache.sha256(p) for p in files})
 
 

@@ -42,8 +42,7 @@ def _latest(log: pd.DataFrame, as_of: str | None = None) -> dict[str, Values]:
     none by then; every row when ``as_of`` is None)."""
     if log.empty:
         return {}
-    columns = [log[c].to_numpy(dtype=object) for c in ("model", "recorded_at", "kind", "saw_crowd", "release_date",
-                                                        "knowledge_cutoff", "ran_by")]
+    columns = [log[c].to_numpy(dtype=object) for c in ("model", "recorded_at", "kind", "saw_crowd", "release_date", "knowledge_cutoff", "ran_by")]
     rows = sorted(zip(*columns), key=lambda row: (row[0], row[1]))  # stable: a model's rows by time, ties in file order
     out: dict[str, Values] = {}
     for model, when, kind, saw, release, cutoff, ran_by in rows:
@@ -61,10 +60,21 @@ def new_rows(log: pd.DataFrame, models: dict[str, ModelMeta], as_of: datetime) -
     """The rows a run at ``as_of`` appends: each model whose fields differ from its last row. Pure."""
     last = _latest(log)
     changed = [(m, _values(meta)) for m, meta in sorted(models.items()) if last.get(m) != _values(meta)]
-    return pd.DataFrame([{"recorded_at": format_ts(as_of), "model": m, "kind": v[0], "saw_crowd": v[1],
-                          "release_date": v[2] or None, "knowledge_cutoff": v[3] or None, "ran_by": v[4] or None}
-                         for m, v in changed],
-                        columns=list(MODEL_LOG.names))
+    return pd.DataFrame(
+        [
+            {
+                "recorded_at": format_ts(as_of),
+                "model": m,
+                "kind": v[0],
+                "saw_crowd": v[1],
+                "release_date": v[2] or None,
+                "knowledge_cutoff": v[3] or None,
+                "ran_by": v[4] or None,
+            }
+            for m, v in changed
+        ],
+        columns=list(MODEL_LOG.names),
+    )
 
 
 def record(hub: Hub, models: dict[str, ModelMeta], as_of: datetime) -> list[str]:
@@ -83,7 +93,11 @@ def as_of(models: dict[str, ModelMeta], log: pd.DataFrame, when: str) -> dict[st
     out = {}
     for model, meta in models.items():
         values = known.get(model)
-        out[model] = meta if values is None else dataclasses.replace(
-            meta, kind=values[0], saw_crowd=bool(values[1]), release_date=values[2], knowledge_cutoff=values[3],
-            ran_by=values[4])
+        out[model] = (
+            meta
+            if values is None
+            else dataclasses.replace(
+                meta, kind=values[0], saw_crowd=bool(values[1]), release_date=values[2], knowledge_cutoff=values[3], ran_by=values[4]
+            )
+        )
     return out

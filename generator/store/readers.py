@@ -97,8 +97,11 @@ def load_models(hub: Hub, as_of: datetime | None = None) -> dict[str, ModelMeta]
         return models
     stamp, layout = format_ts(as_of), hub.layout
     ledgers = [p for p in (layout.model_log, layout.maintainer_actions, maintainer.taken_file(hub), layout.history) if p.is_file()]
-    made: dict[str, ModelMeta] = hub.cache.kept(MODELS_AS_OF, (signatures([*files, *ledgers]), stamp), lambda: maintainer.with_exclusions(
-        model_log.as_of(models, model_log.load_log(hub), stamp), load_acting_actions(hub), stamp))
+    made: dict[str, ModelMeta] = hub.cache.kept(
+        MODELS_AS_OF,
+        (signatures([*files, *ledgers]), stamp),
+        lambda: maintainer.with_exclusions(model_log.as_of(models, model_log.load_log(hub), stamp), load_acting_actions(hub), stamp),
+    )
     return dict(made)  # a copy: the kept one is shared
 
 
@@ -140,8 +143,10 @@ def _one_forecast(hub: Hub, paths: list[Path]) -> pd.DataFrame:
     layout = hub.layout
     if len(paths) > 1:
         label = layout.relative(paths[-1])
-        raise SchemaError(f"{label}: {paths[-1].stem} has two forecast files for this round",
-                          [Problem(label, None, None, "duplicate-submission", "keep either the .csv or the .json file")])
+        raise SchemaError(
+            f"{label}: {paths[-1].stem} has two forecast files for this round",
+            [Problem(label, None, None, "duplicate-submission", "keep either the .csv or the .json file")],
+        )
     return _forecast_frame(hub, paths[0])
 
 
@@ -165,13 +170,13 @@ def _submitted(hub: Hub, paths: list[Path], read) -> pd.DataFrame:
     layout = hub.layout
     label = layout.relative(paths[0])
     if any(p.is_symlink() or not p.is_file() for p in paths):
-        raise SchemaError(f"{label}: not a regular file",
-                          [Problem(label, None, None, "not-a-regular-file", "a symbolic link or a folder is never read")])
+        raise SchemaError(
+            f"{label}: not a regular file", [Problem(label, None, None, "not-a-regular-file", "a symbolic link or a folder is never read")]
+        )
     try:
         return read(hub, paths)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError) as exc:
-        raise SchemaError(f"{label}: cannot parse the file",
-                          [Problem(label, None, None, "bad-csv", f"cannot parse the CSV: {exc}")]) from None
+        raise SchemaError(f"{label}: cannot parse the file", [Problem(label, None, None, "bad-csv", f"cannot parse the CSV: {exc}")]) from None
 
 
 def set_aside(quarantine: list[Problem], exc: SchemaError, label: str) -> None:
@@ -238,20 +243,21 @@ def appended_rows(hub: Hub, path: Path, table: Table, before: LedgerMark | None)
     signature = file_signature(path)
     if before is not None and before.signature == signature:
         return before, empty_frame(table)
-    if before is not None and hub.cache.disk is not None and path.stat().st_size == before.size \
-            and hub.cache.sha256(path) == before.sha256:  # the same bytes, in another process or checkout
+    if (
+        before is not None and hub.cache.disk is not None and path.stat().st_size == before.size and hub.cache.sha256(path) == before.sha256
+    ):  # the same bytes, in another process or checkout
         return LedgerMark(signature, before.size, before.sha256, before.rows), empty_frame(table)
     data = memoryview(path.read_bytes())
     frame = hub.cache.read_table(path, table, layout.relative(path))
-    digest = hashlib.sha256(data[:before.size] if before is not None else data)
+    digest = hashlib.sha256(data[: before.size] if before is not None else data)
     prefix = digest.hexdigest()  # of the bytes the file had, if it only grew: one pass over the file for both
     if before is not None:
-        digest.update(data[before.size:])
+        digest.update(data[before.size :])
     mark = LedgerMark(signature, len(data), digest.hexdigest(), len(frame))
     if before is None:
         return mark, frame
     kept = len(data) >= before.size and len(frame) >= before.rows and prefix == before.sha256
-    return mark, frame.iloc[before.rows:] if kept else None
+    return mark, frame.iloc[before.rows :] if kept else None
 
 
 def load_bets(hub: Hub, due: datetime, quarantine: list[Problem] | None = None) -> dict[str, pd.DataFrame]:
@@ -265,8 +271,11 @@ def load_bets(hub: Hub, due: datetime, quarantine: list[Problem] | None = None) 
 def _with_late(frame: pd.DataFrame, table) -> pd.DataFrame:
     """``frame`` with every column of ``table``: a late column its file lacks (``Table.late``) empty."""
     missing = [name for name in table.late if name not in frame.columns]
-    return frame.assign(**{name: pd.Series([None] * len(frame), index=frame.index, dtype=object) for name in missing}
-                        )[list(table.names)] if missing else frame
+    return (
+        frame.assign(**{name: pd.Series([None] * len(frame), index=frame.index, dtype=object) for name in missing})[list(table.names)]
+        if missing
+        else frame
+    )
 
 
 def score_files(layout: Layout) -> list[Path]:
@@ -296,8 +305,7 @@ def load_oracle_forecasts(hub: Hub, qset: str, quarantine: list[Problem] | None 
     """An oracle set's forecast files, by model (``schemas.ORACLE_FORECASTS``). With a
     ``quarantine`` list, unreadable files are set aside there (as in ``load_forecasts``)."""
     files = {p.stem: [p] for p in hub.layout.oracle_forecast_files(qset)}
-    return _read_each(hub, files, lambda h, paths: h.cache.read_table(paths[0], ORACLE_FORECASTS, h.layout.relative(paths[0])),
-                      quarantine)
+    return _read_each(hub, files, lambda h, paths: h.cache.read_table(paths[0], ORACLE_FORECASTS, h.layout.relative(paths[0])), quarantine)
 
 
 def load_news(hub: Hub) -> pd.DataFrame:
@@ -317,6 +325,7 @@ def load_oracle_generated(hub: Hub, qset: str) -> pd.DataFrame:
 
 # -- time never runs backwards --------------------------------------------------------------------
 
+
 def _recording_ledgers(layout: Layout) -> list[tuple[Path, Table, str]]:
     """The files whose newest row says when the hub last learned something, with the column that
     says when (``schemas``: recorded_at, and history's as_of). Observations are filed by the month
@@ -329,9 +338,12 @@ def _recording_ledgers(layout: Layout) -> list[tuple[Path, Table, str]]:
     files += [(p, MANIFEST, "recorded_at") for p in layout.manifest_files()[-1:]]
     files += [(layout.oracle_questions(s), ORACLE_QUESTIONS, "recorded_at") for s in layout.oracle_sets()]
     files += [(p, NEWS, "recorded_at") for p in layout.news_files()[-1:]]  # filed by the month recorded
-    files += [(path, table, "recorded_at") for s in layout.oracle_sets()
-              for path, table in ((layout.oracle_articles(s), ORACLE_ARTICLES), (layout.oracle_generated(s), ORACLE_GENERATED))
-              if path.is_file()]
+    files += [
+        (path, table, "recorded_at")
+        for s in layout.oracle_sets()
+        for path, table in ((layout.oracle_articles(s), ORACLE_ARTICLES), (layout.oracle_generated(s), ORACLE_GENERATED))
+        if path.is_file()
+    ]
     return files + ([(layout.history, HISTORY, "as_of")] if layout.history.is_file() else [])
 
 
@@ -367,7 +379,11 @@ def check_as_of(hub: Hub, as_of: str) -> None:
     if latest is None or as_of >= latest[0]:
         return
     stamp, label, column = latest
-    message = (f"--as-of {as_of} is earlier than {stamp}, the latest time the ledgers record; time never runs "
-               f"backwards in a ledger: run with --as-of {stamp} or later")
-    raise LedgerError(f"--as-of {as_of} is before the ledgers' latest record ({stamp}): refused, nothing was written",
-                      [Problem(label, None, column, "as-of-before-ledger", message)])
+    message = (
+        f"--as-of {as_of} is earlier than {stamp}, the latest time the ledgers record; time never runs "
+        f"backwards in a ledger: run with --as-of {stamp} or later"
+    )
+    raise LedgerError(
+        f"--as-of {as_of} is before the ledgers' latest record ({stamp}): refused, nothing was written",
+        [Problem(label, None, column, "as-of-before-ledger", message)],
+    )

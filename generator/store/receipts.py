@@ -81,13 +81,25 @@ def attested(receipts: pd.DataFrame) -> dict[tuple[str, str], datetime]:
     return {(path, blob): parse_ts(str(stamp)) for (path, blob), stamp in earliest.items()}
 
 
-def receipt_rows(files: dict[str, str], *, attested_at: str, head_sha: str, pr: int, run_id: int,
-                 verdict: str, as_of: datetime, author: str = "") -> pd.DataFrame:
+def receipt_rows(
+    files: dict[str, str], *, attested_at: str, head_sha: str, pr: int, run_id: int, verdict: str, as_of: datetime, author: str = ""
+) -> pd.DataFrame:
     """The rows of one receipt: one per (path, blob) of ``files``. Pure."""
     paths = sorted(files)
-    return pd.DataFrame({"recorded_at": format_ts(as_of), "attested_at": attested_at, "path": paths,
-                         "blob": [files[p] for p in paths], "head_sha": head_sha, "pr": pr, "run_id": run_id,
-                         "verdict": verdict, "author": author or None}, columns=list(RECEIPTS.names))
+    return pd.DataFrame(
+        {
+            "recorded_at": format_ts(as_of),
+            "attested_at": attested_at,
+            "path": paths,
+            "blob": [files[p] for p in paths],
+            "head_sha": head_sha,
+            "pr": pr,
+            "run_id": run_id,
+            "verdict": verdict,
+            "author": author or None,
+        },
+        columns=list(RECEIPTS.names),
+    )
 
 
 def new_rows(existing: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:

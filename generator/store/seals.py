@@ -38,8 +38,7 @@ def sealed_rounds(seals: pd.DataFrame, kind: str = "forecast", as_of: str | None
     """Round due date → when it was sealed (its marker row of ``kind``), as recorded by ``as_of``."""
     # over the columns' arrays: a nightly asks this several times of a ledger of a few hundred rows
     model, kinds, due, at = (seals[c].to_numpy(dtype=object) for c in ("model", "kind", "due", "sealed_at"))
-    return {str(d): str(t) for m, k, d, t in zip(model, kinds, due, at)
-            if m == MARKER and k == kind and (as_of is None or str(t) <= as_of)}
+    return {str(d): str(t) for m, k, d, t in zip(model, kinds, due, at) if m == MARKER and k == kind and (as_of is None or str(t) <= as_of)}
 
 
 def of_round(seals: pd.DataFrame, due: str) -> pd.DataFrame:
@@ -61,5 +60,3 @@ def append(hub: Hub, rows: pd.DataFrame) -> list[str]:
         if len(ledger.append(path, part, SEALS, layout.relative(path), hub.cache)):
             written.append(layout.relative(path))
     return written
-
-

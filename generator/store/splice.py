@@ -30,16 +30,20 @@ from .csvio import canonical_cells, cell_text, encoded, sortable_as_text
 _COMMA, _LINE_END, _SEPARATOR = 0x2C, 0x0A, 0x01  # the key's fields joined by a byte below any a plain cell holds
 
 
-def spliced_rows(data: bytes, table: Table, before: pd.DataFrame, gone: np.ndarray, after: pd.DataFrame, new: np.ndarray,
-                 columns: tuple[str, ...]) -> bytes | None:
+def spliced_rows(
+    data: bytes, table: Table, before: pd.DataFrame, gone: np.ndarray, after: pd.DataFrame, new: np.ndarray, columns: tuple[str, ...]
+) -> bytes | None:
     """The canonical bytes of ``after`` from the file ``data`` holds, the canonical bytes of ``before``: its
     rows ``gone`` (a mask) replaced by ``after``'s rows ``new``, the lines named by their cells in
     ``columns`` (``spliced``); None when the other rows of the two frames are not written as the same text
     (``same_text``), or where ``spliced`` refuses."""
     if not same_text(table, before, ~gone, after, ~new):
         return None
-    named = {unit for frame, rows in ((before, gone), (after, new))
-             for unit in zip(*(cell_text(frame.loc[rows, c], table.column(c).type).tolist() for c in columns))}
+    named = {
+        unit
+        for frame, rows in ((before, gone), (after, new))
+        for unit in zip(*(cell_text(frame.loc[rows, c], table.column(c).type).tolist() for c in columns))
+    }
     return spliced(data, table, after[new], columns, named, int(gone.sum()))
 
 
@@ -63,20 +67,28 @@ def same_text(table: Table, a: pd.DataFrame, in_a: np.ndarray, b: pd.DataFrame, 
     return True
 
 
-def spliced(data: bytes, table: Table, rows: pd.DataFrame, columns: tuple[str, ...],
-            named: Collection[tuple[str, ...]], dropped: int) -> bytes | None:
+def spliced(
+    data: bytes, table: Table, rows: pd.DataFrame, columns: tuple[str, ...], named: Collection[tuple[str, ...]], dropped: int
+) -> bytes | None:
     """The canonical bytes of the file ``data`` holds less the lines whose cells in ``columns`` (next to
     each other in the table) are one of the tuples ``named`` (there must be ``dropped`` such lines),
     plus ``rows`` (any order); None where the bytes cannot be spliced (see the module docstring)."""
     names, sort = table.names, table.sort
     width, k = len(names), len(sort)
     header = (",".join(names) + "\n").encode("utf-8")
-    if names[:k] != sort or set(sort) != set(table.key) or not sortable_as_text(table) or width < 2 \
-            or not data.startswith(header) or not data.endswith(b"\n") or b'"' in data:
+    if (
+        names[:k] != sort
+        or set(sort) != set(table.key)
+        or not sortable_as_text(table)
+        or width < 2
+        or not data.startswith(header)
+        or not data.endswith(b"\n")
+        or b'"' in data
+    ):
         return None
     buf = np.frombuffer(data, dtype=np.uint8)
     ends = np.flatnonzero(buf == _LINE_END)[1:]  # each row's line end (the header's left out)
-    commas = np.flatnonzero(buf == _COMMA)[width - 1:]
+    commas = np.flatnonzero(buf == _COMMA)[width - 1 :]
     if len(commas) != len(ends) * (width - 1):
         return None
     commas = commas.reshape(len(ends), width - 1)
@@ -84,7 +96,7 @@ def spliced(data: bytes, table: Table, rows: pd.DataFrame, columns: tuple[str, .
     if len(ends) and ((commas[:, 0] < starts).any() or (commas[:, -1] > ends).any()):
         return None  # the commas are not those of each line (a line with too many and the next too few)
     first, last = names.index(columns[0]), names.index(columns[-1])
-    if names[first:last + 1] != columns:
+    if names[first : last + 1] != columns:
         return None
     gone = np.zeros(len(ends), dtype=bool)
     if named:
@@ -157,5 +169,5 @@ def _pieces(data: bytes, starts: np.ndarray, ends: np.ndarray, kept: np.ndarray,
             yield lines[i]
             i += 1
         if b > a:
-            yield data[int(starts[kept[a]]):int(ends[kept[b - 1]]) + 1]
+            yield data[int(starts[kept[a]]) : int(ends[kept[b - 1]]) + 1]
     yield from lines[i:]

@@ -64,8 +64,9 @@ def _checked(archive: tarfile.TarFile, label: str, max_member: int, max_total: i
         problem = _member_problem(member, label, row, max_member)
         total += member.size if member.isfile() else 0
         if problem is None and total > max_total:
-            problem = reported("member-too-large", label, row, None,
-                               f"the bundle's files add up to more than {max_total:,} bytes by member {member.name!r}")
+            problem = reported(
+                "member-too-large", label, row, None, f"the bundle's files add up to more than {max_total:,} bytes by member {member.name!r}"
+            )
         if problem is None and row > MAX_MEMBERS:
             problem = reported("member-too-large", label, row, None, f"more than {MAX_MEMBERS:,} members")
         if problem is not None:
@@ -79,13 +80,11 @@ def _member_problem(member: tarfile.TarInfo, label: str, row: int, max_member: i
     name = member.name
     parts = PurePosixPath(name).parts
     if not name or name.startswith("/") or "\\" in name or ".." in parts or any(ord(c) < 32 or c == "\x7f" for c in name):
-        return reported("unsafe-member", label, row, None, f"member {name!r}: an absolute path, a `..` part, a backslash "
-                                                           "or a control character")
+        return reported("unsafe-member", label, row, None, f"member {name!r}: an absolute path, a `..` part, a backslash or a control character")
     if not (member.isfile() or member.isdir()):
         return reported("unsafe-member", label, row, None, f"member {name!r} is a link, a device or a pipe, not a file")
     if member.size > max_member:
-        return reported("member-too-large", label, row, None, f"member {name!r} claims {member.size:,} bytes; "
-                                                              f"the cap is {max_member:,}")
+        return reported("member-too-large", label, row, None, f"member {name!r} claims {member.size:,} bytes; the cap is {max_member:,}")
     return None
 
 

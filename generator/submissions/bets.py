@@ -56,8 +56,10 @@ def check_bet_file(data: bytes, label: str, rnd: RoundSet | None, carried: Books
 def bet_amounts(parsed: Parsed) -> list[float | None]:
     """Each row's stake as the reader converts it; None unless a plain ASCII number, finite and > 0."""
     values = reader_values(parsed, BETS, "amount")
-    return [value if plain_number(row.cells.get("amount", "")) is not None and math.isfinite(value) and value > 0
-            else None for row, value in zip(parsed.rows, values)]
+    return [
+        value if plain_number(row.cells.get("amount", "")) is not None and math.isfinite(value) and value > 0 else None
+        for row, value in zip(parsed.rows, values)
+    ]
 
 
 def check_bet_columns(parsed: Parsed) -> list[Problem]:
@@ -65,8 +67,13 @@ def check_bet_columns(parsed: Parsed) -> list[Problem]:
 
 
 def check_bet_row(label: str, row: Row, rnd: RoundSet | None, amount: float | None) -> list[Problem]:
-    return (_question(label, row, rnd) + _placed_at(label, row, rnd) + _action(label, row) + _side(label, row)
-            + ([] if amount is not None else [_amount_problem(label, row)]))
+    return (
+        _question(label, row, rnd)
+        + _placed_at(label, row, rnd)
+        + _action(label, row)
+        + _side(label, row)
+        + ([] if amount is not None else [_amount_problem(label, row)])
+    )
 
 
 def _question(label: str, row: Row, rnd: RoundSet | None) -> list[Problem]:
@@ -78,19 +85,24 @@ def _question(label: str, row: Row, rnd: RoundSet | None) -> list[Problem]:
     if qid not in rnd.kinds:
         return [problem("unknown-question", label, row.number, "question_id", f"{qid!r} is not in the question set of round {rnd.due}")]
     if rnd.kinds[qid] != MARKET:
-        return [problem("bet-not-market", label, row.number, "question_id",
-                        f"{qid!r} is a {rnd.kinds[qid]} question; only market (binary) questions can be bet on")]
+        return [
+            problem(
+                "bet-not-market",
+                label,
+                row.number,
+                "question_id",
+                f"{qid!r} is a {rnd.kinds[qid]} question; only market (binary) questions can be bet on",
+            )
+        ]
     return []
 
 
 def _placed_at(label: str, row: Row, rnd: RoundSet | None) -> list[Problem]:
     text = row.cells.get("placed_at", "")
     if not _TS.fullmatch(text):
-        return [problem("bad-bet-time", label, row.number, "placed_at",
-                        f"{text!r} is not a UTC timestamp written as YYYY-MM-DDTHH:MM:SSZ")]
+        return [problem("bad-bet-time", label, row.number, "placed_at", f"{text!r} is not a UTC timestamp written as YYYY-MM-DDTHH:MM:SSZ")]
     if rnd is not None and text > rnd.due_ts:
-        return [problem("bet-after-due", label, row.number, "placed_at",
-                        f"the bet was placed at {text}, after the round's due time {rnd.due_ts}")]
+        return [problem("bet-after-due", label, row.number, "placed_at", f"the bet was placed at {text}, after the round's due time {rnd.due_ts}")]
     return []
 
 
@@ -114,8 +126,9 @@ def _side(label: str, row: Row) -> list[Problem]:
 
 def _amount_problem(label: str, row: Row) -> Problem:
     text = row.cells.get("amount", "")
-    return problem("bad-bet-amount", label, row.number, "amount",
-                   f"{text!r} is not an amount of dollars greater than 0 (a plain number with a dot, e.g. 250.50)")
+    return problem(
+        "bad-bet-amount", label, row.number, "amount", f"{text!r} is not an amount of dollars greater than 0 (a plain number with a dot, e.g. 250.50)"
+    )
 
 
 def check_duplicate_bets(parsed: Parsed) -> Iterator[Problem]:
@@ -123,21 +136,26 @@ def check_duplicate_bets(parsed: Parsed) -> Iterator[Problem]:
     for row in parsed.rows:
         key = (row.cells.get("question_id", ""), row.cells.get("placed_at", ""))
         if key in first and key[0]:
-            yield problem("duplicate-bet", parsed.label, row.number, "placed_at",
-                          f"a bet on {key[0]!r} at {key[1]} is already in row {first[key]}")
+            yield problem("duplicate-bet", parsed.label, row.number, "placed_at", f"a bet on {key[0]!r} at {key[1]} is already in row {first[key]}")
         first.setdefault(key, row.number)
 
 
-def check_limit(parsed: Parsed, amounts: dict[int, float | None], carried: Books,
-                refused: set[int | None] | frozenset[int | None] = frozenset()) -> list[Problem]:
+def check_limit(
+    parsed: Parsed, amounts: dict[int, float | None], carried: Books, refused: set[int | None] | frozenset[int | None] = frozenset()
+) -> list[Problem]:
     """Replay the rows placed, in time order, from what is ``carried`` into the round: report each buy over
     25% of the cash left, and each sale of more than the stake held in its market and side. A row refused
     (``refused``: row numbers already refused by another check; or refused here) is not placed and costs
     nothing: a later row is judged against the cash and stakes of the rows actually placed before it."""
-    readable = [(row.cells["placed_at"], row.cells.get("question_id", ""), value, row) for row in parsed.rows
-                if row.number not in refused and _TS.fullmatch(row.cells.get("placed_at", ""))
-                and (value := amounts[row.number]) is not None
-                and row.cells.get("action", "") in ("", *BET_ACTIONS) and row.cells.get("side", "") in BET_SIDES]
+    readable = [
+        (row.cells["placed_at"], row.cells.get("question_id", ""), value, row)
+        for row in parsed.rows
+        if row.number not in refused
+        and _TS.fullmatch(row.cells.get("placed_at", ""))
+        and (value := amounts[row.number]) is not None
+        and row.cells.get("action", "") in ("", *BET_ACTIONS)
+        and row.cells.get("side", "") in BET_SIDES
+    ]
     readable.sort(key=lambda r: (r[0], r[1], r[3].number))
     cash, held, problems = carried.cash, dict(carried.held), []
     for placed, qid, amount, row in readable:
@@ -148,9 +166,15 @@ def check_limit(parsed: Parsed, amounts: dict[int, float | None], carried: Books
             if not sale:
                 held[key] = max(held.get(key, 0.0) - amount, 0.0)
         elif over_limit(amount, cash):
-            problems.append(problem("bet-over-limit", parsed.label, row.number, "amount",
-                                    f"${amount:,.2f} is over the limit of ${max_bet(cash):,.2f}: 25% of the ${cash:,.2f} "
-                                    f"cash left at {placed}"))
+            problems.append(
+                problem(
+                    "bet-over-limit",
+                    parsed.label,
+                    row.number,
+                    "amount",
+                    f"${amount:,.2f} is over the limit of ${max_bet(cash):,.2f}: 25% of the ${cash:,.2f} cash left at {placed}",
+                )
+            )
         else:
             cash -= amount
             held[key] = held.get(key, 0.0) + amount
@@ -159,10 +183,23 @@ def check_limit(parsed: Parsed, amounts: dict[int, float | None], carried: Books
 
 def _sale_problem(label: str, row: Row, key: tuple[str, str], amount: float, stake: float) -> list[Problem]:
     if stake <= 0:
-        return [problem("sell-not-held", label, row.number, "question_id",
-                        f"no {key[1]} position in {key[0]!r} is held in the cohort at {row.cells['placed_at']}")]
+        return [
+            problem(
+                "sell-not-held",
+                label,
+                row.number,
+                "question_id",
+                f"no {key[1]} position in {key[0]!r} is held in the cohort at {row.cells['placed_at']}",
+            )
+        ]
     if amount > stake * (1 + 1e-12):
-        return [problem("sell-over-held", label, row.number, "amount",
-                        f"${amount:,.2f} is more than the ${stake:,.2f} stake held in {key[1]} of {key[0]!r} at "
-                        f"{row.cells['placed_at']}")]
+        return [
+            problem(
+                "sell-over-held",
+                label,
+                row.number,
+                "amount",
+                f"${amount:,.2f} is more than the ${stake:,.2f} stake held in {key[1]} of {key[0]!r} at {row.cells['placed_at']}",
+            )
+        ]
     return []

@@ -35,30 +35,53 @@ def read_commitment(data: bytes) -> str | None:
 
 def check_commitment(data: bytes, label: str) -> list[Problem]:
     if len(data) > MAX_BYTES or not _DIGEST.fullmatch(data):
-        return [problem("bad-commitment", label, 1, None,
-                        "a commitment file holds one line: the sha256 of the salt file's bytes followed by the forecast "
-                        "file's bytes, as 64 lower-case hex digits (`prescient commit` writes it)")]
+        return [
+            problem(
+                "bad-commitment",
+                label,
+                1,
+                None,
+                "a commitment file holds one line: the sha256 of the salt file's bytes followed by the forecast "
+                "file's bytes, as 64 lower-case hex digits (`prescient commit` writes it)",
+            )
+        ]
     return []
 
 
 def check_salt(data: bytes, label: str) -> list[Problem]:
     if len(data) > MAX_BYTES or not _SALT.fullmatch(data):
-        return [problem("bad-commitment", label, 1, None,
-                        "a salt file holds one line of 32 to 128 lower-case hex digits (`prescient commit` writes it)")]
+        return [
+            problem("bad-commitment", label, 1, None, "a salt file holds one line of 32 to 128 lower-case hex digits (`prescient commit` writes it)")
+        ]
     return []
 
 
 def check_reveal(salt: bytes | None, data: bytes, committed: str | None, label: str) -> list[Problem]:
     """A revealed forecast file against the commitment sealed at the due time."""
     if committed is None:
-        return [problem("reveal-without-commitment", label, None, None,
-                        "no commitment was sealed for this model at the round's due time, so nothing can be revealed")]
+        return [
+            problem(
+                "reveal-without-commitment",
+                label,
+                None,
+                None,
+                "no commitment was sealed for this model at the round's due time, so nothing can be revealed",
+            )
+        ]
     if salt is None:
-        return [problem("reveal-mismatch", label, None, None,
-                        "add the salt file (data/commitments/<due>/<team>.<model>.salt) in the same pull request")]
+        return [
+            problem("reveal-mismatch", label, None, None, "add the salt file (data/commitments/<due>/<team>.<model>.salt) in the same pull request")
+        ]
     actual = commitment_of(salt, data)
     if actual != committed:
-        return [problem("reveal-mismatch", label, None, None,
-                        f"the salt and this file hash to {actual[:16]}…, but the commitment sealed at the due time is "
-                        f"{committed[:16]}…: reveal exactly the bytes you committed to")]
+        return [
+            problem(
+                "reveal-mismatch",
+                label,
+                None,
+                None,
+                f"the salt and this file hash to {actual[:16]}…, but the commitment sealed at the due time is "
+                f"{committed[:16]}…: reveal exactly the bytes you committed to",
+            )
+        ]
     return []

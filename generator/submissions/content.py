@@ -44,8 +44,7 @@ class RoundSet:
 
     @property
     def units(self) -> frozenset[tuple[str, str]]:
-        return frozenset((q, d) for q, kind in self.kinds.items()
-                         for d in (self.dates.get(q, frozenset()) if kind != MARKET else ("",)))
+        return frozenset((q, d) for q, kind in self.kinds.items() for d in (self.dates.get(q, frozenset()) if kind != MARKET else ("",)))
 
     def units_of(self, question_set: str | None) -> frozenset[tuple[str, str]]:
         """The units a file declaring ``question_set`` is scored on: that set's, or the whole round's."""
@@ -80,8 +79,9 @@ def check_content(parsed: Parsed, rnd: RoundSet | None, line: float | None = Non
     if any(p.code == "missing-column" for p in problems):
         return problems
     ours = _ours(parsed, rnd)  # the rows of another set's file are told once (check_question_ids), not row by row
-    problems += parsed.keep(chain(check_probabilities(ours), check_dates(ours), check_duplicates(ours),
-                                  check_question_ids(parsed, rnd), check_formulas(ours)))
+    problems += parsed.keep(
+        chain(check_probabilities(ours), check_dates(ours), check_duplicates(ours), check_question_ids(parsed, rnd), check_formulas(ours))
+    )
     # the coverage, once the rows' own errors are known: a file failing already gets the warning, not a second error
     problems += parsed.keep(check_coverage(parsed, rnd, None if has_errors(parsed.problems + problems) else line))
     if not has_errors(parsed.problems + problems):
@@ -103,12 +103,17 @@ def check_columns(parsed: Parsed) -> list[Problem]:
 def check_header(parsed: Parsed, table: Table, required: Sequence[str]) -> list[Problem]:
     """Missing, unknown and repeated columns of a submitted CSV's header against ``table``."""
     columns, label, names = parsed.columns, parsed.label, table.names
-    out = [problem("missing-column", label, 1, name, f"required column {name!r} is missing; the header must be "
-                   + ",".join(names)) for name in required if name not in columns]
-    out += [problem("unknown-column", label, 1, name, f"column {name!r} is not one of " + ", ".join(names))
-            for name in columns if name not in names]
-    out += [problem("duplicate-column", label, 1, name, f"column {name!r} appears {n} times in the header")
-            for name, n in sorted(Counter(columns).items()) if n > 1]
+    out = [
+        problem("missing-column", label, 1, name, f"required column {name!r} is missing; the header must be " + ",".join(names))
+        for name in required
+        if name not in columns
+    ]
+    out += [problem("unknown-column", label, 1, name, f"column {name!r} is not one of " + ", ".join(names)) for name in columns if name not in names]
+    out += [
+        problem("duplicate-column", label, 1, name, f"column {name!r} appears {n} times in the header")
+        for name, n in sorted(Counter(columns).items())
+        if n > 1
+    ]
     return out
 
 
@@ -153,8 +158,11 @@ def _bad_date(text: str) -> bool:
 
 def check_dates(parsed: Parsed) -> Iterator[Problem]:
     col = parsed.col("resolution_date")
-    return (problem("bad-date", parsed.label, row.number, col, f"{row.cells['resolution_date']!r} is not a date written as YYYY-MM-DD")
-            for row in parsed.rows if row.cells.get("resolution_date") and _bad_date(row.cells["resolution_date"]))
+    return (
+        problem("bad-date", parsed.label, row.number, col, f"{row.cells['resolution_date']!r} is not a date written as YYYY-MM-DD")
+        for row in parsed.rows
+        if row.cells.get("resolution_date") and _bad_date(row.cells["resolution_date"])
+    )
 
 
 def _key(row: Row) -> tuple[str, str]:
@@ -174,8 +182,13 @@ def check_duplicates(parsed: Parsed) -> Iterator[Problem]:
         key = (row.member, *_key(row))
         if key in first and key[1]:
             who = f" by {row.member!r}" if row.member else ""
-            yield problem("duplicate-forecast", parsed.label, row.number, parsed.col("question_id"),
-                          f"question {key[1]!r}" + (f" for {key[2]}" if key[2] else "") + f" was already forecast{who} in row {first[key]}")
+            yield problem(
+                "duplicate-forecast",
+                parsed.label,
+                row.number,
+                parsed.col("question_id"),
+                f"question {key[1]!r}" + (f" for {key[2]}" if key[2] else "") + f" was already forecast{who} in row {first[key]}",
+            )
         first.setdefault(key, row.number)
 
 
@@ -212,14 +225,25 @@ def foreign_set(parsed: Parsed, rnd: RoundSet, unknown: list[str]) -> Problem:
     declared = parsed.question_set if parsed.fmt == "json" else None
     theirs = _set_round(declared)
     whose = "" if set_name(declared).endswith("-prescient") else "ForecastBench "
-    what = (f"this is {whose}round {theirs}'s question set ({declared})" if theirs and theirs != rnd.due
-            else f"is this another round's file? (first: {', '.join(repr(q) for q in unknown[:3])})")
-    sets = (f"one of {', '.join(f'{n}.json' for n in sorted(rnd.sets))}" if rnd.sets
-            else f"{expected_set(rnd.due)}, the questions of data/rounds/{rnd.due}/questions.csv")
-    return problem("question-set-mismatch", parsed.label, None, parsed.col("question_id"),
-                   f"{len(unknown):,} of the file's {len(parsed.rows):,} rows name questions that are not in round "
-                   f"{rnd.due}: {what}; this round's set is {sets} (`prescient round template --due {rnd.due}` "
-                   f"writes a file to fill)")
+    what = (
+        f"this is {whose}round {theirs}'s question set ({declared})"
+        if theirs and theirs != rnd.due
+        else f"is this another round's file? (first: {', '.join(repr(q) for q in unknown[:3])})"
+    )
+    sets = (
+        f"one of {', '.join(f'{n}.json' for n in sorted(rnd.sets))}"
+        if rnd.sets
+        else f"{expected_set(rnd.due)}, the questions of data/rounds/{rnd.due}/questions.csv"
+    )
+    return problem(
+        "question-set-mismatch",
+        parsed.label,
+        None,
+        parsed.col("question_id"),
+        f"{len(unknown):,} of the file's {len(parsed.rows):,} rows name questions that are not in round "
+        f"{rnd.due}: {what}; this round's set is {sets} (`prescient round template --due {rnd.due}` "
+        f"writes a file to fill)",
+    )
 
 
 def _set_round(name: str | None) -> str | None:
@@ -231,28 +255,40 @@ def _set_round(name: str | None) -> str | None:
 def _against_round(parsed: Parsed, row: Row, qid: str, rdate: str, rnd: RoundSet) -> list[Problem]:
     label, number, col = parsed.label, row.number, parsed.col("resolution_date")
     if qid not in rnd.kinds:
-        return [problem("unknown-question", label, number, parsed.col("question_id"),
-                        f"{qid!r} is not in the question set of round {rnd.due}")]
+        return [problem("unknown-question", label, number, parsed.col("question_id"), f"{qid!r} is not in the question set of round {rnd.due}")]
     if rnd.kinds[qid] == MARKET:  # ForecastBench ignores a market row's date, and so does the scoring
-        return [problem("market-resolution-date", label, number, col,
-                        f"{qid!r} is a market question; its resolution_date {rdate!r} is ignored")] if rdate else []
+        return (
+            [problem("market-resolution-date", label, number, col, f"{qid!r} is a market question; its resolution_date {rdate!r} is ignored")]
+            if rdate
+            else []
+        )
     allowed = sorted(rnd.dates.get(qid, ()))
     if not rdate:
-        return [problem("missing-resolution-date", label, number, col,
-                        f"{qid!r} is a dataset question; give one row for each of {', '.join(allowed)}")]
+        return [
+            problem("missing-resolution-date", label, number, col, f"{qid!r} is a dataset question; give one row for each of {', '.join(allowed)}")
+        ]
     if rdate not in allowed and not _bad_date(rdate):
-        return [problem("unknown-resolution-date", label, number, col,
-                        f"{rdate} is not a resolution date of {qid!r}; its dates are {', '.join(allowed)}")]
+        return [
+            problem("unknown-resolution-date", label, number, col, f"{rdate} is not a resolution date of {qid!r}; its dates are {', '.join(allowed)}")
+        ]
     return []
 
 
 def check_formulas(parsed: Parsed) -> Iterator[Problem]:
     """A warning per reasoning cell that a spreadsheet would run as a formula (it is kept as written)."""
     col = parsed.col("reasoning")
-    return (problem("formula-like-text", parsed.label, row.number, col,
-                    f"the reasoning starts with {row.cells['reasoning'][:1]!r}; a spreadsheet may run "
-                    f"{row.cells['reasoning'][:30]!r} as a formula (our CSV downloads neutralise it)")
-            for row in parsed.rows if formula_like(row.cells.get("reasoning", "")))
+    return (
+        problem(
+            "formula-like-text",
+            parsed.label,
+            row.number,
+            col,
+            f"the reasoning starts with {row.cells['reasoning'][:1]!r}; a spreadsheet may run "
+            f"{row.cells['reasoning'][:30]!r} as a formula (our CSV downloads neutralise it)",
+        )
+        for row in parsed.rows
+        if formula_like(row.cells.get("reasoning", ""))
+    )
 
 
 def missing_units(parsed: Parsed, rnd: RoundSet | None) -> list[tuple[str, str]]:
@@ -285,17 +321,31 @@ def check_coverage(parsed: Parsed, rnd: RoundSet | None, line: float | None = No
     left_out = missing_units(parsed, rnd)
     without = len(units) - len(covered)
     if line is not None and without > line * len(units):
-        return [problem("too-many-missing", parsed.label, None, None,
-                        f"{without:,} of the {_scope(parsed, rnd)}'s {len(units):,} questions × resolution dates have no "
-                        f"probability: {_why_without(without, left_out)}. A file with more than {line * 100:g}% missing is never "
-                        f"ranked ([scoring] max_imputed_share): give a probability from 0 to 1 on every row")]
+        return [
+            problem(
+                "too-many-missing",
+                parsed.label,
+                None,
+                None,
+                f"{without:,} of the {_scope(parsed, rnd)}'s {len(units):,} questions × resolution dates have no "
+                f"probability: {_why_without(without, left_out)}. A file with more than {line * 100:g}% missing is never "
+                f"ranked ([scoring] max_imputed_share): give a probability from 0 to 1 on every row",
+            )
+        ]
     share = len(covered) / len(units)
     if share >= COVERAGE_WARN:
         return []
-    return [problem("low-coverage", parsed.label, None, None,
-                    f"the file forecasts {len(covered)} of the {_scope(parsed, rnd)}'s {len(units)} questions × resolution dates "
-                    f"({share:.1%}); {_why_without(without, left_out)}, and a file with more than "
-                    f"{1 - COVERAGE_WARN:.0%} imputed is left off the ranking")]
+    return [
+        problem(
+            "low-coverage",
+            parsed.label,
+            None,
+            None,
+            f"the file forecasts {len(covered)} of the {_scope(parsed, rnd)}'s {len(units)} questions × resolution dates "
+            f"({share:.1%}); {_why_without(without, left_out)}, and a file with more than "
+            f"{1 - COVERAGE_WARN:.0%} imputed is left off the ranking",
+        )
+    ]
 
 
 def _why_without(without: int, left_out: list[tuple[str, str]]) -> str:
@@ -306,7 +356,7 @@ def _why_without(without: int, left_out: list[tuple[str, str]]) -> str:
 
 
 def _scope(parsed: Parsed, rnd: RoundSet | None) -> str:
-    """"round", or "question set <name>" for a file answering one of the round's sets."""
+    """ "round", or "question set <name>" for a file answering one of the round's sets."""
     name = set_name(parsed.question_set)
     return f"question set {name}" if rnd is not None and name in rnd.sets else "round"
 
@@ -322,11 +372,23 @@ def check_question_set(parsed: Parsed, rnd: RoundSet | None, due: str) -> list[P
         if name in rnd.sets:
             return []
         known = ", ".join(f"{n}.json" for n in sorted(rnd.sets))
-        return [problem("question-set-mismatch", parsed.label, None, "question_set",
-                        f"question_set is {parsed.question_set!r}, which names none of round {due}'s question sets; "
-                        f"write one of {known}")]
+        return [
+            problem(
+                "question-set-mismatch",
+                parsed.label,
+                None,
+                "question_set",
+                f"question_set is {parsed.question_set!r}, which names none of round {due}'s question sets; write one of {known}",
+            )
+        ]
     if name.startswith(due):
         return []
-    return [problem("question-set-mismatch", parsed.label, None, "question_set",
-                    f"question_set is {parsed.question_set!r}, but the file is in round {due}; "
-                    f"write \"question_set\": \"{expected_set(due)}\"")]
+    return [
+        problem(
+            "question-set-mismatch",
+            parsed.label,
+            None,
+            "question_set",
+            f'question_set is {parsed.question_set!r}, but the file is in round {due}; write "question_set": "{expected_set(due)}"',
+        )
+    ]

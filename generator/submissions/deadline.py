@@ -57,23 +57,31 @@ def _kind(target: paths.Target) -> str:
 def before_due(target: paths.Target, commit_reveal: bool) -> list[Problem]:
     """What a round still open accepts: in a commit–reveal round a team's commitment only."""
     if target.kind == paths.COMMITMENT and not commit_reveal:
-        return [problem("not-commit-reveal", target.path, None, None,
-                        f"round {target.due} is not a commit–reveal round: submit the forecast file itself")]
+        return [
+            problem("not-commit-reveal", target.path, None, None, f"round {target.due} is not a commit–reveal round: submit the forecast file itself")
+        ]
     if not commit_reveal or team_of(target.model or "") == HUB_TEAM:
         return []
     if target.kind == paths.FORECAST:
-        return [problem("commitment-required", target.path, None, None,
-                        f"round {target.due} is a commit–reveal round: before its due time submit only "
-                        f"{paths.commitment_path(target.due or '', target.model or '')} (`prescient commit` writes it), and "
-                        "reveal this file with its salt after the due time")]
+        return [
+            problem(
+                "commitment-required",
+                target.path,
+                None,
+                None,
+                f"round {target.due} is a commit–reveal round: before its due time submit only "
+                f"{paths.commitment_path(target.due or '', target.model or '')} (`prescient commit` writes it), and "
+                "reveal this file with its salt after the due time",
+            )
+        ]
     if target.kind == paths.COMMITMENT and target.fmt == SALT:
-        return [problem("commitment-required", target.path, None, None,
-                        "the salt is revealed with the forecast file after the due time, not before")]
+        return [problem("commitment-required", target.path, None, None, "the salt is revealed with the forecast file after the due time, not before")]
     return []
 
 
-def after_due(target: paths.Target, status: str, blob: str | None, due_ts: str, at: datetime,
-              sealed: pd.DataFrame, receipts: pd.DataFrame | None) -> list[Problem]:
+def after_due(
+    target: paths.Target, status: str, blob: str | None, due_ts: str, at: datetime, sealed: pd.DataFrame, receipts: pd.DataFrame | None
+) -> list[Problem]:
     """A change to a round's file at or after its due time: only the version that counts may be merged.
     ``sealed``: the round's seal rows at base (empty before the first nightly after the due time),
     ``receipts``: the receipts ledger, from which the seal to come is known meanwhile. Without either,
@@ -81,24 +89,59 @@ def after_due(target: paths.Target, status: str, blob: str | None, due_ts: str, 
     when = f"the round was due {due_ts} (UTC) and this was checked at {format_ts(at)}"
     if status in ("D", "R"):
         verb = "deleted" if status == "D" else "renamed"
-        return [problem("past-round-changed", target.path, None, None,
-                        f"a file of a past round cannot be {verb}: {when}; the hub keeps the version that counts in place")]
+        return [
+            problem(
+                "past-round-changed",
+                target.path,
+                None,
+                None,
+                f"a file of a past round cannot be {verb}: {when}; the hub keeps the version that counts in place",
+            )
+        ]
     want, source = _sealed_blob(target, due_ts, sealed, receipts)
     if want is not None and blob == want:
-        return [problem("sealed-round", target.path, None, None,
-                        f"{when}; these bytes are the version that counts ({source}), so merging them changes nothing")]
+        return [
+            problem(
+                "sealed-round",
+                target.path,
+                None,
+                None,
+                f"{when}; these bytes are the version that counts ({source}), so merging them changes nothing",
+            )
+        ]
     if want is not None:
-        return [problem("not-the-sealed-version", target.path, None, None,
-                        f"{when}: the version that counts is blob {want[:12]}… ({source}), and this file is another; the hub "
-                        "puts the counted version in place itself, so there is nothing to merge")]
+        return [
+            problem(
+                "not-the-sealed-version",
+                target.path,
+                None,
+                None,
+                f"{when}: the version that counts is blob {want[:12]}… ({source}), and this file is another; the hub "
+                "puts the counted version in place itself, so there is nothing to merge",
+            )
+        ]
     if status == "A":
         what = source or "no version of it was attested before the due time"
         before = format_ts(parse_ts(due_ts) - timedelta(seconds=1))
-        return [problem("round-closed", target.path, None, None,
-                        f"too late: {when}; {what}, so no file of this model counts for this round; to check a file for "
-                        f"this past round as it stood before the deadline, run `prescient validate --at {before} {target.path}`")]
-    return [problem("past-round-changed", target.path, None, None,
-                    f"a forecast file of a past round cannot be edited: {when}; the version that counts is the one before it")]
+        return [
+            problem(
+                "round-closed",
+                target.path,
+                None,
+                None,
+                f"too late: {when}; {what}, so no file of this model counts for this round; to check a file for "
+                f"this past round as it stood before the deadline, run `prescient validate --at {before} {target.path}`",
+            )
+        ]
+    return [
+        problem(
+            "past-round-changed",
+            target.path,
+            None,
+            None,
+            f"a forecast file of a past round cannot be edited: {when}; the version that counts is the one before it",
+        )
+    ]
 
 
 def _sealed_blob(target: paths.Target, due_ts: str, sealed: pd.DataFrame, receipts: pd.DataFrame | None) -> tuple[str | None, str]:
@@ -115,19 +158,27 @@ def _sealed_blob(target: paths.Target, due_ts: str, sealed: pd.DataFrame, receip
     last, count = last_before(versions, due_ts)
     if last is None:
         return None, ""
-    return last.blob, (f"the last of {count} version(s) receipts attest before the due time: run {last.run_id} at {last.at}; "
-                       "the next nightly run seals it")
+    return last.blob, (
+        f"the last of {count} version(s) receipts attest before the due time: run {last.run_id} at {last.at}; the next nightly run seals it"
+    )
 
 
 def window_closed(target: paths.Target, reveal_by: str, at: datetime) -> list[Problem]:
     if format_ts(at) < reveal_by:
         return []
-    return [problem("reveal-window-closed", target.path, None, None,
-                    f"the reveal window closed at {reveal_by} (UTC); checked at {format_ts(at)}")]
+    return [problem("reveal-window-closed", target.path, None, None, f"the reveal window closed at {reveal_by} (UTC); checked at {format_ts(at)}")]
 
 
-def reveal(target: paths.Target, status: str, data: bytes | None, salt: bytes | None, reveal_by: str, at: datetime,
-           sealed: pd.DataFrame, committed: bytes | None) -> list[Problem]:
+def reveal(
+    target: paths.Target,
+    status: str,
+    data: bytes | None,
+    salt: bytes | None,
+    reveal_by: str,
+    at: datetime,
+    sealed: pd.DataFrame,
+    committed: bytes | None,
+) -> list[Problem]:
     """A commit–reveal round's forecast file (with its salt in the same pull request) after the due time."""
     if format_ts(at) >= reveal_by:
         return window_closed(target, reveal_by, at)

@@ -54,9 +54,17 @@ def check_change(old: bytes | None, new: bytes | None, known: Known, author: str
     rows = _records(head)
     lost = before - set(rows)
     if lost:
-        return [problem("action-rewritten", LEDGER, None, None, f"{len(lost)} row(s) of the base branch were changed or "
-                        "deleted; the maintainers' ledger is append-only: add rows, never edit them (a mistake is undone "
-                        "by a new row)")]
+        return [
+            problem(
+                "action-rewritten",
+                LEDGER,
+                None,
+                None,
+                f"{len(lost)} row(s) of the base branch were changed or "
+                "deleted; the maintainers' ledger is append-only: add rows, never edit them (a mistake is undone "
+                "by a new row)",
+            )
+        ]
     added = [i for i, record in enumerate(rows) if record not in before]
     return check_rows(head, added, known, author)
 
@@ -70,8 +78,15 @@ def check_rows(rows: pd.DataFrame, positions: list[int], known: Known, author: s
     out: list[Problem] = []
     if positions and not is_maintainer(author, known.maintainers):
         who = ", ".join(known.maintainers) or "nobody ([hub] maintainers in data/hub.toml is empty)"
-        out.append(problem("action-not-maintainer", LEDGER, positions[0] + 2, "by",
-                           f"@{author} is not a hub maintainer ({who}): only they void, correct or exclude"))
+        out.append(
+            problem(
+                "action-not-maintainer",
+                LEDGER,
+                positions[0] + 2,
+                "by",
+                f"@{author} is not a hub maintainer ({who}): only they void, correct or exclude",
+            )
+        )
     for i in positions:
         out += _row_problems(rows.iloc[i], i + 2, known, author)
     return out
@@ -82,30 +97,37 @@ def _row_problems(row: pd.Series, line: int, known: Known, author: str) -> list[
     if not str(row["reason"]).strip():
         found.append(problem("action-no-reason", LEDGER, line, "reason", "give the reason, in a sentence: it is published"))
     if row["by"].lower() != author.lower():
-        found.append(problem("action-not-maintainer", LEDGER, line, "by",
-                             f"the row says it is by @{row['by']}, but the pull request is @{author}'s"))
+        found.append(problem("action-not-maintainer", LEDGER, line, "by", f"the row says it is by @{row['by']}, but the pull request is @{author}'s"))
     kind = known.questions.get(target)
     if (target not in known.models) if action == EXCLUDE else kind is None:
         what = "model (no data/models/<model>.yml)" if action == EXCLUDE else "question (not in data/questions/)"
         found.append(problem("action-unknown-target", LEDGER, line, "target", f"{target!r} is not a known {what}"))
     outcome = row["outcome"]
     if action == CORRECT and (np.isnan(outcome) or not 0 <= outcome <= 1 or not row["resolved_at"]):
-        found.append(problem("action-bad-outcome", LEDGER, line, "outcome",
-                             "a correction states an outcome in [0, 1] and its resolved_at"))
+        found.append(problem("action-bad-outcome", LEDGER, line, "outcome", "a correction states an outcome in [0, 1] and its resolved_at"))
     elif action != CORRECT and (not np.isnan(outcome) or row["resolved_at"]):
         found.append(problem("action-bad-outcome", LEDGER, line, "outcome", f"{action} takes no outcome or resolved_at"))
     if action == CORRECT and kind == "dataset" and not row["resolution_date"]:
-        found.append(problem("action-bad-outcome", LEDGER, line, "resolution_date",
-                             "a dataset question is corrected one resolution date at a time"))
+        found.append(problem("action-bad-outcome", LEDGER, line, "resolution_date", "a dataset question is corrected one resolution date at a time"))
     if action == EXCLUDE and row["resolution_date"]:
         found.append(problem("action-bad-outcome", LEDGER, line, "resolution_date", "an exclusion names no resolution date"))
     effective = row["effective_at"]
     if effective < row["recorded_at"] or (known.last_night and effective <= known.last_night):
-        found.append(problem("action-backdated", LEDGER, line, "effective_at",
-                             f"it takes effect at {effective}, "
-                             + (f"at or before the night {known.last_night} the history already recorded" if effective >= row["recorded_at"]
-                                else f"before it was recorded ({row['recorded_at']})")
-                             + ": no decision may change a past night; write it again with a later --from"))
+        found.append(
+            problem(
+                "action-backdated",
+                LEDGER,
+                line,
+                "effective_at",
+                f"it takes effect at {effective}, "
+                + (
+                    f"at or before the night {known.last_night} the history already recorded"
+                    if effective >= row["recorded_at"]
+                    else f"before it was recorded ({row['recorded_at']})"
+                )
+                + ": no decision may change a past night; write it again with a later --from",
+            )
+        )
     return found
 
 

@@ -35,8 +35,7 @@ def question_kinds(data: bytes, label: str) -> dict[str, str]:
 def check_oracle_forecast(data: bytes, label: str, questions: bytes | None, questions_label: str) -> list[Problem]:
     """Every problem of an oracle forecast file; ``questions`` is the set's questions.csv (None: no such set)."""
     if questions is None:
-        return [problem("unknown-oracle-set", label, None, None,
-                        f"no oracle question set here: {questions_label} does not exist")]
+        return [problem("unknown-oracle-set", label, None, None, f"no oracle question set here: {questions_label} does not exist")]
     parsed = parse_forecast(data, label, "csv")
     if not parsed.columns:
         return parsed.problems + parsed.summary()
@@ -73,14 +72,20 @@ def check_row(label: str, row: Row, kinds: dict[str, str], values: dict[str, flo
         return [problem("unknown-question", label, row.number, "question_id", f"{qid!r} is not a question of this set")]
     offered = PROBS[:2] if kinds[qid] == "tf" else PROBS
     cells = {c: row.cells.get(c, "").strip(ASCII_SPACE) for c in PROBS}  # as probability_problem: a no-break space is no space
-    out = [problem("option-not-offered", label, row.number, c, f"{qid!r} is a true/false question: leave {c} empty")
-           for c in PROBS if c not in offered and cells[c]]
+    out = [
+        problem("option-not-offered", label, row.number, c, f"{qid!r} is a true/false question: leave {c} empty")
+        for c in PROBS
+        if c not in offered and cells[c]
+    ]
     if not any(cells[c] for c in offered):
         return out  # a refusal
     bad = {c: probability_problem(cells[c]) for c in offered}
-    out += [problem(code, label, row.number, c, message if cells[c] else
-                    "give a probability for every option, or leave them all empty to refuse")
-            for c, hit in bad.items() if hit for code, message in [hit]]
+    out += [
+        problem(code, label, row.number, c, message if cells[c] else "give a probability for every option, or leave them all empty to refuse")
+        for c, hit in bad.items()
+        if hit
+        for code, message in [hit]
+    ]
     if not any(bad.values()):
         numbers = [values[c] if values else float(cells[c]) for c in offered]
         out += _sum_problem(label, row.number, numbers) if all(map(math.isfinite, numbers)) else []
@@ -91,8 +96,7 @@ def _sum_problem(label: str, number: int, values: list[float]) -> list[Problem]:
     total = sum(values)
     if abs(total - 1.0) <= SUM_TOLERANCE:
         return []
-    return [problem("probabilities-not-summing", label, number, None,
-                    f"the option probabilities sum to {total:.6g}, not 1")]
+    return [problem("probabilities-not-summing", label, number, None, f"the option probabilities sum to {total:.6g}, not 1")]
 
 
 def check_duplicates(parsed: Parsed) -> Iterator[Problem]:
@@ -100,6 +104,5 @@ def check_duplicates(parsed: Parsed) -> Iterator[Problem]:
     for row in parsed.rows:
         qid = row.cells.get("question_id", "").strip()
         if qid and qid in first:
-            yield problem("duplicate-forecast", parsed.label, row.number, "question_id",
-                          f"question {qid!r} was already forecast in row {first[qid]}")
+            yield problem("duplicate-forecast", parsed.label, row.number, "question_id", f"question {qid!r} was already forecast in row {first[qid]}")
         first.setdefault(qid, row.number)

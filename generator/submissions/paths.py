@@ -72,13 +72,27 @@ def classify(path: str) -> tuple[Target, list[Problem]]:
     if path == MAINTAINER_LEDGER:
         return Target(path, MAINTAINER), []
     if is_hub_written(path):
-        return Target(path, OTHER), [problem("hub-ledger", path, None, None,
-                                             "this file is written only by the hub's own runs (the nightly's commits): sources, "
-                                             "resolutions, rounds, scores, history, receipts, seals, checkpoints and agent logs; "
-                                             "leave it out of the pull request")]
-    return Target(path, OTHER), [problem("outside-submission-area", path, None, None,
-                                         "only files under data/forecasts/, data/bets/, data/commitments/, "
-                                         "data/oracle/<set>/forecasts/ and data/models/ may be changed by a submission")]
+        return Target(path, OTHER), [
+            problem(
+                "hub-ledger",
+                path,
+                None,
+                None,
+                "this file is written only by the hub's own runs (the nightly's commits): sources, "
+                "resolutions, rounds, scores, history, receipts, seals, checkpoints and agent logs; "
+                "leave it out of the pull request",
+            )
+        ]
+    return Target(path, OTHER), [
+        problem(
+            "outside-submission-area",
+            path,
+            None,
+            None,
+            "only files under data/forecasts/, data/bets/, data/commitments/, "
+            "data/oracle/<set>/forecasts/ and data/models/ may be changed by a submission",
+        )
+    ]
 
 
 def _unsafe(path: str) -> str:
@@ -105,19 +119,33 @@ def _forecast(path: str, parts: list[str], kind: str = FORECAST) -> tuple[Target
     commitment or salt: the same rules, each in its own folder with its own extensions."""
     noun, formats = {BETS: ("bet", ("csv",)), COMMITMENT: ("commitment", COMMITMENT_FORMATS)}.get(kind, ("forecast", FORECAST_FORMATS))
     if len(parts) != 4:
-        return Target(path, kind), [problem("bad-round-folder", path, None, None,
-                                            f"{noun} files sit directly in data/{parts[1]}/<due date>/, e.g. "
-                                            f"data/{parts[1]}/2026-01-25/acme.gpt-x.csv")]
+        return Target(path, kind), [
+            problem(
+                "bad-round-folder",
+                path,
+                None,
+                None,
+                f"{noun} files sit directly in data/{parts[1]}/<due date>/, e.g. data/{parts[1]}/2026-01-25/acme.gpt-x.csv",
+            )
+        ]
     due, (stem, ext) = parts[2], _split_name(parts[3])
     problems = []
     if not is_iso_date(due):
         problems.append(problem("bad-round-folder", path, None, None, f"folder {due!r} is not a due date written as YYYY-MM-DD"))
     if ext not in formats:
-        problems.append(problem("bad-extension", path, None, None,
-                                f"{noun} files end in {' or '.join('.' + f for f in formats)}, not {'.' + ext if ext else 'nothing'}"))
+        problems.append(
+            problem(
+                "bad-extension",
+                path,
+                None,
+                None,
+                f"{noun} files end in {' or '.join('.' + f for f in formats)}, not {'.' + ext if ext else 'nothing'}",
+            )
+        )
     if not MODEL_ID.match(stem):
-        problems.append(problem("bad-file-name", path, None, None,
-                                f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)"))
+        problems.append(
+            problem("bad-file-name", path, None, None, f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)")
+        )
     ok = not problems
     return Target(path, kind, stem if ok else None, due if ok else None, ext if ok else None), problems
 
@@ -130,8 +158,9 @@ def _model(path: str, parts: list[str]) -> tuple[Target, list[Problem]]:
     elif ext != "yml":
         problems.append(problem("bad-extension", path, None, None, "model metadata files end in .yml"))
     elif not MODEL_ID.match(stem):
-        problems.append(problem("bad-file-name", path, None, None,
-                                f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)"))
+        problems.append(
+            problem("bad-file-name", path, None, None, f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)")
+        )
     ok = not problems
     return Target(path, MODEL, stem if ok else None, None, "yml" if ok else None), problems
 
@@ -141,14 +170,21 @@ def _oracle(path: str, parts: list[str]) -> tuple[Target, list[Problem]]:
     stem, ext = _split_name(parts[-1])
     problems = []
     if len(parts) != 5 or not ORACLE_SET.match(parts[2]):
-        problems.append(problem("bad-oracle-folder", path, None, None,
-                                "oracle forecast files sit directly in data/oracle/<set>/forecasts/, e.g. "
-                                "data/oracle/daily-oracle/forecasts/acme.gpt-x.csv"))
+        problems.append(
+            problem(
+                "bad-oracle-folder",
+                path,
+                None,
+                None,
+                "oracle forecast files sit directly in data/oracle/<set>/forecasts/, e.g. data/oracle/daily-oracle/forecasts/acme.gpt-x.csv",
+            )
+        )
     elif ext != "csv":
         problems.append(problem("bad-extension", path, None, None, "oracle forecast files end in .csv"))
     elif not MODEL_ID.match(stem):
-        problems.append(problem("bad-file-name", path, None, None,
-                                f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)"))
+        problems.append(
+            problem("bad-file-name", path, None, None, f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)")
+        )
     ok = not problems
     return Target(path, ORACLE, stem if ok else None, None, "csv" if ok else None, parts[2] if ok else None), problems
 
@@ -173,14 +209,21 @@ _FIELD = re.compile(r"<[^>]+>")
 # What only the hub's own runs write, as fnmatch patterns (``*`` crosses ``/``): every table's path but
 # the submitted ones', then the files that are no table. A placeholder such as data/scores/.gitkeep
 # matches none of them (it is the maintainers', like data/README.md).
-HUB_WRITTEN: tuple[str, ...] = tuple(dict.fromkeys(
-    [_FIELD.sub("*", t.path) for t in ALL_TABLES if t.name not in SUBMITTED_TABLES] + [
-        "data/rounds/*/*",  # a round's files: questions.csv, question_sets.csv, reveal.csv, questions.json
-        "data/llm/*/*",  # the run logs of the hub's LLM forecasters and Arena agents (data/llm/<due>/<model>.jsonl)
-        "data/oracle/*/calls/*", "data/oracle/*/answers/*",  # the oracle's question maker's and answerers' logs
-        *(f"data/{folder}/*/{HUB_TEAM}.*" for folder in ("forecasts", "bets")),  # the hub's own forecasters' files
-        f"data/models/{HUB_TEAM}.*", f"data/oracle/*/forecasts/{HUB_TEAM}.*",
-        *(f"{folder}*" for folder in HUB_LEDGERS)]))  # any file there, as before 0.14
+HUB_WRITTEN: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [_FIELD.sub("*", t.path) for t in ALL_TABLES if t.name not in SUBMITTED_TABLES]
+        + [
+            "data/rounds/*/*",  # a round's files: questions.csv, question_sets.csv, reveal.csv, questions.json
+            "data/llm/*/*",  # the run logs of the hub's LLM forecasters and Arena agents (data/llm/<due>/<model>.jsonl)
+            "data/oracle/*/calls/*",
+            "data/oracle/*/answers/*",  # the oracle's question maker's and answerers' logs
+            *(f"data/{folder}/*/{HUB_TEAM}.*" for folder in ("forecasts", "bets")),  # the hub's own forecasters' files
+            f"data/models/{HUB_TEAM}.*",
+            f"data/oracle/*/forecasts/{HUB_TEAM}.*",
+            *(f"{folder}*" for folder in HUB_LEDGERS),
+        ]
+    )
+)  # any file there, as before 0.14
 REVIEWED = ("data/hub.toml", "data/README.md")  # the maintainers' files under data/: reviewed as code is (CODEOWNERS)
 
 
@@ -188,7 +231,6 @@ def is_hub_written(path: str) -> bool:
     """A path only the hub's own runs write (``HUB_WRITTEN``): no pull request may add, change or delete
     it, and no commit but the bot's own (not a merge) may change it."""
     return path.startswith("data/") and any(fnmatch.fnmatchcase(path, pattern) for pattern in HUB_WRITTEN)
-
 
 
 MODELS_DIR = "data/models"

@@ -50,32 +50,47 @@ def describe_delta(due: datetime, at: datetime) -> str:
 
 def round_note(rnd: RoundSet, at: datetime) -> str:
     due = parse_ts(rnd.due_ts)
-    state = (f"open, {describe_delta(due, at)} left" if at < due
-             else f"closed {describe_delta(due, at)} ago")
+    state = f"open, {describe_delta(due, at)} left" if at < due else f"closed {describe_delta(due, at)} ago"
     return f"round {rnd.due} is due {rnd.due_ts} (UTC); at {format_ts(at)} it is {state}"
 
 
-def check_timing(target: Target, status: str, rnd: RoundSet | None, at: datetime,
-                 open_rounds: Callable[[], list[str]] = list) -> list[Problem]:
+def check_timing(target: Target, status: str, rnd: RoundSet | None, at: datetime, open_rounds: Callable[[], list[str]] = list) -> list[Problem]:
     """A = new file, M = replaced, D = deleted. New files need an open round; past rounds are frozen.
     ``open_rounds``: the due dates of the rounds open at ``at``, named when the file's round does not exist."""
     if rnd is None:
         if status == "D":
             return []
         dues = open_rounds()
-        where = (f"the open round{'s are' if len(dues) > 1 else ' is'} {', '.join(dues)}: put the file in "
-                 f"data/forecasts/{dues[0]}/" + (" (or another open round's folder)" if len(dues) > 1 else "")
-                 if dues else f"no round is open at {format_ts(at)} (`prescient rounds` lists the published ones)")
-        return [problem("unknown-round", target.path, None, None,
-                        f"no round is due on {target.due}: data/rounds/{target.due}/questions.csv does not exist; {where}")]
+        where = (
+            f"the open round{'s are' if len(dues) > 1 else ' is'} {', '.join(dues)}: put the file in "
+            f"data/forecasts/{dues[0]}/" + (" (or another open round's folder)" if len(dues) > 1 else "")
+            if dues
+            else f"no round is open at {format_ts(at)} (`prescient rounds` lists the published ones)"
+        )
+        return [
+            problem(
+                "unknown-round",
+                target.path,
+                None,
+                None,
+                f"no round is due on {target.due}: data/rounds/{target.due}/questions.csv does not exist; {where}",
+            )
+        ]
     if at < parse_ts(rnd.due_ts):
         return []
     when = f"the round was due {rnd.due_ts} (UTC) and this was checked at {format_ts(at)}, {describe_delta(parse_ts(rnd.due_ts), at)} later"
     if status == "A":
         before = format_ts(parse_ts(rnd.due_ts) - timedelta(seconds=1))
-        return [problem("round-closed", target.path, None, None,
-                        f"too late: {when}; to check a file for this past round as it stood before the deadline, "
-                        f"run `prescient validate --at {before} {target.path}`")]
+        return [
+            problem(
+                "round-closed",
+                target.path,
+                None,
+                None,
+                f"too late: {when}; to check a file for this past round as it stood before the deadline, "
+                f"run `prescient validate --at {before} {target.path}`",
+            )
+        ]
     verb = {"M": "edited", "D": "deleted", "R": "renamed"}.get(status, "changed")
     return [problem("past-round-changed", target.path, None, None, f"a forecast file of a past round cannot be {verb}: {when}")]
 
@@ -83,8 +98,7 @@ def check_timing(target: Target, status: str, rnd: RoundSet | None, at: datetime
 def check_metadata(model: str, path: str, data: bytes | None) -> tuple[tuple[str, ...] | None, list[Problem]]:
     """(maintainers, problems) of ``data/models/<model>.yml``; maintainers is None when unusable."""
     if data is None:
-        return None, [problem("missing-model-metadata", path, None, None,
-                              f"add {path} (see the Submit page) in this pull request or an earlier one")]
+        return None, [problem("missing-model-metadata", path, None, None, f"add {path} (see the Submit page) in this pull request or an earlier one")]
     if len(data) > MAX_METADATA_BYTES:
         return None, [problem("file-too-large", path, None, None, f"the file has {len(data):,} bytes; the cap is {MAX_METADATA_BYTES:,}")]
     try:
@@ -102,8 +116,9 @@ def check_metadata(model: str, path: str, data: bytes | None) -> tuple[tuple[str
 def check_maintainers(body: dict, path: str) -> list[Problem]:
     """Each entry of ``maintainers`` is a GitHub login written as text (``null`` would read as "None")."""
     values = body.get("maintainers")
-    return [problem("bad-maintainer", path, None, "maintainers", message)
-            for message in maintainer_problems(values if isinstance(values, list) else [])]
+    return [
+        problem("bad-maintainer", path, None, "maintainers", message) for message in maintainer_problems(values if isinstance(values, list) else [])
+    ]
 
 
 def check_metadata_text(body: dict, path: str) -> list[Problem]:
@@ -128,8 +143,7 @@ def _text_problems(key: str, value: str, path: str) -> list[Problem]:
         ch = zero_width.group()
         out.append(problem("invisible-character", path, None, key, f"{key} contains the invisible U+{ord(ch):04X}"))
     if formula_like(value):
-        out.append(problem("formula-like-text", path, None, key,
-                           f"{key} starts with {value[:1]!r}; a spreadsheet may run it as a formula"))
+        out.append(problem("formula-like-text", path, None, key, f"{key} starts with {value[:1]!r}; a spreadsheet may run it as a formula"))
     return out
 
 
@@ -166,19 +180,27 @@ def check_author(model: str, path: str, maintainers: tuple[str, ...], author: st
     if is_maintainer(author, maintainers):
         return []
     listed = ", ".join(maintainers) if maintainers else "nobody"
-    hint = (f"add your login to maintainers in this file (maintainers: [{author}])" if new
-            else "A current maintainer can add you to the maintainers list in a separate pull request")
-    return [problem("not-a-maintainer", path, None, "maintainers",
-                    f"@{author} may not submit for {model}: its maintainers are {listed}. {hint}")]
+    hint = (
+        f"add your login to maintainers in this file (maintainers: [{author}])"
+        if new
+        else "A current maintainer can add you to the maintainers list in a separate pull request"
+    )
+    return [problem("not-a-maintainer", path, None, "maintainers", f"@{author} may not submit for {model}: its maintainers are {listed}. {hint}")]
 
 
 def check_reserved_prefix(target: Target) -> list[Problem]:
     """No pull request adds, edits or deletes a file of the hub's own ``prescient.*`` forecasters."""
     if target.model is None or team_of(target.model) != HUB_TEAM:
         return []
-    return [problem("reserved-prefix", target.path, None, None,
-                    f"the team prefix {HUB_TEAM}. belongs to the hub's own forecasters; "
-                    "choose your own team prefix (e.g. acme.gpt-x)")]
+    return [
+        problem(
+            "reserved-prefix",
+            target.path,
+            None,
+            None,
+            f"the team prefix {HUB_TEAM}. belongs to the hub's own forecasters; choose your own team prefix (e.g. acme.gpt-x)",
+        )
+    ]
 
 
 def check_reserved_kind(target: Target, base: object, head: object) -> list[Problem]:
@@ -187,8 +209,11 @@ def check_reserved_kind(target: Target, base: object, head: object) -> list[Prob
     reserved = sorted(k for k in HUB_KINDS if k in kinds)
     if not reserved:
         return []
-    return [problem("reserved-kind", target.path, None, "kind",
-                    f"kind {reserved[0]} is kept for the hub's own forecasters; use llm, human, team or synthetic")]
+    return [
+        problem(
+            "reserved-kind", target.path, None, "kind", f"kind {reserved[0]} is kept for the hub's own forecasters; use llm, human, team or synthetic"
+        )
+    ]
 
 
 def check_team_prefix(target: Target, author: str, team_models: dict[str, tuple[str, ...]]) -> list[Problem]:
@@ -200,9 +225,16 @@ def check_team_prefix(target: Target, author: str, team_models: dict[str, tuple[
     if team == HUB_TEAM or not team_models or any(is_maintainer(author, m) for m in team_models.values()):
         return []  # the hub's prefix is reported once, as reserved-prefix
     existing = ", ".join(sorted(team_models)[:5]) + (", ..." if len(team_models) > 5 else "")
-    return [problem("team-prefix-taken", target.path, None, None,
-                    f"the team prefix {team}. is taken ({existing}) and @{author} maintains none of its models; "
-                    "a maintainer of that team can add you, or choose your own team prefix")]
+    return [
+        problem(
+            "team-prefix-taken",
+            target.path,
+            None,
+            None,
+            f"the team prefix {team}. is taken ({existing}) and @{author} maintains none of its models; "
+            "a maintainer of that team can add you, or choose your own team prefix",
+        )
+    ]
 
 
 SCORING_FIELDS = ("kind", "saw_crowd", "release_date", "knowledge_cutoff", "ran_by")  # what a board counts (store.model_log)
@@ -217,9 +249,16 @@ def check_scoring_fields(target: Target, base: object, head: object, author: str
     if not changed:
         return []
     who = ", ".join(hub_maintainers) if hub_maintainers else "nobody ([hub] maintainers in data/hub.toml is empty)"
-    return [problem("scoring-metadata-changed", target.path, None, changed[0],
-                    f"{', '.join(changed)} changed: these decide which boards count the model, so only a hub maintainer "
-                    f"({who}) may change them; open an issue for them, or leave these fields as they are")]
+    return [
+        problem(
+            "scoring-metadata-changed",
+            target.path,
+            None,
+            changed[0],
+            f"{', '.join(changed)} changed: these decide which boards count the model, so only a hub maintainer "
+            f"({who}) may change them; open an issue for them, or leave these fields as they are",
+        )
+    ]
 
 
 def check_one_model(targets: list[Target]) -> list[Problem]:
@@ -227,16 +266,22 @@ def check_one_model(targets: list[Target]) -> list[Problem]:
     if len(models) <= 1:
         return []
     first = min(t.path for t in targets if t.model)
-    return [problem("multiple-models", first, None, None,
-                    f"this pull request changes files of {len(models)} models ({', '.join(models)}); "
-                    "open one pull request per model")]
+    return [
+        problem(
+            "multiple-models",
+            first,
+            None,
+            None,
+            f"this pull request changes files of {len(models)} models ({', '.join(models)}); open one pull request per model",
+        )
+    ]
 
 
 def check_metadata_change(target: Target, status: str) -> list[Problem]:
     if status in ("D", "R"):
-        return [problem("metadata-deleted", target.path, None, None,
-                        "model metadata cannot be deleted or renamed: past forecasts refer to it")]
+        return [problem("metadata-deleted", target.path, None, None, "model metadata cannot be deleted or renamed: past forecasts refer to it")]
     if status == "A":
-        return [problem("new-model", target.path, None, None,
-                        f"this registers the new model {target.model}; a hub maintainer reviews it before merging")]
+        return [
+            problem("new-model", target.path, None, None, f"this registers the new model {target.model}; a hub maintainer reviews it before merging")
+        ]
     return []

@@ -41,9 +41,17 @@ def text_frame(parsed: Parsed) -> pd.DataFrame:
 def reader_problems(parsed: Parsed, table: Table) -> list[Problem]:
     """What the reader refuses in the parsed rows, at the submitter's row numbers and column names."""
     numbers = [row.number for row in parsed.rows]
-    return [problem("unreadable-cell", parsed.label, numbers[p.row - 2] if p.row and p.row >= 2 else p.row,
-                    parsed.col(p.column) if p.column else None, f"the hub's reader refuses it: {p.message}")
-            for p in check_frame(member_keyed(text_frame(parsed), parsed), table, parsed.label) if p.severity == "error"]
+    return [
+        problem(
+            "unreadable-cell",
+            parsed.label,
+            numbers[p.row - 2] if p.row and p.row >= 2 else p.row,
+            parsed.col(p.column) if p.column else None,
+            f"the hub's reader refuses it: {p.message}",
+        )
+        for p in check_frame(member_keyed(text_frame(parsed), parsed), table, parsed.label)
+        if p.severity == "error"
+    ]
 
 
 def reader_values(parsed: Parsed, table: Table, column: str) -> list[float]:

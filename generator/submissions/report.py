@@ -56,8 +56,7 @@ class Report:
         if self.ok:
             tail = f" with {len(self.warnings)} warning(s)" if self.warnings else ""
             return f"Passed: {n} file(s) checked at {self.at} (UTC){tail}."
-        return (f"Failed: {len(self.errors)} error(s) and {len(self.warnings)} warning(s) "
-                f"in {n} file(s) checked at {self.at} (UTC).")
+        return f"Failed: {len(self.errors)} error(s) and {len(self.warnings)} warning(s) in {n} file(s) checked at {self.at} (UTC)."
 
 
 def render(report: Report, fmt: str, submit_page: str = SUBMIT_DOCS, title: str = "Prescient") -> str:
@@ -92,8 +91,7 @@ def printable(text: object) -> str:
 
 
 def _printable_problem(p: Problem) -> Problem:
-    return replace(p, file=printable(p.file), column=None if p.column is None else printable(p.column),
-                   message=printable(p.message))
+    return replace(p, file=printable(p.file), column=None if p.column is None else printable(p.column), message=printable(p.message))
 
 
 SHOWN_ROWS = 5  # rows named in a group of identical problems; the count says how many more
@@ -140,18 +138,40 @@ def render_text(report: Report, submit_page: str = SUBMIT_DOCS) -> str:
 
 def render_json(report: Report, submit_page: str = SUBMIT_DOCS) -> str:
     body = {
-        "ok": report.ok, "at": report.at, "errors": len(report.errors), "warnings": len(report.warnings),
-        "files": [printable(f) for f in report.files], "notes": [printable(n) for n in report.notes],
-        "problems": [{"file": p.file, "row": p.row, "column": p.column, "code": p.code,
-                      "severity": p.severity, "message": p.message} for p in map(_printable_problem, report.problems)],
+        "ok": report.ok,
+        "at": report.at,
+        "errors": len(report.errors),
+        "warnings": len(report.warnings),
+        "files": [printable(f) for f in report.files],
+        "notes": [printable(n) for n in report.notes],
+        "problems": [
+            {"file": p.file, "row": p.row, "column": p.column, "code": p.code, "severity": p.severity, "message": p.message}
+            for p in map(_printable_problem, report.problems)
+        ],
         "submit_page": submit_page,
     }
     return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
 
 
-_ESCAPES = str.maketrans({"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;", "`": "\\`", "*": "\\*",
-                          "_": "\\_", "[": "\\[", "]": "\\]", "@": "@\u200b", "#": "\\#\u200b", "!": "\\!",
-                          "~": "\\~", "\\": "\\\\", "$": "\\$"})
+_ESCAPES = str.maketrans(
+    {
+        "|": "\\|",
+        "<": "&lt;",
+        ">": "&gt;",
+        "&": "&amp;",
+        "`": "\\`",
+        "*": "\\*",
+        "_": "\\_",
+        "[": "\\[",
+        "]": "\\]",
+        "@": "@\u200b",
+        "#": "\\#\u200b",
+        "!": "\\!",
+        "~": "\\~",
+        "\\": "\\\\",
+        "$": "\\$",
+    }
+)
 # GitHub turns www.x, http://x, a@b, #123 and owner/repo#123 into links, mentions or references
 # even when escaped; a zero-width space after "@", "#", "www" and "://"'s colon breaks each pattern.
 _AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)")
@@ -196,8 +216,11 @@ def _file_list(files: tuple[str, ...]) -> list[str]:
 def _problem_table(problems: tuple[Problem, ...]) -> list[str]:
     rows = ["| severity | file | row | column | code | message |", "|---|---|---|---|---|---|"]
     groups = grouped(problems)
-    rows += [f"| {g.first.severity} | {md(g.first.file)} | {g.where().removeprefix('row ')} | {md(g.first.column)} | "
-             f"`{g.first.code}` | {md(g.first.message)} |" for g in groups[:MAX_MARKDOWN_ROWS]]
+    rows += [
+        f"| {g.first.severity} | {md(g.first.file)} | {g.where().removeprefix('row ')} | {md(g.first.column)} | "
+        f"`{g.first.code}` | {md(g.first.message)} |"
+        for g in groups[:MAX_MARKDOWN_ROWS]
+    ]
     if len(groups) > MAX_MARKDOWN_ROWS:
         rows += ["", f"… and {len(groups) - MAX_MARKDOWN_ROWS} more; run `prescient validate` locally for the full list."]
     return rows
@@ -210,10 +233,15 @@ def _code_legend(problems: tuple[Problem, ...]) -> list[str]:
 
 def _next_steps(report: Report) -> list[str]:
     if report.ok:
-        return [("**Next:** nothing to do; a maintainer merges the pull request. Until the due time you may "
-             "replace your file by pushing a new commit.")]
-    return [("**Next:** fix every error above and push a new commit; this check runs again and updates this comment. "
-             "Check locally first with `prescient validate data/forecasts/<due>/<team>.<model>.csv`.")]
+        return [
+            ("**Next:** nothing to do; a maintainer merges the pull request. Until the due time you may replace your file by pushing a new commit.")
+        ]
+    return [
+        (
+            "**Next:** fix every error above and push a new commit; this check runs again and updates this comment. "
+            "Check locally first with `prescient validate data/forecasts/<due>/<team>.<model>.csv`."
+        )
+    ]
 
 
 def _page_link(page: str) -> str:

@@ -67,8 +67,9 @@ def receipt_versions(receipts: pd.DataFrame) -> dict[Target, list[Version]]:
     """Every receipt row of a submitted file, by its seal target (rows of unreadable heads aside)."""
     out: dict[Target, list[Version]] = {}
     authors = receipts["author"] if "author" in receipts.columns else pd.Series([""] * len(receipts))
-    for path, blob, at, run, head, author in zip(receipts["path"], receipts["blob"], receipts["attested_at"],
-                                                 receipts["run_id"], receipts["head_sha"], authors.fillna("")):
+    for path, blob, at, run, head, author in zip(
+        receipts["path"], receipts["blob"], receipts["attested_at"], receipts["run_id"], receipts["head_sha"], authors.fillna("")
+    ):
         target = target_of(str(path))
         if target is not None:
             out.setdefault(target, []).append(Version(str(path), str(blob), str(at), "receipt", int(run), str(head), str(author)))
@@ -80,8 +81,10 @@ def unreadable_runs(receipts: pd.DataFrame) -> list[Version]:
     held is unknown."""
     rows = receipts[receipts["path"] == MARKER]
     authors = rows["author"] if "author" in rows.columns else pd.Series([""] * len(rows))
-    return [Version(MARKER, NULL_BLOB, str(at), "receipt", int(run), str(head), str(author))
-            for at, run, head, author in zip(rows["attested_at"], rows["run_id"], rows["head_sha"], authors.fillna(""))]
+    return [
+        Version(MARKER, NULL_BLOB, str(at), "receipt", int(run), str(head), str(author))
+        for at, run, head, author in zip(rows["attested_at"], rows["run_id"], rows["head_sha"], authors.fillna(""))
+    ]
 
 
 def last_before(versions: Iterable[Version], deadline: str) -> tuple[Version | None, int]:
@@ -99,22 +102,54 @@ def hidden_after(last: Version | None, unreadable: Iterable[Version], maintainer
     return max(later, key=lambda u: (u.at, u.run_id or 0)) if later else None
 
 
-def row(target: Target, status: str, version: Version | None, *, versions: int, sealed_at: str, sha256: str = "",
-        detail: str = "", evidence: str | None = None) -> dict:
+def row(
+    target: Target,
+    status: str,
+    version: Version | None,
+    *,
+    versions: int,
+    sealed_at: str,
+    sha256: str = "",
+    detail: str = "",
+    evidence: str | None = None,
+) -> dict:
     """One seal row (``schemas.SEALS``) as a dict."""
-    return {"due": target.due, "model": target.model, "kind": target.kind, "status": status,
-            "path": version.path if version else None, "blob": version.blob if version else None,
-            "sha256": sha256 or None, "attested_at": version.at if version else None,
-            "evidence": evidence or (version.evidence if version else "none"),
-            "run_id": version.run_id if version else None, "head_sha": (version.head_sha or None) if version else None,
-            "versions": versions, "sealed_at": sealed_at, "detail": detail or None}
+    return {
+        "due": target.due,
+        "model": target.model,
+        "kind": target.kind,
+        "status": status,
+        "path": version.path if version else None,
+        "blob": version.blob if version else None,
+        "sha256": sha256 or None,
+        "attested_at": version.at if version else None,
+        "evidence": evidence or (version.evidence if version else "none"),
+        "run_id": version.run_id if version else None,
+        "head_sha": (version.head_sha or None) if version else None,
+        "versions": versions,
+        "sealed_at": sealed_at,
+        "detail": detail or None,
+    }
 
 
 def marker(due: str, kind: str, sealed_at: str, detail: str) -> dict:
     """A round's marker row: sealed (kind ``forecast``) or its reveal closed (kind ``reveal``) at ``sealed_at``."""
-    return {"due": due, "model": MARKER, "kind": kind, "status": "sealed", "path": None, "blob": None, "sha256": None,
-            "attested_at": None, "evidence": "none", "run_id": None, "head_sha": None, "versions": 0,
-            "sealed_at": sealed_at, "detail": detail}
+    return {
+        "due": due,
+        "model": MARKER,
+        "kind": kind,
+        "status": "sealed",
+        "path": None,
+        "blob": None,
+        "sha256": None,
+        "attested_at": None,
+        "evidence": "none",
+        "run_id": None,
+        "head_sha": None,
+        "versions": 0,
+        "sealed_at": sealed_at,
+        "detail": detail,
+    }
 
 
 def frame(rows: list[dict]) -> pd.DataFrame:

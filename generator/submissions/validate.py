@@ -87,8 +87,9 @@ def _read(tree: Tree, path: str) -> bytes | None:
 class _Run:
     """The state of one validation: the trees, the time, and the rounds read so far."""
 
-    def __init__(self, head: Tree, base: Tree, at: datetime, receipts: pd.DataFrame | None = None,
-                 line: Callable[[str], float | None] = lambda _model: None):
+    def __init__(
+        self, head: Tree, base: Tree, at: datetime, receipts: pd.DataFrame | None = None, line: Callable[[str], float | None] = lambda _model: None
+    ):
         self.head, self.base, self.at, self.receipts = head, base, at, receipts
         self.line = line  # model → the hub's imputation line (``missing_line``); None: not applied (the hub's own files)
         self.rounds: dict[str, RoundSet | None] = {}
@@ -135,8 +136,17 @@ class _Run:
             self.problems.extend(self._reveal(target, status, reveal_by))
         else:
             data = _read(self.head, target.path) if status not in ("D", "R") else None
-            self.problems.extend(deadline.after_due(target, status, git.blob_id(data) if data is not None else None, rnd.due_ts,
-                                                    self.at, deadline.seal_rows(base, target.due), self.receipts))
+            self.problems.extend(
+                deadline.after_due(
+                    target,
+                    status,
+                    git.blob_id(data) if data is not None else None,
+                    rnd.due_ts,
+                    self.at,
+                    deadline.seal_rows(base, target.due),
+                    self.receipts,
+                )
+            )
         if status not in ("D", "R"):
             self.problems.extend(self._forecast_file(target, rnd))
 
@@ -144,10 +154,16 @@ class _Run:
         assert target.due is not None and target.model is not None  # a well-formed path
         if target.kind == paths.COMMITMENT:  # the salt: its format is checked as a file, the hash with its forecast
             return deadline.window_closed(target, reveal_by, self.at)
-        return deadline.reveal(target, status, _read(self.head, target.path),
-                               _read(self.head, paths.commitment_path(target.due, target.model, "salt")), reveal_by, self.at,
-                               deadline.seal_rows(lambda p: _read(self.base, p), target.due),
-                               _read(self.base, paths.commitment_path(target.due, target.model)))
+        return deadline.reveal(
+            target,
+            status,
+            _read(self.head, target.path),
+            _read(self.head, paths.commitment_path(target.due, target.model, "salt")),
+            reveal_by,
+            self.at,
+            deadline.seal_rows(lambda p: _read(self.base, p), target.due),
+            _read(self.base, paths.commitment_path(target.due, target.model)),
+        )
 
     def _forecast_file(self, target: paths.Target, rnd: RoundSet | None) -> list[Problem]:
         entry = self.head.entry(target.path)
@@ -161,8 +177,9 @@ class _Run:
             assert target.question_set is not None  # classify sets it on every well-formed oracle path
             questions = paths.oracle_questions_path(target.question_set)
             return check_oracle_forecast(self.head.read(target.path), target.path, _read(self.base, questions), questions)
-        return dated_file_problems(target, self.head.read(target.path), rnd, self.notes.add, self._twin(target),
-                                   self.books(target), self.line(target.model or ""))
+        return dated_file_problems(
+            target, self.head.read(target.path), rnd, self.notes.add, self._twin(target), self.books(target), self.line(target.model or "")
+        )
 
     def _twin(self, target: paths.Target) -> list[Problem]:
         if target.kind != paths.FORECAST:
@@ -171,8 +188,9 @@ class _Run:
         other = "json" if target.fmt == "csv" else "csv"
         if self.head.entry(paths.forecast_path(target.due, target.model, other)) is None:
             return []
-        return [problem("duplicate-submission", target.path, None, None,
-                        f"{target.model} also has a .{other} file for round {target.due}; keep only one")]
+        return [
+            problem("duplicate-submission", target.path, None, None, f"{target.model} also has a .{other} file for round {target.due}; keep only one")
+        ]
 
     def oracle(self, target: paths.Target, status: str) -> None:
         """An oracle forecast file: no deadline (its questions have resolved); checked against its set at base."""
@@ -183,17 +201,24 @@ class _Run:
         path = paths.model_path(model)
         entry = self.head.entry(path)
         if entry and entry[0] == "file" and entry[1] > policy.MAX_METADATA_BYTES:  # never read a huge YAML
-            self.problems.append(problem("file-too-large", path, None, None,
-                                         f"the file has {entry[1]:,} bytes; the cap is {policy.MAX_METADATA_BYTES:,}"))
+            self.problems.append(
+                problem("file-too-large", path, None, None, f"the file has {entry[1]:,} bytes; the cap is {policy.MAX_METADATA_BYTES:,}")
+            )
             return None
         maintainers, found = policy.check_metadata(model, path, _read(self.head, path))
         self.problems.extend(found)
         return maintainers
 
 
-def dated_file_problems(target: paths.Target, data: bytes, rnd: RoundSet | None, note=lambda _text: None,
-                        extra: list[Problem] | None = None, carried: Books | None = None,
-                        line: float | None = None) -> list[Problem]:
+def dated_file_problems(
+    target: paths.Target,
+    data: bytes,
+    rnd: RoundSet | None,
+    note=lambda _text: None,
+    extra: list[Problem] | None = None,
+    carried: Books | None = None,
+    line: float | None = None,
+) -> list[Problem]:
     """Every problem of a round's submitted file (forecast, bets, commitment or salt) from its bytes:
     what the pull-request check reports and what the seal checks the sealed bytes with. ``note``
     takes a line about coverage; ``extra``: problems found elsewhere to keep with the file's;
@@ -211,15 +236,16 @@ def dated_file_problems(target: paths.Target, data: bytes, rnd: RoundSet | None,
     warned = any(p.code in ("low-coverage", "too-many-missing") for p in found)  # the problem names them
     if missing and parsed.rows and rnd is not None and not warned:  # below 100%: a note names them
         total = len(rnd.units_of(parsed.question_set))
-        note(f"{target.path} has no row for {len(missing)} of the round's {total} questions × "
-             f"resolution dates: {describe_missing(missing)}")
+        note(f"{target.path} has no row for {len(missing)} of the round's {total} questions × resolution dates: {describe_missing(missing)}")
     return found + parsed.keep(check_question_set(parsed, rnd, target.due) + (extra or [])) + parsed.summary()
 
 
 def books_reader(root: Path, at: datetime) -> Callable[[str, str], Books]:
     """What a model carries into a round of its cohort, from the hub at ``root`` as it stood at ``at``."""
+
     def books(due: str, model: str) -> Books:
         return books_for(root, at, parse_ts(due), model)[0]
+
     return books
 
 
@@ -236,9 +262,15 @@ def too_many_files(rel_paths: list[str]) -> list[Problem]:
     """One error when a pull request changes more than MAX_FILES files: none of them is then read."""
     if len(rel_paths) <= MAX_FILES:
         return []
-    return [problem("too-many-files", rel_paths[MAX_FILES], None, None,
-                    f"{len(rel_paths):,} files are changed; the cap is {MAX_FILES}, so none was checked "
-                    f"(a submission changes one model's files: split it)")]
+    return [
+        problem(
+            "too-many-files",
+            rel_paths[MAX_FILES],
+            None,
+            None,
+            f"{len(rel_paths):,} files are changed; the cap is {MAX_FILES}, so none was checked (a submission changes one model's files: split it)",
+        )
+    ]
 
 
 def _report(run: _Run, files: list[str]) -> Report:
@@ -255,8 +287,7 @@ def validate_files(root: Path, files: list[Path], at: datetime, hub_own: bool = 
     run.books_of = books_reader(root, at)
     rel_paths = [_relative(root, f) for f in files]
     outside = [p for p in rel_paths if Path(p).is_absolute()]
-    run.problems.extend(problem("outside-submission-area", p, None, None, f"the file is not inside the hub at {root}")
-                        for p in outside)
+    run.problems.extend(problem("outside-submission-area", p, None, None, f"the file is not inside the hub at {root}") for p in outside)
     targets = _classify_all(run, [p for p in rel_paths if p not in outside])
     for target in targets:
         if target.kind in paths.DATED and target.model:
@@ -270,9 +301,16 @@ def validate_files(root: Path, files: list[Path], at: datetime, hub_own: bool = 
     for model in sorted({t.model for t in targets if t.model}):
         run.metadata(model)
     if any(t.model for t in targets) and not hub_own:  # what only the pull request can tell, said, not passed silently
-        run.problems.append(problem("author-unchecked", min(t.path for t in targets if t.model), None, None,
-                                    "files on disk name no author: the pull request's check also requires that you are in the "
-                                    "model's maintainers and, for a new model, that its team prefix is free or yours"))
+        run.problems.append(
+            problem(
+                "author-unchecked",
+                min(t.path for t in targets if t.model),
+                None,
+                None,
+                "files on disk name no author: the pull request's check also requires that you are in the "
+                "model's maintainers and, for a new model, that its team prefix is free or yours",
+            )
+        )
     return _report(run, rel_paths)
 
 
@@ -296,8 +334,9 @@ def _relative(root: Path, file: Path) -> str:
         return str(file)
 
 
-def validate_pr(repo: Path, base: str, head: str, author: str, at: datetime,
-                receipts_frame: pd.DataFrame | None = None, hub_maintainers: tuple[str, ...] = ()) -> Report:
+def validate_pr(
+    repo: Path, base: str, head: str, author: str, at: datetime, receipts_frame: pd.DataFrame | None = None, hub_maintainers: tuple[str, ...] = ()
+) -> Report:
     """Check the changes of a pull request from ``base`` to ``head`` pushed by ``author`` at ``at``.
     ``receipts_frame``: the receipts ledger, from which a past round's version that counts is known
     before its seal; ``hub_maintainers``: who may change a model's scoring-relevant metadata."""
@@ -332,13 +371,22 @@ def _pr_target(run: _Run, target: paths.Target, status: str) -> None:
     elif target.kind == paths.ORACLE and target.model:
         run.oracle(target, status)
     elif target.kind == paths.MAINTAINER:
-        run.problems.extend(maintainer.check_change(_read(run.base, target.path), _read(run.head, target.path) if status != "D"
-                                                    else None, maintainer.known_in(run.base, run.hub_maintainers), run.author))
+        run.problems.extend(
+            maintainer.check_change(
+                _read(run.base, target.path),
+                _read(run.head, target.path) if status != "D" else None,
+                maintainer.known_in(run.base, run.hub_maintainers),
+                run.author,
+            )
+        )
     elif target.kind == paths.MODEL and target.model:
         run.problems.extend(policy.check_metadata_change(target, status))
         if status == "M":
-            run.problems.extend(policy.check_scoring_fields(target, _capped_yaml(run.base, target.path),
-                                                            _capped_yaml(run.head, target.path), run.author, run.hub_maintainers))
+            run.problems.extend(
+                policy.check_scoring_fields(
+                    target, _capped_yaml(run.base, target.path), _capped_yaml(run.head, target.path), run.author, run.hub_maintainers
+                )
+            )
 
 
 def _pr_author(run: _Run, model: str, author: str) -> None:
@@ -351,8 +399,7 @@ def _pr_author(run: _Run, model: str, author: str) -> None:
         run.problems.extend(policy.check_author(model, path, maintainers, author, new=base_data is None))
 
 
-def _pr_names(run: _Run, base: git.GitTree, statuses: list[str], targets: list[paths.Target],
-              author: str) -> list[Problem]:
+def _pr_names(run: _Run, base: git.GitTree, statuses: list[str], targets: list[paths.Target], author: str) -> list[Problem]:
     """Names no pull request may take: the hub's prefix and kinds, and another team's prefix."""
     found: list[Problem] = []
     for status, target in zip(statuses, targets):
@@ -368,8 +415,9 @@ def _team_models(base: git.GitTree, model: str) -> dict[str, tuple[str, ...]]:
     """Each model of ``model``'s team at base, with its maintainers."""
     team = model.partition(".")[0]
     stems = [name.removesuffix(".yml") for name in base.names(paths.MODELS_DIR) if name.endswith(".yml")]
-    return {stem: policy.maintainers_of(_capped_yaml(base, paths.model_path(stem)))
-            for stem in stems if stem.partition(".")[0] == team and stem != model}
+    return {
+        stem: policy.maintainers_of(_capped_yaml(base, paths.model_path(stem))) for stem in stems if stem.partition(".")[0] == team and stem != model
+    }
 
 
 def _capped_yaml(tree: Tree, path: str) -> object:

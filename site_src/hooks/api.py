@@ -13,6 +13,5 @@ SOURCE = "generated/api/"
 def on_files(files: Files, config) -> Files:
     for file in [f for f in files if f.src_uri.startswith(SOURCE)]:
         files.remove(file)
-        files.append(File(file.src_uri, file.src_dir, file.dest_dir, file.use_directory_urls,
-                          dest_uri="api/" + file.src_uri.removeprefix(SOURCE)))
+        files.append(File(file.src_uri, file.src_dir, file.dest_dir, file.use_directory_urls, dest_uri="api/" + file.src_uri.removeprefix(SOURCE)))
     return files

@@ -28,6 +28,7 @@ MODEL = "acme.bot"
 
 # --- the worked examples -------------------------------------------------------------
 
+
 def test_a_2500_bet_from_10000_cash_is_full_confidence():
     assert b.max_bet(10_000) == 2_500
     assert b.implied_confidence(2_500, 10_000) == 1.0
@@ -62,23 +63,47 @@ def test_no_price_is_one_minus_yes_price_and_never_below_one_cent():
 
 # --- a hand-built hub: one round, three markets and a dataset question ------------------------
 
+
 def _round(root: Path) -> None:
-    rows = [("sim:m1", "", "binary", 0.25), ("sim:m2", "", "binary", 0.50), ("sim:m3", "", "binary", 0.50),
-            ("sim:s1", "2026-02-01", "dataset", 10.0)]
-    frame = pd.DataFrame([{"question_id": q, "resolution_date": d, "source": "sim", "kind": k, "category": "",
-                           "due": DUE, "freeze_time": "2026-01-15T00:00:00Z", "freeze_value": v, "text": q, "url": ""}
-                          for q, d, k, v in rows])
+    rows = [("sim:m1", "", "binary", 0.25), ("sim:m2", "", "binary", 0.50), ("sim:m3", "", "binary", 0.50), ("sim:s1", "2026-02-01", "dataset", 10.0)]
+    frame = pd.DataFrame(
+        [
+            {
+                "question_id": q,
+                "resolution_date": d,
+                "source": "sim",
+                "kind": k,
+                "category": "",
+                "due": DUE,
+                "freeze_time": "2026-01-15T00:00:00Z",
+                "freeze_value": v,
+                "text": q,
+                "url": "",
+            }
+            for q, d, k, v in rows
+        ]
+    )
     write_table(root / "data/rounds/2026-01-25/questions.csv", frame, ROUND_QUESTIONS)
 
 
 def _observations(root: Path) -> None:
-    rows = [("sim:m1", "2026-01-20T00:00:00Z", 0.40, "open", None), ("sim:m1", "2026-01-26T00:00:00Z", 0.50, "open", None),
-            ("sim:m1", "2026-01-27T00:00:00Z", 0.70, "open", None), ("sim:m1", "2026-01-28T12:00:00Z", 1.0, "resolved", 1.0),
-            ("sim:m2", "2026-01-20T00:00:00Z", 0.20, "open", None), ("sim:m2", "2026-01-27T00:00:00Z", 0.10, "open", None),
-            ("sim:m2", "2026-01-29T12:00:00Z", 0.0, "resolved", 0.0),
-            ("sim:m3", "2026-01-20T00:00:00Z", 0.50, "open", None), ("sim:m3", "2026-01-28T00:00:00Z", None, "void", None)]
-    frame = pd.DataFrame([{"question_id": q, "observed_at": t, "recorded_at": t, "value": v, "status": s, "outcome": o,
-                           "payload_sha256": ""} for q, t, v, s, o in rows])
+    rows = [
+        ("sim:m1", "2026-01-20T00:00:00Z", 0.40, "open", None),
+        ("sim:m1", "2026-01-26T00:00:00Z", 0.50, "open", None),
+        ("sim:m1", "2026-01-27T00:00:00Z", 0.70, "open", None),
+        ("sim:m1", "2026-01-28T12:00:00Z", 1.0, "resolved", 1.0),
+        ("sim:m2", "2026-01-20T00:00:00Z", 0.20, "open", None),
+        ("sim:m2", "2026-01-27T00:00:00Z", 0.10, "open", None),
+        ("sim:m2", "2026-01-29T12:00:00Z", 0.0, "resolved", 0.0),
+        ("sim:m3", "2026-01-20T00:00:00Z", 0.50, "open", None),
+        ("sim:m3", "2026-01-28T00:00:00Z", None, "void", None),
+    ]
+    frame = pd.DataFrame(
+        [
+            {"question_id": q, "observed_at": t, "recorded_at": t, "value": v, "status": s, "outcome": o, "payload_sha256": ""}
+            for q, t, v, s, o in rows
+        ]
+    )
     write_table(root / "data/observations/sim/2026-01.csv", frame, OBSERVATIONS)
 
 
@@ -97,9 +122,14 @@ def hub(tmp_path: Path) -> Path:
     _observations(root)
     (root / "data/bets/2026-01-25").mkdir(parents=True)
     (root / f"data/bets/2026-01-25/{MODEL}.csv").write_text(BETS_CSV, encoding="utf-8")
-    forecasts = pd.DataFrame({"question_id": ["sim:m1", "sim:m2", "sim:m3", "sim:s1"],
-                              "resolution_date": ["", "", "", "2026-02-01"], "probability": [0.6, 0.1, 0.5, 0.9],
-                              "reasoning": ""})
+    forecasts = pd.DataFrame(
+        {
+            "question_id": ["sim:m1", "sim:m2", "sim:m3", "sim:s1"],
+            "resolution_date": ["", "", "", "2026-02-01"],
+            "probability": [0.6, 0.1, 0.5, 0.9],
+            "reasoning": "",
+        }
+    )
     write_table(root / f"data/forecasts/2026-01-25/{MODEL}.csv", forecasts, FORECASTS)
     (root / "data/models").mkdir(parents=True)
     (root / f"data/models/{MODEL}.yml").write_text("name: Bot\norganization: Acme\nkind: llm\nmaintainers: [alice]\n")
@@ -198,27 +228,37 @@ def _codes(text: str) -> list[tuple[int | None, str | None, str]]:
 
 
 def test_a_good_bet_file_has_no_problems():
-    assert _codes("question_id,placed_at,side,amount,reasoning\nsim:m1,2026-01-20T00:00:00Z,YES,2500,\n"
-                  "sim:m2,2026-01-21T00:00:00Z,NO,1875,\n") == []
+    assert _codes("question_id,placed_at,side,amount,reasoning\nsim:m1,2026-01-20T00:00:00Z,YES,2500,\nsim:m2,2026-01-21T00:00:00Z,NO,1875,\n") == []
 
 
 def test_every_bet_problem_is_reported_with_row_column_and_code():
-    text = ("question_id,placed_at,side,amount,reasoning\n"
-            "sim:s1,2026-01-20T00:00:00Z,YES,10,\n"      # 2 dataset question
-            "sim:m1,2026-01-26T00:00:00Z,YES,10,\n"      # 3 after due
-            "sim:m1,2026-01-20,yes,0,\n"                 # 4 bad time, bad side, bad amount
-            "sim:zz,2026-01-21T00:00:00Z,NO,nan,\n"      # 5 unknown question, bad amount
-            "sim:s1,2026-01-20T00:00:00Z,NO,10,\n")      # 6 duplicate of row 2
-    assert _codes(text) == [(2, "question_id", "bet-not-market"), (3, "placed_at", "bet-after-due"),
-                            (4, "amount", "bad-bet-amount"), (4, "placed_at", "bad-bet-time"), (4, "side", "bad-bet-side"),
-                            (5, "amount", "bad-bet-amount"), (5, "question_id", "unknown-question"),
-                            (6, "placed_at", "duplicate-bet"), (6, "question_id", "bet-not-market")]
+    text = (
+        "question_id,placed_at,side,amount,reasoning\n"
+        "sim:s1,2026-01-20T00:00:00Z,YES,10,\n"  # 2 dataset question
+        "sim:m1,2026-01-26T00:00:00Z,YES,10,\n"  # 3 after due
+        "sim:m1,2026-01-20,yes,0,\n"  # 4 bad time, bad side, bad amount
+        "sim:zz,2026-01-21T00:00:00Z,NO,nan,\n"  # 5 unknown question, bad amount
+        "sim:s1,2026-01-20T00:00:00Z,NO,10,\n"
+    )  # 6 duplicate of row 2
+    assert _codes(text) == [
+        (2, "question_id", "bet-not-market"),
+        (3, "placed_at", "bet-after-due"),
+        (4, "amount", "bad-bet-amount"),
+        (4, "placed_at", "bad-bet-time"),
+        (4, "side", "bad-bet-side"),
+        (5, "amount", "bad-bet-amount"),
+        (5, "question_id", "unknown-question"),
+        (6, "placed_at", "duplicate-bet"),
+        (6, "question_id", "bet-not-market"),
+    ]
 
 
 def test_the_limit_is_replayed_in_placed_at_order_not_file_order():
-    text = ("question_id,placed_at,side,amount,reasoning\n"
-            "sim:m2,2026-01-22T00:00:00Z,NO,1875.01,\n"  # placed second: 25% of 7,500 is 1,875
-            "sim:m1,2026-01-21T00:00:00Z,YES,2500,\n")   # placed first: exactly the limit
+    text = (
+        "question_id,placed_at,side,amount,reasoning\n"
+        "sim:m2,2026-01-22T00:00:00Z,NO,1875.01,\n"  # placed second: 25% of 7,500 is 1,875
+        "sim:m1,2026-01-21T00:00:00Z,YES,2500,\n"
+    )  # placed first: exactly the limit
     assert _codes(text) == [(2, "amount", "bet-over-limit")]
 
 
@@ -233,7 +273,9 @@ def test_prescient_validate_names_file_row_column_and_code_of_an_over_limit_bet(
     assert done.returncode == 9, done.stderr
     problems = json.loads(done.stdout)["problems"]
     assert [(p["file"], p["row"], p["column"], p["code"]) for p in problems] == [
-        (path, None, None, "author-unchecked"), (path, 2, "amount", "bet-over-limit")]
+        (path, None, None, "author-unchecked"),
+        (path, 2, "amount", "bet-over-limit"),
+    ]
     text = run_cli("validate", "--hub", str(hub), path, "--at", "2026-01-22T00:00:00Z", cwd=hub).stdout
     assert "bet-over-limit" in text and "row 2" in text and "amount" in text
 
@@ -273,19 +315,18 @@ def test_prescient_validate_accepts_a_good_bet_file_and_refuses_json_bets(hub):
     done = run_cli("validate", "--hub", str(hub), path, "--at", "2026-01-22T00:00:00Z", cwd=hub)
     assert done.returncode == 0, done.stdout + done.stderr
     (hub / "data/bets/2026-01-25/acme.bot.json").write_text("{}")
-    done = run_cli("validate", "--hub", str(hub), "data/bets/2026-01-25/acme.bot.json", "--at", "2026-01-22T00:00:00Z",
-                   "--format", "json", cwd=hub)
+    done = run_cli("validate", "--hub", str(hub), "data/bets/2026-01-25/acme.bot.json", "--at", "2026-01-22T00:00:00Z", "--format", "json", cwd=hub)
     assert [p["code"] for p in json.loads(done.stdout)["problems"]] == ["bad-extension"]
 
 
 # --- the command line ------------------------------------------------------------------------
 
+
 def test_prescient_arena_prints_the_table_as_csv_and_json(hub):
     done = run_cli("arena", "--hub", str(hub), "--as-of", "2026-01-30T00:00:00Z", "--format", "csv")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("cohort,model,view,n_bets,n_open,n_resolved,n_void,n_sold,start,cash,positions_value,"
-                               "total_value,return_pct")
+    assert lines[0].startswith("cohort,model,view,n_bets,n_open,n_resolved,n_void,n_sold,start,cash,positions_value,total_value,return_pct")
     assert lines[1].startswith(f"2026-01-25,{MODEL},bets,3,0,2,1,0,10000,11375,0,11375,13.75,1375,0,1,")
     done = run_cli("arena", "--hub", str(hub), "--as-of", "2026-01-30T00:00:00Z", "--round", "2026-01-25", "--format", "json")
     records = json.loads(done.stdout)
@@ -348,11 +389,17 @@ def test_pricing_and_settlement_of_many_positions_at_once_match_the_scalar_bet_a
     frame = priced(pd.DataFrame({"question_id": ids, "side": sides, "amount": [100.0, 250.0] * 6, "yes_price": yes_prices}))
     for side, p, got in zip(sides, yes_prices, frame["price"]):
         assert (np.isnan(got) and np.isnan(p)) or got == b.side_price(side, p)
-    outcomes = pd.DataFrame({"question_id": ids[:10], "status": ["resolved"] * 4 + ["resolved", "void", "open", "void"] + ["resolved"] * 2,
-                             "outcome": [1.0, 1.0, 0.0, 0.0, 1.0, np.nan, np.nan, np.nan, 0.0, 1.0],
-                             "resolved_at": ["2026-02-01T00:00:00Z", "2026-01-20T00:00:00Z"] * 4 + [None, "2026-03-01T00:00:00Z"]})
-    out = settle(frame.assign(round="r", model="x", view="bets", start=1.0, placed_at=DUE, cash_before=np.nan,
-                              confidence=np.nan, f_yes=np.nan), outcomes, DUE)
+    outcomes = pd.DataFrame(
+        {
+            "question_id": ids[:10],
+            "status": ["resolved"] * 4 + ["resolved", "void", "open", "void"] + ["resolved"] * 2,
+            "outcome": [1.0, 1.0, 0.0, 0.0, 1.0, np.nan, np.nan, np.nan, 0.0, 1.0],
+            "resolved_at": ["2026-02-01T00:00:00Z", "2026-01-20T00:00:00Z"] * 4 + [None, "2026-03-01T00:00:00Z"],
+        }
+    )
+    out = settle(
+        frame.assign(round="r", model="x", view="bets", start=1.0, placed_at=DUE, cash_before=np.nan, confidence=np.nan, f_yes=np.nan), outcomes, DUE
+    )
     for row, (_, o) in zip(out.itertuples(), outcomes.reindex(range(12)).iterrows()):
         status = "void" if np.isnan(row.price) else (o["status"] if isinstance(o["status"], str) else "open")
         assert row.status == status

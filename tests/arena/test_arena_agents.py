@@ -50,17 +50,28 @@ cohort_rounds = 2
 agent_models = ["trader-1", "trader-2"]
 nightly_budget_tokens = 100000
 """
-ROUNDS = {"2026-01-25": [("sim:m1", "binary", 0.40), ("sim:m2", "binary", 0.20), ("sim:m3", "binary", 0.50),
-                         ("sim:s1", "dataset", 10.0)],
-          "2026-02-08": [("sim:m4", "binary", 0.60), ("sim:m5", "binary", 0.30)]}
+ROUNDS = {
+    "2026-01-25": [("sim:m1", "binary", 0.40), ("sim:m2", "binary", 0.20), ("sim:m3", "binary", 0.50), ("sim:s1", "dataset", 10.0)],
+    "2026-02-08": [("sim:m4", "binary", 0.60), ("sim:m5", "binary", 0.30)],
+}
 # what each night's fetch would have recorded before it: (question, time, value, status, outcome)
 OBSERVED = {
-    NIGHTS[0]: [("sim:m1", "2026-01-15T00:00:00Z", 0.40, "open", None), ("sim:m2", "2026-01-15T00:00:00Z", 0.20, "open", None),
-                ("sim:m3", "2026-01-15T00:00:00Z", 0.50, "open", None)],
-    NIGHTS[1]: [("sim:m2", "2026-01-27T00:00:00Z", 0.0, "resolved", 0.0), ("sim:m1", "2026-01-28T00:00:00Z", 0.50, "open", None),
-                ("sim:m4", "2026-01-29T00:00:00Z", 0.60, "open", None), ("sim:m5", "2026-01-29T00:00:00Z", 0.30, "open", None)],
-    NIGHTS[2]: [("sim:m1", "2026-02-10T00:00:00Z", 1.0, "resolved", 1.0), ("sim:m4", "2026-02-12T00:00:00Z", 1.0, "resolved", 1.0),
-                ("sim:m5", "2026-02-12T00:00:00Z", 0.0, "resolved", 0.0)],
+    NIGHTS[0]: [
+        ("sim:m1", "2026-01-15T00:00:00Z", 0.40, "open", None),
+        ("sim:m2", "2026-01-15T00:00:00Z", 0.20, "open", None),
+        ("sim:m3", "2026-01-15T00:00:00Z", 0.50, "open", None),
+    ],
+    NIGHTS[1]: [
+        ("sim:m2", "2026-01-27T00:00:00Z", 0.0, "resolved", 0.0),
+        ("sim:m1", "2026-01-28T00:00:00Z", 0.50, "open", None),
+        ("sim:m4", "2026-01-29T00:00:00Z", 0.60, "open", None),
+        ("sim:m5", "2026-01-29T00:00:00Z", 0.30, "open", None),
+    ],
+    NIGHTS[2]: [
+        ("sim:m1", "2026-02-10T00:00:00Z", 1.0, "resolved", 1.0),
+        ("sim:m4", "2026-02-12T00:00:00Z", 1.0, "resolved", 1.0),
+        ("sim:m5", "2026-02-12T00:00:00Z", 0.0, "resolved", 0.0),
+    ],
 }
 
 
@@ -73,16 +84,34 @@ def _hub(root: Path) -> Path:
 def _publish(root: Path, due: str) -> None:
     """A round as ``prescient round open`` publishes it at its freeze time (10 days before its due time)."""
     freeze = (parse_ts(due) - pd.Timedelta(days=10)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    frame = pd.DataFrame([{"question_id": q, "resolution_date": "2026-03-01" if k == "dataset" else "", "source": "sim",
-                           "kind": k, "category": "", "due": f"{due}T00:00:00Z", "freeze_time": freeze, "freeze_value": v,
-                           "text": f"Will {q} resolve YES?", "url": ""} for q, k, v in ROUNDS[due]])
+    frame = pd.DataFrame(
+        [
+            {
+                "question_id": q,
+                "resolution_date": "2026-03-01" if k == "dataset" else "",
+                "source": "sim",
+                "kind": k,
+                "category": "",
+                "due": f"{due}T00:00:00Z",
+                "freeze_time": freeze,
+                "freeze_value": v,
+                "text": f"Will {q} resolve YES?",
+                "url": "",
+            }
+            for q, k, v in ROUNDS[due]
+        ]
+    )
     write_table(root / f"data/rounds/{due}/questions.csv", frame, ROUND_QUESTIONS)
 
 
 def _observe(root: Path, night: str) -> None:
     rows = [r for n in NIGHTS if n <= night for r in OBSERVED[n]]
-    frame = pd.DataFrame([{"question_id": q, "observed_at": t, "recorded_at": t, "value": v, "status": s, "outcome": o,
-                           "payload_sha256": ""} for q, t, v, s, o in rows])
+    frame = pd.DataFrame(
+        [
+            {"question_id": q, "observed_at": t, "recorded_at": t, "value": v, "status": s, "outcome": o, "payload_sha256": ""}
+            for q, t, v, s, o in rows
+        ]
+    )
     for month, part in frame.groupby(frame["observed_at"].str[:7]):
         write_table(root / f"data/observations/sim/{month}.csv", part.sort_values(["question_id", "observed_at"]), OBSERVATIONS)
 
@@ -109,12 +138,18 @@ def test_two_rounds_of_a_cohort_end_to_end_match_the_hand_computation(tmp_path: 
     assert bets.splitlines() == [
         "question_id,placed_at,action,side,amount,reasoning",
         "sim:m1,2026-01-20T00:00:00Z,buy,YES,1500,Cheap at 0.40.",
-        "sim:m2,2026-01-20T00:00:00Z,buy,NO,2000,The market overrates YES at 0.20."]
+        "sim:m2,2026-01-20T00:00:00Z,buy,NO,2000,The market overrates YES at 0.20.",
+    ]
     # every refusal is logged with its status and code; none becomes a bet; the prose answer makes no file
     log = calllog.read_records(hub / f"data/llm/2026-01-25/{AGENT}.jsonl", "round")
     assert [(d["market"], d["status"], d["column"]) for d in log[0]["decisions"]] == [
-        ("sim:m2", "bet", ""), ("sim:m1", "bet", ""), ("sim:m3", "bet-over-limit", "amount"), ("sim:m3", "malformed", "action"),
-        ("sim:s1", "bet-not-market", "question_id"), ("sim:m3", "hold", "")]
+        ("sim:m2", "bet", ""),
+        ("sim:m1", "bet", ""),
+        ("sim:m3", "bet-over-limit", "amount"),
+        ("sim:m3", "malformed", "action"),
+        ("sim:s1", "bet-not-market", "question_id"),
+        ("sim:m3", "hold", ""),
+    ]
     assert "agent-decision-refused: decision 3 on 'sim:m3': [bet-over-limit]" in night.stdout
     mute = calllog.read_records(hub / f"data/llm/2026-01-25/{MUTE}.jsonl", "round")
     assert [r["status"] for r in mute] == ["unparseable"] and not (hub / f"data/bets/2026-01-25/{MUTE}.csv").exists()
@@ -140,7 +175,8 @@ def test_two_rounds_of_a_cohort_end_to_end_match_the_hand_computation(tmp_path: 
     assert (hub / f"data/bets/2026-02-08/{AGENT}.csv").read_text().splitlines()[1:] == [
         "sim:m1,2026-01-30T00:00:00Z,sell,YES,500,Take part of the profit at 0.50.",
         "sim:m4,2026-01-30T00:00:00Z,buy,YES,2250,Certain.",
-        "sim:m5,2026-01-30T00:00:00Z,buy,NO,1000,Overpriced YES."]
+        "sim:m5,2026-01-30T00:00:00Z,buy,NO,1000,Overpriced YES.",
+    ]
     assert "agent-refused" in night.stdout
     sealed = seals.load_seals(Hub(hub))
     mine = sealed[(sealed["model"] == AGENT) & (sealed["due"] == "2026-01-25")]
@@ -157,9 +193,9 @@ def test_two_rounds_of_a_cohort_end_to_end_match_the_hand_computation(tmp_path: 
     row = next(r for r in json.loads(done.stdout) if r["model"] == AGENT)
 
     # Forecaster Arena's formulas by hand. shares = a / price; c = a / (0.25 × cash); f_YES = c or 1 − c.
-    m1, m2 = 1500 / 0.40, 2000 / 0.80                          # round 1, from $10,000: 3,750 and 2,500 shares
-    sold = m1 / 3                                              # round 2 sells $500 of the $1,500 stake: a third
-    m4, m5 = 2250 / 0.60, 1000 / 0.70                          # from $9,000: 2,250 is 25% (c = 1); 1,000 of 6,750
+    m1, m2 = 1500 / 0.40, 2000 / 0.80  # round 1, from $10,000: 3,750 and 2,500 shares
+    sold = m1 / 3  # round 2 sells $500 of the $1,500 stake: a third
+    m4, m5 = 2250 / 0.60, 1000 / 0.70  # from $9,000: 2,250 is 25% (c = 1); 1,000 of 6,750
     paid = (m1 - sold) * 1 + sold * 0.50 + m2 * 1 + m4 * 1 + m5 * 1  # YES, YES, NO and NO won
     pnl = paid - (1500 + 2000 + 2250 + 1000)
     assert row["cohort"] == "2026-01-25" and row["n_bets"] == 4 and row["n_sold"] == 1 and row["n_resolved"] == 4
@@ -203,20 +239,35 @@ def test_an_answer_is_read_from_plain_fenced_or_embedded_json():
 
 
 def test_malformed_decisions_are_named_and_never_bets():
-    raw = ["buy", {"action": "BUY_YES", "amount": 5}, {"market": "sim:m4", "action": "BUY_YES", "amount": "lots"},
-           {"market": "sim:m4", "action": "BUY_YES", "amount": True}, {"market": "sim:m5", "action": "SELL", "amount": 5},
-           {"market": "sim:m4", "action": "buy yes", "amount": 100}, {"market": "sim:m4", "action": "BUY_NO", "amount": 50}]
+    raw = [
+        "buy",
+        {"action": "BUY_YES", "amount": 5},
+        {"market": "sim:m4", "action": "BUY_YES", "amount": "lots"},
+        {"market": "sim:m4", "action": "BUY_YES", "amount": True},
+        {"market": "sim:m5", "action": "SELL", "amount": 5},
+        {"market": "sim:m4", "action": "buy yes", "amount": 100},
+        {"market": "sim:m4", "action": "BUY_NO", "amount": 50},
+    ]
     decisions, frame = ad.judge(raw, Books(), ROUND, "2026-02-01T00:00:00Z", "f.csv")
     assert [(d.status, d.column) for d in decisions] == [
-        ("malformed", "decision"), ("malformed", "market"), ("malformed", "amount"), ("malformed", "amount"),
-        ("malformed", "side"), ("bet", ""), ("duplicate-bet", "market")]
+        ("malformed", "decision"),
+        ("malformed", "market"),
+        ("malformed", "amount"),
+        ("malformed", "amount"),
+        ("malformed", "side"),
+        ("bet", ""),
+        ("duplicate-bet", "market"),
+    ]
     assert frame[["question_id", "action", "side", "amount"]].values.tolist() == [["sim:m4", "buy", "YES", 100.0]]
 
 
 def test_a_sale_takes_the_side_held_and_the_limit_is_replayed_by_market():
     books = Books(cash=4_000.0, held={("sim:m1", "NO"): 300.0})
-    raw = [{"market": "sim:m5", "action": "BUY_YES", "amount": 750.01}, {"market": "sim:m4", "action": "BUY_YES", "amount": 1000},
-           {"market": "sim:m1", "action": "SELL", "amount": 300}]
+    raw = [
+        {"market": "sim:m5", "action": "BUY_YES", "amount": 750.01},
+        {"market": "sim:m4", "action": "BUY_YES", "amount": 1000},
+        {"market": "sim:m1", "action": "SELL", "amount": 300},
+    ]
     decisions, frame = ad.judge(raw, books, ROUND, "2026-02-01T00:00:00Z", "f.csv")
     assert [d.status for d in decisions] == ["bet-over-limit", "bet", "bet"]  # m4 before m5: 25% of the 3,000 left is 750
     assert frame["side"].tolist() == ["NO", "YES"]
@@ -253,6 +304,7 @@ def test_the_nights_budget_stops_the_next_agent_and_a_failed_call_is_asked_again
     settings = ArenaSettings(agent_models=("trader-1", "trader-2"), nightly_budget_tokens=1_000)
     env = {"PRESCIENT_LLM_API_KEY": "sk-test", "PRESCIENT_LLM_BASE_URL": "http://llm.invalid/v1"}
     with httpx.Client(transport=httpx.MockTransport(handler)) as client:
+
         def night(at: str):
             return agents_night(hub, settings, parse_ts(at), env, client=client, sleep=lambda _s: None)
 

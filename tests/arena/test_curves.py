@@ -44,19 +44,41 @@ def _cohorts(seed: int) -> Cohorts:
                         settle = DAY0.strftime("%Y-%m-%dT%H:%M:%SZ")  # before it was placed: settled once placed
                     else:
                         settle = max(placed, (DAY0 + pd.Timedelta(days=float(rng.choice(settle_days)))).strftime("%Y-%m-%dT%H:%M:%SZ"))
-                    rows.append(dict(cohort=cohort, round=cohort, model=model, view=view, start=b.START_CASH,
-                                     question_id=str(rng.choice(questions)), placed_at=placed,
-                                     side=str(rng.choice([b.YES, b.NO])), amount=float(rng.uniform(1, 2_500)),
-                                     cash_before=b.START_CASH, confidence=0.5, f_yes=0.5, yes_price=yes_price,
-                                     status=status, settle_at=settle))
+                    rows.append(
+                        dict(
+                            cohort=cohort,
+                            round=cohort,
+                            model=model,
+                            view=view,
+                            start=b.START_CASH,
+                            question_id=str(rng.choice(questions)),
+                            placed_at=placed,
+                            side=str(rng.choice([b.YES, b.NO])),
+                            amount=float(rng.uniform(1, 2_500)),
+                            cash_before=b.START_CASH,
+                            confidence=0.5,
+                            f_yes=0.5,
+                            yes_price=yes_price,
+                            status=status,
+                            settle_at=settle,
+                        )
+                    )
     frame = priced(pd.DataFrame(rows, columns=[c for c in POSITIONS if c not in ("price", "shares", "outcome", "payout")]))
     outcome = np.where(frame["status"] == "resolved", rng.integers(0, 2, len(frame)), np.nan)
     won = (outcome == 1) == (frame["side"] == b.YES).to_numpy()
-    payout = np.select([frame["status"] == "resolved", frame["status"] == "void", frame["status"] == "sold"],
-                       [np.where(won, frame["shares"], 0.0), frame["amount"], frame["amount"] * rng.uniform(0, 2, len(frame))], 0.0)
+    payout = np.select(
+        [frame["status"] == "resolved", frame["status"] == "void", frame["status"] == "sold"],
+        [np.where(won, frame["shares"], 0.0), frame["amount"], frame["amount"] * rng.uniform(0, 2, len(frame))],
+        0.0,
+    )
     positions = frame.assign(outcome=outcome, payout=payout)[POSITIONS]
-    known = pd.DataFrame({"question_id": rng.choice(questions, size=40), "observed_at": [_stamp(rng, 40) for _ in range(40)],
-                          "value": np.where(rng.random(40) < 0.05, np.nan, rng.uniform(0, 1, 40))})
+    known = pd.DataFrame(
+        {
+            "question_id": rng.choice(questions, size=40),
+            "observed_at": [_stamp(rng, 40) for _ in range(40)],
+            "value": np.where(rng.random(40) < 0.05, np.nan, rng.uniform(0, 1, 40)),
+        }
+    )
     known = pd.concat([known, known.iloc[:5].assign(value=rng.uniform(0, 1, 5))])  # two values at one time: the later row
     known = known.sort_values("observed_at", kind="mergesort").reset_index(drop=True)
     as_of = _stamp(rng, 45)

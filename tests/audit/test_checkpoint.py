@@ -27,6 +27,7 @@ LEDGER = "data/metadata/checkpoints.csv"
 # -- the proof that both walks find the same is tests/audit/test_git_audit.py's fixture ``both_ways``:
 # every tamper case there is walked again from a checkpoint before the tamper and compared.
 
+
 def test_a_checkpointed_walk_reads_only_the_commits_after_it(git_season: Path):
     line = first_parent_line(git_season)
     start = audit_git.Start(line[1], digested_nights_at(git_season, line[1]))
@@ -35,6 +36,7 @@ def test_a_checkpointed_walk_reads_only_the_commits_after_it(git_season: Path):
 
 
 # -- the real executable: recorded by the full walk, trusted only when it checks -------------------------
+
 
 def cli(hub: Path, *args: str) -> subprocess.CompletedProcess:
     done = subprocess.run([PRESCIENT, "verify", "--hub", str(hub), *args], capture_output=True, text=True, check=False)
@@ -69,7 +71,8 @@ def test_the_full_walk_records_a_checkpoint_once_and_verify_git_starts_from_it(h
     assert "1 commit(s) touching data/" in next(c["note"] for c in report["checks"] if c["name"] == "git")
     # nothing but the checkpoint row changed since: every round and night is the checkpoint's (issue 39)
     assert next(c["note"] for c in report["checks"] if c["name"] == "scores").startswith(
-        f"scores of 3 round(s) unchanged since checkpoint {checkpointed[:12]}")
+        f"scores of 3 round(s) unchanged since checkpoint {checkpointed[:12]}"
+    )
     assert report["recompute"] == {"checkpoint": checkpointed, "why": "", "rounds": {}}
     full, first_full = audit(hub, "--full")
     assert full["ok"] and full["git_start"]["checkpoint"] is None and "walked in full" in first_full
@@ -90,9 +93,11 @@ TAMPERS = {
     "hub-ledger-edited": _hub_ledger_by_someone_else,
     "ledger-row-rewritten": rewrite_an_observation,
     "forecast-changed-after-due": lambda hub: (hub / "data/forecasts/2026-01-25/prescient.always-0.csv").write_text(
-        (hub / "data/forecasts/2026-01-25/prescient.always-0.csv").read_text().replace("0.000000", "0.100000")),
+        (hub / "data/forecasts/2026-01-25/prescient.always-0.csv").read_text().replace("0.000000", "0.100000")
+    ),
     "round-changed": lambda hub: (hub / "data/rounds/2026-01-25/questions.csv").write_text(
-        (hub / "data/rounds/2026-01-25/questions.csv").read_text() + "\n"),
+        (hub / "data/rounds/2026-01-25/questions.csv").read_text() + "\n"
+    ),
     "ledger-deleted": lambda hub: (hub / "data/questions/sim.csv").unlink(),
 }
 
@@ -150,8 +155,13 @@ def test_a_checkpoint_of_a_commit_off_the_first_parent_line_is_ignored(hub: Path
     side = commit_at(hub, "2026-03-01T03:00:00Z", "on a branch")
     git(hub, "checkout", "-q", "main")
     merge_at = {"GIT_COMMITTER_DATE": "@1772330400 +0000", "GIT_AUTHOR_DATE": "@1772330400 +0000"}  # 2026-03-01T02:00Z
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "merge", "-q", "--no-ff", "-m", "merge side",
-                    "side"], cwd=hub, env={**os.environ, **merge_at}, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "merge", "-q", "--no-ff", "-m", "merge side", "side"],
+        cwd=hub,
+        env={**os.environ, **merge_at},
+        check=True,
+        capture_output=True,
+    )
     row = checkpoint.row_for(hub, side, "2026-03-02T00:00:00Z", 5, 0)
     fields = [str(row[c][0]) for c in row.columns]
     (hub / LEDGER).write_text((hub / LEDGER).read_text() + ",".join(fields) + "\n")

@@ -24,9 +24,27 @@ from helpers import commit_at, first_parent_line
 HISTORY = digests.HISTORY_PATH
 HEADER = ["as_of", "board", "model", "ledger_digest", "view"]
 GOOD, BAD = "a" * 64, "b" * 64  # the fake tree digest of every commit is GOOD: a night published with BAD differs
-EDITS = ("tamper", "late-row", "resort", "rename", "drop-digest", "add-column", "restore", "extra-cell", "short-row",
-         "not-utf8", "open-quote", "blank-line", "crlf", "bom", "no-final-newline", "truncate", "empty", "header-only",
-         "all-extra")
+EDITS = (
+    "tamper",
+    "late-row",
+    "resort",
+    "rename",
+    "drop-digest",
+    "add-column",
+    "restore",
+    "extra-cell",
+    "short-row",
+    "not-utf8",
+    "open-quote",
+    "blank-line",
+    "crlf",
+    "bom",
+    "no-final-newline",
+    "truncate",
+    "empty",
+    "header-only",
+    "all-extra",
+)
 
 
 class Season:
@@ -67,12 +85,12 @@ class Season:
         elif kind == "drop-digest" and "ledger_digest" in self.header:
             i = self.header.index("ledger_digest")
             self.header.pop(i)
-            self.rows = [r[:i] + r[i + 1:] for r in rows]
+            self.rows = [r[:i] + r[i + 1 :] for r in rows]
         elif kind == "add-column":
             self.header.append(f"late{len(self.header)}")
             self.rows = [[*r, ""] for r in rows]
         elif kind == "restore":
-            self.header, self.rows = list(HEADER), [r[:len(HEADER)] + [""] * (len(HEADER) - len(r)) for r in rows]
+            self.header, self.rows = list(HEADER), [r[: len(HEADER)] + [""] * (len(HEADER) - len(r)) for r in rows]
         elif kind == "extra-cell":
             rows.append([*self.cells(self.night + 1, 0), "extra"])
         elif kind == "short-row":
@@ -90,7 +108,7 @@ class Season:
         elif kind == "no-final-newline":
             self.tail = "" if self.tail else "\n"
         elif kind == "truncate":
-            del rows[rng.randint(0, len(rows)):]
+            del rows[rng.randint(0, len(rows)) :]
         elif kind == "empty":
             self.header, self.rows = [], []
         elif kind == "header-only":
@@ -119,8 +137,7 @@ def changes_of(versions: list[bytes | None]) -> tuple[list[FileChange], dict[str
         blob = git.blob_id(data) if data != b"missing" else "f" * 40
         if blob != "f" * 40:
             blobs[blob] = data
-        changes.append(FileChange(commit, f"2026-02-{i % 28 + 1:02d}T00:00:00Z", "A" if before == "0" * 40 else "M",
-                                            HISTORY, before, blob))
+        changes.append(FileChange(commit, f"2026-02-{i % 28 + 1:02d}T00:00:00Z", "A" if before == "0" * 40 else "M", HISTORY, before, blob))
         changes.append(FileChange(commit, "2026-02-01T00:00:00Z", "M", "data/observations/sim/2026-01.csv", "1" * 40, "2" * 40))
         before = blob
     return changes, blobs

@@ -22,14 +22,6 @@ OBS = "data/observations/sim/2026-01.csv"
 HISTORY = "data/leaderboard/history.csv"
 
 
-
-
-
-
-
-
-
-
 @pytest.fixture
 def repo(git_season: Path, tmp_path: Path) -> Path:
     """A private copy of the season (working tree and .git) that a test may change."""
@@ -37,8 +29,11 @@ def repo(git_season: Path, tmp_path: Path) -> Path:
 
 
 NO_COMMIT_AFTER = {  # the cases that add no commit after the season (nothing for a checkpoint to skip)
-    "test_a_clean_history_has_no_problem_and_after_due_baselines_are_not_reported", "test_a_bad_ref_is_a_clear_error",
-    "test_a_shallow_clone_is_checked_as_far_as_it_goes_and_says_so", "test_committed_before_matches_the_exact_bytes"}
+    "test_a_clean_history_has_no_problem_and_after_due_baselines_are_not_reported",
+    "test_a_bad_ref_is_a_clear_error",
+    "test_a_shallow_clone_is_checked_as_far_as_it_goes_and_says_so",
+    "test_committed_before_matches_the_exact_bytes",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -160,6 +155,7 @@ def test_a_shallow_clone_is_checked_as_far_as_it_goes_and_says_so(repo: Path, tm
 
 # -- every rewrite (issue 14: "verify --git must see every rewrite") ---------------------------------
 
+
 def problems_of(repo: Path) -> list[tuple[str, str, str]]:
     """(code, file, severity) of every problem of the repository's history, in report order."""
     return [(p.code, p.file, p.severity) for p in sorted(audit_git.audit_history(repo)[1])]
@@ -174,7 +170,10 @@ def test_a_row_dropped_under_a_changed_header_stays_an_error_once_the_header_is_
     commit_at(repo, "2026-03-03T00:00:00Z", "restore the header")
     _, problems = audit_git.audit_history(repo)
     assert sorted((p.code, p.row, p.severity) for p in problems) == [
-        ("ledger-header-changed", 1, "error"), ("ledger-header-changed", 1, "error"), ("ledger-row-deleted", 2, "error")]
+        ("ledger-header-changed", 1, "error"),
+        ("ledger-header-changed", 1, "error"),
+        ("ledger-row-deleted", 2, "error"),
+    ]
     dropped = next(p for p in problems if p.code == "ledger-row-deleted")
     assert sha[:12] in dropped.message and first.split(",")[0] in dropped.message  # the row's key
 
@@ -183,8 +182,12 @@ def test_swapping_the_tails_of_two_multi_line_rows_is_a_rewrite(repo: Path):
     """Every physical line is still there, in another record: records are compared, not lines."""
     path = repo / "data/questions/extra.csv"
     header = ",".join(QUESTIONS.names) + "\n"
-    rows = ['extra:1,2026-03-02T00:00:00Z,extra,binary,Will A happen?,"Background:\n', 'A is likely.",,,economics,,\n',
-            'extra:2,2026-03-02T00:00:00Z,extra,binary,Will B happen?,"Background:\n', 'B is unlikely.",,,politics,,\n']
+    rows = [
+        'extra:1,2026-03-02T00:00:00Z,extra,binary,Will A happen?,"Background:\n',
+        'A is likely.",,,economics,,\n',
+        'extra:2,2026-03-02T00:00:00Z,extra,binary,Will B happen?,"Background:\n',
+        'B is unlikely.",,,politics,,\n',
+    ]
     path.write_text(header + "".join(rows))
     commit_at(repo, "2026-03-02T00:00:00Z", "a source with multi-line backgrounds")
     path.write_text(header + "".join([rows[0], rows[3], rows[2], rows[1]]))
@@ -200,8 +203,10 @@ def test_a_published_round_is_frozen_even_before_its_due_time(repo: Path):
     (folder / "questions.csv").write_text(text.replace(",0.0978,", ",0.5000,", 1))
     (folder / "questions.json").unlink()
     commit_at(repo, "2026-03-02T00:00:00Z", "re-freeze a question and drop the FB copy")
-    assert problems_of(repo) == [("round-changed", "data/rounds/2026-03-08/questions.csv", "error"),
-                                 ("round-deleted", "data/rounds/2026-03-08/questions.json", "error")]
+    assert problems_of(repo) == [
+        ("round-changed", "data/rounds/2026-03-08/questions.csv", "error"),
+        ("round-deleted", "data/rounds/2026-03-08/questions.json", "error"),
+    ]
 
 
 BET_HEADER = ",".join(BETS.names) + "\n"
@@ -218,20 +223,22 @@ def test_a_rounds_bets_are_immutable_after_its_due_time_and_late_bets_are_report
     bets.write_text(BET_HEADER + "sim:m0001,2026-03-02T00:00:00Z,NO,100,\n")
     (bets.parent / "team.late.csv").write_text(BET_HEADER + "sim:m0001,2026-03-07T00:00:00Z,YES,100,\n")
     commit_at(repo, "2026-03-09T00:00:00Z", "hindsight")
-    assert problems_of(repo) == [("late-file-pending", "data/bets/2026-03-08/team.bettor.csv", "warning"),
-                                 ("late-file-pending", "data/bets/2026-03-08/team.late.csv", "warning")]
+    assert problems_of(repo) == [
+        ("late-file-pending", "data/bets/2026-03-08/team.bettor.csv", "warning"),
+        ("late-file-pending", "data/bets/2026-03-08/team.late.csv", "warning"),
+    ]
     (repo / "data/models/team.late.yml").write_text("name: Late\norganization: Team\nkind: llm\nmaintainers: [t]\n")
     commit_at(repo, "2026-03-10T02:00:00Z", "the hub's next nightly, which leaves both in place")
     assert [(p.code, p.file, p.severity) for p in audit_git.audit_history(repo, bot="t@example.invalid")[1]] == [
         ("bets-changed-after-due", "data/bets/2026-03-08/team.bettor.csv", "error"),
-        ("bets-committed-after-due", "data/bets/2026-03-08/team.late.csv", "error")]
+        ("bets-committed-after-due", "data/bets/2026-03-08/team.late.csv", "error"),
+    ]
 
 
 def add_oracle_set(repo: Path, when: str) -> Path:
     path = repo / "data/oracle/daily/questions.csv"
     path.parent.mkdir(parents=True)
-    path.write_text(",".join(ORACLE_QUESTIONS.names) + "\n"
-                    "q1,2026-03-02T00:00:00Z,tf,Is it so?,True,False,,,A,2026-02-01,science,\n")
+    path.write_text(",".join(ORACLE_QUESTIONS.names) + "\nq1,2026-03-02T00:00:00Z,tf,Is it so?,True,False,,,A,2026-02-01,science,\n")
     commit_at(repo, when, "an oracle set")
     return path
 
@@ -250,8 +257,15 @@ def test_an_oracle_set_is_append_only_and_its_forecasts_may_be_edited(repo: Path
     assert problems_of(repo) == [("ledger-row-rewritten", "data/oracle/daily/questions.csv", "error")]
 
 
-@pytest.mark.parametrize("path", ["data/questions/sim.csv", "data/oracle/daily/questions.csv",
-                                  "data/rounds/2026-01-25/questions.csv", "data/forecasts/2026-03-08/prescient.always-0.csv"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "data/questions/sim.csv",
+        "data/oracle/daily/questions.csv",
+        "data/rounds/2026-01-25/questions.csv",
+        "data/forecasts/2026-03-08/prescient.always-0.csv",
+    ],
+)
 def test_a_guarded_file_that_becomes_a_symlink_is_reported_not_a_crash(repo: Path, path: str):
     if "oracle" in path:
         add_oracle_set(repo, "2026-03-02T00:00:00Z")
@@ -287,22 +301,32 @@ def test_a_commit_dated_before_its_first_parent_is_reported(repo: Path):
 def test_every_git_status_letter_is_parsed_and_judged():
     """Raw records of every kind, as ``git log --raw -z`` writes them (R and C carry two paths)."""
     z, o, b1, b2 = "0" * 40, "1" * 40, "a" * 40, "b" * 40
-    raw = (f"\x01{o} 1767225600\0\n"
-           f":100644 100644 {b1} {b2} R087\0data/questions/sim.csv\0data/questions/moved.csv\0"
-           f":000000 100644 {z} {b2} C100\0data/questions/sim.csv\0data/questions/copy.csv\0"
-           f":100644 120000 {b1} {b2} T\0data/observations/sim/2026-01.csv\0"
-           f":100644 100644 {b1} {b2} U\0data/leaderboard/history.csv\0"
-           f":100644 100644 {b1} {b2} X\0data/manifest/2026.csv\0"
-           f":100644 100644 {b1} {b2} M\0data/models/team.model.yml\0").encode()
+    raw = (
+        f"\x01{o} 1767225600\0\n"
+        f":100644 100644 {b1} {b2} R087\0data/questions/sim.csv\0data/questions/moved.csv\0"
+        f":000000 100644 {z} {b2} C100\0data/questions/sim.csv\0data/questions/copy.csv\0"
+        f":100644 120000 {b1} {b2} T\0data/observations/sim/2026-01.csv\0"
+        f":100644 100644 {b1} {b2} U\0data/leaderboard/history.csv\0"
+        f":100644 100644 {b1} {b2} X\0data/manifest/2026.csv\0"
+        f":100644 100644 {b1} {b2} M\0data/models/team.model.yml\0"
+    ).encode()
     changes = parse_log(raw)
     assert [(c.status, c.path) for c in changes] == [
-        ("D", "data/questions/sim.csv"), ("A", "data/questions/moved.csv"), ("A", "data/questions/copy.csv"),
-        ("T", "data/observations/sim/2026-01.csv"), ("U", "data/leaderboard/history.csv"),
-        ("X", "data/manifest/2026.csv"), ("M", "data/models/team.model.yml")]
+        ("D", "data/questions/sim.csv"),
+        ("A", "data/questions/moved.csv"),
+        ("A", "data/questions/copy.csv"),
+        ("T", "data/observations/sim/2026-01.csv"),
+        ("U", "data/leaderboard/history.csv"),
+        ("X", "data/manifest/2026.csv"),
+        ("M", "data/models/team.model.yml"),
+    ]
     found = audit_git.file_problems(changes, read=lambda blob: None)
     assert [(p.code, p.file) for p in found] == [
-        ("ledger-deleted", "data/questions/sim.csv"), ("file-type-changed", "data/observations/sim/2026-01.csv"),
-        ("git-status-unknown", "data/leaderboard/history.csv"), ("git-status-unknown", "data/manifest/2026.csv")]
+        ("ledger-deleted", "data/questions/sim.csv"),
+        ("file-type-changed", "data/observations/sim/2026-01.csv"),
+        ("git-status-unknown", "data/leaderboard/history.csv"),
+        ("git-status-unknown", "data/manifest/2026.csv"),
+    ]
 
 
 def test_bytes_appended_inside_an_open_quote_are_compared_as_records():
@@ -318,5 +342,4 @@ def test_a_version_that_does_not_parse_is_a_warning_and_its_lines_are_compared()
     change = FileChange("c" * 40, "2026-03-02T00:00:00Z", "M", HISTORY, "a" * 40, "b" * 40)
     old = b"id,recorded_at\nq1,2026-01-01T00:00:00Z\nq2,2026-01-01T00:00:00Z\n"
     found = ledger_rewrites(change, QUESTIONS, old, b"id,recorded_at\n\xff\xfe,2026-01-01T00:00:00Z\n")
-    assert [(p.code, p.severity, p.row) for p in found] == [("ledger-unreadable", "warning", None),
-                                                            ("ledger-row-rewritten", "error", 2)]
+    assert [(p.code, p.severity, p.row) for p in found] == [("ledger-unreadable", "warning", None), ("ledger-row-rewritten", "error", 2)]

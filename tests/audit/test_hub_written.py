@@ -37,8 +37,13 @@ def commit_as(hub: Path, who: str, when: str, message: str) -> str:
     stamp = f"@{int(parse_ts(when).timestamp())} +0000"
     env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
     git(hub, "add", "-A")
-    subprocess.run(["git", "-c", f"user.name={who.split('@')[0]}", "-c", f"user.email={who}", "commit", "-qm", message],
-                   cwd=hub, env=env, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", f"user.name={who.split('@')[0]}", "-c", f"user.email={who}", "commit", "-qm", message],
+        cwd=hub,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     return git(hub, "rev-parse", "HEAD").strip()
 
 
@@ -55,8 +60,9 @@ def errors(report: dict) -> set[tuple[str, str]]:
 
 def check(hub: Path, head: str, author: str = "mallory") -> set[tuple[str, str]]:
     """validate.yml's check of the pull request from main to ``head``: its error codes and files."""
-    done = cli(hub, "validate", "--hub", str(hub), "--base", "main", "--head", head, "--author", author,
-               "--at", "2026-03-02T09:00:00Z", "--format", "json")
+    done = cli(
+        hub, "validate", "--hub", str(hub), "--base", "main", "--head", head, "--author", author, "--at", "2026-03-02T09:00:00Z", "--format", "json"
+    )
     assert done.returncode in (0, 9), done.stdout + done.stderr
     return {(p["code"], p["file"]) for p in json.loads(done.stdout)["problems"] if p["severity"] == "error"}
 
@@ -85,8 +91,13 @@ def merged(hub: Path, branch: str, when: str = "2026-03-02T10:00:00Z") -> str:
     """The maintainer's merge button: a merge commit of ``branch`` into main."""
     stamp = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
     git(hub, "checkout", "-q", "main")
-    subprocess.run(["git", "-c", "user.name=m", "-c", "user.email=m@example.org", "merge", "-q", "--no-ff", "-m",
-                    f"Merge {branch}", branch], cwd=hub, env={**os.environ, **stamp}, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=m", "-c", "user.email=m@example.org", "merge", "-q", "--no-ff", "-m", f"Merge {branch}", branch],
+        cwd=hub,
+        env={**os.environ, **stamp},
+        check=True,
+        capture_output=True,
+    )
     return git(hub, "rev-parse", "HEAD").strip()
 
 
@@ -114,8 +125,7 @@ def test_the_same_resolution_written_by_the_bots_nightly_passes(hub: Path):
 def test_an_arena_agents_log_edited_by_a_pull_request_is_refused_by_the_check_and_by_both_audits(hub: Path):
     log = hub / ARENA_LOG
     log.parent.mkdir(parents=True)
-    log.write_text('{"round": "2026-03-08", "status": "ok", "decisions": [{"question_id": "sim:m1", "side": "YES", '
-                   '"amount": 100}]}\n')
+    log.write_text('{"round": "2026-03-08", "status": "ok", "decisions": [{"question_id": "sim:m1", "side": "YES", "amount": 100}]}\n')
     commit_at(hub, "2026-03-02T02:00:00Z", "nightly: data as of 2026-03-02T00:00:00Z")  # the agent's own record
     git(hub, "checkout", "-q", "-b", "steer")
     log.write_text(log.read_text().replace('"sim:m1", "side": "YES", "amount": 100', '"sim:m7", "side": "NO", "amount": 2400'))

@@ -206,7 +206,8 @@ def test_a_season_with_merges_early_on_time_and_late_and_decisions_before_and_af
         taken = pd.read_csv(hub / "data/metadata/decisions.csv", dtype=str, keep_default_na=False)
         assert taken[["action", "taken_at", "effective_at"]].values.tolist() == [
             ["void", "2026-03-17T02:00:00Z", "2026-03-16T09:00:00Z"],
-            ["exclude", "2026-03-19T02:00:00Z", "2026-03-19T02:00:00Z"]]
+            ["exclude", "2026-03-19T02:00:00Z", "2026-03-19T02:00:00Z"],
+        ]
         history = pd.read_csv(hub / "data/leaderboard/history.csv", dtype=str, keep_default_na=False)
         boards = history.groupby("as_of")["model"].apply(set)
         assert "beta.gpt-x" in boards["2026-03-18T02:00:00Z"], "the night it missed keeps its board"

@@ -156,6 +156,7 @@ def test_an_old_history_row_edited_makes_the_old_nights_recomputed(hub: Path):
     def better(text: str) -> str:
         head, first, rest = text.split("\n", 2)
         return "\n".join([head, first.replace(",4,4,0,", ",5,5,0,", 1), rest])
+
     edit_committed(hub, "data/leaderboard/history.csv", better, "a better night")
     scoped, _ = both(hub)
     assert "history-differs" in codes(scoped)
@@ -164,10 +165,10 @@ def test_an_old_history_row_edited_makes_the_old_nights_recomputed(hub: Path):
 
 def test_a_new_night_appended_with_wrong_rows_is_recomputed(hub: Path):
     def a_night_nobody_ran(text: str) -> str:
-        rows = [line.replace("2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z", 1) for line in text.splitlines()
-                if line.startswith("2026-03-01")]
+        rows = [line.replace("2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z", 1) for line in text.splitlines() if line.startswith("2026-03-01")]
         rows[0] = rows[0].replace(",4,4,0,", ",9,9,0,", 1) if ",4,4,0," in rows[0] else rows[0] + "0"
         return text + "\n".join(rows) + "\n"
+
     edit_committed(hub, "data/leaderboard/history.csv", a_night_nobody_ran, "a night nobody ran")
     scoped, _ = both(hub)
     assert "history-differs" in codes(scoped)
@@ -202,6 +203,7 @@ def test_a_checkpoint_of_other_code_or_of_a_row_without_its_code_is_recomputed_w
     assert "was recomputed by other code" in scope.plan(Hub.load(hub), found, as_of).why
     monkeypatch.undo()
     from dataclasses import replace
+
     assert "does not record the code" in scope.plan(Hub.load(hub), replace(found, code=""), as_of).why
 
 
@@ -213,8 +215,7 @@ def test_unknown_paths_and_maintainers_actions_are_recomputed_whole(hub: Path):
     assert "a maintainers' action can restate any round" in scope.plan(Hub.load(hub), found, as_of).why
     (hub / "data/maintainer/actions.csv").unlink()
     (hub / "data/elsewhere.csv").write_text("a\n1\n")
-    assert "data/elsewhere.csv changed since the checkpoint and the scoped rule does not know" in \
-        scope.plan(Hub.load(hub), found, as_of).why
+    assert "data/elsewhere.csv changed since the checkpoint and the scoped rule does not know" in scope.plan(Hub.load(hub), found, as_of).why
 
 
 def test_a_checkpoint_row_from_before_the_code_column_is_trusted_for_the_walk_and_the_next_row_adds_it(git_season: Path, tmp_path: Path):

@@ -26,6 +26,8 @@ SCORES = "data/scores/2026-01-25.csv"
 def hub(git_season: Path, tmp_path: Path) -> Path:
     """A private, committed copy of the four-night season that a test may change."""
     return Path(shutil.copytree(git_season, tmp_path / "hub"))
+
+
 LAST = parse_ts(SEASON_NIGHTS[-1])
 
 
@@ -98,22 +100,40 @@ def _obs(rows) -> pd.DataFrame:
 
 
 def _round(question: str, due: str) -> pd.DataFrame:
-    return pd.DataFrame([{"question_id": question, "resolution_date": "", "source": "sim", "kind": "binary",
-                          "category": "", "due": due, "freeze_time": due, "freeze_value": 0.5, "text": "?", "url": ""}])
+    return pd.DataFrame(
+        [
+            {
+                "question_id": question,
+                "resolution_date": "",
+                "source": "sim",
+                "kind": "binary",
+                "category": "",
+                "due": due,
+                "freeze_time": due,
+                "freeze_value": 0.5,
+                "text": "?",
+                "url": "",
+            }
+        ]
+    )
 
 
 def test_corrections_list_re_resolutions_and_revisions_with_the_rounds_they_change():
-    obs = _obs([
-        ("sim:m1", "2026-01-10T00:00:00Z", "2026-01-10T00:00:00Z", 0.4, "open", None, "h1"),
-        ("sim:m1", "2026-02-01T00:00:00Z", "2026-02-01T00:00:00Z", 1.0, "resolved", 1.0, "h2"),
-        ("sim:m1", "2026-02-05T00:00:00Z", "2026-02-05T00:00:00Z", 0.0, "resolved", 0.0, "h3"),  # flipped
-        ("sim:s1", "2026-01-05T00:00:00Z", "2026-01-06T00:00:00Z", 10.0, "open", None, "h4"),
-        ("sim:s1", "2026-01-05T00:00:00Z", "2026-01-09T00:00:00Z", 11.0, "open", None, "h5"),  # revised
-    ])
+    obs = _obs(
+        [
+            ("sim:m1", "2026-01-10T00:00:00Z", "2026-01-10T00:00:00Z", 0.4, "open", None, "h1"),
+            ("sim:m1", "2026-02-01T00:00:00Z", "2026-02-01T00:00:00Z", 1.0, "resolved", 1.0, "h2"),
+            ("sim:m1", "2026-02-05T00:00:00Z", "2026-02-05T00:00:00Z", 0.0, "resolved", 0.0, "h3"),  # flipped
+            ("sim:s1", "2026-01-05T00:00:00Z", "2026-01-06T00:00:00Z", 10.0, "open", None, "h4"),
+            ("sim:s1", "2026-01-05T00:00:00Z", "2026-01-09T00:00:00Z", 11.0, "open", None, "h5"),  # revised
+        ]
+    )
     rounds = {"2026-01-25": _round("sim:m1", "2026-01-25T00:00:00Z"), "2026-03-01": _round("sim:m1", "2026-03-01T00:00:00Z")}
     found = corrections(obs, "2026-03-01T00:00:00Z", rounds)
     assert list(zip(found["question_id"], found["kind"], found["recorded_at"])) == [
-        ("sim:s1", "revision", "2026-01-09T00:00:00Z"), ("sim:m1", "re-resolution", "2026-02-05T00:00:00Z")]
+        ("sim:s1", "revision", "2026-01-09T00:00:00Z"),
+        ("sim:m1", "re-resolution", "2026-02-05T00:00:00Z"),
+    ]
     flip = found.iloc[1]
     assert (flip["old_outcome"], flip["new_outcome"], flip["rounds_affected"]) == (1.0, 0.0, "2026-01-25")
     assert (found.iloc[0]["old_value"], found.iloc[0]["new_value"]) == (10.0, 11.0)
@@ -181,7 +201,7 @@ def test_a_history_from_before_the_view_column_gains_it_keeps_its_rows_and_verif
 
     text = path.read_text()
     assert text.splitlines()[0].endswith(",ledger_digest,view")
-    assert [line + "," for line in old.splitlines()[1:]] == text.splitlines()[1:len(old.splitlines())], "old rows changed"
+    assert [line + "," for line in old.splitlines()[1:]] == text.splitlines()[1 : len(old.splitlines())], "old rows changed"
     history = readers.load_history(Hub(root))
     views = history.groupby("as_of")["view"].agg(lambda v: sorted(set(v))).to_dict()
     assert views == {SEASON_NIGHTS[-2]: [""], SEASON_NIGHTS[-1]: ["dataset", "overall"]}  # no market question has resolved yet

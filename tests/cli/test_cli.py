@@ -58,12 +58,14 @@ def test_exit_codes_are_numbered_in_errors_py_only():
     for path in package.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if path.name != "errors.py":
-            assert not [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Assign)
-                        and any(isinstance(t, ast.Name) and t.id == "exit_code" for t in n.targets)], path
+            assert not [
+                n.lineno
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "exit_code" for t in n.targets)
+            ], path
         if path.relative_to(package).parts[0] == "cli":  # the command line's modules
             returned = [n.value for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None]
-            numbers = [v for r in returned for v in ast.walk(r) if isinstance(v, ast.Constant)
-                       and type(v.value) is int and v.value != 0]
+            numbers = [v for r in returned for v in ast.walk(r) if isinstance(v, ast.Constant) and type(v.value) is int and v.value != 0]
             assert not numbers, [ast.unparse(v) for v in numbers]
 
 
@@ -71,8 +73,7 @@ def test_version_is_the_newest_changelog_entry():
     """Keeps the CHANGELOG honest: the release it lists first is the one installed."""
     import re
 
-    newest = re.search(r"^## \d{4}-\d\d-\d\d — (\d+\.\d+\.\d+)", (ROOT / "CHANGELOG.md")
-                       .read_text(encoding="utf-8"), re.M)
+    newest = re.search(r"^## \d{4}-\d\d-\d\d — (\d+\.\d+\.\d+)", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"), re.M)
     result = run_cli("--version")
     assert result.returncode == 0 and newest
     assert result.stdout.strip() == f"prescient {newest.group(1)}"
@@ -98,8 +99,7 @@ def test_csv_with_a_missing_column_names_file_row_and_column(hub_with_data: Path
     before = tree_bytes(hub_with_data)
     result = run_cli("nightly", "--hub", str(hub_with_data), "--as-of", "2026-01-17T00:00:00Z")
     # The file is quarantined (reported, not scored) and the night goes on: exit 6, not 3.
-    assert_clean_failure(result, 6, "data/forecasts/2026-01-25/prescient.always-0.5.csv", "row 1",
-                         "'probability'", "[missing-column]", "quarantined")
+    assert_clean_failure(result, 6, "data/forecasts/2026-01-25/prescient.always-0.5.csv", "row 1", "'probability'", "[missing-column]", "quarantined")
     after = tree_bytes(hub_with_data)
     # The fetch phase still recorded the night's observations; every existing byte is kept.
     assert all(after[path].startswith(data) for path, data in before.items())
@@ -113,8 +113,7 @@ def test_ledger_row_whose_key_conflicts_with_an_existing_row(hub_with_data: Path
     ledger_file.write_text("\n".join(lines + [",".join(fields)]) + "\n")
     before = tree_bytes(hub_with_data)
     result = run_cli("nightly", "--hub", str(hub_with_data), "--as-of", "2026-01-17T00:00:00Z")
-    assert_clean_failure(result, 3, ledger_file.relative_to(hub_with_data).as_posix(), "[duplicate-key]",
-                         f"row {len(lines) + 1}")
+    assert_clean_failure(result, 3, ledger_file.relative_to(hub_with_data).as_posix(), "[duplicate-key]", f"row {len(lines) + 1}")
     assert tree_bytes(hub_with_data) == before
 
 

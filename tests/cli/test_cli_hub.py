@@ -135,8 +135,7 @@ def test_serve_answers_a_missing_path_with_the_sites_own_404_page(sim_hub: Path)
     (site / "sub").mkdir(parents=True)
     (site / "index.html").write_text("<p>home</p>")
     (site / "404.html").write_bytes("<h1>Our own 404 · ünïcode</h1>".encode())
-    server = subprocess.Popen([PRESCIENT, "serve", "--hub", str(sim_hub), "--port", "0"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen([PRESCIENT, "serve", "--hub", str(sim_hub), "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline() if server.stdout else ""
         base = line.split(" at ", 1)[1].split(" ", 1)[0]
@@ -157,9 +156,15 @@ def test_serve_answers_a_missing_path_with_the_sites_own_404_page(sim_hub: Path)
 
 def test_a_closed_pipe_exits_quietly(sim_hub: Path):
     assert run_cli("nightly", "--hub", str(sim_hub), "--as-of", AS_OF).returncode == 0
-    done = subprocess.run(f"'{sys.executable}' -m generator oracle --hub '{sim_hub}' --format json; "
-                          f"'{sys.executable}' -m generator arena --hub '{sim_hub}' --as-of {AS_OF} --format csv "
-                          "| head -c 1", shell=True, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        f"'{sys.executable}' -m generator oracle --hub '{sim_hub}' --format json; "
+        f"'{sys.executable}' -m generator arena --hub '{sim_hub}' --as-of {AS_OF} --format csv "
+        "| head -c 1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert "Traceback" not in done.stderr and "Broken pipe" not in done.stderr and "Exception" not in done.stderr
 
 

@@ -25,8 +25,9 @@ def test_a_short_demo_counts_its_nights_builds_the_site_as_its_own_step_and_says
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     steps = [line for line in result.stderr.splitlines() if "Simulating" in line or "Building the site" in line]
-    assert steps[-2:] == ["Simulating a season of nightly runs: 9/9 (night 2026-01-12)",
-                          "Building the site (mkdocs build --strict) ..."], "the site build is a step of its own"
+    assert steps[-2:] == ["Simulating a season of nightly runs: 9/9 (night 2026-01-12)", "Building the site (mkdocs build --strict) ..."], (
+        "the site build is a step of its own"
+    )
     out = result.stdout.splitlines()
     assert out[0].startswith("Demo hub written to demo in ") and "9 nightly runs" in out[0], "count and summary agree"
     commands = [line.split()[:2] for line in out if line.startswith("  ")]

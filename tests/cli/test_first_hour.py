@@ -96,16 +96,14 @@ def test_files_are_named_from_where_the_user_stands(demo_copy: Path):
     """From the demo's parent: a template written beside the user is outside the hub, said at once and
     by validate (never read as the hub's own file); one named demo/data/... is checked."""
     parent = demo_copy.parent
-    outside = prescient("round", "template", "--hub", "demo", "--due", "2026-07-26", "--out",
-                        "data/forecasts/2026-07-26/me.bot.csv", cwd=parent)
+    outside = prescient("round", "template", "--hub", "demo", "--due", "2026-07-26", "--out", "data/forecasts/2026-07-26/me.bot.csv", cwd=parent)
     assert outside.returncode == 0 and (parent / "data/forecasts/2026-07-26/me.bot.csv").is_file()
     assert "outside the hub at demo" in outside.stderr and "--out demo/data/forecasts/2026-07-26/me.bot.csv" in outside.stderr
     assert "`prescient validate --hub demo data/forecasts/2026-07-26/me.bot.csv`" in outside.stderr
     refused = prescient("validate", "--hub", "demo", "data/forecasts/2026-07-26/me.bot.csv", cwd=parent)
     assert refused.returncode == 9 and "[outside-submission-area]" in refused.stdout, refused.stdout
     assert "file-not-found" not in refused.stdout
-    inside = prescient("round", "template", "--hub", "demo", "--due", "2026-07-26", "--out",
-                       "demo/data/forecasts/2026-07-26/me.bot.csv", cwd=parent)
+    inside = prescient("round", "template", "--hub", "demo", "--due", "2026-07-26", "--out", "demo/data/forecasts/2026-07-26/me.bot.csv", cwd=parent)
     assert "outside the hub" not in inside.stderr
     assert "`prescient validate --hub demo demo/data/forecasts/2026-07-26/me.bot.csv`" in inside.stderr
     checked = prescient("validate", "--hub", "demo", "demo/data/forecasts/2026-07-26/me.bot.csv", cwd=parent)
@@ -122,8 +120,20 @@ def test_in_a_clone_holding_the_demo_the_hint_names_the_demo(demo_hub: Path, tmp
     assert "`prescient nightly` records the first ones (it fetches manifold from the network)" in bare.stderr
 
 
-@pytest.mark.parametrize("command", [["rounds"], ["validate", "x.csv"], ["nightly"], ["build"], ["serve"], ["sources"],
-                                     ["round", "template", "--due", "2026-07-26"], ["leaderboard"], ["arena"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["rounds"],
+        ["validate", "x.csv"],
+        ["nightly"],
+        ["build"],
+        ["serve"],
+        ["sources"],
+        ["round", "template", "--due", "2026-07-26"],
+        ["leaderboard"],
+        ["arena"],
+    ],
+)
 def test_a_hub_option_at_a_folder_that_is_no_hub_is_refused(tmp_path: Path, command: list[str]):
     (tmp_path / "plain").mkdir()
     result = prescient(*command, "--hub", "plain", cwd=tmp_path)
@@ -133,13 +143,16 @@ def test_a_hub_option_at_a_folder_that_is_no_hub_is_refused(tmp_path: Path, comm
     assert list((tmp_path / "plain").iterdir()) == [], "nothing written"
 
 
-@pytest.mark.parametrize(("argv", "usage", "suggestion"), [
-    (["roundz"], "usage: prescient [-h]", "did you mean round?"),
-    (["rounds", "--opne"], "usage: prescient rounds [-h]", "did you mean --open?"),
-    (["round", "tempalte"], "usage: prescient round [-h]", "did you mean template?"),
-    (["round", "template", "--due", "2026-07-26", "--ot", "f.csv"], "usage: prescient round template [-h]", "did you mean --out?"),
-    (["arena", "--format", "tabel"], "usage: prescient arena [-h]", "did you mean table?"),
-])
+@pytest.mark.parametrize(
+    ("argv", "usage", "suggestion"),
+    [
+        (["roundz"], "usage: prescient [-h]", "did you mean round?"),
+        (["rounds", "--opne"], "usage: prescient rounds [-h]", "did you mean --open?"),
+        (["round", "tempalte"], "usage: prescient round [-h]", "did you mean template?"),
+        (["round", "template", "--due", "2026-07-26", "--ot", "f.csv"], "usage: prescient round template [-h]", "did you mean --out?"),
+        (["arena", "--format", "tabel"], "usage: prescient arena [-h]", "did you mean table?"),
+    ],
+)
 def test_a_usage_error_shows_the_commands_usage_and_a_guess(tmp_path: Path, argv: list[str], usage: str, suggestion: str):
     result = prescient(*argv, cwd=tmp_path)
     assert result.returncode == 2 and result.stderr.startswith(usage), result.stderr
@@ -188,8 +201,9 @@ def test_serve_is_quiet_unless_verbose(sim_hub: Path):
 
     logs = {}
     for options in ([], ["--verbose"]):
-        server = subprocess.Popen([PRESCIENT, "serve", "--hub", str(sim_hub), "--port", "0", *options],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            [PRESCIENT, "serve", "--hub", str(sim_hub), "--port", "0", *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         try:
             line = server.stdout.readline() if server.stdout else ""
             base = line.split(" at ", 1)[1].split(" ", 1)[0]

@@ -94,8 +94,7 @@ def test_round_template_is_every_unit_with_probability_empty_and_validates_once_
     rows = list(csv.DictReader(io.StringIO(csv_out.stdout)))
     round_rows = list(csv.DictReader((season / "data/rounds/2026-02-08/questions.csv").open(encoding="utf-8")))
     assert tuple(rows[0]) == FORECASTS.names and len(rows) == len(round_rows)
-    assert {(r["question_id"], r["resolution_date"]) for r in rows} == \
-        {(r["question_id"], r["resolution_date"]) for r in round_rows}
+    assert {(r["question_id"], r["resolution_date"]) for r in rows} == {(r["question_id"], r["resolution_date"]) for r in round_rows}
     assert all(r["probability"] == "" for r in rows)
     # filled in, the file is what `prescient validate` accepts (CSV and JSON alike)
     (season / "data/models/me.bot.yml").write_text(MODEL_YML, encoding="utf-8")
@@ -106,8 +105,7 @@ def test_round_template_is_every_unit_with_probability_empty_and_validates_once_
     assert ok.returncode == 0, ok.stdout
     (target / "me.bot.csv").unlink()
     out = tmp_path / "me.bot.json"
-    made = prescient("round", "template", "--hub", str(season), "--due", "2026-02-08", "--format", "json",
-                     "--model", "me.bot", "--out", str(out))
+    made = prescient("round", "template", "--hub", str(season), "--due", "2026-02-08", "--format", "json", "--model", "me.bot", "--out", str(out))
     assert made.returncode == 0 and made.stdout == "" and "prescient validate" in made.stderr
     body = json.loads(out.read_text(encoding="utf-8"))
     assert body["organization"] == "me" and body["model"] == "bot" and len(body["forecasts"]) == len(rows)
@@ -146,14 +144,14 @@ def test_validation_names_the_missing_units_below_full_coverage(season, keep):
     target = season / "data/forecasts/2026-02-08/me.bot.csv"
     template = prescient("round", "template", "--hub", str(season), "--due", "2026-02-08").stdout
     lines = template.replace(",,\n", ",0.4,\n").replace(",,,\n", ",,0.4,\n").splitlines()
-    target.write_text("\n".join([lines[0], *lines[1 + 20 - keep:]]) + "\n", encoding="utf-8")
+    target.write_text("\n".join([lines[0], *lines[1 + 20 - keep :]]) + "\n", encoding="utf-8")
     try:
         result = prescient("validate", "--hub", str(season), "--at", "2026-02-01T00:00:00Z", str(target))
     finally:
         target.unlink()
         (season / "data/models/me.bot.yml").unlink()
     assert result.returncode == 9 and f"[too-many-missing] {20 - keep} of the round's 20" in result.stdout, result.stdout
-    missing = [line.split(",")[0] for line in lines[1:1 + 20 - keep]]
+    missing = [line.split(",")[0] for line in lines[1 : 1 + 20 - keep]]
     assert f"these {20 - keep} units will be scored as 0.5" in result.stdout
     assert all(q in result.stdout for q in missing[:10])
     if len(missing) > 10:
@@ -205,8 +203,7 @@ def test_the_submit_pages_first_submission_walkthrough_runs(season):
                 made[0].write_text(MODEL_YML, encoding="utf-8")
                 filled = made[1].read_text(encoding="utf-8").replace(",,\n", ",0.4,\n").replace(",,,\n", ",,0.4,\n")
                 made[1].write_text(filled, encoding="utf-8")
-            result = subprocess.run([str(exe), *shlex.split(command)[1:]], cwd=season, env=env,
-                                    capture_output=True, text=True, timeout=600)
+            result = subprocess.run([str(exe), *shlex.split(command)[1:]], cwd=season, env=env, capture_output=True, text=True, timeout=600)
             assert result.returncode == 0, (command, result.stdout, result.stderr)
             if command.startswith("prescient rounds"):
                 assert "2026-02-08" in result.stdout and "open · closes in 7 d" in result.stdout
@@ -245,8 +242,10 @@ def test_a_hub_not_yet_scoring_says_when_the_first_scores_come(tmp_path):
     title, note = result.stdout.splitlines()
     assert title.startswith("tournament board · view overall · as of 2026-01-16T00:00:00Z")
     # round 2026-01-25 is the first; the hub's min_age_days is 20
-    assert note == ("no scored forecasts as of 2026-01-16T00:00:00Z; first scores on 2026-02-14 at the earliest: "
-                    "round 2026-01-25 counts 20 days after its due time")
+    assert note == (
+        "no scored forecasts as of 2026-01-16T00:00:00Z; first scores on 2026-02-14 at the earliest: "
+        "round 2026-01-25 counts 20 days after its due time"
+    )
     as_json = prescient("leaderboard", "--hub", str(hub), "--format", "json")
     assert as_json.returncode == 0 and json.loads(as_json.stdout) == []
     assert "no scored forecasts as of 2026-01-16T00:00:00Z" in as_json.stderr
@@ -286,8 +285,10 @@ def test_a_report_ends_with_the_hubs_submit_page(season, tmp_path):
     hub = tmp_path / "hub"
     shutil.copytree(season, hub)
     toml = hub / "data/hub.toml"
-    toml.write_text(toml.read_text(encoding="utf-8").replace('title = "Test hub"',
-                    'title = "Test hub"\nsite_url = "https://acme.github.io/hub/"'), encoding="utf-8")
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace('title = "Test hub"', 'title = "Test hub"\nsite_url = "https://acme.github.io/hub/"'),
+        encoding="utf-8",
+    )
     target = hub / "data/forecasts/2026-02-08/me.bot.csv"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("question_id,source,resolution_date,probability,reasoning\n", encoding="utf-8")

@@ -24,12 +24,12 @@ START, NIGHT = "2026-01-16T00:00:00Z", "2026-01-30T00:00:00Z"
 
 def run_limited(*args: str, max_bytes: int = 1024) -> subprocess.CompletedProcess:
     """``prescient ARGS`` in a process that may not write a file larger than ``max_bytes``."""
+
     def limit() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, max_bytes))
 
-    return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True,
-                          preexec_fn=limit, timeout=600)
+    return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True, preexec_fn=limit, timeout=600)
 
 
 def os_error_line(result: subprocess.CompletedProcess, command: str) -> str:
@@ -61,7 +61,6 @@ def test_build_and_export_that_cannot_write_fail_cleanly(hub: Path, tmp_path: Pa
     assert "could not " in line and "File too large" in line
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder\n")
-    exported = run_cli("export", "forecastbench", "--hub", str(hub), "--round", "2026-01-25",
-                       "--out", str(blocker / "round.json"))
+    exported = run_cli("export", "forecastbench", "--hub", str(hub), "--round", "2026-01-25", "--out", str(blocker / "round.json"))
     assert str(blocker) in os_error_line(exported, "export")
     assert tree_bytes(hub) == before

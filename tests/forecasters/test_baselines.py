@@ -15,20 +15,28 @@ from generator.timeutil import parse_ts
 
 T = parse_ts
 DUE = "2026-01-25T00:00:00Z"
-QUESTIONS = pd.DataFrame({
-    "question_id": ["m:1", "s:1", "s:1"], "resolution_date": ["", "2026-02-01", "2026-02-24"],
-    "kind": ["binary", "dataset", "dataset"], "due": DUE,
-})
+QUESTIONS = pd.DataFrame(
+    {
+        "question_id": ["m:1", "s:1", "s:1"],
+        "resolution_date": ["", "2026-02-01", "2026-02-24"],
+        "kind": ["binary", "dataset", "dataset"],
+        "due": DUE,
+    }
+)
 
 
 def view():
-    obs = pd.concat([
-        observation_frame([Observation("m:1", T("2026-01-23T12:00:00Z"), 0.30)], T("2026-01-23T12:00:00Z")),
-        observation_frame([Observation("m:1", T("2026-01-24T12:00:00Z"), 0.40)], T("2026-01-24T12:00:00Z")),
-        observation_frame([Observation("m:1", T("2026-01-26T12:00:00Z"), 0.90)], T("2026-01-26T12:00:00Z")),
-        observation_frame([Observation("s:1", T(d), v) for d, v in (("2026-01-22", 5.0), ("2026-01-23", 7.0), ("2026-01-24", 6.0))],
-                          T("2026-01-25")),
-    ], ignore_index=True)
+    obs = pd.concat(
+        [
+            observation_frame([Observation("m:1", T("2026-01-23T12:00:00Z"), 0.30)], T("2026-01-23T12:00:00Z")),
+            observation_frame([Observation("m:1", T("2026-01-24T12:00:00Z"), 0.40)], T("2026-01-24T12:00:00Z")),
+            observation_frame([Observation("m:1", T("2026-01-26T12:00:00Z"), 0.90)], T("2026-01-26T12:00:00Z")),
+            observation_frame(
+                [Observation("s:1", T(d), v) for d, v in (("2026-01-22", 5.0), ("2026-01-23", 7.0), ("2026-01-24", 6.0))], T("2026-01-25")
+            ),
+        ],
+        ignore_index=True,
+    )
     return ledger_view(obs, "2026-01-27T00:00:00Z")
 
 
@@ -54,10 +62,16 @@ def test_naive_is_the_day_before_on_markets_and_the_last_direction_on_series():
 
 def test_crowd_aggregates_pool_the_submitted_forecasts_unit_by_unit():
     def file(*ps):
-        return pd.DataFrame({"question_id": QUESTIONS["question_id"], "resolution_date": QUESTIONS["resolution_date"],
-                             "probability": ps, "reasoning": ""})
-    submitted = {"a.x": file(0.2, 0.5, 0.9), "b.y": file(0.8, 0.5, 0.9), "c.z": file(0.5, 0.5, 0.9).iloc[:2],
-                 "prescient.always-1": file(1.0, 1.0, 1.0)}  # the hub's own files are not the crowd
+        return pd.DataFrame(
+            {"question_id": QUESTIONS["question_id"], "resolution_date": QUESTIONS["resolution_date"], "probability": ps, "reasoning": ""}
+        )
+
+    submitted = {
+        "a.x": file(0.2, 0.5, 0.9),
+        "b.y": file(0.8, 0.5, 0.9),
+        "c.z": file(0.5, 0.5, 0.9).iloc[:2],
+        "prescient.always-1": file(1.0, 1.0, 1.0),
+    }  # the hub's own files are not the crowd
     assert run("prescient.crowd-median", submitted) == [0.5, 0.5, 0.9]
     geometric = run("prescient.crowd-geometric-mean", submitted)[0]
     assert geometric == pytest.approx(round((0.2 * 0.8 * 0.5) ** (1 / 3), 6))
@@ -69,8 +83,10 @@ def test_crowd_aggregates_pool_the_submitted_forecasts_unit_by_unit():
 
 def test_crowd_aggregates_need_crowd_min_forecasters_per_unit():
     def file(*ps):
-        return pd.DataFrame({"question_id": QUESTIONS["question_id"], "resolution_date": QUESTIONS["resolution_date"],
-                             "probability": ps, "reasoning": ""})
+        return pd.DataFrame(
+            {"question_id": QUESTIONS["question_id"], "resolution_date": QUESTIONS["resolution_date"], "probability": ps, "reasoning": ""}
+        )
+
     one = {"a.x": file(0.2, 0.5, 0.9)}
     assert run("prescient.crowd-median", one) == []  # one forecaster is not a crowd (default minimum 2)
     two = {"a.x": file(0.2, 0.5, 0.9), "b.y": file(0.4, 0.5, 0.9).iloc[:1]}
@@ -100,16 +116,17 @@ def test_crowd_aggregates_equal_pandas_groupby_to_the_last_bit():
     for trial in range(60):
         n = int(rng.integers(1, 300))
         probability = rng.random(n) if trial % 3 else rng.choice([0.0, 1.0, 0.5, 1e-9], n)
-        pooled = pd.DataFrame({
-            "question_id": rng.choice(list("abcdefg"), n),
-            "resolution_date": rng.choice(["", "2026-02-01", None], n, p=[0.45, 0.45, 0.1]),
-            "probability": np.where(rng.random(n) < 0.05 * (trial % 2), np.nan, probability),
-        })
+        pooled = pd.DataFrame(
+            {
+                "question_id": rng.choice(list("abcdefg"), n),
+                "resolution_date": rng.choice(["", "2026-02-01", None], n, p=[0.45, 0.45, 0.1]),
+                "probability": np.where(rng.random(n) < 0.05 * (trial % 2), np.nan, probability),
+            }
+        )
         units, groups = _units(pooled)
         grouped = pooled.groupby(["question_id", "resolution_date"], sort=False)["probability"]
         assert units.equals(grouped.size().index) and np.diff(groups.bounds).tolist() == grouped.size().tolist()
-        for ours, reference in ((_median, lambda p: float(p.median())), (_geometric_mean, geometric),
-                                (_mean_log_odds, log_odds)):
+        for ours, reference in ((_median, lambda p: float(p.median())), (_geometric_mean, geometric), (_mean_log_odds, log_odds)):
             assert np.array_equal(groups.apply(ours), grouped.agg(reference).to_numpy(dtype=float), equal_nan=True)
         assert np.array_equal(groups.medians(), groups.apply(_median), equal_nan=True)  # the one-sort medians, bit for bit
         whole = _units(pooled.dropna(subset=["probability"]))[1]  # no missing value: the sorted path itself

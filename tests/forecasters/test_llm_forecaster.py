@@ -52,12 +52,14 @@ class Endpoint:
                 return 429, {"Retry-After": "0"}, b'{"error": "slow down"}'
         if tag == "broken" and self.broken:
             return 200, {}, b'{"choices": [ this is not json'
-        text = {"good": "0.62",
-                "buried": "Looking at recent reports, the trend is mildly favourable. I'd put it at about 35%, all told.",
-                "refuse": "I'm sorry, but I can't provide predictions about this topic.",
-                "flaky": "Probability: 0.8",
-                "broken": "0.15",
-                "series": "The series has drifted upward.\nProbability: 0.55"}[tag]
+        text = {
+            "good": "0.62",
+            "buried": "Looking at recent reports, the trend is mildly favourable. I'd put it at about 35%, all told.",
+            "refuse": "I'm sorry, but I can't provide predictions about this topic.",
+            "flaky": "Probability: 0.8",
+            "broken": "0.15",
+            "series": "The series has drifted upward.\nProbability: 0.55",
+        }[tag]
         return 200, {"Content-Type": "application/json"}, completion(text)
 
 
@@ -90,14 +92,39 @@ def server():
 @pytest.fixture
 def hub(tmp_path: Path) -> Path:
     root = write_hub(tmp_path / "hub")
-    rows = [{"question_id": q, "resolution_date": d, "source": "sim", "kind": k, "category": "test",
-             "due": "2026-01-25T00:00:00Z", "freeze_time": FREEZE, "freeze_value": v,
-             "text": f"Will {q} go up? [tag:{tag}]", "url": ""}
-            for q, k, dates, tag, v in QUESTIONS_ for d in dates]
+    rows = [
+        {
+            "question_id": q,
+            "resolution_date": d,
+            "source": "sim",
+            "kind": k,
+            "category": "test",
+            "due": "2026-01-25T00:00:00Z",
+            "freeze_time": FREEZE,
+            "freeze_value": v,
+            "text": f"Will {q} go up? [tag:{tag}]",
+            "url": "",
+        }
+        for q, k, dates, tag, v in QUESTIONS_
+        for d in dates
+    ]
     write_table(root / "data/rounds/2026-01-25/questions.csv", pd.DataFrame(rows), ROUND_QUESTIONS)
-    bank = [{"id": q, "recorded_at": "2026-01-10T00:00:00Z", "source": "sim", "kind": k, "text": f"Will {q} go up?",
-             "background": f"Background of {q}.", "resolution_criteria": "Resolves YES if it goes up.",
-             "url": "", "category": "test", "open_time": "", "close_time": ""} for q, k, _, _, _ in QUESTIONS_]
+    bank = [
+        {
+            "id": q,
+            "recorded_at": "2026-01-10T00:00:00Z",
+            "source": "sim",
+            "kind": k,
+            "text": f"Will {q} go up?",
+            "background": f"Background of {q}.",
+            "resolution_criteria": "Resolves YES if it goes up.",
+            "url": "",
+            "category": "test",
+            "open_time": "",
+            "close_time": "",
+        }
+        for q, k, _, _, _ in QUESTIONS_
+    ]
     write_table(root / "data/questions/sim.csv", pd.DataFrame(bank), QUESTIONS)
     return root
 
@@ -118,24 +145,28 @@ def forecasts(hub: Path, model: str = MODEL_ID) -> dict:
 
 # -- parsing (pure) -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, expected", [
-    ("0.62", ("ok", 0.62)),
-    ("35%", ("ok", 0.35)),
-    ("**Probability:** 0.3", ("ok", 0.3)),
-    ("Probability (YES): 72 %", ("ok", 0.72)),
-    ("Probability: 70", ("ok", 0.7)),
-    ("Reasoning first.\nProbability: 0.1\nOn reflection...\nProbability: 0.25", ("ok", 0.25)),
-    ("After weighing it all I'd say roughly 35 percent.", ("ok", 0.35)),
-    ("The base rate is 12%.\nMy estimate: 0.3", ("ok", 0.3)),
-    ("I cannot know the future, but my forecast is 0.2", ("ok", 0.2)),
-    ("The base rate is 12% and I lean to 0.3 overall.", ("unparseable", None)),
-    ("Probability: 1.5", ("unparseable", None)),
-    ("Step 1: think. Step 2: think more.", ("unparseable", None)),
-    ("It happened on 2024-03-01.", ("unparseable", None)),
-    ("", ("unparseable", None)),
-    ("I’m sorry, but I can’t help with that.", ("refused", None)),
-    ("As an AI language model I do not make predictions.", ("refused", None)),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("0.62", ("ok", 0.62)),
+        ("35%", ("ok", 0.35)),
+        ("**Probability:** 0.3", ("ok", 0.3)),
+        ("Probability (YES): 72 %", ("ok", 0.72)),
+        ("Probability: 70", ("ok", 0.7)),
+        ("Reasoning first.\nProbability: 0.1\nOn reflection...\nProbability: 0.25", ("ok", 0.25)),
+        ("After weighing it all I'd say roughly 35 percent.", ("ok", 0.35)),
+        ("The base rate is 12%.\nMy estimate: 0.3", ("ok", 0.3)),
+        ("I cannot know the future, but my forecast is 0.2", ("ok", 0.2)),
+        ("The base rate is 12% and I lean to 0.3 overall.", ("unparseable", None)),
+        ("Probability: 1.5", ("unparseable", None)),
+        ("Step 1: think. Step 2: think more.", ("unparseable", None)),
+        ("It happened on 2024-03-01.", ("unparseable", None)),
+        ("", ("unparseable", None)),
+        ("I’m sorry, but I can’t help with that.", ("refused", None)),
+        ("As an AI language model I do not make predictions.", ("refused", None)),
+    ],
+)
 def test_parse_answer(text, expected):
     assert llm.parse_answer(text) == expected
 
@@ -155,16 +186,26 @@ def test_read_completion_handles_refusal_fields_and_odd_shapes():
 
 # -- prompts ------------------------------------------------------------------------------------
 
+
 def test_prompts_render_from_template_files_and_show_the_crowd_only_when_asked():
-    row = {"text": "Will X happen?", "kind": "binary", "url": "https://example.org/x", "background": "Some context.",
-           "resolution_criteria": "Resolves YES if X.", "due": "2026-01-25T00:00:00Z", "resolution_date": "",
-           "freeze_time": FREEZE, "freeze_value": 0.42}
+    row = {
+        "text": "Will X happen?",
+        "kind": "binary",
+        "url": "https://example.org/x",
+        "background": "Some context.",
+        "resolution_criteria": "Resolves YES if X.",
+        "due": "2026-01-25T00:00:00Z",
+        "resolution_date": "",
+        "freeze_time": FREEZE,
+        "freeze_value": 0.42,
+    }
     plain = llm.render_prompt("zero-shot", llm.prompt_context(row, with_crowd=False))
     crowd = llm.render_prompt("scratchpad", llm.prompt_context(row, with_crowd=True))
     assert "Will X happen?" in plain and "Some context." in plain and "Resolves YES if X." in plain
     assert "0.42" not in plain and "0.42" in crowd and "Probability: X" in crowd
-    series = llm.render_prompt("zero-shot", llm.prompt_context(
-        {**row, "kind": "dataset", "resolution_date": "2026-02-24", "freeze_value": 101.5}, with_crowd=False))
+    series = llm.render_prompt(
+        "zero-shot", llm.prompt_context({**row, "kind": "dataset", "resolution_date": "2026-02-24", "freeze_value": 101.5}, with_crowd=False)
+    )
     assert "2026-02-24" in series and "2026-01-25" in series and "101.5" in series
     assert {p.name for p in llm.PROMPTS.glob("*.j2")} == {"zero-shot.j2", "scratchpad.j2", "_question.j2", "arena.j2"}  # arena: agents.py
     assert llm.template_sha256("zero-shot") != llm.template_sha256("scratchpad")
@@ -173,8 +214,7 @@ def test_prompts_render_from_template_files_and_show_the_crowd_only_when_asked()
 
 
 def test_model_id_and_env():
-    assert llm.model_id(llm.Options(model="GPT-4o mini", variant="scratchpad", with_crowd=True, team="acme")) == \
-        "acme.gpt-4o-mini-scratchpad-crowd"
+    assert llm.model_id(llm.Options(model="GPT-4o mini", variant="scratchpad", with_crowd=True, team="acme")) == "acme.gpt-4o-mini-scratchpad-crowd"
     with pytest.raises(ConfigError, match="PRESCIENT_LLM_API_KEY"):
         llm.endpoint_from_env({})
     env = llm.endpoint_from_env({"PRESCIENT_LLM_API_KEY": "k", "PRESCIENT_LLM_BASE_URL": "http://h/v1/", "PRESCIENT_LLM_PRICE_IN": "0.5"})
@@ -184,6 +224,7 @@ def test_model_id_and_env():
 
 
 # -- the runner against a real local server -------------------------------------------------------
+
 
 def test_run_against_a_local_server(hub, server):
     with pytest.raises(PartialFailure) as caught:  # the malformed body is an endpoint failure
@@ -195,8 +236,13 @@ def test_run_against_a_local_server(hub, server):
     assert report.tokens_in == 600 and report.cost_usd == pytest.approx(6 * (100 * 1.0 + 10 * 2.0) / 1e6)
     assert server.flaky_calls == 2  # a 429, then the answer
     assert all(r["_auth"] == "Bearer sk-test" and r["model"] == "test-model-1" for r in server.requests)
-    assert forecasts(hub) == {("sim:good", ""): 0.62, ("sim:buried", ""): 0.35, ("sim:flaky", ""): 0.8,
-                              ("sim:series", "2026-02-01"): 0.55, ("sim:series", "2026-02-24"): 0.55}
+    assert forecasts(hub) == {
+        ("sim:good", ""): 0.62,
+        ("sim:buried", ""): 0.35,
+        ("sim:flaky", ""): 0.8,
+        ("sim:series", "2026-02-01"): 0.55,
+        ("sim:series", "2026-02-24"): 0.55,
+    }
     log = llm.read_log(hub / f"data/llm/2026-01-25/{MODEL_ID}.jsonl")
     by_q = {(r["question_id"], r["resolution_date"]): r for r in log}
     assert by_q[("sim:refuse", "")]["status"] == "refused" and by_q[("sim:refuse", "")]["probability"] is None
@@ -205,8 +251,7 @@ def test_run_against_a_local_server(hub, server):
     assert by_q[("sim:broken", "")]["status"] == "error"
     assert {r["template_sha256"] for r in log} == {llm.template_sha256("zero-shot")}
     meta = load_model(hub / f"data/models/{MODEL_ID}.yml")
-    assert (meta.kind, meta.prompt_variant, meta.prompt_sha256, meta.saw_crowd) == \
-        ("llm", "zero-shot", llm.template_sha256("zero-shot"), False)
+    assert (meta.kind, meta.prompt_variant, meta.prompt_sha256, meta.saw_crowd) == ("llm", "zero-shot", llm.template_sha256("zero-shot"), False)
     files = [hub / f"data/forecasts/2026-01-25/{MODEL_ID}.csv", hub / f"data/models/{MODEL_ID}.yml"]
     assert validate_files(hub, files, BEFORE, hub_own=True).ok
 
@@ -241,7 +286,7 @@ def test_a_log_line_cut_short_by_a_crash_is_asked_again(hub, server):
     log = hub / f"data/llm/2026-01-25/{MODEL_ID}.jsonl"
     lines = log.read_bytes().splitlines(keepends=True)
     cut = next(i for i, line in enumerate(lines) if b"sim:good" in line)
-    log.write_bytes(b"".join(lines[:cut] + lines[cut + 1:]) + lines[cut][:40])  # the last write was interrupted
+    log.write_bytes(b"".join(lines[:cut] + lines[cut + 1 :]) + lines[cut][:40])  # the last write was interrupted
     report = run(hub, server)
     assert report.asked == 1 and report.counts["ok"] == 1
     assert forecasts(hub)[("sim:good", "")] == 0.62
@@ -300,8 +345,20 @@ def test_cli(hub, server, monkeypatch):
     server.broken = False
     monkeypatch.setenv("PRESCIENT_LLM_API_KEY", "sk-test")
     monkeypatch.setenv("PRESCIENT_LLM_BASE_URL", server.url)
-    done = run_cli("forecast", "llm", "--model", "test-model-1", "--round", "2026-01-25", "--hub", str(hub),
-                   "--as-of", "2026-01-20T00:00:00Z", "--knowledge-cutoff", "2025-06-30")
+    done = run_cli(
+        "forecast",
+        "llm",
+        "--model",
+        "test-model-1",
+        "--round",
+        "2026-01-25",
+        "--hub",
+        str(hub),
+        "--as-of",
+        "2026-01-20T00:00:00Z",
+        "--knowledge-cutoff",
+        "2025-06-30",
+    )
     assert done.returncode == 0, done.stderr
     assert "ok 6, refused 1, unparseable 0, failed 0" in done.stdout
     assert f"wrote data/forecasts/2026-01-25/{MODEL_ID}.csv" in done.stdout

@@ -18,8 +18,7 @@ def sample(world: SimWorld, rounds: int = 12):
         due = parse_ts("2026-01-25T00:00:00Z") + days(14 * k)
         for m in world.markets:
             if m.open_time <= due - days(10) and m.close_time > due + days(1) and not m.void:
-                row = SimpleNamespace(kind="binary", question_id=m.id, resolution_date="",
-                                      freeze_value=m.price(m.day(due - days(10))))
+                row = SimpleNamespace(kind="binary", question_id=m.id, resolution_date="", freeze_value=m.price(m.day(due - days(10))))
                 rows.append((informed(world, row, due), prior(world, row, due), m.outcome, 0))
         for s in world.series:
             for h in (7, 30, 90):

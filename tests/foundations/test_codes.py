@@ -60,34 +60,41 @@ def used_codes(tree: ast.Module) -> Iterator[tuple[str, int]]:
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
             if name in positions:
-                given = node.args[positions[name]:positions[name] + 1] + [k.value for k in node.keywords if k.arg == "code"]
+                given = node.args[positions[name] : positions[name] + 1] + [k.value for k in node.keywords if k.arg == "code"]
                 yield from ((code, node.lineno) for arg in given for code in literals(arg))
         elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "code" for t in node.targets):
             yield from ((code, node.lineno) for code in literals(node.value))
         elif isinstance(node, ast.For) and isinstance(node.target, ast.Tuple) and isinstance(node.iter, ast.Tuple):
             at = [i for i, t in enumerate(node.target.elts) if isinstance(t, ast.Name) and t.id == "code"]
-            yield from ((code, node.lineno) for i in at for row in node.iter.elts if isinstance(row, ast.Tuple)
-                        for code in literals(row.elts[i]))
+            yield from ((code, node.lineno) for i in at for row in node.iter.elts if isinstance(row, ast.Tuple) for code in literals(row.elts[i]))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (m := MESSAGE_CODE.match(node.value)):
             yield m.group(1), node.lineno
 
 
-USED = {(code, f"{path.relative_to(PACKAGE.parent)}:{line}") for path, tree in TREES.items()
-        for code, line in used_codes(tree)}
+USED = {(code, f"{path.relative_to(PACKAGE.parent)}:{line}") for path, tree in TREES.items() for code, line in used_codes(tree)}
 
 
 def test_the_walker_finds_codes_of_every_kind():
     """The reader sees each way a code is written (so the test below is not vacuous)."""
     found = {code for code, _ in USED}
-    assert {"bad-csv", "toml-syntax", "ledger-conflict", "os-error", "response-too-large", "bad-answer",
-            "ledger-row-deleted", "forecast-changed-after-due", "combination-id", "derived-differs"} <= found
+    assert {
+        "bad-csv",
+        "toml-syntax",
+        "ledger-conflict",
+        "os-error",
+        "response-too-large",
+        "bad-answer",
+        "ledger-row-deleted",
+        "forecast-changed-after-due",
+        "combination-id",
+        "derived-differs",
+    } <= found
     assert len(found) > 100
 
 
 def test_every_code_the_package_reports_is_registered():
     unregistered = sorted(f"{where}: {code}" for code, where in USED if code not in REGISTERED)
-    assert not unregistered, "register these in generator/codes.py (codes are literal strings):\n" + \
-        "\n".join(unregistered)
+    assert not unregistered, "register these in generator/codes.py (codes are literal strings):\n" + "\n".join(unregistered)
 
 
 def test_every_registered_code_outside_the_submission_table_is_used():
@@ -102,12 +109,12 @@ def test_the_data_page_lists_every_other_code_with_its_meaning():
     from generator.site.render import data_dictionary, environment
 
     page = data_dictionary(environment())
-    section = page[page.index("[start:problem-codes]"):page.index("[end:problem-codes]")]
+    section = page[page.index("[start:problem-codes]") : page.index("[end:problem-codes]")]
     for group, codes in OTHER_CODES.items():
         assert f"### {group}\n" in section
         for code, entry in codes.items():
             assert f"| `{code}` | {entry.severity} | {entry.meaning} |" in section, code
             assert code not in CODES or CODES[code].meaning != entry.meaning, code
     docs = (PACKAGE.parent / "site_src" / "docs" / "data.md").read_text(encoding="utf-8")
-    assert '## Problem codes {#problem-codes}' in docs
+    assert "## Problem codes {#problem-codes}" in docs
     assert '--8<-- "generated/data-dictionary.md:problem-codes"' in docs

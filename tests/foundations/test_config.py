@@ -26,8 +26,7 @@ def test_unknown_source_wrong_types_and_unknown_keys_are_all_reported(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_settings(root)
     found = {(p.code, p.column) for p in info.value.problems}
-    assert found == {("wrong-type", "rounds.cadence_days"), ("unknown-key", "rounds.colour"),
-                     ("unknown-source", "sources.yahoo")}
+    assert found == {("wrong-type", "rounds.cadence_days"), ("unknown-key", "rounds.colour"), ("unknown-source", "sources.yahoo")}
     assert "known sources:" in next(p.message for p in info.value.problems if p.code == "unknown-source")
 
 
@@ -45,13 +44,20 @@ def test_as_of_comes_from_the_option_then_source_date_epoch_then_the_clock():
 
 
 def test_request_limits_must_be_positive_numbers_in_http_or_a_source_table(tmp_path):
-    root = write_hub(tmp_path / "hub", SMALL_HUB + '\n[http]\nrequest_seconds = 0\nmax_response_bytes = "20MB"\n'
-                     + "\n[sources.manifold]\nmax_response_bytes = -1\nrequest_seconds = true\n")
+    root = write_hub(
+        tmp_path / "hub",
+        SMALL_HUB
+        + '\n[http]\nrequest_seconds = 0\nmax_response_bytes = "20MB"\n'
+        + "\n[sources.manifold]\nmax_response_bytes = -1\nrequest_seconds = true\n",
+    )
     with pytest.raises(ConfigError) as caught:
         load_settings(root)
     assert {p.column: p.code for p in caught.value.problems} == {
-        "http.request_seconds": "bad-value", "http.max_response_bytes": "wrong-type",
-        "sources.manifold.max_response_bytes": "bad-value", "sources.manifold.request_seconds": "wrong-type"}
+        "http.request_seconds": "bad-value",
+        "http.max_response_bytes": "wrong-type",
+        "sources.manifold.max_response_bytes": "bad-value",
+        "sources.manifold.request_seconds": "wrong-type",
+    }
     ok = load_settings(write_hub(tmp_path / "ok", SMALL_HUB + "\n[http]\nrequest_seconds = 60\nmax_response_bytes = 1000000\n"))
     assert ok.http["request_seconds"] == 60 and ok.http["max_response_bytes"] == 1000000
 
@@ -67,6 +73,5 @@ def test_each_default_is_written_once_in_its_dataclass(tmp_path):
     assert (settings.title, settings.repo_url) == (HubTable().title, HubTable().repo_url)
     with pytest.raises(ConfigError) as caught:
         load_settings(write_hub(tmp_path / "bad", '[leaderboard]\nboards = ["everyone"]\n'))
-    assert {(p.code, p.column) for p in caught.value.problems} == {
-        ("missing-key", "rounds.first_due"), ("bad-value", "leaderboard.boards")}
+    assert {(p.code, p.column) for p in caught.value.problems} == {("missing-key", "rounds.first_due"), ("bad-value", "leaderboard.boards")}
     assert 'expected one of "tournament", "baseline"' in str(caught.value.problems)

@@ -84,5 +84,5 @@ def test_a_worker_that_fails_leaves_the_error_to_the_main_process():
 
 
 def test_a_result_the_worker_cannot_send_is_made_here():
-    pending = in_background(lambda: (lambda: "made"))  # a function: not picklable
+    pending = in_background(lambda: lambda: "made")  # a function: not picklable
     assert pending()() == "made"

@@ -45,17 +45,44 @@ def test_an_unknown_round_is_a_configuration_error_naming_the_rounds(sim_hub: Pa
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
-QSET = {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "questions": [
-    {"id": "m1", "source": "manifold", "question": "Will m1?", "resolution_criteria": "Per the market.", "background": "bg",
-     "url": "https://manifold.markets/m1", "freeze_datetime": "2025-12-25T00:00:00+00:00", "freeze_datetime_value": "0.3",
-     "freeze_datetime_value_explanation": "", "source_intro": "", "market_info_open_datetime": "N/A",
-     "market_info_close_datetime": "2026-06-01T00:00:00+00:00", "market_info_resolution_criteria": "N/A",
-     "resolution_dates": "N/A"},
-    {"id": "F1", "source": "fred", "question": "Will F1 rise?", "resolution_criteria": "", "background": "", "url": "",
-     "freeze_datetime": "2025-12-25T00:00:00+00:00", "freeze_datetime_value": "1.5", "freeze_datetime_value_explanation": "",
-     "source_intro": "", "market_info_open_datetime": "N/A", "market_info_close_datetime": "N/A",
-     "market_info_resolution_criteria": "N/A", "resolution_dates": ["2026-01-11", "2026-02-03"]},
-]}
+QSET = {
+    "forecast_due_date": "2026-01-04",
+    "question_set": "2026-01-04-llm.json",
+    "questions": [
+        {
+            "id": "m1",
+            "source": "manifold",
+            "question": "Will m1?",
+            "resolution_criteria": "Per the market.",
+            "background": "bg",
+            "url": "https://manifold.markets/m1",
+            "freeze_datetime": "2025-12-25T00:00:00+00:00",
+            "freeze_datetime_value": "0.3",
+            "freeze_datetime_value_explanation": "",
+            "source_intro": "",
+            "market_info_open_datetime": "N/A",
+            "market_info_close_datetime": "2026-06-01T00:00:00+00:00",
+            "market_info_resolution_criteria": "N/A",
+            "resolution_dates": "N/A",
+        },
+        {
+            "id": "F1",
+            "source": "fred",
+            "question": "Will F1 rise?",
+            "resolution_criteria": "",
+            "background": "",
+            "url": "",
+            "freeze_datetime": "2025-12-25T00:00:00+00:00",
+            "freeze_datetime_value": "1.5",
+            "freeze_datetime_value_explanation": "",
+            "source_intro": "",
+            "market_info_open_datetime": "N/A",
+            "market_info_close_datetime": "N/A",
+            "market_info_resolution_criteria": "N/A",
+            "resolution_dates": ["2026-01-11", "2026-02-03"],
+        },
+    ],
+}
 
 
 def test_an_exported_round_reads_back_through_the_forecastbench_parser(tmp_path: Path):

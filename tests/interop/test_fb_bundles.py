@@ -57,17 +57,20 @@ def test_bundles_import_exactly_as_their_folders(tmp_path):
     assert report.forecast_files >= 1 and tree_bytes(tmp_path / "bundled") == tree_bytes(tmp_path / "plain")
 
 
-@pytest.mark.parametrize(("member", "code"), [
-    (_info("../evil.json", 2), "unsafe-member"),
-    (_info("/etc/evil.json", 2), "unsafe-member"),
-    (_info("sets/a\\b.json", 2), "unsafe-member"),
-    (_info("sets/link.json", 0, tarfile.SYMTYPE, "../../x"), "unsafe-member"),
-    (_info("sets/hard.json", 0, tarfile.LNKTYPE, "sets/ok.json"), "unsafe-member"),
-    (_info("sets/fifo", 0, tarfile.FIFOTYPE), "unsafe-member"),
-])
+@pytest.mark.parametrize(
+    ("member", "code"),
+    [
+        (_info("../evil.json", 2), "unsafe-member"),
+        (_info("/etc/evil.json", 2), "unsafe-member"),
+        (_info("sets/a\\b.json", 2), "unsafe-member"),
+        (_info("sets/link.json", 0, tarfile.SYMTYPE, "../../x"), "unsafe-member"),
+        (_info("sets/hard.json", 0, tarfile.LNKTYPE, "sets/ok.json"), "unsafe-member"),
+        (_info("sets/fifo", 0, tarfile.FIFOTYPE), "unsafe-member"),
+    ],
+)
 def test_an_unsafe_member_is_refused_with_its_code_and_nothing_is_written(tmp_path, member, code):
     data, _ = mini_fb(tmp_path)
-    bundle = _raw_bundle(tmp_path / "forecast_sets.tar.gz", [(_info("sets/ok.json", 2), b"{}"), (member, b"{}"[:member.size])])
+    bundle = _raw_bundle(tmp_path / "forecast_sets.tar.gz", [(_info("sets/ok.json", 2), b"{}"), (member, b"{}"[: member.size])])
     with pytest.raises(SchemaError) as caught:
         import_forecastbench(tmp_path / "hub", data, bundle, as_of=AS_OF)
     (problem,) = caught.value.problems
@@ -102,8 +105,7 @@ def test_the_caps_hold_for_the_bundle_as_a_whole_and_a_broken_file_is_not_an_arc
 def test_the_cli_refuses_a_traversing_bundle_with_exit_3_and_the_code(tmp_path):
     data, _ = mini_fb(tmp_path)
     bundle = _raw_bundle(tmp_path / "forecast_sets.tar.gz", [(_info("../../x.json", 2), b"{}")])
-    result = run_cli("import", "forecastbench", str(data), "--forecasts", str(bundle), "--hub", str(tmp_path / "hub"),
-                     "--as-of", AS_OF)
+    result = run_cli("import", "forecastbench", str(data), "--forecasts", str(bundle), "--hub", str(tmp_path / "hub"), "--as-of", AS_OF)
     assert result.returncode == 3 and "[unsafe-member]" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -111,10 +113,19 @@ def test_a_processed_file_keeps_the_model_s_forecasts_and_leaves_fb_imputations_
     # a processed forecast set carries what FB scored: its own imputations marked imputed, the
     # crowd value at the due date, the outcome; only the model's own forecasts are imported
     processed = json.loads(json.dumps(MINI_FSET))
-    processed["forecasts"] = [{**row, "imputed": False, "market_value_on_due_date": 0.7, "resolved": True}
-                              for row in processed["forecasts"]]
-    processed["forecasts"].append({"id": "F1", "source": "fred", "forecast": 0.5, "resolution_date": "2026-02-03",
-                                   "reasoning": None, "imputed": True, "resolved_to": 1.0, "resolved": True})
+    processed["forecasts"] = [{**row, "imputed": False, "market_value_on_due_date": 0.7, "resolved": True} for row in processed["forecasts"]]
+    processed["forecasts"].append(
+        {
+            "id": "F1",
+            "source": "fred",
+            "forecast": 0.5,
+            "resolution_date": "2026-02-03",
+            "reasoning": None,
+            "imputed": True,
+            "resolved_to": 1.0,
+            "resolved": True,
+        }
+    )
     data, forecasts = mini_fb(tmp_path, fset=processed)
     bundle = _bundle(tmp_path / "processed_forecast_sets.tar.gz", forecasts)
     report = import_forecastbench(tmp_path / "hub", data, bundle, as_of=AS_OF)

@@ -31,40 +31,84 @@ DUE = "2026-01-04"
 
 
 def _q(qid, source, dates):
-    return {"id": qid, "source": source, "question": f"Will {qid}?", "resolution_criteria": "", "background": "", "url": "",
-            "freeze_datetime": "2025-12-25T00:00:00+00:00", "freeze_datetime_value": "0.3", "source_intro": "",
-            "market_info_open_datetime": "N/A", "market_info_close_datetime": "N/A", "resolution_dates": dates}
+    return {
+        "id": qid,
+        "source": source,
+        "question": f"Will {qid}?",
+        "resolution_criteria": "",
+        "background": "",
+        "url": "",
+        "freeze_datetime": "2025-12-25T00:00:00+00:00",
+        "freeze_datetime_value": "0.3",
+        "source_intro": "",
+        "market_info_open_datetime": "N/A",
+        "market_info_close_datetime": "N/A",
+        "resolution_dates": dates,
+    }
 
 
-LLM = {"forecast_due_date": DUE, "question_set": f"{DUE}-llm.json",
-       "questions": [_q("m1", "manifold", "N/A"), _q("F1", "fred", ["2026-01-11", "2026-02-03"])]}
-HUMAN = {"forecast_due_date": DUE, "question_set": f"{DUE}-human.json",
-         "questions": [_q("m1", "manifold", "N/A"), _q("F1", "fred", ["2026-01-11"])]}
-RSET = {"forecast_due_date": DUE, "question_set": f"{DUE}-llm.json", "resolutions": [
-    {"id": "m1", "source": "manifold", "direction": None, "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
-    {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
-    {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-02-03", "resolved_to": 1.0, "resolved": True}]}
+LLM = {
+    "forecast_due_date": DUE,
+    "question_set": f"{DUE}-llm.json",
+    "questions": [_q("m1", "manifold", "N/A"), _q("F1", "fred", ["2026-01-11", "2026-02-03"])],
+}
+HUMAN = {"forecast_due_date": DUE, "question_set": f"{DUE}-human.json", "questions": [_q("m1", "manifold", "N/A"), _q("F1", "fred", ["2026-01-11"])]}
+RSET = {
+    "forecast_due_date": DUE,
+    "question_set": f"{DUE}-llm.json",
+    "resolutions": [
+        {"id": "m1", "source": "manifold", "direction": None, "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
+        {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
+        {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-02-03", "resolved_to": 1.0, "resolved": True},
+    ],
+}
 
 
 def _row(qid, source, p, date=None, user=None):
-    row = {"id": qid, "source": source, "forecast": p, "resolution_date": date, "reasoning": "r", "direction": None,
-           "searches": "a b", "consulted_urls": None}
+    row = {
+        "id": qid,
+        "source": source,
+        "forecast": p,
+        "resolution_date": date,
+        "reasoning": "r",
+        "direction": None,
+        "searches": "a b",
+        "consulted_urls": None,
+    }
     return row | ({"user_id": user} if user else {})
 
 
 # FB's spelling: `question-set`, no model_organization, extra per-row fields, float noise
-GROUP = {"organization": "ForecastBench", "model": "Superforecaster forecasts", "question-set": f"{DUE}-human.json",
-         "forecast_due_date": DUE, "forecasts": [
-             _row("m1", "manifold", 0.7, user="u1"), _row("m1", "manifold", 0.9, user="u2"), _row("m1", "manifold", 0.8, user="u3"),
-             _row("F1", "fred", 0.2, "2026-01-11", "u1"), _row("F1", "fred", 0.30000000000000004, "2026-01-11", "u2")]}
-LLM_FILE = {"organization": "Lab", "model": "Model", "model_organization": "Lab", "question_set": f"{DUE}-llm.json",
-            "forecasts": [_row("m1", "manifold", 0.6), _row("F1", "fred", 0.5, "2026-01-11")]}
+GROUP = {
+    "organization": "ForecastBench",
+    "model": "Superforecaster forecasts",
+    "question-set": f"{DUE}-human.json",
+    "forecast_due_date": DUE,
+    "forecasts": [
+        _row("m1", "manifold", 0.7, user="u1"),
+        _row("m1", "manifold", 0.9, user="u2"),
+        _row("m1", "manifold", 0.8, user="u3"),
+        _row("F1", "fred", 0.2, "2026-01-11", "u1"),
+        _row("F1", "fred", 0.30000000000000004, "2026-01-11", "u2"),
+    ],
+}
+LLM_FILE = {
+    "organization": "Lab",
+    "model": "Model",
+    "model_organization": "Lab",
+    "question_set": f"{DUE}-llm.json",
+    "forecasts": [_row("m1", "manifold", 0.6), _row("F1", "fred", 0.5, "2026-01-11")],
+}
 
 
 def _files(root: Path, forecasts: dict[str, dict], extra: dict[str, bytes] | None = None) -> tuple[Path, Path]:
     data, folder = root / "fb" / "datasets", root / "forecasts"
-    texts = {f"question_sets/{DUE}-llm.json": json.dumps(LLM).encode(), f"question_sets/{DUE}-human.json": json.dumps(HUMAN).encode(),
-             f"resolution_sets/{DUE}_resolution_set.json": json.dumps(RSET).encode(), **(extra or {})}
+    texts = {
+        f"question_sets/{DUE}-llm.json": json.dumps(LLM).encode(),
+        f"question_sets/{DUE}-human.json": json.dumps(HUMAN).encode(),
+        f"resolution_sets/{DUE}_resolution_set.json": json.dumps(RSET).encode(),
+        **(extra or {}),
+    }
     for name, body in texts.items():
         (data / name).parent.mkdir(parents=True, exist_ok=True)
         (data / name).write_bytes(body)
@@ -109,10 +153,16 @@ def test_the_nightly_scores_each_file_on_its_own_set_as_verify_does(tmp_path):
 
 
 def test_the_group_median_is_the_ordinary_median_of_every_members_row():
-    rows = pd.DataFrame({"question_id": ["a", "a", "a", "a", "b"], "resolution_date": "", "probability": [.1, .2, .6, .9, .4],
-                         "member": ["u1", "u2", "u3", "u4", "u1"]})
+    rows = pd.DataFrame(
+        {
+            "question_id": ["a", "a", "a", "a", "b"],
+            "resolution_date": "",
+            "probability": [0.1, 0.2, 0.6, 0.9, 0.4],
+            "member": ["u1", "u2", "u3", "u4", "u1"],
+        }
+    )
     out = group_median(rows).set_index("question_id")
-    assert out["probability"].tolist() == [pytest.approx(.4), pytest.approx(.4)]
+    assert out["probability"].tolist() == [pytest.approx(0.4), pytest.approx(0.4)]
     assert out.loc["a", "reasoning"] == "median of 4 forecaster(s)"
 
 
@@ -152,14 +202,21 @@ def test_the_leaderboard_command_lists_what_the_imputation_rule_left_off(tmp_pat
 
 # -- a hub's own human team, by pull request ---------------------------------------------------------
 
+
 def _round_set(with_sets: bool):
     from generator.submissions.content import RoundSet
 
-    units = {"llm": frozenset({("manifold:m1", ""), ("fred:F1", "2026-01-11"), ("fred:F1", "2026-02-03")}),
-             "human": frozenset({("manifold:m1", ""), ("fred:F1", "2026-01-11")})}
-    return RoundSet(DUE, f"{DUE}T00:00:00Z", {"manifold:m1": "binary", "fred:F1": "dataset"},
-                    {"fred:F1": frozenset({"2026-01-11", "2026-02-03"})},
-                    {f"{DUE}-{k}": v for k, v in units.items()} if with_sets else {})
+    units = {
+        "llm": frozenset({("manifold:m1", ""), ("fred:F1", "2026-01-11"), ("fred:F1", "2026-02-03")}),
+        "human": frozenset({("manifold:m1", ""), ("fred:F1", "2026-01-11")}),
+    }
+    return RoundSet(
+        DUE,
+        f"{DUE}T00:00:00Z",
+        {"manifold:m1": "binary", "fred:F1": "dataset"},
+        {"fred:F1": frozenset({"2026-01-11", "2026-02-03"})},
+        {f"{DUE}-{k}": v for k, v in units.items()} if with_sets else {},
+    )
 
 
 def _checked(body: dict, with_sets: bool = True) -> list[tuple[str, str]]:
@@ -178,12 +235,13 @@ def test_a_teams_individual_file_passes_validation_and_a_member_may_not_answer_t
 
 
 def test_a_question_set_the_round_does_not_have_is_an_error_and_coverage_is_per_set():
-    assert _checked(dict(GROUP, **{"question-set": f"{DUE}-other.json"})) == [("low-coverage", "warning"),
-                                                                              ("question-set-mismatch", "error")]
+    assert _checked(dict(GROUP, **{"question-set": f"{DUE}-other.json"})) == [("low-coverage", "warning"), ("question-set-mismatch", "error")]
     assert _checked(dict(GROUP, **{"question-set": f"{DUE}-llm.json"})) == [("low-coverage", "warning")]  # 2 of the LLM set's 3
     assert _checked(dict(GROUP, **{"question-set": f"{DUE}-prescient.json"}), with_sets=False) == [("low-coverage", "warning")]
     assert _checked(dict(GROUP, **{"question-set": "2025-12-21-llm.json"}), with_sets=False) == [
-        ("low-coverage", "warning"), ("question-set-mismatch", "error")]
+        ("low-coverage", "warning"),
+        ("question-set-mismatch", "error"),
+    ]
 
 
 def test_a_teams_individual_file_in_the_hub_is_scored_as_its_median(tmp_path):
@@ -197,9 +255,10 @@ def test_a_teams_individual_file_in_the_hub_is_scored_as_its_median(tmp_path):
 
 # -- the unranked list on the board page and in the nightly summary ----------------------------------
 
+
 def test_the_board_page_and_the_nightly_summary_list_what_was_left_off(tmp_path):
     from generator.leaderboard.hub_boards import hub_board
-    from generator.pipeline.nightly import unranked_lines
+    from generator.pipeline.headline import unranked_lines
     from generator.site.render import _panels, environment
 
     data, forecasts = _files(tmp_path, {"super.json": GROUP, "llm.json": LLM_FILE})
@@ -227,8 +286,9 @@ def test_an_import_keeps_the_files_it_wrote_for_the_next_nightly_with_the_same_b
     cache = tmp_path / "cache"
     runs = {"cached": ["--cache-dir", str(cache)], "plain": ["--no-cache"]}
     for name, options in runs.items():
-        imported = run_cli("import", "forecastbench", str(data), "--forecasts", str(forecasts), "--hub",
-                           str(tmp_path / name), "--as-of", AS_OF, *options)
+        imported = run_cli(
+            "import", "forecastbench", str(data), "--forecasts", str(forecasts), "--hub", str(tmp_path / name), "--as-of", AS_OF, *options
+        )
         assert imported.returncode == 0, imported.stderr
     written = list((tmp_path / "cached" / "data" / "forecasts").rglob("*.csv"))
     assert written and len(list((cache / "frames").glob("*.frame"))) >= len(written)

@@ -43,8 +43,13 @@ MEDIAN = "forecastbench.superforecaster-median-forecast"
 MARKETS = {"infer", "manifold", "metaculus", "polymarket"}
 TODAY_AS_OF, SNAPSHOT_AS_OF = "2026-08-21T00:00:00Z", "2025-09-05T00:00:00Z"
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not all(p.is_file() for p in (INDIVIDUAL, HUMAN_SET, TODAY, SNAPSHOT, LEGACY)),
-                                reason=f"the real ForecastBench human files are not at {FB} (../shared is absent)")]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        not all(p.is_file() for p in (INDIVIDUAL, HUMAN_SET, TODAY, SNAPSHOT, LEGACY)),
+        reason=f"the real ForecastBench human files are not at {FB} (../shared is absent)",
+    ),
+]
 
 LEGACY_HUB_TOML = f"""[hub]
 title = "ForecastBench legacy human board"
@@ -87,8 +92,7 @@ def _scores(hub: Path, as_of: str) -> pd.DataFrame:
 
 def _row(hub: Path, scores: pd.DataFrame, as_of: str, view: str = "overall") -> pd.Series:
     loaded = Hub.load(hub)
-    board = hub_board(scores, readers.load_models(loaded), parse_ts(as_of), loaded.settings,
-                      board="tournament", view=view, replicates=0)
+    board = hub_board(scores, readers.load_models(loaded), parse_ts(as_of), loaded.settings, board="tournament", view=view, replicates=0)
     return board.set_index("model").loc[MEDIAN]
 
 
@@ -109,12 +113,18 @@ def legacy(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
 
 # -- an independent computation, straight from FB's JSON ---------------------------------------------
 
+
 def _units(resolution_set: Path) -> pd.DataFrame:
     """The human question set's units joined with the resolution set and the members' median (pandas only)."""
     questions = json.loads(HUMAN_SET.read_text())["questions"]
-    units = pd.DataFrame([(q["source"], q["id"], "" if q["source"] in MARKETS else d)
-                          for q in questions for d in (["N/A"] if q["source"] in MARKETS else q["resolution_dates"])],
-                         columns=["source", "id", "date"])
+    units = pd.DataFrame(
+        [
+            (q["source"], q["id"], "" if q["source"] in MARKETS else d)
+            for q in questions
+            for d in (["N/A"] if q["source"] in MARKETS else q["resolution_dates"])
+        ],
+        columns=["source", "id", "date"],
+    )
     res = pd.DataFrame(json.loads(resolution_set.read_text())["resolutions"])
     res = res[res["id"].map(lambda x: isinstance(x, str))]
     res["date"] = np.where(res["source"].isin(MARKETS), "", res["resolution_date"])
@@ -130,12 +140,17 @@ def _units(resolution_set: Path) -> pd.DataFrame:
 
 def _by_hand(resolution_set: Path) -> dict[str, tuple[int, float]]:
     u = _units(resolution_set)
-    parts = {"dataset": u[~u["market"] & u["resolved"]], "market_resolved": u[u["market"] & u["resolved"]],
-             "market_unresolved": u[u["market"] & ~u["resolved"].astype(bool)], "market": u[u["market"]]}
+    parts = {
+        "dataset": u[~u["market"] & u["resolved"]],
+        "market_resolved": u[u["market"] & u["resolved"]],
+        "market_unresolved": u[u["market"] & ~u["resolved"].astype(bool)],
+        "market": u[u["market"]],
+    }
     return {k: (len(v), float(v["brier"].mean())) for k, v in parts.items()}
 
 
 # -- the tests ---------------------------------------------------------------------------------------
+
 
 def test_the_individual_file_becomes_the_superforecaster_median_model_with_its_members_kept(today):
     hub, _ = today
@@ -234,8 +249,16 @@ def test_a_crowd_difficulty_board_of_the_real_round_stands_and_counts_its_crowd_
     rounds = readers.load_round(loaded, parse_ts(DUE))
     crowd = crowd_from_rounds(rounds, readers.load_observations(loaded))
     assert set(crowd["at"]) == {"freeze"}  # an import knows nothing later than the freeze value
-    board = hub_board(scores, readers.load_models(loaded), parse_ts(TODAY_AS_OF), loaded.settings,
-                      board="tournament", replicates=0, crowd=crowd, market_difficulty="crowd")
+    board = hub_board(
+        scores,
+        readers.load_models(loaded),
+        parse_ts(TODAY_AS_OF),
+        loaded.settings,
+        board="tournament",
+        replicates=0,
+        crowd=crowd,
+        market_difficulty="crowd",
+    )
     counts = board.attrs["crowd_values"]
     # the 67 markets of the LLM set known only from the resolution set have no freeze value (the issue's
     # "67 market units have no crowd probability"), and only the hub's baselines answer them: no

@@ -24,26 +24,55 @@ QSET_NAME, RSET_NAME, FSET_NAME = "question_sets/2026-01-04-llm.json", "resoluti
 
 
 def _q(qid: str, source: str, dates) -> dict:
-    return {"id": qid, "source": source, "question": f"Will {qid}?", "resolution_criteria": "", "background": "", "url": "",
-            "freeze_datetime": "2025-12-25T00:00:00+00:00", "freeze_datetime_value": "0.3", "source_intro": "",
-            "market_info_open_datetime": "N/A", "market_info_close_datetime": "N/A", "resolution_dates": dates}
+    return {
+        "id": qid,
+        "source": source,
+        "question": f"Will {qid}?",
+        "resolution_criteria": "",
+        "background": "",
+        "url": "",
+        "freeze_datetime": "2025-12-25T00:00:00+00:00",
+        "freeze_datetime_value": "0.3",
+        "source_intro": "",
+        "market_info_open_datetime": "N/A",
+        "market_info_close_datetime": "N/A",
+        "resolution_dates": dates,
+    }
 
 
-QSET = {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json",
-        "questions": [_q("m1", "manifold", "N/A"), _q("F1", "fred", ["2026-01-11", "2026-02-03"])]}
-RSET = {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "resolutions": [
-    {"id": "m1", "source": "manifold", "direction": None, "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
-    {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True}]}
-FSET = {"organization": "Team A", "model": "Model X", "model_organization": "Lab", "question_set": "2026-01-04-llm.json",
-        "forecasts": [{"id": "m1", "source": "manifold", "forecast": 0.8, "resolution_date": None, "reasoning": None},
-                      {"id": "F1", "source": "fred", "forecast": 0.4, "resolution_date": "2026-01-11", "reasoning": "r"}]}
+QSET = {
+    "forecast_due_date": "2026-01-04",
+    "question_set": "2026-01-04-llm.json",
+    "questions": [_q("m1", "manifold", "N/A"), _q("F1", "fred", ["2026-01-11", "2026-02-03"])],
+}
+RSET = {
+    "forecast_due_date": "2026-01-04",
+    "question_set": "2026-01-04-llm.json",
+    "resolutions": [
+        {"id": "m1", "source": "manifold", "direction": None, "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
+        {"id": "F1", "source": "fred", "direction": None, "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
+    ],
+}
+FSET = {
+    "organization": "Team A",
+    "model": "Model X",
+    "model_organization": "Lab",
+    "question_set": "2026-01-04-llm.json",
+    "forecasts": [
+        {"id": "m1", "source": "manifold", "forecast": 0.8, "resolution_date": None, "reasoning": None},
+        {"id": "F1", "source": "fred", "forecast": 0.4, "resolution_date": "2026-01-11", "reasoning": "r"},
+    ],
+}
 
 
 def files(tmp_path: Path, which: str, data: bytes) -> tuple[Path, Path]:
     """The valid three files, with the ``which`` one (qset, rset or fset) replaced by ``data``."""
     datasets, forecasts = tmp_path / "fb" / "datasets", tmp_path / "forecasts"
-    content = {datasets / QSET_NAME: json.dumps(QSET).encode(), datasets / RSET_NAME: json.dumps(RSET).encode(),
-               forecasts / FSET_NAME: json.dumps(FSET).encode()}
+    content = {
+        datasets / QSET_NAME: json.dumps(QSET).encode(),
+        datasets / RSET_NAME: json.dumps(RSET).encode(),
+        forecasts / FSET_NAME: json.dumps(FSET).encode(),
+    }
     content[{"qset": datasets / QSET_NAME, "rset": datasets / RSET_NAME, "fset": forecasts / FSET_NAME}[which]] = data
     for path, body in content.items():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -143,10 +172,29 @@ def test_each_broken_file_is_refused_with_its_code_and_nothing_is_written(tmp_pa
 
 
 @pytest.mark.parametrize("parse", [fb_parse.parse_question_set, fb_parse.parse_resolution_set, fb_parse.parse_forecast_set])
-@pytest.mark.parametrize("body", [None, 0, 1.5, "x", [], [None], {}, {"questions": None, "resolutions": None, "forecasts": None},
-                                  {"forecast_due_date": [], "question_set": {}, "questions": [[]], "resolutions": [1],
-                                   "forecasts": [{"id": [], "source": {}, "forecast": {}}], "organization": [], "model": None,
-                                   "model_organization": 0}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        None,
+        0,
+        1.5,
+        "x",
+        [],
+        [None],
+        {},
+        {"questions": None, "resolutions": None, "forecasts": None},
+        {
+            "forecast_due_date": [],
+            "question_set": {},
+            "questions": [[]],
+            "resolutions": [1],
+            "forecasts": [{"id": [], "source": {}, "forecast": {}}],
+            "organization": [],
+            "model": None,
+            "model_organization": 0,
+        },
+    ],
+)
 def test_the_parsers_turn_any_shape_into_problems(parse, body):
     parsed = parse(body, "label")
     assert parsed.problems and all(p.code and p.file == "label" for p in parsed.problems)
@@ -154,6 +202,5 @@ def test_the_parsers_turn_any_shape_into_problems(parse, body):
 
 def test_the_cli_refuses_a_broken_import_with_exit_3_and_no_traceback(tmp_path):
     datasets, forecasts = files(tmp_path, "fset", raw(FSET, '"forecast": 0.8', '"forecast": 1' + "0" * 400))
-    done = run_cli("import", "forecastbench", str(datasets), "--forecasts", str(forecasts), "--hub", str(tmp_path / "hub"),
-                   "--as-of", AS_OF)
+    done = run_cli("import", "forecastbench", str(datasets), "--forecasts", str(forecasts), "--hub", str(tmp_path / "hub"), "--as-of", AS_OF)
     assert done.returncode == 3 and "[bad-probability]" in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -34,8 +34,12 @@ RECIPE = json.loads((HERE / "recipe.json").read_text())
 AS_OF = RECIPE["as_of"]
 TYPES = ("dataset", "market", "overall")
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not ((FB / "datasets").is_dir() and SYNTH.is_file()),
-                                reason=f"the real ForecastBench sets and synth_fb.py not found under {SHARED}")]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        not ((FB / "datasets").is_dir() and SYNTH.is_file()), reason=f"the real ForecastBench sets and synth_fb.py not found under {SHARED}"
+    ),
+]
 
 
 def input_digest(forecast_sets: Path) -> str:
@@ -49,17 +53,22 @@ def input_digest(forecast_sets: Path) -> str:
 @pytest.fixture(scope="module")
 def boards(tmp_path_factory):
     work = tmp_path_factory.mktemp("fbparity")
-    subprocess.run([sys.executable, str(SYNTH), *RECIPE["synth_args"], "--out", str(work / "synth")],
-                   check=True, capture_output=True, text=True)
+    subprocess.run([sys.executable, str(SYNTH), *RECIPE["synth_args"], "--out", str(work / "synth")], check=True, capture_output=True, text=True)
     sets = work / "synth" / "forecast_sets"
     assert input_digest(sets) == RECIPE["input_sha256"], "synth_fb.py no longer writes the fixture's input"
     hub = work / "hub"
     run = [sys.executable, "-m", "generator"]
     env = {**os.environ, "PRESCIENT_CACHE_DIR": str(work / "cache")}
-    subprocess.run([*run, "import", "forecastbench", str(FB), "--forecasts", str(sets), "--hub", str(hub),
-                    "--as-of", AS_OF], check=True, capture_output=True, text=True, env=env)
-    done = subprocess.run([*run, "leaderboard", "--hub", str(hub), "--as-of", AS_OF, "--format", "csv"],
-                          check=True, capture_output=True, text=True, env=env)
+    subprocess.run(
+        [*run, "import", "forecastbench", str(FB), "--forecasts", str(sets), "--hub", str(hub), "--as-of", AS_OF],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    done = subprocess.run(
+        [*run, "leaderboard", "--hub", str(hub), "--as-of", AS_OF, "--format", "csv"], check=True, capture_output=True, text=True, env=env
+    )
     ours = pd.read_csv(io.StringIO(done.stdout), keep_default_na=False, na_values=[""])
     theirs = pd.read_csv(HERE / "fb_tournament.csv")
     return ours, theirs

@@ -40,10 +40,14 @@ needs_fb = pytest.mark.skipif(not (FB / "datasets").is_dir(), reason=f"real Fore
 
 
 def _round():
-    return pd.DataFrame({
-        "question_id": ["m:1", "s:1", "s:1"], "resolution_date": ["", "2026-01-11", "2026-02-03"],
-        "kind": ["binary", "dataset", "dataset"], "due": "2026-01-04T00:00:00Z",
-    })
+    return pd.DataFrame(
+        {
+            "question_id": ["m:1", "s:1", "s:1"],
+            "resolution_date": ["", "2026-01-11", "2026-02-03"],
+            "kind": ["binary", "dataset", "dataset"],
+            "due": "2026-01-04T00:00:00Z",
+        }
+    )
 
 
 def _stated(rows):
@@ -54,11 +58,13 @@ def _stated(rows):
 
 
 def test_a_stated_resolution_overrides_the_computed_one_once_recorded():
-    stated = _stated([
-        ("2026-01-04", "s:1", "2026-01-11", "2026-01-11T00:00:00Z", "resolved", 1.0, "2026-01-11T00:00:00Z", np.nan, ""),
-        ("2026-01-04", "m:1", "", "2026-01-20T00:00:00Z", "resolved", 0.0, "2026-01-20T00:00:00Z", np.nan, ""),
-        ("2026-01-04", "m:1", "", "2026-01-25T00:00:00Z", "resolved", 1.0, "2026-01-20T00:00:00Z", np.nan, ""),
-    ])
+    stated = _stated(
+        [
+            ("2026-01-04", "s:1", "2026-01-11", "2026-01-11T00:00:00Z", "resolved", 1.0, "2026-01-11T00:00:00Z", np.nan, ""),
+            ("2026-01-04", "m:1", "", "2026-01-20T00:00:00Z", "resolved", 0.0, "2026-01-20T00:00:00Z", np.nan, ""),
+            ("2026-01-04", "m:1", "", "2026-01-25T00:00:00Z", "resolved", 1.0, "2026-01-20T00:00:00Z", np.nan, ""),
+        ]
+    )
     obs = empty_frame(OBSERVATIONS)
     early = resolve_round(_round(), ledger_view(obs, "2026-01-15T00:00:00Z", stated)).set_index(["question_id", "resolution_date"])
     assert early.loc[("s:1", "2026-01-11"), "status"] == "resolved" and early.loc[("s:1", "2026-01-11"), "outcome"] == 1.0
@@ -67,15 +73,18 @@ def test_a_stated_resolution_overrides_the_computed_one_once_recorded():
     late = resolve_round(_round(), ledger_view(obs, "2026-01-26T00:00:00Z", stated)).set_index("question_id")
     assert mid.loc["m:1", "outcome"] == 0.0 and late.loc["m:1", "outcome"] == 1.0  # the latest recorded wins
     assert resolve_round(_round(), ledger_view(obs, "2026-01-26T00:00:00Z")).equals(
-        resolve_round(_round(), ledger_view(obs, "2026-01-26T00:00:00Z", None)))
+        resolve_round(_round(), ledger_view(obs, "2026-01-26T00:00:00Z", None))
+    )
 
 
 def test_statements_follow_their_round_and_the_due_date_void_rule():
-    stated = _stated([
-        ("2025-12-21", "m:1", "", "2026-01-02T00:00:00Z", "resolved", 1.0, "2026-01-02T00:00:00Z", np.nan, ""),
-        ("", "s:1", "2026-01-11", "2026-01-12T00:00:00Z", "void", np.nan, "2026-01-12T00:00:00Z", np.nan, ""),
-        ("2026-01-04", "s:1", "2026-02-03", "2026-01-03T00:00:00Z", "resolved", 1.0, "2026-01-03T00:00:00Z", np.nan, ""),
-    ])
+    stated = _stated(
+        [
+            ("2025-12-21", "m:1", "", "2026-01-02T00:00:00Z", "resolved", 1.0, "2026-01-02T00:00:00Z", np.nan, ""),
+            ("", "s:1", "2026-01-11", "2026-01-12T00:00:00Z", "void", np.nan, "2026-01-12T00:00:00Z", np.nan, ""),
+            ("2026-01-04", "s:1", "2026-02-03", "2026-01-03T00:00:00Z", "resolved", 1.0, "2026-01-03T00:00:00Z", np.nan, ""),
+        ]
+    )
     out = resolve_round(_round(), ledger_view(empty_frame(OBSERVATIONS), AS_OF, stated)).set_index(["question_id", "resolution_date"])
     assert out.loc[("m:1", ""), "status"] == "open"  # stated for another round
     assert out.loc[("s:1", "2026-01-11"), "status"] == "void"  # a round-less statement applies
@@ -83,9 +92,6 @@ def test_statements_follow_their_round_and_the_due_date_void_rule():
 
 
 # -- malformed input ------------------------------------------------------------------------------
-
-
-
 
 
 def _edit(base: dict, key: str, index: int, **changes) -> dict:
@@ -141,13 +147,14 @@ def test_a_rejected_import_whose_workers_staged_files_leaves_the_hub_as_it_was(t
         with log.open("a") as out:
             out.write(f"{staged}\n")
         return staged
+
     monkeypatch.setattr(workers, "stage_bytes", logged)
     data, forecasts = mini_fb(tmp_path, fset=_edit(MINI_FSET, "forecasts", 0, forecast=1.5))
     (forecasts / "good.json").write_text(json.dumps({**MINI_FSET, "model": "Good"}))
     hub = tmp_path / "hub"
     if not fresh:
         (hub / "data").mkdir(parents=True)
-        (hub / "data" / "hub.toml").write_text("[hub]\ntitle = \"mine\"\n")
+        (hub / "data" / "hub.toml").write_text('[hub]\ntitle = "mine"\n')
     before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if "hub" in p.parts)
     with pytest.raises(SchemaError) as info:
         import_forecastbench(hub, data, forecasts, as_of=AS_OF)
@@ -164,8 +171,20 @@ def test_list_ids_are_dropped_with_a_warning_and_the_cli_reports_errors_without_
     stated = readers.load_resolutions(Hub(tmp_path / "hub"))
     assert sorted(stated["question_id"]) == ["fred:F1", "fred:F1", "manifold:m1"]
     bad, bad_forecasts = mini_fb(tmp_path / "bad", fset=BAD["bad-probability"]["fset"])
-    cmd = [sys.executable, "-m", "generator", "import", "forecastbench", str(bad), "--forecasts", str(bad_forecasts),
-           "--hub", str(tmp_path / "hub2"), "--as-of", AS_OF]
+    cmd = [
+        sys.executable,
+        "-m",
+        "generator",
+        "import",
+        "forecastbench",
+        str(bad),
+        "--forecasts",
+        str(bad_forecasts),
+        "--hub",
+        str(tmp_path / "hub2"),
+        "--as-of",
+        AS_OF,
+    ]
     run = subprocess.run(cmd, check=False, capture_output=True, text=True)
     assert run.returncode == 3 and "[bad-probability]" in run.stderr and "Traceback" not in run.stderr
 
@@ -196,8 +215,7 @@ def score_hub(files: Hub, as_of):
 
 
 def _digest(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(scope="module")
@@ -211,16 +229,14 @@ def fb_hub(tmp_path_factory):
     return hub
 
 
-PUBLISHED = {"prescient.always-0": (37.7, 52.7, 44.7), "prescient.always-1": (21.8, 11.9, 16.7),
-             "prescient.always-0.5": (50.0, 50.0, 50.0)}
+PUBLISHED = {"prescient.always-0": (37.7, 52.7, 44.7), "prescient.always-1": (21.8, 11.9, 16.7), "prescient.always-0.5": (50.0, 50.0, 50.0)}
 
 
 @needs_fb
 def test_the_published_always_rows_and_counts_are_reproduced(fb_hub):
     hub = Hub(fb_hub)
     options = FBOptions(**{**FB_TOURNAMENT.__dict__, "replicates": 50})
-    board = fb_board(readers.load_scores(hub), readers.load_models(hub), parse_ts(AS_OF),
-                     np.random.default_rng(0), options).set_index("model")
+    board = fb_board(readers.load_scores(hub), readers.load_models(hub), parse_ts(AS_OF), np.random.default_rng(0), options).set_index("model")
     for model, published in PUBLISHED.items():
         got = board.loc[model, ["dataset", "market", "overall"]].to_numpy(dtype=float)
         assert np.abs(got - np.array(published)).max() <= 0.2, (model, got, published)
@@ -235,13 +251,22 @@ def test_a_partial_import_keeps_every_unit_and_says_how_many_no_estimation_model
     # the superforecasters are the only estimation-sample model and answer 578 of the 35,670 units:
     # 0.6.4 dropped the rest silently (Always 0 overall 45.9); now every unit stays, at its raw Brier
     layout = Hub(fb_hub)
-    board = fb_board(readers.load_scores(layout), readers.load_models(layout), parse_ts(AS_OF),
-                     np.random.default_rng(0), FBOptions(**{**FB_TOURNAMENT.__dict__, "replicates": 0})).set_index("model")
+    board = fb_board(
+        readers.load_scores(layout),
+        readers.load_models(layout),
+        parse_ts(AS_OF),
+        np.random.default_rng(0),
+        FBOptions(**{**FB_TOURNAMENT.__dict__, "replicates": 0}),
+    ).set_index("model")
     assert board.loc["forecastbench.superforecaster-median-forecast", "in_estimation"] == 1
     assert board.loc["prescient.always-0", "n_orphan"] == 35_670 - 578 == board.attrs["orphans"]["units"]
     assert round(board.loc["prescient.always-0", "overall"], 1) == 44.7
-    done = subprocess.run([sys.executable, "-m", "generator", "leaderboard", "--hub", str(fb_hub), "--replicates", "0",
-                           "--format", "csv"], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "leaderboard", "--hub", str(fb_hub), "--replicates", "0", "--format", "csv"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     # the imported hub's tournament board takes market difficulty from the crowd: fewer orphans, still said
     assert re.search(r"\[orphan-units\] tournament board: [\d,]+ unit\(s\) .* in 31 round\(s\)", done.stderr)
     assert "n_orphan" in done.stdout.splitlines()[0]
@@ -252,8 +277,7 @@ def test_the_preliminary_board_reproduces_the_published_always_rows(fb_hub):
     published = pd.read_csv(PRELIMINARY, dtype=str, keep_default_na=False).set_index("Model")
     layout = Hub(fb_hub)
     options = board_rules(FBOptions(board="preliminary", replicates=50))
-    board = fb_board(readers.load_scores(layout), readers.load_models(layout), parse_ts(AS_OF),
-                     np.random.default_rng(0), options)
+    board = fb_board(readers.load_scores(layout), readers.load_models(layout), parse_ts(AS_OF), np.random.default_rng(0), options)
     ours = fb_layout(board, "preliminary", readers.load_models(layout))
     assert list(ours.columns) == list(pd.read_csv(PRELIMINARY, nrows=0).columns)
     ours = ours.set_index("Model")
@@ -262,8 +286,25 @@ def test_the_preliminary_board_reproduces_the_published_always_rows(fb_hub):
         # the published N (33,789) is 0.7% above these files' (33,536): FB scored newer processed files
         assert abs(int(ours.loc[name, "N dataset"]) / int(published.loc[name, "N dataset"]) - 1) < 0.01
     assert board["n_market"].eq(0).all() and board.attrs["orphans"]["market"] == 0  # dataset units only
-    done = subprocess.run([sys.executable, "-m", "generator", "leaderboard", "--hub", str(fb_hub), "--board", "preliminary",
-                           "--replicates", "0", "--format", "forecastbench"], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "generator",
+            "leaderboard",
+            "--hub",
+            str(fb_hub),
+            "--board",
+            "preliminary",
+            "--replicates",
+            "0",
+            "--format",
+            "forecastbench",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     printed = pd.read_csv(io.StringIO(done.stdout), dtype=str, keep_default_na=False).set_index("Model")
     assert printed.loc["Always 0", "Dataset"] == ours.loc["Always 0", "Dataset"] == published.loc["Always 0", "Dataset"]
 
@@ -282,8 +323,14 @@ def test_fast_forecast_bytes_equal_the_canonical_writer(fb_hub):
     for path in sorted((fb_hub / "data" / "forecasts").rglob("*.csv"))[:6]:
         frame = read_table(path, FORECASTS)
         assert forecast_bytes(frame) == to_csv_bytes(frame, FORECASTS) == path.read_bytes()
-    odd = pd.DataFrame({"question_id": ["b:2", "a:1"], "resolution_date": ["", "2026-01-01"],
-                        "probability": [0.25, 1.0], "reasoning": ["plain", 'with "quotes", and commas']})
+    odd = pd.DataFrame(
+        {
+            "question_id": ["b:2", "a:1"],
+            "resolution_date": ["", "2026-01-01"],
+            "probability": [0.25, 1.0],
+            "reasoning": ["plain", 'with "quotes", and commas'],
+        }
+    )
     assert forecast_bytes(odd) == to_csv_bytes(odd, FORECASTS)
 
 
@@ -296,14 +343,28 @@ def test_an_import_refuses_while_a_nightly_run_holds_the_hub(tmp_path):
     data, forecasts = mini_fb(tmp_path)
     hub = tmp_path / "hub"
     import_forecastbench(hub, data, as_of="2026-01-01T00:00:00Z")  # an earlier, smaller state of the hub
-    hold = ("import sys, time\nfrom pathlib import Path\nfrom generator.store.lock import hub_lock\n"
-            "with hub_lock(Path(sys.argv[1]), 'prescient nightly (test)'):\n    print('locked', flush=True)\n    time.sleep(60)\n")
+    hold = (
+        "import sys, time\nfrom pathlib import Path\nfrom generator.store.lock import hub_lock\n"
+        "with hub_lock(Path(sys.argv[1]), 'prescient nightly (test)'):\n    print('locked', flush=True)\n    time.sleep(60)\n"
+    )
     holder = subprocess.Popen([sys.executable, "-c", hold, str(hub / "data")], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
         before = tree_bytes(hub)
-        cmd = [sys.executable, "-m", "generator", "import", "forecastbench", str(data), "--forecasts", str(forecasts),
-               "--hub", str(hub), "--as-of", AS_OF]
+        cmd = [
+            sys.executable,
+            "-m",
+            "generator",
+            "import",
+            "forecastbench",
+            str(data),
+            "--forecasts",
+            str(forecasts),
+            "--hub",
+            str(hub),
+            "--as-of",
+            AS_OF,
+        ]
         run = subprocess.run(cmd, check=False, capture_output=True, text=True)
         assert run.returncode == 7 and "prescient nightly (test)" in run.stderr and "Traceback" not in run.stderr
         assert tree_bytes(hub) == before

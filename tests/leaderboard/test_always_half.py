@@ -38,8 +38,7 @@ def _models() -> dict[str, ModelMeta]:
     models["fb.super"] = ModelMeta("fb.super", "Supers", "ForecastBench", "human")
     for team in ("prescient", "forecastbench"):
         for value in ("0", "0.5"):
-            models[f"{team}.always-{value}"] = ModelMeta(f"{team}.always-{value}", f"Always {value}", team, "baseline",
-                                                        saw_crowd=False)
+            models[f"{team}.always-{value}"] = ModelMeta(f"{team}.always-{value}", f"Always {value}", team, "baseline", saw_crowd=False)
     return models
 
 
@@ -61,8 +60,14 @@ def random_hub(seed: int, imported: bool, orphans: bool):
             src = MARKET_SOURCES[q % 2]
             units.append((f"{src}:{due}-m{q}", "", src, "binary"))
             if rng.random() < 0.85:
-                crowd.append({"round": due, "question_id": f"{src}:{due}-m{q}", "probability": float(rng.uniform(.02, .98)),
-                              "at": CROWD_AT_DUE if rng.random() < .5 else CROWD_AT_FREEZE})
+                crowd.append(
+                    {
+                        "round": due,
+                        "question_id": f"{src}:{due}-m{q}",
+                        "probability": float(rng.uniform(0.02, 0.98)),
+                        "at": CROWD_AT_DUE if rng.random() < 0.5 else CROWD_AT_FREEZE,
+                    }
+                )
         est = [m for m in (*LLMS, "fb.super") if rng.random() < 0.5]
         if not orphans and not est:
             est = [LLMS[0]]
@@ -76,11 +81,24 @@ def random_hub(seed: int, imported: bool, orphans: bool):
             outcome = float(rng.random() < 0.4)
             proxy = kind == "binary" and rng.random() < 0.2
             for m, fixed in forecasters.items():
-                p = fixed if fixed is not None else float(np.clip(rng.beta(2, 2) * .6 + .4 * outcome, .01, .99))
-                rows.append({"round": due, "model": m, "question_id": qid, "resolution_date": res_date, "source": src,
-                             "kind": kind, "category": "", "probability": p, "imputed": 0, "outcome": outcome,
-                             "resolved_at": (r + timedelta(days=40)).isoformat() + "T00:00:00Z",
-                             "brier": (p - outcome) ** 2, "proxy": int(proxy)})  # an open market, scored on a proxy
+                p = fixed if fixed is not None else float(np.clip(rng.beta(2, 2) * 0.6 + 0.4 * outcome, 0.01, 0.99))
+                rows.append(
+                    {
+                        "round": due,
+                        "model": m,
+                        "question_id": qid,
+                        "resolution_date": res_date,
+                        "source": src,
+                        "kind": kind,
+                        "category": "",
+                        "probability": p,
+                        "imputed": 0,
+                        "outcome": outcome,
+                        "resolved_at": (r + timedelta(days=40)).isoformat() + "T00:00:00Z",
+                        "brier": (p - outcome) ** 2,
+                        "proxy": int(proxy),
+                    }
+                )  # an open market, scored on a proxy
     scores = pd.DataFrame(rows)
     return scores, pd.DataFrame(crowd, columns=["round", "question_id", "probability", "at"])
 
@@ -98,21 +116,46 @@ def test_always_half_is_fifty_on_every_view_of_every_board(seed):
     for market_difficulty in ("estimated", "crowd"):
         for missing_crowd in ("estimate", "drop"):
             for board in ("tournament", "baseline", "preliminary"):
-                options = board_rules(FBOptions(board=board, replicates=4, min_round_age_days=None, max_imputed_share=None,
-                                                market_difficulty=market_difficulty, missing_crowd=missing_crowd))
+                options = board_rules(
+                    FBOptions(
+                        board=board,
+                        replicates=4,
+                        min_round_age_days=None,
+                        max_imputed_share=None,
+                        market_difficulty=market_difficulty,
+                        missing_crowd=missing_crowd,
+                    )
+                )
                 for view in VIEWS:
                     rows = view_rows(scores, view)
                     if rows.empty:
                         continue
                     out = fb_board(rows, models, AS_OF, np.random.default_rng(seed), options, crowd)
                     for _, row in _halves(out).iterrows():
-                        for col in ("dataset", "market", "overall", "dataset_ci_low", "dataset_ci_high",
-                                    "market_ci_low", "market_ci_high", "overall_ci_low", "overall_ci_high"):
+                        for col in (
+                            "dataset",
+                            "market",
+                            "overall",
+                            "dataset_ci_low",
+                            "dataset_ci_high",
+                            "market_ci_low",
+                            "market_ci_high",
+                            "overall_ci_low",
+                            "overall_ci_high",
+                        ):
                             value = float(row[col])
                             if np.isfinite(value):
                                 checked += 1
                                 assert value == pytest.approx(50.0, abs=1e-9), (
-                                    seed, market_difficulty, missing_crowd, board, view, row["model"], col, value)
+                                    seed,
+                                    market_difficulty,
+                                    missing_crowd,
+                                    board,
+                                    view,
+                                    row["model"],
+                                    col,
+                                    value,
+                                )
     assert checked > 0
 
 

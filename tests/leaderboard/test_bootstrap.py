@@ -42,8 +42,13 @@ def explicit_resample(args: dict, weights: np.ndarray) -> dict:
         pick += [k] * weights[j]
         units += list(range(first[j], first[j] + weights[j]))
     pick = np.array(pick, int)
-    return dict(model=args["model"][pick], unit=np.array(units, int), brier=args["brier"][pick],
-                in_estimation=args["in_estimation"][pick], unit_type=args["unit_type"][new_ids])
+    return dict(
+        model=args["model"][pick],
+        unit=np.array(units, int),
+        brier=args["brier"][pick],
+        in_estimation=args["in_estimation"][pick],
+        unit_type=args["unit_type"][new_ids],
+    )
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -64,16 +69,21 @@ def test_replicates_where_an_estimation_model_draws_nothing():
     model = np.concatenate([np.repeat([0, 1], 10), [2, 2]])
     unit = np.concatenate([np.tile(np.arange(10), 2), [0, 1]])
     rng = np.random.default_rng(8)
-    args = dict(model=model, unit=unit, brier=rng.random(model.size), in_estimation=np.ones(22, bool),
-                unit_type=np.zeros(10, int), unit_stratum=np.repeat([0, 1], 5))
+    args = dict(
+        model=model,
+        unit=unit,
+        brier=rng.random(model.size),
+        in_estimation=np.ones(22, bool),
+        unit_type=np.zeros(10, int),
+        unit_stratum=np.repeat([0, 1], 5),
+    )
     panel = build_panel(**args, type_names=("dataset",))
     boot = bootstrap(panel, 40, np.random.default_rng(3))
     weights = draw_weights(panel, 40, np.random.default_rng(3))
     idle = weights[:, :2].sum(axis=1) == 0
     assert idle.any() and np.isnan(boot.D[0, idle, 2]).all()
     for r in range(40):
-        D = reference_fit(**{k: v for k, v in args.items() if k != "unit_stratum"},
-                          weights=weights[r], n_types=1)[0]
+        D = reference_fit(**{k: v for k, v in args.items() if k != "unit_stratum"}, weights=weights[r], n_types=1)[0]
         np.testing.assert_allclose(boot.D[:, r], D, atol=TOL, equal_nan=True)
 
 
@@ -84,8 +94,9 @@ def test_draws_stay_within_strata_and_keep_clusters_together():
     stratum = cluster // 4
     model = np.repeat(np.arange(3), n_units)
     unit = np.tile(np.arange(n_units), 3)
-    panel = build_panel(model, unit, rng.random(model.size), np.ones(model.size, bool),
-                        np.zeros(n_units, int), stratum, unit_cluster=cluster, type_names=("d",))
+    panel = build_panel(
+        model, unit, rng.random(model.size), np.ones(model.size, bool), np.zeros(n_units, int), stratum, unit_cluster=cluster, type_names=("d",)
+    )
     w = draw_weights(panel, 50, rng)
     per_cluster = w[:, ::3]
     np.testing.assert_array_equal(w, np.repeat(per_cluster, 3, axis=1))
@@ -129,6 +140,7 @@ def test_bootstrap_rejects_bad_arguments():
 
 # --- statistics on hand-computable cases -------------------------------------------------------
 
+
 def test_percentile_ci_linear_interpolation():
     reps = np.arange(1.0, 102.0)[:, None]  # 1..101
     low, high = percentile_ci(reps, 0.95)
@@ -144,10 +156,18 @@ def test_one_sided_p_counts_replicates_at_least_as_good_as_reference():
     assert q[0] == pytest.approx(2 / 4) and q[2] == pytest.approx(3 / 4)
 
 
-@pytest.mark.parametrize("p, label, shown", [
-    (0.0005, "Yes", "<0.001"), (0.005, "Yes", "<0.01"), (0.05, "Likely", "0.05"),
-    (0.0999, "Likely", "0.10"), (0.1, "No", "0.10"), (0.72, "No", "0.72"), (np.nan, "—", "—"),
-])
+@pytest.mark.parametrize(
+    "p, label, shown",
+    [
+        (0.0005, "Yes", "<0.001"),
+        (0.005, "Yes", "<0.01"),
+        (0.05, "Likely", "0.05"),
+        (0.0999, "Likely", "0.10"),
+        (0.1, "No", "0.10"),
+        (0.72, "No", "0.72"),
+        (np.nan, "—", "—"),
+    ],
+)
 def test_fb_labels_and_formatting(p, label, shown):
     assert p_label(p) == label and format_p(p) == shown
 
@@ -218,6 +238,7 @@ def test_summarize_small_case():
 
 # --- statistical validity ---------------------------------------------------------------------
 
+
 def _simulated_coverage(n_sims: int, n_reps: int, seed: int) -> float:
     """Coverage of 95% CIs for D_i = alpha_i + mean difficulty, in an additive unbalanced panel."""
     rng = np.random.default_rng(seed)
@@ -233,8 +254,7 @@ def _simulated_coverage(n_sims: int, n_reps: int, seed: int) -> float:
     for _ in range(n_sims):
         beta = mu[stratum] + 0.05 * rng.standard_normal(stratum.size)
         brier = alpha[model] + beta[unit] + 0.1 * rng.standard_normal(model.size)
-        panel = build_panel(model, unit, brier, np.ones(model.size, bool),
-                            np.zeros(stratum.size, int), stratum, type_names=("dataset",))
+        panel = build_panel(model, unit, brier, np.ones(model.size, bool), np.zeros(stratum.size, int), stratum, type_names=("dataset",))
         boot = bootstrap(panel, n_reps, rng)
         low, high = percentile_ci(boot.D[0])
         hits.append((low <= truth) & (truth <= high))
@@ -287,6 +307,7 @@ def _former_replicates(panel, weights: np.ndarray) -> np.ndarray:
     matrix for every step (the mirrored triangle by two scatters, ``L = -K``, ``L + S g^T`` with S a
     float indicator even when all ones), ``X @ W`` over the units, ``Y @ W`` twice."""
     from generator.leaderboard.fixed_effects import _closure, with_orphans
+
     out = np.full((len(panel.kernels), weights.shape[0], panel.n_models), np.nan)
     for t, k in enumerate(panel.kernels):
         n_id = np.zeros((weights.shape[0], panel.n_models))
@@ -337,8 +358,14 @@ def test_replicates_are_the_former_formulations_to_the_bit(seed):
         answered[0] = True
         model, unit = np.nonzero(answered)
         est = (model < 9) & ~((model == 3) & (unit > 150))
-        args = dict(model=model, unit=unit, brier=rng.random(model.size), in_estimation=est,
-                    unit_type=(np.arange(n_units) % 3 == 0).astype(int), unit_stratum=np.arange(n_units) // 50)
+        args = dict(
+            model=model,
+            unit=unit,
+            brier=rng.random(model.size),
+            in_estimation=est,
+            unit_type=(np.arange(n_units) % 3 == 0).astype(int),
+            unit_stratum=np.arange(n_units) // 50,
+        )
     panel = build_panel(**args, orphan_units="average")
     with one_blas_thread():  # as the boards are made: the same BLAS calls, the same floats
         boot = bootstrap(panel, 70, np.random.default_rng(seed), chunk=32)

@@ -23,8 +23,11 @@ from generator.leaderboard.calibration import (
 
 def calibration_by_model(rows: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
     """Reliability tables of every model under both strategies: model, strategy, ``TABLE_COLUMNS``."""
-    parts = [reliability_table(g["probability"], g["outcome"], bins, s).assign(model=m, strategy=s)
-             for m, g in rows.groupby("model", sort=True) for s in STRATEGIES]
+    parts = [
+        reliability_table(g["probability"], g["outcome"], bins, s).assign(model=m, strategy=s)
+        for m, g in rows.groupby("model", sort=True)
+        for s in STRATEGIES
+    ]
     if not parts:
         return pd.DataFrame(columns=["model", "strategy", *TABLE_COLUMNS])
     return pd.concat(parts, ignore_index=True)[["model", "strategy", *TABLE_COLUMNS]]
@@ -32,8 +35,7 @@ def calibration_by_model(rows: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
 
 def murphy_by_model(rows: pd.DataFrame, bins: int = 10, strategy: str = "fixed") -> pd.DataFrame:
     """``MURPHY_COLUMNS`` per model (the index, sorted)."""
-    records = {m: murphy(g["probability"], g["outcome"], bins, strategy).__dict__
-               for m, g in rows.groupby("model", sort=True)}
+    records = {m: murphy(g["probability"], g["outcome"], bins, strategy).__dict__ for m, g in rows.groupby("model", sort=True)}
     return pd.DataFrame.from_dict(records, orient="index", columns=MURPHY_COLUMNS).rename_axis("model")
 
 
@@ -73,11 +75,11 @@ def test_murphy_terms_on_a_hand_computed_example():
     p, o = [0.2, 0.2, 0.8, 0.8], [0, 1, 1, 1]
     m = murphy(p, o)
     # o-bar .75; bin 0.2: freq .5, bin 0.8: freq 1
-    assert m.reliability == pytest.approx((2 * .3 ** 2 + 2 * .2 ** 2) / 4)
-    assert m.resolution == pytest.approx((2 * .25 ** 2 + 2 * .25 ** 2) / 4)
-    assert m.uncertainty == pytest.approx(.75 * .25)
+    assert m.reliability == pytest.approx((2 * 0.3**2 + 2 * 0.2**2) / 4)
+    assert m.resolution == pytest.approx((2 * 0.25**2 + 2 * 0.25**2) / 4)
+    assert m.uncertainty == pytest.approx(0.75 * 0.25)
     assert m.within_bin == pytest.approx(0.0)
-    assert m.brier == pytest.approx((.04 + .64 + .04 + .04) / 4)
+    assert m.brier == pytest.approx((0.04 + 0.64 + 0.04 + 0.04) / 4)
     assert m.remainder == pytest.approx(0.0, abs=1e-15)
 
 
@@ -106,12 +108,11 @@ def test_table_counts_add_up_and_intervals_hold_the_observed_frequency(pairs):
 
 
 def test_per_model_tables():
-    rows = pd.DataFrame({"model": ["b", "b", "a", "a"], "probability": [.2, .8, .3, .3], "outcome": [0., 1., 1., 0.]})
+    rows = pd.DataFrame({"model": ["b", "b", "a", "a"], "probability": [0.2, 0.8, 0.3, 0.3], "outcome": [0.0, 1.0, 1.0, 0.0]})
     tables = calibration_by_model(rows)
-    assert sorted(set(zip(tables["model"], tables["strategy"]))) == [("a", "fixed"), ("a", "quantile"),
-                                                                    ("b", "fixed"), ("b", "quantile")]
+    assert sorted(set(zip(tables["model"], tables["strategy"]))) == [("a", "fixed"), ("a", "quantile"), ("b", "fixed"), ("b", "quantile")]
     decomposition = murphy_by_model(rows)
     assert list(decomposition.index) == ["a", "b"]
-    assert decomposition.loc["a", "brier"] == pytest.approx((.49 + .09) / 2)
-    assert decomposition.loc["b", "reliability"] == pytest.approx(.04)
+    assert decomposition.loc["a", "brier"] == pytest.approx((0.49 + 0.09) / 2)
+    assert decomposition.loc["b", "reliability"] == pytest.approx(0.04)
     assert math.isnan(murphy([], []).brier)

@@ -26,20 +26,25 @@ COLUMNS = [f"{t}{end}" for t in ("dataset", "market", "overall") for end in ("",
 def test_always_half_is_fifty_on_every_view_of_every_board_of_the_demo(demo_hub):
     hub = Hub(demo_hub)
     scores = readers.load_scores(hub)
-    history = pd.read_csv(demo_hub / "data" / "history.csv", dtype=str, keep_default_na=False) \
-        if (demo_hub / "data" / "history.csv").is_file() else None
+    history = (
+        pd.read_csv(demo_hub / "data" / "history.csv", dtype=str, keep_default_na=False) if (demo_hub / "data" / "history.csv").is_file() else None
+    )
     as_of = parse_ts(max(history["as_of"])) if history is not None and len(history) else parse_ts(max(scores["resolved_at"]))
     models = readers.load_models(hub, as_of)
     rounds = pd.concat([readers.load_round(hub, d) for d in readers.round_dues(hub)])
     crowd = crowd_from_rounds(rounds, readers.load_observations(hub))
-    views = ["overall", "dataset", "market", "resolved-only",
-             *(f"source:{s}" for s in sorted(scores["source"].unique())),
-             *(f"horizon:{h}" for h in sorted(horizon_days(scores).dropna().unique()))]
+    views = [
+        "overall",
+        "dataset",
+        "market",
+        "resolved-only",
+        *(f"source:{s}" for s in sorted(scores["source"].unique())),
+        *(f"horizon:{h}" for h in sorted(horizon_days(scores).dropna().unique())),
+    ]
     checked = 0
     for board in BOARDS:
         for market_difficulty in ("estimated", "crowd"):
-            options = board_options(hub.settings.scoring, hub.settings.leaderboard, board=board, replicates=20,
-                                    market_difficulty=market_difficulty)
+            options = board_options(hub.settings.scoring, hub.settings.leaderboard, board=board, replicates=20, market_difficulty=market_difficulty)
             for view in views:
                 rows = view_rows(scores, view)
                 if rows.empty:

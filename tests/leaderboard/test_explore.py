@@ -14,19 +14,29 @@ from generator.models import ModelMeta
 
 def _board(rows: list[tuple[str, str, float]]) -> pd.DataFrame:
     """A board of (model, kind, overall) rows, CIs ±2."""
-    return pd.DataFrame([{"model": m, "name": m.upper(), "kind": k, "overall": s, "overall_ci_low": s - 2,
-                          "overall_ci_high": s + 2, "provisional": 0} for m, k, s in rows])
+    return pd.DataFrame(
+        [
+            {"model": m, "name": m.upper(), "kind": k, "overall": s, "overall_ci_low": s - 2, "overall_ci_high": s + 2, "provisional": 0}
+            for m, k, s in rows
+        ]
+    )
 
 
 def _models(board: pd.DataFrame, released: dict[str, str]) -> dict[str, ModelMeta]:
-    return {r.model: ModelMeta(id=r.model, name=r.name, organization="o", kind=r.kind, release_date=released.get(r.model, ""))
-            for r in board.itertuples()}
+    return {
+        r.model: ModelMeta(id=r.model, name=r.name, organization="o", kind=r.kind, release_date=released.get(r.model, "")) for r in board.itertuples()
+    }
 
 
 def test_frontier_is_the_running_best_by_release_date() -> None:
-    points = pd.DataFrame({"release_date": ["2024-01-01", "2024-02-01", "2024-02-01", "2024-03-01", "2024-04-01"],
-                           "model": ["a", "b", "c", "d", "e"], "score": [60.0, 58.0, 63.0, 62.0, 64.0],
-                           "provisional": [False, False, False, False, True]})
+    points = pd.DataFrame(
+        {
+            "release_date": ["2024-01-01", "2024-02-01", "2024-02-01", "2024-03-01", "2024-04-01"],
+            "model": ["a", "b", "c", "d", "e"],
+            "score": [60.0, 58.0, 63.0, 62.0, 64.0],
+            "provisional": [False, False, False, False, True],
+        }
+    )
     # b is beaten on its own day by c; d is below c; e is provisional (plotted, never on the frontier)
     assert frontier_mask(points).tolist() == [True, False, True, False, False]
 
@@ -47,8 +57,9 @@ def _running_best(days: list[float], scores: list[float]) -> list[bool]:
     for i, (day, score) in enumerate(zip(days, scores)):
         same_day = [s for d, s in zip(days, scores) if d == day and not np.isnan(s)]
         earlier = [s for d, s in zip(days, scores) if d < day and not np.isnan(s)]
-        first_best = not np.isnan(score) and score == max(same_day) and \
-            all(scores[j] < score for j in range(i) if days[j] == day and not np.isnan(scores[j]))
+        first_best = (
+            not np.isnan(score) and score == max(same_day) and all(scores[j] < score for j in range(i) if days[j] == day and not np.isnan(scores[j]))
+        )
         on.append(first_best and all(score > s for s in earlier))
     return on
 
@@ -105,11 +116,20 @@ def test_bootstrap_parity_finds_each_replicates_own_state_of_the_art() -> None:
 
 
 def test_explore_lists_left_out_models_and_projects_each_human_group() -> None:
-    board = _board([("t.a", "llm", 50.0), ("t.b", "llm", 53.0), ("t.c", "llm", 56.2), ("t.d", "llm", 58.9),
-                    ("t.e", "llm", 45.0), ("t.x", "llm", 70.0), ("h.supers", "human", 75.0), ("h.public", "human", 57.0),
-                    ("p.naive", "baseline", 52.0)])
-    released = {"t.a": "2024-01-01", "t.b": "2024-04-01", "t.c": "2024-07-01", "t.d": "2024-10-01", "t.e": "2024-12-01",
-                "t.x": "soon"}
+    board = _board(
+        [
+            ("t.a", "llm", 50.0),
+            ("t.b", "llm", 53.0),
+            ("t.c", "llm", 56.2),
+            ("t.d", "llm", 58.9),
+            ("t.e", "llm", 45.0),
+            ("t.x", "llm", 70.0),
+            ("h.supers", "human", 75.0),
+            ("h.public", "human", 57.0),
+            ("p.naive", "baseline", 52.0),
+        ]
+    )
+    released = {"t.a": "2024-01-01", "t.b": "2024-04-01", "t.c": "2024-07-01", "t.d": "2024-10-01", "t.e": "2024-12-01", "t.x": "soon"}
     out = explore(board, _models(board, released))
     assert out.points["model"].tolist() == ["t.a", "t.b", "t.c", "t.d", "t.e"]
     assert out.points["frontier"].tolist() == [True, True, True, True, False]
@@ -120,8 +140,11 @@ def test_explore_lists_left_out_models_and_projects_each_human_group() -> None:
     assert supers.status == "projected" and supers.low == supers.high == "" and "no bootstrap replicates" in supers.reason
     expected = (75.0 - out.trend.intercept) / out.trend.slope
     assert day_number(supers.date) == round(expected)
-    board.attrs[PARITY_ATTR] = {"score": "overall", "replicates": 1999,
-                                "by_model": {"h.supers": {"low": "2025-06-01", "high": "2027-01-01", "kept": 1990}}}
+    board.attrs[PARITY_ATTR] = {
+        "score": "overall",
+        "replicates": 1999,
+        "by_model": {"h.supers": {"low": "2025-06-01", "high": "2027-01-01", "kept": 1990}},
+    }
     supers = {p.model: p for p in explore(board, _models(board, released)).parity}["h.supers"]
     assert (supers.low, supers.high, supers.kept, supers.replicates) == ("2025-06-01", "2027-01-01", 1990, 1999)
     board.attrs[PARITY_ATTR]["score"] = "market"  # drawn for another score: not this view's interval
@@ -153,17 +176,19 @@ def test_fb_board_carries_the_interval_of_its_own_replicates_and_the_page_shows_
     rng = np.random.default_rng(7)
     outcome = {f"{'m' if i % 2 else 'd'}{i}": float(rng.random() < 0.5) for i in range(40)}
     skill = {"t.a": 0.35, "t.b": 0.30, "t.c": 0.26, "t.d": 0.22, "t.e": 0.19, "t.f": 0.16, "h.sup": 0.05}
-    forecasts = {m: {q: float(np.clip(o + (s if o == 0 else -s) + rng.normal(0, 0.08), 0.01, 0.99)) for q, o in outcome.items()}
-                 for m, s in skill.items()}
-    released = {"t.a": "2024-01-01", "t.b": "2024-03-01", "t.c": "2024-06-01", "t.d": "2024-09-01", "t.e": "2024-12-01",
-                "t.f": "2025-03-01"}
-    models = {m: ModelMeta(id=m, name=m.upper(), organization="o", kind="human" if m == "h.sup" else "llm",
-                           release_date=released.get(m, "")) for m in skill}
+    forecasts = {
+        m: {q: float(np.clip(o + (s if o == 0 else -s) + rng.normal(0, 0.08), 0.01, 0.99)) for q, o in outcome.items()} for m, s in skill.items()
+    }
+    released = {"t.a": "2024-01-01", "t.b": "2024-03-01", "t.c": "2024-06-01", "t.d": "2024-09-01", "t.e": "2024-12-01", "t.f": "2025-03-01"}
+    models = {
+        m: ModelMeta(id=m, name=m.upper(), organization="o", kind="human" if m == "h.sup" else "llm", release_date=released.get(m, "")) for m in skill
+    }
     scores = score_rows(forecasts, outcome)
 
     def made(seed: int) -> pd.DataFrame:
-        return fb_board(scores, models, parse_ts("2026-03-01T00:00:00Z"), np.random.default_rng(seed),
-                        FBOptions(replicates=199, min_resolved=0, min_age_days=0))
+        return fb_board(
+            scores, models, parse_ts("2026-03-01T00:00:00Z"), np.random.default_rng(seed), FBOptions(replicates=199, min_resolved=0, min_age_days=0)
+        )
 
     board = made(1)
     kept = board.attrs[PARITY_ATTR]
@@ -184,6 +209,7 @@ def test_a_date_before_the_last_release_on_the_state_of_the_art_is_said_so() -> 
     group = explore(board, _models(board, released)).parity[0]
     assert group.status == "projected" and group.date < day_text(200)
     assert f"before the state of the art's last release ({day_text(200)})" in group.note
-    later = explore(_board([("t.a", "llm", 50.0), ("t.b", "llm", 53.0), ("t.c", "llm", 56.0), ("h.g", "human", 70.0)]),
-                    _models(board, released)).parity[0]
+    later = explore(
+        _board([("t.a", "llm", 50.0), ("t.b", "llm", 53.0), ("t.c", "llm", 56.0), ("h.g", "human", 70.0)]), _models(board, released)
+    ).parity[0]
     assert later.status == "projected" and later.note == ""

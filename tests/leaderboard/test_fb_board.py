@@ -22,11 +22,12 @@ from helpers import score_rows
 
 AS_OF = parse_ts("2026-03-01T00:00:00Z")
 OUTCOME = {"d1": 1.0, "d2": 0.0, "m1": 1.0, "m2": 0.0}
-FORECASTS = {"a.x": {"d1": .8, "d2": .3, "m1": .6, "m2": .1},
-             "b.y": {"d1": .6, "d2": .5, "m1": .9, "m2": .4},
-             "c.z": {"d1": .5, "m1": .5}}
-MODELS = {"a.x": ModelMeta("a.x", "A", "Org A", "llm"), "b.y": ModelMeta("b.y", "B", "Org B", "llm", saw_crowd=True),
-          "c.z": ModelMeta("c.z", "C", "Org C", "baseline")}
+FORECASTS = {"a.x": {"d1": 0.8, "d2": 0.3, "m1": 0.6, "m2": 0.1}, "b.y": {"d1": 0.6, "d2": 0.5, "m1": 0.9, "m2": 0.4}, "c.z": {"d1": 0.5, "m1": 0.5}}
+MODELS = {
+    "a.x": ModelMeta("a.x", "A", "Org A", "llm"),
+    "b.y": ModelMeta("b.y", "B", "Org B", "llm", saw_crowd=True),
+    "c.z": ModelMeta("c.z", "C", "Org C", "baseline"),
+}
 
 
 def scores(forecasts=FORECASTS, round_="2026-01-04", imputed=()):
@@ -38,8 +39,9 @@ def bi(d):
 
 
 def board(frame=None, seed=0, **options):
-    return fb_board(scores() if frame is None else frame, MODELS, AS_OF, np.random.default_rng(seed),
-                    FBOptions(replicates=40, **options)).set_index("model")
+    return fb_board(scores() if frame is None else frame, MODELS, AS_OF, np.random.default_rng(seed), FBOptions(replicates=40, **options)).set_index(
+        "model"
+    )
 
 
 def test_matches_the_hand_computed_fixed_effects():
@@ -47,7 +49,7 @@ def test_matches_the_hand_computed_fixed_effects():
     # dataset: A .065, B .205, C (.25 - .10) + (.10 + .17)/2 = .285
     # market:  A .085, B .085, C (.25 - .085) + .085 = .25
     out = board()
-    expected = {"a.x": (.065, .085), "b.y": (.205, .085), "c.z": (.285, .25)}
+    expected = {"a.x": (0.065, 0.085), "b.y": (0.205, 0.085), "c.z": (0.285, 0.25)}
     for model, (d, m) in expected.items():
         row = out.loc[model]
         assert row["brier_dataset"] == pytest.approx(d, abs=1e-12)
@@ -67,12 +69,13 @@ def test_the_same_seed_gives_the_same_board():
 
 
 def test_crowd_market_difficulty_fixes_the_market_effects():
-    crowd = pd.DataFrame({"round": "2026-01-04", "question_id": ["manifold:m1", "manifold:m2"], "probability": [.7, .2]})
-    out = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=10, market_difficulty="crowd"),
-                   crowd=crowd).set_index("model")
+    crowd = pd.DataFrame({"round": "2026-01-04", "question_id": ["manifold:m1", "manifold:m2"], "probability": [0.7, 0.2]})
+    out = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=10, market_difficulty="crowd"), crowd=crowd).set_index(
+        "model"
+    )
     # crowd Brier .09 and .04; C: (.25 - .09) + .065; full-coverage models keep their raw Brier
-    assert out.loc["c.z", "brier_market"] == pytest.approx(.225, abs=1e-12)
-    assert out.loc["a.x", "brier_market"] == pytest.approx(.085, abs=1e-12)
+    assert out.loc["c.z", "brier_market"] == pytest.approx(0.225, abs=1e-12)
+    assert out.loc["a.x", "brier_market"] == pytest.approx(0.085, abs=1e-12)
 
 
 def test_round_age_round_size_imputation_and_board_filters():
@@ -89,8 +92,10 @@ def test_round_age_round_size_imputation_and_board_filters():
 def test_the_inputs_digest_changes_whenever_the_board_can_and_only_then():
     options = FBOptions(replicates=10, min_resolved=0, min_age_days=60)
     frame = scores()
+
     def at(when):
         return parse_ts(when), fb_board(frame, MODELS, parse_ts(when), np.random.default_rng(0), options).drop(columns="rank")
+
     (t1, b1), (t2, b2), (t3, b3) = at("2026-02-24T00:00:00Z"), at("2026-03-01T00:00:00Z"), at("2026-03-06T00:00:00Z")
     # nothing a board reads moved between t1 and t2: same digest, same board
     assert inputs_digest(frame, t1, options) == inputs_digest(frame, t2, options) and b1.equals(b2)
@@ -111,7 +116,7 @@ def test_the_estimation_rule_reads_the_metadata():
     assert not is_estimation_model("prescient.crowd-median", ModelMeta("prescient.crowd-median", "M", "P", "team"))
     assert not is_estimation_model("u.v", None)
     alone = scores({"c.z": FORECASTS["a.x"]})  # no model qualifies: everyone enters, raw Brier
-    assert board(alone).loc["c.z", "brier_dataset"] == pytest.approx(.065)
+    assert board(alone).loc["c.z", "brier_dataset"] == pytest.approx(0.065)
 
 
 def test_the_imputation_rule_is_never_silent_and_a_hub_toml_list_exempts():
@@ -127,29 +132,40 @@ def test_the_imputation_rule_is_never_silent_and_a_hub_toml_list_exempts():
 
 
 def test_markets_without_a_crowd_value_keep_their_estimated_difficulty_and_are_counted():
-    crowd = pd.DataFrame({"round": "2026-01-04", "question_id": ["manifold:m1"], "probability": [.7], "at": ["due"]})
-    out = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=10, market_difficulty="crowd"),
-                   crowd=crowd).set_index("model")
+    crowd = pd.DataFrame({"round": "2026-01-04", "question_id": ["manifold:m1"], "probability": [0.7], "at": ["due"]})
+    out = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=10, market_difficulty="crowd"), crowd=crowd).set_index(
+        "model"
+    )
     assert out.attrs["crowd_values"] == {"at_due": 1, "at_freeze": 0, "estimated": 1}
     # m1 fixed at the crowd's .09; m2 keeps its estimated effect (A and B's mean Brier, .085)
-    assert out.loc["c.z", "brier_market"] == pytest.approx(.25 - .09 + (.09 + .085) / 2, abs=1e-12)
+    assert out.loc["c.z", "brier_market"] == pytest.approx(0.25 - 0.09 + (0.09 + 0.085) / 2, abs=1e-12)
     nothing = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=10, market_difficulty="crowd"))
     assert nothing.attrs["crowd_values"]["estimated"] == 2  # no crowd value at all: the board still stands
-    assert nothing.set_index("model").loc["c.z", "brier_market"] == pytest.approx(.25, abs=1e-12)
+    assert nothing.set_index("model").loc["c.z", "brier_market"] == pytest.approx(0.25, abs=1e-12)
 
 
 def test_the_crowd_value_is_the_latest_observation_at_or_before_the_due_time():
     from generator.leaderboard.crowd import crowd_from_rounds
 
-    rounds = pd.DataFrame({"question_id": ["manifold:m1", "manifold:m2", "fred:d1"], "kind": ["binary", "binary", "dataset"],
-                           "due": "2026-01-04T00:00:00Z", "freeze_value": [.3, .4, 5.0]})
-    obs = pd.DataFrame({"question_id": ["manifold:m1", "manifold:m1", "manifold:m1"],
-                        "observed_at": ["2025-12-25T00:00:00Z", "2026-01-03T12:00:00Z", "2026-01-05T00:00:00Z"],
-                        "recorded_at": ["2025-12-25T00:00:00Z", "2026-01-03T12:00:00Z", "2026-01-05T00:00:00Z"],
-                        "value": [.3, .55, .9]})
+    rounds = pd.DataFrame(
+        {
+            "question_id": ["manifold:m1", "manifold:m2", "fred:d1"],
+            "kind": ["binary", "binary", "dataset"],
+            "due": "2026-01-04T00:00:00Z",
+            "freeze_value": [0.3, 0.4, 5.0],
+        }
+    )
+    obs = pd.DataFrame(
+        {
+            "question_id": ["manifold:m1", "manifold:m1", "manifold:m1"],
+            "observed_at": ["2025-12-25T00:00:00Z", "2026-01-03T12:00:00Z", "2026-01-05T00:00:00Z"],
+            "recorded_at": ["2025-12-25T00:00:00Z", "2026-01-03T12:00:00Z", "2026-01-05T00:00:00Z"],
+            "value": [0.3, 0.55, 0.9],
+        }
+    )
     out = crowd_from_rounds(rounds, obs).set_index("question_id")
-    assert out.loc["manifold:m1", ["probability", "at"]].tolist() == [.55, "due"]  # not the freeze value, not later
-    assert out.loc["manifold:m2", ["probability", "at"]].tolist() == [.4, "freeze"]  # nothing later known: the freeze value
+    assert out.loc["manifold:m1", ["probability", "at"]].tolist() == [0.55, "due"]  # not the freeze value, not later
+    assert out.loc["manifold:m2", ["probability", "at"]].tolist() == [0.4, "freeze"]  # nothing later known: the freeze value
     assert "fred:d1" not in out.index
 
 
@@ -182,8 +198,7 @@ def test_frames_known_by_their_times_are_digested_by_the_rows_step_1_keeps():
     second = second.assign(resolved_at=second["resolved_at"].where(second.index != 0, "2026-03-08T00:00:00Z"))
     frames, parts = [first, second], [("a", len(first)), ("b", len(second))]
     times = [FrameTimes.of(first), FrameTimes.of(second)]
-    stamps = [parse_ts(f"2026-{d}T00:00:00Z") for d in ("01-19", "01-20", "02-24", "03-05", "03-06", "03-07",
-                                                          "03-08", "03-12", "03-13", "03-20")]
+    stamps = [parse_ts(f"2026-{d}T00:00:00Z") for d in ("01-19", "01-20", "02-24", "03-05", "03-06", "03-07", "03-08", "03-12", "03-13", "03-20")]
     known = [inputs_digest(frames, t, options, parts, times) for t in stamps]
     plain = [inputs_digest(frames, t, options) for t in stamps]
     assert [[a == b for b in known] for a in known] == [[a == b for b in plain] for a in plain]
@@ -199,8 +214,11 @@ def test_a_board_without_replicates_has_the_point_estimates_and_ranks_of_one_wit
     full = board()
     replicated = [c for c in COLUMNS if "_ci_" in c or c in ("pct_rank1", "rank_low", "rank_high", "p_value", "pct_top5")]
     assert point[replicated].isna().all().all() and full[replicated].notna().any().all()
-    pd.testing.assert_frame_equal(point.drop(columns=[*replicated, "p_display", "p_label", "p_public"]),
-                                  full.drop(columns=[*replicated, "p_display", "p_label", "p_public"]), check_exact=True)
+    pd.testing.assert_frame_equal(
+        point.drop(columns=[*replicated, "p_display", "p_label", "p_public"]),
+        full.drop(columns=[*replicated, "p_display", "p_label", "p_public"]),
+        check_exact=True,
+    )
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -210,8 +228,7 @@ def test_the_board_order_is_pandas_sort_on_rank_score_and_model(seed):
     rank = rng.choice([1.0, 2.0, 3.0, np.nan], n)  # ties and missing ranks (provisional models)
     score = rng.choice([-5.0, 0.0, -0.0, 12.5, 40.0, np.nan], n)  # ties, signed zeros, missing scores
     frame = pd.DataFrame({"rank": rank, "overall": score, "model": [f"m{i:02d}" for i in range(n)]})
-    expected = frame.sort_values(["rank", "overall", "model"], ascending=[True, False, True], na_position="last",
-                                 kind="mergesort").index.to_numpy()
+    expected = frame.sort_values(["rank", "overall", "model"], ascending=[True, False, True], na_position="last", kind="mergesort").index.to_numpy()
     assert board_order(rank, score).tolist() == expected.tolist()
 
 
@@ -267,11 +284,18 @@ def test_the_board_carries_each_units_question_effect():
     effects = out.attrs["difficulty"].frame.set_index("question_id")
     assert out["rank"].attrs["difficulty"] is out.attrs["difficulty"], "copied with every column taken from the board"
     assert list(effects.columns) == ["round", "resolution_date", "kind", "b"]
-    assert effects["b"].to_dict() == pytest.approx({"fred:d1": .10, "fred:d2": .17, "manifold:m1": .085, "manifold:m2": .085},
-                                                   abs=1e-12)
-    crowd = pd.DataFrame({"round": "2026-01-04", "question_id": ["manifold:m1", "manifold:m2"], "probability": [.7, .2]})
-    fixed = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=0, market_difficulty="crowd"),
-                     crowd=crowd).attrs["difficulty"].frame.set_index("question_id")["b"]
-    assert fixed[["manifold:m1", "manifold:m2"]].tolist() == pytest.approx([.09, .04], abs=1e-12)
-    assert list(fb_board(scores().iloc[:0], MODELS, AS_OF, np.random.default_rng(0)).attrs["difficulty"].frame.columns) == \
-        ["round", "question_id", "resolution_date", "kind", "b"]
+    assert effects["b"].to_dict() == pytest.approx({"fred:d1": 0.10, "fred:d2": 0.17, "manifold:m1": 0.085, "manifold:m2": 0.085}, abs=1e-12)
+    crowd = pd.DataFrame({"round": "2026-01-04", "question_id": ["manifold:m1", "manifold:m2"], "probability": [0.7, 0.2]})
+    fixed = (
+        fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=0, market_difficulty="crowd"), crowd=crowd)
+        .attrs["difficulty"]
+        .frame.set_index("question_id")["b"]
+    )
+    assert fixed[["manifold:m1", "manifold:m2"]].tolist() == pytest.approx([0.09, 0.04], abs=1e-12)
+    assert list(fb_board(scores().iloc[:0], MODELS, AS_OF, np.random.default_rng(0)).attrs["difficulty"].frame.columns) == [
+        "round",
+        "question_id",
+        "resolution_date",
+        "kind",
+        "b",
+    ]

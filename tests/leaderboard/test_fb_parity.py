@@ -22,8 +22,11 @@ from helpers import score_rows
 
 AS_OF = parse_ts("2026-03-01T00:00:00Z")
 OUTCOME = {"d1": 1.0, "d2": 0.0, "d3": 1.0, "m1": 1.0, "m2": 0.0}
-MODELS = {"a.x": ModelMeta("a.x", "A", "Org A", "llm"), "b.y": ModelMeta("b.y", "B", "Org B", "llm"),
-          "prescient.always-0": ModelMeta("prescient.always-0", "Always 0", "Prescient", "baseline")}
+MODELS = {
+    "a.x": ModelMeta("a.x", "A", "Org A", "llm"),
+    "b.y": ModelMeta("b.y", "B", "Org B", "llm"),
+    "prescient.always-0": ModelMeta("prescient.always-0", "Always 0", "Prescient", "baseline"),
+}
 ALWAYS_0 = {q: 0.0 for q in OUTCOME}
 
 
@@ -36,8 +39,11 @@ def board(forecasts, round_="2026-01-04", models=MODELS, crowd=None, **options):
 
 
 def test_the_preliminary_board_counts_dataset_units_only_has_no_50_day_rule_and_ranks_by_dataset():
-    forecasts = {"a.x": {"d1": .8, "d2": .3, "d3": .9, "m1": .6}, "b.y": {"d1": .6, "d2": .5, "d3": .5, "m1": .9},
-                 "prescient.always-0": ALWAYS_0}
+    forecasts = {
+        "a.x": {"d1": 0.8, "d2": 0.3, "d3": 0.9, "m1": 0.6},
+        "b.y": {"d1": 0.6, "d2": 0.5, "d3": 0.5, "m1": 0.9},
+        "prescient.always-0": ALWAYS_0,
+    }
     young = "2026-02-22"  # a week old: the tournament board waits 50 days, the preliminary one does not
     assert board(forecasts, young).empty
     options = board_options(ScoringSettings(min_resolved=3), LeaderboardSettings(), board="preliminary", replicates=20)
@@ -51,8 +57,7 @@ def test_the_preliminary_board_counts_dataset_units_only_has_no_50_day_rule_and_
 
 
 def test_the_layout_is_fb_published_csv_header_with_its_rounding_and_ties():
-    forecasts = {"a.x": {"d1": .8, "d2": .3, "d3": .9}, "b.y": {"d1": .6, "d2": .5, "d3": .5},
-                 "prescient.always-0": ALWAYS_0}
+    forecasts = {"a.x": {"d1": 0.8, "d2": 0.3, "d3": 0.9}, "b.y": {"d1": 0.6, "d2": 0.5, "d3": 0.5}, "prescient.always-0": ALWAYS_0}
     out = board(forecasts, board="preliminary", score="dataset", min_round_age_days=None)
     table = fb_layout(out, "preliminary", MODELS)
     assert tuple(table.columns) == PRELIMINARY_COLUMNS and len(FULL_COLUMNS) == 24
@@ -67,7 +72,7 @@ def test_the_layout_is_fb_published_csv_header_with_its_rounding_and_ties():
 # -- orphan units ----------------------------------------------------------------------------------------
 
 
-PARTIAL = {"a.x": {"d1": .8, "m1": .6}, "prescient.always-0": ALWAYS_0}  # the only estimation model answers 2 of 5
+PARTIAL = {"a.x": {"d1": 0.8, "m1": 0.6}, "prescient.always-0": ALWAYS_0}  # the only estimation model answers 2 of 5
 
 
 def test_orphan_units_are_kept_at_raw_brier_counted_per_model_and_named_with_their_rounds():
@@ -75,7 +80,7 @@ def test_orphan_units_are_kept_at_raw_brier_counted_per_model_and_named_with_the
     row = out.set_index("model").loc["prescient.always-0"]
     # every unit stays: Always 0 covers all, so it scores its raw mean Brier of each type (FB's number)
     assert (row["n_dataset"], row["n_market"], row["n_orphan"]) == (3, 2, 3)
-    assert row["brier_dataset"] == pytest.approx(2 / 3) and row["brier_market"] == pytest.approx(.5)
+    assert row["brier_dataset"] == pytest.approx(2 / 3) and row["brier_market"] == pytest.approx(0.5)
     assert out.attrs["orphans"] == {"units": 3, "dataset": 2, "market": 1, "rounds": ["2026-01-04"]}
     assert out.set_index("model").loc["a.x", "n_orphan"] == 0
     warning = orphan_problem(out.attrs["orphans"], "tournament")
@@ -111,8 +116,8 @@ def test_a_team_submission_never_enters_the_estimation_sample_and_fb_llms_only_w
 
 
 def test_a_market_without_the_crowd_value_at_the_due_time_leaves_a_crowd_board_under_missing_crowd_drop():
-    forecasts = {"a.x": {"d1": .8, "m1": .6, "m2": .1}, "b.y": {"d1": .6, "m1": .9, "m2": .4}}
-    crowd = pd.DataFrame({"round": "2026-01-04", "question_id": ["manifold:m1"], "probability": [.7], "at": ["due"]})
+    forecasts = {"a.x": {"d1": 0.8, "m1": 0.6, "m2": 0.1}, "b.y": {"d1": 0.6, "m1": 0.9, "m2": 0.4}}
+    crowd = pd.DataFrame({"round": "2026-01-04", "question_id": ["manifold:m1"], "probability": [0.7], "at": ["due"]})
     kept = board(forecasts, crowd=crowd, market_difficulty="crowd").set_index("model")
     out = board(forecasts, crowd=crowd, market_difficulty="crowd", missing_crowd="drop")
     assert kept.loc["a.x", "n_market"] == 2 and out.set_index("model").loc["a.x", "n_market"] == 1
@@ -124,8 +129,9 @@ def test_a_market_without_the_crowd_value_at_the_due_time_leaves_a_crowd_board_u
 
 def test_an_empty_board_says_resolutions_were_recorded_later_and_when_to_ask():
     due = parse_ts("2026-01-04T00:00:00Z")
-    resolutions = pd.DataFrame({"round": ["2026-01-04"], "status": ["resolved"], "resolved_at": ["2026-01-20T00:00:00Z"],
-                                "recorded_at": ["2026-08-21T00:00:00Z"]})
+    resolutions = pd.DataFrame(
+        {"round": ["2026-01-04"], "status": ["resolved"], "resolved_at": ["2026-01-20T00:00:00Z"], "recorded_at": ["2026-08-21T00:00:00Z"]}
+    )
     note = empty_board_note(due + timedelta(days=60), [due], due, 50, resolutions, market_proxy=True)
     assert "1 resolution(s) of rounds due by 2026-01-14 are in the hub but were recorded after that time" in note
     assert "--as-of 2026-08-22T00:00:00Z" in note
@@ -147,14 +153,23 @@ def test_the_site_names_the_orphan_units_under_the_board_and_explains_the_prelim
 
 
 def test_a_board_shows_each_display_name_once_and_keeps_the_model_ids():
-    models = {**MODELS, "forecastbench.always-0": ModelMeta("forecastbench.always-0", "Always 0", "ForecastBench", "baseline"),
-              "c.y": ModelMeta("c.y", "B", "Org C", "llm")}
-    forecasts = {"a.x": {"d1": .8, "m1": .6}, "b.y": {"d1": .6, "m1": .5}, "c.y": {"d1": .7, "m1": .4},
-                 "prescient.always-0": {"d1": 0.0, "m1": 0.0}, "forecastbench.always-0": {"d1": 0.0, "m1": 0.0}}
+    models = {
+        **MODELS,
+        "forecastbench.always-0": ModelMeta("forecastbench.always-0", "Always 0", "ForecastBench", "baseline"),
+        "c.y": ModelMeta("c.y", "B", "Org C", "llm"),
+    }
+    forecasts = {
+        "a.x": {"d1": 0.8, "m1": 0.6},
+        "b.y": {"d1": 0.6, "m1": 0.5},
+        "c.y": {"d1": 0.7, "m1": 0.4},
+        "prescient.always-0": {"d1": 0.0, "m1": 0.0},
+        "forecastbench.always-0": {"d1": 0.0, "m1": 0.0},
+    }
     out = board(forecasts, models=models).set_index("model")
     assert out["name"].is_unique
     assert out.loc["prescient.always-0", "name"] == "Always 0 (hub)"  # the hub's own, beside the import's
     assert out.loc["forecastbench.always-0", "name"] == "Always 0"
     assert (out.loc["b.y", "name"], out.loc["c.y", "name"]) == ("B (b.y)", "B (c.y)")  # else by model id
-    assert board({"a.x": {"d1": .8}, "prescient.always-0": {"d1": 0.0}}).set_index("model").loc[
-        "prescient.always-0", "name"] == "Always 0"  # no other row of that name: unchanged
+    assert (
+        board({"a.x": {"d1": 0.8}, "prescient.always-0": {"d1": 0.0}}).set_index("model").loc["prescient.always-0", "name"] == "Always 0"
+    )  # no other row of that name: unchanged

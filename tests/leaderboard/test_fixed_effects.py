@@ -17,17 +17,12 @@ from helpers import random_panel, reference_fit
 TOL = 1e-9
 
 
-
-
-
-
 def connected(model, unit, in_estimation, unit_type, t, weights=None) -> bool:
     """True if the estimation-sample model-unit graph of type t is connected."""
     w = np.ones(unit_type.size) if weights is None else weights
     rows = np.flatnonzero(in_estimation & (unit_type[unit] == t) & (w[unit] > 0))
     n_m = model.max() + 1
-    g = coo_matrix((np.ones(rows.size), (model[rows], n_m + unit[rows])),
-                   shape=(n_m + unit_type.size,) * 2)
+    g = coo_matrix((np.ones(rows.size), (model[rows], n_m + unit[rows])), shape=(n_m + unit_type.size,) * 2)
     nodes = np.unique(np.concatenate([model[rows], n_m + unit[rows]]))
     labels = connected_components(g, directed=False)[1]
     return np.unique(labels[nodes]).size <= 1
@@ -40,8 +35,11 @@ def duplicated(args: dict, weights: np.ndarray) -> dict:
     rows = [(k, c) for k in range(args["model"].size) for c in copies[args["unit"][k]]]
     pick = np.array([k for k, _ in rows])
     return dict(
-        model=args["model"][pick], unit=np.array([c for _, c in rows]), brier=args["brier"][pick],
-        in_estimation=args["in_estimation"][pick], unit_type=args["unit_type"][new_ids],
+        model=args["model"][pick],
+        unit=np.array([c for _, c in rows]),
+        brier=args["brier"][pick],
+        in_estimation=args["in_estimation"][pick],
+        unit_type=args["unit_type"][new_ids],
         unit_stratum=args["unit_stratum"][new_ids],
     )
 
@@ -65,8 +63,7 @@ def test_fit_equals_dense_lstsq(seed, n_models, n_units):
 def test_integer_weights_equal_duplicated_rows(seed):
     args = random_panel(seed, 6, 25)
     w = np.random.default_rng(seed).integers(0, 4, args["unit_type"].size)
-    assume(all(connected(args["model"], args["unit"], args["in_estimation"], args["unit_type"], t, w)
-               for t in (0, 1)))
+    assume(all(connected(args["model"], args["unit"], args["in_estimation"], args["unit_type"], t, w) for t in (0, 1)))
     assume(all((w[args["unit_type"] == t] > 0).any() for t in (0, 1)))
     weighted = fit(build_panel(**args), weights=w)
     dup = fit(build_panel(**duplicated(args, w)))
@@ -79,8 +76,7 @@ def test_single_model_unit_gets_its_own_effect():
     # unit 2 is answered by model 0 only: b_2 = B_02 - a_0, and model 0's D is its mean Brier
     model, unit = np.array([0, 1, 0, 1, 0]), np.array([0, 0, 1, 1, 2])
     brier = np.array([0.1, 0.3, 0.2, 0.6, 0.9])
-    args = dict(model=model, unit=unit, brier=brier, in_estimation=np.ones(5, bool),
-                unit_type=np.zeros(3, int), unit_stratum=np.zeros(3, int))
+    args = dict(model=model, unit=unit, brier=brier, in_estimation=np.ones(5, bool), unit_type=np.zeros(3, int), unit_stratum=np.zeros(3, int))
     f = fit(build_panel(**args, type_names=("dataset",)))
     assert f.D[0, 0] == pytest.approx(brier[[0, 2, 4]].mean(), abs=TOL)
     assert f.a[0, 0] + f.b[2] == pytest.approx(0.9, abs=TOL)
@@ -93,8 +89,7 @@ def test_disconnected_panel_is_a_least_squares_fit_with_the_documented_gauge():
     model, unit = np.array([0, 0, 1, 1, 2, 2, 3, 3]), np.array([0, 1, 0, 1, 2, 3, 2, 3])
     brier = np.array([0.1, 0.4, 0.2, 0.7, 0.3, 0.05, 0.5, 0.2])
     est = np.ones(8, bool)
-    f = fit(build_panel(model, unit, brier, est, np.zeros(4, int), np.zeros(4, int),
-                        type_names=("dataset",)))
+    f = fit(build_panel(model, unit, brier, est, np.zeros(4, int), np.zeros(4, int), type_names=("dataset",)))
     _, fitted, _ = reference_fit(model, unit, brier, est, np.zeros(4, int), n_types=1)
     np.testing.assert_allclose(f.a[0, model] + f.b[unit], fitted, atol=TOL)
     m = np.array([0.15, 0.55, 0.4, 0.125])  # estimation-sample mean Brier per unit
@@ -137,40 +132,58 @@ def test_fixed_market_effects_follow_fb_market_rule():
 
 def test_overall_is_mean_of_types_and_nan_when_a_type_is_missing():
     model, unit = np.array([0, 0, 1, 1, 2]), np.array([0, 1, 0, 1, 0])
-    args = dict(model=model, unit=unit, brier=np.array([0.1, 0.3, 0.2, 0.5, 0.4]),
-                in_estimation=np.ones(5, bool), unit_type=np.array([0, 1]), unit_stratum=np.array([0, 1]))
+    args = dict(
+        model=model,
+        unit=unit,
+        brier=np.array([0.1, 0.3, 0.2, 0.5, 0.4]),
+        in_estimation=np.ones(5, bool),
+        unit_type=np.array([0, 1]),
+        unit_stratum=np.array([0, 1]),
+    )
     f = fit(build_panel(**args))
     np.testing.assert_allclose(f.overall[:2], f.D[:, :2].mean(axis=0))
     assert np.isnan(f.overall[2]) and np.isfinite(f.D[0, 2])
 
 
 def test_brier_index_values():
-    np.testing.assert_allclose(brier_index(np.array([0.25, 0.0, 1.0, 0.16, -0.01])),
-                               [50.0, 100.0, 0.0, 60.0, 100.0])
+    np.testing.assert_allclose(brier_index(np.array([0.25, 0.0, 1.0, 0.16, -0.01])), [50.0, 100.0, 0.0, 60.0, 100.0])
 
 
 def test_orphan_units_raise_or_drop():
-    args = dict(model=np.array([0, 1, 1]), unit=np.array([0, 0, 1]), brier=np.array([0.1, 0.2, 0.3]),
-                in_estimation=np.array([True, False, False]), unit_type=np.array([0, 0]),
-                unit_stratum=np.array([0, 0]))
+    args = dict(
+        model=np.array([0, 1, 1]),
+        unit=np.array([0, 0, 1]),
+        brier=np.array([0.1, 0.2, 0.3]),
+        in_estimation=np.array([True, False, False]),
+        unit_type=np.array([0, 0]),
+        unit_stratum=np.array([0, 0]),
+    )
     with pytest.raises(ValueError, match="no estimation-sample forecast"):
         build_panel(**args)
     f = fit(build_panel(**args, orphan_units="drop"))
     assert np.isnan(f.b[1]) and f.D[0, 1] == pytest.approx(0.2 - 0.1 + 0.1)
 
 
-@pytest.mark.parametrize("change, message", [
-    (dict(model=np.array([0, 0]), unit=np.array([1, 1])), "duplicate"),
-    (dict(brier=np.array([0.1, np.nan])), "NaN"),
-    (dict(model=np.array([0.0, 1.0])), "integer codes"),
-    (dict(unit_type=np.array([0, 5])), "type_names"),
-    (dict(b_fixed=np.array([0.2, np.nan])), "all units of type"),
-    (dict(unit_stratum=np.array([0])), "expected 2"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(model=np.array([0, 0]), unit=np.array([1, 1])), "duplicate"),
+        (dict(brier=np.array([0.1, np.nan])), "NaN"),
+        (dict(model=np.array([0.0, 1.0])), "integer codes"),
+        (dict(unit_type=np.array([0, 5])), "type_names"),
+        (dict(b_fixed=np.array([0.2, np.nan])), "all units of type"),
+        (dict(unit_stratum=np.array([0])), "expected 2"),
+    ],
+)
 def test_build_panel_rejects_bad_input(change, message):
-    args = dict(model=np.array([0, 1]), unit=np.array([0, 1]), brier=np.array([0.1, 0.2]),
-                in_estimation=np.array([True, True]), unit_type=np.array([0, 0]),
-                unit_stratum=np.array([0, 0]))
+    args = dict(
+        model=np.array([0, 1]),
+        unit=np.array([0, 1]),
+        brier=np.array([0.1, 0.2]),
+        in_estimation=np.array([True, True]),
+        unit_type=np.array([0, 0]),
+        unit_stratum=np.array([0, 0]),
+    )
     with pytest.raises(ValueError, match=message):
         build_panel(**{**args, **change})
 
@@ -228,8 +241,7 @@ def test_the_kernel_matrices_are_the_dense_products_to_the_bit(seed, fixed_marke
     panel = build_panel(**args, b_fixed=b_fixed, orphan_units="average")
     for t, k in enumerate(panel.kernels):
         rows = (panel.model, panel.unit, panel.brier, panel.in_estimation & panel.active[panel.unit])
-        want = _dense_kernel_matrices(*rows, k.units, panel.n_models,
-                                      np.full(panel.n_units, np.nan) if b_fixed is None else b_fixed, k.fixed)
+        want = _dense_kernel_matrices(*rows, k.units, panel.n_models, np.full(panel.n_units, np.nan) if b_fixed is None else b_fixed, k.fixed)
         for name, value in want.items():
             got = getattr(k, name)
             assert got.shape == value.shape and np.array_equal(got, value, equal_nan=True), (t, name)

@@ -21,10 +21,12 @@ from helpers import score_rows
 AS_OF = parse_ts("2026-03-01T00:00:00Z")
 OUTCOME = {"d1": 1.0, "d2": 0.0, "m1": 1.0, "m2": 0.0}
 SQUATTER = "evil.superforecaster-median-forecast"
-FORECASTS = {"a.x": {"d1": .9, "d2": .1, "m1": .8, "m2": .2},  # the best
-             "b.y": {"d1": .6, "d2": .5, "m1": .6, "m2": .4},
-             "evil.prescient.naive": {"d1": .5, "d2": .5, "m1": .5, "m2": .5},
-             SQUATTER: {"d1": .2, "d2": .8, "m1": .3, "m2": .7}}  # the worst
+FORECASTS = {
+    "a.x": {"d1": 0.9, "d2": 0.1, "m1": 0.8, "m2": 0.2},  # the best
+    "b.y": {"d1": 0.6, "d2": 0.5, "m1": 0.6, "m2": 0.4},
+    "evil.prescient.naive": {"d1": 0.5, "d2": 0.5, "m1": 0.5, "m2": 0.5},
+    SQUATTER: {"d1": 0.2, "d2": 0.8, "m1": 0.3, "m2": 0.7},
+}  # the worst
 MODELS = {m: ModelMeta(m, m, "Org", "llm") for m in FORECASTS}
 
 
@@ -45,8 +47,9 @@ def test_a_model_named_like_the_superforecaster_median_is_not_the_default_refere
     assert np.isfinite(out.loc[SQUATTER, "p_value"])
 
 
-@pytest.mark.parametrize("configured", ["forecastbench.superforecaster-median-forecast", "prescient.naive", "naive",
-                                        "superforecaster-median-forecast", "A.X", "a.x "])
+@pytest.mark.parametrize(
+    "configured", ["forecastbench.superforecaster-median-forecast", "prescient.naive", "naive", "superforecaster-median-forecast", "A.X", "a.x "]
+)
 def test_a_configured_id_matches_exactly_or_the_board_has_no_reference(configured):
     out = board(configured)
     assert reference_rows(out) == sorted(FORECASTS), "no row may stand in for a missing reference"

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from generator.config import load_settings
 from generator.errors import ConfigError
-from generator.leaderboard.fb_board import COLUMNS, FBOptions, board_options, fb_board, provisional_models
+from generator.leaderboard.fb_board import COLUMNS, FBOptions, board_options, fb_board
+from generator.leaderboard.fb_rules import provisional_models
 from generator.leaderboard.secondary import LOG_EPS, SECONDARY, correct, log_score, secondary_columns
 from generator.models import ModelMeta
 from generator.scoring.brier import brier
@@ -22,11 +23,12 @@ from helpers import SMALL_HUB, score_rows, write_hub
 
 AS_OF = parse_ts("2026-03-01T00:00:00Z")
 OUTCOME = {"d1": 1.0, "d2": 0.0, "m1": 1.0}
-FORECASTS = {"a.x": {"d1": .8, "d2": .3, "m1": .6},
-             "b.y": {"d1": .6, "d2": .5, "m1": .9},
-             "prescient.naive": {"d1": .5, "d2": .5}}
-MODELS = {"a.x": ModelMeta("a.x", "A", "Org A", "llm"), "b.y": ModelMeta("b.y", "B", "Org B", "llm"),
-          "prescient.naive": ModelMeta("prescient.naive", "Naive", "Prescient", "baseline")}
+FORECASTS = {"a.x": {"d1": 0.8, "d2": 0.3, "m1": 0.6}, "b.y": {"d1": 0.6, "d2": 0.5, "m1": 0.9}, "prescient.naive": {"d1": 0.5, "d2": 0.5}}
+MODELS = {
+    "a.x": ModelMeta("a.x", "A", "Org A", "llm"),
+    "b.y": ModelMeta("b.y", "B", "Org B", "llm"),
+    "prescient.naive": ModelMeta("prescient.naive", "Naive", "Prescient", "baseline"),
+}
 
 
 def scores(forecasts=FORECASTS, round_="2026-01-04", imputed=()):
@@ -34,6 +36,7 @@ def scores(forecasts=FORECASTS, round_="2026-01-04", imputed=()):
 
 
 # --- per-forecast rules ---------------------------------------------------------------------------
+
 
 def test_log_score_values_and_the_clipping_epsilon():
     assert log_score(0.5, 1) == pytest.approx(math.log(2))
@@ -59,15 +62,16 @@ def test_brier_and_log_score_are_proper(p, q):
 
 # --- per-model columns ----------------------------------------------------------------------------
 
+
 def test_secondary_columns_match_a_hand_computation():
     out = secondary_columns(scores(), naive_model="prescient.naive")
     assert list(out.columns) == SECONDARY and list(out.index) == ["a.x", "b.y", "prescient.naive"]
     # Brier: a.x .04 .09 .16; b.y .16 .25 .01; naive .25 .25 (no m1)
     # field means: d1 .15, d2 .19667, m1 .085
     a = out.loc["a.x"]
-    assert a["peer"] == pytest.approx(((.15 - .04) + (.59 / 3 - .09) + (.085 - .16)) / 3)
-    assert a["bss"] == pytest.approx(((.25 - .04) + (.25 - .09)) / 2)  # only where the naive answered
-    assert a["log_score"] == pytest.approx(-(math.log(.8) + math.log(.7) + math.log(.6)) / 3)
+    assert a["peer"] == pytest.approx(((0.15 - 0.04) + (0.59 / 3 - 0.09) + (0.085 - 0.16)) / 3)
+    assert a["bss"] == pytest.approx(((0.25 - 0.04) + (0.25 - 0.09)) / 2)  # only where the naive answered
+    assert a["log_score"] == pytest.approx(-(math.log(0.8) + math.log(0.7) + math.log(0.6)) / 3)
     assert a["accuracy"] == pytest.approx(1.0)
     assert out.loc["b.y", "accuracy"] == pytest.approx(2 / 3)  # 0.5 on d2 is wrong
     assert (a["n_dataset"], a["n_market"]) == (2, 1)
@@ -84,7 +88,7 @@ def test_bss_is_missing_without_the_naive_forecaster_and_peer_sums_to_zero_on_a_
 def test_the_board_carries_the_secondary_columns():
     board = fb_board(scores(), MODELS, AS_OF, np.random.default_rng(0), FBOptions(replicates=20)).set_index("model")
     assert sorted(board.reset_index().columns) == sorted(COLUMNS)
-    assert board.loc["a.x", "bss"] == pytest.approx(.185)
+    assert board.loc["a.x", "bss"] == pytest.approx(0.185)
     assert board["provisional"].tolist() == [0, 0, 0]
 
 
@@ -95,11 +99,17 @@ def groupby_secondary(rows, naive_model):
     brier = rows["brier"].astype(float)
     field = brier.groupby(unit).transform("mean")
     naive = brier[rows["model"] == naive_model].groupby(unit).first().reindex(unit).to_numpy()
-    per_row = pd.DataFrame({"model": rows["model"], "log_score": log_score(rows["probability"], rows["outcome"]),
-                            "peer": field - brier, "bss": naive - brier.to_numpy(),
-                            "accuracy": correct(rows["probability"], rows["outcome"]),
-                            "n_dataset": (rows["kind"] != "binary").astype(np.int64),
-                            "n_market": (rows["kind"] == "binary").astype(np.int64)})
+    per_row = pd.DataFrame(
+        {
+            "model": rows["model"],
+            "log_score": log_score(rows["probability"], rows["outcome"]),
+            "peer": field - brier,
+            "bss": naive - brier.to_numpy(),
+            "accuracy": correct(rows["probability"], rows["outcome"]),
+            "n_dataset": (rows["kind"] != "binary").astype(np.int64),
+            "n_market": (rows["kind"] == "binary").astype(np.int64),
+        }
+    )
     grouped = per_row.groupby("model", sort=True)
     out = grouped[["log_score", "peer", "bss", "accuracy"]].mean()
     out[["n_dataset", "n_market"]] = grouped[["n_dataset", "n_market"]].sum()
@@ -115,11 +125,11 @@ def test_secondary_columns_equal_the_groupbys_exactly(seed):
     outcome = {q: float(rng.integers(0, 2)) for q in questions}
     rows = pd.concat([score_rows(forecasts, outcome, r) for r in ("2026-01-04", "2026-01-18")], ignore_index=True)
     rows = rows.astype(object).sample(frac=1, random_state=seed).reset_index(drop=True)  # the nightly's frames are object
-    pd.testing.assert_frame_equal(secondary_columns(rows, "prescient.naive"), groupby_secondary(rows, "prescient.naive"),
-                                  check_exact=True)
+    pd.testing.assert_frame_equal(secondary_columns(rows, "prescient.naive"), groupby_secondary(rows, "prescient.naive"), check_exact=True)
 
 
 # --- stability rule -------------------------------------------------------------------------------
+
 
 def test_stability_rule_boundaries_on_resolved_count_and_age():
     rows = scores()  # a.x and b.y forecast 3 units, the naive 2; round 2026-01-04 is 56 days before AS_OF
@@ -143,6 +153,7 @@ def test_provisional_models_are_shown_without_a_rank():
 
 # --- [leaderboard] settings -------------------------------------------------------------------------
 
+
 def test_leaderboard_settings_default_and_feed_the_board_options(tmp_path):
     settings_ = load_settings(write_hub(tmp_path))
     assert settings_.leaderboard.boards == ("tournament", "baseline")
@@ -153,22 +164,37 @@ def test_leaderboard_settings_default_and_feed_the_board_options(tmp_path):
 
 
 def test_leaderboard_table_is_read(tmp_path):
-    text = SMALL_HUB + ('\n[leaderboard]\nboards = ["baseline"]\nviews = ["overall", "horizon:30", "source:fred"]\n'
-                        'replicates = 99\nseed = 7\nreference = "a.x"\nmarket_difficulty = "crowd"\n')
+    text = SMALL_HUB + (
+        '\n[leaderboard]\nboards = ["baseline"]\nviews = ["overall", "horizon:30", "source:fred"]\n'
+        'replicates = 99\nseed = 7\nreference = "a.x"\nmarket_difficulty = "crowd"\n'
+    )
     lb = load_settings(write_hub(tmp_path, text)).leaderboard
-    assert (lb.boards, lb.views, lb.replicates, lb.seed, lb.reference, lb.market_difficulty) == \
-        (("baseline",), ("overall", "horizon:30", "source:fred"), 99, 7, "a.x", "crowd")
+    assert (lb.boards, lb.views, lb.replicates, lb.seed, lb.reference, lb.market_difficulty) == (
+        ("baseline",),
+        ("overall", "horizon:30", "source:fred"),
+        99,
+        7,
+        "a.x",
+        "crowd",
+    )
 
 
 def test_every_leaderboard_problem_is_reported_with_its_key(tmp_path):
-    text = SMALL_HUB + ('\n[leaderboard]\nboards = ["arena"]\nviews = ["overall", "sector:energy"]\n'
-                        'replicates = 0\nseed = "zero"\nmarket_difficulty = "guess"\ncolour = 1\n')
+    text = SMALL_HUB + (
+        '\n[leaderboard]\nboards = ["arena"]\nviews = ["overall", "sector:energy"]\n'
+        'replicates = 0\nseed = "zero"\nmarket_difficulty = "guess"\ncolour = 1\n'
+    )
     with pytest.raises(ConfigError) as info:
         load_settings(write_hub(tmp_path, text))
     found = {(p.code, p.column) for p in info.value.problems}
-    assert found == {("bad-value", "leaderboard.boards"), ("bad-value", "leaderboard.views"),
-                     ("bad-value", "leaderboard.replicates"), ("wrong-type", "leaderboard.seed"),
-                     ("bad-value", "leaderboard.market_difficulty"), ("unknown-key", "leaderboard.colour")}
+    assert found == {
+        ("bad-value", "leaderboard.boards"),
+        ("bad-value", "leaderboard.views"),
+        ("bad-value", "leaderboard.replicates"),
+        ("wrong-type", "leaderboard.seed"),
+        ("bad-value", "leaderboard.market_difficulty"),
+        ("unknown-key", "leaderboard.colour"),
+    }
     assert "sector:energy" in next(p.message for p in info.value.problems if p.column == "leaderboard.views")
 
 

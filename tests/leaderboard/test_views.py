@@ -25,20 +25,43 @@ def available_views(scores: pd.DataFrame) -> list[str]:
     return out
 
 
+def row(
+    model="a.x",
+    q="fred:d1",
+    res="2026-01-11",
+    kind="dataset",
+    source="fred",
+    category="econ",
+    p=0.8,
+    outcome=1.0,
+    resolved_at="2026-01-20T00:00:00Z",
+    round_="2026-01-04",
+    imputed=0,
+):
+    return {
+        "round": round_,
+        "model": model,
+        "question_id": q,
+        "resolution_date": res,
+        "source": source,
+        "kind": kind,
+        "category": category,
+        "probability": p,
+        "imputed": imputed,
+        "outcome": outcome,
+        "resolved_at": resolved_at,
+        "brier": (p - outcome) ** 2,
+    }
 
-def row(model="a.x", q="fred:d1", res="2026-01-11", kind="dataset", source="fred", category="econ",
-        p=0.8, outcome=1.0, resolved_at="2026-01-20T00:00:00Z", round_="2026-01-04", imputed=0):
-    return {"round": round_, "model": model, "question_id": q, "resolution_date": res, "source": source,
-            "kind": kind, "category": category, "probability": p, "imputed": imputed, "outcome": outcome,
-            "resolved_at": resolved_at, "brier": (p - outcome) ** 2}
 
-
-SCORES_ROWS = pd.DataFrame([
-    row(),                                                   # dataset, horizon 7
-    row(q="fred:d2", res="2026-02-03"),                       # dataset, horizon 30
-    row(q="manifold:m1", res="", kind="binary", source="manifold", category="politics"),
-    row(q="manifold:m2", res="", kind="binary", source="manifold", category="politics", resolved_at=""),
-])
+SCORES_ROWS = pd.DataFrame(
+    [
+        row(),  # dataset, horizon 7
+        row(q="fred:d2", res="2026-02-03"),  # dataset, horizon 30
+        row(q="manifold:m1", res="", kind="binary", source="manifold", category="politics"),
+        row(q="manifold:m2", res="", kind="binary", source="manifold", category="politics", resolved_at=""),
+    ]
+)
 
 
 def ids(frame):
@@ -69,9 +92,18 @@ def test_resolved_only_drops_rows_flagged_as_market_proxies():
 
 
 def test_available_views_lists_only_views_with_rows():
-    assert available_views(SCORES_ROWS) == ["overall", "market", "dataset", "resolved-only", "source:fred",
-                                            "source:manifold", "category:econ", "category:politics",
-                                            "horizon:7", "horizon:30"]
+    assert available_views(SCORES_ROWS) == [
+        "overall",
+        "market",
+        "dataset",
+        "resolved-only",
+        "source:fred",
+        "source:manifold",
+        "category:econ",
+        "category:politics",
+        "horizon:7",
+        "horizon:30",
+    ]
 
 
 @pytest.mark.parametrize("bad", ["everything", "source:", "horizon:soon", "horizon:0", "sector:energy"])
@@ -82,12 +114,16 @@ def test_unknown_views_are_refused_with_the_accepted_forms(bad):
 
 def _hub_with_scores(tmp_path: Path) -> Path:
     root = write_hub(tmp_path, SMALL_HUB.replace("min_resolved = 5", "min_resolved = 1").replace("min_age_days = 20", "min_age_days = 0"))
-    rows = [row(model=m, q=q, res=res, kind=k, source=s, p=p, outcome=o)
-            for m, shift in (("a.x", 0.0), ("b.y", 0.2))
-            for q, res, k, s, p, o in (("fred:d1", "2026-01-11", "dataset", "fred", 0.8 - shift, 1.0),
-                                       ("fred:d2", "2026-01-11", "dataset", "fred", 0.3 + shift, 0.0),
-                                       ("manifold:m1", "", "binary", "manifold", 0.6, 1.0),
-                                       ("manifold:m2", "", "binary", "manifold", 0.1 + shift, 0.0))]
+    rows = [
+        row(model=m, q=q, res=res, kind=k, source=s, p=p, outcome=o)
+        for m, shift in (("a.x", 0.0), ("b.y", 0.2))
+        for q, res, k, s, p, o in (
+            ("fred:d1", "2026-01-11", "dataset", "fred", 0.8 - shift, 1.0),
+            ("fred:d2", "2026-01-11", "dataset", "fred", 0.3 + shift, 0.0),
+            ("manifold:m1", "", "binary", "manifold", 0.6, 1.0),
+            ("manifold:m2", "", "binary", "manifold", 0.1 + shift, 0.0),
+        )
+    ]
     (root / "data" / "scores").mkdir(parents=True)
     frame = pd.DataFrame(rows)
     frame = frame.reindex(columns=list(SCORES.names))  # columns added to SCORES later stay empty
@@ -130,10 +166,19 @@ def _assert_ranked(board: pd.DataFrame, score: str) -> None:
     assert board["p_label"].iloc[0] == "—" and set(board["p_label"].iloc[1:]) <= {"Yes", "Likely", "No"}
 
 
-@pytest.mark.parametrize("view,score", [("dataset", "dataset"), ("market", "market"), ("overall", "overall"),
-                                        ("source:manifold", "market"), ("source:fred", "dataset"),
-                                        ("horizon:7", "dataset"), ("category:econ", "overall"),
-                                        ("resolved-only", "overall")])
+@pytest.mark.parametrize(
+    "view,score",
+    [
+        ("dataset", "dataset"),
+        ("market", "market"),
+        ("overall", "overall"),
+        ("source:manifold", "market"),
+        ("source:fred", "dataset"),
+        ("horizon:7", "dataset"),
+        ("category:econ", "overall"),
+        ("resolved-only", "overall"),
+    ],
+)
 def test_every_view_ranks_by_its_own_score_with_its_own_intervals(tmp_path: Path, view: str, score: str):
     from generator.leaderboard.hub_boards import headline_of, hub_board
     from generator.store import readers
@@ -163,8 +208,7 @@ def test_cli_ranks_the_dataset_and_market_views(tmp_path: Path, view: str):
     assert [line.split()[0] for line in lines[2:]] == ["1", "2"], table.stdout
 
 
-BLANKISH = [None, np.nan, pd.NaT, "", " ", "\t", "\n", "\r\n", "\u3000", "\u00a0", "a", " a ", "é", '"', ",", 1.0, 0,
-            "2026-01-01T00:00:00Z"]
+BLANKISH = [None, np.nan, pd.NaT, "", " ", "\t", "\n", "\r\n", "\u3000", "\u00a0", "a", " a ", "é", '"', ",", 1.0, 0, "2026-01-01T00:00:00Z"]
 
 
 @pytest.mark.parametrize("seed", range(100))

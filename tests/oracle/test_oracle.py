@@ -51,8 +51,11 @@ def test_every_problem_of_a_bad_file_is_reported_with_row_and_column():
     assert codes(parsed) == [
         ("ignored-column", 1, "notes"),
         ("bad-id", 3, "id"),
-        ("empty-value", 4, "question"), ("empty-value", 4, "category"), ("bad-date", 4, "resolution_date"),
-        ("bad-url", 4, "url"), ("bad-answer", 4, "answer"),
+        ("empty-value", 4, "question"),
+        ("empty-value", 4, "category"),
+        ("bad-date", 4, "resolution_date"),
+        ("bad-url", 4, "url"),
+        ("bad-answer", 4, "answer"),
         ("bad-choices", 5, "choice_d"),
         ("bad-answer", 6, "answer"),
         ("duplicate-question", 7, "id"),
@@ -63,10 +66,16 @@ def test_every_problem_of_a_bad_file_is_reported_with_row_and_column():
 def test_structural_problems_of_csv_and_jsonl():
     missing = parse_questions(b"question,answer\nQ?,True\n", "q.csv", "csv")
     assert codes(missing) == [("missing-column", 1, "resolution_date"), ("missing-column", 1, "category")]
-    lines = b'{"question": "Q?", "answer": "True", "resolution_date": "2024-01-01"}\nnot json\n[1]\n' \
-            b'{"question": "Q?", "choices": ["a", "b"], "answer": "A", "resolution_date": "2024-01-01", "category": "x"}\n'
+    lines = (
+        b'{"question": "Q?", "answer": "True", "resolution_date": "2024-01-01"}\nnot json\n[1]\n'
+        b'{"question": "Q?", "choices": ["a", "b"], "answer": "A", "resolution_date": "2024-01-01", "category": "x"}\n'
+    )
     assert codes(parse_questions(lines, "q.jsonl", "jsonl")) == [
-        ("missing-field", 1, "category"), ("bad-json", 2, None), ("bad-json", 3, None), ("bad-choices", 4, "choices")]
+        ("missing-field", 1, "category"),
+        ("bad-json", 2, None),
+        ("bad-json", 3, None),
+        ("bad-choices", 4, "choices"),
+    ]
     assert codes(parse_questions(b"", "q.jsonl", "jsonl")) == [("no-questions", None, None)]
     assert codes(parse_questions(b"\xff", "q.csv", "csv")) == [("not-utf8", None, None)]
 
@@ -83,8 +92,10 @@ def test_import_appends_only_new_or_changed_versions(tmp_path):
     assert again.added == 0 and tree_bytes(hub) == before  # same questions in the other format: no byte changes
 
     corrected = tmp_path / "fix.csv"
-    corrected.write_text("id,question,answer,resolution_date,category\n"
-                         "tf-2,Will the central bank cut its main rate in March 2024?,Yes,2024-03-20,Economics & Business\n")
+    corrected.write_text(
+        "id,question,answer,resolution_date,category\n"
+        "tf-2,Will the central bank cut its main rate in March 2024?,Yes,2024-03-20,Economics & Business\n"
+    )
     assert import_oracle(hub, corrected, "news", parse_ts("2026-03-01T00:00:00Z")).added == 1
     ledger = readers.load_oracle_questions(Hub(hub), "news")
     assert len(ledger) == 5 and list(ledger["recorded_at"])[-1] == "2026-03-01T00:00:00Z"
@@ -182,12 +193,21 @@ def synthetic_hub(tmp_path: Path) -> tuple[Path, dict[tuple[str, str], list[tupl
             kind = "tf" if j % 2 == 0 else "mc"
             choices = ["", "", "", ""] if kind == "tf" else ["w", "x", "y", "z"]
             answer = "ABCD"[(number + j) % (2 if kind == "tf" else 4)]
-            rows.append([f"{month}-{j}", f"Question {j} of {month}?", *choices,
-                         {"tf": {"A": "True", "B": "False"}}.get(kind, {}).get(answer, answer),
-                         f"{month}-{1 + j:02d}", "World", ""])
+            rows.append(
+                [
+                    f"{month}-{j}",
+                    f"Question {j} of {month}?",
+                    *choices,
+                    {"tf": {"A": "True", "B": "False"}}.get(kind, {}).get(answer, answer),
+                    f"{month}-{1 + j:02d}",
+                    "World",
+                    "",
+                ]
+            )
     questions = tmp_path / "synthetic.csv"
-    pd.DataFrame(rows, columns=["id", "question", "choice_a", "choice_b", "choice_c", "choice_d", "answer",
-                                "resolution_date", "category", "url"]).to_csv(questions, index=False)
+    pd.DataFrame(
+        rows, columns=["id", "question", "choice_a", "choice_b", "choice_c", "choice_d", "answer", "resolution_date", "category", "url"]
+    ).to_csv(questions, index=False)
     hub = write_hub(tmp_path / "hub")
     import_oracle(hub, questions, "synthetic", AS_OF)
     for model in ("acme.decline", "acme.steady", "acme.unknown"):
@@ -253,7 +273,7 @@ def test_the_five_month_moving_average_is_centred_and_needs_three_months(synthet
     decline = view[view["model"] == "acme.decline"].reset_index(drop=True)
     monthly = [hand_month(truth[("acme.decline", m)])[0] for m in MONTHS]
     for i in range(len(MONTHS)):
-        window = monthly[max(i - 2, 0):i + 3]
+        window = monthly[max(i - 2, 0) : i + 3]
         assert decline.loc[i, "accuracy_ma5"] == pytest.approx(sum(window) / len(window))
     # calendar gaps: months 0, 1, 2 and 5 present; month 5's window (3..7) holds only itself, fewer than 3 months
     smooth = moving_average(pd.Series([0, 1, 2, 5]).to_numpy(), pd.Series([0.2, 0.4, 0.6, 0.9]).to_numpy())
@@ -298,8 +318,7 @@ def test_pooling_by_model_and_the_board_carry_the_same_summary(synthetic):
 def test_cli_import_then_board(tmp_path, capsys):
     hub = hub_with_forecasts(tmp_path, {"acme.alpha": ALPHA, "acme.beta": BETA}, {"acme.alpha": "2024-03-31"})
     before = tree_bytes(hub)
-    again = run_cli("import", "oracle", str(ORACLE_DATA / "questions.jsonl"), "--set", "news", "--hub", str(hub),
-                    "--as-of", "2026-02-01T00:00:00Z")
+    again = run_cli("import", "oracle", str(ORACLE_DATA / "questions.jsonl"), "--set", "news", "--hub", str(hub), "--as-of", "2026-02-01T00:00:00Z")
     assert again.returncode == 0, again.stderr
     assert "0 new or changed version(s)" in again.stdout and "article_title" in again.stderr
     assert tree_bytes(hub) == before
@@ -316,8 +335,9 @@ def test_cli_import_then_board(tmp_path, capsys):
 
 def test_cli_import_of_a_bad_file_exits_3_listing_every_problem(tmp_path):
     hub = write_hub(tmp_path / "hub")
-    result = run_cli("import", "oracle", str(ORACLE_DATA / "bad_questions.csv"), "--set", "news", "--hub", str(hub),
-                     "--as-of", "2026-01-01T00:00:00Z")
+    result = run_cli(
+        "import", "oracle", str(ORACLE_DATA / "bad_questions.csv"), "--set", "news", "--hub", str(hub), "--as-of", "2026-01-01T00:00:00Z"
+    )
     assert result.returncode == 3
     assert all(code in result.stderr for code in ("bad-id", "bad-date", "bad-url", "bad-answer", "bad-choices", "duplicate-question"))
     assert "Traceback" not in result.stderr and not (hub / "data" / "oracle").exists()

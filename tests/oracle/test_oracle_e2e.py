@@ -89,8 +89,7 @@ host_rate_per_second = 200
 
 def prescient(hub: Path, llm: FakeLLM, cache: Path, *args: str) -> subprocess.CompletedProcess:
     """The installed ``prescient`` executable, as a user runs it, with the endpoint in its environment."""
-    env = {**os.environ, "PRESCIENT_LLM_API_KEY": "sk-test", "PRESCIENT_LLM_BASE_URL": llm.url,
-           "PRESCIENT_CACHE_DIR": str(cache)}
+    env = {**os.environ, "PRESCIENT_LLM_API_KEY": "sk-test", "PRESCIENT_LLM_BASE_URL": llm.url, "PRESCIENT_CACHE_DIR": str(cache)}
     env.pop("PRESCIENT_LLM_MODEL", None)
     return subprocess.run([PRESCIENT, *args, "--hub", str(hub)], capture_output=True, text=True, env=env, timeout=300)
 
@@ -114,7 +113,14 @@ def test_fetch_generate_answer_as_a_user_would(tmp_path, feeds, llm):
     assert "Traceback" not in fetched.stderr
     news = table(hub, "data/news/2026-11.csv", NEWS)
     assert sorted(u.rsplit("/", 1)[1] for u in news["url"]) == [
-        "airline.html", "column.html", "evacuation.html", "rates-markets.html", "rates.html", "storm.html", "tram.html"]
+        "airline.html",
+        "column.html",
+        "evacuation.html",
+        "rates-markets.html",
+        "rates.html",
+        "storm.html",
+        "tram.html",
+    ]
     assert "same text as a known article 1" in fetched.stdout  # the syndicated copy of the airline story
     assert (news["source"] == "127.0.0.1").all() and (news["summary"].fillna("") == "").all()
     assert all("prescient-news/" in a and "Oracle test hub" in a and "example.org/oracle-hub" in a for a in feeds.agents)
@@ -162,8 +168,9 @@ def test_fetch_generate_answer_as_a_user_would(tmp_path, feeds, llm):
     assert (pristine / f"data/oracle/{SET}/articles.csv").read_bytes() == (hub / f"data/oracle/{SET}/articles.csv").read_bytes()
 
     # -- the hub's own answers: closed-book, then open-book over the news ledger before the cutoff
-    closed = prescient(hub, llm, cache, "oracle", "answer", "--model", "fake-answerer-1", "--as-of", "2026-11-26T02:00:00Z",
-                       "--knowledge-cutoff", "2026-06-30")
+    closed = prescient(
+        hub, llm, cache, "oracle", "answer", "--model", "fake-answerer-1", "--as-of", "2026-11-26T02:00:00Z", "--knowledge-cutoff", "2026-06-30"
+    )
     assert closed.returncode == 0, closed.stderr
     mid = "prescient.fake-answerer-1-closed-book"
     questions = table(hub, f"data/oracle/{SET}/questions.csv", ORACLE_QUESTIONS)
@@ -172,8 +179,21 @@ def test_fetch_generate_answer_as_a_user_would(tmp_path, feeds, llm):
     assert len(answers) == len(questions) and len(refused) == 1 and refused["reasoning"].tolist() == ["refused"]
     assert validate_files(hub, [hub / f"data/oracle/{SET}/forecasts/{mid}.csv"], parse_ts("2026-11-26T02:00:00Z"), hub_own=True).ok
     asked = len(llm.requests)
-    open_book = prescient(hub, llm, cache, "oracle", "answer", "--model", "fake-answerer-1", "--setting", "open-book",
-                          "--cutoff", "2026-11-25", "--as-of", "2026-11-26T02:00:00Z")
+    open_book = prescient(
+        hub,
+        llm,
+        cache,
+        "oracle",
+        "answer",
+        "--model",
+        "fake-answerer-1",
+        "--setting",
+        "open-book",
+        "--cutoff",
+        "2026-11-25",
+        "--as-of",
+        "2026-11-26T02:00:00Z",
+    )
     assert open_book.returncode == 0, open_book.stderr
     retrieved = 0
     for body in llm.requests[asked:]:  # every article shown was published before the question's day and the cutoff

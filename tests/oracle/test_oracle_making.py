@@ -35,15 +35,23 @@ from generator.sources.sim import world_from_options
 from generator.sources.sim_news import Newsroom
 from generator.timeutil import parse_ts
 
-RATES = ["The central bank of Veloria raised its main interest rate by half a point to tame inflation, its governor said on Wednesday.",
-         "Veloria's central bank raised its main interest rate by half a point on Wednesday as inflation stays high, the governor said.",
-         "On Wednesday the central bank of Veloria raised the main interest rate half a point; inflation is too high, said its governor.",
-         "Veloria central bank governor: main interest rate raised by half a point on Wednesday to fight inflation."]
-STORM = ["Storm Ida flooded Port Elm on Wednesday when the river Elm burst its banks; about 400 homes were flooded in the lower town.",
-         "The river Elm burst its banks in Port Elm as Storm Ida brought floods on Wednesday; 400 homes in the lower town were flooded.",
-         "About 400 homes in the lower town of Port Elm were flooded on Wednesday after Storm Ida made the river Elm burst its banks."]
-SINGLES = ["The football club signed a striker for a record fee.", "Astronomers found water vapour on a distant planet.",
-           "A new bakery opened on the high street, selling rye bread.", "The museum's summer show of glass art closes on Sunday."]
+RATES = [
+    "The central bank of Veloria raised its main interest rate by half a point to tame inflation, its governor said on Wednesday.",
+    "Veloria's central bank raised its main interest rate by half a point on Wednesday as inflation stays high, the governor said.",
+    "On Wednesday the central bank of Veloria raised the main interest rate half a point; inflation is too high, said its governor.",
+    "Veloria central bank governor: main interest rate raised by half a point on Wednesday to fight inflation.",
+]
+STORM = [
+    "Storm Ida flooded Port Elm on Wednesday when the river Elm burst its banks; about 400 homes were flooded in the lower town.",
+    "The river Elm burst its banks in Port Elm as Storm Ida brought floods on Wednesday; 400 homes in the lower town were flooded.",
+    "About 400 homes in the lower town of Port Elm were flooded on Wednesday after Storm Ida made the river Elm burst its banks.",
+]
+SINGLES = [
+    "The football club signed a striker for a record fee.",
+    "Astronomers found water vapour on a distant planet.",
+    "A new bakery opened on the high street, selling rye bread.",
+    "The museum's summer show of glass art closes on Sunday.",
+]
 
 
 def day_articles() -> tuple[list[str], list[str]]:
@@ -52,6 +60,7 @@ def day_articles() -> tuple[list[str], list[str]]:
 
 
 # -- selection ----------------------------------------------------------------------------------
+
 
 def test_hot_topics_are_the_coherent_clusters_largest_first():
     urls, texts = day_articles()
@@ -91,6 +100,7 @@ def test_a_small_day_is_taken_whole():
 
 # -- the steps' answers -------------------------------------------------------------------------
 
+
 def test_a_json_answer_may_be_fenced_or_wrapped_in_prose_but_must_be_an_object():
     assert json_object('Sure!\n```json\n{"a": 1}\n```') == {"a": 1}
     for bad in ("no json here", "[1, 2]", '{"a": 1', "{" * 5000 + "}" * 5000):
@@ -121,7 +131,7 @@ def test_the_steps_refuse_what_their_prompt_does_not_ask_for():
 def test_a_question_is_kept_at_13_of_14_and_dropped_at_12():
     def scored(total: int) -> Candidate:
         values = {p: 2 for p in FILTER_PRINCIPLES}
-        for p in FILTER_PRINCIPLES[:14 - total]:
+        for p in FILTER_PRINCIPLES[: 14 - total]:
             values[p] = 1
         return Candidate("q", "tf", "Will it?", (), "A", values)
 
@@ -140,8 +150,16 @@ def test_the_correct_options_letter_is_drawn_from_the_question_id():
 ARTICLE = Article("https://n.example.org/a", "2026-11-25", "2026-11-25T10:00:00Z", "Rates rise", "n.example.org", "ab" * 32, "Text.")
 ANSWERS = {
     "summary": '{"summary": "S.", "key_point": "K.", "new_event": true, "category": "World"}',
-    "questions": json.dumps({"questions": [{"question": "Will A?", "answer": "Yes"}, {"question": "Will B?", "answer": "No"},
-                                           {"question": "What will C?", "answer": "c"}, {"question": "Who will D?", "answer": "d"}]}),
+    "questions": json.dumps(
+        {
+            "questions": [
+                {"question": "Will A?", "answer": "Yes"},
+                {"question": "Will B?", "answer": "No"},
+                {"question": "What will C?", "answer": "c"},
+                {"question": "Who will D?", "answer": "d"},
+            ]
+        }
+    ),
     "choices": '{"choices": [["c1", "c2", "c3"], ["d1", "d2", "d3"]]}',
     "filter": json.dumps({"scores": [dict.fromkeys(FILTER_PRINCIPLES, 2)] * 4}),
 }
@@ -155,8 +173,11 @@ class FakeSession:
 
     def ask(self, body: dict) -> Reply:
         prompt = body["messages"][0]["content"]
-        step = next(s for s, marker in (("summary", '"new_event"'), ("questions", "Write four"), ("choices", "wrong options"),
-                                        ("filter", "seven principles")) if marker in prompt)
+        step = next(
+            s
+            for s, marker in (("summary", '"new_event"'), ("questions", "Write four"), ("choices", "wrong options"), ("filter", "seven principles"))
+            if marker in prompt
+        )
         if self.budget is not None and self.budget.spent():
             return Reply(None, self.budget.message(), skipped=True)
         self.asked.append(step)
@@ -210,6 +231,7 @@ def test_a_spent_budget_makes_no_call_and_leaves_the_article_pending():
 
 # -- the template maker -------------------------------------------------------------------------
 
+
 def test_the_template_maker_is_labelled_writes_from_the_world_and_drops_its_vague_questions():
     world = world_from_options({"seed": 7, "markets": 260, "span_days": 200})
     room = Newsroom(world, parse_ts("2026-06-01T00:00:00Z"))
@@ -229,34 +251,57 @@ def test_the_template_maker_is_labelled_writes_from_the_world_and_drops_its_vagu
 
 # -- retrieval and answers ----------------------------------------------------------------------
 
+
 def test_retrieval_sees_only_articles_published_before_the_question_and_the_cutoff():
-    news = pd.DataFrame({"url": ["u1", "u2", "u3", "u4"], "title": ["Rates rise", "Rates rise again", "Rates rise once more", "Storm"],
-                         "source": ["s"] * 4, "summary": [""] * 4,
-                         "published_at": ["2026-11-01T10:00:00Z", "2026-11-10T10:00:00Z", "2026-11-20T10:00:00Z", "2026-11-05T00:00:00Z"],
-                         "text_sha256": ["a", "b", "c", "d"]})
-    questions = pd.DataFrame({"id": ["q1", "q2", "q3"], "text": ["Will rates rise?"] * 3,
-                              "resolution_date": ["2026-11-10", "2026-11-25", "2026-10-01"]})
-    found = retrieve(questions, news, lambda row: "central bank rates" if row.title.startswith("Rates") else "flood river",
-                     cutoff="2026-11-15")
+    news = pd.DataFrame(
+        {
+            "url": ["u1", "u2", "u3", "u4"],
+            "title": ["Rates rise", "Rates rise again", "Rates rise once more", "Storm"],
+            "source": ["s"] * 4,
+            "summary": [""] * 4,
+            "published_at": ["2026-11-01T10:00:00Z", "2026-11-10T10:00:00Z", "2026-11-20T10:00:00Z", "2026-11-05T00:00:00Z"],
+            "text_sha256": ["a", "b", "c", "d"],
+        }
+    )
+    questions = pd.DataFrame(
+        {"id": ["q1", "q2", "q3"], "text": ["Will rates rise?"] * 3, "resolution_date": ["2026-11-10", "2026-11-25", "2026-10-01"]}
+    )
+    found = retrieve(questions, news, lambda row: "central bank rates" if row.title.startswith("Rates") else "flood river", cutoff="2026-11-15")
     assert [a.title for a in found["q1"]] == ["Rates rise"]  # u2 is published on the question's day: not before it
     assert sorted(a.published for a in found["q2"]) == ["2026-11-01", "2026-11-10"]  # the cutoff hides u3
     assert found["q3"] == []
 
 
-@pytest.mark.parametrize("text, kind, letter", [
-    ("Yes", "tf", "A"), ("no.", "tf", "B"), ("**Yes** — it will.", "tf", "A"), ("True", "tf", "A"),
-    ("(b)", "mc", "B"), ("d", "mc", "D"), ("Answer: (c)", "mc", "C"), ("C) because", "mc", "C"),
-    ("I think it is b", "mc", None), ("Maybe", "tf", None), ("", "mc", None), ("(e)", "mc", None),
-])
+@pytest.mark.parametrize(
+    "text, kind, letter",
+    [
+        ("Yes", "tf", "A"),
+        ("no.", "tf", "B"),
+        ("**Yes** — it will.", "tf", "A"),
+        ("True", "tf", "A"),
+        ("(b)", "mc", "B"),
+        ("d", "mc", "D"),
+        ("Answer: (c)", "mc", "C"),
+        ("C) because", "mc", "C"),
+        ("I think it is b", "mc", None),
+        ("Maybe", "tf", None),
+        ("", "mc", None),
+        ("(e)", "mc", None),
+    ],
+)
 def test_an_answer_names_its_option(text, kind, letter):
     assert parse_choice(text, kind) == letter
 
 
 def test_the_answers_file_puts_1_on_the_option_named_and_leaves_a_refusal_empty():
     questions = pd.DataFrame({"id": ["q1", "q2", "q3"], "kind": ["tf", "mc", "mc"]})
-    records = [{"question_id": "q1", "status": "ok", "choice": "B"}, {"question_id": "q2", "status": "error"},
-               {"question_id": "q2", "status": "refused", "choice": None}, {"question_id": "q3", "status": "ok", "choice": "D"},
-               {"question_id": "gone", "status": "ok", "choice": "A"}]
+    records = [
+        {"question_id": "q1", "status": "ok", "choice": "B"},
+        {"question_id": "q2", "status": "error"},
+        {"question_id": "q2", "status": "refused", "choice": None},
+        {"question_id": "q3", "status": "ok", "choice": "D"},
+        {"question_id": "gone", "status": "ok", "choice": "A"},
+    ]
     frame = answers_frame(records, questions).set_index("question_id")
     assert frame.loc["q1", ["prob_a", "prob_b"]].tolist() == [0.0, 1.0] and pd.isna(frame.loc["q1", "prob_c"])
     assert frame.loc["q2", ["prob_a", "prob_b", "prob_c", "prob_d"]].isna().all() and frame.loc["q2", "reasoning"] == "refused"

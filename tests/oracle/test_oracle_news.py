@@ -32,6 +32,7 @@ def page(name: str) -> bytes:
 
 # -- parsing (pure) ---------------------------------------------------------------------------------
 
+
 def test_rss_links_are_made_absolute_and_times_read_in_utc():
     items = parse_feed((NEWS_DATA / "world.xml").read_bytes(), f"{BASE}/feeds/world.xml")
     assert [i.url for i in items][:2] == [f"{BASE}/a/tram.html", f"{BASE}/a/airline.html"]
@@ -45,8 +46,10 @@ def test_atom_is_read_too():
     assert items[0].published_at == parse_ts("2026-11-23T08:00:00Z")
 
 
-@pytest.mark.parametrize("data", [(NEWS_DATA / "garbage.xml").read_bytes(), b"", b"<html><body>a page</body></html>",
-                                  b'{"items": []}', b"<rss><channel><item><title>cut short"])
+@pytest.mark.parametrize(
+    "data",
+    [(NEWS_DATA / "garbage.xml").read_bytes(), b"", b"<html><body>a page</body></html>", b'{"items": []}', b"<rss><channel><item><title>cut short"],
+)
 def test_what_is_no_feed_is_refused_with_its_code(data):
     try:
         items = parse_feed(data, f"{BASE}/x.xml")
@@ -57,10 +60,12 @@ def test_what_is_no_feed_is_refused_with_its_code(data):
 
 
 def test_items_that_link_nowhere_safe_are_left_out():
-    feed = (b'<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>'
-            b"<item><title>a</title><link>javascript:alert(1)</link></item>"
-            b"<item><title>b</title><link>/b.html</link></item><item><title>b again</title><link>/b.html</link></item>"
-            b"</channel></rss>")
+    feed = (
+        b'<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>'
+        b"<item><title>a</title><link>javascript:alert(1)</link></item>"
+        b"<item><title>b</title><link>/b.html</link></item><item><title>b again</title><link>/b.html</link></item>"
+        b"</channel></rss>"
+    )
     assert [i.url for i in parse_feed(feed, f"{BASE}/f.xml")] == [f"{BASE}/b.html"]
 
 
@@ -78,6 +83,7 @@ def test_source_is_the_feeds_host():
 
 
 # -- the reader: rate per host, size cap, User-Agent ----------------------------------------------
+
 
 class Clock:
     def __init__(self):
@@ -114,16 +120,20 @@ def test_one_host_is_asked_at_the_configured_rate_and_a_large_page_is_refused():
 
 
 def test_a_page_that_is_not_html_has_no_text():
-    client = httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200, headers={"Content-Type": "application/pdf"},
-                                                                                 content=b"%PDF-1.7 " * 100)))
+    client = httpx.Client(
+        transport=httpx.MockTransport(lambda r: httpx.Response(200, headers={"Content-Type": "application/pdf"}, content=b"%PDF-1.7 " * 100))
+    )
     with pytest.raises(NewsError) as caught:
         NewsReader(client, rate=100, max_article_bytes=10**6, options={}).article(f"{BASE}/a.pdf")
     assert caught.value.code == "article-no-text"
 
 
 def test_the_user_agent_names_the_hub(tmp_path):
-    settings = load_settings(write_hub(tmp_path / "hub", '[hub]\ntitle = "Acme hub"\nrepo_url = "https://example.org/acme"\n'
-                                                         '[rounds]\nfirst_due = "2027-01-03T00:00:00Z"\n'))
+    settings = load_settings(
+        write_hub(
+            tmp_path / "hub", '[hub]\ntitle = "Acme hub"\nrepo_url = "https://example.org/acme"\n[rounds]\nfirst_due = "2027-01-03T00:00:00Z"\n'
+        )
+    )
     agent = user_agent(settings)
     assert agent.startswith("prescient-news/") and "Acme hub" in agent and "+https://example.org/acme" in agent
 
@@ -153,8 +163,7 @@ def serve(request: httpx.Request) -> httpx.Response:
     if path == "/a/huge.html":
         return httpx.Response(200, headers={"Content-Type": "text/html"}, content=b"<p>" + b"x" * (3 * 2**20) + b"</p>")
     file = NEWS_DATA / "pages" / "a" / name
-    return httpx.Response(200, headers={"Content-Type": "text/html"}, content=file.read_bytes()) if file.is_file() \
-        else httpx.Response(404)
+    return httpx.Response(200, headers={"Content-Type": "text/html"}, content=file.read_bytes()) if file.is_file() else httpx.Response(404)
 
 
 def test_intake_records_new_articles_once_and_reports_each_failure(tmp_path):
@@ -185,17 +194,22 @@ def test_a_lost_or_damaged_text_is_a_miss(tmp_path):
 def test_the_current_version_of_an_article_is_its_summary_once_made():
     import pandas as pd
 
-    rows = pd.DataFrame({"url": ["u1", "u1", "u2"], "recorded_at": ["2026-11-26T00:00:00Z"] * 3,
-                         "summarized_by": ["", "m", ""], "summary": ["", "made", ""]})
+    rows = pd.DataFrame(
+        {"url": ["u1", "u1", "u2"], "recorded_at": ["2026-11-26T00:00:00Z"] * 3, "summarized_by": ["", "m", ""], "summary": ["", "made", ""]}
+    )
     assert current_news(rows).set_index("url").loc["u1", "summary"] == "made"
     assert current_news(rows, "2026-11-25T00:00:00Z").empty
 
 
 # -- the [oracle] table ---------------------------------------------------------------------------
 
+
 def test_the_oracle_table_is_checked_with_every_problem_named(tmp_path):
-    root = write_hub(tmp_path / "hub", '[rounds]\nfirst_due = "2027-01-03T00:00:00Z"\n[oracle]\n'
-                                        'question_set = "Bad Name"\nfeeds = ["ftp://x"]\nmaker = "gpt"\nmin_score = 15\nbogus = 1\n')
+    root = write_hub(
+        tmp_path / "hub",
+        '[rounds]\nfirst_due = "2027-01-03T00:00:00Z"\n[oracle]\n'
+        'question_set = "Bad Name"\nfeeds = ["ftp://x"]\nmaker = "gpt"\nmin_score = 15\nbogus = 1\n',
+    )
     with pytest.raises(ConfigError) as caught:
         load_settings(root)
     keys = sorted(p.column for p in caught.value.problems)
@@ -204,11 +218,11 @@ def test_the_oracle_table_is_checked_with_every_problem_named(tmp_path):
     assert load_settings(plain).oracle is None  # no table: the stage is off
     on = write_hub(tmp_path / "on", '[rounds]\nfirst_due = "2027-01-03T00:00:00Z"\n[oracle]\nfeeds = ["sim:news"]\n')
     oracle = load_settings(on).oracle
-    assert oracle is not None and (oracle.question_set, oracle.min_score, oracle.random_articles, oracle.hot_topics) == \
-        ("daily-news", 13, 3, 3)
+    assert oracle is not None and (oracle.question_set, oracle.min_score, oracle.random_articles, oracle.hot_topics) == ("daily-news", 13, 3, 3)
 
 
 # -- the Sim Wire --------------------------------------------------------------------------------
+
 
 def test_the_sim_wire_is_offline_deterministic_and_writes_about_the_worlds_events():
     world = world_from_options({"seed": 7, "markets": 260, "span_days": 200})

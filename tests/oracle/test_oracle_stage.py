@@ -41,8 +41,13 @@ def test_the_nightly_runs_the_stage_and_labels_what_the_template_maker_made(tmp_
     assert len(generated) and set(generated["maker"]) == {"template"} and set(generated["kept"]) <= {0, 1}
     news = read_table(root / "data/news/2026-01.csv", NEWS)
     assert set(news.loc[news["summarized_by"] != "", "summarized_by"]) == {"template"}
-    assert set(read_table(root / "data/oracle/sim-news/articles.csv", ORACLE_ARTICLES)["day"].astype(str)) <= \
-        {"2026-01-11", "2026-01-12", "2026-01-13", "2026-01-14", "2026-01-15"}
+    assert set(read_table(root / "data/oracle/sim-news/articles.csv", ORACLE_ARTICLES)["day"].astype(str)) <= {
+        "2026-01-11",
+        "2026-01-12",
+        "2026-01-13",
+        "2026-01-14",
+        "2026-01-15",
+    }
     before = {p: p.read_bytes() for p in (root / "data").rglob("*.csv")}
     nightly(root, parse_ts(NIGHTS[-1]), env={})  # the same night again changes no byte
     assert {p: p.read_bytes() for p in (root / "data").rglob("*.csv")} == before

@@ -38,14 +38,17 @@ def found(hub: Path, body: str) -> list[tuple[str, int | None, str | None]]:
     return [(p.code, p.row, p.column) for p in problems]
 
 
-@pytest.mark.parametrize("path, code", [
-    ("data/oracle/news/forecasts/acme.gpt-x.csv", None),
-    ("data/oracle/news/forecasts/acme.gpt-x.json", "bad-extension"),
-    ("data/oracle/news/forecasts/Acme.csv", "bad-file-name"),
-    ("data/oracle/News_Set/forecasts/acme.gpt-x.csv", "bad-oracle-folder"),
-    ("data/oracle/news/forecasts/2024/acme.gpt-x.csv", "bad-oracle-folder"),
-    ("data/oracle/news/questions.csv", "hub-ledger"),  # the set is the hub's
-])
+@pytest.mark.parametrize(
+    "path, code",
+    [
+        ("data/oracle/news/forecasts/acme.gpt-x.csv", None),
+        ("data/oracle/news/forecasts/acme.gpt-x.json", "bad-extension"),
+        ("data/oracle/news/forecasts/Acme.csv", "bad-file-name"),
+        ("data/oracle/News_Set/forecasts/acme.gpt-x.csv", "bad-oracle-folder"),
+        ("data/oracle/news/forecasts/2024/acme.gpt-x.csv", "bad-oracle-folder"),
+        ("data/oracle/news/questions.csv", "hub-ledger"),  # the set is the hub's
+    ],
+)
 def test_oracle_paths(path, code):
     target, problems = classify(path)
     assert [p.code for p in problems] == ([code] if code else [])
@@ -59,32 +62,45 @@ def test_a_good_file_with_a_refusal_and_left_out_questions_passes(hub):
 
 
 def test_every_row_problem_is_reported_with_its_code_row_and_column(hub):
-    body = ORACLE_FORECAST_HEADER + "\n".join([
-        "tf-1,0.8,0.3,,,",            # 2: sums to 1.1
-        "tf-2,0.5,0.5,0,,",           # 3: C is not offered on a true/false question
-        "mc-1,0.5,0.5,,,",            # 4: C and D of a multiple-choice question left empty
-        "nope,0.5,0.5,,,",            # 5: not in the set
-        "tf-1,1,0,,,",                # 6: duplicate
-        f"{LAYOFFS},0.2,1.2,abc,0,",  # 7: out of range, not a number
-        ",0.5,0.5,,,",                # 8: empty id
-        "tf-2,nan,,,,",               # 9: not finite, one offered option missing, and a duplicate
-    ]) + "\n"
+    body = (
+        ORACLE_FORECAST_HEADER
+        + "\n".join(
+            [
+                "tf-1,0.8,0.3,,,",  # 2: sums to 1.1
+                "tf-2,0.5,0.5,0,,",  # 3: C is not offered on a true/false question
+                "mc-1,0.5,0.5,,,",  # 4: C and D of a multiple-choice question left empty
+                "nope,0.5,0.5,,,",  # 5: not in the set
+                "tf-1,1,0,,,",  # 6: duplicate
+                f"{LAYOFFS},0.2,1.2,abc,0,",  # 7: out of range, not a number
+                ",0.5,0.5,,,",  # 8: empty id
+                "tf-2,nan,,,,",  # 9: not finite, one offered option missing, and a duplicate
+            ]
+        )
+        + "\n"
+    )
     assert found(hub, body) == [
         ("probabilities-not-summing", 2, None),
         ("option-not-offered", 3, "prob_c"),
-        ("empty-value", 4, "prob_c"), ("empty-value", 4, "prob_d"),
+        ("empty-value", 4, "prob_c"),
+        ("empty-value", 4, "prob_d"),
         ("unknown-question", 5, "question_id"),
-        ("probability-out-of-range", 7, "prob_b"), ("probability-not-a-number", 7, "prob_c"),
+        ("probability-out-of-range", 7, "prob_b"),
+        ("probability-not-a-number", 7, "prob_c"),
         ("empty-value", 8, "question_id"),
-        ("probability-not-finite", 9, "prob_a"), ("empty-value", 9, "prob_b"),
-        ("duplicate-forecast", 6, "question_id"), ("duplicate-forecast", 9, "question_id"),
+        ("probability-not-finite", 9, "prob_a"),
+        ("empty-value", 9, "prob_b"),
+        ("duplicate-forecast", 6, "question_id"),
+        ("duplicate-forecast", 9, "question_id"),
     ]
 
 
 def test_file_level_problems(hub):
     assert found(hub, "question_id,prob_a,prob_b,probability\n") == [
-        ("missing-column", 1, "prob_c"), ("missing-column", 1, "prob_d"), ("missing-column", 1, "reasoning"),
-        ("unknown-column", 1, "probability")]
+        ("missing-column", 1, "prob_c"),
+        ("missing-column", 1, "prob_d"),
+        ("missing-column", 1, "reasoning"),
+        ("unknown-column", 1, "probability"),
+    ]
     assert found(hub, ORACLE_FORECAST_HEADER) == [("no-forecasts", None, None)]
     assert found(hub, ORACLE_FORECAST_HEADER.replace("\n", "\r\n")) == [("no-forecasts", None, None)]  # CRLF: RFC 4180's ending
     assert found(hub, ORACLE_FORECAST_HEADER.replace("\n", "\r")) == [("crlf-line-endings", 1, None), ("no-forecasts", None, None)]
@@ -107,9 +123,16 @@ def test_validate_files_on_a_working_tree(hub, capsys):
 
 
 def git(repo: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_SYSTEM": "/dev/null",
-           "HOME": str(repo), "PATH": os.environ["PATH"]}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_CONFIG_SYSTEM": "/dev/null",
+        "HOME": str(repo),
+        "PATH": os.environ["PATH"],
+    }
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env, check=True).stdout.strip()
 
 
@@ -133,11 +156,14 @@ def test_a_pull_request_adding_an_oracle_forecast_file(tmp_path):
     assert [p.code for p in validate_pr(repo, base, "HEAD", "octo", AT).problems] == ["probabilities-not-summing"]
 
 
-@pytest.mark.parametrize("cell, code", [
-    ("0.7\u00a0", "probability-not-a-number"),   # a no-break space: the build's reader refuses it
-    ("\u0660.7", "probability-not-a-number"),     # an Arabic-Indic digit
-    ("\u00a0", "probability-not-a-number"),       # not empty to the validator, so not a refusal
-])
+@pytest.mark.parametrize(
+    "cell, code",
+    [
+        ("0.7\u00a0", "probability-not-a-number"),  # a no-break space: the build's reader refuses it
+        ("\u0660.7", "probability-not-a-number"),  # an Arabic-Indic digit
+        ("\u00a0", "probability-not-a-number"),  # not empty to the validator, so not a refusal
+    ],
+)
 def test_an_oracle_probability_the_build_cannot_read_is_refused(hub, cell, code):
     body = ORACLE_FORECAST_HEADER + f'tf-1,"{cell}",0.3,,,\n'
     assert (code, 2, "prob_a") in found(hub, body)

@@ -28,8 +28,7 @@ def test_each_night_is_committed_with_its_checkpoint_and_each_length_audited(tmp
     hub = tmp_path / "hub"
     line = _git(hub, "log", "--first-parent", "--format=%H %ce %s", "main").splitlines()[::-1]
     nightly = [sha for sha, _, subject in (entry.split(" ", 2) for entry in line) if subject.startswith("nightly: data as of")]
-    recorded = [(sha, who) for sha, who, subject in (entry.split(" ", 2) for entry in line)
-                if subject == "nightly: the audit's checkpoint"]
+    recorded = [(sha, who) for sha, who, subject in (entry.split(" ", 2) for entry in line) if subject == "nightly: the audit's checkpoint"]
     assert len(nightly) == len(recorded) == 4 and {who for _, who in recorded} == {BOT_EMAIL}
     rows = pd.read_csv(hub / "data/metadata/checkpoints.csv", dtype=str)
     assert list(rows["commit"]) == nightly  # each night's row names that night's commit

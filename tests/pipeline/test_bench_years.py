@@ -36,8 +36,7 @@ def test_a_small_history_is_grown_and_measured_at_each_checkpoint(tmp_path, caps
     models = bench.SMALL.models
     assert result["prs"] == 2 * models  # the rounds opened on nights 1 and 8 get theirs the next day (22's after the run)
     for point in points:
-        for step in ("verify_git_full", "nightly", "nightly_nothing_new", "validate", "verify", "verify_git", "clone",
-                     "fetch_pulls", "gc"):
+        for step in ("verify_git_full", "nightly", "nightly_nothing_new", "validate", "verify", "verify_git", "clone", "fetch_pulls", "gc"):
             assert point[step]["exit"] == 0, (point["night"], step, point[step])
         # the nightly's full audit recorded a checkpoint; the pull request's check (on its merge) started from it
         assert point["verify_git_full"]["head"][-1] == "checkpoint recorded in data/metadata/checkpoints.csv for HEAD"
@@ -104,8 +103,7 @@ def test_a_small_history_is_grown_and_measured_at_each_checkpoint(tmp_path, caps
     assert boards[0]["history_rows"] > 0 and boards[0]["boards_cpu_s"] > 0 and boards[0]["peak_rss_gb"] > 0
     # --replicates: the site's bootstrapped boards instead, each tree's compared to the last bit (here the same tree twice)
     root = Path(__file__).resolve().parents[2]
-    booted = benchmark("bench_boards_years").main(["--hub", str(hub), "--rounds", "3", "--copies", "2", "--replicates", "19",
-                                                   "--base", str(root)])
+    booted = benchmark("bench_boards_years").main(["--hub", str(hub), "--rounds", "3", "--copies", "2", "--replicates", "19", "--base", str(root)])
     assert [b["code"] for b in booted] == ["base", "this"] and {b["replicates"] for b in booted} == {19}
     assert booted[0]["history_sha256"] == booted[1]["history_sha256"] != boards[0]["history_sha256"]
     assert booted[0]["history_rows"] == boards[0]["history_rows"]  # a row a model of each board × view, as the history has
@@ -115,5 +113,5 @@ def test_the_fit_recovers_a_line_and_a_power_law():
     bench = _bench()
     line = bench.fit([10, 20, 40], [3 + 0.5 * x for x in (10, 20, 40)], at=100)
     assert abs(line["linear"]["at"] - 53) < 1e-6 and line["three_years"] >= 53 - 1e-6
-    power = bench.fit([10, 20, 40], [0.01 * x ** 2 for x in (10, 20, 40)], at=100)
+    power = bench.fit([10, 20, 40], [0.01 * x**2 for x in (10, 20, 40)], at=100)
     assert abs(power["power"]["k"] - 2) < 1e-3 and abs(power["three_years"] - 100) < 1e-3  # above the line's value

@@ -77,8 +77,9 @@ def test_cli_leaderboard_as_of_a_past_night_reproduces_the_published_history(dem
         printed = pd.DataFrame(json.loads(result.stdout)).set_index("model")
         assert sorted(printed.index) == sorted(published.index), view
         for column in ("rank", "overall", "dataset", "market", "n_dataset", "n_market", "provisional"):
-            assert printed.loc[published.index, column].astype(float).tolist() == \
-                pytest.approx(published[column].astype(float).tolist(), rel=1e-8, nan_ok=True), (view, column)
+            assert printed.loc[published.index, column].astype(float).tolist() == pytest.approx(
+                published[column].astype(float).tolist(), rel=1e-8, nan_ok=True
+            ), (view, column)
     adjusted = run_cli("leaderboard", "--hub", str(demo_hub), "--as-of", nights[-1], "--replicates", "99", "--format", "json")
     assert adjusted.returncode == 0, adjusted.stderr
     assert tuple(row["model"] for row in json.loads(adjusted.stdout) if row["model"] in ORDER) == ORDER
@@ -106,8 +107,13 @@ def test_the_site_is_built_with_a_chart_and_one_local_plotly(demo_hub: Path):
     assert "plotly" not in home.lower() and "cdn" not in home.lower()  # prescient.js loads it where a chart is
     assert "generated/assets/plotly.min.js" in (site / "assets/prescient.js").read_text(encoding="utf-8")
     assert (site / "generated/assets/plotly.min.js").stat().st_size > 1_000_000
-    for page in ("methodology/index.html", "submit/index.html", "data/index.html",
-                 "generated/models/demo.calibrated/index.html", "generated/rounds/index.html"):
+    for page in (
+        "methodology/index.html",
+        "submit/index.html",
+        "data/index.html",
+        "generated/models/demo.calibrated/index.html",
+        "generated/rounds/index.html",
+    ):
         assert (site / page).is_file(), page
     data_page = (site / "data/index.html").read_text(encoding="utf-8")
     assert "payload_sha256" in data_page and "recorded_at" in data_page  # dictionary from schemas.py
@@ -220,10 +226,12 @@ def test_the_demo_is_a_git_repository_with_a_commit_a_night_by_the_hubs_bot(demo
     tracked = git(demo_hub, "ls-files").splitlines()
     assert "data/hub.toml" in tracked and "site_src/mkdocs.yml" in tracked
     assert not [p for p in tracked if p.startswith(("site_src/site/", "site_src/docs/generated/")) or p.endswith(".lock")]
-    first = git(demo_hub, "log", "--first-parent", "--reverse", "--format=%cI|%s", "--",
-                "data/forecasts/2026-01-25/demo.calibrated.csv").splitlines()[0]
-    assert first.split("|")[0] < "2026-01-25" and first.split("|")[1].startswith("Merge pull request #1 from demo-teams/"), \
+    first = git(
+        demo_hub, "log", "--first-parent", "--reverse", "--format=%cI|%s", "--", "data/forecasts/2026-01-25/demo.calibrated.csv"
+    ).splitlines()[0]
+    assert first.split("|")[0] < "2026-01-25" and first.split("|")[1].startswith("Merge pull request #1 from demo-teams/"), (
         "the team's pull request was merged before the round's due time"
+    )
 
 
 def _merges(demo_hub: Path) -> list[list[str]]:
@@ -240,8 +248,7 @@ def test_each_synthetic_teams_forecasts_are_a_pull_request_the_maintainer_merged
     rounds = sorted(p.name for p in (demo_hub / "data/rounds").iterdir())
     assert len(merges) == len(rounds) * len(synthetic_models()) and len(rounds) >= 13
     assert f"pull requests\n#1 to #{len(merges)} " in (ROOT / "site_src/docs/submit.md").read_text(encoding="utf-8")
-    refs = dict(line.split()[::-1] for line in git(demo_hub, "for-each-ref", "--format=%(objectname) %(refname)",
-                                                   "refs/pull/").splitlines())
+    refs = dict(line.split()[::-1] for line in git(demo_hub, "for-each-ref", "--format=%(objectname) %(refname)", "refs/pull/").splitlines())
     for number, (merge, first, second, author, committer, when, subject) in enumerate(merges, start=1):
         assert (author, committer) == ("Demo Maintainer", "Demo Maintainer") and subject.startswith(f"Merge pull request #{number} ")
         assert refs[f"refs/pull/{number}/head"] == second and git(demo_hub, "rev-parse", f"{second}^").strip() == first
@@ -289,8 +296,14 @@ def test_a_forged_receipt_fails_verify_git(demo_hub: Path, tmp_path: Path):
     other = git(demo, "rev-parse", f"HEAD:{lines[2].split(',')[2]}").strip()  # the blob of another submitted file
     lines[1] = ",".join(cells[:3] + [other] + cells[4:])
     ledger.write_text("".join(lines), encoding="utf-8")
-    bot = {"GIT_AUTHOR_NAME": "github-actions[bot]", "GIT_AUTHOR_EMAIL": BOT_EMAIL, "GIT_COMMITTER_NAME": "github-actions[bot]",
-           "GIT_COMMITTER_EMAIL": BOT_EMAIL, "GIT_AUTHOR_DATE": "2026-07-19T06:00:00Z", "GIT_COMMITTER_DATE": "2026-07-19T06:00:00Z"}
+    bot = {
+        "GIT_AUTHOR_NAME": "github-actions[bot]",
+        "GIT_AUTHOR_EMAIL": BOT_EMAIL,
+        "GIT_COMMITTER_NAME": "github-actions[bot]",
+        "GIT_COMMITTER_EMAIL": BOT_EMAIL,
+        "GIT_AUTHOR_DATE": "2026-07-19T06:00:00Z",
+        "GIT_COMMITTER_DATE": "2026-07-19T06:00:00Z",
+    }
     subprocess.run(["git", "-C", str(demo), "commit", "-qam", "nightly: a receipt rewritten"], check=True, env={**os.environ, **bot})
     result = subprocess.run([PRESCIENT, "verify", "--hub", str(demo), "--git", "HEAD"], capture_output=True, text=True, timeout=900)
     assert result.returncode == 10, result.stdout[-2000:]

@@ -68,11 +68,24 @@ def test_a_new_hub_from_init_runs_its_nightly_a_pull_request_build_and_verify_gi
     (hub / f"data/forecasts/{DUE}/acme.gpt-x.csv").write_text(forecasts(hub, 0.6))
     commit(hub, "acme.gpt-x for round 2026-03-08", "2026-03-03T09:00:00Z")
     head = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
-    report = ok(PRESCIENT, "validate", "--hub", str(hub), "--base", base, "--head", head, "--author", "alice",
-                "--at", "2026-03-03T09:05:00Z")
+    report = ok(PRESCIENT, "validate", "--hub", str(hub), "--base", base, "--head", head, "--author", "alice", "--at", "2026-03-03T09:05:00Z")
     assert report.startswith("Passed: 2 file(s) checked"), report
-    comment = ok(PRESCIENT, "validate", "--hub", str(hub), "--base", base, "--head", head, "--author", "alice",
-                 "--at", "2026-03-03T09:05:00Z", "--format", "markdown")
+    comment = ok(
+        PRESCIENT,
+        "validate",
+        "--hub",
+        str(hub),
+        "--base",
+        base,
+        "--head",
+        head,
+        "--author",
+        "alice",
+        "--at",
+        "2026-03-03T09:05:00Z",
+        "--format",
+        "markdown",
+    )
     assert comment.startswith("## Lab tournament submission check\n"), "the pull-request comment names the hub"
     ok("git", "checkout", "-q", "main", cwd=hub)
     ok("git", "merge", "-q", "--no-ff", "-m", "Merge acme's forecasts", "acme", cwd=hub, at="2026-03-03T10:00:00Z")
@@ -165,10 +178,10 @@ def test_the_data_page_lists_every_key_of_every_table_the_check_knows():
     from generator.site.render import data_dictionary, environment
 
     page = data_dictionary(environment())
-    section = page[page.index("[start:hub-settings]"):page.index("[end:hub-settings]")]
+    section = page[page.index("[start:hub-settings]") : page.index("[end:hub-settings]")]
     for table, keys in hub_schema().items():
         assert f"### [{table}]\n" in section
-        part = section[section.index(f"### [{table}]\n"):]
+        part = section[section.index(f"### [{table}]\n") :]
         for spec in keys:
             assert f"| `{spec.name}` |" in part.split("\n### ")[0], (table, spec.name)
     assert "| `first_due` | " in section and "| required |" in section
@@ -184,15 +197,24 @@ def test_the_hubs_workflows_match_the_github_schema_and_zizmor_finds_nothing_hig
     files = sorted(str(p) for p in (hub / ".github/workflows").glob("*.yml"))
     done = subprocess.run([schema, "--builtin-schema", "vendor.github-workflows", *files], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    done = subprocess.run([zizmor, "--offline", "--format", "json", "--min-severity", "high", str(hub / ".github/workflows")],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [zizmor, "--offline", "--format", "json", "--min-severity", "high", str(hub / ".github/workflows")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert json.loads(done.stdout or "[]") == [], done.stdout[:3000]
 
 
-@pytest.mark.parametrize("as_of,due", [("2026-03-02T10:00:00Z", "2026-03-08T00:00:00Z"),  # a Monday: that week's Sunday
-                                       ("2026-03-05T00:00:00Z", "2026-03-08T00:00:00Z"),  # a Thursday: 3 days on
-                                       ("2026-03-05T00:00:01Z", "2026-03-15T00:00:00Z"),  # a second short of it
-                                       ("2026-03-07T23:59:00Z", "2026-03-15T00:00:00Z")])  # a Saturday: the next week's
+@pytest.mark.parametrize(
+    "as_of,due",
+    [
+        ("2026-03-02T10:00:00Z", "2026-03-08T00:00:00Z"),  # a Monday: that week's Sunday
+        ("2026-03-05T00:00:00Z", "2026-03-08T00:00:00Z"),  # a Thursday: 3 days on
+        ("2026-03-05T00:00:01Z", "2026-03-15T00:00:00Z"),  # a second short of it
+        ("2026-03-07T23:59:00Z", "2026-03-15T00:00:00Z"),
+    ],
+)  # a Saturday: the next week's
 def test_a_new_hubs_first_round_is_due_the_first_sunday_at_least_three_days_on(as_of, due):
     from generator.pipeline.hubinit import first_due_for
 

@@ -44,8 +44,10 @@ def test_incremental_nights_write_the_bytes_of_a_full_recompute(tmp_path_factory
     for root in roots:
         (root / "data").mkdir()
         (root / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
-    world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
-                  {f"sim:s{i}": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0} for i in range(2)})
+    world = World(
+        {f"sim:m{i}": (0.5, "open", None) for i in range(5)},
+        {f"sim:s{i}": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0} for i in range(2)},
+    )
     kept = Hub.load(roots[0])  # hub A: one command's cache through the season
     disk = tmp_path_factory.mktemp("disk-cache")  # hub C: a command a night, with the disk cache between them
     taken, load_forecasts = [], memo_store.load_forecasts
@@ -85,9 +87,10 @@ def test_a_night_that_resolves_a_few_units_splices_their_rows_into_the_score_fil
     values are all known from the first night, so its units resolve on the nights their dates pass."""
     (tmp_path / "data").mkdir()
     (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
-    world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
-                  {"sim:s0": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0},
-                   "sim:s1": {WORLD_START + days(d): 1.0 + d / 10 for d in range(-2, 20)}})  # known ahead: dates passing resolve it
+    world = World(
+        {f"sim:m{i}": (0.5, "open", None) for i in range(5)},
+        {"sim:s0": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0}, "sim:s1": {WORLD_START + days(d): 1.0 + d / 10 for d in range(-2, 20)}},
+    )  # known ahead: dates passing resolve it
     spliced, whole = [], []
     splice_bytes, write_whole = splice.spliced, incremental.write_table
     monkeypatch.setattr(splice, "spliced", lambda *args: spliced.append(splice_bytes(*args)) or spliced[-1])
@@ -115,8 +118,21 @@ def test_appended_rows_sees_an_append_an_unchanged_file_and_a_rewrite(tmp_path: 
     path = layout.data / "resolutions" / "stated.csv"
 
     def row(q: str, at: str) -> pd.DataFrame:
-        return pd.DataFrame([{"round": "", "question_id": q, "resolution_date": "", "recorded_at": at, "status": "void",
-                              "outcome": np.nan, "resolved_at": "", "value": np.nan, "payload_sha256": ""}])
+        return pd.DataFrame(
+            [
+                {
+                    "round": "",
+                    "question_id": q,
+                    "resolution_date": "",
+                    "recorded_at": at,
+                    "status": "void",
+                    "outcome": np.nan,
+                    "resolved_at": "",
+                    "value": np.nan,
+                    "payload_sha256": "",
+                }
+            ]
+        )
 
     ledger.append(path, row("sim:a", "2026-01-02T00:00:00Z"), RESOLUTIONS, layout.relative(path), hub.cache)
     mark, rows = readers.appended_rows(hub, path, RESOLUTIONS, None)
@@ -154,8 +170,9 @@ def test_the_fetch_sees_a_question_bank_changed_behind_the_commands_back(tmp_pat
     kept = Hub.load(tmp_path)
     nightly(kept, WORLD_START, env={}, sources={"sim": world})
     path = kept.layout.questions("sim")
-    edited = question_frame([Question("sim:m0", "sim", MARKET, "Edited?", category="c", open_time=WORLD_START, close_time=WORLD_FAR)],
-                            WORLD_START + days(0.5))
+    edited = question_frame(
+        [Question("sim:m0", "sim", MARKET, "Edited?", category="c", open_time=WORLD_START, close_time=WORLD_FAR)], WORLD_START + days(0.5)
+    )
     ledger.append(path, edited, QUESTIONS, kept.layout.relative(path))  # another command, its own cache
     nightly(kept, WORLD_START + days(1), env={}, sources={"sim": world})
     bank = readers.load_bank(Hub.load(tmp_path))
@@ -170,8 +187,10 @@ def test_a_forecast_file_rewritten_in_place_is_scored_and_recorded_again(tmp_pat
 
     (tmp_path / "data").mkdir()
     (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
-    world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
-                  {f"sim:s{i}": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0} for i in range(2)})
+    world = World(
+        {f"sim:m{i}": (0.5, "open", None) for i in range(5)},
+        {f"sim:s{i}": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0} for i in range(2)},
+    )
     kept = Hub.load(tmp_path)
     for n in range(5):
         world.markets["sim:m0"] = (1.0, "resolved", 1.0) if n == 4 else (0.5, "open", None)
@@ -198,8 +217,7 @@ def test_the_observation_state_kept_between_commands_is_the_whole_ledgers(tmp_pa
     of order or rewritten (both read whole again)."""
     (tmp_path / "data").mkdir()
     (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
-    world = World({f"sim:m{i}": (0.5, "open", None) for i in range(3)},
-                  {"sim:s0": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0}})
+    world = World({f"sim:m{i}": (0.5, "open", None) for i in range(3)}, {"sim:s0": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0}})
     cache = tmp_path / "cache"
 
     def kept_equals_whole(whole_allowed: bool) -> ObservationState:
@@ -209,8 +227,7 @@ def test_the_observation_state_kept_between_commands_is_the_whole_ledgers(tmp_pa
             kept = memo_store.load_observation_state(hub)
             patch.undo()
             whole = ObservationState.of(readers.load_observations(hub))
-            assert (kept.market, kept.series, kept.recorded, kept.closed_at) == \
-                (whole.market, whole.series, whole.recorded, whole.closed_at)
+            assert (kept.market, kept.series, kept.recorded, kept.closed_at) == (whole.market, whole.series, whole.recorded, whole.closed_at)
             assert set(kept.files) == {hub.layout.relative(p) for p in hub.layout.observation_files()}
             return kept
 

@@ -56,13 +56,16 @@ def test_live_source_nightly_is_idempotent_and_records_a_resolution_as_a_new_row
     assert tree_bytes(root)["data/observations/manifold/2026-08.csv"].startswith(before["data/observations/manifold/2026-08.csv"])
 
 
-FAULTY_HUB = MANIFOLD_HUB + """
+FAULTY_HUB = (
+    MANIFOLD_HUB
+    + """
 [sources.dbnomics]
 enabled = true
 series = ["ECB/EXR/D.USD.EUR.SP00.A"]
 retries = 1
 backoff = 0
 """
+)
 
 
 def faulty_transport(search_status: int = 200, broken_item: bool = False) -> httpx.Client:

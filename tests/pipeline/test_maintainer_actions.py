@@ -31,7 +31,8 @@ ALICE = "1234+alice@users.noreply.github.com"  # what GitHub writes into the com
 def forecasts(hub: Path, probability: float) -> str:
     questions = pd.read_csv(hub / f"data/rounds/{DUE}/questions.csv", dtype=str, keep_default_na=False)
     return "question_id,resolution_date,probability,reasoning\n" + "".join(
-        f"{q},{d},{probability},\n" for q, d in zip(questions["question_id"], questions["resolution_date"]))
+        f"{q},{d},{probability},\n" for q, d in zip(questions["question_id"], questions["resolution_date"])
+    )
 
 
 def nightly(hub: Path, at: str) -> None:
@@ -72,8 +73,7 @@ def scored_units(hub: Path) -> list[tuple[str, str]]:
 
 
 def validate(hub: Path, base: str, head: str, author: str):
-    return run(PRESCIENT, "validate", "--hub", str(hub), "--base", base, "--head", head, "--author", author,
-               "--at", "2026-03-17T09:30:00Z")
+    return run(PRESCIENT, "validate", "--hub", str(hub), "--base", base, "--head", head, "--author", author, "--at", "2026-03-17T09:30:00Z")
 
 
 def test_void_correct_and_exclude_are_validated_merged_applied_from_their_time_and_pass_verify_git(hub):
@@ -86,13 +86,38 @@ def test_void_correct_and_exclude_are_validated_merged_applied_from_their_time_a
     base = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
     ok("git", "checkout", "-q", "-b", "decisions", cwd=hub)
 
-    said = ok(PRESCIENT, "void", voided, "--reason", "The market was annulled by its operator.", "--by", "alice",
-              "--hub", str(hub), "--as-of", DECIDED)
+    said = ok(
+        PRESCIENT, "void", voided, "--reason", "The market was annulled by its operator.", "--by", "alice", "--hub", str(hub), "--as-of", DECIDED
+    )
     assert f"{voided} voided from {DECIDED}, by @alice" in said and "open a pull request" in said
-    ok(PRESCIENT, "correct", corrected, "--resolution-date", date, "--outcome", flipped, "--reason", "The source resolved it the wrong way.",
-       "--hub", str(hub), "--as-of", DECIDED)  # --by: the hub's only maintainer
-    ok(PRESCIENT, "exclude", "acme.gpt-x", "--reason", "It was found to read the resolutions.", "--by", "alice",
-       "--hub", str(hub), "--as-of", DECIDED)
+    ok(
+        PRESCIENT,
+        "correct",
+        corrected,
+        "--resolution-date",
+        date,
+        "--outcome",
+        flipped,
+        "--reason",
+        "The source resolved it the wrong way.",
+        "--hub",
+        str(hub),
+        "--as-of",
+        DECIDED,
+    )  # --by: the hub's only maintainer
+    ok(
+        PRESCIENT,
+        "exclude",
+        "acme.gpt-x",
+        "--reason",
+        "It was found to read the resolutions.",
+        "--by",
+        "alice",
+        "--hub",
+        str(hub),
+        "--as-of",
+        DECIDED,
+    )
     rows = pd.read_csv(hub / ACTIONS, dtype=str, keep_default_na=False)
     assert list(rows["action"]) == ["correct", "exclude", "void"] and set(rows["by"]) == {"alice"}
     assert (rows["effective_at"] == DECIDED).all()
@@ -120,8 +145,7 @@ def test_void_correct_and_exclude_are_validated_merged_applied_from_their_time_a
 
     ok(PRESCIENT, "build", "--hub", str(hub), "--no-mkdocs")
     changes = (hub / "site_src/docs/generated/changes.md").read_text()
-    for reason in ("The market was annulled by its operator.", "The source resolved it the wrong way.",
-                   "It was found to read the resolutions."):
+    for reason in ("The market was annulled by its operator.", "The source resolved it the wrong way.", "It was found to read the resolutions."):
         assert reason in changes
     audited = run(PRESCIENT, "verify", "--hub", str(hub), "--git", "--all")
     assert audited.returncode == 0, (audited.stdout, audited.stderr)
@@ -129,8 +153,7 @@ def test_void_correct_and_exclude_are_validated_merged_applied_from_their_time_a
 
 def test_a_decision_may_not_reach_a_past_night_nor_name_an_unknown_target(hub):
     market = scored_units(hub)[0][0]
-    back = run(PRESCIENT, "void", market, "--reason", "x", "--by", "alice", "--hub", str(hub), "--as-of", DECIDED,
-               "--from", "2026-03-16T00:00:00Z")
+    back = run(PRESCIENT, "void", market, "--reason", "x", "--by", "alice", "--hub", str(hub), "--as-of", DECIDED, "--from", "2026-03-16T00:00:00Z")
     assert back.returncode == 9 and "[action-backdated]" in back.stderr and not (hub / ACTIONS).exists()
     unknown = run(PRESCIENT, "exclude", "nobody.none", "--reason", "x", "--by", "alice", "--hub", str(hub), "--as-of", DECIDED)
     assert unknown.returncode == 9 and "[action-unknown-target]" in unknown.stderr
@@ -181,9 +204,22 @@ def _receipt(hub: Path, head: str, author: str) -> None:
     from generator.timeutil import parse_ts
 
     files = {ACTIONS: blob_id(ok("git", "show", f"{head}:{ACTIONS}", cwd=hub).encode())}
-    receipts.record(Hub.load(hub), [receipts.receipt_rows(files, attested_at="2026-03-17T09:11:00Z", head_sha=head, pr=7,
-                                                          run_id=9007, verdict="success", as_of=parse_ts("2026-03-17T11:00:00Z"),
-                                                          author=author)], parse_ts("2026-03-17T11:00:00Z"))
+    receipts.record(
+        Hub.load(hub),
+        [
+            receipts.receipt_rows(
+                files,
+                attested_at="2026-03-17T09:11:00Z",
+                head_sha=head,
+                pr=7,
+                run_id=9007,
+                verdict="success",
+                as_of=parse_ts("2026-03-17T11:00:00Z"),
+                author=author,
+            )
+        ],
+        parse_ts("2026-03-17T11:00:00Z"),
+    )
     commit(hub, "receipts", "2026-03-17T11:00:00Z", email=BOT_EMAIL)
 
 
@@ -213,8 +249,18 @@ def test_the_audit_takes_a_decisions_author_from_what_the_committer_cannot_set(h
     for login, expected in (("alice", []), ("mallory", ["maintainer-commit-unauthorized"])):
         merged = Path(shutil.copytree(hub, tmp_path / f"receipt-{login}", symlinks=True))
         head = _void_on_a_branch(merged, market, "mallory@example.com")
-        ok("git", "merge", "-q", "--no-ff", "-m", "Merge pull request #7", "decision", cwd=merged,
-           at="2026-03-17T10:00:00Z", email="alice@example.org")  # the merge's author proves nothing either
+        ok(
+            "git",
+            "merge",
+            "-q",
+            "--no-ff",
+            "-m",
+            "Merge pull request #7",
+            "decision",
+            cwd=merged,
+            at="2026-03-17T10:00:00Z",
+            email="alice@example.org",
+        )  # the merge's author proves nothing either
         _receipt(merged, head, login)
         assert _audit_codes(merged) == expected, login
 
@@ -238,7 +284,7 @@ def test_a_decision_merged_a_night_late_acts_from_the_night_it_arrived_and_the_a
     before it reached main, and `verify --git` failed maintainer-action-backdated and history-differs for
     ever. The nightly that first sees it now takes it up as of its own night (data/metadata/decisions.csv),
     the earlier night's boards stay as they were, and the audit is green on every later night."""
-    (voided, _), = scored_units(hub)[:1]
+    ((voided, _),) = scored_units(hub)[:1]
     base = ok("git", "rev-parse", "HEAD", cwd=hub).strip()
     head = _void_on_a_branch(hub, voided, ALICE)
     assert validate(hub, base, head, "alice").stdout.startswith("Passed")
@@ -253,7 +299,8 @@ def test_a_decision_merged_a_night_late_acts_from_the_night_it_arrived_and_the_a
     nightly(hub, "2026-03-19T02:00:00Z")
     taken = pd.read_csv(hub / TAKEN, dtype=str, keep_default_na=False)
     assert taken[["action", "target", "taken_at", "effective_at"]].values.tolist() == [
-        ["void", voided, "2026-03-19T02:00:00Z", "2026-03-19T02:00:00Z"]]
+        ["void", voided, "2026-03-19T02:00:00Z", "2026-03-19T02:00:00Z"]
+    ]
     assert voided not in set(pd.read_csv(hub / SCORES, dtype=str)["question_id"]), "it acts from the night it arrived"
     history = pd.read_csv(hub / "data/leaderboard/history.csv", dtype=str, keep_default_na=False)
     assert set(history["as_of"]) >= {"2026-03-18T02:00:00Z", "2026-03-19T02:00:00Z"}
@@ -267,8 +314,7 @@ def test_a_decision_merged_a_night_late_acts_from_the_night_it_arrived_and_the_a
     # A record that makes it act before it reached main (the night it missed) is refused.
     path = forged / TAKEN
     key = pd.read_csv(forged / ACTIONS, dtype=str, keep_default_na=False).iloc[0]
-    path.write_text(path.read_text() + f"{key['recorded_at']},void,{voided},{key['resolution_date']},2026-03-19T02:00:00Z,"
-                                       f"{key['effective_at']}\n")
+    path.write_text(path.read_text() + f"{key['recorded_at']},void,{voided},{key['resolution_date']},2026-03-19T02:00:00Z,{key['effective_at']}\n")
     commit(forged, "nightly: data as of 2026-03-19T02:00:00Z", "2026-03-19T02:00:00Z", email=BOT_EMAIL)
     errors = [p["code"] for p in _audit(forged, "--full")["problems"] if p["severity"] == "error"]
     assert "maintainer-action-backdated" in errors, errors

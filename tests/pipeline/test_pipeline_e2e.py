@@ -85,8 +85,10 @@ def test_a_forecastbench_json_submission_is_scored_like_its_csv_twin(repo: Path)
 
     nightly(repo, parse_ts("2026-01-16T00:00:00Z"))
     questions = pd.read_csv(repo / "data/rounds/2026-01-25/questions.csv", dtype=str, keep_default_na=False)
-    items = [{"id": q.question_id.split(":", 1)[1], "source": q.source, "forecast": 0.5,
-              "resolution_date": q.resolution_date or None, "reasoning": ""} for q in questions.itertuples()]
+    items = [
+        {"id": q.question_id.split(":", 1)[1], "source": q.source, "forecast": 0.5, "resolution_date": q.resolution_date or None, "reasoning": ""}
+        for q in questions.itertuples()
+    ]
     body = {"organization": "Team", "model": "json", "model_organization": "Team", "question_set": "2026-01-25", "forecasts": items}
     (repo / "data/forecasts/2026-01-25/team.json.json").write_text(json.dumps(body), encoding="utf-8")
     nightly(repo, parse_ts("2026-01-17T00:00:00Z"))  # a run before the due time records it (its seal's evidence)

@@ -104,7 +104,7 @@ def test_a_garbage_file_in_an_open_round_is_quarantined_by_the_site_build(hubs, 
 
 DUE = parse_ts("2026-01-25T00:00:00Z")
 BROKEN = {
-    "team.nul.csv": (b"question_id,probability,reasoning\n\"open\n", "bad-csv"),
+    "team.nul.csv": (b'question_id,probability,reasoning\n"open\n', "bad-csv"),
     "team.latin.csv": ("question_id,probability,reasoning\nx,0.5,caf\xe9\n".encode("latin-1"), "not-utf8"),
     "team.schema.csv": (b"x,y\n1,2\n", "missing-column"),
     "team.json.json": (b"{", "bad-json"),
@@ -128,8 +128,11 @@ def test_each_broken_forecast_file_is_set_aside_with_its_code(hubs, tmp_path: Pa
     quarantine = []
     assert set(readers.load_forecasts(Hub(hub), DUE, quarantine)) == good
     codes = {p.file.rsplit("/", 1)[1]: p.code for p in quarantine}
-    assert codes == {**{name: code for name, (_, code) in BROKEN.items()}, "team.link.csv": "not-a-regular-file",
-                     "team.twice.json": "duplicate-submission"}
+    assert codes == {
+        **{name: code for name, (_, code) in BROKEN.items()},
+        "team.link.csv": "not-a-regular-file",
+        "team.twice.json": "duplicate-submission",
+    }
     readers.load_forecasts(Hub(hub), DUE, quarantine)
     assert len(quarantine) == len(codes)  # a file read twice is reported once
 

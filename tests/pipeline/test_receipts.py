@@ -116,6 +116,7 @@ def check(world: Path, head: str, at: str) -> list[str]:
 
 # -- the cases -------------------------------------------------------------------------------
 
+
 def test_a_back_dated_committer_date_changes_nothing(world: Path):
     api, hub = FakeGitHub(), world / "hub"
     (hub / "data" / "notes.txt").write_text("after the due time\n")
@@ -190,7 +191,9 @@ def test_the_walk_records_every_run_once_and_a_head_it_cannot_read_as_unreadable
     api.run(1, second, "2026-01-24T11:00:05Z")
     done = walk(Hub.load(hub), api.client(), parse_ts("2026-01-25T02:00:00Z"))
     assert done.complete and done.added[["head_sha", "path", "verdict"]].values.tolist() == [
-        [first, FILE, "success"], [second, "*", "head-unavailable"]]
+        [first, FILE, "success"],
+        [second, "*", "head-unavailable"],
+    ]
     assert any("could not be read" in note for note in done.notes)
     again = walk(Hub.load(hub), api.client(), parse_ts("2026-01-25T03:00:00Z"))
     assert again.added.empty, "a run is recorded once"
@@ -210,8 +213,17 @@ def test_timing_in_verify_takes_a_receipt_as_evidence(world: Path):
 
 
 def test_parse_run_reads_githubs_own_fields_only():
-    run = parse_run({"id": 5, "head_sha": "a" * 40, "created_at": "2026-01-24T20:00:07Z", "event": "pull_request",
-                     "conclusion": None, "pull_requests": [{"number": 3}], "head_commit": {"timestamp": "2020-01-01T00:00:00Z"}})
+    run = parse_run(
+        {
+            "id": 5,
+            "head_sha": "a" * 40,
+            "created_at": "2026-01-24T20:00:07Z",
+            "event": "pull_request",
+            "conclusion": None,
+            "pull_requests": [{"number": 3}],
+            "head_commit": {"timestamp": "2020-01-01T00:00:00Z"},
+        }
+    )
     assert (run.created_at, run.verdict, run.pulls) == ("2026-01-24T20:00:07Z", "pending", (3,))
     with pytest.raises(ValueError):
         parse_run({"id": 5, "head_sha": "not a sha", "created_at": "2026-01-24T20:00:07Z"})
@@ -220,12 +232,12 @@ def test_parse_run_reads_githubs_own_fields_only():
 
 # -- the nightly ledger digest (anchoring) ---------------------------------------------------------
 
+
 def test_each_night_records_the_digest_of_its_manifest_and_receipts_and_verify_git_recomputes_it(world: Path):
     from generator.store import manifest, readers
 
     api, hub = FakeGitHub(), world / "hub"
-    receipt(world, api, api.run(1, push(world, forecast_bytes(hub), "2026-01-24T20:00:00Z"), "2026-01-24T20:00:07Z"),
-            "2026-01-24T20:01:00Z")
+    receipt(world, api, api.run(1, push(world, forecast_bytes(hub), "2026-01-24T20:00:00Z"), "2026-01-24T20:00:07Z"), "2026-01-24T20:01:00Z")
     commit_receipts(world, "2026-01-24T20:02:00Z")
     for night in ("2026-02-20T00:00:00Z", "2026-03-01T00:00:00Z"):
         nightly(hub, parse_ts(night))
@@ -269,8 +281,12 @@ def test_a_history_written_before_the_digest_column_is_read_extended_and_accepte
 def test_the_changes_page_lists_the_latest_digests_newest_first():
     from generator.site.listings import night_digests
 
-    history = pd.DataFrame({"as_of": ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"],
-                            "ledger_digest": ["a" * 64, "a" * 64, "", "b" * 64]})
+    history = pd.DataFrame(
+        {
+            "as_of": ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"],
+            "ledger_digest": ["a" * 64, "a" * 64, "", "b" * 64],
+        }
+    )
     assert night_digests(history) == [("2026-01-03T00:00:00Z", "b" * 64), ("2026-01-01T00:00:00Z", "a" * 64)]
 
 

@@ -45,6 +45,7 @@ class Source:
                     answer = "NO" if self.state == "flipped" and i == 0 else "YES"
                     return httpx.Response(200, json=dict(market, isResolved=True, resolution=answer, resolutionTime=RESOLVED_AT))
             return httpx.Response(404, json={"message": "not found"})
+
         return httpx.Client(transport=httpx.MockTransport(handler))
 
     def night(self, root: Path, at: str) -> Counter:

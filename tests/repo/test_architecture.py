@@ -21,31 +21,31 @@ PACKAGE = ROOT / "generator"
 
 # Bottom to top. A module may import its own package, and any package on an earlier line.
 LAYERS = [
-    "",             # generator/__init__.py: __version__
-    "errors",       # foundations: the exception hierarchy and Problem
-    "timeutil",     # one parser, one formatter for UTC times
-    "vocabulary",   # question kinds, statuses, leaderboard views: the hub's words, once
-    "codes",        # every problem code with its severity and meaning
-    "schemas",      # every table's columns, types, keys, sort
-    "models",       # model metadata (ModelMeta), read by store, forecasters, leaderboard, site
+    "",  # generator/__init__.py: __version__
+    "errors",  # foundations: the exception hierarchy and Problem
+    "timeutil",  # one parser, one formatter for UTC times
+    "vocabulary",  # question kinds, statuses, leaderboard views: the hub's words, once
+    "codes",  # every problem code with its severity and meaning
+    "schemas",  # every table's columns, types, keys, sort
+    "models",  # model metadata (ModelMeta), read by store, forecasters, leaderboard, site
     "config_schema",  # every hub.toml key: type, default, range, meaning
-    "config",       # Settings from data/hub.toml
-    "sources",      # fetch_* (network) and parse_* (pure), one module per platform
-    "store",        # every disk read and write of data/: layout, csvio, ledger, ingest, manifest, git plumbing
-    "llm",          # OpenAI-compatible chat calls: endpoint, prompt templates, budget, call log (resume state)
-    "parallel",     # the one module that forks, with its one rule for when that is sound (it reads store.atomic's fault hook)
-    "scoring",      # resolve (ledger view, resolutions), market proxies, Brier, corrections
-    "arena",        # bets and portfolios: scoring of a second kind (secondary views, never the rank)
+    "config",  # Settings from data/hub.toml
+    "sources",  # fetch_* (network) and parse_* (pure), one module per platform
+    "store",  # every disk read and write of data/: layout, csvio, ledger, ingest, manifest, git plumbing
+    "llm",  # OpenAI-compatible chat calls: endpoint, prompt templates, budget, call log (resume state)
+    "parallel",  # the one module that forks, with its one rule for when that is sound (it reads store.atomic's fault hook)
+    "scoring",  # resolve (ledger view, resolutions), market proxies, Brier, corrections
+    "arena",  # bets and portfolios: scoring of a second kind (secondary views, never the rank)
     "submissions",  # validation of pull requests (forecasts, bets, oracle files) -> Problems
     "forecasters",  # the hub's own forecasters; the LLM one validates its files as a PR would
-    "oracle",       # the oracle track: import, score, board
+    "oracle",  # the oracle track: import, score, board
     "leaderboard",  # aggregation, bootstrap, views, history
-    "site",         # charts, render, write, build (gather -> render -> write)
-    "interop",      # ForecastBench import/export: stores rounds, uses the hub's baselines
-    "pipeline",     # the shell: nightly, rounds, recompute, demo
-    "audit",        # verify: recomputes with pipeline/site and compares; git history checks
-    "console",      # terminal rendering for the CLI
-    "cli",          # argv, env and exit codes
+    "site",  # charts, render, write, build (gather -> render -> write)
+    "interop",  # ForecastBench import/export: stores rounds, uses the hub's baselines
+    "pipeline",  # the shell: nightly, rounds, recompute, demo
+    "audit",  # verify: recomputes with pipeline/site and compares; git history checks
+    "console",  # terminal rendering for the CLI
+    "cli",  # argv, env and exit codes
     "__main__",
 ]
 RANK = {name: i for i, name in enumerate(LAYERS)}
@@ -138,8 +138,7 @@ def test_imports_go_one_way():
 def test_no_module_uses_another_modules_private_names():
     private = scan()[1]
     new = {k: v for k, v in private.items() if k not in KNOWN_PRIVATE}
-    assert not new, "private names used across modules:\n" + "\n".join(f"{k[0]} uses {k[1]} at {', '.join(v)}"
-                                                                       for k, v in new.items())
+    assert not new, "private names used across modules:\n" + "\n".join(f"{k[0]} uses {k[1]} at {', '.join(v)}" for k, v in new.items())
     fixed = KNOWN_PRIVATE - set(private)
     assert not fixed, f"fixed, remove from KNOWN_PRIVATE: {sorted(fixed)}"
 
@@ -216,9 +215,13 @@ DOES_IO = {"store", "sources", "site", "pipeline"}
 
 def test_scoring_and_leaderboard_import_nothing_that_does_io():
     known = set(modules())
-    found = [f"{path.relative_to(PACKAGE.parent)}:{line} {module} -> {target}"
-             for module, path in modules().items() if key(module) in PURE
-             for line, target, _ in imports(module, path, known) if key(target) in DOES_IO]
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{line} {module} -> {target}"
+        for module, path in modules().items()
+        if key(module) in PURE
+        for line, target, _ in imports(module, path, known)
+        if key(target) in DOES_IO
+    ]
     assert not found, "a pure stage imports a stage that does I/O:\n" + "\n".join(found)
 
 
@@ -226,8 +229,11 @@ MAX_LINES = 500
 
 
 def test_no_module_is_over_500_lines():
-    long = {str(path.relative_to(PACKAGE.parent)): n for path in modules().values()
-            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    long = {
+        str(path.relative_to(PACKAGE.parent)): n
+        for path in modules().values()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
     assert not long, f"split these modules (at most {MAX_LINES} lines each): {long}"
 
 
@@ -240,8 +246,7 @@ def test_every_stage_init_opens_with_a_map_of_its_modules(package: Path):
     """A package's ``__init__`` docstring names each of its modules and subpackages (as ``name``), and
     its map's lines (``- ``name``: what it is``) name only modules that exist."""
     doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
-    members = {p.stem for p in package.glob("*.py") if p.name != "__init__.py"} | \
-              {p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
+    members = {p.stem for p in package.glob("*.py") if p.name != "__init__.py"} | {p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
     named = set(re.findall(r"``(\w+)``", doc))
     assert doc and not members - named, f"{package.name}/__init__.py does not map {sorted(members - named)}"
     mapped = {name for line in re.findall(r"^- (.*?):", doc, re.MULTILINE) for name in re.findall(r"``(\w+)``", line)}
@@ -261,8 +266,7 @@ def test_tests_mirror_the_packages_and_share_helpers_only_through_one_module():
         if len(where.parts) != 2 or where.parts[0] not in folders:
             misplaced.append(str(where))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
-                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names] if isinstance(node, ast.Import) else []
             importing += [f"{where}: {n}" for n in names if n.split(".")[0].startswith("test_") or n == "conftest"]
     assert not misplaced, f"put these in tests/<stage>/: {misplaced}"
     assert not importing, f"share through tests/helpers.py instead: {importing}"

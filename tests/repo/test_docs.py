@@ -150,8 +150,11 @@ def test_every_option_the_readme_names_exists(path):
 @pytest.mark.parametrize("path", list(COMMANDS), ids=name)
 def test_every_command_and_option_has_help_text(path):
     parser = COMMANDS[path]
-    empty = [max(a.option_strings, key=len) if a.option_strings else a.dest
-             for a in options(parser) if not (a.help and a.help.strip()) or a.help == argparse.SUPPRESS]
+    empty = [
+        max(a.option_strings, key=len) if a.option_strings else a.dest
+        for a in options(parser)
+        if not (a.help and a.help.strip()) or a.help == argparse.SUPPRESS
+    ]
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             empty += [f"{name((*path, c.dest))} (command)" for c in action._choices_actions if not (c.help or "").strip()]

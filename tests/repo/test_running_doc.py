@@ -14,7 +14,7 @@ EXTRA = ("not-a-regular-file",)
 
 def test_running_md_gives_the_recovery_for_every_audit_code():
     text = RUNNING.read_text(encoding="utf-8")
-    section = text[text.index("## 7. When the audit fails"):]
+    section = text[text.index("## 7. When the audit fails") :]
     audit = [code for group, codes in OTHER_CODES.items() if group.startswith("Audit") for code in codes]
     assert len(audit) > 30, "the audit's group of codes was found"
     missing = [code for code in (*audit, *EXTRA, "receipts-mismatch") if f"`{code}`" not in section]

@@ -50,10 +50,13 @@ def triggers(workflow: dict) -> dict:
 
 # -- the repository under attack -------------------------------------------------------------------
 
+
 def hostile_files(marker: Path) -> dict[str, str]:
     """Modules that append their name to ``marker`` when imported (pip/__main__ also fakes a success)."""
+
     def touch(name: str) -> str:
         return f"open({str(marker)!r}, 'a').write({name!r} + '\\n')\n"
+
     return {
         "pip/__init__.py": touch("pip/__init__.py"),
         "pip/__main__.py": touch("pip/__main__.py") + "print('pip 99.0 (everything is fine)')\nraise SystemExit(0)\n",
@@ -143,8 +146,14 @@ def machine(tmp_path) -> Machine:
     shims(bin_dir, log)
     temp = tmp_path / "runner-temp"
     temp.mkdir()
-    env = {"HOME": str(tmp_path), "PATH": f"{bin_dir}:{os.environ['PATH']}", "GIT_CONFIG_NOSYSTEM": "1",
-           "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "LANG": "C.UTF-8"}
+    env = {
+        "HOME": str(tmp_path),
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "PIP_NO_INDEX": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "LANG": "C.UTF-8",
+    }
     origin = tmp_path / "origin.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin), env=env)
     return Machine(tmp_path, origin, tmp_path / "workspace", temp, marker, log, env)
@@ -190,6 +199,7 @@ def open_pull_request(m: Machine, files: dict[str, str]) -> None:
 
 # -- a small emulation of the runner ---------------------------------------------------------------
 
+
 @dataclass
 class StepResult:
     name: str
@@ -203,6 +213,7 @@ def substitute(value: object, context: dict) -> str:
         key = match.group(1)
         assert key in context, f"the emulated runner does not know ${{{{ {key} }}}}; add it to the test's context"
         return context[key]
+
     return EXPRESSION.sub(one, str(value))
 
 
@@ -241,8 +252,14 @@ def checkout(m: Machine, options: dict, default_ref: str) -> None:
 def run_job(m: Machine, workflow: dict, job: str, default_ref: str) -> list[StepResult]:
     """Run ``job``'s steps in order as the runner would."""
     spec = workflow["jobs"][job]
-    base_env = {**m.env, "GITHUB_WORKSPACE": str(m.workspace), "RUNNER_TEMP": str(m.temp), "CI": "true",
-                "GITHUB_STEP_SUMMARY": str(m.tmp / "summary.md"), "GITHUB_ACTIONS": "true"}
+    base_env = {
+        **m.env,
+        "GITHUB_WORKSPACE": str(m.workspace),
+        "RUNNER_TEMP": str(m.temp),
+        "CI": "true",
+        "GITHUB_STEP_SUMMARY": str(m.tmp / "summary.md"),
+        "GITHUB_ACTIONS": "true",
+    }
     for scope in (workflow.get("env", {}), spec.get("env", {})):
         base_env.update({k: substitute(v, m.context) for k, v in scope.items()})
     context = {**m.context, "runner.temp": str(m.temp)}
@@ -264,12 +281,17 @@ def run_job(m: Machine, workflow: dict, job: str, default_ref: str) -> list[Step
         output_file, env_file = m.tmp / f"output-{index}", m.tmp / f"env-{index}"
         output_file.write_text("")
         env_file.write_text("")
-        env = {**base_env, **{k: substitute(v, context) for k, v in step.get("env", {}).items()},
-               "GITHUB_OUTPUT": str(output_file), "GITHUB_ENV": str(env_file)}
+        env = {
+            **base_env,
+            **{k: substitute(v, context) for k, v in step.get("env", {}).items()},
+            "GITHUB_OUTPUT": str(output_file),
+            "GITHUB_ENV": str(env_file),
+        }
         cwd = Path(substitute(step["working-directory"], context)) if "working-directory" in step else m.workspace
         assert "${{" not in step["run"], f"{name}: an expression inside run: (template injection)"
-        done = subprocess.run(["bash", "--noprofile", "--norc", "-e", "-c", step["run"]], cwd=cwd, env=env,
-                              capture_output=True, text=True, check=False, timeout=300)
+        done = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-e", "-c", step["run"]], cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=300
+        )
         results.append(StepResult(name, True, done.returncode, done.stdout + done.stderr))
         if "id" in step:
             outputs[step["id"]] = dict(line.split("=", 1) for line in output_file.read_text().splitlines() if "=" in line)
@@ -288,6 +310,7 @@ def log_of(results: list[StepResult]) -> str:
 
 # -- validate.yml ----------------------------------------------------------------------------------
 
+
 def test_validate_never_imports_or_checks_out_the_pull_requests_files(machine):
     """A submission plus a hostile pip/, generator/, sitecustomize.py and build backend at the root."""
     m = machine
@@ -296,8 +319,7 @@ def test_validate_never_imports_or_checks_out_the_pull_requests_files(machine):
     results = run_job(m, load("validate.yml"), "validate", default_ref="refs/pull/1/merge")
     log = log_of(results)
     assert m.imported() == [], f"the pull request's code ran: {m.imported()}\n{log}"
-    assert not (m.workspace / "pip").exists() and not (m.workspace / "evil.py").exists(), \
-        "the pull request's tree was checked out\n" + log
+    assert not (m.workspace / "pip").exists() and not (m.workspace / "evil.py").exists(), "the pull request's tree was checked out\n" + log
     installs = [i for i in m.installs() if "install" in i["args"]]
     assert installs, "the validator was never installed\n" + log
     for install in installs:
@@ -326,10 +348,18 @@ def test_validate_passes_fast_a_pull_request_that_changes_no_data_file(machine):
     assert "No data files changed" in (m.tmp / "summary.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("path", ["data/forecasts/2026-01-25/acme.gpt-x.csv", "data/bets/2026-01-25/acme.gpt-x.csv",
-                                  "data/models/acme.gpt-x.yml", "data/oracle/daily/forecasts/acme.gpt-x.csv",
-                                  "data/forecasts/2026-01-25/a\nb.csv", "data/rounds/2026-01-25/questions.csv",
-                                  "data/resolutions/sim.csv"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "data/forecasts/2026-01-25/acme.gpt-x.csv",
+        "data/bets/2026-01-25/acme.gpt-x.csv",
+        "data/models/acme.gpt-x.yml",
+        "data/oracle/daily/forecasts/acme.gpt-x.csv",
+        "data/forecasts/2026-01-25/a\nb.csv",
+        "data/rounds/2026-01-25/questions.csv",
+        "data/resolutions/sim.csv",
+    ],
+)
 def test_validate_checks_every_submission_path(machine, path):
     """Each submission area (and a hostile name inside one), and every path only the hub writes (a round's
     questions, a source's resolutions), goes to the full validator, which refuses the bad ones."""
@@ -344,11 +374,13 @@ def test_validate_checks_every_submission_path(machine, path):
 def test_validate_runs_on_every_pull_request():
     on = triggers(load("validate.yml"))
     assert set(on) == {"pull_request"}
-    assert not set(on["pull_request"] or {}) & {"paths", "paths-ignore", "branches", "branches-ignore"}, \
+    assert not set(on["pull_request"] or {}) & {"paths", "paths-ignore", "branches", "branches-ignore"}, (
         "a pull request that changes only code or ledgers must still get a validate check"
+    )
 
 
 # -- every install line of every workflow ----------------------------------------------------------
+
 
 def install_steps() -> list[tuple[str, str, str]]:
     found = []
@@ -371,11 +403,22 @@ def test_no_install_line_imports_code_from_the_checkout(machine, workflow, job, 
     m = machine
     seed_base(m, hostile_files(m.marker))
     open_pull_request(m, {"data/models/acme.gpt-x.yml": MODEL})
-    m.context.update({"github.ref_name": "main", "github.sha": m.base, "github.repository": "acme/hub",
-                      "needs.nightly.outputs.commit": m.base, "secrets.METACULUS_TOKEN": "", "secrets.FRED_API_KEY": "",
-                      "secrets.NIGHTLY_PUSH_KEY": "",
-                      "secrets.PRESCIENT_LLM_API_KEY": "", "vars.PRESCIENT_LLM_BASE_URL": "",
-                      "vars.PRESCIENT_LLM_MODEL": "", "vars.PRESCIENT_LLM_PRICE_IN": "", "vars.PRESCIENT_LLM_PRICE_OUT": ""})
+    m.context.update(
+        {
+            "github.ref_name": "main",
+            "github.sha": m.base,
+            "github.repository": "acme/hub",
+            "needs.nightly.outputs.commit": m.base,
+            "secrets.METACULUS_TOKEN": "",
+            "secrets.FRED_API_KEY": "",
+            "secrets.NIGHTLY_PUSH_KEY": "",
+            "secrets.PRESCIENT_LLM_API_KEY": "",
+            "vars.PRESCIENT_LLM_BASE_URL": "",
+            "vars.PRESCIENT_LLM_MODEL": "",
+            "vars.PRESCIENT_LLM_PRICE_IN": "",
+            "vars.PRESCIENT_LLM_PRICE_OUT": "",
+        }
+    )
     stub = m.tmp / "bin" / "prescient"  # the install step is under test, not the commands after it
     stub.write_text("#!/bin/sh\nexit 0\n")
     ref = "refs/pull/1/merge" if workflow != "nightly.yml" else "refs/heads/main"
@@ -388,6 +431,7 @@ def test_no_install_line_imports_code_from_the_checkout(machine, workflow, job, 
 
 
 # -- ci.yml's audit: the base commit's verifier over the pull request's data, never its code -------
+
 
 def _installed_from(m) -> list[Path]:
     return [Path(i["cwd"], i["args"][-1]) for i in m.installs() if "install" in i["args"]]

@@ -59,8 +59,9 @@ def test_validate_workflow():
     assert triggers(wf) == {"pull_request": None}, "every pull request gets the check (no paths filter)"
     assert wf["permissions"] == {"contents": "read", "actions": "read"}
     checkouts = [s for s in steps(wf) if "actions/checkout" in s.get("uses", "")]
-    assert [s["with"].get("ref") for s in checkouts] == ["${{ github.event.pull_request.base.sha }}"], \
+    assert [s["with"].get("ref") for s in checkouts] == ["${{ github.event.pull_request.base.sha }}"], (
         "only the base commit is checked out; the pull request's files are read through git"
+    )
     assert checkouts[0]["with"]["persist-credentials"] is False
     setup = next(s for s in steps(wf) if "setup-python" in s.get("uses", ""))
     assert setup["with"]["cache"] == "pip"
@@ -116,8 +117,9 @@ def test_receipts_workflow_runs_no_pull_request_code_and_trusts_only_githubs_tim
     assert "git checkout" not in step["run"] and "git push" not in step["run"]
     assert push["needs"] == "record" and push["permissions"] == {"contents": "write"}
     script = "\n".join(s.get("run", "") for s in push["steps"])
-    assert not re.search(r"\bprescient (receipts|nightly|validate)\b", script) and not re.search(r"\bpython", script), \
+    assert not re.search(r"\bprescient (receipts|nightly|validate)\b", script) and not re.search(r"\bpython", script), (
         "the job that may write runs git alone"
+    )
     assert "HEAD:prescient-receipts" in script and "core.hooksPath=/dev/null" in script
     assert "secrets." not in (WORKFLOWS / "receipts.yml").read_text(), "no key that bypasses the default branch's rules"
 
@@ -168,6 +170,7 @@ def test_ci_workflow_runs_the_ci_script():
 
 # -- CODEOWNERS: everything is the maintainers', except the submission areas ------------------------
 
+
 def codeowners_module():
     spec = importlib.util.spec_from_file_location("codeowners", ROOT / ".github" / "codeowners.py")
     module = importlib.util.module_from_spec(spec)
@@ -199,17 +202,45 @@ def owners_of(path: str, rules) -> list[str]:
 
 
 SAMPLE_PATHS = [
-    "data/forecasts/2026-01-25/acme.gpt-x.csv", "data/forecasts/2026-01-25/acme.gpt-x.json", "data/forecasts/x",
-    "data/forecasts", "data/bets/2026-01-25/acme.gpt-x.csv", "data/models/acme.gpt-x.yml", "data/models/a/b.yml",
-    "data/oracle/daily/forecasts/acme.gpt-x.csv", "data/oracle/daily/forecasts/a/b.csv", "data/oracle/daily/forecasts",
-    "data/oracle/daily/questions.csv", "data/oracle/forecasts/acme.gpt-x.csv", "data/oracle/a/b/forecasts/x.csv",
-    "data/rounds/2026-01-25/questions.csv", "data/questions/manifold.csv", "data/observations/manifold.csv",
-    "data/resolutions/manifold.csv", "data/scores/x.csv", "data/leaderboard/x.csv", "data/hub.toml", "data/README.md",
-    "data/forecasts-old/x.csv", "data/x/forecasts/y.csv", "site_src/hooks/question_pages.py", "site_src/mkdocs.yml",
-    ".github/CODEOWNERS", ".github/workflows/validate.yml", "pip/__init__.py", "sitecustomize.py", "x/data/forecasts/y",
-    "data/llm/2026-01-25/prescient.gpt-x-arena.jsonl", "data/metadata/checkpoints.csv", "data/manifest/2026.csv",
-    "data/forecasts/2026-01-25/prescient.naive.csv", "data/models/prescient.naive.yml", "data/resolutions/.gitkeep",
-    "data/maintainer/actions.csv", "data/observations/sim/2026-01.csv", "data/rounds/2026-01-25/questions.json",
+    "data/forecasts/2026-01-25/acme.gpt-x.csv",
+    "data/forecasts/2026-01-25/acme.gpt-x.json",
+    "data/forecasts/x",
+    "data/forecasts",
+    "data/bets/2026-01-25/acme.gpt-x.csv",
+    "data/models/acme.gpt-x.yml",
+    "data/models/a/b.yml",
+    "data/oracle/daily/forecasts/acme.gpt-x.csv",
+    "data/oracle/daily/forecasts/a/b.csv",
+    "data/oracle/daily/forecasts",
+    "data/oracle/daily/questions.csv",
+    "data/oracle/forecasts/acme.gpt-x.csv",
+    "data/oracle/a/b/forecasts/x.csv",
+    "data/rounds/2026-01-25/questions.csv",
+    "data/questions/manifold.csv",
+    "data/observations/manifold.csv",
+    "data/resolutions/manifold.csv",
+    "data/scores/x.csv",
+    "data/leaderboard/x.csv",
+    "data/hub.toml",
+    "data/README.md",
+    "data/forecasts-old/x.csv",
+    "data/x/forecasts/y.csv",
+    "site_src/hooks/question_pages.py",
+    "site_src/mkdocs.yml",
+    ".github/CODEOWNERS",
+    ".github/workflows/validate.yml",
+    "pip/__init__.py",
+    "sitecustomize.py",
+    "x/data/forecasts/y",
+    "data/llm/2026-01-25/prescient.gpt-x-arena.jsonl",
+    "data/metadata/checkpoints.csv",
+    "data/manifest/2026.csv",
+    "data/forecasts/2026-01-25/prescient.naive.csv",
+    "data/models/prescient.naive.yml",
+    "data/resolutions/.gitkeep",
+    "data/maintainer/actions.csv",
+    "data/observations/sim/2026-01.csv",
+    "data/rounds/2026-01-25/questions.json",
 ]
 
 
@@ -285,8 +316,7 @@ def test_every_path_only_the_hub_writes_is_refused_to_a_pull_request_and_owned()
     from generator.schemas import ALL_TABLES
     from generator.submissions import paths, policy
 
-    sample = {"<source>": "sim", "<YYYY-MM>": "2026-01", "<YYYY>": "2026", "<due>": "2026-01-25", "<set>": "daily",
-              "<team>.<model>": "acme.gpt-x"}
+    sample = {"<source>": "sim", "<YYYY-MM>": "2026-01", "<YYYY>": "2026", "<due>": "2026-01-25", "<set>": "daily", "<team>.<model>": "acme.gpt-x"}
     for table in ALL_TABLES:
         path = table.path
         for field, value in sample.items():
@@ -294,15 +324,26 @@ def test_every_path_only_the_hub_writes_is_refused_to_a_pull_request_and_owned()
         assert paths.is_hub_written(path) == (table.name not in paths.SUBMITTED_TABLES), table.name
     rules = owner_rules(codeowners_module().render(["@alice"]))
     written = [p for p in repo_paths() if paths.is_hub_written(p)]
-    assert {"data/llm/2026-01-25/prescient.gpt-x-arena.jsonl", "data/resolutions/manifold.csv",
-            "data/forecasts/2026-01-25/prescient.naive.csv"} <= set(written)
+    assert {
+        "data/llm/2026-01-25/prescient.gpt-x-arena.jsonl",
+        "data/resolutions/manifold.csv",
+        "data/forecasts/2026-01-25/prescient.naive.csv",
+    } <= set(written)
     for path in written:
         target, problems = paths.classify(path)
         codes = [p.code for p in problems + policy.check_reserved_prefix(target)]
         assert codes[:1] in (["hub-ledger"], ["reserved-prefix"]), (path, codes)
         assert owners_of(path, rules) or target.model, path  # owned, or a prescient.* file the check refuses
-    assert not any(paths.is_hub_written(p) for p in ("data/hub.toml", "data/README.md", "data/scores/.gitkeep",
-                                                     "data/maintainer/actions.csv", "data/forecasts/2026-01-25/acme.gpt-x.csv"))
+    assert not any(
+        paths.is_hub_written(p)
+        for p in (
+            "data/hub.toml",
+            "data/README.md",
+            "data/scores/.gitkeep",
+            "data/maintainer/actions.csv",
+            "data/forecasts/2026-01-25/acme.gpt-x.csv",
+        )
+    )
 
 
 def test_the_audit_runs_on_full_history_in_ci_and_in_the_ci_script():
@@ -329,13 +370,15 @@ def test_zizmor_reports_no_high_severity_finding():
     exe = installed("zizmor")
     if exe is None:
         pytest.skip("zizmor is not installed (pip install zizmor)")
-    done = subprocess.run([exe, "--offline", "--format", "json", "--min-severity", "high", str(WORKFLOWS)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [exe, "--offline", "--format", "json", "--min-severity", "high", str(WORKFLOWS)], capture_output=True, text=True, check=False
+    )
     findings = json.loads(done.stdout or "[]")
     assert findings == [], json.dumps(findings, indent=1)[:3000]
 
 
 # -- the nightly data step, run as written ---------------------------------------------------------
+
 
 def step_script(step_id: str) -> str:
     return next(s for s in steps(load("nightly.yml")) if s.get("id") == step_id)["run"]
@@ -348,14 +391,21 @@ def sh(cwd: Path, *args: str, env: dict | None = None) -> str:
 @pytest.fixture()
 def clone(tmp_path) -> tuple[Path, Path, dict]:
     """A hub pushed to a bare "origin", a fresh clone of it, and the env the step runs with."""
-    env = {"HOME": str(tmp_path), "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "BRANCH": "main",
-           "GIT_CONFIG_NOSYSTEM": "1", "GITHUB_OUTPUT": str(tmp_path / "output")}
+    env = {
+        "HOME": str(tmp_path),
+        "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
+        "BRANCH": "main",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+    }
     (tmp_path / "bin").mkdir()
     wrapper = tmp_path / "bin" / "prescient"
     # The real command; FAKE_NIGHTLY_EXIT makes `nightly` exit with that code after it ran (and wrote).
-    wrapper.write_text(f'#!/bin/sh\n"{sys.executable}" -m generator "$@"; rc=$?\n'
-                       'if [ "$1" = nightly ] && [ -n "${FAKE_NIGHTLY_EXIT:-}" ]; then exit "$FAKE_NIGHTLY_EXIT"; fi\n'
-                       'exit "$rc"\n')
+    wrapper.write_text(
+        f'#!/bin/sh\n"{sys.executable}" -m generator "$@"; rc=$?\n'
+        'if [ "$1" = nightly ] && [ -n "${FAKE_NIGHTLY_EXIT:-}" ]; then exit "$FAKE_NIGHTLY_EXIT"; fi\n'
+        'exit "$rc"\n'
+    )
     wrapper.chmod(0o755)
     origin, seed, work = tmp_path / "origin.git", tmp_path / "seed", tmp_path / "work"
     sh(tmp_path, "git", "init", "-q", "--bare", "-b", "main", str(origin), env=env)
@@ -377,8 +427,18 @@ def commit(repo: Path, message: str, env: dict) -> None:
 def run_step(work: Path, env: dict, as_of: datetime, **extra: str) -> subprocess.CompletedProcess:
     """The data step, then (if it passed) the push step, then the job's verdict as its last step gives it."""
     epoch = str(int(as_of.timestamp()))
-    run = lambda script: subprocess.run(["bash", "-c", script], cwd=work, capture_output=True, text=True,  # noqa: E731
-                                        check=False, env={**env, "SOURCE_DATE_EPOCH": epoch, **extra}, timeout=300)
+
+    def run(script):
+        return subprocess.run(
+            ["bash", "-c", script],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**env, "SOURCE_DATE_EPOCH": epoch, **extra},
+            timeout=300,
+        )
+
     data = run(step_script("data"))
     if data.returncode != 0:
         return data
@@ -499,8 +559,18 @@ def test_the_site_job_as_written_checks_from_the_nights_checkpoint_on_a_shallow_
     as_of = datetime(2026, 1, 16, tzinfo=UTC)
     epoch = str(int(as_of.timestamp()))
     when = {"GIT_AUTHOR_DATE": f"{epoch} +0000", "GIT_COMMITTER_DATE": f"{epoch} +0000"}  # the run's commits, at its time
-    run = lambda script, cwd, **more: subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True,  # noqa: E731
-                                                     check=False, env={**env, **more}, timeout=300)
+
+    def run(script, cwd, **more):
+        return subprocess.run(
+            ["bash", "-c", script],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**env, **more},
+            timeout=300,
+        )
+
     for step in ("data", "audit", "push"):
         done = run(step_script(step), work, SOURCE_DATE_EPOCH=epoch, **when)
         assert done.returncode == 0 and (step != "audit" or "verified" in done.stdout), f"{step}: {done.stdout}{done.stderr}"
@@ -539,9 +609,15 @@ def test_the_heads_are_fetched_before_the_receipts_branch_exists(clone, tmp_path
     head = sh(fork, "git", "rev-parse", "HEAD", env=env)
     sh(fork, "git", "push", "-q", "origin", "HEAD:refs/pull/1/head", env=env)
     assert sh(origin, "git", "for-each-ref", "refs/heads/prescient-receipts", env=env) == ""
-    done = subprocess.run(["bash", "-c", next(s for s in steps(load("nightly.yml")) if s.get("id") == "heads")["run"]],
-                          cwd=work, capture_output=True, text=True, check=False, timeout=120,
-                          env={**env, "TOKEN": "t0ken", "SERVER_URL": "https://github.invalid"})
+    done = subprocess.run(
+        ["bash", "-c", next(s for s in steps(load("nightly.yml")) if s.get("id") == "heads")["run"]],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env={**env, "TOKEN": "t0ken", "SERVER_URL": "https://github.invalid"},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert sh(work, "git", "rev-parse", "refs/prescient/pull/1", env=env) == head
     assert "no receipts branch yet" in done.stdout

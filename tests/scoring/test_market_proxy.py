@@ -34,16 +34,20 @@ def obs_frame():
         ("m:late", "2026-01-19T06:00:00Z", 0.4, "open", None),  # first seen after the day before
         ("s:1", "2026-01-10T00:00:00Z", 5.0, "open", None),
     ]
-    return pd.concat([observation_frame([Observation(q, T(at), v, status, out)], T(at))
-                      for q, at, v, status, out in nights], ignore_index=True)
+    return pd.concat([observation_frame([Observation(q, T(at), v, status, out)], T(at)) for q, at, v, status, out in nights], ignore_index=True)
 
 
 def the_round(due="2026-01-10T00:00:00Z"):
-    return pd.DataFrame({
-        "question_id": ["m:open", "m:won", "m:late", "s:1"], "resolution_date": ["", "", "", "2026-02-10"],
-        "source": ["m", "m", "m", "s"], "kind": ["binary", "binary", "binary", "dataset"],
-        "category": "", "due": due,
-    })
+    return pd.DataFrame(
+        {
+            "question_id": ["m:open", "m:won", "m:late", "s:1"],
+            "resolution_date": ["", "", "", "2026-02-10"],
+            "source": ["m", "m", "m", "s"],
+            "kind": ["binary", "binary", "binary", "dataset"],
+            "category": "",
+            "due": due,
+        }
+    )
 
 
 def by_id(frame):
@@ -87,12 +91,23 @@ def test_proxy_rows_score_with_the_fractional_outcome_and_round_trip_through_the
 
 def test_a_stated_open_value_serves_as_the_proxy_only_once_known_by_the_day_before():
     cols = list(RESOLUTIONS.names)
-    stated = pd.DataFrame([
-        dict(zip(cols, ("2026-01-10", "m:fb", "", "2026-01-15T00:00:00Z", "open", np.nan, "", 0.3, ""))),
-        dict(zip(cols, ("2026-01-10", "m:fb", "", AS_OF, "open", np.nan, "", 0.8, ""))),  # today's: too late
-    ], columns=cols)
-    questions = pd.DataFrame({"question_id": ["m:fb"], "resolution_date": [""], "source": ["polymarket"],
-                              "kind": ["binary"], "category": [""], "due": ["2026-01-10T00:00:00Z"]})
+    stated = pd.DataFrame(
+        [
+            dict(zip(cols, ("2026-01-10", "m:fb", "", "2026-01-15T00:00:00Z", "open", np.nan, "", 0.3, ""))),
+            dict(zip(cols, ("2026-01-10", "m:fb", "", AS_OF, "open", np.nan, "", 0.8, ""))),  # today's: too late
+        ],
+        columns=cols,
+    )
+    questions = pd.DataFrame(
+        {
+            "question_id": ["m:fb"],
+            "resolution_date": [""],
+            "source": ["polymarket"],
+            "kind": ["binary"],
+            "category": [""],
+            "due": ["2026-01-10T00:00:00Z"],
+        }
+    )
     out = by_id(resolve_round(questions, ledger_view(obs_frame().iloc[:0], AS_OF, stated, unresolved="market_proxy")))
     assert out.loc["m:fb", "outcome"] == 0.3 and out.loc["m:fb", "resolved_at"] == "2026-01-15T00:00:00Z"
 

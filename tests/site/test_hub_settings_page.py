@@ -19,8 +19,13 @@ def test_changing_a_setting_changes_the_methodology_page(tmp_path):
     before = page(tmp_path / "a", LIVE)
     assert "due every other Sunday at 00:00 UTC" in before and "`min_bettors` = 17," in before
     assert "a round 20 days old" in before and "more than 5% of a round's rows" in before
-    after = page(tmp_path / "b", LIVE.replace("cadence_days = 14", "cadence_days = 7").replace("min_bettors = 17", "min_bettors = 40")
-                 .replace("min_age_days = 20", "min_age_days = 30").replace("[scoring]", "[scoring]\nmax_imputed_share = 0.1"))
+    after = page(
+        tmp_path / "b",
+        LIVE.replace("cadence_days = 14", "cadence_days = 7")
+        .replace("min_bettors = 17", "min_bettors = 40")
+        .replace("min_age_days = 20", "min_age_days = 30")
+        .replace("[scoring]", "[scoring]\nmax_imputed_share = 0.1"),
+    )
     assert "due every Sunday at 00:00 UTC" in after and "`min_bettors` = 40," in after
     assert "a round 30 days old" in after and "more than 10% of a round's rows" in after
     odd = page(tmp_path / "c", LIVE.replace("cadence_days = 14", "cadence_days = 10"))

@@ -10,9 +10,16 @@ from generator.site.human_groups import human_columns
 
 
 def _board(p_public: list[float]) -> pd.DataFrame:
-    return pd.DataFrame({"model": ["h.supers", "t.a", "h.public", "t.b"], "name": ["Supers", "A", "Public <b>", "B"],
-                         "kind": ["human", "llm", "human", "llm"], "overall": [70.0, 60.0, 55.0, np.nan],
-                         "p_value": [np.nan, 0.004, 0.0, np.nan], "p_public": p_public})
+    return pd.DataFrame(
+        {
+            "model": ["h.supers", "t.a", "h.public", "t.b"],
+            "name": ["Supers", "A", "Public <b>", "B"],
+            "kind": ["human", "llm", "human", "llm"],
+            "overall": [70.0, 60.0, 55.0, np.nan],
+            "p_value": [np.nan, 0.004, 0.0, np.nan],
+            "p_public": p_public,
+        }
+    )
 
 
 def test_fb_headers_name_the_human_reference_and_the_public_group() -> None:

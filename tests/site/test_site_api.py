@@ -23,9 +23,16 @@ def board(models: list[str], effects: list[tuple] | None = None) -> pd.DataFrame
 
 
 def site(boards: dict) -> SiteData:
-    return SiteData(title="t", as_of=parse_ts("2026-01-01T00:00:00Z"), methodology_version="1",
-                    board=next(iter(boards.values())), history=pd.DataFrame(columns=["as_of", "model", "overall"]),
-                    models={}, model_scores={}, boards=boards)
+    return SiteData(
+        title="t",
+        as_of=parse_ts("2026-01-01T00:00:00Z"),
+        methodology_version="1",
+        board=next(iter(boards.values())),
+        history=pd.DataFrame(columns=["as_of", "model", "overall"]),
+        models={},
+        model_scores={},
+        boards=boards,
+    )
 
 
 def test_a_view_named_with_a_slash_is_one_file_and_simple_names_keep_their_urls():
@@ -47,13 +54,22 @@ def test_a_view_named_with_a_slash_is_one_file_and_simple_names_keep_their_urls(
 
 
 def test_question_effects_give_each_unit_once_and_each_boards_b_by_index():
-    tournament = board(["a.x", "b.y"], [("2026-01-04", "fred:d1", "2026-01-11", "dataset", 0.1234567891),
-                                        ("2026-01-04", "manifold:m1", "", "binary", 0.085),
-                                        ("2026-01-18", "fred:d1", "2026-01-25", "dataset", np.nan)])
-    preliminary = board(["a.x"], [("2026-01-18", "fred:d1", "2026-01-25", "dataset", 0.2),
-                                  ("2026-01-04", "fred:d1", "2026-01-11", "dataset", 0.11)])
-    data = site({("tournament", "overall"): tournament, ("tournament", "dataset"): board(["a.x"], [("x", "y", "z", "dataset", 9.0)]),
-                 ("preliminary", "overall"): preliminary})
+    tournament = board(
+        ["a.x", "b.y"],
+        [
+            ("2026-01-04", "fred:d1", "2026-01-11", "dataset", 0.1234567891),
+            ("2026-01-04", "manifold:m1", "", "binary", 0.085),
+            ("2026-01-18", "fred:d1", "2026-01-25", "dataset", np.nan),
+        ],
+    )
+    preliminary = board(["a.x"], [("2026-01-18", "fred:d1", "2026-01-25", "dataset", 0.2), ("2026-01-04", "fred:d1", "2026-01-11", "dataset", 0.11)])
+    data = site(
+        {
+            ("tournament", "overall"): tournament,
+            ("tournament", "dataset"): board(["a.x"], [("x", "y", "z", "dataset", 9.0)]),
+            ("preliminary", "overall"): preliminary,
+        }
+    )
     effects = question_effects(data)
     assert effects["boards"] == ["tournament", "preliminary"]
     assert effects["questions"] == ["fred:d1", "manifold:m1"] and effects["rounds"] == ["2026-01-04", "2026-01-18"]

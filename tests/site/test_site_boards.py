@@ -46,8 +46,7 @@ def _assert_same_boards(got: dict, expected: dict) -> None:
         assert list(got[pair].attrs) == list(board.attrs)
         pd.testing.assert_frame_equal(got[pair].attrs["unranked"], board.attrs["unranked"], check_exact=True)
         pd.testing.assert_frame_equal(got[pair].attrs["difficulty"].frame, board.attrs["difficulty"].frame, check_exact=True)
-        assert {k: v for k, v in got[pair].attrs.items() if k not in FRAME_ATTRS} == \
-            {k: v for k, v in board.attrs.items() if k not in FRAME_ATTRS}
+        assert {k: v for k, v in got[pair].attrs.items() if k not in FRAME_ATTRS} == {k: v for k, v in board.attrs.items() if k not in FRAME_ATTRS}
 
 
 def test_kept_boards_read_back_exactly_hostile_names_included(demo_hub: Path, tmp_path: Path):
@@ -103,8 +102,10 @@ def test_the_pages_are_the_same_made_here_in_the_worker_or_kept(demo_hub: Path, 
         cached = Hub.load(root, ReadCache(disk=DiskCache.open(tmp_path / "cache", root)))
         assert render_site(gather(cached, AS_OF)) == alone
         cached.cache.close()
-    assert load_boards(DiskCache.open(tmp_path / "cache", root), boards_key(
-        cached, *_inputs(cached)[:2], AS_OF, cached.settings, *_inputs(cached)[2:])) is not None
+    assert (
+        load_boards(DiskCache.open(tmp_path / "cache", root), boards_key(cached, *_inputs(cached)[:2], AS_OF, cached.settings, *_inputs(cached)[2:]))
+        is not None
+    )
 
 
 def test_the_question_pages_are_the_same_rendered_in_a_worker(demo_hub: Path, monkeypatch):
@@ -187,8 +188,7 @@ def test_boards_are_made_with_one_blas_thread_and_the_process_keeps_its_own(demo
 
 
 @pytest.mark.parametrize("min_rows", [0, 10**9])  # the round boards and the Arena in workers; here
-def test_the_round_boards_and_the_arena_are_the_same_made_in_a_worker(demo_hub: Path, tmp_path: Path, monkeypatch,
-                                                                      min_rows: int):
+def test_the_round_boards_and_the_arena_are_the_same_made_in_a_worker(demo_hub: Path, tmp_path: Path, monkeypatch, min_rows: int):
     """``gather`` makes each round's board, the Arena and the Changes page's diffs in forked workers, and has
     the score files parsed by forked processes, at ForecastBench's scale: the same frames as made here, and a
     broken bet file the worker meets is in the quarantine, where and as the main process alone puts it
@@ -258,8 +258,9 @@ def test_the_arena_reads_no_question_set_or_observation_file_the_build_has_read(
     parsed, read_table = [], reads.csvio.read_table
     monkeypatch.setattr(reads.csvio, "read_table", lambda path, *a, **k: parsed.append(Path(path)) or read_table(path, *a, **k))
     made, _ = build_module._arena(hub, AS_OF, read)
-    again = {hub.layout.relative(p) for p in parsed} & {hub.layout.relative(p) for p in
-                                                          [*hub.layout.observation_files(), *map(hub.layout.round_questions, dues)]}
+    again = {hub.layout.relative(p) for p in parsed} & {
+        hub.layout.relative(p) for p in [*hub.layout.observation_files(), *map(hub.layout.round_questions, dues)]
+    }
     assert not again, again
     assert len(made["arena_curves"])
     fresh = load_cohorts(hub.root, AS_OF, quarantine=[])

@@ -46,8 +46,7 @@ NAME = "<script>alert(1)</script> <img src=x onerror=alert(1)> {{ 7*7 }} " + PLO
 ORGANIZATION = "</script><script>alert(2)</script> [x](javascript:alert(3))"
 QUESTION_TEXT = "<svg onload=alert(5)> Will [y](javascript:alert(6)) happen?"
 QUESTION_URL = "javascript:alert(4)"
-REASONING = "</script><img src=x onerror=alert(7)> [z](javascript:alert(8)) =HYPERLINK(\"http://x\")"
-
+REASONING = '</script><img src=x onerror=alert(7)> [z](javascript:alert(8)) =HYPERLINK("http://x")'
 
 
 # --------------------------------------------------------------------------------------------
@@ -120,8 +119,6 @@ def _xss_round_file(root: Path) -> Path:
     return max(p for p in (root / "data" / "rounds").glob("*/questions.csv") if p.parent.name <= f"{AS_OF:%Y-%m-%d}")
 
 
-
-
 @pytest.fixture(scope="module")
 def base_url(demo_hub: Path) -> Iterator[str]:
     with serve(built_site(demo_hub)) as url:
@@ -176,15 +173,20 @@ class Site:
 
     def __init__(self, browser: Browser, root: Path, base: str) -> None:
         self.root, self.base = root, base
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light",
-                                           service_workers="block")
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light", service_workers="block")
         self.visits: dict[str, Visit] = {}
 
     def path(self, name: str) -> str:
-        return {"home": "", "model": f"generated/models/{MODEL}/", "models index": "generated/models/",
-                "round": f"generated/rounds/{_xss_round_file(self.root).parent.name}/",
-                "question": _xss_question_path(self.root), "oracle set": f"generated/oracle/sets/{ORACLE_SET}/",
-                "arena": "generated/arena/", "explore": "generated/explore/"}[name]
+        return {
+            "home": "",
+            "model": f"generated/models/{MODEL}/",
+            "models index": "generated/models/",
+            "round": f"generated/rounds/{_xss_round_file(self.root).parent.name}/",
+            "question": _xss_question_path(self.root),
+            "oracle set": f"generated/oracle/sets/{ORACLE_SET}/",
+            "arena": "generated/arena/",
+            "explore": "generated/explore/",
+        }[name]
 
     def __getitem__(self, name: str) -> Visit:
         if name not in self.visits:
@@ -273,14 +275,16 @@ def _rows(page: Page, table: str) -> list[str]:
 
 
 def _column(page: Page, table: str, index: int, attribute: bool) -> list[str]:
-    return page.eval_on_selector(table, """(t, [i, attr]) => Array.from(t.tBodies[0].rows).map(r => {
+    return page.eval_on_selector(
+        table,
+        """(t, [i, attr]) => Array.from(t.tBodies[0].rows).map(r => {
         const c = r.children[i]; return attr && c.hasAttribute('data-value') ? c.getAttribute('data-value')
                                                                              : c.textContent.trim(); })""",
-                                 [index, attribute])
+        [index, attribute],
+    )
 
 
-@pytest.mark.parametrize("name,header", [("home", "Brier Index"), ("models index", "Rounds"),
-                                         ("round", "Freeze value"), ("question", "Probability")])
+@pytest.mark.parametrize("name,header", [("home", "Brier Index"), ("models index", "Rounds"), ("round", "Freeze value"), ("question", "Probability")])
 def test_numeric_header_sorts_the_table(site: Site, name: str, header: str) -> None:
     visit = site[name]
     page = visit.page
@@ -395,9 +399,9 @@ def test_xss_payloads_stay_inert(xss_site: Site, name: str) -> None:
         assert page.get_by_text(QUESTION_TEXT, exact=True).is_visible()
         cell = page.locator("table.prescient-table tbody td", has_text=QUESTION_TEXT).first
         links = cell.locator("a")
-        assert [links.nth(i).get_attribute("href") for i in range(links.count())] == \
-            [f"../../{_xss_question_path(xss_site.root).removeprefix('generated/')}"], \
-            "the only link is to the question's page: a javascript: url must not become a link"
+        assert [links.nth(i).get_attribute("href") for i in range(links.count())] == [
+            f"../../{_xss_question_path(xss_site.root).removeprefix('generated/')}"
+        ], "the only link is to the question's page: a javascript: url must not become a link"
     if name == "oracle set":  # a question, an option and an article's title as the question maker and a feed wrote them
         assert QUESTION_TEXT in text and ORGANIZATION in text and NAME in text
         assert page.locator('a[href^="http://sim.invalid/"]').count() > 0, "the articles are linked"
@@ -467,8 +471,9 @@ def test_board_and_view_switches_show_one_panel(site: Site) -> None:
     visit = site["home"]
     page = visit.page
     page.bring_to_front()  # a background tab's timers are throttled, and Plotly resizes on a timer
-    visible = ("() => Array.from(document.querySelectorAll('.prescient-panel')).filter(p => !p.hidden)"
-               ".map(p => p.dataset.board + '/' + p.dataset.view)")
+    visible = (
+        "() => Array.from(document.querySelectorAll('.prescient-panel')).filter(p => !p.hidden).map(p => p.dataset.board + '/' + p.dataset.view)"
+    )
     assert page.evaluate(visible) == ["tournament/overall"]
     # the first board and view's charts are in the page; every other panel's are fetched when shown
     fetched: list[str] = []
@@ -480,8 +485,10 @@ def test_board_and_view_switches_show_one_panel(site: Site) -> None:
         .flatMap(p => Array.from(p.querySelectorAll('.prescient-chart'))).every(c => c.querySelector('.main-svg'))"""
     page.wait_for_function(drawn, timeout=10_000)
     # (the shown panel's Score over time is fetched when it nears the screen: maybe while this test looks)
-    assert sorted(u.rsplit("/", 1)[1] for u in fetched if not u.endswith("/history-tournament-overall.json")) \
-        == ["board-tournament-market.json", "history-tournament-market.json"]
+    assert sorted(u.rsplit("/", 1)[1] for u in fetched if not u.endswith("/history-tournament-overall.json")) == [
+        "board-tournament-market.json",
+        "history-tournament-market.json",
+    ]
     assert page.evaluate(visible) == ["tournament/market"]
     page.locator('.prescient-switch button[data-switch="board"][data-value="baseline"]').click()
     assert page.evaluate(visible) == ["baseline/market"]
@@ -507,8 +514,10 @@ SECTION_CHART = """(id) => { const h = document.getElementById(id); if (!h) retu
     return null; }"""
 
 
-@pytest.mark.parametrize("section,traces", [("arena-view", ["bets", "simulated"]),
-                                            ("truefalse-and-multiple-choice-questions-self-reported", ["accuracy", "5-month moving average"])])
+@pytest.mark.parametrize(
+    "section,traces",
+    [("arena-view", ["bets", "simulated"]), ("truefalse-and-multiple-choice-questions-self-reported", ["accuracy", "5-month moving average"])],
+)
 def test_the_demo_model_page_draws_its_arena_and_oracle_charts(site: Site, section: str, traces: list[str]) -> None:
     """The demo's bettor and oracle forecaster: both secondary views have a drawn chart of their own."""
     visit = site["model"]
@@ -517,8 +526,9 @@ def test_the_demo_model_page_draws_its_arena_and_oracle_charts(site: Site, secti
     assert details.get_attribute("open") is None, "the secondary views are collapsed by default"
     details.locator("summary").click()
     page.wait_for_function(f"() => ({SECTION_CHART})({section!r}).width > 0")
-    page.wait_for_function(f"() => {{ const c = ({SECTION_CHART})({section!r}); return Math.abs(c.width - c.drawnWidth) < 30; }}",
-                           timeout=5_000)  # sized to the opened section, not to its hidden width
+    page.wait_for_function(
+        f"() => {{ const c = ({SECTION_CHART})({section!r}); return Math.abs(c.width - c.drawnWidth) < 30; }}", timeout=5_000
+    )  # sized to the opened section, not to its hidden width
     chart = page.evaluate(SECTION_CHART, section)
     assert {k: chart[k] for k in ("drawn", "traces")} == {"drawn": True, "traces": traces}, chart
     visit.assert_clean()
@@ -535,7 +545,7 @@ def test_the_score_over_time_chart_is_fetched_when_a_reader_scrolls_to_it(browse
     visit = Visit(context, base_url)
     page = visit.open("")
     page.wait_for_timeout(500)
-    chart = page.locator('.prescient-history:not([hidden]) .prescient-chart')
+    chart = page.locator(".prescient-history:not([hidden]) .prescient-chart")
     assert chart.count() == 1 and chart.get_attribute("data-figure-src").endswith("/history-tournament-overall.json")
     assert chart.locator(".main-svg").count() == 0, "drawn before the reader scrolled to it"
     assert not [u for u in visit.requests if "/history-" in u], "fetched before the reader scrolled to it"

@@ -54,8 +54,7 @@ def explore_hub(demo_hub: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
         path.write_text(yaml.safe_dump(meta, sort_keys=False, allow_unicode=True), encoding="utf-8")
     (root / "data" / "metadata" / "models.csv").unlink(missing_ok=True)  # else each night keeps the season's metadata
     toml = root / "data" / "hub.toml"
-    text, n = re.subn(r'^reference = ""', f'reference = "{SUPERS}"\npublic_reference = "{PUBLIC}"',
-                      toml.read_text(encoding="utf-8"), flags=re.M)
+    text, n = re.subn(r'^reference = ""', f'reference = "{SUPERS}"\npublic_reference = "{PUBLIC}"', toml.read_text(encoding="utf-8"), flags=re.M)
     assert n == 1, "the demo's hub.toml no longer sets reference"
     toml.write_text(text, encoding="utf-8")
     build_site(root, SEASON_END)
@@ -189,8 +188,11 @@ def test_the_arena_shows_each_decision_with_its_reasoning_and_the_proper_score(c
     assert first.locator("table").is_visible()
     first.locator("tbody tr").first.wait_for(timeout=10_000)  # fetched when opened: the reasoning is most of the page
     assert [u.rsplit("/", 1)[1] for u in requested] == [first.get_attribute("id").removeprefix("decisions-") + ".json"]
-    bets = sum(len(p.read_text(encoding="utf-8").splitlines()) - 1
-               for p in (explore_hub / "data" / "bets").glob(f"*/{SUPERS}.csv") if p.parent.name <= f"{SEASON_END:%Y-%m-%d}")
+    bets = sum(
+        len(p.read_text(encoding="utf-8").splitlines()) - 1
+        for p in (explore_hub / "data" / "bets").glob(f"*/{SUPERS}.csv")
+        if p.parent.name <= f"{SEASON_END:%Y-%m-%d}"
+    )
     assert first.locator("tbody tr").count() == bets
     reasoning = first.locator("td.prescient-reasoning").first.inner_text()
     assert reasoning.startswith("forecast ") and " vs price " in reasoning  # the demo bettor's own words

@@ -58,7 +58,8 @@ def test_the_crawler_sees_a_broken_link(tmp_path: Path) -> None:
     (tmp_path / "models/a/index.html").write_text("<a href='../../'>home</a><img src='x.png'>")
     (tmp_path / "index.html").write_text(
         "<a href='models/a/'>ok</a><a href='models/b/'>404</a><a href='https://example.org/'>out</a>"
-        "<a href='#top'>in page</a><a href='mailto:x@example.org'>mail</a><script src='app.js'></script>")
+        "<a href='#top'>in page</a><a href='mailto:x@example.org'>mail</a><script src='app.js'></script>"
+    )
     assert broken_links(tmp_path) == {"index.html": ["models/b/", "app.js"], "models/a/index.html": ["x.png"]}
 
 

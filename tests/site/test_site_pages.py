@@ -15,18 +15,29 @@ from generator.site.questions import RECENT_ROUNDS, question_slug
 GENERATED = Path("site_src/docs/generated")
 
 
-@pytest.mark.parametrize("question_id,slug", [
-    ("sim:m0001", "sim--m0001"),
-    ("manifold:Abc_12-x", "manifold--Abc_12-x"),
-    ("fred:DGS10", "fred--DGS10"),
-])
+@pytest.mark.parametrize(
+    "question_id,slug",
+    [
+        ("sim:m0001", "sim--m0001"),
+        ("manifold:Abc_12-x", "manifold--Abc_12-x"),
+        ("fred:DGS10", "fred--DGS10"),
+    ],
+)
 def test_plain_question_ids_keep_a_readable_page_name(question_id: str, slug: str) -> None:
     assert question_slug(question_id) == slug
 
 
-@pytest.mark.parametrize("question_id", [
-    "dbnomics:ECB/EXR/D.USD.EUR.SP00.A", "x:../../etc/passwd", "x:.hidden", "x:a b", "x:é", "x:" + "a/" * 80,
-])
+@pytest.mark.parametrize(
+    "question_id",
+    [
+        "dbnomics:ECB/EXR/D.USD.EUR.SP00.A",
+        "x:../../etc/passwd",
+        "x:.hidden",
+        "x:a b",
+        "x:é",
+        "x:" + "a/" * 80,
+    ],
+)
 def test_odd_question_ids_get_a_safe_unique_page_name(question_id: str) -> None:
     slug = question_slug(question_id)
     assert re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*", slug) and ".." not in slug and len(slug) <= 80
@@ -34,8 +45,11 @@ def test_odd_question_ids_get_a_safe_unique_page_name(question_id: str) -> None:
 
 
 def _asked(demo_hub: Path) -> list[str]:
-    return sorted(pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False)
-                             for p in (demo_hub / "data/rounds").glob("*/questions.csv")])["question_id"].unique())
+    return sorted(
+        pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False) for p in (demo_hub / "data/rounds").glob("*/questions.csv")])[
+            "question_id"
+        ].unique()
+    )
 
 
 def test_every_asked_question_has_a_page_out_of_nav_found_by_search_by_id_and_title(demo_hub: Path) -> None:
@@ -81,8 +95,7 @@ def _forecasts_on_the_page(demo_hub: Path, qid: str) -> tuple[str, dict, list[tu
     script = (demo_hub / "site_src/site/generated/assets/question-models.js").read_text(encoding="utf-8")
     models = json.loads(script.removeprefix("window.prescientModels = ").rstrip().removesuffix(";"))
     units, indexes = payload_rows(payload)
-    got = [(payload["rounds"][payload["units"][u][0]], models[m], p)
-           for u, m, p in zip(units.tolist(), indexes.tolist(), payload["p"])]
+    got = [(payload["rounds"][payload["units"][u][0]], models[m], p) for u, m, p in zip(units.tolist(), indexes.tolist(), payload["p"])]
     return page, payload, got
 
 
@@ -93,8 +106,7 @@ def _forecasts_in_the_files(demo_hub: Path, qid: str, rounds: list[str]) -> list
     for path in sorted((demo_hub / "data/forecasts").glob("*/*.csv")):
         if path.parent.name in rounds and path.parent.name != last:
             rows = pd.read_csv(path, dtype=str, keep_default_na=False)
-            expected += [(path.parent.name, path.stem, round(float(p), 6))
-                         for p in rows.loc[rows["question_id"] == qid, "probability"]]
+            expected += [(path.parent.name, path.stem, round(float(p), 6)) for p in rows.loc[rows["question_id"] == qid, "probability"]]
     return expected
 
 
@@ -105,10 +117,9 @@ def test_question_page_carries_every_forecast_of_its_latest_rounds(demo_hub: Pat
     assert sorted(got) == sorted(_forecasts_in_the_files(demo_hub, few, asked[few])) and len(got) > 0
     assert "older-rounds" not in page, "a question asked in no more rounds than a page shows has no earlier rounds"
     assert 'src="../../assets/question-models.js"' in page, "the page loads the shared model list"
-    scores = pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False)
-                        for p in (demo_hub / "data/scores").glob("*.csv")])
+    scores = pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False) for p in (demo_hub / "data/scores").glob("*.csv")])
     scored = scores[(scores["question_id"] == few)]
-    for (round_index, date, outcome, _runs) in payload["units"]:
+    for round_index, date, outcome, _runs in payload["units"]:
         rows = scored[(scored["round"] == payload["rounds"][round_index]) & (scored["resolution_date"] == date)]
         assert (outcome is None) == rows.empty, "a unit shows an outcome exactly when it is scored"
         if outcome is not None:
@@ -132,8 +143,11 @@ def test_a_question_asked_in_many_rounds_shows_its_latest_and_links_each_earlier
     assert re.findall(r'href="\.\./\.\./rounds/([^/"]+)/"', found.group(2)) == older[::-1], "each earlier round, latest first"
     assert f"latest {RECENT_ROUNDS} rounds" in page and f'href="#older-rounds">{len(older)} earlier round' in page
     for due in older:
-        files = [p for p in sorted((demo_hub / "data/forecasts" / due).glob("*.csv"))
-                 if qid in set(pd.read_csv(p, dtype=str, keep_default_na=False)["question_id"])]
+        files = [
+            p
+            for p in sorted((demo_hub / "data/forecasts" / due).glob("*.csv"))
+            if qid in set(pd.read_csv(p, dtype=str, keep_default_na=False)["question_id"])
+        ]
         assert files, f"someone forecast {qid} in {due}"
         round_page = (demo_hub / "site_src/site/generated/rounds" / due / "index.html").read_text(encoding="utf-8")
         for path in files:  # the round page links this forecaster's file, offered byte for byte
@@ -208,12 +222,12 @@ def test_forecasters_not_on_the_board_still_get_a_page_and_a_row_in_the_models_i
     assert f'<a href="../../rounds/{last.due}/">Round due {last.due}</a>' in late
     assert "generated/models/bets.only.md" in files
     index = files["generated/models/index.md"].decode("utf-8")
-    late_row = index[index.index('<a href="../models/late.model/">'):]
-    late_row = late_row[:late_row.index("</tr>")]
-    assert "Late &lt;b&gt;Model&lt;/b&gt;</a></td>\n<td>Late</td>\n<td>llm</td>\n<td data-value=\"\">not scored yet</td>" in late_row
+    late_row = index[index.index('<a href="../models/late.model/">') :]
+    late_row = late_row[: late_row.index("</tr>")]
+    assert 'Late &lt;b&gt;Model&lt;/b&gt;</a></td>\n<td>Late</td>\n<td>llm</td>\n<td data-value="">not scored yet</td>' in late_row
     assert f'<td data-value="1">1 <span class="prescient-ci">({last.due})</span></td>' in late_row
-    bets = index[index.index('<a href="../models/bets.only/">bets.only</a>'):]
-    assert "<td class=\"pc-more\">Arena</td>" in bets[:bets.index("</tr>")]
+    bets = index[index.index('<a href="../models/bets.only/">bets.only</a>') :]
+    assert '<td class="pc-more">Arena</td>' in bets[: bets.index("</tr>")]
     round_page = files[f"generated/rounds/{last.due}.md"].decode("utf-8")
     linked = set(re.findall(r'href="\.\./\.\./models/([^/"]+)/"', round_page))
     assert "late.model" in linked and all(f"generated/models/{m}.md" in files for m in linked), "no dead model links"
@@ -231,8 +245,12 @@ def _one_models_breakdowns(scores: pd.DataFrame) -> list[dict]:
             continue
         grouped = rows.groupby(column, sort=True)["brier"].agg(["mean", "count"]).reset_index()
         keys = [f"{int(v)}" if column == "horizon" else str(v) for v in grouped[column]]
-        tables.append({"title": title, "rows": [{"key": k, "mean": m, "count": c}
-                                                for k, m, c in zip(keys, grouped["mean"].tolist(), grouped["count"].tolist())]})
+        tables.append(
+            {
+                "title": title,
+                "rows": [{"key": k, "mean": m, "count": c} for k, m, c in zip(keys, grouped["mean"].tolist(), grouped["count"].tolist())],
+            }
+        )
     return tables
 
 
@@ -248,11 +266,17 @@ def test_the_breakdowns_of_every_model_at_once_are_each_models_own() -> None:
 
     rng = np.random.default_rng(7)
     n = 600
-    frame = pd.DataFrame({
-        "model": rng.choice(["b", "a", "c"], n), "source": rng.choice(["fred", "acled", "manifold"], n).astype(object),
-        "category": rng.choice(["", "Economy", None, "Science"], n), "kind": rng.choice(["dataset", "market"], n),
-        "round": rng.choice(["2025-01-05", "2025-01-19"], n),
-        "resolution_date": rng.choice(["2025-02-05", "2025-03-19", "2025-07-01"], n), "brier": rng.random(n) / 3})
+    frame = pd.DataFrame(
+        {
+            "model": rng.choice(["b", "a", "c"], n),
+            "source": rng.choice(["fred", "acled", "manifold"], n).astype(object),
+            "category": rng.choice(["", "Economy", None, "Science"], n),
+            "kind": rng.choice(["dataset", "market"], n),
+            "round": rng.choice(["2025-01-05", "2025-01-19"], n),
+            "resolution_date": rng.choice(["2025-02-05", "2025-03-19", "2025-07-01"], n),
+            "brier": rng.random(n) / 3,
+        }
+    )
     frame.loc[frame.index[::17], "brier"] = np.nan
     frame.loc[(frame["model"] == "c").to_numpy(), "source"] = None  # every source of c missing
     frame.loc[(frame["model"] == "b").to_numpy(), "kind"] = "market"  # b has no horizon

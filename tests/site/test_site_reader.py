@@ -30,10 +30,21 @@ pytestmark = pytest.mark.browser
 DESKTOP, PHONE = 1400, 390
 CHART_PAGE_BUDGET = 450_000  # bytes gzipped, everything a chart page loads, Plotly included (issue 37; benchmarks/RESULTS.md)
 PLAIN_PAGE_BUDGET = 150_000  # a page that draws no chart (issue 37)
-PAGES = {"home": "", "models": "generated/models/", "model": "generated/models/demo.calibrated/",
-         "rounds": "generated/rounds/", "methodology": "methodology/", "submit": "submit/", "data": "data/",
-         "changes": "changes/", "oracle": "generated/oracle/", "oracle set": "generated/oracle/sets/demo-news/",
-         "arena": "generated/arena/", "explore": "generated/explore/", "questions": "generated/questions/"}
+PAGES = {
+    "home": "",
+    "models": "generated/models/",
+    "model": "generated/models/demo.calibrated/",
+    "rounds": "generated/rounds/",
+    "methodology": "methodology/",
+    "submit": "submit/",
+    "data": "data/",
+    "changes": "changes/",
+    "oracle": "generated/oracle/",
+    "oracle set": "generated/oracle/sets/demo-news/",
+    "arena": "generated/arena/",
+    "explore": "generated/explore/",
+    "questions": "generated/questions/",
+}
 CHART_PAGES = {"home", "model", "oracle set", "arena"}
 
 
@@ -184,8 +195,9 @@ def test_n_is_a_column_only_where_it_varies(desktop, served) -> None:
         head = panel.evaluate("p => Array.from(p.querySelectorAll('thead th')).map(th => th.textContent.trim())")
         note = panel.locator(".prescient-n-note")
         if "N" in head:
-            values = panel.evaluate("p => Array.from(p.querySelectorAll('tbody tr')).map(tr => tr.children["
-                                    + str(head.index("N")) + "].textContent.trim())")
+            values = panel.evaluate(
+                "p => Array.from(p.querySelectorAll('tbody tr')).map(tr => tr.children[" + str(head.index("N")) + "].textContent.trim())"
+            )
             assert len(set(values)) > 1, "an N column of one number"
             assert note.count() == 0
         else:
@@ -224,8 +236,12 @@ def test_on_a_phone_rank_model_and_brier_index_fit_without_sideways_scrolling(ph
     assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE, "the page scrolls sideways"
     wrap = page.locator(".prescient-panel:not([hidden]) .prescient-board-wrap")
     table = wrap.locator("table")
-    head = lambda: [h for h in table.evaluate(  # noqa: E731
-        "t => Array.from(t.tHead.rows[0].cells).filter(c => c.offsetParent !== null).map(c => c.textContent.trim())")]
+
+    def head():
+        return [
+            h for h in table.evaluate("t => Array.from(t.tHead.rows[0].cells).filter(c => c.offsetParent !== null).map(c => c.textContent.trim())")
+        ]
+
     assert head() == ["Rank", "Model", "Brier Index"]
     assert table.evaluate("t => t.scrollWidth <= t.clientWidth + 1"), "the board scrolls sideways"
     box = table.bounding_box()
@@ -263,8 +279,9 @@ def _luminance(css: str) -> float:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_on_a_phone_a_column_header_shows_its_definition_by_tap_and_by_keyboard(browser, served, scheme: str) -> None:
     site, base = served
-    context = browser.new_context(viewport={"width": PHONE, "height": 844}, is_mobile=True, has_touch=True,
-                                  device_scale_factor=1, color_scheme=scheme, service_workers="block")
+    context = browser.new_context(
+        viewport={"width": PHONE, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=1, color_scheme=scheme, service_workers="block"
+    )
     try:
         page = _open(context, base, PAGES["home"])
         assert page.evaluate("document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default")

@@ -30,8 +30,9 @@ def base(demo_hub: Path) -> Iterator[str]:
 
 def _page(browser, width: int, when: str | None = None):
     phone = width < 500
-    context = browser.new_context(viewport={"width": width, "height": 844 if phone else 900}, is_mobile=phone, has_touch=phone,
-                                  service_workers="block")
+    context = browser.new_context(
+        viewport={"width": width, "height": 844 if phone else 900}, is_mobile=phone, has_touch=phone, service_workers="block"
+    )
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

@@ -32,7 +32,6 @@ pytestmark = pytest.mark.browser
 STATUS = re.compile(r"^(open · closes in \d+ (d|h|min)|closed, resolving \([\d,]+ of [\d,]+ resolved\)|scored)$")
 
 
-
 @pytest.fixture(scope="module")
 def base(demo_hub: Path) -> Iterator[str]:
     with serve(demo_hub / "site_src" / "site") as url:
@@ -70,9 +69,12 @@ def _resolves(page: Page, base: str, href: str, at: str) -> None:
 
 def test_every_round_has_a_status_and_only_the_future_one_is_open(page: Page, base: str, demo_hub: Path) -> None:
     _open(page, base, "generated/rounds/")
-    rows = page.eval_on_selector_all("table.prescient-rounds tbody tr", """rs => rs.map(r => ({
+    rows = page.eval_on_selector_all(
+        "table.prescient-rounds tbody tr",
+        """rs => rs.map(r => ({
         due: r.children[0].textContent.trim(), status: r.children[1].textContent.trim(),
-        state: r.children[1].getAttribute('data-status')}))""")
+        state: r.children[1].getAttribute('data-status')}))""",
+    )
     dues = _dues(demo_hub)
     assert sorted(r["due"] for r in rows) == dues, "one row per round"
     for row in rows:
@@ -91,8 +93,9 @@ def test_open_now_box_gives_the_due_time_and_working_links(page: Page, base: str
     assert box.count() == 1 and box.is_visible()
     text = box.inner_text()
     assert "Open now" in text and "Round due 2026-07-26" in text and "Sun 26 Jul 2026, 00:00 UTC" in text
-    links = {a["text"]: a["href"] for a in box.locator("a").evaluate_all(
-        "as => as.map(a => ({text: a.textContent.trim(), href: a.getAttribute('href')}))")}
+    links = {
+        a["text"]: a["href"] for a in box.locator("a").evaluate_all("as => as.map(a => ({text: a.textContent.trim(), href: a.getAttribute('href')}))")
+    }
     assert set(links) == {"Round due 2026-07-26", "CSV", "ForecastBench JSON", "how to submit"}, links
     assert links["CSV"].endswith("rounds/2026-07-26/questions.csv") and links["ForecastBench JSON"].endswith(".json")
     for href in links.values():
@@ -141,8 +144,7 @@ def _question(demo_hub: Path, kind: str) -> str:
 
 
 @pytest.mark.parametrize("kind", ["binary", "dataset"])
-def test_question_page_summary_comes_first_and_the_raw_rows_wait_behind_a_button(page: Page, base: str, demo_hub: Path,
-                                                                                kind: str) -> None:
+def test_question_page_summary_comes_first_and_the_raw_rows_wait_behind_a_button(page: Page, base: str, demo_hub: Path, kind: str) -> None:
     _open(page, base, f"generated/questions/{_question(demo_hub, kind)}/")
     first = page.locator("article h1 + table")
     assert "prescient-question-summary" in (first.get_attribute("class") or "")
@@ -155,8 +157,7 @@ def test_question_page_summary_comes_first_and_the_raw_rows_wait_behind_a_button
     shapes = page.eval_on_selector(".prescient-chart", "el => el._fullLayout.shapes.map(s => [s.line.dash, s.x0])")
     assert {m[0] for m in marks} >= {"freeze", "due"} and len(shapes) == len(marks)
     # of the rounds the page shows (its latest RECENT_ROUNDS): a question asked in every round marks those only
-    asked = [p.parent.name for p in sorted((demo_hub / "data/rounds").glob("*/questions.csv"))
-             if _asks(p, _question(demo_hub, kind))]
+    asked = [p.parent.name for p in sorted((demo_hub / "data/rounds").glob("*/questions.csv")) if _asks(p, _question(demo_hub, kind))]
     shown = asked[-RECENT_ROUNDS:]
     dues = sorted(str(x)[:10] for d, x in shapes if d == "dash")
     assert shown[-1] in dues, "the latest round's due time is marked"
@@ -197,10 +198,15 @@ def test_the_round_tables_rows_are_the_frames_records():
 
     import numpy as np
 
-    from generator.site.render import column_records
+    from generator.site.round_pages import column_records
 
-    frame = pd.DataFrame({"question_id": pd.Series(["a:1", "b:2", None], dtype="str"), "freeze_value": [0.25, np.nan, 1.0],
-                          "status": np.array(["resolved", "open", "void"], dtype=object)})
+    frame = pd.DataFrame(
+        {
+            "question_id": pd.Series(["a:1", "b:2", None], dtype="str"),
+            "freeze_value": [0.25, np.nan, 1.0],
+            "status": np.array(["resolved", "open", "void"], dtype=object),
+        }
+    )
     expected, got = frame.to_dict("records"), column_records(frame)
     assert [list(r) for r in got] == [list(r) for r in expected]
     for a, b in zip(got, expected):

@@ -13,22 +13,28 @@ import pytest
 from generator.site import shell
 from generator.site.payloads import FORECAST_COLUMNS, forecast_payload, script_json
 
-SHELL_HTML = (f"<html><head><title>{shell.TITLE} - Hub</title>"
-              f'<link rel="canonical" href="https://x.org/generated/questions/{shell.SHELL}/"></head>'
-              f"<body><h1>{shell.HEADING}</h1>\n<p>{shell.BODY}</p>\n<footer>{shell.TITLE}</footer></body></html>")
+SHELL_HTML = (
+    f"<html><head><title>{shell.TITLE} - Hub</title>"
+    f'<link rel="canonical" href="https://x.org/generated/questions/{shell.SHELL}/"></head>'
+    f"<body><h1>{shell.HEADING}</h1>\n<p>{shell.BODY}</p>\n<footer>{shell.TITLE}</footer></body></html>"
+)
 
 
 def test_fill_replaces_every_marker_once_and_never_rescans_a_value() -> None:
     before, after = shell.split_shell(SHELL_HTML)
     hostile = f"{shell.HEADING} &lt;b&gt; {shell.SHELL}"  # a title that quotes the markers stays as it is
     page = shell.fill(before, "src--q1", hostile, "Heading") + "BODY" + shell.fill(after, "src--q1", hostile, "Heading")
-    assert page == (f"<html><head><title>{hostile} - Hub</title>"
-                    '<link rel="canonical" href="https://x.org/generated/questions/src--q1/"></head>'
-                    f"<body><h1>Heading</h1>\nBODY\n<footer>{hostile}</footer></body></html>")
+    assert page == (
+        f"<html><head><title>{hostile} - Hub</title>"
+        '<link rel="canonical" href="https://x.org/generated/questions/src--q1/"></head>'
+        f"<body><h1>Heading</h1>\nBODY\n<footer>{hostile}</footer></body></html>"
+    )
 
 
-@pytest.mark.parametrize("html", [SHELL_HTML.replace(shell.BODY, "x"), SHELL_HTML.replace(shell.HEADING, "x"),
-                                  SHELL_HTML.replace("</body>", f"<p>{shell.BODY}</p></body>")])
+@pytest.mark.parametrize(
+    "html",
+    [SHELL_HTML.replace(shell.BODY, "x"), SHELL_HTML.replace(shell.HEADING, "x"), SHELL_HTML.replace("</body>", f"<p>{shell.BODY}</p></body>")],
+)
 def test_a_shell_without_exactly_one_body_marker_after_the_heading_is_refused(html: str) -> None:
     with pytest.raises(shell.ShellError, match="question shell"):
         shell.split_shell(html)
@@ -38,11 +44,14 @@ def test_the_themes_icons_are_shared_through_one_sprite_file() -> None:
     logo = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M1 2"/></svg>'
     menu = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 20"><path d="M3 4"/><path d="M5 6"/></svg>'
     parts, sprite = shell.shared_icons([f"<a>{logo}</a>{menu}", f"<nav>{logo}</nav>"], "icons.svg")
-    assert parts == ['<a><svg viewBox="0 0 24 24"><use href="icons.svg#i0"/></svg></a>'
-                     '<svg viewBox="0 0 20 20"><use href="icons.svg#i1"/></svg>',
-                     '<nav><svg viewBox="0 0 24 24"><use href="icons.svg#i0"/></svg></nav>'], "one symbol per distinct icon"
-    assert sprite == ('<svg xmlns="http://www.w3.org/2000/svg"><symbol id="i0" viewBox="0 0 24 24"><path d="M1 2"/></symbol>'
-                      '<symbol id="i1" viewBox="0 0 20 20"><path d="M3 4"/><path d="M5 6"/></symbol></svg>\n')
+    assert parts == [
+        '<a><svg viewBox="0 0 24 24"><use href="icons.svg#i0"/></svg></a><svg viewBox="0 0 20 20"><use href="icons.svg#i1"/></svg>',
+        '<nav><svg viewBox="0 0 24 24"><use href="icons.svg#i0"/></svg></nav>',
+    ], "one symbol per distinct icon"
+    assert sprite == (
+        '<svg xmlns="http://www.w3.org/2000/svg"><symbol id="i0" viewBox="0 0 24 24"><path d="M1 2"/></symbol>'
+        '<symbol id="i1" viewBox="0 0 20 20"><path d="M3 4"/><path d="M5 6"/></symbol></svg>\n'
+    )
     nested = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><svg><path/></svg></svg>'
     assert shell.shared_icons([nested], "x")[0] == [nested], "an svg holding another is left as it is"
 
@@ -90,11 +99,14 @@ def test_page_titles_are_escaped_and_cut_at_a_word() -> None:
 def test_payload_is_compact_complete_and_inert_in_a_script_element() -> None:
     import pandas as pd
 
-    rows = pd.DataFrame([
-        ["2026-01-04", "a.m", "2026-02-01", 0.25, 1.0, 0.5625, ""],
-        ["2026-01-04", "b.m", "2026-02-01", 0.5, 1.0, 0.25, "</script><script>alert(1)</script>"],
-        ["2026-01-18", "a.m", "2026-03-01", 0.125, float("nan"), float("nan"), "x" * 400],
-    ], columns=FORECAST_COLUMNS)
+    rows = pd.DataFrame(
+        [
+            ["2026-01-04", "a.m", "2026-02-01", 0.25, 1.0, 0.5625, ""],
+            ["2026-01-04", "b.m", "2026-02-01", 0.5, 1.0, 0.25, "</script><script>alert(1)</script>"],
+            ["2026-01-18", "a.m", "2026-03-01", 0.125, float("nan"), float("nan"), "x" * 400],
+        ],
+        columns=FORECAST_COLUMNS,
+    )
     payload = forecast_payload(rows)
     assert payload["rounds"] == ["2026-01-04", "2026-01-18"] and set(payload) == {"rounds", "units", "p", "why"}
     # per unit: round, date, outcome, and its models (indexes into the sorted ids) as [gap, length] runs
@@ -118,10 +130,11 @@ def test_model_runs_round_trip_whatever_the_models_of_each_unit() -> None:
     import pandas as pd
 
     shared = [f"t.m{i:02d}" for i in range(12)]
-    picks = {("2026-01-04", "2026-02-01"): [0, 1, 2, 5, 6, 11], ("2026-01-04", "2026-03-01"): [3],
-             ("2026-01-18", "2026-02-01"): [4, 5, 7, 8, 9, 10]}
-    rows = pd.DataFrame([[r, shared[i], d, i / 20, float("nan"), float("nan"), ""]
-                         for (r, d), chosen in picks.items() for i in reversed(chosen)], columns=FORECAST_COLUMNS)
+    picks = {("2026-01-04", "2026-02-01"): [0, 1, 2, 5, 6, 11], ("2026-01-04", "2026-03-01"): [3], ("2026-01-18", "2026-02-01"): [4, 5, 7, 8, 9, 10]}
+    rows = pd.DataFrame(
+        [[r, shared[i], d, i / 20, float("nan"), float("nan"), ""] for (r, d), chosen in picks.items() for i in reversed(chosen)],
+        columns=FORECAST_COLUMNS,
+    )
     payload = forecast_payload(rows, shared)
     assert [u[3] for u in payload["units"]] == [[0, 3, 2, 2, 4, 1], [3, 1], [4, 2, 1, 4]]
     from generator.site.payloads import payload_rows
@@ -226,8 +239,7 @@ def test_every_round_pages_question_table_is_in_the_built_page(demo_hub: Path) -
         assert "../../questions/" not in (generated / "rounds" / f"{due}.md").read_text(encoding="utf-8")
         built = (site / "rounds" / due / "index.html").read_text(encoding="utf-8")
         assert shell.ROUND_TABLE not in built
-        assert ('<table class="prescient-table prescient-round-questions" data-sortable data-search-exclude>\n'
-                f"{rows}</table>") in built
+        assert (f'<table class="prescient-table prescient-round-questions" data-sortable data-search-exclude>\n{rows}</table>') in built
     assert not (site / shell.ROUND_TABLES).exists(), "the fragments are not published on their own"
 
 
@@ -262,8 +274,18 @@ def test_the_payloads_of_many_questions_at_once_are_each_questions_own_payload()
                 for i in rng.choice(len(shared), size=rng.integers(1, len(shared)), replace=False):
                     p = float("nan") if rng.random() < 0.05 else float(rng.integers(0, 1000)) / 999
                     outcome = float("nan") if d == "2026-05-01" or rng.random() < 0.3 else float(rng.integers(0, 2))
-                    rows.append([f"q:{k:02d}", r, shared[i], d, p, outcome, float("nan"),
-                                 "because" if rng.random() < 0.1 else (None if rng.random() < 0.5 else "")])
+                    rows.append(
+                        [
+                            f"q:{k:02d}",
+                            r,
+                            shared[i],
+                            d,
+                            p,
+                            outcome,
+                            float("nan"),
+                            "because" if rng.random() < 0.1 else (None if rng.random() < 0.5 else ""),
+                        ]
+                    )
     frame = pd.DataFrame(rows, columns=["question_id", *FORECAST_COLUMNS]).sort_values("question_id", kind="mergesort")
     together = forecast_payloads(frame, shared)
     assert sorted(together) == sorted(set(frame["question_id"]))
@@ -277,8 +299,14 @@ def _theme_site(root: Path, languages: list[str]) -> Path:
     config = {"config": {"lang": languages, "separator": "[\\s]+"}, "docs": []}
     (root / "search" / "search_index.json").write_text(json.dumps(config), encoding="utf-8")
     scripts = root / "assets" / "javascripts"
-    for name in ("lunr/tinyseg.js", "lunr/wordcut.js", "lunr/min/lunr.ja.min.js", "lunr/min/lunr.de.min.js",
-                 "lunr/min/lunr.multi.min.js", "lunr/min/lunr.stemmer.support.min.js"):
+    for name in (
+        "lunr/tinyseg.js",
+        "lunr/wordcut.js",
+        "lunr/min/lunr.ja.min.js",
+        "lunr/min/lunr.de.min.js",
+        "lunr/min/lunr.multi.min.js",
+        "lunr/min/lunr.stemmer.support.min.js",
+    ):
         (scripts / name).parent.mkdir(parents=True, exist_ok=True)
         (scripts / name).write_text("x" * 100, encoding="utf-8")
     (scripts / "workers").mkdir()
@@ -293,20 +321,25 @@ def test_an_english_site_ships_no_search_language_script_and_no_source_map(tmp_p
     scripts = _theme_site(tmp_path, ["en"])
     removed = shell.prune_theme_assets(tmp_path)
     assert not (scripts / "lunr").exists()
-    assert sorted(p.relative_to(scripts).as_posix() for p in scripts.rglob("*") if p.is_file()) == \
-        ["bundle.abc.min.js", "workers/search.d.min.js"]
+    assert sorted(p.relative_to(scripts).as_posix() for p in scripts.rglob("*") if p.is_file()) == ["bundle.abc.min.js", "workers/search.d.min.js"]
     assert (scripts / "bundle.abc.min.js").read_text(encoding="utf-8") == "code();\n"
     assert (scripts / "workers" / "search.d.min.js").read_text(encoding="utf-8") == "work();\n"
-    assert removed == 6 * 100 + 1000 + 100 + len("//# sourceMappingURL=bundle.abc.min.js.map\n") \
-        + len("//# sourceMappingURL=search.d.min.js.map") - 1 + 1  # the worker's comment had no newline of its own
+    assert (
+        removed
+        == 6 * 100 + 1000 + 100 + len("//# sourceMappingURL=bundle.abc.min.js.map\n") + len("//# sourceMappingURL=search.d.min.js.map") - 1 + 1
+    )  # the worker's comment had no newline of its own
     assert shell.prune_theme_assets(tmp_path) == 0  # nothing left to remove: a second build removes nothing
 
 
 def test_the_scripts_of_the_search_languages_stay(tmp_path: Path) -> None:
     scripts = _theme_site(tmp_path, ["en", "ja"])
     shell.prune_theme_assets(tmp_path)
-    assert sorted(p.relative_to(scripts / "lunr").as_posix() for p in (scripts / "lunr").rglob("*") if p.is_file()) == \
-        ["min/lunr.ja.min.js", "min/lunr.multi.min.js", "min/lunr.stemmer.support.min.js", "tinyseg.js"]
+    assert sorted(p.relative_to(scripts / "lunr").as_posix() for p in (scripts / "lunr").rglob("*") if p.is_file()) == [
+        "min/lunr.ja.min.js",
+        "min/lunr.multi.min.js",
+        "min/lunr.stemmer.support.min.js",
+        "tinyseg.js",
+    ]
     assert shell.lunr_scripts(["en"]) == set()
     assert shell.lunr_scripts(["th"]) == {"wordcut.js", "min/lunr.th.min.js", "min/lunr.stemmer.support.min.js"}
 
@@ -319,7 +352,8 @@ def test_without_a_search_index_the_language_scripts_are_left(tmp_path: Path) ->
 
 
 def test_question_pages_made_from_their_shown_rounds_alone_are_the_pages_made_from_every_forecast(
-        demo_hub: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    demo_hub: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """gather hands question_infos only the forecasts of each question's latest rounds (shown_rounds),
     where it used to join every forecast of every round: every generated file must be the same, and the
     cut must have left something out (the demo asks questions again in more rounds than a page shows)."""

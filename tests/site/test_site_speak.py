@@ -27,17 +27,24 @@ def board(*rows) -> pd.DataFrame:
 
 
 def test_a_leader_whose_interval_overlaps_others_is_not_clearly_ahead_of_them():
-    frame = board(("a.x", "Ada", 1, 1, 2, 71.2, 69.0, 73.4), ("b.x", "Bo", 2, 1, 3, 70.8, 68.1, 73.0),
-                  ("c.x", "Cy", 3, 2, 4, 69.9, 67.0, 72.2), ("d.x", "Di", 4, 4, 4, 60.0, 58.0, 62.0))
-    assert board_sentence(frame, "overall") == ("Ada leads (Brier Index 71.2 [69.0, 73.4]); it is not clearly ahead of Bo or Cy: "
-                                                "their 95% rank intervals overlap its own.")
+    frame = board(
+        ("a.x", "Ada", 1, 1, 2, 71.2, 69.0, 73.4),
+        ("b.x", "Bo", 2, 1, 3, 70.8, 68.1, 73.0),
+        ("c.x", "Cy", 3, 2, 4, 69.9, 67.0, 72.2),
+        ("d.x", "Di", 4, 4, 4, 60.0, 58.0, 62.0),
+    )
+    assert board_sentence(frame, "overall") == (
+        "Ada leads (Brier Index 71.2 [69.0, 73.4]); it is not clearly ahead of Bo or Cy: their 95% rank intervals overlap its own."
+    )
 
 
 def test_a_leader_alone_in_its_interval_leads_clearly_and_provisional_rows_are_ignored():
-    frame = board(("a.x", "Ada", 1, 1, 1, 80.0, 78.0, 82.0), ("b.x", "Bo", 2, 2, 3, 70.0, 68.0, 72.0),
-                  ("p.x", "New", None, None, None, 90.0, 85.0, 95.0))
-    assert board_sentence(frame, "overall") == ("Ada leads (Brier Index 80.0 [78.0, 82.0]), clearly: no other forecaster's "
-                                                "95% rank interval overlaps its own (1–1).")
+    frame = board(
+        ("a.x", "Ada", 1, 1, 1, 80.0, 78.0, 82.0), ("b.x", "Bo", 2, 2, 3, 70.0, 68.0, 72.0), ("p.x", "New", None, None, None, 90.0, 85.0, 95.0)
+    )
+    assert board_sentence(frame, "overall") == (
+        "Ada leads (Brier Index 80.0 [78.0, 82.0]), clearly: no other forecaster's 95% rank interval overlaps its own (1–1)."
+    )
 
 
 def test_ties_share_the_lead_and_an_empty_board_says_so_and_many_contenders_are_counted():
@@ -49,16 +56,33 @@ def test_ties_share_the_lead_and_an_empty_board_says_so_and_many_contenders_are_
 
 
 def night(as_of: str, ranks: dict[str, int]) -> pd.DataFrame:
-    return pd.DataFrame([{"as_of": as_of, "board": "tournament", "model": m, "rank": r, "overall": 70.0 - r, "n_market": 10,
-                          "n_dataset": 5, "provisional": 0, "methodology_version": "1"} for m, r in ranks.items()])
+    return pd.DataFrame(
+        [
+            {
+                "as_of": as_of,
+                "board": "tournament",
+                "model": m,
+                "rank": r,
+                "overall": 70.0 - r,
+                "n_market": 10,
+                "n_dataset": 5,
+                "provisional": 0,
+                "methodology_version": "1",
+            }
+            for m, r in ranks.items()
+        ]
+    )
 
 
 def test_a_swap_inside_both_models_rank_intervals_is_noise_and_a_jump_out_of_it_is_news():
-    history = pd.concat([night("2026-03-01T00:00:00Z", {"a.x": 1, "b.x": 2, "c.x": 3}),
-                         night("2026-03-02T00:00:00Z", {"b.x": 1, "a.x": 2, "c.x": 3}),
-                         night("2026-03-03T00:00:00Z", {"c.x": 1, "b.x": 2, "a.x": 3})])
-    current = board(("c.x", "Cy", 1, 1, 1, 80.0, 79.0, 81.0), ("b.x", "Bo", 2, 1, 3, 70.0, 68.0, 72.0),
-                    ("a.x", "Ada", 3, 1, 3, 69.0, 67.0, 71.0))
+    history = pd.concat(
+        [
+            night("2026-03-01T00:00:00Z", {"a.x": 1, "b.x": 2, "c.x": 3}),
+            night("2026-03-02T00:00:00Z", {"b.x": 1, "a.x": 2, "c.x": 3}),
+            night("2026-03-03T00:00:00Z", {"c.x": 1, "b.x": 2, "a.x": 3}),
+        ]
+    )
+    current = board(("c.x", "Cy", 1, 1, 1, 80.0, 79.0, 81.0), ("b.x", "Bo", 2, 1, 3, 70.0, 68.0, 72.0), ("a.x", "Ada", 3, 1, 3, 69.0, 67.0, 71.0))
     said = nights(history_diffs(history, names={"a.x": "Ada", "b.x": "Bo", "c.x": "Cy"}), {"tournament": current})
     latest, first = said
     assert [c.name for c in first.noise] == ["Bo", "Ada"] and not first.news, "a↔b inside [1, 3] is a reshuffle"
@@ -71,11 +95,17 @@ def test_a_swap_inside_both_models_rank_intervals_is_noise_and_a_jump_out_of_it_
 
 
 def test_methodology_versions_are_read_from_the_history_with_their_first_and_last_nights():
-    history = pd.concat([night("2026-03-01T00:00:00Z", {"a.x": 1}), night("2026-03-02T00:00:00Z", {"a.x": 1}),
-                         night("2026-03-03T00:00:00Z", {"a.x": 1}).assign(methodology_version="2")])
+    history = pd.concat(
+        [
+            night("2026-03-01T00:00:00Z", {"a.x": 1}),
+            night("2026-03-02T00:00:00Z", {"a.x": 1}),
+            night("2026-03-03T00:00:00Z", {"a.x": 1}).assign(methodology_version="2"),
+        ]
+    )
     assert methodology_versions(history, "2") == [
         {"version": "1", "first": "2026-03-01T00:00:00Z", "last": "2026-03-02T00:00:00Z", "nights": 2, "current": False},
-        {"version": "2", "first": "2026-03-03T00:00:00Z", "last": "2026-03-03T00:00:00Z", "nights": 1, "current": True}]
+        {"version": "2", "first": "2026-03-03T00:00:00Z", "last": "2026-03-03T00:00:00Z", "nights": 1, "current": True},
+    ]
     assert methodology_versions(history.iloc[:0], "1") == []
 
 
@@ -98,8 +128,13 @@ def test_the_demo_pages_speak_link_names_and_leave_baselines_out_of_question_sum
     assert (site / "methodology-versions/index.html").is_file()
 
 
-SCHEMAS = {"index.json": "index", "models.json": "models", "rounds.json": "rounds", "questions.json": "questions",
-           "question-effects.json": "question-effects"}  # the last gzip-compressed on the site (.gz), checked unpacked
+SCHEMAS = {
+    "index.json": "index",
+    "models.json": "models",
+    "rounds.json": "rounds",
+    "questions.json": "questions",
+    "question-effects.json": "question-effects",
+}  # the last gzip-compressed on the site (.gz), checked unpacked
 
 
 def _unpacked(api: Path, into: Path) -> Path:
@@ -152,6 +187,5 @@ def test_a_broken_api_file_fails_its_schema(demo_hub: Path, tmp_path: Path) -> N
     effects = json.loads((api / "question-effects.json").read_text(encoding="utf-8"))
     effects["units"]["round"][0] = -1
     broken.write_text(json.dumps(effects), encoding="utf-8")
-    run = subprocess.run([exe, "--schemafile", str(api / "schemas/question-effects.schema.json"), str(broken)],
-                         capture_output=True, text=True)
+    run = subprocess.run([exe, "--schemafile", str(api / "schemas/question-effects.schema.json"), str(broken)], capture_output=True, text=True)
     assert run.returncode == 1 and "-1" in run.stdout

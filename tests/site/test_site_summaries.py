@@ -44,8 +44,7 @@ def test_a_round_is_open_until_its_due_time_then_resolving_then_scored() -> None
 
 def test_closes_in_rounds_down() -> None:
     due = parse_ts(DUE)
-    assert [closes_in(due, due - d) for d in (timedelta(days=1), timedelta(hours=23, minutes=59), timedelta(minutes=59))] \
-        == ["1 d", "23 h", "59 min"]
+    assert [closes_in(due, due - d) for d in (timedelta(days=1), timedelta(hours=23, minutes=59), timedelta(minutes=59))] == ["1 d", "23 h", "59 min"]
 
 
 def _forecasts() -> pd.DataFrame:
@@ -65,7 +64,10 @@ def test_unit_summary_gives_the_distribution_and_the_best_and_worst_forecast_per
     models = ["a.one", "b.two", "c.three"]
     summary = unit_summary(forecast_payload(_forecasts(), models), models)
     assert [(s["round"], s["resolution_date"], s["outcome"], s["n"]) for s in summary] == [
-        ("2026-01-25", "2026-02-01", 1, 3), ("2026-01-25", "2026-02-24", None, 2), ("2026-02-08", "2026-02-15", 0, 2)]
+        ("2026-01-25", "2026-02-01", 1, 3),
+        ("2026-01-25", "2026-02-24", None, 2),
+        ("2026-02-08", "2026-02-15", 0, 2),
+    ]
     first, waiting, tie = summary
     assert (first["min"], first["median"], first["max"]) == (0.2, 0.6, 0.9)
     assert first["mean"] == pytest.approx(1.7 / 3)
@@ -79,11 +81,14 @@ def test_a_question_pages_latest_rounds_are_the_payload_of_those_rounds_forecast
     """``rounds_from`` cuts a payload to its latest rounds (what a question page ships, issue 39): the
     same payload as one made from those rounds' forecasts only, reasoning rows renumbered."""
     models = ["a.one", "b.two", "c.three", "d.four"]
-    later = pd.DataFrame([
-        ("2026-02-22", "d.four", "2026-03-01", 0.7, math.nan, math.nan, "late"),
-        ("2026-02-22", "a.one", "2026-03-01", 0.1, math.nan, math.nan, ""),
-        ("2026-02-22", "c.three", "2026-03-08", 0.35, math.nan, math.nan, "because"),
-    ], columns=_forecasts().columns)
+    later = pd.DataFrame(
+        [
+            ("2026-02-22", "d.four", "2026-03-01", 0.7, math.nan, math.nan, "late"),
+            ("2026-02-22", "a.one", "2026-03-01", 0.1, math.nan, math.nan, ""),
+            ("2026-02-22", "c.three", "2026-03-08", 0.35, math.nan, math.nan, "because"),
+        ],
+        columns=_forecasts().columns,
+    )
     rows = pd.concat([_forecasts(), later], ignore_index=True)
     whole = forecast_payload(rows, models)
     assert whole["rounds"] == ["2026-01-25", "2026-02-08", "2026-02-22"] and len(whole["why"]) == 3
@@ -97,20 +102,36 @@ def test_a_question_pages_latest_rounds_are_the_payload_of_those_rounds_forecast
 
 
 def test_time_marks_are_each_rounds_freeze_and_due_and_each_resolution_once() -> None:
-    units = pd.DataFrame({
-        "round": ["2026-01-25", "2026-01-25", "2026-02-08"], "resolution_date": ["", "", ""],
-        "due": ["2026-01-25T00:00:00Z", "2026-01-25T00:00:00Z", "2026-02-08T00:00:00Z"],
-        "freeze_time": ["2026-01-15T00:00:00Z", "2026-01-15T00:00:00Z", "2026-01-29T00:00:00Z"],
-        "status": ["resolved", "resolved", "open"], "resolved_at": ["2026-03-01T12:00:00Z", "2026-03-01T12:00:00Z", ""]})
-    assert time_marks(units) == [["freeze", "2026-01-15"], ["due", "2026-01-25"], ["freeze", "2026-01-29"],
-                                 ["due", "2026-02-08"], ["resolved", "2026-03-01"]]
+    units = pd.DataFrame(
+        {
+            "round": ["2026-01-25", "2026-01-25", "2026-02-08"],
+            "resolution_date": ["", "", ""],
+            "due": ["2026-01-25T00:00:00Z", "2026-01-25T00:00:00Z", "2026-02-08T00:00:00Z"],
+            "freeze_time": ["2026-01-15T00:00:00Z", "2026-01-15T00:00:00Z", "2026-01-29T00:00:00Z"],
+            "status": ["resolved", "resolved", "open"],
+            "resolved_at": ["2026-03-01T12:00:00Z", "2026-03-01T12:00:00Z", ""],
+        }
+    )
+    assert time_marks(units) == [
+        ["freeze", "2026-01-15"],
+        ["due", "2026-01-25"],
+        ["freeze", "2026-01-29"],
+        ["due", "2026-02-08"],
+        ["resolved", "2026-03-01"],
+    ]
 
 
 def test_outcome_and_resolution_texts_skip_missing_values_as_dropna_does() -> None:
     nan = float("nan")
-    market = pd.DataFrame({"status": [None, "open", "resolved", "resolved"], "outcome": [nan, nan, 0.0, 1.0],
-                           "resolved_at": [nan, nan, "2026-03-01T12:00:00Z", "2026-04-01T00:00:00Z"],
-                           "final_value": [nan, 0.25, nan, nan], "resolution_date": ["", "", "", ""]})
+    market = pd.DataFrame(
+        {
+            "status": [None, "open", "resolved", "resolved"],
+            "outcome": [nan, nan, 0.0, 1.0],
+            "resolved_at": [nan, nan, "2026-03-01T12:00:00Z", "2026-04-01T00:00:00Z"],
+            "final_value": [nan, 0.25, nan, nan],
+            "resolution_date": ["", "", "", ""],
+        }
+    )
     assert outcome_text(MARKET, market) == "resolved NO on 2026-03-01", "the first resolved unit"
     assert resolution_text(MARKET, market) == "2026-03-01"
     waiting = market.assign(status=[None, "open", "open", "void"])
@@ -119,8 +140,9 @@ def test_outcome_and_resolution_texts_skip_missing_values_as_dropna_does() -> No
     assert outcome_text(MARKET, waiting.assign(status="void")).startswith("void")
     assert outcome_text(MARKET, waiting.assign(status=None)) == "not known yet"
     assert resolution_text(MARKET, waiting) == resolution_text(MARKET, market[["resolution_date"]]) == "when the market resolves"
-    dataset = pd.DataFrame({"status": ["resolved", "resolved", None, "void"], "outcome": [1.0, 0.0, nan, nan],
-                            "resolution_date": ["2026-03-01", nan, "", "2026-02-01"]})
+    dataset = pd.DataFrame(
+        {"status": ["resolved", "resolved", None, "void"], "outcome": [1.0, 0.0, nan, nan], "resolution_date": ["2026-03-01", nan, "", "2026-02-01"]}
+    )
     assert outcome_text(DATASET, dataset) == "2 of 4 resolution dates resolved (1 higher, 1 not higher); 1 still to come"
     assert resolution_text(DATASET, dataset) == "2026-02-01, 2026-03-01"
 
@@ -130,8 +152,7 @@ def test_raw_urls_point_at_the_repositorys_own_files() -> None:
     expected = "https://raw.githubusercontent.com/acme/hub/HEAD/data/forecasts/2026-01-25/acme.bot.csv"
     for repo in ("https://github.com/acme/hub", "https://github.com/acme/hub/", "https://github.com/acme/hub.git"):
         assert raw_url(repo, path) == expected
-    assert raw_url("https://gitlab.example.org/group/sub/hub", "data/a b.csv") == \
-        "https://gitlab.example.org/group/sub/hub/raw/HEAD/data/a%20b.csv"
+    assert raw_url("https://gitlab.example.org/group/sub/hub", "data/a b.csv") == "https://gitlab.example.org/group/sub/hub/raw/HEAD/data/a%20b.csv"
 
 
 def test_with_a_repo_url_downloads_link_to_the_repository_and_the_site_copies_none(demo_hub: Path, tmp_path: Path) -> None:

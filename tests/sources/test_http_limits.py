@@ -68,7 +68,7 @@ def drip(data: bytes, every: float) -> Callable[[socket.socket, threading.Event]
     def behave(conn: socket.socket, stop: threading.Event) -> None:
         started, i = time.monotonic(), 0
         while not stop.is_set() and time.monotonic() - started < SERVER_LIFETIME:
-            conn.sendall(data[min(i, len(data) - 1):][:1])
+            conn.sendall(data[min(i, len(data) - 1) :][:1])
             i += 1
             time.sleep(every)
 
@@ -98,8 +98,7 @@ def fetch(url: str, options: dict, budget: Budget | None = None, retries: int = 
 @pytest.mark.parametrize("where", ["headers", "body"])
 def test_a_slow_drip_server_is_cut_at_the_request_deadline(where):
     """One byte every 0.1 s keeps every socket read under httpx's 30 s read timeout forever."""
-    data = (b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 1000) if where == "headers" else \
-           (HEAD + b"Content-Length: 100000\r\n\r\n[" + b"0," * 1000)
+    data = (b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 1000) if where == "headers" else (HEAD + b"Content-Length: 100000\r\n\r\n[" + b"0," * 1000)
     with raw_server(drip(data, 0.1)) as (url, _), pytest.raises(FetchError, match="request_seconds") as caught:
         fetch(url, {"timeout": 30, "request_seconds": 1.0})
     assert fetch.elapsed < 2.5, f"the request took {fetch.elapsed:.1f} s with a 1 s deadline"

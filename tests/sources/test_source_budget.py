@@ -43,6 +43,7 @@ class FakeClock:
 
 # -- the budget inside sources.http ---------------------------------------------------------------
 
+
 def counting_client(respond) -> tuple[httpx.Client, list[httpx.Request]]:
     seen: list[httpx.Request] = []
 
@@ -70,8 +71,7 @@ def test_once_the_budget_is_spent_no_request_is_made_and_the_error_says_so():
 def test_waits_for_a_rate_limit_are_cut_to_the_budget():
     clock = FakeClock()
     client, seen = counting_client(lambda r: httpx.Response(429, headers={"Retry-After": "3600"}))
-    http = Http(client=client, budget=Budget(10, clock), retries=50, max_wait=60, sleep=clock.sleep,
-                limiter=RateLimiter(None))
+    http = Http(client=client, budget=Budget(10, clock), retries=50, max_wait=60, sleep=clock.sleep, limiter=RateLimiter(None))
     with pytest.raises(BudgetExhausted, match="budget exhausted after 10 s"):
         http.get("https://example.test/limited")
     assert clock.now == 110.0  # one wait of the 10 s left, never the hour asked for
@@ -103,17 +103,16 @@ def test_the_budget_comes_from_the_source_table_then_the_http_table_then_600():
 
 
 def test_a_budget_that_is_not_a_positive_number_is_a_configuration_error(tmp_path: Path):
-    root = write_hub(tmp_path / "hub", SMALL_HUB + '\n[http]\nsource_budget_seconds = "ten"\n'
-                     + "\n[sources.manifold]\nbudget_seconds = 0\n")
+    root = write_hub(tmp_path / "hub", SMALL_HUB + '\n[http]\nsource_budget_seconds = "ten"\n' + "\n[sources.manifold]\nbudget_seconds = 0\n")
     with pytest.raises(ConfigError) as caught:
         load_settings(root)
     keys = {p.column: p.code for p in caught.value.problems}
     assert keys == {"http.source_budget_seconds": "wrong-type", "sources.manifold.budget_seconds": "bad-value"}
-    assert load_settings(write_hub(tmp_path / "ok", SMALL_HUB + "\n[http]\nsource_budget_seconds = 2.5\n")).http[
-        "source_budget_seconds"] == 2.5
+    assert load_settings(write_hub(tmp_path / "ok", SMALL_HUB + "\n[http]\nsource_budget_seconds = 2.5\n")).http["source_budget_seconds"] == 2.5
 
 
 # -- a misbehaving server for a whole run ---------------------------------------------------------
+
 
 class Misbehaving:
     """A Manifold look-alike on 127.0.0.1. ``mode``: "hang" (never answers), "429" (always asks
@@ -167,7 +166,10 @@ class Misbehaving:
 
 
 def hub_with(tmp_path: Path, url: str, budget: float) -> Path:
-    return write_hub(tmp_path / "hub", SMALL_HUB + f"""
+    return write_hub(
+        tmp_path / "hub",
+        SMALL_HUB
+        + f"""
 [http]
 timeout = 30
 source_budget_seconds = 600
@@ -182,7 +184,8 @@ page_size = 2
 retries = 3
 backoff = 0.2
 rate_per_second = 0
-""")
+""",
+    )
 
 
 def fetch_night(root: Path) -> tuple[PartialFailure, float]:

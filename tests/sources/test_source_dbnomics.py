@@ -79,7 +79,5 @@ def test_fetch_reads_each_code_and_isolates_failures():
     result = source.fetch(FetchContext(AS_OF, {}, frozenset(), client))
     assert [q.id for q in result.questions] == [f"dbnomics:{CODE}"]
     assert len(result.observations) == 55
-    assert result.failures == [
-        Failure("dbnomics series X/Y/Z", "GET https://api.db.nomics.world/v22/series/X/Y/Z: HTTP 404 Not Found")
-    ]
+    assert result.failures == [Failure("dbnomics series X/Y/Z", "GET https://api.db.nomics.world/v22/series/X/Y/Z: HTTP 404 Not Found")]
     assert dict(seen[0].params) == {"observations": "1", "format": "json"}

@@ -78,8 +78,10 @@ PARSERS = {  # name: (parse(payload), the recorded payload to mutate)
     "polymarket-history-point": (lambda pt: polymarket.parse_price_history({"history": [pt]}, "polymarket:1"), _HISTORY["history"][0]),
     "kalshi": (lambda i: kalshi.parse_market(i, AS_OF), _KALSHI),
     "metaculus-question": (lambda q: metaculus.parse_market({**_POST, "question": q}, AS_OF), _POST["question"]),
-    "metaculus-aggregate": (lambda a: metaculus.parse_market({**_POST, "question": {**_POST["question"], "aggregations": {
-        "recency_weighted": {"latest": a}}}}, AS_OF), _POST["question"]["aggregations"]["recency_weighted"]["latest"]),
+    "metaculus-aggregate": (
+        lambda a: metaculus.parse_market({**_POST, "question": {**_POST["question"], "aggregations": {"recency_weighted": {"latest": a}}}}, AS_OF),
+        _POST["question"]["aggregations"]["recency_weighted"]["latest"],
+    ),
     "fred-series": (lambda r: fred.parse_series("GDP", ({"seriess": [r]}, _FRED_OBS)), _FRED_INFO["seriess"][0]),
     "fred-observation": (lambda r: fred.parse_series("GDP", (_FRED_INFO, {"observations": [r]})), _FRED_OBS["observations"][0]),
     "dbnomics-doc": (lambda d: dbnomics.parse_series("CEPII/X/Y", {"series": {"docs": [d]}}), _DOC),
@@ -103,16 +105,24 @@ def test_every_mutated_payload_parses_or_fails_as_one_item(name):
     to_csv_bytes(frame, OBSERVATIONS)  # the ledger write accepts every value that was parsed
 
 
-@pytest.mark.parametrize("parse", [p for n, (p, _) in PARSERS.items() if n != "metaculus-aggregate"] + [
-    lambda p: fred.parse_series("GDP", (p, p)), lambda p: dbnomics.parse_series("A/B/C", p),
-    lambda p: polymarket.parse_price_history(p, "polymarket:1")])
+@pytest.mark.parametrize(
+    "parse",
+    [p for n, (p, _) in PARSERS.items() if n != "metaculus-aggregate"]
+    + [
+        lambda p: fred.parse_series("GDP", (p, p)),
+        lambda p: dbnomics.parse_series("A/B/C", p),
+        lambda p: polymarket.parse_price_history(p, "polymarket:1"),
+    ],
+)
 def test_whole_payloads_of_the_wrong_shape_fail_as_one_item(parse):
     for payload in [*GARBAGE, [_MARKET], {"data": [_MARKET]}]:
         assert isinstance(outcome(parse, payload), Exception) or payload == {}
 
 
-@pytest.mark.parametrize("value, reason", [("NaN", "not a finite number"), ("Infinity", "not a finite number"),
-                                           (1e308 * 10, "not a finite number"), ("1e400", "not a finite number")])
+@pytest.mark.parametrize(
+    "value, reason",
+    [("NaN", "not a finite number"), ("Infinity", "not a finite number"), (1e308 * 10, "not a finite number"), ("1e400", "not a finite number")],
+)
 def test_a_non_finite_probability_is_a_named_failure(value, reason):
     with pytest.raises(ParseError, match=reason):
         manifold.parse_market({**_MARKET, "probability": value}, AS_OF)
@@ -128,6 +138,7 @@ def test_an_impossible_timestamp_is_a_named_failure(stamp):
 
 # -- through the shell: a fetch with garbage in it ----------------------------------------------------
 
+
 def _client(search: bytes, single: dict[str, bytes], content_type: str = "application/json") -> httpx.Client:
     def handler(request: httpx.Request) -> httpx.Response:
         path = request.url.path
@@ -135,6 +146,7 @@ def _client(search: bytes, single: dict[str, bytes], content_type: str = "applic
             return httpx.Response(200, content=search, headers={"Content-Type": content_type})
         nid = path.rsplit("/", 1)[-1]
         return httpx.Response(200, content=single[nid]) if nid in single else httpx.Response(404)
+
     return httpx.Client(transport=httpx.MockTransport(handler))
 
 
@@ -145,8 +157,16 @@ def _fetch(client: httpx.Client, tracked: set[str]):
 
 def test_garbage_markets_become_named_failures_and_good_ones_still_arrive():
     good = dict(_MARKET, id="good", isResolved=False, closeTime=None)
-    page = [good, dict(good, id="nan", probability="NaN"), dict(good, id="far", createdTime=1e300),
-            dict(good, id="nulls", **{k: None for k in good if k != "id"}), "a string", None, [1, 2], dict(good, id=None)]
+    page = [
+        good,
+        dict(good, id="nan", probability="NaN"),
+        dict(good, id="far", createdTime=1e300),
+        dict(good, id="nulls", **{k: None for k in good if k != "id"}),
+        "a string",
+        None,
+        [1, 2],
+        dict(good, id=None),
+    ]
     single = {"gone": b"<!doctype html><title>502</title>", "listy": b"[1, 2, 3]", "nested": json.dumps({"id": {"a": [None]}}).encode()}
     tracked = {f"manifold:{i}" for i in ("nan", "far", "nulls", "gone", "listy", "nested")}
     result = _fetch(_client(json.dumps(page).encode(), single), tracked)
@@ -168,17 +188,22 @@ def test_a_market_value_outside_0_1_is_a_named_failure_not_a_ledger_row():
     result = _fetch(_client(json.dumps(page).encode(), {}), set())
     assert [o.question_id for o in result.observations] == ["manifold:good", "manifold:one"]
     reasons = {f.item: f.reason for f in result.failures}
-    assert reasons == {"manifold market high": "market value 1.5 is not a probability in [0, 1]",
-                       "manifold market low": "market value -0.2 is not a probability in [0, 1]"}
+    assert reasons == {
+        "manifold market high": "market value 1.5 is not a probability in [0, 1]",
+        "manifold market low": "market value -0.2 is not a probability in [0, 1]",
+    }
 
 
-@pytest.mark.parametrize("body, words", [
-    (b"<!doctype html><html><body>Cloudflare: checking your browser</body></html>", "malformed JSON"),
-    (b"", "malformed JSON"),
-    (b"[" * 100_000, "malformed JSON"),
-    (json.dumps({"markets": []}).encode(), "no list"),
-    (b"null", "no list"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        (b"<!doctype html><html><body>Cloudflare: checking your browser</body></html>", "malformed JSON"),
+        (b"", "malformed JSON"),
+        (b"[" * 100_000, "malformed JSON"),
+        (json.dumps({"markets": []}).encode(), "no list"),
+        (b"null", "no list"),
+    ],
+)
 def test_a_page_that_is_not_a_list_of_markets_is_one_clear_source_error(body, words):
     with pytest.raises(SourceError, match=words) as info:
         _fetch(_client(body, {}, "text/html"), set())

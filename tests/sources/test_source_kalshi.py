@@ -127,9 +127,18 @@ def fetch(routes, tracked=(), options=None, sleeps=None):
 
 def test_fetch_pages_events_and_falls_back_to_historical_for_tracked():
     open_page = {"events": load("events_open_with_nested_markets_2026-08.json")["events"], "cursor": "next1"}
-    second = {"events": [{"event_ticker": "KXNFLGAME-26OCT08TBDAL", "category": "Sports",
-                          "title": "TB at DAL", "series_ticker": "KXNFLGAME",
-                          "markets": load("markets_open_by_event_2026-09.json")["markets"]}], "cursor": ""}
+    second = {
+        "events": [
+            {
+                "event_ticker": "KXNFLGAME-26OCT08TBDAL",
+                "category": "Sports",
+                "title": "TB at DAL",
+                "series_ticker": "KXNFLGAME",
+                "markets": load("markets_open_by_event_2026-09.json")["markets"],
+            }
+        ],
+        "cursor": "",
+    }
     historical = load("historical_market_finalized_no_closed_early_2026-02.json")
     routes = {
         f"{BASE}/events": [httpx.Response(200, json=open_page), httpx.Response(200, json=second)],
@@ -137,14 +146,17 @@ def test_fetch_pages_events_and_falls_back_to_historical_for_tracked():
     }
     result, calls = fetch(routes, {"kalshi:KXGOVSHUTLENGTH-26FEB28-4D"})
     assert [q.id for q in result.questions] == [
-        "kalshi:KXELONMARS-99", "kalshi:KXNFLGAME-26OCT08TBDAL-DAL", "kalshi:KXNFLGAME-26OCT08TBDAL-TB",
+        "kalshi:KXELONMARS-99",
+        "kalshi:KXNFLGAME-26OCT08TBDAL-DAL",
+        "kalshi:KXNFLGAME-26OCT08TBDAL-TB",
     ]
     assert [q.category for q in result.questions] == ["World", "Sports", "Sports"]
     got = [(o.question_id, o.value, o.status, o.outcome) for o in result.observations]
     assert got[-1] == ("kalshi:KXGOVSHUTLENGTH-26FEB28-4D", 0.01, "resolved", 0.0)
     assert calls[1] == (f"{BASE}/events", {"status": "open", "with_nested_markets": "true", "limit": "200", "cursor": "next1"})
     assert [c[0] for c in calls[2:]] == [
-        f"{BASE}/markets/KXGOVSHUTLENGTH-26FEB28-4D", f"{BASE}/historical/markets/KXGOVSHUTLENGTH-26FEB28-4D",
+        f"{BASE}/markets/KXGOVSHUTLENGTH-26FEB28-4D",
+        f"{BASE}/historical/markets/KXGOVSHUTLENGTH-26FEB28-4D",
     ]
     assert result.failures == []
 

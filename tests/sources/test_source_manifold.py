@@ -184,9 +184,7 @@ def test_fetch_timeout_then_success():
     sleeps = Sleeps()
     result, calls = fetch(routes, {"manifold:gx18r8g6AM5sXGJ0lpSQ"}, sleeps=sleeps)
     assert calls.count(path) == 2 and len(sleeps) == 1
-    assert ("manifold:gx18r8g6AM5sXGJ0lpSQ", "resolved", 1.0) in {
-        (o.question_id, o.status, o.outcome) for o in result.observations
-    }
+    assert ("manifold:gx18r8g6AM5sXGJ0lpSQ", "resolved", 1.0) in {(o.question_id, o.status, o.outcome) for o in result.observations}
     assert result.failures == []
 
 
@@ -222,7 +220,10 @@ def test_partial_outage_isolates_failed_markets():
     assert sorted(f.item for f in result.failures) == ["manifold market down1", "manifold market down2"]
     assert "gave up after 2 attempts" in result.failures[0].reason
     assert {o.question_id for o in result.observations} == {
-        "manifold:lqtROphAhp", "manifold:2IyO0gUAUd", "manifold:udAUupudlE", "manifold:l6jsJPhOWSztXtzqhpU7",
+        "manifold:lqtROphAhp",
+        "manifold:2IyO0gUAUd",
+        "manifold:udAUupudlE",
+        "manifold:l6jsJPhOWSztXtzqhpU7",
     }
 
 

@@ -119,7 +119,8 @@ def test_fetch_sends_token_and_reads_tracked_posts():
     assert dict(seen[0].url.params)["with_cp"] == "true"
     assert [q.id for q in result.questions] == ["metaculus:578"]
     assert [(o.question_id, o.value, o.status) for o in result.observations] == [
-        ("metaculus:578", 0.01, "open"), ("metaculus:578", 0.01, "void"),
+        ("metaculus:578", 0.01, "open"),
+        ("metaculus:578", 0.01, "void"),
     ]
     assert result.failures == []
 

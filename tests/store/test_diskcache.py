@@ -40,8 +40,11 @@ def _text_frame(table: Table, rows: int, draw) -> pd.DataFrame:
     cells = {}
     for column in table.columns:
         if column.type in ("float", "prob") or column.type == "int":
-            pick = st.sampled_from(["", "0", "1", "-0.0", "0.25", "1e-300", "12345678901"] if column.type != "int" or column.nullable
-                                   else ["0", "7", "-3", "9007199254740993"])
+            pick = st.sampled_from(
+                ["", "0", "1", "-0.0", "0.25", "1e-300", "12345678901"]
+                if column.type != "int" or column.nullable
+                else ["0", "7", "-3", "9007199254740993"]
+            )
         else:
             pick = CELL
         cells[column.name] = [draw(pick) for _ in range(rows)]
@@ -72,8 +75,14 @@ def test_object_and_bool_columns_keep_their_dtype_and_others_are_not_kept():
 
 
 def _sample() -> tuple[pd.DataFrame, bytes]:
-    frame = pd.DataFrame({"q": pd.Series(["a", "b", "a", "ç"], dtype="str"), "v": [0.5, np.nan, 1.0, -0.0],
-                          "n": np.array([1, 2, 3, 4]), "f": [True, False, True, True]})
+    frame = pd.DataFrame(
+        {
+            "q": pd.Series(["a", "b", "a", "ç"], dtype="str"),
+            "v": [0.5, np.nan, 1.0, -0.0],
+            "n": np.array([1, 2, 3, 4]),
+            "f": [True, False, True, True],
+        }
+    )
     return frame, encode_frame(frame, "n", "s")
 
 
@@ -100,8 +109,8 @@ def _forged(header_change: dict, body: bytes | None = None) -> bytes:
     _, data = _sample()
     magic = b"PRESCIENT-FRAME\n"
     (size,) = struct.unpack_from("<Q", data, len(magic))
-    header = json.loads(data[len(magic) + 8:len(magic) + 8 + size])
-    body = data[len(magic) + 8 + size:-32] if body is None else body
+    header = json.loads(data[len(magic) + 8 : len(magic) + 8 + size])
+    body = data[len(magic) + 8 + size : -32] if body is None else body
     header.update(header_change)
     raw = json.dumps(header).encode()
     forged = magic + struct.pack("<Q", len(raw)) + raw + body
@@ -125,9 +134,10 @@ def test_hand_made_entries_are_refused_not_trusted():
     assert decode_frame(b"", "n", "s") is None
     _, data = _sample()
     import struct
+
     magic = b"PRESCIENT-FRAME\n"
     (size,) = struct.unpack_from("<Q", data, len(magic))
-    bools = bytearray(data[len(magic) + 8 + size:-32])
+    bools = bytearray(data[len(magic) + 8 + size : -32])
     bools[-1] = 2  # the last buffer is the bool column: 2 is no bool
     assert decode_frame(_forged({}, bytes(bools)), "n", "s") is None
 
@@ -138,13 +148,15 @@ def _columns() -> list[dict]:
     _, data = _sample()
     magic = b"PRESCIENT-FRAME\n"
     (size,) = struct.unpack_from("<Q", data, len(magic))
-    return json.loads(data[len(magic) + 8:len(magic) + 8 + size])["columns"]
+    return json.loads(data[len(magic) + 8 : len(magic) + 8 + size])["columns"]
 
 
 def test_a_ledger_read_through_the_cache_equals_read_table_and_a_hostile_entry_is_ignored(tmp_path: Path):
     path = tmp_path / "resolutions.csv"
-    path.write_bytes(b"round,question_id,resolution_date,recorded_at,status,outcome,resolved_at,value,payload_sha256\n"
-                     b",sim:a,,2026-01-02T00:00:00Z,void,,,,\n,\"sim:b, c\",,2026-01-03T00:00:00Z,resolved,1,2026-01-03T00:00:00Z,0.25,\n")
+    path.write_bytes(
+        b"round,question_id,resolution_date,recorded_at,status,outcome,resolved_at,value,payload_sha256\n"
+        b',sim:a,,2026-01-02T00:00:00Z,void,,,,\n,"sim:b, c",,2026-01-03T00:00:00Z,resolved,1,2026-01-03T00:00:00Z,0.25,\n'
+    )
     plain = read_table(path, RESOLUTIONS, "r.csv")
     folder = tmp_path / "cache"
     first = ReadCache(disk=DiskCache.open(folder, tmp_path)).read_table(path, RESOLUTIONS, "r.csv")
@@ -182,8 +194,10 @@ def test_files_shared_among_forked_processes_read_as_read_here_and_are_kept(tmp_
     paths = []
     for i in range(3):
         path = tmp_path / f"{i}.csv"
-        path.write_bytes(b"round,question_id,resolution_date,recorded_at,status,outcome,resolved_at,value,payload_sha256\n"
-                         + f",sim:{i},,2026-01-0{i + 2}T00:00:00Z,void,,,,\n".encode())
+        path.write_bytes(
+            b"round,question_id,resolution_date,recorded_at,status,outcome,resolved_at,value,payload_sha256\n"
+            + f",sim:{i},,2026-01-0{i + 2}T00:00:00Z,void,,,,\n".encode()
+        )
         paths.append(path)
     labels = [p.name for p in paths]
     plain = [read_table(p, RESOLUTIONS, p.name) for p in paths]
@@ -262,8 +276,10 @@ def test_fresh_processes_with_the_cache_write_the_bytes_of_runs_without_it(tmp_p
         (root / "data").mkdir()
         (root / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
     folder = tmp_path_factory.mktemp("cache")
-    world = World({f"sim:m{i}": (0.5, "open", None) for i in range(5)},
-                  {f"sim:s{i}": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0} for i in range(2)})
+    world = World(
+        {f"sim:m{i}": (0.5, "open", None) for i in range(5)},
+        {f"sim:s{i}": {WORLD_START - days(2): 1.0, WORLD_START - days(1): 2.0} for i in range(2)},
+    )
 
     def cached() -> Hub:  # a new process: a new read cache over the same cache folder
         return Hub.load(roots[0], ReadCache(disk=DiskCache.open(folder, roots[0])))

@@ -23,11 +23,45 @@ from generator.store import atomic, csvio
 
 # Cells chosen to sit on the edges of the fast patterns: signs, spaces, unicode digits, embedded
 # separators, overflow, trailing newlines (``$`` matches before one), quotes and commas.
-EDGE = ["", " ", "0", "1", "0.5", "1.0", "1.5", "-0", "+0.5", " 0.5", ".5", "5.", "1e-07", "1e+999", "nan", "inf",
-        "2026-01-01", "2026-01-01\n", "2026-01-01\n2026-01-02", "٢٠٢٦-01-01", "2026-01-01T00:00:00Z",
-        "2026-13-45T99:99:99Z", "12", "-12", "1" * 30, "x", "a,b", 'q"q', "dataset", "binary", "\t", "\u2028"]
-COLUMNS = [Column("c", t, "", nullable, ("binary", "dataset") if t == "enum" else ())
-           for t in ("str", "ts", "date", "float", "prob", "int", "enum") for nullable in (False, True)]
+EDGE = [
+    "",
+    " ",
+    "0",
+    "1",
+    "0.5",
+    "1.0",
+    "1.5",
+    "-0",
+    "+0.5",
+    " 0.5",
+    ".5",
+    "5.",
+    "1e-07",
+    "1e+999",
+    "nan",
+    "inf",
+    "2026-01-01",
+    "2026-01-01\n",
+    "2026-01-01\n2026-01-02",
+    "٢٠٢٦-01-01",
+    "2026-01-01T00:00:00Z",
+    "2026-13-45T99:99:99Z",
+    "12",
+    "-12",
+    "1" * 30,
+    "x",
+    "a,b",
+    'q"q',
+    "dataset",
+    "binary",
+    "\t",
+    "\u2028",
+]
+COLUMNS = [
+    Column("c", t, "", nullable, ("binary", "dataset") if t == "enum" else ())
+    for t in ("str", "ts", "date", "float", "prob", "int", "enum")
+    for nullable in (False, True)
+]
 
 
 def slow_problems(values: pd.Series, column: Column) -> list:
@@ -81,9 +115,12 @@ def test_the_quick_pass_of_all_bare_misses_no_character_the_close_look_could_fin
     """``_SUSPECT`` must match every character ``_QUOTE_ANY``/``_UNWRITABLE`` match or that makes an edge
     need quotes (whitespace but LF): then a column where it finds none is bare under both, as before."""
     import re
-    missed = [hex(ord(c)) for c in map(chr, range(0x110000))
-              if (re.fullmatch(r"\s", c) and c != "\n" or csvio._QUOTE_ANY.search(c) or csvio._UNWRITABLE.search(c))
-              and not csvio._SUSPECT.search(c)]
+
+    missed = [
+        hex(ord(c))
+        for c in map(chr, range(0x110000))
+        if (re.fullmatch(r"\s", c) and c != "\n" or csvio._QUOTE_ANY.search(c) or csvio._UNWRITABLE.search(c)) and not csvio._SUSPECT.search(c)
+    ]
     assert missed == []
     assert csvio.all_bare(["a", "b1", "2026-01-01"]) and not csvio.all_bare(["a", " b"]) and not csvio.all_bare(["a\u3000"])
     assert csvio.all_bare(["a b", "c"]) and not csvio.all_bare(["x\x00"]) and not csvio.all_bare(["a\nb"])
@@ -91,8 +128,14 @@ def test_the_quick_pass_of_all_bare_misses_no_character_the_close_look_could_fin
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.text(alphabet=st.sampled_from(["a", "\u00e9", "\u2713", "\x00", "\ud800", "\udfff", "\ud7ff", "\ue000",
-                                                   "\U0001f600", "\ufffd"]), max_size=5), max_size=4))
+@given(
+    st.lists(
+        st.text(
+            alphabet=st.sampled_from(["a", "\u00e9", "\u2713", "\x00", "\ud800", "\udfff", "\ud7ff", "\ue000", "\U0001f600", "\ufffd"]), max_size=5
+        ),
+        max_size=4,
+    )
+)
 def test_the_text_writable_check_equals_the_unwritable_search(cells):
     """``writable`` keeps a column as it is exactly when ``_UNWRITABLE`` finds nothing in it; else it
     replaces every NUL and lone surrogate."""
@@ -104,11 +147,18 @@ def test_the_text_writable_check_equals_the_unwritable_search(cells):
 
 
 def test_to_csv_bytes_sorts_and_formats_as_before():
-    frame = pd.DataFrame({"question_id": ["b", "a", "a", "c,d"], "resolution_date": ["", "2026-01-02", "2026-01-01", ""],
-                          "probability": [0.25, -0.0, 1.0, 0.1234567], "reasoning": ['say "hi"', "", None, "x\ny"]})
+    frame = pd.DataFrame(
+        {
+            "question_id": ["b", "a", "a", "c,d"],
+            "resolution_date": ["", "2026-01-02", "2026-01-01", ""],
+            "probability": [0.25, -0.0, 1.0, 0.1234567],
+            "reasoning": ['say "hi"', "", None, "x\ny"],
+        }
+    )
     assert csvio.to_csv_bytes(frame, FORECASTS) == (
-        b'question_id,resolution_date,probability,reasoning\na,2026-01-01,1.000000,\na,2026-01-02,0.000000,\n'
-        b'b,,0.250000,"say ""hi"""\n"c,d",,0.123457,"x\ny"\n')
+        b"question_id,resolution_date,probability,reasoning\na,2026-01-01,1.000000,\na,2026-01-02,0.000000,\n"
+        b'b,,0.250000,"say ""hi"""\n"c,d",,0.123457,"x\ny"\n'
+    )
     assert csvio._in_order([np.array(["a", "a", "b"], dtype=object), np.array(["2", "3", "1"], dtype=object)])
     assert not csvio._in_order([np.array(["a", "a", "b"], dtype=object), np.array(["3", "2", "1"], dtype=object)])
 
@@ -140,8 +190,9 @@ def test_parsing_the_bytes_equals_parsing_the_decoded_text(pieces, bom):
 def test_ranked_text_order_equals_the_sort_and_the_duplicate_check(pairs, seed):
     """``_text_order``: pandas' stable sort of the key texts, and whether ``_check_keys`` finds nothing."""
     rows = pairs + [pairs[i] for i in np.random.default_rng(seed).integers(0, len(pairs), len(pairs) // 3)] if pairs else []
-    text = csvio.as_text(pd.DataFrame(rows, columns=["question_id", "resolution_date"], dtype=object)
-                         .assign(probability=0.5, reasoning=""), FORECASTS)
+    text = csvio.as_text(
+        pd.DataFrame(rows, columns=["question_id", "resolution_date"], dtype=object).assign(probability=0.5, reasoning=""), FORECASTS
+    )
     columns = [text[n].to_numpy(dtype=object) for n in FORECASTS.names]
     ranked = csvio._text_order(columns, FORECASTS)
     if not rows:
@@ -171,19 +222,31 @@ def test_score_round_equals_the_merge_it_replaced(n_units, n_models, seed):
     rng = np.random.default_rng(seed)
     ids = [f"src:q{i}" for i in rng.integers(0, 6, n_units)]
     dates = rng.choice(["", "2026-01-01", "2026-02-01"], n_units)
-    units = pd.DataFrame({"question_id": ids, "resolution_date": dates, "source": "src", "kind": "dataset",
-                          "category": "", "outcome": rng.integers(0, 2, n_units).astype(float),
-                          "resolved_at": "2026-03-01T00:00:00Z", "proxy": np.nan}).drop_duplicates(["question_id", "resolution_date"])
+    units = pd.DataFrame(
+        {
+            "question_id": ids,
+            "resolution_date": dates,
+            "source": "src",
+            "kind": "dataset",
+            "category": "",
+            "outcome": rng.integers(0, 2, n_units).astype(float),
+            "resolved_at": "2026-03-01T00:00:00Z",
+            "proxy": np.nan,
+        }
+    ).drop_duplicates(["question_id", "resolution_date"])
     forecasts = {}
     for m in range(n_models):
         n = int(rng.integers(0, 2 * n_units))
-        forecasts[f"t.m{m}"] = pd.DataFrame({  # typed as read_table types them
-            "question_id": pd.Series([f"src:q{i}" for i in rng.integers(0, 8, n)], dtype=str),
-            "resolution_date": pd.Series(rng.choice(["", "2026-01-01"], n), dtype=str),
-            "probability": np.where(rng.random(n) < 0.1, np.nan, rng.random(n)), "reasoning": pd.Series([""] * n, dtype=str)})
+        forecasts[f"t.m{m}"] = pd.DataFrame(
+            {  # typed as read_table types them
+                "question_id": pd.Series([f"src:q{i}" for i in rng.integers(0, 8, n)], dtype=str),
+                "resolution_date": pd.Series(rng.choice(["", "2026-01-01"], n), dtype=str),
+                "probability": np.where(rng.random(n) < 0.1, np.nan, rng.random(n)),
+                "reasoning": pd.Series([""] * n, dtype=str),
+            }
+        )
     got = score_round("2026-01-01", units, forecasts, 0.5)
     pd.testing.assert_frame_equal(got, merge_score_round("2026-01-01", units, forecasts, 0.5))
-
 
 
 @settings(max_examples=150, deadline=None)
@@ -202,22 +265,36 @@ def test_scoring_a_round_from_its_kept_forecasts_equals_scoring_its_files(n_rows
     ids = [f"src:q{i}" for i in rng.integers(0, 6, n_rows)]
     kinds = [MARKET if q in ("src:q0", "src:q1") else "dataset" for q in ids]
     dates = ["" if k == MARKET and rng.random() < 0.8 else str(rng.choice(["2026-01-01", "2026-02-01"])) for k in kinds]
-    questions = pd.DataFrame({"question_id": pd.array(ids, dtype=str), "resolution_date": pd.array(dates, dtype=str),
-                              "source": "src", "kind": pd.array(kinds, dtype=str), "category": ""})
+    questions = pd.DataFrame(
+        {
+            "question_id": pd.array(ids, dtype=str),
+            "resolution_date": pd.array(dates, dtype=str),
+            "source": "src",
+            "kind": pd.array(kinds, dtype=str),
+            "category": "",
+        }
+    )
     picked = sorted(set(rng.integers(0, n_rows, n_rows).tolist()))
     done = questions.iloc[picked][["question_id", "resolution_date"]].assign(
-        status="resolved", outcome=rng.integers(0, 2, len(picked)).astype(float), resolved_at="2026-03-01T00:00:00Z",
-        proxy=np.where(rng.random(len(picked)) < 0.3, 1.0, np.nan))
+        status="resolved",
+        outcome=rng.integers(0, 2, len(picked)).astype(float),
+        resolved_at="2026-03-01T00:00:00Z",
+        proxy=np.where(rng.random(len(picked)) < 0.3, 1.0, np.nan),
+    )
     if len(done) and rng.random() < 0.2:
         done = pd.concat([done, done.iloc[:1].assign(outcome=1.0 - done["outcome"].iloc[0])], ignore_index=True)  # resolved twice
     units = resolved_units(questions, done)
     forecasts = {}
     for m in range(n_models):
         n = int(rng.integers(0, 2 * n_rows + 1))
-        frame = pd.DataFrame({
-            "question_id": pd.Series([f"src:q{i}" for i in rng.integers(0, 8, n)], dtype=str),
-            "resolution_date": pd.Series(rng.choice(["", "2026-01-01", "2026-02-01"], n), dtype=str),
-            "probability": np.where(rng.random(n) < 0.1, np.nan, rng.random(n)), "reasoning": pd.Series([""] * n, dtype=str)})
+        frame = pd.DataFrame(
+            {
+                "question_id": pd.Series([f"src:q{i}" for i in rng.integers(0, 8, n)], dtype=str),
+                "resolution_date": pd.Series(rng.choice(["", "2026-01-01", "2026-02-01"], n), dtype=str),
+                "probability": np.where(rng.random(n) < 0.1, np.nan, rng.random(n)),
+                "reasoning": pd.Series([""] * n, dtype=str),
+            }
+        )
         if rng.random() < 0.3:
             frame.attrs["question_set"] = str(rng.choice(["2026-01-01-llm.json", "2026-01-01-human", "other"]))
         forecasts[f"t.m{m}"] = frame
@@ -236,6 +313,7 @@ def test_scoring_a_round_from_its_kept_forecasts_equals_scoring_its_files(n_rows
     assert kept.prob.tobytes() == table.prob.tobytes()
     pd.testing.assert_frame_equal(score_forecasts("2026-01-01", units, kept, 0.5, sets), expected)
 
+
 # -- ForecastBench import: forecast sets checked by column, files handed to the scoring ------------
 
 from generator.errors import Problem, SchemaError  # noqa: E402
@@ -246,26 +324,69 @@ from generator.store.cache import ReadCache  # noqa: E402
 from generator.store.fast_forecasts import as_read, forecast_bytes, forecast_file  # noqa: E402
 from generator.store.hub import Hub  # noqa: E402
 
-ODD = [None, True, False, 0, 1, 2, -1, 0.0, -0.0, 1.0, 0.5, 1.5, -0.25, float("nan"), float("inf"), 10**400, "0.5", "", " ",
-       "x", [], {}, "2026-01-01", "2026-1-1", "٢٠٢٦-٠١-٠١", "2026-01-01\n", "manifold", "fred", "acled"]
+ODD = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    2,
+    -1,
+    0.0,
+    -0.0,
+    1.0,
+    0.5,
+    1.5,
+    -0.25,
+    float("nan"),
+    float("inf"),
+    10**400,
+    "0.5",
+    "",
+    " ",
+    "x",
+    [],
+    {},
+    "2026-01-01",
+    "2026-1-1",
+    "٢٠٢٦-٠١-٠١",
+    "2026-01-01\n",
+    "manifold",
+    "fred",
+    "acled",
+]
 ROW_KEYS = ("id", "source", "forecast", "resolution_date", "reasoning")
 
 
 fb_rows = st.lists(
     st.one_of(
-        st.fixed_dictionaries({"id": st.sampled_from(["a", "b", "", "c,d"]) | st.sampled_from(ODD),
-                               "source": st.sampled_from(fb_parse.SOURCES) | st.sampled_from(ODD),
-                               "forecast": st.floats(0, 1) | st.none() | st.sampled_from(ODD) | st.integers(-2, 2)},
-                              optional={"resolution_date": st.sampled_from(["2026-01-01", "2026-02-01"]) | st.none() | st.sampled_from(ODD),
-                                        "reasoning": st.text(max_size=4) | st.none() | st.sampled_from(ODD)}),
+        st.fixed_dictionaries(
+            {
+                "id": st.sampled_from(["a", "b", "", "c,d"]) | st.sampled_from(ODD),
+                "source": st.sampled_from(fb_parse.SOURCES) | st.sampled_from(ODD),
+                "forecast": st.floats(0, 1) | st.none() | st.sampled_from(ODD) | st.integers(-2, 2),
+            },
+            optional={
+                "resolution_date": st.sampled_from(["2026-01-01", "2026-02-01"]) | st.none() | st.sampled_from(ODD),
+                "reasoning": st.text(max_size=4) | st.none() | st.sampled_from(ODD),
+            },
+        ),
         st.dictionaries(st.sampled_from(ROW_KEYS), st.sampled_from(ODD), max_size=5),
-        st.sampled_from(ODD)),
-    max_size=8)
-good_rows = st.lists(st.fixed_dictionaries({
-    "id": st.sampled_from(["a", "b", "c", "q1"]), "source": st.sampled_from(fb_parse.SOURCES),
-    "forecast": st.floats(0, 1) | st.none() | st.sampled_from([0, 1, 0.0, -0.0, 1.0])},
-    optional={"resolution_date": st.sampled_from(["2026-01-01", "2026-02-01"]) | st.none(), "reasoning": st.text(max_size=4) | st.none()}),
-    max_size=10)
+        st.sampled_from(ODD),
+    ),
+    max_size=8,
+)
+good_rows = st.lists(
+    st.fixed_dictionaries(
+        {
+            "id": st.sampled_from(["a", "b", "c", "q1"]),
+            "source": st.sampled_from(fb_parse.SOURCES),
+            "forecast": st.floats(0, 1) | st.none() | st.sampled_from([0, 1, 0.0, -0.0, 1.0]),
+        },
+        optional={"resolution_date": st.sampled_from(["2026-01-01", "2026-02-01"]) | st.none(), "reasoning": st.text(max_size=4) | st.none()},
+    ),
+    max_size=10,
+)
 
 
 def fast_forecasts_rowwise(items: object) -> dict | None:
@@ -273,9 +394,14 @@ def fast_forecasts_rowwise(items: object) -> dict | None:
     if not isinstance(items, list) or not all(type(r) is dict for r in items) or (fields := fb_parse._fields(items)) is None:
         return None
     ids, sources, values, dates, reasons = fields
-    if not (all(type(i) is str and i for i in ids) and all(type(s) is str for s in sources) and set(sources) <= set(fb_parse.SOURCES)
-            and all(v is None or (type(v) in (int, float) and 0.0 <= v <= 1.0) for v in values)
-            and all(d is None or type(d) is str for d in dates) and all(d is None or fb_parse._DATE.match(d) for d in set(dates))):
+    if not (
+        all(type(i) is str and i for i in ids)
+        and all(type(s) is str for s in sources)
+        and set(sources) <= set(fb_parse.SOURCES)
+        and all(v is None or (type(v) in (int, float) and 0.0 <= v <= 1.0) for v in values)
+        and all(d is None or type(d) is str for d in dates)
+        and all(d is None or fb_parse._DATE.match(d) for d in set(dates))
+    ):
         return None
     keep = [i for i, v in enumerate(values) if v is not None]
     markets = set(fb_parse.MARKET_SOURCES)
@@ -298,16 +424,16 @@ def test_column_checked_forecast_sets_equal_the_row_checks(items):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from([{}, {"id": "a"}, {fb_parse.MEMBER_KEY: 1}, {fb_parse.MEMBER_KEY: None, "id": "b"}, [], "user_id", None, 3]),
-                max_size=6))
+@given(
+    st.lists(st.sampled_from([{}, {"id": "a"}, {fb_parse.MEMBER_KEY: 1}, {fb_parse.MEMBER_KEY: None, "id": "b"}, [], "user_id", None, 3]), max_size=6)
+)
 def test_the_individual_file_check_equals_the_row_by_row_check(items):
     """A forecasts list is an individual file's when a row is an object with ``user_id``, whatever the other rows are."""
     assert fb_parse._any_member(items) == any(isinstance(r, dict) and fb_parse.MEMBER_KEY in r for r in items)
 
 
 def _unit_frame(pairs) -> pd.DataFrame:
-    return pd.DataFrame({"question_id": pd.Series([q for q, _ in pairs], dtype=str),
-                         "resolution_date": pd.Series([d for _, d in pairs], dtype=str)})
+    return pd.DataFrame({"question_id": pd.Series([q for q, _ in pairs], dtype=str), "resolution_date": pd.Series([d for _, d in pairs], dtype=str)})
 
 
 def forecast_rows(fset: fb_parse.Parsed, units: pd.DataFrame) -> tuple[pd.DataFrame, list]:
@@ -320,28 +446,53 @@ def forecast_rows(fset: fb_parse.Parsed, units: pd.DataFrame) -> tuple[pd.DataFr
     inside = np.fromiter((u in allowed for u in zip(frame["question_id"], frame["resolution_date"])), bool, len(frame))
     problems = []
     if dup.any():
-        problems.append(Problem(fset.label, None, "id", "duplicate-forecast",
-                                f"{int(dup.sum())} repeated (id, resolution_date) row(s); the first is kept", "warning"))
+        problems.append(
+            Problem(
+                fset.label, None, "id", "duplicate-forecast", f"{int(dup.sum())} repeated (id, resolution_date) row(s); the first is kept", "warning"
+            )
+        )
     if (~inside).any():
-        problems.append(Problem(fset.label, None, "id", "unknown-question",
-                                f"{int((~inside).sum())} forecast(s) for questions or dates not in round {fset.due} dropped", "warning"))
+        problems.append(
+            Problem(
+                fset.label,
+                None,
+                "id",
+                "unknown-question",
+                f"{int((~inside).sum())} forecast(s) for questions or dates not in round {fset.due} dropped",
+                "warning",
+            )
+        )
     return frame[inside & ~dup.to_numpy()].reset_index(drop=True), problems
 
 
-forecast_columns_strategy = st.integers(0, 12).flatmap(lambda n: st.fixed_dictionaries({
-    "question_id": st.lists(st.sampled_from(["fred:a", "fred:b", "manifold:c", "x", " ", "", "a,b", 'q"'])
-                            | st.text(max_size=3), min_size=n, max_size=n),
-    "resolution_date": st.lists(st.sampled_from(["", "2026-01-01", "2026-02-01", "٢٠٢٦-٠١-٠١", "2026-1-1"]), min_size=n, max_size=n),
-    "probability": st.lists(st.floats(0, 1) | st.sampled_from([-0.0, 0.1234565, 1e-9, 0.9999995]), min_size=n, max_size=n),
-    "reasoning": st.lists(st.text(max_size=4) | st.sampled_from(["", "a,b", "x\ny", "\r", "\x00", "\ufeff", " ", "\x85", "\u2028", "#", "nan", "NA"]),
-                          min_size=n, max_size=n),
-}))
+forecast_columns_strategy = st.integers(0, 12).flatmap(
+    lambda n: st.fixed_dictionaries(
+        {
+            "question_id": st.lists(
+                st.sampled_from(["fred:a", "fred:b", "manifold:c", "x", " ", "", "a,b", 'q"']) | st.text(max_size=3), min_size=n, max_size=n
+            ),
+            "resolution_date": st.lists(st.sampled_from(["", "2026-01-01", "2026-02-01", "٢٠٢٦-٠١-٠١", "2026-1-1"]), min_size=n, max_size=n),
+            "probability": st.lists(st.floats(0, 1) | st.sampled_from([-0.0, 0.1234565, 1e-9, 0.9999995]), min_size=n, max_size=n),
+            "reasoning": st.lists(
+                st.text(max_size=4) | st.sampled_from(["", "a,b", "x\ny", "\r", "\x00", "\ufeff", " ", "\x85", "\u2028", "#", "nan", "NA"]),
+                min_size=n,
+                max_size=n,
+            ),
+        }
+    )
+)
 
 
 @pytest.mark.slow  # hundreds of examples, 5-10 s of CPU; `-m slow` runs it
 @settings(max_examples=300, deadline=None)
-@given(forecast_columns_strategy, st.lists(st.sampled_from([("fred:a", "2026-01-01"), ("fred:a", ""), ("fred:b", "2026-02-01"),
-                                                            ("manifold:c", ""), ("x", ""), (" ", "")]), max_size=6, unique=True))
+@given(
+    forecast_columns_strategy,
+    st.lists(
+        st.sampled_from([("fred:a", "2026-01-01"), ("fred:a", ""), ("fred:b", "2026-02-01"), ("manifold:c", ""), ("x", ""), (" ", "")]),
+        max_size=6,
+        unique=True,
+    ),
+)
 def test_forecast_columns_equal_forecast_rows(columns, units):
     fset = fb_parse.Parsed("f.json", due="2026-01-01", rows=[columns])
     frame, problems = forecast_rows(fset, _unit_frame(units))
@@ -359,8 +510,9 @@ def test_forecast_frames_written_by_forecast_bytes_equal_the_plain_writer(column
     plain = _bytes_or_error(lambda: csvio.to_csv_bytes(frame, FORECASTS))
     assert _bytes_or_error(lambda: forecast_bytes(frame)) == plain
     assert _bytes_or_error(lambda: forecast_bytes(frame.assign(extra=1))) == plain
-    assert _bytes_or_error(lambda: forecast_bytes(frame.drop(columns="reasoning"))) == \
-        _bytes_or_error(lambda: csvio.to_csv_bytes(frame.drop(columns="reasoning"), FORECASTS))
+    assert _bytes_or_error(lambda: forecast_bytes(frame.drop(columns="reasoning"))) == _bytes_or_error(
+        lambda: csvio.to_csv_bytes(frame.drop(columns="reasoning"), FORECASTS)
+    )
 
 
 def _bytes_or_error(write):
@@ -408,8 +560,9 @@ def test_forecast_probability_text_reads_back_as_float_reads_it():
     """Every probability text the writer can produce ("%.6f" of [0, 1]) parses as float() parses it
     (``fast_forecasts._prob_table`` takes the values the reader gives from ``float``)."""
     texts = [f"{k / 1e6:.6f}" for k in range(1_000_001)]
-    parsed = csvio.coerce(pd.DataFrame({"question_id": "q", "resolution_date": "", "probability": texts, "reasoning": ""}, dtype=str),
-                          FORECASTS)["probability"].to_numpy()
+    parsed = csvio.coerce(pd.DataFrame({"question_id": "q", "resolution_date": "", "probability": texts, "reasoning": ""}, dtype=str), FORECASTS)[
+        "probability"
+    ].to_numpy()
     assert np.array_equal(parsed, np.array([float(t) for t in texts]))
 
 
@@ -434,21 +587,30 @@ def merge_all_pick_statement(units, stated):
 def test_pick_statement_equals_the_merge_with_every_round(seed, n_units, n_stated):
     rng = np.random.default_rng(seed)
     rounds = np.array(["", "2026-01-01", "2026-01-15", "2026-02-01"], dtype=object)
-    units = pd.DataFrame({"round": pd.Series(rng.choice(rounds[1:], n_units), dtype=str),
-                          "question_id": pd.Series([f"q{i}" for i in rng.integers(0, 4, n_units)], dtype=str),
-                          "resolution_date": pd.Series(rng.choice(["", "2026-03-01"], n_units), dtype=str)})
-    stated = pd.DataFrame({"round": pd.Series(rng.choice(rounds, n_stated), dtype=str),
-                           "question_id": pd.Series([f"q{i}" for i in rng.integers(0, 4, n_stated)], dtype=str),
-                           "resolution_date": pd.Series(rng.choice(["", "2026-03-01"], n_stated), dtype=str),
-                           "recorded_at": pd.Series([f"2026-0{m}-01T00:00:00Z" for m in rng.integers(1, 9, n_stated)], dtype=str),
-                           "status": pd.Series(rng.choice(["open", "resolved", "void"], n_stated), dtype=str),
-                           "outcome": rng.choice([0.0, 1.0, np.nan], n_stated),
-                           "resolved_at": pd.Series(rng.choice(["", "2026-02-01T00:00:00Z"], n_stated), dtype=str)})
+    units = pd.DataFrame(
+        {
+            "round": pd.Series(rng.choice(rounds[1:], n_units), dtype=str),
+            "question_id": pd.Series([f"q{i}" for i in rng.integers(0, 4, n_units)], dtype=str),
+            "resolution_date": pd.Series(rng.choice(["", "2026-03-01"], n_units), dtype=str),
+        }
+    )
+    stated = pd.DataFrame(
+        {
+            "round": pd.Series(rng.choice(rounds, n_stated), dtype=str),
+            "question_id": pd.Series([f"q{i}" for i in rng.integers(0, 4, n_stated)], dtype=str),
+            "resolution_date": pd.Series(rng.choice(["", "2026-03-01"], n_stated), dtype=str),
+            "recorded_at": pd.Series([f"2026-0{m}-01T00:00:00Z" for m in rng.integers(1, 9, n_stated)], dtype=str),
+            "status": pd.Series(rng.choice(["open", "resolved", "void"], n_stated), dtype=str),
+            "outcome": rng.choice([0.0, 1.0, np.nan], n_stated),
+            "resolved_at": pd.Series(rng.choice(["", "2026-02-01T00:00:00Z"], n_stated), dtype=str),
+        }
+    )
     stated = resolution.latest_statements(stated, "2026-12-31T00:00:00Z")
     pd.testing.assert_frame_equal(resolution._pick_statement(units, stated), merge_all_pick_statement(units, stated), check_exact=True)
 
 
 # -- import: many files parsed by worker processes, taken in file order ------------------------------
+
 
 def test_parsing_in_worker_processes_equals_parsing_one_by_one(tmp_path, monkeypatch):
     from generator.interop.forecastbench import importer as forecastbench
@@ -459,15 +621,28 @@ def test_parsing_in_worker_processes_equals_parsing_one_by_one(tmp_path, monkeyp
     (datasets / "resolution_sets").mkdir()
     forecasts.mkdir()
     q = {"id": "m1", "source": "manifold", "question": "Q?", "resolution_dates": "N/A", "freeze_datetime": "2025-12-25T00:00:00+00:00"}
-    (datasets / "question_sets" / "2026-01-04-llm.json").write_text(json.dumps(
-        {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "questions": [q, {"id": ["a", "b"], "source": "fred"}]}))
-    (datasets / "resolution_sets" / "2026-01-04_resolution_set.json").write_text(json.dumps(
-        {"forecast_due_date": "2026-01-04", "question_set": "x", "resolutions": [
-            {"id": "m1", "source": "manifold", "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
-            {"id": "m2", "source": "manifold", "resolution_date": "bad", "resolved_to": "x", "resolved": 1}]}))
-    bodies = [b"{not json", b"[]", "{\"a\": \"\u00e9\"}".encode(), b"\xff\xfe", b"[" * 20_000 + b"]" * 20_000]
-    rows = [{"id": "m1", "source": "manifold", "forecast": 0.25}, {"id": "m1", "source": "manifold", "forecast": 2},
-            {"id": "F1", "source": "fred", "forecast": None, "resolution_date": "2026-01-11"}, {"id": 3, "source": "nope", "forecast": "x"}]
+    (datasets / "question_sets" / "2026-01-04-llm.json").write_text(
+        json.dumps({"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "questions": [q, {"id": ["a", "b"], "source": "fred"}]})
+    )
+    (datasets / "resolution_sets" / "2026-01-04_resolution_set.json").write_text(
+        json.dumps(
+            {
+                "forecast_due_date": "2026-01-04",
+                "question_set": "x",
+                "resolutions": [
+                    {"id": "m1", "source": "manifold", "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
+                    {"id": "m2", "source": "manifold", "resolution_date": "bad", "resolved_to": "x", "resolved": 1},
+                ],
+            }
+        )
+    )
+    bodies = [b"{not json", b"[]", '{"a": "\u00e9"}'.encode(), b"\xff\xfe", b"[" * 20_000 + b"]" * 20_000]
+    rows = [
+        {"id": "m1", "source": "manifold", "forecast": 0.25},
+        {"id": "m1", "source": "manifold", "forecast": 2},
+        {"id": "F1", "source": "fred", "forecast": None, "resolution_date": "2026-01-11"},
+        {"id": 3, "source": "nope", "forecast": "x"},
+    ]
     for i in range(40):
         header = {"organization": f"Team {i % 3}", "model": f"M{i}", "model_organization": "L", "question_set": "2026-01-04-llm.json"}
         body = bodies[i] if i < len(bodies) else json.dumps({**header, "forecasts": rows[: i % 5] * (1 + i % 2)}).encode()
@@ -477,7 +652,6 @@ def test_parsing_in_worker_processes_equals_parsing_one_by_one(tmp_path, monkeyp
     pooled = forecastbench.read_inputs(datasets, forecasts)
     assert repr(pooled) == repr(one_by_one)
     assert [len(f.problems) for f in one_by_one.fsets].count(0) > 5 and one_by_one.problems  # both kinds present
-
 
 
 # -- import: forecast files made by the parsing workers, against the rounds --------------------------
@@ -494,28 +668,57 @@ def _hostile_fb(root: Path, questions: list[str]) -> tuple[Path, Path]:
     (data / "question_sets").mkdir(parents=True)
     (data / "resolution_sets").mkdir()
     forecasts.mkdir()
-    q = [{"id": i, "source": "manifold", "question": f"Will {i}?", "freeze_datetime": "2025-12-25T00:00:00+00:00",
-          "resolution_dates": "N/A"} for i in questions]
-    q.append({"id": "F1", "source": "fred", "question": "F1?", "freeze_datetime": "2025-12-25T00:00:00+00:00",
-              "resolution_dates": ["2026-01-11", "2026-02-03"]})
-    (data / "question_sets" / "2026-01-04-llm.json").write_text(json.dumps(
-        {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "questions": q}))
-    (data / "resolution_sets" / "2026-01-04_resolution_set.json").write_text(json.dumps(
-        {"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "resolutions": [
-            {"id": "m1", "source": "manifold", "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
-            {"id": "F1", "source": "fred", "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True}]}))
+    q = [
+        {"id": i, "source": "manifold", "question": f"Will {i}?", "freeze_datetime": "2025-12-25T00:00:00+00:00", "resolution_dates": "N/A"}
+        for i in questions
+    ]
+    q.append(
+        {
+            "id": "F1",
+            "source": "fred",
+            "question": "F1?",
+            "freeze_datetime": "2025-12-25T00:00:00+00:00",
+            "resolution_dates": ["2026-01-11", "2026-02-03"],
+        }
+    )
+    (data / "question_sets" / "2026-01-04-llm.json").write_text(
+        json.dumps({"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "questions": q})
+    )
+    (data / "resolution_sets" / "2026-01-04_resolution_set.json").write_text(
+        json.dumps(
+            {
+                "forecast_due_date": "2026-01-04",
+                "question_set": "2026-01-04-llm.json",
+                "resolutions": [
+                    {"id": "m1", "source": "manifold", "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
+                    {"id": "F1", "source": "fred", "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
+                ],
+            }
+        )
+    )
     rng = np.random.default_rng(7)
     for k in range(14):
         ids, reasons = (_HOSTILE[:2], _REASONS[:4]) if k % 3 == 1 else (_HOSTILE[:3], _REASONS[:4]) if k % 3 == 2 else (_HOSTILE, _REASONS)
-        rows = [{"id": i, "source": "manifold", "forecast": float(rng.choice([0.0, 1.0, 0.1234567, 1 / 3, 0.5])),
-                 "resolution_date": None, "reasoning": reasons[(k + j) % len(reasons)]}
-                for j, i in enumerate(ids) if (j + k) % 4 or len(ids) < 4]
+        rows = [
+            {
+                "id": i,
+                "source": "manifold",
+                "forecast": float(rng.choice([0.0, 1.0, 0.1234567, 1 / 3, 0.5])),
+                "resolution_date": None,
+                "reasoning": reasons[(k + j) % len(reasons)],
+            }
+            for j, i in enumerate(ids)
+            if (j + k) % 4 or len(ids) < 4
+        ]
         rows += [{"id": "F1", "source": "fred", "forecast": 0.25, "resolution_date": "2026-02-03", "reasoning": "r"}]
         rows += rows[:1] * (k % 5 == 1) + [{"id": "zz", "source": "manifold", "forecast": 0.5}] * (k % 5 == 2)
         if k == 4:
             rows = [{**r, "user_id": f"u{j % 2}"} for j, r in enumerate(rows)]
-        (forecasts / f"f{k:02d}.json").write_text(json.dumps({"organization": "Team", "model": f"M{k}", "model_organization": "L",
-                                                              "question_set": "2026-01-04-llm.json", "forecasts": rows}))
+        (forecasts / f"f{k:02d}.json").write_text(
+            json.dumps(
+                {"organization": "Team", "model": f"M{k}", "model_organization": "L", "question_set": "2026-01-04-llm.json", "forecasts": rows}
+            )
+        )
     return root / "fb", forecasts
 
 
@@ -621,17 +824,24 @@ def test_a_worker_makes_the_file_the_import_makes_or_leaves_it_to_the_import():
     from generator.interop.forecastbench import workers
     from generator.interop.forecastbench.parse import Parsed
 
-    questions = pd.DataFrame({"question_id": pd.array([f"manifold:{i}" for i in _HOSTILE] + ["fred:F1"], dtype=str),
-                              "resolution_date": pd.array([""] * len(_HOSTILE) + ["2026-01-11"], dtype=str)})
+    questions = pd.DataFrame(
+        {
+            "question_id": pd.array([f"manifold:{i}" for i in _HOSTILE] + ["fred:F1"], dtype=str),
+            "resolution_date": pd.array([""] * len(_HOSTILE) + ["2026-01-11"], dtype=str),
+        }
+    )
     ids = questions["question_id"].to_numpy(dtype=object)
     dates = questions["resolution_date"].to_numpy(dtype=object)
     allowed = fb_frames.unit_keys(questions)
     workers._ROUNDS["2026-01-04"] = workers.RoundUnits.of(questions)
     try:
         for k, reason in enumerate(_REASONS):
-            rows = {"question_id": [f"manifold:{i}" for i in _HOSTILE[k % 3:]] + ["fred:F1", "manifold:zz"],
-                    "resolution_date": [""] * len(_HOSTILE[k % 3:]) + ["2026-01-11", ""],
-                    "probability": [0.5 + k / 100] * (len(_HOSTILE[k % 3:]) + 2), "reasoning": [reason or ""] * (len(_HOSTILE[k % 3:]) + 2)}
+            rows = {
+                "question_id": [f"manifold:{i}" for i in _HOSTILE[k % 3 :]] + ["fred:F1", "manifold:zz"],
+                "resolution_date": [""] * len(_HOSTILE[k % 3 :]) + ["2026-01-11", ""],
+                "probability": [0.5 + k / 100] * (len(_HOSTILE[k % 3 :]) + 2),
+                "reasoning": [reason or ""] * (len(_HOSTILE[k % 3 :]) + 2),
+            }
             fset = Parsed("x.json", "2026-01-04", header={"individual": False}, rows=[rows])
             columns, problems = fb_frames.forecast_columns(fset, allowed)
             data, cells = forecast_file(columns)
@@ -651,14 +861,46 @@ def test_a_worker_makes_the_file_the_import_makes_or_leaves_it_to_the_import():
 # Rounds of plain units and sets of clean cells, each example with at most one oddity: a unit
 # that is not plain (each check of ``plain_units`` has its own), one odd cell, repeated rows or rows
 # outside the round. A fast path's check that let a single odd value through would be caught.
-_PLAIN_UNITS = [("fred:a", "2026-01-01"), ("fred:a", ""), ("fred:b", "2026-02-01"), ("manifold:\u00e9", ""), ("B", ""), ("b", ""),
-                ("fred:a\u00e9", "")]
-_ODD_UNITS = [(" ", ""), ("", ""), ("a,b", ""), ('q"', ""), ("t\tab", ""), ("n\nl", ""), ("\ufeffb", ""), ("\x85", ""),
-              ("\u2028", ""), ("fred:a ", ""), ("\ud800", ""), ("fred:c", "2026-1-1"), ("fred:c", "\u0662\u0660\u0662\u0666-01-01"),
-              ("fred:c", "2026-01-01\n"), ("fred:c", " 2026-01-01")]
-_ODD_CELLS = [("probability", 1), ("probability", float("nan")), ("probability", 1.5), ("probability", -1e-9),
-              ("reasoning", "a,b"), ("reasoning", "x\ny"), ("reasoning", "\x00"), ("reasoning", "\ufeff"), ("reasoning", " "),
-              ("reasoning", "\ud800"), ("reasoning", "\x7f"), ("reasoning", None)]
+_PLAIN_UNITS = [
+    ("fred:a", "2026-01-01"),
+    ("fred:a", ""),
+    ("fred:b", "2026-02-01"),
+    ("manifold:\u00e9", ""),
+    ("B", ""),
+    ("b", ""),
+    ("fred:a\u00e9", ""),
+]
+_ODD_UNITS = [
+    (" ", ""),
+    ("", ""),
+    ("a,b", ""),
+    ('q"', ""),
+    ("t\tab", ""),
+    ("n\nl", ""),
+    ("\ufeffb", ""),
+    ("\x85", ""),
+    ("\u2028", ""),
+    ("fred:a ", ""),
+    ("\ud800", ""),
+    ("fred:c", "2026-1-1"),
+    ("fred:c", "\u0662\u0660\u0662\u0666-01-01"),
+    ("fred:c", "2026-01-01\n"),
+    ("fred:c", " 2026-01-01"),
+]
+_ODD_CELLS = [
+    ("probability", 1),
+    ("probability", float("nan")),
+    ("probability", 1.5),
+    ("probability", -1e-9),
+    ("reasoning", "a,b"),
+    ("reasoning", "x\ny"),
+    ("reasoning", "\x00"),
+    ("reasoning", "\ufeff"),
+    ("reasoning", " "),
+    ("reasoning", "\ud800"),
+    ("reasoning", "\x7f"),
+    ("reasoning", None),
+]
 _OUTSIDE = [("fred:zz", ""), (1, ""), ("fred:a", None), ("fred:a", "2026-03-01")]
 _ODDITIES = [None, "repeated", "outside", *(("unit", u) for u in _ODD_UNITS), *(("cell", c) for c in _ODD_CELLS)]  # each its own test
 
@@ -675,19 +917,26 @@ def test_files_put_in_order_by_the_units_ranks_equal_the_files_sorted_by_their_t
     from generator.interop.forecastbench.parse import Parsed
 
     odd_unit = [oddity[1]] if isinstance(oddity, tuple) and oddity[0] == "unit" else []
-    questions = pd.DataFrame({"question_id": pd.array([u[0] for u in units + odd_unit], dtype=str),
-                              "resolution_date": pd.array([u[1] for u in units + odd_unit], dtype=str)})
+    questions = pd.DataFrame(
+        {
+            "question_id": pd.array([u[0] for u in units + odd_unit], dtype=str),
+            "resolution_date": pd.array([u[1] for u in units + odd_unit], dtype=str),
+        }
+    )
     round_units = workers.RoundUnits.of(questions)
     rows = data.draw(st.permutations(units))  # every unit once, in any order; or some of them
-    rows = data.draw(st.permutations(rows[:data.draw(st.integers(1, len(rows)))] + odd_unit))
+    rows = data.draw(st.permutations(rows[: data.draw(st.integers(1, len(rows)))] + odd_unit))
     if oddity == "repeated":
         rows = data.draw(st.permutations(rows + data.draw(st.lists(st.sampled_from(rows), min_size=1, max_size=3))))
     if oddity == "outside":
         rows = data.draw(st.permutations(rows + data.draw(st.lists(st.sampled_from(_OUTSIDE), min_size=1, max_size=2))))
     n = len(rows)
-    columns = {"question_id": [r[0] for r in rows], "resolution_date": [r[1] for r in rows],
-               "probability": data.draw(st.lists(st.floats(0, 1) | st.sampled_from([-0.0, 1e-9, 0.9999995]), min_size=n, max_size=n)),
-               "reasoning": data.draw(st.lists(st.sampled_from(["", "ok", "\u00fc", "a b"]), min_size=n, max_size=n))}
+    columns = {
+        "question_id": [r[0] for r in rows],
+        "resolution_date": [r[1] for r in rows],
+        "probability": data.draw(st.lists(st.floats(0, 1) | st.sampled_from([-0.0, 1e-9, 0.9999995]), min_size=n, max_size=n)),
+        "reasoning": data.draw(st.lists(st.sampled_from(["", "ok", "\u00fc", "a b"]), min_size=n, max_size=n)),
+    }
     if isinstance(oddity, tuple) and oddity[0] == "cell":
         columns[oddity[1][0]][data.draw(st.integers(0, n - 1))] = oddity[1][1]
     fset = Parsed("x.json", "2026-01-04", header={"individual": False}, rows=[columns])
@@ -709,15 +958,28 @@ def test_a_well_formed_set_of_plain_units_is_put_in_order_by_the_units_ranks():
     from generator.interop.forecastbench.parse import Parsed
 
     units = [("fred:b", "2026-02-01"), ("manifold:\u00e9", ""), ("fred:a", "2026-01-01"), ("fred:a", "")]
-    round_units = workers.RoundUnits.of(pd.DataFrame({"question_id": pd.array([u[0] for u in units], dtype=str),
-                                                      "resolution_date": pd.array([u[1] for u in units], dtype=str)}))
+    round_units = workers.RoundUnits.of(
+        pd.DataFrame({"question_id": pd.array([u[0] for u in units], dtype=str), "resolution_date": pd.array([u[1] for u in units], dtype=str)})
+    )
     rows = [units[1], units[0], units[3]]
-    fset = Parsed("x.json", "2026-01-04", header={}, rows=[{
-        "question_id": [r[0] for r in rows], "resolution_date": [r[1] for r in rows], "probability": [0.25, 1.0, 0.0],
-        "reasoning": ["", "why", ""]}])
+    fset = Parsed(
+        "x.json",
+        "2026-01-04",
+        header={},
+        rows=[
+            {
+                "question_id": [r[0] for r in rows],
+                "resolution_date": [r[1] for r in rows],
+                "probability": [0.25, 1.0, 0.0],
+                "reasoning": ["", "why", ""],
+            }
+        ],
+    )
     data, (positions, values, reasons) = workers.in_file_order(fset, round_units)
-    assert data == b"question_id,resolution_date,probability,reasoning\nfred:a,,0.000000,\nfred:b,2026-02-01,1.000000,why\n" \
-                   b"manifold:\xc3\xa9,,0.250000,\n"
+    assert (
+        data == b"question_id,resolution_date,probability,reasoning\nfred:a,,0.000000,\nfred:b,2026-02-01,1.000000,why\n"
+        b"manifold:\xc3\xa9,,0.250000,\n"
+    )
     assert positions.tolist() == [3, 0, 1] and values == [0.0, 1.0, 0.25] and reasons == ["", "why", ""]
 
 
@@ -733,8 +995,12 @@ def test_a_worker_stages_the_file_in_the_hub_and_keeps_the_entry_of_the_frame_it
 
     clean = ["m1", "\u00e9\u2713 \u00fc", "p2", "p3", "p4"]  # ids written as they are (the fast path)
     ids = [*_HOSTILE, *clean[2:]]
-    questions = pd.DataFrame({"question_id": pd.array([f"manifold:{i}" for i in ids] + ["fred:F1"], dtype=str),
-                              "resolution_date": pd.array([""] * len(ids) + ["2026-01-11"], dtype=str)})
+    questions = pd.DataFrame(
+        {
+            "question_id": pd.array([f"manifold:{i}" for i in ids] + ["fred:F1"], dtype=str),
+            "resolution_date": pd.array([""] * len(ids) + ["2026-01-11"], dtype=str),
+        }
+    )
     allowed = fb_frames.unit_keys(questions)
     workers._ROUNDS["2026-01-04"] = workers.RoundUnits.of(questions)
     entries = 0
@@ -744,11 +1010,13 @@ def test_a_worker_stages_the_file_in_the_hub_and_keeps_the_entry_of_the_frame_it
             hub = Hub(root, ReadCache(disk=DiskCache.open(tmp_path / "cache", root) if disk else None))
             workers._HUB[:] = [hub]
             for k, reason in enumerate(_REASONS):
-                kept = clean[k % 3:] if k % 2 == 0 else _HOSTILE[k % 4:]
-                rows = {"question_id": ["fred:F1"] + [f"manifold:{i}" for i in reversed(kept)] + ["manifold:zz"],
-                        "resolution_date": ["2026-01-11"] + [""] * len(kept) + [""],
-                        "probability": [0.25 + k / 100] * (len(kept) + 2),
-                        "reasoning": [reason or "", *["x", reason or ""] * len(kept)][:len(kept) + 2]}
+                kept = clean[k % 3 :] if k % 2 == 0 else _HOSTILE[k % 4 :]
+                rows = {
+                    "question_id": ["fred:F1"] + [f"manifold:{i}" for i in reversed(kept)] + ["manifold:zz"],
+                    "resolution_date": ["2026-01-11"] + [""] * len(kept) + [""],
+                    "probability": [0.25 + k / 100] * (len(kept) + 2),
+                    "reasoning": [reason or "", *["x", reason or ""] * len(kept)][: len(kept) + 2],
+                }
                 fset = Parsed("x.json", "2026-01-04", header={"organization": "Org", "model": f"m{k}"}, rows=[rows])
                 data, cells = forecast_file(fb_frames.forecast_columns(fset, allowed)[0])
                 expected = as_read(cells) if cells is not None else None
@@ -764,8 +1032,7 @@ def test_a_worker_stages_the_file_in_the_hub_and_keeps_the_entry_of_the_frame_it
                     pd.testing.assert_frame_equal(hub.cache.disk_frame(path, FORECASTS, hub.layout.relative(path)), expected, check_exact=True)
                 else:
                     assert (made.rows is None) == (expected is None) and (expected is None or not disk)
-                    got = workers.frame_of(made, questions["question_id"].to_numpy(dtype=object),
-                                           questions["resolution_date"].to_numpy(dtype=object))
+                    got = workers.frame_of(made, questions["question_id"].to_numpy(dtype=object), questions["resolution_date"].to_numpy(dtype=object))
                     assert (got is None) == (expected is None)
                     if expected is not None:
                         pd.testing.assert_frame_equal(got, expected, check_exact=True)
@@ -819,8 +1086,16 @@ from generator.leaderboard import fb_board  # noqa: E402
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["2026-01-01", "2026-01-15", "x|y"]), st.sampled_from(["q1", "q2", "q|1", "", "x"]),
-                          st.sampled_from(["", "2026-03-01", "2026-04-01"])), max_size=30))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["2026-01-01", "2026-01-15", "x|y"]),
+            st.sampled_from(["q1", "q2", "q|1", "", "x"]),
+            st.sampled_from(["", "2026-03-01", "2026-04-01"]),
+        ),
+        max_size=30,
+    )
+)
 def test_unit_codes_equal_the_multiindex_factorize(triples):
     rows = pd.DataFrame({c: pd.Series([t[i] for t in triples], dtype=str) for i, c in enumerate(["round", "question_id", "resolution_date"])})
     keys = pd.MultiIndex.from_frame(rows[["round", "question_id", "resolution_date"]])
@@ -836,15 +1111,24 @@ def test_unit_codes_equal_the_multiindex_factorize(triples):
 def test_resolved_units_equal_the_merge_it_replaced(seed, n_questions, n_resolutions):
     """Questions and resolutions with units repeated (the merge's row per pair) and none resolved."""
     rng = np.random.default_rng(seed)
-    questions = pd.DataFrame({"question_id": pd.Series([f"q{i}" for i in rng.integers(0, 4, n_questions)], dtype=str),
-                              "resolution_date": pd.Series(rng.choice(["", "2026-03-01"], n_questions), dtype=str),
-                              "source": "src", "kind": pd.Series(rng.choice(["binary", "dataset"], n_questions), dtype=str),
-                              "category": pd.Series(rng.choice(["", "c"], n_questions), dtype=str)})
-    resolutions = pd.DataFrame({"question_id": pd.Series([f"q{i}" for i in rng.integers(0, 4, n_resolutions)], dtype=str),
-                                "resolution_date": pd.Series(rng.choice(["", "2026-03-01"], n_resolutions), dtype=str),
-                                "status": pd.Series(rng.choice(["open", "resolved", "void"], n_resolutions), dtype=str),
-                                "outcome": rng.choice([0.0, 1.0, np.nan], n_resolutions),
-                                "resolved_at": pd.Series(rng.choice(["", "2026-02-01T00:00:00Z"], n_resolutions), dtype=str)})
+    questions = pd.DataFrame(
+        {
+            "question_id": pd.Series([f"q{i}" for i in rng.integers(0, 4, n_questions)], dtype=str),
+            "resolution_date": pd.Series(rng.choice(["", "2026-03-01"], n_questions), dtype=str),
+            "source": "src",
+            "kind": pd.Series(rng.choice(["binary", "dataset"], n_questions), dtype=str),
+            "category": pd.Series(rng.choice(["", "c"], n_questions), dtype=str),
+        }
+    )
+    resolutions = pd.DataFrame(
+        {
+            "question_id": pd.Series([f"q{i}" for i in rng.integers(0, 4, n_resolutions)], dtype=str),
+            "resolution_date": pd.Series(rng.choice(["", "2026-03-01"], n_resolutions), dtype=str),
+            "status": pd.Series(rng.choice(["open", "resolved", "void"], n_resolutions), dtype=str),
+            "outcome": rng.choice([0.0, 1.0, np.nan], n_resolutions),
+            "resolved_at": pd.Series(rng.choice(["", "2026-02-01T00:00:00Z"], n_resolutions), dtype=str),
+        }
+    )
     unit = ["question_id", "resolution_date"]
     done = resolutions[resolutions["status"] == "resolved"].reindex(columns=[*unit, "outcome", "resolved_at", "proxy"])
     merged = questions[[*unit, "source", "kind", "category"]].merge(done, on=unit, how="inner")
@@ -857,15 +1141,20 @@ def test_the_views_latest_rows_equal_drop_duplicates(seed, n_rows):
     """market_states and series_table take the last row of each key in known_by's order, as
     drop_duplicates(keep="last") did: dates observed twice, corrections recorded later, rows out of order."""
     rng = np.random.default_rng(seed)
-    obs = pd.DataFrame({"question_id": pd.Series([f"q{i}" for i in rng.integers(0, 5, n_rows)], dtype=str),
-                        "observed_at": pd.Series([f"2026-01-0{d}T00:00:00Z" for d in rng.integers(1, 4, n_rows)], dtype=str),
-                        "recorded_at": pd.Series([f"2026-01-0{d}T00:00:00Z" for d in rng.integers(1, 6, n_rows)], dtype=str),
-                        "value": rng.random(n_rows),
-                        "status": pd.Series(rng.choice(["open", "resolved", "void"], n_rows), dtype=str),
-                        "outcome": rng.choice([0.0, 1.0, np.nan], n_rows)})
+    obs = pd.DataFrame(
+        {
+            "question_id": pd.Series([f"q{i}" for i in rng.integers(0, 5, n_rows)], dtype=str),
+            "observed_at": pd.Series([f"2026-01-0{d}T00:00:00Z" for d in rng.integers(1, 4, n_rows)], dtype=str),
+            "recorded_at": pd.Series([f"2026-01-0{d}T00:00:00Z" for d in rng.integers(1, 6, n_rows)], dtype=str),
+            "value": rng.random(n_rows),
+            "status": pd.Series(rng.choice(["open", "resolved", "void"], n_rows), dtype=str),
+            "outcome": rng.choice([0.0, 1.0, np.nan], n_rows),
+        }
+    )
     known = resolution.known_by(obs, "2026-01-04T00:00:00Z")
-    pd.testing.assert_frame_equal(resolution.market_states(known),
-                                  known.drop_duplicates("question_id", keep="last").set_index("question_id"), check_exact=True)
+    pd.testing.assert_frame_equal(
+        resolution.market_states(known), known.drop_duplicates("question_id", keep="last").set_index("question_id"), check_exact=True
+    )
     latest = known.drop_duplicates(["question_id", "observed_at"], keep="last").sort_values("question_id", kind="mergesort")
     table = resolution.series_table(known)
     assert list(table) == sorted(set(latest["question_id"]))
@@ -875,9 +1164,11 @@ def test_the_views_latest_rows_equal_drop_duplicates(seed, n_rows):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.text(max_size=4) | st.sampled_from(["", "\x1f", "a\x1fb", "\ud800", "\x00"]), max_size=6)
-       | st.lists(st.floats(allow_nan=False) | st.sampled_from([-0.0, 1e-300, 0.1]), max_size=6)
-       | st.lists(st.integers() | st.floats() | st.none() | st.text(max_size=2), max_size=6))
+@given(
+    st.lists(st.text(max_size=4) | st.sampled_from(["", "\x1f", "a\x1fb", "\ud800", "\x00"]), max_size=6)
+    | st.lists(st.floats(allow_nan=False) | st.sampled_from([-0.0, 1e-300, 0.1]), max_size=6)
+    | st.lists(st.integers() | st.floats() | st.none() | st.text(max_size=2), max_size=6)
+)
 def test_columns_packed_for_the_trip_from_a_worker_come_back_as_they_were(values):
     from generator.interop.forecastbench import workers
 
@@ -887,9 +1178,12 @@ def test_columns_packed_for_the_trip_from_a_worker_come_back_as_they_were(values
 
 # -- write_table: plain bytes pass the read-back without parsing --------------------------------------
 
-_CELL_TEXT = st.text(st.sampled_from(['a', 'Z', '0', '.', '-', ' ', ',', '"', '\n', '\r', '\t', '\x00', '\x1f', '\x85',
-                                      '\u00e9', '\u2028', '\ufeff', '\ud800', '#', 'N', '\u3000']), max_size=4) \
-    | st.text(st.sampled_from(['a', 'Z', '0', '.', '-', ' ', '\u00e9', '\ufeff', '#', 'N']), max_size=4)
+_CELL_TEXT = st.text(
+    st.sampled_from(
+        ["a", "Z", "0", ".", "-", " ", ",", '"', "\n", "\r", "\t", "\x00", "\x1f", "\x85", "\u00e9", "\u2028", "\ufeff", "\ud800", "#", "N", "\u3000"]
+    ),
+    max_size=4,
+) | st.text(st.sampled_from(["a", "Z", "0", ".", "-", " ", "\u00e9", "\ufeff", "#", "N"]), max_size=4)
 
 
 def test_plain_bytes_refuse_a_quote_and_every_control_byte_but_the_line_feed():
@@ -1020,8 +1314,12 @@ def test_files_whose_lines_hold_a_cell_too_many_are_not_read_together():
 def _plain(text: str) -> bool:
     """The files ``read_together`` takes, said again: the one header, a line end at the end, no quote or
     carriage return, three commas a line."""
-    return text.startswith(HEADER) and text.endswith("\n") and not {'"', "\r", "\ufeff"} & set(text) \
+    return (
+        text.startswith(HEADER)
+        and text.endswith("\n")
+        and not {'"', "\r", "\ufeff"} & set(text)
         and all(line.count(",") == 3 for line in text.splitlines())
+    )
 
 
 def test_a_round_read_together_is_parsed_once_and_quarantines_as_one_by_one(tmp_path, monkeypatch):

@@ -87,8 +87,7 @@ def temp_files(hub: Path) -> list[str]:
 
 def test_the_paths_of_the_test_hubs_each_have_a_schema(states):
     rels = [p.relative_to(states["clean"]).as_posix() for p in (states["clean"] / "data").rglob("*.csv")]
-    assert {table_for(r).name for r in rels} >= {"questions", "observations", "round_questions", "forecasts",
-                                                  "scores", "manifest"}
+    assert {table_for(r).name for r in rels} >= {"questions", "observations", "round_questions", "forecasts", "scores", "manifest"}
     assert table_for("data/unknown/thing.csv") is None
 
 

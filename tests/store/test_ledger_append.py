@@ -22,16 +22,40 @@ from generator.store.lock import hub_lock, remove_stale_temp_files
 
 from helpers import ROOT
 
-HOSTILE = ['plain', 'a, comma', 'say "hi"', 'two\nlines', 'a bare\rCR', 'crlf\r\nend', ' edge space ',
-           'ünïcödé — ✓ 日本', '=SUM(A1)', '\u2028sep', 'tab\there']
+HOSTILE = [
+    "plain",
+    "a, comma",
+    'say "hi"',
+    "two\nlines",
+    "a bare\rCR",
+    "crlf\r\nend",
+    " edge space ",
+    "ünïcödé — ✓ 日本",
+    "=SUM(A1)",
+    "\u2028sep",
+    "tab\there",
+]
 
 
 def questions(day: int, texts: list[str]) -> pd.DataFrame:
     """One question row per text, recorded on ``day`` of January 2026, with the text in every text column."""
     stamp = f"2026-01-{day:02d}T00:00:00Z"
-    rows = [{"id": f"sim:{i}", "recorded_at": stamp, "source": "sim", "kind": "binary", "text": t, "background": t,
-             "resolution_criteria": t, "url": "https://example.org/q", "category": t, "open_time": "", "close_time": ""}
-            for i, t in enumerate(texts)]
+    rows = [
+        {
+            "id": f"sim:{i}",
+            "recorded_at": stamp,
+            "source": "sim",
+            "kind": "binary",
+            "text": t,
+            "background": t,
+            "resolution_criteria": t,
+            "url": "https://example.org/q",
+            "category": t,
+            "open_time": "",
+            "close_time": "",
+        }
+        for i, t in enumerate(texts)
+    ]
     return pd.DataFrame(rows, columns=list(QUESTIONS.names))
 
 
@@ -93,9 +117,14 @@ def test_an_append_killed_after_its_bytes_were_added_is_rolled_back_by_the_next_
     ledger.append(path, questions(1, HOSTILE), QUESTIONS, "q")
     before = path.read_bytes()
     night = questions(2, HOSTILE[::-1])
-    killed = subprocess.run([sys.executable, "-c", KILLED_APPEND, str(path)], input=night.to_json(orient="records"),
-                            text=True, capture_output=True, timeout=120,
-                            env={**os.environ, FAULT_ENV: "1", "PYTHONPATH": str(ROOT)})
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_APPEND, str(path)],
+        input=night.to_json(orient="records"),
+        text=True,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, FAULT_ENV: "1", "PYTHONPATH": str(ROOT)},
+    )
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert len(path.read_bytes()) > len(before) and path.read_bytes().startswith(before)
     assert [t.startswith(".sim.csv.append-") for t in temps(data)] == [True]

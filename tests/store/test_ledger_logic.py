@@ -44,14 +44,18 @@ def round_frame(rows):
 
 
 def test_markets_resolve_from_the_latest_state_and_early_resolutions_are_void():
-    obs = pd.concat([
-        frame([Observation("m:1", T("2026-01-05"), 0.7)], "2026-01-05"),
-        frame([Observation("m:1", T("2026-02-01"), 1.0, "resolved", 1.0)], "2026-02-02"),
-        frame([Observation("m:2", T("2026-01-09"), 0.0, "resolved", 0.0)], "2026-01-09"),
-        frame([Observation("m:3", T("2026-01-09"), 0.3, "void")], "2026-02-02"),
-    ], ignore_index=True)
-    rounds = round_frame([("m:1", "", "binary", "2026-01-10T00:00:00Z"), ("m:2", "", "binary", "2026-01-10T00:00:00Z"),
-                          ("m:3", "", "binary", "2026-01-10T00:00:00Z")])
+    obs = pd.concat(
+        [
+            frame([Observation("m:1", T("2026-01-05"), 0.7)], "2026-01-05"),
+            frame([Observation("m:1", T("2026-02-01"), 1.0, "resolved", 1.0)], "2026-02-02"),
+            frame([Observation("m:2", T("2026-01-09"), 0.0, "resolved", 0.0)], "2026-01-09"),
+            frame([Observation("m:3", T("2026-01-09"), 0.3, "void")], "2026-02-02"),
+        ],
+        ignore_index=True,
+    )
+    rounds = round_frame(
+        [("m:1", "", "binary", "2026-01-10T00:00:00Z"), ("m:2", "", "binary", "2026-01-10T00:00:00Z"), ("m:3", "", "binary", "2026-01-10T00:00:00Z")]
+    )
     out = resolve_round(rounds, ledger_view(obs, "2026-02-05T00:00:00Z")).set_index("question_id")
     assert out.loc["m:1", "status"] == "resolved" and out.loc["m:1", "outcome"] == 1.0
     assert out.loc["m:2", "status"] == "void"  # resolved before the due date
@@ -63,10 +67,14 @@ def test_markets_resolve_from_the_latest_state_and_early_resolutions_are_void():
 def test_dataset_units_compare_the_resolution_date_value_with_the_due_date_value():
     values = [("2026-01-09", 5.0), ("2026-01-10", 10.0), ("2026-01-16", 9.0), ("2026-01-17", 12.0), ("2026-02-09", 12.0)]
     obs = frame([Observation("s:1", T(d), v) for d, v in values], "2026-02-10")
-    rounds = round_frame([("s:1", "2026-01-17", "dataset", "2026-01-10T00:00:00Z"),
-                          ("s:1", "2026-01-16", "dataset", "2026-01-10T00:00:00Z"),
-                          ("s:1", "2026-03-01", "dataset", "2026-01-10T00:00:00Z"),
-                          ("s:1", "2026-01-10", "dataset", "2026-01-10T00:00:00Z")])
+    rounds = round_frame(
+        [
+            ("s:1", "2026-01-17", "dataset", "2026-01-10T00:00:00Z"),
+            ("s:1", "2026-01-16", "dataset", "2026-01-10T00:00:00Z"),
+            ("s:1", "2026-03-01", "dataset", "2026-01-10T00:00:00Z"),
+            ("s:1", "2026-01-10", "dataset", "2026-01-10T00:00:00Z"),
+        ]
+    )
     out = resolve_round(rounds, ledger_view(obs, "2026-02-10T00:00:00Z")).set_index("resolution_date")
     assert out.loc["2026-01-17", "outcome"] == 1.0  # 12 > 10
     assert out.loc["2026-01-16", "outcome"] == 0.0  # 9 < 10

@@ -33,9 +33,42 @@ from generator.timeutil import parse_ts
 from helpers import MANIFOLD_API, MANIFOLD_HUB, write_hub
 
 # separators, bidi overrides and isolates, a BOM, lone surrogates, and CSV's own syntax.
-NASTY = ["\r", "\n", "\x00", "\x01", "\t", "\x0b", "\x0c", "\x1c", "\x1f", "\x7f", "\x85", "\x9f",
-         "\u2028", "\u2029", "\u202e", "\u202d", "\u2066", "\u2069", "\u200b", "\ufeff", "\ud800", "\udbff",
-         "\udc00", "\udfff", '"', ",", " ", "\u00a0", "\u3000", "=", "'", "#", "é", "😀"]
+NASTY = [
+    "\r",
+    "\n",
+    "\x00",
+    "\x01",
+    "\t",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x1f",
+    "\x7f",
+    "\x85",
+    "\x9f",
+    "\u2028",
+    "\u2029",
+    "\u202e",
+    "\u202d",
+    "\u2066",
+    "\u2069",
+    "\u200b",
+    "\ufeff",
+    "\ud800",
+    "\udbff",
+    "\udc00",
+    "\udfff",
+    '"',
+    ",",
+    " ",
+    "\u00a0",
+    "\u3000",
+    "=",
+    "'",
+    "#",
+    "é",
+    "😀",
+]
 TEXT = st.text(st.sampled_from(NASTY) | st.characters(), max_size=10)
 SAMPLE = {"ts": "2026-01-02T03:04:05Z", "date": "2026-01-02", "float": 1.5, "prob": 0.25, "int": 1}
 REPLACED = re.compile("[\x00\ud800-\udfff]")  # the documented policy, restated independently
@@ -97,16 +130,27 @@ def test_every_text_column_of_every_table_round_trips(table: Table, data, tmp_pa
 
 
 def test_cells_that_need_no_quotes_stay_bare_and_the_others_are_quoted():
-    frame = pd.DataFrame({"question_id": ["a:1", "a:2", "a:3", "a:4", "a:5", "a:6", "a:7", "a:8"],
-                          "resolution_date": [""] * 8, "probability": [0.5] * 8,
-                          "reasoning": ["plain text, é 😀 \u202e", "a\rb", " lead", "trail ", "x\x1cy", "p\u2028q",
-                                        "n\x00ul", "s\ud800"]})
+    frame = pd.DataFrame(
+        {
+            "question_id": ["a:1", "a:2", "a:3", "a:4", "a:5", "a:6", "a:7", "a:8"],
+            "resolution_date": [""] * 8,
+            "probability": [0.5] * 8,
+            "reasoning": ["plain text, é 😀 \u202e", "a\rb", " lead", "trail ", "x\x1cy", "p\u2028q", "n\x00ul", "s\ud800"],
+        }
+    )
     lines = to_csv_bytes(frame, FORECASTS).decode("utf-8").split("\n")
-    assert lines[1:] == ['a:1,,0.500000,"plain text, é 😀 \u202e"', 'a:2,,0.500000,"a\rb"', 'a:3,,0.500000," lead"',
-                         'a:4,,0.500000,"trail "', 'a:5,,0.500000,"x\x1cy"', 'a:6,,0.500000,"p\u2028q"',
-                         "a:7,,0.500000,n\ufffdul", "a:8,,0.500000,s\ufffd", ""]
-    plain = pd.DataFrame({"question_id": ["a:1"], "resolution_date": [""], "probability": [0.5],
-                          "reasoning": ["in the middle é"]})
+    assert lines[1:] == [
+        'a:1,,0.500000,"plain text, é 😀 \u202e"',
+        'a:2,,0.500000,"a\rb"',
+        'a:3,,0.500000," lead"',
+        'a:4,,0.500000,"trail "',
+        'a:5,,0.500000,"x\x1cy"',
+        'a:6,,0.500000,"p\u2028q"',
+        "a:7,,0.500000,n\ufffdul",
+        "a:8,,0.500000,s\ufffd",
+        "",
+    ]
+    plain = pd.DataFrame({"question_id": ["a:1"], "resolution_date": [""], "probability": [0.5], "reasoning": ["in the middle é"]})
     assert to_csv_bytes(plain, FORECASTS).endswith(b"\na:1,,0.500000,in the middle \xc3\xa9\n")
 
 
@@ -125,22 +169,23 @@ def test_a_file_that_would_not_read_back_is_never_written(tmp_path: Path, monkey
     assert [p.code for p in caught.value.problems] == ["write-read-back"]
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["q.csv"]
     with pytest.raises(RoundTripError):  # the append path is checked the same way
-        ledger.append(path, pd.DataFrame({"question_id": ["b:1"], "resolution_date": [""], "probability": [0.5],
-                                          "reasoning": ["c\rd"]}), FORECASTS, "q.csv")
+        ledger.append(
+            path, pd.DataFrame({"question_id": ["b:1"], "resolution_date": [""], "probability": [0.5], "reasoning": ["c\rd"]}), FORECASTS, "q.csv"
+        )
     assert path.read_bytes() == before
 
 
 def test_an_append_after_a_last_line_without_its_line_end_reads_back(tmp_path: Path):
     path = tmp_path / "q.csv"
     path.write_bytes(b"question_id,resolution_date,probability,reasoning\na:1,,0.500000,x")
-    added = ledger.append(path, pd.DataFrame({"question_id": ["b:1"], "resolution_date": [""], "probability": [0.25],
-                                              "reasoning": ["y\r"]}), FORECASTS, "q.csv")
+    added = ledger.append(
+        path, pd.DataFrame({"question_id": ["b:1"], "resolution_date": [""], "probability": [0.25], "reasoning": ["y\r"]}), FORECASTS, "q.csv"
+    )
     assert len(added) == 1
     assert path.read_bytes() == b'question_id,resolution_date,probability,reasoning\na:1,,0.500000,x\nb:1,,0.250000,"y\r"\n'
 
 
 # -- a whole hub: a source sends a title with a bare CR (or worse), and the next night still runs ----
-
 
 
 def manifold(titles: list[str]) -> httpx.Client:
@@ -159,10 +204,14 @@ def manifold(titles: list[str]) -> httpx.Client:
     return httpx.Client(transport=httpx.MockTransport(handler))
 
 
-@pytest.mark.parametrize("titles", [
-    ["Will it rain?\r", "Carriage\rreturn"],
-    ["Lone \ud800 surrogate", "NUL\x00inside", " spaced, \"quoted\"\u2028 "],
-], ids=["carriage-return", "surrogate-nul-and-more"])
+@pytest.mark.parametrize(
+    "titles",
+    [
+        ["Will it rain?\r", "Carriage\rreturn"],
+        ["Lone \ud800 surrogate", "NUL\x00inside", ' spaced, "quoted"\u2028 '],
+    ],
+    ids=["carriage-return", "surrogate-nul-and-more"],
+)
 def test_a_hostile_title_is_recorded_and_the_next_nightly_still_succeeds(tmp_path: Path, titles: list[str]):
     root = write_hub(tmp_path / "hub", MANIFOLD_HUB)
     first = nightly(root, parse_ts("2026-08-05T12:00:00Z"), client=manifold(titles), env={})
@@ -189,8 +238,9 @@ def test_a_blank_title_is_an_item_failure_not_a_stopped_night(tmp_path: Path):
 
 def test_the_spreadsheet_safe_download_quotes_like_the_ledgers():
     """The other CSV writer (site downloads, formula cells prefixed): a CR cell stays one cell."""
-    frame = pd.DataFrame({"question_id": ["a:1", "a:2"], "resolution_date": ["", ""], "probability": [0.5, 0.5],
-                          "reasoning": ["=HYPERLINK(1)", "two\rlines "]})
+    frame = pd.DataFrame(
+        {"question_id": ["a:1", "a:2"], "resolution_date": ["", ""], "probability": [0.5, 0.5], "reasoning": ["=HYPERLINK(1)", "two\rlines "]}
+    )
     safe = spreadsheet.spreadsheet_safe_bytes(to_csv_bytes(frame, FORECASTS))
     rows = list(csv.reader(io.StringIO(safe.decode("utf-8"), newline="")))
     assert [r[3] for r in rows[1:]] == ["'=HYPERLINK(1)", "two\rlines "]

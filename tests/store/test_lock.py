@@ -49,8 +49,7 @@ def test_the_refusal_names_the_command_that_holds_the_lock_not_another(sim_hub: 
     fetch's own command line (the lock used to say `prescient nightly` for a fetch)."""
     as_of = "2026-01-16T00:00:00Z"
     command = [sys.executable, "-m", "generator", "fetch", "--hub", str(sim_hub), "--source", "sim", "--as-of", as_of]
-    holder = subprocess.Popen(command, env=dict(os.environ, **{FAULT_ENV: "1:stop"}),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    holder = subprocess.Popen(command, env=dict(os.environ, **{FAULT_ENV: "1:stop"}), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
         while Path(f"/proc/{holder.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
@@ -61,8 +60,11 @@ def test_the_refusal_names_the_command_that_holds_the_lock_not_another(sim_hub: 
         holder.kill()
         holder.wait(timeout=30)
     assert refused.returncode == 7 and "Traceback" not in refused.stderr, refused.stderr
-    holder_is = (re.escape(f"prescient fetch --as-of {as_of} (pid {holder.pid}, since ") + r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
-                 + re.escape(f", command: prescient fetch --hub {sim_hub} --source sim --as-of {as_of}) is writing to this hub"))
+    holder_is = (
+        re.escape(f"prescient fetch --as-of {as_of} (pid {holder.pid}, since ")
+        + r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+        + re.escape(f", command: prescient fetch --hub {sim_hub} --source sim --as-of {as_of}) is writing to this hub")
+    )
     assert re.search(holder_is, refused.stderr), refused.stderr
 
 

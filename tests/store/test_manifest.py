@@ -58,8 +58,9 @@ def test_a_rerun_writes_no_byte_and_the_manifest_proves_what_was_there_before_du
     assert list(recorded.loc[recorded["path"] == "*", "recorded_at"]) == ["2026-01-16T00:00:00Z", "2026-01-20T00:00:00Z"]
 
     late = _submit(sim_hub, "team.late")  # appears after the due time: no record shows it before
-    assert [(p.file, p.code, p.severity) for p in check_timing(Hub(sim_hub), parse_ts("2026-02-20T00:00:00Z"), None)[0]] \
-        == [(late, "timing-unproven", "warning")]
+    assert [(p.file, p.code, p.severity) for p in check_timing(Hub(sim_hub), parse_ts("2026-02-20T00:00:00Z"), None)[0]] == [
+        (late, "timing-unproven", "warning")
+    ]
     nightly(sim_hub, parse_ts("2026-02-20T00:00:00Z"))  # the seal rules it out (unproven) and removes it
     assert not (sim_hub / late).exists() and (sim_hub / early).exists()
     sealed = seals.load_seals(Hub(sim_hub)).set_index("model")

@@ -27,13 +27,24 @@ def _scores(keys: list[tuple[str, str, str]], seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     probability = rng.integers(0, 1_000_001, len(keys)) / 1_000_000
     outcome = rng.integers(0, 2, len(keys)).astype(float)
-    return pd.DataFrame({
-        "round": "2026-01-04", "model": [f"t.{m}" for m, _, _ in keys], "question_id": [f"q{q}" for _, q, _ in keys],
-        "resolution_date": [d for _, _, d in keys], "source": "sim",
-        "kind": ["dataset" if d else "binary" for _, _, d in keys], "category": "Économie",
-        "probability": probability, "imputed": rng.integers(0, 2, len(keys)), "outcome": outcome,
-        "resolved_at": "2026-02-01T00:00:00Z", "brier": (probability - outcome) ** 2, "proxy": np.nan,
-    }, columns=list(SCORES.names))
+    return pd.DataFrame(
+        {
+            "round": "2026-01-04",
+            "model": [f"t.{m}" for m, _, _ in keys],
+            "question_id": [f"q{q}" for _, q, _ in keys],
+            "resolution_date": [d for _, _, d in keys],
+            "source": "sim",
+            "kind": ["dataset" if d else "binary" for _, _, d in keys],
+            "category": "Économie",
+            "probability": probability,
+            "imputed": rng.integers(0, 2, len(keys)),
+            "outcome": outcome,
+            "resolved_at": "2026-02-01T00:00:00Z",
+            "brier": (probability - outcome) ** 2,
+            "proxy": np.nan,
+        },
+        columns=list(SCORES.names),
+    )
 
 
 UNIT = ("question_id", "resolution_date")
@@ -74,7 +85,7 @@ def test_what_cannot_be_spliced_soundly_is_refused():
     torn = b"\n".join([lines[0], lines[1] + b"," + first, rest, *lines[3:]])  # a line with a cell too many, the next one less
     assert torn.count(b",") == data.count(b",") and splice.spliced(torn, SCORES, changed, *q2, 2) is None, "a torn line"
     assert splice.spliced(data, HISTORY, changed, *q2, 2) is None, "a table whose sort is not its first columns"
-    forecasts = to_csv_bytes(pd.DataFrame({"question_id": ["q1"], "resolution_date": [""], "probability": [0.5],
-                                           "reasoning": [""]}), FORECASTS)
-    assert splice.spliced(forecasts, FORECASTS, pd.DataFrame(columns=list(FORECASTS.names)), UNIT, {("q1", "")}, 1) \
-        == to_csv_bytes(pd.DataFrame(columns=list(FORECASTS.names)), FORECASTS)
+    forecasts = to_csv_bytes(pd.DataFrame({"question_id": ["q1"], "resolution_date": [""], "probability": [0.5], "reasoning": [""]}), FORECASTS)
+    assert splice.spliced(forecasts, FORECASTS, pd.DataFrame(columns=list(FORECASTS.names)), UNIT, {("q1", "")}, 1) == to_csv_bytes(
+        pd.DataFrame(columns=list(FORECASTS.names)), FORECASTS
+    )

@@ -23,8 +23,10 @@ def obs_rows(*rows):
 
 
 def test_bytes_are_canonical_whatever_the_input_order():
-    a = obs_rows(("q:2", "2026-01-02T00:00:00Z", "2026-01-02T00:00:00Z", 0.1 + 0.2, "open", None, "h"),
-                 ("q:1", "2026-01-02T00:00:00Z", "2026-01-02T00:00:00Z", -0.0, "open", None, "h"))
+    a = obs_rows(
+        ("q:2", "2026-01-02T00:00:00Z", "2026-01-02T00:00:00Z", 0.1 + 0.2, "open", None, "h"),
+        ("q:1", "2026-01-02T00:00:00Z", "2026-01-02T00:00:00Z", -0.0, "open", None, "h"),
+    )
     b = a.iloc[::-1]
     assert to_csv_bytes(a, OBSERVATIONS) == to_csv_bytes(b, OBSERVATIONS)
     assert to_csv_bytes(a, OBSERVATIONS).decode().splitlines() == [
@@ -65,8 +67,15 @@ def test_duplicate_keys_are_reported(tmp_path):
 def test_the_key_check_finds_duplicates_of_cells_that_are_not_text():
     """The set-of-tuples shortcut of the key check takes text cells only: a frame whose key holds
     other values (here a missing one, twice) goes through ``duplicated``, which finds the repeat."""
-    raw = pd.DataFrame({"question_id": ["a:1", "a:1", "b:1"], "resolution_date": [None, None, "2026-01-01"],
-                        "probability": ["0.1", "0.2", "0.3"], "reasoning": ["", "", ""]}, dtype=object)
+    raw = pd.DataFrame(
+        {
+            "question_id": ["a:1", "a:1", "b:1"],
+            "resolution_date": [None, None, "2026-01-01"],
+            "probability": ["0.1", "0.2", "0.3"],
+            "reasoning": ["", "", ""],
+        },
+        dtype=object,
+    )
     found = [(p.code, p.row) for p in csvio.check_frame(raw, FORECASTS, "f.csv")]
     assert ("duplicate-key", 3) in found
     assert [code for code, _ in found].count("duplicate-key") == 1
@@ -119,9 +128,23 @@ def test_refuses_to_write_a_frame_that_breaks_its_schema(tmp_path):
 
 # --- the ledger ----------------------------------------------------------------------------------
 
+
 def history(rows):
-    cols = ["as_of", "board", "model", "rank", "n", "n_dataset", "n_market", "overall", "dataset",
-            "market", "brier_overall", "provisional", "methodology_version"]
+    cols = [
+        "as_of",
+        "board",
+        "model",
+        "rank",
+        "n",
+        "n_dataset",
+        "n_market",
+        "overall",
+        "dataset",
+        "market",
+        "brier_overall",
+        "provisional",
+        "methodology_version",
+    ]
     return pd.DataFrame([dict(zip(cols, r)) for r in rows], columns=cols)
 
 
@@ -164,8 +187,9 @@ rows = st.lists(st.tuples(st.integers(0, 5), st.integers(1, 5), values), max_siz
 
 
 def as_obs(items):
-    return obs_rows(*[(f"q:{q}", f"2026-01-0{d}T00:00:00Z", f"2026-01-0{d}T00:00:00Z", v, "open", None, "")
-                      for q, d, v in items]).drop_duplicates(["question_id", "observed_at", "recorded_at"])
+    return obs_rows(*[(f"q:{q}", f"2026-01-0{d}T00:00:00Z", f"2026-01-0{d}T00:00:00Z", v, "open", None, "") for q, d, v in items]).drop_duplicates(
+        ["question_id", "observed_at", "recorded_at"]
+    )
 
 
 @settings(max_examples=60, deadline=None)

@@ -52,11 +52,9 @@ def test_imports_dated_before_the_latest_record_are_refused(fetched: Path, tmp_p
     hub = tmp_path / "hub"
     shutil.copytree(fetched, hub)
     before = tree_bytes(hub)
-    refused(run_cli("import", "oracle", str(ORACLE / "questions.csv"), "--set", "news", "--hub", str(hub),
-                    "--as-of", EARLIER), EARLIER, LATER)
+    refused(run_cli("import", "oracle", str(ORACLE / "questions.csv"), "--set", "news", "--hub", str(hub), "--as-of", EARLIER), EARLIER, LATER)
     data, forecasts = mini_fb(tmp_path)
-    refused(run_cli("import", "forecastbench", str(data), "--forecasts", str(forecasts), "--hub", str(hub),
-                    "--as-of", EARLIER), EARLIER, LATER)
+    refused(run_cli("import", "forecastbench", str(data), "--forecasts", str(forecasts), "--hub", str(hub), "--as-of", EARLIER), EARLIER, LATER)
     assert tree_bytes(hub) == before
     again = run_cli("import", "oracle", str(ORACLE / "questions.csv"), "--set", "news", "--hub", str(hub), "--as-of", LATER)
     assert again.returncode == 0, again.stderr  # the same time as the latest record is fine
@@ -66,8 +64,7 @@ def test_a_nightly_dated_before_an_import_is_refused_the_issue_case(tmp_path: Pa
     """Importing without --as-of (so: now) and then running nightlies dated earlier made score files
     that verify reported as derived-differs, with no hint of the cause."""
     hub = write_hub(tmp_path / "hub")
-    imported = run_cli("import", "oracle", str(ORACLE / "questions.csv"), "--set", "news", "--hub", str(hub),
-                       "--as-of", "2026-03-01T00:00:00Z")
+    imported = run_cli("import", "oracle", str(ORACLE / "questions.csv"), "--set", "news", "--hub", str(hub), "--as-of", "2026-03-01T00:00:00Z")
     assert imported.returncode == 0, imported.stderr
     before = tree_bytes(hub)
     refused(run_cli("nightly", "--hub", str(hub), "--as-of", START), START, "2026-03-01T00:00:00Z")
@@ -81,11 +78,15 @@ def test_the_latest_record_is_found_in_each_kind_of_ledger(fetched: Path, tmp_pa
     assert readers.latest_recorded(hub_files) == (LATER, "data/observations/sim/2026-01.csv", "recorded_at")
     readers.check_as_of(hub_files, LATER)  # a rerun at the same time is allowed (and changes nothing)
     ledgers = {  # one row each, dated after LATER, in every other ledger that records when the hub learned something
-        "data/resolutions/sim.csv": ("round,question_id,resolution_date,recorded_at,status,outcome,resolved_at,value,"
-                                     "payload_sha256\n,sim:x,,{t},open,,,,\n", "recorded_at"),
-        "data/leaderboard/history.csv": ("as_of,board,model,rank,n,n_dataset,n_market,overall,dataset,market,"
-                                         "brier_overall,provisional,methodology_version\n{t},tournament,a.b,,0,0,0,,,,,1,1\n",
-                                         "as_of"),
+        "data/resolutions/sim.csv": (
+            "round,question_id,resolution_date,recorded_at,status,outcome,resolved_at,value,payload_sha256\n,sim:x,,{t},open,,,,\n",
+            "recorded_at",
+        ),
+        "data/leaderboard/history.csv": (
+            "as_of,board,model,rank,n,n_dataset,n_market,overall,dataset,market,"
+            "brier_overall,provisional,methodology_version\n{t},tournament,a.b,,0,0,0,,,,,1,1\n",
+            "as_of",
+        ),
     }
     for i, (rel, (text, column)) in enumerate(sorted(ledgers.items())):
         stamp = f"2026-02-0{i + 1}T00:00:00Z"
@@ -113,10 +114,13 @@ def test_the_kept_latest_record_is_the_largest_stamp_of_a_scan(fetched: Path, tm
     assert readers.latest_recorded(hub_files) == ("2026-01-25T00:00:00Z", "data/observations/sim/2026-01.csv", "recorded_at")
     history = hub / "data/leaderboard/history.csv"
     history.parent.mkdir(parents=True, exist_ok=True)
-    head = ("as_of,board,model,rank,n,n_dataset,n_market,overall,dataset,market,brier_overall,provisional,"
-            "methodology_version\n")
-    history.write_text(head + "".join(f"{t},tournament,a.b,,0,0,0,,,,,1,1\n" for t in
-                                      ("2026-02-03T00:00:00Z", "2026-02-09T00:00:00Z", "2026-02-05T00:00:00Z")))
+    head = "as_of,board,model,rank,n,n_dataset,n_market,overall,dataset,market,brier_overall,provisional,methodology_version\n"
+    history.write_text(
+        head + "".join(f"{t},tournament,a.b,,0,0,0,,,,,1,1\n" for t in ("2026-02-03T00:00:00Z", "2026-02-09T00:00:00Z", "2026-02-05T00:00:00Z"))
+    )
     scanned = max(max(read_table(p, t)[c]) for p, t, c in readers._recording_ledgers(hub_files.layout) if len(read_table(p, t)))
-    assert readers.latest_recorded(hub_files) == (scanned, "data/leaderboard/history.csv", "as_of") == \
-        ("2026-02-09T00:00:00Z", "data/leaderboard/history.csv", "as_of")
+    assert (
+        readers.latest_recorded(hub_files)
+        == (scanned, "data/leaderboard/history.csv", "as_of")
+        == ("2026-02-09T00:00:00Z", "data/leaderboard/history.csv", "as_of")
+    )

@@ -54,9 +54,18 @@ GOOD_META = "name: GPT-X\norganization: Acme\nkind: llm\nmaintainers: [alice]\n"
 def make_hub(root: Path) -> Path:
     """Two published rounds and one registered model; no forecast file yet."""
     hub = write_hub(root / "hub")
-    for due, units in ((DUE, [("manifold:m1", "", "binary"), ("manifold:m2", "", "binary"),
-                              ("fred:GDP", "2026-02-01", "dataset"), ("fred:GDP", "2026-02-24", "dataset")]),
-                       (OTHER_DUE, [("manifold:later", "", "binary")])):
+    for due, units in (
+        (
+            DUE,
+            [
+                ("manifold:m1", "", "binary"),
+                ("manifold:m2", "", "binary"),
+                ("fred:GDP", "2026-02-01", "dataset"),
+                ("fred:GDP", "2026-02-24", "dataset"),
+            ],
+        ),
+        (OTHER_DUE, [("manifold:later", "", "binary")]),
+    ):
         (hub / f"data/rounds/{due}").mkdir(parents=True)
         (hub / f"data/rounds/{due}/questions.csv").write_bytes(round_file(due, units))
     (hub / "data/models").mkdir(parents=True)
@@ -80,15 +89,23 @@ def with_cell(cell: str) -> bytes:
 
 
 def fb(items: list, **extra) -> bytes:
-    body = {"organization": "Acme", "model": "GPT-X", "model_organization": "Acme",
-            "question_set": f"{DUE}-prescient.json", "forecasts": items, **extra}
+    body = {
+        "organization": "Acme",
+        "model": "GPT-X",
+        "model_organization": "Acme",
+        "question_set": f"{DUE}-prescient.json",
+        "forecasts": items,
+        **extra,
+    }
     return json.dumps(body).encode("utf-8")
 
 
-FB_FULL = [{"id": "m1", "source": "manifold", "forecast": 0.7, "resolution_date": None},
-           {"id": "m2", "source": "manifold", "forecast": 0.2, "resolution_date": None},
-           {"id": "GDP", "source": "fred", "forecast": 0.5, "resolution_date": "2026-02-01"},
-           {"id": "GDP", "source": "fred", "forecast": 0.5, "resolution_date": "2026-02-24"}]
+FB_FULL = [
+    {"id": "m1", "source": "manifold", "forecast": 0.7, "resolution_date": None},
+    {"id": "m2", "source": "manifold", "forecast": 0.2, "resolution_date": None},
+    {"id": "GDP", "source": "fred", "forecast": 0.5, "resolution_date": "2026-02-01"},
+    {"id": "GDP", "source": "fred", "forecast": 0.5, "resolution_date": "2026-02-24"},
+]
 
 
 def fb_with(index: int, **change) -> bytes:
@@ -113,7 +130,14 @@ CSV_CASES = [
     ("blank-lines-only", CSV, b"\n \n\t\n", "empty-file", 1, None),
     ("no-header-row", CSV, FULL.encode(), "missing-column", 1, "question_id"),
     ("header-misspelt", CSV, (HEADER.replace("probability", "probabilty") + FULL).encode(), "missing-column", 1, "probability"),
-    ("extra-header-column", CSV, (HEADER.replace("\n", ",confidence\n") + FULL.replace(",\n", ",,high\n")).encode(), "unknown-column", 1, "confidence"),
+    (
+        "extra-header-column",
+        CSV,
+        (HEADER.replace("\n", ",confidence\n") + FULL.replace(",\n", ",,high\n")).encode(),
+        "unknown-column",
+        1,
+        "confidence",
+    ),
     ("duplicate-column", CSV, (HEADER.replace("\n", ",reasoning\n") + FULL.replace(",\n", ",,\n")).encode(), "duplicate-column", 1, "reasoning"),
     ("header-only", CSV, HEADER.encode(), "no-forecasts", None, None),
     ("short-row", CSV, (HEADER + FULL.replace("manifold:m2,,0.2,", "manifold:m2,,0.2")).encode(), "wrong-field-count", 3, None),
@@ -147,7 +171,14 @@ CSV_CASES = [
     ("date-not-in-round", CSV, (HEADER + FULL + "fred:GDP,2026-03-01,0.5,\n").encode(), "unknown-resolution-date", 6, "resolution_date"),
     ("date-with-slashes", CSV, (HEADER + FULL.replace("2026-02-01", "2026/02/01")).encode(), "bad-date", 4, "resolution_date"),
     ("date-feb-30", CSV, (HEADER + FULL.replace("2026-02-01", "2026-02-30")).encode(), "bad-date", 4, "resolution_date"),
-    ("date-arabic-digits", CSV, (HEADER + FULL.replace("2026-02-01", "\u0662\u0660\u0662\u0666-\u0660\u0662-\u0660\u0661")).encode(), "bad-date", 4, "resolution_date"),
+    (
+        "date-arabic-digits",
+        CSV,
+        (HEADER + FULL.replace("2026-02-01", "\u0662\u0660\u0662\u0666-\u0660\u0662-\u0660\u0661")).encode(),
+        "bad-date",
+        4,
+        "resolution_date",
+    ),
     ("too-large", CSV, HEADER.encode() + b"manifold:m1,,0.5,\n" * (MAX_FORECAST_BYTES // 18 + 1), "file-too-large", None, None),
 ]
 
@@ -158,7 +189,14 @@ JSON_CASES = [
     ("json-forecasts-object", JSON, fb({"m1": 0.5}), "bad-json", None, "forecasts"),
     ("json-no-forecasts", JSON, json.dumps({"model": "x"}).encode(), "missing-field", None, "forecasts"),
     ("json-item-not-object", JSON, fb(FB_FULL + ["m1"]), "bad-json", 5, None),
-    ("json-missing-forecast", JSON, fb(FB_FULL[:3] + [{"id": "GDP", "source": "fred", "resolution_date": "2026-02-24"}]), "missing-field", 4, "forecast"),
+    (
+        "json-missing-forecast",
+        JSON,
+        fb(FB_FULL[:3] + [{"id": "GDP", "source": "fred", "resolution_date": "2026-02-24"}]),
+        "missing-field",
+        4,
+        "forecast",
+    ),
     ("json-nan", JSON, raw_json_forecast("NaN"), "probability-not-finite", 1, "forecast"),
     ("json-infinity", JSON, raw_json_forecast("-Infinity"), "probability-not-finite", 1, "forecast"),
     ("json-huge-float", JSON, raw_json_forecast("1e400"), "probability-not-finite", 1, "forecast"),
@@ -225,8 +263,10 @@ ACCEPTED = {
     "padded-with-spaces": with_cell(" 0.25 "),
     "quoted-everything": (HEADER + "".join(",".join(f'"{c}"' for c in line.split(",")) + "\n" for line in FULL.splitlines())).encode(),
     "reasoning-with-comma-quote-newline": (HEADER + FULL.replace("manifold:m2,,0.2,", 'manifold:m2,,0.2,"a, ""b""\nc"')).encode(),
-    "columns-in-another-order": ("probability,question_id,reasoning,resolution_date\n" + "".join(
-        f"{p},{q},{r},{d}\n" for q, d, p, r in (line.split(",") for line in FULL.splitlines()))).encode(),
+    "columns-in-another-order": (
+        "probability,question_id,reasoning,resolution_date\n"
+        + "".join(f"{p},{q},{r},{d}\n" for q, d, p, r in (line.split(",") for line in FULL.splitlines()))
+    ).encode(),
     "rtl-and-emoji-in-reasoning": (HEADER + FULL.replace("0.2,", "0.2,\u05e9\u05dc\u05d5\u05dd \U0001f468\u200d\U0001f469\u200d\U0001f467")).encode(),
     "json-string-number": fb_with(0, forecast="0.7"),
 }
@@ -275,8 +315,7 @@ def test_a_market_row_with_a_resolution_date_is_accepted_with_a_warning_as_forec
     body = HEADER + FULL.replace("manifold:m2,,", "manifold:m2,2026-02-01,")
     report = submit(make_hub(tmp_path), CSV, body.encode())
     assert report.ok
-    assert [(p.code, p.row, p.column, p.severity) for p in report.problems] == [
-        ("market-resolution-date", 3, "resolution_date", "warning")]
+    assert [(p.code, p.row, p.column, p.severity) for p in report.problems] == [("market-resolution-date", 3, "resolution_date", "warning")]
 
 
 def test_formula_like_reasoning_is_accepted_with_a_warning_on_its_row(tmp_path):
@@ -285,7 +324,9 @@ def test_formula_like_reasoning_is_accepted_with_a_warning_on_its_row(tmp_path):
     report = submit(make_hub(tmp_path), CSV, body.encode())
     assert report.ok
     assert [(p.code, p.row, p.column, p.severity) for p in report.problems] == [
-        ("formula-like-text", 3, "reasoning", "warning"), ("formula-like-text", 5, "reasoning", "warning")]
+        ("formula-like-text", 3, "reasoning", "warning"),
+        ("formula-like-text", 5, "reasoning", "warning"),
+    ]
     json_report = submit(make_hub(tmp_path / "j"), JSON, fb_with(1, reasoning="+cmd|' /C calc'!A0"))
     assert [(p.code, p.row, p.column) for p in json_report.problems] == [("formula-like-text", 2, "reasoning")]
 
@@ -321,19 +362,23 @@ def test_a_probability_the_validator_accepts_is_one_the_nightly_reader_accepts(w
 
 # -- paths ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path, code", [
-    (f"data/forecasts/{DUE}/../../models/acme.gpt-x.yml", "unsafe-path"),
-    ("../../etc/passwd", "unsafe-path"),
-    ("/etc/passwd", "unsafe-path"),
-    ("C:/Users/x/acme.gpt-x.csv", "unsafe-path"),
-    (f"data\\forecasts\\{DUE}\\acme.gpt-x.csv", "unsafe-path"),
-    (f"data/forecasts/{DUE}/acme.gpt-x.csv\x00.txt", "unsafe-path"),
-    (f"data/forecasts/{DUE}//acme.gpt-x.csv", "unsafe-path"),
-    (f"data/forecasts/{DUE}/acme.\u202egpt-x.csv", "bad-file-name"),
-    (f"data/forecasts/{DUE}/acme.gpt\u200d-x.csv", "bad-file-name"),
-    (f"data/forecasts/{DUE}/acme.gpt-x.csv.exe", "bad-extension"),
-    (".github/workflows/validate.yml", "outside-submission-area"),
-])
+
+@pytest.mark.parametrize(
+    "path, code",
+    [
+        (f"data/forecasts/{DUE}/../../models/acme.gpt-x.yml", "unsafe-path"),
+        ("../../etc/passwd", "unsafe-path"),
+        ("/etc/passwd", "unsafe-path"),
+        ("C:/Users/x/acme.gpt-x.csv", "unsafe-path"),
+        (f"data\\forecasts\\{DUE}\\acme.gpt-x.csv", "unsafe-path"),
+        (f"data/forecasts/{DUE}/acme.gpt-x.csv\x00.txt", "unsafe-path"),
+        (f"data/forecasts/{DUE}//acme.gpt-x.csv", "unsafe-path"),
+        (f"data/forecasts/{DUE}/acme.\u202egpt-x.csv", "bad-file-name"),
+        (f"data/forecasts/{DUE}/acme.gpt\u200d-x.csv", "bad-file-name"),
+        (f"data/forecasts/{DUE}/acme.gpt-x.csv.exe", "bad-extension"),
+        (".github/workflows/validate.yml", "outside-submission-area"),
+    ],
+)
 def test_hostile_paths_are_judged_without_touching_the_disk(path, code):
     target, problems = classify(path)
     assert [p.code for p in problems][:1] == [code] and target.model is None
@@ -370,6 +415,7 @@ def test_a_file_outside_the_hub_given_by_a_dotdot_path_is_refused(tmp_path):
 
 # -- model metadata ---------------------------------------------------------------------------------
 
+
 def yaml_bomb(levels: int = 9) -> str:
     lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels)]
@@ -404,10 +450,15 @@ def test_hostile_model_metadata_is_rejected(tmp_path, name, data, code, column):
     assert all(p.file == META for p in report.errors)
 
 
-@pytest.mark.parametrize("name_text, code", [
-    ("GPT\u200dX", "invisible-character"), ("\ufeffGPT-X", "invisible-character"),
-    ("=HYPERLINK(\"http://evil.example\")", "formula-like-text"), ("@GPT-X", "formula-like-text"),
-])
+@pytest.mark.parametrize(
+    "name_text, code",
+    [
+        ("GPT\u200dX", "invisible-character"),
+        ("\ufeffGPT-X", "invisible-character"),
+        ('=HYPERLINK("http://evil.example")', "formula-like-text"),
+        ("@GPT-X", "formula-like-text"),
+    ],
+)
 def test_odd_model_names_pass_with_a_warning(tmp_path, name_text, code):
     hub = make_hub(tmp_path)
     (hub / META).write_text(yaml.safe_dump({"name": name_text, "organization": "Acme", "kind": "llm"}, allow_unicode=True))
@@ -423,6 +474,7 @@ def test_right_to_left_text_without_overrides_is_a_valid_name(tmp_path):
 
 # -- the command line: the same verdicts, no traceback --------------------------------------------
 
+
 def test_the_cli_reports_hostile_files_with_exit_9_and_no_traceback(tmp_path):
     hub = make_hub(tmp_path)
     (hub / META).write_bytes(yaml_bomb().encode())
@@ -436,35 +488,44 @@ def test_the_cli_reports_hostile_files_with_exit_9_and_no_traceback(tmp_path):
 
 # -- CSV for people: formula injection neutralised ----------------------------------------------------
 
+
 def test_spreadsheet_safe_prefixes_formula_text_and_leaves_numbers():
-    frame = pd.DataFrame({"model": ["=HYPERLINK(\"http://x\")", "+cmd", "-1+2", "@SUM(A1)", "\tx", "\rx", "plain", "-0.5", "1e-3"],
-                          "brier": [-0.5, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]})
+    frame = pd.DataFrame(
+        {
+            "model": ['=HYPERLINK("http://x")', "+cmd", "-1+2", "@SUM(A1)", "\tx", "\rx", "plain", "-0.5", "1e-3"],
+            "brier": [-0.5, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+        }
+    )
     safe = spreadsheet_safe(frame)
-    assert safe["model"].tolist() == ["'=HYPERLINK(\"http://x\")", "'+cmd", "'-1+2", "'@SUM(A1)", "'\tx", "'\rx", "plain", "-0.5", "1e-3"]
+    assert safe["model"].tolist() == ['\'=HYPERLINK("http://x")', "'+cmd", "'-1+2", "'@SUM(A1)", "'\tx", "'\rx", "plain", "-0.5", "1e-3"]
     assert safe["brier"].tolist() == frame["brier"].tolist() and frame["model"][0].startswith("=")  # a copy
     assert formula_like("=1") and not formula_like("-0.5") and not formula_like("") and not formula_like("a=b")
 
 
 def test_board_csv_output_is_safe_for_spreadsheets(capsys):
-    board = pd.DataFrame({"rank": [1, 2], "model": ["=HYPERLINK(\"http://evil.example\",\"win\")", "acme.gpt-x"],
-                          "name": ["@evil", "GPT-X"], "brier": [-0.5, 0.25]})
+    board = pd.DataFrame(
+        {"rank": [1, 2], "model": ['=HYPERLINK("http://evil.example","win")', "acme.gpt-x"], "name": ["@evil", "GPT-X"], "brier": [-0.5, 0.25]}
+    )
     print_frame(board, "csv")
     out = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype=str, keep_default_na=False)
-    assert out["model"].tolist() == ["'=HYPERLINK(\"http://evil.example\",\"win\")", "acme.gpt-x"]
+    assert out["model"].tolist() == ['\'=HYPERLINK("http://evil.example","win")', "acme.gpt-x"]
     assert out["name"].tolist() == ["'@evil", "GPT-X"] and out["brier"].tolist() == ["-0.5", "0.25"]
 
 
 def test_every_csv_printed_for_people_goes_through_the_one_helper():
     package = ROOT / "generator"
-    writers = [p.relative_to(package).as_posix() for p in package.rglob("*.py")
-               if re.search(r"to_csv\(\s*sys\.stdout|csv\.writer\(\s*sys\.stdout|sys\.stdout\.write\(\s*encode\(",
-                            p.read_text(encoding="utf-8"))]
+    writers = [
+        p.relative_to(package).as_posix()
+        for p in package.rglob("*.py")
+        if re.search(r"to_csv\(\s*sys\.stdout|csv\.writer\(\s*sys\.stdout|sys\.stdout\.write\(\s*encode\(", p.read_text(encoding="utf-8"))
+    ]
     assert writers == ["console.py"]
     console = (package / "console.py").read_text(encoding="utf-8")
     assert "safe = spreadsheet_safe(frame)" in console and "sys.stdout.write(encode(" in console
 
 
 # -- the PR validation workflow ---------------------------------------------------------------------
+
 
 def test_the_pr_validation_workflow_has_a_read_only_token_and_no_secrets():
     path = ROOT / ".github" / "workflows" / "validate.yml"
@@ -483,15 +544,23 @@ def test_spreadsheet_safe_bytes_rewrites_only_files_with_formula_text():
     assert spreadsheet_safe_bytes(clean) is clean  # byte for byte
     hostile = b'question_id,probability,reasoning\r\nsim:m1,0.4,"=HYPERLINK(""http://x"")"\r\nsim:m2,-0.5,@SUM(A1)\r\n'
     safe = pd.read_csv(io.BytesIO(spreadsheet_safe_bytes(hostile)), dtype=str, keep_default_na=False)
-    assert safe["reasoning"].tolist() == ["'=HYPERLINK(\"http://x\")", "'@SUM(A1)"]
+    assert safe["reasoning"].tolist() == ['\'=HYPERLINK("http://x")', "'@SUM(A1)"]
     assert safe["probability"].tolist() == ["0.4", "-0.5"]  # numbers stay numbers
     assert spreadsheet_safe_bytes(b"\xff\xfe=x") == b"\xff\xfe=x"  # not UTF-8: left alone, never raised
 
 
 # (cell as written, whether the file then holds a formula cell): a bare carriage return is a line
 # break, not a cell's start, and a quoted cell whose second line starts with "=" starts with "a".
-QUICK_SCAN_CELLS = [("=1+1", True), ("+x", True), ("-cmd", True), ("@SUM(A1)", True), ("\tx", True),
-                    ('"=quoted"', True), ("\rx", False), ('"a\n=b"', False)]
+QUICK_SCAN_CELLS = [
+    ("=1+1", True),
+    ("+x", True),
+    ("-cmd", True),
+    ("@SUM(A1)", True),
+    ("\tx", True),
+    ('"=quoted"', True),
+    ("\rx", False),
+    ('"a\n=b"', False),
+]
 
 
 @pytest.mark.parametrize(("cell", "formula"), QUICK_SCAN_CELLS)
@@ -531,7 +600,7 @@ def test_site_downloads_neutralise_formula_text_and_the_ledger_keeps_it(tmp_path
     (root / f"data/forecasts/{due}/acme.bot.csv").write_bytes(raw)
     files = _downloads(hub_files, set())["downloads"]  # the site's own copies (no repo_url in hub.toml)
     offered = pd.read_csv(io.BytesIO(files[f"downloads/forecasts/{due}/acme.bot.csv"]), dtype=str)
-    assert offered["reasoning"].tolist() == ["'=HYPERLINK(\"http://evil.example\")"]
+    assert offered["reasoning"].tolist() == ['\'=HYPERLINK("http://evil.example")']
     assert (root / f"data/forecasts/{due}/acme.bot.csv").read_bytes() == raw
     baseline = next(p for p in layout.forecast_files(parse_ts(due + "T00:00:00Z")) if p.name != "acme.bot.csv")
     assert files[f"downloads/forecasts/{due}/{baseline.name}"] == baseline.read_bytes()

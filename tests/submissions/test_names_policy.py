@@ -28,8 +28,14 @@ def meta(maintainers: str, kind: str = "llm", name: str = "Bot") -> str:
 
 
 def git(repo: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org", "PATH": "/usr/bin:/bin", "HOME": str(repo)}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(repo),
+    }
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env, check=True).stdout.strip()
 
 
@@ -45,8 +51,7 @@ def commit(repo: Path, files: dict[str, str]) -> str:
 @pytest.fixture()
 def base(tmp_path) -> tuple[Path, str]:
     git(tmp_path, "init", "-q", "-b", "main")
-    sha = commit(tmp_path, {ACME: meta("[alice, bob]"), HUB: meta("[]", kind="baseline"),
-                            LEGACY: meta("[null, carol]")})
+    sha = commit(tmp_path, {ACME: meta("[alice, bob]"), HUB: meta("[]", kind="baseline"), LEGACY: meta("[null, carol]")})
     return tmp_path, sha
 
 
@@ -78,9 +83,10 @@ def test_a_null_maintainer_of_the_team_grants_nobody_the_prefix(base):
     assert not report.ok and "team-prefix-taken" in codes
 
 
-@pytest.mark.parametrize("rel", ["data/models/prescient.mine.yml", HUB,
-                                 "data/forecasts/2026-01-25/prescient.always-0.5.csv",
-                                 "data/bets/2026-01-25/prescient.always-0.5.csv"])
+@pytest.mark.parametrize(
+    "rel",
+    ["data/models/prescient.mine.yml", HUB, "data/forecasts/2026-01-25/prescient.always-0.5.csv", "data/bets/2026-01-25/prescient.always-0.5.csv"],
+)
 def test_the_hub_prefix_is_the_hubs_alone(base, rel):
     codes, report = check(base, {rel: meta("[mallory]")}, "mallory")
     assert not report.ok and "reserved-prefix" in codes and "team-prefix-taken" not in codes
@@ -124,12 +130,25 @@ def test_a_null_maintainer_in_the_base_file_is_not_the_login_none(base):
     assert not report.ok and {"not-a-maintainer", "bad-maintainer"} <= set(codes)
 
 
-@pytest.mark.parametrize("value, shown", [
-    ("[null]", "null"), ("['']", "''"), ("[123]", "quotes"), ("[true]", "bool"), ("[[alice]]", "list"),
-    ("['-alice']", "'-alice'"), ("['alice-']", "'alice-'"), ("['al--ice']", "'al--ice'"),
-    ("['" + "a" * 40 + "']", "aaaa"), ("['ålice']", "'ålice'"), ("['alice bob']", "'alice bob'"),
-    ("['@alice']", "'@alice'"), ("['alice_b']", "'alice_b'"), ("['ａlice']", "lice"),
-])
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        ("[null]", "null"),
+        ("['']", "''"),
+        ("[123]", "quotes"),
+        ("[true]", "bool"),
+        ("[[alice]]", "list"),
+        ("['-alice']", "'-alice'"),
+        ("['alice-']", "'alice-'"),
+        ("['al--ice']", "'al--ice'"),
+        ("['" + "a" * 40 + "']", "aaaa"),
+        ("['ålice']", "'ålice'"),
+        ("['alice bob']", "'alice bob'"),
+        ("['@alice']", "'@alice'"),
+        ("['alice_b']", "'alice_b'"),
+        ("['ａlice']", "lice"),
+    ],
+)
 def test_maintainers_that_are_not_github_logins_are_refused(value, shown):
     path = "data/models/acme.gpt-x.yml"
     maintainers, problems = check_metadata("acme.gpt-x", path, meta(value).encode())

@@ -97,8 +97,9 @@ def push(world: Path, files: dict[str, bytes], when: str, pr: int = 1, branch: s
     return sha
 
 
-def pushed(world: Path, api: FakeGitHub, data: bytes | dict[str, bytes], when: str, pr: int = 1, author: str = "alice",
-           branch: str | None = None) -> str:
+def pushed(
+    world: Path, api: FakeGitHub, data: bytes | dict[str, bytes], when: str, pr: int = 1, author: str = "alice", branch: str | None = None
+) -> str:
     """A push, the validation run GitHub creates for it seconds later, and the receipts workflow after it."""
     head = push(world, data if isinstance(data, dict) else {FILE: data}, when, pr, branch)
     run = api.run(pr, head, when.replace(":00Z", ":05Z"), author=author, branch=branch)
@@ -131,8 +132,9 @@ def receipts_workflow(world: Path, api: FakeGitHub, run: int, pr: int) -> None:
     shutil.rmtree(branch, ignore_errors=True)
     git(world, "init", "-q", str(branch))
     git(branch, "remote", "add", "origin", "../origin.git")
-    if git(branch, "fetch", "-q", "origin", "prescient-receipts", check=False) or \
-            git(branch, "rev-parse", "-q", "--verify", "FETCH_HEAD", check=False):
+    if git(branch, "fetch", "-q", "origin", "prescient-receipts", check=False) or git(
+        branch, "rev-parse", "-q", "--verify", "FETCH_HEAD", check=False
+    ):
         git(branch, "checkout", "-q", "-B", "prescient-receipts", "FETCH_HEAD")
     else:
         git(branch, "checkout", "-q", "--orphan", "prescient-receipts")
@@ -148,8 +150,9 @@ def nightly(world: Path, api: FakeGitHub, as_of: str) -> subprocess.CompletedPro
     checkout = runner(world, "nightly-runner")
     git(checkout, "fetch", "-q", "origin", "+refs/pull/*/head:refs/prescient/pull/*", check=False)
     git(checkout, "fetch", "-q", "origin", "+refs/heads/prescient-receipts:refs/prescient/receipts", check=False)
-    receipts = ["--receipts-from", "refs/prescient/receipts"] if git(
-        checkout, "rev-parse", "-q", "--verify", "refs/prescient/receipts", check=False) else []
+    receipts = (
+        ["--receipts-from", "refs/prescient/receipts"] if git(checkout, "rev-parse", "-q", "--verify", "refs/prescient/receipts", check=False) else []
+    )
     with api.serve() as env:
         done = cli("nightly", "--hub", str(checkout), "--as-of", as_of, *receipts, env=env)
     assert done.returncode in (0, 6), done.stdout + done.stderr
@@ -180,10 +183,25 @@ def check(world: Path, head: str, at: str, author: str = "alice") -> list[str]:
     git(hub, "pull", "-q", "--ff-only", "origin", "main")
     fetch_pulls(world)
     git(hub, "fetch", "-q", "origin", "+refs/heads/prescient-receipts:refs/prescient/receipts", check=False)
-    branch = ["--receipts-from", "refs/prescient/receipts"] if git(
-        hub, "rev-parse", "-q", "--verify", "refs/prescient/receipts", check=False) else []
-    done = cli("validate", "--hub", str(hub), "--base", "main", "--head", head, "--author", author, "--at", at,
-               "--receipts-rev", "main", *branch, "--format", "json")
+    branch = ["--receipts-from", "refs/prescient/receipts"] if git(hub, "rev-parse", "-q", "--verify", "refs/prescient/receipts", check=False) else []
+    done = cli(
+        "validate",
+        "--hub",
+        str(hub),
+        "--base",
+        "main",
+        "--head",
+        head,
+        "--author",
+        author,
+        "--at",
+        at,
+        "--receipts-rev",
+        "main",
+        *branch,
+        "--format",
+        "json",
+    )
     assert "Traceback" not in done.stderr, done.stderr
     return sorted({p["code"] for p in json.loads(done.stdout)["problems"] if p["severity"] == "error"})
 
@@ -209,8 +227,13 @@ def scores_of(world: Path, model: str = "acme.gpt-x") -> pd.DataFrame:
 
 # -- "pick the winner late": 2^3 versions before the due time, every choice after it -----------------
 
-SCENARIOS = ("nothing merged", "the last merged the next morning", "an earlier one merged after the due time",
-             "an earlier one opened and merged days later", "versions split over two pull requests")
+SCENARIOS = (
+    "nothing merged",
+    "the last merged the next morning",
+    "an earlier one merged after the due time",
+    "an earlier one opened and merged days later",
+    "versions split over two pull requests",
+)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
@@ -316,6 +339,7 @@ def test_the_score_never_depends_on_what_is_merged_after_the_due_time(world: Pat
 
 # -- receipts: bounded, authorised, never dropped -------------------------------------------------
 
+
 def test_a_push_of_thousands_of_junk_paths_adds_no_receipt_row_and_poisons_no_other_pull_request(world: Path):
     api, hub = FakeGitHub(), world / "hub"
     good = pushed(world, api, forecast_bytes(hub), "2026-01-24T10:00:00Z", pr=1)
@@ -345,6 +369,7 @@ def test_runs_the_receipts_workflow_never_recorded_are_walked_and_a_github_outag
 
 
 # -- forged and hand-edited ledgers ---------------------------------------------------------------
+
 
 def test_a_forged_receipt_row_is_refused_by_the_check_and_reported_by_verify(world: Path):
     api, hub = FakeGitHub(), world / "hub"
@@ -400,6 +425,7 @@ def test_verify_git_fails_a_hub_whose_data_is_not_in_git(tmp_path: Path):
 
 # -- metadata fixed in time -----------------------------------------------------------------------
 
+
 def test_a_later_kind_flip_needs_a_hub_maintainer_and_never_changes_a_past_night(world: Path):
     api, hub = FakeGitHub(), world / "hub"
     pushed(world, api, forecast_bytes(hub, "0.4"), "2026-01-24T10:00:00Z")
@@ -413,12 +439,15 @@ def test_a_later_kind_flip_needs_a_hub_maintainer_and_never_changes_a_past_night
     nightly(world, api, "2026-03-03T02:23:00Z")
     log = pd.read_csv(hub / "data/metadata/models.csv", dtype=str, keep_default_na=False)
     assert log.loc[log["model"] == "acme.gpt-x", ["recorded_at", "kind"]].values.tolist() == [
-        ["2026-01-25T02:23:00Z", "llm"], ["2026-03-03T02:23:00Z", "human"]]
+        ["2026-01-25T02:23:00Z", "llm"],
+        ["2026-03-03T02:23:00Z", "human"],
+    ]
     done = cli("verify", "--hub", str(hub), "--all")
     assert done.returncode == 0, done.stdout  # every past night recomputes with the metadata it had
 
 
 # -- bets: priced at a time GitHub or the hub attests -----------------------------------------------
+
 
 def test_a_bet_is_never_priced_before_a_record_of_it(world: Path):
     from generator.arena.gather import load_cohorts
@@ -453,6 +482,7 @@ def test_a_bet_is_never_priced_before_a_record_of_it(world: Path):
 
 # -- file mode agrees with the pull-request check -------------------------------------------------
 
+
 def test_file_mode_refuses_the_hubs_prefix_and_names_the_rule_it_cannot_check(world: Path):
     hub = world / "hub"
     own = hub / "data/forecasts/2026-01-25/prescient.mine.csv"
@@ -466,6 +496,7 @@ def test_file_mode_refuses_the_hubs_prefix_and_names_the_rule_it_cannot_check(wo
 
 
 # -- commit–reveal ---------------------------------------------------------------------------------
+
 
 def test_a_commit_reveal_round_from_commitment_to_a_scored_reveal(tmp_path: Path):
     api = FakeGitHub()
@@ -502,6 +533,7 @@ def test_a_commit_reveal_round_from_commitment_to_a_scored_reveal(tmp_path: Path
 
 
 # -- what counts is fixed when it happens: attacks on the walk (issue: Trust III) -------------------
+
 
 def register(world: Path, when: str, maintainers: str) -> None:
     """The model's maintainer changes its metadata on the default branch (an ordinary, green pull request)."""
@@ -605,6 +637,7 @@ def test_a_nightly_stopped_between_a_seals_rows_and_its_files_recovers_byte_for_
                 if next(steps, None) == stops:
                     raise KeyboardInterrupt  # the runner is stopped here
                 return real(*args, **kwargs)
+
             return stopped
 
         monkeypatch.setattr(sealing, "_put", step(real_put))

@@ -37,8 +37,14 @@ LATE = "2026-01-25T00:00:01Z"
 
 
 def git(repo: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org", "PATH": "/usr/bin:/bin", "HOME": str(repo)}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(repo),
+    }
     done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env, check=True)
     return done.stdout.strip()
 
@@ -103,10 +109,11 @@ def test_a_valid_new_file_passes(hub, repo):
 
 def test_the_same_forecast_set_as_forecastbench_json_passes(hub, repo):
     questions = pd.read_csv(repo / f"data/rounds/{DUE}/questions.csv", dtype=str, keep_default_na=False)
-    items = [{"id": q.split(":", 1)[1], "source": s, "forecast": 0.6, "resolution_date": d or None, "reasoning": None}
-             for q, s, d in zip(questions["question_id"], questions["source"], questions["resolution_date"])]
-    body = {"organization": "Acme", "model": "GPT-X", "model_organization": "Acme",
-            "question_set": f"{DUE}-prescient.json", "forecasts": items}
+    items = [
+        {"id": q.split(":", 1)[1], "source": s, "forecast": 0.6, "resolution_date": d or None, "reasoning": None}
+        for q, s, d in zip(questions["question_id"], questions["source"], questions["resolution_date"])
+    ]
+    body = {"organization": "Acme", "model": "GPT-X", "model_organization": "Acme", "question_set": f"{DUE}-prescient.json", "forecasts": items}
     (repo / OWN.replace(".csv", ".json")).write_text(json.dumps(body))
     ok, codes, report = pr(repo, base_of(hub))
     assert ok and codes == set(), report.problems
@@ -209,8 +216,22 @@ def test_the_cli_exit_code_and_json_output(hub, repo, tmp_path):
     (repo / OWN).write_text(forecast_csv(repo, 1.5))
     head = commit_all(repo, "pr")
     out = tmp_path / "report.md"
-    args = [PRESCIENT, "validate", "--hub", str(repo), "--base", base_of(hub), "--head", head,
-            "--author", "alice", "--at", BEFORE, "--format", "json"]
+    args = [
+        PRESCIENT,
+        "validate",
+        "--hub",
+        str(repo),
+        "--base",
+        base_of(hub),
+        "--head",
+        head,
+        "--author",
+        "alice",
+        "--at",
+        BEFORE,
+        "--format",
+        "json",
+    ]
     done = subprocess.run(args + ["--output", str(out)], capture_output=True, text=True, check=False)
     assert done.returncode == 9, done.stderr
     body = json.loads(done.stdout)
@@ -240,8 +261,9 @@ def test_round_open_publishes_once_and_refuses_to_overwrite(hub, repo):
     assert (repo / "data/forecasts/2026-02-08/prescient.always-0.5.csv").is_file()
     again = subprocess.run(args, capture_output=True, text=True, check=False)
     assert again.returncode == 4 and "frozen" in again.stderr
-    closed = subprocess.run(args[:-4] + ["--due", "2026-01-10T00:00:00Z", "--as-of", "2026-01-16T00:00:00Z"],
-                            capture_output=True, text=True, check=False)
+    closed = subprocess.run(
+        args[:-4] + ["--due", "2026-01-10T00:00:00Z", "--as-of", "2026-01-16T00:00:00Z"], capture_output=True, text=True, check=False
+    )
     assert closed.returncode == 2
 
 
@@ -299,9 +321,28 @@ def test_the_cli_prints_hostile_names_in_every_format(hub, repo, tmp_path, fmt):
     _hostile_pr(repo)
     head = commit_all(repo, "pr")
     out = tmp_path / "report"
-    done = subprocess.run([PRESCIENT, "validate", "--hub", str(repo), "--base", base_of(hub), "--head", head,
-                           "--author", "alice", "--at", BEFORE, "--format", fmt, "--output", str(out)],
-                          capture_output=True, check=False)
+    done = subprocess.run(
+        [
+            PRESCIENT,
+            "validate",
+            "--hub",
+            str(repo),
+            "--base",
+            base_of(hub),
+            "--head",
+            head,
+            "--author",
+            "alice",
+            "--at",
+            BEFORE,
+            "--format",
+            fmt,
+            "--output",
+            str(out),
+        ],
+        capture_output=True,
+        check=False,
+    )
     assert done.returncode == 9 and b"Traceback" not in done.stderr, done.stderr.decode("utf-8", "replace")
     text = done.stdout.decode("utf-8")
     assert out.read_bytes() == done.stdout
@@ -317,7 +358,10 @@ def test_the_cli_checks_a_working_tree_file_whose_name_is_not_utf8(hub, repo):
     with open(name, "wb") as out:
         out.write(forecast_csv(repo, 0.5).encode())
     for fmt in ("text", "markdown", "json"):
-        done = subprocess.run([os.fsencode(PRESCIENT), b"validate", b"--hub", os.fsencode(str(repo)), b"--at", BEFORE.encode(),
-                               b"--format", fmt.encode(), name], capture_output=True, check=False)
+        done = subprocess.run(
+            [os.fsencode(PRESCIENT), b"validate", b"--hub", os.fsencode(str(repo)), b"--at", BEFORE.encode(), b"--format", fmt.encode(), name],
+            capture_output=True,
+            check=False,
+        )
         assert done.returncode == 9 and b"Traceback" not in done.stderr, done.stderr.decode("utf-8", "replace")
         assert "acme.\\xff.csv" in done.stdout.decode("utf-8").replace("\\\\", "\\")  # JSON doubles the backslash

@@ -25,8 +25,15 @@ def rehearsal_block() -> str:
 
 def test_the_rehearsal_block_names_each_step_of_a_submission():
     block = rehearsal_block()
-    steps = ["git switch -c ", "prescient round template --hub . ", "prescient validate --hub . --at ", "git commit ",
-             "prescient validate --hub . --base main --head HEAD ", "merge --no-ff ", "prescient verify --hub . --git HEAD"]
+    steps = [
+        "git switch -c ",
+        "prescient round template --hub . ",
+        "prescient validate --hub . --at ",
+        "git commit ",
+        "prescient validate --hub . --base main --head HEAD ",
+        "merge --no-ff ",
+        "prescient verify --hub . --git HEAD",
+    ]
     assert [block.find(s) for s in steps] == sorted(block.find(s) for s in steps) and -1 not in [block.find(s) for s in steps]
 
 
@@ -37,8 +44,7 @@ def test_the_submit_pages_rehearsal_runs_on_the_demo_to_a_merge_verify_accepts(d
     git(demo, "config", "user.email", "alice@example.invalid")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k != "SOURCE_DATE_EPOCH"}
     env["PATH"] = f"{Path(PRESCIENT).parent}{os.pathsep}{env.get('PATH', '')}"  # `prescient` as the page writes it
-    run = subprocess.run(["bash", "-euo", "pipefail", "-c", rehearsal_block()], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=1500)
+    run = subprocess.run(["bash", "-euo", "pipefail", "-c", rehearsal_block()], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1500)
     assert run.returncode == 0, (run.stdout[-3000:], run.stderr[-3000:])
     out = run.stdout
     assert "2026-07-26" in out.split("Passed")[0]  # `rounds --open` listed the round before anything was checked

@@ -29,7 +29,8 @@ from generator.submissions.policy import (
 FILE = "data/forecasts/2026-01-25/acme.gpt-x.csv"
 HEADER = "question_id,resolution_date,probability,reasoning\n"
 ROUND = RoundSet(
-    due="2026-01-25", due_ts="2026-01-25T00:00:00Z",
+    due="2026-01-25",
+    due_ts="2026-01-25T00:00:00Z",
     kinds={"manifold:m1": "binary", "manifold:m2": "binary", "fred:GDP": "dataset"},
     dates={"fred:GDP": frozenset({"2026-02-01", "2026-02-24"})},
 )
@@ -56,27 +57,30 @@ def test_every_reported_code_is_registered():
     assert all(code == code.lower() and " " not in code for code in CODES)
 
 
-@pytest.mark.parametrize("path, code", [
-    ("/etc/passwd", "unsafe-path"),
-    ("C:/x/data/forecasts/2026-01-25/acme.x.csv", "unsafe-path"),
-    ("data/forecasts/../models/acme.x.yml", "unsafe-path"),
-    ("data/forecasts/2026-01-25/./acme.x.csv", "unsafe-path"),
-    ("data\\forecasts\\2026-01-25\\acme.x.csv", "unsafe-path"),
-    ("data/forecasts/2026-01-25/acme.x\n.csv", "unsafe-path"),
-    ("generator/cli.py", "outside-submission-area"),
-    ("data/rounds/2026-01-25/questions.csv", "hub-ledger"),  # written by the nightly only
-    ("data/resolutions/sim.csv", "hub-ledger"),
-    ("data/llm/2026-01-25/prescient.gpt-x-arena.jsonl", "hub-ledger"),
-    ("data/forecasts/2026-01-25/acme.x.txt", "bad-extension"),
-    ("data/forecasts/2026-01-25/acme.x.CSV", "bad-extension"),
-    ("data/forecasts/2026-01-25/ACME.x.csv", "bad-file-name"),
-    ("data/forecasts/2026-01-25/acme.csv", "bad-file-name"),
-    ("data/forecasts/2026-13-01/acme.x.csv", "bad-round-folder"),
-    ("data/forecasts/latest/acme.x.csv", "bad-round-folder"),
-    ("data/forecasts/acme.x.csv", "bad-round-folder"),
-    ("data/models/acme.x.yaml", "bad-extension"),
-    ("data/models/Acme.yml", "bad-file-name"),
-])
+@pytest.mark.parametrize(
+    "path, code",
+    [
+        ("/etc/passwd", "unsafe-path"),
+        ("C:/x/data/forecasts/2026-01-25/acme.x.csv", "unsafe-path"),
+        ("data/forecasts/../models/acme.x.yml", "unsafe-path"),
+        ("data/forecasts/2026-01-25/./acme.x.csv", "unsafe-path"),
+        ("data\\forecasts\\2026-01-25\\acme.x.csv", "unsafe-path"),
+        ("data/forecasts/2026-01-25/acme.x\n.csv", "unsafe-path"),
+        ("generator/cli.py", "outside-submission-area"),
+        ("data/rounds/2026-01-25/questions.csv", "hub-ledger"),  # written by the nightly only
+        ("data/resolutions/sim.csv", "hub-ledger"),
+        ("data/llm/2026-01-25/prescient.gpt-x-arena.jsonl", "hub-ledger"),
+        ("data/forecasts/2026-01-25/acme.x.txt", "bad-extension"),
+        ("data/forecasts/2026-01-25/acme.x.CSV", "bad-extension"),
+        ("data/forecasts/2026-01-25/ACME.x.csv", "bad-file-name"),
+        ("data/forecasts/2026-01-25/acme.csv", "bad-file-name"),
+        ("data/forecasts/2026-13-01/acme.x.csv", "bad-round-folder"),
+        ("data/forecasts/latest/acme.x.csv", "bad-round-folder"),
+        ("data/forecasts/acme.x.csv", "bad-round-folder"),
+        ("data/models/acme.x.yaml", "bad-extension"),
+        ("data/models/Acme.yml", "bad-file-name"),
+    ],
+)
 def test_path_rules(path, code):
     target, problems = classify(path)
     assert [p.code for p in problems][:1] == [code]
@@ -118,12 +122,22 @@ def test_wrong_field_count_is_per_row_and_the_rest_is_still_checked():
     assert ("probability-out-of-range", 3, "probability") in problems
 
 
-@pytest.mark.parametrize("cell, code", [
-    ("0,5", "probability-not-a-number"), ("abc", "probability-not-a-number"), ("1_0", "probability-not-a-number"),
-    ("0x1", "probability-not-a-number"), ("NaN", "probability-not-finite"), ("inf", "probability-not-finite"),
-    ("-Infinity", "probability-not-finite"), ("1e999", "probability-not-finite"), ("1.0001", "probability-out-of-range"),
-    ("-0.1", "probability-out-of-range"), ("", "empty-value"),
-])
+@pytest.mark.parametrize(
+    "cell, code",
+    [
+        ("0,5", "probability-not-a-number"),
+        ("abc", "probability-not-a-number"),
+        ("1_0", "probability-not-a-number"),
+        ("0x1", "probability-not-a-number"),
+        ("NaN", "probability-not-finite"),
+        ("inf", "probability-not-finite"),
+        ("-Infinity", "probability-not-finite"),
+        ("1e999", "probability-not-finite"),
+        ("1.0001", "probability-out-of-range"),
+        ("-0.1", "probability-out-of-range"),
+        ("", "empty-value"),
+    ],
+)
 def test_bad_probabilities(cell, code):
     body = HEADER + FULL.replace("manifold:m2,,0.2,", f'manifold:m2,,"{cell}",')
     assert found(body) == [(code, 3, "probability")]
@@ -153,8 +167,10 @@ def test_comma_hint_in_message():
 
 
 def test_ids_and_resolution_dates_against_the_round():
-    body = (HEADER + FULL + "manifold:zzz,,0.5,\nmanifold:m1,2026-02-01,0.5,\nfred:GDP,,0.5,\n"
-            "fred:GDP,2026-03-01,0.5,\nfred:GDP,2026-02-30,0.5,\n,,0.5,\n")
+    body = (
+        HEADER + FULL + "manifold:zzz,,0.5,\nmanifold:m1,2026-02-01,0.5,\nfred:GDP,,0.5,\n"
+        "fred:GDP,2026-03-01,0.5,\nfred:GDP,2026-02-30,0.5,\n,,0.5,\n"
+    )
     assert found(body) == [
         ("bad-date", 10, "resolution_date"),
         ("empty-value", 11, "question_id"),
@@ -185,8 +201,14 @@ def parse_and_check(body: str):
 
 
 def fb(forecasts, **extra) -> str:
-    body = {"organization": "Acme", "model": "GPT-X", "model_organization": "Acme",
-            "question_set": "2026-01-25-prescient.json", "forecasts": forecasts, **extra}
+    body = {
+        "organization": "Acme",
+        "model": "GPT-X",
+        "model_organization": "Acme",
+        "question_set": "2026-01-25-prescient.json",
+        "forecasts": forecasts,
+        **extra,
+    }
     return json.dumps(body)
 
 
@@ -203,12 +225,22 @@ def test_forecastbench_json_is_accepted():
 
 
 def test_forecastbench_json_problems_use_its_field_names_and_item_numbers():
-    items = [dict(FB_FULL[0], forecast=1.5), dict(FB_FULL[1], forecast="0,5"), {"id": "GDP", "source": "fred"},
-             dict(FB_FULL[3], id="nope"), "x", dict(FB_FULL[0], forecast=True)]
+    items = [
+        dict(FB_FULL[0], forecast=1.5),
+        dict(FB_FULL[1], forecast="0,5"),
+        {"id": "GDP", "source": "fred"},
+        dict(FB_FULL[3], id="nope"),
+        "x",
+        dict(FB_FULL[0], forecast=True),
+    ]
     assert found(fb(items), "json") == [
-        ("bad-json", 5, None), ("duplicate-forecast", 6, "id"), ("missing-field", 3, "forecast"),
-        ("probability-not-a-number", 2, "forecast"), ("probability-not-a-number", 6, "forecast"),
-        ("probability-out-of-range", 1, "forecast"), ("unknown-question", 4, "id"),
+        ("bad-json", 5, None),
+        ("duplicate-forecast", 6, "id"),
+        ("missing-field", 3, "forecast"),
+        ("probability-not-a-number", 2, "forecast"),
+        ("probability-not-a-number", 6, "forecast"),
+        ("probability-out-of-range", 1, "forecast"),
+        ("unknown-question", 4, "id"),
     ]
 
 
@@ -263,7 +295,10 @@ def test_metadata_checks():
     assert [p.code for p in check_metadata("acme.gpt-x", path, b"- a\n")[1]] == ["bad-yaml"]
     bad = b"name: X\nkind: robot\ncolour: red\n"
     assert sorted((p.code, p.column) for p in check_metadata("acme.gpt-x", path, bad)[1]) == [
-        ("bad-value", "kind"), ("missing-field", "organization"), ("unknown-field", "colour")]
+        ("bad-value", "kind"),
+        ("missing-field", "organization"),
+        ("unknown-field", "colour"),
+    ]
     assert [p.code for p in check_metadata("acme.gpt-x", path, b"x" * 70000)[1]] == ["file-too-large"]
 
 
@@ -282,26 +317,48 @@ def test_one_model_per_pull_request():
 
 
 def test_round_set_reads_a_published_round(tmp_path):
-    data = (b"question_id,resolution_date,source,kind,category,due,freeze_time,freeze_value,text,url\n"
-            b"fred:GDP,2026-02-01,fred,dataset,econ,2026-01-25T00:00:00Z,2026-01-15T00:00:00Z,1,GDP?,\n"
-            b"manifold:m1,,manifold,binary,pol,2026-01-25T00:00:00Z,2026-01-15T00:00:00Z,0.4,M1?,\n")
+    data = (
+        b"question_id,resolution_date,source,kind,category,due,freeze_time,freeze_value,text,url\n"
+        b"fred:GDP,2026-02-01,fred,dataset,econ,2026-01-25T00:00:00Z,2026-01-15T00:00:00Z,1,GDP?,\n"
+        b"manifold:m1,,manifold,binary,pol,2026-01-25T00:00:00Z,2026-01-15T00:00:00Z,0.4,M1?,\n"
+    )
     rnd = round_set(data, "2026-01-25", "data/rounds/2026-01-25/questions.csv")
     assert rnd.due_ts == "2026-01-25T00:00:00Z"
     assert rnd.units == {("fred:GDP", "2026-02-01"), ("manifold:m1", "")}
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["fred:a", "fred:b", "acled:c", "q,1", "x\"y"]),
-                          st.sampled_from(["", "2026-02-01", "2026-03-01", "2026-04-01"])), max_size=12, unique=True))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["fred:a", "fred:b", "acled:c", "q,1", 'x"y']), st.sampled_from(["", "2026-02-01", "2026-03-01", "2026-04-01"])),
+        max_size=12,
+        unique=True,
+    )
+)
 def test_round_set_dates_equal_the_groupby_they_replaced(units):
     import pandas as pd
 
     from generator.schemas import ROUND_QUESTIONS
     from generator.store.csvio import to_csv_bytes
 
-    frame = pd.DataFrame([{"question_id": q, "resolution_date": d, "source": q.split(":")[0], "kind": "dataset", "category": "",
-                           "due": "2026-01-25T00:00:00Z", "freeze_time": "2026-01-15T00:00:00Z", "freeze_value": 1.0,
-                           "text": "T?", "url": ""} for q, d in units], columns=list(ROUND_QUESTIONS.names))
+    frame = pd.DataFrame(
+        [
+            {
+                "question_id": q,
+                "resolution_date": d,
+                "source": q.split(":")[0],
+                "kind": "dataset",
+                "category": "",
+                "due": "2026-01-25T00:00:00Z",
+                "freeze_time": "2026-01-15T00:00:00Z",
+                "freeze_value": 1.0,
+                "text": "T?",
+                "url": "",
+            }
+            for q, d in units
+        ],
+        columns=list(ROUND_QUESTIONS.names),
+    )
     rnd = round_set(to_csv_bytes(frame, ROUND_QUESTIONS), "2026-01-25", "questions.csv")
     grouped = frame[frame["resolution_date"] != ""].groupby("question_id")["resolution_date"].agg(frozenset).to_dict()
     assert rnd.dates == grouped and list(rnd.dates) == list(grouped)
@@ -396,7 +453,7 @@ def test_a_huge_model_yaml_is_refused_by_its_size_before_it_is_read(tmp_path, mo
     meta = tmp_path / "data/models/acme.gpt-x.yml"
     meta.parent.mkdir(parents=True)
     with meta.open("wb") as handle:
-        handle.truncate(2 * 1024 ** 3)  # a sparse 2 GB file: reading it would take 2 GB of memory
+        handle.truncate(2 * 1024**3)  # a sparse 2 GB file: reading it would take 2 GB of memory
     forecast = tmp_path / FILE
     forecast.parent.mkdir(parents=True)
     forecast.write_text(HEADER + FULL)
@@ -410,9 +467,19 @@ def test_a_huge_model_yaml_is_refused_by_its_size_before_it_is_read(tmp_path, mo
 def _git(repo, *args):
     import subprocess
 
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@x", "HOME": str(repo), "PATH": __import__("os").environ["PATH"]})
+    subprocess.run(
+        ["git", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@x",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@x",
+            "HOME": str(repo),
+            "PATH": __import__("os").environ["PATH"],
+        },
+    )
 
 
 def test_a_pull_request_of_more_than_100_files_is_refused_unread(tmp_path, monkeypatch):

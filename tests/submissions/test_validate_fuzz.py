@@ -33,26 +33,57 @@ from generator.timeutil import parse_ts
 from helpers import DATA
 
 DUE = "2026-01-25"
-ROUND = RoundSet(DUE, f"{DUE}T00:00:00Z", {"manifold:m1": "binary", "manifold:m2": "binary", "fred:GDP": "dataset"},
-                 {"fred:GDP": frozenset({"2026-02-01"})})
+ROUND = RoundSet(
+    DUE, f"{DUE}T00:00:00Z", {"manifold:m1": "binary", "manifold:m2": "binary", "fred:GDP": "dataset"}, {"fred:GDP": frozenset({"2026-02-01"})}
+)
 SEEDS = {
     "forecast-csv": "question_id,resolution_date,probability,reasoning\n"
-                    "manifold:m1,,0.7,looks likely\nmanifold:m2,,0.25,\nfred:GDP,2026-02-01,1e-1,trend\n",
-    "forecast-json": json.dumps({"organization": "Acme", "model": "x", "question_set": f"{DUE}-llm.json", "forecasts": [
-        {"id": "m1", "source": "manifold", "forecast": 0.7, "reasoning": "r"},
-        {"id": "m2", "source": "manifold", "forecast": "0.25"},
-        {"id": "GDP", "source": "fred", "forecast": 0.5, "resolution_date": "2026-02-01"}]}),
+    "manifold:m1,,0.7,looks likely\nmanifold:m2,,0.25,\nfred:GDP,2026-02-01,1e-1,trend\n",
+    "forecast-json": json.dumps(
+        {
+            "organization": "Acme",
+            "model": "x",
+            "question_set": f"{DUE}-llm.json",
+            "forecasts": [
+                {"id": "m1", "source": "manifold", "forecast": 0.7, "reasoning": "r"},
+                {"id": "m2", "source": "manifold", "forecast": "0.25"},
+                {"id": "GDP", "source": "fred", "forecast": 0.5, "resolution_date": "2026-02-01"},
+            ],
+        }
+    ),
     "bets": "question_id,placed_at,side,amount,reasoning\n"
-            "manifold:m1,2026-01-20T10:00:00Z,YES,500,cheap\nmanifold:m2,2026-01-21T00:00:00Z,NO,1250.5,\n",
-    "oracle": "question_id,prob_a,prob_b,prob_c,prob_d,reasoning\ntf-1,0.8,0.2,,,sure\ntf-2,,,,,\n"
-              "mc-1,0.1,0.6,0.2,0.1,\n",
+    "manifold:m1,2026-01-20T10:00:00Z,YES,500,cheap\nmanifold:m2,2026-01-21T00:00:00Z,NO,1250.5,\n",
+    "oracle": "question_id,prob_a,prob_b,prob_c,prob_d,reasoning\ntf-1,0.8,0.2,,,sure\ntf-2,,,,,\nmc-1,0.1,0.6,0.2,0.1,\n",
     "model": "name: GPT-X\norganization: Acme\nkind: llm\nmaintainers: [alice, bob]\nmethod: zero-shot, 500 words\nsaw_crowd: false\n",
 }
 CASES = 700  # per kind; about 4,000 files in all
 ODD = ["\u00a0", "\u2009", "\u3000", "\u2028", "\u0085", "\u200b", "\ufeff", "\t", " ", "\x0b", "\x0c", "\n", "\r", "\x00", "\x1c"]
 DIGITS = ["\u0660", "\u0665", "\u06f5", "\u0967", "\uff15", "\U0001d7d3", "\u00b2", "\u2155"]
-NUMBERS = ["inf", "-inf", "nan", "NaN", "Infinity", "-0", "+0.5", ".5", "5.", "1e-400", "1e400", "0x1p-1", "1_0",
-           "0,5", "1E0", "-1", "9" * 30, "0." + "3" * 30, "2500", "2500.0000000000005", "١", "0.7\u00a0", ""]
+NUMBERS = [
+    "inf",
+    "-inf",
+    "nan",
+    "NaN",
+    "Infinity",
+    "-0",
+    "+0.5",
+    ".5",
+    "5.",
+    "1e-400",
+    "1e400",
+    "0x1p-1",
+    "1_0",
+    "0,5",
+    "1E0",
+    "-1",
+    "9" * 30,
+    "0." + "3" * 30,
+    "2500",
+    "2500.0000000000005",
+    "١",
+    "0.7\u00a0",
+    "",
+]
 INSERTS = [",", '"', "'", "+", "-", "e", "E", "e-5", ".", "0", "\\", "#", ":", "[", "{", "&a", "*a", "!!", "%", "- x"]
 
 
@@ -64,7 +95,7 @@ def mutate(text: str, rng: random.Random) -> bytes:
         data = b"\xef\xbb\xbf" + data
     if rng.random() < 0.08 and data:
         i = rng.randrange(len(data))
-        data = data[:i] + bytes([data[i] ^ (1 << rng.randrange(8))]) + data[i + 1:]
+        data = data[:i] + bytes([data[i] ^ (1 << rng.randrange(8))]) + data[i + 1 :]
     return data
 
 
@@ -75,7 +106,7 @@ def _at(text: str, rng: random.Random, pred) -> int:
 
 def _unicode_digit(text, rng):
     i = _at(text, rng, str.isdigit)
-    return text[:i] + rng.choice(DIGITS) + text[i + 1:]
+    return text[:i] + rng.choice(DIGITS) + text[i + 1 :]
 
 
 def _odd_space(text, rng):
@@ -112,23 +143,22 @@ def _extra_column(text, rng):
 def _drop_or_copy_line(text, rng):
     lines = text.split("\n")
     k = rng.randrange(len(lines))
-    return "\n".join(lines[:k] + ([lines[k]] * rng.choice((0, 2))) + lines[k + 1:])
+    return "\n".join(lines[:k] + ([lines[k]] * rng.choice((0, 2))) + lines[k + 1 :])
 
 
 def _quote_cell(text, rng):
     i = _at(text, rng, lambda c: c == ",")
     j = text.find(",", i + 1)
     j = j if j != -1 else len(text)
-    return text[:i + 1] + '"' + text[i + 1:j] + '"' + text[j:]
+    return text[: i + 1] + '"' + text[i + 1 : j] + '"' + text[j:]
 
 
 def _case(text, rng):
     i = _at(text, rng, str.isalpha)
-    return text[:i] + text[i:i + 1].swapcase() + text[i + 1:]
+    return text[:i] + text[i : i + 1].swapcase() + text[i + 1 :]
 
 
-_MUTATIONS = [_unicode_digit, _odd_space, _insert, _number, _number, _crlf, _extra_column, _drop_or_copy_line,
-              _quote_cell, _case]
+_MUTATIONS = [_unicode_digit, _odd_space, _insert, _number, _number, _crlf, _extra_column, _drop_or_copy_line, _quote_cell, _case]
 
 
 def files(kind: str):

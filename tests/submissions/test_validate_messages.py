@@ -110,21 +110,28 @@ def test_a_question_set_of_another_round_names_the_one_to_write(hub: Path):
     body["question_set"] = f"{LATER}-prescient.json"
     result = check(hub, "acme.bot.json", json.dumps(body).encode(), "text")
     assert result.returncode == 9
-    assert (f"[question-set-mismatch] question_set is '{LATER}-prescient.json', but the file is in round {DUE}; "
-            f'write "question_set": "{DUE}-prescient.json"') in result.stdout
+    assert (
+        f"[question-set-mismatch] question_set is '{LATER}-prescient.json', but the file is in round {DUE}; "
+        f'write "question_set": "{DUE}-prescient.json"'
+    ) in result.stdout
 
 
 def test_an_unknown_round_lists_the_open_ones(hub: Path):
     result = check(hub, "acme.bot.csv", filled(), "text", due="2026-01-26")
     assert result.returncode == 9
-    assert ("[unknown-round] no round is due on 2026-01-26: data/rounds/2026-01-26/questions.csv does not exist; "
-            f"the open rounds are {DUE}, {LATER}: put the file in data/forecasts/{DUE}/") in result.stdout
+    assert (
+        "[unknown-round] no round is due on 2026-01-26: data/rounds/2026-01-26/questions.csv does not exist; "
+        f"the open rounds are {DUE}, {LATER}: put the file in data/forecasts/{DUE}/"
+    ) in result.stdout
 
 
-@pytest.mark.parametrize("name, data, other", [
-    ("acme.bot.csv", None, "json"),  # the template as JSON, saved as .csv
-    ("acme.bot.json", filled(), "csv"),
-])
+@pytest.mark.parametrize(
+    "name, data, other",
+    [
+        ("acme.bot.csv", None, "json"),  # the template as JSON, saved as .csv
+        ("acme.bot.json", filled(), "csv"),
+    ],
+)
 def test_a_file_of_the_other_format_gets_one_diagnosis(hub: Path, name: str, data: bytes | None, other: str):
     result = check(hub, name, data if data is not None else template(hub, "json"))
     assert result.returncode == 9 and problems(result) == [("wrong-format", 1, None)]
@@ -140,15 +147,20 @@ def test_a_forecastbench_file_in_a_prescient_round_gets_one_diagnosis(hub: Path)
     found = [line for line in result.stdout.splitlines() if line.startswith(("  error", "  warning")) and "author-unchecked" not in line]
     assert len(found) == 1, result.stdout
     assert "[question-set-mismatch] 12 of the file's 12 rows name questions that are not in round 2026-01-25" in found[0]
-    assert ("this is ForecastBench round 2025-10-26's question set (2025-10-26-llm.json); "
-            f"this round's set is {DUE}-prescient.json, the questions of data/rounds/{DUE}/questions.csv") in found[0]
+    assert (
+        "this is ForecastBench round 2025-10-26's question set (2025-10-26-llm.json); "
+        f"this round's set is {DUE}-prescient.json, the questions of data/rounds/{DUE}/questions.csv"
+    ) in found[0]
 
 
 @pytest.mark.skipif(not (FB_SETS / "2025-10-26-llm.json").is_file(), reason=f"real ForecastBench question sets not found at {FB_SETS}")
 def test_a_forecast_set_for_a_real_forecastbench_question_set_is_one_diagnosis(hub: Path):
     questions = json.loads((FB_SETS / "2025-10-26-llm.json").read_text(encoding="utf-8"))["questions"]
-    items = [{"id": q["id"], "source": q["source"], "forecast": 0.5, "resolution_date": d}
-             for q in questions for d in (q["resolution_dates"] if isinstance(q.get("resolution_dates"), list) else [None])]
+    items = [
+        {"id": q["id"], "source": q["source"], "forecast": 0.5, "resolution_date": d}
+        for q in questions
+        for d in (q["resolution_dates"] if isinstance(q.get("resolution_dates"), list) else [None])
+    ]
     body = {"organization": "Acme", "model": "bot", "question_set": "2025-10-26-llm.json", "forecasts": items}
     result = check(hub, "acme.bot.json", json.dumps(body).encode())
     assert result.returncode == 9 and problems(result) == [("question-set-mismatch", None, "id")]

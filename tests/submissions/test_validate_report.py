@@ -71,10 +71,14 @@ def test_passing_report():
 def test_json_report():
     body = json.loads(render(sample(), "json"))
     assert (body["ok"], body["errors"], body["warnings"], body["files"]) == (False, 2, 1, [FILE])
-    assert body["problems"][0] == {"file": FILE, "row": None, "column": None, "code": "low-coverage",
-                                   "severity": "warning", "message": "the file forecasts 3 of 4"}
-
-
+    assert body["problems"][0] == {
+        "file": FILE,
+        "row": None,
+        "column": None,
+        "code": "low-coverage",
+        "severity": "warning",
+        "message": "the file forecasts 3 of 4",
+    }
 
 
 def hostile_report() -> Report:
@@ -82,12 +86,6 @@ def hostile_report() -> Report:
     problems = [problem("bad-file-name", n, None, None, f"{n!r} is not <team>.<model>") for n in names]
     problems += [problem("unknown-question", FILE, i + 2, h, f"{h} is not in the round") for i, h in enumerate(HOSTILE_TEXTS)]
     return Report("2026-01-20T00:00:00Z", tuple(names + [FILE]), tuple(problems))
-
-
-
-
-
-
 
 
 def test_hostile_names_and_cells_are_inert_in_markdown():
@@ -119,8 +117,7 @@ def test_hostile_names_give_valid_utf8_json():
 
 def test_printable_and_code():
     assert printable("plain text, ünïcode ✓") == "plain text, ünïcode ✓"
-    assert printable("a\nb\tc\x00\x7f\x85\u2028\u202e\u200b\ufeff\udcc3\ud800") == \
-        "a\\nb\\tc\\x00\\x7f\\x85\\u2028\\u202e\\u200b\\ufeff\\xc3\\ud800"
+    assert printable("a\nb\tc\x00\x7f\x85\u2028\u202e\u200b\ufeff\udcc3\ud800") == "a\\nb\\tc\\x00\\x7f\\x85\\u2028\\u202e\\u200b\\ufeff\\xc3\\ud800"
     assert printable(None) == ""
     assert code("a.csv") == "`a.csv`" and code("a`b") == "``a`b``" and code("`x") == "`` `x ``"
     assert code("a\nb") == "`a\\nb`"

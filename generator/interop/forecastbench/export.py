@@ -54,11 +54,17 @@ def _fb_item(qid: str, rows: pd.DataFrame, q: pd.Series) -> dict:
     first = rows.iloc[0]
     value = first["freeze_value"]
     return {
-        "id": qid.split(":", 1)[1], "source": first["source"], "question": q["text"],
-        "resolution_criteria": q["resolution_criteria"], "background": q["background"], "url": q["url"],
-        "freeze_datetime": first["freeze_time"], "freeze_datetime_value": "" if pd.isna(value) else repr(float(value)),
+        "id": qid.split(":", 1)[1],
+        "source": first["source"],
+        "question": q["text"],
+        "resolution_criteria": q["resolution_criteria"],
+        "background": q["background"],
+        "url": q["url"],
+        "freeze_datetime": first["freeze_time"],
+        "freeze_datetime_value": "" if pd.isna(value) else repr(float(value)),
         "freeze_datetime_value_explanation": "market probability" if first["kind"] == MARKET else "series value",
-        "source_intro": "", "market_info_open_datetime": q["open_time"] or "N/A",
+        "source_intro": "",
+        "market_info_open_datetime": q["open_time"] or "N/A",
         "market_info_close_datetime": q["close_time"] or "N/A",
         "market_info_resolution_criteria": q["resolution_criteria"] if first["kind"] == MARKET else "N/A",
         "resolution_dates": sorted(rows["resolution_date"]) if first["kind"] == DATASET else "N/A",

@@ -31,6 +31,7 @@ class Outcomes(Protocol):
     written: list[str]
     forecast_files: int
 
+
 _NO_FRAME: Callable[[], pd.DataFrame | None] = lambda: None  # noqa: E731
 
 
@@ -64,8 +65,9 @@ class FileWriter:
         path = self.layout.forecast(parse_ts(due), model)
         self._add(problems, path, lambda: _store(path, data), frame)
 
-    def add_staged(self, due: str, model: str, staged: Path, digest: str, entry_kept: bool,
-                   frame: Callable[[], pd.DataFrame | None], problems: list[Problem]) -> None:
+    def add_staged(
+        self, due: str, model: str, staged: Path, digest: str, entry_kept: bool, frame: Callable[[], pd.DataFrame | None], problems: list[Problem]
+    ) -> None:
         """A CSV forecast file a parsing worker staged (``workers``; its bytes' sha256 ``digest``),
         put in place unless a file is there; ``entry_kept``: its frame is in the disk cache."""
         path, disk = self.layout.forecast(parse_ts(due), model), self.hub.cache.disk
@@ -75,6 +77,7 @@ class FileWriter:
             if entry_kept and outcome != "different" and disk is not None:
                 disk.know(path, digest)
             return outcome
+
         self._add(problems, path, store, frame)
 
     def add_published(self, due: str, model: str, data: bytes) -> None:
@@ -98,8 +101,16 @@ class FileWriter:
         layout, report = self.layout, self.report
         report.warnings += problems
         if outcome == "different":
-            report.warnings.append(Problem(layout.relative(path), None, None, "forecast-immutable",
-                                           "a different forecast file already exists for this round; it is kept", "warning"))
+            report.warnings.append(
+                Problem(
+                    layout.relative(path),
+                    None,
+                    None,
+                    "forecast-immutable",
+                    "a different forecast file already exists for this round; it is kept",
+                    "warning",
+                )
+            )
             return
         if outcome == "written":
             report.written.append(layout.relative(path))

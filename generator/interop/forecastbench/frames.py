@@ -64,15 +64,25 @@ def _typed(rows: list[dict], table) -> pd.DataFrame:
 
 # -- question bank --------------------------------------------------------------------------------
 
+
 def question_versions(qset: Parsed) -> pd.DataFrame:
     """One QUESTIONS row per question of a question set, recorded at its freeze time."""
-    rows = [{
-        "id": f"{q['source']}:{q['id']}", "recorded_at": fb_ts(q["freeze_datetime"]) or midnight(qset.due),
-        "source": q["source"], "kind": kind_of(q["source"]), "text": q["question"] or f"ForecastBench question {q['id']}",
-        "background": q["background"], "resolution_criteria": q["resolution_criteria"], "url": q["url"],
-        "category": "", "open_time": fb_ts(q["market_info_open_datetime"]),
-        "close_time": fb_ts(q["market_info_close_datetime"]),
-    } for q in qset.rows]
+    rows = [
+        {
+            "id": f"{q['source']}:{q['id']}",
+            "recorded_at": fb_ts(q["freeze_datetime"]) or midnight(qset.due),
+            "source": q["source"],
+            "kind": kind_of(q["source"]),
+            "text": q["question"] or f"ForecastBench question {q['id']}",
+            "background": q["background"],
+            "resolution_criteria": q["resolution_criteria"],
+            "url": q["url"],
+            "category": "",
+            "open_time": fb_ts(q["market_info_open_datetime"]),
+            "close_time": fb_ts(q["market_info_close_datetime"]),
+        }
+        for q in qset.rows
+    ]
     return _typed(rows, QUESTIONS).drop_duplicates("id", keep="first")
 
 
@@ -82,20 +92,27 @@ def placeholder_questions(rset: Parsed, known: set[str]) -> pd.DataFrame:
     for r in rset.rows:
         qid = f"{r['source']}:{r['id']}"
         if qid not in known and qid not in seen:
-            seen[qid] = {"id": qid, "recorded_at": midnight(rset.due), "source": r["source"], "kind": kind_of(r["source"]),
-                         "text": f"ForecastBench {r['source']} question {r['id']} (its text is not in the imported question sets)"}
+            seen[qid] = {
+                "id": qid,
+                "recorded_at": midnight(rset.due),
+                "source": r["source"],
+                "kind": kind_of(r["source"]),
+                "text": f"ForecastBench {r['source']} question {r['id']} (its text is not in the imported question sets)",
+            }
     return _typed(list(seen.values()), QUESTIONS)
 
 
 # -- rounds ---------------------------------------------------------------------------------------
+
 
 def round_frame(due: str, qsets: list[Parsed], rset: Parsed | None) -> pd.DataFrame:
     """The round's frozen question set: question-set units ∪ resolution-set units."""
     rows: dict[tuple[str, str], dict] = {}
     for qset in qsets:
         for q in qset.rows:
-            base = _round_row(due, q["source"], q["id"], q["question"], q["url"],
-                              fb_ts(q["freeze_datetime"]) or midnight(due), _float(q["freeze_datetime_value"]))
+            base = _round_row(
+                due, q["source"], q["id"], q["question"], q["url"], fb_ts(q["freeze_datetime"]) or midnight(due), _float(q["freeze_datetime_value"])
+            )
             for date in q["resolution_dates"] or [""]:
                 rows.setdefault((base["question_id"], date), {**base, "resolution_date": date})
     for r in rset.rows if rset else []:
@@ -124,8 +141,17 @@ def round_sets_frame(round_units: pd.DataFrame, qsets: list[Parsed]) -> pd.DataF
 
 
 def _round_row(due, source, fb_id, text, url, freeze, value) -> dict:
-    return {"question_id": f"{source}:{fb_id}", "source": source, "kind": kind_of(source), "category": "",
-            "due": midnight(due), "freeze_time": freeze, "freeze_value": value, "text": text, "url": url}
+    return {
+        "question_id": f"{source}:{fb_id}",
+        "source": source,
+        "kind": kind_of(source),
+        "category": "",
+        "due": midnight(due),
+        "freeze_time": freeze,
+        "freeze_value": value,
+        "text": text,
+        "url": url,
+    }
 
 
 def _float(text: str) -> float:
@@ -155,14 +181,19 @@ def stated_frame(rset: Parsed, as_of: str) -> pd.DataFrame:
         when = as_of
         resolved = min(midnight(r["resolution_date"]), as_of)
         status = "open" if not r["resolved"] else "resolved" if r["resolved_to"] in (0.0, 1.0) else "void"
-        rows.append({
-            "round": rset.due, "question_id": f"{r['source']}:{r['id']}",
-            "resolution_date": "" if r["source"] in MARKET_SOURCES else r["resolution_date"],
-            "recorded_at": when, "status": status, "outcome": r["resolved_to"] if status == "resolved" else np.nan,
-            "resolved_at": resolved if status != "open" else "",
-            "value": r["resolved_to"] if status == "open" and r["source"] in MARKET_SOURCES else np.nan,
-            "payload_sha256": r["sha"],
-        })
+        rows.append(
+            {
+                "round": rset.due,
+                "question_id": f"{r['source']}:{r['id']}",
+                "resolution_date": "" if r["source"] in MARKET_SOURCES else r["resolution_date"],
+                "recorded_at": when,
+                "status": status,
+                "outcome": r["resolved_to"] if status == "resolved" else np.nan,
+                "resolved_at": resolved if status != "open" else "",
+                "value": r["resolved_to"] if status == "open" and r["source"] in MARKET_SOURCES else np.nan,
+                "payload_sha256": r["sha"],
+            }
+        )
     return _typed(rows, RESOLUTIONS).drop_duplicates(["round", *_UNIT], keep="first")
 
 
@@ -184,6 +215,7 @@ def new_statements(existing: pd.DataFrame, stated: pd.DataFrame, as_of: str) -> 
 
 
 # -- forecasts and models -------------------------------------------------------------------------
+
 
 def slug(text: str, dots: bool) -> str:
     allowed = r"[^a-z0-9._-]+" if dots else r"[^a-z0-9-]+"
@@ -215,12 +247,12 @@ def model_id(fset: Parsed) -> str:
 # tournament board's market difficulty from the crowd, and a market without the crowd's value at the
 # due date left out of it.
 FB_LEADERBOARD = (
-    "[leaderboard]\n# ForecastBench's boards and tournament rules (Methodology page, \"ForecastBench, rule by rule\").\n"
-    "boards = [\"tournament\", \"baseline\", \"preliminary\"]\n"
-    "reference = \"forecastbench.superforecaster-median-forecast\"\n"
-    "public_reference = \"forecastbench.public-median-forecast\"\n"
+    '[leaderboard]\n# ForecastBench\'s boards and tournament rules (Methodology page, "ForecastBench, rule by rule").\n'
+    'boards = ["tournament", "baseline", "preliminary"]\n'
+    'reference = "forecastbench.superforecaster-median-forecast"\n'
+    'public_reference = "forecastbench.public-median-forecast"\n'
     "market_difficulty = \"crowd\"   # the tournament board: each market's difficulty is the crowd's Brier\n"
-    "missing_crowd = \"drop\"        # a market without the crowd's value at the due date leaves that board\n"
+    'missing_crowd = "drop"        # a market without the crowd\'s value at the due date leaves that board\n'
     "# ForecastBench ranks only rounds with >= 225 resolved dataset units and >= 50 resolved markets:\n"
     "# set min_dataset_rows = 225 and min_market_questions = 50 (or pass --fb-round-filter) to do the same.\n"
 )
@@ -237,15 +269,30 @@ def model_meta(fset: Parsed) -> ModelMeta:
     variant = header.get("forecast_variant_key") or ""
     saw = name in SAW_CROWD_NAMES or "freeze" in variant.lower() or "freeze values" in name.lower()
     members = len(set(fset.rows[0].get("member", []))) if fset.header.get("individual") and fset.rows else 0
-    method = "; ".join(x for x in (f"model organization: {header.get('model_organization') or ''}" if header.get("model_organization") else "",
-                                   f"variant: {variant}" if variant else "",
-                                   f"the median, per question and resolution date, of {members} forecasters' individual forecasts "
-                                   "(the imported file keeps each member's rows)" if members else "",
-                                   "imported from a ForecastBench forecast set") if x)
-    return ModelMeta(id=model_id(fset), name=name, organization=header["organization"], kind=kind,
-                     release_date=header.get("model_release_date") or "", method=method, saw_crowd=saw,
-                     ran_by="forecastbench" if header["organization"].strip() == FB_ORGANIZATION else "team",
-                     model_organization=header.get("model_organization") or "")
+    method = "; ".join(
+        x
+        for x in (
+            f"model organization: {header.get('model_organization') or ''}" if header.get("model_organization") else "",
+            f"variant: {variant}" if variant else "",
+            f"the median, per question and resolution date, of {members} forecasters' individual forecasts "
+            "(the imported file keeps each member's rows)"
+            if members
+            else "",
+            "imported from a ForecastBench forecast set",
+        )
+        if x
+    )
+    return ModelMeta(
+        id=model_id(fset),
+        name=name,
+        organization=header["organization"],
+        kind=kind,
+        release_date=header.get("model_release_date") or "",
+        method=method,
+        saw_crowd=saw,
+        ran_by="forecastbench" if header["organization"].strip() == FB_ORGANIZATION else "team",
+        model_organization=header.get("model_organization") or "",
+    )
 
 
 def unit_keys(units: pd.DataFrame) -> dict[tuple[str, str], tuple[str, str]]:
@@ -279,11 +326,15 @@ def forecast_columns(fset: Parsed, allowed: dict[tuple[str, str], tuple[str, str
     repeats, outside = len(pairs) - len(first), inside.count(False)
     problems = []
     if repeats:
-        problems.append(Problem(fset.label, None, "id", "duplicate-forecast",
-                                f"{repeats} repeated (id, resolution_date) row(s); the first is kept", "warning"))
+        problems.append(
+            Problem(fset.label, None, "id", "duplicate-forecast", f"{repeats} repeated (id, resolution_date) row(s); the first is kept", "warning")
+        )
     if outside:
-        problems.append(Problem(fset.label, None, "id", "unknown-question",
-                                f"{outside} forecast(s) for questions or dates not in round {fset.due} dropped", "warning"))
+        problems.append(
+            Problem(
+                fset.label, None, "id", "unknown-question", f"{outside} forecast(s) for questions or dates not in round {fset.due} dropped", "warning"
+            )
+        )
     return _columns(columns, allowed, pairs, None if len(keep) == len(pairs) else keep), problems
 
 
@@ -292,5 +343,8 @@ def _columns(columns: dict[str, list], allowed: dict, pairs: list, keep: list[in
     if keep is not None:
         pairs = [pairs[i] for i in keep]
     units = [allowed[p] for p in pairs]
-    return {"question_id": [u[0] for u in units], "resolution_date": [u[1] for u in units],
-            **{c: list(columns[c]) if keep is None else [columns[c][i] for i in keep] for c in ("probability", "reasoning")}}
+    return {
+        "question_id": [u[0] for u in units],
+        "resolution_date": [u[1] for u in units],
+        **{c: list(columns[c]) if keep is None else [columns[c][i] for i in keep] for c in ("probability", "reasoning")},
+    }

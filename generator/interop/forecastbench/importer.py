@@ -31,10 +31,7 @@ from typing import TypeVar
 import pandas as pd
 
 from ...errors import Problem, SchemaError
-from ...forecasters.baselines import AT_OPEN
-from ...models import ModelMeta
 from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
-from ...scoring.brier import set_name
 from ...store import ingest, ledger, readers, tarball
 from ...store.atomic import write_bytes_atomic
 from ...store.csvio import empty_frame, to_csv_bytes
@@ -45,14 +42,11 @@ from ...timeutil import format_ts, parse_ts
 from . import frames
 from . import parse as fbp
 from . import workers as worker_pool
-from .filewriter import FileWriter
+from .forecast_files import HUB_BASELINES, write_forecasts
 from .sealed import seal_imported
 
 T = TypeVar("T")
 WRITE_THREADS = 4  # forecast files written (and fsynced) at once by default
-
-# The hub's constant baselines, the same forecasters the nightly run writes for its own rounds.
-HUB_BASELINES = ("prescient.always-0", "prescient.always-1", "prescient.always-0.5")
 
 
 @dataclass
@@ -87,14 +81,15 @@ def dataset_dirs(root: Path) -> tuple[Path, Path]:
     for base in (root / "datasets", root):
         if (base / "question_sets").is_dir() or (base / "resolution_sets").is_dir():
             return base / "question_sets", base / "resolution_sets"
-    raise SchemaError(f"{root}: no ForecastBench datasets here", [Problem(
-        str(root), None, None, "not-forecastbench", "expected datasets/question_sets and datasets/resolution_sets (or DIR = datasets/)")])
+    raise SchemaError(
+        f"{root}: no ForecastBench datasets here",
+        [Problem(str(root), None, None, "not-forecastbench", "expected datasets/question_sets and datasets/resolution_sets (or DIR = datasets/)")],
+    )
 
 
 def _parse_all(paths: list[Path], parser, base: Path, pool=None) -> Iterator[fbp.Parsed]:
     """The files parsed, in order, as they come (by the ``pool``'s workers, which start at once)."""
-    jobs = [(path, path.relative_to(base).as_posix() if path.is_relative_to(base) else str(path), parser.__name__)
-            for path in paths]
+    jobs = [(path, path.relative_to(base).as_posix() if path.is_relative_to(base) else str(path), parser.__name__) for path in paths]
     if pool is None:
         return map(worker_pool.parse_one, jobs)
     parsed = pool.imap(worker_pool.parse_packed, jobs, chunksize=4)
@@ -135,8 +130,13 @@ def read_sets(datasets_dir: Path, forecasts_dir: Path | None = None) -> _Inputs:
     return _Inputs(dated, rsets, [], own, rounds, checks)
 
 
-def read_forecast_sets(inputs: _Inputs, forecasts_dir: Path | None, hub: Hub | None = None,
-                       meanwhile: Callable[[], T] | None = None, baselines: list[tuple[str, str]] | None = None) -> tuple[_Inputs, T | None]:
+def read_forecast_sets(
+    inputs: _Inputs,
+    forecasts_dir: Path | None,
+    hub: Hub | None = None,
+    meanwhile: Callable[[], T] | None = None,
+    baselines: list[tuple[str, str]] | None = None,
+) -> tuple[_Inputs, T | None]:
     """``inputs`` with the forecast sets under ``forecasts_dir`` parsed, by worker processes when
     there are many, which then also make their files (``worker_pool``) and, given the ``hub`` (its
     lock held), stage them there: the caller commits or removes them (``_remove_staged``). The
@@ -177,8 +177,7 @@ def _any_error(problems: list[Problem]) -> bool:
 
 def _rounds(qsets: list[fbp.Parsed], rsets: dict[str, fbp.Parsed]) -> dict[str, pd.DataFrame]:
     """Every round's questions as the input files give them (``frames.round_frame``), by due date."""
-    return {due: frames.round_frame(due, [q for q in qsets if q.due == due], rsets.get(due))
-            for due in sorted({q.due for q in qsets} | set(rsets))}
+    return {due: frames.round_frame(due, [q for q in qsets if q.due == due], rsets.get(due)) for due in sorted({q.due for q in qsets} | set(rsets))}
 
 
 def _round_dues(inputs: _Inputs, as_of: str) -> list[str]:
@@ -212,8 +211,9 @@ def _check_forecasts(inputs: _Inputs, dues: list[str], as_of: str) -> tuple[list
     return keep, problems
 
 
-def import_forecastbench(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir: Path | None = None, *,
-                         as_of: datetime | str, workers: int = WRITE_THREADS) -> ImportReport:
+def import_forecastbench(
+    hub_root: Path | Hub, datasets_dir: Path, forecasts_dir: Path | None = None, *, as_of: datetime | str, workers: int = WRITE_THREADS
+) -> ImportReport:
     """Import FB files into the hub at ``hub_root`` (a folder, or the command's Hub, whose read
     cache then holds the written forecast files for the scoring); raise SchemaError (writing nothing)
     on bad input. ``workers``: threads writing forecast files; 1 writes them one by one, in order.
@@ -224,8 +224,7 @@ def import_forecastbench(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir
         return _import(hub_root, datasets, forecasts, as_of=as_of, workers=workers)
 
 
-def _import(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir: Path | None, *,
-            as_of: datetime | str, workers: int) -> ImportReport:
+def _import(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir: Path | None, *, as_of: datetime | str, workers: int) -> ImportReport:
     as_of_text = as_of if isinstance(as_of, str) else format_ts(as_of)
     hub = hub_root if isinstance(hub_root, Hub) else Hub(Path(hub_root))
     layout = hub.layout
@@ -250,7 +249,7 @@ def _import(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir: Path | None
                 rounds = {due: _write_round(hub, due, inputs, planned.rounds[due], report) for due in dues}
                 sets = {due: _write_round_sets(hub, due, rounds[due], inputs, report) for due in dues}
                 made = {due: inputs.rounds[due] for due in dues if rounds[due] is inputs.rounds.get(due)}
-                _write_forecasts(hub, rounds, sets, fsets, as_of_text, report, workers, made, inputs.baselines)
+                report.models = write_forecasts(hub, rounds, sets, fsets, as_of_text, report, workers, made, inputs.baselines)
                 report.written += seal_imported(hub, [d for d in dues if frames.midnight(d) <= as_of_text], as_of_text)
         finally:
             _remove_staged(inputs)
@@ -304,11 +303,13 @@ def collector_spared() -> Iterator[None]:
 def _write_hub_toml(layout: Layout, dues: list[str], report: ImportReport) -> None:
     if layout.hub_toml.is_file() or not dues:
         return
-    text = ("# Created by `prescient import forecastbench`: a hub of imported ForecastBench rounds.\n"
-            "[hub]\ntitle = \"ForecastBench (imported)\"\n\n[rounds]\n"
-            f"first_due = \"{dues[0]}T00:00:00Z\"\ncadence_days = 14\nopen_days_before_due = 0\n\n"
-            "[scoring]\n# ForecastBench exempts its own organisation's files from the 5% imputation rule.\n"
-            "imputation_exempt = [\"forecastbench\"]\n\n" + frames.FB_LEADERBOARD)
+    text = (
+        "# Created by `prescient import forecastbench`: a hub of imported ForecastBench rounds.\n"
+        '[hub]\ntitle = "ForecastBench (imported)"\n\n[rounds]\n'
+        f'first_due = "{dues[0]}T00:00:00Z"\ncadence_days = 14\nopen_days_before_due = 0\n\n'
+        "[scoring]\n# ForecastBench exempts its own organisation's files from the 5% imputation rule.\n"
+        'imputation_exempt = ["forecastbench"]\n\n' + frames.FB_LEADERBOARD
+    )
     write_bytes_atomic(layout.hub_toml, text.encode("utf-8"))
     report.written.append(layout.relative(layout.hub_toml))
 
@@ -323,8 +324,11 @@ class _Plan:
 
 
 def _plan(hub: Hub, inputs: _Inputs, dues: list[str], as_of: str) -> _Plan:
-    return _Plan(_bank_rows(hub, inputs, dues), _statement_rows(hub, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of),
-                 {due: to_csv_bytes(inputs.rounds[due], ROUND_QUESTIONS) for due in dues})
+    return _Plan(
+        _bank_rows(hub, inputs, dues),
+        _statement_rows(hub, [inputs.rsets[d] for d in dues if d in inputs.rsets], as_of),
+        {due: to_csv_bytes(inputs.rounds[due], ROUND_QUESTIONS) for due in dues},
+    )
 
 
 def _bank_rows(hub: Hub, inputs: _Inputs, dues: list[str]) -> pd.DataFrame:
@@ -390,8 +394,16 @@ def _write_round(hub: Hub, due: str, inputs: _Inputs, data: bytes, report: Impor
     layout = hub.layout
     path = layout.round_questions(parse_ts(due))
     if path.is_file() and path.read_bytes() != data:
-        report.warnings.append(Problem(layout.relative(path), None, None, "round-frozen",
-                                       "the round is already published with other questions; it is kept as it is", "warning"))
+        report.warnings.append(
+            Problem(
+                layout.relative(path),
+                None,
+                None,
+                "round-frozen",
+                "the round is already published with other questions; it is kept as it is",
+                "warning",
+            )
+        )
         return hub.cache.read_table(path, ROUND_QUESTIONS, layout.relative(path))
     if write_bytes_atomic(path, data):
         report.written.append(layout.relative(path))
@@ -411,82 +423,3 @@ def _write_round_sets(hub: Hub, due: str, units: pd.DataFrame, inputs: _Inputs, 
     if write_bytes_atomic(path, to_csv_bytes(frame, QUESTION_SETS)):
         report.written.append(layout.relative(path))
     return frame
-
-
-def _kept_as_published(fset: fbp.Parsed, names: set[str]) -> bool:
-    """An individual file, or one answering a set smaller than its round (``names``: the round's
-    sets, ``_set_names``), is stored as FB published it (JSON: its members' rows and its
-    ``question_set`` travel with it); any other as a CSV forecast file."""
-    return bool(fset.header.get("individual")) or set_name(fset.header["question_set"]) in names
-
-
-def _set_names(sets: pd.DataFrame) -> set[str]:
-    """The names of a round's question sets (``schemas.QUESTION_SETS``), none when one set asks the whole round."""
-    return set(sets["question_set"].map(set_name))
-
-
-def _set_problems(fset: fbp.Parsed, names: set[str]) -> list[Problem]:
-    declared = set_name(fset.header["question_set"])
-    if not names or declared in names:
-        return []
-    return [Problem(fset.label, None, "question_set", "unknown-question-set",
-                    f"question_set {fset.header['question_set']!r} names none of round {fset.due}'s question sets "
-                    f"({', '.join(sorted(names))}); it is scored on the whole round", "warning")]
-
-
-def _write_forecasts(hub: Hub, rounds: dict[str, pd.DataFrame], sets: dict[str, pd.DataFrame], fsets: list[fbp.Parsed],
-                     as_of: str, report: ImportReport, workers: int = 1, made: dict[str, pd.DataFrame] | None = None,
-                     baselines: dict[tuple[str, str], worker_pool.Prepared] | None = None) -> None:
-    """``made``: the rounds, by due, whose forecast files the parsing workers made (``worker_pool``):
-    the ones the import keeps as they were given to the workers; ``baselines``: the baselines' files
-    the workers made, by (due, model)."""
-    models: dict[str, ModelMeta] = {}
-    units = {due: (q["question_id"].to_numpy(dtype=object), q["resolution_date"].to_numpy(dtype=object))
-             for due, q in (made or {}).items()}
-    names = {due: _set_names(frame) for due, frame in sets.items()}
-    layout = hub.layout
-    with FileWriter(hub, report, workers) as writer:
-        for due, questions in rounds.items():
-            if frames.midnight(due) > as_of:
-                continue
-            for model in HUB_BASELINES:
-                meta, forecaster = AT_OPEN[model]
-                kept = (baselines or {}).get((due, model))
-                if kept is None or due not in units or not _add_prepared(writer, due, model, kept, units[due], []):
-                    writer.add(due, model, forecaster(questions), [])
-                models[model] = meta
-        allowed: dict[str, dict[tuple[str, str], tuple[str, str]]] = {}  # due -> frames.unit_keys
-        for fset in fsets:
-            model = frames.model_id(fset)
-            models[model] = frames.model_meta(fset)
-            if _kept_as_published(fset, names[fset.due]):
-                writer.add_published(fset.due, model, Path(fset.path).read_bytes())
-                continue
-            prepared = fset.prepared
-            if isinstance(prepared, worker_pool.Prepared) and fset.due in units:
-                _add_prepared(writer, fset.due, model, prepared, units[fset.due], _set_problems(fset, names[fset.due]))
-                continue
-            if prepared is not None:  # made against a round the import does not keep: parsed again, made here
-                fset = worker_pool.parse_one((Path(fset.path), fset.label, "parse_forecast_set"))
-            if fset.due not in allowed:
-                allowed[fset.due] = frames.unit_keys(rounds[fset.due])
-            columns, problems = frames.forecast_columns(fset, allowed[fset.due])
-            writer.add(fset.due, model, columns, problems + _set_problems(fset, names[fset.due]))
-    for model, meta in sorted(models.items()):
-        path = layout.model_meta(model)
-        if not path.is_file() and write_bytes_atomic(path, meta.to_yaml()):
-            report.written.append(layout.relative(path))
-    report.models = sorted(models)
-
-
-def _add_prepared(writer: FileWriter, due: str, model: str, prepared: worker_pool.Prepared, units: tuple, problems: list[Problem]) -> bool:
-    """Hand ``writer`` a file a parsing worker made (staged, or its bytes); ``units``: the round's
-    unit columns its rows point into. False when it holds neither (nothing is added)."""
-    frame = functools.partial(worker_pool.frame_of, prepared, *units)
-    if prepared.staged is not None:
-        writer.add_staged(due, model, Path(prepared.staged), prepared.digest, prepared.entry_kept, frame, prepared.problems + problems)
-    elif prepared.data is not None:
-        writer.add_made(due, model, prepared.data, frame, prepared.problems + problems)
-    else:
-        return False
-    return True

@@ -53,8 +53,7 @@ class Parsed:
     prepared: object = None  # a forecast set's file, made by a parsing worker (``workers.Prepared``)
 
 
-def _problem(label: str, code: str, message: str, row: int | None = None, column: str | None = None,
-             severity: str = "error") -> Problem:
+def _problem(label: str, code: str, message: str, row: int | None = None, column: str | None = None, severity: str = "error") -> Problem:
     return Problem(label, row, column, code, message, severity)
 
 
@@ -63,8 +62,13 @@ def load_json(path: Path, label: str) -> tuple[object, list[Problem]]:
     same values; the standard library otherwise)."""
     data = path.read_bytes()
     if data.startswith(LFS_POINTER):
-        return None, [_problem(label, "lfs-pointer", "a Git LFS pointer, not the file: fetch the object "
-                               "(`git lfs pull`, or download it from the repository's web page) and import that")]
+        return None, [
+            _problem(
+                label,
+                "lfs-pointer",
+                "a Git LFS pointer, not the file: fetch the object (`git lfs pull`, or download it from the repository's web page) and import that",
+            )
+        ]
     try:
         if _depth_bound(data) <= _ORJSON_MAX_DEPTH:
             return _orjson.loads(data), []
@@ -146,8 +150,9 @@ def _row_key_problems(parsed: Parsed, i: int, row: object, keys: tuple[str, ...]
         parsed.problems.append(_problem(label, "bad-id", f"id {row['id']!r} is not a string", row=where, column="id"))
         return False
     if row["source"] not in SOURCES:
-        parsed.problems.append(_problem(label, "unknown-source", f"source {row['source']!r} is not one of {', '.join(SOURCES)}",
-                                        row=where, column="source"))
+        parsed.problems.append(
+            _problem(label, "unknown-source", f"source {row['source']!r} is not one of {', '.join(SOURCES)}", row=where, column="source")
+        )
         return False
     return True
 
@@ -165,8 +170,11 @@ def _rows(parsed: Parsed, items: object, keys: tuple[str, ...], convert) -> None
             if converted is not None:
                 parsed.rows.append(converted)
     if combos:
-        parsed.problems.append(_problem(parsed.label, "combination-id", f"{combos} row(s) with a list id (combination questions) dropped",
-                                        column="id", severity="warning"))
+        parsed.problems.append(
+            _problem(
+                parsed.label, "combination-id", f"{combos} row(s) with a list id (combination questions) dropped", column="id", severity="warning"
+            )
+        )
     errors = [p for p in parsed.problems if p.severity == "error"]
     if len(errors) > _MAX_ROW_PROBLEMS:
         parsed.problems = [p for p in parsed.problems if p.severity != "error"] + errors[:_MAX_ROW_PROBLEMS]
@@ -198,12 +206,29 @@ def _question(parsed: Parsed, where: int, row: dict) -> dict | None:
     dates = row["resolution_dates"]
     is_market = row["source"] in MARKET_SOURCES
     if not is_market and not (isinstance(dates, list) and all(isinstance(d, str) and _DATE.match(d) for d in dates)):
-        parsed.problems.append(_problem(parsed.label, "bad-date", "a dataset question's resolution_dates must be a list of YYYY-MM-DD dates",
-                                        row=where, column="resolution_dates"))
+        parsed.problems.append(
+            _problem(
+                parsed.label,
+                "bad-date",
+                "a dataset question's resolution_dates must be a list of YYYY-MM-DD dates",
+                row=where,
+                column="resolution_dates",
+            )
+        )
         return None
-    text = {k: (row.get(k) if isinstance(row.get(k), str) else "") for k in (
-        "question", "background", "resolution_criteria", "url", "freeze_datetime", "freeze_datetime_value",
-        "market_info_open_datetime", "market_info_close_datetime")}
+    text = {
+        k: (row.get(k) if isinstance(row.get(k), str) else "")
+        for k in (
+            "question",
+            "background",
+            "resolution_criteria",
+            "url",
+            "freeze_datetime",
+            "freeze_datetime_value",
+            "market_info_open_datetime",
+            "market_info_close_datetime",
+        )
+    }
     return {**text, "id": str(row["id"]), "source": row["source"], "resolution_dates": [] if is_market else sorted(set(dates))}
 
 
@@ -227,13 +252,20 @@ def _resolution(parsed: Parsed, where: int, row: dict) -> dict | None:
         parsed.problems.append(_problem(parsed.label, "bad-value", f"resolved {row['resolved']!r} is not true/false", row=where, column="resolved"))
         return None
     if row["resolved_to"] is not None and value is None:
-        parsed.problems.append(_problem(parsed.label, "bad-outcome", f"resolved_to {row['resolved_to']!r} is not a number",
-                                        row=where, column="resolved_to"))
+        parsed.problems.append(
+            _problem(parsed.label, "bad-outcome", f"resolved_to {row['resolved_to']!r} is not a number", row=where, column="resolved_to")
+        )
         return None
     if date is None:
         return None
-    return {"id": str(row["id"]), "source": row["source"], "resolution_date": date, "resolved_to": value,
-            "resolved": row["resolved"], "sha": row_sha256(row)}
+    return {
+        "id": str(row["id"]),
+        "source": row["source"],
+        "resolution_date": date,
+        "resolved_to": value,
+        "resolved": row["resolved"],
+        "sha": row_sha256(row),
+    }
 
 
 def parse_resolution_set(body: object, label: str) -> Parsed:
@@ -261,8 +293,9 @@ def _forecast(parsed: Parsed, where: int, row: dict) -> dict | None:
     if p is not None and -FLOAT_NOISE <= p <= 1.0 + FLOAT_NOISE:
         p = min(max(p, 0.0), 1.0)
     if p is None or not 0.0 <= p <= 1.0:
-        parsed.problems.append(_problem(parsed.label, "bad-probability", f"forecast {row['forecast']!r} is not a probability in [0, 1]",
-                                        row=where, column="forecast"))
+        parsed.problems.append(
+            _problem(parsed.label, "bad-probability", f"forecast {row['forecast']!r} is not a probability in [0, 1]", row=where, column="forecast")
+        )
         return None
     date = row.get("resolution_date")
     if row["source"] in MARKET_SOURCES or date is None:
@@ -270,8 +303,13 @@ def _forecast(parsed: Parsed, where: int, row: dict) -> dict | None:
     elif _date_or_problem(parsed, where, date, "resolution_date") is None:
         return None
     reasoning = row.get("reasoning")
-    return {"question_id": f"{row['source']}:{row['id']}", "resolution_date": date, "probability": p,
-            "reasoning": reasoning if isinstance(reasoning, str) else "", "member": _member(row.get(MEMBER_KEY))}
+    return {
+        "question_id": f"{row['source']}:{row['id']}",
+        "resolution_date": date,
+        "probability": p,
+        "reasoning": reasoning if isinstance(reasoning, str) else "",
+        "member": _member(row.get(MEMBER_KEY)),
+    }
 
 
 def _member(value: object) -> str:
@@ -330,9 +368,15 @@ def _without_imputed(parsed: Parsed, items: object) -> object:
     if not isinstance(items, list) or not any(map(_imputed, items)):
         return items
     kept = [row for row in items if not _imputed(row)]
-    parsed.problems.append(_problem(parsed.label, "imputed-forecast", f"{len(items) - len(kept)} row(s) marked imputed "
-                                    "(ForecastBench's imputations, not the model's forecasts) dropped", column="imputed",
-                                    severity="warning"))
+    parsed.problems.append(
+        _problem(
+            parsed.label,
+            "imputed-forecast",
+            f"{len(items) - len(kept)} row(s) marked imputed (ForecastBench's imputations, not the model's forecasts) dropped",
+            column="imputed",
+            severity="warning",
+        )
+    )
     return kept
 
 
@@ -356,9 +400,16 @@ def fast_forecasts(items: object, individual: bool = False) -> dict | None:
         return None
     ids, sources, values, dates, reasons = fields
     value_types = set(map(type, values))
-    if not (set(map(type, ids)) <= _STR and "" not in ids and set(map(type, sources)) <= _STR and set(sources) <= _SOURCE_SET
-            and value_types <= _VALUE_TYPES and _probabilities(values, value_types)
-            and set(map(type, dates)) <= _DATE_TYPES and all(d is None or _DATE.match(d) for d in set(dates))):
+    if not (
+        set(map(type, ids)) <= _STR
+        and "" not in ids
+        and set(map(type, sources)) <= _STR
+        and set(sources) <= _SOURCE_SET
+        and value_types <= _VALUE_TYPES
+        and _probabilities(values, value_types)
+        and set(map(type, dates)) <= _DATE_TYPES
+        and all(d is None or _DATE.match(d) for d in set(dates))
+    ):
         return None
     members = [_member(r.get(MEMBER_KEY)) for r in items] if individual else None
     if _NONE in value_types:

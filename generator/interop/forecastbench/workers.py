@@ -83,8 +83,7 @@ class RoundUnits:
     @classmethod
     def of(cls, questions: pd.DataFrame) -> RoundUnits:
         allowed = frames.unit_keys(questions)
-        return cls(allowed, {unit: i for i, unit in enumerate(allowed)},
-                   _factorized([u[0] for u in allowed]), _factorized([u[1] for u in allowed]))
+        return cls(allowed, {unit: i for i, unit in enumerate(allowed)}, _factorized([u[0] for u in allowed]), _factorized([u[1] for u in allowed]))
 
     @functools.cached_property
     def written(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -193,8 +192,9 @@ def prepare(fset: fbp.Parsed, model: str | None = None) -> Prepared | None:
             return None
         data, cells = forecast_file(columns, _MEMO)
         rows = _rows_read(cells, units)
-    staged = _staged(_HUB[0], _HUB[0].layout.forecast(parse_ts(fset.due), model or frames.model_id(fset)), data, problems, units, rows) \
-        if _HUB else None
+    staged = (
+        _staged(_HUB[0], _HUB[0].layout.forecast(parse_ts(fset.due), model or frames.model_id(fset)), data, problems, units, rows) if _HUB else None
+    )
     if staged is not None:
         return staged
     if rows is None:
@@ -244,8 +244,7 @@ def in_file_order(fset: fbp.Parsed, units: RoundUnits) -> tuple[bytes, Rows] | N
     return None if made is None else (made[0], (at.astype(np.int32), made[2], reasons))
 
 
-def _staged(hub: Hub, path: Path, data: bytes, problems: list[Problem], units: RoundUnits,
-            rows: Rows | None) -> Prepared | None:
+def _staged(hub: Hub, path: Path, data: bytes, problems: list[Problem], units: RoundUnits, rows: Rows | None) -> Prepared | None:
     """The file staged beside ``path`` in the hub and, with a disk cache, its frame kept as an entry;
     None when it cannot be staged (the main process then writes it itself, and meets the same error)."""
     try:
@@ -269,10 +268,12 @@ def cache_entry(name: str, digest: str, units: RoundUnits, rows: Rows) -> bytes 
     (question_id, resolution_date, probability, reasoning), dtypes = FORECASTS.names, table_dtypes(FORECASTS)
     at, values, reasons = rows
     distinct_reasons, reason_codes = _factorized(reasons)
-    columns = [diskcache.text_column(question_id, dtypes[0], *_used(units.ids, at)),
-               diskcache.text_column(resolution_date, dtypes[1], *_used(units.dates, at)),
-               diskcache.plain_column(probability, dtypes[2], np.asarray(values, dtype=np.float64)),
-               diskcache.text_column(reasoning, dtypes[3], distinct_reasons, reason_codes)]
+    columns = [
+        diskcache.text_column(question_id, dtypes[0], *_used(units.ids, at)),
+        diskcache.text_column(resolution_date, dtypes[1], *_used(units.dates, at)),
+        diskcache.plain_column(probability, dtypes[2], np.asarray(values, dtype=np.float64)),
+        diskcache.text_column(reasoning, dtypes[3], distinct_reasons, reason_codes),
+    ]
     if any(column is None for column in columns):
         return None
     return diskcache.encode_columns(name, digest, len(at), cast(list, columns))

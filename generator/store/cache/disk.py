@@ -148,8 +148,12 @@ class DiskCache:
             doc = json.loads((self.folder / "state" / f"{name}.json").read_bytes())
         except (OSError, ValueError, RecursionError):
             return None
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("hub") != self.hub \
-                or doc.get("sha256") != _body_digest(doc.get("body")):
+        if (
+            not isinstance(doc, dict)
+            or doc.get("format") != FORMAT
+            or doc.get("hub") != self.hub
+            or doc.get("sha256") != _body_digest(doc.get("body"))
+        ):
             return None  # another hub's or version's, or edited since written
         return doc.get("body")
 
@@ -220,6 +224,7 @@ def _load_digests(path: Path) -> dict[str, tuple[tuple[int, int, int, int], str]
 
 # -- the frame format -------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Column:
     """One column of an entry as ``encode_columns`` writes it: its name, dtype and buffers (a plain
@@ -250,9 +255,18 @@ def text_column(name: str, dtype: str, uniques: Sequence[str], codes: np.ndarray
 def encode_columns(name: str, source: str, rows: int, columns: Sequence[Column]) -> bytes:
     """The bytes of an entry for ``name`` made from the bytes whose digest is ``source``: a frame of
     ``rows`` rows and these columns, in order (``decode_frame`` reads it back)."""
-    header = json.dumps({"format": FORMAT, "name": name, "source": source, "rows": rows, "columns": [
-        {"name": c.name, "dtype": c.dtype, "parts": [len(p) for p in c.parts], **({} if c.uniques is None else {"uniques": c.uniques})}
-        for c in columns]}).encode()
+    header = json.dumps(
+        {
+            "format": FORMAT,
+            "name": name,
+            "source": source,
+            "rows": rows,
+            "columns": [
+                {"name": c.name, "dtype": c.dtype, "parts": [len(p) for p in c.parts], **({} if c.uniques is None else {"uniques": c.uniques})}
+                for c in columns
+            ],
+        }
+    ).encode()
     data = b"".join([_MAGIC, struct.pack("<Q", len(header)), header, *(p for c in columns for p in c.parts)])
     return data + hashlib.sha256(data).digest()
 
@@ -260,8 +274,13 @@ def encode_columns(name: str, source: str, rows: int, columns: Sequence[Column])
 def encode_frame(frame: pd.DataFrame, name: str, source: str) -> bytes | None:
     """The bytes of ``frame`` (``encode_columns``). None when a column is neither of a plain dtype
     nor all text, or the index is not the default one."""
-    if not isinstance(frame.index, pd.RangeIndex) or frame.index.start != 0 or frame.index.step != 1 \
-            or not all(isinstance(c, str) for c in frame.columns) or frame.columns.has_duplicates:
+    if (
+        not isinstance(frame.index, pd.RangeIndex)
+        or frame.index.start != 0
+        or frame.index.step != 1
+        or not all(isinstance(c, str) for c in frame.columns)
+        or frame.columns.has_duplicates
+    ):
         return None
     columns: list[Column] = []
     for column in frame.columns:
@@ -285,24 +304,21 @@ def decode_frame(data: bytes, name: str, source: str) -> pd.DataFrame | None:
     """The frame ``encode_frame`` made, or None when the bytes are not one for (``name``, ``source``)."""
     try:
         return _decode(memoryview(data), name, source)
-    except (ValueError, TypeError, KeyError, IndexError, OverflowError, struct.error, UnicodeDecodeError,
-            MemoryError, RecursionError):
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError, struct.error, UnicodeDecodeError, MemoryError, RecursionError):
         return None
 
 
 def _decode(data: memoryview, name: str, source: str) -> pd.DataFrame | None:
-    if bytes(data[:len(_MAGIC)]) != _MAGIC or len(data) < len(_MAGIC) + 8 + 32 \
-            or hashlib.sha256(data[:-32]).digest() != bytes(data[-32:]):
+    if bytes(data[: len(_MAGIC)]) != _MAGIC or len(data) < len(_MAGIC) + 8 + 32 or hashlib.sha256(data[:-32]).digest() != bytes(data[-32:]):
         return None  # not an entry, or its bytes damaged since written
     data = data[:-32]
     (size,) = struct.unpack_from("<Q", data, len(_MAGIC))
     at = len(_MAGIC) + 8
     if size > len(data) - at:
         return None
-    header = json.loads(bytes(data[at:at + size]))
+    header = json.loads(bytes(data[at : at + size]))
     at += size
-    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("name") != name \
-            or header.get("source") != source:
+    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("name") != name or header.get("source") != source:
         return None  # another file's entry, or one made from other bytes (stale)
     rows, columns = header["rows"], header["columns"]
     if type(rows) is not int or rows < 0 or not isinstance(columns, list):
@@ -310,14 +326,13 @@ def _decode(data: memoryview, name: str, source: str) -> pd.DataFrame | None:
     out: dict[str, object] = {}
     for column in columns:
         col_name, dtype, parts = column["name"], column["dtype"], column["parts"]
-        if not isinstance(col_name, str) or col_name in out or not isinstance(parts, list) \
-                or not all(type(p) is int and p >= 0 for p in parts):
+        if not isinstance(col_name, str) or col_name in out or not isinstance(parts, list) or not all(type(p) is int and p >= 0 for p in parts):
             return None
         if sum(parts) > len(data) - at:
             return None
         chunks = []
         for part in parts:
-            chunks.append(data[at:at + part])
+            chunks.append(data[at : at + part])
             at += part
         if dtype in _PLAIN and len(parts) == 1:
             width = np.dtype(_PLAIN[dtype]).itemsize

@@ -54,8 +54,7 @@ def main() -> None:
     a = fb_board(scores, models, as_of, np.random.default_rng(0), options, crowd).set_index("model")
     b = fb_board(scores, models, as_of, np.random.default_rng(0), options, later).set_index("model")
     on_board = a["n_market"] > 0
-    print(f"markets given a later value: {moved:,} of {len(crowd):,}; board markets: "
-          f"{int(a['n_market'].max()):,}")
+    print(f"markets given a later value: {moved:,} of {len(crowd):,}; board markets: {int(a['n_market'].max()):,}")
     for col in ("market", "overall"):
         delta = (b.loc[a.index[on_board], col] - a.loc[on_board, col]).abs()
         print(f"{col}: largest change {delta.max():.2f} BI ({delta.idxmax()}), median {delta.median():.2f}")

@@ -37,10 +37,23 @@ from datetime import date, timedelta
 from pathlib import Path
 
 STUBBED = ("google", "git", "slack_sdk", "utils", "plotly", "pandera")
-OUT_COLUMNS = ["organization", "model_organization", "model", "model_pk", "n_dataset", "n_market",
-               "brier_index_dataset", "brier_index_dataset_ci_lower", "brier_index_dataset_ci_upper",
-               "brier_index_market", "brier_index_market_ci_lower", "brier_index_market_ci_upper",
-               "brier_index_overall", "brier_index_overall_ci_lower", "brier_index_overall_ci_upper"]
+OUT_COLUMNS = [
+    "organization",
+    "model_organization",
+    "model",
+    "model_pk",
+    "n_dataset",
+    "n_market",
+    "brier_index_dataset",
+    "brier_index_dataset_ci_lower",
+    "brier_index_dataset_ci_upper",
+    "brier_index_market",
+    "brier_index_market_ci_lower",
+    "brier_index_market_ci_upper",
+    "brier_index_overall",
+    "brier_index_overall_ci_lower",
+    "brier_index_overall_ci_upper",
+]
 
 
 class _Anything(types.ModuleType):
@@ -98,6 +111,7 @@ def load_fb(fb_src: Path):
     for p in (fb_src / "src", fb_src / "src" / "leaderboard"):
         sys.path.insert(0, str(p))
     import main as fb  # noqa: PLC0415  (ForecastBench's leaderboard module)
+
     return fb
 
 
@@ -130,7 +144,7 @@ class ForkParallel:
             shares = pool.map(_run_share, [(k, self.n) for k in range(self.n)])
         out = [None] * len(_TASKS)
         for k, share in enumerate(shares):
-            out[k::self.n] = share
+            out[k :: self.n] = share
         return out
 
 
@@ -150,8 +164,7 @@ def processed_frame(pd, forecast_set: dict, resolutions: list[dict]):
     keyed = rows[~rows["source"].isin(market_sources)][["id", "source", "resolution_date", "forecast"]].copy()
     keyed["resolution_date"] = keyed["resolution_date"].astype(str)
     dataset = res[~is_market].merge(keyed, on=["id", "source", "resolution_date"], how="left")
-    markets = res[is_market].merge(rows[rows["source"].isin(market_sources)][["id", "source", "forecast"]],
-                                   on=["id", "source"], how="left")
+    markets = res[is_market].merge(rows[rows["source"].isin(market_sources)][["id", "source", "forecast"]], on=["id", "source"], how="left")
     df = pd.concat([dataset, markets], ignore_index=True)
     dataset_mask = ~df["source"].isin(market_sources)
     df = df[~(dataset_mask & ~df["resolved"].astype(bool))]  # FB's resolve_all: unresolved dataset rows dropped
@@ -199,10 +212,8 @@ def run(args) -> None:
             if body.get("model_run_key") and body.get("forecast_variant_key"):
                 identity.update(model_run_key=body["model_run_key"], forecast_variant_key=body["forecast_variant_key"])
                 release[body["model_run_key"]] = body.get("model_release_date")
-            fb.process_forecast_file(leaderboard_entries=entries, org_and_model=identity, df=frame,
-                                     forecast_due_date=due)
-    fb.model_runs = types.SimpleNamespace(
-        get_model_run=lambda key: types.SimpleNamespace(release_date=release[key]))
+            fb.process_forecast_file(leaderboard_entries=entries, org_and_model=identity, df=frame, forecast_due_date=due)
+    fb.model_runs = types.SimpleNamespace(get_model_run=lambda key: types.SimpleNamespace(release_date=release[key]))
     kept = {}
     fb.write_question_fixed_effects = lambda **kw: None
     fb.write_llm_super_parity_dates = lambda **kw: None
