@@ -5,6 +5,7 @@
 - ``changes``: that history read: one ``FileChange`` per path a first-parent commit changed under ``data/``
 - ``ledgers``: the append-only rule of a ledger's two versions: every old record still there, unchanged
 - ``digests``: each night's ``ledger_digest`` against the ledgers of the commit that recorded it
+- ``night_state``: those ledgers as they stood at an earlier night of the same commit (a catch-up committed at once)
 - ``maintainers``: the maintainers' ledger's commits: by maintainers, never into a past night
 - ``bot``: who the hub's bot is (as the hub was set up), and that only its own commits change what the hub writes
 - ``seals``: the seals against their rule, the receipts and the files in place

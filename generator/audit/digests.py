@@ -3,8 +3,10 @@
 The digest is ``store.manifest.ledger_digest`` of the manifest and receipts files (``DIGESTED``); the
 walk (``digest_problems``) recomputes it in the first-parent commit that added each night's row, so a
 later rewrite of those ledgers (or of the digest) shows, and against every copy of the digest
-published before it. Each version of history.csv that is the last one followed by more records is
-parsed only past it (``_NewNights``), and each digested blob is hashed once a walk (``tree_digest``).
+published before it. A commit carrying several nights (``nightly --catch-up`` committed at once) proves
+each earlier one by the ledgers' rows recorded by then (``night_state.digest_at``). Each version of
+history.csv that is the last one followed by more records is parsed only past it (``_NewNights``),
+and each digested blob is hashed once a walk (``tree_digest``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..store import git
 from ..store.manifest import root_hash, sha256
 from .changes import FileChange
 from .ledgers import appended, records
+from .night_state import digest_at
 
 HISTORY_PATH = HISTORY.path
 DIGESTED = ("data/manifest/", "data/receipts/", "data/seals/", "data/metadata/models.csv")
@@ -57,16 +60,22 @@ class DigestWalk:
             return []
         self.seen.update(fresh)
         actual = tree_digest(self.repo, c.commit, self.read, None if self.plain else self.hashes)
+        wrong = {night: digest for night, digest in fresh.items() if digest != actual}
+        last = max(fresh)
+        earlier = [night for night in wrong if night < last]  # a commit carrying several nights (a catch-up)
+        if earlier:
+            files = {path: self.read(blob) or b"" for path, blob in git.tree_blobs(self.repo, c.commit, DIGESTED).items()}
+            wrong = {night: digest for night, digest in wrong.items() if night == last or digest_at(files, night) != digest}
         return [
             Problem(
                 HISTORY_PATH,
                 None,
                 "ledger_digest",
                 "ledger-digest-differs",
-                f"the night {night} published {digest[:16]}…, but the manifest and receipts files of {c.where} hash to {actual[:16]}…",
+                f"the night {night} published {digest[:16]}…, but the manifest and receipts files of {c.where} hash to {actual[:16]}…"
+                + ("" if night == last else " (and their rows recorded by that night to another digest)"),
             )
-            for night, digest in sorted(fresh.items())
-            if digest != actual
+            for night, digest in sorted(wrong.items())
         ]
 
 
