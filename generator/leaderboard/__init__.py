@@ -3,8 +3,8 @@ boards built on it. Pure: frames in, frames out; no I/O stage is imported (``tes
 
 - ``fb_board``: ForecastBench's board from the SCORES frame: rows, estimation sample, fit, bootstrap,
   stability rule (``fb_board``, ``selection_board``)
-- ``hub_boards``: the hub's published boards (``hub_board``, ``point_boards``,
-  ``bootstrapped_boards``) and tonight's history rows
+- ``hub_boards``: the hub's published boards (``plain_pair_boards``, the method; ``pair_boards``, the
+  same boards made fast; ``hub_board``, one of them) and tonight's history rows
 - ``views``: which SCORES rows a board is computed on
 - ``panel``, ``fixed_effects``, ``bootstrap``, ``stats``: the scored panel, the two-way fixed
   effects fit, the stratified cluster bootstrap, and the CIs, p-values and ranks from it

@@ -2,7 +2,9 @@
 
 The site, ``prescient leaderboard`` and ``data/leaderboard/history.csv`` all go through here, so a
 number on the site, in the CLI and in the history is computed one way (``fb_board`` with the
-options ``board_options`` reads from ``hub.toml``).
+options ``board_options`` reads from ``hub.toml``). The method is ``plain_pair_boards``, first
+below; ``pair_boards`` makes the same boards faster (shared selections, ids coded once, boards
+kept from the last night) and is tested equal to it (tests/leaderboard/test_hub_boards.py).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .fb_board import (
     FBOptions,
     Selection,
     board_options,
+    fb_board,
     ranking_score,
     select,
     selection_board,
@@ -33,7 +36,40 @@ from .fb_board import (
 )
 from .row_codes import RowCodes
 from .secondary import units_as_text
-from .views import view_mask
+from .views import view_mask, view_rows
+
+
+def plain_pair_boards(
+    scores: pd.DataFrame,
+    models: dict[str, ModelMeta],
+    as_of: datetime,
+    settings: Settings,
+    pairs: list[tuple[str, str]],
+    *,
+    replicates: int | None = None,
+    seed: int | None = None,
+    crowd: pd.DataFrame | None = None,
+    **options,
+) -> dict[tuple[str, str], pd.DataFrame]:
+    """The method: each (board, view) of ``pairs``, in the order given, made on its own. A view is a
+    subset of the score rows (``views``); a board is ForecastBench's board (``fb_board``) of those rows
+    with the options ``hub.toml`` sets for it (``board_options``; ``options`` override ``FBOptions``
+    fields), ranked by the view's headline score (``HEADLINE``). Each board draws its bootstrap from
+    its own ``numpy.random.default_rng(seed)``, so a board is the same whichever others are made with
+    it; ``crowd`` (the crowd's value of each market) serves the boards whose market difficulty is the
+    crowd's. ``replicates=0``: point estimates and ranks only, bootstrap columns empty."""
+    seed = settings.leaderboard.seed if seed is None else seed
+    out = {}
+    with one_blas_thread():  # numpy's BLAS on one thread: the same numbers on every machine
+        for board, view in pairs:
+            fb_options = board_options(
+                settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO), replicates=replicates, **options
+            )
+            board_crowd = crowd if fb_options.market_difficulty == "crowd" else None
+            made = fb_board(view_rows(scores, view), models, as_of, np.random.default_rng(seed), fb_options, board_crowd)
+            out[(board, view)] = _point_only(made, replicates)
+    return out
+
 
 # The score each view ranks by: the per-type views by that type's Brier Index, the overall view by
 # the overall one (FB's), every other view (a source, a category, a horizon, resolved-only) by the
@@ -105,62 +141,45 @@ def pair_boards(
     kept: KeptBoards | None = None,
     **options,
 ) -> dict[tuple[str, str], pd.DataFrame]:
-    """Each (board, view) of ``pairs`` as ``hub_board`` computes it, in the order given. The boards of
-    one view share one row selection (``fb_board.select``): the baseline board's rows are the
-    tournament's rows of the models that saw no crowd value, so step 1 runs once per view; and every
-    selection and board reads the ids of ``scores`` coded once (``RowCodes``). ``kept``:
-    boards a board may be taken from when nothing it reads changed (``KeptBoards``), and is then given.
-    Made with numpy's BLAS on one thread (``parallel.one_blas_thread``): the same numbers on every machine."""
-    with one_blas_thread():
-        return _pair_boards(scores, models, as_of, settings, pairs, replicates=replicates, seed=seed, crowd=crowd, kept=kept, **options)
-
-
-def _pair_boards(
-    scores: pd.DataFrame,
-    models: dict[str, ModelMeta],
-    as_of: datetime,
-    settings: Settings,
-    pairs: list[tuple[str, str]],
-    *,
-    replicates: int | None,
-    seed: int | None,
-    crowd: pd.DataFrame | None,
-    kept: KeptBoards | None,
-    **options,
-) -> dict[tuple[str, str], pd.DataFrame]:
-    out: dict[tuple[str, str], pd.DataFrame] = {}
-    seed = settings.leaderboard.seed if seed is None else seed
-    keys = (
-        _Keys(kept.parts, scores, models, as_of, seed)
-        if kept is not None and kept.parts is not None and sum(n for _, n in kept.parts) == len(scores) and crowd is None
-        else None
-    )
-    fresh: dict[str, pd.DataFrame] = {}
-    codes = _Codes(scores)
-    for view in dict.fromkeys(v for _, v in pairs):
-        mask = view_mask(scores, view).to_numpy(dtype=bool)
-        whole = mask.all() and scores.index.equals(pd.RangeIndex(len(scores)))  # the overall view: no copy
-        rows, shared = scores if whole else scores[mask].reset_index(drop=True), {}
-        for board in (b for b, v in pairs if v == view):
-            fb_options = board_options(
-                settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO), replicates=replicates, **options
-            )
-            key = selection_key(fb_options)
-            if key not in shared:
-                shared[key] = select(rows, models, as_of, fb_options, codes.of(mask))
-            board_crowd = crowd if fb_options.market_difficulty == "crowd" else None
-            name = keys.of(view, mask, shared[key], fb_options) if keys is not None else None
-            if name is not None and kept is not None and name in kept.boards:
-                out[(board, view)] = fresh[name] = kept.boards[name]
-                continue
-            shared[key] = codes.with_units(shared[key], mask)
-            made = selection_board(shared[key], models, as_of, np.random.default_rng(seed), fb_options, board_crowd)
-            out[(board, view)] = _point_only(made, replicates)
-            if name is not None:
-                fresh[name] = out[(board, view)]
-    if kept is not None:
-        kept.boards, kept.made = fresh, dict(out)
-    return {pair: out[pair] for pair in pairs}
+    """``plain_pair_boards``, the same boards, made faster. The boards of one view share one row
+    selection (``fb_board.select``): the baseline board's rows are the tournament's rows of the models
+    that saw no crowd value, so step 1 runs once per view; every selection and board reads the ids of
+    ``scores`` coded once (``RowCodes``); and ``kept`` holds boards a board may be taken from when
+    nothing it reads changed (``KeptBoards``), which is then given."""
+    with one_blas_thread():  # numpy's BLAS on one thread: the same numbers on every machine
+        out: dict[tuple[str, str], pd.DataFrame] = {}
+        seed = settings.leaderboard.seed if seed is None else seed
+        keys = (
+            _Keys(kept.parts, scores, models, as_of, seed)
+            if kept is not None and kept.parts is not None and sum(n for _, n in kept.parts) == len(scores) and crowd is None
+            else None
+        )
+        fresh: dict[str, pd.DataFrame] = {}
+        codes = _Codes(scores)
+        for view in dict.fromkeys(v for _, v in pairs):
+            mask = view_mask(scores, view).to_numpy(dtype=bool)
+            whole = mask.all() and scores.index.equals(pd.RangeIndex(len(scores)))  # the overall view: no copy
+            rows, shared = scores if whole else scores[mask].reset_index(drop=True), {}
+            for board in (b for b, v in pairs if v == view):
+                fb_options = board_options(
+                    settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO), replicates=replicates, **options
+                )
+                key = selection_key(fb_options)
+                if key not in shared:
+                    shared[key] = select(rows, models, as_of, fb_options, codes.of(mask))
+                board_crowd = crowd if fb_options.market_difficulty == "crowd" else None
+                name = keys.of(view, mask, shared[key], fb_options) if keys is not None else None
+                if name is not None and kept is not None and name in kept.boards:
+                    out[(board, view)] = fresh[name] = kept.boards[name]
+                    continue
+                shared[key] = codes.with_units(shared[key], mask)
+                made = selection_board(shared[key], models, as_of, np.random.default_rng(seed), fb_options, board_crowd)
+                out[(board, view)] = _point_only(made, replicates)
+                if name is not None:
+                    fresh[name] = out[(board, view)]
+        if kept is not None:
+            kept.boards, kept.made = fresh, dict(out)
+        return {pair: out[pair] for pair in pairs}
 
 
 class _Codes:
