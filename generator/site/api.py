@@ -246,11 +246,25 @@ def api_files(data: SiteData) -> dict[str, bytes]:
             "questions": {"json": "questions.json", "csv": "questions.csv"},
             "question_effects": EFFECTS,
             "schemas": {name: f"schemas/{name}.schema.json" for name in SCHEMAS},
+            **built_from(data),
         }
     )
     for name in SCHEMAS:
         files[f"{API}/schemas/{name}.schema.json"] = schema_bytes(name)
     return files
+
+
+def built_from(data: SiteData) -> dict[str, Any]:
+    """The index's anchor: the last commit that changed data/ when the site was built (None outside git), its
+    page on the repository (with ``repo_url``), and whether data/ then held changes not committed; with ``as_of``
+    (the night), what every page's footer names (site_src/hooks/anchor.py) and ``verify --git --anchor`` checks."""
+    commit = data.data_commit if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", data.data_commit) else ""
+    url = safe_url(data.repo_url)
+    return {
+        "data_commit": commit or None,
+        "data_commit_url": f"{url.rstrip('/')}/commit/{commit}" if url and commit else None,
+        "data_uncommitted": bool(commit) and data.data_uncommitted,
+    }
 
 
 def site_files(data: SiteData) -> dict[str, bytes]:

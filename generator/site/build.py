@@ -42,6 +42,7 @@ from ..scoring.corrections import corrections
 from ..scoring.resolve import LedgerView, ledger_view
 from ..store import maintainer, readers
 from ..store.cache import Share
+from ..store.git import last_change
 from ..store.hub import Hub, as_hub
 from ..store.spreadsheet import spreadsheet_safe_bytes
 from ..timeutil import format_date, format_ts
@@ -111,9 +112,12 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     questions_of_rounds = _questions(hub, observations, rounds, read, scores, as_of)
     arena_parts, unreadable_bets = arena()
     quarantine += unreadable_bets
+    commit, uncommitted = last_change(hub.root, "data/")
     gathered: dict[str, Any] = dict(
         title=settings.title,
         as_of=as_of,
+        data_commit=commit,  # the last commit that changed data/: what every page's footer names
+        data_uncommitted=uncommitted,
         methodology_version=settings.scoring.methodology_version,
         history=overall[overall["board"] == first],
         board_history=history,

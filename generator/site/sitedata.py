@@ -48,6 +48,8 @@ class SiteData:
     arena: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.TABLE
     arena_curves: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.CURVE
     arena_brier: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.portfolio.BRIER
+    data_commit: str = ""  # the last commit that changed data/ when the site was built ("": not a git work tree)
+    data_uncommitted: bool = False  # data/ then held changes not committed: the pages show more than that commit
     arena_decisions: pd.DataFrame = field(default_factory=pd.DataFrame)  # arena.decisions.DECISIONS
     oracle_months: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.temporal view, by model
     oracle_board: pd.DataFrame = field(default_factory=pd.DataFrame)  # oracle.board.BOARD_COLUMNS

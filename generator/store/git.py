@@ -190,6 +190,20 @@ def init_repository(root: Path) -> None:
     run_git(root, "symbolic-ref", "HEAD", "refs/heads/main")
 
 
+def last_change(root: Path, folder: str) -> tuple[str, bool]:
+    """(the last commit of HEAD that changed ``folder``, whether the work tree's ``folder`` holds changes not
+    committed: modified, deleted or untracked files, ignored ones aside); ("", False) outside a git work tree
+    or before its first commit. The commit the site's pages name (``site.build.gather``)."""
+    if not is_work_tree(root):
+        return "", False
+    try:
+        commit = run_git(root, "rev-list", "-1", "HEAD", "--", folder).decode().strip()
+    except PrescientError:  # no commit yet
+        return "", False
+    status = run_git(root, "status", "--porcelain", "-z", "--untracked-files=all", "--", folder)
+    return commit, bool(status.strip(b"\0"))
+
+
 def tree_id(repo: Path, commit: str, folder: str) -> str:
     """The git tree id of ``folder`` in ``commit`` ("" when it holds no such folder)."""
     meta, _, _name = run_git(repo, "ls-tree", "-z", "--full-tree", commit, "--", folder.rstrip("/")).partition(b"\t")
