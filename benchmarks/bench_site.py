@@ -116,11 +116,11 @@ def page_weight(site: Path) -> tuple[int, int, list[str]]:
 
 
 def timed(hub: Path, cache: bool = True) -> dict:
-    from generator.config import load_settings
     from generator.site.api import site_files as render_site
     from generator.site.build import ensure_site_src, gather, run_mkdocs_build
     from generator.site.render import GENERATED
     from generator.site.write import write_tree
+    from generator.store.files import load_settings
     from generator.timeutil import parse_ts
 
     as_of = parse_ts(AS_OF)

@@ -1,6 +1,6 @@
 """Hub settings from ``data/hub.toml``, and the one place the run's ``as_of`` is resolved.
 
-``load_settings`` collects every problem in the file (unknown tables and keys with the nearest known
+``settings_from_toml`` collects every problem in the file (unknown tables and keys with the nearest known
 one, wrong types, values out of range, unknown sources and their options, ``[http]``) and raises one
 ConfigError listing them all, each with its TOML key. Every key is declared once, with its default,
 range and meaning, by ``config_schema.key`` in the dataclasses below and in ``config_schema``.
@@ -266,12 +266,10 @@ def hub_schema() -> dict[str, list[Spec]]:
     return tables
 
 
-def load_settings(root: Path) -> Settings:
-    """The hub's settings; every problem of data/hub.toml at once in one ConfigError (exit 2)."""
-    path = root / HUB_FILE
-    if not path.is_file():
-        raise ConfigError(f"{path}: not found. Is --hub pointing at a Prescient hub?")
-    raw = _parse_toml(path)
+def settings_from_toml(root: Path, text: str, path: Path) -> Settings:
+    """The hub's settings from the ``text`` of its data/hub.toml (``path``, for the messages; the file is
+    read by ``store.files.load_settings``); every problem at once in one ConfigError (exit 2)."""
+    raw = _parse_toml(text, path)
     problems: list[Problem] = []
     tables = {name: check_table(raw.get(name, {}), spec, name, path, problems) for name, spec in _SCHEMA.items()}
     sources = _sources(raw.get("sources", {}), path, problems)
@@ -285,7 +283,7 @@ def load_settings(root: Path) -> Settings:
     _check_oracle(tables["oracle"], path, problems)
     _check_arena(tables["arena"], path, problems)
     if problems:
-        raise ConfigError(f"{path}: {len(problems)} problem(s) in the hub configuration", _located(path, problems))
+        raise ConfigError(f"{path}: {len(problems)} problem(s) in the hub configuration", _located(text, problems))
     rounds = dict(_tuples(tables["rounds"]), first_due=first_due)
     hub = _tuples(tables["hub"])
     return Settings(
@@ -307,11 +305,11 @@ def load_settings(root: Path) -> Settings:
     )
 
 
-def _located(path: Path, problems: list[Problem]) -> list[Problem]:
+def _located(text: str, problems: list[Problem]) -> list[Problem]:
     """Each problem with the line of the file where its key (or its table) is written, when it is."""
     lines: dict[str, int] = {}
     table = ""
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         header = re.match(r"\s*\[\s*([A-Za-z0-9_.\-\"]+)\s*\]", line)
         if header:
             table = header[1].replace('"', "")
@@ -330,11 +328,9 @@ def _tuples(table: dict[str, Any]) -> dict[str, Any]:
     return {k: tuple(v) if isinstance(v, list) else v for k, v in table.items()}
 
 
-def _parse_toml(path: Path) -> dict[str, Any]:
+def _parse_toml(text: str, path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         problem = Problem(str(path), _toml_line(exc), None, "toml-syntax", str(exc))
         raise ConfigError(f"{path}: not valid TOML", [problem]) from None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import TypeGuard
 
 import yaml
@@ -62,11 +61,10 @@ class ModelMeta:
         return yaml.safe_dump(body, sort_keys=False, allow_unicode=True).encode("utf-8")
 
 
-def load_model(path: Path, label: str | None = None) -> ModelMeta:
-    label = label or str(path)
-    model_id = path.name.removesuffix(".yml")
+def model_from_yaml(model_id: str, data: bytes, label: str) -> ModelMeta:
+    """A model's metadata from the bytes of its ``data/models/<id>.yml`` (read by ``store.files.load_model``)."""
     try:
-        body = yaml.safe_load(path.read_text(encoding="utf-8"))
+        body = yaml.safe_load(data.decode("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise SchemaError(f"{label}: not valid YAML", [Problem(label, None, None, "bad-yaml", str(exc).splitlines()[0])]) from None
     problems = check_model(model_id, body, label)

@@ -28,8 +28,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
-from ..config import HUB_FILE, load_settings
+from ..config import HUB_FILE
 from ..errors import EXIT_CODES, INTERRUPTED, ConfigError, PrescientError, storage_error
+from ..store.files import load_settings
 from . import boards, interop, maintain, rounds, run, submissions
 from .common import find_hub, hub_dir, not_a_hub, recorded_nothing, run_time, shown
 

@@ -102,7 +102,7 @@ def _ledgers_time(args: argparse.Namespace) -> datetime | None:
     """The latest time the hub's ledgers record (``audit.verify.latest_run``, the time ``verify``
     checks at) when the rule's third step applies to this command and hub; else None."""
     from ..audit.verify import EPOCH, latest_run
-    from ..config import load_settings
+    from ..store.files import load_settings
     from ..store.hub import Hub
     from ..timeutil import format_ts
 

@@ -215,7 +215,7 @@ def _check_source(name: str, settings) -> None:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
-    from ..config import load_settings
+    from ..store.files import load_settings
     from ..vocabulary import known_sources
 
     settings = load_settings(hub_dir(args.hub))
@@ -291,8 +291,9 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def cmd_check_config(args: argparse.Namespace) -> int:
     """Every table and key of data/hub.toml against the schema, and the files written from it (CODEOWNERS)."""
-    from ..config import HUB_FILE, load_settings
+    from ..config import HUB_FILE
     from ..pipeline.hubinit import check_hub_files, receipts_problems, version_problems
+    from ..store.files import load_settings
 
     root = hub_dir(args.hub)
     settings = load_settings(root)

@@ -42,7 +42,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def _report_identity(hub: Path) -> tuple[str, str]:
     """The Submit page a report names (hub.toml's site_url, else the page's source) and the hub's title
     that heads it. A hub.toml that does not load leaves the report as it is (check-config reports it)."""
-    from ..config import SUBMIT_DOCS, load_settings
+    from ..config import SUBMIT_DOCS
+    from ..store.files import load_settings
 
     try:
         settings = load_settings(hub)
@@ -118,7 +119,7 @@ def _receipts(root: Path, rev: str | None, branch: str | None = None):
 
 def _hub_maintainers(root: Path) -> tuple[str, ...]:
     """``[hub] maintainers`` of the hub (of the base commit's checkout, in the workflow); none when it does not load."""
-    from ..config import load_settings
+    from ..store.files import load_settings
 
     try:
         return load_settings(root).maintainers

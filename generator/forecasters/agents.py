@@ -30,11 +30,12 @@ from ..config import ArenaSettings
 from ..errors import ConfigError, PartialFailure, PrescientError, Problem
 from ..llm import ANSWERED, Budget, CallOptions, Endpoint, NightStage, RunReport, Templates, prompt_sha256, request_body, session, settled
 from ..llm.endpoint import endpoint_from_env, looks_like_refusal
-from ..models import ModelMeta, load_model
+from ..models import ModelMeta
 from ..schemas import BETS
 from ..scoring.resolve import known_by, values_at
 from ..store import calllog, manifest, readers
 from ..store.csvio import to_csv_bytes, write_bytes_atomic
+from ..store.files import load_model
 from ..store.hub import Hub
 from ..store.layout import Layout
 from ..store.lock import hub_lock

@@ -30,12 +30,13 @@ from ..errors import ConfigError, PartialFailure
 from ..llm import ANSWERED, CallOptions, Endpoint, Reply, RunReport, Templates, prompt_sha256, request_body, session, settled
 from ..llm import endpoint as llm_endpoint
 from ..llm.endpoint import looks_like_refusal
-from ..models import ModelMeta, load_model
+from ..models import ModelMeta
 from ..schemas import FORECASTS
 from ..scoring.resolve import latest_questions
 from ..store import calllog, readers
 from ..store.atomic import write_bytes_atomic
 from ..store.csvio import write_table
+from ..store.files import load_model
 from ..store.hub import Hub
 from ..store.layout import Layout
 from ..store.lock import hub_lock

@@ -32,11 +32,12 @@ from ..errors import ConfigError, PartialFailure, Problem, SchemaError
 from ..forecasters.llm import slug
 from ..llm import ANSWERED, CallOptions, Endpoint, Reply, RunReport, Templates, prompt_sha256, request_body, session, settled
 from ..llm.endpoint import looks_like_refusal
-from ..models import HUB_TEAM, ModelMeta, load_model
+from ..models import HUB_TEAM, ModelMeta
 from ..schemas import ORACLE_FORECASTS
 from ..store import calllog, readers
 from ..store.atomic import write_bytes_atomic
 from ..store.csvio import to_csv_bytes
+from ..store.files import load_model
 from ..store.hub import Hub
 from ..store.lock import hub_lock
 from ..store.newstexts import NewsTexts

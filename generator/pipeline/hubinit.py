@@ -28,9 +28,10 @@ from pathlib import Path
 from types import ModuleType
 
 from .. import __version__
-from ..config import HUB_FILE, Settings, load_settings
+from ..config import HUB_FILE, Settings
 from ..errors import ConfigError, Problem
 from ..store.atomic import write_bytes_atomic
+from ..store.files import load_settings
 from ..store.git import init_repository, is_work_tree
 from ..timeutil import UTC
 from .hubtoml import render_hub_toml

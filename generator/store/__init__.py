@@ -3,6 +3,7 @@ beside them, each in its own module.
 
 - ``layout``: every path under ``data/`` (paths only)
 - ``hub``: ``Hub``, the hub a command works on: its layout, its settings and its cache
+- ``files``: a hub file read whole; data/hub.toml and the model files read and parsed
 - ``csvio``: the CSV format, the plain reference: the checked read, the canonical write, the read-back
 - ``atomic``: how a file is replaced (atomically, or staged and committed) or grown (journalled);
   the crash tests' fault hook

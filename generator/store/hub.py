@@ -16,8 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import Settings, load_settings
+from ..config import Settings
 from .cache import DiskCache, ReadCache, default_dir
+from .files import load_settings
 from .layout import Layout
 
 

@@ -26,9 +26,10 @@ import yaml
 from ..arena.cohorts import Books
 from ..arena.gather import books_for
 from ..codes import problem
-from ..config import ScoringSettings, load_settings
+from ..config import ScoringSettings
 from ..errors import ConfigError, Problem
 from ..store import git, receipts
+from ..store.files import load_settings
 from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from ..store.hub import Hub
 from ..timeutil import format_ts, is_iso_date, parse_ts

@@ -15,9 +15,9 @@ from _llm_server import FakeLLM, completion, prompt_of
 
 from generator.errors import ConfigError, PartialFailure
 from generator.forecasters import llm
-from generator.models import load_model
 from generator.schemas import FORECASTS, QUESTIONS, ROUND_QUESTIONS
 from generator.store.csvio import read_table, write_table
+from generator.store.files import load_model
 from generator.submissions import validate_files
 from generator.timeutil import parse_ts
 

@@ -6,8 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from generator.config import load_settings, resolve_as_of
+from generator.config import resolve_as_of
 from generator.errors import ConfigError
+from generator.store.files import load_settings
 
 from helpers import SMALL_HUB, write_hub
 

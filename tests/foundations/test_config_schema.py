@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.config import load_settings
 from generator.config_schema import HTTP_OVERRIDES, SOURCE_OPTIONS, HttpSettings, MarketOptions, SeriesOptions, source_specs, specs
 from generator.errors import ConfigError
+from generator.store.files import load_settings
 from generator.vocabulary import known_sources
 
 from helpers import PRESCIENT, SMALL_HUB, write_hub

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.config import load_settings
 from generator.errors import ConfigError
 from generator.leaderboard.fb_board import COLUMNS, FBOptions, board_options, fb_board
 from generator.leaderboard.fb_rules import provisional_models
 from generator.leaderboard.secondary import LOG_EPS, SECONDARY, correct, log_score, secondary_columns
 from generator.models import ModelMeta
 from generator.scoring.brier import brier
+from generator.store.files import load_settings
 from generator.timeutil import parse_ts
 
 from helpers import SMALL_HUB, score_rows, write_hub

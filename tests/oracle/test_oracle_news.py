@@ -7,7 +7,6 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from generator.config import load_settings
 from generator.errors import ConfigError
 from generator.oracle.ledgers import current_news
 from generator.oracle.news import fetch_news, user_agent
@@ -16,6 +15,7 @@ from generator.sources.feeds import NewsError, NewsReader, extract_text, parse_f
 from generator.sources.sim import world_from_options
 from generator.sources.sim_news import FEED_URL, Newsroom, parse_url
 from generator.store.csvio import read_table
+from generator.store.files import load_settings
 from generator.store.hub import Hub
 from generator.store.newstexts import NewsTexts, text_sha256
 from generator.timeutil import parse_ts

@@ -12,9 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator.config import BOT_EMAIL, load_settings
+from generator.config import BOT_EMAIL
 from generator.pipeline.hubinit import MANIFEST, PIN_FILE, hub_workflow, init_hub, shipped_files, upgrade_hub
 from generator.pipeline.hubtoml import render_hub_toml
+from generator.store.files import load_settings
 from generator.timeutil import parse_ts
 from generator.vocabulary import known_sources
 

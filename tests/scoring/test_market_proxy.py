@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from generator.config import load_settings
 from generator.errors import ConfigError
 from generator.pipeline.nightly import nightly
 from generator.schemas import RESOLUTIONS, SCORES
@@ -15,6 +14,7 @@ from generator.scoring.resolve import ledger_view, resolve_round
 from generator.sources.base import Observation
 from generator.store import readers
 from generator.store.csvio import read_table, to_csv_bytes
+from generator.store.files import load_settings
 from generator.store.hub import Hub
 from generator.store.ingest import observation_frame
 from generator.timeutil import parse_ts

@@ -3,8 +3,8 @@ generated from data/hub.toml, and changing a setting changes the page."""
 
 from __future__ import annotations
 
-from generator.config import load_settings
 from generator.site.render import environment, hub_settings_page
+from generator.store.files import load_settings
 
 from helpers import ROOT, SMALL_HUB, write_hub
 

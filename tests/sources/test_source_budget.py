@@ -18,10 +18,10 @@ import httpx
 import pandas as pd
 import pytest
 
-from generator.config import load_settings
 from generator.errors import ConfigError, PartialFailure
 from generator.pipeline.nightly import nightly
 from generator.sources.http import Budget, BudgetExhausted, FetchError, Http, RateLimiter
+from generator.store.files import load_settings
 from generator.timeutil import parse_ts
 
 from helpers import DATA, SMALL_HUB, run_cli, write_hub

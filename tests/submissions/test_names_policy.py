@@ -170,7 +170,7 @@ def test_a_bad_maintainer_is_refused_in_a_pull_request(base):
 
 
 def test_a_model_file_merged_with_a_null_maintainer_still_loads_and_grants_nothing(tmp_path):
-    from generator.models import load_model
+    from generator.store.files import load_model
 
     path = tmp_path / "legacy.bot.yml"
     path.write_text(meta("[null, '', 123, carol]"))

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.models import load_model
 from generator.oracle import import_oracle
 from generator.store import readers
+from generator.store.files import load_model
 from generator.store.forecast_file import parse_forecast
 from generator.store.hub import Hub
 from generator.store.layout import Layout

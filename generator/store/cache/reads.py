@@ -26,10 +26,11 @@ from typing import Generic, TypeVar, cast
 
 import pandas as pd
 
-from ...models import ModelMeta, load_model
+from ...models import ModelMeta
 from ...schemas import FORECASTS, Table
 from .. import csvio
 from ..fast_forecasts import ProbabilityTexts, read_together
+from ..files import load_model
 from .disk import DiskCache
 
 T = TypeVar("T")

@@ -1,0 +1,41 @@
+"""A hub file read whole, and the two configuration files read and parsed: ``data/hub.toml``
+(``config.settings_from_toml``) and a model's ``data/models/<id>.yml`` (``models.model_from_yaml``).
+
+The layers below ``store`` parse text and never open a file; every stage above reads a hub path
+through ``store`` (``tests/repo/test_architecture.py`` holds the rule).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..config import HUB_FILE, Settings, settings_from_toml
+from ..errors import ConfigError
+from ..models import ModelMeta, model_from_yaml
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of a file of the hub (or of a checkout of it) as they are on disk."""
+    return path.read_bytes()
+
+
+def read_text(path: Path) -> str:
+    """A hub file's UTF-8 text."""
+    return path.read_text(encoding="utf-8")
+
+
+def load_settings(root: Path) -> Settings:
+    """The hub's settings from ``root``/data/hub.toml; every problem of it at once in one ConfigError (exit 2)."""
+    path = root / HUB_FILE
+    if not path.is_file():
+        raise ConfigError(f"{path}: not found. Is --hub pointing at a Prescient hub?")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    return settings_from_toml(root, text, path)
+
+
+def load_model(path: Path, label: str | None = None) -> ModelMeta:
+    """A model's metadata from its YAML file; a SchemaError naming every problem."""
+    return model_from_yaml(path.name.removesuffix(".yml"), path.read_bytes(), label or str(path))
