@@ -318,6 +318,14 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
             "A forecast, bet or commitment file was committed (or changed) after its round's due time and no nightly has run since: the next nightly's seal counts it only if a receipt attests these bytes before the due time, and otherwise removes it (then the audit says nothing more of it).",
         ),
         "commit-date-backwards": Code(ERROR, "A commit is dated earlier than its first parent."),
+        "anchor-unknown": Code(
+            ERROR,
+            "The commit given to `verify --anchor` is not in the repository: the history was rewritten since it was published, or the clone lacks it.",
+        ),
+        "anchor-not-ancestor": Code(
+            ERROR,
+            "The commit given to `verify --anchor` is not an ancestor of the audited head: the history since it was rewritten, or it is another branch's.",
+        ),
         "seal-broken": Code(
             ERROR,
             "A file of a sealed round differs from its seal: bytes that do not count are in place of the sealed ones, or a sealed file is missing.",

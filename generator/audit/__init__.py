@@ -11,4 +11,6 @@
 - ``seals``: the seals against their rule, the receipts and the files in place
 - ``checkpoint``: where a pull request's ``verify --git`` may start: the nightly's checkpoints, trusted only when they check
 - ``scope``: what that ``verify --git`` must recompute: only what the changes since the checkpoint can affect
+- ``anchor``: ``verify --git --anchor``: a commit a reader kept is an ancestor, and every row published as of it is unchanged
+- ``report``: the report led by causes: an edited file first, the pages that follow from it counted
 """

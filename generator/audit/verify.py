@@ -11,7 +11,11 @@ Checks, each returning located problems (file, first differing row, stable code)
   before the due time, or (with git) first committed with these bytes before it; files for which
   neither holds are listed as warnings (the hub's after-due forecasters are exempt);
 - git (optional): the history checks of ``audit.git``, and ``audit.maintainers``' of the maintainers' ledger,
-  from the newest checkpoint that checks against the history (``audit.checkpoint``), or from the first commit.
+  from the newest checkpoint that checks against the history (``audit.checkpoint``), or from the first commit;
+- anchor (with git, optional): a commit a reader kept is an ancestor and its rows are unchanged
+  (``audit.anchor``); the git walk then starts from it.
+
+The report leads with causes (``audit.report``).
 """
 
 from __future__ import annotations
@@ -37,10 +41,13 @@ from ..store.git import BlobReader, first_held, resolve_commit
 from ..store.hub import Hub, as_hub
 from ..store.lock import hub_lock
 from ..timeutil import format_date, format_ts, parse_ts
+from . import anchor as anchors
 from . import checkpoint, git, scope
 from .bot import hub_bot
 from .changes import FileChange
 from .maintainers import maintainer_problems
+from .report import difference, render_causes
+from .report import to_json as causes_json
 from .seals import receipt_problems, seal_problems
 
 DEFAULT_NIGHTS = 7
@@ -85,11 +92,13 @@ def verify(
     nights: int = DEFAULT_NIGHTS,
     full: bool = False,
     start: checkpoint.Found | None = None,
+    anchor: str | None = None,
 ) -> VerifyReport:
     """Run every check on ``hub`` (a Hub, or its folder). ``as_of`` defaults to the latest time the ledgers
     record. ``git_rev``: also audit that commit's history, from the newest checkpoint that can be trusted
     (``audit.checkpoint``), or from the first commit when ``full`` or when none can; ``start``: where to
-    start, decided by the caller instead (the tests' proof that both walks find the same)."""
+    start, decided by the caller instead (the tests' proof that both walks find the same); ``anchor``: a commit a
+    reader kept (``audit.anchor``): proved an ancestor with its rows unchanged, and the walk starts there."""
     hub = as_hub(hub)
     root = hub.root
     as_of = as_of or latest_run(hub)
@@ -106,6 +115,11 @@ def verify(
     report.add("history", *check_history(hub, None if all_nights else nights, plan, as_of, recomputed))
     report.add("pages", *check_pages(hub, as_of), skipped=not (root / "site_src" / "docs" / GENERATED).is_dir())
     report.add("seals", *check_seals(hub))
+    if git_rev and anchor:
+        anchored = anchors.check(root, anchor, commit)
+        report.add("anchor", anchored.problems, anchored.note)
+        if anchored.start is not None and not full:
+            found = anchored.start  # the walk from the anchor; the recompute keeps the checkpoint's scope
     changes, attested, by_git = None, receipts.attested(receipts.load_receipts(hub)), None
     if git_rev and found is not None:
         report.start = found
@@ -122,7 +136,8 @@ def verify(
         with BlobReader(root) as blobs:
             problems += maintainer_problems(root, changes, blobs.read, authors)
         report.walked = len({c.commit for c in changes}), sum(p.severity == "warning" for p in problems)
-        since = f"since checkpoint {found.start.commit[:12]}" if found.start is not None else "from the first commit"
+        label = "the anchor" if found.why.endswith("(--anchor)") else "checkpoint"
+        since = f"since {label} {found.start.commit[:12]}" if found.start is not None else "from the first commit"
         report.add(
             "git",
             problems,
@@ -340,8 +355,8 @@ def check_pages(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
     for rel, data in sorted(expected.items()):
         if rel not in actual:
             problems.append(Problem(label(rel), None, None, "page-missing", "a build as of " + format_ts(as_of) + " writes it"))
-        elif diff := first_difference(data, actual[rel].read_bytes()):
-            problems.append(_differs(label(rel), "page-differs", *diff))
+        elif diff := difference(data, actual[rel].read_bytes()):
+            problems.append(Problem(label(rel), diff[0], None, "page-differs", diff[1]))
     return problems, f"{len(expected)} page(s) regenerated as of {format_ts(as_of)}"
 
 
@@ -405,22 +420,25 @@ def git_start(report: VerifyReport) -> str:
 
 
 def to_json(report: VerifyReport) -> dict:
+    """The report as JSON: every problem, and the causes they group into (``audit.report``)."""
     start, plan = report.start, report.scope if report.start else None
     return {
         "as_of": report.as_of,
         "ok": report.ok,
         "checks": [asdict(c) for c in report.checks],
         "problems": [asdict(p) for p in report.problems],
+        "causes": causes_json(report.problems),
         **({"git_start": {"checkpoint": start.start.commit if start.start else None, "why": start.why}} if start else {}),
         **({"recompute": {"checkpoint": plan.checkpoint or None, "why": plan.why, "rounds": plan.rounds}} if plan else {}),
     }
 
 
-def render_text(report: VerifyReport) -> str:
+def render_text(report: VerifyReport, details: bool = False) -> str:
+    """The report as text: the checks, then the problems by cause (``details``: every page that follows)."""
     empty = report.as_of == EPOCH
     lines = [f"prescient verify as of {report.as_of}" + (" (the ledgers record nothing yet)" if empty else "") + git_start(report)]
     lines += [f"  {c.status:<7} {c.name}: {c.note}" for c in report.checks]
-    lines += [f"{p.severity}: {p}" for p in report.problems]
+    lines += render_causes(report.problems, details)
     errors = sum(p.severity == "error" for p in report.problems)
     lines.append("verified: every check passed" if report.ok else f"FAILED: {errors} problem(s)")
     return "\n".join(lines) + "\n"

@@ -151,12 +151,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     if args.record_checkpoint and not (args.git and args.full):
         raise ConfigError("--record-checkpoint records what a full walk found: give it with --git and --full")
+    if args.anchor and not args.git:
+        args.git = "HEAD"  # an anchor is checked against a history: the checked-out one unless --git names another
     when, why = run_time(args)
     as_of = None if why == LEDGERS else when  # verify finds the same latest time itself
     root = hub_dir(args.hub)
     hub = Hub.load(root)
-    report = verify(hub, as_of, git_rev=args.git, all_nights=args.all, full=args.full)
-    text = render_text(report)
+    report = verify(hub, as_of, git_rev=args.git, all_nights=args.all, full=args.full, anchor=args.anchor)
+    text = render_text(report, args.details)
     if args.record_checkpoint:
         written = record_checkpoint(hub, report, args.git)
         text += (
@@ -266,7 +268,14 @@ def add_verify(sub) -> None:
         help="with --git --full: when the walk finds no error, append its checkpoint to "
         "data/metadata/checkpoints.csv (the nightly does this; commit it with the night)",
     )
+    verify.add_argument(
+        "--anchor",
+        metavar="COMMIT",
+        help="with --git (implied): prove COMMIT (the id a page's footer named) an ancestor of the audited head and every ledger "
+        "row and published history row as of it unchanged, then walk the history from it (time grows with the commits since it)",
+    )
     verify.add_argument("--all", action="store_true", help="recompute every night of history.csv, not the latest 7")
+    verify.add_argument("--details", action="store_true", help="list every problem: the pages that follow from a cause, every warning")
     verify.add_argument("--format", choices=("text", "json"), default="text", help="the report as text or JSON (default text)")
     verify.set_defaults(func=cmd_verify)
 

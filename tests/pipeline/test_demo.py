@@ -312,16 +312,20 @@ def test_a_forged_receipt_fails_verify_git(demo_hub: Path, tmp_path: Path):
 
 
 def test_the_readmes_audit_lines_run_on_the_demo(demo_hub: Path):
-    """The README's three-line audit, run as written from the folder that holds the demo."""
+    """The README's four-line audit, run as written from the folder that holds the demo: the fourth anchored
+    at the data of 1 June, as a reader who kept the id the site showed then; the demo's own audit ends clean."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("### Audit the demo through git", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     lines = [line.replace(".venv/bin/prescient", PRESCIENT) for line in block.strip().splitlines()]
-    assert len(lines) == 3
+    assert len(lines) == 4
     outputs = [subprocess.run(line, shell=True, cwd=demo_hub.parent, capture_output=True, text=True, timeout=900) for line in lines]
-    assert [o.returncode for o in outputs] == [0, 0, 0], [o.stderr[-2000:] for o in outputs]
+    assert [o.returncode for o in outputs] == [0, 0, 0, 0], [o.stderr[-2000:] for o in outputs]
     assert outputs[0].stdout.count("github-actions[bot]: nightly: data as of") == 3
     assert "github-actions[bot]" in outputs[1].stdout
     assert "ok      git: " in outputs[2].stdout and "verified: every check passed" in outputs[2].stdout
+    assert "no-maintainers" not in outputs[2].stdout  # the demo's hub.toml lists its maintainer
+    assert "ok      anchor: anchor " in outputs[3].stdout and "an ancestor of the head; its ledgers only appended to since" in outputs[3].stdout
+    assert "since the anchor " in outputs[3].stdout and "verified: every check passed" in outputs[3].stdout
 
 
 def test_the_changes_page_lists_each_nights_ledger_digest(demo_hub: Path):
