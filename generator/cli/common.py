@@ -74,12 +74,14 @@ def run_time(args: argparse.Namespace) -> tuple[datetime, str | None]:
     """The run's "now" and why (None when --as-of gave it), the same rule for every command:
 
     1. ``--as-of``; 2. else ``SOURCE_DATE_EPOCH``; 3. else the latest time the hub's ledgers record,
-    when that is in the past and either the hub is a replay (every enabled source is the offline
-    ``sim`` world: the demo, whose season ended long ago) or the command only shows what was recorded
-    (``leaderboard``, ``arena``, the ``oracle`` board, ``build``, ``verify``: so that ``build`` and
-    ``verify`` agree), and for ``nightly`` and ``fetch``, which record a new night, and the maintainers' ``void``, ``correct`` and
-    ``exclude``, which decide for the nights to come, the night after it;
-    4. else the UTC clock. The first line on stderr names the time and the reason."""
+    when either the hub is a replay (every enabled source is the offline ``sim`` world: its time is
+    simulated, so this holds even when that time is past the clock: a sim hub started today advances
+    one night per ``nightly``) or the command only shows what was recorded (``leaderboard``,
+    ``arena``, the ``oracle`` board, ``build``, ``verify``: so that ``build`` and ``verify`` agree) and
+    that time is in the past; for ``nightly`` and ``fetch``, which record a new night, and the
+    maintainers' ``void``, ``correct`` and ``exclude``, which decide for the nights to come, the night
+    after it;
+    4. else the UTC clock (a hub's first night). The first line on stderr names the time and the reason."""
     from ..config import resolve_as_of
 
     if getattr(args, "resolved_as_of", None) is None:
@@ -88,19 +90,20 @@ def run_time(args: argparse.Namespace) -> tuple[datetime, str | None]:
         args.resolved_as_of = resolve_as_of(given)
         args.time_reason = None if given else "SOURCE_DATE_EPOCH" if env else "now, by the clock"
         if not given and not env and hasattr(args, "hub"):
-            latest = _ledgers_time(args)
+            latest, replay = _ledgers_time(args)
             if latest is not None and args.command in ADVANCING:
                 latest, reason = latest + timedelta(days=1), NEXT_NIGHT
             else:
                 reason = LEDGERS
-            if latest is not None and latest <= args.resolved_as_of:
+            if latest is not None and (replay or latest <= args.resolved_as_of):
                 args.resolved_as_of, args.time_reason = latest, reason
     return args.resolved_as_of, args.time_reason
 
 
-def _ledgers_time(args: argparse.Namespace) -> datetime | None:
+def _ledgers_time(args: argparse.Namespace) -> tuple[datetime | None, bool]:
     """The latest time the hub's ledgers record (``audit.verify.latest_run``, the time ``verify``
-    checks at) when the rule's third step applies to this command and hub; else None."""
+    checks at) when the rule's third step applies to this command and hub, else None; and whether
+    the hub is a replay (``is_replay``: its time is its ledgers', past the clock too)."""
     from ..audit.verify import EPOCH, latest_run
     from ..store.files import load_settings
     from ..store.hub import Hub
@@ -108,14 +111,15 @@ def _ledgers_time(args: argparse.Namespace) -> datetime | None:
 
     root = hub_dir(args.hub)
     if not (root / HUB_FILE).is_file() or getattr(args, "catch_up", False):
-        return None
+        return None, False
     reader = args.command in RECORD_READERS or (args.command == "oracle" and not getattr(args, "oracle_command", None))
-    if not reader and not is_replay(load_settings(root)):
-        return None
+    replay = is_replay(load_settings(root))
+    if not reader and not replay:
+        return None, False
     hub = Hub(root)
     latest = latest_run(hub)
     args.ledgers_read = hub.cache.tables  # the ledgers parsed for it: the command's hub takes them (``opened``)
-    return None if format_ts(latest) == EPOCH else latest
+    return (None if format_ts(latest) == EPOCH else latest), replay
 
 
 def is_replay(settings) -> bool:

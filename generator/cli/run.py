@@ -97,6 +97,12 @@ def cmd_nightly(args: argparse.Namespace) -> int:
                 print(f"{found.severity}: {found}", file=sys.stderr)
         if why == NEXT_NIGHT:
             _say_behind(as_of, args)
+        if len(nights) > 1:
+            print(
+                f"note: {len(nights)} nights run; commit them in one commit or one commit a night: the audit checks every "
+                "night's ledger digest either way (an earlier night's ledgers are the rows recorded by then)",
+                file=sys.stderr,
+            )
     return 0
 
 
@@ -130,7 +136,7 @@ def _catch_up_nights(hub, until, latest, args: argparse.Namespace) -> list:
 
 
 def _say_behind(as_of, args: argparse.Namespace) -> None:
-    """On a replaying hub, run at the night after its ledgers' latest: how far that is behind the clock."""
+    """On a replaying hub, run at the night after its ledgers' latest: how far that is behind (or ahead of) the clock."""
     from ..config import resolve_as_of
     from ..timeutil import format_date
 
@@ -141,6 +147,12 @@ def _say_behind(as_of, args: argparse.Namespace) -> None:
             f"note: this hub replays the offline sim world, so its time follows its ledgers: this run was the night "
             f"after their latest ({format_date(as_of)}), {behind} day(s) before the clock ({format_date(clock)}); "
             f"`prescient nightly{hub_option(args)} --catch-up` runs every night up to today",
+            file=sys.stderr,
+        )
+    elif behind < 0:  # a sim hub started today: its nights are simulated, one a run
+        print(
+            f"note: this hub runs the offline sim world, whose time is simulated: each `prescient nightly` runs the night "
+            f"after its ledgers' latest, so this run was {format_date(as_of)}, {-behind} day(s) ahead of the clock ({format_date(clock)})",
             file=sys.stderr,
         )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..config import TABLES
@@ -17,6 +17,7 @@ from ..config_schema import SOURCE_OPTIONS, Spec, specs, toml_value
 from ..timeutil import format_ts
 
 WIDTH = 100
+SIM_LEAD_DAYS = 35  # an enabled sim world starts this many days before the hub's first due time
 HEADER = """\
 # The settings of {title}.
 # Every command checks this file first (`prescient check-config` says what it found: each mistake
@@ -55,7 +56,9 @@ def render_hub_toml(title: str, maintainers: Iterable[str], first_due: datetime,
         parts.append(_table(table, specs(table, cls).values(), given.get(table, {}), TABLE_NOTES.get(table)))
     parts.append(_comment(TABLE_NOTES["sources"]))
     for name in SOURCE_OPTIONS:
-        values = {"enabled": name in enabled}
+        values: dict[str, Any] = {"enabled": name in enabled}
+        if name == "sim" and name in enabled:  # the world begins a little before the hub: markets are open from its first night on
+            values["start"] = format_ts(first_due - timedelta(days=SIM_LEAD_DAYS))
         # its own keys only: the [http] keys its table may also set are described once, under [http]
         parts.append(_table(f"sources.{name}", specs(f"sources.{name}", SOURCE_OPTIONS[name]).values(), values, None))
     parts.append(_comment(ORACLE_NOTE) + _commented(_table("oracle", specs("oracle", TABLES["oracle"]).values(), {}, None)))
