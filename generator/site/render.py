@@ -181,29 +181,57 @@ QUESTIONS_IN_WORKER = 1_000  # fewer question pages: rendering them takes less t
 
 
 def render_site(data: SiteData) -> dict[str, bytes]:
-    """Every page of the site and the files they fetch, by path (under generated/)."""
-    return render_pages(data)()
+    """Every page of the site and the files they fetch, by path (under generated/). The method, top to
+    bottom: the pages every build has (leaderboard, changes, models, rounds, the Data and Methodology
+    snippets), each question's page, the pages of the question index, the Oracle, the Arena and Explore,
+    then the files they fetch (downloads, figures on demand, plotly.js). ``render_pages`` is the same,
+    faster."""
+    env = page_environment(data)
+    main, on_demand = _main_pages(env, data)
+    questions = _question_pages(env, data.questions, format_ts(data.as_of), frozenset(_baselines(data)))
+    return _site_files(data, {**main, **questions, **_other_pages(env, data)}, on_demand)
 
 
 def render_pages(data: SiteData) -> Callable[[], dict[str, bytes]]:
-    """``render_site``, to be taken by calling the function returned: the question pages are rendered by a
-    forked worker (above ``QUESTIONS_IN_WORKER``) while this process renders the rest, so a caller has the
-    other core's time meanwhile for its own work (``api.site_files``: the API's files) before it waits."""
+    """``render_site``, to be taken by calling the function returned: the question pages (~40% of the
+    rendering at ForecastBench scale) are rendered by a forked worker (above ``QUESTIONS_IN_WORKER``)
+    while this process renders the rest, so a caller has the other core's time meanwhile for its own
+    work (``api.site_files``: the API's files) before it waits. The same bytes whichever process renders
+    them (``parallel.in_background``; tests/site/test_site_boards.py compares with ``render_site``)."""
+    env = page_environment(data)
+    make_questions = partial(_question_pages, env, data.questions, format_ts(data.as_of), frozenset(_baselines(data)))
+    question_pages = in_background(make_questions, len(data.questions) >= QUESTIONS_IN_WORKER)
+    main, on_demand = _main_pages(env, data)
+    other = _other_pages(env, data)
+    return lambda: _site_files(data, {**main, **question_pages(), **other}, on_demand)  # the question pages waited for last
+
+
+def page_environment(data: SiteData) -> jinja2.Environment:
+    """The templates' environment with this site's download links."""
     env = environment()
     env.globals.update(download=download_link(data), forecast_file=lambda due, model: forecast_file(data, due, model))
-    everyone = forecasters(data)
-    names = {
+    return env
+
+
+def _common(data: SiteData) -> dict:
+    """What every page's template is given. ``prefix`` leads from the page a snippet is shown on to
+    generated/: the leaderboard snippet is included by index.md (the site root), the changes snippet
+    by changes.md (served as changes/)."""
+    return {"data": data, "updated": format_ts(data.as_of), "updated_friendly": friendly_time(data.as_of), "prefix": f"{GENERATED}/"}
+
+
+def _names(data: SiteData) -> dict[str, str]:
+    """Each model's display name, those on the board without metadata by their id."""
+    return {
         **{m: meta.name for m, meta in data.models.items()},
         **{m: (data.models[m].name if m in data.models else m) for m in data.board.get("model", [])},
     }
-    # ``prefix`` leads from the page a snippet is shown on to generated/: the leaderboard snippet is
-    # included by index.md (the site root), the changes snippet by changes.md (served as changes/).
-    updated = format_ts(data.as_of)
-    # the question pages (~40% of the rendering at ForecastBench scale) in a forked worker meanwhile:
-    # the same text whichever process renders it (``parallel.in_background``), the other core used
-    make_questions = partial(_question_pages, env, data.questions, updated, frozenset(_baselines(data)))
-    question_pages = in_background(make_questions, len(data.questions) >= QUESTIONS_IN_WORKER)
-    common = {"data": data, "updated": updated, "updated_friendly": friendly_time(data.as_of), "prefix": f"{GENERATED}/"}
+
+
+def _main_pages(env: jinja2.Environment, data: SiteData) -> tuple[dict[str, str], dict[str, bytes]]:
+    """The leaderboard, changes, model and round pages and the snippets, by path under generated/; and
+    the figures moved to files of their own (``figures_on_demand``)."""
+    common, names, everyone = _common(data), _names(data), forecasters(data)
     first_round = min((r.due for r in data.rounds), default="")
     history_start = str(data.history["as_of"].min())[:10] if len(data.history) else ""
     panels, history = _panels(data.boards), _history_charts(data, names)
@@ -248,23 +276,29 @@ def render_pages(data: SiteData) -> Callable[[], dict[str, bytes]]:
         page, table = round_page(env, data, r, slugs, common)
         pages[f"rounds/{r.due}.md"] = page
         pages[f"{shell.ROUND_TABLES}/{r.due}.html"] = table
+    return pages, on_demand
+
+
+def _other_pages(env: jinja2.Environment, data: SiteData) -> dict[str, str]:
+    """The question index and the Oracle, Arena and Explore pages, by path under generated/."""
+    common = _common(data)
     rest = {"questions/index.md": question_index(env, data, common)}  # after the question pages, as written
     rest.update(oracle_pages(env, data.oracle_sets, common))
     rest.update(
         arena_pages(
-            env, data.arena, data.arena_brier, common, curves=data.arena_curves, decisions=data.arena_decisions, board=data.board, names=names
+            env, data.arena, data.arena_brier, common, curves=data.arena_curves, decisions=data.arena_decisions, board=data.board, names=_names(data)
         )
     )
     rest.update(explore_pages(env, data.boards, data.models, common))
+    return rest
+
+
+def _site_files(data: SiteData, pages: dict[str, str], on_demand: dict[str, bytes]) -> dict[str, bytes]:
+    """The pages (text, by path under generated/) as bytes, then the files they fetch."""
     extra = {f"{GENERATED}/{path}": for_spreadsheets(content) if path.endswith(".csv") else content for path, content in data.downloads.items()}
     extra.update(on_demand)
     extra[f"{GENERATED}/assets/plotly.min.js"] = plotly_js()
-
-    def files() -> dict[str, bytes]:  # the question pages waited for last: everything else is rendered by then
-        every = {**pages, **question_pages(), **rest}
-        return {**{f"{GENERATED}/{path}": text.encode("utf-8") for path, text in every.items()}, **extra}
-
-    return files
+    return {**{f"{GENERATED}/{path}": text.encode("utf-8") for path, text in pages.items()}, **extra}
 
 
 def figures_on_demand(parts: list[dict], key: str, name: str, first: bool = False) -> dict[str, bytes]:

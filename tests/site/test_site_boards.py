@@ -108,14 +108,15 @@ def test_the_pages_are_the_same_made_here_in_the_worker_or_kept(demo_hub: Path, 
     )
 
 
-def test_the_question_pages_are_the_same_rendered_in_a_worker(demo_hub: Path, monkeypatch):
-    """The demo has fewer question pages than ``QUESTIONS_IN_WORKER``: with the limit at 0 they are
-    rendered in the forked worker (or here, where forking is not sound), with the same bytes."""
+@pytest.mark.parametrize("in_worker", [True, False])
+def test_the_pages_rendered_with_a_worker_are_the_plain_methods_pages(demo_hub: Path, monkeypatch, in_worker: bool):
+    """``render_pages`` (the question pages in a forked worker meanwhile) gives ``render_site``'s bytes,
+    path for path in the same order. The demo has fewer question pages than ``QUESTIONS_IN_WORKER``:
+    with the limit at 0 they are rendered in the forked worker (or here, where forking is not sound)."""
     from generator.site import render as render_module
 
     data = gather(Hub.load(demo_hub), AS_OF)
-    monkeypatch.setattr(render_module, "QUESTIONS_IN_WORKER", 10**9)
-    here = render_site(data)
+    plain = render_site(data)
     forked, in_background = [], render_module.in_background
 
     def counted(make, worth=True):
@@ -123,10 +124,11 @@ def test_the_question_pages_are_the_same_rendered_in_a_worker(demo_hub: Path, mo
             forked.append(make)
         return in_background(make, worth)
 
-    monkeypatch.setattr(render_module, "QUESTIONS_IN_WORKER", 0)
+    monkeypatch.setattr(render_module, "QUESTIONS_IN_WORKER", 0 if in_worker else 10**9)
     monkeypatch.setattr(render_module, "in_background", counted)
-    assert render_site(data) == here
-    assert len(forked) == 1 and any(p.startswith("generated/question-pages/") for p in here)
+    fast = render_module.render_pages(data)()
+    assert list(fast) == list(plain) and fast == plain
+    assert len(forked) == int(in_worker) and any(p.startswith("generated/question-pages/") for p in plain)
 
 
 def test_the_pairs_are_shared_by_rows_each_once_in_configuration_order():
