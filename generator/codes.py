@@ -83,6 +83,9 @@ CODES: dict[str, Code] = {
         ERROR, "The file's content is the other format: JSON in a `.csv` file or a CSV in a `.json` file; rename it, nothing else is checked."
     ),
     "bad-csv": Code(ERROR, "The CSV cannot be parsed (for example an unclosed quote or a NUL byte)."),
+    "wrong-separator": Code(
+        ERROR, "The CSV's fields are separated by semicolons, tabs or vertical bars, not commas (a spreadsheet's setting); nothing else is checked."
+    ),
     "wrong-field-count": Code(ERROR, "A CSV row has more or fewer fields than the header."),
     "bad-json": Code(ERROR, "The JSON cannot be parsed or is not a ForecastBench forecast set."),
     "missing-field": Code(ERROR, "A required field is missing (JSON forecast item or model metadata)."),
@@ -100,7 +103,10 @@ CODES: dict[str, Code] = {
     "empty-value": Code(ERROR, "A required cell is empty."),
     "probability-not-a-number": Code(ERROR, "The probability is not a plain decimal number (use a dot: `0.5`, not `0,5`)."),
     "probability-not-finite": Code(ERROR, "The probability is NaN or infinite."),
-    "probability-out-of-range": Code(ERROR, "The probability is below 0 or above 1."),
+    "probability-out-of-range": Code(
+        ERROR, "The probability is below 0 or above 1; a file written in percentages (most numbers from 1 to 100) is told once to divide by 100."
+    ),
+    "probability-as-text": Code(ERROR, 'A JSON forecast is a string (`"0.7"`), not a number; write it without quotes.'),
     "unreadable-cell": Code(
         ERROR,
         "The hub's reader (the nightly and the site build) cannot read the cell as its column's type, for example a number with a no-break space or non-ASCII digits.",

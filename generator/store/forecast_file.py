@@ -57,6 +57,7 @@ class Parsed:
     listed: int = 0  # problems handed out by ``keep``, in ``problems`` or to a check's caller
     hidden: Counter = field(default_factory=Counter)  # problems past MAX_PROBLEMS, by severity
     nulls: set[tuple[str, str]] = field(default_factory=set)  # JSON items whose forecast is null: (question id, resolution date)
+    quoted: set[int] = field(default_factory=set)  # the rows of JSON items whose forecast is a string ("0.7"), which the validator refuses
 
     def keep(self, found: Iterable[Problem]) -> list[Problem]:
         """The problems that still fit in the file's MAX_PROBLEMS; the rest are only counted.
@@ -206,6 +207,8 @@ def _parse_csv(text: str, parsed: Parsed) -> None:
             if values:
                 number += 1
                 header = header or tuple(values)
+                if number == 1 and _other_separator(header, parsed):  # one diagnosis, not an error per column and row
+                    return
                 if number > 1:
                     _add_row(parsed, header, number, values)
     except csv.Error as exc:  # nothing of a file that is not CSV is checked further
@@ -213,6 +216,31 @@ def _parse_csv(text: str, parsed: Parsed) -> None:
         parsed.rows.clear()
         return
     parsed.columns, parsed.records = header, number - 1
+
+
+SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
+
+
+def _other_separator(header: tuple[str, ...], parsed: Parsed) -> bool:
+    """A header read as one column that another separator splits into the file's columns (a spreadsheet
+    set to semicolons, a TSV): one ``wrong-separator`` problem; nothing else of the file is read."""
+    if len(header) != 1:
+        return False
+    found = [(sep, name) for sep, name in SEPARATORS.items() if sep in header[0] and "question_id" in header[0].split(sep)]
+    if not found:
+        return False
+    sep, name = found[0]
+    parsed.add(
+        problem(
+            "wrong-separator",
+            parsed.label,
+            1,
+            None,
+            f"the fields are separated by {sep!r} ({name}), not commas: save the file as CSV with a comma between "
+            "fields and a dot in decimals (0.7, not 0,7); the header is " + ",".join(FORECASTS.names),
+        )
+    )
+    return True
 
 
 def _lone_cr(text: str) -> int | None:
@@ -261,6 +289,9 @@ def _keep_constant(name: str) -> float:
 
 
 def _forecast_items(body: object, parsed: Parsed) -> list | None:
+    if isinstance(body, list):
+        parsed.add(problem("bad-json", parsed.label, None, None, BARE_LIST))
+        return None
     if not isinstance(body, dict):
         parsed.add(problem("bad-json", parsed.label, None, None, "a forecast set must be a JSON object"))
         return None
@@ -271,6 +302,14 @@ def _forecast_items(body: object, parsed: Parsed) -> list | None:
         parsed.add(problem("bad-json", parsed.label, None, "forecasts", "'forecasts' must be a list"))
         return None
     return body["forecasts"]
+
+
+BARE_LIST = (
+    "the file is a JSON list, but a forecast set is an object that holds the list: put the list under "
+    '"forecasts", as in {"organization": "acme", "model": "my-bot", "model_organization": "acme", '
+    '"question_set": "<due>-prescient.json", "forecasts": [{"id": ..., "source": ..., "forecast": 0.7, '
+    '"resolution_date": ..., "reasoning": ...}, ...]} (`prescient round template --format json` writes one to fill)'
+)
 
 
 def _json_row(item: object, number: int, parsed: Parsed) -> Row | None:
@@ -290,6 +329,8 @@ def _json_row(item: object, number: int, parsed: Parsed) -> Row | None:
         parsed.add(problem("null-forecast", parsed.label, number, "forecast", "the forecast is null; scored as missing (0.5)"))
         parsed.nulls.add((qid, _scalar(item.get("resolution_date"))))
         return None
+    if isinstance(item["forecast"], str):
+        parsed.quoted.add(number)
     cells = {
         "question_id": qid,
         "resolution_date": _scalar(item.get("resolution_date")),

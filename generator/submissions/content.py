@@ -136,20 +136,66 @@ def probability_problem(text: str) -> tuple[str, str] | None:
     if value.lower() in _NOT_FINITE:
         return "probability-not-finite", f"{text!r} is not a finite number; give a probability from 0 to 1"
     if plain_number(value) is None:
-        hint = " (use a dot as the decimal separator)" if re.fullmatch(r"[+-]?\d*,\d+", value) else ""
-        return "probability-not-a-number", f"{text!r} is not a number{hint}"
+        return "probability-not-a-number", f"{text!r} is not a number{_not_a_number_hint(value)}"
     number = float(value)
     if not math.isfinite(number):
         return "probability-not-finite", f"{text!r} is too large to be a probability"
     if not 0.0 <= number <= 1.0:
-        return "probability-out-of-range", f"{text!r} is outside [0, 1]"
+        hint = f"; a percentage? write {_hundredth(number)}" if 1.0 < number <= 100.0 else ""
+        return "probability-out-of-range", f"{text!r} is outside [0, 1]{hint}"
     return None
 
 
+def _not_a_number_hint(value: str) -> str:
+    """What to write instead of a cell that is no number: ``72%`` → 0.72, ``0,5`` → a dot."""
+    if re.fullmatch(r"[+-]?\d*,\d+", value):
+        return " (use a dot as the decimal separator)"
+    percent = value.removesuffix("%").rstrip(ASCII_SPACE)
+    if value.endswith("%") and plain_number(percent) is not None and 0.0 <= float(percent) <= 100.0:
+        return f"; write {_hundredth(float(percent))} (a probability from 0 to 1, not a percentage)"
+    return ""
+
+
+def _hundredth(number: float) -> str:
+    """``number`` / 100 as a short decimal (72 → 0.72, 7.5 → 0.075, 100 → 1)."""
+    return f"{number / 100:.10g}"
+
+
+PERCENT_SHARE = 0.5  # a file more than this share of whose numbers are above 1 (and none above 100) is in percentages
+
+
+def percentages(parsed: Parsed) -> str | None:
+    """One message for every out-of-range row of a file written in percentages: every probability a
+    number from 0 to 100 and most of them above 1. None for any other file (its rows are told one by one)."""
+    numbers = [float(v) for row in parsed.rows if (v := plain_number(row.cells.get("probability", ""))) is not None]
+    above = sum(1 for n in numbers if n > 1.0)
+    if not numbers or above <= PERCENT_SHARE * len(numbers) or not all(0.0 <= n <= 100.0 for n in numbers):
+        return None
+    return (
+        f"the file's probabilities look like percentages ({above:,} of its {len(numbers):,} numbers are from 1 to 100): "
+        "divide every probability by 100, those of 1 or less too (70 → 0.7, 5 → 0.05, 1 → 0.01)"
+    )
+
+
 def check_probabilities(parsed: Parsed) -> Iterator[Problem]:
+    """A problem per row whose probability is not one; a file in percentages gets one message, on each
+    of its rows above 1 (the report groups them); a JSON forecast written as a string is refused."""
     col = parsed.col("probability")
-    found = ((row, probability_problem(row.cells.get("probability", ""))) for row in parsed.rows)
-    return (problem(code, parsed.label, row.number, col, message) for row, hit in found if hit for code, message in [hit])
+    hint: list[str | None] = []  # the file's percentages message, once looked for (None: the file is not in percentages)
+    for row in parsed.rows:
+        hit = probability_problem(row.cells.get("probability", ""))
+        if hit is None:
+            if row.number in parsed.quoted:
+                yield problem("probability-as-text", parsed.label, row.number, col, QUOTED)
+            continue
+        code, message = hit
+        if code == "probability-out-of-range" and 1.0 < float(row.cells["probability"]) <= 100.0:
+            hint = hint or [percentages(parsed)]  # looked for once, at the first such row
+            message = hint[0] or message
+        yield problem(code, parsed.label, row.number, col, message)
+
+
+QUOTED = 'the forecast is a JSON string, not a number: write it without quotes ("forecast": 0.7, not "forecast": "0.7")'
 
 
 def _bad_date(text: str) -> bool:

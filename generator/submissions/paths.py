@@ -143,9 +143,7 @@ def _forecast(path: str, parts: list[str], kind: str = FORECAST) -> tuple[Target
             )
         )
     if not MODEL_ID.match(stem):
-        problems.append(
-            problem("bad-file-name", path, None, None, f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)")
-        )
+        problems.append(bad_name(path, stem))
     ok = not problems
     return Target(path, kind, stem if ok else None, due if ok else None, ext if ok else None), problems
 
@@ -158,9 +156,7 @@ def _model(path: str, parts: list[str]) -> tuple[Target, list[Problem]]:
     elif ext != "yml":
         problems.append(problem("bad-extension", path, None, None, "model metadata files end in .yml"))
     elif not MODEL_ID.match(stem):
-        problems.append(
-            problem("bad-file-name", path, None, None, f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)")
-        )
+        problems.append(bad_name(path, stem))
     ok = not problems
     return Target(path, MODEL, stem if ok else None, None, "yml" if ok else None), problems
 
@@ -182,11 +178,26 @@ def _oracle(path: str, parts: list[str]) -> tuple[Target, list[Problem]]:
     elif ext != "csv":
         problems.append(problem("bad-extension", path, None, None, "oracle forecast files end in .csv"))
     elif not MODEL_ID.match(stem):
-        problems.append(
-            problem("bad-file-name", path, None, None, f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x)")
-        )
+        problems.append(bad_name(path, stem))
     ok = not problems
     return Target(path, ORACLE, stem if ok else None, None, "csv" if ok else None, parts[2] if ok else None), problems
+
+
+def bad_name(path: str, stem: str) -> Problem:
+    """``bad-file-name`` for a file named ``stem``, with the id to rename it to when one is plain (``Acme.My_Bot`` → acme.my_bot)."""
+    fix, (folder, _, name) = suggested_id(stem), path.rpartition("/")
+    rename = f"; rename it {folder}/{fix}{name[len(stem) :]}" if fix else ""
+    return problem(
+        "bad-file-name", path, None, None, f"{stem!r} is not <team>.<model> in lower-case letters, digits and dashes (e.g. acme.gpt-x){rename}"
+    )
+
+
+def suggested_id(stem: str) -> str | None:
+    """The model id ``stem`` most likely means: lower case, spaces as dashes (and underscores in the team,
+    where no underscore may be); None when that is still no id, or is ``stem`` itself."""
+    team, dot, model = stem.strip().lower().partition(".")
+    fix = re.sub(r"[\s_]+", "-", team) + dot + re.sub(r"\s+", "-", model)
+    return fix if fix != stem and MODEL_ID.match(fix) else None
 
 
 def oracle_questions_path(question_set: str) -> str:

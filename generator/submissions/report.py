@@ -21,6 +21,8 @@ from ..errors import Problem
 
 MAX_MARKDOWN_ROWS = 200
 FORMATS = ("text", "markdown", "json")
+# What is said of a file of a round whose due time has passed: pushing again cannot change what counts
+LATE = frozenset(("round-closed", "past-round-changed", "not-the-sealed-version", "sealed-round", "reveal-window-closed"))
 
 
 def _sort_key(p: Problem) -> tuple:
@@ -33,6 +35,7 @@ class Report:
     files: tuple[str, ...]
     problems: tuple[Problem, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    open_rounds: tuple[str, ...] = ()  # the rounds open at ``at``, named when a file is past its round's due time
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "problems", tuple(sorted(set(self.problems), key=_sort_key)))
@@ -50,6 +53,37 @@ class Report:
     @property
     def ok(self) -> bool:
         return not self.errors
+
+    @property
+    def late_files(self) -> list[str]:
+        """The files of a round past its due time: pushing them again cannot change what counts."""
+        return sorted({p.file for p in self.problems if p.code in LATE})
+
+    def after_due(self) -> str:
+        """What a forecaster can still do when a file is past its round's due time ("" when none is)."""
+        late = self.late_files
+        if not late:
+            return ""
+        dues = sorted({parts[2] for f in late if len(parts := f.split("/")) > 2})
+        rounds = f"round{'s' if len(dues) > 1 else ''} {', '.join(dues)}" if dues else "the round"
+        head = (
+            f"The due time of {rounds} has passed, so pushing again cannot change what counts there: the version that "
+            "counts is the last one attested before the due time (the seal in data/seals/ names it). "
+        )
+        if self.ok:
+            return head + "Nothing of it is left to merge: the hub puts that version in place itself."
+        if self.open_rounds:
+            first = self.open_rounds[0]
+            which = f"the open round{'s are' if len(self.open_rounds) > 1 else ' is'} {', '.join(self.open_rounds)}"
+            where = (
+                f"forecast an open round instead ({which}: data/forecasts/{first}/; `prescient round template --due {first}` writes a file to fill)"
+            )
+        else:
+            where = "no round is open now: the next one opens with a nightly run (`prescient rounds --open` lists the open ones)"
+        other = [p for p in self.errors if p.file not in late]
+        fix = "; fix the other files' errors and push again" if other else ""
+        files = "its file" if len(late) == 1 else f"its {len(late)} files"
+        return head + f"What you can still do: take {files} out of the pull request (or close it); {where}{fix}."
 
     def summary(self) -> str:
         n = len(self.files)
@@ -131,7 +165,7 @@ def render_text(report: Report, submit_page: str = SUBMIT_DOCS) -> str:
     lines = [printable(report.summary())]
     lines += [f"  note: {printable(n)}" for n in report.notes]
     lines += [_group_line(g) for g in grouped(report.problems)]
-    fix = "" if report.ok else "Fix every error and push again. "
+    fix = report.after_due() + " " if report.late_files else "" if report.ok else "Fix every error and push again. "
     lines.append(f"{fix}The rules and every code are on the Submit page: {printable(submit_page)}")
     return "\n".join(lines) + "\n"
 
@@ -232,6 +266,8 @@ def _code_legend(problems: tuple[Problem, ...]) -> list[str]:
 
 
 def _next_steps(report: Report) -> list[str]:
+    if report.late_files:
+        return [f"**Next:** {md(report.after_due(), limit=1000)}"]
     if report.ok:
         return [
             ("**Next:** nothing to do; a maintainer merges the pull request. Until the due time you may replace your file by pushing a new commit.")

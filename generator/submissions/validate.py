@@ -37,7 +37,7 @@ from . import bets as bet_checks
 from . import commitment, deadline, maintainer, paths, policy
 from .content import RoundSet, check_content, check_question_set, describe_missing, missing_units, round_set
 from .oracle import check_oracle_forecast
-from .report import Report
+from .report import LATE, Report
 
 MAX_FILES = 100  # files a pull request may change; more are refused unread (a local run has no cap)
 
@@ -275,7 +275,8 @@ def too_many_files(rel_paths: list[str]) -> list[Problem]:
 
 
 def _report(run: _Run, files: list[str]) -> Report:
-    return Report(format_ts(run.at), tuple(files), tuple(run.problems), tuple(run.notes))
+    late = any(p.code in LATE for p in run.problems)  # then the report names the rounds still open
+    return Report(format_ts(run.at), tuple(files), tuple(run.problems), tuple(run.notes), tuple(run.open_rounds()) if late else ())
 
 
 def validate_files(root: Path, files: list[Path], at: datetime, hub_own: bool = False) -> Report:

@@ -205,6 +205,7 @@ JSON_CASES = [
     ("json-nested-garbage", JSON, fb_with(0, forecast={"p": [0.7]}), "probability-not-a-number", 1, "forecast"),
     ("json-boolean", JSON, fb_with(0, forecast=True), "probability-not-a-number", 1, "forecast"),
     ("json-string-comma", JSON, fb_with(0, forecast="0,7"), "probability-not-a-number", 1, "forecast"),
+    ("json-string-number", JSON, fb_with(0, forecast="0.7"), "probability-as-text", 1, "forecast"),  # issue 56: a string is no number
     ("json-out-of-range", JSON, fb_with(0, forecast=1.0000001), "probability-out-of-range", 1, "forecast"),
     ("json-id-of-another-round", JSON, fb(FB_FULL + [{"id": "later", "source": "manifold", "forecast": 0.5}]), "unknown-question", 5, "id"),
     ("json-bad-date", JSON, fb_with(2, resolution_date="next week"), "bad-date", 3, "resolution_date"),
@@ -268,7 +269,6 @@ ACCEPTED = {
         + "".join(f"{p},{q},{r},{d}\n" for q, d, p, r in (line.split(",") for line in FULL.splitlines()))
     ).encode(),
     "rtl-and-emoji-in-reasoning": (HEADER + FULL.replace("0.2,", "0.2,\u05e9\u05dc\u05d5\u05dd \U0001f468\u200d\U0001f469\u200d\U0001f467")).encode(),
-    "json-string-number": fb_with(0, forecast="0.7"),
 }
 # Saved by a spreadsheet: read as what they mean, with a warning naming what was read past (issue 19).
 SPREADSHEET_SAVED = {
