@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import sys
 from pathlib import Path
 
 from ..console import progress_bar
-from ..errors import PartialFailure, PrescientError
+from ..errors import ConfigError, PartialFailure, PrescientError
 from .common import add_common, command_time, emit, hub_dir, hub_option, shown, time_option
 
 
@@ -39,6 +38,15 @@ def cmd_rounds(args: argparse.Namespace) -> int:
             "void: a question cancelled, annulled or resolved ambiguously by its source, or resolving on or before the "
             "round's due time, is dropped from scoring; a round is scored once every other question is resolved"
         )
+    closed = [r for r in shown if not r.is_open]
+    if closed and not any(r.status.startswith("scored") for r in closed):  # none scored yet: say what the oldest waits for
+        oldest = closed[-1]
+        print(
+            "scored: a round is scored once every question × date is resolved or void (the Rounds page's rule); none is yet: "
+            f"the oldest closed round, {oldest.due:%Y-%m-%d}, waits for {oldest.units - oldest.resolved - oldest.void} of its "
+            f"{oldest.units - oldest.void}, whose markets or dates have not resolved by {as_of:%Y-%m-%d}; its provisional "
+            "scores count what has resolved"
+        )
     return 0
 
 
@@ -50,12 +58,12 @@ def cmd_round_template(args: argparse.Namespace) -> int:
     due = time_option("--due", args.due)
     root = hub_dir(args.hub)
     data = forecast_template(Hub(root), due, args.format, args.model)
-    if args.out and not Path(args.out).resolve().is_relative_to(root):  # named from here: outside the hub
+    if args.out and not Path(args.out).resolve().is_relative_to(root.resolve()):  # named from here: outside the hub
         inside = shown(root / "data" / "forecasts" / f"{due:%Y-%m-%d}" / Path(args.out).name)
-        print(
-            f"warning: {args.out} is outside the hub at {shown(root)}: files are named from where you stand, and only a "
-            f"file in the hub is checked and submitted (e.g. --out {inside})",
-            file=sys.stderr,
+        raise ConfigError(
+            f"--out {args.out} is outside the hub at {shown(root)}: files are named from where you stand, and only a file in "
+            f"the hub is checked and submitted; nothing was written. Write it inside, e.g. --out {inside}, or leave out --out "
+            "to print it (`> FILE` keeps a file out of the hub, as a commit–reveal round's is before its due time)"
         )
     emit(data, args.out, f": fill in probability (0 to 1) on every row, then `prescient validate{hub_option(args)} {shlex.quote(args.out or '')}`")
     return 0

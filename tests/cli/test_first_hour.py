@@ -93,13 +93,16 @@ def test_catch_up_is_refused_on_a_live_hub(tmp_path: Path):
 
 
 def test_files_are_named_from_where_the_user_stands(demo_copy: Path):
-    """From the demo's parent: a template written beside the user is outside the hub, said at once and
-    by validate (never read as the hub's own file); one named demo/data/... is checked."""
+    """From the demo's parent: a template named beside the user is outside the hub, refused at once with
+    the path inside (nothing written, no validate command that would fail), and by validate (never read
+    as the hub's own file); one named demo/data/... is checked."""
     parent = demo_copy.parent
     outside = prescient("round", "template", "--hub", "demo", "--due", "2026-07-26", "--out", "data/forecasts/2026-07-26/me.bot.csv", cwd=parent)
-    assert outside.returncode == 0 and (parent / "data/forecasts/2026-07-26/me.bot.csv").is_file()
+    assert outside.returncode == 2 and not (parent / "data/forecasts/2026-07-26/me.bot.csv").exists()
     assert "outside the hub at demo" in outside.stderr and "--out demo/data/forecasts/2026-07-26/me.bot.csv" in outside.stderr
-    assert "`prescient validate --hub demo data/forecasts/2026-07-26/me.bot.csv`" in outside.stderr
+    assert "prescient validate" not in outside.stderr
+    (parent / "data/forecasts/2026-07-26").mkdir(parents=True)
+    (parent / "data/forecasts/2026-07-26/me.bot.csv").write_text("question_id,resolution_date,probability,reasoning\n")
     refused = prescient("validate", "--hub", "demo", "data/forecasts/2026-07-26/me.bot.csv", cwd=parent)
     assert refused.returncode == 9 and "[outside-submission-area]" in refused.stdout, refused.stdout
     assert "file-not-found" not in refused.stdout

@@ -104,7 +104,7 @@ def test_round_template_is_every_unit_with_probability_empty_and_validates_once_
     ok = prescient("validate", "--hub", str(season), "--at", "2026-02-01T00:00:00Z", str(target / "me.bot.csv"))
     assert ok.returncode == 0, ok.stdout
     (target / "me.bot.csv").unlink()
-    out = tmp_path / "me.bot.json"
+    out = target / "me.bot.json"
     made = prescient("round", "template", "--hub", str(season), "--due", "2026-02-08", "--format", "json", "--model", "me.bot", "--out", str(out))
     assert made.returncode == 0 and made.stdout == "" and "prescient validate" in made.stderr
     body = json.loads(out.read_text(encoding="utf-8"))

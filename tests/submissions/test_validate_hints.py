@@ -173,3 +173,29 @@ def test_a_forecast_written_as_a_json_string_is_refused(hub: Path):
     one = check(hub, "acme.bot.json", json_file([0.7] * 7 + ["0.7"]), "json")
     assert problems(one) == [("probability-as-text", 8, "forecast")]
 
+
+def test_round_template_out_of_the_hub_refuses_and_names_the_path_inside(hub: Path, tmp_path: Path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    made = prescient("round", "template", "--hub", str(hub), "--due", LATER, "--out", "acme.bot.csv", cwd=outside)
+    assert made.returncode == 2, made.stderr
+    assert not (outside / "acme.bot.csv").exists(), "nothing written"
+    assert "is outside the hub" in made.stderr and f"data/forecasts/{LATER}/acme.bot.csv" in made.stderr
+    assert "prescient validate" not in made.stderr and "wrote" not in made.stderr
+    assert "leave out --out" in made.stderr  # standard output still takes a file kept out of the hub (commit–reveal)
+    inside = hub / f"data/forecasts/{LATER}/acme.bot.csv"
+    written = prescient("round", "template", "--hub", str(hub), "--due", LATER, "--out", str(inside), cwd=outside)
+    assert written.returncode == 0 and inside.is_file(), written.stderr
+    checked = prescient("validate", "--hub", str(hub), "--at", AT, str(inside), cwd=outside)
+    assert "[empty-value]" in checked.stdout and "outside-submission-area" not in checked.stdout, checked.stdout
+
+
+def test_rounds_says_what_scored_means_while_no_round_is_scored(hub: Path):
+    closed = prescient("rounds", "--hub", str(hub), "--as-of", AFTER)
+    assert closed.returncode == 0 and f"{DUE}     8 question(s) × date  closed, resolving (0 of 8 resolved)" in closed.stdout
+    assert (
+        "scored: a round is scored once every question × date is resolved or void (the Rounds page's rule); "
+        f"none is yet: the oldest closed round, {DUE}, waits for 8 of its 8"
+    ) in closed.stdout
+    before = prescient("rounds", "--hub", str(hub), "--as-of", AT)
+    assert before.returncode == 0 and "open · closes in" in before.stdout and "scored:" not in before.stdout
