@@ -11,6 +11,7 @@ field is removed or changes meaning (adding a field does not change it).
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
 import math
@@ -186,6 +187,16 @@ def question_effects(data: SiteData) -> dict:
     }
 
 
+def _round_files(data: SiteData, due: str) -> list[dict]:
+    """An open round's files as the API serves them (``rounds/<due>/<name>``, the bytes committed), with
+    their sha256 and size: what ``prescient round fetch`` checks before it writes anything."""
+    mine = sorted((name, content) for name, content in data.round_files.items() if name.startswith(f"{due}/"))
+    return [
+        {"name": name.split("/", 1)[1], "path": f"rounds/{name}", "sha256": hashlib.sha256(content).hexdigest(), "bytes": len(content)}
+        for name, content in mine
+    ]
+
+
 def _compact_json(payload: dict) -> bytes:
     return (json.dumps(payload, separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
@@ -226,11 +237,13 @@ def api_files(data: SiteData) -> dict[str, bytes]:
                     "questions": len(r.questions),
                     "participants": list(r.participants),
                     "page": f"generated/rounds/{r.due}/",
+                    **({"files": _round_files(data, r.due)} if r.status and r.status.state == "open" else {}),
                 }
                 for r in data.rounds
             ],
         }
     )
+    files.update({f"{API}/rounds/{name}": content for name, content in data.round_files.items()})
     questions = question_rows(data)
     files[f"{API}/questions.json"] = _json({**stamp, "questions": questions})
     files[f"{API}/questions.csv"] = _csv(questions, QUESTION_COLUMNS)

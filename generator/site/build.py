@@ -44,6 +44,7 @@ from ..store import maintainer, readers
 from ..store.cache import Share
 from ..store.git import last_change
 from ..store.hub import Hub, as_hub
+from ..store.seals import load_seals
 from ..store.spreadsheet import spreadsheet_safe_bytes
 from ..timeutil import format_date, format_ts
 from .api import site_files
@@ -51,6 +52,7 @@ from .boards import WORKER_MIN_ROWS, site_boards
 from .questions import question_infos, shown_rounds
 from .render import GENERATED, SiteData, safe_url
 from .rounds import OPEN, RoundStatus, resolutions, round_status
+from .seal_rows import SealIndex, seal_index
 from .shell import FRAGMENTS, ROUND_TABLE, ROUND_TABLES, SHELL
 from .sitedata import RoundInfo
 from .speak import CHANGES_NIGHTS
@@ -134,9 +136,18 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         repo_url=settings.repo_url,
         settings=settings,
         **_downloads(hub, readers.quarantined_files(quarantine), settings.repo_url, as_of),
+        seals=_seals(hub, as_of, models, rounds),
     )
     boards = made()
     return SiteData(board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards, **gathered)
+
+
+def _seals(hub: Hub, as_of: datetime, models: dict, rounds: list[RoundInfo]) -> SealIndex:
+    """The seals recorded by ``as_of``, as the round and model pages list them (``seal_rows``)."""
+    ledger = load_seals(hub)
+    ledger = ledger[ledger["sealed_at"].astype(str) <= format_ts(as_of)]
+    due_times = {r.due: r.status.due for r in rounds if r.status is not None}
+    return seal_index(ledger, {m: meta.name for m, meta in models.items()}, due_times, safe_url(hub.settings.repo_url))
 
 
 def _shared(hub: Hub, paths: list[Path]) -> Share | None:

@@ -442,6 +442,7 @@ def _model_page(
         arena_chart=_chart(mine["arena_curves"], charts.arena_curves),
         oracle_chart=_chart(mine["oracle_months"], charts.oracle_months),
         rounds=sorted({str(r) for r in scores["round"].unique()} | {r.due for r in data.rounds if model in r.participants}),
+        seals=data.seals.by_model.get(model, []),
     )
 
 

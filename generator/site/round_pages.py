@@ -60,6 +60,8 @@ def round_page(env: jinja2.Environment, data: SiteData, r: RoundInfo, slugs: dic
         board=board.to_dict("records") if board is not None else [],
         due_text=due_time,
         open_now=open_now(env, data, prefix="../../", root="../../../") if r.status and r.status.state == OPEN else "",
+        seals=data.seals.by_round.get(r.due, []),
+        sealed_at=data.seals.sealed_at.get(r.due, ""),
     )
     table = env.get_template("_round_questions.html.j2").render(
         resolved=resolved, rows=round_question_rows(env, column_records(units), slugs, resolved)

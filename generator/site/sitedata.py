@@ -41,6 +41,7 @@ class SiteData:
     downloads: dict[str, bytes] = field(default_factory=dict)  # the site's own copies: path under generated/ -> bytes
     offered: dict[str, str] = field(default_factory=dict)  # every download: path under generated/ -> path in the repository
     repo_url: str = ""  # hub.toml's [hub] repo_url: downloads link to the repository's raw files when set
+    round_files: dict[str, bytes] = field(default_factory=dict)  # each open round's files as committed: "<due>/<name>" -> bytes
     boards: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)  # (board, view) -> board
     changes: list = field(default_factory=list)  # leaderboard.diff.NightChanges, newest first
     corrections: pd.DataFrame = field(default_factory=pd.DataFrame)  # audit.corrections.COLUMNS
