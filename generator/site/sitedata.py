@@ -13,6 +13,7 @@ from ..models import ModelMeta
 from ..oracle.sets import OracleSet
 from .questions import QuestionInfo
 from .rounds import RoundStatus
+from .seal_rows import SealIndex
 
 GENERATED = "generated"  # under site_src/docs: every file `prescient build` writes
 
@@ -58,3 +59,4 @@ class SiteData:
     round_age_days: int | None = None  # a round enters the boards this many days after its due date
     settings: Any = None  # config.Settings: the Methodology page's "This hub's settings" (None: not shown)
     oracle_sets: list[OracleSet] = field(default_factory=list)  # the Oracle pages, one per set
+    seals: SealIndex = field(default_factory=SealIndex)  # the round and model pages' seals (site.seal_rows)
