@@ -4,9 +4,9 @@ One edited score file makes every page built from it differ too; a report that p
 full buries the one line that matters. So the problems are grouped (``causes``):
 
 - a **cause** is a file with its problems, errors first and, among them, the record's own before what is
-  recomputed from it: the git history's and the seals' problems (a forged receipt, a rewritten ledger row,
-  a commit the hub's bot did not make; ``RECORD``), then the derived files that differ from their
-  recompute (scores, history: ``DERIVED``), then anything else;
+  recomputed from it: the git history's and the receipts' problems (a forged receipt, a rewritten ledger
+  row, a commit the hub's bot did not make), then the seals that rest on them (``SEALS``), then the derived
+  files that differ from their recompute (scores, history: ``DERIVED``), then anything else;
 - the generated pages that differ (``PAGES``) **follow** from the causes when there are any (a build reads
   those files): they are counted under the first cause and listed with ``--details``; with no other cause
   they are causes themselves (a page edited by hand);
@@ -27,6 +27,7 @@ from ..errors import Problem
 
 PAGES = frozenset({"page-differs", "page-missing", "page-extra"})
 DERIVED = frozenset({"derived-differs", "derived-missing", "history-differs"})
+SEALS = frozenset({"seal-differs", "seal-broken", "seal-unchecked"})  # a seal rests on the receipts: after them
 LATER = frozenset({"timing-unproven", "no-maintainers"})  # about the state, not a change: after the record's
 SHOWN_WARNINGS = 3  # of one code, without --details
 WINDOW = 160  # characters of a differing line shown
@@ -46,10 +47,11 @@ class Cause:
 
 
 def _tier(problem: Problem) -> int:
-    """0: the record's (git history, seals, anchor); 1: a derived file; 2: other; 3: a page; warnings after."""
+    """0: the record's (git history, receipts, anchor); 1: a seal; 2: a derived file; 3: other; 4: a page;
+    warnings after."""
     code = problem.code
-    tier = 3 if code in PAGES else 1 if code in DERIVED else 2 if code in LATER else 0
-    return tier + (4 if problem.severity != "error" else 0)
+    tier = 4 if code in PAGES else 2 if code in DERIVED else 3 if code in LATER else 1 if code in SEALS else 0
+    return tier + (5 if problem.severity != "error" else 0)
 
 
 def causes(problems: list[Problem]) -> list[Cause]:
@@ -73,7 +75,7 @@ def render_causes(problems: list[Problem], details: bool = False) -> list[str]:
     found = causes(problems)
     errors = [c for c in found if c.severity == "error"]
     if errors:
-        lines.append(f"{len(errors)} cause(s), the record's own first:")
+        lines.append(f"{len(errors)} cause(s)" + (", the record's own first:" if len(errors) > 1 else ":"))
     shown: Counter[str] = Counter()
     hidden: Counter[str] = Counter()
     for cause in found:

@@ -28,13 +28,14 @@ def page(n: int) -> Problem:
 
 SCORES = Problem("data/scores/2026-01-25.csv", 4, None, "derived-differs", "recomputed: '0.1'; on disk: '0.2'")
 FORGED = Problem("data/receipts/2026.csv", 7, None, "receipt-blob-mismatch", "the receipt names a blob its head does not hold")
+SEAL = Problem("data/seals/2026.csv", None, "blob", "seal-differs", "the seal names another blob than the receipts")
 TIMING = Problem("data/forecasts/2026-01-25/a.b.csv", None, None, "timing-unproven", "no record", "warning")
 
 
 def test_the_forgery_comes_first_and_the_pages_follow_from_the_edited_file_counted():
-    problems = [*(page(n) for n in range(22)), SCORES, TIMING, FORGED]  # in the order the checks ran
+    problems = [*(page(n) for n in range(22)), SCORES, SEAL, TIMING, FORGED]  # in the order the checks ran
     found = causes(problems)
-    assert [c.file for c in found] == [FORGED.file, SCORES.file, TIMING.file]
+    assert [c.file for c in found] == [FORGED.file, SEAL.file, SCORES.file, TIMING.file]
     assert len(found[0].follows) == 22 and found[1].follows == []
     lines = render_causes(problems)
     assert lines[1] == f"error: {FORGED}" and lines[2].startswith("  → 22 generated page(s) differ")

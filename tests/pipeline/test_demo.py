@@ -309,6 +309,8 @@ def test_a_forged_receipt_fails_verify_git(demo_hub: Path, tmp_path: Path):
     assert result.returncode == 10, result.stdout[-2000:]
     out = result.stdout + result.stderr
     assert "[receipt-blob-mismatch]" in out and f"held blob {other[:12]}" in out and "[seal-differs]" in out
+    first = next(line for line in result.stdout.splitlines() if line.startswith("error:"))
+    assert "[receipt-blob-mismatch]" in first  # the forgery leads the report, before the seal and the pages it changed
 
 
 def test_the_readmes_audit_lines_run_on_the_demo(demo_hub: Path):
