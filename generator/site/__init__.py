@@ -10,7 +10,7 @@
 - ``charts``: Plotly figures as plain dicts; ``breakdowns``: the model pages' tables by source, category, horizon
 - ``questions``, ``summaries``, ``payloads``: question pages, what they say of their units, and
   their forecasts as compact columns
-- ``rounds``: where each round stands at ``as_of`` and how its questions resolved
+- ``rounds``: where each round stands at ``as_of`` and how its questions resolved, and whether the hub is a replay
 - ``seal_rows``: the seals as the round and model pages list them (attested time, evidence, run, blob, versions)
 - ``downloads``: CSV files offered for download, safe to open in a spreadsheet
 - ``shell``: question pages filled from one themed shell page

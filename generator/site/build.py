@@ -51,7 +51,7 @@ from .api import site_files
 from .boards import WORKER_MIN_ROWS, site_boards
 from .questions import question_infos, shown_rounds
 from .render import GENERATED, SiteData, safe_url
-from .rounds import OPEN, RoundStatus, resolutions, round_status
+from .rounds import OPEN, RoundStatus, is_replay, resolutions, round_status
 from .seal_rows import SealIndex, seal_index
 from .shell import FRAGMENTS, ROUND_TABLE, ROUND_TABLES, SHELL
 from .sitedata import RoundInfo
@@ -137,6 +137,7 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
         settings=settings,
         **_downloads(hub, readers.quarantined_files(quarantine), settings.repo_url, as_of),
         seals=_seals(hub, as_of, models, rounds),
+        replay=is_replay(settings),
     )
     boards = made()
     return SiteData(board=boards.get((first, "overall"), next(iter(boards.values()))), boards=boards, **gathered)

@@ -22,14 +22,17 @@ def friendly_time(ts: datetime) -> str:
 
 def open_now(env: jinja2.Environment, data: SiteData, prefix: str, root: str, only_open: bool = False) -> markupsafe.Markup:
     """The "Open now" box: every round still taking forecasts at ``as_of``, soonest due first, with
-    its due time, a countdown the reader's browser keeps current, and links to its question set and
-    the Submit page. ``prefix`` leads from the page it is shown on to generated/, ``root`` to the site
-    root. ``only_open``: nothing at all when no round is open (the top of the Leaderboard)."""
+    its due time, a countdown the reader's browser keeps current (a replay's counts from ``as_of``,
+    its own time, and says so: ``SiteData.replay``), and links to its question set and the Submit
+    page. ``prefix`` leads from the page it is shown on to generated/, ``root`` to the site root.
+    ``only_open``: nothing at all when no round is open (the top of the Leaderboard)."""
     rounds = sorted((r for r in data.rounds if r.status is not None and r.status.state == OPEN), key=lambda r: r.due)
     if only_open and not rounds:
         return markupsafe.Markup("")
     return markupsafe.Markup(
-        env.get_template("_open_now.html.j2").render(rounds=rounds, prefix=prefix, root=root, due_text=due_time, updated=format_ts(data.as_of))
+        env.get_template("_open_now.html.j2").render(
+            rounds=rounds, prefix=prefix, root=root, due_text=due_time, updated=format_ts(data.as_of), replay=data.replay
+        )
     )
 
 

@@ -71,3 +71,14 @@ def round_status(due: str, units: pd.DataFrame, as_of: datetime) -> RoundStatus:
     if resolved + void < total:
         return RoundStatus(RESOLVING, f"closed, resolving ({resolved:,} of {total - void:,} resolved)", due, total, resolved, void)
     return RoundStatus(SCORED, "scored", due, total, resolved, void)
+
+
+REPLAY_SOURCES = frozenset({"sim"})  # sources whose world is simulated: a hub of only these replays a season
+
+
+def is_replay(settings) -> bool:
+    """Whether the hub replays a simulated season, as ``prescient demo`` does: every enabled source is the
+    offline ``sim`` world, whose dates are fixed. Its site's clock is the data's ``as_of``, not the
+    reader's: an "Open now" countdown counts down from it and says it is a replay."""
+    sources = {s.name for s in settings.enabled_sources} if settings is not None else set()
+    return bool(sources) and sources <= REPLAY_SOURCES

@@ -60,3 +60,4 @@ class SiteData:
     settings: Any = None  # config.Settings: the Methodology page's "This hub's settings" (None: not shown)
     oracle_sets: list[OracleSet] = field(default_factory=list)  # the Oracle pages, one per set
     seals: SealIndex = field(default_factory=SealIndex)  # the round and model pages' seals (site.seal_rows)
+    replay: bool = False  # the hub replays a simulated season (rounds.is_replay): its clock is as_of, not the reader's

@@ -181,13 +181,14 @@
   }
 
   // "Open now" counts down in the reader's browser from the round's UTC due time (data-due), so a
-  // page built days ago never says "open" past the deadline (say, after a failed nightly).
-  function countdownText(due, now) {
+  // page built days ago never says "open" past the deadline (say, after a failed nightly). A replay
+  // (the demo) gives its own clock in data-now, the time of its data: its countdown runs from that.
+  function countdownText(due, now, replay) {
     var seconds = Math.floor((due - now) / 1000);
-    if (seconds <= 0) { return "deadline passed \u00b7 closed, scored by the next nightly run"; }
+    if (seconds <= 0) { return replay ? "deadline passed in the replay" : "deadline passed \u00b7 closed, scored by the next nightly run"; }
     var days = Math.floor(seconds / 86400), hours = Math.floor(seconds % 86400 / 3600), minutes = Math.floor(seconds % 3600 / 60);
     var left = days ? days + " d " + hours + " h" : hours ? hours + " h " + minutes + " min" : Math.max(minutes, 1) + " min";
-    return "open \u00b7 closes in " + left;
+    return (replay ? "open in the replay \u00b7 closes in " : "open \u00b7 closes in ") + left;
   }
 
   function countdowns() {
@@ -196,9 +197,11 @@
     var tick = function () {
       marks.forEach(function (el) {
         var due = Date.parse(el.getAttribute("data-due"));
-        if (isNaN(due)) { return; }
-        el.textContent = countdownText(due, Date.now());
-        el.classList.toggle("prescient-status-passed", due <= Date.now());
+        var replay = el.hasAttribute("data-now");
+        var now = replay ? Date.parse(el.getAttribute("data-now")) : Date.now();
+        if (isNaN(due) || isNaN(now)) { return; }
+        el.textContent = countdownText(due, now, replay);
+        el.classList.toggle("prescient-status-passed", due <= now);
       });
     };
     tick();
