@@ -260,6 +260,15 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
             ERROR, "An article's page is larger than `[oracle] max_article_bytes`; reading stopped there and it is not recorded."
         ),
         "article-no-text": Code(WARNING, "No article text could be extracted from the page; it is not recorded."),
+        "fetch-blocked": Code(
+            ERROR,
+            "A feed, an article or a redirect leads to an address that is not public (loopback, private, link-local, shared, "
+            "multicast or reserved, judged after DNS resolution); it is not fetched and not recorded, and the rest is.",
+        ),
+        "robots-disallowed": Code(
+            WARNING,
+            "The article's host disallows it in its robots.txt (or its robots.txt could not be read this run); it is not fetched.",
+        ),
         "llm-call-failed": Code(
             ERROR, "A call to the LLM endpoint failed (HTTP error, timeout); nothing of it is lost, the next run makes it again."
         ),
@@ -272,6 +281,12 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         ),
         "answer-unparseable": Code(
             WARNING, "The LLM's answer to an oracle question names no option; it is written as a refusal, which scores as wrong."
+        ),
+    },
+    "A team's loop (`prescient round fetch`, `prescient submit`)": {
+        "fetch-digest-mismatch": Code(
+            ERROR,
+            "A file of an open round fetched from the hub's site does not hash to the sha256 its `/api/rounds.json` publishes; nothing was written.",
         ),
     },
     "Arena agents (`prescient forecast llm --bets`; the nightly)": {

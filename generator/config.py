@@ -156,6 +156,13 @@ class OracleSettings:
     per_feed: int = key(50, "New articles read from one feed in one run, at most.", ge=1, advanced=True)
     host_rate_per_second: float = key(1.0, "Requests per second to one host.", gt=0, advanced=True)
     max_article_bytes: int = key(2097152, "A larger article page is refused (article-too-large).", gt=0, advanced=True)
+    text_days: int = key(
+        60,
+        "Days an article's full text is kept in the cache folder after the run that recorded it; older texts are deleted "
+        "(the news ledger keeps the article's address, title and summary).",
+        ge=1,
+        advanced=True,
+    )
     answer_models: tuple[str, ...] = key((), "Models the nightly answers the set with, closed-book (the board's hub runs).")
 
 

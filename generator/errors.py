@@ -94,6 +94,13 @@ class PartialFailure(PrescientError, Generic[R]):
         self.run_report = run_report
 
 
+class Unreachable(PrescientError):
+    """``prescient submit`` or ``round fetch`` could not reach GitHub or the hub's site, or the
+    validation run gave no verdict in time: what was sent stays sent, and running it again resumes."""
+
+    exit_code = PartialFailure.exit_code
+
+
 class LockError(PrescientError):
     """Another run holds the hub's lock."""
 
@@ -131,7 +138,8 @@ EXIT_CODES: dict[int, str] = {
     SchemaError.exit_code: "a file does not match its schema",
     LedgerError.exit_code: "refused to rewrite history (a conflicting row, or an --as-of before the ledgers' latest record)",
     SourceError.exit_code: "source error",
-    PartialFailure.exit_code: "partial failure (some sources failed or some submitted files were quarantined; the rest was written)",
+    PartialFailure.exit_code: "partial failure (some sources failed or some submitted files were quarantined; the rest was written), "
+    "or GitHub or a hub's site unreachable (`submit`, `round fetch`; `submit --wait`: no verdict in time)",
     LockError.exit_code: "another run holds the lock",
     BuildError.exit_code: "site build failed",
     SubmissionInvalid.exit_code: "a submission has errors",

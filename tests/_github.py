@@ -67,7 +67,9 @@ class FakeGitHub:
         }
         return run_id
 
-    def answer(self, method: str, path: str, params: dict[str, str], auth: str | None) -> tuple[int, object]:
+    def answer(self, method: str, path: str, params: dict[str, str], auth: str | None, body: object = None) -> tuple[int, object]:
+        """The status and body GitHub would answer with (a body of bytes is sent as it is, else as JSON);
+        ``body``: a POST's or PATCH's JSON (``tests/_github_forks.py`` answers those)."""
         self.requests.append(path + ("?" + "&".join(f"{k}={v}" for k, v in sorted(params.items())) if params else ""))
         if auth != f"Bearer {TOKEN}":
             return 401, {"message": "Bad credentials"}
@@ -96,8 +98,9 @@ class FakeGitHub:
         return 404, {"message": "Not Found"}
 
     def handler(self, request: httpx.Request) -> httpx.Response:
-        status, body = self.answer(request.method, request.url.path, dict(request.url.params), request.headers.get("Authorization"))
-        return httpx.Response(status, json=body)
+        sent = json.loads(request.content) if request.content else None
+        status, body = self.answer(request.method, request.url.path, dict(request.url.params), request.headers.get("Authorization"), sent)
+        return httpx.Response(status, content=body) if isinstance(body, bytes) else httpx.Response(status, json=body)
 
     def client(self):
         """The hub's ``GitHub`` over a mock transport."""
@@ -116,13 +119,17 @@ class FakeGitHub:
             def do_GET(self):  # noqa: N802 - the stdlib's name
                 url = urlsplit(self.path)
                 params = {k: v[-1] for k, v in parse_qs(url.query).items()}
-                status, body = fake.answer("GET", url.path, params, self.headers.get("Authorization"))
-                data = json.dumps(body).encode()
+                length = int(self.headers.get("Content-Length") or 0)
+                sent = json.loads(self.rfile.read(length)) if length else None
+                status, body = fake.answer(self.command, url.path, params, self.headers.get("Authorization"), sent)
+                data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "application/zip" if isinstance(body, bytes) else "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            do_POST = do_PATCH = do_GET  # noqa: N815 - the stdlib's names; ``answer`` tells the methods apart
 
             def log_message(self, *args):  # quiet
                 pass

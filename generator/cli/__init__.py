@@ -10,6 +10,7 @@ traceback; exit codes are documented in ``prescient --help``.
   starting and checking one: ``init``, ``check-config``
 - ``boards``: what the hub recorded, read back: ``leaderboard``, ``arena``, ``oracle``, ``verify``
 - ``rounds``: ``round open``, ``round template``, ``rounds``, ``forecast llm``
+- ``team``: a team's loop without a clone: ``round fetch`` (from the hub's site), ``submit`` (by pull request, and its verdict)
 - ``submissions``: pull requests: ``validate``, ``receipts``; a commit–reveal round's ``commit``, ``reveal``
 - ``maintain``: a hub maintainer's decisions: ``void``, ``correct``, ``exclude``
 - ``oracle``: the Daily Oracle's actions: ``oracle fetch-news``, ``oracle generate``, ``oracle answer``
@@ -31,7 +32,7 @@ from .. import __version__
 from ..config import HUB_FILE
 from ..errors import EXIT_CODES, INTERRUPTED, ConfigError, PrescientError, storage_error
 from ..store.files import load_settings
-from . import boards, interop, maintain, rounds, run, submissions
+from . import boards, interop, maintain, rounds, run, submissions, team
 from .common import find_hub, hub_dir, not_a_hub, recorded_nothing, run_time, shown
 
 __all__ = ["EPILOG", "build_parser", "find_hub", "main"]
@@ -87,6 +88,7 @@ def build_parser() -> Parser:
     boards.add_oracle(sub)
     interop.add_export(sub)
     submissions.add_validate(sub)
+    team.add_submit(sub)
     rounds.add_rounds(sub)
     boards.add_verify(sub)
     boards.add_arena(sub)

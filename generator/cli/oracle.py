@@ -57,9 +57,10 @@ def cmd_oracle_fetch_news(args: argparse.Namespace) -> int:
     """Read the feeds, record the new articles."""
     from ..oracle.describe import news_lines
     from ..oracle.news import fetch_news
+    from ..sources.addresses import allowed_from
     from ..store.hub import Hub
 
-    report = fetch_news(Hub.load(hub_dir(args.hub)), command_time(args), _news_texts(args))
+    report = fetch_news(Hub.load(hub_dir(args.hub)), command_time(args), _news_texts(args), allow=allowed_from(os.environ))
     print("\n".join(news_lines(report)))
     return _problems_exit(report.problems)
 

@@ -1,4 +1,4 @@
-"""Rounds and the hub's own forecasters: `round open`, `round template`, `rounds` and `forecast llm`."""
+"""Rounds and the hub's own forecasters: `round open`, `round template`, `rounds` and `forecast llm` (`round fetch` is in ``team``)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from ..console import progress_bar
 from ..errors import ConfigError, PartialFailure, PrescientError
 from .common import add_common, command_time, emit, hub_dir, hub_option, shown, time_option
+from .team import add_round_fetch
 
 
 def cmd_round(args: argparse.Namespace) -> int:
@@ -149,6 +150,7 @@ def add_rounds(sub) -> None:
         "stand, e.g. demo/data/forecasts/<due>/<team>.<model>.csv with --hub demo)",
     )
     template.set_defaults(func=cmd_round_template)
+    add_round_fetch(round_sub)
     rounds = sub.add_parser("rounds", help="list the rounds with their status (open, closed and resolving, scored) and time left")
     add_common(rounds)
     rounds.add_argument("--open", action="store_true", help="only the rounds still open for forecasts")

@@ -12,10 +12,11 @@ on: nothing read is lost, and what failed is tried again by the next run.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import httpx
 
@@ -24,8 +25,9 @@ from ..codes import reported
 from ..config import Settings
 from ..errors import Problem
 from ..schemas import NEWS
+from ..sources.addresses import guarded_client
 from ..sources.feeds import FeedItem, NewsError, NewsReader, source_of
-from ..sources.http import client_for, fetch_many
+from ..sources.http import fetch_many
 from ..sources.sim import SimWorld, world_from_options
 from ..sources.sim_news import FEED_URL, HOST, Newsroom
 from ..store import ledger, readers
@@ -59,6 +61,7 @@ class NewsReport:
     as_of: datetime
     feeds: list[FeedResult] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
+    pruned: int = 0  # article texts deleted from the cache folder, older than [oracle] text_days
 
     @property
     def problems(self) -> list[Problem]:
@@ -77,8 +80,12 @@ def fetch_news(
     client: httpx.Client | None = None,
     world: SimWorld | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    allow: frozenset[tuple[str, int]] = frozenset(),
 ) -> NewsReport:
-    """Read the feeds and record the new articles at ``as_of`` (see the module docstring)."""
+    """Read the feeds and record the new articles at ``as_of`` (see the module docstring). ``client``
+    replaces the intake's own (tests pass one over a mock transport); the intake's own reaches public
+    addresses only (``sources.addresses``), ``allow`` naming the ``(address, port)`` pairs reachable
+    anyway (``PRESCIENT_FETCH_ALLOW``, which the tests set and the workflows never do)."""
     settings = oracle_settings(hub.settings)
     layout = hub.layout
     with hub_lock(layout.data, f"prescient oracle fetch-news --as-of {format_ts(as_of)}"):
@@ -88,7 +95,8 @@ def fetch_news(
         options = {**hub.settings.http, "user_agent": user_agent(hub.settings), "concurrency": CONCURRENCY}
         transports = {HOST: _sim_room(hub.settings, world).client(as_of)} if "sim:news" in settings.feeds else {}
         offline = all(f == "sim:news" for f in settings.feeds)  # no real client (nor its TLS setup) is needed
-        with client_for(client or (transports[HOST] if offline and transports else None), options) as http:
+        given = client or (transports[HOST] if offline and transports else None)
+        with contextlib.nullcontext(given) if given is not None else guarded_client(options, allow) as http:
             reader = NewsReader(
                 http,
                 rate=settings.host_rate_per_second,
@@ -104,7 +112,14 @@ def fetch_news(
             path = layout.news(as_of)
             ledger.append(path, typed(rows, NEWS), NEWS, layout.relative(path), hub.cache)
             report.written.append(layout.relative(path))
+        report.pruned = texts.prune(_texts_kept(readers.load_news(hub) if rows else news, as_of, settings.text_days))
     return report
+
+
+def _texts_kept(news, as_of: datetime, text_days: int) -> set[str]:
+    """The texts of the articles recorded in the last ``text_days`` days before ``as_of``: the others are deleted."""
+    since = format_ts(as_of - timedelta(days=text_days))
+    return set(news.loc[news["recorded_at"].astype(str) >= since, "text_sha256"].astype(str))
 
 
 def _sim_room(settings: Settings, world: SimWorld | None) -> Newsroom:

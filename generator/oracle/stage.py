@@ -19,6 +19,7 @@ import httpx
 
 from ..errors import ConfigError, PartialFailure
 from ..llm import Endpoint, NightStage, endpoint_from_env
+from ..sources.addresses import allowed_from
 from ..sources.sim import SimWorld
 from ..store.hub import Hub
 from ..store.newstexts import NewsTexts
@@ -48,7 +49,7 @@ def oracle_night(
 ) -> OracleNight:
     settings = oracle_settings(hub.settings)
     night = OracleNight()
-    night.news = fetch_news(hub, as_of, texts, client=client, world=world, sleep=sleep)
+    night.news = fetch_news(hub, as_of, texts, client=client, world=world, sleep=sleep, allow=allowed_from(env))
     night.problems += night.news.problems
     endpoint = _endpoint(env, night) if settings.maker != TEMPLATE or settings.answer_models else None
     if settings.maker == TEMPLATE or endpoint is not None:

@@ -11,6 +11,8 @@
 - ``sampling``: the round schedule and the stratified question-set sampling (pure)
 - ``forecaster``: ``prescient rounds`` (status, time left) and ``prescient round template``
 - ``receipts``: ``prescient receipts``: when GitHub attests a pull request's files
+- ``submit``: ``prescient submit``: a team's files checked, pushed to its fork and sent by pull request; the verdict
+- ``round_fetch``: ``prescient round fetch``: a hub's open rounds from its site into a team's folder
 - ``seal``: the seal of each round past its due time: the version of each file that counts, held every night
 - ``commitments``: ``prescient commit`` and ``reveal``, a commit–reveal round's two steps
 - ``maintainer``: ``prescient void``, ``correct``, ``exclude``: a maintainer's decision, one row of the
@@ -20,4 +22,5 @@
 - ``hubinit``: ``prescient init``: a new hub's files (the workflows for a pinned version, the site
   skeleton, CODEOWNERS), ``init --upgrade``, and the check of CODEOWNERS against hub.toml
 - ``hubtoml``: a new hub's commented ``data/hub.toml``, written from the schema
+- ``hubpin``: the Prescient a hub installs, pinned by a commit id or a wheel's sha256 (``.github/prescient.txt``)
 """

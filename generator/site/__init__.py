@@ -24,5 +24,5 @@
 - ``speak``: the boards in words: a sentence under each board; the Changes page's nights, reshuffles
   inside the rank intervals set apart
 - ``api``: the static JSON API (``/api/``) and the boards as CSV, each file with a JSON Schema
-  (``api_schemas/``)
+  (``api_schemas/``); ``api_paths``: where each board's files are; ``api_page``: the index page /api/ shows
 """

@@ -24,8 +24,9 @@ import pandas as pd
 from ..leaderboard.hub_boards import headline_of
 from ..leaderboard.question_effects import QuestionEffects
 from ..timeutil import format_ts
+from .api_page import PAGE, api_index_page
+from .api_paths import board_file
 from .listings import forecasters, model_rows
-from .questions import question_slug
 from .render import render_pages, safe_url
 from .round_pages import column_records
 from .sitedata import GENERATED, SiteData
@@ -64,8 +65,6 @@ BOARD_COLUMNS = (
     "p_label",
 )
 INTEGER_COLUMNS = frozenset({"rank", "rank_low", "rank_high", "n_dataset", "n_market", "provisional"})
-# a board or view name written as it is in a URL path: one path segment, no "." or ".." alone
-_PATH_SAFE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._:-]*")
 QUESTION_COLUMNS = ("id", "text", "source", "kind", "category", "url", "status", "resolved_on", "rounds", "first_round", "last_round", "page")
 
 
@@ -129,15 +128,6 @@ def question_rows(data: SiteData) -> list[dict]:
             }
         )
     return out
-
-
-def path_name(name: str) -> str:
-    """A board's or view's name as one segment of its files' paths: the name itself when it is made
-    only of letters, digits and ``_ - . :`` (every name the hub's settings build but a category with
-    another character, so those URLs stay as they were), else ``question_slug`` of it, as the pages name
-    their figure files: the name's letters and digits joined by ``-``, then 10 hex digits of its sha256
-    (a ``/`` in a ``category:`` view would otherwise make a folder)."""
-    return name if _PATH_SAFE.fullmatch(name) else question_slug(name)
 
 
 def question_effects(data: SiteData) -> dict:
@@ -208,7 +198,7 @@ def api_files(data: SiteData) -> dict[str, bytes]:
     boards = []
     for (board, view), frame in data.boards.items():
         rows = board_rows(frame)
-        path = f"boards/{path_name(board)}/{path_name(view)}"
+        path = board_file(board, view)
         base = f"{API}/{path}"
         reference = [r["model"] for r in rows if r["p_value"] is None and r["rank"] is not None]
         files[f"{base}.json"] = _json(
@@ -264,6 +254,7 @@ def api_files(data: SiteData) -> dict[str, bytes]:
     )
     for name in SCHEMAS:
         files[f"{API}/schemas/{name}.schema.json"] = schema_bytes(name)
+    files[PAGE] = api_index_page(json.loads(files[f"{API}/index.json"]))  # what /api/ shows
     return files
 
 

@@ -270,8 +270,10 @@ def _open_round_files(hub: Hub, as_of: datetime | None) -> dict[str, bytes]:
     """The files of each round still open at ``as_of`` (``<due>/<name>``), as committed: the API serves
     them with their sha256 for ``prescient round fetch``."""
     out: dict[str, bytes] = {}
-    now = format_ts(as_of) if as_of is not None else None
-    for folder in hub.layout.round_dirs() if now is not None else ():
+    if as_of is None:
+        return out
+    now = format_ts(as_of)
+    for folder in hub.layout.round_dirs():
         if f"{folder.name}T00:00:00Z" > now:
             for path in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".csv", ".json") and not p.name.startswith(".")):
                 out[f"{folder.name}/{path.name}"] = path.read_bytes()

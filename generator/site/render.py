@@ -30,6 +30,7 @@ from ..schemas import ALL_TABLES, SCORES
 from ..store.csvio import empty_frame
 from ..timeutil import format_ts
 from . import charts, shell
+from .api_paths import board_file
 from .arena_page import arena_pages
 from .breakdowns import breakdowns
 from .downloads import for_spreadsheets, raw_url
@@ -394,6 +395,7 @@ def _panels(boards: dict[tuple[str, str], pd.DataFrame]) -> list[dict]:
                 "left_off": _left_off(frame),
                 "orphans": orphan_text(frame.attrs["orphans"]) if frame.attrs.get("orphans") else "",
                 "humans": human_columns(frame, headline) if len(frame) else {},
+                "api": board_file(board, view),  # its CSV and JSON under api/
             }
         )
     return panels

@@ -9,6 +9,10 @@
 - ``fred``, ``dbnomics``: the series platforms
 - ``sim``: a deterministic offline world, the hub's embedded default
 - ``github``: the GitHub REST API, for the times GitHub itself attests (receipts)
+- ``github_submit``: the GitHub REST API as a team's submission uses it: fork, pull request, validation run
+- ``hubsite``: a hub's published site: its open rounds from ``/api/rounds.json``, each file checked against its sha256
 - ``feeds``: news feeds (RSS, Atom) and articles' pages, for the Daily Oracle
+- ``addresses``: the news intake's address rule: public addresses only, checked at every connection
+- ``robots``: each host's robots.txt, which the news intake honours
 - ``sim_news``: the sim world's news wire, the offline default's feed
 """

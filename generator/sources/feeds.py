@@ -25,7 +25,9 @@ import httpx
 import trafilatura
 
 from ..errors import SourceError
+from .addresses import AddressBlocked
 from .http import Budget, FetchError, RateLimiter, RequestLimits, ResponseTooLarge, get_bytes
+from .robots import Robots
 
 MIN_TEXT_CHARS = 200  # a page yielding less text than this is not an article (a paywall, an index page)
 
@@ -100,7 +102,9 @@ class NewsReader:
     """Fetches feeds and article pages: per-host rate, retries, deadline, size caps, one time budget.
 
     ``transports`` serves given hosts in-process (the sim world's feed); every other host goes
-    through ``client``."""
+    through ``client`` (the intake's is ``sources.addresses.guarded_client``: a connection to an
+    address that is not public raises ``AddressBlocked``, reported as ``fetch-blocked``). An article
+    is read only where its host's robots.txt allows it (``sources.robots``; ``robots-disallowed``)."""
 
     def __init__(
         self,
@@ -121,6 +125,8 @@ class NewsReader:
         self.budget = Budget.from_options(options)
         self._limiters: dict[str, RateLimiter] = {}
         self._lock = threading.Lock()
+        agent = str(client.headers.get("User-Agent", "")) or "prescient-news"
+        self.robots = Robots(lambda url: self._get(url, self.feed_limits, "robots-failed")[1], agent)
 
     def _limiter(self, host: str) -> RateLimiter:
         with self._lock:
@@ -142,13 +148,21 @@ class NewsReader:
         except ResponseTooLarge as exc:
             raise NewsError("article-too-large" if code == "article-failed" else code, str(exc)) from None
         except FetchError as exc:
+            if code == "robots-failed":
+                raise  # ``Robots`` tells an absent robots.txt (4xx) from one that could not be read
             raise NewsError(code, str(exc)) from None
+        except AddressBlocked as exc:
+            raise NewsError("fetch-blocked", f"{url}: {exc}") from None
 
     def feed(self, feed_url: str) -> list[FeedItem]:
         return parse_feed(self._get(feed_url, self.feed_limits, "feed-failed")[1], feed_url)
 
     def article(self, url: str) -> str:
         """The text of the article at ``url``."""
+        if (urlsplit(url).hostname or "") not in self.transports:  # the sim world's wire is no one's site
+            refusal = self.robots.refusal(url)
+            if refusal is not None:
+                raise NewsError(refusal[0], f"{url}: {refusal[1]}")
         content_type, page = self._get(url, self.article_limits, "article-failed")
         if content_type and not any(t in content_type.lower() for t in ("html", "xml", "text/plain")):
             raise NewsError("article-no-text", f"{url}: a {content_type.split(';')[0]} page, not HTML")

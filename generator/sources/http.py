@@ -238,12 +238,12 @@ def read_capped(response: httpx.Response, max_bytes: int, what: str, end: float 
 
 
 def _attempt(
-    client, url, params, headers, body=None, budget: Budget | None = None, limits: RequestLimits = RequestLimits()
+    client, url, params, headers, body=None, budget: Budget | None = None, limits: RequestLimits = RequestLimits(), method: str | None = None
 ) -> tuple[httpx.Response | None, bytes, str, float | None]:
-    """One request (a GET, or a JSON POST when ``body`` is given), ended by its total deadline:
-    (final response, its body, retry reason, Retry-After)."""
+    """One request (a GET, or a JSON POST, or ``method``, when ``body`` is given), ended by its total
+    deadline: (final response, its body, retry reason, Retry-After)."""
     seconds = limits.seconds if budget is None else min(limits.seconds, budget.remaining())
-    method = "GET" if body is None else "POST"
+    method = method or ("GET" if body is None else "POST")
     request = client.build_request(
         method, url, params=params, headers=headers, json=body, timeout=cut_timeout(client.timeout, seconds), extensions={"trace": _trace}
     )
@@ -300,10 +300,12 @@ def post_json(
     *,
     headers: Mapping[str, str] | None = None,
     limits: RequestLimits = RequestLimits(),
+    method: str = "POST",
     **retry: Unpack[RetryOptions],
 ) -> tuple[Any, bytes]:
-    """POST ``body`` as JSON to ``url`` and parse the JSON answer, with ``get_json``'s retries."""
-    return _retrying(client, url, None, headers, body, limits=limits, **retry)
+    """POST ``body`` as JSON to ``url`` (or PATCH it: ``method``) and parse the JSON answer, with
+    ``get_json``'s retries."""
+    return _retrying(client, url, None, headers, body, limits=limits, method=method, **retry)
 
 
 def get_bytes(
@@ -341,14 +343,15 @@ def _retrying(
     budget: Budget | None = None,
     limits: RequestLimits = RequestLimits(),
     parse=None,
+    method: str | None = None,
 ) -> tuple[Any, bytes]:
-    method, reason = ("GET" if body is None else "POST"), ""
+    method, reason = (method or ("GET" if body is None else "POST")), ""
     for attempt in range(retries + 1):
         if throttle is not None:
             throttle()
         if budget is not None:
             budget.check(f"{method} {url}")
-        response, raw, reason, retry_after = _attempt(client, url, params, headers, body, budget, limits)
+        response, raw, reason, retry_after = _attempt(client, url, params, headers, body, budget, limits, method)
         if response is not None:
             return _check(url, response, raw, method, parse or _decode)
         if attempt < retries:

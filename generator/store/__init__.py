@@ -29,4 +29,6 @@ beside them, each in its own module.
 - ``tarball``: ForecastBench's bundles (``.tar.gz``), every member checked before it is unpacked
 - ``lock``: one writer at a time
 - ``git``: git plumbing, the one place the hub talks to git
+- ``gitpush``: a team's submission committed and pushed to its fork without a clone (``prescient submit``),
+  the token passed to git through the environment only
 """

@@ -6,7 +6,8 @@ Content-addressed: a text is filed under the sha256 of its UTF-8 bytes, which th
 records, so a text read back is checked against its name (a damaged or foreign file is a miss) and
 survives any change of the code, unlike the nightly's other cache entries. A lost folder loses
 only the texts: the question maker and retrieval then fall back to the ledger's titles and
-summaries.
+summaries. The nightly keeps the texts of the articles recorded in the last ``[oracle] text_days``
+days and deletes the others (``prune``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,19 @@ class NewsTexts:
         if not path.is_file():
             write_bytes_atomic(path, data, durable=False, hub_file=False)
         return sha
+
+    def prune(self, keep: set[str]) -> int:
+        """Delete every text not in ``keep`` (sha256s); the number deleted. Only files named as texts
+        are touched, and a file that cannot be deleted is left for the next run."""
+        deleted = 0
+        for path in self.folder.glob("??/*.txt") if self.folder.is_dir() else ():
+            if re.fullmatch(r"[0-9a-f]{64}", path.stem) and path.stem not in keep:
+                try:
+                    path.unlink()
+                    deleted += 1
+                except OSError:
+                    continue
+        return deleted
 
     def get(self, sha: str) -> str | None:
         """The text filed under ``sha``; None when it is absent or does not match its name."""

@@ -112,7 +112,8 @@ def test_one_host_is_asked_at_the_configured_rate_and_a_large_page_is_refused():
     reader = NewsReader(client, rate=0.5, max_article_bytes=4000, options={"retries": 0}, sleep=clock.sleep, clock=clock)
     for _ in range(3):
         assert "4.5%" in reader.article(f"{BASE}/a/rates.html")
-    assert clock.slept == [2.0, 2.0]  # 0.5 requests a second: two seconds apart
+    assert clock.slept == [2.0, 2.0, 2.0]  # robots.txt, then the page three times, at 0.5 requests a second: two seconds apart
+    assert [r.url.path for r in seen] == ["/robots.txt"] + ["/a/rates.html"] * 3  # robots.txt read once a run
     with pytest.raises(NewsError) as caught:
         reader.article(f"{BASE}/huge.html")
     assert caught.value.code == "article-too-large"

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from generator.leaderboard.question_effects import DIFFICULTY, QuestionEffects
-from generator.site.api import EFFECTS, api_files, path_name, question_effects
+from generator.site.api import EFFECTS, api_files, question_effects
+from generator.site.api_paths import path_name
 from generator.site.render import SiteData
 from generator.timeutil import parse_ts
 
