@@ -43,15 +43,13 @@ ROUND_TABLES = "round-tables"  # under generated/: one <due>.html per round, the
 ROUND_TABLE = "<!-- prescient-round-table -->\n"  # where a round page's question table gets them
 _MARKERS = re.compile("|".join(re.escape(m) for m in (SHELL, TITLE, HEADING)))
 _BODY = f"<p>{BODY}</p>"
-# The navigation sidebar (on a phone, the drawer behind the menu button) and the empty table of
-# contents, with the menu button: a question page is reached from a round, a model or the search,
-# and leads back through its links, the header's logo (home) and the search (see ``light_chrome``).
-_SIDEBAR = re.compile(
-    r'<div class="md-sidebar md-sidebar--(?:primary|secondary)"[^>]*>\n<div class="md-sidebar__scrollwrap">\n'
+# The table of contents' sidebar, empty and hidden on a question page (see ``light_chrome``). The
+# navigation sidebar stays: on a phone it is the drawer behind the header's menu button.
+_TOC = re.compile(
+    r'<div class="md-sidebar md-sidebar--secondary"[^>]*>\n<div class="md-sidebar__scrollwrap">\n'
     r'<div class="md-sidebar__inner">\n<nav (?:(?!<nav |</nav>).)*</nav>\n</div>\n</div>\n</div>\n',
     re.S,
 )
-_MENU = re.compile(r'<label class="md-header__button md-icon" for="__drawer">\n<svg (?:(?!</svg>).)*</svg>\n</label>\n', re.S)
 ICONS = "generated/assets/question-icons.svg"  # under the site: the theme's icons, shared by every question page
 _ICONS_FROM_PAGE = "../../assets/question-icons.svg"  # the same file from generated/questions/<slug>/
 _SVG = re.compile(r'<svg xmlns="http://www.w3.org/2000/svg" viewBox="([^"<>]*)">((?:(?!</?svg)[^<]|<(?!/?svg))*)</svg>')
@@ -110,11 +108,12 @@ def compact(part: str) -> str:
 
 
 def light_chrome(part: str) -> str:
-    """A compacted part of the shell without the theme's sidebars and menu button (~2 KB a page,
-    ~12 MB over an FB-scale hub's question pages). On a wide screen the tabs stay the navigation
-    (the one-link sidebar is hidden there anyway); on a phone the header keeps the logo (home),
-    the search and the palette. A theme whose markup differs is left as it is."""
-    return _MENU.sub("", _SIDEBAR.sub("", part))
+    """A compacted part of the shell without the theme's table of contents, empty and hidden on every
+    question page. The navigation sidebar and the menu button stay (~1.5 KB a page): on a wide screen
+    the tabs are the navigation and prescient.css hides the sidebar, but on a phone the tabs are gone
+    and the sidebar is the drawer the menu button opens, the one way from a question page to the
+    site's other pages. A theme whose markup differs is left as it is."""
+    return _TOC.sub("", part)
 
 
 def shared_icons(parts: list[str], href: str) -> tuple[list[str], str]:

@@ -84,10 +84,15 @@ CHROME = """<header>
 """
 
 
-def test_question_pages_leave_out_the_sidebars_and_the_menu_button() -> None:
-    assert shell.light_chrome(CHROME) == '<header>\n<a href="../../..">logo</a>\n</header>\n<main>\n<div class="md-content">\n'
-    nested = CHROME.replace("<ul>", '<nav class="md-nav" data-md-level="1"><ul>').replace("</ul>", "</ul></nav>")
-    assert "md-sidebar--primary" in shell.light_chrome(nested), "a nav with sections is not cut blindly"
+def test_question_pages_leave_out_the_empty_table_of_contents_and_keep_the_menu_and_its_drawer() -> None:
+    light = shell.light_chrome(CHROME)
+    assert light == CHROME[: CHROME.index('<div class="md-sidebar md-sidebar--secondary"')] + '<div class="md-content">\n'
+    assert 'for="__drawer"' in light and "md-sidebar--primary" in light and '<a href="../../rounds/">Rounds</a>' in light
+    nested = CHROME.replace(
+        '</nav>\n</div>\n</div>\n</div>\n<div class="md-content">',
+        '<nav class="md-nav"></nav></nav>\n</div>\n</div>\n</div>\n<div class="md-content">',
+    )
+    assert "md-sidebar--secondary" in shell.light_chrome(nested), "a sidebar whose markup differs is not cut blindly"
 
 
 def test_page_titles_are_escaped_and_cut_at_a_word() -> None:

@@ -325,8 +325,21 @@
             });
           }
         });
+        skipTarget();
       });
     });
+  }
+
+  // "Skip to the leaderboard" (overrides/main.html) leads to #leaderboard-rows: the shown board's rows,
+  // so one Tab after it reaches the board's first model link, whichever board and view is shown.
+  function skipTarget() {
+    var shown = document.querySelector(".prescient-panel:not([hidden])");
+    var target = shown && (shown.querySelector("tbody") || shown);
+    var old = document.getElementById("leaderboard-rows");
+    if (!target || target === old) { return; }
+    if (old) { old.removeAttribute("id"); old.removeAttribute("tabindex"); }
+    target.id = "leaderboard-rows";
+    target.setAttribute("tabindex", "-1");
   }
 
   // On a phone a board shows Rank, Model and the Brier Index with its CI; the other columns
