@@ -38,7 +38,15 @@ def test_the_api_index_page_links_every_file_the_index_names() -> None:
     assert PAGE == "api/index.md" and page.startswith("---\ntitle: API\n---\n")
     for board in index["boards"]:
         assert f'<a href="{board["csv"]}">CSV</a> · <a href="{board["json"]}">JSON</a>' in page and f"api/{board['csv']}" in files
-    for path in ("index.json", "models.json", "rounds.json", "questions.json", "questions.csv", index["question_effects"], *index["schemas"].values()):
+    for path in (
+        "index.json",
+        "models.json",
+        "rounds.json",
+        "questions.json",
+        "questions.csv",
+        index["question_effects"],
+        *index["schemas"].values(),
+    ):
         assert f'href="{path}"' in page and f"api/{path}" in files, path
     assert "&lt;b&gt;Science/Tech&lt;/b&gt;" in page and "<b>" not in page, "a view's name is text"
     assert "2026-01-01T00:00:00Z" in page
