@@ -12,7 +12,7 @@ import pandas as pd
 from ..config import HUB_FILE
 from ..errors import PrescientError, Problem
 from ..scoring.resolve import LedgerView, known_by, ledger_view, resolve_round
-from ..store import manifest, readers, receipts, seals
+from ..store import files, manifest, readers, receipts, seals
 from ..store.git import blob_id
 from ..store.hub import Hub
 from ..store.layout import Layout
@@ -198,4 +198,4 @@ def attestations(hub: Hub) -> Attestations:
 
 def attested_time(layout: Layout, path: Path, attested: Attestations) -> str | None:
     """When GitHub or the hub first attests the bytes of the file at ``path`` (ISO UTC), or None."""
-    return attested.time_of(layout.relative(path), path.read_bytes())
+    return attested.time_of(layout.relative(path), files.read_bytes(path))

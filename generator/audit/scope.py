@@ -43,7 +43,7 @@ import pandas as pd
 from ..errors import PrescientError
 from ..pipeline import recompute
 from ..scoring.resolve import resolve_round
-from ..store import git, readers
+from ..store import files, git, readers
 from ..store.cache.disk import code_digest
 from ..store.hub import Hub
 from ..store.lock import LOCK_NAME
@@ -140,7 +140,7 @@ def plan(hub: Hub, found: Found | None, as_of: datetime) -> Scope:
         if rel.startswith(APPENDED_LEDGERS):
             old = tree.read(rel) if tree.entry(rel) else b""
             new_path = root / rel
-            new = new_path.read_bytes() if new_path.is_file() else b""
+            new = files.read_bytes(new_path) if new_path.is_file() else b""
             rows = appended_rows(old, new)
             if rows is None:
                 why = f"{rel} was rewritten since the checkpoint, not appended to"

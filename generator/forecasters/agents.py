@@ -40,7 +40,7 @@ from ..store.hub import Hub
 from ..store.layout import Layout
 from ..store.lock import hub_lock
 from ..submissions import SubmissionInvalid, validate_files
-from ..submissions.content import round_set
+from ..submissions.content import published_round
 from ..timeutil import format_date, format_ts, parse_ts
 from ..vocabulary import MARKET
 from . import agent_decisions as ad
@@ -199,7 +199,7 @@ def _situation(hub: Hub, due: datetime, as_of: datetime, mid: str) -> tuple[Book
     markets = markets[markets["question_id"].map(latest).fillna("open") == "open"]
     yes_now = values_at(known, markets["question_id"], stamp).fillna(markets["freeze_value"].astype(float))
     shown = [{"question_id": q, "text": t, "yes_price": ad.price(p)} for q, t, p in sorted(zip(markets["question_id"], markets["text"], yes_now))]
-    rnd = round_set(layout.round_questions(due).read_bytes(), format_date(due), layout.relative(layout.round_questions(due)))
+    rnd = published_round(layout, due)
     return books, _positions(hub, books, held, known, stamp), shown, rnd
 
 

@@ -34,7 +34,7 @@ from ..llm import ANSWERED, CallOptions, Endpoint, Reply, RunReport, Templates, 
 from ..llm.endpoint import looks_like_refusal
 from ..models import HUB_TEAM, ModelMeta
 from ..schemas import ORACLE_FORECASTS
-from ..store import calllog, readers
+from ..store import calllog, files, readers
 from ..store.atomic import write_bytes_atomic
 from ..store.csvio import to_csv_bytes
 from ..store.files import load_model
@@ -246,7 +246,7 @@ def _write(hub: Hub, qset: str, mid: str, options: AnswerOptions, records: list[
     data = to_csv_bytes(frame, ORACLE_FORECASTS)
     errors = [
         p
-        for p in check_oracle_forecast(data, layout.relative(path), questions_path.read_bytes(), layout.relative(questions_path))
+        for p in check_oracle_forecast(data, layout.relative(path), files.read_bytes(questions_path), layout.relative(questions_path))
         if p.severity == "error"
     ]
     if errors:

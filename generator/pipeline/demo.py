@@ -38,7 +38,7 @@ from ..oracle.importer import current, import_oracle
 from ..schemas import BETS, ORACLE_FORECASTS, RECEIPTS
 from ..site.build import build_site
 from ..sources.sim import SimSource, SimWorld, world_from_options
-from ..store import readers, receipts
+from ..store import files, readers, receipts
 from ..store.atomic import write_bytes_atomic
 from ..store.csvio import to_csv_bytes
 from ..store.fast_forecasts import forecast_bytes
@@ -47,7 +47,7 @@ from ..store.hub import Hub
 from ..store.layout import Layout
 from ..store.lock import hub_lock
 from ..submissions.bets import check_bet_file
-from ..submissions.content import round_set
+from ..submissions.content import published_round
 from ..submissions.oracle import check_oracle_forecast
 from ..timeutil import days, format_date, format_ts, parse_ts
 from .demo_git import DEMO_TEAMS, MAINTAINER, PULL_REFS, RECEIPTS_BRANCH, NightlyCommits, gitignore
@@ -200,7 +200,7 @@ def write_team_forecasts(hub: Hub, world: SimWorld, due: datetime) -> list[str]:
     if not models:
         return []
     frames = synthetic_forecasts(world, readers.load_round(hub, due))
-    the_round = round_set(layout.round_questions(due).read_bytes(), format_date(due), layout.relative(layout.round_questions(due)))
+    the_round = published_round(layout, due)
     written = []
     with hub_lock(layout.data, "prescient demo: the teams' forecasts"):
         for model in sorted(models):
@@ -231,7 +231,7 @@ def place_bets(hub: Hub, placed: set[str]) -> list[str]:
         if not missing:
             continue
         questions, forecasts = readers.load_round(hub, due), readers.load_forecasts(hub, due)
-        the_round = round_set(layout.round_questions(due).read_bytes(), format_date(due), layout.relative(layout.round_questions(due)))
+        the_round = published_round(layout, due)
         with hub_lock(layout.data, "prescient demo: bets"):
             for model in missing:
                 bets = synthetic_bets(questions, forecasts[model])
@@ -270,7 +270,7 @@ def write_oracle_forecasts(hub: Hub, qset: str, seed: int) -> list[str]:
         for model, frame in sorted(oracle_forecasts(questions, seed).items()):
             path = layout.oracle_forecast(qset, model)
             data = to_csv_bytes(frame, ORACLE_FORECASTS)
-            _refuse(layout.relative(path), check_oracle_forecast(data, layout.relative(path), questions_path.read_bytes(), questions_label))
+            _refuse(layout.relative(path), check_oracle_forecast(data, layout.relative(path), files.read_bytes(questions_path), questions_label))
             if write_bytes_atomic(path, data):
                 written.append(layout.relative(path))
     return written

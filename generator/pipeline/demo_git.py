@@ -31,6 +31,7 @@ from typing import IO
 
 from ..errors import PrescientError
 from ..forecasters.synthetic import TEAM_LOGIN
+from ..store import files
 from ..store.git import ENV, blob_id, run_git
 from ..timeutil import format_ts
 
@@ -52,11 +53,11 @@ def gitignore() -> bytes:
 def _scan(root: Path) -> dict[str, Stat]:
     """Every file git would track in the hub, by path relative to it, with its stat."""
     out: dict[str, Stat] = {}
-    for folder, dirs, files in os.walk(root):
+    for folder, dirs, names in os.walk(root):
         rel = os.path.relpath(folder, root)
         prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
         dirs[:] = sorted(d for d in dirs if not (prefix == "" and d == ".git") and not _ignored(f"{prefix}{d}/"))
-        for name in files:
+        for name in names:
             path = prefix + name
             if not _ignored(path):
                 st = os.stat(os.path.join(folder, name))
@@ -102,7 +103,7 @@ class NightlyCommits:
             listing = run_git(self.root, "ls-tree", "-r", "--full-tree", BRANCH).decode()
             self.blobs = {line.split("\t", 1)[1]: line.split()[2] for line in listing.splitlines() if "\t" in line}
         # what differs from the last commit (a run cut short): seen as changed by the first commit
-        self.stats = {p: s for p, s in _scan(self.root).items() if p in self.blobs and blob_id((self.root / p).read_bytes()) == self.blobs[p]}
+        self.stats = {p: s for p, s in _scan(self.root).items() if p in self.blobs and blob_id(files.read_bytes(self.root / p)) == self.blobs[p]}
         # zlib's fastest level and no delta search: a season commits ~190 MB of file versions (each
         # night's version of a ledger is a whole blob), which git's defaults take ~8 CPU s to pack and
         # these ~2.4 (33 MB on disk; `git gc` packs it tighter whenever one likes)
@@ -129,7 +130,7 @@ class NightlyCommits:
         for path, stat in sorted(now.items()):
             if self.stats.get(path) == stat:
                 continue
-            data = (self.root / path).read_bytes()
+            data = files.read_bytes(self.root / path)
             blob = blob_id(data)
             if self.blobs.get(path) != blob:
                 changed.append((path, data))
@@ -165,21 +166,21 @@ class NightlyCommits:
         commit. Returns the head's id."""
         out, blobs = self._stdin(), {}
         for path in sorted(paths):
-            data = (self.root / path).read_bytes()
+            data = files.read_bytes(self.root / path)
             self._marks += 1
             blobs[path] = self._marks
             out.write(f"blob\nmark :{self._marks}\ndata {len(data)}\n".encode() + data + b"\n")
             self.blobs[path] = blob_id(data)
             st = os.stat(self.root / path)
             self.stats[path] = (st.st_mtime_ns, st.st_size)
-        files = "".join(f"M 100644 :{mark} {path}\n" for path, mark in blobs.items()).encode()
+        listing = "".join(f"M 100644 :{mark} {path}\n" for path, mark in blobs.items()).encode()
         out = self._header(f"{PULL_REFS}{number}/head", pushed, title, author, self._tip)
         head = self._marks
-        out.write(files + b"\n")
+        out.write(listing + b"\n")
         message = f"Merge pull request #{number} from {login}/{title.split(':')[0]}\n\n{title}"
         out = self._header(BRANCH, merged, message, MAINTAINER, self._tip)
         self._tip = f":{self._marks}"
-        out.write(f"merge :{head}\n".encode() + files + b"\n")
+        out.write(f"merge :{head}\n".encode() + listing + b"\n")
         return self._commit_id(f":{head}", f"pull request #{number}")
 
     def checkpoint(self) -> str:

@@ -54,7 +54,7 @@ from ..schemas import DECISIONS_TAKEN, EXCLUDE, MAINTAINER_ACTIONS, OBSERVATIONS
 from ..scoring import market_proxy
 from ..scoring.brier import RoundForecasts, round_forecasts
 from ..scoring.resolve import LedgerView
-from ..store import maintainer, readers, splice
+from ..store import files, maintainer, readers, splice
 from ..store.atomic import write_bytes_atomic
 from ..store.cache import Slot
 from ..store.csvio import RoundTripError, write_table
@@ -247,7 +247,7 @@ def _splice_scores(hub: Hub, path: Path, scores: pd.DataFrame, before: RoundMemo
     if before.written is None or _fingerprint(hub, path) != before.written:
         return None  # not the file written from ``before.scores``
     try:
-        data = path.read_bytes()
+        data = files.read_bytes(path)
     except OSError:
         return None
     return splice.spliced_rows(data, SCORES, before.scores, touched.rows(before.scores), scores, touched.rows(scores), _UNIT)

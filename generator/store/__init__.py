@@ -9,6 +9,7 @@ beside them, each in its own module.
   the crash tests' fault hook
 - ``splice``: a canonical file rewritten from its old bytes when only some rows changed (the nightly's
   score files)
+- ``filewriter``: forecast files written in order, their fsyncs overlapped (the FB import's)
 - ``fast_forecasts``: forecast files, fast: the plain writer's bytes and the plain reader's frame,
   for the writers that ask for it by name
 - ``spreadsheet``: CSV for people (downloads, ``--format csv``): formula-like cells neutralised

@@ -15,6 +15,7 @@ pages, the model files and the disk cache.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -73,6 +74,17 @@ def commit_staged(tmp: Path, path: Path, hub_file: bool = True) -> None:
     if hub_file:
         _fault_point()
     os.replace(tmp, path)
+
+
+def discard_staged(staged: list[Path]) -> None:
+    """Remove staged files (``stage_bytes``) that were never committed, and the folders made for them
+    that are left empty (best effort: what is left, the next command under the lock removes)."""
+    for tmp in staged:
+        tmp.unlink(missing_ok=True)
+    for folder in sorted({tmp.parent for tmp in staged}, reverse=True):
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only an empty folder goes
+            folder.parent.rmdir()
 
 
 APPEND_JOURNAL = ".append-"  # in the name of an append's journal: ``.<name>.append-<random>.tmp``

@@ -1,8 +1,9 @@
-"""The FB import's forecast files, written in order with their fsyncs overlapped (``FileWriter``).
+"""Forecast files written in order with their fsyncs overlapped (``FileWriter``), for the
+ForecastBench import (``interop.forecastbench``).
 
-Split from ``importer``: it takes each file's bytes as made (by the import, or by a parsing worker,
-which may also have staged the file in the hub: ``workers``) and reports every outcome to the
-import's report in the order the files were added.
+It takes each file's bytes as made (by the import, or by one of its parsing workers, which may also
+have staged the file in the hub) and reports every outcome to the import's report in the order the
+files were added.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from typing import Protocol
 
 import pandas as pd
 
-from ...errors import Problem
-from ...store import readers
-from ...store.atomic import commit_staged, write_bytes_atomic
-from ...store.fast_forecasts import as_read, forecast_file, forecast_lists
-from ...store.hub import Hub
-from ...timeutil import parse_ts
+from ..errors import Problem
+from ..timeutil import parse_ts
+from . import readers
+from .atomic import commit_staged, write_bytes_atomic
+from .fast_forecasts import as_read, forecast_file, forecast_lists
+from .hub import Hub
 
 
 class Outcomes(Protocol):

@@ -63,6 +63,24 @@ def hub_lock(data_dir: Path, purpose: str) -> Iterator[None]:
 _RELEASED: dict[str, tuple[int, int, int]] = {}
 
 
+@contextlib.contextmanager
+def new_hub_lock(root: Path, purpose: str) -> Iterator[None]:
+    """``hub_lock`` on a hub that may not exist yet (``root``/data): if what it guards fails, no folder
+    the lock made is left behind, so bad input writes nothing."""
+    data = root / "data"
+    made = [folder for folder in (root, data) if not folder.exists()]
+    try:
+        with hub_lock(data, purpose):
+            yield
+    except BaseException:
+        if made and [p.name for p in data.iterdir()] == [LOCK_NAME]:
+            (data / LOCK_NAME).unlink()
+            for folder in reversed(made):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+        raise
+
+
 def _lock_stat(handle) -> tuple[int, int, int]:
     st = os.fstat(handle.fileno())
     return st.st_ino, st.st_size, st.st_mtime_ns

@@ -10,15 +10,18 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from itertools import chain
 
 from ..codes import problem
 from ..errors import Problem
 from ..schemas import FORECASTS, QUESTION_SETS, ROUND_QUESTIONS, Table
 from ..scoring.brier import set_name
+from ..store import files
 from ..store.forecast_file import Parsed, Row
+from ..store.layout import Layout
 from ..store.spreadsheet import formula_like
-from ..timeutil import is_iso_date
+from ..timeutil import format_date, is_iso_date
 from ..vocabulary import MARKET
 from .reading import has_errors, hub_file, reader_problems
 
@@ -67,6 +70,19 @@ def round_set(data: bytes, due: str, label: str, sets: bytes | None = None, sets
         members = hub_file(sets, sets_label, QUESTION_SETS, "the round's question sets")
         named = {set_name(n): frozenset(zip(g["question_id"], g["resolution_date"])) for n, g in members.groupby("question_set")}
     return RoundSet(due, due_ts, kinds, dates, named)
+
+
+def published_round(layout: Layout, due: datetime) -> RoundSet:
+    """The RoundSet of a round the hub published: its questions.csv and, when the round has several
+    question sets, its question_sets.csv."""
+    questions, sets = layout.round_questions(due), layout.round_sets(due)
+    return round_set(
+        files.read_bytes(questions),
+        format_date(due),
+        layout.relative(questions),
+        files.read_bytes(sets) if sets.is_file() else None,
+        layout.relative(sets),
+    )
 
 
 def check_content(parsed: Parsed, rnd: RoundSet | None, line: float | None = None) -> list[Problem]:

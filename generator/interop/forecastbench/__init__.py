@@ -7,6 +7,5 @@
 - ``frames``: parsed rows → the hub's ledger frames (pure)
 - ``workers``: the import's parsing worker processes (``parallel.worker_pool``) and the files they make
 - ``sealed``: the seals of the imported rounds (evidence ``import``)
-- ``filewriter``: the forecast files written in order, their fsyncs overlapped
 - ``export``: ``prescient export forecastbench``: a round's question set as FB JSON
 """

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ...errors import ConfigError
 from ...scoring.resolve import latest_questions
-from ...store import readers
+from ...store import files, readers
 from ...store.hub import Hub
 from ...timeutil import format_date, format_ts
 from ...vocabulary import DATASET, MARKET
@@ -31,7 +31,7 @@ def export_forecastbench(root: Path, due: datetime) -> bytes:
         known = ", ".join(p.name for p in layout.round_dirs()) or "none"
         raise ConfigError(f"--round {format_date(due)}: no such round in {layout.data / 'rounds'} (rounds: {known})")
     if layout.round_json(due).is_file():
-        return layout.round_json(due).read_bytes()
+        return files.read_bytes(layout.round_json(due))
     return forecastbench_json(readers.load_round(hub, due), bank_at(readers.load_bank(hub), format_ts(due)))
 
 

@@ -14,11 +14,11 @@ from ...forecasters.baselines import AT_OPEN
 from ...models import ModelMeta
 from ...scoring.brier import set_name
 from ...store.atomic import write_bytes_atomic
+from ...store.filewriter import FileWriter, Outcomes
 from ...store.hub import Hub
 from . import frames
 from . import parse as fbp
 from . import workers as worker_pool
-from .filewriter import FileWriter, Outcomes
 
 # The hub's constant baselines, the same forecasters the nightly run writes for its own rounds.
 HUB_BASELINES = ("prescient.always-0", "prescient.always-1", "prescient.always-0.5")

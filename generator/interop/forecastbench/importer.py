@@ -32,12 +32,12 @@ import pandas as pd
 
 from ...errors import Problem, SchemaError
 from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
-from ...store import ingest, ledger, readers, tarball
-from ...store.atomic import write_bytes_atomic
+from ...store import files, ingest, ledger, readers, tarball
+from ...store.atomic import discard_staged, write_bytes_atomic
 from ...store.csvio import empty_frame, to_csv_bytes
 from ...store.hub import Hub
 from ...store.layout import Layout
-from ...store.lock import LOCK_NAME, hub_lock
+from ...store.lock import new_hub_lock
 from ...timeutil import format_ts, parse_ts
 from . import frames
 from . import parse as fbp
@@ -157,18 +157,9 @@ def read_forecast_sets(
 
 
 def _remove_staged(inputs: _Inputs) -> None:
-    """Remove the files the workers staged that were not committed, and the folders made for them
-    that are left empty (best effort: what is left, the next command under the lock removes)."""
-    folders = set()
-    for prepared in [*(fset.prepared for fset in inputs.fsets), *inputs.baselines.values()]:
-        if isinstance(prepared, worker_pool.Prepared) and prepared.staged is not None:
-            staged = Path(prepared.staged)
-            staged.unlink(missing_ok=True)
-            folders.add(staged.parent)
-    for folder in sorted(folders, reverse=True):
-        with contextlib.suppress(OSError):
-            folder.rmdir()  # only an empty folder goes
-            folder.parent.rmdir()
+    """Remove the files the workers staged that were not committed (``atomic.discard_staged``)."""
+    prepared = [*(fset.prepared for fset in inputs.fsets), *inputs.baselines.values()]
+    discard_staged([Path(p.staged) for p in prepared if isinstance(p, worker_pool.Prepared) and p.staged is not None])
 
 
 def _any_error(problems: list[Problem]) -> bool:
@@ -234,7 +225,8 @@ def _import(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir: Path | None
     if not dues:  # nothing to write (and no data/ folder to create for the lock)
         _checked(read_forecast_sets(inputs, Path(forecasts_dir) if forecasts_dir else None)[0], dues, report)
         return report
-    with _locked(layout, f"prescient import forecastbench --as-of {as_of_text}"):  # a nightly run must wait
+    # the lock is taken before the forecast sets are parsed, since the workers stage files in the hub
+    with new_hub_lock(layout.root, f"prescient import forecastbench --as-of {as_of_text}"):  # a nightly run must wait
         readers.check_as_of(hub, as_of_text)  # time never runs backwards in a ledger
         plan = None if _any_error(inputs.problems) else functools.partial(_plan, hub, inputs, dues, as_of_text)
         baselines = [(due, model) for due in dues if frames.midnight(due) <= as_of_text for model in HUB_BASELINES]
@@ -254,23 +246,6 @@ def _import(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir: Path | None
         finally:
             _remove_staged(inputs)
     return report
-
-
-@contextlib.contextmanager
-def _locked(layout: Layout, purpose: str) -> Iterator[None]:
-    """The hub lock (``hub_lock``), taken before the forecast sets are parsed, since the workers stage
-    files in the hub. An import that fails leaves no folder the lock made: bad input writes nothing."""
-    made = [folder for folder in (layout.root, layout.data) if not folder.exists()]
-    try:
-        with hub_lock(layout.data, purpose):
-            yield
-    except BaseException:
-        if made and [p.name for p in layout.data.iterdir()] == [LOCK_NAME]:
-            (layout.data / LOCK_NAME).unlink()
-            for folder in reversed(made):
-                with contextlib.suppress(OSError):
-                    folder.rmdir()
-        raise
 
 
 def _checked(inputs: _Inputs, dues: list[str], report: ImportReport) -> list[fbp.Parsed]:
@@ -393,7 +368,7 @@ def _write_round(hub: Hub, due: str, inputs: _Inputs, data: bytes, report: Impor
     (rounds are frozen). The round's questions as kept."""
     layout = hub.layout
     path = layout.round_questions(parse_ts(due))
-    if path.is_file() and path.read_bytes() != data:
+    if path.is_file() and files.read_bytes(path) != data:
         report.warnings.append(
             Problem(
                 layout.relative(path),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...forecasters.baselines import AFTER_DUE
-from ...store import seals
+from ...store import files, seals
 from ...store.git import blob_id
 from ...store.hub import Hub
 from ...submissions import sealing
@@ -23,7 +23,7 @@ def seal_imported(hub: Hub, dues: list[str], as_of: str) -> list[str]:
             target = sealing.target_of(layout.relative(path))
             if target is None or target.model in AFTER_DUE:
                 continue
-            data = path.read_bytes()
+            data = files.read_bytes(path)
             version = sealing.Version(layout.relative(path), blob_id(data), as_of, "import")
             counted.append(sealing.row(target, "sealed", version, versions=1, sealed_at=as_of, sha256=hub.cache.sha256(path)))
         rows += [*counted, sealing.marker(due, "forecast", as_of, f"{len(counted)} file(s) imported as published")]
