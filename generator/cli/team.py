@@ -100,6 +100,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     report = submit.check_locally(root, planned, at)
     if not report.ok:
         return _refused_here(render(report, "text"))
+    print(f"checked here: {report.summary()}", file=sys.stderr)
     with _submitter(args.repo, token) as github, tempfile.TemporaryDirectory(prefix="prescient-submit-") as tmp, _reached("GitHub"):
         login = github.login()
         if flags.given():

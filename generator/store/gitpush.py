@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..errors import PrescientError
+from ..errors import PrescientError, Unreachable
 
 BLOB_MODE = "100644"
+REMOTE = ("ls-remote", "fetch", "push")  # the commands that reach the remote: their failure is an outage (exit 6)...
+REFUSED = ("rejected", "non-fast-forward", "denied", "protected")  # ...unless the remote answered and refused
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,8 @@ class Scratch:
         if done.returncode != 0:
             lines = [line for line in done.stderr.decode("utf-8", "replace").strip().splitlines() if line.strip()]
             message = lines[-1] if lines else f"exit {done.returncode}"
-            raise PrescientError(f"git {args[0]} failed: {self.masked(message)}")
+            error = Unreachable if args[0] in REMOTE and not any(word in message for word in REFUSED) else PrescientError
+            raise error(f"git {args[0]} failed: {self.masked(message)}")
         return done.stdout.decode("utf-8", "replace").strip()
 
     def masked(self, text: str) -> str:

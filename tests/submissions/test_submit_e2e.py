@@ -102,6 +102,16 @@ def test_fetch_writes_the_open_round_as_published_and_a_template(world, team):
     assert len(template) == len(questions) and set(template["probability"]) == {""}
 
 
+def test_fetch_finds_the_site_from_the_repository(world, github, tmp_path):
+    _base, hub, _upstream = world
+    fake, env = github
+    with serve(hub / "site_src" / "site") as url:
+        fake.site = url
+        done = prescient("round", "fetch", "--repo", "acme/hub", "--dir", str(tmp_path), "--as-of", "2026-01-16T06:00:00Z", env=env)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / f"data/rounds/{DUE}/questions.csv").read_bytes() == (hub / f"data/rounds/{DUE}/questions.csv").read_bytes()
+
+
 def test_a_tampered_site_file_is_refused_and_nothing_written(world, tmp_path):
     _base, hub, _upstream = world
     site = tmp_path / "site"

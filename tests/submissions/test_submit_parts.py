@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+from generator.errors import Unreachable
 from generator.pipeline.submit import NO_VERDICT, PASSED, Outcome, Planned, pull_body, wait
 from generator.sources._util import ParseError
 from generator.sources.github_submit import ValidationRun
@@ -124,3 +125,20 @@ def test_the_pull_requests_body_names_round_model_and_sha256():
         Planned("2026-01-25", "acme.x", ("data/forecasts/2026-01-25/acme.x.csv",)), {"data/forecasts/2026-01-25/acme.x.csv": "b" * 64}, None
     )
     assert "`2026-01-25`" in body and "`acme.x`" in body and "b" * 64 in body
+
+
+@pytest.mark.parametrize(
+    ("command", "message", "unreachable"),
+    [("fetch", "fatal: unable to access: Could not resolve host: github.com", True), ("push", "! [rejected] (non-fast-forward)", False)],
+    ids=["outage", "refused"],
+)
+def test_a_remote_that_cannot_be_reached_is_an_outage_one_that_refuses_is_not(monkeypatch, tmp_path, command, message, unreachable):
+    def run(argv, input=None, capture_output=True, check=False, env=None):  # noqa: A002
+        failed = command in argv
+        return subprocess.CompletedProcess(argv, 128 if failed else 0, b"", f"{message}\n".encode() if failed else b"")
+
+    monkeypatch.setattr(gitpush.subprocess, "run", run)
+    scratch = gitpush.Scratch(tmp_path / "scratch.git", TOKEN)
+    with pytest.raises(gitpush.PrescientError) as error:
+        scratch.fetch(URL, "main") if command == "fetch" else scratch.push(URL, "f" * 40, "b")
+    assert isinstance(error.value, Unreachable) is unreachable and error.value.exit_code == (6 if unreachable else 1)
