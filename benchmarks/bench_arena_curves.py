@@ -1,4 +1,4 @@
-"""Benchmark: the Arena's P/L curves as a hub ages (issue 39).
+"""Benchmark: the Arena's P/L curves as a hub ages.
 
 A cohort is marked every night from its first bet for as long as one of its positions is open, so an old
 hub's first cohorts have long curves: ``arena.portfolio.pnl_curves`` once evaluated every position at every

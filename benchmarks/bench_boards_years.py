@@ -1,4 +1,4 @@
-"""Benchmark: the nightly's headline boards on a three-year hub's score rows (issue 39).
+"""Benchmark: the nightly's headline boards on a three-year hub's score rows.
 
 ``bench_years`` grows a ForecastBench-density hub for months and fits its growth to three years;
 its nightlies at 1–3 months score 3–7 rounds, so the boards' cost at 78 rounds is an

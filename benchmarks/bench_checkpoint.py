@@ -1,4 +1,4 @@
-"""Benchmark: `verify --git` from the nightly's checkpoint against the full walk from the first commit (issue 39).
+"""Benchmark: `verify --git` from the nightly's checkpoint against the full walk from the first commit.
 
 On a copy of a demo hub (``prescient demo DIR``: one git commit per night), the nightly's step is played
 as the workflow runs it: ``prescient verify --git --full --record-checkpoint`` on the last night's commit,

@@ -1,6 +1,6 @@
 """Benchmark: do the board's 95% bootstrap CIs cover the true difficulty-adjusted score 95% of the time?
 
-Issue 5 asks that, on simulated forecasters of known skill, the 95% CIs cover the true
+The target: on simulated forecasters of known skill, the 95% CIs cover the true
 difficulty-adjusted score 92-98% of the time. Each simulated panel:
 
 * strata = (round, source): ``rounds`` x ``sources`` for each question type (dataset, market),

@@ -114,7 +114,7 @@ def _markdown(runs: list[dict], replicates: int, load: str) -> str:
     cells = " | ".join(f"{r['total']:.1f} s" for r in runs)
     first = runs[0]
     return f"""
-## ForecastBench import → score → board (issue 5)
+## ForecastBench import → score → board
 
 Date {DATE}. Machine: {_machine()}. Load average at the start: {load}.
 Command: `python -m benchmarks.bench_fb_leaderboard --repeats {len(runs)}`. Workload:

@@ -1,6 +1,6 @@
 """Benchmark: the CLI at ForecastBench scale, each command a fresh process as in CI.
 
-Workload (issue 20's table): ``/work/shared/tools/synth_fb.py --rounds 14 --models 100 --seed 1``
+Workload: ``/work/shared/tools/synth_fb.py --rounds 14 --models 100 --seed 1``
 (written once, not timed) imported with every real FB round (14 rounds × 100 models + 21 imported
 rounds), as of 2026-08-21. In a fresh hub folder and a fresh cache folder, one after the other:
 

@@ -140,7 +140,7 @@ def main() -> None:
     pattern_counts = [k.pattern_matrix.shape[0] for k in panel.kernels]
     med = statistics.median(times)
     stress = "STRESS (every non-baseline model skips 2% of units): " if args.stress else ""
-    print(f"""## Leaderboard kernel (issue 5)
+    print(f"""## Leaderboard kernel
 
 Date {DATE}. Machine: {os.cpu_count()} cores ({cpu}), Python {platform.python_version()},
 numpy {np.__version__}, OPENBLAS_NUM_THREADS={os.environ.get("OPENBLAS_NUM_THREADS", "unset")},

@@ -1,4 +1,4 @@
-"""The oracle stage's costs (issue 33): the time of the daily selection and of the filter on 10,000
+"""The oracle stage's costs: the time of the daily selection and of the filter on 10,000
 articles, and what a generated question costs in calls and tokens on a recorded run.
 
 1. **Selection**: 10,000 synthetic articles (300 topics of 12 words each; an article is 80 words,

@@ -15,7 +15,7 @@ import kept the checked forecast frames its workers parsed (a ``--hub`` made wit
 forecast files read into it once before timing), so the forecast files are not parsed again; the
 first build makes the bootstrapped boards and keeps them there, and the rebuild takes them.
 ``--no-cache`` measures a cold build instead (`prescient build --no-cache`; what this benchmark
-measured before 2026-11-27's issue 37 pass): every file parsed, the boards made each time.
+measured before the 2026-11-27 pass): every file parsed, the boards made each time.
 
 The leaderboard page's weight is what a first visit transfers apart from the one cached
 plotly.js: ``index.html`` and every local stylesheet and script it links, raw and gzip-compressed

@@ -1,4 +1,4 @@
-"""Benchmark: a hub's git history growing for months, measured at several lengths (issue 39).
+"""Benchmark: a hub's git history growing for months, measured at several lengths.
 
 The hub is made the way a new hub is (``prescient init --sources sim``: its hub.toml, workflows and
 site skeleton, a git repository), on the offline sim world, at ForecastBench's density: 250 market
@@ -42,7 +42,7 @@ nights and round nights apart).
 Time: a month of this history costs ~15–20 min on the shared 2-CPU machine (load 8–16; the pull
 requests ~20 s a round, the nights 1–16 CPU s each, a checkpoint 5–10 min as the audit grows), so a
 year at full density does not fit a 30–40 min budget: the default lengths are 1, 2 and 3 months and
-the three-year figures are fitted from them (``benchmarks/RESULTS.md``, issue 39).
+the three-year figures are fitted from them (``benchmarks/RESULTS.md``).
 
 Run from the repository root: ``python -m benchmarks.bench_years [--months 1 2 3] [--work DIR]``;
 ``--small`` is a quick run of a tiny hub (the smoke test's).

@@ -1,7 +1,7 @@
 """Check that two revisions of the code write the same bytes: the demo hub and, with ``--fb``, the
 ForecastBench-scale hub of the benchmarks, ledgers and site alike.
 
-A refactor (issue 15 moved every stage into its own package) must change no output byte. Each
+A refactor (such as the one that moved every stage into its own package) must change no output byte. Each
 revision is exported with ``git archive`` into a temporary folder and driven only through its
 command line (``python -m generator``, with that folder first on ``PYTHONPATH``), so the comparison
 does not depend on either revision's internal API. Every file under the hub is compared, except

@@ -1,4 +1,4 @@
-"""The Arena view (issue #6): bets in round cohorts, and simulated portfolios for probability forecasts.
+"""The Arena view: bets in round cohorts, and simulated portfolios for probability forecasts.
 
 A secondary view, never the rank: P/L and bet-implied confidence are not proper scores.
 

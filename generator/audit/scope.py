@@ -1,4 +1,4 @@
-"""What a pull request's ``verify --git`` must recompute when it starts from an audit checkpoint (issue 39).
+"""What a pull request's ``verify --git`` must recompute when it starts from an audit checkpoint.
 
 The checkpoint (``audit.checkpoint``) names a commit C whose whole hub the nightly's full ``verify --git
 --full`` accepted: every round's scores, the latest nights of history.csv, the seals and the forecasts'

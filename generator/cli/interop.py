@@ -10,7 +10,7 @@ from .common import add_cache_options, add_common, command_time, emit, hub_dir, 
 
 
 def cmd_import_forecastbench(args: argparse.Namespace) -> int:
-    """Import FB question/resolution/forecast sets, then score every round (issue 5)."""
+    """Import FB question/resolution/forecast sets, then score every round."""
     from ..interop.forecastbench.importer import collector_spared, import_forecastbench
     from ..parallel import default_processes
     from ..pipeline.recompute import board_warnings, hub_view, write_round_scores_in_parallel
@@ -36,7 +36,7 @@ def cmd_import_forecastbench(args: argparse.Namespace) -> int:
 
 
 def cmd_export_forecastbench(args: argparse.Namespace) -> int:
-    """A round's question set in ForecastBench question-set JSON, to stdout or --out (issue 5)."""
+    """A round's question set in ForecastBench question-set JSON, to stdout or --out."""
     from ..interop.forecastbench.export import export_forecastbench
 
     due = time_option("--round", args.round)
@@ -46,7 +46,7 @@ def cmd_export_forecastbench(args: argparse.Namespace) -> int:
 
 
 def cmd_import_oracle(args: argparse.Namespace) -> int:
-    """Load a Daily Oracle-style question file (.csv or .jsonl) into data/oracle/<set>/ (issue 6)."""
+    """Load a Daily Oracle-style question file (.csv or .jsonl) into data/oracle/<set>/."""
     from ..oracle import import_oracle
 
     report = import_oracle(hub_dir(args.hub), Path(args.file), args.set, command_time(args))
@@ -57,7 +57,7 @@ def cmd_import_oracle(args: argparse.Namespace) -> int:
 
 
 def add_import(sub):
-    """`import forecastbench` (issue 5); returns the import's kinds, for `import oracle` (``add_import_oracle``)."""
+    """`import forecastbench`; returns the import's kinds, for `import oracle` (``add_import_oracle``)."""
     importer = sub.add_parser("import", help="import another benchmark's files into the hub")
     kinds = importer.add_subparsers(dest="importer", required=True, metavar="FORMAT")
     fb = kinds.add_parser("forecastbench", help="ForecastBench question, resolution and forecast sets (JSON)")
@@ -76,7 +76,7 @@ def add_import(sub):
 
 
 def add_import_oracle(kinds) -> None:
-    """`import oracle FILE --set NAME` (issue 6, Daily Oracle)."""
+    """`import oracle FILE --set NAME` (Daily Oracle)."""
     imp = kinds.add_parser("oracle", help="Daily Oracle-style questions (.csv or .jsonl; see the Data page)")
     imp.add_argument("file", metavar="FILE", help="the question file")
     imp.add_argument("--set", required=True, metavar="NAME", help="the question set to load it into, e.g. daily-oracle")
@@ -85,7 +85,7 @@ def add_import_oracle(kinds) -> None:
 
 
 def add_export(sub) -> None:
-    """`export forecastbench` (issue 5)."""
+    """`export forecastbench`."""
     exporter = sub.add_parser("export", help="write a round in another benchmark's format")
     out_kinds = exporter.add_subparsers(dest="exporter", required=True, metavar="FORMAT")
     fb_out = out_kinds.add_parser("forecastbench", help="a round's question set as ForecastBench question-set JSON")

@@ -1,4 +1,4 @@
-"""The Daily Oracle's actions (issue 33: Daily Oracle, living): `oracle fetch-news`, `oracle generate`
+"""The Daily Oracle's actions (Daily Oracle, living): `oracle fetch-news`, `oracle generate`
 and `oracle answer`. The `oracle` board itself is in ``boards``."""
 
 from __future__ import annotations

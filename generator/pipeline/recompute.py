@@ -38,7 +38,7 @@ def headline_rows(hub: Hub, scores: pd.DataFrame, as_of: datetime, kept: KeptBoa
 def board_warnings(hub: Hub, as_of: datetime) -> list[Problem]:
     """What the configured boards (overall view, point estimates) would print as warnings as of
     ``as_of``: ``orphan-units`` for a board that scores units no estimation-sample forecaster answered
-    (issue 34: an import of a few forecast sets must not shrink or skew a board unsaid)."""
+    (an import of a few forecast sets must not shrink or skew a board unsaid)."""
     settings = hub.settings
     boards = pair_boards(
         readers.load_scores(hub),

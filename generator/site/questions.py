@@ -19,7 +19,7 @@ from .payloads import NO_FORECASTS, blocks, forecast_payloads
 
 _PLAIN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 # A question page shows the forecasts of the question's latest rounds only, so that its size stays bounded
-# however many rounds ask it again (issue 39); it links each earlier round's page, whose forecasters'
+# however many rounds ask it again; it links each earlier round's page, whose forecasters'
 # files hold that round's forecasts.
 RECENT_ROUNDS = 3
 # How each unit (round × resolution date) of a question stands: its round's times and rounds.resolutions

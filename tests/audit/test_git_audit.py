@@ -38,7 +38,7 @@ NO_COMMIT_AFTER = {  # the cases that add no commit after the season (nothing fo
 
 @pytest.fixture(autouse=True)
 def both_ways(request, monkeypatch):
-    """Issue 39's proof that the checkpointed walk finds what the full one finds: every walk a case of
+    """The proof that the checkpointed walk finds what the full one finds: every walk a case of
     this module makes on the season's repository is made again from the newest commit of the untampered
     season on its first-parent line (the checkpoint a nightly would have recorded before the tamper),
     and must find the same problems, message for message."""
@@ -153,7 +153,7 @@ def test_a_shallow_clone_is_checked_as_far_as_it_goes_and_says_so(repo: Path, tm
     assert len({c.commit for c in changes}) == 2
 
 
-# -- every rewrite (issue 14: "verify --git must see every rewrite") ---------------------------------
+# -- every rewrite ("verify --git must see every rewrite") ---------------------------------
 
 
 def problems_of(repo: Path) -> list[tuple[str, str, str]]:

@@ -1,4 +1,4 @@
-"""`verify --git` from the audit checkpoint recomputes only what the changes since it can affect (issue 39),
+"""`verify --git` from the audit checkpoint recomputes only what the changes since it can affect,
 and finds what the whole recompute (`--full`) finds, problem for problem, on every tampering after the
 checkpoint; what it cannot prove unaffected it recomputes whole, and says why.
 

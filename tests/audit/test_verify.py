@@ -172,7 +172,7 @@ def _as_before_views(path: Path) -> None:
 
 
 def test_a_history_from_before_the_view_column_gains_it_keeps_its_rows_and_verifies(tmp_path: Path):
-    """Issue 18: history.csv records every view from the first night the code that has the ``view``
+    """History.csv records every view from the first night the code that has the ``view``
     column runs; the nights before it keep their rows (view empty, read as overall), `verify`
     recomputes them as the overall view, `verify --git` accepts the one change of header, and the
     Leaderboard's Score over time says where a view's history starts."""

@@ -1,4 +1,4 @@
-"""The command line finds its hub and speaks plainly (issue 19): the nearest folder holding
+"""The command line finds its hub and speaks plainly: the nearest folder holding
 data/hub.toml, the hub and as-of time on stderr's first line, "nothing recorded yet" on an empty
 hub, and one-line errors with the documented exit codes instead of tracebacks. Every test runs the
 real program in a subprocess."""

@@ -1,4 +1,4 @@
-"""A newcomer's first hour on the demo (issue 35), with the real ``prescient`` executable: one clock
+"""A newcomer's first hour on the demo, with the real ``prescient`` executable: one clock
 for every command, one path rule (files named from where the user stands), a ``--hub`` that is no
 hub refused, usage errors with the subcommand's usage and "did you mean", the Arena and oracle
 tables, void rounds explained, a quiet ``serve``. Run from inside the demo, from its parent, and
@@ -226,7 +226,7 @@ def test_a_demo_stopped_before_its_first_scores_says_so(tmp_path: Path):
 
 
 def test_validate_takes_as_of_like_the_other_commands_and_keeps_at_as_its_alias(demo_copy: Path):
-    """Issue 35: the deadline's time is --as-of, as everywhere else; --at, its old name, still works."""
+    """The deadline's time is --as-of, as everywhere else; --at, its old name, still works."""
     path = "data/forecasts/2026-07-26/me.bot.csv"
     made = prescient("round", "template", "--due", "2026-07-26", "--out", path, cwd=demo_copy)
     assert made.returncode == 0, made.stderr

@@ -1,5 +1,5 @@
 """The commands a forecaster reads: the leaderboard as a compact table, the rounds and their
-status, a ready-to-fill forecast template, and validation messages (issue 19), each through the
+status, a ready-to-fill forecast template, and validation messages, each through the
 real ``prescient`` executable."""
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ def cli(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
     return subprocess.run([PRESCIENT, *args], capture_output=True, text=True, timeout=timeout, check=False)
 
 
-# The mistakes of issue 36, each with the key and code it is reported with.
+# The mistakes a new hub's maintainer made in a trial, each with the key and code it is reported with.
 MISTAKES = [
     (
         "a typo in a source option",

@@ -1,4 +1,4 @@
-"""ForecastBench's bundles (issue 34): `prescient import forecastbench` reads a `.tar.gz` as FB publishes
+"""ForecastBench's bundles: `prescient import forecastbench` reads a `.tar.gz` as FB publishes
 it, and checks every member before anything is unpacked (no path traversal, no links, size caps)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""ForecastBench's real human data, handled exactly (issue 17), with the files in ``../shared``.
+"""ForecastBench's real human data, handled exactly, with the files in ``../shared``.
 
 - The superforecasters' individual file imports as FB publishes it: its 40 members' rows are kept (the
   file as published) and the group's median per question × resolution date is the model
@@ -262,7 +262,7 @@ def test_a_crowd_difficulty_board_of_the_real_round_stands_and_counts_its_crowd_
     counts = board.attrs["crowd_values"]
     # the 67 markets of the LLM set known only from the resolution set have no freeze value (the issue's
     # "67 market units have no crowd probability"), and only the hub's baselines answer them: no
-    # difficulty is identified, so they are orphans, at the other markets' average, and said so (issue 34)
+    # difficulty is identified, so they are orphans, at the other markets' average, and said so
     assert counts == {"at_due": 0, "at_freeze": 57, "estimated": 0, "average": 67}
     rows = board.set_index("model")
     assert rows.loc[MEDIAN, "n_market"] == 57 and np.isfinite(rows.loc[MEDIAN, "brier_market"])

@@ -223,7 +223,7 @@ def fb_hub(tmp_path_factory):
     if not (FB / "datasets").is_dir():
         pytest.skip(f"real ForecastBench files not found at {FB}")
     hub = tmp_path_factory.mktemp("fbhub")
-    # the datasets and the one public forecast set, the superforecasters': a partial import (issue 34)
+    # the datasets and the one public forecast set, the superforecasters': a partial import
     import_forecastbench(hub, FB, FB / "datasets" / "forecast_sets", as_of=AS_OF)
     score_hub(Hub(hub), parse_ts(AS_OF))
     return hub

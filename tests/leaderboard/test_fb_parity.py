@@ -1,4 +1,4 @@
-"""ForecastBench parity II (issue 34) on small frames computed by hand: the preliminary board, orphan
+"""ForecastBench parity II on small frames computed by hand: the preliminary board, orphan
 units never silent, who ran a model (``ran_by``) and FB's 365-day rule, the missing-crowd rule, and the
 board printed in FB's published CSV layout. The real files: tests/test_forecastbench_import.py."""
 

@@ -151,7 +151,7 @@ def test_cli_prints_the_secondary_columns_and_filters_by_view(tmp_path: Path):
     assert bad.returncode == 1 and "unknown view" in bad.stderr and "Traceback" not in bad.stderr
 
 
-# Every view ranks (issue 18): a view of one question type used to rank by the overall score, which
+# Every view ranks: a view of one question type used to rank by the overall score, which
 # is undefined without both types, so its Rank, Rank 95%, % #1 and vs. ref were all empty.
 
 

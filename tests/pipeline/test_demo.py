@@ -212,7 +212,7 @@ def test_rerunning_the_demo_on_its_last_night_changes_no_byte(demo_hub: Path):
 
 
 def test_the_demo_is_a_git_repository_with_a_commit_a_night_by_the_hubs_bot(demo_hub: Path):
-    """Issue 35: the demo's history is a real hub's: its maintainer's setup, then each night's data
+    """The demo's history is a real hub's: its maintainer's setup, then each night's data
     committed by the hub's bot at the night's time with the workflow's message, the oracle answers and
     the site's sources last; nothing left uncommitted, nothing ignored committed."""
     log = [line.split("|") for line in git(demo_hub, "log", "--reverse", "--format=%an|%ae|%at|%ct|%s").splitlines()]
@@ -241,7 +241,7 @@ def _merges(demo_hub: Path) -> list[list[str]]:
 
 
 def test_each_synthetic_teams_forecasts_are_a_pull_request_the_maintainer_merged(demo_hub: Path):
-    """Issue 35: every round's synthetic files came in by pull request, one a model: a head commit by
+    """Every round's synthetic files came in by pull request, one a model: a head commit by
     the teams kept as GitHub keeps it (refs/pull/<n>/head), merged with a merge commit by the demo's
     maintainer before the round's due time."""
     merges = _merges(demo_hub)
@@ -331,7 +331,7 @@ def test_the_readmes_audit_lines_run_on_the_demo(demo_hub: Path):
 
 
 def test_the_changes_page_lists_each_nights_ledger_digest(demo_hub: Path):
-    """Issue 16: the night's anchor, as in history.csv, is published on the Changes page."""
+    """The night's anchor, as in history.csv, is published on the Changes page."""
     page = (demo_hub / "site_src/docs/generated/changes.md").read_text(encoding="utf-8")
     history = (demo_hub / "data/leaderboard/history.csv").read_text(encoding="utf-8").splitlines()
     latest = history[-1].split(",")
@@ -350,7 +350,7 @@ def test_the_model_pages_show_the_arena_and_oracle_sections_with_charts(demo_hub
     quiz = next(s for s in sections if s.startswith("True/false and multiple-choice questions"))
     assert 'class="prescient-chart"' in quiz and f"<td>{ORACLE_SET}</td>" in quiz
     assert quiz.startswith("True/false and multiple-choice questions (self-reported)") and "<strong>Self-reported:</strong>" in quiz
-    assert "measured at attested times" in arena  # issue 16: bets buy at the price of the push that made them
+    assert "measured at attested times" in arena  # Bets buy at the price of the push that made them
     html = (demo_hub / f"site_src/site/generated/models/{model}/index.html").read_text(encoding="utf-8")
     assert html.count('class="prescient-chart"') == page.count('class="prescient-chart"') >= 4
 

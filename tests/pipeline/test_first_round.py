@@ -1,5 +1,5 @@
 """A hub whose first fetch comes after its first round's freeze time opens that round all the same,
-frozen at that run (issue 36); too close to the due time, it says when the next one opens."""
+frozen at that run; too close to the due time, it says when the next one opens."""
 
 from __future__ import annotations
 

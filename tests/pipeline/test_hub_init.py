@@ -1,4 +1,4 @@
-"""`prescient init` (issue 36): a new hub that is a git repository with no package code and no data of
+"""`prescient init`: a new hub that is a git repository with no package code and no data of
 this one, which passes its own checks at once and runs its nightly, a pull request's validation,
 `build` and `verify --git` with the real executable and real git, as a new maintainer would."""
 

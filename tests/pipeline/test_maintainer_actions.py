@@ -1,4 +1,4 @@
-"""`prescient void`, `correct` and `exclude` (issue 36): a maintainer's decision is one row of
+"""`prescient void`, `correct` and `exclude`: a maintainer's decision is one row of
 data/maintainer/actions.csv, written by the real executable, checked by the pull-request validator,
 merged with real git, applied by the next nightly from its effective time on (never to a past night),
 published on the Changes page with its reason, and accepted by `verify --git` only from a maintainer."""

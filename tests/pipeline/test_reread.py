@@ -1,4 +1,4 @@
-"""Resolved markets are read again for a window (issue 36): `reread_days` and `reread_max` of a market
+"""Resolved markets are read again for a window: `reread_days` and `reread_max` of a market
 source. A recorded Manifold market, served through a mock transport, resolves YES and later NO at the
 source: the nightly records the change as a new row, which is a re-resolution on the Changes page;
 each night reads at most `reread_max` resolved markets, in turn, and none once the window has passed."""

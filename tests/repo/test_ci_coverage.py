@@ -1,4 +1,4 @@
-"""Statistical validity of the board's CIs (issue 5): on simulated forecasters of known skill, the
+"""Statistical validity of the board's CIs: on simulated forecasters of known skill, the
 95% bootstrap CIs cover the true difficulty-adjusted score 92-98% of the time.
 
 The simulation is ``benchmarks/bench_ci_coverage.py`` (the benchmark runs 2,000 panels with 999

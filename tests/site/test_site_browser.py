@@ -298,7 +298,7 @@ def test_numeric_header_sorts_the_table(site: Site, name: str, header: str) -> N
     first_before = _rows(page, table)
     assert len(first_before) >= 2, "the table is too short to show sorting"
 
-    best_first = "descending" if th.get_attribute("data-better") == "higher" else "ascending"  # issue 37: best first
+    best_first = "descending" if th.get_attribute("data-better") == "higher" else "ascending"  # Best first
     assert (best_first == "descending") == (header in ("Brier Index", "Rounds"))
     orders = {}
     for direction in (best_first, "ascending" if best_first == "descending" else "descending"):
@@ -535,7 +535,7 @@ def test_the_demo_model_page_draws_its_arena_and_oracle_charts(site: Site, secti
 
 
 # --------------------------------------------------------------------------------------------
-# A site that keeps its size as rounds pass (issue 39)
+# A site that keeps its size as rounds pass
 
 
 def test_the_score_over_time_chart_is_fetched_when_a_reader_scrolls_to_it(browser: Browser, base_url: str) -> None:

@@ -127,7 +127,7 @@ def test_question_page_carries_every_forecast_of_its_latest_rounds(demo_hub: Pat
 
 
 def test_a_question_asked_in_many_rounds_shows_its_latest_and_links_each_earlier_rounds_files(demo_hub: Path) -> None:
-    """Issue 39: a page's size is bounded (its latest ``RECENT_ROUNDS`` rounds), and a reader still
+    """A page's size is bounded (its latest ``RECENT_ROUNDS`` rounds), and a reader still
     reaches every earlier forecast: the page links each earlier round's page, which links the
     forecast file of each of that round's forecasters (the file holds this question's rows)."""
     asked = _asked_in(demo_hub)

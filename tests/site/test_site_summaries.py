@@ -78,7 +78,7 @@ def test_unit_summary_gives_the_distribution_and_the_best_and_worst_forecast_per
 
 
 def test_a_question_pages_latest_rounds_are_the_payload_of_those_rounds_forecasts_alone() -> None:
-    """``rounds_from`` cuts a payload to its latest rounds (what a question page ships, issue 39): the
+    """``rounds_from`` cuts a payload to its latest rounds (what a question page ships): the
     same payload as one made from those rounds' forecasts only, reasoning rows renumbered."""
     models = ["a.one", "b.two", "c.three", "d.four"]
     later = pd.DataFrame(

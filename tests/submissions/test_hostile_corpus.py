@@ -205,7 +205,7 @@ JSON_CASES = [
     ("json-nested-garbage", JSON, fb_with(0, forecast={"p": [0.7]}), "probability-not-a-number", 1, "forecast"),
     ("json-boolean", JSON, fb_with(0, forecast=True), "probability-not-a-number", 1, "forecast"),
     ("json-string-comma", JSON, fb_with(0, forecast="0,7"), "probability-not-a-number", 1, "forecast"),
-    ("json-string-number", JSON, fb_with(0, forecast="0.7"), "probability-as-text", 1, "forecast"),  # issue 56: a string is no number
+    ("json-string-number", JSON, fb_with(0, forecast="0.7"), "probability-as-text", 1, "forecast"),  # A string is no number
     ("json-out-of-range", JSON, fb_with(0, forecast=1.0000001), "probability-out-of-range", 1, "forecast"),
     ("json-id-of-another-round", JSON, fb(FB_FULL + [{"id": "later", "source": "manifold", "forecast": 0.5}]), "unknown-question", 5, "id"),
     ("json-bad-date", JSON, fb_with(2, resolution_date="next week"), "bad-date", 3, "resolution_date"),
@@ -270,7 +270,7 @@ ACCEPTED = {
     ).encode(),
     "rtl-and-emoji-in-reasoning": (HEADER + FULL.replace("0.2,", "0.2,\u05e9\u05dc\u05d5\u05dd \U0001f468\u200d\U0001f469\u200d\U0001f467")).encode(),
 }
-# Saved by a spreadsheet: read as what they mean, with a warning naming what was read past (issue 19).
+# Saved by a spreadsheet: read as what they mean, with a warning naming what was read past.
 SPREADSHEET_SAVED = {
     "utf8-bom": (CSV, b"\xef\xbb\xbf" + (HEADER + FULL).encode(), {("utf8-bom", 1)}),
     "crlf": (CSV, (HEADER + FULL).replace("\n", "\r\n").encode(), set()),  # RFC 4180's own ending, as Python's csv writes
@@ -531,7 +531,7 @@ def test_the_pr_validation_workflow_has_a_read_only_token_and_no_secrets():
     path = ROOT / ".github" / "workflows" / "validate.yml"
     text = path.read_text(encoding="utf-8")
     workflow = yaml.safe_load(text)
-    # Read-only: the contents, and its own run's record (the creation time the receipts use, issue 16).
+    # Read-only: the contents, and its own run's record (the creation time the receipts use).
     assert workflow["permissions"] == {"contents": "read", "actions": "read"}
     assert all(job.get("permissions", {}) == {} for job in workflow["jobs"].values())
     assert "secrets." not in text and "secrets[" not in text

@@ -1,4 +1,4 @@
-"""Names that cannot be squatted, and maintainers that are GitHub logins (issue 14).
+"""Names that cannot be squatted, and maintainers that are GitHub logins.
 
 Each pull-request case runs ``validate_pr`` on a real git repository whose base holds a team
 (acme), the hub's own baseline (prescient.always-0.5) and a legacy model whose maintainers list

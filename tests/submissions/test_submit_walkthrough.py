@@ -1,4 +1,4 @@
-"""The Submit page's rehearsal (issue 35): its own command block, run as written on a copy of the demo,
+"""The Submit page's rehearsal: its own command block, run as written on a copy of the demo,
 from an empty branch to a validated pull request, a maintainer's merge before the due time, and
 `prescient verify --git` accepting the history. The block is read from the page, so the page cannot drift."""
 

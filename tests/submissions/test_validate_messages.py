@@ -1,4 +1,4 @@
-"""Issue 35: the validator's messages say what to write, through the real `prescient validate`.
+"""The validator's messages say what to write, through the real `prescient validate`.
 
 An unfilled or mostly-null file is an error in both formats (the hub's imputation line); a wrong
 question set names the one to write; an unknown round lists the open ones; a file of the other format,
