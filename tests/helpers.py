@@ -28,6 +28,7 @@ import pandas as pd
 import pytest
 from hypothesis import strategies as st
 
+from generator.errors import SchemaError
 from generator.forecasters.baselines import forecast_frame
 from generator.oracle.formats import question_id
 from generator.pipeline.nightly import nightly
@@ -828,3 +829,116 @@ def sim_only(text: str) -> str:
         "[sources.sim]\n# Whether the nightly asks this source.\nenabled = true",
     )
     return text.replace("cadence_days = 14", "cadence_days = 7").replace("dataset_questions = 25", "dataset_questions = 4")
+
+
+# -- ForecastBench inputs with hostile ids (tests/interop/test_fb_fast_paths.py, tests/pipeline/test_forked_processes.py)
+
+forecast_columns_strategy = st.integers(0, 12).flatmap(
+    lambda n: st.fixed_dictionaries(
+        {
+            "question_id": st.lists(
+                st.sampled_from(["fred:a", "fred:b", "manifold:c", "x", " ", "", "a,b", 'q"']) | st.text(max_size=3), min_size=n, max_size=n
+            ),
+            "resolution_date": st.lists(st.sampled_from(["", "2026-01-01", "2026-02-01", "٢٠٢٦-٠١-٠١", "2026-1-1"]), min_size=n, max_size=n),
+            "probability": st.lists(st.floats(0, 1) | st.sampled_from([-0.0, 0.1234565, 1e-9, 0.9999995]), min_size=n, max_size=n),
+            "reasoning": st.lists(
+                st.text(max_size=4) | st.sampled_from(["", "a,b", "x\ny", "\r", "\x00", "\ufeff", " ", "\x85", "\u2028", "#", "nan", "NA"]),
+                min_size=n,
+                max_size=n,
+            ),
+        }
+    )
+)
+
+
+def bytes_or_error(write):
+    try:
+        return write()
+    except SchemaError as exc:
+        return exc.problems
+
+
+# bare ids (the fast writer's), one of them read back differently (a BOM: as_read gives no frame), then ids to quote
+HOSTILE_IDS = ["m1", "\u00e9\u2713 \u00fc", "x\ufeffy", 'q,"x"', "line\nbreak", "cr\rx", " edge ", "ctl\x01", "a\u2028b"]
+
+HOSTILE_REASONS = [None, "plain", "\u00fc", "", 'a,"b"', "multi\nline\r\n", "ctl\x02", " ", "\ud800", "\ufeff"]
+
+
+def hostile_fb(root: Path, questions: list[str]) -> tuple[Path, Path]:
+    """FB inputs of one round whose ids and reasonings hold quotes, commas, line ends, control and
+    non-ASCII characters; sets with repeated rows, rows outside the round, and an individual file."""
+    data, forecasts = root / "fb" / "datasets", root / "forecasts"
+    (data / "question_sets").mkdir(parents=True)
+    (data / "resolution_sets").mkdir()
+    forecasts.mkdir()
+    q = [
+        {"id": i, "source": "manifold", "question": f"Will {i}?", "freeze_datetime": "2025-12-25T00:00:00+00:00", "resolution_dates": "N/A"}
+        for i in questions
+    ]
+    q.append(
+        {
+            "id": "F1",
+            "source": "fred",
+            "question": "F1?",
+            "freeze_datetime": "2025-12-25T00:00:00+00:00",
+            "resolution_dates": ["2026-01-11", "2026-02-03"],
+        }
+    )
+    (data / "question_sets" / "2026-01-04-llm.json").write_text(
+        json.dumps({"forecast_due_date": "2026-01-04", "question_set": "2026-01-04-llm.json", "questions": q})
+    )
+    (data / "resolution_sets" / "2026-01-04_resolution_set.json").write_text(
+        json.dumps(
+            {
+                "forecast_due_date": "2026-01-04",
+                "question_set": "2026-01-04-llm.json",
+                "resolutions": [
+                    {"id": "m1", "source": "manifold", "resolution_date": "2026-01-20", "resolved_to": 1.0, "resolved": True},
+                    {"id": "F1", "source": "fred", "resolution_date": "2026-01-11", "resolved_to": 0.0, "resolved": True},
+                ],
+            }
+        )
+    )
+    rng = np.random.default_rng(7)
+    for k in range(14):
+        ids, reasons = (
+            (HOSTILE_IDS[:2], HOSTILE_REASONS[:4])
+            if k % 3 == 1
+            else (HOSTILE_IDS[:3], HOSTILE_REASONS[:4])
+            if k % 3 == 2
+            else (HOSTILE_IDS, HOSTILE_REASONS)
+        )
+        rows = [
+            {
+                "id": i,
+                "source": "manifold",
+                "forecast": float(rng.choice([0.0, 1.0, 0.1234567, 1 / 3, 0.5])),
+                "resolution_date": None,
+                "reasoning": reasons[(k + j) % len(reasons)],
+            }
+            for j, i in enumerate(ids)
+            if (j + k) % 4 or len(ids) < 4
+        ]
+        rows += [{"id": "F1", "source": "fred", "forecast": 0.25, "resolution_date": "2026-02-03", "reasoning": "r"}]
+        rows += rows[:1] * (k % 5 == 1) + [{"id": "zz", "source": "manifold", "forecast": 0.5}] * (k % 5 == 2)
+        if k == 4:
+            rows = [{**r, "user_id": f"u{j % 2}"} for j, r in enumerate(rows)]
+        (forecasts / f"f{k:02d}.json").write_text(
+            json.dumps(
+                {"organization": "Team", "model": f"M{k}", "model_organization": "L", "question_set": "2026-01-04-llm.json", "forecasts": rows}
+            )
+        )
+    return root / "fb", forecasts
+
+
+def two_rounds_fb(root: Path) -> tuple[Path, Path]:
+    """``hostile_fb`` with a second round (due 2026-01-18, the same questions) and five sets for it."""
+    data, forecasts = hostile_fb(root, HOSTILE_IDS)
+    for name in ("question_sets/2026-01-04-llm.json", "resolution_sets/2026-01-04_resolution_set.json"):
+        body = json.loads((data / "datasets" / name).read_text())
+        body.update(forecast_due_date="2026-01-18", question_set="2026-01-18-llm.json")
+        (data / "datasets" / name.replace("01-04", "01-18")).write_text(json.dumps(body))
+    for path in sorted(forecasts.glob("*.json"))[:5]:
+        body = json.loads(path.read_text())
+        (forecasts / f"late-{path.name}").write_text(json.dumps({**body, "question_set": "2026-01-18-llm.json"}))
+    return data, forecasts

@@ -23,7 +23,7 @@ Whenever that reasoning may not hold, the whole derive is done again: the first 
 command, the ``market_proxy`` policy (its proxies move every night), a run dated before the last
 one, a ledger file removed or rewritten other than by appending (its old bytes are no longer the
 start of the file: sha256), or a row recorded after the time of the last derive. The memo lives in
-the command's read cache (``Layout.cache``); the demo runs its whole season in one process. With a
+the command's read cache (``Hub.cache``); the demo runs its whole season in one process. With a
 disk cache (``store.cache.disk``, the ``prescient nightly`` command's) it is also kept between
 commands (``memo_store``), the files then known by their bytes (size and sha256) rather than their
 inode and mtime, so a fresh process, or a fresh clone of the same files, is incremental too.
@@ -32,7 +32,7 @@ A round scored again is scored from its forecast files as ``brier.round_forecast
 and model, the probability given), which the disk cache keeps under the round's files' key: a market
 question is asked in many rounds, and a night whose values or resolutions touch nearly every round then
 reads none of their files again (``memo_store.load_forecasts``; ``brier.score_forecasts`` gives
-``score_round``'s frame, tests/store/test_fast_paths.py). Its score file is then not written whole
+``score_round``'s frame, tests/scoring/test_brier.py). Its score file is then not written whole
 either: the rows of the units what changed names (its questions, its resolution dates passed) are put
 among the file's other lines, kept as bytes, once those other rows are seen to be the same
 (``_write_scores``, ``store.splice``).

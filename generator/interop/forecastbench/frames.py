@@ -309,7 +309,7 @@ def forecast_columns(fset: Parsed, allowed: dict[tuple[str, str], tuple[str, str
     """The forecast set's rows on the round's units (``allowed``, see ``unit_keys``): the kept rows'
     columns, and one warning for repeated rows (the first is kept) and one for rows outside the
     round (dropped). ``fset.rows`` is the one dict of four plain columns ``parse.parse_forecast_set``
-    makes (tests/store/test_fast_paths.py compares with the same done on a DataFrame)."""
+    makes (tests/interop/test_fb_fast_paths.py compares with the same done on a DataFrame)."""
     columns = fset.rows[0] if len(fset.rows) == 1 and isinstance(fset.rows[0], dict) else None
     if columns is None or set(columns) != set(_F_NAMES) or len({len(columns[c]) for c in _F_NAMES}) != 1:
         raise ValueError(f"{fset.label}: not the four forecast columns parse_forecast_set makes")

@@ -394,7 +394,7 @@ def fast_forecasts(items: object, individual: bool = False) -> dict | None:
     Well-formed: every row an object with a string id, a known source, a forecast that is null or
     a number in [0, 1], and a YYYY-MM-DD (or null) resolution_date. Null forecasts are skipped.
     The checks run on whole columns (the set of types, one numpy range test over the floats); the
-    verdict and the columns are those of the same checks row by row (tests/store/test_fast_paths.py).
+    verdict and the columns are those of the same checks row by row (tests/interop/test_fb_fast_paths.py).
     """
     if not isinstance(items, list) or not set(map(type, items)) <= _DICT or (fields := _fields(items)) is None:
         return None

@@ -220,7 +220,7 @@ def in_file_order(fset: fbp.Parsed, units: RoundUnits) -> tuple[bytes, Rows] | N
     (``fast_forecasts.plain_units``), with plain reasonings: its bytes and ``Rows``, the rows put in file
     order by the units' ranks (``RoundUnits.written``) rather than by sorting their texts. None for
     any other set: ``frames.forecast_columns`` and ``fast_forecasts.forecast_file`` then make the file, and
-    say what is off (tests/store/test_fast_paths.py compares both ways on hostile sets)."""
+    say what is off (tests/interop/test_fb_fast_paths.py compares both ways on hostile sets)."""
     columns = fset.rows[0] if len(fset.rows) == 1 and isinstance(fset.rows[0], dict) else None
     if columns is None or set(columns) != set(FORECASTS.names):
         return None
