@@ -191,7 +191,9 @@ def test_the_leaderboard_shows_its_table_before_any_prose(desktop, phone, served
 def test_n_is_a_column_only_where_it_varies(desktop, served) -> None:
     site, base = served
     page = _page(desktop, base, "home")
-    for panel in page.locator(".prescient-panel").all():
+    panels = page.locator(".prescient-panel").all()
+    assert panels, "no board panel on the home page: nothing to check"
+    for panel in panels:
         head = panel.evaluate("p => Array.from(p.querySelectorAll('thead th')).map(th => th.textContent.trim())")
         note = panel.locator(".prescient-n-note")
         if "N" in head:
