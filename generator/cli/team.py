@@ -57,7 +57,7 @@ def _reached(what: str) -> Iterator[None]:
 
 
 def cmd_round_fetch(args: argparse.Namespace) -> int:
-    """The open rounds of a hub, from its published site, into this folder (issue 57)."""
+    """The open rounds of a hub, from its published site, into this folder."""
     from ..pipeline.round_fetch import write_rounds
     from ..sources.http import http_for, open_client
     from ..sources.hubsite import fetch_open_rounds
@@ -115,6 +115,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         sender = submit.Sender(github, Scratch(Path(tmp) / "scratch.git", token), login)
         sender.look()
         _metadata_somewhere(root, planned, sender)
+        if not _claimed(root, planned, sender, login, at):
+            return SubmissionInvalid.exit_code
         sender.prepare()
         outcomes = [submit.Outcome(p, submit.sha256_of(root, p)) for p in planned]
         for outcome in outcomes:
@@ -149,6 +151,26 @@ def _metadata_somewhere(root: Path, planned, sender) -> None:
             for m in missing
         ]
         raise SubmissionInvalid("nothing was sent", found)
+
+
+def _claimed(root: Path, planned, sender, login: str, at) -> bool:
+    """The metadata this submission brings to the hub lists the token's account (``claim_metadata``),
+    checked again when it was written: False (the report printed, nothing sent) when it does not."""
+    from ..pipeline import submit
+    from ..submissions import Report, paths, render
+    from ..timeutil import format_ts
+
+    new = sorted({p.model for p in planned if not sender.hub_has(paths.model_path(p.model))})
+    written, found = submit.claim_metadata(root, new, login)
+    for path in written:
+        print(f"wrote {shown(root / path)}: you, {login}, are its maintainer (it listed none)", file=sys.stderr)
+    report = submit.check_locally(root, planned, at, tuple(written)) if written else None
+    if report is not None and not report.ok:
+        found += report.errors
+    if found:
+        _refused_here(render(Report(format_ts(at), tuple(p.file for p in found), tuple(found)), "text"))
+        return False
+    return True
 
 
 def _print_sent(outcome, sender) -> None:

@@ -27,10 +27,11 @@ from datetime import datetime
 from pathlib import Path
 
 from ..codes import problem
-from ..errors import ConfigError, PrescientError, Problem, SubmissionInvalid
+from ..errors import ConfigError, PrescientError, Problem, SchemaError, SubmissionInvalid
 from ..models import ModelMeta
 from ..sources.github_submit import PullRequest, Repo, Submitter, ValidationRun
 from ..store.atomic import write_bytes_atomic
+from ..store.files import load_model
 from ..store.gitpush import Identity, Scratch
 from ..submissions import Report, validate_files
 from ..submissions import paths as submission_paths
@@ -136,6 +137,35 @@ def write_metadata(root: Path, planned: list[Planned], flags: MetadataFlags, log
         write_bytes_atomic(root / path, flags.meta(model, login).to_yaml())
         written.append(path)
     return written, notes
+
+
+def claim_metadata(root: Path, models: list[str], login: str) -> tuple[list[str], list[Problem]]:
+    """The metadata of each model new to the hub, here in ``data/models/``, as the token's user sends it:
+    one that lists no maintainer (``forecast llm`` writes it so) gets ``login`` as its maintainer, written
+    back; one that lists others but not ``login`` is refused here, as the hub's check would refuse it."""
+    written, found = [], []
+    for model in models:
+        path = submission_paths.model_path(model)
+        try:
+            meta = load_model(root / path, path)
+        except SchemaError as exc:
+            found += exc.problems
+            continue
+        if not meta.maintainers:
+            write_bytes_atomic(root / path, replace(meta, maintainers=(login,)).to_yaml())
+            written.append(path)
+        elif login.lower() not in (m.lower() for m in meta.maintainers):
+            found.append(
+                problem(
+                    "not-a-maintainer",
+                    path,
+                    None,
+                    "maintainers",
+                    f"{login} (the token's account, the pull request's author) is not among its maintainers ({', '.join(meta.maintainers)}): "
+                    "the hub's check would refuse it",
+                )
+            )
+    return written, found
 
 
 def sha256_of(root: Path, planned: Planned) -> dict[str, str]:

@@ -142,3 +142,15 @@ def test_a_remote_that_cannot_be_reached_is_an_outage_one_that_refuses_is_not(mo
     with pytest.raises(gitpush.PrescientError) as error:
         scratch.fetch(URL, "main") if command == "fetch" else scratch.push(URL, "f" * 40, "b")
     assert isinstance(error.value, Unreachable) is unreachable and error.value.exit_code == (6 if unreachable else 1)
+
+
+def test_new_metadata_without_maintainers_is_claimed_and_someone_elses_refused(tmp_path):
+    from generator.pipeline.submit import claim_metadata
+
+    models = tmp_path / "data" / "models"
+    models.mkdir(parents=True)
+    (models / "acme.bot-zero-shot.yml").write_text("name: bot\norganization: acme\nkind: llm\nmaintainers: []\n")  # as forecast llm writes it
+    (models / "acme.other.yml").write_text("name: other\norganization: acme\nkind: llm\nmaintainers: [bob]\n")
+    written, found = claim_metadata(tmp_path, ["acme.bot-zero-shot", "acme.other"], "alice")
+    assert written == ["data/models/acme.bot-zero-shot.yml"] and "- alice" in (models / "acme.bot-zero-shot.yml").read_text()
+    assert [(p.file, p.code) for p in found] == [("data/models/acme.other.yml", "not-a-maintainer")]
