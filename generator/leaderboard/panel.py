@@ -159,24 +159,21 @@ def _check_fixed(b_fixed: np.ndarray, unit_type: np.ndarray, n_types: int) -> np
     return flags
 
 
-def orphan_units(model, unit, in_estimation, unit_type, n_units: int, fixed_types=None) -> np.ndarray:
+def orphan_units(unit, in_estimation, n_units: int) -> np.ndarray:
     """Per unit: no estimation-sample row answers it. A free type's orphan has no identified difficulty
     (ForecastBench refuses such a board). A fixed type's (the crowd's market rule) has one, but is
     not a unit of ForecastBench's board either: its rounds hold no forecast set of the estimation
     sample (a partial import's other rounds, answered only by the hub's own baselines). Counting its
     fixed difficulty in the type's average would move every model's score by the difference between
-    that average and the one over the board's units (Always 0.5 at 45.4 on a partial import),
-    so it is an orphan too: kept at the average difficulty or dropped, like any other
-    (``fixed_types`` is accepted for the callers that pass it and no longer changes the answer)."""
-    del model, unit_type, fixed_types
+    that average and the one over the board's units (Always 0.5 at 45.4 rather than 50 on a partial
+    import), so it is an orphan too: kept at the average difficulty or dropped, like any other."""
     return np.bincount(np.asarray(unit)[np.asarray(in_estimation, bool)], minlength=n_units) == 0
 
 
-def _active_units(panel_rows, unit_type, fixed_types, n_units: int, orphans: str) -> tuple[np.ndarray, np.ndarray]:
+def _active_units(unit, est, n_units: int, orphans: str) -> tuple[np.ndarray, np.ndarray]:
     """Units that stay in the panel, and the orphans among them: raised on, dropped, or kept
     (``"average"``: every unit stays, its orphans scored at the type's average difficulty)."""
-    model, unit, est = panel_rows
-    orphan = orphan_units(model, unit, est, unit_type, n_units, fixed_types)
+    orphan = orphan_units(unit, est, n_units)
     if orphan.any() and orphans == "raise":
         raise ValueError(
             f"{int(orphan.sum())} units have no estimation-sample forecast, so their difficulty "
@@ -334,7 +331,7 @@ def build_panel(
     if fixed_b.shape != (n_units,):
         raise ValueError(f"b_fixed must have one value per unit ({n_units})")
     fixed_types = _check_fixed(fixed_b, unit_type, len(type_names))
-    active, orphan = _active_units((model, unit, est), unit_type, fixed_types, n_units, orphan_units)
+    active, orphan = _active_units(unit, est, n_units, orphan_units)
     rows = (model, unit, brier, est & active[unit])
     kernels = tuple(
         _kernel(

@@ -93,7 +93,7 @@ def model_secondary(
     brier = rows["brier"].to_numpy(dtype=float)
     probability, outcome = rows["probability"].to_numpy(dtype=float), rows["outcome"].to_numpy(dtype=float)
     unit = _unit_key(rows, unit)
-    # the means of floats stay pandas' groupby means (compensated sums), so every digit is as before;
+    # the means of floats stay pandas' groupby means (compensated sums), so every digit is the plain groupby's;
     # counts and the 0/1 accuracy are exact integer sums either way
     field = _unit_means(brier, unit)
     naive = _naive_brier(unit, brier, model == _code_of(models, naive_model))

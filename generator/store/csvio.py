@@ -12,7 +12,7 @@ meant (``RoundTripError``, code ``write-read-back``, when they differ: the old f
 
 Any text can be written and read back. A cell is wrapped in double quotes (its quotes doubled) when
 it holds a comma, a quote, CR or LF, any other control character, U+2028 or U+2029, or starts or
-ends with whitespace; every other cell is written bare, as before. Two things cannot be stored as
+ends with whitespace; every other cell is written bare. Two things cannot be stored as
 sent and become U+FFFD (the replacement character) in every text cell, wherever the text came
 from: a lone surrogate (a JSON payload may carry ``"\\ud800"``; it has no UTF-8 encoding) and NUL
 (git would treat the file as binary). ``ingest`` builds the fetched rows through ``as_text``, so a

@@ -43,7 +43,7 @@ class FileWriter:
     come made (``add_made``); a thread only compares with an existing file and writes. Files go to
     distinct paths. With one worker, files are written one by one on the calling thread, so "the N-th
     write" is well defined (a crash test counting writes passes ``workers=1``). On an error every file
-    before the failing one is still written, as before. A written CSV file's frame, as ``read_table``
+    before the failing one is still written, as one-by-one writing leaves them. A written CSV file's frame, as ``read_table``
     would read it, is handed to the scoring (``readers.remember_forecasts``) when known, or comes as
     a disk-cache entry a parsing worker kept with the file it staged (``add_staged``)."""
 

@@ -265,7 +265,7 @@ def _checked(inputs: _Inputs, dues: list[str], report: ImportReport) -> list[fbp
 def collector_spared() -> Iterator[None]:
     """The objects alive now (the parsed inputs, hundreds of thousands of rows) set aside from the
     garbage collector while the import writes (``gc.freeze``), then handed back: its full passes
-    walked them again and again for nothing (they live until the import ends), ~4 CPU s at FB scale.
+    walked them again and again for nothing (they live until the import ends).
     The command keeps them set aside through its scoring too (``cli``). Not to be nested: the inner
     exit hands back everything."""
     gc.freeze()

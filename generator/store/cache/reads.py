@@ -105,7 +105,7 @@ class ReadCache:
     def read_forecasts_together(self, paths: Sequence[Path], labels: Sequence[str]) -> None:
         """Keep, as what ``read_table(path, FORECASTS, label)`` returns, the frames of the forecast files this
         command has not parsed as they are now that ``fast_forecasts.read_together`` parses as one; any other
-        file is parsed by ``read_table`` when asked for, as before. Not with a disk cache, which a file's own
+        file is parsed by ``read_table`` when asked for. Not with a disk cache, which a file's own
         read consults first."""
         keys, todo = self._unparsed(paths, FORECASTS, labels)
         if self.disk is not None or len(todo) < 2:
