@@ -55,7 +55,10 @@ CODES: dict[str, Code] = {
         WARNING, "The round's due time has passed: the version that counts was fixed then (the last one pushed before it), whatever is merged now."
     ),
     # commit–reveal rounds (data/commitments/<due>/)
-    "bad-commitment": Code(ERROR, "A commitment file is not one line of 64 hex digits, or a salt file not one line of 32 to 128 hex digits."),
+    "bad-commitment": Code(
+        ERROR,
+        "A commitment file is not one line `prescient-commit-v2 <64 hex digits>` (the first format, 64 hex digits alone, names no model and is refused), or a salt file not one line of 32 to 128 hex digits.",
+    ),
     "commitment-required": Code(
         ERROR, "In a commit–reveal round only a commitment may be submitted before the due time; the forecast file is revealed after it."
     ),
@@ -63,7 +66,16 @@ CODES: dict[str, Code] = {
     "reveal-window-closed": Code(ERROR, "The round's reveal window has closed: a forecast revealed now never counts."),
     "reveal-without-commitment": Code(ERROR, "No commitment was sealed for this model at the round's due time, so nothing can be revealed."),
     "reveal-mismatch": Code(
-        ERROR, "The revealed forecast file and its salt do not hash to the commitment sealed at the due time (or the salt file is missing)."
+        ERROR,
+        "The revealed forecast file and its salt do not open the commitment that counts (sealed at the due time, or before the seal the last one the receipts attest), under this model, round and hub (or the salt file is missing).",
+    ),
+    "reveal-unchecked": Code(
+        WARNING,
+        "The commitment that counts for this model is a version whose bytes the check cannot read yet (a pull request's head not fetched): the reveal seal compares the file with it at the end of the window.",
+    ),
+    "commitment-copied": Code(
+        ERROR,
+        "The commitment equals another model's commitment of the round: a commitment names its model, so a copy can never be revealed; commit to your own file.",
     ),
     # bytes, encoding and syntax
     "file-too-large": Code(ERROR, "The file is larger than the size cap."),
@@ -392,6 +404,14 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         ),
         "seal-enforced": Code(
             WARNING, "A file of a sealed round differed from its seal; the run put the sealed bytes back (or removed a file that does not count)."
+        ),
+        "salt-in-hub": Code(
+            ERROR,
+            "`prescient commit` was asked to keep a salt (or the forecast file it hides) inside the hub's `data/`, where a pull request or `git add -A` would publish it before the due time; nothing was written.",
+        ),
+        "salt-unreadable": Code(
+            ERROR,
+            "`prescient commit` found a file where it keeps this round, model and kind's salt that is not one line of 64 hex digits; it never overwrites a salt, so nothing was written.",
         ),
         "receipts-incomplete": Code(
             WARNING,

@@ -21,7 +21,7 @@ import pandas as pd
 from ..errors import Problem
 from ..store import git, manifest
 from ..store.hub import Hub
-from ..store.seals import COUNTED, MARKER, sealed_rounds
+from ..store.seals import MARKER, held_rows, sealed_rounds
 from ..submissions.sealing import Target, last_before, receipt_versions, target_of
 
 
@@ -63,7 +63,7 @@ def _broken(hub: Hub, recorded: pd.DataFrame) -> list[Problem]:
     done = sealed_rounds(recorded)
     if not done:
         return []
-    counted_rows = recorded[recorded["status"].isin(COUNTED) & (recorded["model"] != MARKER)]
+    counted_rows = held_rows(recorded)
     counted = dict(zip(counted_rows["path"].astype(str), counted_rows["sha256"].astype(str)))
     decided = {(str(d), str(m)) for d, m, k in zip(recorded["due"], recorded["model"], recorded["kind"]) if k != "commitment"}
     hashes = manifest.current_hashes(hub)

@@ -133,10 +133,11 @@ def cmd_commit(args: argparse.Namespace) -> int:
     from ..store.hub import Hub
 
     done = commit(Hub.load(hub_dir(args.hub)), Path(args.file), args.round, args.model, os.urandom(32).hex().encode("ascii") + b"\n")
+    salt = f"kept the salt already at {shown(done.salt)} (a salt is never overwritten)" if done.kept else f"wrote the salt to {shown(done.salt)}"
     print(
-        f"wrote {shown(done.commitment)} (push it now, in a pull request) and {shown(done.salt)} (keep it, and {args.file}, "
-        f"secret until the due time; then run `prescient reveal{hub_option(args)} {args.file} --round {args.round} "
-        f"--model {args.model}`)"
+        f"wrote {shown(done.commitment)}: push it now, in a pull request.\n{salt}: keep it, and {args.file}, private until the "
+        f"due time (outside the hub's data/, out of every pull request); after the due time run `prescient "
+        f"reveal{hub_option(args)} {args.file} --round {args.round} --model {args.model}`"
     )
     return 0
 
@@ -223,8 +224,12 @@ def add_receipts(sub) -> None:
 
 def add_commit_reveal(sub) -> None:
     for name, func, text in (
-        ("commit", cmd_commit, "a commit–reveal round, before its due time: write the commitment of FILE into the hub and its salt to FILE.salt"),
-        ("reveal", cmd_reveal, "a commit–reveal round, after its due time: copy FILE and FILE.salt into the hub, checked against the commitment"),
+        (
+            "commit",
+            cmd_commit,
+            "a commit–reveal round, before its due time: write the commitment of FILE into the hub, and keep its salt beside FILE",
+        ),
+        ("reveal", cmd_reveal, "a commit–reveal round, after its due time: copy FILE and its salt into the hub, checked against the commitment"),
     ):
         p = sub.add_parser(name, help=text)
         p.add_argument("file", metavar="FILE", help="the forecast file (keep it outside the hub until you reveal it)")

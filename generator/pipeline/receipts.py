@@ -4,8 +4,9 @@ A receipt row says that GitHub created the validation run ``run_id`` for the hea
 at ``attested_at``, and that this commit held ``blob`` at ``path`` (``store.receipts``). Which files a
 run's receipt may name is bounded as the pull-request check bounds what it reads (``receipt_files``):
 at most ``validate.MAX_FILES`` changed files in the pull request, only well-formed forecast, bet and
-commitment files of open rounds, of one model that the account that pushed may submit for, none
-larger than the file cap, and at most ``MAX_ROWS_PER_PR`` rows for one pull request; and the
+commitment files of open rounds (and a commit–reveal round's revealed forecast and salt while its
+reveal window is open: a reveal counts by its push, not its merge), of one model that the account
+that pushed may submit for, none larger than the file cap, and at most ``MAX_ROWS_PER_PR`` rows for one pull request; and the
 maintainers' ledger (``data/maintainer/actions.csv``) when that account is a hub maintainer, so that
 ``verify --git`` names a decision's author from GitHub's record. Anything else gets no row, so no push
 can flood the ledger.
@@ -49,11 +50,11 @@ from ..store.atomic import write_bytes_atomic
 from ..store.csvio import parse_bytes, to_csv_bytes
 from ..store.forecast_file import MAX_FORECAST_BYTES
 from ..store.hub import Hub, as_hub
-from ..submissions import paths, policy
+from ..submissions import deadline, paths, policy
 from ..submissions.sealing import NULL_BLOB
 from ..submissions.validate import MAX_FILES
 from ..timeutil import days, format_date, format_ts, parse_ts
-from .seal import due_time
+from .seal import due_time, reveal_by
 
 DECISIONS = MAINTAINER_ACTIONS.path  # the maintainers' ledger: void, correct, exclude
 MAX_ROWS_PER_PR = 200  # receipt rows one pull request may ever add (a file's versions over many pushes)
@@ -103,7 +104,7 @@ def _submitted(repo, base_tree: git.GitTree, head: str, changed: list, author: s
     if not _may_submit(base_tree, head_tree, model, author):
         return {}, f"@{author or '?'} may not submit for {model}"
     open_rounds = {t.due for t in targets if t.due and _open_at(base_tree, t.due, at)}
-    kept = [t.path for t in targets if t.due in open_rounds]
+    kept = [t.path for t in targets if t.due in open_rounds or (t.due and deadline.is_reveal(t) and _revealing(base_tree, t.due, at))]
     sizes = git.blob_sizes(repo, head, kept)
     kept = [p for p in kept if sizes.get(p, MAX_FORECAST_BYTES + 1) <= MAX_FORECAST_BYTES]
     return git.blob_ids(repo, head, kept), ""
@@ -123,6 +124,16 @@ def _may_submit(base: git.GitTree, head: git.GitTree, model: str, author: str) -
     stems = [n.removesuffix(".yml") for n in base.names(paths.MODELS_DIR) if n.endswith(".yml")]
     team_models = {s: policy.maintainers_in(base, s) for s in stems if s.partition(".")[0] == team}
     return not policy.check_team_prefix(paths.Target(paths.model_path(model), paths.MODEL, model), author, team_models)
+
+
+def _revealing(base: git.GitTree, due: str, at: str) -> bool:
+    """A commit–reveal round past its due time whose reveal window was still open at ``at``: a reveal (a
+    team's forecast file or salt) is attested by its push, as a commitment is, not by its merge."""
+    entry = base.entry(paths.round_path(due))
+    if not entry or entry[0] != "file" or at < _due_of(base.read(paths.round_path(due)), due):
+        return False
+    window = deadline.reveal_deadline(lambda path: base.read(path) if (e := base.entry(path)) and e[0] == "file" else None, due)
+    return window is not None and at < window
 
 
 def _open_at(base: git.GitTree, due: str, at: str) -> bool:
@@ -233,10 +244,15 @@ def record_run(hub: Hub, github: GitHub, run_id: int, as_of: datetime, base: str
 
 
 def window_start(hub: Hub, as_of: datetime) -> str | None:
-    """The date from which the walk lists runs: the freeze of the oldest round still open or not yet
-    sealed, a day early (None when there is no such round), never more than WINDOW_DAYS back."""
-    sealed = seals.sealed_rounds(seals.load_seals(hub))
-    pending = [d for d in readers.round_dues(hub) if format_date(d) not in sealed]
+    """The date from which the walk lists runs: the freeze of the oldest round still open, not yet
+    sealed, or with its reveal window not yet closed, a day early (None when there is no such round), never more than WINDOW_DAYS back."""
+    recorded = seals.load_seals(hub)
+    sealed, revealed = seals.sealed_rounds(recorded), seals.sealed_rounds(recorded, "reveal")
+    pending = [
+        d
+        for d in readers.round_dues(hub)
+        if format_date(d) not in sealed or (format_date(d) not in revealed and reveal_by(hub, d) is not None)  # a reveal window still to close
+    ]
     if not pending:
         return None
     questions = readers.load_round(hub, min(pending))

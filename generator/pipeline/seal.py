@@ -13,8 +13,9 @@ after-due forecasters, the manifest, the scores):
    so a run stopped in between leaves a sealed round whose files step 3 of the next run puts right
    (the same rows, the same files as a run that was not stopped);
 2. a commit–reveal round whose reveal window has closed gets its reveal rows: the revealed forecast
-   counts when a version attested before the window's end, with a salt, hashes to the sealed
-   commitment;
+   counts when a version attested before the window's end (a receipt of its push, not its merge),
+   with a salt, opens the sealed commitment; a sealed commitment nobody opens is scored as a missing
+   forecast (a forecast file of no rows, every unit imputed, put in place by the hub);
 3. every sealed round is held to its seal (``seal-enforced``): a file changed since is put back.
 
 A round is left for the next run (``seal-deferred``) when the receipts could not be completed
@@ -36,6 +37,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..arena.gather import books_for
@@ -43,14 +45,14 @@ from ..codes import OTHER_CODES
 from ..errors import PrescientError, Problem
 from ..forecasters.baselines import AFTER_DUE
 from ..models import HUB_TEAM, team_of
-from ..schemas import ROUND_REVEAL
+from ..schemas import FORECASTS, ROUND_REVEAL
 from ..store import git, manifest, readers, receipts, seals
 from ..store.atomic import write_bytes_atomic
 from ..store.cache import Slot, signatures
+from ..store.csvio import encode
 from ..store.hub import Hub
 from ..store.layout import Layout
-from ..submissions import paths, policy
-from ..submissions.commitment import commitment_of, read_commitment
+from ..submissions import commit_hash, paths, policy, reveals
 from ..submissions.content import RoundSet, round_set
 from ..submissions.sealing import Target, Version, hidden_after, last_before, marker, receipt_versions, row, target_of, unreadable_runs
 from ..submissions.sealing import frame as rows_frame
@@ -96,6 +98,8 @@ class _Evidence:
         self.hub, self.blobs = hub, blobs
         recorded = receipts.load_receipts(hub)
         self.receipts = receipt_versions(recorded)
+        self.salts = reveals.salt_versions(recorded)  # a revealed salt's receipts, by (due, model)
+        self.hubs = reveals.hub_ids(hub.root)  # the hub identities a commitment may name
         self.unreadable = unreadable_runs(recorded)
         self.first_seen = manifest.first_recorded(manifest.load_manifest(hub))
         self.git = git.is_work_tree(hub.root)
@@ -375,68 +379,52 @@ def _reveal_round(evidence: _Evidence, due: datetime, recorded: pd.DataFrame, st
     made = _Round(due, deadline, _round_set(layout, due))
     commitments = recorded[(recorded["due"].astype(str) == day) & (recorded["kind"] == "commitment")]
     for model, status, blob in zip(commitments["model"], commitments["status"], commitments["blob"]):
-        committed = None
-        if status == "sealed":
-            data = evidence.read(Version(paths.commitment_path(day, model), str(blob), "", "receipt"))
-            committed = read_commitment(data) if data is not None else None
+        committed = evidence.read(Version(paths.commitment_path(day, model), str(blob), "", "receipt")) if status == "sealed" else None
         _reveal_target(evidence, made, Target(day, str(model), "reveal"), committed, stamp)
     made.rows.append(marker(day, "reveal", stamp, f"reveal window closed at {deadline}"))
     return made
 
 
-def _reveal_target(evidence: _Evidence, made: _Round, target: Target, committed: str | None, stamp: str) -> None:
-    """The revealed forecast of one model: a version before the window's end that, with a salt attested
-    by then too, hashes to the sealed commitment."""
+def _reveal_target(evidence: _Evidence, made: _Round, target: Target, committed: bytes | None, stamp: str) -> None:
+    """The revealed forecast of one model: a version attested before the window's end that, with a salt
+    attested by then too, opens the sealed commitment (``reveals.matching``). A sealed commitment nobody
+    opens is scored as a missing forecast: the hub puts a forecast file of no rows in its place, so every
+    unit is imputed, as for any forecaster who sent nothing."""
     forecast = Target(target.due, target.model, "forecast")
     here = [p for p in _paths_of(forecast) if (evidence.layout.root / p).is_file()]
     versions = evidence.receipts.get(forecast, []) + [v for p in here if (v := evidence.local(p, made.deadline))]
     versions = [v for v in versions if v.at < made.deadline]
     salt_path = paths.commitment_path(target.due, target.model, "salt")
-    salts = [v for v in evidence.receipts.get(Target(target.due, target.model, "salt"), []) if v.at < made.deadline]
+    salts = [v for v in evidence.salts.get((target.due, target.model), []) if v.at < made.deadline]
     salts += [v for v in [evidence.local(salt_path, made.deadline)] if v]
     remove: dict[str, bytes | None] = dict.fromkeys(here)
-    match = _matching(evidence, versions, salts, committed)
+    bindings = [commit_hash.Binding(hub, target.due, target.model) for hub in evidence.hubs]
+    match = reveals.matching(versions, salts, evidence.read, committed, bindings)
+    count = len({(v.path, v.blob) for v in versions})
     if match is None:
-        made.rows.append(
-            row(
-                target,
-                "not-revealed",
-                None,
-                versions=len({(v.path, v.blob) for v in versions}),
-                sealed_at=stamp,
-                detail="no forecast attested before the window's end hashes, with its salt, to the sealed commitment",
-            )
-        )
+        detail = "no forecast attested before the window's end opens, with its salt, the sealed commitment"
+        imputed, path = None, paths.forecast_path(target.due, target.model, "csv")
+        if committed is not None:  # committed and not revealed: scored as a missing forecast
+            imputed = missing_forecast()
+            detail += ": scored as a missing forecast, every unit imputed"
+        version = Version(path, git.blob_id(imputed), "", "none") if imputed is not None else None
+        sha = manifest.sha256(imputed) if imputed is not None else ""
+        made.rows.append(row(target, "not-revealed", version, versions=count, sealed_at=stamp, sha256=sha, detail=detail, evidence="none"))
+        if imputed is not None:
+            remove[path] = imputed
     else:
         version, data, salt = match
         made.rows.append(
-            row(
-                target,
-                "revealed",
-                version,
-                versions=len({(v.path, v.blob) for v in versions}),
-                sealed_at=stamp,
-                sha256=manifest.sha256(data),
-                detail=f"salt blob {git.blob_id(salt)}",
-            )
+            row(target, "revealed", version, versions=count, sealed_at=stamp, sha256=manifest.sha256(data), detail=f"salt blob {git.blob_id(salt)}")
         )
         remove[version.path] = data
         remove[salt_path] = salt
     made.files.update(remove)
 
 
-def _matching(evidence: _Evidence, versions: list[Version], salts: list[Version], committed: str | None) -> tuple[Version, bytes, bytes] | None:
-    if committed is None:
-        return None
-    salt_bytes = [d for s in salts if (d := evidence.read(s)) is not None]
-    for version in sorted(versions, key=lambda v: (v.at, v.run_id or 0), reverse=True):
-        data = evidence.read(version)
-        if data is None:
-            continue
-        for salt in salt_bytes:
-            if commitment_of(salt, data) == committed:
-                return version, data, salt
-    return None
+def missing_forecast() -> bytes:
+    """The forecast file the hub puts in place of a commitment not revealed: the columns, no row."""
+    return encode(FORECASTS.names, [np.array([], dtype=object) for _ in FORECASTS.names])
 
 
 def _enforce(hub: Hub, recorded: pd.DataFrame, report: SealReport) -> None:
@@ -455,7 +443,7 @@ def _enforce(hub: Hub, recorded: pd.DataFrame, report: SealReport) -> None:
     if hub.cache.state(HELD) == held:
         return
     revealed = seals.sealed_rounds(recorded, "reveal")
-    rows = recorded[recorded["status"].isin(seals.COUNTED) & (recorded["model"] != seals.MARKER)]
+    rows = seals.held_rows(recorded)
     counted = dict(zip(rows["path"].astype(str), zip(rows["sha256"].astype(str), rows["blob"].astype(str))))
     changed = False
     for path in sorted(hashes.keys() | counted.keys()):  # a counted file deleted is put back like one changed

@@ -22,6 +22,9 @@ FOLDER = "data/seals"
 
 MARKER = "*"  # the model of a round's marker row: the round is sealed (kind forecast) or its reveal is (kind reveal)
 COUNTED = ("sealed", "revealed")  # statuses whose bytes count
+# statuses whose row may name bytes a sealed round is held to: those that count, and a commitment not
+# revealed, whose row names the missing forecast the hub put in its place (every unit imputed)
+HELD = (*COUNTED, "not-revealed")
 
 
 def load_seals(hub: Hub) -> pd.DataFrame:
@@ -46,9 +49,15 @@ def of_round(seals: pd.DataFrame, due: str) -> pd.DataFrame:
     return seals[(seals["due"].astype(str) == due) & (seals["model"] != MARKER)]
 
 
+def held_rows(seals: pd.DataFrame) -> pd.DataFrame:
+    """The rows naming the bytes a sealed round's files are held to (``HELD``, with a path; marker rows aside)."""
+    return seals[seals["status"].isin(HELD) & (seals["model"] != MARKER) & seals["path"].notna() & (seals["path"].astype(str) != "")]
+
+
 def counted(seals: pd.DataFrame) -> dict[str, str]:
-    """path → blob of every sealed (or revealed) file: the bytes that count."""
-    rows = seals[seals["status"].isin(COUNTED) & (seals["model"] != MARKER)]
+    """path → blob of every file a sealed round holds: the sealed (or revealed) bytes, and the missing
+    forecast the hub put in place of a commitment not revealed."""
+    rows = held_rows(seals)
     return dict(zip(rows["path"].astype(str), rows["blob"].astype(str)))
 
 

@@ -14,7 +14,9 @@ or JSON. Every code is registered, with its meaning, in ``codes.CODES``.
 - ``report``: the Report and its three renderings
 - ``deadline``: a change to a round's files against its due time and its seal
 - ``sealing``: the rule that picks the version that counts (pure)
-- ``commitment``: a commit–reveal round's commitment and reveal
+- ``commitment``: a commit–reveal round's commitment and salt files
+- ``commit_hash``: the commitment's byte layout (``prescient-commit-v2``): hub, round, model, kind, salt, file
+- ``reveals``: a reveal against the commitment that counts, as the check and the reveal seal judge it
 - ``maintainer``: the maintainers' ledger in a pull request (and before ``prescient void`` writes a row)
 """
 

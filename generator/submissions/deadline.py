@@ -6,8 +6,8 @@ one attested before the due time, which the first nightly run after it seals (``
 ``pipeline.seal``) and puts in place itself. A pull request can then only bring a file to that
 version (a no-op once the seal is in place); any other version, a deletion or a first file is
 refused. In a commit–reveal round the forecast file and its salt are revealed after the due time,
-until the round's ``reveal_by``, and must hash to the commitment sealed at the due time. Pure:
-trees and values in, problems out.
+until the round's ``reveal_by``, and must open the commitment that counts (``submissions.reveals``).
+Pure: trees and values in, problems out.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from ..models import HUB_TEAM, team_of
 from ..schemas import ROUND_REVEAL, SEALS
 from ..timeutil import format_ts, parse_ts
 from . import paths
-from .commitment import check_reveal, read_commitment
 from .sealing import Target, last_before, receipt_versions
 
 SALT = "salt"
@@ -167,27 +166,6 @@ def window_closed(target: paths.Target, reveal_by: str, at: datetime) -> list[Pr
     if format_ts(at) < reveal_by:
         return []
     return [problem("reveal-window-closed", target.path, None, None, f"the reveal window closed at {reveal_by} (UTC); checked at {format_ts(at)}")]
-
-
-def reveal(
-    target: paths.Target,
-    status: str,
-    data: bytes | None,
-    salt: bytes | None,
-    reveal_by: str,
-    at: datetime,
-    sealed: pd.DataFrame,
-    committed: bytes | None,
-) -> list[Problem]:
-    """A commit–reveal round's forecast file (with its salt in the same pull request) after the due time."""
-    if format_ts(at) >= reveal_by:
-        return window_closed(target, reveal_by, at)
-    if status in ("D", "R") or data is None:
-        return [problem("past-round-changed", target.path, None, None, "a revealed file cannot be deleted or renamed")]
-    rows = sealed[(sealed["model"] == target.model) & (sealed["kind"] == "commitment")] if len(sealed) else sealed
-    if len(rows) and rows.iloc[0]["status"] != "sealed":
-        return check_reveal(salt, data, None, target.path)
-    return check_reveal(salt, data, read_commitment(committed) if committed is not None else None, target.path)
 
 
 def is_reveal(target: paths.Target) -> bool:

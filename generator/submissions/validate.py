@@ -34,7 +34,7 @@ from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from ..store.hub import Hub
 from ..timeutil import format_ts, is_iso_date, parse_ts
 from . import bets as bet_checks
-from . import commitment, deadline, maintainer, paths, policy
+from . import commit_hash, commitment, deadline, maintainer, paths, policy, reveals
 from .content import RoundSet, check_content, check_question_set, describe_missing, missing_units, round_set
 from .oracle import check_oracle_forecast
 from .report import LATE, Report
@@ -99,6 +99,8 @@ class _Run:
         self.problems: list[Problem] = []
         self.notes: set[str] = set()
         self.books_of: Callable[[str, str], Books] | None = None  # what a model carries into a round of its cohort
+        self.hubs: list[str] = [""]  # the hub identities a commitment may name (``reveals.hub_ids``)
+        self.blobs: reveals.BlobReader | None = None  # the repository's blobs, for the commitment that counts
 
     def books(self, target: paths.Target) -> Books | None:
         if target.kind != paths.BETS or self.books_of is None or target.due is None or target.model is None:
@@ -133,8 +135,9 @@ class _Run:
         if rnd is None or self.at < parse_ts(rnd.due_ts):
             self.problems.extend(policy.check_timing(target, status, rnd, self.at, lambda: self.open_rounds()))
             self.problems.extend(deadline.before_due(target, reveal_by is not None) if rnd is not None else [])
+            self.problems.extend(self._copied(target) if status not in ("D", "R") else [])
         elif reveal_by is not None and deadline.is_reveal(target):
-            self.problems.extend(self._reveal(target, status, reveal_by))
+            self.problems.extend(self._reveal(target, status, reveal_by, rnd.due_ts))
         else:
             data = _read(self.head, target.path) if status not in ("D", "R") else None
             self.problems.extend(
@@ -151,20 +154,29 @@ class _Run:
         if status not in ("D", "R"):
             self.problems.extend(self._forecast_file(target, rnd))
 
-    def _reveal(self, target: paths.Target, status: str, reveal_by: str) -> list[Problem]:
+    def _reveal(self, target: paths.Target, status: str, reveal_by: str, due_ts: str) -> list[Problem]:
+        """A commit–reveal round's forecast file or salt after the due time, against the commitment the seal counts."""
         assert target.due is not None and target.model is not None  # a well-formed path
-        if target.kind == paths.COMMITMENT:  # the salt: its format is checked as a file, the hash with its forecast
-            return deadline.window_closed(target, reveal_by, self.at)
-        return deadline.reveal(
-            target,
-            status,
-            _read(self.head, target.path),
-            _read(self.head, paths.commitment_path(target.due, target.model, "salt")),
-            reveal_by,
-            self.at,
-            deadline.seal_rows(lambda p: _read(self.base, p), target.due),
-            _read(self.base, paths.commitment_path(target.due, target.model)),
-        )
+        closed = deadline.window_closed(target, reveal_by, self.at)
+        if target.kind == paths.COMMITMENT or closed:  # the salt: its format is checked as a file, the hash with its forecast
+            return closed
+        data = _read(self.head, target.path) if status not in ("D", "R") else None
+        if data is None:
+            return [problem("past-round-changed", target.path, None, None, "a revealed file cannot be deleted or renamed")]
+        base = lambda path: _read(self.base, path)  # noqa: E731
+        sealed = deadline.seal_rows(base, target.due)
+        committed, missing = reveals.counted_commitment(base, self.blobs, target.due, target.model, due_ts, sealed, self.receipts)
+        bindings = [commit_hash.Binding(hub, target.due, target.model) for hub in self.hubs]
+        salt = _read(self.head, paths.commitment_path(target.due, target.model, "salt"))
+        return reveals.check_reveal(salt, data, committed, missing, bindings, target.path)
+
+    def _copied(self, target: paths.Target) -> list[Problem]:
+        """A commitment that is another model's of the round, as the default branch holds them."""
+        if target.kind != paths.COMMITMENT or target.fmt != "sha256" or target.due is None:
+            return []
+        folder, own = f"data/commitments/{target.due}", target.path.rpartition("/")[2]
+        names = [n for n in self.base.names(folder) if n.endswith(".sha256") and n != own]
+        return reveals.copied(_read(self.head, target.path), target.path, {n: _read(self.base, f"{folder}/{n}") for n in names})
 
     def _forecast_file(self, target: paths.Target, rnd: RoundSet | None) -> list[Problem]:
         entry = self.head.entry(target.path)
@@ -287,6 +299,7 @@ def validate_files(root: Path, files: list[Path], at: datetime, hub_own: bool = 
     if not hub_own:
         run.line = missing_line(root)
     run.books_of = books_reader(root, at)
+    run.hubs, run.blobs = reveals.hub_ids(root), reveals.blob_reader(root)
     rel_paths = [_relative(root, f) for f in files]
     outside = [p for p in rel_paths if Path(p).is_absolute()]
     run.problems.extend(problem("outside-submission-area", p, None, None, f"the file is not inside the hub at {root}") for p in outside)
@@ -347,6 +360,7 @@ def validate_pr(
     run = _Run(head_tree, base_tree, at, receipts_frame, missing_line(repo))
     run.hub_maintainers, run.author = hub_maintainers, author
     run.books_of = books_reader(repo, at)  # the hub's ledgers as checked out (the workflow checks out the base)
+    run.hubs, run.blobs = reveals.hub_ids(repo), reveals.blob_reader(repo)
     changes = git.changed_files(repo, base_sha, head_sha)
     steps = [(c.status if c.status != "R" else "A", c.path) for c in changes]
     steps += [("R", c.old_path) for c in changes if c.status == "R" and c.old_path]

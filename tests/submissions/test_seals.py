@@ -518,9 +518,9 @@ def test_a_commit_reveal_round_from_commitment_to_a_scored_reveal(tmp_path: Path
     assert seal_of(world, kind="commitment")["status"] == "sealed"
     # after the due time: the file and its salt; another file is refused, and so is a reveal after the window
     salt = "data/commitments/2026-01-25/acme.gpt-x.salt"
-    wrong = push(world, {FILE: forecast_bytes(hub, "0.1"), salt: (world / "secret.csv.salt").read_bytes()}, "2026-01-25T10:00:00Z", pr=3)
+    wrong = push(world, {FILE: forecast_bytes(hub, "0.1"), salt: salt_of(world).read_bytes()}, "2026-01-25T10:00:00Z", pr=3)
     assert check(world, wrong, "2026-01-25T10:00:05Z") == ["reveal-mismatch"]
-    right = pushed(world, api, {FILE: secret.read_bytes(), salt: (world / "secret.csv.salt").read_bytes()}, "2026-01-25T10:10:00Z", pr=3)
+    right = pushed(world, api, {FILE: secret.read_bytes(), salt: salt_of(world).read_bytes()}, "2026-01-25T10:10:00Z", pr=3)
     assert check(world, right, "2026-01-25T10:10:05Z") == []
     assert check(world, right, "2026-01-27T10:10:05Z") == ["reveal-window-closed"]
     merge(world, "2026-01-25T11:00:00Z", pr=3)
@@ -655,3 +655,169 @@ def test_a_nightly_stopped_between_a_seals_rows_and_its_files_recovers_byte_for_
         assert tree(copy) == tree(expected), f"stopped before write {stops}"
         stops += 1
     assert stops >= 3, "the seal's rows and at least two files were each a place to stop"
+
+
+# -- commit–reveal II: a commitment binds one model, and not revealing is never free -----------------
+
+CR_HUB = HUB.replace("[rounds]\n", '[rounds]\nsecrecy = "commit-reveal"\nreveal_days = 2\n')
+REVEAL_NIGHT = "2026-01-27T02:23:00Z"  # the first nightly after the window (reveal_by 2026-01-27T00:00:00Z)
+
+
+@pytest.fixture(scope="module")
+def cr_template(tmp_path_factory) -> Path:
+    """A commit–reveal hub; besides acme.gpt-x (@alice) it registers acme.other (@alice) and rival.copy (@mallory)."""
+    top = make_world(tmp_path_factory.mktemp("revealed"), CR_HUB)
+    hub = top / "hub"
+    for model, who in (("acme.other", "alice"), ("rival.copy", "mallory")):
+        (hub / f"data/models/{model}.yml").write_text(f"name: {model}\norganization: {who}\nkind: llm\nmaintainers: [{who}]\n", encoding="utf-8")
+    commit(hub, "2026-01-16T02:00:00Z", "Merge pull request #19: register acme.other and rival.copy")
+    git(hub, "push", "-q", "origin", "HEAD:main")
+    return top
+
+
+@pytest.fixture
+def cr_world(cr_template: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(cr_template, tmp_path / "world", symlinks=True))
+
+
+def salt_of(world: Path, model: str = "acme.gpt-x", name: str = "secret.csv") -> Path:
+    """Where `prescient commit` keeps the salt: beside the file, one per round, model and kind."""
+    return world / f"{name}.2026-01-25.{model}.forecast.salt"
+
+
+def committed(world: Path, api: FakeGitHub, secret: Path, when: str, pr: int, model: str = "acme.gpt-x", author: str = "alice") -> bytes:
+    """`prescient commit` in the clone, the commitment pushed to pull request ``pr`` (and left out of the clone)."""
+    hub, path = world / "hub", f"data/commitments/2026-01-25/{model}.sha256"
+    made = cli("commit", str(secret), "--round", "2026-01-25", "--model", model, "--hub", str(hub))
+    assert made.returncode == 0, made.stdout + made.stderr
+    data = (hub / path).read_bytes()
+    (hub / path).unlink()
+    pushed(world, api, {path: data}, when, pr=pr, author=author)
+    return data
+
+
+def revealed(world: Path, api: FakeGitHub, model: str, data: bytes, salt: bytes, when: str, pr: int, author: str = "alice") -> str:
+    files = {f"data/forecasts/2026-01-25/{model}.csv": data, f"data/commitments/2026-01-25/{model}.salt": salt}
+    return pushed(world, api, files, when, pr=pr, author=author)
+
+
+def test_a_copied_commitment_is_refused_and_its_reveal_never_counts(cr_world: Path):
+    """mallory pushes alice's commitment as rival.copy's, then her file and salt under his paths once she has
+    revealed: the copy is refused, his reveal does not open it (it names her model), and he is scored as a
+    forecaster who committed and did not reveal."""
+    api, world = FakeGitHub(), cr_world
+    secret = world / "secret.csv"
+    secret.write_bytes(forecast_bytes(world / "hub", "0.8"))
+    hers = committed(world, api, secret, "2026-01-24T10:00:00Z", pr=2)
+    merge(world, "2026-01-24T11:00:00Z", pr=2)
+    copy = "data/commitments/2026-01-25/rival.copy.sha256"
+    head = pushed(world, api, {copy: hers}, "2026-01-24T12:00:00Z", pr=4, author="mallory")
+    assert check(world, head, "2026-01-24T12:00:05Z", author="mallory") == ["commitment-copied"]
+    nightly(world, api, SEAL_NIGHT)
+    assert seal_of(world, "rival.copy", kind="commitment")["status"] == "sealed"  # his push was on time; it opens to nothing
+    salt = salt_of(world).read_bytes()
+    revealed(world, api, "acme.gpt-x", secret.read_bytes(), salt, "2026-01-25T10:00:00Z", pr=3)
+    theft = revealed(world, api, "rival.copy", secret.read_bytes(), salt, "2026-01-25T11:00:00Z", pr=5, author="mallory")
+    assert check(world, theft, "2026-01-25T11:00:05Z", author="mallory") == ["reveal-mismatch"]
+    merge(world, "2026-01-25T12:00:00Z", pr=3)
+    merge(world, "2026-01-25T12:30:00Z", pr=5)  # merged anyway
+    done = nightly(world, api, REVEAL_NIGHT)
+    assert seal_of(world, kind="reveal")["status"] == "revealed"
+    assert seal_of(world, "rival.copy", kind="reveal")["status"] == "not-revealed"
+    assert "[seal-not-counted]" in done.stdout + done.stderr
+    nightly(world, api, SCORE_NIGHT)
+    assert set(scores_of(world)["probability"]) == {"0.800000"}
+    theirs = scores_of(world, "rival.copy")
+    assert len(theirs) and theirs["imputed"].eq("1").all() and set(theirs["probability"]) == {"0.500000"}
+    code, problems = audit(world)
+    assert code == 0 and problems == [], problems
+
+
+def test_an_unrevealed_commitment_is_scored_as_a_missing_forecast_and_said_so(cr_world: Path):
+    api, world = FakeGitHub(), cr_world
+    hub, secret = world / "hub", world / "secret.csv"
+    secret.write_bytes(forecast_bytes(hub, "0.9"))
+    committed(world, api, secret, "2026-01-24T10:00:00Z", pr=2)
+    merge(world, "2026-01-24T11:00:00Z", pr=2)
+    nightly(world, api, SEAL_NIGHT)
+    nightly(world, api, REVEAL_NIGHT)  # never revealed
+    seal = seal_of(world, kind="reveal")
+    assert seal["status"] == "not-revealed" and "imputed" in seal["detail"] and seal["path"] == FILE
+    nightly(world, api, SCORE_NIGHT)
+    scores = scores_of(world)
+    assert len(scores) and scores["imputed"].eq("1").all() and set(scores["probability"]) == {"0.500000"}
+    code, problems = audit(world)
+    assert code == 0 and problems == [], problems
+
+
+def test_a_reveal_pushed_in_the_window_counts_though_merged_after_it(cr_world: Path):
+    api, world = FakeGitHub(), cr_world
+    hub, secret = world / "hub", world / "secret.csv"
+    secret.write_bytes(forecast_bytes(hub, "0.7"))
+    committed(world, api, secret, "2026-01-24T10:00:00Z", pr=2)
+    nightly(world, api, SEAL_NIGHT)  # the commitment was never merged: its receipt is what counts
+    head = revealed(world, api, "acme.gpt-x", secret.read_bytes(), salt_of(world).read_bytes(), "2026-01-26T10:00:00Z", pr=3)
+    assert check(world, head, "2026-01-26T10:00:05Z") == []
+    merge(world, "2026-01-27T01:00:00Z", pr=3)  # 14 hours later, an hour after reveal_by
+    nightly(world, api, REVEAL_NIGHT)
+    seal = seal_of(world, kind="reveal")
+    assert (seal["status"], seal["evidence"], seal["attested_at"]) == ("revealed", "receipt", "2026-01-26T10:00:05Z")
+    nightly(world, api, SCORE_NIGHT)
+    assert set(scores_of(world)["probability"]) == {"0.700000"}
+    code, problems = audit(world)
+    assert code == 0 and problems == [], problems
+
+
+def test_a_crlf_file_and_one_file_committed_for_two_models_both_reveal(cr_world: Path):
+    """Committed with Windows line ends and revealed as git stores them under core.autocrlf (LF), and the
+    same file committed for two models: each model has its own salt and its own commitment."""
+    api, world = FakeGitHub(), cr_world
+    hub, secret = world / "hub", world / "secret.csv"
+    secret.write_bytes(forecast_bytes(hub, "0.6").replace(b"\n", b"\r\n"))
+    one = committed(world, api, secret, "2026-01-24T10:00:00Z", pr=2)
+    two = committed(world, api, secret, "2026-01-24T10:30:00Z", pr=6, model="acme.other")
+    assert one != two and salt_of(world).read_bytes() != salt_of(world, "acme.other").read_bytes()
+    nightly(world, api, SEAL_NIGHT)
+    lf = secret.read_bytes().replace(b"\r\n", b"\n")
+    a = revealed(world, api, "acme.gpt-x", lf, salt_of(world).read_bytes(), "2026-01-25T10:00:00Z", pr=3)
+    b = revealed(world, api, "acme.other", secret.read_bytes(), salt_of(world, "acme.other").read_bytes(), "2026-01-25T10:30:00Z", pr=7)
+    assert check(world, a, "2026-01-25T10:00:05Z") == [] and check(world, b, "2026-01-25T10:30:05Z") == []
+    nightly(world, api, REVEAL_NIGHT)
+    assert seal_of(world, kind="reveal")["status"] == seal_of(world, "acme.other", kind="reveal")["status"] == "revealed"
+    nightly(world, api, SCORE_NIGHT)
+    assert set(scores_of(world)["probability"]) == set(scores_of(world, "acme.other")["probability"]) == {"0.600000"}
+
+
+def test_a_second_commit_keeps_the_first_salt_and_no_salt_is_written_into_data(cr_world: Path):
+    hub, secret = cr_world / "hub", cr_world / "secret.csv"
+    secret.write_bytes(forecast_bytes(hub, "0.4"))
+    args = ("commit", str(secret), "--round", "2026-01-25", "--model", "acme.gpt-x", "--hub", str(hub))
+    first = cli(*args)
+    salt, commitment = salt_of(cr_world).read_bytes(), (hub / "data/commitments/2026-01-25/acme.gpt-x.sha256").read_bytes()
+    assert first.returncode == 0 and salt_of(cr_world).name in first.stdout and "private until the due time" in first.stdout
+    again = cli(*args)
+    assert again.returncode == 0 and "kept" in again.stdout, again.stdout + again.stderr
+    assert salt_of(cr_world).read_bytes() == salt
+    assert (hub / "data/commitments/2026-01-25/acme.gpt-x.sha256").read_bytes() == commitment
+    inside = hub / FILE
+    inside.parent.mkdir(parents=True, exist_ok=True)
+    inside.write_bytes(secret.read_bytes())
+    refused = cli("commit", str(inside), "--round", "2026-01-25", "--model", "acme.gpt-x", "--hub", str(hub))
+    assert refused.returncode != 0 and "[salt-in-hub]" in refused.stdout + refused.stderr and "Traceback" not in refused.stderr
+    assert not list(inside.parent.glob("*.salt"))
+
+
+def test_before_the_seal_a_reveal_is_checked_against_the_commitment_the_seal_will_count(cr_world: Path):
+    """The commitment merged to main is an older one: the check compares a reveal with the last one the
+    receipts attest before the due time, which the seal will count."""
+    api, world = FakeGitHub(), cr_world
+    hub, old, new = world / "hub", world / "old.csv", world / "secret.csv"
+    old.write_bytes(forecast_bytes(hub, "0.3"))
+    new.write_bytes(forecast_bytes(hub, "0.7"))
+    committed(world, api, old, "2026-01-24T10:00:00Z", pr=2)
+    merge(world, "2026-01-24T11:00:00Z", pr=2)
+    committed(world, api, new, "2026-01-24T20:00:00Z", pr=8)  # the last before the due time, never merged
+    stale = revealed(world, api, "acme.gpt-x", old.read_bytes(), salt_of(world, name="old.csv").read_bytes(), "2026-01-25T01:00:00Z", pr=3)
+    assert check(world, stale, "2026-01-25T01:00:05Z") == ["reveal-mismatch"]
+    right = revealed(world, api, "acme.gpt-x", new.read_bytes(), salt_of(world).read_bytes(), "2026-01-25T01:10:00Z", pr=9)
+    assert check(world, right, "2026-01-25T01:10:05Z") == []
