@@ -114,6 +114,7 @@ def init_hub(
         HUB_FILE: render_hub_toml(title or root.name, maintainers, first_due, sources),
         "README.md": _template("README.md").replace(b"{title}", (title or root.name).encode()),
         ".gitignore": _template("gitignore"),
+        ".gitattributes": _template("gitattributes"),  # data/ kept byte for byte (commitments and seals name exact bytes)
     }
     root.mkdir(parents=True, exist_ok=True)
     for path, data in owned.items():
