@@ -18,6 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from .config_checks import cross_key_problems
 from .config_schema import SOURCE_OPTIONS, HttpSettings, Spec, check_table, did_you_mean, key, source_specs, specs, toml_value
 from .config_schema import key_problem as schema_problem
 from .errors import ConfigError, Problem
@@ -284,7 +285,7 @@ def settings_from_toml(root: Path, text: str, path: Path) -> Settings:
         problems.append(_problem(path, extra, "unknown-table", f"unknown table [{extra}]{did_you_mean(extra, [*_SCHEMA, 'sources'])}"))
     first_due = _first_due(tables["rounds"]["first_due"])
     _check_rounds(tables["rounds"], any(s.enabled for s in sources), path, problems)
-    _check_leaderboard(tables["leaderboard"], path, problems)
+    problems += cross_key_problems(tables, path)  # keys against each other, the views against the sources
     _check_site_url(tables["hub"].get("site_url"), path, problems)
     scoring = _scoring(tables["scoring"], path, problems)
     _check_oracle(tables["oracle"], path, problems)
@@ -429,17 +430,6 @@ def _scoring(table: dict[str, Any], path: Path, problems: list[Problem]) -> dict
 def methodology_label(version: str, policy: str) -> str:
     """The version recorded with every published number: ``1``, or ``1+market_proxy`` under that policy."""
     return version if policy == "ignore" else f"{version}+{policy}"
-
-
-def _check_leaderboard(table: dict, path: Path, problems: list[Problem]) -> None:
-    """The views of [leaderboard] (types, boards, replicates and the difficulty rule: ``check_table``)."""
-    from .vocabulary import parse_view
-
-    for view in table["views"]:
-        try:
-            parse_view(view)
-        except ValueError as exc:
-            problems.append(_problem(path, "leaderboard.views", "bad-value", f"leaderboard.views: {exc}"))
 
 
 def _check_oracle(table: dict, path: Path, problems: list[Problem]) -> None:

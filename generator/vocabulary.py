@@ -49,3 +49,13 @@ FACTORIES: dict[str, str] = {
 
 def known_sources() -> tuple[str, ...]:
     return tuple(sorted(FACTORIES))
+
+
+# ForecastBench's question sources: the questions of a round imported from it carry these names.
+FORECASTBENCH_MARKET_SOURCES = ("infer", "manifold", "metaculus", "polymarket")
+FORECASTBENCH_DATASET_SOURCES = ("acled", "dbnomics", "fred", "wikipedia", "yfinance")
+
+
+def view_sources() -> tuple[str, ...]:
+    """The names a ``source:<name>`` view may give: a question's source, fetched or imported."""
+    return tuple(sorted({*FACTORIES, *FORECASTBENCH_MARKET_SOURCES, *FORECASTBENCH_DATASET_SOURCES}))

@@ -818,7 +818,8 @@ def scene_commit(hub: Path, message: str, at: str, email: str = "alice@example.o
 
 
 def sim_only(text: str) -> str:
-    """A `prescient init` hub.toml with the offline world as its only source, weekly rounds of 4 series."""
+    """A `prescient init` hub.toml with the offline world as its only source, weekly rounds of 4 series, each
+    frozen a week before its due time (open_days_before_due may not exceed cadence_days)."""
     for name in ("manifold", "polymarket", "kalshi", "dbnomics"):
         text = text.replace(
             f"[sources.{name}]\n# Whether the nightly asks this source.\nenabled = true",
@@ -828,7 +829,8 @@ def sim_only(text: str) -> str:
         "[sources.sim]\n# Whether the nightly asks this source.\nenabled = false",
         "[sources.sim]\n# Whether the nightly asks this source.\nenabled = true",
     )
-    return text.replace("cadence_days = 14", "cadence_days = 7").replace("dataset_questions = 25", "dataset_questions = 4")
+    text = text.replace("cadence_days = 14", "cadence_days = 7").replace("open_days_before_due = 10", "open_days_before_due = 7")
+    return text.replace("dataset_questions = 25", "dataset_questions = 4")
 
 
 # -- ForecastBench inputs with hostile ids (tests/interop/test_fb_fast_paths.py, tests/pipeline/test_forked_processes.py)

@@ -149,7 +149,8 @@ def _announce(args: argparse.Namespace) -> Path | None:
     line = f"prescient: hub {root}"
     if (root / HUB_FILE).is_file():
         try:
-            load_settings(root)  # every command's first step: a hub.toml with a mistake stops it here (exit 2)
+            settings = load_settings(root)  # every command's first step: a hub.toml with a mistake stops it here (exit 2)
+            _check_hub_files(root, settings)  # and so does CODEOWNERS out of step with its maintainers
         except ConfigError:
             print(line, file=sys.stderr)
             raise
@@ -160,6 +161,14 @@ def _announce(args: argparse.Namespace) -> Path | None:
         line += f" · {'at' if args.command == 'validate' else 'as of'} {format_ts(when)}" + (f" ({why})" if why else "")
     print(line, file=sys.stderr)
     return root
+
+
+def _check_hub_files(root: Path, settings) -> None:
+    from ..pipeline.hubinit import check_hub_files
+
+    problems = check_hub_files(root, settings)
+    if problems:
+        raise ConfigError(f"{root / HUB_FILE}: the files written from it are out of step", problems)
 
 
 def _first_steps(args: argparse.Namespace, root: Path) -> str:

@@ -29,6 +29,7 @@ LAYERS = [
     "schemas",  # every table's columns, types, keys, sort
     "models",  # model metadata (ModelMeta), read by store, forecasters, leaderboard, site
     "config_schema",  # every hub.toml key: type, default, range, meaning
+    "config_checks",  # hub.toml's keys against each other and the hub's words (views' sources)
     "config",  # Settings from data/hub.toml
     "sources",  # fetch_* (network) and parse_* (pure), one module per platform
     "store",  # every disk read and write of data/: layout, csvio, ledger, ingest, manifest, git plumbing

@@ -22,6 +22,7 @@ def test_changing_a_setting_changes_the_methodology_page(tmp_path):
     after = page(
         tmp_path / "b",
         LIVE.replace("cadence_days = 14", "cadence_days = 7")
+        .replace("open_days_before_due = 10", "open_days_before_due = 7")
         .replace("min_bettors = 17", "min_bettors = 40")
         .replace("min_age_days = 20", "min_age_days = 30")
         .replace("[scoring]", "[scoring]\nmax_imputed_share = 0.1"),

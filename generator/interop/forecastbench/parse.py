@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import Problem
+from ...vocabulary import FORECASTBENCH_DATASET_SOURCES as DATASET_SOURCES
+from ...vocabulary import FORECASTBENCH_MARKET_SOURCES as MARKET_SOURCES
 
-MARKET_SOURCES = ("infer", "manifold", "metaculus", "polymarket")
-DATASET_SOURCES = ("acled", "dbnomics", "fred", "wikipedia", "yfinance")
 SOURCES = MARKET_SOURCES + DATASET_SOURCES
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _MAX_ROW_PROBLEMS = 20
