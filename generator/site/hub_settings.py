@@ -1,14 +1,15 @@
 """The Methodology page's "This hub's settings": the schedule, the scoring rules' numbers, the boards
 and each source's thresholds as this hub's ``data/hub.toml`` sets them (pure: Settings in, the
-template's values out). The rest of the page names each setting by its key and states ForecastBench's
-value as the default, so a hub that changes a setting publishes its own number here."""
+template's values out). The rest of the page names each setting by its key, and states it with this
+hub's value (``prose_values``), so a hub that changes a setting publishes its own number everywhere."""
 
 from __future__ import annotations
 
 import html
+from datetime import datetime
 from typing import Any
 
-from ..config import Settings
+from ..config import OracleSettings, Settings
 from ..config_schema import SOURCE_OPTIONS, specs, toml_value
 from ..timeutil import format_ts
 
@@ -35,6 +36,30 @@ def hub_settings_values(settings: Settings) -> dict[str, Any]:
         "market_difficulty": board.market_difficulty,
         "sources": [source_row(s.name, dict(s.options)) for s in settings.enabled_sources],
     }
+
+
+def prose_values(settings: Settings) -> dict[str, str]:
+    """Every ``[rounds]``, ``[scoring]``, ``[leaderboard]`` and ``[oracle]`` key as this hub sets it
+    (``[oracle]``'s defaults when it has no such table), by ``table.key``, in the words the hand-written
+    pages use; plus ``rounds.schedule`` and ``scoring.max_imputed_share%``. Written beside the pages as
+    ``generated/hub-settings.json``, from which ``site_src/hooks/settings.py`` puts each value where a
+    page writes ``{hub:table.key}``: no page states a default as if it were this hub's number."""
+    tables = {"rounds": settings.rounds, "scoring": settings.scoring, "leaderboard": settings.leaderboard}
+    tables["oracle"] = settings.oracle if settings.oracle is not None else OracleSettings()
+    values = {f"{table}.{name}": _words(value) for table, obj in tables.items() for name, value in vars(obj).items()}
+    values["rounds.schedule"] = schedule_words(settings)
+    values["scoring.max_imputed_share%"] = f"{settings.scoring.max_imputed_share * 100:g}%"
+    return dict(sorted(values.items()))
+
+
+def _words(value: Any) -> str:
+    if isinstance(value, tuple | list):
+        return ", ".join(map(_words, value))
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, datetime):
+        return format_ts(value)
+    return str(value)
 
 
 def schedule_words(settings: Settings) -> str:

@@ -35,7 +35,7 @@ from .arena_page import arena_pages
 from .breakdowns import breakdowns
 from .downloads import for_spreadsheets, raw_url
 from .explore_page import explore_pages
-from .hub_settings import hub_settings_values
+from .hub_settings import hub_settings_values, prose_values
 from .human_groups import human_columns
 from .listings import changes_page, forecasters, methodology_versions, model_rows, question_index
 from .oracle_sets import oracle_pages
@@ -262,6 +262,7 @@ def _main_pages(env: jinja2.Environment, data: SiteData) -> tuple[dict[str, str]
         "open-now.md": open_now(env, data, prefix=f"{GENERATED}/", root="", only_open=True),
         "data-dictionary.md": data_dictionary(env),
         "hub-settings.md": hub_settings_page(env, data.settings),
+        **({"hub-settings.json": json.dumps(prose_values(data.settings), indent=1) + "\n"} if data.settings is not None else {}),
         "methodology-versions.md": env.get_template("methodology_versions.md.j2").render(
             versions=methodology_versions(data.history, str(data.methodology_version)), current=data.methodology_version
         ),
@@ -445,7 +446,17 @@ def _model_page(
         oracle_chart=_chart(mine["oracle_months"], charts.oracle_months),
         rounds=sorted({str(r) for r in scores["round"].unique()} | {r.due for r in data.rounds if model in r.participants}),
         seals=data.seals.by_model.get(model, []),
+        exclusion=exclusion_of(data.decisions, model),
     )
+
+
+def exclusion_of(decisions: pd.DataFrame, model: str) -> dict | None:
+    """The maintainers' exclusion of ``model`` (the earliest in effect: its ``effective_at``, ``by`` and
+    ``reason``), from ``SiteData.decisions``; None when none names it."""
+    if not len(decisions) or "action" not in decisions:
+        return None
+    rows = decisions[(decisions["action"] == "exclude") & (decisions["target"] == model)]
+    return rows.sort_values("effective_at", kind="mergesort").iloc[0].to_dict() if len(rows) else None
 
 
 def _by_model(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
