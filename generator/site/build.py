@@ -3,11 +3,12 @@
 ``build_site`` is the shell around ``site.render`` (pure). MkDocs runs in strict mode, with
 ``SOURCE_DATE_EPOCH`` set to ``as_of`` so its own dates (sitemap) are reproducible too.
 
-``gather`` keeps both cores busy at ForecastBench's scale (``WORKER_MIN_ROWS`` score rows or more): the
-score files are parsed by two processes (``SHARED_READ_BYTES``), then the bootstrapped boards
-(``site.boards``), the rounds' own boards, the Arena and the Changes page's diffs are made in forked
-workers (``parallel.in_background``) while the main process reads the forecast files and builds the
-question infos; each is the same value made here, where forking is not sound or not worth it.
+``gather`` reads as the method (its docstring) and keeps both cores busy at ForecastBench's scale
+(``WORKER_MIN_ROWS`` score rows or more): the score files are parsed by two processes
+(``SHARED_READ_BYTES``), then the bootstrapped boards (``site.boards``), the rounds' own boards, the
+Arena and the Changes page's diffs are made in forked workers (``parallel.in_background``) while the
+main process reads the forecast files and builds the question infos; each is the same value made
+here, where forking is not sound or not worth it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -69,7 +70,17 @@ def _last_nights(history: pd.DataFrame, n: int) -> pd.DataFrame:
 
 def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = None) -> SiteData:
     """Everything the pages show. A submitted file that cannot be read (forecast, bet, oracle answer)
-    is left out, as the nightly leaves it out of the scores; ``quarantine`` collects those files."""
+    is left out, as the nightly leaves it out of the scores; ``quarantine`` collects those files.
+
+    The method, top to bottom: read the ledgers (scores, models, history, observations and how they
+    resolve, the rounds' question sets); make the boards (every configured board × view, and each
+    round's own); each round's state and, once past its due time, its forecasts; the Arena and the
+    Changes page's diffs; the question pages' data; then the rest, each read as it is needed. Speed
+    wraps three steps and changes no value (tests/site/test_site_boards.py compares the two): large
+    ledgers are parsed by forked processes (``_shared``); the boards are taken from the disk cache or
+    made in forked workers (``site_boards``); and ``later`` starts the rounds' boards, the Arena and
+    the Changes page in a forked worker each at ForecastBench's scale, taken where they are used (on
+    a smaller hub, they run there)."""
     hub = as_hub(hub)
     settings = hub.settings
     quarantine = [] if quarantine is None else quarantine
@@ -82,31 +93,17 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     first = settings.leaderboard.boards[0]
     sets = {due: readers.load_round(hub, due) for due in readers.round_dues(hub)}
     asked = pd.concat(list(sets.values()), ignore_index=True) if sets else None
-    made = site_boards(hub, scores, models, as_of, settings, asked, observations)  # in the background meanwhile
-    by_round = {r: g for r, g in scores.groupby("round", sort=False)} if len(scores) else {}
+    made = site_boards(hub, scores, models, as_of, settings, asked, observations)
     busy = len(scores) >= WORKER_MIN_ROWS  # a smaller hub's work takes less than a worker costs to start
-    round_boards = in_background(
-        lambda: {
-            format_date(due): _round_board(by_round.get(format_date(due)), questions, models, as_of, settings, first)
-            for due, questions in sets.items()
-        },
-        busy,
-    )
-    rounds, read, states = [], {}, {}
-    for due, questions in sets.items():
-        day = format_date(due)
-        by_model = readers.load_forecasts(hub, due, quarantine)
-        states[day] = (questions, tuple(sorted(by_model)), *_round_state(day, questions, view, as_of))
-        if states[day][2].state == OPEN:  # an open round's forecasts are never published: a late team could copy them
-            continue
-        read[day] = by_model
-    arena = in_background(lambda: _arena(hub, as_of, read), busy)  # the Arena's CPU beside the questions' (below)
-    changes = in_background(
-        lambda: history_diffs(
-            _last_nights(overall, CHANGES_NIGHTS), first_rounds=first_rounds(scores), names={m: meta.name for m, meta in models.items()}
-        ),
-        busy,
-    )  # and the Changes page's
+
+    def later(make: Callable[[], Any]) -> Callable[[], Any]:  # in a forked worker at scale, else here when taken: the same value
+        return in_background(make, busy)
+
+    round_boards = later(lambda: _round_boards(scores, sets, models, as_of, settings, first))
+    states, read = _rounds_read(hub, sets, view, as_of, quarantine)
+    arena = later(lambda: _arena(hub, as_of, read))
+    changes = later(lambda: _changes(overall, scores, models))
+    rounds: list[RoundInfo] = []
     boards_of_rounds = round_boards()
     for day, (questions, participants, status, units) in states.items():
         board = None if status.state == OPEN else boards_of_rounds[day]
@@ -165,6 +162,33 @@ def _decisions(hub: Hub, as_of: datetime) -> pd.DataFrame:
     actions = maintainer.as_taken(maintainer.load_actions(hub), maintainer.load_taken(hub))
     actions = actions[actions["recorded_at"] <= format_ts(as_of)]
     return actions.iloc[::-1].reset_index(drop=True)
+
+
+def _round_boards(scores: pd.DataFrame, sets: dict, models: dict, as_of: datetime, settings, board: str) -> dict[str, pd.DataFrame | None]:
+    """Each round's own board (``_round_board``), by its due date."""
+    by_round = {r: g for r, g in scores.groupby("round", sort=False)} if len(scores) else {}
+    return {
+        format_date(due): _round_board(by_round.get(format_date(due)), questions, models, as_of, settings, board) for due, questions in sets.items()
+    }
+
+
+def _rounds_read(hub: Hub, sets: dict, view: LedgerView, as_of: datetime, quarantine: list[Problem]) -> tuple[dict, dict]:
+    """Each round's question set, participants, state and resolutions (``_round_state``), by due date;
+    and the forecasts of each round past its due time, by due date then model. An open round's
+    forecasts are never published: a late team could copy them."""
+    states, read = {}, {}
+    for due, questions in sets.items():
+        day = format_date(due)
+        by_model = readers.load_forecasts(hub, due, quarantine)
+        states[day] = (questions, tuple(sorted(by_model)), *_round_state(day, questions, view, as_of))
+        if states[day][2].state != OPEN:
+            read[day] = by_model
+    return states, read
+
+
+def _changes(overall: pd.DataFrame, scores: pd.DataFrame, models: dict) -> list:
+    """The Changes page's diffs of the latest nights of the overall view."""
+    return history_diffs(_last_nights(overall, CHANGES_NIGHTS), first_rounds=first_rounds(scores), names={m: meta.name for m, meta in models.items()})
 
 
 def _round_state(due: str, questions: pd.DataFrame, view: LedgerView, as_of: datetime) -> tuple[RoundStatus, pd.DataFrame]:
