@@ -11,7 +11,7 @@ from .common import add_common, command_time, hub_dir, time_option
 
 def cmd_decide(args: argparse.Namespace) -> int:
     from ..pipeline.maintainer import Decision, record
-    from ..schemas import CORRECT, EXCLUDE
+    from ..schemas import EXCLUDE
     from ..store.hub import Hub
     from ..timeutil import is_iso_date
 
@@ -20,8 +20,6 @@ def cmd_decide(args: argparse.Namespace) -> int:
     date = getattr(args, "resolution_date", None) or ""
     if date and not is_iso_date(date):
         raise PrescientError(f"--resolution-date {date!r}: give the date as YYYY-MM-DD")
-    if args.command == CORRECT and outcome is not None and not 0 <= outcome <= 1:
-        raise PrescientError(f"--outcome {outcome:g}: give 1 (yes), 0 (no), or a value in [0, 1]")
     decision = Decision(
         args.command,
         args.model if args.command == EXCLUDE else args.question,
@@ -59,10 +57,14 @@ def _slug(text: str) -> str:
 
 
 def _outcome(value: str) -> float:
+    """--outcome: 1 (yes), 0 (no) or a value in [0, 1]; anything else is a usage error (exit 2)."""
     try:
-        return float(value)
+        outcome = float(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{value!r} is not a number (1: yes, 0: no)") from None
+    if not 0 <= outcome <= 1:  # NaN too
+        raise argparse.ArgumentTypeError(f"{value}: give 1 (yes), 0 (no), or a value in [0, 1]")
+    return outcome
 
 
 def add_decisions(sub) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import sys
 from pathlib import Path
 
 from ..console import progress_bar
@@ -55,10 +56,18 @@ def cmd_round_template(args: argparse.Namespace) -> int:
     """A ready-to-fill forecast file for one round, to stdout or --out (issue 19)."""
     from ..pipeline.forecaster import forecast_template
     from ..store.hub import Hub
+    from ..timeutil import format_ts
 
     due = time_option("--due", args.due)
     root = hub_dir(args.hub)
     data = forecast_template(Hub(root), due, args.format, args.model)
+    as_of = command_time(args)
+    if as_of >= due:  # the file is still written: a reader may want the round's rows; a submission would be late
+        print(
+            f"warning: the round due {due:%Y-%m-%d} is past its due time ({format_ts(due)}) at {format_ts(as_of)}: "
+            "a forecast file submitted now does not count (round-closed)",
+            file=sys.stderr,
+        )
     if args.out and not Path(args.out).resolve().is_relative_to(root.resolve()):  # named from here: outside the hub
         inside = shown(root / "data" / "forecasts" / f"{due:%Y-%m-%d}" / Path(args.out).name)
         raise ConfigError(
@@ -137,7 +146,7 @@ def add_rounds(sub) -> None:
     template = round_sub.add_parser(
         "template", help="write a ready-to-fill forecast file for the round due at --due: every question and resolution date, probability empty"
     )
-    add_common(template, as_of=False)
+    add_common(template)
     template.add_argument("--due", required=True, metavar="DUE", help="the round's due date, e.g. 2026-02-08")
     template.add_argument(
         "--format", choices=("csv", "json"), default="csv", help="CSV with the forecast columns, or a ForecastBench forecast-set JSON (default csv)"
