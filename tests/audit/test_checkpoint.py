@@ -25,7 +25,9 @@ LEDGER = "data/metadata/checkpoints.csv"
 
 
 # -- the proof that both walks find the same is tests/audit/test_git_audit.py's fixture ``both_ways``:
-# every tamper case there is walked again from a checkpoint before the tamper and compared.
+# every tamper case there is walked again from a checkpoint before the tamper and compared; and
+# tests/audit/test_tamper_both_modes.py runs every tamper case of the audit's tests through the
+# checkpointed `verify --git` and `--full`, each mode held to the case's verdict and codes.
 
 
 def test_a_checkpointed_walk_reads_only_the_commits_after_it(git_season: Path):
@@ -79,38 +81,6 @@ def test_the_full_walk_records_a_checkpoint_once_and_verify_git_starts_from_it(h
     assert full["recompute"]["why"] == "--full" and full["recompute"]["checkpoint"] is None
     again = cli(hub, "--git", "--full", "--record-checkpoint")  # nothing but the checkpoint changed since: no new row
     assert "no checkpoint recorded" in again.stdout and git(hub, "status", "--porcelain").strip() == ""
-
-
-def _hub_ledger_by_someone_else(hub: Path) -> bool:
-    path = hub / "data/metadata/models.csv"
-    path.write_text(path.read_text() + path.read_text().splitlines()[-1].replace("2026-", "2027-", 1) + "\n")
-    git(hub, "add", "-A")
-    git(hub, "-c", "user.name=m", "-c", "user.email=mallory@example.org", "commit", "-qm", "edit the model log")
-    return True  # committed, by someone who is not the hub's bot
-
-
-TAMPERS = {
-    "hub-ledger-edited": _hub_ledger_by_someone_else,
-    "ledger-row-rewritten": rewrite_an_observation,
-    "forecast-changed-after-due": lambda hub: (hub / "data/forecasts/2026-01-25/prescient.always-0.csv").write_text(
-        (hub / "data/forecasts/2026-01-25/prescient.always-0.csv").read_text().replace("0.000000", "0.100000")
-    ),
-    "round-changed": lambda hub: (hub / "data/rounds/2026-01-25/questions.csv").write_text(
-        (hub / "data/rounds/2026-01-25/questions.csv").read_text() + "\n"
-    ),
-    "ledger-deleted": lambda hub: (hub / "data/questions/sim.csv").unlink(),
-}
-
-
-@pytest.mark.parametrize("code", sorted(TAMPERS))
-def test_a_tamper_after_the_checkpoint_is_found_as_the_full_walk_finds_it(hub: Path, code: str):
-    if TAMPERS[code](hub) is not True:  # the others leave their tamper for the tests' committer
-        commit_at(hub, "2026-03-02T00:00:00Z", "a tamper after the checkpoint")
-    checkpointed, first = audit(hub)
-    full, _ = audit(hub, "--full")
-    assert "from checkpoint" in first and not checkpointed["ok"]
-    assert code in [p["code"] for p in checkpointed["problems"]]
-    assert checkpointed["problems"] == full["problems"]
 
 
 def test_a_checkpoint_added_by_anyone_but_the_bot_is_refused_and_the_walk_is_full(git_season: Path, tmp_path: Path):
