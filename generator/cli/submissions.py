@@ -14,7 +14,8 @@ from .common import add_common, command_time, hub_dir, hub_option, shown
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from ..submissions import render, validate_files, validate_pr
+    from ..submissions import render, validate_pr
+    from ..submissions.own import validate_local
     from ..timeutil import parse_ts
 
     pr_mode = bool(args.base or args.head or args.author)
@@ -30,7 +31,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     report = (
         validate_pr(hub, args.base, args.head, args.author, at, _receipts(hub, args.receipts_rev, args.receipts_from), _hub_maintainers(hub))
         if pr_mode
-        else validate_files(hub, [Path(os.path.abspath(f)) for f in args.files], at)
+        else validate_local(hub, [Path(os.path.abspath(f)) for f in args.files], at, at_given=bool(args.at))
     )
     text = render(report, args.format, *_report_identity(hub))
     if args.output:
@@ -159,7 +160,8 @@ def add_validate(sub) -> None:
         "files",
         nargs="*",
         metavar="FILE",
-        help="forecast or model files in the hub to check, named from where you stand (e.g. demo/data/forecasts/... with --hub demo)",
+        help="forecast, bet or model files in the hub to check, named from where you stand (e.g. demo/data/forecasts/... with "
+        "--hub demo); the hub's own forecasters' files (prescient.*) are checked by the rules the nightly applies to them",
     )
     validate.add_argument(
         "--as-of",

@@ -5,6 +5,7 @@ changed (read through git plumbing, never executed); ``render`` prints a Report 
 or JSON. Every code is registered, with its meaning, in ``codes.CODES``.
 
 - ``validate``: run every check over the changed files and gather one Report
+- ``own``: ``prescient validate FILE``: a submitter's files, and the hub's own forecasters' by the nightly's rules
 - ``paths``: what a changed path is (a forecast file, model metadata, or neither)
 - ``policy``: who may change what, and when: deadline, metadata, maintainers, immutability
 - ``content``: a parsed forecast file against its round's question set
