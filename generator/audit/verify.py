@@ -189,14 +189,22 @@ def record_checkpoint(hub: Hub, report: VerifyReport, git_rev: str) -> list[str]
     (``audit.checkpoint``); the files written (none when the walk failed or nothing new needs one)."""
     done = next((c for c in report.checks if c.name == "git"), None)
     start = report.start
-    if done is None or done.status != OK or start is None or start.start is not None:
-        return []
+    if done is None or done.status != OK or start is None or start.start is not None or stale_pages(report):
+        return []  # pages that differ from their recompute: the audit is not clean, so nothing is vouched for
     commit = resolve_commit(hub.root, git_rev)
     if not checkpoint.needed(hub.root, commit, checkpoints.load_checkpoints(hub)):
         return []
     row = checkpoint.row_for(hub.root, commit, report.as_of, *report.walked)  # the time the recompute was made at
     with hub_lock(hub.layout.data, f"prescient verify --record-checkpoint {commit[:12]}"):
         return checkpoints.append(hub, row)
+
+
+PAGE_CODES = ("page-differs", "page-missing", "page-extra")
+
+
+def stale_pages(report: VerifyReport) -> int:
+    """How many generated pages differ from a build as of the report's time (a local build that is stale)."""
+    return sum(p.code in PAGE_CODES for p in report.problems)
 
 
 def check_seals(hub: Hub) -> tuple[list[Problem], str]:

@@ -9,7 +9,7 @@ import sys
 from ..console import print_frame
 from ..errors import VERIFY_FAILED, ConfigError, PrescientError, Problem
 from ..vocabulary import BOARDS, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, PRELIMINARY, REPLICATES
-from .common import LEDGERS, add_common, command_time, hub_dir, print_warnings, recorded_nothing, run_time
+from .common import LEDGERS, add_common, command_time, hub_dir, hub_option, print_warnings, recorded_nothing, run_time
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -146,7 +146,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """Recompute the derived files and compare them byte for byte; optionally audit the git history."""
     import json
 
-    from ..audit.verify import record_checkpoint, render_text, to_json, verify
+    from ..audit.verify import record_checkpoint, render_text, stale_pages, to_json, verify
     from ..store.hub import Hub
 
     if args.record_checkpoint and not (args.git and args.full):
@@ -159,11 +159,19 @@ def cmd_verify(args: argparse.Namespace) -> int:
     hub = Hub.load(root)
     report = verify(hub, as_of, git_rev=args.git, all_nights=args.all, full=args.full, anchor=args.anchor)
     text = render_text(report, args.details)
+    stale = stale_pages(report)
+    if stale:  # the pages are git-ignored, built here: a build older than the ledgers, or made at another --as-of
+        text += (
+            f"{stale} generated page(s) under site_src/docs/generated differ from a build as of {report.as_of}: they were built "
+            f"from other ledgers or at another time; run `prescient build{hub_option(args)}` and verify again\n"
+        )
     if args.record_checkpoint:
         written = record_checkpoint(hub, report, args.git)
         text += (
             f"checkpoint recorded in {written[0]} for {args.git}\n"
             if written
+            else f"no checkpoint recorded: {stale} page(s) differ (run `prescient build`, then verify again)\n"
+            if stale
             else "no checkpoint recorded (the git check failed, or nothing under data/ changed since the last one)\n"
         )
     if recorded_nothing(root):  # only the git history was checked: never "verified" on an empty hub

@@ -178,3 +178,21 @@ def test_a_checkpoint_of_other_audit_rules_is_ignored(hub: Path):
 def test_record_checkpoint_needs_the_full_walk(hub: Path):
     done = cli(hub, "--git", "--record-checkpoint")
     assert done.returncode == 2 and "--full" in done.stderr
+
+
+def test_a_stale_local_build_is_named_with_its_fix_and_records_no_checkpoint(git_season: Path, tmp_path: Path):
+    """After `build` at an older time (or before the latest nightly), verify said "111 page-differs" with no
+    hint and still recorded a checkpoint; now it says to run `build` and records none while pages differ."""
+    root = Path(shutil.copytree(git_season, tmp_path / "hub"))
+    built = subprocess.run([PRESCIENT, "build", "--hub", str(root), "--no-mkdocs", "--as-of", "2026-02-20T00:00:00Z"], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    stale = cli(root, "--git", "--full", "--record-checkpoint")
+    assert stale.returncode == 10 and "[page-differs]" in stale.stdout, stale.stdout
+    assert f"run `prescient build --hub {root}` and verify again" in stale.stdout, stale.stdout
+    assert "no checkpoint recorded:" in stale.stdout and "page(s) differ" in stale.stdout
+    assert not (root / LEDGER).exists(), "no checkpoint while the pages differ"
+    built = subprocess.run([PRESCIENT, "build", "--hub", str(root), "--no-mkdocs"], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    fresh = cli(root, "--git", "--full", "--record-checkpoint")
+    assert fresh.returncode == 0 and f"checkpoint recorded in {LEDGER}" in fresh.stdout, fresh.stdout
+    assert "run `prescient build" not in fresh.stdout
