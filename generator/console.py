@@ -74,16 +74,30 @@ def settings_summary(settings, as_of: datetime) -> str:
 
 def init_summary(result, hub: str, program: str) -> str:
     """What ``prescient init`` (or ``init --upgrade``) did, and a new hub's next steps."""
+    from .pipeline.hubpin import version_key
+
     lines = []
     if result.previous_version is not None or result.first_due is None:
+        previous = result.previous_version
+        went = "downgraded" if previous and version_key(previous) > version_key(result.version) else "upgraded"
         lines.append(
-            f"upgraded {hub} to Prescient {result.version} (from {result.previous_version or 'an unrecorded version'}): "
+            f"{went} {hub} to Prescient {result.version} (from {previous or 'an unrecorded version'}): "
             f"{len(result.written)} file(s) written, {len(result.unchanged)} already current"
         )
+        lines += [f"  {result.pin_note}"] if result.pin_note else []
         lines += [f"  wrote {p}" for p in result.written]
-        lines += [f"  kept {p}: changed by the hub, so not replaced (compare it with a new hub's copy)" for p in result.kept]
+        for p in result.kept:
+            copy = result.new_copies.get(p)
+            lines.append(
+                f"  kept {p}: changed by the hub, so not replaced; this version's copy is in {p}.new ({copy} against yours): "
+                "merge it by hand, then delete the .new file"
+                if copy
+                else f"  kept {p}: changed by the hub, so not replaced (this version ships the copy it started from)"
+            )
         return "\n".join(lines)
     lines.append(f"created the hub {hub} ({len(result.written)} files{', a new git repository' if result.created_git else ''})")
+    if result.pin is not None:
+        lines.append(f"  pinned Prescient: {result.pin.requirement} ({result.pin.source})")
     lines += [f"  kept your {p}" for p in result.kept]
     lines += [
         f"  its first round is due {format_ts(result.first_due)}: the first `prescient nightly` freezes and publishes it",

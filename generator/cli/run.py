@@ -290,8 +290,10 @@ def cmd_init(args: argparse.Namespace) -> int:
     from ..pipeline.hubinit import DEFAULT_SOURCES, init_hub, upgrade_hub
 
     root = Path(args.dir).resolve()
+    if args.force and not args.upgrade:
+        raise ConfigError("--force goes with --upgrade (it lets an upgrade downgrade a hub)")
     if args.upgrade:
-        result = upgrade_hub(root, package=args.package or "")
+        result = upgrade_hub(root, package=args.package or "", force=args.force)
     else:
         sources = [s.strip() for s in args.sources.split(",") if s.strip()] if args.sources is not None else DEFAULT_SOURCES
         result = init_hub(
@@ -390,13 +392,18 @@ def _add_hub_commands(sub) -> None:
     init.add_argument(
         "--package",
         metavar="REQUIREMENT",
-        help="the pip requirement the workflows install Prescient from (default: this version's tag in the upstream repository)",
+        help="what the hub installs Prescient from, pinned so nobody can move it: a commit (prescient @ git+URL@<commit id>), "
+        "a wheel file (kept in the hub under .github/wheels/, pinned by its sha256) or a wheel's https address with "
+        "--hash=sha256:<hex>; a tag is refused (default: the commit or wheel this Prescient was installed from; "
+        "with --upgrade: the hub's own pin is kept)",
     )
     init.add_argument(
         "--upgrade",
         action="store_true",
-        help="refresh the workflows, .ci/run and site skeleton of the hub in DIR for this version; files the hub changed are kept and named",
+        help="refresh the workflows, .ci/run and site skeleton of the hub in DIR for this version; files the hub changed are kept "
+        "and named, with this version's copy beside each (FILE.new); an older version than the hub's is refused",
     )
+    init.add_argument("--force", action="store_true", help="with --upgrade: downgrade a hub whose files a newer Prescient wrote")
     init.add_argument("--as-of", metavar="ISO-TIMESTAMP", help="the time the first round is scheduled from (default: SOURCE_DATE_EPOCH, else now)")
     init.set_defaults(func=cmd_init)
     check = sub.add_parser(

@@ -7,15 +7,18 @@ A hub made by ``init`` holds no package code and no data of this repository. It 
   ``hubtoml.py``), a ``README.md`` and ``.gitignore`` (kept when the folder already has them);
 - ``.github/CODEOWNERS``, always written from ``[hub] maintainers`` by the shipped ``codeowners.py``;
 - files Prescient ships and an upgrade refreshes: the workflows (this repository's own, each install
-  rewritten to install the version pinned in ``.github/prescient.txt`` instead of the checkout),
+  rewritten to install the dependencies hash-checked from ``requirements.lock``, then the Prescient
+  pinned in ``.github/prescient.txt`` by a commit id or a wheel's sha256: ``hubpin.py``),
   ``codeowners.py``, ``requirements.lock``, the pull-request and issue templates, the hub's
   ``.ci/run`` and the site skeleton ``site_src/``. ``.github/prescient-hub.json`` records the
-  version and each such file's sha256 as written, so an upgrade replaces what the hub left as it was
-  and keeps, naming it, what the hub changed.
+  version, the hub's own pin (``--package``) and each such file's sha256 as written, so an upgrade
+  replaces what the hub left as it was, keeps what the hub changed (this version's copy beside it as
+  ``FILE.new``), keeps the hub's own pin, and refuses to go back to an older version unless forced.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import json
@@ -34,25 +37,27 @@ from ..store.atomic import write_bytes_atomic
 from ..store.files import load_settings
 from ..store.git import init_repository, is_work_tree
 from ..timeutil import UTC
+from .hubpin import LOCK, PIN_FILE, UPSTREAM, Pin, current_pin, installed_pin, keep_wheel, legacy_pin, parse_package, pin_text, pinned, version_key
 from .hubtoml import render_hub_toml
 
-UPSTREAM = "https://github.com/prescient-forecasting/prescient"  # where a hub installs Prescient from by default
-PIN_FILE = ".github/prescient.txt"  # the one place a hub pins its Prescient version (a pip requirement)
+__all__ = ["PIN_FILE", "UPSTREAM"]  # named here for the callers of init (the pins themselves: hubpin)
 MANIFEST = ".github/prescient-hub.json"  # the version and sha256 of each shipped file as init or an upgrade wrote it
 CODEOWNERS = ".github/CODEOWNERS"
 DEFAULT_SOURCES = ("manifold", "polymarket", "kalshi", "dbnomics")  # live, and need no key
 SHIPPED_GITHUB = ("workflows", "ISSUE_TEMPLATE", "codeowners.py", "requirements.lock", "pull_request_template.md")
 TEMPLATES = "data_templates/hub"  # in the package: the hub's README, .gitignore and .ci/run
 
-# Each workflow line that installs Prescient from the checkout, and what a hub's workflow does instead:
-# install the pinned requirement (read from the trusted checkout: main, or the pull request's base commit).
+# Each workflow line that installs Prescient from the checkout, and the lines a hub's workflow runs instead
+# (read from the trusted checkout: main, or the pull request's base commit): every dependency and the build
+# backend hash-checked from the lock, then the pinned Prescient with neither dependencies nor build isolation,
+# from the checkout's folder (a wheel kept in the hub is named from there).
+_LOCKED = 'python -I -m pip install --require-hashes --no-deps -r "{root}/' + LOCK + '"'
+_PINNED = '(cd "{root}" && python -I -m pip install --no-deps --no-build-isolation -r ' + PIN_FILE + ")"
 INSTALLS = {
-    'python -I -m pip install --no-deps --no-build-isolation "$GITHUB_WORKSPACE"': (
-        f'python -I -m pip install --no-deps -r "$GITHUB_WORKSPACE/{PIN_FILE}"'
-    ),
-    'python -I -m pip install "$GITHUB_WORKSPACE"': f'python -I -m pip install -r "$GITHUB_WORKSPACE/{PIN_FILE}"',
-    'python -I -m pip install "$RUNNER_TEMP/verifier"': f'python -I -m pip install -r "$RUNNER_TEMP/verifier/{PIN_FILE}"',
-    "cache-dependency-path: pyproject.toml": f"cache-dependency-path: {PIN_FILE}",
+    'python -I -m pip install --no-deps --no-build-isolation "$GITHUB_WORKSPACE"': (_PINNED.format(root="$GITHUB_WORKSPACE"),),
+    'python -I -m pip install "$GITHUB_WORKSPACE"': (_LOCKED.format(root="$GITHUB_WORKSPACE"), _PINNED.format(root="$GITHUB_WORKSPACE")),
+    'python -I -m pip install "$RUNNER_TEMP/verifier"': (_LOCKED.format(root="$RUNNER_TEMP/verifier"), _PINNED.format(root="$RUNNER_TEMP/verifier")),
+    "cache-dependency-path: pyproject.toml": (f"cache-dependency-path: {LOCK}",),
 }
 
 
@@ -68,10 +73,9 @@ class HubFiles:
     created_git: bool = False
     first_due: datetime | None = None
     previous_version: str | None = None
-
-
-def default_pin(version: str = __version__) -> str:
-    return f"prescient @ git+{UPSTREAM}@v{version}"
+    pin: Pin | None = None
+    pin_note: str = ""  # what became of the pin on an upgrade (kept, or from what to what)
+    new_copies: dict[str, str] = field(default_factory=dict)  # a kept file -> its FILE.new's one-line diff summary
 
 
 def first_due_for(as_of: datetime) -> datetime:
@@ -97,7 +101,8 @@ def init_hub(
         raise ConfigError(
             f"{root / HUB_FILE} exists: {root} is a hub already; `prescient init --upgrade {root}` refreshes its workflows and site skeleton"
         )
-    shipped = shipped_files(package or default_pin())
+    pin = parse_package(package) if package else installed_pin()  # nothing written yet: a pin that can move is refused first
+    shipped = shipped_files(pin.requirement)
     clashes = sorted(p for p in shipped if (root / p).exists())
     if clashes:
         raise ConfigError(
@@ -109,7 +114,7 @@ def init_hub(
     if wrong:
         raise ConfigError(f"--maintainer: {', '.join(map(repr, wrong))} is not a GitHub login, @org/team or e-mail address")
     first_due = first_due_for(as_of)
-    result = HubFiles(root, __version__, first_due=first_due)
+    result = HubFiles(root, __version__, first_due=first_due, pin=pin)
     owned = {
         HUB_FILE: render_hub_toml(title or root.name, maintainers, first_due, sources),
         "README.md": _template("README.md").replace(b"{title}", (title or root.name).encode()),
@@ -123,7 +128,8 @@ def init_hub(
             write_bytes_atomic(root / path, data)
     settings = load_settings(root)  # what init wrote passes its own check
     _write_codeowners(root, result)
-    _write_shipped(root, shipped, {}, result)
+    _write_shipped(root, shipped, {}, result, own_pin=pin.requirement if package else "")
+    result.written += keep_wheel(root, pin)
     if not is_work_tree(root):
         init_repository(root)
         result.created_git = True
@@ -131,16 +137,45 @@ def init_hub(
     return result
 
 
-def upgrade_hub(root: Path, package: str = "") -> HubFiles:
-    """Refresh the shipped files of the hub in ``root`` for this version of Prescient (see the module)."""
+def upgrade_hub(root: Path, package: str = "", force: bool = False) -> HubFiles:
+    """Refresh the shipped files of the hub in ``root`` for this version of Prescient (see the module):
+    the hub's own pin kept unless ``package`` names another, never an older version unless ``force``."""
     settings = load_settings(root)
     recorded = _read_manifest(root)
-    pin = package or (default_pin() if _unchanged(root, PIN_FILE, recorded) else _current_pin(root))
-    result = HubFiles(root, __version__, previous_version=recorded.get("version"))
-    _write_shipped(root, shipped_files(pin), recorded.get("files", {}), result)
+    previous = recorded.get("version")
+    pin, own, note = _upgrade_pin(root, recorded, package)
+    for older, what in ((__version__, f"this Prescient ({__version__})"), (pin.version, f"the pin's Prescient ({pin.version})")):
+        if older and previous and version_key(older) < version_key(previous) and not force:
+            raise ConfigError(
+                f"{root}: its workflows and site skeleton were written by Prescient {previous}; an upgrade with {what} would "
+                f"downgrade it to {older}. Run `prescient init --upgrade` with Prescient {previous} or later installed, "
+                "or pass --force to downgrade"
+            )
+    result = HubFiles(root, __version__, previous_version=previous, pin=pin, pin_note=note)
+    files = shipped_files(pin.requirement)
+    if own and pin.requirement == current_pin(root):
+        files[PIN_FILE] = (root / PIN_FILE).read_bytes()  # the hub's own pin file, as the hub wrote it
+    _write_shipped(root, files, recorded.get("files", {}), result, own_pin=pin.requirement if own else "")
+    result.written += keep_wheel(root, pin)
     _write_codeowners(root, result)
     _check_written(root, settings)
     return result
+
+
+def _upgrade_pin(root: Path, recorded: dict, package: str) -> tuple[Pin, bool, str]:
+    """The pin an upgrade writes, whether it is the hub's own, and what to say of it. The hub's own: one
+    given to ``--package`` (now or at init), or a pin file the hub changed; a hub made before the manifest
+    recorded it has its own unless it holds the tag init wrote then (``legacy_pin``)."""
+    before = current_pin(root)
+    if package:
+        pin = parse_package(package)
+        return pin, True, f"pin: {before or 'none'} -> {pin.requirement}" if before != pin.requirement else ""
+    older = "package" not in recorded and before != legacy_pin(recorded.get("version") or "")
+    if before and (recorded.get("package") or not _unchanged(root, PIN_FILE, recorded) or older):
+        movable = "" if pinned(before) else "; it names no commit id or wheel hash, so it can be moved: pin one with --package"
+        return Pin(before, source="the hub's own"), True, f"kept the hub's own pin: {before} (give --package to change it){movable}"
+    pin = installed_pin()
+    return pin, False, f"pin: {before or 'none'} -> {pin.requirement}" if before != pin.requirement else ""
 
 
 def _check_written(root: Path, settings: Settings) -> None:
@@ -167,27 +202,31 @@ def shipped_files(pin: str) -> dict[str, bytes]:
         if relative.parts[0] != "site" and relative.parts[:2] != ("docs", "generated"):  # built, never shipped
             files[f"site_src/{relative.as_posix()}"] = path.read_bytes()
     files[".ci/run"] = _template("ci-run")
-    files[PIN_FILE] = (f'# The Prescient this hub runs, as a pip requirement (see README.md, "Upgrading").\n{pin}\n').encode()
+    files[PIN_FILE] = pin_text(pin)
     return dict(sorted(files.items()))
 
 
 def hub_workflow(path: str, data: bytes) -> bytes:
     """A workflow of this repository as a hub runs it: every install of the checkout becomes an install
     of the pinned requirement. A ValueError when an install line is not one ``INSTALLS`` knows."""
-    text = data.decode("utf-8")
-    for old, new in INSTALLS.items():
-        text = text.replace(old, new)
+    lines = []
+    for line in data.decode("utf-8").splitlines(keepends=True):
+        body = line.strip()
+        indent = line[: len(line) - len(line.lstrip())]
+        lines += [f"{indent}{new}\n" for new in INSTALLS[body]] if body in INSTALLS else [line]
+    text = "".join(lines)
     leftover = [line.strip() for line in text.splitlines() if "pip install" in line and PIN_FILE not in line and "requirements.lock" not in line]
     if leftover or "pyproject.toml" in text:
         raise ValueError(f"{path}: an install the hub's workflows cannot rewrite: {leftover or 'pyproject.toml'}")
     return text.encode("utf-8")
 
 
-def _write_shipped(root: Path, files: dict[str, bytes], recorded: dict[str, str], result: HubFiles) -> None:
-    """Write each shipped file the hub does not have or left as recorded; keep (and name) what it changed."""
+def _write_shipped(root: Path, files: dict[str, bytes], recorded: dict[str, str], result: HubFiles, own_pin: str = "") -> None:
+    """Write each shipped file the hub does not have or left as recorded; keep (and name) what it changed,
+    with this version's copy beside it (``FILE.new``) when it is not the copy the hub last had."""
     manifest: dict[str, str] = {}
     for path, data in files.items():
-        target = root / path
+        target, beside = root / path, root / f"{path}.new"
         current = target.read_bytes() if target.is_file() else None
         if current == data:
             result.unchanged.append(path)
@@ -198,11 +237,27 @@ def _write_shipped(root: Path, files: dict[str, bytes], recorded: dict[str, str]
             result.written.append(path)
         else:
             result.kept.append(path)
-            manifest[path] = recorded.get(path, _sha(data))
-            continue
+            if recorded.get(path) == _sha(data):  # this version ships the copy the hub started from: nothing to merge
+                manifest[path] = _sha(data)
+                beside.unlink(missing_ok=True)
+                continue
+            write_bytes_atomic(beside, data)
+            result.new_copies[path] = diff_summary(current, data)
+        if path not in result.new_copies:
+            beside.unlink(missing_ok=True)  # a copy an earlier upgrade left, merged or no longer needed
         manifest[path] = _sha(data)
-    body = {"version": __version__, "files": manifest}
+    body = {"version": __version__, "package": own_pin, "files": manifest}
     write_bytes_atomic(root / MANIFEST, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode())
+
+
+def diff_summary(mine: bytes, shipped: bytes) -> str:
+    """One line of how ``shipped`` differs from ``mine``: lines added and removed (``+3 -1 lines``)."""
+    a, b = (data.decode("utf-8", "replace").splitlines() for data in (mine, shipped))
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        removed += i2 - i1 if tag in ("replace", "delete") else 0
+        added += j2 - j1 if tag in ("replace", "insert") else 0
+    return f"+{added} -{removed} line{'' if added + removed == 1 else 's'}"
 
 
 def _write_codeowners(root: Path, result: HubFiles) -> None:
@@ -224,11 +279,6 @@ def _read_manifest(root: Path) -> dict:
 def _unchanged(root: Path, path: str, recorded: dict) -> bool:
     target = root / path
     return not target.is_file() or _sha(target.read_bytes()) == recorded.get("files", {}).get(path)
-
-
-def _current_pin(root: Path) -> str:
-    lines = [line.strip() for line in (root / PIN_FILE).read_text(encoding="utf-8").splitlines()]
-    return next((line for line in lines if line and not line.startswith("#")), default_pin())
 
 
 def _sha(data: bytes) -> str:
