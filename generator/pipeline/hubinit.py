@@ -144,7 +144,8 @@ def upgrade_hub(root: Path, package: str = "", force: bool = False) -> HubFiles:
     recorded = _read_manifest(root)
     previous = recorded.get("version")
     pin, own, note = _upgrade_pin(root, recorded, package)
-    for older, what in ((__version__, f"this Prescient ({__version__})"), (pin.version, f"the pin's Prescient ({pin.version})")):
+    given = pin.version if package else None  # a wheel --package names now (a pin kept as it was changes nothing)
+    for older, what in ((__version__, f"this Prescient ({__version__})"), (given, f"the pinned wheel's Prescient ({given})")):
         if older and previous and version_key(older) < version_key(previous) and not force:
             raise ConfigError(
                 f"{root}: its workflows and site skeleton were written by Prescient {previous}; an upgrade with {what} would "

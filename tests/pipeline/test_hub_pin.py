@@ -156,3 +156,16 @@ def test_upgrade_moves_an_older_hubs_tag_pin_to_a_commit(tmp_path):
     said = ok(PRESCIENT, "init", "--upgrade", str(hub))
     assert re.fullmatch(rf"prescient @ git\+{re.escape(UPSTREAM)}@[0-9a-f]{{40}}", current_pin(hub)), current_pin(hub)
     assert f"pin: {legacy_pin('0.13.3')} -> {current_pin(hub)}" in said
+
+
+def test_upgrade_to_an_older_wheel_is_a_downgrade_too(tmp_path):
+    hub = tmp_path / "hub"
+    ok(PRESCIENT, "init", str(hub), "--as-of", INIT_AT)
+    before = current_pin(hub)
+    old = fake_wheel(tmp_path / "dist", "0.0.1")
+    refused = run(PRESCIENT, "init", "--upgrade", str(hub), "--package", str(old))
+    assert refused.returncode == 2 and "the pinned wheel's Prescient (0.0.1)" in refused.stderr, refused.stderr
+    assert current_pin(hub) == before and not (hub / ".github/wheels").exists()
+    forced = ok(PRESCIENT, "init", "--upgrade", str(hub), "--package", str(old), "--force")
+    assert current_pin(hub).startswith(f"./.github/wheels/{old.name} --hash=sha256:") and (hub / ".github/wheels" / old.name).is_file()
+    assert f"pin: {before} -> ./.github/wheels/{old.name}" in forced
