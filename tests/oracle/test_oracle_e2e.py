@@ -23,6 +23,7 @@ import pytest
 from _llm_server import FakeLLM, LocalServer, Recorded, prompt_of
 
 from generator.schemas import NEWS, ORACLE_ARTICLES, ORACLE_FORECASTS, ORACLE_GENERATED, ORACLE_QUESTIONS
+from generator.sources.addresses import ALLOW_ENV
 from generator.store.csvio import read_table
 from generator.submissions import validate_files
 from generator.timeutil import days, format_ts, parse_ts
@@ -58,8 +59,10 @@ class Feeds(LocalServer):
 
 
 @pytest.fixture
-def feeds():
+def feeds(monkeypatch):
+    """The feed server, the one loopback address the intake may read (``PRESCIENT_FETCH_ALLOW``: tests only)."""
     with Feeds() as server:
+        monkeypatch.setenv(ALLOW_ENV, server.url.removeprefix("http://").split("/")[0])
         yield server
 
 
