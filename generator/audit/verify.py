@@ -436,9 +436,16 @@ def to_json(report: VerifyReport) -> dict:
         "checks": [asdict(c) for c in report.checks],
         "problems": [asdict(p) for p in report.problems],
         "causes": causes_json(report.problems),
-        **({"git_start": {"checkpoint": start.start.commit if start.start else None, "why": start.why}} if start else {}),
+        **({"git_start": _git_start_json(start)} if start else {}),
         **({"recompute": {"checkpoint": plan.checkpoint or None, "why": plan.why, "rounds": plan.rounds}} if plan else {}),
     }
+
+
+def _git_start_json(start: checkpoint.Found) -> dict:
+    """Where the walk started: a checkpoint's commit, or the anchor's (``--anchor``), or neither (the first commit)."""
+    commit = start.start.commit if start.start else None
+    anchored = start.why.endswith("(--anchor)")
+    return {"checkpoint": None if anchored else commit, "anchor": commit if anchored else None, "why": start.why}
 
 
 def render_text(report: VerifyReport, details: bool = False) -> str:

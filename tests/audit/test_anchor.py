@@ -120,6 +120,8 @@ def test_an_anchored_audit_passes_on_the_honest_history_and_walks_only_the_commi
     assert f"from the anchor {at[:12]}" in done.stdout.splitlines()[0]
     assert f"ok      anchor: anchor {at[:12]}: an ancestor of the head; its ledgers only appended to since" in done.stdout
     assert "2 commit(s) touching data/" in done.stdout
+    report = json.loads(verify(hub, "--anchor", at, "--format", "json").stdout)  # --anchor implies --git
+    assert report["ok"] and report["git_start"]["anchor"] == at and report["git_start"]["checkpoint"] is None
 
 
 def test_a_history_rewritten_in_every_commit_fails_the_audit_anchored_at_a_commit_the_site_showed(site: tuple[Path, str], tmp_path: Path):
