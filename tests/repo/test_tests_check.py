@@ -5,12 +5,16 @@ A lint over the tests' syntax trees. A function checks when its body holds an ``
 ``pytest.raises``/``pytest.warns``; calls a function named ``assert…`` or ``check_…`` (pandas' and
 numpy's ``assert_…_equal``, this suite's ``assert_inert_…``); or calls a function of its own module or
 of ``tests/helpers.py`` that checks (followed through calls, so a helper that hands its check to
-another helper counts). A test function (``test_…``, at module level or in a ``Test…`` class) that
-does none of these is reported with its file and line.
+another helper counts). A test function (``test_…``, at module level or in a ``Test…`` class) must
+check on every path through it: a check it holds only under an ``if``, or only in an ``except`` or
+``else`` of a ``try`` (one case refused, the other case anything at all), passes when the branch is
+not taken, unless the other branch checks too. A test with no check outside such branches is
+reported with its file and line. A loop's body counts as run, its ``if`` as choosing which of the
+cases it lists a check applies to.
 
-What it cannot see: an ``assert`` under an ``if`` that no case of the test takes. Such a test is
-fixed where it is found (``test_the_quick_scan_never_skips_a_file_with_a_formula_cell`` checked
-nothing of the scan in 6 of its 24 cases); the lint finds the tests with nothing to take at all.
+What it cannot see: a check that is there on every path but checks the test's own premise rather
+than the code (``test_the_quick_scan_never_skips_a_file_with_a_formula_cell`` checked nothing of the
+scan in 6 of its 24 cases), or a loop over nothing. Those are fixed where they are found.
 """
 
 from __future__ import annotations
@@ -60,6 +64,34 @@ def checking(functions: dict[str, ast.AST]) -> set[str]:
     return found
 
 
+def checks_on_every_path(body: list[ast.stmt], good: set[str]) -> bool:
+    """Whether ``body`` checks whichever ``if`` branch or ``except`` it takes: a check at its top level,
+    in a ``with`` (its items too: ``pytest.raises``), in both branches of an ``if``, in a ``try``'s body
+    or ``finally``, or anywhere in a loop (whose ``if`` picks which cases a check applies to)."""
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if isinstance(stmt, ast.If):
+            if checks_on_every_path(stmt.body, good) and checks_on_every_path(stmt.orelse, good):
+                return True
+            continue
+        if isinstance(stmt, ast.Try):
+            if checks_on_every_path(stmt.body, good) or checks_on_every_path(stmt.finalbody, good):
+                return True
+            continue
+        if isinstance(stmt, ast.With | ast.AsyncWith):
+            if any(_checks_directly(item.context_expr) for item in stmt.items) or checks_on_every_path(stmt.body, good):
+                return True
+            continue
+        if isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
+            if any(_checks_directly(s) or {_called(n) for n in ast.walk(s)} & good for s in stmt.body):
+                return True
+            continue
+        if _checks_directly(stmt) or {_called(n) for n in ast.walk(stmt)} & good:
+            return True
+    return False
+
+
 def _test_functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     tests = []
     for node in tree.body:
@@ -71,15 +103,16 @@ def _test_functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctio
 
 
 def unchecked_tests(source: str, shared: dict[str, ast.AST]) -> list[tuple[str, int]]:
-    """(name, line) of each test function of ``source`` that checks nothing; ``shared``: the helpers
-    every test module may call (``tests/helpers.py``'s functions)."""
+    """(name, line) of each test function of ``source`` that may pass having checked nothing (no check
+    on every path through it); ``shared``: the helpers every test module may call (``tests/helpers.py``'s
+    functions)."""
     tree = ast.parse(source)
     functions = {**shared, **_functions(tree)}
     good = checking(functions)
-    return [(t.name, t.lineno) for t in _test_functions(tree) if t.name not in good]
+    return [(t.name, t.lineno) for t in _test_functions(tree) if not checks_on_every_path(t.body, good)]
 
 
-def test_every_test_function_asserts_raises_or_calls_a_check():
+def test_every_test_checks_on_every_path_through_it():
     shared = _functions(ast.parse((TESTS / "helpers.py").read_text(encoding="utf-8")))
     found = [
         f"{path.relative_to(TESTS).as_posix()}:{line} {name}"
@@ -121,9 +154,37 @@ def test_only_runs():
 def test_shared():
     shared_check(1)
 
+def test_in_a_branch_only(x):
+    if x:
+        assert x
+
+def test_either_branch_of_a_try():
+    try:
+        y = int("1")
+    except ValueError:
+        assert True
+    else:
+        assert y
+
+def test_each_case_of_a_loop():
+    for x in (1, 2):
+        if x > 1:
+            assert x
+
+def test_both_branches(x):
+    if x:
+        assert x
+    else:
+        assert not x
+
 class TestGroup:
     def test_in_a_class(self):
         quiet(2)
 """
     shared = _functions(ast.parse("def shared_check(x):\n    assert x\n"))
-    assert unchecked_tests(source, shared) == [("test_only_runs", 26), ("test_in_a_class", 33)]
+    assert [name for name, _ in unchecked_tests(source, shared)] == [
+        "test_only_runs",
+        "test_in_a_branch_only",
+        "test_either_branch_of_a_try",
+        "test_in_a_class",
+    ]
