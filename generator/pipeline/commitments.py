@@ -59,7 +59,7 @@ def _outside_data(hub: Hub, file: Path, salt: Path) -> None:
                 "or `git add -A` publishes it before the due time: keep the forecast file (and so its salt) outside data/, "
                 "and copy it in with `prescient reveal` after the due time",
             )
-            raise PrescientError("prescient commit: nothing was written", [problem])
+            raise PrescientError("nothing was written", [problem])
 
 
 def _salt(salt_path: Path, fresh: bytes) -> tuple[str, bool]:
@@ -75,7 +75,7 @@ def _salt(salt_path: Path, fresh: bytes) -> tuple[str, bool]:
                 "this is where the salt of this file, round and model is kept, but it does not hold one line of 64 hex "
                 "digits; a salt is never overwritten, so move the file away if it is not needed",
             )
-            raise PrescientError("prescient commit: nothing was written", [problem])
+            raise PrescientError("nothing was written", [problem])
         return value, True
     value = commit_hash.salt_value(fresh)
     if value is None:
