@@ -109,7 +109,7 @@ DESCRIPTIONS = {
         ),
     ),
     HUMAN_GROUP: (
-        "Simulated superforecasters",
+        "Sim superforecasters",
         (
             "A stand-in for a human comparison group such as ForecastBench's superforecaster median: the exact "
             "probability given the simulated world up to 14 days past the due date. Not a person: the demo's "

@@ -115,7 +115,8 @@ def test_the_round_page_gives_each_models_attested_time_beside_its_name() -> Non
     assert '<a href="../../models/acme.bot/">&lt;img src=x onerror=&#34;alert(1)&#34;&gt;</a>' in row, "the name, escaped"
     assert '<time datetime="2026-01-15T01:01:00Z">2026-01-15T01:01:00Z</time>' in row and "9 d 22 h 59 min before the due time" in row
     assert '<a href="https://github.com/o/r/actions/runs/7000000001">7000000001</a>' in row and ">receipt<" in row
-    assert '<code title="data/forecasts/2026-01-25/acme.bot.csv">ad07fac1da6e814f1607fd54a7147ba71c4d96f6</code>' in row
+    blob = "ad07fac1da6e814f1607fd54a7147ba71c4d96f6"
+    assert f'<code title="{blob} (data/forecasts/2026-01-25/acme.bot.csv)" data-blob="{blob}">{blob[:12]}</code>' in row
     assert row.endswith('<td data-value="3">3</td>'), "how many versions were seen"
     assert "unproven" in _row(page, "late.team") and "no record before the due time" in _row(page, "late.team")
     assert ">manifest<" in _row(page, "prescient.always-0.5") and "sealed 2026-01-25T00:00:00Z" in page.replace("</strong>", "").replace(
