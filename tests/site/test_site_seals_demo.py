@@ -44,7 +44,7 @@ def test_explore_shows_the_release_date_chart_its_trend_and_the_parity_projectio
     page = (built_site(demo_hub) / "generated/explore/index.html").read_text(encoding="utf-8")
     assert "no forecaster has a release date" not in page.lower()
     assert 'class="prescient-chart"' in page and "prescient-frontier" in page
-    assert "Simulated superforecasters" in page and "projected" in page.lower()
+    assert "Sim superforecasters" in page and "projected" in page.lower()
 
 
 def test_the_leaderboard_links_each_boards_csv_and_json_and_the_api_has_an_index_page(demo_hub: Path) -> None:

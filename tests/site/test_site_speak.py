@@ -113,7 +113,7 @@ def test_the_demo_pages_speak_link_names_and_leave_baselines_out_of_question_sum
     generated = demo_hub / "site_src/docs/generated"
     leaderboard = (generated / "leaderboard.md").read_text(encoding="utf-8")
     assert leaderboard.count('<p class="prescient-says">') == leaderboard.count('class="prescient-panel"') > 0
-    assert "Calibrated leads (Brier Index" in leaderboard
+    assert "Sim superforecasters leads (Brier Index" in leaderboard, "the demo's human group leads its board"
     changes = (generated / "changes.md").read_text(encoding="utf-8")
     assert 'id="since-last-night"' in changes and "`" not in changes.split("<h2")[0]
     assert '<a href="../generated/models/' in changes, "names link to the forecasters' pages from changes/"
