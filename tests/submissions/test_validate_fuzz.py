@@ -46,7 +46,7 @@ SEEDS = {
             "question_set": f"{DUE}-llm.json",
             "forecasts": [
                 {"id": "m1", "source": "manifold", "forecast": 0.7, "reasoning": "r"},
-                {"id": "m2", "source": "manifold", "forecast": "0.25"},
+                {"id": "m2", "source": "manifold", "forecast": 0.25},  # a string ("0.25") is refused: probability-as-text
                 {"id": "GDP", "source": "fred", "forecast": 0.5, "resolution_date": "2026-02-01"},
             ],
         }
