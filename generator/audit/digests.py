@@ -64,8 +64,8 @@ class DigestWalk:
         last = max(fresh)
         earlier = [night for night in wrong if night < last]  # a commit carrying several nights (a catch-up)
         if earlier:
-            files = {path: self.read(blob) or b"" for path, blob in git.tree_blobs(self.repo, c.commit, DIGESTED).items()}
-            wrong = {night: digest for night, digest in wrong.items() if night == last or digest_at(files, night) != digest}
+            at = rebuilt_digests(self.repo, c.commit, self.read, earlier)
+            wrong = {night: digest for night, digest in wrong.items() if night == last or at[night] != digest}
         return [
             Problem(
                 HISTORY_PATH,
@@ -77,6 +77,13 @@ class DigestWalk:
             )
             for night, digest in sorted(wrong.items())
         ]
+
+
+def rebuilt_digests(repo: Path, commit: str, read, nights: list[str]) -> dict[str, str | None]:
+    """Each of ``nights``' digest of the digested ledgers as ``commit`` holds them, cut to the rows recorded
+    by that night (``night_state.digest_at``; None where they cannot be cut)."""
+    files = {path: read(blob) or b"" for path, blob in git.tree_blobs(repo, commit, DIGESTED).items()}
+    return {night: digest_at(files, night) for night in nights}
 
 
 def digested_nights_at(repo: Path, commit: str) -> frozenset[str]:
