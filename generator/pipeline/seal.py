@@ -42,6 +42,7 @@ import pandas as pd
 
 from ..arena.gather import books_for
 from ..codes import OTHER_CODES
+from ..config import HUB_FILE
 from ..errors import PrescientError, Problem
 from ..forecasters.baselines import AFTER_DUE
 from ..models import HUB_TEAM, team_of
@@ -118,6 +119,14 @@ class _Evidence:
             return self.now.get(model, ())
         then = git.held_at(self.dates, int(parse_ts(deadline).timestamp()))
         return policy.maintainers_in(git.GitTree(self.layout.root, then), model) if then else ()
+
+    def hub_ids(self, deadline: str) -> list[str]:
+        """The hub identities a commitment of a round due at ``deadline`` may name: ``[hub] repo_url`` now,
+        and as the default branch set it at the due time (a change during the round breaks no commitment)."""
+        then = git.held_at(self.dates, int(parse_ts(deadline).timestamp())) if self.dates else None
+        tree = git.GitTree(self.layout.root, then) if then else None
+        earlier = reveals.hub_id_in(tree.read(HUB_FILE) if tree is not None and tree.entry(HUB_FILE) else None)
+        return list(dict.fromkeys([*self.hubs, *([earlier] if earlier is not None else [])]))
 
     def local(self, path: str, deadline: str) -> Version | None:
         """The file now at ``path``, with the earliest record before ``deadline`` of its bytes (manifest, else git)."""
@@ -398,7 +407,7 @@ def _reveal_target(evidence: _Evidence, made: _Round, target: Target, committed:
     salts = [v for v in evidence.salts.get((target.due, target.model), []) if v.at < made.deadline]
     salts += [v for v in [evidence.local(salt_path, made.deadline)] if v]
     remove: dict[str, bytes | None] = dict.fromkeys(here)
-    bindings = [commit_hash.Binding(hub, target.due, target.model) for hub in evidence.hubs]
+    bindings = [commit_hash.Binding(hub, target.due, target.model) for hub in evidence.hub_ids(due_time(evidence.hub, made.due))]
     match = reveals.matching(versions, salts, evidence.read, committed, bindings)
     count = len({(v.path, v.blob) for v in versions})
     if match is None:

@@ -5,7 +5,8 @@ The commitment is the sha256 of these bytes, in this order (``\\0`` is the byte 
 
     prescient-commit-v2 \\0 HUB \\0 DUE \\0 MODEL \\0 KIND \\0 SALT \\0 FILE
 
-- ``HUB``: the hub's ``repo_url`` exactly as ``data/hub.toml`` sets it ("" when it sets none);
+- ``HUB``: the hub's ``repo_url`` exactly as ``data/hub.toml`` sets it ("" when it sets none; the
+  reveal seal also accepts it as the default branch set it at the due time);
 - ``DUE``: the round's due date, ``YYYY-MM-DD``;
 - ``MODEL``: ``<team>.<model>``;
 - ``KIND``: ``forecast``;

@@ -17,6 +17,7 @@ Pure but for ``hub_ids`` and the readers passed in.
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,6 +41,18 @@ def hub_ids(root: Path) -> list[str]:
         return [load_settings(root).repo_url]
     except ConfigError:
         return [""]
+
+
+def hub_id_in(data: bytes | None) -> str | None:
+    """``[hub] repo_url`` as the bytes of a ``data/hub.toml`` set it ("" when unset; None when they are no TOML)."""
+    if data is None:
+        return None
+    try:
+        hub = tomllib.loads(data.decode("utf-8")).get("hub", {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+    value = hub.get("repo_url", "") if isinstance(hub, dict) else ""
+    return value if isinstance(value, str) else None
 
 
 def counted_commitment(

@@ -74,3 +74,11 @@ def test_the_methodology_pages_recipe_recomputes_the_commitment(tmp_path: Path):
     (tmp_path / "my-forecast.csv.2026-01-25.acme.my-bot.forecast.salt").write_bytes(SALT.encode() + b"\n")
     done = subprocess.run(["bash", "-c", recipe.group(1)], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert done.stdout.split()[0] == digest_v2(Binding("", "2026-01-25", "acme.my-bot"), SALT, data)
+
+
+def test_the_hub_identity_is_read_from_hub_toml_bytes():
+    from generator.submissions.reveals import hub_id_in
+
+    assert hub_id_in(b'[hub]\ntitle = "x"\nrepo_url = "https://github.com/acme/hub"\n') == "https://github.com/acme/hub"
+    assert hub_id_in(b'[hub]\ntitle = "x"\n') == ""
+    assert hub_id_in(b"[hub\n") is None and hub_id_in(None) is None

@@ -748,6 +748,13 @@ def test_an_unrevealed_commitment_is_scored_as_a_missing_forecast_and_said_so(cr
     assert len(scores) and scores["imputed"].eq("1").all() and set(scores["probability"]) == {"0.500000"}
     code, problems = audit(world)
     assert code == 0 and problems == [], problems
+    built = cli("build", "--hub", str(hub), "--no-mkdocs", "--no-cache", "--as-of", SCORE_NIGHT)
+    assert built.returncode == 0, built.stdout + built.stderr
+    pages = hub / "site_src/docs/generated"
+    for page in ("rounds/2026-01-25.md", "models/acme.gpt-x.md"):
+        text = (pages / page).read_text(encoding="utf-8")
+        row = next(line for line in text.splitlines() if 'data-model="acme.gpt-x" data-kind="reveal"' in line)
+        assert "not-revealed" in row and "scored as a missing forecast" in row, page
 
 
 def test_a_reveal_pushed_in_the_window_counts_though_merged_after_it(cr_world: Path):
