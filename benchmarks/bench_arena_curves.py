@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     shape = (args.hub, args.as_of, args.ahead, args.repeat, args.copies, args.every)
     base = run(*shape, args.base.resolve()) if args.base else []
     this = run(*shape)
-    for a, b in zip(base, this):
+    for a, b in zip(base, this, strict=True):
         if a["cents_sha256"] != b["cents_sha256"]:
             raise SystemExit(f"{a['ahead_days']} days ahead: the curves differ to the cent between {args.base} and this tree")
     rows = [*base, *this]

@@ -74,7 +74,8 @@ def time_selection(urls: list[str], texts: list[str], days: int) -> tuple[float,
 def time_filter(n: int) -> tuple[float, int]:
     rng = np.random.default_rng(1)
     answers = [
-        json.dumps({"scores": [{p: int(v) for p, v in zip(FILTER_PRINCIPLES, rng.choice([1, 2, 2, 2], 7))} for _ in range(4)]}) for _ in range(n)
+        json.dumps({"scores": [{p: int(v) for p, v in zip(FILTER_PRINCIPLES, rng.choice([1, 2, 2, 2], 7), strict=True)} for _ in range(4)]})
+        for _ in range(n)
     ]
     start = time.perf_counter()
     kept_n = 0

@@ -45,7 +45,7 @@ def decision_rows(positions: pd.DataFrame, bets: dict[str, dict[str, pd.DataFram
     bought = own[own["status"] != "sold"] if len(own) else own
     first = bought.groupby(_KEY, sort=False)[["price", "f_yes", "status", "outcome"]].first() if len(bought) else None
     paid = own.groupby(_KEY, sort=False)["payout"].sum(min_count=1) if len(own) else None
-    cohorts = dict(zip(own["round"], own["cohort"])) if len(own) else {}
+    cohorts = dict(zip(own["round"], own["cohort"], strict=True)) if len(own) else {}
     out = rows.assign(cohort=rows["round"].map(cohorts).fillna(""))
     if first is not None:
         out = out.join(first, on=_KEY).join(paid, on=_KEY)

@@ -191,7 +191,7 @@ class Attestations:
 def attestations(hub: Hub) -> Attestations:
     by_blob = {key: format_ts(when) for key, when in receipts.attested(receipts.load_receipts(hub)).items()}
     sealed = seals.load_seals(hub).dropna(subset=["path", "blob", "attested_at"])
-    for path, blob, at in zip(sealed["path"].astype(str), sealed["blob"].astype(str), sealed["attested_at"].astype(str)):
+    for path, blob, at in zip(sealed["path"].astype(str), sealed["blob"].astype(str), sealed["attested_at"].astype(str), strict=True):
         by_blob[(path, blob)] = min(at, by_blob.get((path, blob), at))
     return Attestations(by_blob, manifest.first_recorded(manifest.load_manifest(hub)))
 

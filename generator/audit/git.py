@@ -48,6 +48,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 
 from ..errors import Problem
@@ -310,7 +311,7 @@ def _due_change(c: FileChange, target, judged: bool, receipt: str | None = None,
 def date_problems(dates: list[tuple[str, int]]) -> list[Problem]:
     """Commits (newest first, each followed by its first parent) dated earlier than their first parent."""
     problems = []
-    for (sha, seconds), (parent, parent_seconds) in zip(dates, dates[1:]):
+    for (sha, seconds), (parent, parent_seconds) in pairwise(dates):
         if seconds < parent_seconds:
             problems.append(
                 Problem(
@@ -394,7 +395,7 @@ def audit_history(
         nights = DigestWalk(repo, blobs.read, start.nights if start is not None else frozenset(), version=versions.of)
         found = each_file_problems(changes, versions, lambda c: not (c.commit in boundary and c.status == "A"), attested, sealed, bot)
         problems, digests = [], []
-        for c, of_file in zip(changes, found):
+        for c, of_file in zip(changes, found, strict=True):
             problems += of_file
             digests += nights(c)
         problems += digests

@@ -75,7 +75,7 @@ def records(data: bytes) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     if not isinstance(frame.index, pd.RangeIndex):  # more cells than header names in every row
         raise ValueError("rows have more cells than the header names")
     # the rows as tuples, built column by column (a fifth of itertuples' time on text columns)
-    return tuple(str(c) for c in frame.columns), list(zip(*(frame.iloc[:, i].tolist() for i in range(frame.shape[1]))))
+    return tuple(str(c) for c in frame.columns), list(zip(*(frame.iloc[:, i].tolist() for i in range(frame.shape[1])), strict=True))
 
 
 def _records_lost(

@@ -202,7 +202,7 @@ def _rows(data: bytes) -> list[dict[str, str]] | None:
         header, rows = records(data)
     except ValueError:
         return None
-    return [dict(zip(header, row)) for row in rows]
+    return [dict(zip(header, row, strict=True)) for row in rows]
 
 
 def resolutions_moved(hub: Hub, scope: Scope, obs: pd.DataFrame, as_of: datetime) -> None:

@@ -198,7 +198,10 @@ def _situation(hub: Hub, due: datetime, as_of: datetime, mid: str) -> tuple[Book
     latest = known.drop_duplicates("question_id", keep="last").set_index("question_id")["status"]
     markets = markets[markets["question_id"].map(latest).fillna("open") == "open"]
     yes_now = values_at(known, markets["question_id"], stamp).fillna(markets["freeze_value"].astype(float))
-    shown = [{"question_id": q, "text": t, "yes_price": ad.price(p)} for q, t, p in sorted(zip(markets["question_id"], markets["text"], yes_now))]
+    shown = [
+        {"question_id": q, "text": t, "yes_price": ad.price(p)}
+        for q, t, p in sorted(zip(markets["question_id"], markets["text"], yes_now, strict=True))
+    ]
     rnd = published_round(layout, due)
     return books, _positions(hub, books, held, known, stamp), shown, rnd
 
@@ -208,7 +211,7 @@ def _positions(hub: Hub, books: Books, held: pd.DataFrame, known: pd.DataFrame, 
     texts: dict[str, str] = {}
     for label in sorted(set(rows["round"])) if len(rows) else []:
         frame = readers.load_round(hub, parse_ts(label))
-        texts.update(zip(frame["question_id"], frame["text"]))
+        texts.update(zip(frame["question_id"], frame["text"], strict=True))
     out = []
     for (qid, side), stake in sorted(books.held.items()):
         lots = rows[(rows["question_id"] == qid) & (rows["side"] == side)] if len(rows) else rows

@@ -89,7 +89,7 @@ def _market_value(questions: pd.DataFrame, ctx: AtDeadline, when: datetime) -> p
     return pd.Series(
         [
             ctx.view.series[q].at(stamp) if k == MARKET and q in ctx.view.series else np.nan
-            for q, k in zip(questions["question_id"], questions["kind"])
+            for q, k in zip(questions["question_id"], questions["kind"], strict=True)
         ],
         dtype=float,
     )
@@ -128,7 +128,7 @@ class _Groups:
     bounds: np.ndarray
 
     def apply(self, aggregate: Callable[[np.ndarray], float]) -> np.ndarray:
-        return np.array([aggregate(self.values[a:b]) for a, b in zip(self.bounds[:-1], self.bounds[1:])], dtype=float)
+        return np.array([aggregate(self.values[a:b]) for a, b in zip(self.bounds[:-1], self.bounds[1:], strict=True)], dtype=float)
 
     def medians(self) -> np.ndarray:
         """``apply(_median)`` in one sort: each unit's middle value, or the mean of its two middle

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import pairwise
 
 import pandas as pd
 
@@ -128,7 +129,7 @@ def history_diffs(
     out = []
     for board, rows in history.groupby("board", sort=True):
         nights = sorted(rows["as_of"].unique())
-        for previous, as_of in zip(nights, nights[1:]):
+        for previous, as_of in pairwise(nights):
             said = night_changes(rows[rows["as_of"] == previous], rows[rows["as_of"] == as_of], (news or {}).get(as_of), first_rounds, score, names)
             if said:
                 out.append(NightChanges(str(as_of), str(previous), str(board), tuple(c.sentence for c in said), tuple(said)))

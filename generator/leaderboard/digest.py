@@ -70,5 +70,5 @@ def _digest_of_times(parts: Sequence[tuple[object, int]], times: Sequence[FrameT
     rounds = sorted({r[:10] for mark in marks for r, _ in mark})
     old_enough = [r for r in rounds if r <= format_date(as_of - timedelta(days=options.min_age_days))]
     digest = hashlib.sha256(repr(old_enough).encode())
-    digest.update(repr(("times", [(token, n, mark) for (token, n), mark in zip(parts, marks)])).encode())
+    digest.update(repr(("times", [(token, n, mark) for (token, n), mark in zip(parts, marks, strict=True)])).encode())
     return digest.hexdigest()

@@ -207,7 +207,8 @@ def frontier_rows(days: np.ndarray, scores: np.ndarray) -> np.ndarray:
     best = np.full(values.shape[0], -np.inf)
     rows = np.arange(values.shape[0])
     starts = np.flatnonzero(np.r_[True, days[1:] != days[:-1]]) if len(days) else np.zeros(0, int)
-    for start, stop in zip(starts, [*starts[1:], len(days)]):
+    stops = [*starts[1:], len(days)] if len(days) else []
+    for start, stop in zip(starts, stops, strict=True):
         top = start + values[:, start:stop].argmax(axis=1)
         top_score = values[rows, top]
         hit = top_score > best

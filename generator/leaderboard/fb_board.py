@@ -471,7 +471,7 @@ def _frame(
     columns = {
         "rank": summary.rank,
         "model": names,
-        "name": distinct_names(names, [x.name if x else m for m, x in zip(names, meta)]),
+        "name": distinct_names(names, [x.name if x else m for m, x in zip(names, meta, strict=True)]),
         "organization": [x.organization if x else "" for x in meta],
         "kind": [x.kind if x else "" for x in meta],
     }

@@ -96,14 +96,14 @@ def fb_layout(board: pd.DataFrame, board_name: str, models: dict[str, ModelMeta]
     cells: dict[str, list] = {
         "Rank": [_int(r) for r in rank],
         "Team": list(board["organization"].fillna("")),
-        "Model Organization": [(x.model_organization or x.organization) if x else o for x, o in zip(meta, board["organization"])],
+        "Model Organization": [(x.model_organization or x.organization) if x else o for x, o in zip(meta, board["organization"], strict=True)],
         "Model": list(board["name"]),
         "N": [_int(x) for x in n],
     }
     for kind in ("dataset", "market", "overall"):
         label = kind.capitalize()
         cells[label] = [_num(x, 1) for x in board[kind]]
-        cells[f"{label} 95% CI"] = [_ci(lo, hi) for lo, hi in zip(board[f"{kind}_ci_low"], board[f"{kind}_ci_high"])]
+        cells[f"{label} 95% CI"] = [_ci(lo, hi) for lo, hi in zip(board[f"{kind}_ci_low"], board[f"{kind}_ci_high"], strict=True)]
         cells[f"Brier {label}"] = [_num(x, 3) for x in board[f"brier_{kind}"]]
     cells.update(
         {

@@ -65,9 +65,9 @@ def missing_at_due(units: pd.DataFrame, crowd: pd.DataFrame | None) -> np.ndarra
     if crowd is None or crowd.empty or "at" not in crowd:
         return np.zeros(len(units), bool)
     at_due = crowd[crowd["at"] == CROWD_AT_DUE]
-    known = set(zip(at_due["round"], at_due["question_id"]))
+    known = set(zip(at_due["round"], at_due["question_id"], strict=True))
     rounds = set(at_due["round"])
-    keys = zip(units["round"].astype(str).str[:10], units["question_id"])
+    keys = zip(units["round"].astype(str).str[:10], units["question_id"], strict=True)
     return market & np.array([r in rounds and (r, q) not in known for r, q in keys], dtype=bool)
 
 

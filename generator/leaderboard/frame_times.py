@@ -28,7 +28,9 @@ class FrameTimes:
         """The frame's times; None when a round or a time is not text (then only the rows' own
         comparisons say which pass, as ``fb_board.timely_mask`` makes them)."""
         by_round: dict[str, set[str]] = {}
-        for round_, resolved in set(zip(frame["round"].to_numpy(dtype=object).tolist(), frame["resolved_at"].to_numpy(dtype=object).tolist())):
+        for round_, resolved in set(
+            zip(frame["round"].to_numpy(dtype=object).tolist(), frame["resolved_at"].to_numpy(dtype=object).tolist(), strict=True)
+        ):
             if not isinstance(round_, str) or not isinstance(resolved, str):
                 if pd.isna(round_) or pd.isna(resolved):
                     continue

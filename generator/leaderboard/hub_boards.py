@@ -220,7 +220,7 @@ class _Keys:
         digest.update(repr((view, options, [r for r in self.rounds if r <= cutoff], selection.unranked.to_numpy().tolist())).encode())
         rows = np.flatnonzero(mask)[selection.rows.index.to_numpy(dtype=np.int64)]  # positions in ``scores``, ascending
         cuts = np.searchsorted(rows, self.offsets)
-        for (token, _), start, a, b in zip(self.parts, self.offsets, cuts[:-1], cuts[1:]):
+        for (token, _), start, a, b in zip(self.parts, self.offsets[:-1], cuts[:-1], cuts[1:], strict=True):
             if b > a:  # the frame holds some of the board's rows: its token, and which
                 digest.update(repr((token, b - a)).encode())
                 digest.update((rows[a:b] - start).tobytes())

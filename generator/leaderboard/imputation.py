@@ -63,7 +63,10 @@ def unranked_groups(shares: ImputedShares, exempt: np.ndarray, models: dict[str,
             "n": size,
             "imputed": imputed,
             "share": share,
-            "reason": [f"{i:,} of its {n:,} resolved units imputed ({sh:.0%}, over the {limit:.0%} limit)" for i, n, sh in zip(imputed, size, share)],
+            "reason": [
+                f"{i:,} of its {n:,} resolved units imputed ({sh:.0%}, over the {limit:.0%} limit)"
+                for i, n, sh in zip(imputed, size, share, strict=True)
+            ],
         },
         columns=UNRANKED_COLUMNS,
     )

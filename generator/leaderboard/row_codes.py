@@ -92,7 +92,7 @@ def first_appearance_codes(rows: pd.DataFrame, names: list[str]) -> tuple[np.nda
         keys = pd.MultiIndex.from_frame(rows[names])
         return pd.factorize(keys)[0], ~keys.duplicated()
     combined = np.zeros(len(rows), dtype=np.int64)
-    for (codes, _), size in zip(factorized, sizes):
+    for (codes, _), size in zip(factorized, sizes, strict=True):
         combined = combined * size + codes
     return first_appearance(combined)
 

@@ -25,9 +25,9 @@ def distinct_names(ids, names: list[str]) -> list[str]:
     if all(n == 1 for n in counts.values()):
         return names
     hub = f"{HUB_TEAM}."
-    names = [n + HUB_SUFFIX if counts[n] > 1 and str(m).startswith(hub) else n for m, n in zip(ids, names)]
+    names = [n + HUB_SUFFIX if counts[n] > 1 and str(m).startswith(hub) else n for m, n in zip(ids, names, strict=True)]
     counts = Counter(names)
-    return [f"{n} ({m})" if counts[n] > 1 else n for m, n in zip(ids, names)]
+    return [f"{n} ({m})" if counts[n] > 1 else n for m, n in zip(ids, names, strict=True)]
 
 
 def board_order(rank: np.ndarray, score: np.ndarray) -> np.ndarray:

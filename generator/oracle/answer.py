@@ -206,7 +206,7 @@ def _read(reply: Reply, kind: str) -> tuple[str, str | None, str, str]:
 def answers_frame(records: list[dict], questions: pd.DataFrame) -> pd.DataFrame:
     """The answers file: one row per question with a final answer; probability 1 on the option named
     (the others of the question 0), every probability empty for a refusal or an unparseable answer."""
-    kinds = dict(zip(questions["id"], questions["kind"]))
+    kinds = dict(zip(questions["id"], questions["kind"], strict=True))
     rows = []
     for qid, record in sorted(settled(records, lambda r: r["question_id"], FINAL).items()):
         if qid not in kinds:

@@ -141,7 +141,7 @@ def parse_choices(text: str, answers: list[str]) -> list[list[str]]:
     if not isinstance(groups, list) or len(groups) != 2 or not all(isinstance(g, list) and len(g) == 3 for g in groups):
         raise Malformed('"choices" is not two lists of three options')
     out = []
-    for n, (group, answer) in enumerate(zip(groups, answers), start=1):
+    for n, (group, answer) in enumerate(zip(groups, answers, strict=True), start=1):
         options = [_text(o, f"an option of question {n}") for o in group]
         if len({o.lower() for o in [*options, answer]}) != 4:
             raise Malformed(f"the options of question {n} repeat each other or the correct answer")
@@ -175,7 +175,7 @@ def arrange(qid: str, correct: str, wrong: list[str]) -> tuple[tuple[str, ...], 
 def candidates(article: Article, pairs: list[dict[str, str]], wrong: list[list[str]], scores: list[dict[str, int]]) -> list[Candidate]:
     """The four questions of an article, in slot order (tf1: answer Yes, tf2: No, mc1, mc2)."""
     out = []
-    for slot, pair, score in zip(SLOTS, pairs, scores):
+    for slot, pair, score in zip(SLOTS, pairs, scores, strict=True):
         qid = question_id(article, slot)
         if slot.startswith("tf"):
             out.append(Candidate(qid, "tf", pair["question"], (), "A" if slot == "tf1" else "B", score))

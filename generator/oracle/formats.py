@@ -90,7 +90,7 @@ def _csv_records(text: str, out: ParsedQuestions) -> list[tuple[int, dict[str, s
                 Problem(out.label, number, None, "wrong-field-count", f"the row has {len(values)} field(s) but the header has {len(header)}")
             )
             continue
-        records.append((number, dict(zip(header, values))))
+        records.append((number, dict(zip(header, values, strict=True))))
     return records
 
 
@@ -136,7 +136,7 @@ def _json_cells(item: dict, number: int, out: ParsedQuestions) -> dict[str, str]
         )
         return None
     cells = {k: _text(item.get(k)) for k in FIELDS if k not in CHOICES}
-    return cells | {name: _text(value) for name, value in zip(CHOICES, choices)}
+    return cells | ({name: _text(value) for name, value in zip(CHOICES, choices, strict=True)} if choices else {})
 
 
 def _text(value: object) -> str:
@@ -185,12 +185,16 @@ def _kind_and_answer(get: dict[str, str]) -> tuple[str, str, _Bad | None]:
             "",
             "",
             _Bad(
-                next(c for c, v in zip(CHOICES, given) if not v),
+                next(c for c, v in zip(CHOICES, given, strict=True) if not v),
                 "bad-choices",
                 f"{filled} of 4 choices are given; a multiple-choice question has exactly four, a true/false one none",
             ),
         )
-    letter = get["answer"].upper() if get["answer"].upper() in LETTERS else next((x for x, c in zip(LETTERS, given) if c == get["answer"]), "")
+    letter = (
+        get["answer"].upper()
+        if get["answer"].upper() in LETTERS
+        else next((x for x, c in zip(LETTERS, given, strict=True) if c == get["answer"]), "")
+    )
     bad = None if letter else _Bad("answer", "bad-answer", f"{get['answer']!r} is neither a letter A-D nor the text of a choice")
     return "mc", letter, bad
 
@@ -206,7 +210,7 @@ def _row(get: dict[str, str], kind: str, answer: str) -> dict[str, str]:
         "id": get["id"] or question_id(get["question"], get["resolution_date"]),
         "kind": kind,
         "text": get["question"],
-        **dict(zip(CHOICES, choices)),
+        **dict(zip(CHOICES, choices, strict=True)),
         "answer": answer,
         "resolution_date": get["resolution_date"],
         "category": get["category"],
@@ -217,7 +221,7 @@ def _row(get: dict[str, str], kind: str, answer: str) -> dict[str, str]:
 def _duplicates(parsed: ParsedQuestions, label: str) -> list[Problem]:
     seen: dict[str, int] = {}
     out = []
-    for number, row in zip(parsed.numbers, parsed.rows):
+    for number, row in zip(parsed.numbers, parsed.rows, strict=True):
         if row["id"] in seen:
             out.append(Problem(label, number, "id", "duplicate-question", f"question id {row['id']!r} was already given in row {seen[row['id']]}"))
         seen.setdefault(row["id"], number)

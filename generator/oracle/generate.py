@@ -136,9 +136,9 @@ def _select(hub: Hub, qset: str, news: pd.DataFrame, report: GenerateReport, tex
         urls, shas = of_day["url"].tolist(), of_day["text_sha256"].tolist()
         words = [
             f"{title or ''}\n{texts.get(sha) or summary or ''}"  # the title and text; the summary if the text is lost
-            for title, sha, summary in zip(of_day["title"].tolist(), shas, of_day["summary"].tolist())
+            for title, sha, summary in zip(of_day["title"].tolist(), shas, of_day["summary"].tolist(), strict=True)
         ]
-        sha = dict(zip(urls, shas))
+        sha = dict(zip(urls, shas, strict=True))
         rows += [
             {
                 "day": day,
@@ -172,7 +172,7 @@ def _todo(news: pd.DataFrame, articles: pd.DataFrame) -> list[Article]:
     facts = _facts(news, articles["url"])
     return [
         Article(url, day, f["published_at"], f["title"], f["source"], f["text_sha256"], f["title"])
-        for day, url in sorted(zip(articles["day"].astype(str), articles["url"]))
+        for day, url in sorted(zip(articles["day"].astype(str), articles["url"], strict=True))
         if not (f := facts[url])["summarized_by"]
     ]
 
@@ -206,11 +206,11 @@ def _llm(layout: Layout, qset: str, model: str, todo: list[Article], endpoint, s
 def _write(hub: Hub, qset: str, news: pd.DataFrame, todo: list[Article], outcomes: list[Outcome], min_score: int, report: GenerateReport) -> None:
     """generated.csv, then the kept questions, then the summaries (which mark the articles done)."""
     layout, earlier = hub.layout, readers.load_oracle_generated(hub, qset)
-    made = dict(zip(earlier["question_id"], earlier["kept"].astype(int)))  # decided before: a run cut short
+    made = dict(zip(earlier["question_id"], earlier["kept"].astype(int), strict=True))  # decided before: a run cut short
     asked = {_plain(t) for t in readers.load_oracle_questions(hub, qset)["text"]}
     stamp, generated, questions, summaries = format_ts(report.as_of), [], [], []
     facts = _facts(news, [a.url for a in todo])
-    for article, outcome in zip(todo, outcomes):
+    for article, outcome in zip(todo, outcomes, strict=True):
         report.problems += [p for p in outcome.problems if p.code != "llm-budget-spent" or not report.budget_spent]
         report.budget_spent = report.budget_spent or any(p.code == "llm-budget-spent" for p in outcome.problems)
         if outcome.status == "pending":
@@ -278,7 +278,7 @@ def _question_row(c, article: Article, stamp: str, category: str) -> dict:
         "recorded_at": stamp,
         "kind": c.kind,
         "text": c.text,
-        **dict(zip(("choice_a", "choice_b", "choice_c", "choice_d"), choices)),
+        **dict(zip(("choice_a", "choice_b", "choice_c", "choice_d"), choices, strict=True)),
         "answer": c.answer,
         "resolution_date": article.day,
         "category": category or "Other",

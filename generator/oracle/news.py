@@ -131,7 +131,7 @@ def _new_items(reader: NewsReader, report: NewsReport, known: set[str], per_feed
     """The items to read, feed by feed in configured order: those whose address is new, ``per_feed`` a feed."""
     listed = fetch_many(lambda f: reader.feed(FEED_URL if f == "sim:news" else f), [r.feed for r in report.feeds], concurrency=CONCURRENCY)
     todo, seen = [], set(known)
-    for result, items in zip(report.feeds, listed):
+    for result, items in zip(report.feeds, listed, strict=True):
         if isinstance(items, NewsError):
             result.problems.append(reported(items.code, result.feed, None, None, str(items)))
             continue
@@ -148,7 +148,7 @@ def _new_items(reader: NewsReader, report: NewsReport, known: set[str], per_feed
 
 def _rows(todo: list[tuple[FeedResult, FeedItem]], pages: list, known_texts: set[str], texts: NewsTexts, as_of: datetime) -> list[dict]:
     rows, stamp = [], format_ts(as_of)
-    for (result, item), text in zip(todo, pages):
+    for (result, item), text in zip(todo, pages, strict=True):
         if not isinstance(text, str):
             code = text.code if isinstance(text, NewsError) else "article-failed"
             result.problems.append(reported(code, item.url, None, None, str(text)))

@@ -56,7 +56,7 @@ def retrieve(
             out.update({qid: [] for qid in group["id"]})
             continue
         similarity = (vectorizer.transform(group["text"].astype(str).tolist()) @ x.T).toarray()
-        for qid, row in zip(group["id"], similarity):
+        for qid, row in zip(group["id"], similarity, strict=True):
             best = np.argsort(-row, kind="stable")[:k]
             out[qid] = [_retrieved(docs.iloc[seen[i]], bodies[seen[i]]) for i in best if row[i] > 0]
     return out

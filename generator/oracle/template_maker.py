@@ -124,7 +124,7 @@ class TemplateMaker:
 
     def _candidates(self, article: Article, m: SimMarket, texts: list[tuple[str, str, list[str]]], vague: bool) -> list[Candidate]:
         out = []
-        for slot, (text, correct, wrong) in zip(("tf1", "tf2", "mc1", "mc2"), texts):
+        for slot, (text, correct, wrong) in zip(("tf1", "tf2", "mc1", "mc2"), texts, strict=True):
             qid = question_id(article, slot)
             dated = not (vague and slot == "mc2")
             text = text if dated else text.split(" be ")[0] + " be in the coming weeks?"

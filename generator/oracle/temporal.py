@@ -78,7 +78,9 @@ def yoy(index: np.ndarray, values: np.ndarray) -> pd.Series:
 def yoy_summary(view: pd.DataFrame, by: tuple[str, ...] = ("set", "model")) -> pd.DataFrame:
     """Per group: mean YoY change of accuracy and Brier over months up to and after the cutoff month,
     with the number of months each mean is taken over (see the module docstring)."""
-    rows = [dict(zip(by, key if isinstance(key, tuple) else (key,))) | _yoy_row(group) for key, group in view.groupby(list(by), sort=True)]
+    rows = [
+        dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)) | _yoy_row(group) for key, group in view.groupby(list(by), sort=True)
+    ]
     columns = [*by, "yoy_accuracy_before", "yoy_accuracy_after", "yoy_brier_before", "yoy_brier_after", "yoy_months_before", "yoy_months_after"]
     return pd.DataFrame(rows, columns=columns)
 

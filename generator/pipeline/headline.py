@@ -82,4 +82,4 @@ def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime, made: dict[t
     else:
         options = board_options(settings.scoring, settings.leaderboard)
         left = unranked_rounds(scores, readers.load_models(hub, as_of), as_of, options)
-    return [f"{m} · round {r}: {why}" for m, r, why in zip(left["model"], left["round"], left["reason"])]
+    return [f"{m} · round {r}: {why}" for m, r, why in zip(left["model"], left["round"], left["reason"], strict=True)]

@@ -264,9 +264,9 @@ def _watch(questions: pd.DataFrame, resolutions: pd.DataFrame, as_of: str) -> di
     needs any (``~`` sorts after every timestamp)."""
     series = questions[questions["kind"] != MARKET]
     # a unit's rows in ``resolutions`` all say the same (they are computed from the same question row)
-    states = dict(zip(zip(resolutions["question_id"], resolutions["resolution_date"]), resolutions["status"]))
+    states = dict(zip(zip(resolutions["question_id"], resolutions["resolution_date"], strict=True), resolutions["status"], strict=True))
     watch: dict[str, str] = {}
-    for q, date, due in zip(series["question_id"], series["resolution_date"], series["due"]):
+    for q, date, due in zip(series["question_id"], series["resolution_date"], series["due"], strict=True):
         when, state = f"{date}T00:00:00Z", states.get((q, date))
         mark = "" if when <= due or when > as_of else "~" if state not in ("resolved", "void") else when
         watch[q] = max(watch.get(q, ""), mark)
@@ -362,6 +362,6 @@ def _changes(hub: Hub, memo: DeriveMemo) -> tuple[Changes, dict[str, readers.Led
             stated.update(new["question_id"].tolist())
             continue
         closed.update(new.loc[new["status"] != "open", "question_id"].tolist())
-        for q, when in zip(new["question_id"].tolist(), new["observed_at"].tolist()):  # no groupby: a night adds few rows
+        for q, when in zip(new["question_id"].tolist(), new["observed_at"].tolist(), strict=True):  # no groupby: a night adds few rows
             news[q] = min(news.get(q, when), when)
     return Changes(news, stated, closed), ledgers, latest

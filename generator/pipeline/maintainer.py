@@ -71,7 +71,7 @@ def _known(hub: Hub) -> Known:
     bank = latest_questions(readers.load_bank(hub))
     history = readers.load_history(hub)
     return Known(
-        dict(zip(bank["id"], bank["kind"])),
+        dict(zip(bank["id"], bank["kind"], strict=True)),
         frozenset(readers.load_models(hub)),
         hub.settings.maintainers,
         str(history["as_of"].max()) if len(history) else "",

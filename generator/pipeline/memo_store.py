@@ -257,10 +257,10 @@ def _kept_state(disk: DiskCache) -> ingest.ObservationState | None:
     try:
         state = ingest.ObservationState(recorded=str(body["recorded"]))
         q, o, r, v, s, c = (frames["market"][col].tolist() for col in _STATE_COLUMNS)
-        state.market = {qq: ((oo, rr), (vv, ss, cc)) for qq, oo, rr, vv, ss, cc in zip(q, o, r, v, s, c)}
+        state.market = {qq: ((oo, rr), (vv, ss, cc)) for qq, oo, rr, vv, ss, cc in zip(q, o, r, v, s, c, strict=True)}
         q, o, r, v, s, c = (frames["series"][col].tolist() for col in _STATE_COLUMNS)
-        state.series = {(qq, oo): (rr, (vv, ss, cc)) for qq, oo, rr, vv, ss, cc in zip(q, o, r, v, s, c)}
-        state.closed_at = dict(zip(frames["closed"]["question_id"].tolist(), frames["closed"]["observed_at"].tolist()))
+        state.series = {(qq, oo): (rr, (vv, ss, cc)) for qq, oo, rr, vv, ss, cc in zip(q, o, r, v, s, c, strict=True)}
+        state.closed_at = dict(zip(frames["closed"]["question_id"].tolist(), frames["closed"]["observed_at"].tolist(), strict=True))
         state.files = {str(path): readers.LedgerMark(_tuples(m[0]), int(m[1]), str(m[2]), int(m[3])) for path, m in body["files"].items()}
     except (KeyError, TypeError, ValueError, IndexError):
         return None

@@ -320,7 +320,10 @@ def _ingest(hub: Hub, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceR
     fetched = {q.id: q for q in result.questions}  # the last of an id, as ``new_questions`` takes it
     fresh = [q for q in fetched.values() if seen.get(q.id) != q]
     new_q = ingest.new_questions(bank, ingest.question_frame(fresh, as_of), kept.questions)
-    kinds = {**dict(zip(bank["id"].tolist(), bank["kind"].tolist())), **dict(zip(new_q["id"].tolist(), new_q["kind"].tolist()))}
+    kinds = {
+        **dict(zip(bank["id"].tolist(), bank["kind"].tolist(), strict=True)),
+        **dict(zip(new_q["id"].tolist(), new_q["kind"].tolist(), strict=True)),
+    }
     new_o = kept.observations.new_rows(ingest.observation_frame(result.observations, as_of), kinds)
     if len(new_q):
         ledger.append(layout.questions(result.source), new_q, QUESTIONS, layout.relative(layout.questions(result.source)), cache)

@@ -29,12 +29,12 @@ def brier(probability, outcome):
 def resolved_units(questions: pd.DataFrame, resolutions: pd.DataFrame) -> pd.DataFrame:
     """The units to score; ``proxy`` (1, or NaN) carries the market_proxy flag of ``resolve_round``."""
     done = resolutions[resolutions["status"] == "resolved"].reindex(columns=[*_UNIT, "outcome", "resolved_at", "proxy"])
-    at = {unit: i for i, unit in enumerate(zip(done["question_id"], done["resolution_date"]))}
+    at = {unit: i for i, unit in enumerate(zip(done["question_id"], done["resolution_date"], strict=True))}
     if len(at) < len(done):  # a unit resolved twice: the inner merge's row per pair
         units = questions[[*_UNIT, "source", "kind", "category"]].merge(done, on=_UNIT, how="inner")
         return units[[*_UNIT, "source", "kind", "category", "outcome", "resolved_at", "proxy"]]
     # that merge's rows (the questions' order) by a dict: a merge per round scored cost more than scoring it
-    pairs = [(i, at[unit]) for i, unit in enumerate(zip(questions["question_id"], questions["resolution_date"])) if unit in at]
+    pairs = [(i, at[unit]) for i, unit in enumerate(zip(questions["question_id"], questions["resolution_date"], strict=True)) if unit in at]
     asked, found = np.array([i for i, _ in pairs], dtype=np.int64), np.array([j for _, j in pairs], dtype=np.int64)
     columns = {c: questions[c].array.take(asked) for c in [*_UNIT, "source", "kind", "category"]}
     columns.update({c: done[c].array.take(found) for c in ["outcome", "resolved_at", "proxy"]})
@@ -115,9 +115,9 @@ def score_forecasts(
     if not table.models or units.empty:
         return pd.DataFrame(columns=list(SCORES.names))
     at: dict[tuple, int] = {}
-    for i, key in enumerate(zip(table.keys["question_id"], table.keys["resolution_date"])):
+    for i, key in enumerate(zip(table.keys["question_id"], table.keys["resolution_date"], strict=True)):
         at.setdefault(key, i)
-    columns = np.array([at[key] for key in zip(units["question_id"], units["resolution_date"])], dtype=np.int64)
+    columns = np.array([at[key] for key in zip(units["question_id"], units["resolution_date"], strict=True)], dtype=np.int64)
     units = units.reset_index(drop=True)
     scored = _scored(round_label, units, list(table.models), table.prob[:, columns].T.ravel(), impute_value)
     return _in_sets(scored, _answered(table.declared, sets), sets)

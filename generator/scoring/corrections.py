@@ -76,7 +76,8 @@ def _restatements(stated: pd.DataFrame, as_of: str, rounds: dict[str, pd.DataFra
             **{f"old_{c}": old[c].to_numpy() for c in _FIELDS},
             **{f"new_{c}": new[c].to_numpy() for c in _FIELDS},
             "rounds_affected": [
-                " ".join(_asking(rounds, q, str(r), str(d))) for q, r, d in zip(new["question_id"], units["round"], units["resolution_date"])
+                " ".join(_asking(rounds, q, str(r), str(d)))
+                for q, r, d in zip(new["question_id"], units["round"], units["resolution_date"], strict=True)
             ],
         },
         columns=COLUMNS,

@@ -91,9 +91,11 @@ def series_table(known: pd.DataFrame) -> dict[str, Series]:
     latest = known[last_of_runs(known, ["question_id", "observed_at"])]
     ids = latest["question_id"].to_numpy(dtype=object)
     dates, values = latest["observed_at"].to_numpy(dtype=str), latest["value"].to_numpy(dtype=float)
-    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.array([], dtype=np.int64)
+    if not len(ids):
+        return {}
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
     ends = np.r_[starts[1:], len(ids)]
-    return {ids[a]: Series(dates[a:b], values[a:b]) for a, b in zip(starts.tolist(), ends.tolist())}
+    return {ids[a]: Series(dates[a:b], values[a:b]) for a, b in zip(starts.tolist(), ends.tolist(), strict=True)}
 
 
 _UNIT = ["question_id", "resolution_date"]
@@ -147,10 +149,10 @@ def resolve_round(questions: pd.DataFrame, view: LedgerView) -> pd.DataFrame:
     """One row per round question: status (resolved, void, open), outcome and resolved_at."""
     # Plain rows, markets first, made into one frame: a round is resolved again most nights, and a
     # frame per kind (two selections, two frames, a concat) cost more than resolving its units.
-    units = list(zip(questions["question_id"], questions["resolution_date"], questions["due"]))
+    units = list(zip(questions["question_id"], questions["resolution_date"], questions["due"], strict=True))
     markets = (questions["kind"] == MARKET).tolist()
-    rows = _resolve_markets([u for u, m in zip(units, markets) if m], view.states) + _resolve_series(
-        [u for u, m in zip(units, markets) if not m], view.series, view.as_of
+    rows = _resolve_markets([u for u, m in zip(units, markets, strict=True) if m], view.states) + _resolve_series(
+        [u for u, m in zip(units, markets, strict=True) if not m], view.series, view.as_of
     )
     computed = pd.DataFrame(rows, columns=_RESOLVED) if rows else _empty()
     out = apply_statements(questions, computed, view.stated)
@@ -203,7 +205,7 @@ def _resolve_markets(units: list[Unit], states: pd.DataFrame) -> list[Resolved]:
     # not a ``.loc`` per question.
     found = states.reindex([q for q, _, _ in units])
     rows = []
-    for (qid, date, due), state, observed, value in zip(units, found["status"], found["observed_at"], found["outcome"]):
+    for (qid, date, due), state, observed, value in zip(units, found["status"], found["observed_at"], found["outcome"], strict=True):
         status, outcome, resolved_at = "open", np.nan, ""
         if state in ("resolved", "void"):
             status, resolved_at = state, observed

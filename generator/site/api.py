@@ -107,7 +107,9 @@ def question_rows(data: SiteData) -> list[dict]:
         units, question = q.units, q.question
         status = [("open" if s is None or s != s else str(s)) for s in units["status"].tolist()] if len(units) else []
         resolved_at = (
-            [str(t) for s, t in zip(status, units["resolved_at"].tolist()) if s == "resolved" and t == t and t is not None] if len(units) else []
+            [str(t) for s, t in zip(status, units["resolved_at"].tolist(), strict=True) if s == "resolved" and t == t and t is not None]
+            if len(units)
+            else []
         )
         rounds = sorted({str(r) for r in units["round"].tolist()}) if len(units) else []
         state = "void" if status and all(s == "void" for s in status) else "open" if not status or "open" in status else "resolved"

@@ -32,7 +32,7 @@ def breakdowns(model_scores: dict[str, pd.DataFrame]) -> dict[str, list[dict]]:
         names = [f"{int(v)}" if column == "horizon" else str(v) for v in uniques]
         # a model's table is there when it has rows for it (a horizon: dataset rows), even with no key among them
         tables: dict[str, list[dict]] = {m: [] for m in models[np.unique(owners[keys[column].notna().to_numpy()] if column == "horizon" else owners)]}
-        for group, mean, count in zip(stats.index.tolist(), stats["mean"].tolist(), stats["count"].tolist()):
+        for group, mean, count in zip(stats.index.tolist(), stats["mean"].tolist(), stats["count"].tolist(), strict=True):
             tables.setdefault(models[group // len(uniques)], []).append({"key": names[group % len(uniques)], "mean": mean, "count": count})
         for model, rows in tables.items():
             out[model].append({"title": title, "rows": rows})

@@ -316,7 +316,7 @@ def explore_scores(points: pd.DataFrame, trend, parity: list, names: dict[str, s
     x = points["release_date"].tolist()
     hover = [
         plain(n) + "<br>released " + plain(r) + (", knowledge cutoff " + plain(c) if c else "")
-        for n, r, c in zip(points["name"], points["release_date"], points["knowledge_cutoff"])
+        for n, r, c in zip(points["name"], points["release_date"], points["knowledge_cutoff"], strict=True)
     ]
     traces = [
         _scatter(

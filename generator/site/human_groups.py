@@ -30,11 +30,11 @@ def human_columns(frame: pd.DataFrame, headline: str) -> dict:
     when the reference row is a human group, else ""), ``public`` (the model of "Forecaster >
     <public>?", "" when the board has no such p-value), its ``public_header``, and per model
     ``public_cells``: (label, p shown)."""
-    kinds = dict(zip(frame["model"], frame["kind"])) if len(frame) else {}
-    names = dict(zip(frame["model"], frame["name"])) if len(frame) else {}
+    kinds = dict(zip(frame["model"], frame["kind"], strict=True)) if len(frame) else {}
+    names = dict(zip(frame["model"], frame["name"], strict=True)) if len(frame) else {}
     reference = comparison_row(frame, "p_value", headline)
     public = comparison_row(frame, "p_public", headline)
-    cells = {m: (p_label(float(p)), format_p(float(p))) for m, p in zip(frame["model"], frame["p_public"])} if public else {}
+    cells = {m: (p_label(float(p)), format_p(float(p))) for m, p in zip(frame["model"], frame["p_public"], strict=True)} if public else {}
     return {
         "ref_header": f"{names[reference]} > Forecaster?" if kinds.get(reference) == HUMAN else "",
         "public": public,

@@ -72,7 +72,7 @@ def forecast_payloads(rows: pd.DataFrame, models: list[str] | tuple[str, ...]) -
     np.fmax.at(outcome, u, rows["outcome"].to_numpy(dtype=float)[order])  # fmax skips NaN (unscored rows)
     units = [
         [k, str(date_names[key % len(date_names)]), None if np.isnan(o) else _number(o), run]
-        for k, key, o, run in zip(unit_round.tolist(), unit_keys.tolist(), outcome.tolist(), _model_runs(u, m, len(unit_keys)))
+        for k, key, o, run in zip(unit_round.tolist(), unit_keys.tolist(), outcome.tolist(), _model_runs(u, m, len(unit_keys)), strict=True)
     ]
     p = [None if x != x else x for x in np.round(rows["probability"].to_numpy(dtype=float)[order], 6).tolist()]
     reasons = rows["reasoning"].to_numpy(dtype=object)[order]
@@ -89,7 +89,7 @@ def forecast_payloads(rows: pd.DataFrame, models: list[str] | tuple[str, ...]) -
             "p": p[a:b],
             "why": [[i - a, _cut(reasons[i])] for i in why[why_at[k] : why_at[k + 1]]],
         }
-        for k, (a, b) in enumerate(zip(starts.tolist(), ends.tolist()))
+        for k, (a, b) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True))
     }
 
 
@@ -130,7 +130,7 @@ def _model_runs(u: np.ndarray, m: np.ndarray, n_units: int) -> list[list[int]]:
     ends = m[starts] + lengths  # where each run ends; the next run of the unit starts gap after it
     gaps = np.where(first, m[starts], m[starts] - np.r_[0, ends[:-1]])
     out: list[list[int]] = [[] for _ in range(n_units)]
-    for unit, gap, length in zip(u[starts].tolist(), gaps.tolist(), lengths.tolist()):
+    for unit, gap, length in zip(u[starts].tolist(), gaps.tolist(), lengths.tolist(), strict=True):
         out[unit] += [gap, length]
     return out
 

@@ -120,4 +120,4 @@ def _split(rows: pd.DataFrame, columns: list[str]) -> dict[str, pd.DataFrame]:
     ids = rows["question_id"].to_numpy()
     frame = rows[columns].reset_index(drop=True)
     starts, ends = blocks(ids)
-    return {ids[a]: frame.iloc[a:b].reset_index(drop=True) for a, b in zip(starts.tolist(), ends.tolist())}
+    return {ids[a]: frame.iloc[a:b].reset_index(drop=True) for a, b in zip(starts.tolist(), ends.tolist(), strict=True)}

@@ -125,4 +125,4 @@ def column_records(frame: pd.DataFrame) -> list[dict]:
     ``tolist`` (the same values): pandas boxes every cell on its own, ~1 s for the round tables'
     100,000 rows at ForecastBench scale."""
     columns = list(frame.columns)
-    return [dict(zip(columns, values)) for values in zip(*(frame[c].tolist() for c in columns))]
+    return [dict(zip(columns, values, strict=True)) for values in zip(*(frame[c].tolist() for c in columns), strict=True)]

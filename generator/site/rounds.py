@@ -50,7 +50,7 @@ def resolutions(questions: pd.DataFrame, view: LedgerView) -> pd.DataFrame:
     out["status"] = out["status"].fillna("open")
     states = view.states["value"] if "value" in view.states else pd.Series(dtype=float)
     final = np.full(len(out), np.nan)
-    for i, (qid, kind, date) in enumerate(zip(questions["question_id"], questions["kind"], questions["resolution_date"])):
+    for i, (qid, kind, date) in enumerate(zip(questions["question_id"], questions["kind"], questions["resolution_date"], strict=True)):
         if kind == MARKET:
             final[i] = states.get(qid, np.nan)
         elif qid in view.series:

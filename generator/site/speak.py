@@ -92,7 +92,7 @@ def rank_intervals(board: pd.DataFrame | None) -> dict[str, tuple[float, float]]
     if board is None or not len(board) or "rank_low" not in board:
         return {}
     rows = board[board["rank_low"].notna() & board["rank_high"].notna()]
-    return {str(m): (float(lo), float(hi)) for m, lo, hi in zip(rows["model"], rows["rank_low"], rows["rank_high"])}
+    return {str(m): (float(lo), float(hi)) for m, lo, hi in zip(rows["model"], rows["rank_low"], rows["rank_high"], strict=True)}
 
 
 def nights(changes: Sequence[NightChanges], boards: Mapping[str, pd.DataFrame]) -> list[Night]:

@@ -53,7 +53,7 @@ def parse_observations(code: str, doc: Mapping[str, Any]) -> list[Observation]:
         Observation(qid, date_to_dt(day), to_float(value, "value"), "open", None,
                     item_hash({"series": code, "period": period, "period_start_day": day,
                                "value": value}))
-        for day, value, period in zip(days, values, periods)
+        for day, value, period in zip(days, values, periods, strict=True)
         if value not in MISSING
     ]  # fmt: skip
 

@@ -157,7 +157,7 @@ class MarketSource(_Source):
         missing = sorted(wanted - by_id.keys())
         outcomes = http.many(read_one, missing)
         raise_if_outage(self.name, outcomes, had_data=bool(by_id))
-        for nid, outcome in zip(missing, outcomes):
+        for nid, outcome in zip(missing, outcomes, strict=True):
             if isinstance(outcome, SourceError):
                 result.failures.append(Failure(f"{self.label} {nid}", str(outcome)))
             else:
@@ -228,7 +228,7 @@ class SeriesSource(_Source):
         outcomes = http.many(partial(self.read, http, base_url, opts, ctx.env), codes)
         raise_if_outage(self.name, outcomes, had_data=False)
         category = str(opts.get("category", "economics"))
-        for code, outcome in zip(codes, outcomes):
+        for code, outcome in zip(codes, outcomes, strict=True):
             try:
                 if isinstance(outcome, SourceError):
                     raise outcome

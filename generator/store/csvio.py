@@ -230,7 +230,7 @@ def _unique_text_keys(raw: pd.DataFrame, key: list[str]) -> bool:
     columns = [raw[k].to_numpy(dtype=object).tolist() for k in key]
     if any(set(map(type, values)) != {str} for values in columns):
         return False
-    return len(set(zip(*columns))) == len(raw)
+    return len(set(zip(*columns, strict=True))) == len(raw)
 
 
 def coerce(raw: pd.DataFrame, table: Table) -> pd.DataFrame:
@@ -313,9 +313,9 @@ def encoded(names: tuple[str, ...], columns: list[np.ndarray]) -> tuple[bytes, b
     written = [quote_cells(c, lone) for c in columns]
     header = np.array(names, dtype=object)
     head = quote_cells(header, lone)
-    lines = map(",".join, zip(*(c.tolist() for c in written)))
+    lines = map(",".join, zip(*(c.tolist() for c in written), strict=True))
     data = "\n".join([",".join(head), *lines, ""]).encode("utf-8")
-    as_is = head is header and all(w is c for w, c in zip(written, columns))
+    as_is = head is header and all(w is c for w, c in zip(written, columns, strict=True))
     return data, as_is and plain_bytes(data, len(columns[0]) if columns else 0, len(names))
 
 
@@ -491,7 +491,7 @@ def read_back_problems(parsed: pd.DataFrame, table: Table, cells: list[np.ndarra
                 f"read back {len(parsed)} rows of {len(parsed.columns)} columns, meant {before + len(cells[0])} rows of {len(table.names)}",
             )
         ]
-    for name, meant in zip(table.names, cells):
+    for name, meant in zip(table.names, cells, strict=True):
         got = parsed[name].to_numpy(dtype=object)[before:]
         for i in np.flatnonzero(got != meant)[:1]:
             return [Problem(label, offset + before + int(i) + 2, name, "write-read-back", f"read back {got[i]!r}, meant {meant[i]!r}")]

@@ -57,11 +57,11 @@ def _fast_rows(ids: list, dates: list, probs: list, reasons: list) -> list[tuple
         and _plain(dates)
         and _plain(reasons)
         and "" not in ids
-        and len(set(zip(ids, dates))) == len(ids)
+        and len(set(zip(ids, dates, strict=True))) == len(ids)
         and all(_FORECAST_DATE.match(d) for d in set(dates))
         and _probabilities_ok(probs)
     )
-    return sorted(zip(ids, dates, probs, reasons)) if ok else None
+    return sorted(zip(ids, dates, probs, reasons, strict=True)) if ok else None
 
 
 _MEMO_LIMIT = 1_000_000
@@ -76,7 +76,7 @@ def _prob_table(probs: set[float], memo: ProbabilityTexts) -> ProbabilityTexts:
     if not missing:
         return memo
     texts = [f"{p + 0.0:.6f}" for p in missing]
-    found = dict(zip(missing, zip(texts, map(float, texts))))
+    found = dict(zip(missing, zip(texts, map(float, texts), strict=True), strict=True))
     if len(memo) + len(found) <= _MEMO_LIMIT:
         memo.update(found)
         return memo
@@ -86,7 +86,7 @@ def _prob_table(probs: set[float], memo: ProbabilityTexts) -> ProbabilityTexts:
 def _body(rows: list[tuple], memo: ProbabilityTexts) -> tuple[bytes, list[str], list[float]]:
     """The file's bytes, each row's probability text and the value the reader parses from it."""
     texts, values = _prob_texts([r[2] for r in rows], memo)
-    body = "".join([f"{a},{b},{c},{d}\n" for (a, b, _, d), c in zip(rows, texts)])
+    body = "".join([f"{a},{b},{c},{d}\n" for (a, b, _, d), c in zip(rows, texts, strict=True)])
     return (_FORECAST_HEADER + body).encode("utf-8"), texts, values
 
 
@@ -113,7 +113,7 @@ def plain_units(ids: list[str], dates: list[str]) -> list[bool]:
         and _plain([d])
         and _FORECAST_DATE.match(d) is not None
         and _UNSTABLE.search(i) is None
-        for i, d in zip(ids, dates)
+        for i, d in zip(ids, dates, strict=True)
     ]
 
 
@@ -128,7 +128,7 @@ def ordered_forecast_file(
     if not units or not (_plain(reasons) and _UNSTABLE.search("".join(reasons)) is None and _probabilities_ok(probs)):
         return None
     texts, values = _prob_texts(probs, {} if memo is None else memo)
-    body = "".join([f"{u}{c},{d}\n" for u, c, d in zip(units, texts, reasons)])
+    body = "".join([f"{u}{c},{d}\n" for u, c, d in zip(units, texts, reasons, strict=True)])
     return (_FORECAST_HEADER + body).encode("utf-8"), texts, values
 
 
@@ -247,7 +247,7 @@ def _read_plain(datas: Sequence[bytes], labels: Sequence[str], together: list[in
     codes, typed = _coerced_by_text(raw)
     starts = np.concatenate([[0], stops[:-1]])
     repeated = _files_repeating_a_key(codes, np.repeat(np.arange(len(together)), stops - starts))
-    for n, (i, start, stop) in enumerate(zip(together, starts, stops)):
+    for n, (i, start, stop) in enumerate(zip(together, starts, stops, strict=True)):
         if n not in repeated:
             out[i] = typed.iloc[start:stop].reset_index(drop=True)
 

@@ -256,7 +256,7 @@ def _lone_cr(text: str) -> int | None:
 def _add_row(parsed: Parsed, header: tuple[str, ...], number: int, values: list[str]) -> None:
     """Rows stream through here one at a time: a file of a million bad rows is never held whole."""
     if len(values) == len(header):
-        parsed.rows.append(Row(number, dict(zip(header, values))))
+        parsed.rows.append(Row(number, dict(zip(header, values, strict=True))))
     elif parsed.listed >= MAX_PROBLEMS:  # past the cap only the count is kept: no message to word
         parsed.hidden["error"] += 1
     else:
@@ -364,7 +364,7 @@ def member_keyed(raw: pd.DataFrame, parsed: Parsed) -> pd.DataFrame:
     repeats once per member, so each row's key carries its member (other files are returned as they are)."""
     if not is_individual(parsed):
         return raw
-    return raw.assign(question_id=[f"{row.member}\x1f{q}" for row, q in zip(parsed.rows, raw["question_id"])])
+    return raw.assign(question_id=[f"{row.member}\x1f{q}" for row, q in zip(parsed.rows, raw["question_id"], strict=True)])
 
 
 GROUP_REASONING = "median of {n} forecaster(s)"

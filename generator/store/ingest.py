@@ -76,7 +76,7 @@ def new_questions(bank: pd.DataFrame, fetched: pd.DataFrame, latest: dict[str, t
     latest = latest_contents(bank) if latest is None else latest
     fetched = fetched.drop_duplicates("id", keep="last")
     text = as_text(fetched, QUESTIONS)
-    same = [(q in latest and latest[q][1] == content) for q, content in zip(text["id"].tolist(), _rows(text, _CONTENT))]
+    same = [(q in latest and latest[q][1] == content) for q, content in zip(text["id"].tolist(), _rows(text, _CONTENT), strict=True)]
     return fetched[~np.array(same, dtype=bool)].reset_index(drop=True)
 
 
@@ -85,7 +85,7 @@ def latest_contents(bank: pd.DataFrame, latest: dict | None = None) -> dict[str,
     (what this returned for the rows before ``bank``'s, if any) brought up to date with ``bank``'s rows."""
     latest = {} if latest is None else latest
     text = as_text(bank, QUESTIONS)
-    for q, recorded, content in zip(text["id"].tolist(), text["recorded_at"].tolist(), _rows(text, _CONTENT)):
+    for q, recorded, content in zip(text["id"].tolist(), text["recorded_at"].tolist(), _rows(text, _CONTENT), strict=True):
         _take_latest(latest, q, recorded, content)
     return latest
 
@@ -124,7 +124,7 @@ class ObservationState:
         """Take in rows appended to the ledger (typed, as read)."""
         text = as_text(observations, OBSERVATIONS)
         columns = (text[c].tolist() for c in ("question_id", "observed_at", "recorded_at"))
-        for (question, observed, recorded), state in zip(zip(*columns), _rows(text, _STATE)):
+        for (question, observed, recorded), state in zip(zip(*columns, strict=True), _rows(text, _STATE), strict=True):
             _take_latest(self.market, question, (observed, recorded), state)
             _take_latest(self.series, (question, observed), recorded, state)
             self.recorded = max(self.recorded, recorded)
@@ -169,7 +169,7 @@ class ObservationState:
 
 def _rows(text: pd.DataFrame, columns: list[str]) -> list[tuple[str, ...]]:
     """The cells of ``columns``, row by row (``as_text`` frames: tuples of text compare as a join would)."""
-    return list(zip(*(text[c].tolist() for c in columns)))
+    return list(zip(*(text[c].tolist() for c in columns), strict=True))
 
 
 def _take_latest(latest: dict, key, order, value) -> None:

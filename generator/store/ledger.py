@@ -84,18 +84,18 @@ def _first_of_each(text: pd.DataFrame) -> list[int]:
     """The position of the first of each distinct row of a text frame (``as_text``: every cell a
     str, so tuples of cells are equal exactly when ``drop_duplicates`` finds the rows equal)."""
     first: dict[tuple, int] = {}
-    for i, row in enumerate(zip(*(text[c].tolist() for c in text.columns))):
+    for i, row in enumerate(zip(*(text[c].tolist() for c in text.columns), strict=True)):
         first.setdefault(row, i)
     return list(first.values())
 
 
 def _self_conflicts(new_text: pd.DataFrame, key: list[str], label: str) -> list[Problem]:
     """A problem for the first of the rows (distinct, as text) that share a key with another, if any."""
-    keys = list(zip(*(new_text[k].tolist() for k in key)))
+    keys = list(zip(*(new_text[k].tolist() for k in key), strict=True))
     shared = Counter(keys)
     return [
         Problem(label, None, ",".join(key), "ledger-conflict", "the new rows hold two different versions of key " + _key_words(new_text.loc[i], key))
-        for i, k in zip(new_text.index, keys)
+        for i, k in zip(new_text.index, keys, strict=True)
         if shared[k] > 1
     ][:1]
 

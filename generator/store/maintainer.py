@@ -48,7 +48,7 @@ def acting(actions: pd.DataFrame, taken: pd.DataFrame | None, last_night: str) -
         return actions
     when = _taken_times(taken)
     keys = list(map(tuple, actions[KEY].astype(str).to_numpy().tolist()))
-    effective = [when.get(k, e if e > last_night else "") for k, e in zip(keys, actions["effective_at"].astype(str))]
+    effective = [when.get(k, e if e > last_night else "") for k, e in zip(keys, actions["effective_at"].astype(str), strict=True)]
     out = actions.assign(effective_at=effective)
     return out[out["effective_at"] != ""].reset_index(drop=True)
 
@@ -60,11 +60,11 @@ def as_taken(actions: pd.DataFrame, taken: pd.DataFrame | None) -> pd.DataFrame:
         return actions
     when = _taken_times(taken)
     keys = list(map(tuple, actions[KEY].astype(str).to_numpy().tolist()))
-    return actions.assign(effective_at=[when.get(k, e) for k, e in zip(keys, actions["effective_at"].astype(str))])
+    return actions.assign(effective_at=[when.get(k, e) for k, e in zip(keys, actions["effective_at"].astype(str), strict=True)])
 
 
 def _taken_times(taken: pd.DataFrame) -> dict[tuple, str]:
-    return dict(zip(map(tuple, taken[KEY].astype(str).to_numpy().tolist()), taken["effective_at"].astype(str)))
+    return dict(zip(map(tuple, taken[KEY].astype(str).to_numpy().tolist()), taken["effective_at"].astype(str), strict=True))
 
 
 def take_up(hub: Hub, as_of, last_night: str) -> list[str]:
@@ -145,7 +145,7 @@ def unit_dates(rounds: list[pd.DataFrame], questions: set[str]) -> dict[str, lis
     out: dict[str, set[str]] = {}
     for frame in rounds:
         asked = frame[frame["question_id"].isin(questions)]
-        for q, date in zip(asked["question_id"], asked["resolution_date"]):
+        for q, date in zip(asked["question_id"], asked["resolution_date"], strict=True):
             out.setdefault(q, set()).add(date)
     return {q: sorted(d) for q, d in out.items()}
 

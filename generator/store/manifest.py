@@ -82,7 +82,7 @@ def new_rows(recorded: pd.DataFrame, hashes: dict[str, str], as_of: datetime) ->
 
 def recorded_pairs(recorded: pd.DataFrame) -> set[tuple[str, str]]:
     """The (path, sha256) pairs of manifest rows."""
-    return set(zip(recorded["path"], recorded["sha256"]))
+    return set(zip(recorded["path"], recorded["sha256"], strict=True))
 
 
 def new_pairs(seen: set[tuple[str, str]], hashes: dict[str, str]) -> list[tuple[str, str]]:
@@ -134,4 +134,4 @@ def ledger_digest(hub: Hub) -> str:
 def first_recorded(recorded: pd.DataFrame) -> dict[tuple[str, str], str]:
     """(path, sha256) → the time of the run that first recorded it."""
     ordered = recorded.sort_values("recorded_at", kind="mergesort").drop_duplicates(["path", "sha256"])
-    return {(p, d): t for p, d, t in zip(ordered["path"], ordered["sha256"], ordered["recorded_at"])}
+    return {(p, d): t for p, d, t in zip(ordered["path"], ordered["sha256"], ordered["recorded_at"], strict=True)}

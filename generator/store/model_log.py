@@ -43,7 +43,7 @@ def _latest(log: pd.DataFrame, as_of: str | None = None) -> dict[str, Values]:
     if log.empty:
         return {}
     columns = [log[c].to_numpy(dtype=object) for c in ("model", "recorded_at", "kind", "saw_crowd", "release_date", "knowledge_cutoff", "ran_by")]
-    rows = sorted(zip(*columns), key=lambda row: (row[0], row[1]))  # stable: a model's rows by time, ties in file order
+    rows = sorted(zip(*columns, strict=True), key=lambda row: (row[0], row[1]))  # stable: a model's rows by time, ties in file order
     out: dict[str, Values] = {}
     for model, when, kind, saw, release, cutoff, ran_by in rows:
         if model not in out or as_of is None or when <= as_of:

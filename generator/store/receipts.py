@@ -104,8 +104,8 @@ def receipt_rows(
 
 def new_rows(existing: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     """The rows whose (head commit, path) no receipt records yet: the first receipt of a head stays. Pure."""
-    seen = set(zip(existing["head_sha"], existing["path"]))
-    keep = [(h, p) not in seen for h, p in zip(rows["head_sha"], rows["path"])]
+    seen = set(zip(existing["head_sha"], existing["path"], strict=True))
+    keep = [(h, p) not in seen for h, p in zip(rows["head_sha"], rows["path"], strict=True)]
     return rows[keep].reset_index(drop=True)
 
 

@@ -42,7 +42,7 @@ def spliced_rows(
     named = {
         unit
         for frame, rows in ((before, gone), (after, new))
-        for unit in zip(*(cell_text(frame.loc[rows, c], table.column(c).type).tolist() for c in columns))
+        for unit in zip(*(cell_text(frame.loc[rows, c], table.column(c).type).tolist() for c in columns), strict=True)
     }
     return spliced(data, table, after[new], columns, named, int(gone.sum()))
 
@@ -152,7 +152,7 @@ def _added(rows: pd.DataFrame, table: Table, k: int) -> tuple[list[bytes], np.nd
     if not plain:
         return None
     lines = [line + b"\n" for line in data.split(b"\n")[1:-1]]
-    keys = np.array([_joined(key) for key in zip(*(c.tolist() for c in cells[:k]))], dtype=bytes)
+    keys = np.array([_joined(key) for key in zip(*(c.tolist() for c in cells[:k]), strict=True)], dtype=bytes)
     if len(keys) > 1 and not (keys[:-1] < keys[1:]).all():
         return None  # equal keys among the new rows (the schema check finds those first) or an order not the bytes'
     return lines, keys
@@ -164,7 +164,7 @@ def _pieces(data: bytes, starts: np.ndarray, ends: np.ndarray, kept: np.ndarray,
     cuts = np.union1d(np.flatnonzero(np.diff(kept) != 1) + 1, at)
     bounds = [0, *cuts[(cuts > 0) & (cuts < len(kept))].tolist(), len(kept)]
     places, i = at.tolist(), 0
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
         while i < len(places) and places[i] == a:
             yield lines[i]
             i += 1

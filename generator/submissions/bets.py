@@ -41,7 +41,7 @@ def check_bet_file(data: bytes, label: str, rnd: RoundSet | None, carried: Books
     problems = parsed.problems + parsed.keep(check_bet_columns(parsed))
     if any(p.code == "missing-column" for p in problems):
         return problems + parsed.summary()
-    amounts = dict(zip((row.number for row in parsed.rows), bet_amounts(parsed)))
+    amounts = dict(zip((row.number for row in parsed.rows), bet_amounts(parsed), strict=True))
     found = [p for row in parsed.rows for p in check_bet_row(parsed.label, row, rnd, amounts[row.number])]
     found += check_duplicate_bets(parsed)
     refused = {p.row for p in found if p.severity == "error"}
@@ -58,7 +58,7 @@ def bet_amounts(parsed: Parsed) -> list[float | None]:
     values = reader_values(parsed, BETS, "amount")
     return [
         value if plain_number(row.cells.get("amount", "")) is not None and math.isfinite(value) and value > 0 else None
-        for row, value in zip(parsed.rows, values)
+        for row, value in zip(parsed.rows, values, strict=True)
     ]
 
 

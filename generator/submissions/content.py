@@ -58,9 +58,9 @@ def round_set(data: bytes, due: str, label: str, sets: bytes | None = None, sets
     """A published round's questions.csv (and question_sets.csv, when the round has several sets) →
     RoundSet. A broken round file is the hub's fault: SchemaError."""
     frame = hub_file(data, label, ROUND_QUESTIONS, "the round's question set")
-    kinds = dict(zip(frame["question_id"], frame["kind"]))
+    kinds = dict(zip(frame["question_id"], frame["kind"], strict=True))
     dated: dict[str, list[str]] = {}  # a dict of lists, not a groupby: a Python call per question either way
-    for question, date in zip(frame["question_id"].tolist(), frame["resolution_date"].tolist()):
+    for question, date in zip(frame["question_id"].tolist(), frame["resolution_date"].tolist(), strict=True):
         if date != "":
             dated.setdefault(question, []).append(date)
     dates = {question: frozenset(found) for question, found in sorted(dated.items())}
@@ -68,7 +68,7 @@ def round_set(data: bytes, due: str, label: str, sets: bytes | None = None, sets
     named: dict[str, frozenset[tuple[str, str]]] = {}
     if sets is not None:
         members = hub_file(sets, sets_label, QUESTION_SETS, "the round's question sets")
-        named = {set_name(n): frozenset(zip(g["question_id"], g["resolution_date"])) for n, g in members.groupby("question_set")}
+        named = {set_name(n): frozenset(zip(g["question_id"], g["resolution_date"], strict=True)) for n, g in members.groupby("question_set")}
     return RoundSet(due, due_ts, kinds, dates, named)
 
 

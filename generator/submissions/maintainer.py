@@ -138,7 +138,7 @@ def known_in(tree, maintainers: tuple[str, ...]) -> Known:
         if name.endswith(".csv"):
             bank = _cells(tree, f"data/questions/{name}")
             if bank is not None and {"id", "kind"} <= set(bank.columns):
-                questions.update(zip(bank["id"], bank["kind"]))
+                questions.update(zip(bank["id"], bank["kind"], strict=True))
     models = frozenset(n.removesuffix(".yml") for n in tree.names("data/models") if n.endswith(".yml"))
     history = _cells(tree, "data/leaderboard/history.csv")
     last = str(history["as_of"].max()) if history is not None and "as_of" in history and len(history) else ""

@@ -29,7 +29,7 @@ def question_kinds(data: bytes, label: str) -> dict[str, str]:
     """A set's questions.csv → {question id: kind} of the current versions. A broken file is the hub's fault."""
     frame = hub_file(data, label, ORACLE_QUESTIONS, "the oracle question set")
     current = latest(frame, "id", ("recorded_at", "id"))
-    return dict(zip(current["id"], current["kind"]))
+    return dict(zip(current["id"], current["kind"], strict=True))
 
 
 def check_oracle_forecast(data: bytes, label: str, questions: bytes | None, questions_label: str) -> list[Problem]:
@@ -44,7 +44,7 @@ def check_oracle_forecast(data: bytes, label: str, questions: bytes | None, ques
         return found + parsed.summary()
     kinds = question_kinds(questions, questions_label)
     values = option_values(parsed)
-    rows = (p for row, row_values in zip(parsed.rows, values) for p in check_row(parsed.label, row, kinds, row_values))
+    rows = (p for row, row_values in zip(parsed.rows, values, strict=True) for p in check_row(parsed.label, row, kinds, row_values))
     found += parsed.keep(chain(rows, check_duplicates(parsed)))
     if not parsed.records:
         found += parsed.keep([problem("no-forecasts", label, None, None, "the file has no forecast rows")])
@@ -56,7 +56,7 @@ def check_oracle_forecast(data: bytes, label: str, questions: bytes | None, ques
 def option_values(parsed: Parsed) -> list[dict[str, float]]:
     """Each row's option probabilities as the hub's reader converts them (NaN where it cannot)."""
     columns = [reader_values(parsed, ORACLE_FORECASTS, c) for c in PROBS]
-    return [dict(zip(PROBS, row)) for row in zip(*columns)] if parsed.rows else []
+    return [dict(zip(PROBS, row, strict=True)) for row in zip(*columns, strict=True)] if parsed.rows else []
 
 
 def check_columns(parsed: Parsed) -> list[Problem]:

@@ -68,7 +68,7 @@ def receipt_versions(receipts: pd.DataFrame) -> dict[Target, list[Version]]:
     out: dict[Target, list[Version]] = {}
     authors = receipts["author"] if "author" in receipts.columns else pd.Series([""] * len(receipts))
     for path, blob, at, run, head, author in zip(
-        receipts["path"], receipts["blob"], receipts["attested_at"], receipts["run_id"], receipts["head_sha"], authors.fillna("")
+        receipts["path"], receipts["blob"], receipts["attested_at"], receipts["run_id"], receipts["head_sha"], authors.fillna(""), strict=True
     ):
         target = target_of(str(path))
         if target is not None:
@@ -83,7 +83,7 @@ def unreadable_runs(receipts: pd.DataFrame) -> list[Version]:
     authors = rows["author"] if "author" in rows.columns else pd.Series([""] * len(rows))
     return [
         Version(MARKER, NULL_BLOB, str(at), "receipt", int(run), str(head), str(author))
-        for at, run, head, author in zip(rows["attested_at"], rows["run_id"], rows["head_sha"], authors.fillna(""))
+        for at, run, head, author in zip(rows["attested_at"], rows["run_id"], rows["head_sha"], authors.fillna(""), strict=True)
     ]
 
 

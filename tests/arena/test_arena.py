@@ -387,7 +387,7 @@ def test_pricing_and_settlement_of_many_positions_at_once_match_the_scalar_bet_a
     yes_prices = [0.4, 0.4, 0.005, 0.995, np.nan, np.nan, 0.7, 0.3, 0.01, 0.99, 0.5, 0.25]
     ids = [f"m:{i}" for i in range(12)]
     frame = priced(pd.DataFrame({"question_id": ids, "side": sides, "amount": [100.0, 250.0] * 6, "yes_price": yes_prices}))
-    for side, p, got in zip(sides, yes_prices, frame["price"]):
+    for side, p, got in zip(sides, yes_prices, frame["price"], strict=True):
         assert (np.isnan(got) and np.isnan(p)) or got == b.side_price(side, p)
     outcomes = pd.DataFrame(
         {
@@ -400,7 +400,7 @@ def test_pricing_and_settlement_of_many_positions_at_once_match_the_scalar_bet_a
     out = settle(
         frame.assign(round="r", model="x", view="bets", start=1.0, placed_at=DUE, cash_before=np.nan, confidence=np.nan, f_yes=np.nan), outcomes, DUE
     )
-    for row, (_, o) in zip(out.itertuples(), outcomes.reindex(range(12)).iterrows()):
+    for row, (_, o) in zip(out.itertuples(), outcomes.reindex(range(12)).iterrows(), strict=True):
         status = "void" if np.isnan(row.price) else (o["status"] if isinstance(o["status"], str) else "open")
         assert row.status == status
         if status == "open":

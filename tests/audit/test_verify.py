@@ -130,7 +130,7 @@ def test_corrections_list_re_resolutions_and_revisions_with_the_rounds_they_chan
     )
     rounds = {"2026-01-25": _round("sim:m1", "2026-01-25T00:00:00Z"), "2026-03-01": _round("sim:m1", "2026-03-01T00:00:00Z")}
     found = corrections(obs, "2026-03-01T00:00:00Z", rounds)
-    assert list(zip(found["question_id"], found["kind"], found["recorded_at"])) == [
+    assert list(zip(found["question_id"], found["kind"], found["recorded_at"], strict=True)) == [
         ("sim:s1", "revision", "2026-01-09T00:00:00Z"),
         ("sim:m1", "re-resolution", "2026-02-05T00:00:00Z"),
     ]

@@ -184,7 +184,7 @@ def test_arena_and_oracle_tables_fit_the_terminal_and_print_no_raw_numbers(demo_
 def test_arena_money_has_cents_and_percentages_one_decimal(demo_hub: Path):
     table = prescient("arena", "--hub", str(demo_hub), columns=200).stdout.splitlines()
     header, first = table[0].split(), table[1].split()
-    row = dict(zip(header, first))
+    row = dict(zip(header, first, strict=True))
     assert re.fullmatch(r"-?[\d,]+\.\d\d", row["total_value"]) and re.fullmatch(r"-?\d+\.\d", row["return_pct"]), row
 
 

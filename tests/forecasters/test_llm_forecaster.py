@@ -140,7 +140,7 @@ def run(hub, server, options=None, **prices):
 
 def forecasts(hub: Path, model: str = MODEL_ID) -> dict:
     frame = read_table(hub / f"data/forecasts/2026-01-25/{model}.csv", FORECASTS)
-    return {(q, d): p for q, d, p in zip(frame["question_id"], frame["resolution_date"], frame["probability"])}
+    return {(q, d): p for q, d, p in zip(frame["question_id"], frame["resolution_date"], frame["probability"], strict=True)}
 
 
 # -- parsing (pure) -----------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def expected_briers(rows: np.ndarray, seed: int = 0) -> dict[str, float]:
         "demo.calibrated": calibrated,
         "demo.overconfident": np.array([expit(STRETCH * logit(p)) for p in calibrated]),
         "demo.market-copier": crowd,
-        "demo.noisy": np.array([expit(logit(p) + e) for p, e in zip(calibrated, noise)]),
+        "demo.noisy": np.array([expit(logit(p) + e) for p, e in zip(calibrated, noise, strict=True)]),
         "prescient.always-0.5": np.full(len(rows), 0.5),
     }
     out = {}

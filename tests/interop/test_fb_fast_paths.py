@@ -145,8 +145,8 @@ def forecast_rows(fset: fb_parse.Parsed, units: pd.DataFrame) -> tuple[pd.DataFr
     unit = ["question_id", "resolution_date"]
     frame = pd.DataFrame(fset.rows[0] if fset.rows else {}, columns=[*unit, "probability", "reasoning"])
     dup = frame.duplicated(unit, keep="first")
-    allowed = set(zip(units["question_id"], units["resolution_date"]))
-    inside = np.fromiter((u in allowed for u in zip(frame["question_id"], frame["resolution_date"])), bool, len(frame))
+    allowed = set(zip(units["question_id"], units["resolution_date"], strict=True))
+    inside = np.fromiter((u in allowed for u in zip(frame["question_id"], frame["resolution_date"], strict=True)), bool, len(frame))
     problems = []
     if dup.any():
         problems.append(

@@ -52,7 +52,7 @@ def _round():
 
 def _stated(rows):
     cols = list(RESOLUTIONS.names)
-    frame = pd.DataFrame([dict(zip(cols, r)) for r in rows], columns=cols)
+    frame = pd.DataFrame([dict(zip(cols, r, strict=True)) for r in rows], columns=cols)
     frame["outcome"] = frame["outcome"].astype(float)
     return frame
 

@@ -89,7 +89,7 @@ forecasts = st.lists(st.tuples(st.floats(0.0, 1.0), st.integers(0, 1)), min_size
 @settings(max_examples=80, deadline=None)
 @given(pairs=forecasts, bins=st.integers(1, 12), strategy=st.sampled_from(["fixed", "quantile"]))
 def test_murphy_identity_reproduces_the_mean_brier(pairs, bins, strategy):
-    p, o = map(np.array, zip(*pairs))
+    p, o = map(np.array, zip(*pairs, strict=True))
     m = murphy(p, o, bins, strategy)
     assert m.brier == pytest.approx(np.mean((p - o) ** 2), abs=1e-12)
     assert m.reliability - m.resolution + m.uncertainty + m.within_bin == pytest.approx(m.brier, abs=1e-12)
@@ -99,7 +99,7 @@ def test_murphy_identity_reproduces_the_mean_brier(pairs, bins, strategy):
 @settings(max_examples=40, deadline=None)
 @given(pairs=forecasts)
 def test_table_counts_add_up_and_intervals_hold_the_observed_frequency(pairs):
-    p, o = map(np.array, zip(*pairs))
+    p, o = map(np.array, zip(*pairs, strict=True))
     for strategy in ("fixed", "quantile"):
         table = reliability_table(p, o, 10, strategy)
         assert table["n"].sum() == len(p)
@@ -110,7 +110,12 @@ def test_table_counts_add_up_and_intervals_hold_the_observed_frequency(pairs):
 def test_per_model_tables():
     rows = pd.DataFrame({"model": ["b", "b", "a", "a"], "probability": [0.2, 0.8, 0.3, 0.3], "outcome": [0.0, 1.0, 1.0, 0.0]})
     tables = calibration_by_model(rows)
-    assert sorted(set(zip(tables["model"], tables["strategy"]))) == [("a", "fixed"), ("a", "quantile"), ("b", "fixed"), ("b", "quantile")]
+    assert sorted(set(zip(tables["model"], tables["strategy"], strict=True))) == [
+        ("a", "fixed"),
+        ("a", "quantile"),
+        ("b", "fixed"),
+        ("b", "quantile"),
+    ]
     decomposition = murphy_by_model(rows)
     assert list(decomposition.index) == ["a", "b"]
     assert decomposition.loc["a", "brier"] == pytest.approx((0.49 + 0.09) / 2)

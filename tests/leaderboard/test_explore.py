@@ -54,9 +54,9 @@ def _running_best(days: list[float], scores: list[float]) -> list[bool]:
     """The state of the art by its definition, one model at a time: a model is on it when it has the best
     score of its day (the first of equals) and beats every model released on an earlier day."""
     on = []
-    for i, (day, score) in enumerate(zip(days, scores)):
-        same_day = [s for d, s in zip(days, scores) if d == day and not np.isnan(s)]
-        earlier = [s for d, s in zip(days, scores) if d < day and not np.isnan(s)]
+    for i, (day, score) in enumerate(zip(days, scores, strict=True)):
+        same_day = [s for d, s in zip(days, scores, strict=True) if d == day and not np.isnan(s)]
+        earlier = [s for d, s in zip(days, scores, strict=True) if d < day and not np.isnan(s)]
         first_best = (
             not np.isnan(score) and score == max(same_day) and all(scores[j] < score for j in range(i) if days[j] == day and not np.isnan(scores[j]))
         )

@@ -266,7 +266,7 @@ def test_kept_boards_are_taken_again_only_while_nothing_they_read_changed(tmp_pa
     first = headline([old, young], kept)
     rescored = young.assign(brier=0.5)
     kept.parts = [("old", len(old)), ("young 2", len(rescored))]  # only the young round changed: every board kept
-    assert all(a is b for a, b in zip(headline([old, rescored], kept).values(), first.values()))
+    assert all(a is b for a, b in zip(headline([old, rescored], kept).values(), first.values(), strict=True))
     later = parse_ts("2026-03-20T00:00:00Z")  # the young round is old enough now: its rows join the boards
     again = headline([old, rescored], kept, later)
     assert all(len(again[p]) and again[p] is not first[p] for p in pairs)

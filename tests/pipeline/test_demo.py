@@ -48,7 +48,7 @@ def test_leaderboard_ranks_the_synthetic_forecasters_in_their_known_order(demo_h
     assert tuple(m for m in final["model"] if m in ORDER) == ORDER
     assert final["provisional"].eq(0).all()
     assert final["n"].min() >= 400
-    rank = dict(zip(final["model"], final["rank"]))
+    rank = dict(zip(final["model"], final["rank"], strict=True))
     for worse in ("prescient.always-0", "prescient.always-1", "prescient.random-uniform"):
         assert rank[worse] > rank["prescient.always-0.5"]  # no skill at all, and it shows
     assert final.loc[final["model"] == "prescient.always-0.5", "overall"].item() == pytest.approx(50)
@@ -140,7 +140,7 @@ def test_the_demo_bets_every_round_and_every_bet_file_validates_clean(demo_hub: 
             assert (bets["placed_at"] == placed).all() and placed < questions["due"].iloc[0]
         noisy = pd.read_csv(demo_hub / f"data/bets/{due}/demo.noisy.csv").sort_values(["placed_at", "question_id"])
         cash = cash_before(noisy["amount"].tolist())
-        assert any(a >= max_bet(c) - 0.01 for a, c in zip(noisy["amount"], cash))  # the 25% limit binds, and holds
+        assert any(a >= max_bet(c) - 0.01 for a, c in zip(noisy["amount"], cash, strict=True))  # the 25% limit binds, and holds
         report = validate_files(demo_hub, sorted((demo_hub / f"data/bets/{due}").glob("*.csv")), parse_ts(placed))
         assert [p.code for p in report.problems] == ["author-unchecked"], report.problems  # the one thing files cannot tell
     oracle = sorted((demo_hub / "data/oracle").glob("*/forecasts/*.csv"))
@@ -271,7 +271,7 @@ def test_the_teams_files_are_sealed_on_receipts_as_the_receipts_workflow_writes_
     for pr, rows in recorded.groupby("pr"):
         head, at, run = rows["head_sha"].iloc[0], rows["attested_at"].iloc[0], rows["run_id"].iloc[0]
         files, why = receipt_files(demo_hub, f"{head}^", head, TEAM_LOGIN, at)
-        assert why == "" and files == dict(zip(rows["path"], rows["blob"])), pr
+        assert why == "" and files == dict(zip(rows["path"], rows["blob"], strict=True)), pr
         assert (rows["author"] == TEAM_LOGIN).all() and (rows["verdict"] == "success").all()
         assert at < rows["recorded_at"].iloc[0] and all(at < p.split("/")[2] for p in rows["path"])
         branch = load_run_at(demo_hub, "prescient-receipts", int(run)).astype(str)
@@ -279,8 +279,8 @@ def test_the_teams_files_are_sealed_on_receipts_as_the_receipts_workflow_writes_
     seals = load_seals(hub).astype(str)
     sealed_rounds = set(seals.loc[seals["model"] == "*", "due"])
     teams = seals[seals["model"].isin(list(synthetic_models()))]
-    expected = {(p, b) for p, b in zip(recorded["path"], recorded["blob"]) if p.split("/")[2] in sealed_rounds}
-    assert len(expected) > 40 and set(zip(teams["path"], teams["blob"])) == expected
+    expected = {(p, b) for p, b in zip(recorded["path"], recorded["blob"], strict=True) if p.split("/")[2] in sealed_rounds}
+    assert len(expected) > 40 and set(zip(teams["path"], teams["blob"], strict=True)) == expected
     assert set(teams["status"]) == {"sealed"} and set(teams["evidence"]) == {"receipt"}
     assert set(teams["head_sha"]) <= set(recorded["head_sha"])
 

@@ -31,7 +31,7 @@ DUE = "2026-03-08"
 
 def forecasts(hub: Path, probability: float) -> str:
     questions = pd.read_csv(hub / f"data/rounds/{DUE}/questions.csv", dtype=str, keep_default_na=False)
-    rows = [f"{q},{d},{probability},\n" for q, d in zip(questions["question_id"], questions["resolution_date"])]
+    rows = [f"{q},{d},{probability},\n" for q, d in zip(questions["question_id"], questions["resolution_date"], strict=True)]
     return "question_id,resolution_date,probability,reasoning\n" + "".join(rows)
 
 

@@ -207,7 +207,7 @@ def test_a_forecast_file_rewritten_in_place_is_scored_and_recorded_again(tmp_pat
     scores = scores_by_round(fresh, view, fresh.settings.scoring.impute_value)[due]
     assert kept.layout.scores(due).read_bytes() == to_csv_bytes(scores, SCORES) != before
     recorded = manifest.load_manifest(fresh)
-    assert (kept.layout.relative(path), manifest.sha256(path.read_bytes())) in set(zip(recorded["path"], recorded["sha256"]))
+    assert (kept.layout.relative(path), manifest.sha256(path.read_bytes())) in set(zip(recorded["path"], recorded["sha256"], strict=True))
 
 
 def test_the_observation_state_kept_between_commands_is_the_whole_ledgers(tmp_path: Path, monkeypatch):

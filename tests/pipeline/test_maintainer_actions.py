@@ -31,7 +31,7 @@ ALICE = "1234+alice@users.noreply.github.com"  # what GitHub writes into the com
 def forecasts(hub: Path, probability: float) -> str:
     questions = pd.read_csv(hub / f"data/rounds/{DUE}/questions.csv", dtype=str, keep_default_na=False)
     return "question_id,resolution_date,probability,reasoning\n" + "".join(
-        f"{q},{d},{probability},\n" for q, d in zip(questions["question_id"], questions["resolution_date"])
+        f"{q},{d},{probability},\n" for q, d in zip(questions["question_id"], questions["resolution_date"], strict=True)
     )
 
 
@@ -69,7 +69,7 @@ def scored_units(hub: Path) -> list[tuple[str, str]]:
     """The (question, resolution date) units of the round scored so far (the sim world's round asks series)."""
     scores = pd.read_csv(hub / SCORES, dtype=str, keep_default_na=False)
     mine = scores[scores["model"] == "acme.gpt-x"]
-    return sorted(set(zip(mine["question_id"], mine["resolution_date"])))
+    return sorted(set(zip(mine["question_id"], mine["resolution_date"], strict=True)))
 
 
 def validate(hub: Path, base: str, head: str, author: str):

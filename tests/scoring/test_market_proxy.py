@@ -93,8 +93,8 @@ def test_a_stated_open_value_serves_as_the_proxy_only_once_known_by_the_day_befo
     cols = list(RESOLUTIONS.names)
     stated = pd.DataFrame(
         [
-            dict(zip(cols, ("2026-01-10", "m:fb", "", "2026-01-15T00:00:00Z", "open", np.nan, "", 0.3, ""))),
-            dict(zip(cols, ("2026-01-10", "m:fb", "", AS_OF, "open", np.nan, "", 0.8, ""))),  # today's: too late
+            dict(zip(cols, ("2026-01-10", "m:fb", "", "2026-01-15T00:00:00Z", "open", np.nan, "", 0.3, ""), strict=True)),
+            dict(zip(cols, ("2026-01-10", "m:fb", "", AS_OF, "open", np.nan, "", 0.8, ""), strict=True)),  # today's: too late
         ],
         columns=cols,
     )

@@ -12,7 +12,7 @@ def test_the_current_row_is_the_last_recorded_and_a_tie_goes_to_the_row_written_
         {"id": ["a", "b", "a", "b", "a"], "recorded_at": ["2", "1", "1", "3", "2"], "v": ["a-second", "b-first", "a-first", "b-second", "a-third"]}
     )
     current = latest(rows, "id")
-    assert dict(zip(current["id"], current["v"])) == {"a": "a-third", "b": "b-second"}
+    assert dict(zip(current["id"], current["v"], strict=True)) == {"a": "a-third", "b": "b-second"}
     assert list(current["recorded_at"]) == sorted(current["recorded_at"]), "rows in the order's order"
 
 

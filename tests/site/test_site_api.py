@@ -75,7 +75,7 @@ def test_question_effects_give_each_unit_once_and_each_boards_b_by_index():
     assert effects["boards"] == ["tournament", "preliminary"]
     assert effects["questions"] == ["fred:d1", "manifold:m1"] and effects["rounds"] == ["2026-01-04", "2026-01-18"]
     assert effects["resolution_dates"] == ["", "2026-01-11", "2026-01-25"]
-    units = list(zip(*(effects["units"][k] for k in ("question", "round", "resolution_date"))))
+    units = list(zip(*(effects["units"][k] for k in ("question", "round", "resolution_date")), strict=True))
     assert units == [(0, 0, 1), (0, 1, 2), (1, 0, 0)]
     assert effects["b"] == {"tournament": [0.123457, None, 0.085], "preliminary": [0.11, 0.2, None]}
     written = json.loads(gzip.decompress(api_files(data)[f"api/{EFFECTS}"]))

@@ -116,7 +116,7 @@ def _explore_figure():
     dates = {"a.x": "2024-01-01", "b.y": "2024-06-01", "c.z": "2025-01-01"}
     models = {
         m: ModelMeta(id=m, name=m, organization="", kind=k, release_date=dates.get(m, ""), knowledge_cutoff=HOSTILE)
-        for m, k in zip(board["model"], board["kind"])
+        for m, k in zip(board["model"], board["kind"], strict=True)
     }
     out = explore(board, models)
     return charts.explore_scores(out.points, out.trend, out.parity)

@@ -95,7 +95,7 @@ def _forecasts_on_the_page(demo_hub: Path, qid: str) -> tuple[str, dict, list[tu
     script = (demo_hub / "site_src/site/generated/assets/question-models.js").read_text(encoding="utf-8")
     models = json.loads(script.removeprefix("window.prescientModels = ").rstrip().removesuffix(";"))
     units, indexes = payload_rows(payload)
-    got = [(payload["rounds"][payload["units"][u][0]], models[m], p) for u, m, p in zip(units.tolist(), indexes.tolist(), payload["p"])]
+    got = [(payload["rounds"][payload["units"][u][0]], models[m], p) for u, m, p in zip(units.tolist(), indexes.tolist(), payload["p"], strict=True)]
     return page, payload, got
 
 
@@ -248,7 +248,9 @@ def _one_models_breakdowns(scores: pd.DataFrame) -> list[dict]:
         tables.append(
             {
                 "title": title,
-                "rows": [{"key": k, "mean": m, "count": c} for k, m, c in zip(keys, grouped["mean"].tolist(), grouped["count"].tolist())],
+                "rows": [
+                    {"key": k, "mean": m, "count": c} for k, m, c in zip(keys, grouped["mean"].tolist(), grouped["count"].tolist(), strict=True)
+                ],
             }
         )
     return tables

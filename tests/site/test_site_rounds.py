@@ -209,7 +209,7 @@ def test_the_round_tables_rows_are_the_frames_records():
     )
     expected, got = frame.to_dict("records"), column_records(frame)
     assert [list(r) for r in got] == [list(r) for r in expected]
-    for a, b in zip(got, expected):
+    for a, b in zip(got, expected, strict=True):
         for key in a:
             same = a[key] == b[key] or (isinstance(a[key], float) and math.isnan(a[key]) and math.isnan(b[key]))
             assert same and type(a[key]) is type(b[key]), (key, a[key], b[key])

@@ -151,7 +151,7 @@ def test_every_api_file_of_the_demo_passes_its_published_schema(demo_hub: Path, 
     api = _unpacked(demo_hub / "site_src/site/api", tmp_path / "api")
     index = json.loads((api / "index.json").read_text(encoding="utf-8"))
     boards = [api / b["json"] for b in index["boards"]]
-    assert len(boards) == 8 and all(p.is_file() and (api / b["csv"]).is_file() for p, b in zip(boards, index["boards"]))
+    assert len(boards) == 8 and all(p.is_file() and (api / b["csv"]).is_file() for p, b in zip(boards, index["boards"], strict=True))
     checks = [(api / "schemas/board.schema.json", boards)] + [(api / f"schemas/{s}.schema.json", [api / f]) for f, s in SCHEMAS.items()]
     for schema, files in checks:
         run = subprocess.run([exe, "--schemafile", str(schema), *map(str, files)], capture_output=True, text=True)

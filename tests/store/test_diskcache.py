@@ -221,7 +221,7 @@ def test_files_shared_among_forked_processes_read_as_read_here_and_are_kept(tmp_
     again = cache.read_tables(paths, RESOLUTIONS, labels, share)  # one file changed: parsed here, alone
     assert handed == [[0, 1, 2]] and again[1]["question_id"].tolist() == ["sim:9"]
     fresh = ReadCache()
-    for got, expected in zip(fresh.read_tables(paths, RESOLUTIONS, labels, lambda work, items: None), [plain[0], again[1], plain[2]]):
+    for got, expected in zip(fresh.read_tables(paths, RESOLUTIONS, labels, lambda work, items: None), [plain[0], again[1], plain[2]], strict=True):
         pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 

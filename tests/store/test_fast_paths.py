@@ -93,7 +93,7 @@ def test_writer_quotes_like_the_csv_module_and_also_what_it_leaves_bare(row, cop
     U+2028, edge whitespace), and the csv module reads every row back either way."""
     frame = pd.DataFrame([row] * copies, columns=["a", "b"])
     cells = [csvio.quote_cells(frame[c].to_numpy(dtype=object)).tolist() for c in ("a", "b")]
-    written = "".join(f"{a},{b}\n" for a, b in zip(*cells))
+    written = "".join(f"{a},{b}\n" for a, b in zip(*cells, strict=True))
     assert list(csv.reader(io.StringIO(written, newline=""))) == [row] * copies
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows(frame.itertuples(index=False, name=None))
@@ -295,7 +295,7 @@ def test_plain_bytes_read_back_as_their_cells(rows):
     read-back check may compare bytes instead of parsing. ``encoded`` says plain only then; the check
     still parses (and refuses) bytes that differ from the ones meant."""
     cells = [csvio.writable(np.array([r[i] for r in rows], dtype=object)) for i in range(4)]
-    joined = "".join(",".join(line) + "\n" for line in [FORECASTS.names, *zip(*(c.tolist() for c in cells))]).encode("utf-8")
+    joined = "".join(",".join(line) + "\n" for line in [FORECASTS.names, *zip(*(c.tolist() for c in cells), strict=True)]).encode("utf-8")
     if csvio.plain_bytes(joined, len(rows), 4):
         assert csvio.read_back_problems(csvio.parse_bytes(joined, "x"), FORECASTS, cells, "x") == []
     data, plain = csvio.encoded(FORECASTS.names, cells)
@@ -374,7 +374,7 @@ def test_forecast_files_read_together_are_the_frames_each_file_reads_as(tmp_path
     labels = [f"data/forecasts/2026-01-04/t{i}.m.csv" for i in range(len(datas))]
     got = read_together(datas, labels)
     clean, taken = 0, 0
-    for data, label, frame in zip(datas, labels, got):
+    for data, label, frame in zip(datas, labels, got, strict=True):
         path = tmp_path / Path(label).name
         path.write_bytes(data)
         try:

@@ -85,7 +85,7 @@ def frame_for(table: Table, texts: list[list[str]]) -> pd.DataFrame:
     rows = []
     for values in texts:
         row = {c.name: c.choices[0] if c.type == "enum" else SAMPLE.get(c.type) for c in table.columns}
-        for column, text in zip(strs, values):
+        for column, text in zip(strs, values, strict=True):
             row[column.name] = text if column.nullable or stored(text).strip() else text + "x"
         rows.append(row)
     frame = pd.DataFrame(rows, columns=list(table.names))
@@ -100,7 +100,7 @@ def rows_of(frame: pd.DataFrame, table: Table) -> list[tuple]:
 def texts_of(frame: pd.DataFrame, table: Table, policy=lambda text: text) -> list[tuple]:
     """The text columns' values, row by row, sorted (rows are written in key order)."""
     strs = [c.name for c in table.columns if c.type == "str"]
-    return sorted(zip(*(frame[c].fillna("").astype(str).map(policy) for c in strs)))
+    return sorted(zip(*(frame[c].fillna("").astype(str).map(policy) for c in strs), strict=True))
 
 
 FILES = itertools.count()
@@ -192,7 +192,7 @@ def manifold(titles: list[str]) -> httpx.Client:
     """The recorded Manifold search, with the first markets retitled; sent as the API would, JSON
     with \\u escapes (so a lone surrogate arrives as ``"\\ud800"``)."""
     search = json.loads((MANIFOLD_API / "search_markets_binary_open_2026-08.json").read_text())
-    for item, title in zip(search, titles):
+    for item, title in zip(search, titles, strict=False):  # only the first markets are retitled
         item["question"] = title
 
     def handler(request: httpx.Request) -> httpx.Response:

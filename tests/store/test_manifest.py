@@ -29,7 +29,7 @@ def test_new_rows_records_each_content_once_with_a_root_hash():
     assert set(first["recorded_at"]) == {"2026-01-01T00:00:00Z"}
     assert manifest.new_rows(first, {"b.csv": "22", "a.csv": "11"}, parse_ts("2026-01-02T00:00:00Z")).empty
     changed = manifest.new_rows(first, {"a.csv": "11", "b.csv": "33"}, parse_ts("2026-01-03T00:00:00Z"))
-    assert list(zip(changed["path"], changed["sha256"])) == [("b.csv", "33"), ("*", manifest.root_hash({"a.csv": "11", "b.csv": "33"}))]
+    assert list(zip(changed["path"], changed["sha256"], strict=True)) == [("b.csv", "33"), ("*", manifest.root_hash({"a.csv": "11", "b.csv": "33"}))]
     both = pd.concat([first, changed], ignore_index=True)
     assert manifest.first_recorded(both)[("b.csv", "22")] == "2026-01-01T00:00:00Z"
 

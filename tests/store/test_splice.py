@@ -62,8 +62,8 @@ def test_a_spliced_file_is_the_canonical_file_of_the_new_frame(models, units, da
     # the rows of units not touched are the same in both; the touched ones may go, come or change
     old = _scores([(m, q, d) for q, d in old_units for m in models], seed=1)
     new = _scores([(m, q, d) for q, d in new_units for m in models], seed=2)
-    rest = old[[not touched(q[1:], d) for q, d in zip(old["question_id"], old["resolution_date"])]]
-    changed = new[[touched(q[1:], d) for q, d in zip(new["question_id"], new["resolution_date"])]]
+    rest = old[[not touched(q[1:], d) for q, d in zip(old["question_id"], old["resolution_date"], strict=True)]]
+    changed = new[[touched(q[1:], d) for q, d in zip(new["question_id"], new["resolution_date"], strict=True)]]
     gone = {(f"q{q}", d) for q, d in units if touched(q, d)}
     got = splice.spliced(to_csv_bytes(old, SCORES), SCORES, changed.sample(frac=1, random_state=3), UNIT, gone, len(old) - len(rest))
     assert got == to_csv_bytes(pd.concat([rest, changed]), SCORES)

@@ -19,7 +19,7 @@ from generator.store.csvio import read_table, to_csv_bytes, write_table
 
 def obs_rows(*rows):
     cols = ["question_id", "observed_at", "recorded_at", "value", "status", "outcome", "payload_sha256"]
-    return pd.DataFrame([dict(zip(cols, r)) for r in rows], columns=cols)
+    return pd.DataFrame([dict(zip(cols, r, strict=True)) for r in rows], columns=cols)
 
 
 def test_bytes_are_canonical_whatever_the_input_order():
@@ -145,7 +145,7 @@ def history(rows):
         "provisional",
         "methodology_version",
     ]
-    return pd.DataFrame([dict(zip(cols, r)) for r in rows], columns=cols)
+    return pd.DataFrame([dict(zip(cols, r, strict=True)) for r in rows], columns=cols)
 
 
 ROW1 = ("2026-01-01T00:00:00Z", "t", "a.b", 1, 10, 5, 5, 55.5, 50.1, 60.2, 0.2, 0, "1")

@@ -61,7 +61,7 @@ def model_yml(name: str, maintainers: list[str]) -> str:
 
 def forecast_csv(repo: Path, probability: float) -> str:
     questions = pd.read_csv(repo / f"data/rounds/{DUE}/questions.csv", dtype=str, keep_default_na=False)
-    rows = [f"{q},{d},{probability},\n" for q, d in zip(questions["question_id"], questions["resolution_date"])]
+    rows = [f"{q},{d},{probability},\n" for q, d in zip(questions["question_id"], questions["resolution_date"], strict=True)]
     return "question_id,resolution_date,probability,reasoning\n" + "".join(rows)
 
 
@@ -111,7 +111,7 @@ def test_the_same_forecast_set_as_forecastbench_json_passes(hub, repo):
     questions = pd.read_csv(repo / f"data/rounds/{DUE}/questions.csv", dtype=str, keep_default_na=False)
     items = [
         {"id": q.split(":", 1)[1], "source": s, "forecast": 0.6, "resolution_date": d or None, "reasoning": None}
-        for q, s, d in zip(questions["question_id"], questions["source"], questions["resolution_date"])
+        for q, s, d in zip(questions["question_id"], questions["source"], questions["resolution_date"], strict=True)
     ]
     body = {"organization": "Acme", "model": "GPT-X", "model_organization": "Acme", "question_set": f"{DUE}-prescient.json", "forecasts": items}
     (repo / OWN.replace(".csv", ".json")).write_text(json.dumps(body))

@@ -58,13 +58,14 @@ def lines_of(result: subprocess.CompletedProcess, code: str) -> list[str]:
 
 
 def csv_file(values: list[str], sep: str = ",") -> bytes:
-    rows = [HEADER.replace(",", sep)] + [sep.join((q, d, v, "")) for (q, d, _kind), v in zip(UNITS, values)]
+    rows = [HEADER.replace(",", sep)] + [sep.join((q, d, v, "")) for (q, d, _kind), v in zip(UNITS, values, strict=True)]
     return ("\n".join(rows) + "\n").encode()
 
 
 def json_file(values: list[object]) -> bytes:
     items = [
-        {"id": q.split(":")[1], "source": q.split(":")[0], "forecast": v, "resolution_date": d or None} for (q, d, _kind), v in zip(UNITS, values)
+        {"id": q.split(":")[1], "source": q.split(":")[0], "forecast": v, "resolution_date": d or None}
+        for (q, d, _kind), v in zip(UNITS, values, strict=True)
     ]
     body = {"organization": "Acme", "model": "bot", "question_set": f"{DUE}-prescient.json", "forecasts": items}
     return json.dumps(body).encode()

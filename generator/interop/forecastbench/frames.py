@@ -131,7 +131,7 @@ def qset_units(qset: Parsed) -> list[tuple[str, str]]:
 def round_sets_frame(round_units: pd.DataFrame, qsets: list[Parsed]) -> pd.DataFrame | None:
     """QUESTION_SETS rows of a round whose question sets do not each ask every unit of the round
     (None when every set is the whole round: a round of one set needs no file)."""
-    whole = set(zip(round_units["question_id"], round_units["resolution_date"]))
+    whole = set(zip(round_units["question_id"], round_units["resolution_date"], strict=True))
     units = {str(q.header.get("question_set") or ""): set(qset_units(q)) & whole for q in qsets}
     if not units or all(u == whole for u in units.values()):
         return None
@@ -298,8 +298,8 @@ def model_meta(fset: Parsed) -> ModelMeta:
 def unit_keys(units: pd.DataFrame) -> dict[tuple[str, str], tuple[str, str]]:
     """The round's (question_id, resolution_date) pairs, for ``forecast_columns`` (each mapped to
     itself: kept rows take these string objects, so every forecast of a unit shares one)."""
-    pairs = list(zip(units["question_id"].tolist(), units["resolution_date"].tolist()))
-    return dict(zip(pairs, pairs))
+    pairs = list(zip(units["question_id"].tolist(), units["resolution_date"].tolist(), strict=True))
+    return dict(zip(pairs, pairs, strict=True))
 
 
 _F_NAMES = (*_UNIT, "probability", "reasoning")
@@ -316,12 +316,12 @@ def forecast_columns(fset: Parsed, allowed: dict[tuple[str, str], tuple[str, str
     ids, dates = columns["question_id"], columns["resolution_date"]
     if not (set(map(type, ids)) <= {str} and set(map(type, dates)) <= {str}):
         raise ValueError(f"{fset.label}: a question_id or resolution_date that is not text")
-    pairs = list(zip(ids, dates))
+    pairs = list(zip(ids, dates, strict=True))
     distinct = set(pairs)
     if len(distinct) == len(pairs) and allowed.keys() >= distinct:  # every row kept, nothing to say
         return _columns(columns, allowed, pairs, None), []
     inside = list(map(allowed.__contains__, pairs))
-    first = dict(zip(reversed(pairs), range(len(pairs) - 1, -1, -1)))  # each pair's first row
+    first = dict(zip(reversed(pairs), range(len(pairs) - 1, -1, -1), strict=True))  # each pair's first row
     keep = [i for i in sorted(first.values()) if inside[i]]
     repeats, outside = len(pairs) - len(first), inside.count(False)
     problems = []

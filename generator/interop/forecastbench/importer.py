@@ -151,7 +151,7 @@ def read_forecast_sets(
         done = meanwhile() if meanwhile is not None else None
         fsets = list(parsing)
         if baseline_files is not None:
-            made = {job: prepared for job, prepared in zip(jobs, baseline_files.get()) if prepared is not None}
+            made = {job: prepared for job, prepared in zip(jobs, baseline_files.get(), strict=True) if prepared is not None}
     own = inputs.own + [p for parsed in fsets for p in parsed.problems]
     return _Inputs(inputs.qsets, inputs.rsets, fsets, own, inputs.rounds, inputs.checks, made), done
 

@@ -212,7 +212,7 @@ def _rows_read(cells: list[list] | None, units: RoundUnits) -> Rows | None:
     if cells is None or not reads_as_written(cells):
         return None
     position = units.position
-    return np.array([position[unit] for unit in zip(cells[0], cells[1])], dtype=np.int32), cells[4], cells[3]
+    return np.array([position[unit] for unit in zip(cells[0], cells[1], strict=True)], dtype=np.int32), cells[4], cells[3]
 
 
 def in_file_order(fset: fbp.Parsed, units: RoundUnits) -> tuple[bytes, Rows] | None:
@@ -228,7 +228,7 @@ def in_file_order(fset: fbp.Parsed, units: RoundUnits) -> tuple[bytes, Rows] | N
     if not ids or any(len(columns[name]) != len(ids) for name in FORECASTS.names):
         return None
     try:
-        found = list(map(units.position.get, zip(ids, dates)))
+        found = list(map(units.position.get, zip(ids, dates, strict=True)))
     except TypeError:  # an unhashable cell: not a unit
         return None
     if None in found:

@@ -364,6 +364,6 @@ def _text_column(chunks: list[memoryview], rows: int, count: object, dtype: str)
         return None
     ends = np.cumsum(lengths).tolist()
     starts = [0, *ends[:-1]]
-    uniques = np.array([text[a:b] for a, b in zip(starts, ends)] + [""], dtype=object)[:-1]  # 1-d even when empty
+    uniques = np.array([text[a:b] for a, b in zip(starts, ends, strict=True)] + [""], dtype=object)[:-1]  # 1-d even when empty
     values = uniques[codes] if rows else np.array([], dtype=object)
     return pd.Series(values, dtype="str" if dtype == "str" else object, index=pd.RangeIndex(rows))

@@ -98,9 +98,9 @@ class ReadCache:
         the signature it was read under. When ``share`` does not (None), each is parsed here."""
         keys, todo = self._unparsed(paths, table, labels)
         if share is not None and len(todo) > 1:
-            for i, kept in zip(todo, share(lambda i: self._parsed(paths[i], table, labels[i]), todo) or []):
+            for i, kept in zip(todo, share(lambda i: self._parsed(paths[i], table, labels[i]), todo) or [], strict=True):
                 self.tables[keys[i]] = kept
-        return [self.read_table(path, table, label) for path, label in zip(paths, labels)]
+        return [self.read_table(path, table, label) for path, label in zip(paths, labels, strict=True)]
 
     def read_forecasts_together(self, paths: Sequence[Path], labels: Sequence[str]) -> None:
         """Keep, as what ``read_table(path, FORECASTS, label)`` returns, the frames of the forecast files this
@@ -111,14 +111,16 @@ class ReadCache:
         if self.disk is not None or len(todo) < 2:
             return
         read = [(file_signature(paths[i]), paths[i].read_bytes()) for i in todo]  # a file changed meanwhile: read again when asked
-        for i, (signature, _), frame in zip(todo, read, read_together([data for _, data in read], [labels[i] for i in todo])):
+        for i, (signature, _), frame in zip(todo, read, read_together([data for _, data in read], [labels[i] for i in todo]), strict=True):
             if frame is not None:
                 self.tables[keys[i]] = (signature, frame)
 
     def _unparsed(self, paths: Sequence[Path], table: Table, labels: Sequence[str | None]) -> tuple[list[tuple], list[int]]:
         """The files' keys in ``tables``, and the positions of those this command has not parsed as they are now."""
-        keys = [(str(p), table.name, label) for p, label in zip(paths, labels)]
-        todo = [i for i, (path, key) in enumerate(zip(paths, keys)) if key not in self.tables or self.tables[key][0] != file_signature(path)]
+        keys = [(str(p), table.name, label) for p, label in zip(paths, labels, strict=True)]
+        todo = [
+            i for i, (path, key) in enumerate(zip(paths, keys, strict=True)) if key not in self.tables or self.tables[key][0] != file_signature(path)
+        ]
         return keys, todo
 
     def _parsed(self, path: Path, table: Table, label: str | None) -> tuple[tuple, pd.DataFrame]:
