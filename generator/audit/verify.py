@@ -35,7 +35,7 @@ from ..schemas import HISTORY, SCORES
 from ..site.api import site_files
 from ..site.build import gather, strip_generated
 from ..site.render import GENERATED
-from ..store import checkpoints, manifest, readers, receipts, seals
+from ..store import checkpoints, files, manifest, readers, receipts, seals
 from ..store.csvio import to_csv_bytes
 from ..store.git import BlobReader, first_held, resolve_commit
 from ..store.hub import Hub, as_hub
@@ -267,7 +267,7 @@ def check_scores(hub: Hub, as_of: datetime, plan: scope.Scope | None = None) -> 
             if len(frame):
                 problems.append(Problem(label, None, None, "derived-missing", f"{len(frame)} score row(s) recomputed; no file"))
             continue
-        diff = first_difference(expected, path.read_bytes())
+        diff = first_difference(expected, files.read_bytes(path))
         if diff:
             problems.append(_differs(label, "derived-differs", *diff))
     note = f"{len(recomputed)} round(s) rescored as of {format_ts(as_of)}"
@@ -363,7 +363,7 @@ def check_pages(hub: Hub, as_of: datetime) -> tuple[list[Problem], str]:
     for rel, data in sorted(expected.items()):
         if rel not in actual:
             problems.append(Problem(label(rel), None, None, "page-missing", "a build as of " + format_ts(as_of) + " writes it"))
-        elif diff := difference(data, actual[rel].read_bytes()):
+        elif diff := difference(data, files.read_bytes(actual[rel])):
             problems.append(Problem(label(rel), diff[0], None, "page-differs", diff[1]))
     return problems, f"{len(expected)} page(s) regenerated as of {format_ts(as_of)}"
 
@@ -393,7 +393,7 @@ def check_timing(
             if only is not None and rel not in only:
                 continue
             checked += 1
-            data = path.read_bytes()
+            data = files.read_bytes(path)
             if seen.get((rel, manifest.sha256(data)), "~") < stamp:
                 continue
             if attested.get((rel, git.blob_id(data)), due) < due:

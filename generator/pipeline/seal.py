@@ -47,14 +47,14 @@ from ..errors import PrescientError, Problem
 from ..forecasters.baselines import AFTER_DUE
 from ..models import HUB_TEAM, team_of
 from ..schemas import FORECASTS, ROUND_REVEAL
-from ..store import git, manifest, readers, receipts, seals
-from ..store.atomic import write_bytes_atomic
+from ..store import files, git, manifest, readers, receipts, seals
+from ..store.atomic import put_bytes
 from ..store.cache import Slot, signatures
 from ..store.csvio import encode
 from ..store.hub import Hub
 from ..store.layout import Layout
 from ..submissions import commit_hash, paths, policy, reveals
-from ..submissions.content import RoundSet, round_set
+from ..submissions.content import RoundSet, published_round
 from ..submissions.sealing import Target, Version, hidden_after, last_before, marker, receipt_versions, row, target_of, unreadable_runs
 from ..submissions.sealing import frame as rows_frame
 from ..submissions.validate import dated_file_problems
@@ -133,7 +133,7 @@ class _Evidence:
         full = self.layout.root / path
         if not full.is_file() or full.is_symlink():
             return None
-        data = full.read_bytes()
+        data = files.read_bytes(full)
         blob = git.blob_id(data)
         seen = self.first_seen.get((path, manifest.sha256(data)))
         if seen is not None and seen < deadline:
@@ -151,7 +151,7 @@ class _Evidence:
         """The bytes of ``version``: the file in place when it holds them, else the blob from git."""
         full = self.layout.root / version.path
         if full.is_file() and not full.is_symlink():
-            data = full.read_bytes()
+            data = files.read_bytes(full)
             if git.blob_id(data) == version.blob:
                 return data
         return self.blobs(version.blob) if self.blobs is not None else None
@@ -270,27 +270,7 @@ def _settle(made: _Round, as_of: datetime, report: SealReport, done: list[str]) 
 
 def _put(layout: Layout, path: str, data: bytes | None) -> list[str]:
     """Make the file at ``path`` hold ``data`` (None: remove it); the path when something changed."""
-    full = layout.root / path
-    if data is None:
-        if full.is_file() or full.is_symlink():
-            full.unlink()
-            return [path]
-        return []
-    full.parent.mkdir(parents=True, exist_ok=True)
-    if full.is_symlink():
-        full.unlink()
-    return [path] if write_bytes_atomic(full, data) else []
-
-
-def _round_set(layout: Layout, due: datetime) -> RoundSet:
-    sets = layout.round_sets(due)
-    return round_set(
-        layout.round_questions(due).read_bytes(),
-        format_date(due),
-        layout.relative(layout.round_questions(due)),
-        sets.read_bytes() if sets.is_file() else None,
-        layout.relative(sets),
-    )
+    return [path] if put_bytes(layout.root / path, data) else []
 
 
 def _paths_of(target: Target) -> list[str]:
@@ -316,7 +296,7 @@ def _targets(evidence: _Evidence, due: datetime, commit_reveal: bool) -> list[Ta
 
 def _seal_round(evidence: _Evidence, due: datetime, stamp: str) -> _Round:
     layout = evidence.layout
-    made = _Round(due, due_time(evidence.hub, due), _round_set(layout, due))
+    made = _Round(due, due_time(evidence.hub, due), published_round(layout, due))
     commit_reveal = reveal_by(evidence.hub, due) is not None
     for target in _targets(evidence, due, commit_reveal):
         _seal_target(evidence, made, target, stamp)
@@ -385,7 +365,7 @@ def _seal_version(
 def _reveal_round(evidence: _Evidence, due: datetime, recorded: pd.DataFrame, stamp: str) -> _Round:
     layout, day = evidence.layout, format_date(due)
     deadline = reveal_by(evidence.hub, due) or stamp
-    made = _Round(due, deadline, _round_set(layout, due))
+    made = _Round(due, deadline, published_round(layout, due))
     commitments = recorded[(recorded["due"].astype(str) == day) & (recorded["kind"] == "commitment")]
     for model, status, blob in zip(commitments["model"], commitments["status"], commitments["blob"]):
         committed = evidence.read(Version(paths.commitment_path(day, model), str(blob), "", "receipt")) if status == "sealed" else None

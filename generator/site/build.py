@@ -41,7 +41,7 @@ from ..parallel import default_processes, forked_map, in_background
 from ..schemas import FORECASTS
 from ..scoring.corrections import corrections
 from ..scoring.resolve import LedgerView, ledger_view
-from ..store import maintainer, readers
+from ..store import files, maintainer, readers
 from ..store.cache import Share
 from ..store.git import last_change
 from ..store.hub import Hub, as_hub
@@ -300,12 +300,12 @@ def _open_round_files(hub: Hub, as_of: datetime | None) -> dict[str, bytes]:
     for folder in hub.layout.round_dirs():
         if f"{folder.name}T00:00:00Z" > now:
             for path in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".csv", ".json") and not p.name.startswith(".")):
-                out[f"{folder.name}/{path.name}"] = path.read_bytes()
+                out[f"{folder.name}/{path.name}"] = files.read_bytes(path)
     return out
 
 
 def _for_people(path: Path) -> bytes:
-    data = path.read_bytes()
+    data = files.read_bytes(path)
     return spreadsheet_safe_bytes(data) if path.suffix == ".csv" else data
 
 

@@ -76,6 +76,20 @@ def commit_staged(tmp: Path, path: Path, hub_file: bool = True) -> None:
     os.replace(tmp, path)
 
 
+def put_bytes(path: Path, data: bytes | None) -> bool:
+    """Make ``path`` hold ``data`` atomically (a symlink there is replaced by a file; None: remove the
+    file); True when something changed."""
+    if data is None:
+        if path.is_file() or path.is_symlink():
+            path.unlink()
+            return True
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink():
+        path.unlink()
+    return write_bytes_atomic(path, data)
+
+
 def discard_staged(staged: list[Path]) -> None:
     """Remove staged files (``stage_bytes``) that were never committed, and the folders made for them
     that are left empty (best effort: what is left, the next command under the lock removes)."""

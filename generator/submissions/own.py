@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..models import HUB_TEAM, team_of
 from ..store import manifest
+from ..store.files import read_bytes
 from ..store.hub import Hub
 from ..timeutil import format_ts, parse_ts
 from .paths import classify
@@ -38,7 +39,7 @@ def validate_local(root: Path, files: list[Path], at: datetime, at_given: bool) 
     recorded = {} if at_given or not own else manifest.first_recorded(manifest.load_manifest(Hub(root)))
     groups: dict[tuple[datetime, str], list[Path]] = {}
     for file in own:
-        first = recorded.get((rels[file], manifest.sha256(file.read_bytes()))) if file.is_file() else None
+        first = recorded.get((rels[file], manifest.sha256(read_bytes(file)))) if file.is_file() else None
         if first:
             key = (parse_ts(first), "when the hub's manifest first recorded these bytes")
         else:

@@ -28,7 +28,7 @@ from ..arena.gather import books_for
 from ..codes import problem
 from ..config import ScoringSettings
 from ..errors import ConfigError, Problem
-from ..store import git, receipts
+from ..store import files, git, receipts
 from ..store.files import load_settings
 from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from ..store.hub import Hub
@@ -63,7 +63,7 @@ class DiskTree:
         return ("dir", 0) if full.exists() else None
 
     def read(self, path: str) -> bytes:
-        return (self.root / path).read_bytes()
+        return files.read_bytes(self.root / path)
 
     def names(self, folder: str, kind: str = "file") -> list[str]:
         """The plain files (``kind="dir"``: the folders) directly in ``folder``, symbolic links left out."""
