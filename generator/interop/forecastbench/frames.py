@@ -21,6 +21,7 @@ import pandas as pd
 from ...errors import Problem
 from ...models import ModelMeta
 from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
+from ...scoring.resolve import latest
 from ...store.csvio import as_text, coerce
 from ...timeutil import format_ts, parse_ts
 from ...vocabulary import DATASET, MARKET
@@ -202,8 +203,8 @@ def new_statements(existing: pd.DataFrame, stated: pd.DataFrame, as_of: str) -> 
     so re-importing the same files adds nothing and a later snapshot adds only what changed.
     """
     keys = ["round", *_UNIT]
-    latest = existing.sort_values([*keys, "recorded_at"], kind="mergesort").drop_duplicates(keys, keep="last")
-    new_text, old_text = as_text(stated, RESOLUTIONS), as_text(latest, RESOLUTIONS)
+    now = latest(existing, keys, (*keys, "recorded_at"))
+    new_text, old_text = as_text(stated, RESOLUTIONS), as_text(now, RESOLUTIONS)
     joined = new_text.merge(old_text, on=keys, how="left", suffixes=("", "_old"), indicator=True)
     known = (joined["_merge"] == "both").to_numpy()
     same = known & np.all([joined[c].to_numpy() == joined[f"{c}_old"].to_numpy() for c in _CONTENT], axis=0)
