@@ -95,8 +95,8 @@ def seal_row(r: Mapping, names: Mapping[str, str], due_time: str, repo: str) -> 
 
 
 def ahead_of(attested: str, due_time: str) -> str:
-    """How long before ``due_time`` the evidence is dated: "9 d 22 h 59 min before the due time" (rounded
-    down to the minute); "at the due time", or "… after the due time" (an import of a past round); "" without a time."""
+    """How long before ``due_time`` the evidence is dated, rounded down: "9 d 22 h before the due time", "3 h 5 min
+    before the due time"; "at the due time", or "… after the due time" (an import of a past round); "" without a time."""
     if not attested:
         return ""
     try:
@@ -107,8 +107,8 @@ def ahead_of(attested: str, due_time: str) -> str:
         return "at the due time"
     minutes = abs(seconds) // 60
     d, h, m = minutes // 1440, minutes % 1440 // 60, minutes % 60
-    parts = [f"{d} d" if d else "", f"{h} h" if h or d else "", f"{m} min"]
-    return " ".join(p for p in parts if p) + (" before the due time" if seconds > 0 else " after the due time")
+    left = f"{d} d {h} h" if d else f"{h} h {m} min" if h else f"{m} min"  # as the Open now countdown says it
+    return left + (" before the due time" if seconds > 0 else " after the due time")
 
 
 def _text(value) -> str:

@@ -127,7 +127,7 @@ RANKS = """(panel) => Array.from(panel.querySelectorAll('tbody tr')).map(tr => {
     const head = Array.from(panel.querySelectorAll('thead th')).map(th => th.textContent.trim());
     const cell = name => { const i = head.indexOf(name); return i < 0 ? null : tr.children[i].textContent.trim(); };
     // "Ref better?", or ForecastBench's "<group> > Forecaster?" when the reference is a human group
-    const ref = head.find(h => h === 'Ref better?' || (/ > Forecaster\?$/.test(h) && !h.startsWith('Forecaster')));
+    const ref = head.find(h => h === 'Ref better?' || (/ > Forecaster[?]$/.test(h) && !h.startsWith('Forecaster')));
     return {provisional: tr.classList.contains('provisional'), rank: cell('Rank'), interval: cell('Rank 95%'),
             first: cell('% #1'), ref: cell(ref), score: tr.children[head.findIndex(h => /Brier Index|BI$/.test(h))].textContent.trim()};
 })"""

@@ -67,7 +67,7 @@ def test_the_seal_index_lists_each_round_and_model_without_the_marker_row() -> N
     ]
     bot = rows[1]
     assert bot["name"] == "Acme Bot" and bot["attested_at"] == "2026-01-15T01:01:00Z" and bot["versions"] == "3"
-    assert bot["run_url"] == "https://github.com/o/r/actions/runs/7000000001" and bot["ahead"] == "9 d 22 h 59 min before the due time"
+    assert bot["run_url"] == "https://github.com/o/r/actions/runs/7000000001" and bot["ahead"] == "9 d 22 h before the due time"
     assert rows[2]["status"] == "unproven" and rows[2]["attested_at"] == "" and not rows[2]["counts"]
     assert rows[3]["run_id"] == "" and rows[3]["run_url"] == "", "a manifest's seal has no validation run"
     assert [r["kind"] for r in index.by_model["acme.bot"]] == ["bets", "forecast"] and index.sealed_at == {DUE: "2026-01-25T00:00:00Z"}
@@ -77,9 +77,10 @@ def test_the_seal_index_lists_each_round_and_model_without_the_marker_row() -> N
 
 def test_how_far_ahead_of_the_due_time() -> None:
     assert ahead_of("2026-01-24T23:59:00Z", "2026-01-25T00:00:00Z") == "1 min before the due time"
-    assert ahead_of("2026-01-23T00:00:00Z", "2026-01-25T00:00:00Z") == "2 d 0 h 0 min before the due time"
+    assert ahead_of("2026-01-23T00:00:00Z", "2026-01-25T00:00:00Z") == "2 d 0 h before the due time"
     assert ahead_of("2026-01-25T00:00:00Z", "2026-01-25T00:00:00Z") == "at the due time"
-    assert ahead_of("2026-01-26T03:00:00Z", "2026-01-25T00:00:00Z") == "1 d 3 h 0 min after the due time"
+    assert ahead_of("2026-01-26T03:00:00Z", "2026-01-25T00:00:00Z") == "1 d 3 h after the due time"
+    assert ahead_of("2026-01-24T20:55:00Z", "2026-01-25T00:00:00Z") == "3 h 5 min before the due time"
     assert ahead_of("", "2026-01-25T00:00:00Z") == ""
 
 
@@ -113,7 +114,7 @@ def test_the_round_page_gives_each_models_attested_time_beside_its_name() -> Non
     page = _site("https://github.com/o/r")[f"{GENERATED}/rounds/{DUE}.md"].decode()
     row = _row(page, "acme.bot")
     assert '<a href="../../models/acme.bot/">&lt;img src=x onerror=&#34;alert(1)&#34;&gt;</a>' in row, "the name, escaped"
-    assert '<time datetime="2026-01-15T01:01:00Z">2026-01-15T01:01:00Z</time>' in row and "9 d 22 h 59 min before the due time" in row
+    assert '<time datetime="2026-01-15T01:01:00Z">2026-01-15T01:01:00Z</time>' in row and "9 d 22 h before the due time" in row
     assert '<a href="https://github.com/o/r/actions/runs/7000000001">7000000001</a>' in row and ">receipt<" in row
     blob = "ad07fac1da6e814f1607fd54a7147ba71c4d96f6"
     assert f'<code title="{blob} (data/forecasts/2026-01-25/acme.bot.csv)" data-blob="{blob}">{blob[:12]}</code>' in row
