@@ -344,7 +344,7 @@ def reference_fit(model, unit, brier, in_estimation, unit_type, weights=None, n_
         sw = np.sqrt(w[unit[rows]])
         coef = np.linalg.lstsq(design * sw[:, None], brier[rows] * sw, rcond=None)[0]
         fitted[rows] = design @ coef
-        b = dict(zip(us, coef[ems.size :]))
+        b = dict(zip(us, coef[ems.size :], strict=True))
         b_all.update(b)
         units_t = [j for j in np.flatnonzero((unit_type == t) & (w > 0))]
         mean_b = sum(w[j] * b[j] for j in units_t) / sum(w[j] for j in units_t)

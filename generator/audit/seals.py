@@ -64,8 +64,8 @@ def _broken(hub: Hub, recorded: pd.DataFrame) -> list[Problem]:
     if not done:
         return []
     counted_rows = held_rows(recorded)
-    counted = dict(zip(counted_rows["path"].astype(str), counted_rows["sha256"].astype(str)))
-    decided = {(str(d), str(m)) for d, m, k in zip(recorded["due"], recorded["model"], recorded["kind"]) if k != "commitment"}
+    counted = dict(zip(counted_rows["path"].astype(str), counted_rows["sha256"].astype(str), strict=True))
+    decided = {(str(d), str(m)) for d, m, k in zip(recorded["due"], recorded["model"], recorded["kind"], strict=True) if k != "commitment"}
     hashes = manifest.current_hashes(hub)
     problems = []
     for path, digest in sorted(hashes.items()):
@@ -91,7 +91,7 @@ def receipt_problems(repo: Path, receipts: pd.DataFrame, recorded: pd.DataFrame)
             unchecked.add(str(head))
             continue
         held = git.blob_ids(repo, str(head), [str(p) for p in part["path"]])
-        for path, blob in zip(part["path"].astype(str), part["blob"].astype(str)):
+        for path, blob in zip(part["path"].astype(str), part["blob"].astype(str), strict=True):
             if held.get(path) != blob:
                 problems.append(
                     Problem(

@@ -125,7 +125,7 @@ def verify(
         report.start = found
         ledger = receipts.load_receipts_at(root, commit)
         attested = receipts.attested(ledger)
-        authors = dict(zip(ledger["head_sha"].astype(str), ledger["author"].astype(str)))  # GitHub's, per pull-request head
+        authors = dict(zip(ledger["head_sha"].astype(str), ledger["author"].astype(str), strict=True))  # GitHub's, per pull-request head
         changes, problems = git.audit_history(
             root, git_rev, {key: format_ts(when) for key, when in attested.items()}, sealed_at(root, commit), bot, found.start
         )
@@ -238,7 +238,7 @@ def first_difference(expected: bytes, actual: bytes) -> tuple[int, str, str] | N
     if expected == actual:
         return None
     want, have = expected.split(b"\n"), actual.split(b"\n")
-    line = next((i for i, (a, b) in enumerate(zip(want, have)) if a != b), min(len(want), len(have)))
+    line = next((i for i, (a, b) in enumerate(zip(want, have, strict=True)) if a != b), min(len(want), len(have)))
     pick = lambda lines: lines[line].decode("utf-8", "replace")[:160] if line < len(lines) else "(end of file)"  # noqa: E731
     return line + 1, pick(want), pick(have)
 

@@ -47,7 +47,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from ..leaderboard.fb_layout import fb_layout
     from ..leaderboard.fb_rules import orphan_problem
 
-    if board.attrs.get("orphans"):  # never silent (issue 34): the warning goes to stderr in every format
+    if board.attrs.get("orphans"):  # never silent: the warning goes to stderr in every format
         print(f"warning: {orphan_problem(board.attrs['orphans'], name)}", file=sys.stderr)
     empty = (
         empty_board_note(
@@ -188,7 +188,7 @@ def _count(text: str) -> int:
 
 
 def add_leaderboard(sub) -> None:
-    """`leaderboard`, with the ForecastBench options of its board (issue 5)."""
+    """`leaderboard`, with the ForecastBench options of its board."""
     board = sub.add_parser("leaderboard", help="print the leaderboard")
     add_common(board)
     board.add_argument(
@@ -231,7 +231,7 @@ def add_leaderboard(sub) -> None:
 
 
 def add_oracle(sub) -> None:
-    """`oracle`: the oracle board (issue 6, Daily Oracle)."""
+    """`oracle`: the oracle board (Daily Oracle)."""
     from .oracle import add_oracle_actions
 
     oracle = sub.add_parser(

@@ -25,7 +25,7 @@ def cmd_round(args: argparse.Namespace) -> int:
 
 
 def cmd_rounds(args: argparse.Namespace) -> int:
-    """Every published round with its status and time left as of --as-of (issue 19)."""
+    """Every published round with its status and time left as of --as-of."""
     from ..pipeline.forecaster import round_statuses
     from ..store.hub import Hub
 
@@ -53,7 +53,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
 
 
 def cmd_round_template(args: argparse.Namespace) -> int:
-    """A ready-to-fill forecast file for one round, to stdout or --out (issue 19)."""
+    """A ready-to-fill forecast file for one round, to stdout or --out."""
     from ..pipeline.forecaster import forecast_template
     from ..store.hub import Hub
     from ..timeutil import format_ts
@@ -80,7 +80,7 @@ def cmd_round_template(args: argparse.Namespace) -> int:
 
 
 def cmd_forecast_llm(args: argparse.Namespace) -> int:
-    """The hub's LLM forecaster over one round, or every round open at --as-of (issue 6)."""
+    """The hub's LLM forecaster over one round, or every round open at --as-of."""
     from ..forecasters import llm
     from ..timeutil import parse_ts
 
@@ -114,7 +114,7 @@ def cmd_forecast_llm(args: argparse.Namespace) -> int:
 
 
 def _forecast_bets(args: argparse.Namespace, hub, as_of, endpoint, dues) -> int:
-    """``forecast llm --bets``: the hub's LLM agent trades each round (issue 38)."""
+    """``forecast llm --bets``: the hub's LLM agent trades each round."""
     from ..forecasters import agents
 
     options = agents.AgentOptions(

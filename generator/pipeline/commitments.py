@@ -114,7 +114,7 @@ def reveal(hub: Hub, file: Path, due: str, model: str) -> list[Path]:
     if not commit_hash.opens(found, [commit_hash.Binding(h, due, model) for h in hub_ids(hub.root)], salt, data):
         raise PrescientError(f"{file} and its salt do not open {commitment} for {model}: reveal exactly the file you committed to, for that model")
     out = [hub.root / paths.forecast_path(due, model, fmt), hub.root / salt_path]
-    for path, body in zip(out, (data, salt)):
+    for path, body in zip(out, (data, salt), strict=True):
         path.parent.mkdir(parents=True, exist_ok=True)
         write_bytes_atomic(path, body)
     return out

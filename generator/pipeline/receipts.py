@@ -217,7 +217,7 @@ def _cap_key(pr: int, author: str) -> object:
 def _counts(recorded: pd.DataFrame) -> dict[object, int]:
     """Receipt rows recorded so far, by ``_cap_key``."""
     authors = recorded["author"].fillna("").astype(str)
-    keys = [_cap_key(int(pr), author) for pr, author in zip(recorded["pr"], authors)]
+    keys = [_cap_key(int(pr), author) for pr, author in zip(recorded["pr"], authors, strict=True)]
     return pd.Series(keys, dtype=object).value_counts().to_dict() if keys else {}
 
 
@@ -314,7 +314,7 @@ def _walk_one(
         and 0 < len(prompt) <= MAX_FILES
         and (prompt["head_sha"] == run.head_sha).all()
         and all(str(p) == DECISIONS or paths.classify(str(p))[0].kind in paths.DATED for p in prompt["path"])
-        and (not present or git.blob_ids(hub.root, run.head_sha, list(prompt["path"])) == dict(zip(prompt["path"], prompt["blob"])))
+        and (not present or git.blob_ids(hub.root, run.head_sha, list(prompt["path"])) == dict(zip(prompt["path"], prompt["blob"], strict=True)))
     ):
         # the time, run, pull request and author are GitHub's, read again now; the files are the prompt record's
         return prompt.assign(recorded_at=format_ts(as_of), attested_at=run.created_at, run_id=run.id, pr=pr, author=author), ""

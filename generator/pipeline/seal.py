@@ -367,7 +367,7 @@ def _reveal_round(evidence: _Evidence, due: datetime, recorded: pd.DataFrame, st
     deadline = reveal_by(evidence.hub, due) or stamp
     made = _Round(due, deadline, published_round(layout, due))
     commitments = recorded[(recorded["due"].astype(str) == day) & (recorded["kind"] == "commitment")]
-    for model, status, blob in zip(commitments["model"], commitments["status"], commitments["blob"]):
+    for model, status, blob in zip(commitments["model"], commitments["status"], commitments["blob"], strict=True):
         committed = evidence.read(Version(paths.commitment_path(day, model), str(blob), "", "receipt")) if status == "sealed" else None
         _reveal_target(evidence, made, Target(day, str(model), "reveal"), committed, stamp)
     made.rows.append(marker(day, "reveal", stamp, f"reveal window closed at {deadline}"))
@@ -433,7 +433,7 @@ def _enforce(hub: Hub, recorded: pd.DataFrame, report: SealReport) -> None:
         return
     revealed = seals.sealed_rounds(recorded, "reveal")
     rows = seals.held_rows(recorded)
-    counted = dict(zip(rows["path"].astype(str), zip(rows["sha256"].astype(str), rows["blob"].astype(str))))
+    counted = dict(zip(rows["path"].astype(str), zip(rows["sha256"].astype(str), rows["blob"].astype(str), strict=True), strict=True))
     changed = False
     for path in sorted(hashes.keys() | counted.keys()):  # a counted file deleted is put back like one changed
         digest, target = hashes.get(path), target_of(path)

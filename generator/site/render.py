@@ -238,7 +238,7 @@ def _main_pages(env: jinja2.Environment, data: SiteData) -> tuple[dict[str, str]
     panels, history = _panels(data.boards), _history_charts(data, names)
     # every Score over time chart, the first board and view's too: its lines gain a point a night, so
     # in the page it would make a first visit grow with the history; the page's script fetches it
-    # when a reader scrolls to it (issue 39)
+    # when a reader scrolls to it
     on_demand = {**figures_on_demand(panels, "dots", "board"), **figures_on_demand(history, "figure", "history", first=True)}
     pages = {
         "leaderboard.md": env.get_template("leaderboard.md.j2").render(
@@ -403,7 +403,7 @@ def _panels(boards: dict[tuple[str, str], pd.DataFrame]) -> list[dict]:
 
 
 def _left_off(frame: pd.DataFrame) -> list[dict]:
-    """The forecasters and rounds the imputation rule left off this board, with the reason (issue 17)."""
+    """The forecasters and rounds the imputation rule left off this board, with the reason."""
     unranked = frame.attrs.get("unranked")
     return [] if unranked is None else unranked[["model", "name", "round", "reason"]].to_dict("records")
 

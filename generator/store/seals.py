@@ -41,7 +41,9 @@ def sealed_rounds(seals: pd.DataFrame, kind: str = "forecast", as_of: str | None
     """Round due date → when it was sealed (its marker row of ``kind``), as recorded by ``as_of``."""
     # over the columns' arrays: a nightly asks this several times of a ledger of a few hundred rows
     model, kinds, due, at = (seals[c].to_numpy(dtype=object) for c in ("model", "kind", "due", "sealed_at"))
-    return {str(d): str(t) for m, k, d, t in zip(model, kinds, due, at) if m == MARKER and k == kind and (as_of is None or str(t) <= as_of)}
+    return {
+        str(d): str(t) for m, k, d, t in zip(model, kinds, due, at, strict=True) if m == MARKER and k == kind and (as_of is None or str(t) <= as_of)
+    }
 
 
 def of_round(seals: pd.DataFrame, due: str) -> pd.DataFrame:
@@ -58,7 +60,7 @@ def counted(seals: pd.DataFrame) -> dict[str, str]:
     """path → blob of every file a sealed round holds: the sealed (or revealed) bytes, and the missing
     forecast the hub put in place of a commitment not revealed."""
     rows = held_rows(seals)
-    return dict(zip(rows["path"].astype(str), rows["blob"].astype(str)))
+    return dict(zip(rows["path"].astype(str), rows["blob"].astype(str), strict=True))
 
 
 def append(hub: Hub, rows: pd.DataFrame) -> list[str]:

@@ -172,7 +172,7 @@ def salt_versions(receipts: pd.DataFrame) -> dict[tuple[str, str], list[Version]
         return out
     authors = receipts["author"] if "author" in receipts.columns else pd.Series([""] * len(receipts))
     for path, blob, at, run, head, author in zip(
-        receipts["path"], receipts["blob"], receipts["attested_at"], receipts["run_id"], receipts["head_sha"], authors.fillna("")
+        receipts["path"], receipts["blob"], receipts["attested_at"], receipts["run_id"], receipts["head_sha"], authors.fillna(""), strict=True
     ):
         found, errors = paths.classify(str(path))
         if not errors and found.kind == paths.COMMITMENT and found.fmt == "salt" and found.due and found.model:

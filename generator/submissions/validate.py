@@ -368,7 +368,7 @@ def validate_pr(
     if run.problems:
         return _report(run, [p for _, p in steps[:MAX_FILES]])
     targets = _classify_all(run, [p for _, p in steps])
-    for (status, _), target in zip(steps, targets):
+    for (status, _), target in zip(steps, targets, strict=True):
         _pr_target(run, target, status)
     run.problems.extend(policy.check_one_model(targets))
     metadata_only = {t.model for t in targets if t.kind == paths.MODEL} - {t.model for t in targets if t.kind != paths.MODEL}
@@ -418,7 +418,7 @@ def _pr_author(run: _Run, model: str, author: str) -> None:
 def _pr_names(run: _Run, base: git.GitTree, statuses: list[str], targets: list[paths.Target], author: str) -> list[Problem]:
     """Names no pull request may take: the hub's prefix and kinds, and another team's prefix."""
     found: list[Problem] = []
-    for status, target in zip(statuses, targets):
+    for status, target in zip(statuses, targets, strict=True):
         found += policy.check_reserved_prefix(target)
         if target.kind == paths.MODEL and target.model and status in ("A", "M"):
             found += policy.check_reserved_kind(target, _capped_yaml(run.base, target.path), _capped_yaml(run.head, target.path))

@@ -1,4 +1,4 @@
-"""The checkpointed `verify --git` (issue 39): it finds after a checkpoint exactly what the full walk finds,
+"""The checkpointed `verify --git`: it finds after a checkpoint exactly what the full walk finds,
 and a checkpoint it cannot check — forged, moved, on another branch, of other rules — is never trusted."""
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def test_the_full_walk_records_a_checkpoint_once_and_verify_git_starts_from_it(h
     assert report["ok"] and report["git_start"]["checkpoint"] == checkpointed
     assert f"from checkpoint {checkpointed[:12]}" in first
     assert "1 commit(s) touching data/" in next(c["note"] for c in report["checks"] if c["name"] == "git")
-    # nothing but the checkpoint row changed since: every round and night is the checkpoint's (issue 39)
+    # nothing but the checkpoint row changed since: every round and night is the checkpoint's
     assert next(c["note"] for c in report["checks"] if c["name"] == "scores").startswith(
         f"scores of 3 round(s) unchanged since checkpoint {checkpointed[:12]}"
     )

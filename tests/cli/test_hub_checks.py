@@ -1,4 +1,4 @@
-"""The hub's settings and files checked where every command meets them (issue 55): a view naming no
+"""The hub's settings and files checked where every command meets them: a view naming no
 source, keys out of step with each other and CODEOWNERS out of step with [hub] maintainers stop
 `check-config` and every other command alike (exit 2, with the file, line and code)."""
 

@@ -1,4 +1,4 @@
-"""Options as the README states them (issue 55): a maintainer's out-of-range `correct --outcome` is a usage
+"""Options as the README states them: a maintainer's out-of-range `correct --outcome` is a usage
 error (exit 2, as every bad value is), and `round template` takes `--as-of` as every command does."""
 
 from __future__ import annotations

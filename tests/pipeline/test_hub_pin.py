@@ -73,7 +73,7 @@ def test_init_pins_this_checkouts_commit_and_every_install_is_hash_checked(tmp_p
             assert locked or pinned, (path, line)  # nothing resolved at run time, no build backend from the index
         pins = [i for i, line in enumerate(lines) if "prescient.txt" in line]
         locks = [i for i, line in enumerate(lines) if "requirements.lock" in line]
-        assert len(pins) == len(locks) and all(lock < pin for lock, pin in zip(locks, pins)), (path, lines)  # the lock first, each time
+        assert len(pins) == len(locks) and all(lock < pin for lock, pin in zip(locks, pins, strict=True)), (path, lines)  # the lock first, each time
         jobs_installing += len(pins)
     assert jobs_installing >= 5, "ci (two jobs: .ci/run and the verifier), validate, nightly (two jobs), receipts"
     assert "pip check" in scripts[".ci/run"], "a dependency the lock lacks fails the check, not the first import"

@@ -1,4 +1,4 @@
-"""The Methodology page states this hub's numbers, not upstream's (issue 36): "This hub's settings" is
+"""The Methodology page states this hub's numbers, not upstream's: "This hub's settings" is
 generated from data/hub.toml, and changing a setting changes the page."""
 
 from __future__ import annotations

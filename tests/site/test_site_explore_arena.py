@@ -1,4 +1,4 @@
-"""Issue 37 in Chromium, at a desktop's 1280 px and a phone's 390 px: the Explore page (score against
+"""The reader's pages in Chromium, at a desktop's 1280 px and a phone's 390 px: the Explore page (score against
 release date, the state of the art, parity with the human groups), the human groups on the
 Leaderboard (FB's two one-sided tests, % top 5%) and the Arena page (every portfolio on one chart,
 its range selector and $/% switch, the decisions with their reasoning, the Brier Index beside P/L).

@@ -1,4 +1,4 @@
-"""The demo site as a reader sees it, at a desktop's 1400 px and a phone's 390 px (issue 18).
+"""The demo site as a reader sees it, at a desktop's 1400 px and a phone's 390 px.
 
 What a page weighs, that every view of the board ranks, that the Leaderboard puts its table
 first, the charts (distinct lines, the Always 0.5 line, following the switches, nothing clipped)
@@ -28,8 +28,8 @@ from helpers import ALL_CHARTS_DRAWN, built_site, draw_shown_charts, open_page, 
 pytestmark = pytest.mark.browser
 
 DESKTOP, PHONE = 1400, 390
-CHART_PAGE_BUDGET = 450_000  # bytes gzipped, everything a chart page loads, Plotly included (issue 37; benchmarks/RESULTS.md)
-PLAIN_PAGE_BUDGET = 150_000  # a page that draws no chart (issue 37)
+CHART_PAGE_BUDGET = 450_000  # bytes gzipped, everything a chart page loads, Plotly included (benchmarks/RESULTS.md)
+PLAIN_PAGE_BUDGET = 150_000  # a page that draws no chart
 PAGES = {
     "home": "",
     "models": "generated/models/",
@@ -45,7 +45,7 @@ PAGES = {
     "explore": "generated/explore/",
     "questions": "generated/questions/",
 }
-CHART_PAGES = {"home", "model", "oracle set", "arena", "explore"}  # Explore: the demo's models have release dates (issue 56)
+CHART_PAGES = {"home", "model", "oracle set", "arena", "explore"}  # Explore: the demo's models have release dates
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +170,7 @@ def test_the_leaderboard_shows_its_table_before_any_prose(desktop, phone, served
     page = _page(desktop if width == DESKTOP else phone, base, "home")
     table = page.locator(".prescient-panel:not([hidden]) table.prescient-board")
     top = table.bounding_box()["y"]
-    open_now = page.locator("#open-now").bounding_box()  # the one thing above the board (issue 37): the open rounds
+    open_now = page.locator("#open-now").bounding_box()  # the one thing above the board: the open rounds
     assert open_now and open_now["y"] < top
     assert top < 450 + open_now["height"], f"the table starts {top:.0f} px down: something comes before it"
     first_row = table.locator("tbody tr").first.bounding_box()

@@ -1,4 +1,4 @@
-"""The demo's built site shows what a hub can show (issue 56): every sealed team forecast's attested time
+"""The demo's built site shows what a hub can show: every sealed team forecast's attested time
 on its round page beside the model's name, each model's seals on its page, Explore's chart, trend and
 parity projection from the synthetic models' release dates and a human group, each board's CSV and JSON
 linked from the Leaderboard, and an /api/ index page. The HTML is read as built, no browser."""

@@ -73,7 +73,7 @@ def world(world_template: Path, tmp_path: Path) -> Path:
 def forecast_bytes(hub: Path, p: str | list[str] = "0.5") -> bytes:
     lines = forecast_template(Hub(hub), parse_ts(DUE), "csv", None).decode().splitlines()
     values = p if isinstance(p, list) else [p] * (len(lines) - 1)
-    rows = [line.removesuffix(",,") + f",{v}," for line, v in zip(lines[1:], values)]
+    rows = [line.removesuffix(",,") + f",{v}," for line, v in zip(lines[1:], values, strict=True)]
     return ("\n".join([lines[0], *rows]) + "\n").encode()
 
 
@@ -268,8 +268,8 @@ def test_of_eight_versions_pushed_before_the_due_time_the_last_counts_whatever_i
     scores = scores_of(world)
     assert len(scores) and scores["imputed"].eq("0").all()
     expected = pd.read_csv(pd.io.common.BytesIO(eight[-1]), dtype=str, keep_default_na=False)
-    by_unit = dict(zip(zip(expected["question_id"], expected["resolution_date"]), expected["probability"]))
-    assert [by_unit[(q, d)] for q, d in zip(scores["question_id"], scores["resolution_date"])] == list(scores["probability"])
+    by_unit = dict(zip(zip(expected["question_id"], expected["resolution_date"], strict=True), expected["probability"], strict=True))
+    assert [by_unit[(q, d)] for q, d in zip(scores["question_id"], scores["resolution_date"], strict=True)] == list(scores["probability"])
     code, problems = audit(world)
     # A forced merge of a version that does not count is ruled out by the next nightly, which put the
     # sealed bytes back: it never counted, the nightly reported it once, the audit stays green.
@@ -483,12 +483,15 @@ def test_a_bet_is_never_priced_before_a_record_of_it(world: Path):
 # -- file mode agrees with the pull-request check -------------------------------------------------
 
 
-def test_file_mode_refuses_the_hubs_prefix_and_names_the_rule_it_cannot_check(world: Path):
+def test_file_mode_checks_the_hubs_prefix_by_the_nightlys_rules_and_names_the_rule_it_cannot_check(world: Path):
     hub = world / "hub"
     own = hub / "data/forecasts/2026-01-25/prescient.mine.csv"
     own.write_bytes(forecast_bytes(hub))
     done = cli("validate", "--hub", str(hub), "--at", "2026-01-20T00:00:00Z", "--format", "json", str(own))
-    assert done.returncode == 9 and "reserved-prefix" in {p["code"] for p in json.loads(done.stdout)["problems"]}
+    report = json.loads(done.stdout)
+    # not one of the hub's own models: refused, and the report says a pull request adding it is refused too
+    assert done.returncode == 9 and "missing-model-metadata" in {p["code"] for p in report["problems"]}
+    assert any("reserved-prefix" in note for note in report["notes"])
     (hub / FILE).write_bytes(forecast_bytes(hub))
     done = cli("validate", "--hub", str(hub), "--at", "2026-01-20T00:00:00Z", "--format", "json", str(hub / FILE))
     found = json.loads(done.stdout)["problems"]

@@ -1,4 +1,4 @@
-"""`prescient validate FILE` on a file of the hub's own forecasters (issue 55): checked by the rules the
+"""`prescient validate FILE` on a file of the hub's own forecasters: checked by the rules the
 nightly applies when it writes one, at the time the hub's manifest recorded its bytes, and the report
 says so; before, it was refused with reserved-prefix (exit 9) and an auditor had no command for it."""
 

@@ -420,8 +420,8 @@ def fast_forecasts(items: object, individual: bool = False) -> dict | None:
     markets = set(MARKET_SOURCES)
     extra = {} if members is None else {"member": members}
     return extra | {
-        "question_id": [f"{s}:{i}" for s, i in zip(sources, ids)],
-        "resolution_date": ["" if s in markets or d is None else d for s, d in zip(sources, dates)],
+        "question_id": [f"{s}:{i}" for s, i in zip(sources, ids, strict=True)],
+        "resolution_date": ["" if s in markets or d is None else d for s, d in zip(sources, dates, strict=True)],
         "probability": values if value_types <= _FLOAT else [float(v) for v in values],
         "reasoning": [r if type(r) is str else "" for r in reasons],
     }
