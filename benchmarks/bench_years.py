@@ -95,7 +95,7 @@ def hub_toml(text: str, density: Density) -> str:
         r"^markets = \d+": f"markets = {density.markets}",
         r"^series = \d+": f"series = {density.series}",
         r"^span_days = \d+": f"span_days = {THREE_YEARS + 60}",
-        r'^start = "2026-01-04T00:00:00Z"': 'start = "2025-11-01T00:00:00Z"',
+        r'^start = "[^"]*"': 'start = "2025-11-01T00:00:00Z"',
         r'^repo_url = ""': f'repo_url = "{REPO_URL}"',
     }
     for pattern, value in subs.items():

@@ -128,11 +128,16 @@ def difference(expected: bytes, actual: bytes) -> tuple[int | None, str] | None:
     if _is_binary(expected) or _is_binary(actual):
         return None, _summary(expected, actual, "binary file")
     want, have = expected.split(b"\n"), actual.split(b"\n")
-    line = next((i for i, (a, b) in enumerate(zip(want, have, strict=True)) if a != b), min(len(want), len(have)))
+    line = differing_line(want, have)
     a = want[line].decode("utf-8", "replace") if line < len(want) else None
     b = have[line].decode("utf-8", "replace") if line < len(have) else None
     start = _parting(a or "", b or "")
     return line + 1, f"recomputed: {_cut(a, start)!r}; on disk: {_cut(b, start)!r}"
+
+
+def differing_line(want: list[bytes], have: list[bytes]) -> int:
+    """The 0-based index of the first line that differs (past the shorter's end when one is a prefix)."""
+    return next((i for i, (a, b) in enumerate(zip(want, have, strict=False)) if a != b), min(len(want), len(have)))
 
 
 def _is_binary(data: bytes) -> bool:
@@ -155,7 +160,7 @@ def _sha(data: bytes) -> str:
 
 def _parting(a: str, b: str) -> int:
     """Where to start showing two differing lines: a little before their first differing character."""
-    at = next((i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y), min(len(a), len(b)))
+    at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     return max(0, at - WINDOW // 4) if max(len(a), len(b)) > WINDOW else 0
 
 

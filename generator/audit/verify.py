@@ -46,7 +46,7 @@ from . import checkpoint, git, scope
 from .bot import hub_bot
 from .changes import FileChange
 from .maintainers import maintainer_problems
-from .report import difference, render_causes
+from .report import difference, differing_line, render_causes
 from .report import to_json as causes_json
 from .seals import receipt_problems, seal_problems
 
@@ -238,7 +238,7 @@ def first_difference(expected: bytes, actual: bytes) -> tuple[int, str, str] | N
     if expected == actual:
         return None
     want, have = expected.split(b"\n"), actual.split(b"\n")
-    line = next((i for i, (a, b) in enumerate(zip(want, have, strict=True)) if a != b), min(len(want), len(have)))
+    line = differing_line(want, have)
     pick = lambda lines: lines[line].decode("utf-8", "replace")[:160] if line < len(lines) else "(end of file)"  # noqa: E731
     return line + 1, pick(want), pick(have)
 

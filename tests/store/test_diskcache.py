@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator.pipeline import incremental
-from generator.pipeline import nightly as nightly_module
+from generator.pipeline import headline as headline_module
 from generator.pipeline.nightly import nightly
 from generator.schemas import OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES, Table
 from generator.store.cache import ReadCache
@@ -301,13 +301,13 @@ def test_fresh_processes_with_the_cache_write_the_bytes_of_runs_without_it(tmp_p
     hub, before = cached(), data_bytes(roots[0])
     scored: list = []
     boards: list = []
-    original, original_history = incremental._rescore, nightly_module.history_for
+    original, original_history = incremental._rescore, headline_module.history_for
     try:
         incremental._rescore = lambda *a: scored.append(a) or original(*a)
-        nightly_module.history_for = lambda *a: boards.append(a) or original_history(*a)
+        headline_module.history_for = lambda *a: boards.append(a) or original_history(*a)
         nightly(hub, last, env={}, sources={"sim": world})  # the same night again, in a new process
     finally:
-        incremental._rescore, nightly_module.history_for = original, original_history
+        incremental._rescore, headline_module.history_for = original, original_history
     assert data_bytes(roots[0]) == before
     assert incremental.memo_of(hub).rounds and not scored, "a fresh process with the cache scored rounds again"
     assert not boards, "a fresh process with the cache computed the night's boards again"

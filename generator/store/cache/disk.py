@@ -363,7 +363,7 @@ def _text_column(chunks: list[memoryview], rows: int, count: object, dtype: str)
     if (lengths < 0).any() or int(lengths.sum()) != len(text) or rows and (codes.min() < 0 or codes.max() >= count):
         return None
     ends = np.cumsum(lengths).tolist()
-    starts = [0, *ends[:-1]]
+    starts = [0, *ends[:-1]] if ends else []
     uniques = np.array([text[a:b] for a, b in zip(starts, ends, strict=True)] + [""], dtype=object)[:-1]  # 1-d even when empty
     values = uniques[codes] if rows else np.array([], dtype=object)
     return pd.Series(values, dtype="str" if dtype == "str" else object, index=pd.RangeIndex(rows))

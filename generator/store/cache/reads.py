@@ -97,9 +97,9 @@ class ReadCache:
         which the store cannot import): each is parsed there as ``read_table`` parses it, and comes back with
         the signature it was read under. When ``share`` does not (None), each is parsed here."""
         keys, todo = self._unparsed(paths, table, labels)
-        if share is not None and len(todo) > 1:
-            for i, kept in zip(todo, share(lambda i: self._parsed(paths[i], table, labels[i]), todo) or [], strict=True):
-                self.tables[keys[i]] = kept
+        shared = share(lambda i: self._parsed(paths[i], table, labels[i]), todo) if share is not None and len(todo) > 1 else None
+        for i, kept in zip(todo, shared, strict=True) if shared is not None else ():
+            self.tables[keys[i]] = kept
         return [self.read_table(path, table, label) for path, label in zip(paths, labels, strict=True)]
 
     def read_forecasts_together(self, paths: Sequence[Path], labels: Sequence[str]) -> None:
