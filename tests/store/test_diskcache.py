@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.pipeline import incremental
 from generator.pipeline import headline as headline_module
+from generator.pipeline import incremental
 from generator.pipeline.nightly import nightly
 from generator.schemas import OBSERVATIONS, QUESTIONS, RESOLUTIONS, SCORES, Table
 from generator.store.cache import ReadCache
