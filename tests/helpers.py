@@ -38,7 +38,7 @@ from generator.sources.base import FetchContext, FetchResult, Observation, Quest
 from generator.store import git as store_git
 from generator.store import ledger, readers
 from generator.store.atomic import write_bytes_atomic
-from generator.store.csvio import to_csv_bytes
+from generator.store.csvio import as_text, read_table, to_csv_bytes
 from generator.store.hub import Hub
 from generator.submissions import Report
 from generator.submissions.report import MAX_MARKDOWN_ROWS
@@ -472,6 +472,9 @@ def _event_in_hub(root: Path, kind: str, args: list, night: datetime, n: int) ->
         ]
     )
     path = layout.data / "resolutions" / "stated.csv"
+    key = ["round", "question_id", "resolution_date", "recorded_at"]
+    if path.is_file() and len(as_text(read_table(path, RESOLUTIONS), RESOLUTIONS)[key].merge(as_text(row, RESOLUTIONS)[key], on=key)):
+        return  # one statement of a unit an instant: a second one then is a conflict the ledger refuses
     ledger.append(path, row, RESOLUTIONS, layout.relative(path))
 
 
