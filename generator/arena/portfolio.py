@@ -31,29 +31,10 @@ import pandas as pd
 from ..parallel import one_blas_thread
 from ..scoring.resolve import values_at
 from . import bets as b
+from .cohorts import PARTS
 
 COHORT = ["cohort", "model", "view"]
-POSITIONS = [
-    "cohort",
-    "round",
-    "model",
-    "view",
-    "start",
-    "question_id",
-    "placed_at",
-    "side",
-    "amount",
-    "cash_before",
-    "confidence",
-    "f_yes",
-    "yes_price",
-    "price",
-    "shares",
-    "status",
-    "outcome",
-    "settle_at",
-    "payout",
-]
+POSITIONS = ["cohort", "round", "model", "view", "start", *PARTS[1:]]  # a replayed part (``cohorts.PARTS``) in its cohort
 TABLE = [
     *COHORT,
     "n_bets",
