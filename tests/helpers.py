@@ -162,6 +162,18 @@ def prescient(*args: str, cwd: Path | None = None, columns: int | None = None, e
     return subprocess.run([PRESCIENT, *args], capture_output=True, text=True, cwd=cwd, env={**clean, **(env or {})}, timeout=600)
 
 
+def two_round_hub(root: Path, rounds: dict[str, list[tuple[str, str, str]]]) -> Path:
+    """A hub with ``rounds`` published (due → units, as ``round_file`` takes them) and a registered
+    model, ``acme.bot``, maintained by alice: what the validator's message tests submit against."""
+    write_hub(root)
+    for due, units in rounds.items():
+        (root / f"data/rounds/{due}").mkdir(parents=True)
+        (root / f"data/rounds/{due}/questions.csv").write_bytes(round_file(due, units))
+    (root / "data/models").mkdir()
+    (root / "data/models/acme.bot.yml").write_text("name: Bot\norganization: Acme\nkind: llm\nmaintainers: [alice]\n")
+    return root
+
+
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file under root/data, as bytes: to prove a run changed nothing."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "data").rglob("*")) if p.is_file()}

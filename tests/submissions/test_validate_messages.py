@@ -9,13 +9,12 @@ pull-request comment; CRLF line endings throughout (Python's `csv`) are not a sp
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from helpers import PRESCIENT, ROOT, round_file, write_hub
+from helpers import ROOT, prescient, two_round_hub
 
 DUE, LATER = "2026-01-25", "2026-02-08"
 AT = "2026-01-20T00:00:00Z"
@@ -27,18 +26,7 @@ FB_SETS = ROOT.parent / "shared" / "forecastbench" / "datasets" / "question_sets
 @pytest.fixture
 def hub(tmp_path: Path) -> Path:
     """Two open rounds (eight questions × dates in the first) and a registered model."""
-    root = write_hub(tmp_path / "hub")
-    for due, units in ((DUE, UNITS), (LATER, [("manifold:later", "", "binary")])):
-        (root / f"data/rounds/{due}").mkdir(parents=True)
-        (root / f"data/rounds/{due}/questions.csv").write_bytes(round_file(due, units))
-    (root / "data/models").mkdir()
-    (root / "data/models/acme.bot.yml").write_text("name: Bot\norganization: Acme\nkind: llm\nmaintainers: [alice]\n")
-    return root
-
-
-def prescient(*args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "COLUMNS")}
-    return subprocess.run([PRESCIENT, *args], capture_output=True, text=True, env=env, timeout=300)
+    return two_round_hub(tmp_path / "hub", {DUE: UNITS, LATER: [("manifold:later", "", "binary")]})
 
 
 def check(hub: Path, name: str, data: bytes, fmt: str = "json", due: str = DUE) -> subprocess.CompletedProcess:
