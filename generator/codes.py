@@ -33,7 +33,7 @@ CODES: dict[str, Code] = {
     ),
     "hub-ledger": Code(
         ERROR,
-        "The sources' records, rounds, scores, history, manifest, receipts, seals, checkpoints, news, run logs (`data/llm/`) and the hub's own `prescient.*` files are written only by the hub's own runs; no pull request may add, change or delete them.",
+        "The sources' records, rounds, scores, history, manifest, receipts, seals, checkpoints, news, run logs (`data/llm/`) and the hub's own forecasters' files (`<own_prefix>.*`, `[hub] own_prefix`) are written only by the hub's own runs; no pull request may add, change or delete them.",
     ),
     "bad-round-folder": Code(ERROR, "A forecast file must sit in `data/forecasts/<due date as YYYY-MM-DD>/`."),
     "bad-file-name": Code(ERROR, "The file name is not `<team>.<model>` in lower-case letters, digits and dashes."),
@@ -185,7 +185,8 @@ CODES: dict[str, Code] = {
         ERROR, "An entry of `maintainers` is not a GitHub login (1 to 39 ASCII letters, digits and single hyphens, no hyphen first or last)."
     ),
     "reserved-prefix": Code(
-        ERROR, "The team prefix `prescient.` belongs to the hub's own forecasters; no pull request may add, edit or delete their files."
+        ERROR,
+        "The hub's own team prefix (`[hub] own_prefix`, `prescient` unless set) belongs to its own forecasters; no pull request may add, edit or delete their files.",
     ),
     "reserved-kind": Code(ERROR, "The kind `baseline` belongs to the hub's own forecasters; no pull request may register or edit such a model."),
     "team-prefix-taken": Code(ERROR, "A new model uses the team prefix of existing models, and the pull request's author maintains none of them."),
@@ -232,6 +233,10 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
             ERROR, "A time in `data/hub.toml` (`[rounds] first_due`, `[sources.sim] start`) is not a UTC timestamp written as YYYY-MM-DDTHH:MM:SSZ."
         ),
         "bad-value": Code(ERROR, "A value is out of its range or not one of those allowed; the problem names the key and what is expected."),
+        "own-prefix-changed": Code(
+            ERROR,
+            "`[hub] own_prefix` names another prefix than the one the hub's own forecasters' files were written under (its first nightly's): the prefix is fixed once it counts, so a change cannot make the hub's files a team's or a team's the hub's; put the old value back.",
+        ),
         "due-not-midnight": Code(
             ERROR,
             "A round's due time (`[rounds] first_due`, `round open --due`) is not 00:00 UTC: a round has one due time, the date its folder is named by at 00:00:00Z, read alike by validation, the seals and the git audit.",
@@ -369,7 +374,7 @@ OTHER_CODES: dict[str, dict[str, Code]] = {
         ),
         "hub-ledger-edited": Code(
             ERROR,
-            "A commit that is not one of the hub's own runs (a merge, or another committer than the bot the hub was set up with) changed a file only the hub writes: a source's records, a round, scores, history, manifest, receipts, seals, checkpoints, news, a run log or a `prescient.*` file.",
+            "A commit that is not one of the hub's own runs (a merge, or another committer than the bot the hub was set up with) changed a file only the hub writes: a source's records, a round, scores, history, manifest, receipts, seals, checkpoints, news, a run log or a file of the hub's own forecasters (`[hub] own_prefix`).",
         ),
         "receipt-blob-mismatch": Code(ERROR, "A receipt names a blob that its head commit does not hold at its path: the row is forged or wrong."),
         "receipt-unchecked": Code(

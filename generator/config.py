@@ -18,10 +18,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .config_checks import cross_key_problems
+from .config_checks import cross_key_problems, own_prefix_problems
 from .config_schema import SOURCE_OPTIONS, HttpSettings, Spec, check_table, did_you_mean, key, source_specs, specs, toml_value
 from .config_schema import key_problem as schema_problem
 from .errors import ConfigError, Problem
+from .models import DEFAULT_OWN
 from .timeutil import UTC, parse_ts
 from .vocabulary import BOARDS, DEFAULT_BOARDS, REPLICATES, known_sources
 
@@ -202,6 +203,7 @@ class Settings:
     maintainers: tuple[str, ...] = ()
     receipts: str = "ledger"
     bot_email: str = ""
+    own_prefix: str = DEFAULT_OWN  # [hub] own_prefix: the team prefix of the hub's own forecasters
     oracle: OracleSettings | None = None  # None: no [oracle] table, the stage is off
     description: str = ""
     arena: ArenaSettings = ArenaSettings()
@@ -251,6 +253,11 @@ class HubTable:
         "the audit reads it as it stood at the hub's first nightly.",
         advanced=True,
     )
+    own_prefix: str = key(
+        DEFAULT_OWN,
+        "The team prefix of the hub's own forecasters (<own_prefix>.always-0.5, <own_prefix>.<model>-arena); no pull request "
+        "may use it. Fixed at the hub's first nightly: the audit reads it as it stood then.",
+    )
 
 
 # table -> {key: Spec}, each default written once, in its dataclass (``config_schema.key``).
@@ -274,9 +281,9 @@ def hub_schema() -> dict[str, list[Spec]]:
     return tables
 
 
-def settings_from_toml(root: Path, text: str, path: Path) -> Settings:
+def settings_from_toml(root: Path, text: str, path: Path, marks: Mapping[str, bytes] | None = None) -> Settings:
     """The hub's settings from the ``text`` of its data/hub.toml (``path``, for the messages; the file is
-    read by ``store.files.load_settings``); every problem at once in one ConfigError (exit 2)."""
+    read by ``store.files.load_settings``); every problem at once in one ConfigError (exit 2). ``marks``: see ``own_prefix_problems``."""
     raw = _parse_toml(text, path)
     problems: list[Problem] = []
     tables = {name: check_table(raw.get(name, {}), spec, name, path, problems) for name, spec in _SCHEMA.items()}
@@ -287,6 +294,7 @@ def settings_from_toml(root: Path, text: str, path: Path) -> Settings:
     _check_rounds(tables["rounds"], any(s.enabled for s in sources), path, problems)
     problems += cross_key_problems(tables, path)  # keys against each other, the views against the sources
     _check_site_url(tables["hub"].get("site_url"), path, problems)
+    problems += own_prefix_problems(tables["hub"].get("own_prefix"), marks or {}, path)  # a team id, and the one the data holds
     scoring = _scoring(tables["scoring"], path, problems)
     _check_oracle(tables["oracle"], path, problems)
     _check_arena(tables["arena"], path, problems)
@@ -303,6 +311,7 @@ def settings_from_toml(root: Path, text: str, path: Path) -> Settings:
         maintainers=hub["maintainers"],
         receipts=hub["receipts"],
         bot_email=hub["bot_email"],
+        own_prefix=hub["own_prefix"],
         rounds=RoundSettings(**rounds),
         scoring=ScoringSettings(**scoring),
         http=MappingProxyType(dict(raw.get("http", {}))),

@@ -13,7 +13,15 @@ from .errors import Problem, SchemaError
 MODEL_ID = re.compile(r"^[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9._-]*$")
 # A GitHub login: 1 to 39 ASCII letters, digits and single hyphens, no hyphen at either end.
 GITHUB_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}", re.ASCII)
-HUB_TEAM = "prescient"  # the hub's own forecasters: prescient.<model>, written by the nightly only
+# The team prefix of the hub's own forecasters (``<own>.<model>``, written by the nightly only):
+# ``[hub] own_prefix`` of data/hub.toml, this by default. Every function that tells the hub's own
+# models from a team's takes the prefix as an argument (``own``), passed down from the hub's Settings.
+DEFAULT_OWN = "prescient"
+TEAM_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")  # a team prefix: the part of a model id before its dot (``MODEL_ID``)
+# Team prefixes a hub may not take for its own: the demo's teams, and ForecastBench's own runs (an import names them so).
+RESERVED_TEAMS = ("demo", "forecastbench")
+HUB_ORGANIZATION = "Prescient"  # the organization of the hub's own baselines' metadata (``forecasters.baselines``)
+OWN_MARK = "always-0.5"  # the baseline every nightly writes: data/models/<own>.always-0.5.yml tells the prefix in use
 HUB_KINDS = ("baseline",)  # kinds only the hub's own forecasters may have
 KINDS = ("llm", "human", "team", "baseline", "synthetic")
 # Who ran a forecaster (ForecastBench's estimation sample is its own runs): empty for a hub's models.
@@ -107,6 +115,20 @@ def check_model(model_id: str, body: object, label: str) -> list[Problem]:
 def team_of(model_id: str) -> str:
     """``acme`` of ``acme.gpt-x``."""
     return model_id.partition(".")[0]
+
+
+def is_own(model_id: str, own: str = DEFAULT_OWN) -> bool:
+    """A model of the hub's own forecasters: its team prefix is the hub's ``own`` (``[hub] own_prefix``)."""
+    return team_of(model_id) == own
+
+
+def own_prefix_problem(value: str) -> str:
+    """Why ``value`` cannot be a hub's own team prefix ("" when it can): a team id, and not one reserved."""
+    if not TEAM_ID.match(value):
+        return f"{value!r} is not a team prefix (the part of a model id before its dot): lower-case letters, digits and dashes, alphanumeric first"
+    if value in RESERVED_TEAMS:
+        return f"{value!r} is reserved ({', '.join(RESERVED_TEAMS)}: the demo's teams and ForecastBench's own runs); choose the lab's own name"
+    return ""
 
 
 def is_login(value: object) -> TypeGuard[str]:

@@ -20,7 +20,7 @@ it. Each path's rule comes from its table's mutability in ``schemas.py``:
 - a forecast or bet file of a round is not changed or deleted after the round's due time
   (``forecast-changed-after-due``, ``bets-changed-after-due``), nor first committed after it
   (``forecast-committed-after-due``, ``bets-committed-after-due``), except the hub's own after-due
-  forecasters (``forecasters.baselines.AFTER_DUE``), written after it by design. A file committed
+  forecasters (``forecasters.baselines.after_due``), written after it by design. A file committed
   (or changed) after the due time is on time exactly when a receipt (``store.receipts``) attests
   its exact bytes at that path before the due time: GitHub's creation time of a pull-request run
   for a head commit holding them. That is how an on-time pull request merged the next morning passes.
@@ -52,7 +52,8 @@ from itertools import pairwise
 from pathlib import Path
 
 from ..errors import Problem
-from ..forecasters.baselines import AFTER_DUE
+from ..forecasters.baselines import after_due
+from ..models import DEFAULT_OWN
 from ..schemas import ALL_TABLES, Table
 from ..store import git
 from ..store.git import blob_id
@@ -116,14 +117,15 @@ def file_problems(
     attested: Mapping[tuple[str, str], str] | None = None,
     sealed: Seal | None = None,
     bot: str = "",
+    own: str = DEFAULT_OWN,
 ) -> list[Problem]:
     """Every problem of the changes to guarded files. ``read(blob)`` gives a blob's bytes or None;
     ``judged_additions(c)`` says whether an addition's time can be judged (not in a shallow clone's
     oldest commit); ``attested``: (path, blob) → the earliest receipt time (ISO UTC) of those bytes, the
     rule of rounds without a seal; ``sealed``: the seals (a sealed round's file may change after its due
     time only to its sealed bytes, and only a file that does not count may be removed); ``bot``: the
-    hub's committer e-mail, whose non-merge commits are its nightlies (``_late``)."""
-    found = each_file_problems(changes, _Versions(read), judged_additions, attested, sealed, bot)
+    hub's committer e-mail, whose non-merge commits are its nightlies (``_late``); ``own``: its ``[hub] own_prefix``."""
+    found = each_file_problems(changes, _Versions(read), judged_additions, attested, sealed, bot, own)
     return [problem for problems in found for problem in problems]
 
 
@@ -134,10 +136,11 @@ def each_file_problems(
     attested: Mapping[tuple[str, str], str] | None = None,
     sealed: Seal | None = None,
     bot: str = "",
+    own: str = DEFAULT_OWN,
 ) -> Iterator[list[Problem]]:
     """``file_problems`` change by change: one list (maybe empty) for each change, in order."""
     attested = attested or {}
-    late = _Late(changes, bot)
+    late, later = _Late(changes, bot), after_due(own)  # the hub's baselines written after the due time by design
     for i, c in enumerate(changes):
         table, frozen, due = ledger_table(c.path), is_frozen(c.path), _due_file(c.path)
         if table is None and not frozen and due is None:
@@ -152,7 +155,7 @@ def each_file_problems(
             yield _frozen_change(c)
         else:
             seal = sealed.of(due.due) if sealed is not None else None
-            found = _due_change(c, due, judged_additions(c), attested.get((c.path, c.new_blob)), seal)
+            found = _due_change(c, due, judged_additions(c), attested.get((c.path, c.new_blob)), seal, later)
             yield late.judge(i, found, seal) if found else []
 
 
@@ -272,7 +275,8 @@ def _frozen_change(c: FileChange) -> list[Problem]:
     return []
 
 
-def _due_change(c: FileChange, target, judged: bool, receipt: str | None = None, seal: Seal | None = None) -> list[Problem]:
+def _due_change(c: FileChange, target, judged: bool, receipt: str | None, seal: Seal | None, later: Mapping[str, object]) -> list[Problem]:
+    """``later``: the hub's baselines written after the due time by design (``after_due``), never late."""
     due = format_ts(parse_ts(target.due))
     forecast = target.kind != "bets"  # a forecast or commitment file
     if c.time <= due:
@@ -295,7 +299,7 @@ def _due_change(c: FileChange, target, judged: bool, receipt: str | None = None,
                 f"{c.where} {verb} it after the round's due time {due}",
             )
         ]
-    if c.status == "A" and judged and not (forecast and target.model in AFTER_DUE):
+    if c.status == "A" and judged and not (forecast and target.model in later):
         return [
             Problem(
                 c.path,
@@ -363,11 +367,12 @@ def audit_history(
     sealed: Seal | None = None,
     bot: str = "",
     start: Start | None = None,
+    own: str = DEFAULT_OWN,
 ) -> tuple[list[FileChange], list[Problem]]:
     """The history of ``rev`` and every problem in it; ``attested`` and ``sealed``: the receipts and the
     seals (see ``file_problems``); ``bot``: the committer e-mail of the hub's own runs, the only one that
     may change a path only the hub writes (none: only merges are refused; ``verify`` passes
-    ``bot.hub_bot``); ``start``: a trusted checkpoint,
+    ``bot.hub_bot``); ``own``: the hub's own prefix (``bot.hub_own``); ``start``: a trusted checkpoint,
     to judge only the commits after it (None: every commit from the first)."""
     head = git.resolve_commit(repo, rev)
     if not git.tracked(repo, head, "data/"):
@@ -393,13 +398,13 @@ def audit_history(
         # one pass: each change's digest check right after its ledger check, from the same versions
         versions = _Versions(blobs.read)
         nights = DigestWalk(repo, blobs.read, start.nights if start is not None else frozenset(), version=versions.of)
-        found = each_file_problems(changes, versions, lambda c: not (c.commit in boundary and c.status == "A"), attested, sealed, bot)
+        found = each_file_problems(changes, versions, lambda c: not (c.commit in boundary and c.status == "A"), attested, sealed, bot, own)
         problems, digests = [], []
         for c, of_file in zip(changes, found, strict=True):
             problems += of_file
             digests += nights(c)
         problems += digests
-    problems += date_problems(dates) + hub_ledger_problems(changes, bot, boundary)
+    problems += date_problems(dates) + hub_ledger_problems(changes, bot, boundary, own)
     replaced = git.replaced(repo)
     if replaced:
         problems.append(

@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import Problem
-from ..forecasters.baselines import AFTER_DUE
+from ..forecasters.baselines import after_due
 from ..leaderboard.hub_boards import RECORDED_BEFORE_VIEWS
 from ..pipeline import recompute
 from ..pipeline.seal import due_time
@@ -43,7 +43,7 @@ from ..store.lock import hub_lock
 from ..timeutil import format_date, format_ts, parse_ts
 from . import anchor as anchors
 from . import checkpoint, git, scope
-from .bot import hub_bot
+from .bot import hub_bot, hub_own, own_prefix_problems
 from .changes import FileChange
 from .maintainers import maintainer_problems
 from .report import difference, differing_line, render_causes
@@ -103,10 +103,10 @@ def verify(
     root = hub.root
     as_of = as_of or latest_run(hub)
     report = VerifyReport(format_ts(as_of))
-    found, bot = None, ""
+    found, bot, own = None, "", hub.settings.own_prefix
     if git_rev:
         commit = resolve_commit(root, git_rev)
-        bot = hub_bot(root, commit)  # never the one the audited commit's own hub.toml names (audit.bot)
+        bot, own = hub_bot(root, commit), hub_own(root, commit)  # never the ones the audited commit's own hub.toml names (audit.bot)
         found = start or (checkpoint.Found(None, "--full: from the first commit") if full else checkpoint.find(root, commit, bot))
     plan = None if not git_rev else scope.Scope(why="--full") if full else scope.plan(hub, found, as_of)
     report.scope = plan
@@ -127,8 +127,9 @@ def verify(
         attested = receipts.attested(ledger)
         authors = dict(zip(ledger["head_sha"].astype(str), ledger["author"].astype(str), strict=True))  # GitHub's, per pull-request head
         changes, problems = git.audit_history(
-            root, git_rev, {key: format_ts(when) for key, when in attested.items()}, sealed_at(root, commit), bot, found.start
+            root, git_rev, {key: format_ts(when) for key, when in attested.items()}, sealed_at(root, commit), bot, found.start, own
         )
+        problems += own_prefix_problems(root, commit, own)
         if found.start is not None:  # the receipts in the start commit were checked by the walk that made it
             ledger = new_rows(ledger, receipts.load_receipts_at(root, found.start.commit))
             by_git = held_before(root, commit, changes)
@@ -382,12 +383,12 @@ def check_timing(
     only = plan.forecasts if plan is not None and not plan.full and not plan.timing_all else None
     by_git = by_git or (lambda rel, data, stamp: git.committed_before(changes or [], rel, data, stamp))
     attested = attested or {}
-    layout = hub.layout
+    layout, later = hub.layout, after_due(hub.settings.own_prefix)  # written after the due time by design
     seen, problems, checked = manifest.first_recorded(manifest.load_manifest(hub)), [], 0
     for due in (d for d in readers.round_dues(hub) if d <= as_of):
         stamp = format_ts(due)
         for path in layout.forecast_files(due):
-            if path.stem in AFTER_DUE:
+            if path.stem in later:
                 continue
             rel = layout.relative(path)
             if only is not None and rel not in only:

@@ -115,7 +115,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     print_warnings(quarantine)
     cutoffs = {m: meta.knowledge_cutoff for m, meta in readers.load_models(hub).items()}
     print(
-        "oracle board: run_by hub rows are the hub's own runs (prescient.*, every call logged); every other row is "
+        f"oracle board: run_by hub rows are the hub's own runs ({hub.settings.own_prefix}.*, every call logged); every other row is "
         "self-reported (the answers are in the repository and oracle files have no deadline)",
         file=sys.stderr,
     )
@@ -123,7 +123,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     if args.months:
         _print_view(temporal_view(scores, cutoffs, by=by), args, MONTH_COLUMNS)
     else:
-        _print_view(oracle_board(scores, cutoffs), args, ORACLE_COLUMNS)
+        _print_view(oracle_board(scores, cutoffs, hub.settings.own_prefix), args, ORACLE_COLUMNS)
     return 0
 
 

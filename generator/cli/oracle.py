@@ -93,7 +93,7 @@ def cmd_oracle_answer(args: argparse.Namespace) -> int:
     qset = args.set or (hub.settings.oracle.question_set if hub.settings.oracle else "")
     if not qset:
         raise ConfigError("give --set NAME (no [oracle] question_set in data/hub.toml)")
-    options = AnswerOptions(args.model, args.setting, args.cutoff or "", args.knowledge_cutoff or "", args.concurrency)
+    options = AnswerOptions(args.model, args.setting, args.cutoff or "", args.knowledge_cutoff or "", args.concurrency, hub.settings.own_prefix)
     try:
         report = answer_set(hub, command_time(args), endpoint_from_env(os.environ, "the oracle's answerer"), options, qset, _news_texts(args))
     except PartialFailure as exc:

@@ -82,9 +82,11 @@ def cmd_round_template(args: argparse.Namespace) -> int:
 def cmd_forecast_llm(args: argparse.Namespace) -> int:
     """The hub's LLM forecaster over one round, or every round open at --as-of."""
     from ..forecasters import llm
+    from ..store.files import load_settings
     from ..timeutil import parse_ts
 
     hub, as_of = hub_dir(args.hub), command_time(args)
+    args.team = args.team or load_settings(hub).own_prefix  # the hub's own forecaster unless told
     endpoint = llm.endpoint_from_env(os.environ)
     options = llm.Options(
         model=args.model or os.environ.get("PRESCIENT_LLM_MODEL", ""),
@@ -174,7 +176,7 @@ def add_forecast(sub) -> None:
     llm.add_argument("--round", metavar="DUE", help="the round's due date, e.g. 2026-02-08 (default: every open round)")
     llm.add_argument("--variant", choices=("zero-shot", "scratchpad"), default="zero-shot", help="the prompt (default zero-shot)")
     llm.add_argument("--with-crowd", action="store_true", help="show the market's probability at the freeze time")
-    llm.add_argument("--team", default="prescient", help="the team part of the forecaster id (default prescient)")
+    llm.add_argument("--team", help="the team part of the forecaster id (default: the hub's [hub] own_prefix, prescient unless set)")
     llm.add_argument("--concurrency", type=int, default=4, metavar="N", help="calls in flight at once (default 4)")
     llm.add_argument("--knowledge-cutoff", metavar="YYYY-MM-DD", help="the model's training cutoff, for its metadata")
     llm.add_argument(

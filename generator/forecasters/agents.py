@@ -30,7 +30,7 @@ from ..config import ArenaSettings
 from ..errors import ConfigError, PartialFailure, PrescientError, Problem
 from ..llm import ANSWERED, Budget, CallOptions, Endpoint, NightStage, RunReport, Templates, prompt_sha256, request_body, session, settled
 from ..llm.endpoint import endpoint_from_env, looks_like_refusal
-from ..models import ModelMeta
+from ..models import DEFAULT_OWN, ModelMeta
 from ..schemas import BETS
 from ..scoring.resolve import known_by, values_at
 from ..store import calllog, manifest, readers
@@ -53,7 +53,7 @@ TEMPLATE = "arena"
 @dataclass(frozen=True)
 class AgentOptions:
     model: str
-    team: str = "prescient"
+    team: str = DEFAULT_OWN  # the hub's [hub] own_prefix (the nightly and the CLI pass it)
     knowledge_cutoff: str = ""
     retries: int = 3
     timeout: float = 120.0
@@ -285,9 +285,11 @@ def agents_night(
     *,
     client: httpx.Client | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    own: str = DEFAULT_OWN,
 ) -> AgentsNight:
     """Every ``agent_models`` agent on every round open at ``as_of``, within the night's budget (what the
-    agents' logs recorded on the same UTC day counts against it)."""
+    agents' logs recorded on the same UTC day counts against it); each is ``<own>.<model>-arena``, ``own``
+    the hub's ``[hub] own_prefix``."""
     night = AgentsNight()
     try:
         endpoint = endpoint_from_env(env, "the Arena agents")
@@ -295,21 +297,21 @@ def agents_night(
         night.notes.append(str(exc))
         return night
     layout, dues = Layout(root), open_dues(root, as_of)
-    logs = [layout.llm_log(d, agent_id(AgentOptions(m))) for d in dues for m in settings.agent_models]
+    logs = [layout.llm_log(d, agent_id(AgentOptions(m, own))) for d in dues for m in settings.agent_models]
     budget = Budget.of_day(
         calllog.read_records(logs, "round"), format_date(as_of), settings.nightly_budget_usd or None, settings.nightly_budget_tokens or None
     )
     for due in dues:
         for model in settings.agent_models:
             try:
-                report = run_agent(root, due, as_of, endpoint, AgentOptions(model), budget=budget, client=client, sleep=sleep)
+                report = run_agent(root, due, as_of, endpoint, AgentOptions(model, own), budget=budget, client=client, sleep=sleep)
             except PartialFailure as exc:  # the call failed: logged, asked again the next night
                 night.reports += [exc.run_report] if isinstance(exc.run_report, AgentReport) else []
                 night.problems += exc.problems
                 continue
             except PrescientError as exc:  # this agent and round only: the others run
                 night.problems.append(
-                    reported("agent-failed", layout.relative(layout.llm_log(due, agent_id(AgentOptions(model)))), None, None, str(exc))
+                    reported("agent-failed", layout.relative(layout.llm_log(due, agent_id(AgentOptions(model, own)))), None, None, str(exc))
                 )
                 continue
             night.reports.append(report)

@@ -1,9 +1,9 @@
 """The hub's own forecasters, written as ordinary forecast files and validated like any submission.
 
 Two kinds, by when they can be written:
-- at the round's publication (``AT_OPEN``): Always 0.5, Always 0, Always 1, and Random uniform
+- at the round's publication (``at_open``): Always 0.5, Always 0, Always 1, and Random uniform
   (seeded by the due date, so a rerun writes the same file);
-- once the due time has passed (``AFTER_DUE``), because they need what was known at the deadline:
+- once the due time has passed (``after_due``), because they need what was known at the deadline:
   Imputed (the crowd's market value at the due time; 0.5 on datasets), Naive (the market value of
   the day before the due date; on datasets, the direction of the series' last change), and the
   crowd aggregates of the forecasts submitted for the round (median, geometric mean, and the mean
@@ -15,20 +15,21 @@ estimation sample.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
 
-from ..models import ModelMeta
+from ..models import DEFAULT_OWN, HUB_ORGANIZATION, ModelMeta, is_own
 from ..scoring.resolve import LedgerView
 from ..timeutil import days, format_ts
 from ..vocabulary import MARKET
 
-HUB = "prescient."
 _UNIT = ["question_id", "resolution_date"]
 
 
@@ -62,12 +63,13 @@ class AtDeadline:
     due: datetime
     submitted: dict[str, pd.DataFrame]
     min_forecasters: int = 2  # hub.toml [scoring] crowd_min_forecasters
+    own: str = DEFAULT_OWN  # hub.toml [hub] own_prefix: the hub's own forecasters are no part of the crowd
 
     @cached_property
     def crowd(self) -> tuple[pd.MultiIndex, _Groups] | None:
         """The others' forecasts pooled by unit (``_units``), or None for a crowd of nobody: made
         once per round for all the crowd aggregates."""
-        others = [f[[*_UNIT, "probability"]] for m, f in self.submitted.items() if not m.startswith(HUB)]
+        others = [f[[*_UNIT, "probability"]] for m, f in self.submitted.items() if not is_own(m, self.own)]
         return _units(pd.concat(others, ignore_index=True)) if others else None
 
 
@@ -178,37 +180,63 @@ def _mean_log_odds(p: np.ndarray) -> float:
     return float(1.0 / (1.0 + np.exp(-_mean(np.log(q / (1 - q))))))
 
 
-def _meta(name: str, method: str, saw_crowd: bool = False) -> ModelMeta:
-    """Metadata of a hub baseline. ``saw_crowd``: it uses the market's value (Imputed, Naive) or
-    aggregates forecasts that may have (the crowd aggregates), so it is off the baseline board."""
-    model_id = HUB + name.lower().replace(" ", "-").replace("(", "").replace(")", "")
-    return ModelMeta(id=model_id, name=name, organization="Prescient", kind="baseline", method=method, saw_crowd=saw_crowd)
+def _meta(own: str, name: str, method: str, saw_crowd: bool = False) -> ModelMeta:
+    """Metadata of a hub baseline, ``<own>.<name's slug>``. ``saw_crowd``: it uses the market's value (Imputed,
+    Naive) or aggregates forecasts that may have (the crowd aggregates), so it is off the baseline board."""
+    model_id = f"{own}." + name.lower().replace(" ", "-").replace("(", "").replace(")", "")
+    return ModelMeta(id=model_id, name=name, organization=HUB_ORGANIZATION, kind="baseline", method=method, saw_crowd=saw_crowd)
 
 
-def _table(entries) -> dict:
-    return {meta.id: (meta, run) for meta, run in entries}
+Table = Mapping[str, tuple[ModelMeta, Callable]]
 
 
-AT_OPEN = _table(
-    [
-        (_meta("Always 0.5", "Forecasts 0.5 on every question."), constant(0.5)),
-        (_meta("Always 0", "Forecasts 0 on every question."), constant(0.0)),
-        (_meta("Always 1", "Forecasts 1 on every question."), constant(1.0)),
-        (_meta("Random uniform", "A uniform random number per question, seeded by the due date."), random_uniform),
-    ]
-)
+@functools.cache
+def at_open(own: str = DEFAULT_OWN) -> Table:
+    """The baselines written at a round's publication, by model id under the hub's prefix ``own``."""
+    return MappingProxyType(
+        {
+            m.id: (m, run)
+            for m, run in [
+                (_meta(own, "Always 0.5", "Forecasts 0.5 on every question."), constant(0.5)),
+                (_meta(own, "Always 0", "Forecasts 0 on every question."), constant(0.0)),
+                (_meta(own, "Always 1", "Forecasts 1 on every question."), constant(1.0)),
+                (_meta(own, "Random uniform", "A uniform random number per question, seeded by the due date."), random_uniform),
+            ]
+        }
+    )
 
-AFTER_DUE = _table(
-    [
-        (_meta("Imputed", "The crowd's market value at the due time; 0.5 on dataset questions.", saw_crowd=True), imputed),
-        (_meta("Naive", "The market value of the day before the due date; the direction of the series' last change.", saw_crowd=True), naive),
-        (_meta("Crowd median", "Median of the forecasts submitted for the round, question by question.", saw_crowd=True), crowd(_median)),
-        (_meta("Crowd geometric mean", "Geometric mean of the submitted forecasts.", saw_crowd=True), crowd(_geometric_mean)),
-        (
-            _meta("Crowd log-odds mean", "Mean of the submitted forecasts' log-odds, mapped back to a probability.", saw_crowd=True),
-            crowd(_mean_log_odds),
-        ),
-    ]
-)
 
-BASELINES = {**AT_OPEN, **AFTER_DUE}
+@functools.cache
+def after_due(own: str = DEFAULT_OWN) -> Table:
+    """The baselines written once the due time has passed, by model id under the hub's prefix ``own``."""
+    return MappingProxyType(
+        {
+            m.id: (m, run)
+            for m, run in [
+                (_meta(own, "Imputed", "The crowd's market value at the due time; 0.5 on dataset questions.", saw_crowd=True), imputed),
+                (
+                    _meta(own, "Naive", "The market value of the day before the due date; the direction of the series' last change.", saw_crowd=True),
+                    naive,
+                ),
+                (
+                    _meta(own, "Crowd median", "Median of the forecasts submitted for the round, question by question.", saw_crowd=True),
+                    crowd(_median),
+                ),
+                (_meta(own, "Crowd geometric mean", "Geometric mean of the submitted forecasts.", saw_crowd=True), crowd(_geometric_mean)),
+                (
+                    _meta(own, "Crowd log-odds mean", "Mean of the submitted forecasts' log-odds, mapped back to a probability.", saw_crowd=True),
+                    crowd(_mean_log_odds),
+                ),
+            ]
+        }
+    )
+
+
+def baselines(own: str = DEFAULT_OWN) -> Table:
+    """Every baseline of the hub whose own prefix is ``own``, by model id."""
+    return {**at_open(own), **after_due(own)}
+
+
+def naive_model(own: str = DEFAULT_OWN) -> str:
+    """The Naive baseline's id: the reference of the skill scores (``leaderboard.secondary``)."""
+    return f"{own}.naive"

@@ -30,7 +30,7 @@ from ..errors import ConfigError, PartialFailure
 from ..llm import ANSWERED, CallOptions, Endpoint, Reply, RunReport, Templates, prompt_sha256, request_body, session, settled
 from ..llm import endpoint as llm_endpoint
 from ..llm.endpoint import looks_like_refusal
-from ..models import ModelMeta
+from ..models import DEFAULT_OWN, ModelMeta
 from ..schemas import FORECASTS
 from ..scoring.resolve import latest_questions
 from ..store import calllog, readers
@@ -64,7 +64,7 @@ class Options:
     model: str
     variant: str = "zero-shot"
     with_crowd: bool = False
-    team: str = "prescient"
+    team: str = DEFAULT_OWN  # the hub's [hub] own_prefix (the CLI passes it)
     concurrency: int = 4
     knowledge_cutoff: str = ""
     retries: int = 3

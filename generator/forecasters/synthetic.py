@@ -26,7 +26,7 @@ from datetime import datetime
 import numpy as np
 import pandas as pd
 
-from ..models import ModelMeta
+from ..models import DEFAULT_OWN, ModelMeta
 from ..sources.sim import SimWorld, expit, logit, phi
 from ..timeutil import parse_ts
 from ..vocabulary import MARKET
@@ -38,7 +38,8 @@ HUMAN_LOOKAHEAD_DAYS = 14  # the simulated human group sees further ahead than a
 HUMAN_GROUP = "demo.superforecasters"
 STRETCH, NOISE_SD = 3.0, 2.5
 TEAM_LOGIN = "demo-teams"  # the synthetic models' maintainer: the demo's pull requests are theirs
-ORDER = ("demo.calibrated", "demo.overconfident", "demo.market-copier", "demo.noisy", "prescient.always-0.5")
+# the demo's hub keeps the default own prefix
+ORDER = ("demo.calibrated", "demo.overconfident", "demo.market-copier", "demo.noisy", f"{DEFAULT_OWN}.always-0.5")
 
 
 def informed(world: SimWorld, row, due: datetime, lookahead: int = LOOKAHEAD_DAYS) -> float:

@@ -14,31 +14,23 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
    The baseline board keeps only models whose metadata says they saw no crowd value; the
    preliminary board (FB's) keeps dataset units only, with no 50-day rule, no market minimum and no
    stability age (``board_rules``).
-2. Estimation sample (which rows fit the fixed effects), from model metadata: kind ``llm``,
-   ``human`` or ``team``; never ``baseline`` (Always-x, Naive, Imputed, random) or ``synthetic``,
-   never a crowd aggregate of submitted forecasts (model ids ``*.crowd-*``; FB excludes its
-   ensembles too), never a model whose ``ran_by`` is ``team`` (FB: no external submission); an LLM
-   that ForecastBench ran (``ran_by: forecastbench``) only on rounds due less than 365 days after its
-   ``release_date`` (FB's rule). If no model qualifies, every model enters (a board of baselines
-   alone then shows raw mean Brier, which is what FB's rescaling gives them). Units without an
-   estimation row, and markets with a crowd value but none (``panel.orphan_units``), are kept as
-   units of average difficulty, each at its raw Brier (``orphan_units = "average"``; FB refuses such
-   a board; ``fb_rules`` says why); ``attrs["orphans"]`` and ``n_orphan`` count them.
-3. Per type, ``fit`` gives D (rescaled so a forecaster covering every unit scores its raw Brier);
-   overall = (D_dataset + D_market) / 2; Brier Index = 100 (1 - sqrt(D)). With
-   ``market_difficulty="crowd"`` the market question effects are fixed at the crowd's Brier
-   (FB's tournament board; ``crowd`` gives the crowd's probability per round and market,
-   ``crowd.crowd_from_rounds``). A market with no crowd value keeps its estimated difficulty (a first
-   fit without fixed market effects; not identified either, an orphan: the mean crowd Brier of the
-   other markets), or with ``missing_crowd="drop"`` (FB) leaves the board when its round knows other
-   markets' values at the due time; ``attrs["crowd_values"]`` counts the units of each kind
-   (``crowd.crowd_counts``).
-4. ``bootstrap`` (strata (round, source), unit resampling as FB) and ``summarize``: 95% CIs,
-   one-sided p-values against ``reference`` (a model id, matched exactly; not on this board: no
-   reference, every p_label says so; not configured: the top model) with FB's labels, % ranked #1
-   and rank intervals, on the score the board ranks by (``FBOptions.score``: overall by default;
-   a view of one question type ranks by that type's score, see ``ranking_score``); % in the top 5%
-   (``pct_top5``) and, against ``public_reference``, FB's "Forecaster > Public?" p-value (``p_public``).
+2. Estimation sample (which rows fit the fixed effects), from model metadata: kind ``llm``, ``human`` or ``team``; never ``baseline`` (Always-x,
+   Naive, Imputed, random) or ``synthetic``, never a crowd aggregate of submitted forecasts (model ids ``*.crowd-*``; FB excludes its ensembles
+   too), never a model whose ``ran_by`` is ``team`` (FB: no external submission); an LLM that ForecastBench ran (``ran_by: forecastbench``) only
+   on rounds due less than 365 days after its ``release_date`` (FB's rule). If no model qualifies, every model enters (a board of baselines alone
+   then shows raw mean Brier, which is what FB's rescaling gives them). Units without an estimation row, and markets with a crowd value but none
+   (``panel.orphan_units``), are kept as units of average difficulty, each at its raw Brier (``orphan_units = "average"``; FB refuses such a
+   board; ``fb_rules`` says why); ``attrs["orphans"]`` and ``n_orphan`` count them.
+3. Per type, ``fit`` gives D (rescaled so a forecaster covering every unit scores its raw Brier); overall = (D_dataset + D_market) / 2; Brier
+   Index = 100 (1 - sqrt(D)). With ``market_difficulty="crowd"`` the market question effects are fixed at the crowd's Brier (FB's tournament
+   board; ``crowd`` gives the crowd's probability per round and market, ``crowd.crowd_from_rounds``). A market with no crowd value keeps its
+   estimated difficulty (a first fit without fixed market effects; not identified either, an orphan: the mean crowd Brier of the other markets),
+   or with ``missing_crowd="drop"`` (FB) leaves the board when its round knows other markets' values at the due time; ``attrs["crowd_values"]``
+   counts the units of each kind (``crowd.crowd_counts``).
+4. ``bootstrap`` (strata (round, source), unit resampling as FB) and ``summarize``: 95% CIs, one-sided p-values against ``reference`` (a model id,
+   matched exactly; not on this board: no reference, every p_label says so; not configured: the top model) with FB's labels, % ranked #1 and rank
+   intervals, on the score the board ranks by (``FBOptions.score``: overall by default; a view of one question type ranks by that type's score,
+   see ``ranking_score``); % in the top 5% (``pct_top5``) and, against ``public_reference``, FB's "Forecaster > Public?" p-value (``p_public``).
 5. Stability rule (``fb_rules.provisional_models``): a model with fewer than ``min_resolved`` resolved units
    it forecast itself, or whose first round on the board is due less than ``min_age_days`` before
    ``as_of``, is shown with ``provisional = 1`` and no rank; rank statistics (% #1, rank
@@ -57,7 +49,8 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_string_dtype
 
-from ..models import ModelMeta
+from ..forecasters.baselines import naive_model
+from ..models import DEFAULT_OWN, ModelMeta
 from ..timeutil import format_date, format_ts
 from ..vocabulary import BASELINE, BOARDS, DATASET, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, MARKET, PRELIMINARY, REPLICATES, TOURNAMENT
 from .bootstrap import bootstrap
@@ -70,7 +63,7 @@ from .panel import build_panel, sorted_codes
 from .question_effects import DIFFICULTY, question_effects
 from .row_codes import RowCodes, first_appearance_codes
 from .rows import board_order, distinct_names
-from .secondary import NAIVE_MODEL, model_secondary
+from .secondary import model_secondary
 from .stats import format_p, summarize
 
 TYPES = ("dataset", "market")
@@ -128,7 +121,8 @@ class FBOptions:
     public_reference: str | None = None  # FB's second comparison (the public's median): p_public
     orphan_units: str = "average"  # units with no estimation row: "average" difficulty, "drop", "raise" (FB)
     missing_crowd: str = "estimate"  # a crowd board's market with no crowd value: "estimate" or "drop" (FB)
-    naive_model: str | None = NAIVE_MODEL  # the BSS reference
+    naive_model: str | None = naive_model()  # the BSS reference: the Naive baseline of the hub (``board_options``)
+    own: str = DEFAULT_OWN  # hub.toml [hub] own_prefix: the hub's own rows are named apart (``rows.distinct_names``)
     min_resolved: int = 0  # stability rule; hub.toml [scoring] min_resolved
     min_age_days: int = 0  # stability rule; hub.toml [scoring] min_age_days
     score: str = "overall"  # ranked by: overall, dataset, market, or "auto" (see ``ranking_score``)
@@ -138,9 +132,9 @@ class FBOptions:
 FB_TOURNAMENT = FBOptions(min_dataset_rows=FB_MIN_DATASET_ROWS, min_market_questions=FB_MIN_MARKET_QUESTIONS)
 
 
-def board_options(scoring, leaderboard, **overrides) -> FBOptions:
+def board_options(scoring, leaderboard, own: str = DEFAULT_OWN, **overrides) -> FBOptions:
     """FBOptions from the hub's ``[scoring]`` and ``[leaderboard]`` settings; ``overrides`` that are
-    None are ignored (a command-line option left unset). ``board`` defaults to the first configured;
+    None are ignored (a command-line option left unset); ``own``: ``[hub] own_prefix``. ``board`` defaults to the first configured;
     what the board fixes whatever the hub says comes last (``board_rules``)."""
     base = dict(
         board=leaderboard.boards[0],
@@ -157,6 +151,8 @@ def board_options(scoring, leaderboard, **overrides) -> FBOptions:
         min_dataset_rows=leaderboard.min_dataset_rows,
         min_market_questions=leaderboard.min_market_questions,
         orphan_units=getattr(leaderboard, "orphan_units", FBOptions.orphan_units),
+        own=own,
+        naive_model=naive_model(own),
     )  # a hub's choice, where it has the key
     return board_rules(FBOptions(**{**base, **{k: v for k, v in overrides.items() if v is not None}}))
 
@@ -429,6 +425,7 @@ def selection_board(
         provisional,
         (p_display, p_label),
         extra,
+        options.own,
     )
     out.attrs.update(
         notes,
@@ -461,17 +458,17 @@ def _frame(
     provisional,
     p_text: tuple[list[str], list[str]],
     extra: dict[str, np.ndarray],
+    own: str,
 ) -> pd.DataFrame:
-    """The board's ``COLUMNS``, one row per model of ``names`` (sorted; ``secondary``'s arrays follow them),
-    ordered best first: by rank, then the ranking score (higher first), then model id, missing
-    ranks and scores last. Built in one frame and ordered with one lexsort (the frame's many
-    column assignments, sort and join cost the nightly's headline boards more than their fit)."""
+    """The board's ``COLUMNS``, one row per model of ``names`` (sorted; ``secondary``'s arrays follow them), best first: by rank,
+    then the ranking score (higher first), then model id, missing ranks and scores last; ``own``: the hub's prefix. Built in one
+    frame and ordered with one lexsort (its column assignments, sort and join cost the headline boards more than their fit)."""
     bi, low, high = summary.brier_index, summary.ci_low, summary.ci_high
     meta = [models.get(m) for m in names]
     columns = {
         "rank": summary.rank,
         "model": names,
-        "name": distinct_names(names, [x.name if x else m for m, x in zip(names, meta, strict=True)]),
+        "name": distinct_names(names, [x.name if x else m for m, x in zip(names, meta, strict=True)], own),
         "organization": [x.organization if x else "" for x in meta],
         "kind": [x.kind if x else "" for x in meta],
     }

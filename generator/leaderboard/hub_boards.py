@@ -63,7 +63,13 @@ def plain_pair_boards(
     with one_blas_thread():  # numpy's BLAS on one thread: the same numbers on every machine
         for board, view in pairs:
             fb_options = board_options(
-                settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO), replicates=replicates, **options
+                settings.scoring,
+                settings.leaderboard,
+                settings.own_prefix,
+                board=board,
+                score=HEADLINE.get(view, AUTO),
+                replicates=replicates,
+                **options,
             )
             board_crowd = crowd if fb_options.market_difficulty == "crowd" else None
             made = fb_board(view_rows(scores, view), models, as_of, np.random.default_rng(seed), fb_options, board_crowd)
@@ -162,7 +168,13 @@ def pair_boards(
             rows, shared = scores if whole else scores[mask].reset_index(drop=True), {}
             for board in (b for b, v in pairs if v == view):
                 fb_options = board_options(
-                    settings.scoring, settings.leaderboard, board=board, score=HEADLINE.get(view, AUTO), replicates=replicates, **options
+                    settings.scoring,
+                    settings.leaderboard,
+                    settings.own_prefix,
+                    board=board,
+                    score=HEADLINE.get(view, AUTO),
+                    replicates=replicates,
+                    **options,
                 )
                 key = selection_key(fb_options)
                 if key not in shared:

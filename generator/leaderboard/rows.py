@@ -10,22 +10,21 @@ from collections import Counter
 
 import numpy as np
 
-from ..models import HUB_TEAM
+from ..models import DEFAULT_OWN, is_own
 
 HUB_SUFFIX = " (hub)"
 
 
-def distinct_names(ids, names: list[str]) -> list[str]:
+def distinct_names(ids, names: list[str], own: str = DEFAULT_OWN) -> list[str]:
     """The display names of a board's rows (model ``ids``), each shown once: where two rows carry the
     same name (an import's ForecastBench ``Always 1`` beside the hub's own), the hub's own forecaster
-    (``prescient.*``) is named apart with `` (hub)``, and any name still shared carries its model id.
+    (``<own>.*``, ``[hub] own_prefix``) is named apart with `` (hub)``, and any name still shared carries its model id.
     The model ids (the board's ``model`` column, the API, the CSV) are untouched."""
     names = list(names)
     counts = Counter(names)
     if all(n == 1 for n in counts.values()):
         return names
-    hub = f"{HUB_TEAM}."
-    names = [n + HUB_SUFFIX if counts[n] > 1 and str(m).startswith(hub) else n for m, n in zip(ids, names, strict=True)]
+    names = [n + HUB_SUFFIX if counts[n] > 1 and is_own(str(m), own) else n for m, n in zip(ids, names, strict=True)]
     counts = Counter(names)
     return [f"{n} ({m})" if counts[n] > 1 else n for m, n in zip(ids, names, strict=True)]
 

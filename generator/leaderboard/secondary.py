@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import infer_dtype
 
+from ..forecasters.baselines import naive_model
 from ..vocabulary import MARKET
 from .panel import sorted_codes
 
 LOG_EPS = 0.001
-NAIVE_MODEL = "prescient.naive"
 SECONDARY = ["log_score", "peer", "bss", "accuracy", "n_dataset", "n_market"]
 UNIT = ["round", "question_id", "resolution_date"]
 
@@ -74,7 +74,7 @@ def units_as_text(rows: pd.DataFrame) -> bool:
     return all(not rows[c].hasnans and infer_dtype(rows[c], skipna=False) == "string" for c in UNIT)
 
 
-def secondary_columns(rows: pd.DataFrame, naive_model: str | None = NAIVE_MODEL) -> pd.DataFrame:
+def secondary_columns(rows: pd.DataFrame, naive_model: str | None = naive_model()) -> pd.DataFrame:
     """``SECONDARY`` per model (the index, sorted); an empty frame for no rows."""
     if rows.empty:
         return pd.DataFrame(columns=SECONDARY, index=pd.Index([], name="model"))

@@ -9,9 +9,10 @@ the paper, written as probability 1 on it. A refusal, or an answer naming no opt
 
 The run log ``data/oracle/<set>/answers/<model>.jsonl`` is the resume state: a question with a
 final answer (``ok``, ``refused``, ``unparseable``) is never asked again; a failed call is, by the
-next run. The answers file ``data/oracle/<set>/forecasts/prescient.<model>-<setting>.csv`` is
-written from the log, checked as a submitted file would be; its ``prescient.`` prefix is reserved
-to the hub, so these rows are the oracle board's hub runs, never self-reported.
+next run. The answers file ``data/oracle/<set>/forecasts/<own>.<model>-<setting>.csv`` is
+written from the log, checked as a submitted file would be; its prefix, the hub's ``[hub] own_prefix``
+(``prescient`` unless set), is reserved to the hub, so these rows are the oracle board's hub runs,
+never self-reported.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from ..errors import ConfigError, PartialFailure, Problem, SchemaError
 from ..forecasters.llm import slug
 from ..llm import ANSWERED, CallOptions, Endpoint, Reply, RunReport, Templates, prompt_sha256, request_body, session, settled
 from ..llm.endpoint import looks_like_refusal
-from ..models import HUB_TEAM, ModelMeta
+from ..models import DEFAULT_OWN, ModelMeta
 from ..schemas import ORACLE_FORECASTS
 from ..store import calllog, files, readers
 from ..store.atomic import write_bytes_atomic
@@ -62,12 +63,13 @@ class AnswerOptions:
     cutoff: str = ""  # open-book: articles published before this date (YYYY-MM-DD) only
     knowledge_cutoff: str = ""
     concurrency: int = 4
+    team: str = DEFAULT_OWN  # the hub's [hub] own_prefix (the CLI and the nightly pass it)
 
 
 def model_id(options: AnswerOptions) -> str:
-    """``prescient.<slug of model>-closed-book``, or ``...-open-book-<cutoff>``."""
+    """``<own>.<slug of model>-closed-book``, or ``...-open-book-<cutoff>``."""
     tail = f"-{options.cutoff}" if options.setting == "open-book" else ""
-    return f"{HUB_TEAM}.{slug(options.model)}-{options.setting}{tail}"
+    return f"{options.team}.{slug(options.model)}-{options.setting}{tail}"
 
 
 def check(options: AnswerOptions) -> None:
@@ -228,7 +230,7 @@ def meta_for(mid: str, options: AnswerOptions) -> ModelMeta:
     return ModelMeta(
         id=mid,
         name=f"{options.model} ({options.setting})",
-        organization=HUB_TEAM,
+        organization=options.team,
         kind="llm",
         knowledge_cutoff=options.knowledge_cutoff,
         method=f"The hub's own run on its oracle sets, {setting}; one call per question, one option named.",

@@ -9,7 +9,7 @@ from datetime import datetime
 import pandas as pd
 
 from ..errors import Problem
-from ..models import HUB_TEAM
+from ..models import DEFAULT_OWN, is_own
 from ..store import readers
 from ..store.hub import Hub
 from ..timeutil import format_date, format_ts
@@ -42,10 +42,10 @@ BOARD_COLUMNS = (
 HUB_RUN, SELF_REPORTED = "hub", "self-reported"
 
 
-def run_by(model: str) -> str:
-    """``hub`` for the hub's own runs (``prescient.*``: no pull request may add or change their files,
-    and their calls are logged), ``self-reported`` for every answer file a forecaster submitted."""
-    return HUB_RUN if model.split(".", 1)[0] == HUB_TEAM else SELF_REPORTED
+def run_by(model: str, own: str = DEFAULT_OWN) -> str:
+    """``hub`` for the hub's own runs (``<own>.*``, ``[hub] own_prefix``: no pull request may add or change
+    their files, and their calls are logged), ``self-reported`` for every answer file a forecaster submitted."""
+    return HUB_RUN if is_own(model, own) else SELF_REPORTED
 
 
 def oracle_scores(hub: Hub, as_of: datetime, sets: list[str] | None = None, quarantine: list[Problem] | None = None) -> pd.DataFrame:
@@ -60,13 +60,13 @@ def oracle_scores(hub: Hub, as_of: datetime, sets: list[str] | None = None, quar
     return pd.concat(frames, ignore_index=True) if frames else empty_scores()
 
 
-def oracle_board(scores: pd.DataFrame, cutoffs: dict[str, str]) -> pd.DataFrame:
+def oracle_board(scores: pd.DataFrame, cutoffs: dict[str, str], own: str = DEFAULT_OWN) -> pd.DataFrame:
     """Per set and model: N questions, how many were answered, refused or missing, accuracy (refusals
     and missing count as wrong), mean multi-class Brier, the knowledge cutoff and the YoY summary of
     ``temporal.yoy_summary``. Sorted by set, then accuracy (best first), then model.
 
     ``scores`` comes from ``oracle_scores`` (or ``scoring.score_set``); ``cutoffs`` maps model id →
-    ``ModelMeta.knowledge_cutoff``.
+    ``ModelMeta.knowledge_cutoff``; ``own``: the hub's ``[hub] own_prefix`` (its rows are ``run_by`` hub).
     """
     if scores.empty:
         return pd.DataFrame(columns=list(BOARD_COLUMNS))
@@ -85,7 +85,7 @@ def oracle_board(scores: pd.DataFrame, cutoffs: dict[str, str]) -> pd.DataFrame:
     )
     board["knowledge_cutoff"] = board["model"].map(lambda m: cutoffs.get(m, ""))
     board = board.merge(yoy_summary(temporal_view(scores, cutoffs)), on=["set", "model"], how="left")
-    board = board.assign(run_by=board["model"].map(run_by)).merge(_by_kind(scores), on=["set", "model"], how="left")
+    board = board.assign(run_by=board["model"].map(lambda m: run_by(m, own))).merge(_by_kind(scores), on=["set", "model"], how="left")
     board = board.sort_values(["set", "accuracy", "model"], ascending=[True, False, True], kind="mergesort")
     return board[list(BOARD_COLUMNS)].reset_index(drop=True)
 

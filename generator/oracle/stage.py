@@ -61,7 +61,7 @@ def oracle_night(
             night.notes.append(f"question maker skipped: {exc}")
     if endpoint is not None and settings.question_set in hub.layout.oracle_sets():  # a set with questions kept
         for name in settings.answer_models:
-            _answer(hub, as_of, endpoint, AnswerOptions(name), settings.question_set, texts, sleep, night)
+            _answer(hub, as_of, endpoint, AnswerOptions(name, team=hub.settings.own_prefix), settings.question_set, texts, sleep, night)
     return night
 
 

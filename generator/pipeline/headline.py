@@ -42,7 +42,7 @@ def _headline(hub: Hub, frames: list[pd.DataFrame], as_of: datetime, parts=None,
     their times), the models' metadata and the settings; the kept rows then only take tonight's
     time. The frames are concatenated only when the boards are made again."""
     settings, cache = hub.settings, hub.cache
-    options = board_options(settings.scoring, settings.leaderboard)
+    options = board_options(settings.scoring, settings.leaderboard, settings.own_prefix)
     key = (
         inputs_digest(frames, as_of, options, parts, times),
         repr(sorted(readers.load_models(hub, as_of).items())),
@@ -80,6 +80,6 @@ def unranked_lines(hub: Hub, scores: pd.DataFrame, as_of: datetime, made: dict[t
     if made is not None and first in made:
         left = made[first].attrs["unranked"]
     else:
-        options = board_options(settings.scoring, settings.leaderboard)
+        options = board_options(settings.scoring, settings.leaderboard, settings.own_prefix)
         left = unranked_rounds(scores, readers.load_models(hub, as_of), as_of, options)
     return [f"{m} · round {r}: {why}" for m, r, why in zip(left["model"], left["round"], left["reason"], strict=True)]

@@ -27,9 +27,9 @@ import pandas as pd
 from ..config import RoundSettings, Settings
 from ..config_schema import source_specs
 from ..errors import PartialFailure, Problem, SchemaError
-from ..forecasters.baselines import AFTER_DUE, AT_OPEN, BASELINES, AtDeadline
+from ..forecasters.baselines import AtDeadline, after_due, at_open, baselines
 from ..interop.forecastbench import export
-from ..models import ModelMeta
+from ..models import DEFAULT_OWN, ModelMeta
 from ..parallel import default_processes, forked_map
 from ..schemas import OBSERVATIONS, QUESTIONS, ROUND_QUESTIONS, ROUND_REVEAL
 from ..sources.base import FetchContext, FetchResult, Source
@@ -162,7 +162,7 @@ def nightly(
     if settings.arena.agent_models and not fetch_only and only is None:  # each agent's run takes the lock itself
         from ..forecasters.agents import agents_night
 
-        report.agents = agents_night(hub.root, settings.arena, as_of, env, client=client)
+        report.agents = agents_night(hub.root, settings.arena, as_of, env, client=client, own=settings.own_prefix)
     if report.failed_sources or report.quarantined or report.oracle_errors or report.agent_errors:
         raise PartialFailure(partial_summary(report), report_problems(report), run_report=report)
     return report
@@ -361,9 +361,9 @@ def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_co
                 f"round {format_date(due)}: nothing was eligible at its freeze time, so it is frozen "
                 f"now, {format_ts(freeze)} (the first run with eligible questions)"
             )
-        write_forecasts(layout, due, questions, extra, report)  # before the round: a crash leaves it unopened
+        write_forecasts(layout, due, questions, extra, report, settings.own_prefix)  # before the round: a crash leaves it unopened
         publish_round(hub, due, questions, bank, report, settings.rounds)
-    _write_models(hub, {**{m: meta for m, (meta, _) in BASELINES.items()}, **extra_models}, report)
+    _write_models(hub, {**{m: meta for m, (meta, _) in baselines(settings.own_prefix).items()}, **extra_models}, report)
     report.written += model_log.record(hub, readers.load_models(hub), as_of)  # what tonight's boards count
     sealed = seal_stage(hub, as_of, receipts_complete)  # before anything reads a past round's files
     report.written += sealed.written
@@ -410,10 +410,10 @@ def publish_round(hub: Hub, due: datetime, questions: pd.DataFrame, bank: pd.Dat
     report.written += [layout.relative(layout.round_questions(due)), layout.relative(layout.round_json(due))]
 
 
-def write_forecasts(layout, due, questions, extra: ExtraForecasters | None, report) -> None:
+def write_forecasts(layout, due, questions, extra: ExtraForecasters | None, report, own: str = DEFAULT_OWN) -> None:
     """The hub's own forecast files, checked by the same validation code as any pull request. The
-    round is not published yet, so files left by a run killed while opening it are replaced."""
-    frames = {m: forecaster(questions) for m, (_, forecaster) in AT_OPEN.items()}
+    round is not published yet, so files left by a run killed while opening it are replaced; ``own``: ``[hub] own_prefix``."""
+    frames = {m: forecaster(questions) for m, (_, forecaster) in at_open(own).items()}
     frames.update(extra(questions) if extra else {})
     _write_hub_files(layout, due, questions, frames, report, replace=True)
 
@@ -429,7 +429,7 @@ def _write_after_due(hub: Hub, view, as_of: datetime, report, stats: dict[str, F
         if due > as_of or (reveal_by(hub, due) is not None and format_date(due) not in revealed):
             continue  # a commit–reveal round's crowd waits for the reveals
         present = {name for name, _ in stats.get(format_date(due), ())}
-        missing = [m for m in AFTER_DUE if f"{m}.csv" not in present]  # layout.forecast's name, without a path per model
+        missing = [m for m in after_due(hub.settings.own_prefix) if f"{m}.csv" not in present]  # layout.forecast's name, without a path per model
         if missing:
             todo.append((due, missing))
     if not todo:
@@ -452,8 +452,8 @@ def _write_after_due(hub: Hub, view, as_of: datetime, report, stats: dict[str, F
 
 def _after_due_round(hub: Hub, view, due: datetime, missing: list[str], crowd_min: int, report) -> None:
     questions = readers.load_round(hub, due)
-    ctx = AtDeadline(view, due, readers.load_forecasts(hub, due, report.quarantined), crowd_min)
-    made = {m: AFTER_DUE[m][1](questions, ctx) for m in missing}
+    ctx = AtDeadline(view, due, readers.load_forecasts(hub, due, report.quarantined), crowd_min, hub.settings.own_prefix)
+    made = {m: after_due(hub.settings.own_prefix)[m][1](questions, ctx) for m in missing}
     # a crowd of fewer than crowd_min forecasters on every unit forecasts nothing: no file, not a file of 0.5
     _write_hub_files(hub.layout, due, questions, {m: f for m, f in made.items() if len(f)}, report)
 

@@ -88,12 +88,12 @@ def receipt_files(repo, base: str, head: str, author: str, at: str) -> tuple[dic
         if any(c.path == DECISIONS for c in changed) and policy.is_maintainer(author, git.hub_maintainers(base_tree))
         else {}
     )
-    files, why = _submitted(repo, base_tree, head, changed, author, at)
+    files, why = _submitted(repo, base_tree, head, changed, author, at, git.hub_own_prefix(base_tree))
     return {**files, **decided}, ("" if decided else why)
 
 
-def _submitted(repo, base_tree: git.GitTree, head: str, changed: list, author: str, at: str) -> tuple[dict[str, str], str]:
-    """The forecast, bet and commitment files of ``receipt_files``."""
+def _submitted(repo, base_tree: git.GitTree, head: str, changed: list, author: str, at: str, own: str) -> tuple[dict[str, str], str]:
+    """The forecast, bet and commitment files of ``receipt_files``; ``own``: the hub's ``[hub] own_prefix`` at base."""
     targets = [t for c in changed if not (found := paths.classify(c.path))[1] and (t := found[0]).kind in paths.DATED]
     models = sorted({t.model for t in targets if t.model})
     if not targets:
@@ -101,19 +101,19 @@ def _submitted(repo, base_tree: git.GitTree, head: str, changed: list, author: s
     if len(models) != 1 or any(t.model is None for t in targets):
         return {}, "the submission files are not all one model's"
     model, head_tree = models[0], git.GitTree(repo, head)
-    if not _may_submit(base_tree, head_tree, model, author):
+    if not _may_submit(base_tree, head_tree, model, author, own):
         return {}, f"@{author or '?'} may not submit for {model}"
     open_rounds = {t.due for t in targets if t.due and _open_at(base_tree, t.due, at)}
-    kept = [t.path for t in targets if t.due in open_rounds or (t.due and deadline.is_reveal(t) and _revealing(base_tree, t.due, at))]
+    kept = [t.path for t in targets if t.due in open_rounds or (t.due and deadline.is_reveal(t, own) and _revealing(base_tree, t.due, at))]
     sizes = git.blob_sizes(repo, head, kept)
     kept = [p for p in kept if sizes.get(p, MAX_FORECAST_BYTES + 1) <= MAX_FORECAST_BYTES]
     return git.blob_ids(repo, head, kept), ""
 
 
-def _may_submit(base: git.GitTree, head: git.GitTree, model: str, author: str) -> bool:
+def _may_submit(base: git.GitTree, head: git.GitTree, model: str, author: str, own: str) -> bool:
     """The pull-request check's rules on who may submit: a maintainer of the model at base, or, for a
     model the pull request registers, one its new metadata lists whose team prefix is free or theirs."""
-    if policy.check_reserved_prefix(paths.Target(paths.model_path(model), paths.MODEL, model)):
+    if policy.check_reserved_prefix(paths.Target(paths.model_path(model), paths.MODEL, model), own):
         return False
     at_base = policy.metadata_in(base, paths.model_path(model))
     if at_base is not None:
@@ -123,7 +123,7 @@ def _may_submit(base: git.GitTree, head: git.GitTree, model: str, author: str) -
     team = model.partition(".")[0]
     stems = [n.removesuffix(".yml") for n in base.names(paths.MODELS_DIR) if n.endswith(".yml")]
     team_models = {s: policy.maintainers_in(base, s) for s in stems if s.partition(".")[0] == team}
-    return not policy.check_team_prefix(paths.Target(paths.model_path(model), paths.MODEL, model), author, team_models)
+    return not policy.check_team_prefix(paths.Target(paths.model_path(model), paths.MODEL, model), author, team_models, own)
 
 
 def _revealing(base: git.GitTree, due: str, at: str) -> bool:

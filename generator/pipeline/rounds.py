@@ -46,5 +46,5 @@ def open_round(hub: Hub | Path, due: datetime, as_of: datetime) -> nightly.Night
     report = nightly.NightlyReport(as_of)
     with hub_lock(layout.data, f"prescient round open --due {format_ts(due)}"):
         nightly.publish_round(hub, due, questions, bank, report)
-        nightly.write_forecasts(layout, due, questions, None, report)
+        nightly.write_forecasts(layout, due, questions, None, report, settings.own_prefix)
     return report

@@ -44,8 +44,8 @@ from ..arena.gather import books_for
 from ..codes import OTHER_CODES
 from ..config import HUB_FILE
 from ..errors import PrescientError, Problem
-from ..forecasters.baselines import AFTER_DUE
-from ..models import HUB_TEAM, team_of
+from ..forecasters.baselines import after_due
+from ..models import is_own
 from ..schemas import FORECASTS, ROUND_REVEAL
 from ..store import files, git, manifest, readers, receipts, seals
 from ..store.atomic import put_bytes
@@ -288,9 +288,10 @@ def _targets(evidence: _Evidence, due: datetime, commit_reveal: bool) -> list[Ta
     found = {t for t in evidence.receipts if t.due == day}
     for folder in (layout.forecast_dir(due), layout.data / "bets" / day, layout.data / "commitments" / day):
         found.update(t for p in (sorted(folder.iterdir()) if folder.is_dir() else []) if (t := target_of(layout.relative(p))))
-    keep = [t for t in found if t.model not in AFTER_DUE]
+    own = evidence.hub.settings.own_prefix
+    keep = [t for t in found if t.model not in after_due(own)]
     if commit_reveal:  # a team's forecast is revealed after the due time, against its sealed commitment
-        keep = [t for t in keep if t.kind != "forecast" or team_of(t.model) == HUB_TEAM]
+        keep = [t for t in keep if t.kind != "forecast" or is_own(t.model, own)]
     return sorted(keep, key=lambda t: (t.kind, t.model))
 
 
@@ -434,14 +435,14 @@ def _enforce(hub: Hub, recorded: pd.DataFrame, report: SealReport) -> None:
     revealed = seals.sealed_rounds(recorded, "reveal")
     rows = seals.held_rows(recorded)
     counted = dict(zip(rows["path"].astype(str), zip(rows["sha256"].astype(str), rows["blob"].astype(str), strict=True), strict=True))
-    changed = False
+    changed, own = False, hub.settings.own_prefix
     for path in sorted(hashes.keys() | counted.keys()):  # a counted file deleted is put back like one changed
         digest, target = hashes.get(path), target_of(path)
-        if target is None or target.due not in done or target.model in AFTER_DUE:
+        if target is None or target.due not in done or target.model in after_due(own):
             continue
         if (
             target.kind == "forecast"
-            and team_of(target.model) != HUB_TEAM
+            and not is_own(target.model, own)
             and target.due not in revealed
             and reveal_by(hub, parse_ts(target.due)) is not None
         ):

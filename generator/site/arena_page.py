@@ -12,16 +12,17 @@ import jinja2
 import pandas as pd
 
 from ..arena.portfolio import BRIER_REFERENCE
-from ..models import HUB_TEAM, team_of
+from ..models import DEFAULT_OWN, is_own
 from . import charts
 from .questions import question_slug
 
-AGENT_SUFFIX = "-arena"  # forecasters.agents.agent_id: the hub's Arena agents are prescient.<model>-arena
+AGENT_SUFFIX = "-arena"  # forecasters.agents.agent_id: the hub's Arena agents are <own>.<model>-arena
 PROPER = ("overall", "overall_ci_low", "overall_ci_high", "rank")  # the board's columns shown beside P/L
 
 
-def is_hub_agent(model: str) -> bool:
-    return team_of(model) == HUB_TEAM and model.endswith(AGENT_SUFFIX)
+def is_hub_agent(model: str, own: str = DEFAULT_OWN) -> bool:
+    """One of the hub's own Arena agents: ``<own>.<model>-arena``, ``own`` its ``[hub] own_prefix``."""
+    return is_own(model, own) and model.endswith(AGENT_SUFFIX)
 
 
 def _proper(board: pd.DataFrame | None) -> dict[str, dict]:
@@ -31,7 +32,7 @@ def _proper(board: pd.DataFrame | None) -> dict[str, dict]:
     return {r["model"]: {k: r[k] for k in PROPER} for r in board.to_dict("records")}
 
 
-def decision_groups(decisions: pd.DataFrame | None, names: dict[str, str]) -> list[dict]:
+def decision_groups(decisions: pd.DataFrame | None, names: dict[str, str], own: str = DEFAULT_OWN) -> list[dict]:
     """Each model's decisions (``arena.decisions.DECISIONS``), in time order, with its question page."""
     if decisions is None or not len(decisions):
         return []
@@ -39,7 +40,7 @@ def decision_groups(decisions: pd.DataFrame | None, names: dict[str, str]) -> li
         {
             "model": model,
             "name": names.get(model, model),
-            "agent": is_hub_agent(model),
+            "agent": is_hub_agent(model, own),
             "rows": [{**r, "slug": question_slug(r["question_id"])} for r in rows.to_dict("records")],
             "src": f"decisions/{model}.json",
         }
@@ -91,6 +92,7 @@ def arena_pages(
     decisions: pd.DataFrame | None = None,
     board: pd.DataFrame | None = None,
     names: dict[str, str] | None = None,
+    own: str = DEFAULT_OWN,
 ) -> dict[str, str]:
     names = names or {}
     proper = _proper(board)
@@ -100,7 +102,7 @@ def arena_pages(
             {
                 "name": name,
                 "rows": [
-                    {**r, "agent": is_hub_agent(r["model"]), "proper": proper.get(r["model"]), "bss": 1.0 - r["bet_brier"] / BRIER_REFERENCE}
+                    {**r, "agent": is_hub_agent(r["model"], own), "proper": proper.get(r["model"]), "bss": 1.0 - r["bet_brier"] / BRIER_REFERENCE}
                     for r in rows.to_dict("records")
                 ],
             }
@@ -109,10 +111,10 @@ def arena_pages(
         if len(bets)
         else []
     )
-    rows = [{**r, "agent": is_hub_agent(r["model"])} for r in brier.to_dict("records")] if len(brier) else []
-    own = curves[curves["view"] == "bets"] if curves is not None and len(curves) else None
-    chart = charts.to_json(charts.arena_portfolios(own, names)) if own is not None and len(own) else ""
-    groups = decision_groups(decisions, names)
+    rows = [{**r, "agent": is_hub_agent(r["model"], own)} for r in brier.to_dict("records")] if len(brier) else []
+    bet_curves = curves[curves["view"] == "bets"] if curves is not None and len(curves) else None
+    chart = charts.to_json(charts.arena_portfolios(bet_curves, names)) if bet_curves is not None and len(bet_curves) else ""
+    groups = decision_groups(decisions, names, own)
     return {
         "arena/index.md": env.get_template("arena_index.md.j2").render(**common, cohorts=cohorts, brier=rows, chart=chart, decisions=groups),
         **decision_files(groups),

@@ -115,9 +115,9 @@ def boards_key(
     them), the models' metadata, the scoring and leaderboard settings (every board, view, option,
     replicate count and seed), and the crowd values when a board reads them."""
     files = tuple((p.name, hub.cache.fingerprint(p)) for p in readers.score_files(hub.layout))
-    options = board_options(settings.scoring, settings.leaderboard)
+    options = board_options(settings.scoring, settings.leaderboard, settings.own_prefix)
     digest = hashlib.sha256(inputs_digest([scores], as_of, options, parts=[(files, len(scores))]).encode())
-    digest.update(repr((KEPT_FORMAT, sorted(models.items()), settings.scoring, settings.leaderboard)).encode())
+    digest.update(repr((KEPT_FORMAT, sorted(models.items()), settings.scoring, settings.leaderboard, settings.own_prefix)).encode())
     if settings.leaderboard.market_difficulty == "crowd" and asked is not None and len(asked):
         crowd = crowd_from_rounds(asked, observations)
         digest.update(pd.util.hash_pandas_object(crowd, index=False).to_numpy().tobytes())

@@ -229,7 +229,7 @@ def _arena(hub: Hub, as_of: datetime, forecasts: dict[str, dict[str, pd.DataFram
 def _oracle(hub: Hub, as_of: datetime, models: dict, quarantine: list[Problem]) -> dict:
     scores = oracle_scores(hub, as_of, quarantine=quarantine)
     cutoffs = {m: meta.knowledge_cutoff or "" for m, meta in models.items()}
-    board = oracle_board(scores, cutoffs)
+    board = oracle_board(scores, cutoffs, hub.settings.own_prefix)
     return {
         "oracle_board": board,
         "oracle_sets": oracle_sets(hub, as_of, scores, board, cutoffs),

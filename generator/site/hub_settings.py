@@ -41,12 +41,13 @@ def hub_settings_values(settings: Settings) -> dict[str, Any]:
 def prose_values(settings: Settings) -> dict[str, str]:
     """Every ``[rounds]``, ``[scoring]``, ``[leaderboard]`` and ``[oracle]`` key as this hub sets it
     (``[oracle]``'s defaults when it has no such table), by ``table.key``, in the words the hand-written
-    pages use; plus ``rounds.schedule`` and ``scoring.max_imputed_share%``. Written beside the pages as
+    pages use; plus ``hub.own_prefix``, ``rounds.schedule`` and ``scoring.max_imputed_share%``. Written beside the pages as
     ``generated/hub-settings.json``, from which ``site_src/hooks/settings.py`` puts each value where a
     page writes ``{hub:table.key}``: no page states a default as if it were this hub's number."""
     tables = {"rounds": settings.rounds, "scoring": settings.scoring, "leaderboard": settings.leaderboard}
     tables["oracle"] = settings.oracle if settings.oracle is not None else OracleSettings()
     values = {f"{table}.{name}": _words(value) for table, obj in tables.items() for name, value in vars(obj).items()}
+    values["hub.own_prefix"] = settings.own_prefix
     values["rounds.schedule"] = schedule_words(settings)
     values["scoring.max_imputed_share%"] = f"{settings.scoring.max_imputed_share * 100:g}%"
     return dict(sorted(values.items()))

@@ -23,8 +23,8 @@ from ..config_schema import HTTP_OVERRIDES, allowed, describe_kind, toml_value
 from ..leaderboard.calibration import murphy, reliability_table
 from ..leaderboard.fb_rules import orphan_text
 from ..leaderboard.hub_boards import RECORDED_BEFORE_VIEWS, headline_of, history_views
+from ..models import DEFAULT_OWN, ModelMeta
 from ..models import FIELDS as MODEL_FIELDS
-from ..models import ModelMeta
 from ..parallel import in_background
 from ..schemas import ALL_TABLES, SCORES
 from ..store.csvio import empty_frame
@@ -286,10 +286,10 @@ def _other_pages(env: jinja2.Environment, data: SiteData) -> dict[str, str]:
     common = _common(data)
     rest = {"questions/index.md": question_index(env, data, common)}  # after the question pages, as written
     rest.update(oracle_pages(env, data.oracle_sets, common))
+    own = data.settings.own_prefix if data.settings is not None else DEFAULT_OWN  # the hub's Arena agents: <own>.<model>-arena
+    curves, decisions = data.arena_curves, data.arena_decisions
     rest.update(
-        arena_pages(
-            env, data.arena, data.arena_brier, common, curves=data.arena_curves, decisions=data.arena_decisions, board=data.board, names=_names(data)
-        )
+        arena_pages(env, data.arena, data.arena_brier, common, curves=curves, decisions=decisions, board=data.board, names=_names(data), own=own)
     )
     rest.update(explore_pages(env, data.boards, data.models, common))
     return rest

@@ -11,7 +11,9 @@ from pathlib import Path
 
 from ..config import HUB_FILE, Settings, settings_from_toml
 from ..errors import ConfigError
-from ..models import ModelMeta, model_from_yaml
+from ..models import OWN_MARK, ModelMeta, model_from_yaml
+
+MODELS = "data/models"  # where the hub's own baselines' metadata tell the prefix they were written under
 
 
 def read_bytes(path: Path) -> bytes:
@@ -33,7 +35,8 @@ def load_settings(root: Path) -> Settings:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    return settings_from_toml(root, text, path)
+    marks = {p.name.removesuffix(".yml"): p.read_bytes() for p in sorted((root / MODELS).glob(f"*.{OWN_MARK}.yml"))}
+    return settings_from_toml(root, text, path, marks)
 
 
 def load_model(path: Path, label: str | None = None) -> ModelMeta:

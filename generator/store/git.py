@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import PrescientError
+from ..models import DEFAULT_OWN, own_prefix_problem
 
 _REV = re.compile(r"^[0-9A-Za-z][0-9A-Za-z._/^~-]*$")
 _KINDS = {"100644": "file", "100755": "file", "120000": "link", "160000": "submodule", "040000": "dir"}
@@ -394,6 +395,12 @@ def hub_table(tree: GitTree) -> dict | None:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, PrescientError):
         return None
     return hub if isinstance(hub, dict) else {}
+
+
+def hub_own_prefix(tree: GitTree) -> str:
+    """``[hub] own_prefix`` as stored in ``tree`` (the default when unset, or when it cannot be read or is no team prefix)."""
+    own = (hub_table(tree) or {}).get("own_prefix", DEFAULT_OWN)
+    return own if isinstance(own, str) and not own_prefix_problem(own) else DEFAULT_OWN
 
 
 def hub_maintainers(tree: GitTree) -> tuple[str, ...]:

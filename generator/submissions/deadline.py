@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..codes import problem
 from ..errors import Problem
-from ..models import HUB_TEAM, team_of
+from ..models import DEFAULT_OWN, is_own
 from ..schemas import ROUND_REVEAL, SEALS
 from ..timeutil import format_ts, parse_ts
 from . import paths
@@ -53,13 +53,14 @@ def _kind(target: paths.Target) -> str:
     return "forecast" if target.kind == paths.FORECAST else target.kind
 
 
-def before_due(target: paths.Target, commit_reveal: bool) -> list[Problem]:
-    """What a round still open accepts: in a commit–reveal round a team's commitment only."""
+def before_due(target: paths.Target, commit_reveal: bool, own: str = DEFAULT_OWN) -> list[Problem]:
+    """What a round still open accepts: in a commit–reveal round a team's commitment only (the hub's own
+    forecasters', ``<own>.*``, write their files)."""
     if target.kind == paths.COMMITMENT and not commit_reveal:
         return [
             problem("not-commit-reveal", target.path, None, None, f"round {target.due} is not a commit–reveal round: submit the forecast file itself")
         ]
-    if not commit_reveal or team_of(target.model or "") == HUB_TEAM:
+    if not commit_reveal or is_own(target.model or "", own):
         return []
     if target.kind == paths.FORECAST:
         return [
@@ -168,8 +169,9 @@ def window_closed(target: paths.Target, reveal_by: str, at: datetime) -> list[Pr
     return [problem("reveal-window-closed", target.path, None, None, f"the reveal window closed at {reveal_by} (UTC); checked at {format_ts(at)}")]
 
 
-def is_reveal(target: paths.Target) -> bool:
-    """A file revealed after the due time of a commit–reveal round: a team's forecast, or its salt."""
-    if team_of(target.model or "") == HUB_TEAM:
+def is_reveal(target: paths.Target, own: str = DEFAULT_OWN) -> bool:
+    """A file revealed after the due time of a commit–reveal round: a team's forecast, or its salt (never
+    a file of the hub's own forecasters, ``<own>.*``)."""
+    if is_own(target.model or "", own):
         return False
     return target.kind == paths.FORECAST or (target.kind == paths.COMMITMENT and target.fmt == SALT)

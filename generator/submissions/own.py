@@ -1,5 +1,5 @@
 """``prescient validate FILE...`` on files of the working tree: a submitter's files as a pull request's
-check will see them, and the hub's own forecasters' files (``prescient.*``: baselines, the LLM
+check will see them, and the hub's own forecasters' files (``<own>.*``, ``[hub] own_prefix``: baselines, the LLM
 forecaster, the Arena agents) by the rules the nightly applies when it writes them
 (``validate_files(hub_own=True)``, the check the LLM forecaster and the agents run on what they wrote),
 each at the time the hub's manifest first recorded its bytes unless a time is given. So an auditor
@@ -13,27 +13,27 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from ..models import HUB_TEAM, team_of
+from ..models import DEFAULT_OWN, is_own
 from ..store import manifest
 from ..store.files import read_bytes
 from ..store.hub import Hub
 from ..timeutil import format_ts, parse_ts
 from .paths import classify
 from .report import Report
-from .validate import validate_files
+from .validate import own_prefix, validate_files
 
 
-def is_hub_own(rel: str) -> bool:
-    """A file of the hub's own forecasters (its model id has the hub's team prefix)."""
+def is_hub_own(rel: str, own: str = DEFAULT_OWN) -> bool:
+    """A file of the hub's own forecasters (its model id has the hub's team prefix ``own``)."""
     target, _ = classify(rel)
-    return target.model is not None and team_of(target.model) == HUB_TEAM
+    return target.model is not None and is_own(target.model, own)
 
 
 def validate_local(root: Path, files: list[Path], at: datetime, at_given: bool) -> Report:
     """Every file checked (see the module); ``at_given``: ``at`` was asked for, so the hub's own files are
     checked at it too, not at the times the manifest recorded them."""
-    rels = {f: _relative(root, f) for f in files}
-    own = [f for f in files if is_hub_own(rels[f])]
+    rels, prefix = {f: _relative(root, f) for f in files}, own_prefix(root)
+    own = [f for f in files if is_hub_own(rels[f], prefix)]
     theirs = [f for f in files if f not in own]
     reports = [validate_files(root, theirs, at)] if theirs or not own else []
     recorded = {} if at_given or not own else manifest.first_recorded(manifest.load_manifest(Hub(root)))
@@ -47,7 +47,7 @@ def validate_local(root: Path, files: list[Path], at: datetime, at_given: bool) 
         groups.setdefault(key, []).append(file)
     for (when, why), group in sorted(groups.items()):
         note = (
-            f"{', '.join(rels[f] for f in group)}: the hub's own forecasters' files ({HUB_TEAM}.*), checked by the rules the "
+            f"{', '.join(rels[f] for f in group)}: the hub's own forecasters' files ({prefix}.*), checked by the rules the "
             f"nightly applies when it writes them, at {format_ts(when)} ({why}); only the hub's nightly writes them, and a "
             "pull request that adds or changes one is refused (reserved-prefix)"
         )

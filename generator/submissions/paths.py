@@ -7,10 +7,10 @@ the disk, so a hostile path (``../``, absolute, a backslash) is judged, never op
 Every path under ``data/`` is one of three kinds (DESIGN.md §6, "The trust model"):
 - **submitted by pull request** and judged by the validate check: forecasts, bets, commitments,
   oracle forecasts, model metadata, the maintainers' decisions (``data/maintainer/actions.csv``);
-- **written by the hub's bot** in its own non-merge commits (``HUB_WRITTEN``): the sources' records,
+- **written by the hub's bot** in its own non-merge commits (``hub_written``): the sources' records,
   rounds, scores, history, manifest, receipts, seals, checkpoints, news and the oracle's sets, every
   run log of the hub's LLM forecasters and Arena agents (``data/llm/``), and the hub's own
-  forecasters' files (``prescient.*``). No pull request may touch them (``hub-ledger``), and
+  forecasters' files (``<own>.*``, ``[hub] own_prefix``). No pull request may touch them (``hub-ledger``), and
   ``verify --git`` refuses a change to them by any other commit (``hub-ledger-edited``);
 - **the maintainers' own files** (``REVIEWED``: ``data/hub.toml``, ``data/README.md``), reviewed like
   the code by the hub's maintainers (``.github/CODEOWNERS``); the validate workflow leaves a pull
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..codes import problem
 from ..errors import Problem
-from ..models import HUB_TEAM, MODEL_ID
+from ..models import DEFAULT_OWN, MODEL_ID
 from ..schemas import ALL_TABLES
 from ..timeutil import is_iso_date
 
@@ -71,7 +71,7 @@ def classify(path: str) -> tuple[Target, list[Problem]]:
         return _forecast(path, parts, COMMITMENT)
     if path == MAINTAINER_LEDGER:
         return Target(path, MAINTAINER), []
-    if is_hub_written(path):
+    if is_hub_written(path):  # a record of the hub (its own forecasters' files were classified above, by their folder)
         return Target(path, OTHER), [
             problem(
                 "hub-ledger",
@@ -218,9 +218,10 @@ HUB_LEDGERS = ("data/receipts/", "data/seals/", "data/metadata/")  # the hub's r
 SUBMITTED_TABLES = ("forecasts", "bets", "oracle_forecasts", "maintainer_actions")
 _FIELD = re.compile(r"<[^>]+>")
 # What only the hub's own runs write, as fnmatch patterns (``*`` crosses ``/``): every table's path but
-# the submitted ones', then the files that are no table. A placeholder such as data/scores/.gitkeep
-# matches none of them (it is the maintainers', like data/README.md).
-HUB_WRITTEN: tuple[str, ...] = tuple(
+# the submitted ones', then the files that are no table (``HUB_RECORDS``, whatever the hub's prefix), and
+# the hub's own forecasters' files, named by its prefix (``hub_written``). A placeholder such as
+# data/scores/.gitkeep matches none of them (it is the maintainers', like data/README.md).
+HUB_RECORDS: tuple[str, ...] = tuple(
     dict.fromkeys(
         [_FIELD.sub("*", t.path) for t in ALL_TABLES if t.name not in SUBMITTED_TABLES]
         + [
@@ -228,20 +229,30 @@ HUB_WRITTEN: tuple[str, ...] = tuple(
             "data/llm/*/*",  # the run logs of the hub's LLM forecasters and Arena agents (data/llm/<due>/<model>.jsonl)
             "data/oracle/*/calls/*",
             "data/oracle/*/answers/*",  # the oracle's question maker's and answerers' logs
-            *(f"data/{folder}/*/{HUB_TEAM}.*" for folder in ("forecasts", "bets")),  # the hub's own forecasters' files
-            f"data/models/{HUB_TEAM}.*",
-            f"data/oracle/*/forecasts/{HUB_TEAM}.*",
             *(f"{folder}*" for folder in HUB_LEDGERS),
         ]
     )
 )  # any file there, as before 0.14
+
+
+def hub_written(own: str = DEFAULT_OWN) -> tuple[str, ...]:
+    """Every path only the hub's own runs write: ``HUB_RECORDS`` and the files of its own forecasters,
+    ``<own>.*`` (``[hub] own_prefix``) in the forecast, bet, model and oracle-answer folders."""
+    return (
+        *HUB_RECORDS,
+        *(f"data/{folder}/*/{own}.*" for folder in ("forecasts", "bets")),
+        f"data/models/{own}.*",
+        f"data/oracle/*/forecasts/{own}.*",
+    )
+
+
 REVIEWED = ("data/hub.toml", "data/README.md")  # the maintainers' files under data/: reviewed as code is (CODEOWNERS)
 
 
-def is_hub_written(path: str) -> bool:
-    """A path only the hub's own runs write (``HUB_WRITTEN``): no pull request may add, change or delete
-    it, and no commit but the bot's own (not a merge) may change it."""
-    return path.startswith("data/") and any(fnmatch.fnmatchcase(path, pattern) for pattern in HUB_WRITTEN)
+def is_hub_written(path: str, own: str = DEFAULT_OWN) -> bool:
+    """A path only the hub's own runs write (``hub_written(own)``): no pull request may add, change or
+    delete it, and no commit but the bot's own (not a merge) may change it."""
+    return path.startswith("data/") and any(fnmatch.fnmatchcase(path, pattern) for pattern in hub_written(own))
 
 
 MODELS_DIR = "data/models"

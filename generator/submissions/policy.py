@@ -14,7 +14,7 @@ from yaml.composer import ComposerError
 
 from ..codes import problem
 from ..errors import Problem
-from ..models import HUB_KINDS, HUB_TEAM, check_model, is_login, maintainer_problems, team_of
+from ..models import DEFAULT_OWN, HUB_KINDS, check_model, is_login, is_own, maintainer_problems, team_of
 from ..store.git import GitTree
 from ..store.spreadsheet import formula_like
 from ..timeutil import format_ts, parse_ts
@@ -188,9 +188,10 @@ def check_author(model: str, path: str, maintainers: tuple[str, ...], author: st
     return [problem("not-a-maintainer", path, None, "maintainers", f"@{author} may not submit for {model}: its maintainers are {listed}. {hint}")]
 
 
-def check_reserved_prefix(target: Target) -> list[Problem]:
-    """No pull request adds, edits or deletes a file of the hub's own ``prescient.*`` forecasters."""
-    if target.model is None or team_of(target.model) != HUB_TEAM:
+def check_reserved_prefix(target: Target, own: str = DEFAULT_OWN) -> list[Problem]:
+    """No pull request adds, edits or deletes a file of the hub's own ``<own>.*`` forecasters (``own``: the
+    hub's ``[hub] own_prefix``)."""
+    if target.model is None or not is_own(target.model, own):
         return []
     return [
         problem(
@@ -198,7 +199,7 @@ def check_reserved_prefix(target: Target) -> list[Problem]:
             target.path,
             None,
             None,
-            f"the team prefix {HUB_TEAM}. belongs to the hub's own forecasters; choose your own team prefix (e.g. acme.gpt-x)",
+            f"the team prefix {own}. belongs to the hub's own forecasters; choose your own team prefix (e.g. acme.gpt-x)",
         )
     ]
 
@@ -216,13 +217,13 @@ def check_reserved_kind(target: Target, base: object, head: object) -> list[Prob
     ]
 
 
-def check_team_prefix(target: Target, author: str, team_models: dict[str, tuple[str, ...]]) -> list[Problem]:
+def check_team_prefix(target: Target, author: str, team_models: dict[str, tuple[str, ...]], own: str = DEFAULT_OWN) -> list[Problem]:
     """A new model joins an existing team only when the author maintains one of that team's models.
 
     ``team_models``: each existing model of the team at base and its maintainers. A new team is free.
     """
     team = team_of(target.model or "")
-    if team == HUB_TEAM or not team_models or any(is_maintainer(author, m) for m in team_models.values()):
+    if team == own or not team_models or any(is_maintainer(author, m) for m in team_models.values()):
         return []  # the hub's prefix is reported once, as reserved-prefix
     existing = ", ".join(sorted(team_models)[:5]) + (", ..." if len(team_models) > 5 else "")
     return [

@@ -28,6 +28,7 @@ from ..arena.gather import books_for
 from ..codes import problem
 from ..config import ScoringSettings
 from ..errors import ConfigError, Problem
+from ..models import DEFAULT_OWN
 from ..store import files, git, receipts
 from ..store.files import load_settings
 from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
@@ -101,6 +102,7 @@ class _Run:
         self.books_of: Callable[[str, str], Books] | None = None  # what a model carries into a round of its cohort
         self.hubs: list[str] = [""]  # the hub identities a commitment may name (``reveals.hub_ids``)
         self.blobs: reveals.BlobReader | None = None  # the repository's blobs, for the commitment that counts
+        self.own = DEFAULT_OWN  # the hub's [hub] own_prefix: its own forecasters' team prefix (``own_prefix``)
 
     def books(self, target: paths.Target) -> Books | None:
         if target.kind != paths.BETS or self.books_of is None or target.due is None or target.model is None:
@@ -134,9 +136,9 @@ class _Run:
         reveal_by = deadline.reveal_deadline(base, target.due)
         if rnd is None or self.at < parse_ts(rnd.due_ts):
             self.problems.extend(policy.check_timing(target, status, rnd, self.at, lambda: self.open_rounds()))
-            self.problems.extend(deadline.before_due(target, reveal_by is not None) if rnd is not None else [])
+            self.problems.extend(deadline.before_due(target, reveal_by is not None, self.own) if rnd is not None else [])
             self.problems.extend(self._copied(target) if status not in ("D", "R") else [])
-        elif reveal_by is not None and deadline.is_reveal(target):
+        elif reveal_by is not None and deadline.is_reveal(target, self.own):
             self.problems.extend(self._reveal(target, status, reveal_by, rnd.due_ts))
         else:
             data = _read(self.head, target.path) if status not in ("D", "R") else None
@@ -296,6 +298,7 @@ def validate_files(root: Path, files: list[Path], at: datetime, hub_own: bool = 
     ``hub_own``, files the hub's own forecasters wrote (the names only they may use are theirs)."""
     tree = DiskTree(root)
     run = _Run(tree, tree, at, receipts.load_receipts(Hub(root)))
+    run.own = own_prefix(root)
     if not hub_own:
         run.line = missing_line(root)
     run.books_of = books_reader(root, at)
@@ -310,7 +313,7 @@ def validate_files(root: Path, files: list[Path], at: datetime, hub_own: bool = 
         elif target.kind == paths.ORACLE and target.model:
             run.oracle(target, "A")
         if not hub_own:  # what the pull-request check refuses in any submission
-            run.problems.extend(policy.check_reserved_prefix(target))
+            run.problems.extend(policy.check_reserved_prefix(target, run.own))
             if target.kind == paths.MODEL and target.model:
                 run.problems.extend(policy.check_reserved_kind(target, None, _capped_yaml(tree, target.path)))
     for model in sorted({t.model for t in targets if t.model}):
@@ -341,6 +344,14 @@ def missing_line(root: Path) -> Callable[[str], float | None]:
     return lambda model: None if model in exempt or model.partition(".")[0] in exempt else scoring.max_imputed_share
 
 
+def own_prefix(root: Path) -> str:
+    """The hub's ``[hub] own_prefix`` (the default when its hub.toml does not load: ``check-config`` reports it)."""
+    try:
+        return load_settings(root).own_prefix
+    except ConfigError:
+        return DEFAULT_OWN
+
+
 def _relative(root: Path, file: Path) -> str:
     full = Path(os.path.abspath(file))
     try:
@@ -358,7 +369,7 @@ def validate_pr(
     base_sha, head_sha = git.resolve_commit(repo, base), git.resolve_commit(repo, head)
     head_tree, base_tree = git.GitTree(repo, head_sha), git.GitTree(repo, base_sha)
     run = _Run(head_tree, base_tree, at, receipts_frame, missing_line(repo))
-    run.hub_maintainers, run.author = hub_maintainers, author
+    run.hub_maintainers, run.author, run.own = hub_maintainers, author, own_prefix(repo)
     run.books_of = books_reader(repo, at)  # the hub's ledgers as checked out (the workflow checks out the base)
     run.hubs, run.blobs = reveals.hub_ids(repo), reveals.blob_reader(repo)
     changes = git.changed_files(repo, base_sha, head_sha)
@@ -419,11 +430,11 @@ def _pr_names(run: _Run, base: git.GitTree, statuses: list[str], targets: list[p
     """Names no pull request may take: the hub's prefix and kinds, and another team's prefix."""
     found: list[Problem] = []
     for status, target in zip(statuses, targets, strict=True):
-        found += policy.check_reserved_prefix(target)
+        found += policy.check_reserved_prefix(target, run.own)
         if target.kind == paths.MODEL and target.model and status in ("A", "M"):
             found += policy.check_reserved_kind(target, _capped_yaml(run.base, target.path), _capped_yaml(run.head, target.path))
         if target.kind == paths.MODEL and target.model and status == "A":
-            found += policy.check_team_prefix(target, author, _team_models(base, target.model))
+            found += policy.check_team_prefix(target, author, _team_models(base, target.model), run.own)
     return found
 
 

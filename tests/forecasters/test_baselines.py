@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from generator.forecasters.baselines import AFTER_DUE, AT_OPEN, AtDeadline
+from generator.forecasters.baselines import AtDeadline, after_due, at_open
 from generator.scoring.resolve import ledger_view
 from generator.sources.base import Observation
 from generator.store.ingest import observation_frame
@@ -42,13 +42,13 @@ def view():
 
 def run(model: str, submitted=None) -> list[float]:
     ctx = AtDeadline(view(), T(DUE), submitted or {})
-    return AFTER_DUE[model][1](QUESTIONS, ctx)["probability"].tolist()
+    return after_due()[model][1](QUESTIONS, ctx)["probability"].tolist()
 
 
 def test_constants_and_a_random_baseline_that_is_the_same_on_every_rerun():
-    assert AT_OPEN["prescient.always-0"][1](QUESTIONS)["probability"].tolist() == [0.0, 0.0, 0.0]
-    first = AT_OPEN["prescient.random-uniform"][1](QUESTIONS)["probability"].tolist()
-    assert first == AT_OPEN["prescient.random-uniform"][1](QUESTIONS.copy())["probability"].tolist()
+    assert at_open()["prescient.always-0"][1](QUESTIONS)["probability"].tolist() == [0.0, 0.0, 0.0]
+    first = at_open()["prescient.random-uniform"][1](QUESTIONS)["probability"].tolist()
+    assert first == at_open()["prescient.random-uniform"][1](QUESTIONS.copy())["probability"].tolist()
     assert all(0.0 <= p <= 1.0 for p in first) and len(set(first)) == 3
 
 
@@ -91,10 +91,10 @@ def test_crowd_aggregates_need_crowd_min_forecasters_per_unit():
     assert run("prescient.crowd-median", one) == []  # one forecaster is not a crowd (default minimum 2)
     two = {"a.x": file(0.2, 0.5, 0.9), "b.y": file(0.4, 0.5, 0.9).iloc[:1]}
     ctx = AtDeadline(view(), T(DUE), two, min_forecasters=2)
-    out = AFTER_DUE["prescient.crowd-median"][1](QUESTIONS, ctx)
+    out = after_due()["prescient.crowd-median"][1](QUESTIONS, ctx)
     assert out["question_id"].tolist() == ["m:1"] and out["probability"].tolist() == [pytest.approx(0.3)]
     ctx = AtDeadline(view(), T(DUE), one, min_forecasters=1)
-    assert AFTER_DUE["prescient.crowd-median"][1](QUESTIONS, ctx)["probability"].tolist() == [0.2, 0.5, 0.9]
+    assert after_due()["prescient.crowd-median"][1](QUESTIONS, ctx)["probability"].tolist() == [0.2, 0.5, 0.9]
 
 
 def test_crowd_aggregates_equal_pandas_groupby_to_the_last_bit():

@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 
 from ...errors import Problem
-from ...forecasters.baselines import AT_OPEN
-from ...models import ModelMeta
+from ...forecasters.baselines import at_open
+from ...models import DEFAULT_OWN, ModelMeta
 from ...scoring.brier import set_name
 from ...store.atomic import write_bytes_atomic
 from ...store.filewriter import FileWriter, Outcomes
@@ -20,8 +20,11 @@ from . import frames
 from . import parse as fbp
 from . import workers as worker_pool
 
-# The hub's constant baselines, the same forecasters the nightly run writes for its own rounds.
-HUB_BASELINES = ("prescient.always-0", "prescient.always-1", "prescient.always-0.5")
+
+def hub_baselines(own: str = DEFAULT_OWN) -> tuple[str, ...]:
+    """The hub's constant baselines, the same forecasters the nightly run writes for its own rounds, under
+    the hub's prefix ``own`` (``[hub] own_prefix``)."""
+    return (f"{own}.always-0", f"{own}.always-1", f"{own}.always-0.5")
 
 
 def _kept_as_published(fset: fbp.Parsed, names: set[str]) -> bool:
@@ -63,10 +66,11 @@ def write_forecasts(
     workers: int = 1,
     made: dict[str, pd.DataFrame] | None = None,
     baselines: dict[tuple[str, str], worker_pool.Prepared] | None = None,
+    own: str = DEFAULT_OWN,
 ) -> list[str]:
     """``made``: the rounds, by due, whose forecast files the parsing workers made (``worker_pool``):
     the ones the import keeps as they were given to the workers; ``baselines``: the baselines' files
-    the workers made, by (due, model)."""
+    the workers made, by (due, model); ``own``: the hub's ``[hub] own_prefix``, its baselines' team."""
     models: dict[str, ModelMeta] = {}
     units = {due: (q["question_id"].to_numpy(dtype=object), q["resolution_date"].to_numpy(dtype=object)) for due, q in (made or {}).items()}
     names = {due: _set_names(frame) for due, frame in sets.items()}
@@ -75,8 +79,8 @@ def write_forecasts(
         for due, questions in rounds.items():
             if frames.midnight(due) > as_of:
                 continue
-            for model in HUB_BASELINES:
-                meta, forecaster = AT_OPEN[model]
+            for model in hub_baselines(own):
+                meta, forecaster = at_open(own)[model]
                 kept = (baselines or {}).get((due, model))
                 if kept is None or due not in units or not _add_prepared(writer, due, model, kept, units[due], []):
                     writer.add(due, model, forecaster(questions), [])

@@ -31,6 +31,7 @@ from typing import TypeVar
 import pandas as pd
 
 from ...errors import Problem, SchemaError
+from ...models import DEFAULT_OWN
 from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ...store import files, ingest, ledger, readers, tarball
 from ...store.atomic import discard_staged, write_bytes_atomic
@@ -42,7 +43,7 @@ from ...timeutil import format_ts, parse_ts
 from . import frames
 from . import parse as fbp
 from . import workers as worker_pool
-from .forecast_files import HUB_BASELINES, write_forecasts
+from .forecast_files import hub_baselines, write_forecasts
 from .sealed import seal_imported
 
 T = TypeVar("T")
@@ -229,7 +230,8 @@ def _import(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir: Path | None
     with new_hub_lock(layout.root, f"prescient import forecastbench --as-of {as_of_text}"):  # a nightly run must wait
         readers.check_as_of(hub, as_of_text)  # time never runs backwards in a ledger
         plan = None if _any_error(inputs.problems) else functools.partial(_plan, hub, inputs, dues, as_of_text)
-        baselines = [(due, model) for due in dues if frames.midnight(due) <= as_of_text for model in HUB_BASELINES]
+        own = hub.settings.own_prefix if layout.hub_toml.is_file() else DEFAULT_OWN  # an import into a new folder writes the default
+        baselines = [(due, model) for due in dues if frames.midnight(due) <= as_of_text for model in hub_baselines(own)]
         inputs, planned = read_forecast_sets(inputs, Path(forecasts_dir) if forecasts_dir else None, hub, plan, baselines)  # files staged
         try:
             fsets = _checked(inputs, dues, report)
@@ -241,7 +243,7 @@ def _import(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir: Path | None
                 rounds = {due: _write_round(hub, due, inputs, planned.rounds[due], report) for due in dues}
                 sets = {due: _write_round_sets(hub, due, rounds[due], inputs, report) for due in dues}
                 made = {due: inputs.rounds[due] for due in dues if rounds[due] is inputs.rounds.get(due)}
-                report.models = write_forecasts(hub, rounds, sets, fsets, as_of_text, report, workers, made, inputs.baselines)
+                report.models = write_forecasts(hub, rounds, sets, fsets, as_of_text, report, workers, made, inputs.baselines, own)
                 report.written += seal_imported(hub, [d for d in dues if frames.midnight(d) <= as_of_text], as_of_text)
         finally:
             _remove_staged(inputs)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...forecasters.baselines import AFTER_DUE
+from ...forecasters.baselines import after_due
 from ...store import files, seals
 from ...store.git import blob_id
 from ...store.hub import Hub
@@ -14,14 +14,14 @@ def seal_imported(hub: Hub, dues: list[str], as_of: str) -> list[str]:
     """Seal the imported past rounds as they were published (evidence ``import``, at the import's time):
     their files are history, not submissions, so the nightly's seal (``pipeline.seal``) leaves them be.
     A round sealed already (a re-import) keeps its seal. Returns the seal files written."""
-    layout = hub.layout
+    layout, later = hub.layout, after_due(hub.settings.own_prefix)
     done = seals.sealed_rounds(seals.load_seals(hub))
     rows: list[dict] = []
     for due in (d for d in dues if d not in done):
         counted = []
         for path in layout.forecast_files(parse_ts(due)):
             target = sealing.target_of(layout.relative(path))
-            if target is None or target.model in AFTER_DUE:
+            if target is None or target.model in later:
                 continue
             data = files.read_bytes(path)
             version = sealing.Version(layout.relative(path), blob_id(data), as_of, "import")

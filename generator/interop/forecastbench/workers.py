@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 
 from ...errors import Problem
-from ...forecasters.baselines import AT_OPEN
+from ...forecasters.baselines import at_open
+from ...models import team_of
 from ...parallel import fork_sound, worker_pool
 from ...schemas import FORECASTS
 from ...store.atomic import stage_bytes
@@ -164,11 +165,11 @@ def parse_packed(job: tuple[Path, str, str]) -> fbp.Parsed:
 
 
 def baseline(job: tuple[str, str]) -> Prepared | None:
-    """The forecast file of the hub's baseline ``model`` (one of ``baselines.AT_OPEN``) for the round
+    """The forecast file of the hub's baseline ``model`` (one of ``baselines.at_open``, under its prefix) for the round
     due ``due``, made (and staged) like a set's; None when the import makes it itself: every unit of
     the round once, or nothing."""
     due, model = job
-    columns = forecast_lists(AT_OPEN[model][1](_QUESTIONS[due]))
+    columns = forecast_lists(at_open(team_of(model))[model][1](_QUESTIONS[due]))
     made = prepare(fbp.Parsed(model, due, rows=[columns]), model)
     return made if made is not None and not made.problems else None
 
