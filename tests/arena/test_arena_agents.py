@@ -318,3 +318,20 @@ def test_the_nights_budget_stops_the_next_agent_and_a_failed_call_is_asked_again
         third = night("2026-01-22T00:00:00Z")
         assert seen[5:] == ["trader-2"] and third.problems == []
     assert (hub / f"data/bets/2026-01-25/{MUTE}.csv").read_text().splitlines()[1] == "sim:m1,2026-01-22T00:00:00Z,buy,YES,100,cheap"
+
+
+def test_a_labs_agents_trade_under_its_own_prefix(tmp_path: Path):
+    """A hub with ``[hub] own_prefix = "acmelab"``: the night's agents are ``acmelab.<model>-arena``, their
+    bet file and metadata written and checked as the hub's own, nothing under ``prescient``."""
+    hub = _hub(tmp_path / "hub")
+    (hub / "data/hub.toml").write_text(HUB.replace("[hub]\n", '[hub]\nown_prefix = "acmelab"\n', 1))
+    _observe(hub, NIGHTS[0])
+    body = {"decisions": [{"market": "sim:m1", "action": "BUY_YES", "amount": 100, "reason": "cheap"}]}
+    reply = httpx.Response(200, content=completion(json.dumps(body), tokens_in=100, tokens_out=10))
+    settings = Hub(hub).settings
+    env = {"PRESCIENT_LLM_API_KEY": "sk-test", "PRESCIENT_LLM_BASE_URL": "http://llm.invalid/v1"}
+    with httpx.Client(transport=httpx.MockTransport(lambda _request: reply)) as client:
+        night = agents_night(hub, settings.arena, parse_ts(NIGHTS[0]), env, client=client, sleep=lambda _s: None, own=settings.own_prefix)
+    assert night.problems == [] and len(night.reports) == 2
+    assert sorted(p.name for p in (hub / "data/bets/2026-01-25").iterdir()) == ["acmelab.trader-1-arena.csv", "acmelab.trader-2-arena.csv"]
+    assert (hub / "data/models/acmelab.trader-1-arena.yml").is_file() and not list((hub / "data").rglob("prescient.*"))
