@@ -161,7 +161,7 @@ def add_validate(sub) -> None:
         nargs="*",
         metavar="FILE",
         help="forecast, bet or model files in the hub to check, named from where you stand (e.g. demo/data/forecasts/... with "
-        "--hub demo); the hub's own forecasters' files (prescient.*) are checked by the rules the nightly applies to them",
+        "--hub demo); the hub's own forecasters' files (<own_prefix>.*, [hub] own_prefix) are checked by the rules the nightly applies to them",
     )
     validate.add_argument(
         "--as-of",
