@@ -13,6 +13,7 @@ from generator.errors import ConfigError
 from generator.forecasters.baselines import AtDeadline, at_open, baselines
 from generator.leaderboard.rows import distinct_names
 from generator.models import ModelMeta
+from generator.oracle.answer import AnswerOptions, meta_for, model_id
 from generator.oracle.board import run_by
 from generator.site.arena_page import is_hub_agent
 from generator.store.files import load_settings
@@ -81,6 +82,12 @@ def test_the_crowd_leaves_out_the_hubs_own_forecasters_and_counts_a_team_called_
     ctx = AtDeadline(None, pd.Timestamp("2026-01-25", tz="UTC"), submitted, own="acmelab")  # type: ignore[arg-type]
     median = baselines("acmelab")["acmelab.crowd-median"][1](questions, ctx)
     assert median["probability"].tolist() == [pytest.approx(0.3)]
+
+
+def test_the_hubs_oracle_runs_are_named_by_its_prefix():
+    options = AnswerOptions("GPT X", team="acmelab")
+    assert model_id(options) == "acmelab.gpt-x-closed-book" and meta_for(model_id(options), options).organization == "acmelab"
+    assert model_id(AnswerOptions("GPT X")) == "prescient.gpt-x-closed-book"
 
 
 def test_the_site_and_boards_label_the_hubs_runs_by_its_prefix():
