@@ -7,11 +7,12 @@ through ``store`` (``tests/repo/test_architecture.py`` holds the rule).
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 from ..config import HUB_FILE, Settings, settings_from_toml
 from ..errors import ConfigError
-from ..models import OWN_MARK, ModelMeta, model_from_yaml
+from ..models import DEFAULT_OWN, OWN_MARK, ModelMeta, model_from_yaml, own_prefix_problem
 
 MODELS = "data/models"  # where the hub's own baselines' metadata tell the prefix they were written under
 
@@ -37,6 +38,18 @@ def load_settings(root: Path) -> Settings:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from None
     marks = {p.name.removesuffix(".yml"): p.read_bytes() for p in sorted((root / MODELS).glob(f"*.{OWN_MARK}.yml"))}
     return settings_from_toml(root, text, path, marks)
+
+
+def own_prefix_of(root: Path) -> str:
+    """``[hub] own_prefix`` as ``root``'s data/hub.toml writes it, for a command that runs on a hub.toml that may
+    not load (an import into a folder it is setting up, a pull request's check): the default where it is not
+    set, is no team prefix, or the file cannot be read (``load_settings`` reports what is wrong)."""
+    try:
+        hub = tomllib.loads(read_text(root / HUB_FILE)).get("hub", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return DEFAULT_OWN
+    own = hub.get("own_prefix", DEFAULT_OWN) if isinstance(hub, dict) else DEFAULT_OWN
+    return own if isinstance(own, str) and not own_prefix_problem(own) else DEFAULT_OWN
 
 
 def load_model(path: Path, label: str | None = None) -> ModelMeta:

@@ -15,12 +15,12 @@ from pathlib import Path
 
 from ..models import DEFAULT_OWN, is_own
 from ..store import manifest
-from ..store.files import read_bytes
+from ..store.files import own_prefix_of, read_bytes
 from ..store.hub import Hub
 from ..timeutil import format_ts, parse_ts
 from .paths import classify
 from .report import Report
-from .validate import own_prefix, validate_files
+from .validate import validate_files
 
 
 def is_hub_own(rel: str, own: str = DEFAULT_OWN) -> bool:
@@ -32,7 +32,7 @@ def is_hub_own(rel: str, own: str = DEFAULT_OWN) -> bool:
 def validate_local(root: Path, files: list[Path], at: datetime, at_given: bool) -> Report:
     """Every file checked (see the module); ``at_given``: ``at`` was asked for, so the hub's own files are
     checked at it too, not at the times the manifest recorded them."""
-    rels, prefix = {f: _relative(root, f) for f in files}, own_prefix(root)
+    rels, prefix = {f: _relative(root, f) for f in files}, own_prefix_of(root)
     own = [f for f in files if is_hub_own(rels[f], prefix)]
     theirs = [f for f in files if f not in own]
     reports = [validate_files(root, theirs, at)] if theirs or not own else []

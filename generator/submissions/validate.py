@@ -30,7 +30,7 @@ from ..config import ScoringSettings
 from ..errors import ConfigError, Problem
 from ..models import DEFAULT_OWN
 from ..store import files, git, receipts
-from ..store.files import load_settings
+from ..store.files import load_settings, own_prefix_of
 from ..store.forecast_file import MAX_FORECAST_BYTES, parse_forecast
 from ..store.hub import Hub
 from ..timeutil import format_ts, is_iso_date, parse_ts
@@ -102,7 +102,7 @@ class _Run:
         self.books_of: Callable[[str, str], Books] | None = None  # what a model carries into a round of its cohort
         self.hubs: list[str] = [""]  # the hub identities a commitment may name (``reveals.hub_ids``)
         self.blobs: reveals.BlobReader | None = None  # the repository's blobs, for the commitment that counts
-        self.own = DEFAULT_OWN  # the hub's [hub] own_prefix: its own forecasters' team prefix (``own_prefix``)
+        self.own = DEFAULT_OWN  # the hub's [hub] own_prefix: its own forecasters' team prefix (``store.files.own_prefix_of``)
 
     def books(self, target: paths.Target) -> Books | None:
         if target.kind != paths.BETS or self.books_of is None or target.due is None or target.model is None:
@@ -298,7 +298,7 @@ def validate_files(root: Path, files: list[Path], at: datetime, hub_own: bool = 
     ``hub_own``, files the hub's own forecasters wrote (the names only they may use are theirs)."""
     tree = DiskTree(root)
     run = _Run(tree, tree, at, receipts.load_receipts(Hub(root)))
-    run.own = own_prefix(root)
+    run.own = own_prefix_of(root)
     if not hub_own:
         run.line = missing_line(root)
     run.books_of = books_reader(root, at)
@@ -344,14 +344,6 @@ def missing_line(root: Path) -> Callable[[str], float | None]:
     return lambda model: None if model in exempt or model.partition(".")[0] in exempt else scoring.max_imputed_share
 
 
-def own_prefix(root: Path) -> str:
-    """The hub's ``[hub] own_prefix`` (the default when its hub.toml does not load: ``check-config`` reports it)."""
-    try:
-        return load_settings(root).own_prefix
-    except ConfigError:
-        return DEFAULT_OWN
-
-
 def _relative(root: Path, file: Path) -> str:
     full = Path(os.path.abspath(file))
     try:
@@ -369,7 +361,7 @@ def validate_pr(
     base_sha, head_sha = git.resolve_commit(repo, base), git.resolve_commit(repo, head)
     head_tree, base_tree = git.GitTree(repo, head_sha), git.GitTree(repo, base_sha)
     run = _Run(head_tree, base_tree, at, receipts_frame, missing_line(repo))
-    run.hub_maintainers, run.author, run.own = hub_maintainers, author, own_prefix(repo)
+    run.hub_maintainers, run.author, run.own = hub_maintainers, author, own_prefix_of(repo)
     run.books_of = books_reader(repo, at)  # the hub's ledgers as checked out (the workflow checks out the base)
     run.hubs, run.blobs = reveals.hub_ids(repo), reveals.blob_reader(repo)
     changes = git.changed_files(repo, base_sha, head_sha)

@@ -206,6 +206,20 @@ def test_a_small_import_scores_from_stated_resolutions(tmp_path):
     assert stated.set_index("question_id").loc["manifold:m1", "resolved_at"] == "2026-01-20T00:00:00Z"  # FB's date stays
 
 
+def test_an_import_into_a_labs_hub_writes_the_baselines_under_its_own_prefix(tmp_path):
+    data, forecasts = mini_fb(tmp_path)
+    hub = tmp_path / "hub"
+    (hub / "data").mkdir(parents=True)
+    (hub / "data/hub.toml").write_text('[hub]\ntitle = "Acme Lab"\nown_prefix = "acmelab"\n')  # the import adds nothing to a hub.toml
+    import_forecastbench(hub, data, forecasts, as_of=AS_OF)
+    models = sorted(p.name for p in (hub / "data/models").iterdir())
+    assert [m for m in models if m.startswith(("acmelab.", "prescient."))] == [
+        "acmelab.always-0.5.yml",
+        "acmelab.always-0.yml",
+        "acmelab.always-1.yml",
+    ]
+
+
 # -- the real ForecastBench files ---------------------------------------------------------------------
 
 

@@ -31,7 +31,6 @@ from typing import TypeVar
 import pandas as pd
 
 from ...errors import Problem, SchemaError
-from ...models import DEFAULT_OWN
 from ...schemas import QUESTION_SETS, QUESTIONS, RESOLUTIONS, ROUND_QUESTIONS
 from ...store import files, ingest, ledger, readers, tarball
 from ...store.atomic import discard_staged, write_bytes_atomic
@@ -230,7 +229,7 @@ def _import(hub_root: Path | Hub, datasets_dir: Path, forecasts_dir: Path | None
     with new_hub_lock(layout.root, f"prescient import forecastbench --as-of {as_of_text}"):  # a nightly run must wait
         readers.check_as_of(hub, as_of_text)  # time never runs backwards in a ledger
         plan = None if _any_error(inputs.problems) else functools.partial(_plan, hub, inputs, dues, as_of_text)
-        own = hub.settings.own_prefix if layout.hub_toml.is_file() else DEFAULT_OWN  # an import into a new folder writes the default
+        own = files.own_prefix_of(layout.root)  # the default in a folder the import sets up
         baselines = [(due, model) for due in dues if frames.midnight(due) <= as_of_text for model in hub_baselines(own)]
         inputs, planned = read_forecast_sets(inputs, Path(forecasts_dir) if forecasts_dir else None, hub, plan, baselines)  # files staged
         try:

@@ -14,7 +14,7 @@ def seal_imported(hub: Hub, dues: list[str], as_of: str) -> list[str]:
     """Seal the imported past rounds as they were published (evidence ``import``, at the import's time):
     their files are history, not submissions, so the nightly's seal (``pipeline.seal``) leaves them be.
     A round sealed already (a re-import) keeps its seal. Returns the seal files written."""
-    layout, later = hub.layout, after_due(hub.settings.own_prefix)
+    layout, later = hub.layout, after_due(files.own_prefix_of(hub.root))
     done = seals.sealed_rounds(seals.load_seals(hub))
     rows: list[dict] = []
     for due in (d for d in dues if d not in done):
