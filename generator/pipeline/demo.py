@@ -39,7 +39,7 @@ from ..schemas import BETS, ORACLE_FORECASTS, RECEIPTS
 from ..site.build import build_site
 from ..sources.sim import SimSource, SimWorld, world_from_options
 from ..store import files, readers, receipts
-from ..store.atomic import write_bytes_atomic
+from ..store.atomic import fsyncs_deferred, write_bytes_atomic
 from ..store.csvio import to_csv_bytes
 from ..store.fast_forecasts import forecast_bytes
 from ..store.git import run_git
@@ -100,7 +100,7 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
     placed: set[str] = set()  # rounds whose bets this run has seen to
     done = len(nights) - len(todo)
     news_start = _news_start(options)
-    with NightlyCommits(root, hub.settings.bot_email) as commits:
+    with fsyncs_deferred(), NightlyCommits(root, hub.settings.bot_email) as commits:
         if nights:
             commits.commit(nights[0] - days(1), "hub: set up the demo hub (hub.toml, .gitignore)", MAINTAINER)
         if todo:
