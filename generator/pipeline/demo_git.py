@@ -24,7 +24,9 @@ changes nothing commits nothing, and a run cut short leaves its changes to the n
 from __future__ import annotations
 
 import os
+import queue
 import subprocess
+import threading
 from datetime import datetime
 from pathlib import Path
 from typing import IO
@@ -73,6 +75,54 @@ def _ignored(path: str) -> bool:
     return any(path == p or path.startswith(p) for p in IGNORED)
 
 
+class _Feed:
+    """What the commits send to ``git fast-import``, written to its stdin by a thread. The pipe takes
+    64 KiB at a time, so a night's changed ledgers (megabytes: each is a whole blob) would keep the
+    demo waiting while git compresses them; queued, they are written while the demo computes the
+    next night (a pipe write releases the GIL), and git's work overlaps the demo's on a second core.
+    ``flush`` waits until everything queued is written (before reading git's answer to ``get-mark``)."""
+
+    def __init__(self, pipe: IO[bytes]):
+        self.pipe = pipe
+        self.queue: queue.Queue[bytes | None] = queue.Queue(maxsize=64)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="git fast-import feed", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            chunk = self.queue.get()
+            try:
+                if chunk is None:
+                    return
+                if self.error is None:
+                    self.pipe.write(chunk)
+            except BaseException as exc:  # git stopped reading: told to the demo at its next write
+                self.error = exc
+            finally:
+                self.queue.task_done()
+
+    def write(self, data: bytes) -> None:
+        self._raise()
+        self.queue.put(data)
+
+    def flush(self) -> None:
+        self.queue.join()
+        self._raise()
+        self.pipe.flush()
+
+    def close(self) -> None:
+        """Write what is queued and end the thread (the pipe stays open)."""
+        self.queue.put(None)
+        self.thread.join()
+        self._raise()
+        self.pipe.flush()
+
+    def _raise(self) -> None:
+        if self.error is not None:
+            raise PrescientError(f"git fast-import stopped reading its input ({self.error})")
+
+
 class NightlyCommits:
     """Commits of a demo run, each made by ``commit`` (``with NightlyCommits(root, bot) as commits``)."""
 
@@ -88,6 +138,7 @@ class NightlyCommits:
         self._receipts = ""  # the receipts branch's parent for its first commit of this run ("" none; then fast-import's own)
         self._marks = 0
         self._proc: subprocess.Popen | None = None
+        self._feed: _Feed | None = None
 
     def __enter__(self) -> NightlyCommits:
         if not (self.root / ".git").exists():  # never the repository of a folder above (the clone the demo is in)
@@ -117,6 +168,8 @@ class NightlyCommits:
             stderr=subprocess.PIPE,
             env=ENV,
         )
+        if self._proc.stdin is not None:
+            self._feed = _Feed(self._proc.stdin)
         return self
 
     def commit(self, when: datetime, message: str, author: tuple[str, str] | None = None) -> bool:
@@ -146,7 +199,9 @@ class NightlyCommits:
         for path in removed:
             out.write(f"D {path}\n".encode())
         for path, data in changed:
-            out.write(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
+            out.write(f"M 100644 inline {path}\ndata {len(data)}\n".encode())
+            out.write(data)
+            out.write(b"\n")
         out.write(b"\n")
         return True
 
@@ -169,7 +224,9 @@ class NightlyCommits:
             data = files.read_bytes(self.root / path)
             self._marks += 1
             blobs[path] = self._marks
-            out.write(f"blob\nmark :{self._marks}\ndata {len(data)}\n".encode() + data + b"\n")
+            out.write(f"blob\nmark :{self._marks}\ndata {len(data)}\n".encode())
+            out.write(data)
+            out.write(b"\n")
             self.blobs[path] = blob_id(data)
             st = os.stat(self.root / path)
             self.stats[path] = (st.st_mtime_ns, st.st_size)
@@ -207,7 +264,7 @@ class NightlyCommits:
         self._receipts = ""  # then fast-import follows the branch itself
         out.write(f"M 100644 inline runs/{run_id}.csv\ndata {len(data)}\n".encode() + data + b"\n\n")
 
-    def _header(self, ref: str, when: datetime, message: str, who: tuple[str, str], parent: str) -> IO[bytes]:
+    def _header(self, ref: str, when: datetime, message: str, who: tuple[str, str], parent: str) -> _Feed:
         """Start a commit on ``ref`` (its mark: the next one) whose first parent is ``parent`` ("": the
         ref's own tip in this stream, or none)."""
         name, email = who
@@ -236,17 +293,24 @@ class NightlyCommits:
         """The night's commit, as the nightly workflow makes it."""
         return self.commit(as_of, _nightly_message(as_of))
 
-    def _stdin(self) -> IO[bytes]:
-        if self._proc is None or self._proc.stdin is None:
+    def _stdin(self) -> _Feed:
+        if self._feed is None:
             raise PrescientError("the demo's commits are made inside `with NightlyCommits(...)`")
-        return self._proc.stdin
+        return self._feed
 
     def __exit__(self, *exc) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None or proc.stdin is None:
+        proc, feed, self._proc, self._feed = self._proc, self._feed, None, None
+        if proc is None or proc.stdin is None or feed is None:
             return
-        proc.stdin.write(b"done\n")
-        proc.stdin.close()
+        try:
+            feed.write(b"done\n")
+            feed.close()
+        except PrescientError:
+            pass  # git ended early: its own message, read below, says why
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
         err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode, self.git_cpu = os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
