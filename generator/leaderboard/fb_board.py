@@ -36,7 +36,8 @@ rounds (the same market asked in two rounds is two units, as in FB). Steps, with
    ``as_of``, is shown with ``provisional = 1`` and no rank; rank statistics (% #1, rank
    intervals) are computed among the other models. The defaults (0, 0) make nobody provisional.
 6. Secondary columns (``secondary.secondary_columns`` on the same rows): log score, Peer score,
-   BSS against ``naive_model``, accuracy.
+   BSS against ``naive_model``, accuracy; a board made for the nightly's history rows only
+   (``headline_only``) leaves them empty, with no Explore notes, as no history row holds them.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from ..forecasters.baselines import naive_model
 from ..models import DEFAULT_OWN, ModelMeta
 from ..timeutil import format_date, format_ts
 from ..vocabulary import BASELINE, BOARDS, DATASET, FB_MIN_DATASET_ROWS, FB_MIN_MARKET_QUESTIONS, MARKET, PRELIMINARY, REPLICATES, TOURNAMENT
+from .board_frame import COLUMNS, board_frame, board_secondary
 from .bootstrap import bootstrap
 from .crowd import crowd_brier, crowd_counts
 from .explore import board_parity
@@ -62,48 +64,10 @@ from .imputation import UNRANKED_COLUMNS, exempt_groups, imputed_shares, unranke
 from .panel import build_panel, sorted_codes
 from .question_effects import DIFFICULTY, question_effects
 from .row_codes import RowCodes, first_appearance_codes
-from .rows import board_order, distinct_names
-from .secondary import model_secondary
 from .stats import format_p, summarize
 
 TYPES = ("dataset", "market")
 ESTIMATION_KINDS = ("llm", "human", "team")
-COLUMNS = [
-    "rank",
-    "model",
-    "name",
-    "organization",
-    "kind",
-    "dataset",
-    "dataset_ci_low",
-    "dataset_ci_high",
-    "market",
-    "market_ci_low",
-    "market_ci_high",
-    "overall",
-    "overall_ci_low",
-    "overall_ci_high",
-    "n_dataset",
-    "n_market",
-    "brier_dataset",
-    "brier_market",
-    "brier_overall",
-    "pct_rank1",
-    "rank_low",
-    "rank_high",
-    "p_value",
-    "p_display",
-    "p_label",
-    "in_estimation",
-    "log_score",
-    "peer",
-    "bss",
-    "accuracy",
-    "provisional",
-    "pct_top5",
-    "p_public",
-    "n_orphan",
-]
 _UNIT = ["round", "question_id", "resolution_date"]
 NO_REFERENCE = "no reference"  # p_label of every row when the configured reference is not on the board
 
@@ -123,6 +87,9 @@ class FBOptions:
     missing_crowd: str = "estimate"  # a crowd board's market with no crowd value: "estimate" or "drop" (FB)
     naive_model: str | None = naive_model()  # the BSS reference: the Naive baseline of the hub (``board_options``)
     own: str = DEFAULT_OWN  # hub.toml [hub] own_prefix: the hub's own rows are named apart (``rows.distinct_names``)
+    # the nightly's history rows (``recompute.headline_rows``): what HISTORY records only, the secondary
+    # columns left empty and no Explore notes (``difficulty``, parity), which no history row holds
+    headline_only: bool = False
     min_resolved: int = 0  # stability rule; hub.toml [scoring] min_resolved
     min_age_days: int = 0  # stability rule; hub.toml [scoring] min_age_days
     score: str = "overall"  # ranked by: overall, dataset, market, or "auto" (see ``ranking_score``)
@@ -414,19 +381,22 @@ def selection_board(
         "p_public": public_p(names, boot, score, options.public_reference),
         "n_orphan": np.bincount(model, weights=orphan[unit], minlength=len(names)).astype(np.int64),
     }
-    out = _frame(
+    out = board_frame(
         names,
         models,
         point,
         summary,
         np.bincount(model[est], minlength=len(names)) > 0,
         score,
-        model_secondary(rows, names, model, options.naive_model, unit if codes is not None and codes.text_units else None, counts=False),
+        board_secondary(rows, names, model, unit if codes is not None and codes.text_units else None, options.naive_model, options.headline_only),
         provisional,
         (p_display, p_label),
         extra,
         options.own,
     )
+    if options.headline_only:
+        out.attrs.update(notes)
+        return out
     out.attrs.update(
         notes,
         difficulty=question_effects(units, point.b),  # and the Explore page's parity intervals
@@ -445,53 +415,3 @@ def _reference(names: np.ndarray, D: np.ndarray, wanted: str | None) -> int | No
         return int(hits[0]) if hits.size else None
     finite = np.isfinite(D)
     return int(np.flatnonzero(finite)[np.argmin(D[finite])]) if finite.any() else None
-
-
-def _frame(
-    names,
-    models,
-    point,
-    summary,
-    in_est,
-    score: str,
-    secondary: dict[str, np.ndarray],
-    provisional,
-    p_text: tuple[list[str], list[str]],
-    extra: dict[str, np.ndarray],
-    own: str,
-) -> pd.DataFrame:
-    """The board's ``COLUMNS``, one row per model of ``names`` (sorted; ``secondary``'s arrays follow them), best first: by rank,
-    then the ranking score (higher first), then model id, missing ranks and scores last; ``own``: the hub's prefix. Built in one
-    frame and ordered with one lexsort (its column assignments, sort and join cost the headline boards more than their fit)."""
-    bi, low, high = summary.brier_index, summary.ci_low, summary.ci_high
-    meta = [models.get(m) for m in names]
-    columns = {
-        "rank": summary.rank,
-        "model": names,
-        "name": distinct_names(names, [x.name if x else m for m, x in zip(names, meta, strict=True)], own),
-        "organization": [x.organization if x else "" for x in meta],
-        "kind": [x.kind if x else "" for x in meta],
-    }
-    for i, label in enumerate(("dataset", "market", "overall")):
-        columns.update({label: bi[i], f"{label}_ci_low": low[i], f"{label}_ci_high": high[i]})
-    columns.update(
-        {
-            "n_dataset": np.nan_to_num(point.n[0]).astype(np.int64),
-            "n_market": np.nan_to_num(point.n[1]).astype(np.int64),
-            "brier_dataset": summary.D[0],
-            "brier_market": summary.D[1],
-            "brier_overall": summary.D[2],
-            "pct_rank1": summary.pct_rank1,
-            "rank_low": summary.rank_low,
-            "rank_high": summary.rank_high,
-            "p_value": summary.p_value,
-            "p_display": p_text[0],
-            "p_label": p_text[1],
-            "in_estimation": in_est.astype(np.int64),
-            **{c: secondary[c] for c in ("log_score", "peer", "bss", "accuracy")},
-            "provisional": np.asarray(provisional, dtype=np.int64),
-            **extra,
-        }
-    )
-    order = board_order(summary.rank, columns[score])
-    return pd.DataFrame({c: np.asarray(columns[c], dtype=object if isinstance(columns[c], list) else None)[order] for c in COLUMNS})

@@ -29,9 +29,8 @@ def headline_rows(hub: Hub, scores: pd.DataFrame, as_of: datetime, kept: KeptBoa
     ``kept``: the boards of an earlier night, each taken again while nothing it reads changed."""
     settings = hub.settings
     lb = settings.leaderboard
-    boards = pair_boards(
-        scores, readers.load_models(hub, as_of), as_of, settings, [(b, v) for b in lb.boards for v in lb.views], replicates=0, kept=kept
-    )
+    pairs = [(b, v) for b in lb.boards for v in lb.views]
+    boards = pair_boards(scores, readers.load_models(hub, as_of), as_of, settings, pairs, replicates=0, kept=kept, headline_only=True)
     return history_rows(boards, as_of, settings.scoring.methodology_version)
 
 

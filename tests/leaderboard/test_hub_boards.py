@@ -9,8 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from generator.leaderboard.hub_boards import KeptBoards, pair_boards, plain_pair_boards
+from generator.leaderboard.fb_board import COLUMNS
+from generator.leaderboard.hub_boards import KeptBoards, history_rows, pair_boards, plain_pair_boards
 from generator.models import ModelMeta
+from generator.schemas import HISTORY
+from generator.store.csvio import to_csv_bytes
 from generator.store.hub import Hub
 from generator.timeutil import parse_ts
 
@@ -128,3 +131,23 @@ def test_boards_kept_from_the_last_night_are_the_plain_methods_boards(hub_settin
         taken.append(sum(made[p] is last.get(p) for p in pairs))
         last = made
     assert taken[1] > 0 and taken[2] < len(pairs), taken  # kept on the second night; made again on the third
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_headline_only_board_is_the_full_boards_history_columns(hub_settings, seed):
+    """The nightly's history rows come from boards made ``headline_only``: every column the history
+    records is the full board's, to the bit; the secondary columns are empty and the Explore notes
+    absent (no history row holds them), and the history rows made from either are the same bytes."""
+    scores = scores_of(seed)
+    pairs = [(b, v) for b in BOARDS for v in VIEWS]
+    full = plain_pair_boards(scores, MODELS, AS_OF, hub_settings, pairs, replicates=0)
+    headline = pair_boards(scores, MODELS, AS_OF, hub_settings, pairs, replicates=0, headline_only=True)
+    recorded = [c for c in HISTORY.names if c in COLUMNS]
+    assert "log_score" not in recorded and {"rank", "overall", "provisional"} <= set(recorded)
+    for pair, board in full.items():
+        pd.testing.assert_frame_equal(headline[pair][recorded], board[recorded], check_exact=True)
+        assert headline[pair].attrs["unranked"].equals(board.attrs["unranked"])
+        if len(board):
+            assert headline[pair][["log_score", "peer", "bss", "accuracy"]].isna().all().all()
+            assert board["log_score"].notna().any() and "difficulty" not in headline[pair].attrs
+    assert to_csv_bytes(history_rows(headline, AS_OF, "v"), HISTORY) == to_csv_bytes(history_rows(full, AS_OF, "v"), HISTORY)
