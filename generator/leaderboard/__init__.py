@@ -15,6 +15,7 @@ boards built on it. Pure: frames in, frames out; no I/O stage is imported (``tes
 - ``imputation``: FB's imputation rule: a model's round with too many imputed forecasts is left off
 - ``fb_layout``: a board as ForecastBench publishes it (its CSV columns and rounding)
 - ``rows``: how a board's rows are named (each display name once) and ordered
+- ``board_frame``: a board's ``COLUMNS`` laid out in one frame, best first, and its secondary columns
 - ``question_effects``: a board's question fixed effects (each unit's difficulty ``b``), as its
   ``attrs["difficulty"]`` carries them to the site's API
 - ``calibration``: reliability tables and the Murphy decomposition
