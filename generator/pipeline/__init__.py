@@ -1,6 +1,7 @@
 """The shell around the pure stages; the CLI calls one function of it per command.
 
 - ``nightly``: fetch every source, open due rounds, run the hub's forecasters, score, append history
+- ``fetch``: the nightly's first phase: every source asked, what is new appended to the ledgers
 - ``headline``: the night's leaderboard history rows and what the first board leaves off
 - ``incremental``: the nightly's derive: only the rounds that what changed can affect are scored
   again (``rescore_changed_rounds``), the bytes of the full recompute

@@ -104,7 +104,7 @@ class ObservationState:
     the latest recorded row as (recorded_at, (value, status, outcome)); ``recorded``: the latest
     recorded_at. Rows are taken in ledger order and a later row wins a tie, as a stable sort's last
     row does. The nightly builds it once and then ``add``s what it appends, instead of sorting the
-    whole ledger every night (``pipeline.nightly.fetch_stage``)."""
+    whole ledger every night (``pipeline.fetch.fetch_stage``)."""
 
     market: dict[str, tuple[tuple[str, str], tuple[str, ...]]] = field(default_factory=dict)
     series: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = field(default_factory=dict)

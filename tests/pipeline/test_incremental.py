@@ -147,7 +147,7 @@ def test_appended_rows_sees_an_append_an_unchanged_file_and_a_rewrite(tmp_path: 
 
 
 def test_the_fetch_sees_an_observation_ledger_changed_behind_the_commands_back(tmp_path: Path):
-    """The nightly keeps the observation ledger's state between nights (``nightly.fetch_stage``);
+    """The nightly keeps the observation ledger's state between nights (``fetch.fetch_stage``);
     a file another process wrote in between must be read again, not judged by the kept state."""
     (tmp_path / "data").mkdir()
     (tmp_path / "data/hub.toml").write_text(WORLD_HUB, encoding="utf-8")
