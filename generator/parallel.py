@@ -16,7 +16,9 @@ Three shapes, one per kind of work:
   (``pipeline.recompute.write_round_scores_in_parallel``, ``pipeline.nightly``'s after-due files);
 - ``in_background(make)``: ``make()`` in one forked worker while this process goes on
   (``site.boards``);
-- ``worker_pool(n)``: forked workers taking a stream of jobs (``interop.forecastbench.workers``).
+- ``worker_pool(n)``: forked workers taking a stream of jobs (``interop.forecastbench.workers``);
+- ``Companion(answer)``: one forked process answering requests in order, one ahead of the caller,
+  and keeping what it learns from one to the next (``pipeline.fetch_lane``: the demo's fetches).
 
 Workers are forked, never spawned: they run the code and see the memory of this process as it is
 at the fork (the work is not pickled, only its items and results are).
@@ -38,7 +40,7 @@ import sys
 import threading
 from collections.abc import Callable
 from multiprocessing.pool import Pool
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from threadpoolctl import ThreadpoolController
 
@@ -46,6 +48,7 @@ from .store.atomic import FAULT_ENV
 
 T = TypeVar("T")
 R = TypeVar("R")
+Q = TypeVar("Q")
 
 
 def fork_sound() -> bool:
@@ -171,3 +174,94 @@ def worker_pool(workers: int) -> Pool:
     """A pool of ``workers`` forked processes for a stream of jobs (``imap``, ``map_async``); the
     caller has checked ``fork_sound`` (and set, before calling, whatever the workers read)."""
     return multiprocessing.get_context("fork").Pool(workers)
+
+
+class Companion(Generic[Q, R]):
+    """``answer(request)`` for a stream of requests, in a forked process that keeps its memory from one
+    request to the next: ``ask(request)`` hands it one and returns at once; ``result()`` waits for
+    the answer to the last request asked. One request at a time. Where forking is not sound
+    (``fork_sound``) ``answer`` runs here when the result is asked for: the same answers, in the same
+    order, one after the other. A request that raises in the companion raises here, as a
+    ``CompanionError`` with its message, and the companion ends; ``close`` (or the ``with`` block)
+    ends it in any case."""
+
+    def __init__(self, answer: Callable[[Q], R]):
+        self.answer, self.process, self.pipe = answer, None, None
+        self.asked: Q | None = None
+        self._waiting = False
+        if fork_sound():
+            context = multiprocessing.get_context("fork")
+            self.pipe, theirs = context.Pipe(duplex=True)
+            self.process = context.Process(target=_companion, args=(answer, theirs), daemon=True)
+            self.process.start()
+            theirs.close()
+
+    def ask(self, request: Q) -> None:
+        if self._waiting:
+            raise CompanionError("a companion takes one request at a time: ask for the last one's result first")
+        self._waiting, self.asked = True, request
+        if self.pipe is not None:
+            self.pipe.send((request,))
+
+    def result(self) -> R:
+        if not self._waiting:
+            raise CompanionError("no request asked")
+        if self.pipe is None:
+            self._waiting = False
+            return self.answer(self.asked)  # type: ignore[arg-type]  # asked: a Q since ask
+        try:
+            sent = self.pipe.recv()
+        except (EOFError, OSError):
+            sent = ("error", "the companion process ended without an answer")
+        self._waiting = False
+        if sent[0] != "ok":
+            self.close()
+            raise CompanionError(sent[1])
+        return sent[1]
+
+    def close(self) -> None:
+        """End the companion, once it has answered the request it is working on (its answer is
+        dropped: a companion stopped mid-request could leave its work half done)."""
+        pipe, process, self.pipe, self.process = self.pipe, self.process, None, None
+        if pipe is not None:
+            if self._waiting:  # read its answer: a large one blocks the companion until it is read
+                with contextlib.suppress(EOFError, OSError):
+                    pipe.recv()
+            with contextlib.suppress(OSError, ValueError):
+                pipe.send(None)
+            pipe.close()
+        if process is not None:
+            process.join()
+
+    def __enter__(self) -> Companion[Q, R]:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class CompanionError(RuntimeError):
+    """A companion's request failed (its message), or the companion was asked out of turn."""
+
+
+def _companion(answer: Callable[[Any], Any], pipe: Any) -> None:
+    """The companion's loop: each request answered in turn, until None or a failure (sent back)."""
+    while True:
+        try:
+            request = pipe.recv()
+        except (EOFError, OSError):
+            return
+        if request is None:
+            return
+        try:
+            reply: tuple = ("ok", answer(request[0]))
+        except BaseException as exc:  # noqa: BLE001 (told to the caller, which raises it)
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        try:
+            pipe.send(reply)
+        except Exception as exc:  # noqa: BLE001 (an answer that cannot be sent)
+            with contextlib.suppress(Exception):
+                pipe.send(("error", f"the answer could not be sent: {type(exc).__name__}: {exc}"))
+            return
+        if reply[0] != "ok":
+            return

@@ -5,6 +5,7 @@ the rounds' scores and after-due files by ``forked_map``, the import's parsing w
 from __future__ import annotations
 
 import os
+import signal
 import threading
 
 import numpy as np
@@ -86,3 +87,63 @@ def test_a_worker_that_fails_leaves_the_error_to_the_main_process():
 def test_a_result_the_worker_cannot_send_is_made_here():
     pending = in_background(lambda: lambda: "made")  # a function: not picklable
     assert pending()() == "made"
+
+
+def _counting(stop_at: int | None = None):
+    """An answer that keeps state between requests (a companion's memory) and reports its process."""
+    seen: list[int] = []
+
+    def answer(request: int) -> tuple[int, int, list[int]]:
+        if request == stop_at:
+            raise ValueError(f"request {request} refused")
+        seen.append(request)
+        return request * 2, os.getpid(), list(seen)
+
+    return answer
+
+
+def test_a_companion_answers_in_order_and_keeps_its_memory():
+    with parallel.Companion(_counting()) as companion:
+        answers = []
+        for request in (1, 2, 3):
+            companion.ask(request)
+            answers.append(companion.result())
+    assert [a[0] for a in answers] == [2, 4, 6] and answers[-1][2] == [1, 2, 3]  # what it learnt, kept
+    assert {a[1] for a in answers} != {os.getpid()} and len({a[1] for a in answers}) == 1  # one other process
+
+
+def test_a_companion_without_a_sound_fork_gives_the_same_answers_here(monkeypatch):
+    monkeypatch.setattr(parallel, "fork_sound", lambda: False)
+    with parallel.Companion(_counting()) as companion:
+        assert companion.process is None
+        companion.ask(5)
+        assert companion.result()[:2] == (10, os.getpid())
+
+
+@pytest.mark.parametrize("sound", [True, False])
+def test_a_companions_failure_is_raised_here_and_turns_are_kept(monkeypatch, sound):
+    monkeypatch.setattr(parallel, "fork_sound", lambda: sound)
+    with parallel.Companion(_counting(stop_at=2)) as companion:
+        with pytest.raises(parallel.CompanionError, match="no request asked"):
+            companion.result()
+        companion.ask(1)
+        with pytest.raises(parallel.CompanionError, match="one request at a time"):
+            companion.ask(2)
+        assert companion.result()[0] == 2
+        companion.ask(2)
+        with pytest.raises((parallel.CompanionError, ValueError), match="request 2 refused"):
+            companion.result()
+
+
+def test_closing_a_companion_mid_request_waits_for_a_large_answer():
+    """A companion whose answer is larger than a pipe holds blocks until it is read: closed while it works,
+    it is read and dropped, not left blocked for ever (the demo's lane, closed by an error mid-season)."""
+    previous = signal.signal(signal.SIGALRM, signal.default_int_handler)
+    signal.alarm(30)  # a close that waited on the blocked companion would hang here
+    try:
+        with parallel.Companion(lambda n: b"x" * n) as companion:
+            companion.ask(4 << 20)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert companion.process is None
