@@ -20,6 +20,7 @@
   maintainers' ledger, checked as its pull request will be
 - ``demo``: a simulated season end to end
 - ``demo_git``: the demo as a git repository, a commit a night by the hub's bot (one ``git fast-import``)
+- ``fetch_lane``: the demo's fetch of each night made in a forked process while the night before is scored
 - ``hubinit``: ``prescient init``: a new hub's files (the workflows for a pinned version, the site
   skeleton, CODEOWNERS), ``init --upgrade``, and the check of CODEOWNERS against hub.toml
 - ``hubtoml``: a new hub's commented ``data/hub.toml``, written from the schema

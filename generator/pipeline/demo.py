@@ -20,6 +20,7 @@ Every file is checked by the same validation code as a pull request before it is
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import tempfile
 from collections.abc import Callable
@@ -50,7 +51,8 @@ from ..submissions.bets import check_bet_file
 from ..submissions.content import published_round
 from ..submissions.oracle import check_oracle_forecast
 from ..timeutil import days, format_date, format_ts, parse_ts
-from .demo_git import DEMO_TEAMS, MAINTAINER, PULL_REFS, RECEIPTS_BRANCH, NightlyCommits, gitignore
+from .demo_git import DEMO_TEAMS, MAINTAINER, PULL_REFS, RECEIPTS_BRANCH, Held, NightlyCommits, gitignore
+from .fetch_lane import LANE_FOLDERS, FetchLane
 from .nightly import nightly, validated_forecast
 
 SEASON_START = parse_ts("2026-01-04T00:00:00Z")
@@ -87,9 +89,12 @@ def season(start: datetime = SEASON_START, end: datetime = SEASON_END, step_days
     return nights
 
 
-def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime] | None = None, build: bool = True) -> DemoResult:
+def run_demo(
+    root: Path, progress: Progress | None = None, nights: list[datetime] | None = None, build: bool = True, fetch_lane: bool = True
+) -> DemoResult:
     """Create (or bring up to date) a demo hub in ``root`` and build its site (``build``). ``progress``
-    is told of each night, as (nights done, nights in all, what)."""
+    is told of each night, as (nights done, nights in all, what). ``fetch_lane``: each night's fetch
+    made while the night before is scored (``pipeline.fetch_lane``; the same history without it)."""
     _prepare(root, Layout(root))
     hub = Hub.load(root)
     options = _sim_options(hub.settings)
@@ -106,16 +111,17 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
         if todo:
             load_oracle(root, world.seed, todo[0])
         teams = Teams.of(hub)
-        for i, night in enumerate(todo, start=done + 1):
-            # a night an earlier run committed is not run again: the teams' pull requests merged after it
-            # would enter its manifest, and its history rows would conflict with those recorded
-            if i > done + 1 or not commits.has_nightly(night):
-                teams.record(hub, night)  # the nightly's walk: the receipts of the runs created since the last night
-                nightly(_with_news(hub, night > news_start), night, extra_models=synthetic_models(), env={}, sources={"sim": sim})
-                commits.nightly(night)
-            submit(hub, world, night, commits, teams, placed)
-            if progress:
-                progress(i, len(nights), f"night {night:%Y-%m-%d}")
+        with FetchLane(hub, {"sim": sim}, {}) if fetch_lane and todo else contextlib.nullcontext() as lane:
+            for i, night in enumerate(todo, start=done + 1):
+                # a night an earlier run committed is not run again: the teams' pull requests merged after it
+                # would enter its manifest, and its history rows would conflict with those recorded
+                if i > done + 1 or not commits.has_nightly(night):
+                    teams.record(hub, night)  # the nightly's walk: the receipts of the runs created since the last night
+                    _night(hub, night, sim, commits, lane, todo[i - done] if i - done < len(todo) else None, news=night > news_start)
+                submit(hub, world, night, commits, teams, placed)
+                if progress:
+                    progress(i, len(nights), f"night {night:%Y-%m-%d}")
+        commits.held = None  # the lane has ended: its files are on disk as the last night left them
         if todo and hub.settings.oracle is not None:
             write_oracle_forecasts(hub, hub.settings.oracle.question_set, world.seed)
             commits.commit(todo[-1], "demo teams: the synthetic forecasters' oracle answers", DEMO_TEAMS)
@@ -124,6 +130,23 @@ def run_demo(root: Path, progress: Progress | None = None, nights: list[datetime
         build_site(hub, last)
         commit_site(root, last)
     return DemoResult(root, len(nights), root / "site_src" / "site", last)
+
+
+def _night(
+    hub: Hub, night: datetime, sim: SimSource, commits: NightlyCommits, lane: FetchLane | None, following: datetime | None, news: bool
+) -> None:
+    """The nightly run of ``night`` and its commit; with the ``lane``, its fetch taken from the lane,
+    which is asked for the ``following`` night's as soon as this one no longer reads what it writes."""
+    run = _with_news(hub, news)
+    if lane is None:
+        nightly(run, night, extra_models=synthetic_models(), env={}, sources={"sim": sim})
+        commits.nightly(night)
+        return
+    fetched = lane.fetch(night)
+    ahead = (lambda: lane.ask(following)) if following is not None else None
+    nightly(run, night, extra_models=synthetic_models(), env={}, sources={"sim": sim}, fetched=fetched, ahead=ahead)
+    commits.held = Held(LANE_FOLDERS, fetched.files)  # the night's, until the next night's fetch is taken
+    commits.nightly(night)
 
 
 def commit_site(root: Path, when: datetime) -> bool:

@@ -29,6 +29,8 @@ import fcntl
 import os
 import select
 import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO
@@ -54,13 +56,28 @@ def gitignore() -> bytes:
     return "".join(f"{p}\n" for p in IGNORED).encode()
 
 
-def _scan(root: Path) -> dict[str, Stat]:
-    """Every file git would track in the hub, by path relative to it, with its stat."""
+@dataclass(frozen=True)
+class Held:
+    """Files another process writes meanwhile (``pipeline.fetch_lane``): every file under ``folders``
+    is committed as ``files`` give it (the bytes the night left, by path), never as read from disk."""
+
+    folders: tuple[str, ...]
+    files: Mapping[str, bytes]
+
+    def holds(self, path: str) -> bool:
+        return any(path.startswith(folder) for folder in self.folders)
+
+
+def _scan(root: Path, held: Held | None = None) -> dict[str, Stat]:
+    """Every file git would track in the hub, by path relative to it, with its stat (none under
+    ``held``'s folders)."""
     out: dict[str, Stat] = {}
     for folder, dirs, names in os.walk(root):
         rel = os.path.relpath(folder, root)
         prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
-        dirs[:] = sorted(d for d in dirs if not (prefix == "" and d == ".git") and not _ignored(f"{prefix}{d}/"))
+        dirs[:] = sorted(
+            d for d in dirs if not (prefix == "" and d == ".git") and not _ignored(f"{prefix}{d}/") and not (held and held.holds(f"{prefix}{d}/"))
+        )
         for name in names:
             path = prefix + name
             if not _ignored(path):
@@ -133,6 +150,7 @@ class NightlyCommits:
         self._marks = 0
         self._proc: subprocess.Popen | None = None
         self._feed: _Feed | None = None
+        self.held: Held | None = None  # files another process writes meanwhile: every commit takes them from here
 
     def __enter__(self) -> NightlyCommits:
         if not (self.root / ".git").exists():  # never the repository of a folder above (the clone the demo is in)
@@ -171,8 +189,10 @@ class NightlyCommits:
         hub's bot); False (no commit) when nothing changed. A commit after the pull requests merged on
         the night ``when`` (the teams' oracle answers, the site's sources: a demo stopped on such a
         night) is dated at the last merge instead: never before its parent, which `verify --git`
-        refuses (``commit-date-backwards``)."""
-        now = _scan(self.root)
+        refuses (``commit-date-backwards``). Files ``held`` (``self.held``) are taken from it, never
+        from disk (one held that is not in its ``files`` is as last committed)."""
+        held = self.held
+        now = _scan(self.root, held)
         changed: list[tuple[str, bytes]] = []
         for path, stat in sorted(now.items()):
             if self.stats.get(path) == stat:
@@ -182,7 +202,12 @@ class NightlyCommits:
             if self.blobs.get(path) != blob:
                 changed.append((path, data))
                 self.blobs[path] = blob
-        removed = sorted(p for p in self.blobs if p not in now)
+        for path, data in sorted(held.files.items() if held else ()):
+            blob = blob_id(data)
+            if self.blobs.get(path) != blob:
+                changed.append((path, data))
+                self.blobs[path] = blob
+        removed = sorted(p for p in self.blobs if p not in now and not (held and held.holds(p)))
         self.stats = now
         if not changed and not removed:
             return False

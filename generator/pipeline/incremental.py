@@ -44,6 +44,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -96,21 +97,17 @@ def rescore_changed_rounds(
     policy: str,
     quarantine: list[Problem],
     stats: dict[str, FileStats] | None = None,
+    found: LedgerChanges | None = None,
 ) -> tuple[list[pd.DataFrame], list[str]]:
     """Every round's scores, a frame per round in round order, and the score files written:
     ``recompute.write_round_scores``, scoring again only what changed since this command's last derive.
     ``view()`` gives the ledger view at ``as_of``; it is only asked for when a round needs scoring.
     The frames are not concatenated, since a night whose boards are kept never needs them as one
     (half the memory at FB scale). ``stats``: ``layout.forecast_stats()``, if the caller has them
-    (as they are now)."""
+    (as they are now); ``found``: ``ledger_changes``, if the caller read them already."""
     memo = memo_of(hub)
     stats = hub.layout.forecast_stats() if stats is None else stats
-    trusted = policy == market_proxy.IGNORE and memo.as_of != "" and memo.as_of <= as_of and memo.latest <= memo.as_of
-    found = _changes(hub, memo) if trusted else None
-    if found is None:  # something the incremental reasoning cannot follow: score every round
-        trusted, found = False, _changes(hub, DeriveMemo())
-    assert found is not None  # an empty memo always gives the changes: every row is new
-    changes, ledgers, latest = found
+    trusted, (changes, ledgers, latest) = ledger_changes(hub, as_of, policy) if found is None else found
     frames, written, rounds = [], [], {}
     for due in readers.round_dues(hub):
         label = format_date(due)
@@ -140,6 +137,24 @@ def rescore_changed_rounds(
     if hub.cache.disk is not None:
         memo_store.save(hub.cache.disk, memo, hub.cache.state(memo_store.SAVED))
     return frames, written
+
+
+# (whether the memo's rounds can be trusted, and what the ledgers added since it: ``_changes``)
+LedgerChanges: TypeAlias = "tuple[bool, tuple[Changes, dict[str, readers.LedgerMark], str]]"
+
+
+def ledger_changes(hub: Hub, as_of: str, policy: str) -> LedgerChanges:
+    """What ``rescore_changed_rounds`` reads of the observation, resolution and decision ledgers:
+    what was added to them since this command's last derive, and whether its memo can be trusted
+    (else every row counts as new and every round is scored again). Read apart from the scoring
+    when the ledgers may grow before it (the demo fetches the next night meanwhile: ``fetch_lane``)."""
+    memo = memo_of(hub)
+    trusted = policy == market_proxy.IGNORE and memo.as_of != "" and memo.as_of <= as_of and memo.latest <= memo.as_of
+    found = _changes(hub, memo) if trusted else None
+    if found is None:  # something the incremental reasoning cannot follow: score every round
+        trusted, found = False, _changes(hub, DeriveMemo())
+    assert found is not None  # an empty memo always gives the changes: every row is new
+    return trusted, found
 
 
 def score_parts(hub: Hub) -> tuple[list[tuple[object, int]], list[FrameTimes | None]]:

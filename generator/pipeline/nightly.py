@@ -53,6 +53,7 @@ from .seal import reveal_by, seal_stage
 if TYPE_CHECKING:
     from ..forecasters.agents import AgentsNight
     from ..oracle.stage import OracleNight
+    from .fetch_lane import Fetched
 
 T = TypeVar("T")
 # What a nightly keeps in its command's cache (``store.cache.ReadCache``) from night to night (the
@@ -101,6 +102,8 @@ def nightly(
     progress: ProgressFactory | None = None,
     sources: Mapping[str, Source] | None = None,
     walk: Callable[[Hub, datetime], bool] | None = None,
+    fetched: Fetched | None = None,
+    ahead: Callable[[], None] | None = None,
 ) -> NightlyReport:
     """One nightly run over ``hub`` (a Hub, or its folder). Raises PartialFailure after writing if a source failed.
 
@@ -111,6 +114,10 @@ def nightly(
     every pull-request run GitHub created since the oldest unsealed round (``pipeline.receipts.walk``)
     and says whether it read them all: under ``[hub] receipts = "github"`` a round is sealed in a run
     whose walk did not complete (or without one) only once it is two days past its due time.
+
+    ``fetched``: the night's fetch, made already by the demo's fetch lane (``fetch_lane``), in place of
+    the fetch stage; ``ahead()`` is then called once, as soon as the night reads no more of the
+    question and observation ledgers, so that the lane may fetch the next night meanwhile.
     """
     hub = as_hub(hub)
     settings, layout = hub.settings, hub.layout
@@ -119,7 +126,14 @@ def nightly(
     command = "fetch" if fetch_only else "nightly"
     with hub_lock(layout.data, f"prescient {command} --as-of {format_ts(as_of)}"):
         readers.check_as_of(hub, format_ts(as_of))
-        bank = fetch_stage(settings, hub, as_of, report, only, env, client, progress, sources)
+        if fetched is None:
+            bank = fetch_stage(settings, hub, as_of, report, only, env, client, progress, sources)
+        else:
+            bank = fetched.bank
+            report.sources += fetched.sources
+            report.written += fetched.written
+        late = (settings.oracle is not None or bool(settings.arena.agent_models)) and not fetch_only and only is None
+        ahead = _once(ahead)
         if not fetch_only:
             complete = settings.receipts != "github" or (walk is not None and walk(hub, as_of))
             if not complete:
@@ -135,7 +149,7 @@ def nightly(
                     )
                 )
             take_up_decisions(hub, as_of)
-            derive_stage(hub, as_of, bank, report, extra, extra_models or {}, complete)
+            derive_stage(hub, as_of, bank, report, extra, extra_models or {}, complete, None if late else ahead)
     if settings.oracle is not None and not fetch_only and only is None:  # its steps take the lock themselves
         from ..oracle.stage import oracle_night  # its libraries (feeds, scikit-learn) load only where it runs
 
@@ -144,6 +158,7 @@ def nightly(
         from ..forecasters.agents import agents_night
 
         report.agents = agents_night(hub.root, settings.arena, as_of, env, client=client, own=settings.own_prefix)
+    ahead()  # the oracle's and the agents' stages read the bank: the next fetch waits for them
     if report.failed_sources or report.quarantined or report.oracle_errors or report.agent_errors:
         raise PartialFailure(partial_summary(report), report_problems(report), run_report=report)
     return report
@@ -187,7 +202,7 @@ def report_problems(report: NightlyReport) -> list[Problem]:
 # -- phase 2: derive ------------------------------------------------------------------------------
 
 
-def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_complete: bool = True) -> None:
+def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_complete: bool = True, ahead: Callable[[], None] | None = None) -> None:
     settings, layout = hub.settings, hub.layout
     observations = _lazy(lambda: readers.load_observations(hub))  # the ledger after the fetch, read when needed
     existing = {p.name for p in layout.round_dirs()}
@@ -217,11 +232,28 @@ def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_co
     # every round's scores, a frame per round; only the rounds what changed since this command's last
     # night can affect are scored again (the bytes of ``recompute.write_round_scores``)
     scoring = settings.scoring
+    found = None
+    if ahead is not None:  # what scoring reads of the observation ledger, read before the next fetch may grow it
+        view()
+        found = incremental.ledger_changes(hub, format_ts(as_of), scoring.unresolved_markets)
+        ahead()
     frames, written = incremental.rescore_changed_rounds(
-        hub, view, format_ts(as_of), scoring.impute_value, scoring.unresolved_markets, report.quarantined, stats
+        hub, view, format_ts(as_of), scoring.impute_value, scoring.unresolved_markets, report.quarantined, stats, found
     )
     report.written += written
     append_history(hub, frames, as_of, report, incremental.score_parts(hub))
+
+
+def _once(call: Callable[[], None] | None) -> Callable[[], None]:
+    """``call``, made callable any number of times, calling it the first time only (None: nothing)."""
+    done: list[bool] = []
+
+    def once() -> None:
+        if call is not None and not done:
+            done.append(True)
+            call()
+
+    return once
 
 
 def _lazy(make: Callable[[], T]) -> Callable[[], T]:

@@ -182,6 +182,11 @@ class ReadCache:
         self._kept[slot] = (key, value)
         return value
 
+    def kept_entry(self, slot: Slot[T]) -> tuple[object, T] | None:
+        """What ``slot`` keeps, as (what it was made from, the value); None when it keeps nothing."""
+        entry = self._kept.get(slot)
+        return None if entry is None else (entry[0], cast(T, entry[1]))
+
     def keep(self, slot: Slot[T], key: object, value: T) -> None:
         """Keep ``value`` in ``slot`` as made from ``key`` (the caller has just written the files)."""
         self._kept[slot] = (key, value)
