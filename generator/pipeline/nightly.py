@@ -205,6 +205,12 @@ def report_problems(report: NightlyReport) -> list[Problem]:
 def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_complete: bool = True, ahead: Callable[[], None] | None = None) -> None:
     settings, layout = hub.settings, hub.layout
     observations = _lazy(lambda: readers.load_observations(hub))  # the ledger after the fetch, read when needed
+    view = _lazy(lambda: hub_view(hub, observations(), as_of))  # built only when a stage needs it
+    scoring, found = settings.scoring, None
+    if ahead is not None:  # all the night reads of the question and observation ledgers, read before the next fetch grows them
+        view()
+        found = incremental.ledger_changes(hub, format_ts(as_of), scoring.unresolved_markets)
+        ahead()
     existing = {p.name for p in layout.round_dirs()}
     for due in sampling.rounds_to_open(settings.rounds, as_of, existing):
         freeze, questions = sampling.freeze_round(bank, observations(), due, settings.rounds, as_of)
@@ -224,19 +230,12 @@ def derive_stage(hub: Hub, as_of, bank, report, extra, extra_models, receipts_co
     sealed = seal_stage(hub, as_of, receipts_complete)  # before anything reads a past round's files
     report.written += sealed.written
     report.sealing += sealed.problems
-    view = _lazy(lambda: hub_view(hub, observations(), as_of))  # built only when a stage needs it
     stats = layout.forecast_stats()  # every round's forecast files: what the manifest and the scores read
     if _write_after_due(hub, view, as_of, report, stats, settings.scoring.crowd_min_forecasters):  # after the others' files
         stats = layout.forecast_stats()
     report.written += manifest.record(hub, as_of, stats)  # every forecast file's sha256, first time seen
     # every round's scores, a frame per round; only the rounds what changed since this command's last
     # night can affect are scored again (the bytes of ``recompute.write_round_scores``)
-    scoring = settings.scoring
-    found = None
-    if ahead is not None:  # what scoring reads of the observation ledger, read before the next fetch may grow it
-        view()
-        found = incremental.ledger_changes(hub, format_ts(as_of), scoring.unresolved_markets)
-        ahead()
     frames, written = incremental.rescore_changed_rounds(
         hub, view, format_ts(as_of), scoring.impute_value, scoring.unresolved_markets, report.quarantined, stats, found
     )
