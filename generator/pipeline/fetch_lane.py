@@ -1,11 +1,11 @@
 """The demo's fetch lane: each night's fetch made while the demo scores the night before.
 
 A night's fetch reads the sources and its own ledgers (``data/questions/``, ``data/observations/``)
-and nothing the rest of a night writes; the rest of a night reads those ledgers up to a point (the
-rounds it opens, the ledger view it scores against, what its scoring takes as new), then no more.
-So once the demo's night has passed that point (``nightly``'s ``ahead``), the next night's fetch
-runs in a forked process (``parallel.Companion``), on the second core, while the night scores and
-writes its history, is committed, and the teams submit. What the fetch learnt comes back with its
+and nothing the rest of a night writes; the rest of a night reads those ledgers only for the rounds
+it opens, the ledger view it scores against and what its scoring takes as new, which it reads first
+(``nightly``'s ``ahead``). From then on the next night's fetch runs in a forked process
+(``parallel.Companion``), on the second core, while the night opens rounds, seals, scores and writes
+its history, is committed, and the teams submit. What the fetch learnt comes back with its
 answer and is taken into the demo's own command cache, as if the demo had fetched (the ledgers'
 frames as ``read_table`` gives them, their last keys), and the bytes of the files it wrote go into
 that night's commits as they were (``demo_git.Held``): the lane may be writing the next night's rows
@@ -47,7 +47,7 @@ class Fetched:
     bank: pd.DataFrame  # the question bank after the fetch, as ``fetch_stage`` returns it
     sources: list[SourceReport]
     written: list[str]
-    files: dict[str, bytes]  # every file the fetch wrote, by path in the hub, as it left them
+    files: dict[str, bytes]  # every file the fetch wrote, by path in the hub, as it left them (read by ``fetch``)
 
 
 @dataclass
@@ -90,7 +90,9 @@ class FetchLane:
         except CompanionError as exc:
             raise PrescientError(f"the demo's fetch of the night of {format_ts(night)} failed: {exc}") from None
         _take(self.hub.cache, answer)
-        return answer.fetched
+        fetched = answer.fetched  # its files read now, while the lane waits for the next night: as the fetch left them
+        fetched.files = {rel: files.read_bytes(self.hub.root / rel) for rel in dict.fromkeys(fetched.written)}
+        return fetched
 
     def close(self) -> None:
         self.companion.close()
@@ -120,9 +122,7 @@ def _fetch(hub: Hub, night: datetime, sources: Mapping[str, Source], env: dict[s
         kept = cache.kept_entry(ledger.LAST_KEY.of((name, str(path))))
         if kept is not None:
             last_keys.append((name, path, kept[0], kept[1]))
-    written = list(report.written)
-    data = {rel: files.read_bytes(hub.root / rel) for rel in dict.fromkeys(written)}
-    return _Answer(Fetched(bank, list(report.sources), written, data), tables, last_keys)
+    return _Answer(Fetched(bank, list(report.sources), list(report.written), {}), tables, last_keys)
 
 
 def _fresh(key: tuple, signature: tuple) -> bool:
