@@ -62,15 +62,7 @@ def plain_pair_boards(
     out = {}
     with one_blas_thread():  # numpy's BLAS on one thread: the same numbers on every machine
         for board, view in pairs:
-            fb_options = board_options(
-                settings.scoring,
-                settings.leaderboard,
-                settings.own_prefix,
-                board=board,
-                score=HEADLINE.get(view, AUTO),
-                replicates=replicates,
-                **options,
-            )
+            fb_options = _pair_options(settings, board, view, replicates, options)
             board_crowd = crowd if fb_options.market_difficulty == "crowd" else None
             made = fb_board(view_rows(scores, view), models, as_of, np.random.default_rng(seed), fb_options, board_crowd)
             out[(board, view)] = _point_only(made, replicates)
@@ -134,6 +126,14 @@ class KeptBoards:
     made: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)
 
 
+def _pair_options(settings: Settings, board: str, view: str, replicates: int | None, options: dict) -> FBOptions:
+    """The options of one (board, view): what hub.toml sets for the board, ranked by the view's headline
+    score (``HEADLINE``), with ``replicates`` and the caller's ``options`` (``FBOptions`` fields) over them."""
+    return board_options(
+        settings.scoring, settings.leaderboard, settings.own_prefix, board=board, score=HEADLINE.get(view, AUTO), replicates=replicates, **options
+    )
+
+
 def pair_boards(
     scores: pd.DataFrame,
     models: dict[str, ModelMeta],
@@ -167,15 +167,7 @@ def pair_boards(
             whole = mask.all() and scores.index.equals(pd.RangeIndex(len(scores)))  # the overall view: no copy
             rows, shared = scores if whole else scores[mask].reset_index(drop=True), {}
             for board in (b for b, v in pairs if v == view):
-                fb_options = board_options(
-                    settings.scoring,
-                    settings.leaderboard,
-                    settings.own_prefix,
-                    board=board,
-                    score=HEADLINE.get(view, AUTO),
-                    replicates=replicates,
-                    **options,
-                )
+                fb_options = _pair_options(settings, board, view, replicates, options)
                 key = selection_key(fb_options)
                 if key not in shared:
                     shared[key] = select(rows, models, as_of, fb_options, codes.of(mask))
