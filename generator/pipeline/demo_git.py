@@ -104,7 +104,7 @@ class _Feed:
     (before reading git's answer to ``get-mark``, and at the end)."""
 
     def __init__(self, pipe: IO[bytes]):
-        self.pipe, self.fd = pipe, pipe.fileno()
+        self.fd = pipe.fileno()
         with contextlib.suppress(OSError, AttributeError):  # not Linux, or above /proc/sys/fs/pipe-max-size
             fcntl.fcntl(self.fd, fcntl.F_SETPIPE_SZ, 1 << 20)
         os.set_blocking(self.fd, False)
@@ -193,16 +193,9 @@ class NightlyCommits:
         from disk (one held that is not in its ``files`` is as last committed)."""
         held = self.held
         now = _scan(self.root, held)
+        touched = [(path, files.read_bytes(self.root / path)) for path, stat in sorted(now.items()) if self.stats.get(path) != stat]
         changed: list[tuple[str, bytes]] = []
-        for path, stat in sorted(now.items()):
-            if self.stats.get(path) == stat:
-                continue
-            data = files.read_bytes(self.root / path)
-            blob = blob_id(data)
-            if self.blobs.get(path) != blob:
-                changed.append((path, data))
-                self.blobs[path] = blob
-        for path, data in sorted(held.files.items() if held else ()):
+        for path, data in touched + sorted(held.files.items() if held else ()):
             blob = blob_id(data)
             if self.blobs.get(path) != blob:
                 changed.append((path, data))

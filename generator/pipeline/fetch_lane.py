@@ -47,7 +47,7 @@ class Fetched:
     bank: pd.DataFrame  # the question bank after the fetch, as ``fetch_stage`` returns it
     sources: list[SourceReport]
     written: list[str]
-    files: dict[str, bytes]  # every file the fetch wrote, by path in the hub, as it left them (read by ``fetch``)
+    files: dict[str, bytes]  # every file the fetch wrote, by path in the hub, as it left them
 
 
 @dataclass
@@ -62,7 +62,9 @@ class _Report:
 class _Answer:
     """What the lane sends back for one night."""
 
-    fetched: Fetched
+    bank: pd.DataFrame
+    sources: list[SourceReport]
+    written: list[str]
     tables: list[tuple[tuple, tuple, int, pd.DataFrame]]  # (key, signature, rows before, rows added) per ledger frame
     last_keys: list[tuple[str, Path, object, tuple[str, ...] | None]]  # (table, path, signatures, last key): ``ledger.last_key``
 
@@ -90,9 +92,9 @@ class FetchLane:
         except CompanionError as exc:
             raise PrescientError(f"the demo's fetch of the night of {format_ts(night)} failed: {exc}") from None
         _take(self.hub.cache, answer)
-        fetched = answer.fetched  # its files read now, while the lane waits for the next night: as the fetch left them
-        fetched.files = {rel: files.read_bytes(self.hub.root / rel) for rel in dict.fromkeys(fetched.written)}
-        return fetched
+        # its files read now, while the lane waits for the next night: as the fetch left them
+        written = {rel: files.read_bytes(self.hub.root / rel) for rel in dict.fromkeys(answer.written)}
+        return Fetched(answer.bank, answer.sources, answer.written, written)
 
     def close(self) -> None:
         self.companion.close()
@@ -110,7 +112,7 @@ def _fetch(hub: Hub, night: datetime, sources: Mapping[str, Source], env: dict[s
     before = {key: len(frame) for key, (signature, frame) in cache.tables.items() if _fresh(key, signature)}
     report: FetchReport = _Report()
     bank = fetch_stage(hub.settings, hub, night, report, None, env, sources=sources)
-    paths = {str(hub.root / rel): rel for rel in report.written}
+    paths = {str(hub.root / rel) for rel in report.written}
     tables = [
         (key, signature, before.get(key, 0), frame.iloc[before.get(key, 0) :])
         for key, (signature, frame) in cache.tables.items()
@@ -122,7 +124,7 @@ def _fetch(hub: Hub, night: datetime, sources: Mapping[str, Source], env: dict[s
         kept = cache.kept_entry(ledger.LAST_KEY.of((name, str(path))))
         if kept is not None:
             last_keys.append((name, path, kept[0], kept[1]))
-    return _Answer(Fetched(bank, list(report.sources), list(report.written), {}), tables, last_keys)
+    return _Answer(bank, list(report.sources), list(report.written), tables, last_keys)
 
 
 def _fresh(key: tuple, signature: tuple) -> bool:
