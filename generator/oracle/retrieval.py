@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.feature_extraction.text import TfidfVectorizer
+
+from . import tfidf
 
 K, WORDS = 5, 512  # articles per question, words per article (the paper's setting)
 
@@ -49,17 +50,27 @@ def retrieve(
         if not len(seen):
             out.update({qid: [] for qid in group["id"]})
             continue
-        vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True)
-        try:
-            x = vectorizer.fit_transform([bodies[i] for i in seen])
-        except ValueError:  # no word in any article
+        similarity = tfidf.call(similarities, [bodies[i] for i in seen], group["text"].astype(str).tolist())
+        if similarity is None:  # no word in any article
             out.update({qid: [] for qid in group["id"]})
             continue
-        similarity = (vectorizer.transform(group["text"].astype(str).tolist()) @ x.T).toarray()
         for qid, row in zip(group["id"], similarity, strict=True):
             best = np.argsort(-row, kind="stable")[:k]
             out[qid] = [_retrieved(docs.iloc[seen[i]], bodies[seen[i]]) for i in best if row[i] > 0]
     return out
+
+
+def similarities(articles: list[str], queries: list[str]) -> np.ndarray | None:
+    """The cosine similarity of each query to each article (a row per query), in the TF-IDF space fitted
+    on ``articles``; None when no article has a word (``tfidf.call`` runs it)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer  # here: ``tfidf``
+
+    vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True)
+    try:
+        x = vectorizer.fit_transform(articles)
+    except ValueError:  # an empty vocabulary
+        return None
+    return (vectorizer.transform(queries) @ x.T).toarray()
 
 
 def _retrieved(row: pd.Series, body: str) -> Retrieved:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.cluster import DBSCAN
-from sklearn.feature_extraction.text import TfidfVectorizer
+
+from . import tfidf
 
 EPS = 0.5  # DBSCAN: the largest cosine distance between neighbours
 MIN_SAMPLES = 3  # DBSCAN: the neighbours (itself included) that make an article a cluster's core
@@ -49,6 +49,8 @@ def day_rng(day: str) -> np.random.Generator:
 
 def vectors(texts: list[str]) -> sp.csr_matrix:
     """TF-IDF rows, L2-normalised (an article with no word left is a zero row)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer  # here: ``tfidf``
+
     vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=1, dtype=np.float64)
     try:
         return vectorizer.fit_transform(texts).tocsr()
@@ -70,6 +72,8 @@ def hot_topics(x: sp.csr_matrix) -> list[Topic]:
     """The coherent clusters of the rows of ``x``, largest first (ties: lowest first member)."""
     if x.shape[0] < MIN_SAMPLES:
         return []
+    from sklearn.cluster import DBSCAN  # here: ``tfidf``
+
     labels = DBSCAN(eps=EPS, min_samples=MIN_SAMPLES, metric="cosine", algorithm="brute").fit(x).labels_
     topics = []
     for label in sorted(set(labels.tolist()) - {-1}):
@@ -78,6 +82,11 @@ def hot_topics(x: sp.csr_matrix) -> list[Topic]:
         if score >= MIN_COHERENCE:
             topics.append(Topic(members, score))
     return sorted(topics, key=lambda t: (-len(t.members), t.members[0]))
+
+
+def day_topics(texts: list[str]) -> list[Topic]:
+    """The hot topics of the day's article ``texts`` (``tfidf.call`` runs it)."""
+    return hot_topics(vectors(texts))
 
 
 def select_day(day: str, urls: list[str], texts: list[str], random_n: int = 3, hot_n: int = 3) -> list[Pick]:
@@ -89,7 +98,7 @@ def select_day(day: str, urls: list[str], texts: list[str], random_n: int = 3, h
     rng = day_rng(day)
     chosen = [int(i) for i in rng.choice(len(urls), size=min(random_n, len(urls)), replace=False)]
     picks = [Pick(urls[i], RANDOM) for i in chosen]
-    for k, topic in enumerate(hot_topics(vectors(texts))[:hot_n], start=1):
+    for k, topic in enumerate(tfidf.call(day_topics, texts)[:hot_n], start=1):
         free = [i for i in topic.members if i not in chosen]
         if free:
             pick = free[int(rng.integers(len(free)))]
