@@ -131,8 +131,10 @@ def append(path: Path, new: pd.DataFrame, table: Table, label: str, cache: ReadC
     When every added row sorts after the file's last row (the usual case: the sort key starts with
     the recording time) the file's bytes are kept and the new rows' bytes follow them
     (``append_rows``); otherwise the whole file is rewritten in canonical order. Either way the
-    write is atomic.
+    write is atomic. No row to add (a night before any score has no history row): nothing is read.
     """
+    if new.empty:
+        return new.reset_index(drop=True)
     existing = _read(path, table, label, cache) if path.is_file() else empty_frame(table)
     last = _kept_last(path, existing, table, cache)
     added, text = _added(existing, new, table, label, last)

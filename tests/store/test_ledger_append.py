@@ -166,3 +166,16 @@ def test_the_rows_appended_since_a_mark_are_found_with_one_pass_over_the_file(tm
     assert rows is not None and rows["text"].tolist() == HOSTILE[:4]
     path.write_bytes(path.read_bytes().replace(b"plain", b"PLAIN", 1))  # an old row changed, same length
     assert readers.appended_rows(hub, path, QUESTIONS, second)[1] is None
+
+
+def test_no_row_to_add_reads_and_writes_nothing(tmp_path: Path, monkeypatch):
+    """A night with nothing to append (the history before any score) costs no read: the file, even
+    one that would not parse, is left as it is, and no file is made where there was none."""
+    path = tmp_path / "questions.csv"
+    ledger.append(path, questions(1, ["plain"]).iloc[:0], QUESTIONS, "questions.csv")
+    assert not path.exists()
+    path.write_bytes(b"not,a,ledger\n")
+    monkeypatch.setattr(ledger, "_read", lambda *a: pytest.fail("an append of no row read the ledger"))
+    added = ledger.append(path, questions(1, ["plain"]).iloc[:0], QUESTIONS, "questions.csv", ReadCache())
+    assert added.empty and list(added.columns) == list(QUESTIONS.names)
+    assert path.read_bytes() == b"not,a,ledger\n"
