@@ -179,15 +179,19 @@ def worker_pool(workers: int) -> Pool:
 class Companion(Generic[Q, R]):
     """``answer(request)`` for a stream of requests, in a forked process that keeps its memory from one
     request to the next: ``ask(request)`` hands it one and returns at once; ``result()`` waits for
-    the answer to the last request asked. One request at a time. Where forking is not sound
-    (``fork_sound``) ``answer`` runs here when the result is asked for: the same answers, in the same
-    order, one after the other. A request that raises in the companion raises here, as a
-    ``CompanionError`` with its message, and the companion ends; ``close`` (or the ``with`` block)
-    ends it in any case."""
+    the answer to the last request asked. One request at a time. ``tell(request)`` hands it one whose
+    answer is not wanted (work to do ahead, such as reading what a later request writes): the caller
+    may ask the next one at once, answered once the told ones are done. Where forking is not sound
+    (``fork_sound``) ``answer`` runs here when the result is asked for, each told request first: the
+    same answers, in the same order, one after the other. A request (asked or told) that raises in the
+    companion raises here, at the next result, as a ``CompanionError`` with its message, and the
+    companion ends; ``close`` (or the ``with`` block) ends it in any case, once it has done what it
+    was told."""
 
     def __init__(self, answer: Callable[[Q], R]):
         self.answer, self.process, self.pipe = answer, None, None
         self.asked: Q | None = None
+        self.told: list[Q] = []  # told, to be answered here before the next result (no sound fork)
         self._waiting = False
         if fork_sound():
             context = multiprocessing.get_context("fork")
@@ -200,14 +204,29 @@ class Companion(Generic[Q, R]):
         if self._waiting:
             raise CompanionError("a companion takes one request at a time: ask for the last one's result first")
         self._waiting, self.asked = True, request
+        self._send((request, True))
+
+    def tell(self, request: Q) -> None:
+        if self._waiting:
+            raise CompanionError("a companion takes one request at a time: ask for the last one's result first")
         if self.pipe is not None:
-            self.pipe.send((request,))
+            self._send((request, False))
+        else:
+            self.told.append(request)
+
+    def _send(self, message: tuple) -> None:
+        if self.pipe is not None:
+            with contextlib.suppress(OSError):  # a companion ended by a told request's failure: its reply waits to be read
+                self.pipe.send(message)
 
     def result(self) -> R:
         if not self._waiting:
             raise CompanionError("no request asked")
         if self.pipe is None:
             self._waiting = False
+            told, self.told = self.told, []
+            for request in told:
+                self.answer(request)
             return self.answer(self.asked)  # type: ignore[arg-type]  # asked: a Q since ask
         try:
             sent = self.pipe.recv()
@@ -220,8 +239,8 @@ class Companion(Generic[Q, R]):
         return sent[1]
 
     def close(self) -> None:
-        """End the companion, once it has answered the request it is working on (its answer is
-        dropped: a companion stopped mid-request could leave its work half done)."""
+        """End the companion, once it has answered the request it is working on and done those it was
+        told (an answer is dropped: a companion stopped mid-request could leave its work half done)."""
         pipe, process, self.pipe, self.process = self.pipe, self.process, None, None
         if pipe is not None:
             if self._waiting:  # read its answer: a large one blocks the companion until it is read
@@ -245,7 +264,8 @@ class CompanionError(RuntimeError):
 
 
 def _companion(answer: Callable[[Any], Any], pipe: Any) -> None:
-    """The companion's loop: each request answered in turn, until None or a failure (sent back)."""
+    """The companion's loop: each request ``(request, wanted)`` answered in turn (sent back when
+    ``wanted``), until None or a failure (sent back, wanted or not: the caller's next result raises it)."""
     while True:
         try:
             request = pipe.recv()
@@ -257,6 +277,8 @@ def _companion(answer: Callable[[Any], Any], pipe: Any) -> None:
             reply: tuple = ("ok", answer(request[0]))
         except BaseException as exc:  # noqa: BLE001 (told to the caller, which raises it)
             reply = ("error", f"{type(exc).__name__}: {exc}")
+        if not request[1] and reply[0] == "ok":  # told, not asked: no answer wanted
+            continue
         try:
             pipe.send(reply)
         except Exception as exc:  # noqa: BLE001 (an answer that cannot be sent)

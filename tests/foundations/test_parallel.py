@@ -147,3 +147,28 @@ def test_closing_a_companion_mid_request_waits_for_a_large_answer():
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert companion.process is None
+
+
+@pytest.mark.parametrize("sound", [True, False])
+def test_told_requests_are_done_in_turn_before_the_next_answer(monkeypatch, sound):
+    """``tell``: work handed ahead whose answer is not wanted; the next asked request sees it done."""
+    monkeypatch.setattr(parallel, "fork_sound", lambda: sound)
+    with parallel.Companion(_counting()) as companion:
+        companion.tell(1)
+        companion.tell(2)
+        companion.ask(3)
+        assert companion.result()[2] == [1, 2, 3]
+        companion.ask(4)
+        with pytest.raises(parallel.CompanionError, match="one request at a time"):
+            companion.tell(5)
+        assert companion.result()[2] == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("sound", [True, False])
+def test_a_told_requests_failure_is_raised_at_the_next_result(monkeypatch, sound):
+    monkeypatch.setattr(parallel, "fork_sound", lambda: sound)
+    with parallel.Companion(_counting(stop_at=1)) as companion:
+        companion.tell(1)
+        companion.ask(2)  # sent after the companion ended: the failure waits to be read
+        with pytest.raises((parallel.CompanionError, ValueError), match="request 1 refused"):
+            companion.result()
