@@ -149,6 +149,8 @@ def _night(
         commits.nightly(night)
         return
     fetched = lane.fetch(night)
+    if following is not None:
+        lane.read_ahead(following)  # the next night's sources, read (nothing written) while this night starts
     ahead = (lambda: lane.ask(following)) if following is not None else None
     nightly(run, night, extra_models=synthetic_models(), env={}, sources={"sim": sim}, fetched=fetched, ahead=ahead)
     commits.held = Held(LANE_FOLDERS, fetched.files)  # the night's, until the next night's fetch is taken

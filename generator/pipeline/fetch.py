@@ -5,7 +5,7 @@ later failure can never lose what was fetched (``fetch_stage``; ``nightly.nightl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -67,23 +67,57 @@ def fetch_stage(
     """Ask every enabled source (or ``only``) and append what is new; return the question bank as it
     is then. The observation ledger is not concatenated into one frame here: the fetch compares with
     its kept state, and the derive reads the ledger only when a stage needs it."""
-    layout, cache = hub.layout, hub.cache
-    bank = cache.kept(BANK, signatures(layout.question_files()), lambda: readers.load_bank(hub))  # while unchanged
-    kept = _Kept(
-        cache.kept(LATEST_QUESTIONS, signatures(layout.question_files()), lambda: ingest.latest_contents(bank)),
-        cache.kept(OBSERVATION_STATE, signatures(layout.observation_files()), lambda: memo_store.load_observation_state(hub)),
-    )  # kept between commands too
-    for src in (s for s in settings.enabled_sources if only in (None, s.name)):
-        source_report = SourceReport(src.name)
-        report.sources.append(source_report)
-        options = {**settings.http, **src.options}  # [http] defaults, then the source's own table
-        ticker = progress(src.name) if progress else None
-        built = (sources or {}).get(src.name)
-        result = _fetch_one(src.name, options, as_of, bank, hub, kept.observations, env, client, ticker, source_report, built)
-        if result is not None:
-            bank = _ingest(hub, as_of, bank, kept, result, source_report, report)
-    memo_store.save_observation_state(hub, kept.observations)  # for the next command, as the files now are
-    return bank
+    night = NightFetch(hub, as_of)
+    for rows in night.read(settings, report, only, env, client, progress, sources):
+        night.write(rows, report)  # each source's rows at once: a later source's failure loses nothing
+    return night.done()
+
+
+class NightFetch:
+    """One night's fetch in two steps: ``read`` asks each source in turn and makes its new rows, taking
+    them into what the fetch keeps of the ledgers (``_Kept``, the bank) but writing nothing; ``write``
+    appends one source's rows. ``fetch_stage`` writes each source's rows as soon as they are read; the
+    demo's fetch lane reads the next night while the demo still reads this night's ledgers, and writes
+    once it no longer does (``fetch_lane``). ``done``: the bank, with what the fetch keeps saved."""
+
+    def __init__(self, hub: Hub, as_of: datetime):
+        layout, cache = hub.layout, hub.cache
+        self.hub, self.as_of = hub, as_of
+        self.bank = cache.kept(BANK, signatures(layout.question_files()), lambda: readers.load_bank(hub))  # while unchanged
+        self.kept = _Kept(
+            cache.kept(LATEST_QUESTIONS, signatures(layout.question_files()), lambda: ingest.latest_contents(self.bank)),
+            cache.kept(OBSERVATION_STATE, signatures(layout.observation_files()), lambda: memo_store.load_observation_state(hub)),
+        )  # kept between commands too
+
+    def read(
+        self,
+        settings: Settings,
+        report: FetchReport,
+        only: str | None,
+        env: dict[str, str],
+        client: httpx.Client | None = None,
+        progress: ProgressFactory | None = None,
+        sources: Mapping[str, Source] | None = None,
+    ) -> Iterator[SourceRows]:
+        """Each enabled source's (or ``only``'s) new rows, a source at a time (none for a source that failed)."""
+        for src in (s for s in settings.enabled_sources if only in (None, s.name)):
+            source_report = SourceReport(src.name)
+            report.sources.append(source_report)
+            options = {**settings.http, **src.options}  # [http] defaults, then the source's own table
+            ticker = progress(src.name) if progress else None
+            built = (sources or {}).get(src.name)
+            result = _fetch_one(src.name, options, self.as_of, self.bank, self.hub, self.kept.observations, env, client, ticker, source_report, built)
+            if result is not None:
+                rows = _new_rows(self.hub, self.as_of, self.bank, self.kept, result, source_report)
+                self.bank = pd.concat([self.bank, rows.questions], ignore_index=True)
+                yield rows
+
+    def write(self, rows: SourceRows, report: FetchReport) -> None:
+        _append(self.hub, self.as_of, self.kept, rows, report)
+
+    def done(self) -> pd.DataFrame:
+        memo_store.save_observation_state(self.hub, self.kept.observations)  # for the next command, as the files now are
+        return self.bank
 
 
 @dataclass
@@ -159,7 +193,18 @@ def reread_options(name: str, options: Mapping) -> tuple[int, int]:
     return int(given["reread_days"]), int(given["reread_max"])
 
 
-def _ingest(hub: Hub, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceReport, report: FetchReport) -> pd.DataFrame:
+@dataclass
+class SourceRows:
+    """One source's new rows of a night (``_new_rows``), to be appended (``_append``)."""
+
+    source: str
+    questions: pd.DataFrame
+    observations: pd.DataFrame
+    seen: dict  # the questions the source gave, by id, with tonight's (``SEEN_QUESTIONS``)
+
+
+def _new_rows(hub: Hub, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceReport) -> SourceRows:
+    """What of ``result`` is new, taken into ``kept`` (nothing is written)."""
     layout, cache = hub.layout, hub.cache
     # a question fetched exactly as this command saw it on an earlier night, the question files unchanged
     # since, is tonight's latest version already: only the others are made into rows and compared
@@ -173,18 +218,27 @@ def _ingest(hub: Hub, as_of, bank, kept: _Kept, result: FetchResult, sr: SourceR
     }
     new_o = kept.observations.new_rows(ingest.observation_frame(result.observations, as_of), kinds)
     if len(new_q):
-        ledger.append(layout.questions(result.source), new_q, QUESTIONS, layout.relative(layout.questions(result.source)), cache)
-        report.written.append(layout.relative(layout.questions(result.source)))
-        cache.keep(LATEST_QUESTIONS, signatures(layout.question_files()), ingest.latest_contents(new_q, kept.questions))
+        ingest.latest_contents(new_q, kept.questions)  # brought up to date in place
     seen.update((q.id, q) for q in fresh)
-    cache.keep(SEEN_QUESTIONS.of(result.source), signatures(layout.question_files()), seen)
     if len(new_o):
-        path = layout.observations(result.source, as_of)
-        ledger.append(path, new_o, OBSERVATIONS, layout.relative(path), cache)
-        report.written.append(layout.relative(path))
         kept.observations.add(new_o)
-        cache.keep(OBSERVATION_STATE, signatures(layout.observation_files()), kept.observations)
     sr.new_questions, sr.new_observations = len(new_q), len(new_o)
     sr.resolved = int((new_o["status"] == "resolved").sum())
     sr.voided = int((new_o["status"] == "void").sum())
-    return pd.concat([bank, new_q], ignore_index=True)
+    return SourceRows(result.source, new_q, new_o, seen)
+
+
+def _append(hub: Hub, as_of, kept: _Kept, rows: SourceRows, report: FetchReport) -> None:
+    """Append a source's new rows, and keep what the fetch knows of the files as they now are."""
+    layout, cache = hub.layout, hub.cache
+    if len(rows.questions):
+        path = layout.questions(rows.source)
+        ledger.append(path, rows.questions, QUESTIONS, layout.relative(path), cache)
+        report.written.append(layout.relative(path))
+        cache.keep(LATEST_QUESTIONS, signatures(layout.question_files()), kept.questions)
+    cache.keep(SEEN_QUESTIONS.of(rows.source), signatures(layout.question_files()), rows.seen)
+    if len(rows.observations):
+        path = layout.observations(rows.source, as_of)
+        ledger.append(path, rows.observations, OBSERVATIONS, layout.relative(path), cache)
+        report.written.append(layout.relative(path))
+        cache.keep(OBSERVATION_STATE, signatures(layout.observation_files()), kept.observations)

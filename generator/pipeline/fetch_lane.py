@@ -3,9 +3,11 @@
 A night's fetch reads the sources and its own ledgers (``data/questions/``, ``data/observations/``)
 and nothing the rest of a night writes; the rest of a night reads those ledgers only for the rounds
 it opens, the ledger view it scores against and what its scoring takes as new, which it reads first
-(``nightly``'s ``ahead``). From then on the next night's fetch runs in a forked process
-(``parallel.Companion``), on the second core, while the night opens rounds, seals, scores and writes
-its history, is committed, and the teams submit. What the fetch learnt comes back with its
+(``nightly``'s ``ahead``). The next night's fetch runs in a forked process (``parallel.Companion``),
+on the second core, in two steps (``fetch.NightFetch``): as soon as a night has taken its own fetch,
+the lane reads the next night's sources and makes their new rows, writing nothing (``read_ahead``);
+once the night has read those ledgers it writes them (``ask``), while the night opens rounds, seals,
+scores and writes its history, is committed, and the teams submit. What the fetch learnt comes back with its
 answer and is taken into the demo's own command cache, as if the demo had fetched (the ledgers'
 frames as ``read_table`` gives them, their last keys), and the bytes of the files it wrote go into
 that night's commits as they were (``demo_git.Held``): the lane may be writing the next night's rows
@@ -25,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
@@ -35,7 +38,7 @@ from ..store import files, ledger
 from ..store.cache import ReadCache, file_signature
 from ..store.hub import Hub
 from ..timeutil import format_ts
-from .fetch import FetchReport, SourceReport, fetch_stage
+from .fetch import NightFetch, SourceReport, SourceRows
 
 LANE_FOLDERS = ("data/questions/", "data/observations/")  # what a fetch writes, and nothing else in the demo
 
@@ -70,31 +73,40 @@ class _Answer:
 
 
 class FetchLane:
-    """``with FetchLane(hub, sources) as lane``: ``ask(night)`` starts a night's fetch; ``fetch(night)``
-    gives it (asking for it first when the night before did not)."""
+    """``with FetchLane(hub, sources) as lane``: ``read_ahead(night)`` has the lane read a night's sources
+    and make their new rows, writing nothing (the caller goes on at once); ``ask(night)``, once the
+    night before no longer reads the lane's ledgers, has it write them (reading them first when it
+    was not told to); ``fetch(night)`` gives the night's fetch (asking for it first when the night
+    before did not)."""
 
     def __init__(self, hub: Hub, sources: Mapping[str, Source], env: dict[str, str]):
         self.hub = hub
         self.night: datetime | None = None  # the night asked for, not yet taken
-        lane = Hub.load(hub.root)  # with its own cache: what the lane learns, the lane's process keeps
-        self.companion: Companion[datetime, _Answer] = Companion(lambda night: _fetch(lane, night, sources, env))
+        work = _LaneWork(Hub.load(hub.root), sources, env)  # with its own cache: what the lane learns, the lane's process keeps
+        self.companion: Companion[tuple[str, datetime], _Answer | None] = Companion(work.answer)
+
+    def read_ahead(self, night: datetime) -> None:
+        self.companion.tell((READ, night))  # its rows kept there until asked to write them
 
     def ask(self, night: datetime) -> None:
-        self.companion.ask(night)
+        self.companion.ask((WRITE, night))
         self.night = night
 
     def fetch(self, night: datetime) -> Fetched:
         if self.night != night:
             self.ask(night)
         self.night = None
-        try:
-            answer = self.companion.result()
-        except CompanionError as exc:
-            raise PrescientError(f"the demo's fetch of the night of {format_ts(night)} failed: {exc}") from None
+        answer = cast(_Answer, self._answer(night))  # a write's: never None
         _take(self.hub.cache, answer)
         # its files read now, while the lane waits for the next night: as the fetch left them
         written = {rel: files.read_bytes(self.hub.root / rel) for rel in dict.fromkeys(answer.written)}
         return Fetched(answer.bank, answer.sources, answer.written, written)
+
+    def _answer(self, night: datetime) -> _Answer | None:
+        try:
+            return self.companion.result()
+        except CompanionError as exc:
+            raise PrescientError(f"the demo's fetch of the night of {format_ts(night)} failed: {exc}") from None
 
     def close(self) -> None:
         self.companion.close()
@@ -106,12 +118,52 @@ class FetchLane:
         self.close()
 
 
-def _fetch(hub: Hub, night: datetime, sources: Mapping[str, Source], env: dict[str, str]) -> _Answer:
-    """One night's fetch in the lane, with what the demo's cache takes of it."""
+READ, WRITE = "read", "write"  # the lane's two requests
+
+
+class _LaneWork:
+    """The lane's side: a night's sources read (``READ``), its rows kept in the lane's process until
+    they are written (``WRITE``), with what the demo's cache takes of them."""
+
+    def __init__(self, hub: Hub, sources: Mapping[str, Source], env: dict[str, str]):
+        self.hub, self.sources, self.env = hub, sources, env
+        self.read: _Read | None = None
+
+    def answer(self, request: tuple[str, datetime]) -> _Answer | None:
+        step, night = request
+        if step == READ:
+            self.read = self._read(night)
+            return None
+        read, self.read = self.read, None
+        if read is not None and read.night != night:  # its rows are not tonight's, and the fetch's state has taken them
+            raise PrescientError(f"the lane read the night of {format_ts(read.night)} ahead, then was asked for {format_ts(night)}")
+        read = read or self._read(night)  # not read ahead: read now
+        for rows in read.pending:
+            read.fetch.write(rows, read.report)
+        return _answer(self.hub, read.fetch.done(), read.report, read.before)
+
+    def _read(self, night: datetime) -> _Read:
+        cache = self.hub.cache
+        before = {key: len(frame) for key, (signature, frame) in cache.tables.items() if _fresh(key, signature)}
+        report, fetch = _Report(), NightFetch(self.hub, night)
+        return _Read(night, fetch, report, list(fetch.read(self.hub.settings, report, None, self.env, sources=self.sources)), before)
+
+
+@dataclass
+class _Read:
+    """A night's sources read by the lane, not yet written."""
+
+    night: datetime
+    fetch: NightFetch
+    report: _Report
+    pending: list[SourceRows]  # each source's new rows
+    before: dict[tuple, int]  # the rows of each ledger frame the lane's cache held before the fetch
+
+
+def _answer(hub: Hub, bank: pd.DataFrame, report: _Report, before: dict[tuple, int]) -> _Answer:
+    """A night's fetch, written, with what the demo's cache takes of it: the rows each ledger frame the
+    fetch wrote gained since ``before`` (its rows then), and those ledgers' last keys."""
     cache = hub.cache
-    before = {key: len(frame) for key, (signature, frame) in cache.tables.items() if _fresh(key, signature)}
-    report: FetchReport = _Report()
-    bank = fetch_stage(hub.settings, hub, night, report, None, env, sources=sources)
     paths = {str(hub.root / rel) for rel in report.written}
     tables = [
         (key, signature, before.get(key, 0), frame.iloc[before.get(key, 0) :])

@@ -40,13 +40,29 @@ def test_the_lane_gives_the_plain_seasons_history_commit_for_commit(tmp_path: Pa
     assert lane == plain  # every commit's tree, parents, author and date: every byte of every night
 
 
-def test_a_failed_fetch_in_the_lane_is_the_demos_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+@pytest.mark.parametrize("step", ["read", "write"])
+@pytest.mark.parametrize("ahead", [True, False])
+def test_a_failed_fetch_in_the_lane_is_the_demos_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, ahead: bool):
+    """A fetch that fails in the lane, whether reading the sources (told ahead, its failure raised when
+    the night asks for its fetch) or writing the rows, stops the demo with the night and the cause."""
     run_demo(tmp_path / "demo", nights=NIGHTS[:1], build=False)
     hub = Hub.load(tmp_path / "demo")
 
     def broken(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(fetch_lane, "_fetch", broken)
+    monkeypatch.setattr(fetch_lane.NightFetch, step, broken)
     with fetch_lane.FetchLane(hub, {"sim": SimSource({})}, {}) as lane, pytest.raises(PrescientError, match="2026-01-05.*disk full"):
+        if ahead:
+            lane.read_ahead(NIGHTS[1])
+        lane.fetch(NIGHTS[1])
+
+
+def test_a_night_read_ahead_is_the_one_written(tmp_path: Path):
+    """The lane's rows read ahead belong to that night: asked for another, it refuses rather than
+    write them as that night's."""
+    run_demo(tmp_path / "demo", nights=NIGHTS[:1], build=False)
+    hub = Hub.load(tmp_path / "demo")
+    with fetch_lane.FetchLane(hub, {"sim": SimSource({})}, {}) as lane, pytest.raises(PrescientError, match="read the night of 2026-01-06.*ahead"):
+        lane.read_ahead(NIGHTS[2])
         lane.fetch(NIGHTS[1])
