@@ -96,7 +96,7 @@ def run_demo(
     """Create (or bring up to date) a demo hub in ``root`` and build its site (``build``). ``progress``
     is told of each night, as (nights done, nights in all, what). ``fetch_lane``: each night's fetch
     made while the night before is scored (``pipeline.fetch_lane``; the same history without it), the
-    first night's while the receipts are recorded. The oracle's scikit-learn work runs in a companion
+    first night's sources read while the hub is set up. The oracle's scikit-learn work runs in a companion
     process that imports scikit-learn while the first nights run (``oracle.tfidf.elsewhere``)."""
     _prepare(root, Layout(root))
     hub = Hub.load(root)
@@ -110,14 +110,14 @@ def run_demo(
     news_start = _news_start(options)
     news = any(night > news_start for night in todo)  # the oracle's nights: its scikit-learn work on the other core
     with fsyncs_deferred(), tfidf.elsewhere(news), NightlyCommits(root, hub.settings.bot_email) as commits:
-        if nights:
-            commits.commit(nights[0] - days(1), "hub: set up the demo hub (hub.toml, .gitignore)", MAINTAINER)
-        if todo:
-            load_oracle(root, world.seed, todo[0])
-        teams = Teams.of(hub)
         with FetchLane(hub, {"sim": sim}, {}) if fetch_lane and todo else contextlib.nullcontext() as lane:
             if lane is not None and not commits.has_nightly(todo[0]):
-                lane.ask(todo[0])  # the first night's fetch, while the receipts are recorded
+                lane.read_ahead(todo[0])  # the first night's sources, read while the hub is set up
+            if nights:
+                commits.commit(nights[0] - days(1), "hub: set up the demo hub (hub.toml, .gitignore)", MAINTAINER)
+            if todo:
+                load_oracle(root, world.seed, todo[0])
+            teams = Teams.of(hub)
             for i, night in enumerate(todo, start=done + 1):
                 # a night an earlier run committed is not run again: the teams' pull requests merged after it
                 # would enter its manifest, and its history rows would conflict with those recorded
