@@ -34,14 +34,30 @@ def known_by(obs: pd.DataFrame, as_of: str) -> pd.DataFrame:
     stable sort by (question_id, observed_at, recorded_at). When the rows are in recording order
     already (a source's ledgers read in order are: every run appends rows recorded at its time),
     a stable sort by the first two keys gives that very order, with one column fewer to sort each
-    night; and when no row was recorded after ``as_of`` the rows are not copied to filter none out."""
+    night, and the rows known are the first ones (found by bisection, not by comparing every row);
+    when no row was recorded after ``as_of`` the rows are not copied to filter none out."""
     recorded = obs["recorded_at"]
+    if len(obs) and recorded.is_monotonic_increasing:
+        seen = obs if recorded.iloc[-1] <= as_of else obs.iloc[: int(recorded.searchsorted(as_of, side="right"))]
+        return stable_sorted(seen, ["question_id", "observed_at"])
     seen = obs if len(obs) == 0 or recorded.max() <= as_of else obs[recorded <= as_of]
-    keys = ["question_id", "observed_at"] if seen["recorded_at"].is_monotonic_increasing else _ORDER
-    return seen.sort_values(keys, kind="mergesort")
+    return stable_sorted(seen, ["question_id", "observed_at"] if seen["recorded_at"].is_monotonic_increasing else _ORDER)
 
 
 _ORDER = ["question_id", "observed_at", "recorded_at"]
+
+
+def stable_sorted(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``frame.sort_values(keys, kind="mergesort")`` of text columns: each column's texts coded in
+    their sorted order (``pd.factorize``) and the codes sorted together (``np.lexsort``, stable), about
+    twice as fast; a column with a missing value is left to ``sort_values`` (which puts it last)."""
+    codes = []
+    for key in keys:
+        coded, _ = pd.factorize(frame[key].to_numpy(dtype=object), sort=True)
+        if len(coded) and coded.min() < 0:
+            return frame.sort_values(keys, kind="mergesort")
+        codes.append(coded)
+    return frame.take(np.lexsort(codes[::-1])) if len(frame) else frame.sort_values(keys, kind="mergesort")
 
 
 def market_states(obs: pd.DataFrame) -> pd.DataFrame:
