@@ -3,9 +3,9 @@
 ``build_site`` is the shell around ``site.render`` (pure). MkDocs runs in strict mode, with
 ``SOURCE_DATE_EPOCH`` set to ``as_of`` so its own dates (sitemap) are reproducible too.
 
-``gather`` reads as the method (its docstring) and keeps both cores busy at ForecastBench's scale
-(``WORKER_MIN_ROWS`` score rows or more): the score files are parsed by two processes
-(``SHARED_READ_BYTES``), then the bootstrapped boards (``site.boards``), the rounds' own boards, the
+``gather`` reads as the method (its docstring) and keeps both cores busy on any but a small hub
+(``WORKER_MIN_ROWS`` score rows or more; at ForecastBench's scale the score files are also parsed
+by two processes, ``SHARED_READ_BYTES``): the bootstrapped boards (``site.boards``), the rounds' own boards, the
 Arena and the Changes page's diffs are made in forked workers (``parallel.in_background``) while the
 main process reads the forecast files and builds the question infos; each is the same value made
 here, where forking is not sound or not worth it.
@@ -79,8 +79,8 @@ def gather(hub: Hub | Path, as_of: datetime, quarantine: list[Problem] | None = 
     wraps three steps and changes no value (tests/site/test_site_boards.py compares the two): large
     ledgers are parsed by forked processes (``_shared``); the boards are taken from the disk cache or
     made in forked workers (``site_boards``); and ``later`` starts the rounds' boards, the Arena and
-    the Changes page in a forked worker each at ForecastBench's scale, taken where they are used (on
-    a smaller hub, they run there)."""
+    the Changes page in a forked worker each (``WORKER_MIN_ROWS`` score rows or more), taken where they
+    are used (on a smaller hub, they run there)."""
     hub = as_hub(hub)
     settings = hub.settings
     quarantine = [] if quarantine is None else quarantine
