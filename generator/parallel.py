@@ -18,7 +18,8 @@ Three shapes, one per kind of work:
   (``site.boards``);
 - ``worker_pool(n)``: forked workers taking a stream of jobs (``interop.forecastbench.workers``);
 - ``Companion(answer)``: one forked process answering requests in order, one ahead of the caller,
-  and keeping what it learns from one to the next (``pipeline.fetch_lane``: the demo's fetches).
+  and keeping what it learns from one to the next; ``tell`` hands it work whose answer is not wanted
+  (``pipeline.fetch_lane``: the demo's fetches; ``oracle.tfidf``: the oracle's scikit-learn work).
 
 Workers are forked, never spawned: they run the code and see the memory of this process as it is
 at the fork (the work is not pickled, only its items and results are).

@@ -18,6 +18,8 @@ parser and scikit-learn load only then):
   them (logged, resumable, budgeted), ``template_maker`` writes them for the offline demo;
 - ``generate``: select, make, write (``prescient oracle generate``);
 - ``retrieval`` and ``answer``: the hub's own answers, closed-book or open-book (``prescient oracle answer``);
+- ``tfidf``: where the scikit-learn arithmetic of ``selection`` and ``retrieval`` runs (here, or in
+  the demo's companion process, which imports scikit-learn on the other core);
 - ``stage``: the nightly's part; ``describe``: what the commands print; ``sets``: what the site
   shows of each set; ``ledgers``: small helpers over the stage's ledgers.
 """

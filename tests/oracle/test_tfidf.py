@@ -37,7 +37,9 @@ def _oracle_values():
             "text": TEXTS,
         }
     )
-    questions = pd.DataFrame({"id": ["q1", "q2"], "text": ["Will the interest rate rise?", "Will the river flood?"], "resolution_date": ["2026-11-20"] * 2})
+    questions = pd.DataFrame(
+        {"id": ["q1", "q2"], "text": ["Will the interest rate rise?", "Will the river flood?"], "resolution_date": ["2026-11-20"] * 2}
+    )
     found = retrieve(questions, news, lambda row: row.text, cutoff="2026-11-30")
     return select_day("2026-11-25", URLS, TEXTS), {q: [a.title for a in found[q]] for q in found}
 
