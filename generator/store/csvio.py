@@ -12,15 +12,13 @@ meant (``RoundTripError``, code ``write-read-back``, when they differ: the old f
 
 Any text can be written and read back. A cell is wrapped in double quotes (its quotes doubled) when
 it holds a comma, a quote, CR or LF, any other control character, U+2028 or U+2029, or starts or
-ends with whitespace; every other cell is written bare. Two things cannot be stored as
-sent and become U+FFFD (the replacement character) in every text cell, wherever the text came
-from: a lone surrogate (a JSON payload may carry ``"\\ud800"``; it has no UTF-8 encoding) and NUL
-(git would treat the file as binary). ``ingest`` builds the fetched rows through ``as_text``, so a
-source's text is cleaned the moment it enters the hub.
+ends with whitespace; every other cell is written bare. Two things cannot be stored as sent and become
+U+FFFD (the replacement character) in every text cell, wherever the text came from: a lone surrogate
+(a JSON payload may carry ``"\\ud800"``; it has no UTF-8 encoding) and NUL (git would treat the file as
+binary). ``ingest`` builds the fetched rows through ``as_text``, so a source's text is cleaned the moment it enters the hub.
 
-Around it: ``atomic`` (how a file is replaced or grown), ``fast_forecasts`` (forecast files, the
-same bytes fast), ``spreadsheet`` (CSV for people), ``ledger.append_rows`` (a ledger grown in
-place), ``cache`` (a command reads each file once).
+Around it: ``atomic`` (how a file is replaced or grown), ``fast_forecasts`` (forecast files, the same bytes
+fast), ``spreadsheet`` (CSV for people), ``ledger.append_rows`` (a ledger grown in place), ``cache`` (each file read once).
 """
 
 from __future__ import annotations
@@ -235,23 +233,19 @@ def _unique_text_keys(raw: pd.DataFrame, key: list[str]) -> bool:
 
 
 def coerce(raw: pd.DataFrame, table: Table) -> pd.DataFrame:
-    """Typed frame: numbers as float64/int64 (NaN for empty), everything else as str. Numbers are
-    parsed from the cells as a plain object array (``pd.to_numeric``'s own parser, an empty cell
-    NaN as any unparsable one), not through the text column's dtype: the same values, in half the
-    time of a small file (every read and every ledger append coerces)."""
+    """Typed frame: numbers as float64/int64 (NaN for empty), everything else as str. Numbers are parsed
+    from the cells as an object array, not through the text dtype: the same values in half the time."""
     out: dict[str, Any] = {}  # column arrays, positional, made into one frame at the end (no per-column inserts)
     for column in table.columns:
         values = raw[column.name] if column.name in raw.columns else pd.Series([""] * len(raw), index=raw.index, dtype=object)
-        if column.type in ("float", "prob") or column.type == "int" and column.nullable:
-            out[column.name] = pd.to_numeric(values.to_numpy(dtype=object), errors="coerce").astype(float)
-        elif column.type == "int":
-            numbers = pd.to_numeric(values.to_numpy(dtype=object), errors="coerce")
-            if numbers.dtype.kind not in "iu":  # a float column: an empty cell 0 (out of range: as pandas casts it)
-                with np.errstate(invalid="ignore"):
-                    numbers = np.nan_to_num(numbers, nan=0.0).astype("int64")
-            out[column.name] = numbers.astype("int64")
-        else:
+        numbers = pd.to_numeric(values.to_numpy(dtype=object), errors="coerce") if column.type in ("float", "prob", "int") else None
+        if numbers is None:
             out[column.name] = values.astype(str).array
+        elif column.type != "int" or column.nullable:
+            out[column.name] = numbers.astype(float)
+        else:  # an empty cell 0 (NaN from ``to_numeric``); out of range as pandas casts it
+            with np.errstate(invalid="ignore"):
+                out[column.name] = numbers.astype("int64") if numbers.dtype.kind in "iu" else np.nan_to_num(numbers, nan=0.0).astype("int64")
     return pd.DataFrame(out, index=pd.RangeIndex(len(raw)))
 
 
