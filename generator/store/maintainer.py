@@ -78,6 +78,8 @@ def take_up(hub: Hub, as_of, last_night: str) -> list[str]:
     if taken is None and actions.empty:
         write_bytes_atomic(path, to_csv_bytes(empty_frame(DECISIONS_TAKEN), DECISIONS_TAKEN))
         return [DECISIONS_TAKEN.path]
+    if actions.empty:  # no decision yet: nothing to take up (most nights of most hubs)
+        return []
     seen = set() if taken is None else set(map(tuple, taken[KEY].astype(str).to_numpy().tolist()))
     rows = []
     for row in actions.astype(str).to_dict("records"):
