@@ -25,23 +25,20 @@ T = TypeVar("T")
 
 
 class _Elsewhere:
-    """The block's companion (None once it has failed), the process that opened the block, and
-    whether the companion's first request (the import) is still to be answered."""
+    """The block's companion (None once it has failed) and the process that opened the block. The
+    companion is told to import scikit-learn first (``Companion.tell``): the first call's answer waits
+    for it, and a failed import is raised there as a failed call."""
 
     def __init__(self) -> None:
         self.pid = os.getpid()
         self.companion: Companion[tuple[Callable[..., Any], tuple], Any] | None = Companion(_answer)
-        self.companion.ask((_import_sklearn, ()))
-        self.importing = True
+        self.companion.tell((_import_sklearn, ()))
 
     def call(self, fn: Callable[..., T], args: tuple) -> T:
         companion = self.companion
         if companion is None or os.getpid() != self.pid:  # failed, or a process forked in the block
             return fn(*args)
         try:
-            if self.importing:
-                self.importing = False
-                companion.result()
             companion.ask((fn, args))
             return companion.result()
         except CompanionError:
@@ -64,20 +61,20 @@ def elsewhere(wanted: bool = True) -> Iterator[None]:
     if not wanted:
         yield
         return
-    lane = _Elsewhere()
-    token = _ELSEWHERE.set(lane)
+    there = _Elsewhere()
+    token = _ELSEWHERE.set(there)
     try:
         yield
     finally:
         _ELSEWHERE.reset(token)
-        lane.close()
+        there.close()
 
 
 def call(fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)``: in the open ``elsewhere`` block's companion, else here. ``fn``: a module-level
     function (it is sent by name)."""
-    lane = _ELSEWHERE.get()
-    return fn(*args) if lane is None else lane.call(fn, args)
+    there = _ELSEWHERE.get()
+    return fn(*args) if there is None else there.call(fn, args)
 
 
 def _answer(request: tuple[Callable[..., Any], tuple]) -> Any:

@@ -96,13 +96,13 @@ class FetchLane:
         if self.night != night:
             self.ask(night)
         self.night = None
-        answer = cast(_Answer, self._answer(night))  # a write's: never None
+        answer = cast(_Answer, self._result(night))  # a write's: never None
         _take(self.hub.cache, answer)
         # its files read now, while the lane waits for the next night: as the fetch left them
         written = {rel: files.read_bytes(self.hub.root / rel) for rel in dict.fromkeys(answer.written)}
         return Fetched(answer.bank, answer.sources, answer.written, written)
 
-    def _answer(self, night: datetime) -> _Answer | None:
+    def _result(self, night: datetime) -> _Answer | None:
         try:
             return self.companion.result()
         except CompanionError as exc:
