@@ -3,7 +3,7 @@
 The crawl reads the HTML as a browser receives it (``site_src/site``, after MkDocs and the question
 page hook), resolves each ``href`` and ``src`` against the page's own URL, as the browser would with
 ``use_directory_urls``, and looks the target up on disk. External, ``mailto:``, ``data:`` and
-in-page (``#…``) references are out of scope.
+``javascript:`` references are out of scope; a fragment (``#…``) must name an element of its page.
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ class _References(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.found: list[str] = []
+        self.ids: set[str] = set()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.found += [value for name, value in attrs if name in ("href", "src") and value]
+        self.ids |= {value for name, value in attrs if name == "id" and value}
 
 
 def references(html: str) -> list[str]:
@@ -61,6 +63,38 @@ def test_the_crawler_sees_a_broken_link(tmp_path: Path) -> None:
         "<a href='#top'>in page</a><a href='mailto:x@example.org'>mail</a><script src='app.js'></script>"
     )
     assert broken_links(tmp_path) == {"index.html": ["models/b/", "app.js"], "models/a/index.html": ["x.png"]}
+
+
+def broken_anchors(site: Path) -> dict[str, list[str]]:
+    """{page: [references whose fragment names no element of the page they lead to]}."""
+    parsed: dict[Path, _References] = {}
+
+    def of(path: Path) -> _References:
+        if path not in parsed:
+            parsed[path] = _References()
+            parsed[path].feed(path.read_text(encoding="utf-8"))
+        return parsed[path]
+
+    broken: dict[str, list[str]] = {}
+    for page in sorted(site.rglob("*.html")):
+        name = page.relative_to(site).as_posix()
+        for reference in of(page).found:
+            fragment, path = urlsplit(reference).fragment, target(site, name, reference)
+            if fragment and path is not None and path.suffix == ".html" and path.is_file() and unquote(fragment) not in of(path).ids:
+                broken.setdefault(name, []).append(reference)
+    return broken
+
+
+def test_the_crawler_sees_a_broken_anchor(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a/index.html").write_text("<h2 id='rules'>Rules</h2>")
+    (tmp_path / "index.html").write_text("<p id='top'></p><a href='#top'>ok</a><a href='#gone'>no</a><a href='a/#rules'>ok</a><a href='a/#x'>no</a>")
+    assert broken_anchors(tmp_path) == {"index.html": ["#gone", "a/#x"]}
+
+
+def test_every_anchor_of_the_demo_site_names_an_element(demo_hub: Path) -> None:
+    broken = broken_anchors(demo_hub / "site_src/site")
+    assert not broken, {page: refs[:5] for page, refs in list(broken.items())[:10]}
 
 
 def test_every_internal_link_of_the_demo_site_resolves(demo_hub: Path) -> None:
